@@ -1,0 +1,76 @@
+"""The `shu` command line: a thin typer layer over the library.
+
+Each command group lives in its own module and registers itself on `app` (or `ingest_app`);
+this module holds the shared options, the output helpers and the one-line error handling.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+import typer
+from rich.console import Console
+
+from shu.errors import ShuError
+
+app = typer.Typer(
+    name="shu",
+    help="Signals, calibrated forecasts, a GPU probe and a daily briefing with receipts.\n\n"
+    "Example: shu ingest ranking ../shared/data/stars/stars_daily.parquet && shu tables",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+ingest_app = typer.Typer(
+    help="Load data into the store (ranking files, GitHub, git clones, documents, probe JSON).\n\n"
+    "Example: shu ingest ranking ../shared/data/stars/raw-sample/",
+    no_args_is_help=True,
+)
+app.add_typer(ingest_app, name="ingest")
+
+console = Console()
+err_console = Console(stderr=True)
+
+DbOption = typer.Option(None, "--db", envvar="SHU_DB", help="DuckDB store path "
+                        "[default: data/shu.duckdb].", show_default=False)
+
+
+def db_path(db: Path | None) -> Path:
+    """The store path: --db / SHU_DB, else the configured default."""
+    if db is not None:
+        return db
+    from shu.settings import get_settings
+
+    return get_settings().db
+
+
+def main() -> None:
+    """Console-script entry point: runs the app, printing ShuErrors as one line (exit 1)."""
+    _register_commands()
+    try:
+        app(standalone_mode=False)
+    except ShuError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+        sys.exit(1)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        err_console.print("aborted")
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+
+
+def _register_commands() -> None:
+    """Import every command module in this package (each registers its commands)."""
+    import importlib
+    import pkgutil
+
+    import shu.cli as pkg
+
+    for mod in pkgutil.iter_modules(pkg.__path__):
+        importlib.import_module(f"shu.cli.{mod.name}")

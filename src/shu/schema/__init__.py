@@ -1,0 +1,16 @@
+"""Every table shu stores, declared once (name, columns, types, units, meaning, primary key).
+
+The store creates tables from these declarations and `docs/data-dictionary.md` is rendered from
+them (`shu docs`); a test fails when the rendered file is stale.
+"""
+
+from shu.schema import activity, briefing, core, forecasts, probe, signals
+from shu.schema.base import Column, Table
+
+ALL_TABLES: tuple[Table, ...] = (
+    core.TABLES + activity.TABLES + signals.TABLES + forecasts.TABLES + probe.TABLES
+    + briefing.TABLES
+)
+TABLES_BY_NAME: dict[str, Table] = {t.name: t for t in ALL_TABLES}
+
+__all__ = ["ALL_TABLES", "TABLES_BY_NAME", "Column", "Table"]

@@ -1,0 +1,142 @@
+"""Settings: every knob shu has, with its default and help, from env (`SHU_*`), shu.toml or code.
+
+Precedence (highest first): arguments passed in code/CLI, environment variables, `shu.toml`
+(path from `SHU_CONFIG`, default `./shu.toml`), the defaults below.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from shu.errors import ConfigError
+
+
+class TrackedRepo(BaseModel):
+    """A repository shu watches, and the category its peers are compared within."""
+
+    repo: str = Field(description="GitHub 'owner/name'.", pattern=r"^[\w.-]+/[\w.-]+$")
+    category: str = Field(description="Peer group, e.g. 'platform' or 'inference-runtime'.")
+
+
+class Topic(BaseModel):
+    """A topic shu can attribute activity to (e.g. rocm-adoption), defined by regex patterns."""
+
+    name: str = Field(description="Topic slug, e.g. 'rocm-adoption'.")
+    pattern: str = Field(description="Case-insensitive Python regex over commit subjects/paths, "
+                         "release notes and documents.")
+    flag_column: str | None = Field(default=None,
+                                    description="Boolean column on `commits` this topic fills.")
+
+
+DEFAULT_REPOS = [
+    TrackedRepo(repo="pytorch/pytorch", category="platform"),
+    TrackedRepo(repo="tensorflow/tensorflow", category="platform"),
+    TrackedRepo(repo="ollama/ollama", category="inference-runtime"),
+]
+
+ROCM_PATTERN = r"rocm|\bhip\b|hipify|amdgpu|\bamd\b|gfx9|gfx1|mi300|mi250|miopen|rccl"
+
+DEFAULT_TOPICS = [
+    Topic(name="rocm-adoption", pattern=ROCM_PATTERN, flag_column="touches_rocm"),
+    Topic(name="tpu-support", pattern=r"\btpus?\b|\bxla\b|pjrt"),
+    Topic(name="compiler-uplift", pattern=r"inductor|torch\.compile|\btriton\b|dynamo"),
+    Topic(name="quantization", pattern=r"quantiz|\bint[48]\b|\bfp8\b|gguf|\bawq\b|\bgptq\b"),
+]
+
+DEFAULT_ALIASES = {"jmorganca/ollama": "ollama/ollama"}
+
+
+class Settings(BaseSettings):
+    """All shu settings. Environment variables use the `SHU_` prefix unless noted."""
+
+    model_config = SettingsConfigDict(env_prefix="SHU_", extra="ignore", populate_by_name=True)
+
+    db: Path = Field(default=Path("data/shu.duckdb"),
+                     description="Path of the DuckDB store (env SHU_DB).")
+    repos: list[TrackedRepo] = Field(default_factory=lambda: list(DEFAULT_REPOS),
+                                     description="Tracked repositories and their categories.")
+    aliases: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_ALIASES),
+                                    description="Old repository name -> current name; folded "
+                                                "on every import.")
+    topics: list[Topic] = Field(default_factory=lambda: list(DEFAULT_TOPICS),
+                                description="Topic definitions used for flags and attribution.")
+    github_token: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("GITHUB_TOKEN", "SHU_GITHUB_TOKEN"),
+        description="GitHub token (env GITHUB_TOKEN); never logged or stored.")
+    github_api_url: str = Field(
+        default="https://api.github.com",
+        validation_alias=AliasChoices("SHU_GITHUB_API_URL", "github_api_url"),
+        description="GitHub REST base URL (GitHub Enterprise: https://HOST/api/v3).")
+    github_max_wait_s: float = Field(default=900.0, description="Longest wait for a rate-limit "
+                                     "reset before stopping cleanly and saying when to retry.")
+    github_timeout_s: float = Field(default=30.0, description="Per-request timeout, seconds.")
+    github_retries: int = Field(default=4, description="Retries on 5xx/connection errors.")
+    reports_dir: Path = Field(default=Path("reports"), description="Where briefings are written.")
+    models_dir: Path = Field(default=Path("models"), description="Where trained models live.")
+    schedule_cron: str = Field(default="0 6 * * *",
+                               description="Cron (UTC) on which `shu serve` runs the daily flow.")
+    probe_max_age_days: int = Field(default=7, description="Daily flow re-runs the probe when "
+                                    "the latest run is older than this.")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, _TomlSource(settings_cls))
+
+    def category_of(self, repo: str) -> str | None:
+        """The configured category of `repo`, or None when it is not tracked."""
+        return next((r.category for r in self.repos if r.repo == repo), None)
+
+    def canonical(self, repo: str) -> str:
+        """Fold an old repository name into its current one using the alias map."""
+        return self.aliases.get(repo, repo)
+
+
+class _TomlSource(PydanticBaseSettingsSource):
+    """Reads `shu.toml` (or the file named by SHU_CONFIG) when it exists."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        path = Path(os.environ.get("SHU_CONFIG", "shu.toml"))
+        if not path.exists():
+            return {}
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+        return data.get("shu", data)
+
+
+@lru_cache(maxsize=1)
+def _cached() -> Settings:
+    return load_settings()
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build settings from env/shu.toml plus explicit overrides; invalid ones raise ConfigError."""
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"invalid setting {where}: {first['msg']}") from exc
+
+
+def get_settings() -> Settings:
+    """The process-wide settings (read once)."""
+    return _cached()

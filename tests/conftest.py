@@ -1,0 +1,43 @@
+"""Shared fixtures: temporary stores, the ../shared data directory, and one Prefect harness."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shu.store import Store, open_store
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    """Path of a fresh (not yet created) store file."""
+    return tmp_path / "shu.duckdb"
+
+
+@pytest.fixture
+def store(store_path: Path):
+    """A fresh, migrated store on disk (a real DuckDB file)."""
+    s: Store = open_store(store_path)
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """../shared beside the checkout; tests that need it skip (with the reason) when absent."""
+    if not (SHARED / "data").is_dir():
+        pytest.skip(f"needs the shared data directory {SHARED} (absent on this machine)")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def prefect_harness():
+    """One Prefect test harness (temporary API + SQLite) for the whole session; it costs ~10 s."""
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
