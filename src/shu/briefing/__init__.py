@@ -1,0 +1,1 @@
+"""The daily briefing: composition, safe rendering of outside text, templates and charts."""

@@ -1,0 +1,1 @@
+"""Evidence: retrieval over the document corpus, claim checks and receipts."""

@@ -1,0 +1,150 @@
+"""Offline retrieval over the `passages` table: Okapi BM25 in numpy, and extractive answers.
+
+Nothing is downloaded: tokens are lower-cased word pieces with a short English stop list and a
+light plural fold, scored with BM25 (k1 = 1.5, b = 0.75, Lucene's non-negative idf). A result is
+*weak* when no passage covers at least half of the query's content terms; the briefing then says
+"Limited corpus context" instead of pretending. `answer()` picks whole sentences from the best
+passages, so every answer is a quotation with a (doc_id, passage_no) citation, never generated
+text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date
+
+import numpy as np
+
+from shu.store import Store
+
+K1 = 1.5
+B = 0.75
+WEAK_COVERAGE = 0.5
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:[.+][a-z0-9]+)*")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
+_STOP_TEXT = (
+    "a an and are as at be been but by can could did do does for from had has have how i if in "
+    "into is it its it's may might more most no not of on or our so such than that the their "
+    "them then there these they this those to was we were what when where which while who why "
+    "will with would you your")
+STOPWORDS = frozenset(_STOP_TEXT.split(" "))
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased content tokens with a light plural fold ('kernels' -> 'kernel')."""
+    out = []
+    for tok in _TOKEN.findall(text.lower()):
+        if tok in STOPWORDS or len(tok) < 2:
+            continue
+        if len(tok) > 4 and tok.endswith("s") and not tok.endswith("ss"):
+            tok = tok[:-1]
+        out.append(tok)
+    return out
+
+
+@dataclass(frozen=True)
+class ScoredPassage:
+    """A passage and how well it matched a query."""
+
+    doc_id: str
+    passage_no: int
+    text: str
+    score: float
+    coverage: float
+    title: str | None
+    location: str | None
+    published_on: date | None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An extractive answer: sentences quoted from passages, with their citations."""
+
+    sentences: tuple[str, ...]
+    citations: tuple[ScoredPassage, ...]
+    is_weak: bool
+
+
+class PassageIndex:
+    """BM25 index over every stored passage (built once per briefing; the corpus is small)."""
+
+    def __init__(self, rows: list[tuple]) -> None:
+        self._rows = rows
+        self._docs = [Counter(tokenize(r[2] + " " + (r[3] or ""))) for r in rows]
+        self._lengths = np.array([sum(d.values()) for d in self._docs], dtype=float)
+        self._avg_length = float(self._lengths.mean()) if rows else 0.0
+        self._postings: dict[str, list[tuple[int, int]]] = {}
+        for i, counts in enumerate(self._docs):
+            for term, tf in counts.items():
+                self._postings.setdefault(term, []).append((i, tf))
+
+    @classmethod
+    def from_store(cls, store: Store) -> PassageIndex:
+        """Index every passage in the store, with its document's title, location and date."""
+        rows = store.con.execute(
+            "SELECT p.doc_id, p.passage_no, p.text, d.title, d.location, d.published_on "
+            "FROM passages p JOIN documents d USING (doc_id) "
+            "ORDER BY p.doc_id, p.passage_no").fetchall()
+        return cls(rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def idf(self, term: str) -> float:
+        """Lucene's BM25 idf: log(1 + (N - n + 0.5) / (n + 0.5)), never negative."""
+        n = len(self._postings.get(term, ()))
+        return math.log(1.0 + (len(self._rows) - n + 0.5) / (n + 0.5))
+
+    def search(self, query: str, k: int = 5) -> list[ScoredPassage]:
+        """The `k` best passages for `query`, best first (only passages sharing a term)."""
+        terms = list(dict.fromkeys(tokenize(query)))
+        if not terms or not self._rows:
+            return []
+        scores = np.zeros(len(self._rows))
+        matched = np.zeros(len(self._rows))
+        norm = K1 * (1 - B + B * self._lengths / self._avg_length)
+        for term in terms:
+            idf = self.idf(term)
+            for i, tf in self._postings.get(term, ()):
+                scores[i] += idf * tf * (K1 + 1) / (tf + norm[i])
+                matched[i] += 1
+        hits = np.flatnonzero(scores > 0)
+        order = hits[np.lexsort((hits, -scores[hits]))][:k]
+        out = []
+        for i in order:
+            doc_id, passage_no, text, title, location, published_on = self._rows[i]
+            out.append(ScoredPassage(doc_id, int(passage_no), text, float(scores[i]),
+                                     float(matched[i] / len(terms)), title, location,
+                                     published_on))
+        return out
+
+    def answer(self, query: str, k: int = 3, max_sentences: int = 2) -> Answer:
+        """Sentences quoted from the best passages for `query`, and whether retrieval was weak.
+
+        Sentences are ranked by the query terms they contain (weighted by idf); ties keep the
+        passage order. Weak means no passage covered half the query's content terms.
+        """
+        hits = self.search(query, k=k)
+        is_weak = not hits or max(h.coverage for h in hits) < WEAK_COVERAGE
+        terms = set(tokenize(query))
+        candidates: list[tuple[float, int, str, ScoredPassage]] = []
+        for rank, hit in enumerate(hits):
+            for sentence in split_sentences(hit.text):
+                shared = terms & set(tokenize(sentence))
+                if shared:
+                    weight = sum(self.idf(t) for t in shared)
+                    candidates.append((-weight, rank, sentence, hit))
+        candidates.sort(key=lambda c: (c[0], c[1]))
+        chosen = candidates[:max_sentences]
+        citations = tuple(dict.fromkeys(c[3] for c in chosen))
+        return Answer(tuple(c[2] for c in chosen), citations, is_weak)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a passage (whitespace collapsed); long run-ons are cut at 400 characters."""
+    flat = " ".join(text.split())
+    return [s if len(s) <= 400 else s[:399].rstrip() + "…" for s in _SENTENCE.split(flat) if s]

@@ -1,0 +1,97 @@
+"""Outside text rendered through shu.briefing.safe cannot smuggle HTML, scripts or links."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from markdown_it import MarkdownIt
+
+from shu.briefing.safe import safe_inline, safe_link, safe_quote
+
+# The most permissive renderer we could meet: raw HTML allowed, links and images enabled.
+RENDER = MarkdownIt("commonmark", {"html": True}).enable("table").render
+
+HOSTILE = [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "<a href='javascript:alert(1)'>click</a>",
+    "[click](javascript:alert(1))",
+    "[click](JaVaScRiPt:alert(1))",
+    "[click]( javascript:alert(1) )",
+    "![pic](data:text/html;base64,PHNjcmlwdD4=)",
+    "<javascript:alert(1)>",
+    "[x][ref]\n\n[ref]: javascript:alert(1)",
+    "&#106;avascript:alert(1)",
+    "&lt;script&gt;alert(1)&lt;/script&gt;",
+    "[a](java\tscript:alert(1))",
+    "<!-- hidden --> <style>body{}</style>",
+    "``<script>`` and `code` **bold** _em_",
+    "line one\n# heading\n- list\n| a | b |\n|---|---|\n```\nfence\n```",
+    "text\u202eoverride\u200b zero-width\x00nul",
+    "<iframe src='https://evil.example'></iframe>",
+    "[ok](https://example.com) and https://example.com plain",
+]
+
+
+def _html_problems(html: str) -> list[str]:
+    problems = []
+    tags = set(re.findall(r"<\s*([a-zA-Z][a-zA-Z0-9]*)", html))
+    # The only tags allowed are the paragraph and blockquote wrappers that the renderer adds.
+    if tags - {"p", "blockquote"}:
+        problems.append(f"tags {sorted(tags - {'p', 'blockquote'})}")
+    if re.search(r"(?i)<[a-z][^>]*\b(href|src|on\w+)\s*=", html):
+        problems.append("a link or source attribute")
+    return problems
+
+
+@pytest.mark.parametrize("payload", HOSTILE)
+def test_inline_renders_inert(payload: str) -> None:
+    html = RENDER("Note: " + safe_inline(payload) + "\n")
+    assert _html_problems(html) == [], html
+
+
+@pytest.mark.parametrize("payload", HOSTILE)
+def test_quote_renders_inert(payload: str) -> None:
+    html = RENDER(safe_quote(payload) + "\n")
+    assert _html_problems(html) == [], html
+    assert html.startswith("<blockquote>")
+
+
+@pytest.mark.parametrize("payload", HOSTILE)
+def test_inline_in_table_cell_keeps_the_table(payload: str) -> None:
+    md = "| a | b |\n|---|---|\n| " + safe_inline(payload) + " | x |\n"
+    html = RENDER(md)
+    assert _html_problems(html.replace("<table>", "").replace("<thead>", "").replace(
+        "<tbody>", "").replace("<tr>", "").replace("<th>", "").replace("<td>", "")) == [], html
+    assert html.count("<td>") == 2, html
+
+
+def test_text_survives_as_text() -> None:
+    html = RENDER(safe_inline("PyTorch 2.3 adds <b>ROCm</b> & [TPU] support_now *really*") + "\n")
+    text = re.sub(r"<[^>]+>", "", html)
+    assert "PyTorch 2.3 adds &lt;b&gt;ROCm&lt;/b&gt; &amp; [TPU] support_now *really*" in text
+
+
+def test_invisible_characters_are_removed_and_lines_collapsed() -> None:
+    assert safe_inline("a\u202eb\u200bc\x07d\n\n e") == "abcd e"
+
+
+def test_inline_shortens_with_ellipsis() -> None:
+    assert safe_inline("abcdefghij", max_chars=5) == "abcd…"
+
+
+@pytest.mark.parametrize("target", ["javascript:alert(1)", "data:text/html,x", "vbscript:x",
+                                    "//evil.example/x", "file:///etc/passwd", " JAVASCRIPT:x"])
+def test_safe_link_refuses_other_schemes(target: str) -> None:
+    rendered = safe_link("label", target)
+    assert rendered == "label"
+    assert "href" not in RENDER(rendered)
+
+
+def test_safe_link_allows_http_and_relative_paths_and_cannot_be_closed_early() -> None:
+    html = RENDER(safe_link("doc <1>", "https://example.com/a b)(\"x\"") + "\n")
+    assert 'href="https://example.com/a%20b%29%28%22x%22"' in html
+    assert "doc &lt;1&gt;" in html
+    html = RENDER(safe_link("note", "docs/notes/rocm.md") + "\n")
+    assert 'href="docs/notes/rocm.md"' in html
