@@ -33,6 +33,8 @@ class Topic(BaseModel):
                          "release notes and documents.")
     flag_column: str | None = Field(default=None,
                                     description="Boolean column on `commits` this topic fills.")
+    term: str | None = Field(default=None, description="The term the briefing's context "
+                             "questions ask about (e.g. 'ROCm'); defaults to the name.")
 
 
 DEFAULT_REPOS = [
@@ -44,10 +46,12 @@ DEFAULT_REPOS = [
 ROCM_PATTERN = r"rocm|\bhip\b|hipify|amdgpu|\bamd\b|gfx9|gfx1|mi300|mi250|miopen|rccl"
 
 DEFAULT_TOPICS = [
-    Topic(name="rocm-adoption", pattern=ROCM_PATTERN, flag_column="touches_rocm"),
-    Topic(name="tpu-support", pattern=r"\btpus?\b|\bxla\b|pjrt"),
-    Topic(name="compiler-uplift", pattern=r"inductor|torch\.compile|\btriton\b|dynamo"),
-    Topic(name="quantization", pattern=r"quantiz|\bint[48]\b|\bfp8\b|gguf|\bawq\b|\bgptq\b"),
+    Topic(name="rocm-adoption", pattern=ROCM_PATTERN, flag_column="touches_rocm", term="ROCm"),
+    Topic(name="tpu-support", pattern=r"\btpus?\b|\bxla\b|pjrt", term="TPU"),
+    Topic(name="compiler-uplift", pattern=r"inductor|torch\.compile|\btriton\b|dynamo",
+          term="torch.compile"),
+    Topic(name="quantization", pattern=r"quantiz|\bint[48]\b|\bfp8\b|gguf|\bawq\b|\bgptq\b",
+          term="quantization"),
 ]
 
 DEFAULT_ALIASES = {"jmorganca/ollama": "ollama/ollama"}
