@@ -221,6 +221,12 @@ class Store:
                 ).fetchone()[0]
                 if dupes:
                     raise StoreError(f"upsert into {table}: {dupes} duplicate key rows in input")
+                if not self.con.execute(f'SELECT count(*) FROM (SELECT 1 FROM "{table}" LIMIT 1)'
+                                        ).fetchone()[0]:
+                    # Empty table (a first load): everything is new, no comparison needed.
+                    inserted = self.con.execute(
+                        f'INSERT INTO "{table}" ({q}) SELECT {q} FROM _shu_stage').fetchone()[0]
+                    return UpsertResult(int(inserted), 0)
                 self.con.execute(
                     "CREATE OR REPLACE TEMP TABLE _shu_changed AS "
                     f"SELECT s.*, t.\"{pk[0]}\" IS NULL AS _is_new FROM _shu_stage s "

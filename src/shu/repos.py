@@ -1,0 +1,43 @@
+"""Repository identity: folding old names (configured aliases, case variants, GitHub renames)
+into one current 'owner/name' across every table that has a `repo` column."""
+
+from __future__ import annotations
+
+from shu.schema import ALL_TABLES
+from shu.store import Store, utcnow
+
+
+def record_alias(store: Store, alias: str, repo: str, origin: str) -> None:
+    """Remember that `alias` now means `repo` (idempotent)."""
+    if alias == repo:
+        return
+    store.con.execute(
+        "INSERT INTO repo_aliases VALUES (?, ?, ?, ?) ON CONFLICT (alias) DO UPDATE SET "
+        "repo = excluded.repo, origin = excluded.origin",
+        [alias, repo, origin, utcnow()])
+
+
+def rename_repo(store: Store, old: str, new: str, origin: str) -> int:
+    """Move every row stored under `old` to `new` (rows already under `new` win); returns rows
+    moved. Runs in one transaction with the alias record."""
+    moved = 0
+    with store.transaction():
+        for table in ALL_TABLES:
+            if "repo" not in table.column_names or table.name == "repo_aliases":
+                continue
+            other_keys = [k for k in table.primary_key if k != "repo"]
+            if table.primary_key and "repo" in table.primary_key and other_keys:
+                match = " AND ".join(f'n."{k}" = o."{k}"' for k in other_keys)
+                store.con.execute(
+                    f'DELETE FROM "{table.name}" o WHERE o.repo = ? AND EXISTS '
+                    f'(SELECT 1 FROM "{table.name}" n WHERE n.repo = ? AND {match})', [old, new])
+            elif table.primary_key == ("repo",):
+                exists = store.con.execute(
+                    f'SELECT count(*) FROM "{table.name}" WHERE repo = ?', [new]).fetchone()[0]
+                if exists:
+                    store.con.execute(f'DELETE FROM "{table.name}" WHERE repo = ?', [old])
+                    continue
+            moved += store.con.execute(
+                f'UPDATE "{table.name}" SET repo = ? WHERE repo = ?', [new, old]).fetchone()[0]
+        record_alias(store, old, new, origin)
+    return moved

@@ -1,0 +1,309 @@
+"""Ranking importer: daily star counts from EvanLi/Github-Ranking-style files into `stars_daily`.
+
+Accepts
+- a directory of daily ranking CSVs (`github-ranking-YYYY-MM-DD.csv`, columns
+  rank,item,repo_name,stars,forks,language,repo_url,username,issues,last_commit,description),
+- one such daily file,
+- a long table (Parquet or CSV) with columns day, repo, stars and optionally forks, open_issues.
+
+Repository names are folded into their current spelling: configured aliases (e.g.
+jmorganca/ollama -> ollama/ollama) and case variants (GitHub names are case-insensitive; the
+spelling of the latest day wins). A repository listed several times on one day (it sits in
+several lists) is deduplicated. Rows without a repository or a star count are rejected and
+counted by reason; a malformed file (wrong columns, a truncated line, a non-numeric count) stops
+the load with the file and line named, and the store is left as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import re
+from collections import Counter
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pyarrow as pa
+
+from shu.errors import InputError
+from shu.repos import record_alias, rename_repo
+from shu.settings import Settings, get_settings
+from shu.store import Load, Store
+
+RAW_COLUMNS = ["rank", "item", "repo_name", "stars", "forks", "language", "repo_url",
+               "username", "issues", "last_commit", "description"]
+LONG_REQUIRED = {"day", "repo", "stars"}
+LONG_OPTIONAL = ("forks", "open_issues")
+RAW_NAME = re.compile(r"github-ranking-(\d{4}-\d{2}-\d{2})\.csv$")
+REPO_URL = re.compile(r"^https?://github\.com/([\w.-]+)/([\w.-]+?)/?$")
+SOURCE = "ranking"
+IMPORT_MEMORY_LIMIT = "1GB"
+
+
+def import_ranking(store: Store, path: Path | str, settings: Settings | None = None) -> Load:
+    """Load `path` (directory, daily CSV, or long Parquet/CSV) into `stars_daily`.
+
+    Returns the finished `Load` (rows read / inserted / updated / rejected, and a message with
+    rejection reasons). Raises InputError naming the file (and line) when input is malformed;
+    nothing is written then.
+    """
+    settings = settings or get_settings()
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"{path}: no such file or directory")
+    with _bounded_memory(store), store.load(SOURCE, str(path)) as load:
+        rejects: Counter[str] = Counter()
+        store.con.execute("DROP TABLE IF EXISTS _rank_raw")
+        if path.is_dir():
+            files = sorted(p for p in path.iterdir() if RAW_NAME.search(p.name))
+            if not files:
+                raise InputError(f"{path}: no github-ranking-YYYY-MM-DD.csv files in directory")
+            _stage_arrow(store, _read_raw_files(files, rejects))
+        elif RAW_NAME.search(path.name):
+            _stage_arrow(store, _read_raw_files([path], rejects))
+        elif path.suffix == ".parquet":
+            _stage_long_parquet(store, path)
+        elif path.name.endswith((".csv", ".csv.gz")):
+            _stage_arrow(store, _read_long_csv(path, rejects))
+        else:
+            raise InputError(f"{path}: expected a directory, a .parquet file or a .csv file")
+        load.rows_read = store.con.execute("SELECT count(*) FROM _rank_raw").fetchone()[0]
+        _reject_invalid(store, rejects)
+        _fold_names(store, settings, path)
+        merged = _dedupe(store)
+        load.add(store.upsert("stars_daily", store.con.table("_rank_clean")))
+        load.rows_rejected = sum(rejects.values())
+        notes = [f"rejected {n} {why}" for why, n in rejects.items()]
+        if merged:
+            notes.append(merged)
+        load.message = "; ".join(notes)
+        store.con.execute("DROP TABLE IF EXISTS _rank_raw")
+        store.con.execute("DROP TABLE IF EXISTS _rank_clean")
+    return load
+
+
+@contextlib.contextmanager
+def _bounded_memory(store: Store) -> Iterator[None]:
+    """Cap DuckDB's memory during the import (it spills to disk beyond it): the full 7.2M-row
+    table then loads in well under 2 GiB of peak process memory."""
+    old = store.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    store.con.execute(f"SET memory_limit = '{IMPORT_MEMORY_LIMIT}'")
+    store.con.execute("SET preserve_insertion_order = false")
+    try:
+        yield
+    finally:
+        store.con.execute(f"SET memory_limit = '{old}'")
+        store.con.execute("SET preserve_insertion_order = true")
+
+
+# ------------------------------------------------------------------------------- readers
+def _stage_arrow(store: Store, table: pa.Table) -> None:
+    store.con.register("_rank_arrow", table)
+    store.con.execute("CREATE TEMP TABLE _rank_raw AS SELECT * FROM _rank_arrow")
+    store.con.unregister("_rank_arrow")
+
+
+def _stage_long_parquet(store: Store, path: Path) -> None:
+    try:
+        cols = {d[0] for d in store.con.execute(
+            "SELECT * FROM read_parquet(?) LIMIT 0", [str(path)]).description}
+    except Exception as exc:  # duckdb raises several error types for unreadable files
+        raise InputError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from exc
+    missing = LONG_REQUIRED - cols
+    if missing:
+        raise InputError(f"{path}: missing column(s) {sorted(missing)}; a long table needs "
+                         f"{sorted(LONG_REQUIRED)} (+ optional {list(LONG_OPTIONAL)})")
+    opt = ", ".join(f"TRY_CAST({c} AS BIGINT) AS {c}" if c in cols else f"NULL::BIGINT AS {c}"
+                    for c in LONG_OPTIONAL)
+    bad = store.con.execute(
+        "SELECT row_number, day, stars FROM (SELECT row_number() OVER () AS row_number, * FROM "
+        "read_parquet(?)) WHERE (stars IS NOT NULL AND TRY_CAST(stars AS BIGINT) IS NULL) OR "
+        "(day IS NOT NULL AND TRY_CAST(day AS DATE) IS NULL) LIMIT 1", [str(path)]).fetchone()
+    if bad:
+        raise InputError(f"{path}: row {bad[0]}: day {bad[1]!r} / stars {bad[2]!r} is not a "
+                         "date / a whole number")
+    store.con.execute(
+        "CREATE TEMP TABLE _rank_raw AS SELECT CAST(repo AS VARCHAR) AS repo, "
+        f"CAST(day AS DATE) AS day, CAST(stars AS BIGINT) AS stars, {opt} "
+        "FROM read_parquet(?)", [str(path)])
+
+
+def _read_raw_files(files: list[Path], rejects: Counter[str]) -> pa.Table:
+    repos: list[str | None] = []
+    days: list[date] = []
+    stars: list[int | None] = []
+    forks: list[int | None] = []
+    issues: list[int | None] = []
+    for f in files:
+        day = date.fromisoformat(RAW_NAME.search(f.name).group(1))  # type: ignore[union-attr]
+        reader = csv.reader(_open_text(f), strict=True)
+        try:
+            header = next(reader, None)
+            if header is None:
+                raise InputError(f"{f}: empty file (no header)")
+            if [h.strip().lower() for h in header] != RAW_COLUMNS:
+                raise InputError(f"{f}: line 1: unexpected columns {header}; expected "
+                                 + ",".join(RAW_COLUMNS))
+            for row in reader:
+                line = reader.line_num
+                if not row:
+                    continue
+                if len(row) != len(RAW_COLUMNS):
+                    raise InputError(f"{f}: line {line}: expected {len(RAW_COLUMNS)} fields, got "
+                                     f"{len(row)} (truncated or malformed row)")
+                rec = dict(zip(RAW_COLUMNS, row, strict=True))
+                repo = _repo_from(rec)
+                if repo is None:
+                    rejects["rows without a repository url or name"] += 1
+                    continue
+                repos.append(repo)
+                days.append(day)
+                stars.append(_count(rec["stars"], f, line, "stars"))
+                forks.append(_count(rec["forks"], f, line, "forks"))
+                issues.append(_count(rec["issues"], f, line, "issues"))
+        except csv.Error as exc:
+            raise InputError(f"{f}: line {reader.line_num}: {exc} (truncated file?)") from exc
+    return pa.table({"repo": pa.array(repos, pa.string()), "day": pa.array(days, pa.date32()),
+                     "stars": pa.array(stars, pa.int64()), "forks": pa.array(forks, pa.int64()),
+                     "open_issues": pa.array(issues, pa.int64())})
+
+
+def _read_long_csv(path: Path, rejects: Counter[str]) -> pa.Table:
+    reader = csv.DictReader(_open_text(path), strict=True)
+    cols = set(reader.fieldnames or [])
+    missing = LONG_REQUIRED - cols
+    if missing:
+        raise InputError(f"{path}: line 1: missing column(s) {sorted(missing)}; expected ranking "
+                         f"columns ({','.join(RAW_COLUMNS)}) or a long table "
+                         f"({', '.join(sorted(LONG_REQUIRED))}[, forks, open_issues])")
+    out: dict[str, list] = {"repo": [], "day": [], "stars": [], "forks": [], "open_issues": []}
+    try:
+        for rec in reader:
+            line = reader.line_num
+            if None in rec or any(rec.get(c) is None for c in LONG_REQUIRED):
+                raise InputError(f"{path}: line {line}: wrong number of fields (truncated or "
+                                 "malformed row)")
+            try:
+                day = date.fromisoformat(rec["day"].strip()[:10])
+            except ValueError as exc:
+                raise InputError(f"{path}: line {line}: day {rec['day']!r} is not a date") from exc
+            repo = rec["repo"].strip() or None
+            if repo is None:
+                rejects["rows without a repository"] += 1
+                continue
+            out["repo"].append(repo)
+            out["day"].append(day)
+            out["stars"].append(_count(rec["stars"], path, line, "stars"))
+            for c in LONG_OPTIONAL:
+                out[c].append(_count(rec.get(c) or "", path, line, c))
+    except csv.Error as exc:
+        raise InputError(f"{path}: line {reader.line_num}: {exc} (truncated file?)") from exc
+    return pa.table({"repo": pa.array(out["repo"], pa.string()),
+                     "day": pa.array(out["day"], pa.date32()),
+                     **{c: pa.array(out[c], pa.int64()) for c in ("stars", *LONG_OPTIONAL)}})
+
+
+def _open_text(path: Path) -> io.TextIOBase:
+    if path.name.endswith(".gz"):
+        import gzip
+
+        return io.TextIOWrapper(gzip.open(path), encoding="utf-8", newline="")
+    return path.open(encoding="utf-8", newline="")
+
+
+def _repo_from(rec: dict[str, str]) -> str | None:
+    m = REPO_URL.match(rec["repo_url"].strip())
+    if m:
+        return f"{m.group(1)}/{m.group(2)}"
+    if rec["username"].strip() and rec["repo_name"].strip():
+        return f"{rec['username'].strip()}/{rec['repo_name'].strip()}"
+    return None
+
+
+def _count(text: str, path: Path, line: int, field: str) -> int | None:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise InputError(f"{path}: line {line}: {field} {text[:40]!r} is not a whole "
+                         "number") from None
+    if value < 0:
+        raise InputError(f"{path}: line {line}: {field} {value} is negative")
+    return value
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+# ------------------------------------------------------------------------------- cleaning
+def _reject_invalid(store: Store, rejects: Counter[str]) -> None:
+    for why, cond in (("rows without a repository", "repo IS NULL OR repo = ''"),
+                      ("rows without a day", "day IS NULL"),
+                      ("rows without a star count", "stars IS NULL"),
+                      ("rows with a negative count", "stars < 0 OR forks < 0 OR open_issues < 0")):
+        n = store.con.execute(f"SELECT count(*) FROM _rank_raw WHERE {cond}").fetchone()[0]
+        if n:
+            rejects[why] += n
+            store.con.execute(f"DELETE FROM _rank_raw WHERE {cond}")
+
+
+def _fold_names(store: Store, settings: Settings, path: Path) -> None:
+    """Map aliases and case variants to the current spelling, in the staged rows and in rows
+    already stored under an old name."""
+    aliases = {k.lower(): v for k, v in settings.aliases.items()}
+    con = store.con
+    con.execute("CREATE OR REPLACE TEMP TABLE _rank_alias (alias VARCHAR, repo VARCHAR)")
+    if aliases:
+        con.executemany("INSERT INTO _rank_alias VALUES (?, ?)", list(aliases.items()))
+    con.execute("""
+        UPDATE _rank_raw r SET repo = a.repo FROM _rank_alias a WHERE lower(r.repo) = a.alias""")
+    # Latest spelling per case-insensitive name, across the new rows and the stored ones.
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE _rank_case AS
+        SELECT lower(repo) AS key, arg_max(repo, day) AS repo FROM (
+            SELECT repo, day FROM _rank_raw
+            UNION ALL
+            SELECT repo, max(day) FROM stars_daily
+            WHERE lower(repo) IN (SELECT DISTINCT lower(repo) FROM _rank_raw) GROUP BY repo)
+        GROUP BY 1""")
+    con.execute("""
+        UPDATE _rank_raw r SET repo = c.repo FROM _rank_case c
+        WHERE lower(r.repo) = c.key AND r.repo <> c.repo""")
+    stale = con.execute("""
+        SELECT DISTINCT s.repo, c.repo FROM (SELECT DISTINCT repo FROM stars_daily) s
+        JOIN _rank_case c ON lower(s.repo) = c.key WHERE s.repo <> c.repo
+        UNION
+        SELECT DISTINCT s.repo, a.repo FROM (SELECT DISTINCT repo FROM stars_daily) s
+        JOIN _rank_alias a ON lower(s.repo) = a.alias WHERE s.repo <> a.repo""").fetchall()
+    for old, new in stale:
+        rename_repo(store, old, new, origin="ranking-case" if old.lower() == new.lower()
+                    else "config")
+    for alias, repo in settings.aliases.items():
+        record_alias(store, alias, repo, "config")
+    for table in ("_rank_alias", "_rank_case"):
+        con.execute(f"DROP TABLE {table}")
+
+
+def _dedupe(store: Store) -> str:
+    """One row per (repo, day): repeats (a repository in several lists) collapse; when their
+    counts differ (lists snapshotted minutes apart) the highest star count wins. Returns a note
+    saying how many rows were merged, or '' when none were."""
+    con = store.con
+    repeated, differing = con.execute("""
+        SELECT coalesce(sum(n - 1), 0), count(*) FILTER (WHERE variants > 1) FROM (
+            SELECT count(*) AS n, count(DISTINCT (stars, forks, open_issues)) AS variants
+            FROM _rank_raw GROUP BY repo, day HAVING count(*) > 1)""").fetchone()
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _rank_clean AS
+        SELECT repo, day, arg_max(stars, stars) AS stars, arg_max(forks, stars) AS forks,
+               arg_max(open_issues, stars) AS open_issues, '{SOURCE}' AS source
+        FROM _rank_raw GROUP BY repo, day""")
+    if not repeated:
+        return ""
+    return (f"merged {repeated} repeated rows ({differing} repo-days with differing counts: kept "
+            "the highest star count)")
