@@ -1,0 +1,5 @@
+"""`python -m shu` runs the CLI."""
+
+from shu.cli import main
+
+main()

@@ -1,0 +1,96 @@
+"""The CLI as a user runs it: a real `shu` process, real store file, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shu.datadict import render_data_dictionary
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def shu(*args: str, db: Path | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "200"}
+    if db is not None:
+        env["SHU_DB"] = str(db)
+    proc = subprocess.run([sys.executable, "-m", "shu", *args], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=300)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+@pytest.fixture
+def loaded(tmp_path: Path) -> Path:
+    db = tmp_path / "s.duckdb"
+    csv = tmp_path / "long.csv"
+    csv.write_text("day,repo,stars\n2024-01-01,a/b,5\n2024-01-02,a/b,7\n", encoding="utf-8")
+    out = shu("ingest", "ranking", str(csv), db=db)
+    assert "inserted 2" in out.stdout
+    return db
+
+
+def test_tables_lists_counts(loaded):
+    out = shu("tables", db=loaded).stdout
+    assert "stars_daily" in out and "ingest_log" in out
+
+
+def test_sql_table_csv_json(loaded):
+    assert "7" in shu("sql", "select max(stars) from stars_daily", db=loaded).stdout
+    assert shu("sql", "select repo, stars from stars_daily order by day", "--csv",
+               db=loaded).stdout.splitlines() == ["repo,stars", "a/b,5", "a/b,7"]
+    rows = json.loads(shu("sql", "select stars from stars_daily order by day", "--json",
+                          db=loaded).stdout)
+    assert rows == [{"stars": 5}, {"stars": 7}]
+
+
+def test_sql_is_read_only_and_errors_are_one_line(loaded):
+    proc = shu("sql", "delete from stars_daily", db=loaded, check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1 and "read-only" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert shu("sql", "select count(*) from stars_daily", "--csv", db=loaded).stdout.split()[1] \
+        == "2"
+    bad = shu("sql", "select nope from stars_daily", db=loaded, check=False)
+    assert bad.returncode == 1 and "query failed" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_bad_input_is_one_line(tmp_path):
+    proc = shu("ingest", "ranking", str(tmp_path / "missing.csv"), db=tmp_path / "x.duckdb",
+               check=False)
+    assert proc.returncode == 1
+    assert "missing.csv: no such file or directory" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    absent = shu("tables", db=tmp_path / "never.duckdb", check=False)
+    assert absent.returncode == 1 and "no store at" in absent.stderr
+
+
+def test_every_command_has_help_with_an_example():
+    import typer.main
+
+    from shu.cli import _register_commands, app
+
+    _register_commands()
+    group = typer.main.get_command(app)
+    missing = []
+
+    def walk(cmd, path):
+        for name, sub in getattr(cmd, "commands", {}).items():
+            if getattr(sub, "commands", None):
+                walk(sub, [*path, name])
+            if "Example:" not in (sub.help or ""):
+                missing.append(" ".join([*path, name]))
+
+    walk(group, [])
+    assert not missing, f"commands without an Example: {missing}"
+
+
+def test_data_dictionary_is_fresh():
+    committed = (ROOT / "docs/data-dictionary.md").read_text(encoding="utf-8")
+    assert committed == render_data_dictionary(), "run `shu docs` and commit docs/"

@@ -1,0 +1,168 @@
+"""The ranking importer on the real raw sample, the real long table, and hand-made bad files."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from pathlib import Path
+
+import pytest
+
+from shu.errors import InputError
+from shu.settings import load_settings
+from shu.sources.ranking import RAW_COLUMNS, import_ranking
+
+HEADER = ",".join(RAW_COLUMNS)
+
+
+def _daily(tmp_path: Path, day: str, *rows: str) -> Path:
+    path = tmp_path / f"github-ranking-{day}.csv"
+    path.write_text(HEADER + "\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def _row(owner: str, name: str, stars: str, forks: str = "10", issues: str = "3",
+         item: str = "top-100-stars", desc: str = "plain") -> str:
+    return (f"1,{item},{name},{stars},{forks},Python,https://github.com/{owner}/{name},{owner},"
+            f"{issues},2024-01-01T00:00:00Z,{desc}")
+
+
+def _snapshot(store) -> list[tuple]:
+    return store.con.execute("SELECT * FROM stars_daily ORDER BY repo, day").fetchall()
+
+
+def test_raw_sample_dedupes_lists_and_folds_the_ollama_rename(store, shared_dir):
+    load = import_ranking(store, shared_dir / "data/stars/raw-sample")
+    assert load.rows_read == 27000
+    assert load.rows_rejected == 0
+    distinct = store.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0]
+    assert load.rows_inserted == distinct < load.rows_read
+    assert "merged" in load.message
+    ollama = store.con.execute(
+        "SELECT day::VARCHAR, stars FROM stars_daily WHERE repo = 'ollama/ollama' ORDER BY day"
+    ).fetchall()
+    assert ollama[:2] == [("2024-01-23", 32304), ("2024-01-24", 32457)]
+    assert store.con.execute(
+        "SELECT count(*) FROM stars_daily WHERE repo ILIKE 'jmorganca/%'").fetchone()[0] == 0
+    again = import_ranking(store, shared_dir / "data/stars/raw-sample")
+    assert (again.rows_inserted, again.rows_updated) == (0, 0)
+
+
+def test_quoted_commas_emoji_and_missing_fields(store, tmp_path):
+    path = _daily(tmp_path, "2024-02-01",
+                  _row("a", "x", "100", desc='"commas, ""quotes"" and 😎 emoji"'),
+                  _row("b", "y", "50", forks="", issues=""),
+                  _row("c", "z", ""),
+                  _row("a", "x", "100", item="Python"))
+    load = import_ranking(store, path)
+    assert (load.rows_read, load.rows_inserted, load.rows_rejected) == (4, 2, 1)
+    assert "1 rows without a star count" in load.message
+    assert _snapshot(store) == [
+        ("a/x", *_d("2024-02-01"), 100, 10, 3, None, None, "ranking"),
+        ("b/y", *_d("2024-02-01"), 50, None, None, None, None, "ranking"),
+    ]
+
+
+def _d(s: str) -> tuple:
+    from datetime import date
+
+    return (date.fromisoformat(s),)
+
+
+def test_case_variants_fold_into_the_latest_spelling_across_loads(store, tmp_path):
+    import_ranking(store, _daily(tmp_path, "2024-02-01", _row("Old", "Repo", "1")))
+    import_ranking(store, _daily(tmp_path, "2024-02-02", _row("old", "repo", "2")))
+    assert store.con.execute("SELECT DISTINCT repo FROM stars_daily").fetchall() == [("old/repo",)]
+    assert store.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0] == 2
+
+
+def test_configured_alias_folds_rows_stored_earlier(store, tmp_path):
+    import_ranking(store, _daily(tmp_path, "2024-02-01", _row("old", "name", "1")),
+                   load_settings(aliases={}))
+    import_ranking(store, _daily(tmp_path, "2024-02-02", _row("new", "name", "2")),
+                   load_settings(aliases={"old/name": "new/name"}))
+    assert store.con.execute("SELECT repo, count(*) FROM stars_daily GROUP BY 1").fetchall() \
+        == [("new/name", 2)]
+
+
+@pytest.mark.parametrize("content, message", [
+    ("rank,item,name\n1,x,y\n", "line 1: unexpected columns"),
+    (HEADER + "\n" + _row("a", "x", "12k") + "\n", "line 2: stars '12k' is not a whole number"),
+    (HEADER + "\n" + _row("a", "x", "5") + "\n" + _row("b", "y", "7")[:40] + "\n",
+     "line 3: expected 11 fields, got"),
+    (HEADER + "\n" + _row("a", "x", "5") + "\n" + '1,top,q,5,6,Py,https://github.com/q/q,q,1,'
+     '2024-01-01,"unterminated', "line 3"),
+    ("", "empty file"),
+])
+def test_corrupt_daily_file_names_file_and_line_and_changes_nothing(store, tmp_path, content,
+                                                                     message):
+    import_ranking(store, _daily(tmp_path, "2024-01-31", _row("keep", "me", "1")))
+    before = _snapshot(store)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    path = bad / "github-ranking-2024-02-01.csv"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        import_ranking(store, path)
+    assert str(path) in str(err.value) and message in str(err.value)
+    assert "\n" not in str(err.value)
+    assert _snapshot(store) == before
+    assert store.con.execute(
+        "SELECT status FROM ingest_log ORDER BY started_at DESC LIMIT 1").fetchone()[0] == "failed"
+
+
+def test_directory_with_one_bad_file_loads_nothing(store, tmp_path):
+    _daily(tmp_path, "2024-02-01", _row("a", "x", "1"))
+    _daily(tmp_path, "2024-02-02", _row("a", "x", "two"))
+    with pytest.raises(InputError, match="2024-02-02.csv: line 2"):
+        import_ranking(store, tmp_path)
+    assert _snapshot(store) == []
+
+
+def test_long_csv_and_gzip(store, tmp_path):
+    path = tmp_path / "long.csv"
+    path.write_text("day,repo,stars,forks\n2024-01-01,a/b,5,1\n2024-01-02,a/b,7,\n",
+                    encoding="utf-8")
+    assert import_ranking(store, path).rows_inserted == 2
+    gz = tmp_path / "long.csv.gz"
+    with path.open("rb") as src, gzip.open(gz, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    again = import_ranking(store, gz)
+    assert (again.rows_inserted, again.rows_updated) == (0, 0)
+
+
+def test_long_csv_wrong_columns_and_bad_day(store, tmp_path):
+    path = tmp_path / "long.csv"
+    path.write_text("date,name,count\n2024-01-01,a/b,5\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"long.csv: line 1: missing column\(s\)"):
+        import_ranking(store, path)
+    path.write_text("day,repo,stars\nyesterday,a/b,5\n", encoding="utf-8")
+    with pytest.raises(InputError, match="long.csv: line 2: day 'yesterday' is not a date"):
+        import_ranking(store, path)
+
+
+def test_parquet_wrong_columns_and_unreadable(store, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"day": ["2024-01-01"], "repo": ["a/b"]}), path)
+    with pytest.raises(InputError, match=r"t.parquet: missing column\(s\) \['stars'\]"):
+        import_ranking(store, path)
+    path.write_bytes(b"PAR1 not really")
+    with pytest.raises(InputError, match="not a readable Parquet file"):
+        import_ranking(store, path)
+    pq.write_table(pa.table({"day": ["2024-01-01"], "repo": ["a/b"], "stars": ["many"]}), path)
+    with pytest.raises(InputError, match="row 1: .*not a date / a whole number"):
+        import_ranking(store, path)
+
+
+@pytest.mark.slow
+def test_full_real_table(store, shared_dir):
+    load = import_ranking(store, shared_dir / "data/stars/stars_daily.parquet")
+    assert (load.rows_read, load.rows_inserted, load.rows_rejected) == (7223950, 7223950, 0)
+    counts = dict(store.con.execute(
+        "SELECT repo, count(*) FROM stars_daily WHERE repo IN "
+        "('pytorch/pytorch', 'tensorflow/tensorflow', 'ollama/ollama') GROUP BY 1").fetchall())
+    assert counts == {"pytorch/pytorch": 2324, "tensorflow/tensorflow": 2347,
+                      "ollama/ollama": 697}

@@ -1,0 +1,85 @@
+"""The store: migrations on a fresh and a re-opened file, upserts, transactions, ingest log."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import duckdb
+import pandas as pd
+import pytest
+
+from shu.errors import StoreError
+from shu.schema import ALL_TABLES
+from shu.store import MIGRATIONS, open_store
+
+
+def _rows(stars: list[int]) -> pd.DataFrame:
+    return pd.DataFrame({"repo": "a/b", "day": [date(2024, 1, d + 1) for d in range(len(stars))],
+                         "stars": stars, "source": "test"})
+
+
+def test_fresh_store_has_every_declared_table_and_column(store):
+    for table in ALL_TABLES:
+        cols = [r[0] for r in store.con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+            "ORDER BY ordinal_position", [table.name]).fetchall()]
+        assert cols == table.column_names, table.name
+    versions = [v for v, _, _ in store.migrations()]
+    assert versions == [m[0] for m in MIGRATIONS]
+
+
+def test_reopen_applies_nothing_and_keeps_data(store_path):
+    with open_store(store_path) as s:
+        s.upsert("stars_daily", _rows([1, 2]))
+        first = s.migrations()
+    with open_store(store_path) as s:
+        assert s.migrate() == []
+        assert s.migrations() == first
+        assert s.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0] == 2
+
+
+def test_missing_declared_column_is_added_and_recorded(store_path):
+    with open_store(store_path) as s:
+        s.con.execute("ALTER TABLE stars_daily DROP COLUMN watchers")
+    with open_store(store_path) as s:
+        assert "watchers" in [d[0] for d in s.con.execute(
+            "SELECT * FROM stars_daily LIMIT 0").description]
+        assert any("stars_daily.watchers" in name for _, name, _ in s.migrations())
+
+
+def test_upsert_counts_inserts_updates_and_is_idempotent(store):
+    assert (store.upsert("stars_daily", _rows([1, 2])).inserted, 2) == (2, 2)
+    again = store.upsert("stars_daily", _rows([1, 2]))
+    assert (again.inserted, again.updated) == (0, 0)
+    changed = store.upsert("stars_daily", _rows([1, 5, 7]))
+    assert (changed.inserted, changed.updated) == (1, 1)
+    assert store.con.execute("SELECT list(stars ORDER BY day) FROM stars_daily").fetchone()[0] \
+        == [1, 5, 7]
+
+
+def test_upsert_refuses_duplicate_keys_and_unknown_columns(store):
+    dup = pd.concat([_rows([1]), _rows([2])])
+    with pytest.raises(StoreError, match="duplicate key"):
+        store.upsert("stars_daily", dup)
+    with pytest.raises(StoreError, match="must include the key"):
+        store.upsert("stars_daily", _rows([1]).assign(bogus=1))
+    assert store.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0] == 0
+
+
+def test_failed_load_rolls_back_data_and_logs_failure(store):
+    store.upsert("stars_daily", _rows([1]))
+    with pytest.raises(RuntimeError), store.load("test", "x") as load:
+        load.add(store.upsert("stars_daily", _rows([9, 9, 9])))
+        raise RuntimeError("boom")
+    assert store.con.execute("SELECT list(stars) FROM stars_daily").fetchone()[0] == [1]
+    status, message = store.con.execute(
+        "SELECT status, message FROM ingest_log").fetchone()
+    assert (status, message) == ("failed", "boom")
+
+
+def test_read_only_store_refuses_writes_and_missing_file(store_path, tmp_path):
+    open_store(store_path).close()
+    with open_store(store_path, read_only=True) as s, pytest.raises(duckdb.Error):
+        s.con.execute("DELETE FROM stars_daily")
+    with pytest.raises(StoreError, match="no store at"):
+        open_store(tmp_path / "absent.duckdb", read_only=True)
