@@ -96,7 +96,8 @@ class Store:
             if not self.read_only:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            return duckdb.connect(str(self.path), read_only=self.read_only)
+            return duckdb.connect(str(self.path), read_only=self.read_only,
+                                  config={"enable_progress_bar": False})
         except duckdb.IOException as exc:
             msg = str(exc).splitlines()[0]
             if "lock" in msg.lower():
