@@ -96,8 +96,9 @@ class Store:
             if not self.read_only:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            return duckdb.connect(str(self.path), read_only=self.read_only,
-                                  config={"enable_progress_bar": False})
+            con = duckdb.connect(str(self.path), read_only=self.read_only)
+            con.execute("SET enable_progress_bar = false")
+            return con
         except duckdb.IOException as exc:
             msg = str(exc).splitlines()[0]
             if "lock" in msg.lower():
