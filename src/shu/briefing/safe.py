@@ -104,3 +104,13 @@ def safe_link(label: object, target: str | None) -> str:
     else:
         return text
     return f"[{text}]({href})"
+
+
+class Md(str):
+    """Markdown that shu wrote itself (outside text inside it already went through safe_*).
+
+    The briefing templates print an `Md` as is and escape every other string, so forgetting to
+    sanitise a value makes it inert rather than live.
+    """
+
+    __slots__ = ()

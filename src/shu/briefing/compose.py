@@ -1,0 +1,675 @@
+"""Composing the daily briefing from the store: title, forecast cards, evidence and track record.
+
+`compose_briefing(store, day)` reads only what is stored (signals, forecasts, resolutions,
+releases, commits, documents, probe runs), builds a view for the Jinja2 templates in
+`shu/briefing/templates/`, writes `REPORTS/YYYY-MM-DD.md` with its charts, and records the
+briefing and every receipt it cites in `briefings` / `briefing_receipts`. Re-running it for the
+same day rewrites the same files and rows (idempotent).
+
+Every number shown is either a stored value with a row receipt, or an aggregate with the SELECT
+that reproduces it (a query receipt); quotations come from stored passages or release notes.
+Outside text is rendered through `shu.briefing.safe`: the template environment escapes every
+value that is not explicitly shu's own markdown (`Md`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from shu.briefing import facts as ev
+from shu.briefing.safe import Md, safe_inline, safe_link
+from shu.evidence import topics
+from shu.evidence.receipts import ReceiptBook
+from shu.evidence.retrieval import PassageIndex
+from shu.settings import Settings, get_settings
+from shu.store import Store, utcnow
+
+TEMPLATE_PREFERENCE = ("star_accel_reach", "star_velocity_up", "star_gain",
+                       "commit_velocity_up", "release_within")
+BANDS = (("low", 0.5, 0.65), ("medium", 0.65, 0.80), ("high", 0.80, 1.0001))
+TRACK_WINDOW_DAYS = 90
+_NUMERIC = re.compile(r"-?[0-9][0-9.e+:T-]*")
+
+FEATURE_LABELS = {
+    "velocity_7d": "7-day star velocity (stars/day)",
+    "velocity_28d": "28-day star velocity (stars/day)",
+    "acceleration_7d": "7-day star acceleration (stars/day)",
+    "acceleration_28d": "28-day star acceleration (stars/day)",
+    "velocity_28d_z": "28-day velocity z-score vs its trailing year (sd)",
+    "velocity_7d_z": "7-day velocity z-score vs its trailing year (sd)",
+}
+
+
+@dataclass
+class BriefingResult:
+    """What `compose_briefing` wrote."""
+
+    briefing_id: str
+    path: Path
+    title: str
+    n_forecasts: int
+    n_receipts: int
+    charts: list[Path] = field(default_factory=list)
+    stale_repos: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- formatting
+def num(value: float | None, digits: int = 2, signed: bool = False) -> str:
+    """A number for prose: thousands separators, fixed digits, '—' for missing."""
+    if value is None:
+        return "—"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer() and
+                                  abs(value) >= 1000):
+        return f"{int(value):+,}" if signed else f"{int(value):,}"
+    return f"{value:+,.{digits}f}" if signed else f"{value:,.{digits}f}"
+
+
+def pct(value: float | None, digits: int = 0) -> str:
+    return "—" if value is None else f"{100 * value:.{digits}f}%"
+
+
+def ref(*numbers: int) -> Md:
+    """Receipt references as shown in the text, e.g. [R3, R7]."""
+    unique = list(dict.fromkeys(n for n in numbers if n))
+    return Md("[" + ", ".join(f"R{n}" for n in unique) + "]") if unique else Md("")
+
+
+def band_of(probability: float) -> str:
+    """Confidence band of max(p, 1 - p): low < 0.65 <= medium < 0.80 <= high."""
+    sure = max(probability, 1 - probability)
+    return next(name for name, lo, hi in BANDS if lo <= sure < hi)
+
+
+def category_phrase(category: str) -> str:
+    words = category.replace("_", "-").split("-")
+    text = " ".join(w.capitalize() for w in words)
+    return text if text.endswith("s") else text + "s"
+
+
+# --------------------------------------------------------------------------- templates
+def _finalize(value: Any) -> Any:
+    """Every value printed by a template: shu's markdown as is, anything else escaped."""
+    if isinstance(value, Md):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, bool | int | float):
+        return str(value)
+    return safe_inline(value)
+
+
+def template_env() -> jinja2.Environment:
+    """The Jinja2 environment: package templates, default-deny escaping via `finalize`."""
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("shu.briefing", "templates"),
+        finalize=_finalize, autoescape=False, trim_blocks=True, lstrip_blocks=True,
+        keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+
+
+# --------------------------------------------------------------------------- claim sentences
+def claim_sentence(f: dict[str, Any]) -> Md:
+    """The forecast as one sentence: repository, quantity, threshold, horizon and direction."""
+    yes = f["probability"] >= 0.5
+    will = "will" if yes else "will not"
+    repo = safe_inline(f["repo"])
+    horizon = f"within {f['horizon_days']} days (by {f['resolves_on']})"
+    x = f["threshold"]
+    template = f["template"]
+    if template == "star_accel_reach":
+        text = (f"{repo}'s 28-day star acceleration {will} reach {num(x, signed=True)} "
+                f"stars/day on any day {horizon}.")
+    elif template == "star_velocity_up":
+        text = (f"{repo}'s 28-day star velocity on {f['resolves_on']} {will} be above its "
+                f"{f['origin']} value ({num(x)} stars/day), {f['horizon_days']} days out.")
+    elif template == "star_gain":
+        text = f"{repo} {will} gain at least {num(x, 0)} stars {horizon}."
+    elif template == "release_within":
+        text = f"{repo} {will} publish a release {horizon}."
+    elif template == "commit_velocity_up":
+        text = (f"{repo}'s 28-day commit velocity on {f['resolves_on']} {will} be above its "
+                f"{f['origin']} value ({num(x)} commits/day), {f['horizon_days']} days out.")
+    else:
+        text = safe_inline(f.get("question") or template)
+    return Md(text)
+
+
+# --------------------------------------------------------------------------- composition
+@dataclass
+class _Context:
+    store: Store
+    settings: Settings
+    day: date
+    as_of: date
+    book: ReceiptBook
+    index: PassageIndex
+
+
+def compose_briefing(store: Store, day: date | None = None, settings: Settings | None = None,
+                     *, reports_dir: Path | None = None, synthetic: bool = False,
+                     notices: list[str] | None = None) -> BriefingResult:
+    """Write the briefing for `day` (default: the latest day with star signals) and record it.
+
+    Args:
+        store: an open, writable store.
+        day: the briefing's day; data after it is never read.
+        settings: tracked repositories, topics, reports_dir.
+        reports_dir: where to write (default settings.reports_dir).
+        synthetic: mark the briefing as built from the synthetic demo sample.
+        notices: one-line notices shown at the top (e.g. "GitHub unreachable: …").
+    """
+    settings = settings or get_settings()
+    tracked = [r.repo for r in settings.repos]
+    as_of = ev.data_as_of(store, tracked, day)
+    day = day or as_of or utcnow().date()
+    as_of = as_of or day
+    out_dir = Path(reports_dir or settings.reports_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    briefing_id = f"demo-{day}" if synthetic else str(day)
+    ctx = _Context(store, settings, day, as_of, ReceiptBook(), PassageIndex.from_store(store))
+
+    stale = ev.stale_repos(store, tracked, day)
+    categories = ev.category_accelerations(store, settings, as_of)
+    title = _title(categories)
+    forecasts = ev.latest_forecasts(store, tracked, day)
+    headline = _headline(forecasts, tracked)
+    cards = [_card(ctx, f, categories) for f in headline]
+    track = ev.track_record(store, day, TRACK_WINDOW_DAYS)
+
+    from shu.briefing import charts
+
+    velocity_png = out_dir / f"{day}-velocity.png"
+    reliability_png = out_dir / f"{day}-reliability.png"
+    charts.velocity_chart(store, [f["repo"] for f in headline] or tracked, as_of,
+                          headline, velocity_png)
+    charts.reliability_chart(track.pairs, reliability_png,
+                             title=f"Reliability of resolved forecasts, {TRACK_WINDOW_DAYS} days "
+                                   f"to {day}")
+    view = {
+        "synthetic": synthetic,
+        "title": title,
+        "day": day,
+        "as_of": as_of,
+        "generated_at": utcnow().replace(microsecond=0),
+        "notices": [Md(safe_inline(n)) for n in (notices or [])],
+        "stale": stale,
+        "categories": [_category_line(ctx, c) for c in categories],
+        "cards": cards,
+        "other_forecasts": [_forecast_row(f) for f in forecasts if f not in headline],
+        "signals": [_signals_row(ctx, repo, stale) for repo in tracked],
+        "probe": _probe_section(ctx),
+        "track": _track_section(ctx, track),
+        "velocity_png": velocity_png.name,
+        "reliability_png": reliability_png.name,
+        "receipts": _receipt_rows(ctx.book),
+        "model_versions": sorted({f["model_version"] for f in forecasts if f["model_version"]}),
+    }
+    markdown = template_env().get_template("briefing.md.j2").render(**view)
+    path = out_dir / f"{day}.md"
+    path.write_text(markdown, encoding="utf-8")
+    _record(ctx, briefing_id, path, title, markdown, len(cards), synthetic, stale)
+    return BriefingResult(briefing_id, path, title, len(cards), len(ctx.book.receipts),
+                          [velocity_png, reliability_png], [s["repo"] for s in stale])
+
+
+def _title(categories: list[ev.CategoryMove]) -> str:
+    moves = [c for c in categories if c.acceleration is not None]
+    if not moves:
+        return "No category-level movement measurable yet"
+    moves.sort(key=lambda c: -abs(c.relative or 0.0))
+    words = [f"{category_phrase(c.category)} {c.verb}" for c in moves[:2]]
+    if len(words) == 1:
+        return words[0]
+    joiner = " Amid " if moves[0].verb != moves[1].verb else " as "
+    return words[0] + joiner + words[1]
+
+
+def _category_line(ctx: _Context, c: ev.CategoryMove) -> Md:
+    if c.acceleration is None:
+        return Md(f"**{safe_inline(c.category)}**: no acceleration measurable on {ctx.as_of}.")
+    r_acc = ctx.book.query("star_signals", c.sql, c.params, c.acceleration, ctx.as_of,
+                           f"mean acceleration_28d of {c.category}")
+    r_vel = ctx.book.query("star_signals", c.velocity_sql, c.params, c.velocity, ctx.as_of,
+                           f"mean velocity_28d of {c.category}")
+    members = ", ".join(safe_inline(m) for m in c.members)
+    return Md(f"**{safe_inline(c.category)}** ({members}) {c.verb.lower()}: mean 28-day "
+              f"acceleration {num(c.acceleration, signed=True)} stars/day {ref(r_acc)} on a mean "
+              f"28-day velocity of {num(c.velocity)} stars/day {ref(r_vel)}.")
+
+
+def _headline(forecasts: list[dict[str, Any]], tracked: list[str]) -> list[dict[str, Any]]:
+    """One forecast per tracked repository: preferred template, horizon nearest 30 days."""
+    chosen = []
+    for repo in tracked:
+        mine = [f for f in forecasts if f["repo"] == repo]
+        if not mine:
+            continue
+        mine.sort(key=lambda f: (
+            TEMPLATE_PREFERENCE.index(f["template"]) if f["template"] in TEMPLATE_PREFERENCE
+            else len(TEMPLATE_PREFERENCE),
+            abs(f["horizon_days"] - 30), -max(f["probability"], 1 - f["probability"]),
+            f["forecast_id"]))
+        chosen.append(mine[0])
+    return chosen
+
+
+def _forecast_row(f: dict[str, Any]) -> dict[str, Any]:
+    return {"repo": f["repo"], "template": f["template"], "horizon": f["horizon_days"],
+            "threshold": Md(num(f["threshold"], signed=f["template"] == "star_accel_reach")),
+            "probability": Md(pct(f["probability"])), "confidence": f["confidence"],
+            "id": f["forecast_id"]}
+
+
+# --------------------------------------------------------------------------- forecast card
+def _card(ctx: _Context, f: dict[str, Any], categories: list[ev.CategoryMove]) -> dict[str, Any]:
+    topic = topics.attribute_topic(ctx.store, ctx.settings, ctx.index, f["repo"], ctx.as_of)
+    first_receipt = len(ctx.book.receipts) + 1
+    card = {
+        "claim": claim_sentence(f),
+        "repo": f["repo"],
+        "template": f["template"],
+        "forecast_id": f["forecast_id"],
+        "why_prediction": _why_prediction(ctx, f, categories),
+        "why_confidence": _why_confidence(ctx, f),
+        "topic_evidence": _topic_lines(ctx, topic),
+        "context": _context_answers(ctx, f, topic),
+        "horizon": f["horizon_days"],
+        "confidence": f["confidence"] or band_of(f["probability"]),
+        "topic": topic.name if topic and topic.asserted else None,
+    }
+    card["receipts"] = list(range(first_receipt, len(ctx.book.receipts) + 1))
+    return card
+
+
+def _feature_receipt(ctx: _Context, f: dict[str, Any], name: str) -> tuple[Any, int]:
+    features = json.loads(f["features"] or "{}")
+    if name not in features:
+        return None, 0
+    value = features[name]
+    return value, ctx.book.row("forecasts", {"forecast_id": f["forecast_id"]},
+                               f"features.{name}", value, f["origin"],
+                               f"{f['repo']} feature {name}")
+
+
+def _why_prediction(ctx: _Context, f: dict[str, Any],
+                    categories: list[ev.CategoryMove]) -> list[Md]:
+    lines: list[Md] = []
+    r_prob = ctx.book.row("forecasts", {"forecast_id": f["forecast_id"]}, "probability",
+                          f["probability"], f["origin"], f"{f['repo']} probability")
+    drivers = json.loads(f["drivers"] or "[]")
+    if drivers:
+        parts = []
+        for d in drivers[:4]:
+            name = str(d.get("feature"))
+            value, r = _feature_receipt(ctx, f, name)
+            shown = value if value is not None else d.get("value")
+            label = FEATURE_LABELS.get(name, name)
+            contribution = d.get("contribution")
+            direction = "towards yes" if (contribution or 0) > 0 else "towards no"
+            parts.append(f"{safe_inline(label)} = {num(_as_float(shown))} {ref(r)} pushed "
+                         f"{direction} ({num(_as_float(contribution), 3, signed=True)})")
+        lines.append(Md(f"The model gives {pct(f['probability'])} {ref(r_prob)} for yes; its "
+                        "largest drivers: " + "; ".join(parts) + "."))
+    else:
+        lines.append(Md(f"The model gives {pct(f['probability'])} {ref(r_prob)} for yes; it "
+                        "stored no drivers for this forecast."))
+    lines.extend(_signal_context(ctx, f["repo"]))
+    lines.extend(_peer_context(ctx, f["repo"], categories))
+    lines.extend(_release_context(ctx, f["repo"]))
+    return lines
+
+
+def _as_float(value: Any) -> float | None:
+    try:
+        return None if value is None else float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _signal_context(ctx: _Context, repo: str) -> list[Md]:
+    row = ev.latest_row(ctx.store, "star_signals", repo, ctx.as_of)
+    if row is None:
+        return [Md(f"No star signals are stored for {safe_inline(repo)} up to {ctx.as_of}.")]
+    key = {"repo": repo, "day": row["day"]}
+    cite = {c: ctx.book.row("star_signals", key, c, row[c], row["day"], f"{repo} {c}")
+            for c in ("stars", "velocity_28d", "acceleration_28d") if row[c] is not None}
+    if "velocity_28d" not in cite:
+        return [Md(f"{safe_inline(repo)}'s 28-day velocity is undefined on {row['day']} "
+                   "(a gap in the star data spans the window).")]
+    text = (f"On {row['day']} {safe_inline(repo)} had {num(row['stars'])} stars "
+            f"{ref(cite.get('stars', 0))}, a 28-day velocity of {num(row['velocity_28d'])} "
+            f"stars/day {ref(cite['velocity_28d'])}")
+    if "acceleration_28d" in cite:
+        text += (f" and a 28-day acceleration of {num(row['acceleration_28d'], signed=True)} "
+                 f"{ref(cite['acceleration_28d'])}")
+    return [Md(text + ".")]
+
+
+def _peer_context(ctx: _Context, repo: str, categories: list[ev.CategoryMove]) -> list[Md]:
+    category = ctx.settings.category_of(repo)
+    move = next((c for c in categories if c.category == category), None)
+    peers = [p for p in (move.members if move else []) if p != repo]
+    parts = []
+    for peer in peers:
+        row = ev.latest_row(ctx.store, "star_signals", peer, ctx.as_of)
+        if row is None or row["acceleration_28d"] is None:
+            continue
+        r = ctx.book.row("star_signals", {"repo": peer, "day": row["day"]}, "acceleration_28d",
+                         row["acceleration_28d"], row["day"], f"{peer} acceleration_28d")
+        parts.append(f"{safe_inline(peer)} {num(row['acceleration_28d'], signed=True)} {ref(r)}")
+    if not move or move.acceleration is None:
+        return []
+    r_cat = ctx.book.query("star_signals", move.sql, move.params, move.acceleration, ctx.as_of,
+                           f"mean acceleration_28d of {move.category}")
+    text = (f"Peer context: the {safe_inline(category)} category's mean 28-day acceleration is "
+            f"{num(move.acceleration, signed=True)} {ref(r_cat)}")
+    if parts:
+        text += "; peers: " + ", ".join(parts)
+    return [Md(text + ".")]
+
+
+def _release_context(ctx: _Context, repo: str) -> list[Md]:
+    rel = ev.latest_release(ctx.store, repo, ctx.as_of)
+    if rel is None:
+        return [Md(f"Release context: no release of {safe_inline(repo)} is stored up to "
+                   f"{ctx.as_of}.")]
+    r = ctx.book.row("releases", {"repo": repo, "tag": rel["tag"]}, "published_at",
+                     rel["published_at"], rel["published_at"].date(), f"{repo} latest release")
+    days = (ctx.as_of - rel["published_at"].date()).days
+    return [Md(f"Release context: the latest release, {safe_inline(rel['tag'])}, was published "
+               f"on {rel['published_at'].date()} {ref(r)}, {days} days before {ctx.as_of}.")]
+
+
+def _why_confidence(ctx: _Context, f: dict[str, Any]) -> list[Md]:
+    p = f["probability"]
+    band = f["confidence"] or band_of(p)
+    side = "yes" if p >= 0.5 else "no"
+    r_conf = ctx.book.row("forecasts", {"forecast_id": f["forecast_id"]}, "confidence",
+                          f["confidence"], f["origin"], f"{f['repo']} confidence band")
+    lo, hi = next((lo, hi) for name, lo, hi in BANDS if name == band)
+    lines = [Md(f"The model says **{side}** with {pct(max(p, 1 - p))}: the **{band}** band "
+                f"({lo:.2f} ≤ max(p, 1 − p) < {min(hi, 1.0):.2f}) {ref(r_conf)}.")]
+    backtest = ev.backtest_band_rate(ctx.store, ctx.settings, f, band)
+    if backtest is not None:
+        lines.append(Md(
+            f"In the walk-forward backtest of model {safe_inline(backtest.model_version)}, "
+            f"{safe_inline(f['template'])} forecasts at {f['horizon_days']} days in the {band} "
+            f"band came true as predicted {pct(backtest.hit_rate)} of the time (n = "
+            f"{backtest.n:,}) {ref(_backtest_receipt(ctx, backtest))}."))
+    else:
+        lines.append(Md("No backtest hit rate is stored for this template, horizon and band, "
+                        "so this confidence has no backtest behind it yet."))
+    live = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], band, ctx.day)
+    if live.n:
+        r_n = ctx.book.query("forecast_resolutions", live.n_sql, live.params, live.n, ctx.day,
+                             "resolved forecasts in this band")
+        r_hits = ctx.book.query("forecast_resolutions", live.hits_sql, live.params, live.hits,
+                                ctx.day, "of them right")
+        lines.append(Md(f"Live record of this store: {live.hits} {ref(r_hits)} of {live.n} "
+                        f"{ref(r_n)} resolved {band}-band forecasts of this template and "
+                        "horizon came true as predicted."))
+    else:
+        lines.append(Md("No forecast of this template, horizon and band has resolved in this "
+                        "store yet."))
+    return lines
+
+
+def _backtest_receipt(ctx: _Context, backtest: ev.BandRate) -> int:
+    return ctx.book.query(backtest.table, backtest.sql, backtest.params, backtest.hit_rate,
+                          None, "backtest hit rate")
+
+
+# --------------------------------------------------------------------------- topics & context
+def _topic_lines(ctx: _Context, topic: topics.TopicEvidence | None) -> list[Md]:
+    if topic is None:
+        return [Md("No configured topic has evidence for this repository; none is asserted.")]
+    lines = []
+    for item in topic.items:
+        refs = [_cite_evidence(ctx, c) for c in item.citations]
+        lines.append(Md(item.text + " " + ref(*refs)))
+    if not topic.asserted:
+        lines.append(Md(f"Evidence for {safe_inline(topic.name)} is below the bar "
+                        f"({safe_inline(topic.reason)}); the topic is not asserted."))
+    return lines
+
+
+def _cite_evidence(ctx: _Context, c: topics.Citation) -> int:
+    if c.kind == "row":
+        return ctx.book.row(c.table, c.key, c.column, c.value, c.as_of, c.label)
+    if c.kind == "quote":
+        return ctx.book.quote(c.table, c.key, c.column, c.value, c.as_of, c.label)
+    if c.kind == "query":
+        return ctx.book.query(c.table, c.sql, c.params, c.value, c.as_of, c.label)
+    return ctx.book.passage(c.key["doc_id"], c.key["passage_no"], c.value, title=c.title,
+                            location=c.location, published_on=c.as_of, label=c.label)
+
+
+def _context_answers(ctx: _Context, f: dict[str, Any],
+                     topic: topics.TopicEvidence | None) -> list[dict[str, Any]]:
+    repo = f["repo"]
+    short = repo.split("/")[-1]
+    term = topic.term if topic and topic.asserted else short
+    questions = [
+        ("WHAT", f"What is {term}?", f"{term} {short}"),
+        ("WHY IT MATTERED", f"Why has {term} mattered for {short}?",
+         f"{term} {short} performance support adoption"),
+        ("WHY NOW", f"What recent activity ties {repo} to {term}?",
+         f"{term} {short} release new"),
+        ("TERM", f"What does '{term}' mean here?", f"{term} means platform software"),
+    ]
+    out = []
+    for label, question, query in questions:
+        answer = ctx.index.answer(query)
+        refs = []
+        for sentence in answer.sentences:
+            hit = next(c for c in answer.citations if sentence in c.text or
+                       sentence.rstrip("…") in " ".join(c.text.split()))
+            refs.append(ctx.book.passage(hit.doc_id, hit.passage_no, sentence.rstrip("…"),
+                                         title=hit.title, location=hit.location,
+                                         published_on=hit.published_on,
+                                         label=f"{repo} {label.lower()}"))
+        if answer.sentences:
+            quoted = " ".join(f"“{safe_inline(s)}”" for s in answer.sentences)
+            text = (("Limited corpus context; " if answer.is_weak else "") + quoted + " "
+                    + ref(*refs))
+        else:
+            text = "Limited corpus context; the corpus has no passage on this."
+        if label == "WHY NOW" and topic is not None:
+            recent = [i for i in topic.items if i.kind in ("release", "commits")]
+            for item in recent[:2]:
+                text += " " + item.text + " " + ref(*[_cite_evidence(ctx, c)
+                                                      for c in item.citations])
+        out.append({"label": label, "question": question, "answer": Md(text)})
+    out.append({"label": "LANDSCAPE", "question": f"Where does {repo} stand among its peers?",
+                "answer": _landscape(ctx, repo)})
+    out.append({"label": "LIFECYCLE", "question": f"Which phase is {repo} in?",
+                "answer": _lifecycle(ctx, repo)})
+    return out
+
+
+def _landscape(ctx: _Context, repo: str) -> Md:
+    category = ctx.settings.category_of(repo)
+    rows = []
+    for peer in [r.repo for r in ctx.settings.repos if r.category == category]:
+        row = ev.latest_row(ctx.store, "star_signals", peer, ctx.as_of)
+        if row is None or row["velocity_28d"] is None:
+            continue
+        r = ctx.book.row("star_signals", {"repo": peer, "day": row["day"]}, "velocity_28d",
+                         row["velocity_28d"], row["day"], f"{peer} velocity_28d")
+        rows.append((row["velocity_28d"], f"{safe_inline(peer)} {num(row['velocity_28d'])} "
+                                          f"stars/day {ref(r)}"))
+    if len(rows) < 2:
+        return Md(f"From signals: {safe_inline(repo)} has no other tracked peer with a "
+                  f"measurable 28-day velocity in the {safe_inline(category or 'unset')} "
+                  "category.")
+    rows.sort(key=lambda r: -r[0])
+    return Md(f"From signals, 28-day star velocity in the {safe_inline(category)} category on "
+              f"{ctx.as_of}: " + "; ".join(r[1] for r in rows) + ".")
+
+
+def _lifecycle(ctx: _Context, repo: str) -> Md:
+    phase = ev.lifecycle_phase(ctx.store, repo, ctx.as_of)
+    if phase is None:
+        return Md("From signals: no lifecycle phase is stored for this repository yet.")
+    r = ctx.book.row(phase.table, phase.key, phase.column, phase.phase, phase.day,
+                     f"{repo} lifecycle phase")
+    return Md(f"From signals: **{safe_inline(phase.phase)}** on {phase.day} {ref(r)}"
+              + (f" ({safe_inline(phase.why)})" if phase.why else "") + ".")
+
+
+# --------------------------------------------------------------------------- tables & sections
+def _signals_row(ctx: _Context, repo: str, stale: list[dict[str, Any]]) -> dict[str, Any]:
+    star = ev.latest_row(ctx.store, "star_signals", repo, ctx.as_of) or {}
+    commit = ev.latest_row(ctx.store, "commit_signals", repo, ctx.as_of) or {}
+    phase = ev.lifecycle_phase(ctx.store, repo, ctx.as_of)
+    rel = ev.latest_release(ctx.store, repo, ctx.as_of)
+    stale_row = next((s for s in stale if s["repo"] == repo), None)
+    return {
+        "repo": repo,
+        "category": ctx.settings.category_of(repo) or "",
+        "day": star.get("day"),
+        "stars": Md(num(star.get("stars"))),
+        "velocity_7d": Md(num(star.get("velocity_7d"))),
+        "velocity_28d": Md(num(star.get("velocity_28d"))),
+        "acceleration_28d": Md(num(star.get("acceleration_28d"), signed=True)),
+        "z": Md(num(star.get("velocity_28d_z"), signed=True)),
+        "commits_28d": Md(num(commit.get("velocity_28d"))),
+        "rocm_share": Md(pct(commit.get("rocm_share_28d"), 1)),
+        "phase": phase.phase if phase else "—",
+        "last_release": (Md(f"{safe_inline(rel['tag'])} ({rel['published_at'].date()})")
+                         if rel else Md("—")),
+        "stale": (Md(f"**stale** (last observed {stale_row['last_day']})") if stale_row
+                  else Md("")),
+    }
+
+
+def _probe_section(ctx: _Context) -> dict[str, Any]:
+    runs = ev.latest_probe_runs(ctx.store)
+    out_runs = []
+    for run in runs:
+        r = ctx.book.row("probe_runs", {"run_id": run["run_id"]}, "geomean_speedup",
+                         run["geomean_speedup"], run["started_at"].date() if run["started_at"]
+                         else None, f"probe {run['backend']} geomean")
+        out_runs.append({
+            "backend": run["backend"], "device": run["device_name"],
+            "started": run["started_at"], "suite": run["suite"],
+            "geomean": Md(f"{num(run['geomean_speedup'])}× {ref(r)}"),
+            "clipped": Md(f"{num(run['geomean_speedup_clipped'])}×"),
+            "pass_rate": Md(pct(run["pass_rate"])),
+            "kernels": [{"kernel": k["kernel"], "valid": "yes" if k["is_valid"] else "no",
+                         "eager": Md(num(k["eager_ms"], 3)),
+                         "compiled": Md(num(k["compiled_ms"], 3)),
+                         "speedup": Md(num(k["speedup"]) + "×")}
+                        for k in ev.probe_kernels(ctx.store, run["run_id"])],
+        })
+    claims = []
+    for claim in ev.claim_checks(ctx.store):
+        refs = [_cite_evidence(ctx, c) for c in claim.citations]
+        claims.append({"claim": claim.claim, "verdict": claim.verdict,
+                       "numbers": Md(safe_inline(claim.numbers) + " " + ref(*refs))})
+    return {"runs": out_runs, "claims": claims,
+            "max_age_days": ctx.settings.probe_max_age_days}
+
+
+def _track_section(ctx: _Context, track: ev.TrackRecord) -> dict[str, Any]:
+    resolved = []
+    for row in track.since_last:
+        r = ctx.book.row("forecast_resolutions", {"forecast_id": row["forecast_id"]}, "outcome",
+                         row["outcome"], row["resolved_at"].date(), "resolution")
+        resolved.append({"repo": row["repo"], "template": row["template"],
+                         "horizon": row["horizon_days"], "origin": row["origin"],
+                         "probability": Md(pct(row["probability"])),
+                         "outcome": Md(f"{safe_inline(row['outcome'])} {ref(r)}"),
+                         "observed": Md(num(row["observed_value"]))})
+    metrics = None
+    if track.n:
+        r_n = ctx.book.query("forecast_resolutions", track.n_sql, track.params, track.n,
+                             ctx.day, "resolved forecasts in window")
+        r_b = ctx.book.query("forecast_resolutions", track.brier_sql, track.params, track.brier,
+                             ctx.day, "rolling Brier")
+        r_c = ctx.book.query("forecast_resolutions", track.base_sql, track.params,
+                             track.base_rate, ctx.day, "climatology base rate")
+        metrics = {
+            "n": Md(f"{track.n:,} {ref(r_n)}"),
+            "n_void": track.n_void,
+            "brier": Md(f"{track.brier:.3f} {ref(r_b)}"),
+            "base_rate": Md(f"{pct(track.base_rate, 1)} {ref(r_c)}"),
+            "climatology_brier": Md(f"{track.climatology_brier:.3f}"),
+            "skill": Md(num(track.skill, 3, signed=True)),
+            "ece": Md(f"{track.ece:.3f}"),
+            "bands": [{"band": b, "n": n, "hit_rate": Md(pct(h))} for b, n, h in track.bands],
+        }
+    return {"since": track.since, "resolved": resolved, "metrics": metrics,
+            "window_days": TRACK_WINDOW_DAYS, "n_void": track.n_void}
+
+
+def _receipt_rows(book: ReceiptBook) -> list[dict[str, Any]]:
+    rows = []
+    for number, receipt in enumerate(book.receipts, start=1):
+        shown = book.display.get(number, {})
+        if receipt.kind == "passage":
+            where = shown.get("location")
+            rows.append({"no": number, "kind": "document", "what": Md(
+                f"{safe_link(shown.get('title') or where, _link_target(where))} · "
+                f"{shown.get('published_on') or 'undated'} · passage "
+                f"{dict(receipt.key)['passage_no']}: “{safe_inline(receipt.value, 300)}”")})
+        elif receipt.kind == "query":
+            sql = dict(receipt.key)["sql"]
+            params = ", ".join(map(str, dict(receipt.key)["params"]))
+            rows.append({"no": number, "kind": "query", "what": Md(
+                f"{safe_inline(receipt.label)} = `{receipt.value}` from `{receipt.table}` · as of "
+                f"{receipt.as_of or '—'} · `{_code(sql)}` with ({safe_inline(params)})")})
+        else:
+            key = ", ".join(f"{k}={v}" for k, v in receipt.key)
+            value = (f"`{receipt.value}`" if _NUMERIC.fullmatch(receipt.value)
+                     else safe_inline(receipt.value, 300))
+            rows.append({"no": number, "kind": "row" if receipt.kind == "row" else "quote",
+                         "what": Md(f"`{receipt.table}` · {safe_inline(key)} · "
+                                    f"{safe_inline(receipt.column)} = "
+                                    + (f"“{value}”" if receipt.kind == "quote" else value)
+                                    + f" · as of {receipt.as_of or '—'}")})
+    return rows
+
+
+def _code(text: str) -> str:
+    """Our own SQL inside a code span (backticks removed so the span cannot break)."""
+    return re.sub(r"\s+", " ", text.replace("`", "'")).strip()
+
+
+def _link_target(location: str | None) -> str | None:
+    if not location:
+        return None
+    if location.startswith(("http://", "https://")):
+        return location
+    return None
+
+
+def _record(ctx: _Context, briefing_id: str, path: Path, title: str, markdown: str,
+            n_cards: int, synthetic: bool, stale: list[dict[str, Any]]) -> None:
+    import pandas as pd
+
+    receipts = pd.DataFrame([{
+        "briefing_id": briefing_id, "receipt_no": i, "kind": r.kind, "table_name": r.table,
+        "row_key": r.key_json, "column_name": r.column, "value": r.value, "as_of": r.as_of,
+        "label": r.label} for i, r in enumerate(ctx.book.receipts, start=1)],
+        columns=["briefing_id", "receipt_no", "kind", "table_name", "row_key", "column_name",
+                 "value", "as_of", "label"])
+    receipts["as_of"] = pd.to_datetime(receipts["as_of"]).dt.date
+    briefing = pd.DataFrame([{
+        "briefing_id": briefing_id, "day": ctx.day, "title": title, "path": str(path),
+        "content_hash": hashlib.sha256(markdown.encode()).hexdigest(), "n_forecasts": n_cards,
+        "is_synthetic": synthetic, "generated_at": utcnow(), "data_as_of": ctx.as_of,
+        "stale_repos": [s["repo"] for s in stale]}])
+    with ctx.store.transaction():
+        ctx.store.con.execute("DELETE FROM briefing_receipts WHERE briefing_id = ?",
+                              [briefing_id])
+        if len(receipts):
+            ctx.store.upsert("briefing_receipts", receipts)
+        ctx.store.upsert("briefings", briefing)

@@ -1,0 +1,332 @@
+"""The stored facts a briefing reads: signals, forecasts, releases, track record, probe runs.
+
+Read-only queries over the store, each bounded by the briefing's day (nothing after it is
+read). Aggregates carry the SELECT that reproduces them so the briefing can cite it as a query
+receipt.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from shu.settings import Settings
+from shu.store import Store
+
+BAND_SQL = ("CASE WHEN greatest(f.probability, 1 - f.probability) >= 0.80 THEN 'high' "
+            "WHEN greatest(f.probability, 1 - f.probability) >= 0.65 THEN 'medium' "
+            "ELSE 'low' END")
+RIGHT_SQL = "((f.probability >= 0.5) = (r.outcome = 'yes'))"
+MOVE_TOLERANCE = 0.05
+
+
+def _dicts(cur) -> list[dict[str, Any]]:
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+
+def table_exists(store: Store, name: str) -> bool:
+    return bool(store.con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' AND "
+        "table_name = ?", [name]).fetchone()[0])
+
+
+def data_as_of(store: Store, tracked: list[str], day: date | None) -> date | None:
+    """Latest day with star signals for any tracked repository, not after `day`."""
+    marks = ", ".join("?" for _ in tracked) or "NULL"
+    bound = "AND day <= ?" if day else ""
+    params = [*tracked, day] if day else list(tracked)
+    row = store.con.execute(f"SELECT max(day) FROM star_signals WHERE repo IN ({marks}) {bound}",
+                            params).fetchone()
+    return row[0]
+
+
+def stale_repos(store: Store, tracked: list[str], day: date) -> list[dict[str, Any]]:
+    """Tracked repositories whose latest star observation is older than the day before `day`."""
+    out = []
+    for repo in tracked:
+        last = store.con.execute("SELECT max(day) FROM stars_daily WHERE repo = ? AND day <= ?",
+                                 [repo, day]).fetchone()[0]
+        if last is None or last < day - timedelta(days=1):
+            out.append({"repo": repo, "last_day": last or "never"})
+    return out
+
+
+@dataclass
+class CategoryMove:
+    """A category's mean 28-day acceleration and velocity over its tracked repositories."""
+
+    category: str
+    members: list[str]
+    acceleration: float | None
+    velocity: float | None
+    sql: str
+    velocity_sql: str
+    params: list[Any]
+
+    @property
+    def relative(self) -> float | None:
+        """Acceleration as a share of velocity (how fast the pace itself changes)."""
+        if self.acceleration is None or not self.velocity:
+            return None
+        return self.acceleration / abs(self.velocity)
+
+    @property
+    def verb(self) -> str:
+        rel = self.relative
+        if rel is None or abs(rel) < MOVE_TOLERANCE:
+            return "Hold Steady"
+        return "Accelerate" if rel > 0 else "Decelerate"
+
+
+def category_accelerations(store: Store, settings: Settings, as_of: date) -> list[CategoryMove]:
+    """One CategoryMove per configured category, from star_signals rows on `as_of`."""
+    categories: dict[str, list[str]] = {}
+    for r in settings.repos:
+        categories.setdefault(r.category, []).append(r.repo)
+    out = []
+    for category, members in categories.items():
+        marks = ", ".join("?" for _ in members)
+        where = f"FROM star_signals WHERE day = ? AND repo IN ({marks})"
+        sql = f"SELECT avg(acceleration_28d) {where}"
+        velocity_sql = f"SELECT avg(velocity_28d) {where}"
+        params = [as_of, *members]
+        acceleration = store.con.execute(sql, params).fetchone()[0]
+        velocity = store.con.execute(velocity_sql, params).fetchone()[0]
+        out.append(CategoryMove(category, members, acceleration, velocity, sql, velocity_sql,
+                                params))
+    return out
+
+
+def latest_forecasts(store: Store, tracked: list[str], day: date) -> list[dict[str, Any]]:
+    """Forecasts for tracked repositories at the latest origin not after `day`."""
+    marks = ", ".join("?" for _ in tracked) or "NULL"
+    return _dicts(store.con.execute(
+        f"SELECT * FROM forecasts WHERE repo IN ({marks}) AND origin = (SELECT max(origin) FROM "
+        f"forecasts WHERE origin <= ? AND repo IN ({marks})) "
+        "ORDER BY repo, template, horizon_days, threshold, forecast_id",
+        [*tracked, day, *tracked]))
+
+
+def latest_row(store: Store, table: str, repo: str, day: date) -> dict[str, Any] | None:
+    """The latest row of a (repo, day)-keyed table for `repo` not after `day`."""
+    rows = _dicts(store.con.execute(
+        f'SELECT * FROM "{table}" WHERE repo = ? AND day <= ? ORDER BY day DESC LIMIT 1',
+        [repo, day]))
+    return rows[0] if rows else None
+
+
+def latest_release(store: Store, repo: str, day: date) -> dict[str, Any] | None:
+    """The latest release (or tag) of `repo` published on or before `day`."""
+    rows = _dicts(store.con.execute(
+        "SELECT tag, name, published_at, is_prerelease FROM releases WHERE repo = ? AND "
+        "published_at < ? ORDER BY published_at DESC, tag LIMIT 1",
+        [repo, day + timedelta(days=1)]))
+    return rows[0] if rows else None
+
+
+@dataclass
+class Phase:
+    """A lifecycle phase row: where it is stored and what it says."""
+
+    table: str
+    key: dict[str, Any]
+    column: str
+    phase: str
+    day: date
+    why: str | None = None
+
+
+def lifecycle_phase(store: Store, repo: str, day: date) -> Phase | None:
+    """The repository's lifecycle phase on (or before) `day`, from the signals' lifecycle table."""
+    if not table_exists(store, "lifecycle"):
+        return None
+    row = latest_row(store, "lifecycle", repo, day)
+    if row is None or row.get("phase") is None:
+        return None
+    return Phase("lifecycle", {"repo": repo, "day": row["day"]}, "phase", row["phase"],
+                 row["day"], row.get("reason"))
+
+
+@dataclass
+class BandRate:
+    """How often the model's backtest forecasts in one band came true as predicted."""
+
+    model_version: str
+    n: int
+    hit_rate: float
+    table: str
+    sql: str
+    params: list[Any]
+
+
+def backtest_band_rate(store: Store, settings: Settings, forecast: dict[str, Any],
+                       band: str) -> BandRate | None:
+    """The stored backtest hit rate for the forecast's template, horizon and band, if any."""
+    if not table_exists(store, "backtest_bands"):
+        return None
+    sql = ("SELECT hit_rate FROM backtest_bands WHERE model_version = ? AND template = ? AND "
+           "horizon_days = ? AND band = ?")
+    params = [forecast["model_version"], forecast["template"], forecast["horizon_days"], band]
+    row = store.con.execute(sql.replace("hit_rate", "hit_rate, n", 1), params).fetchone()
+    if row is None or row[1] is None:
+        return None
+    return BandRate(forecast["model_version"], int(row[1]), float(row[0]), "backtest_bands",
+                    sql, params)
+
+
+@dataclass
+class LiveRecord:
+    """Resolved forecasts of one template, horizon and band in this store."""
+
+    n: int
+    hits: int
+    n_sql: str
+    hits_sql: str
+    params: list[Any]
+
+
+def live_band_record(store: Store, template: str, horizon: int, band: str,
+                     day: date) -> LiveRecord:
+    base = ("FROM forecasts f JOIN forecast_resolutions r USING (forecast_id) WHERE "
+            f"f.template = ? AND f.horizon_days = ? AND {BAND_SQL} = ? AND "
+            "r.outcome <> 'void' AND f.resolves_on <= ?")
+    params = [template, horizon, band, day]
+    n_sql = f"SELECT count(*) {base}"
+    hits_sql = f"SELECT count(*) FILTER (WHERE {RIGHT_SQL}) {base}"
+    n = store.con.execute(n_sql, params).fetchone()[0]
+    hits = store.con.execute(hits_sql, params).fetchone()[0]
+    return LiveRecord(int(n), int(hits), n_sql, hits_sql, params)
+
+
+@dataclass
+class TrackRecord:
+    """Resolutions since the last briefing and rolling scores over a window of resolved days."""
+
+    since: datetime | None
+    since_last: list[dict[str, Any]]
+    n: int = 0
+    n_void: int = 0
+    brier: float | None = None
+    base_rate: float | None = None
+    climatology_brier: float | None = None
+    skill: float | None = None
+    ece: float | None = None
+    bands: list[tuple[str, int, float]] = field(default_factory=list)
+    pairs: list[tuple[float, int]] = field(default_factory=list)
+    n_sql: str = ""
+    brier_sql: str = ""
+    base_sql: str = ""
+    params: list[Any] = field(default_factory=list)
+
+
+def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
+    """The briefing's track record as of `day`.
+
+    Rolling scores cover forecasts that resolved (yes/no; void is counted apart) with
+    `resolves_on` in (day - window_days, day]. Climatology is the base rate of the same
+    template and horizon within the window, so skill = 1 - Brier / climatology Brier says how much
+    better the forecasts were than always saying that base rate.
+    """
+    since = store.con.execute("SELECT max(generated_at) FROM briefings WHERE day < ?",
+                              [day]).fetchone()[0]
+    since_last = _dicts(store.con.execute(
+        "SELECT f.forecast_id, f.repo, f.template, f.horizon_days, f.origin, f.probability, "
+        "r.outcome, r.observed_value, r.resolved_at FROM forecast_resolutions r JOIN forecasts f "
+        "USING (forecast_id) WHERE r.resolved_at > ? AND f.resolves_on <= ? "
+        "ORDER BY r.resolved_at DESC, f.forecast_id LIMIT 12",
+        [since or datetime(1970, 1, 1), day]))
+    window = ("FROM forecasts f JOIN forecast_resolutions r USING (forecast_id) WHERE "
+              "f.resolves_on > ? AND f.resolves_on <= ?")
+    params = [day - timedelta(days=window_days), day]
+    record = TrackRecord(since, since_last, params=params)
+    record.n_void = int(store.con.execute(
+        f"SELECT count(*) {window} AND r.outcome = 'void'", params).fetchone()[0])
+    scored = f"{window} AND r.outcome IN ('yes', 'no')"
+    record.n_sql = f"SELECT count(*) {scored}"
+    record.brier_sql = (f"SELECT avg(power(f.probability - (r.outcome = 'yes')::INT, 2)) "
+                        f"{scored}")
+    record.base_sql = f"SELECT avg((r.outcome = 'yes')::INT) {scored}"
+    record.n = int(store.con.execute(record.n_sql, params).fetchone()[0])
+    if not record.n:
+        return record
+    record.brier = float(store.con.execute(record.brier_sql, params).fetchone()[0])
+    record.base_rate = float(store.con.execute(record.base_sql, params).fetchone()[0])
+    rows = store.con.execute(
+        f"SELECT f.probability, (r.outcome = 'yes')::INT AS y, "
+        f"avg((r.outcome = 'yes')::INT) OVER (PARTITION BY f.template, f.horizon_days) AS clim, "
+        f"{BAND_SQL} AS band, {RIGHT_SQL} AS is_right {scored} ORDER BY f.probability",
+        params).fetchall()
+    record.pairs = [(float(p), int(y)) for p, y, _, _, _ in rows]
+    record.climatology_brier = sum((c - y) ** 2 for _, y, c, _, _ in rows) / len(rows)
+    if record.climatology_brier > 0:
+        record.skill = 1 - record.brier / record.climatology_brier
+    record.ece = expected_calibration_error(record.pairs)
+    for band in ("low", "medium", "high"):
+        members = [r for r in rows if r[3] == band]
+        if members:
+            record.bands.append((band, len(members),
+                                 sum(1 for r in members if r[4]) / len(members)))
+    return record
+
+
+def expected_calibration_error(pairs: list[tuple[float, int]], bins: int = 10) -> float:
+    """ECE over equal-count bins of forecasts sorted by probability."""
+    ordered = sorted(pairs)
+    n = len(ordered)
+    if not n:
+        return 0.0
+    total = 0.0
+    for b in range(min(bins, n)):
+        chunk = ordered[b * n // min(bins, n):(b + 1) * n // min(bins, n)]
+        if chunk:
+            mean_p = sum(p for p, _ in chunk) / len(chunk)
+            mean_y = sum(y for _, y in chunk) / len(chunk)
+            total += len(chunk) / n * abs(mean_p - mean_y)
+    return total
+
+
+def latest_probe_runs(store: Store) -> list[dict[str, Any]]:
+    """The latest probe run per backend."""
+    return _dicts(store.con.execute(
+        "SELECT * EXCLUDE (raw_json) FROM probe_runs QUALIFY row_number() OVER "
+        "(PARTITION BY backend ORDER BY started_at DESC, run_id) = 1 ORDER BY backend"))
+
+
+def probe_kernels(store: Store, run_id: str) -> list[dict[str, Any]]:
+    return _dicts(store.con.execute(
+        "SELECT kernel, is_valid, eager_ms, compiled_ms, speedup FROM probe_results "
+        "WHERE run_id = ? ORDER BY kernel", [run_id]))
+
+
+def latest_probe_age_days(store: Store, day: date) -> int | None:
+    """Days since the newest probe run (None when there is none)."""
+    started = store.con.execute("SELECT max(started_at) FROM probe_runs").fetchone()[0]
+    return None if started is None else (day - started.date()).days
+
+
+@dataclass
+class ClaimCheck:
+    """A claim checked against the latest probe run: verdict, numbers and their receipts."""
+
+    claim: str
+    verdict: str
+    numbers: str
+    citations: list[Any]
+
+
+def claim_checks(store: Store) -> list[ClaimCheck]:
+    """Claim checks from the probe's claim registry (shu.evidence.claims)."""
+    try:
+        from shu.evidence.claims import evaluate_claims
+    except ImportError:
+        return []
+    out = []
+    for check in evaluate_claims(store):
+        data = check if isinstance(check, dict) else vars(check)
+        out.append(ClaimCheck(str(data.get("claim") or data.get("text") or ""),
+                              str(data.get("verdict") or ""),
+                              json.dumps(data.get("numbers") or {}, default=str), []))
+    return out

@@ -1,0 +1,173 @@
+"""Receipts: every number and quotation in a briefing points at a stored row or passage.
+
+A `ReceiptBook` hands out numbers ([R1], [R2], …) as a briefing is composed; the same fact cited
+twice gets the same number. Kinds:
+
+- `row`: a column value of the row with the given primary key (must equal it; floats to 1e-9);
+- `passage` / `quote`: a quotation that must appear in a document passage / a text column
+  (e.g. a release's notes);
+- `query`: an aggregate (a count, a share, a Brier score) with the read-only SELECT over stored
+  rows that reproduces it.
+
+`resolve()` checks a receipt against the store. The briefing's receipts are stored in
+`briefing_receipts` so anyone can re-check them later with `shu sql`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+from shu.schema import TABLES_BY_NAME
+from shu.store import Store
+
+
+def value_text(value: Any) -> str:
+    """A stored value as receipt text: exact (repr for floats, ISO for dates)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """One cited fact: a row's column value, or a passage's quoted text."""
+
+    kind: str
+    table: str
+    key: tuple[tuple[str, Any], ...]
+    column: str
+    value: str
+    as_of: date | None = None
+    label: str = ""
+
+    @property
+    def key_json(self) -> str:
+        return json.dumps({k: value_text(v) if isinstance(v, date | datetime) else
+                           (list(v) if isinstance(v, tuple) else v) for k, v in self.key})
+
+
+@dataclass
+class ReceiptBook:
+    """Numbers receipts in the order they are first cited."""
+
+    receipts: list[Receipt] = field(default_factory=list)
+    display: dict[int, dict[str, Any]] = field(default_factory=dict)
+    _numbers: dict[tuple, int] = field(default_factory=dict)
+
+    def _add(self, receipt: Receipt, display: dict[str, Any] | None = None) -> int:
+        ident = (receipt.kind, receipt.table, receipt.key, receipt.column, receipt.value)
+        if ident not in self._numbers:
+            self.receipts.append(receipt)
+            self._numbers[ident] = len(self.receipts)
+            self.display[len(self.receipts)] = display or {}
+        return self._numbers[ident]
+
+    def row(self, table: str, key: dict[str, Any], column: str, value: Any,
+            as_of: date | None = None, label: str = "") -> int:
+        """Cite `table`.`column` = `value` for the row with primary key `key`; its number."""
+        declared = TABLES_BY_NAME[table].primary_key
+        if set(key) != set(declared):
+            raise ValueError(f"receipt for {table}: key {sorted(key)} is not its primary key "
+                             f"{list(declared)}")
+        return self._add(Receipt("row", table, tuple((k, key[k]) for k in declared), column,
+                                 value_text(value), as_of, label))
+
+    def quote(self, table: str, key: dict[str, Any], column: str, quotation: str,
+              as_of: date | None = None, label: str = "") -> int:
+        """Cite `quotation` as appearing in text column `column` of a row; its number."""
+        declared = TABLES_BY_NAME[table].primary_key
+        return self._add(Receipt("quote", table, tuple((k, key[k]) for k in declared), column,
+                                 quotation, as_of, label))
+
+    def query(self, table: str, sql: str, params: list[Any], value: Any,
+              as_of: date | None = None, label: str = "") -> int:
+        """Cite an aggregate `value` over `table` with the SELECT that reproduces it."""
+        if not sql.lstrip().upper().startswith(("SELECT", "WITH")):
+            raise ValueError("query receipts must be a SELECT")
+        params_key = tuple(value_text(p) if isinstance(p, date | datetime) else p
+                           for p in params)
+        return self._add(Receipt("query", table, (("sql", sql), ("params", params_key)), "",
+                                 value_text(value), as_of, label))
+
+    def passage(self, doc_id: str, passage_no: int, quotation: str, *, title: str | None,
+                location: str | None, published_on: date | None, label: str = "") -> int:
+        """Cite `quotation` from passage (doc_id, passage_no); its number."""
+        return self._add(
+            Receipt("passage", "passages", (("doc_id", doc_id), ("passage_no", passage_no)),
+                    "text", quotation, published_on, label),
+            {"title": title, "location": location, "published_on": published_on})
+
+    def get(self, number: int) -> Receipt:
+        return self.receipts[number - 1]
+
+
+def _stored_value(store: Store, receipt: Receipt) -> tuple[bool, Any]:
+    if receipt.kind == "query":
+        key = dict(receipt.key)
+        row = store.con.execute(key["sql"], list(key["params"])).fetchone()
+        return row is not None, None if row is None else row[0]
+    where = " AND ".join(f'"{k}" = ?' for k, _ in receipt.key)
+    params = [v for _, v in receipt.key]
+    if receipt.column.startswith("features."):
+        name = receipt.column.split(".", 1)[1]
+        expr = "json_extract(features, ?)"
+        params = [f'$."{name}"', *params]
+    else:
+        expr = f'"{receipt.column}"'
+    row = store.con.execute(f'SELECT {expr} FROM "{receipt.table}" WHERE {where}',
+                            params).fetchone()
+    if row is None:
+        return False, None
+    value = row[0]
+    if receipt.column.startswith("features.") and value is not None:
+        value = json.loads(str(value))
+    return True, value
+
+
+def resolve(store: Store, receipt: Receipt) -> str | None:
+    """None when the receipt matches the store; otherwise why it does not."""
+    found, stored = _stored_value(store, receipt)
+    if not found:
+        return f"{receipt.table} has no row {receipt.key_json}"
+    if receipt.kind in ("passage", "quote"):
+        if " ".join(receipt.value.split()) not in " ".join(str(stored).split()):
+            return f"quotation not in {receipt.table}.{receipt.column} {receipt.key_json}"
+        return None
+    if isinstance(stored, int | float) and not isinstance(stored, bool):
+        try:
+            cited = float(receipt.value)
+        except ValueError:
+            return f"{receipt.table}.{receipt.column} {receipt.key_json}: cited {receipt.value!r}"
+        if math.isclose(cited, float(stored), rel_tol=1e-9, abs_tol=1e-12):
+            return None
+    elif value_text(stored) == receipt.value:
+        return None
+    return (f"{receipt.table}.{receipt.column} {receipt.key_json}: stored "
+            f"{value_text(stored)!r}, cited {receipt.value!r}")
+
+
+def stored_receipts(store: Store, briefing_id: str) -> list[Receipt]:
+    """The receipts a stored briefing cites, in number order."""
+    rows = store.con.execute(
+        "SELECT kind, table_name, row_key, column_name, value, as_of, label "
+        "FROM briefing_receipts WHERE briefing_id = ? ORDER BY receipt_no",
+        [briefing_id]).fetchall()
+    out = []
+    for kind, table, key_json, column, value, as_of, label in rows:
+        key = json.loads(key_json)
+        if kind == "query":
+            items = (("sql", key["sql"]), ("params", tuple(key["params"])))
+        else:
+            items = tuple((k, key[k]) for k in TABLES_BY_NAME[table].primary_key)
+        out.append(Receipt(kind, table, items, column, value, as_of, label))
+    return out

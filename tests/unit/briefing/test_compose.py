@@ -1,0 +1,95 @@
+"""Composing a briefing from a directly filled store: sections, receipts, safety, idempotence."""
+
+from __future__ import annotations
+
+from markdown_it import MarkdownIt
+
+from shu.briefing.compose import compose_briefing
+from shu.evidence.receipts import resolve, stored_receipts
+
+
+def test_briefing_has_every_section_and_card_part(filled, settings, day) -> None:
+    result = compose_briefing(filled, day, settings)
+    text = result.path.read_text()
+    assert result.path.name == f"{day}.md"
+    for heading in ("## What moved", "## Forecasts", "## Signals",
+                    "## Probe results and claim checks", "## Track record", "## Receipts"):
+        assert heading in text
+    assert result.n_forecasts == 3
+    for part in ("**Why this prediction**", "**Why this confidence level**",
+                 "**Context — questions shu asked itself**", "WHAT", "WHY IT MATTERED",
+                 "WHY NOW", "LANDSCAPE", "TERM", "LIFECYCLE"):
+        assert text.count(part) >= 3, part
+    assert "*Horizon: ~30d · Confidence: medium · Topic: rocm-adoption*" in text
+    assert all(p.exists() for p in result.charts)
+
+
+def test_title_comes_from_category_signals(filled, settings, day) -> None:
+    result = compose_briefing(filled, day, settings)
+    # platform repos have positive curvature (accelerating), the runtime negative.
+    assert result.title in ("Platforms Accelerate Amid Inference Runtimes Decelerate",
+                            "Inference Runtimes Decelerate Amid Platforms Accelerate")
+
+
+def test_every_receipt_resolves_and_is_stored(filled, settings, day) -> None:
+    result = compose_briefing(filled, day, settings)
+    receipts = stored_receipts(filled, result.briefing_id)
+    assert len(receipts) == result.n_receipts > 20
+    assert {r.kind for r in receipts} >= {"row", "query", "passage", "quote"}
+    assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
+
+
+def test_tampered_receipt_does_not_resolve(filled, settings, day) -> None:
+    result = compose_briefing(filled, day, settings)
+    receipts = stored_receipts(filled, result.briefing_id)
+    filled.con.execute("UPDATE star_signals SET velocity_28d = velocity_28d + 1")
+    assert any(resolve(filled, r) for r in receipts)
+
+
+def test_confidence_cites_live_record_and_no_backtest_claim_without_one(filled, settings, day):
+    text = compose_briefing(filled, day, settings).path.read_text()
+    assert "No backtest hit rate is stored" in text
+    assert "Live record of this store" in text
+
+
+def test_topic_needs_evidence(filled, settings, day) -> None:
+    text = compose_briefing(filled, day, settings).path.read_text()
+    other_card = text.split("### acme/other-platform")[1].split("###")[0]
+    assert "Topic: none asserted" in other_card
+    assert "No configured topic has evidence" in other_card
+    runtime_card = text.split("### acme/runtime")[1].split("###")[0]
+    assert "Topic: quantization" in runtime_card  # one release note mentions GGUF
+    platform_card = text.split("### acme/platform")[1].split("###")[0]
+    assert "8 of 40 commits (20.0%)" in platform_card
+    assert "Release v2.3.0 (2026-02-10) mentions ROCm" in platform_card
+
+
+def test_stale_repository_is_marked(filled, settings, day) -> None:
+    result = compose_briefing(filled, day, settings)
+    assert result.stale_repos == ["acme/runtime"]
+    assert "**Stale data:** acme/runtime" in result.path.read_text()
+
+
+def test_outside_text_is_inert(filled, settings, day) -> None:
+    text = compose_briefing(filled, day, settings).path.read_text()
+    html = MarkdownIt("commonmark", {"html": True}).enable("table").render(text)
+    assert "<script" not in html
+    assert "javascript:" not in html.replace("javascript:alert", "") or 'href="javascript' \
+        not in html
+    assert 'href="javascript' not in html
+
+
+def test_rerun_rewrites_the_same_briefing(filled, settings, day) -> None:
+    first = compose_briefing(filled, day, settings)
+    body = first.path.read_text().split("\n", 3)[3]
+    second = compose_briefing(filled, day, settings)
+    assert second.path.read_text().split("\n", 3)[3] == body
+    assert filled.con.execute("SELECT count(*) FROM briefings").fetchone()[0] == 1
+    assert filled.con.execute("SELECT count(*) FROM briefing_receipts").fetchone()[0] == \
+        first.n_receipts
+
+
+def test_synthetic_briefing_says_so_first(filled, settings, day) -> None:
+    result = compose_briefing(filled, day, settings, synthetic=True)
+    assert result.path.read_text().splitlines()[0].startswith("> **SYNTHETIC DATA**")
+    assert result.briefing_id == f"demo-{day}"
