@@ -82,6 +82,12 @@ class Settings(BaseSettings):
                                      "reset before stopping cleanly and saying when to retry.")
     github_timeout_s: float = Field(default=30.0, description="Per-request timeout, seconds.")
     github_retries: int = Field(default=4, description="Retries on 5xx/connection errors.")
+    github_commit_lookback_days: int = Field(
+        default=90, description="Days of commits a first `shu ingest github` fetches when none "
+        "are stored and --backfill is not given (--backfill fetches the whole history).")
+    version_tag_pattern: str = Field(
+        default=r"^(?:[\w.-]*?[-_/])?v?\d+\.\d+",
+        description="Regex a git tag must match to count as a release (`shu ingest git`).")
     reports_dir: Path = Field(default=Path("reports"), description="Where briefings are written.")
     models_dir: Path = Field(default=Path("models"), description="Where trained models live.")
     schedule_cron: str = Field(default="0 6 * * *",

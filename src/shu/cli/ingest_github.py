@@ -1,0 +1,98 @@
+"""`shu ingest github`, `shu ingest git` and `shu ingest docs`: thin commands over shu.sources."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table as RichTable
+
+from shu.cli import DbOption, console, db_path, ingest_app
+from shu.store import open_store
+
+
+@ingest_app.command("github")
+def github(
+    repo: list[str] = typer.Option(None, "--repo", help="Repository 'owner/name' (repeatable); "
+                                   "default: every tracked repository."),
+    backfill: bool = typer.Option(False, "--backfill", help="Fetch whole histories (every "
+                                  "star-history page, commit and release), not just what is new."),
+    db: Path = DbOption,
+) -> None:
+    """Load repository snapshots, star history, commits and releases from the GitHub API.
+
+    Uses GITHUB_TOKEN when set and SHU_GITHUB_API_URL (default https://api.github.com); sends
+    conditional requests, so a re-run with nothing new costs only 304s.
+
+    Example: shu ingest github --repo ollama/ollama --backfill
+    """
+    from shu.settings import get_settings
+    from shu.sources.github_ingest import STEPS, ingest_github
+
+    settings = get_settings()
+    names = repo or [r.repo for r in settings.repos]
+    with open_store(db_path(db)) as store, Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.fields[step]}"), console=console, transient=True) as bar:
+        task = bar.add_task("GitHub", total=len(names) * len(STEPS), step="")
+        summary = ingest_github(
+            store, settings, repos=names, backfill=backfill,
+            progress=lambda name, step: bar.update(task, advance=1, step=f"{name}: {step}"))
+    table = RichTable("table", "inserted", "updated", title="shu ingest github")
+    for name, result in sorted(summary.rows.items()):
+        table.add_row(name, f"{result.inserted:,}", f"{result.updated:,}")
+    console.print(table)
+    budget = "unknown"
+    if summary.rate_remaining is not None:
+        budget = f"{summary.rate_remaining:,}/{summary.rate_limit or 0:,}"
+        if summary.rate_reset:
+            reset = datetime.fromtimestamp(summary.rate_reset, UTC).strftime("%H:%M UTC")
+            budget += f" (resets {reset})"
+    console.print(f"repositories: {', '.join(summary.repos) or 'none'}")
+    console.print(f"requests: {summary.requests} ({summary.not_modified} answered 304 "
+                  f"Not Modified; {summary.retries} retries)  rate budget left: {budget}")
+    for note in summary.notes:
+        console.print(f"note: {note}", highlight=False)
+
+
+@ingest_app.command("git")
+def git(
+    path: Path = typer.Argument(..., help="A local clone (working tree or bare)."),
+    repo: str = typer.Option(..., "--repo", help="The repository it is a clone of, "
+                             "'owner/name'."),
+    db: Path = DbOption,
+) -> None:
+    """Load commits and version tags from a local git clone (no network).
+
+    Example: shu ingest git ~/src/pytorch --repo pytorch/pytorch
+    """
+    from shu.sources.git import ingest_git
+
+    with open_store(db_path(db)) as store:
+        result = ingest_git(store, path, repo)
+    console.print(f"{result.repo}: {result.commits_read:,} commits read "
+                  f"({result.commits.inserted:,} new, {result.commits.updated:,} updated); "
+                  f"{result.tags_read:,} version tags ({result.releases.inserted:,} new, "
+                  f"{result.releases.updated:,} updated)", highlight=False)
+
+
+@ingest_app.command("docs")
+def docs(
+    paths: list[Path] = typer.Argument(..., help="Files or directories (markdown, HTML, text)."),
+    db: Path = DbOption,
+) -> None:
+    """Load documents into the corpus (one file = one document), split into passages.
+
+    Unchanged files (same content hash) are skipped.
+
+    Example: shu ingest docs ../shared/seeds/00[1-4]*
+    """
+    from shu.sources.documents import ingest_documents
+
+    with open_store(db_path(db)) as store:
+        result = ingest_documents(store, paths)
+    console.print(f"{result.read} documents read: {result.added} new, {result.changed} changed, "
+                  f"{result.unchanged} unchanged; {result.passages} passages written",
+                  highlight=False)

@@ -1,0 +1,1 @@
+"""Data sources: each module reads one kind of outside data into the store."""

@@ -1,0 +1,499 @@
+"""What shu loads from GitHub, per tracked repository, each step one transactional load.
+
+For each repository (`ingest_github`), in order, each step in its own `store.load(...)` (one
+transaction with its `ingest_log` row and the ETags it received, so a run killed halfway leaves
+whole steps only and a re-run converges):
+
+1. snapshot: `GET /repos/{o}/{r}` -> `repos` (metadata; a 301 rename is followed, the new name
+   recorded in `repos.renamed_from` and `repo_aliases`, and stored rows moved to it) and today's
+   `stars_daily` row (source 'github': stars, forks, open issues, watchers);
+2. star history: `GET /stargazers/history` (weekly rows, day counts) -> `stars_daily.stars_added`
+   per day, and `stars` for days no observed count covers, reconciled with the current
+   `stargazers_count`: stars(d) = stargazers_count - stars added after d (stars still held).
+   Days only the history covers get source 'github-star-history'. Where the endpoint is absent
+   it falls back to the classic `/stargazers` listing (`application/vnd.github.star+json`,
+   source 'github-stargazers') when the token has access. A 202 means "not ready": skipped, noted;
+3. commits: a 1-commit probe of the default branch (conditional: 304 = nothing new), then every
+   commit since the newest stored one (`since`) -> `commits` (new SHAs only, so richer rows from
+   a local clone are never overwritten);
+4. releases: newest first, drafts excluded -> `releases` (source 'github').
+
+Without `backfill`, listings stop at the first page that holds something already stored, so a
+daily run with nothing new costs 4 conditional requests per repository (all 304).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import pandas as pd
+
+from shu.errors import GitHubError
+from shu.repos import rename_repo
+from shu.settings import Settings, get_settings
+from shu.sources.authors import author_id, looks_like_bot
+from shu.sources.github import (
+    ACCEPT_STAR,
+    GitHubClient,
+    RequestStats,
+    Response,
+    StoreValidatorCache,
+)
+from shu.sources.topics import TopicMatcher
+from shu.store import Load, Store, UpsertResult, utcnow
+
+SOURCE = "github"
+HISTORY_SOURCE = "github-star-history"
+STARGAZERS_SOURCE = "github-stargazers"
+DERIVED_SOURCES = (HISTORY_SOURCE, STARGAZERS_SOURCE)
+HISTORY_PER_PAGE = 30
+LIST_PER_PAGE = 100
+STEPS = ("snapshot", "star history", "commits", "releases")
+
+
+@dataclass
+class IngestSummary:
+    """What one `ingest_github` call did and cost."""
+
+    repos: list[str] = field(default_factory=list)
+    requests: int = 0
+    not_modified: int = 0
+    retries: int = 0
+    rate_limit_waits: int = 0
+    rate_remaining: int | None = None
+    rate_limit: int | None = None
+    rate_reset: float | None = None
+    rows: dict[str, UpsertResult] = field(default_factory=dict)
+    renamed: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, table: str, result: UpsertResult) -> None:
+        self.rows.setdefault(table, UpsertResult())
+        self.rows[table] += result
+
+    @property
+    def changed(self) -> int:
+        """Rows inserted or updated over every table."""
+        return sum(r.inserted + r.updated for r in self.rows.values())
+
+
+def client_for(store: Store, settings: Settings | None = None, **overrides: Any) -> GitHubClient:
+    """A client configured from settings whose ETags persist in the store's `http_cache`."""
+    settings = settings or get_settings()
+    overrides.setdefault("cache", StoreValidatorCache(store))
+    return GitHubClient.from_settings(settings, **overrides)
+
+
+def ingest_github(
+    store: Store,
+    settings: Settings | None = None,
+    repos: Iterable[str] | None = None,
+    backfill: bool = False,
+    client: GitHubClient | None = None,
+    progress: Callable[[str, str], None] | None = None,
+    today: date | None = None,
+) -> IngestSummary:
+    """Load snapshot, star history, commits and releases of `repos` (default: the tracked ones).
+
+    Args:
+        store: an open, writable store.
+        settings: settings (default: the process-wide ones).
+        repos: 'owner/name' list; old names are folded through aliases.
+        backfill: fetch full histories (every star-history page, every commit, every release).
+        client: a GitHubClient (default: `client_for(store, settings)`).
+        progress: called with (repo, step) after each step, for progress bars.
+        today: the snapshot day (default: today, UTC).
+
+    Raises GitHubError (a SourceError) with a one-line message when GitHub is unreachable or
+    keeps failing, RateLimited when the rate limit outlasts `github_max_wait_s`. Steps already
+    finished stay committed; the failed step is rolled back.
+    """
+    settings = settings or get_settings()
+    client = client or client_for(store, settings)
+    today = today or utcnow().date()
+    before = RequestStats(**{k: v for k, v in vars(client.stats).items() if k != "by_status"})
+    summary = IngestSummary()
+    names = list(repos) if repos is not None else [r.repo for r in settings.repos]
+    try:
+        for requested in names:
+            repo = _current_name(store, settings, requested)
+            ingest = _RepoIngest(store, settings, client, summary, repo, backfill, today)
+            for step in STEPS:
+                if not ingest.run(step):
+                    break
+                if progress:
+                    progress(ingest.repo, step)
+            summary.repos.append(ingest.repo)
+    finally:
+        stats = client.stats
+        summary.requests = stats.requests - before.requests
+        summary.not_modified = stats.not_modified - before.not_modified
+        summary.retries = stats.retries - before.retries
+        summary.rate_limit_waits = stats.rate_limit_waits - before.rate_limit_waits
+        summary.rate_remaining, summary.rate_limit = stats.rate_remaining, stats.rate_limit
+        summary.rate_reset = stats.rate_reset
+    return summary
+
+
+def _current_name(store: Store, settings: Settings, repo: str) -> str:
+    repo = settings.canonical(repo)
+    row = store.con.execute("SELECT repo FROM repo_aliases WHERE lower(alias) = lower(?)",
+                            [repo]).fetchall()
+    return row[0][0] if row else repo
+
+
+class _RepoIngest:
+    """The four steps for one repository (state shared between them: name, stars, branch)."""
+
+    def __init__(self, store: Store, settings: Settings, client: GitHubClient,
+                 summary: IngestSummary, repo: str, backfill: bool, today: date) -> None:
+        self.store, self.settings, self.client = store, settings, client
+        self.summary, self.repo, self.backfill, self.today = summary, repo, backfill, today
+        self.stars: int | None = None
+        self.default_branch: str | None = None
+        self.topics = TopicMatcher.from_topics(settings.topics)
+
+    def run(self, step: str) -> bool:
+        """Run one step in its own load; False when the repository cannot be continued."""
+        method = {"snapshot": self.snapshot, "star history": self.star_history,
+                  "commits": self.commits, "releases": self.releases}[step]
+        with self.store.load(SOURCE, f"{self.repo} {step}") as load:
+            result = method(load)
+            if isinstance(result, str):
+                load.message = result
+        return result is not False
+
+    def upsert(self, load: Load, table: str, rows: pd.DataFrame) -> UpsertResult:
+        if rows.empty:
+            return UpsertResult()
+        result = self.store.upsert(table, rows)
+        load.add(result)
+        self.summary.add(table, result)
+        return result
+
+    def note(self, text: str) -> str:
+        self.summary.notes.append(f"{self.repo}: {text}")
+        return text
+
+    # ------------------------------------------------------------------ 1. snapshot
+    def snapshot(self, load: Load) -> bool | str:
+        stored = self.store.con.execute(
+            "SELECT r.default_branch, s.stars, s.forks, s.open_issues, s.watchers "
+            "FROM repos r JOIN stars_daily s ON s.repo = r.repo AND s.source = ? "
+            "WHERE r.repo = ? ORDER BY s.day DESC LIMIT 1", [SOURCE, self.repo]).fetchall()
+        stored = stored[0] if stored else None
+        redirects_before = len(self.client.redirects)
+        resp = self.client.get(f"/repos/{self.repo}", conditional=stored is not None,
+                               allow=(404, 451))
+        if resp.status in (404, 451):
+            self.note(f"not found on GitHub (HTTP {resp.status}); skipped")
+            return False
+        if resp.not_modified:
+            branch, stars, forks, issues, watchers = stored
+        else:
+            data = _expect(resp, dict, "a repository object")
+            try:
+                stars, forks = int(data["stargazers_count"]), int(data["forks_count"])
+                issues = int(data["open_issues_count"])
+                watchers = data.get("subscribers_count")
+                branch, full_name = data["default_branch"], data["full_name"]
+            except (KeyError, TypeError, ValueError) as exc:
+                raise GitHubError(f"GitHub GET {resp.url}: repository object lacks {exc}") \
+                    from exc
+            renamed = len(self.client.redirects) > redirects_before
+            if renamed or full_name.lower() != self.repo.lower():
+                self.follow_rename(full_name)
+            self.write_repo(data)
+        self.stars, self.default_branch = int(stars), branch
+        load.rows_read += 1
+        self.upsert(load, "stars_daily", pd.DataFrame({
+            "repo": [self.repo], "day": [self.today], "stars": [int(stars)],
+            "forks": [int(forks)], "open_issues": [int(issues)],
+            "watchers": pd.array([watchers], dtype="Int64"), "source": [SOURCE]}))
+        return "unchanged (304)" if resp.not_modified else f"{stars} stars"
+
+    def follow_rename(self, new: str) -> None:
+        old = self.repo
+        if new.lower() == old.lower():
+            return
+        rename_repo(self.store, old, new, "github-301")
+        self.summary.renamed[old] = new
+        self.note(f"renamed on GitHub to {new}; now stored under the new name")
+        self.repo = new
+
+    def write_repo(self, data: dict[str, Any]) -> None:
+        category = self.settings.category_of(self.repo)
+        renamed_from = next((old for old, new in self.summary.renamed.items()
+                             if new == self.repo), None)
+        if renamed_from is None:
+            row = self.store.con.execute("SELECT renamed_from FROM repos WHERE repo = ?",
+                                         [self.repo]).fetchall()
+            renamed_from = row[0][0] if row else None
+        values = {
+            "repo": self.repo, "repo_id": int(data["id"]) if data.get("id") is not None else None,
+            "category": category, "is_tracked": category is not None or bool(
+                renamed_from and self.settings.category_of(renamed_from)),
+            "default_branch": data.get("default_branch"),
+            "description": data.get("description"), "language": data.get("language"),
+            "created_at": _timestamp(data.get("created_at")),
+            "archived": bool(data.get("archived", False)), "renamed_from": renamed_from,
+        }
+        if values["category"] is None and renamed_from:
+            values["category"] = self.settings.category_of(renamed_from)
+        current = self.store.con.execute(
+            f"SELECT {', '.join(values)} FROM repos WHERE repo = ?", [self.repo]).fetchall()
+        if current and tuple(current[0]) == tuple(values.values()):
+            return  # unchanged: leave updated_at alone so a re-run changes nothing
+        frame = pd.DataFrame([{**values, "updated_at": utcnow()}])
+        frame["repo_id"] = frame["repo_id"].astype("Int64")
+        self.summary.add("repos", self.store.upsert("repos", frame))
+
+    # ------------------------------------------------------------------ 2. star history
+    def star_history(self, load: Load) -> bool | str:
+        have = self.store.con.execute(
+            "SELECT count(*) FROM stars_daily WHERE repo = ? AND stars_added IS NOT NULL",
+            [self.repo]).fetchall()[0][0] > 0
+        path = f"/repos/{self.repo}/stargazers/history"
+        added: dict[date, int] = {}
+        for page_no, resp in enumerate(self.client.pages(
+                path, {"per_page": HISTORY_PER_PAGE}, conditional=have, allow=(403, 404))):
+            if resp.status in (403, 404):
+                return self.stargazers_fallback(load) if page_no == 0 else "partial"
+            if resp.not_ready:
+                return self.note("star history not ready yet (202); retry on the next run")
+            if resp.not_modified:
+                break
+            rows = _expect(resp, list, "weekly star-history rows")
+            load.rows_read += len(rows)
+            for week in rows:
+                added.update(_week_days(week, resp.url))
+            if not (self.backfill or not have) or not rows:
+                break
+        if not added:
+            return "unchanged (304)"
+        self.write_star_series(load, {d: n for d, n in added.items() if d <= self.today},
+                               HISTORY_SOURCE, complete=True)
+        return f"{len(added)} days of star history"
+
+    def stargazers_fallback(self, load: Load) -> str:
+        """Classic listing with star timestamps (needs admin/collaborator access since 2026)."""
+        have = self.store.con.execute(
+            "SELECT count(*) FROM stars_daily WHERE repo = ? AND source = ?",
+            [self.repo, STARGAZERS_SOURCE]).fetchall()[0][0] > 0
+        per_day: dict[date, int] = {}
+        capped = False
+        for page_no, resp in enumerate(self.client.pages(
+                f"/repos/{self.repo}/stargazers", {"per_page": LIST_PER_PAGE},
+                accept=ACCEPT_STAR, conditional=have, allow=(403, 404, 422))):
+            if resp.status in (403, 404):
+                if page_no == 0:
+                    return self.note("no star history: /stargazers/history absent and the "
+                                     "stargazer list is restricted for this token")
+                break
+            if resp.status == 422:
+                capped = True
+                break
+            if resp.not_modified:
+                return "unchanged (304)"
+            items = _expect(resp, list, "stargazers")
+            load.rows_read += len(items)
+            for item in items:
+                starred = _timestamp(item.get("starred_at") if isinstance(item, dict) else None)
+                if starred is None:
+                    raise GitHubError(f"GitHub GET {resp.url}: stargazer without starred_at "
+                                      "(was the star+json media type ignored?)")
+                per_day[starred.date()] = per_day.get(starred.date(), 0) + 1
+        if not per_day:
+            return "no stargazers"
+        first = min(per_day)
+        last = (max(per_day) - timedelta(days=1)) if capped else self.today
+        days = {first + timedelta(days=i): 0 for i in range((last - first).days + 1)}
+        days.update({d: n for d, n in per_day.items() if d <= last})
+        self.write_star_series(load, days, STARGAZERS_SOURCE, complete=not capped)
+        if capped:
+            self.note(f"stargazer list capped by GitHub at 40,000 stars; days after {last} "
+                      "have no stars_added")
+        return f"{len(days)} days from the stargazer list"
+
+    def write_star_series(self, load: Load, added: dict[date, int], source: str,
+                          complete: bool) -> None:
+        """Store stars added per day and, on days no observed count covers, the cumulative
+        `stars`: stargazers_count minus the stars added after the day (a complete series), or
+        the running sum (a listing GitHub capped). Observed rows keep their stars and source."""
+        stored = self.store.con.execute(
+            "SELECT day, stars, stars_added, source FROM stars_daily WHERE repo = ? ORDER BY day",
+            [self.repo]).fetchdf()
+        stored["day"] = pd.to_datetime(stored["day"]).dt.date
+        fetched = pd.DataFrame({"day": list(added), "fetched": list(added.values())})
+        series = stored.merge(fetched, on="day", how="outer").sort_values("day")
+        series["stars_added"] = series["fetched"].combine_first(series["stars_added"])
+        series = series[series["stars_added"].notna()].reset_index(drop=True)
+        series["stars_added"] = series["stars_added"].astype("int64")
+        if complete and self.stars is not None:
+            after = series["stars_added"][::-1].cumsum()[::-1] - series["stars_added"]
+            cumulative = self.stars - after
+        else:
+            cumulative = series["stars_added"].cumsum()
+        series["cumulative"] = cumulative.astype("int64")
+        is_new = series["source"].isna()
+        derived = series["source"].isin(DERIVED_SOURCES)
+        new_rows = series[is_new].assign(source=source)
+        self.upsert(load, "stars_daily", pd.DataFrame({
+            "repo": self.repo, "day": new_rows["day"], "stars": new_rows["cumulative"],
+            "stars_added": new_rows["stars_added"], "source": new_rows["source"]}))
+        self.upsert(load, "stars_daily", pd.DataFrame({
+            "repo": self.repo, "day": series["day"][derived],
+            "stars": series["cumulative"][derived], "stars_added": series["stars_added"][derived]}))
+        observed = ~is_new & ~derived
+        self.upsert(load, "stars_daily", pd.DataFrame({
+            "repo": self.repo, "day": series["day"][observed],
+            "stars_added": series["stars_added"][observed]}))
+
+    # ------------------------------------------------------------------ 3. commits
+    def commits(self, load: Load) -> bool | str:
+        newest = self.store.con.execute(
+            "SELECT max(committed_at) FROM commits WHERE repo = ?", [self.repo]).fetchall()[0][0]
+        path = f"/repos/{self.repo}/commits"
+        branch = self.default_branch
+        probe = self.client.get(path, {"sha": branch, "per_page": 1},
+                                conditional=newest is not None, allow=(409,))
+        if probe.status == 409 or probe.not_modified:  # 409: empty repository
+            return "unchanged (304)" if probe.not_modified else "empty repository"
+        head = _expect(probe, list, "commits")
+        if not head:
+            return "no commits"
+        if self.known_shas([c.get("sha") for c in head if isinstance(c, dict)]):
+            return "no new commits"
+        params: dict[str, Any] = {"sha": branch, "per_page": LIST_PER_PAGE}
+        if newest is not None:
+            params["since"] = _iso(newest)
+        elif not self.backfill:
+            params["since"] = _iso(datetime.combine(
+                self.today - timedelta(days=self.settings.github_commit_lookback_days),
+                datetime.min.time()))
+        rows = []
+        for resp in self.client.pages(path, params):
+            if resp.not_modified:
+                break
+            items = _expect(resp, list, "commits")
+            load.rows_read += len(items)
+            rows += [self.commit_row(item, resp.url) for item in items]
+        known = self.known_shas([r["sha"] for r in rows])
+        fresh = pd.DataFrame([r for r in rows if r["sha"] not in known])
+        if fresh.empty:
+            return "no new commits"
+        fresh = fresh.drop_duplicates("sha")
+        for column in ("files_changed", "insertions", "deletions"):
+            fresh[column] = pd.array([None] * len(fresh), dtype="Int32")
+        fresh["is_mainline"] = pd.array([None] * len(fresh), dtype="boolean")
+        result = self.upsert(load, "commits", fresh)
+        return f"{result.inserted} new commits"
+
+    def known_shas(self, shas: list[str]) -> set[str]:
+        if not shas:
+            return set()
+        found = self.store.con.execute(
+            "SELECT sha FROM commits WHERE repo = ? AND sha IN (SELECT unnest(?))",
+            [self.repo, shas]).fetchall()
+        return {r[0] for r in found}
+
+    def commit_row(self, item: Any, url: str) -> dict[str, Any]:
+        try:
+            commit = item["commit"]
+            message = commit.get("message") or ""
+            author, committer = commit.get("author") or {}, commit.get("committer") or {}
+            login = (item.get("author") or {}).get("login")
+            subject = message.split("\n", 1)[0].strip()
+            topics = self.topics.match(subject)
+            return {
+                "repo": self.repo, "sha": str(item["sha"]),
+                "authored_at": _timestamp(author.get("date")),
+                "committed_at": _timestamp(committer.get("date")),
+                "author_id": author_id(author.get("email")), "subject": subject,
+                "parents": len(item.get("parents") or []),
+                "author_is_bot": looks_like_bot(author.get("name"), author.get("email"), login),
+                "topics": topics, **self.topics.flags(topics), "source": SOURCE,
+            }
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise GitHubError(f"GitHub GET {url}: malformed commit object ({exc})") from exc
+
+    # ------------------------------------------------------------------ 4. releases
+    def releases(self, load: Load) -> bool | str:
+        have = self.store.con.execute(
+            "SELECT count(*) FROM releases WHERE repo = ? AND source = ?",
+            [self.repo, SOURCE]).fetchall()[0][0] > 0
+        rows = []
+        for resp in self.client.pages(f"/repos/{self.repo}/releases",
+                                      {"per_page": LIST_PER_PAGE}, conditional=have):
+            if resp.not_modified:
+                break
+            items = _expect(resp, list, "releases")
+            load.rows_read += len(items)
+            page = [self.release_row(item, resp.url) for item in items]
+            rows += [r for r in page if r is not None]
+            tags = [r["tag"] for r in rows]
+            known = self.store.con.execute(
+                "SELECT count(*) FROM releases WHERE repo = ? AND source = ? AND tag IN "
+                "(SELECT unnest(?))", [self.repo, SOURCE, tags]).fetchall()[0][0]
+            if have and not self.backfill and known:
+                break
+        if not rows:
+            return "unchanged (304)" if have else "no releases"
+        frame = pd.DataFrame(rows).drop_duplicates("tag")
+        result = self.upsert(load, "releases", frame)
+        return f"{result.inserted} new, {result.updated} updated releases"
+
+    def release_row(self, item: Any, url: str) -> dict[str, Any] | None:
+        try:
+            if item.get("draft"):
+                return None
+            return {"repo": self.repo, "tag": str(item["tag_name"]),
+                    "name": item.get("name"),
+                    "published_at": _timestamp(item.get("published_at") or item["created_at"]),
+                    "is_prerelease": bool(item.get("prerelease")), "body": item.get("body"),
+                    "url": item.get("html_url"), "source": SOURCE}
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise GitHubError(f"GitHub GET {url}: malformed release object ({exc})") from exc
+
+
+def _expect(resp: Response, kind: type, what: str) -> Any:
+    if not isinstance(resp.data, kind):
+        got = type(resp.data).__name__
+        raise GitHubError(f"GitHub GET {resp.url}: expected {what}, got {got}")
+    return resp.data
+
+
+def _week_days(week: Any, url: str) -> dict[date, int]:
+    """Day -> stars added, from one {week, total, days[7]} row (week = Sunday, epoch or ISO)."""
+    try:
+        start = week["week"]
+        if isinstance(start, int | float):
+            first = datetime.fromtimestamp(start, UTC).date()
+        else:
+            first = date.fromisoformat(str(start)[:10])
+        counts = [int(n) for n in week["days"]]
+        if len(counts) != 7 or any(n < 0 for n in counts):
+            raise ValueError("days must be 7 counts >= 0")
+        if "total" in week and int(week["total"]) != sum(counts):
+            raise ValueError(f"total {week['total']} != sum of days {sum(counts)}")
+    except (KeyError, TypeError, ValueError, OverflowError, OSError) as exc:
+        raise GitHubError(f"GitHub GET {url}: malformed star-history week ({exc})") from exc
+    return {first + timedelta(days=i): n for i, n in enumerate(counts)}
+
+
+def _timestamp(text: Any) -> datetime | None:
+    """A naive UTC datetime from GitHub's ISO 8601 text (None for None)."""
+    if text is None:
+        return None
+    moment = datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    return moment
+
+
+def _iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
