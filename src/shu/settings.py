@@ -92,6 +92,8 @@ class Settings(BaseSettings):
     models_dir: Path = Field(default=Path("models"), description="Where trained models live.")
     schedule_cron: str = Field(default="0 6 * * *",
                                description="Cron (UTC) on which `shu serve` runs the daily flow.")
+    document_paths: list[Path] = Field(default_factory=list, description="Files or folders of "
+                                       "documents the daily flow (re-)ingests into the corpus.")
     probe_max_age_days: int = Field(default=7, description="Daily flow re-runs the probe when "
                                     "the latest run is older than this.")
 
