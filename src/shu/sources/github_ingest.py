@@ -66,7 +66,8 @@ class IngestSummary:
     rate_remaining: int | None = None
     rate_limit: int | None = None
     rate_reset: float | None = None
-    rows: dict[str, UpsertResult] = field(default_factory=dict)
+    rows: dict[str, UpsertResult] = field(default_factory=lambda: {
+        table: UpsertResult() for table in ("repos", "stars_daily", "commits", "releases")})
     renamed: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 

@@ -48,6 +48,8 @@ Every 200 carries a weak `ETag` over body and Link; a matching `If-None-Match` g
 as on GitHub with a token, does not spend the rate budget). Listings carry `Link` headers
 (first/prev/next/last). Every response carries `x-ratelimit-limit/remaining/used/reset/resource`.
 
+Run `python -m shu.testing.github_server --port 8765` to serve the small synthetic dataset.
+
 Faults (`server.fail(kind, match=substring of path?query, times=N or None for always)`):
 `rate_limit` (403 with x-ratelimit-remaining 0 and a reset `reset_in` seconds ahead; status=429
 and/or `retry_after` seconds also possible), `server_error` (status, default 502), `accepted`
@@ -185,8 +187,8 @@ class GitHubAPIServer:
         return f"http://{host}:{port}"
 
     def start(self) -> GitHubAPIServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True,
-                                        name="github-api-server")
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,),
+                                        daemon=True, name="github-api-server")
         self._thread.start()
         return self
 
@@ -591,3 +593,26 @@ def _iso(moment: datetime) -> str:
 def _parse_iso(text: str) -> datetime:
     moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m shu.testing.github_server [--port N]`: serve the small synthetic dataset
+    until interrupted (for trying `SHU_GITHUB_API_URL=http://127.0.0.1:N shu ingest github`)."""
+    import argparse
+
+    from shu.testing.datasets import small_dataset
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--port", type=int, default=0, help="port (default: any free one)")
+    args = parser.parse_args(argv)
+    with GitHubAPIServer(small_dataset(), port=args.port) as server:
+        print(f"serving the synthetic GitHub API at {server.url} (Ctrl-C stops)", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
