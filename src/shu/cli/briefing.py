@@ -1,0 +1,109 @@
+"""`shu brief`, `shu daily`, `shu serve`, `shu demo`: thin commands over the briefing and flows."""
+
+from __future__ import annotations
+
+import time
+from datetime import date, datetime
+from pathlib import Path
+
+import typer
+
+from shu.cli import DbOption, app, console, db_path, err_console
+
+
+def _day(value: str | None) -> date | None:
+    from shu.errors import InputError
+
+    if value is None:
+        return None
+    try:
+        return datetime.strptime(value, "%Y-%m-%d").date()
+    except ValueError as exc:
+        raise InputError(f"--day {value!r}: expected YYYY-MM-DD") from exc
+
+
+@app.command()
+def brief(
+    day: str = typer.Option(None, "--day", help="Day to brief (YYYY-MM-DD) [default: the latest "
+                            "day with star signals]."),
+    out: Path = typer.Option(None, "--out", help="Folder for the markdown and charts "
+                             "[default: settings.reports_dir]."),
+    db: Path = DbOption,
+) -> None:
+    """Write the briefing from what the store holds now (no ingestion, no new forecasts).
+
+    Example: shu brief --day 2026-02-28 --out reports/
+    """
+    from shu.briefing.compose import compose_briefing
+    from shu.settings import get_settings
+    from shu.snapshot import open_for_writing
+
+    with open_for_writing(db_path(db)) as store:
+        result = compose_briefing(store, _day(day), get_settings(), reports_dir=out)
+    console.print(f"wrote {result.path}: {result.title} ({result.n_forecasts} forecast cards, "
+                  f"{result.n_receipts} receipts)")
+    if result.stale_repos:
+        console.print(f"stale data marked for: {', '.join(result.stale_repos)}")
+
+
+@app.command()
+def daily(
+    day: str = typer.Option(None, "--day", help="Day to run for (YYYY-MM-DD) [default: today "
+                            "UTC]."),
+    backfill: bool = typer.Option(False, "--backfill", help="Fetch whole GitHub histories."),
+    db: Path = DbOption,
+) -> None:
+    """Run the daily flow (ingest, signals, resolve, forecast, probe when due, briefing) once.
+
+    Runs on an ephemeral Prefect server unless PREFECT_API_URL points at one (then the run shows
+    in its UI). When GitHub is unreachable it says so and briefs from the store.
+
+    Example: shu daily --db data/shu.duckdb
+    """
+    from shu.flows.daily import daily_flow
+
+    result = daily_flow(day=_day(day), db=str(db_path(db)), backfill=backfill)
+    for stage in result.values():
+        (console if stage["ok"] else err_console).print(
+            f"{stage['stage']}: {stage['message']}", highlight=False, markup=False)
+
+
+@app.command()
+def serve() -> None:
+    """Serve the daily flow on settings.schedule_cron (default 06:00 UTC) until interrupted.
+
+    Needs a Prefect API (PREFECT_API_URL, e.g. from `prefect server start`) to keep schedules;
+    open its UI to see runs.
+
+    Example: PREFECT_API_URL=http://127.0.0.1:4200/api shu serve
+    """
+    from shu.flows.deploy import serve_all
+    from shu.settings import get_settings
+
+    settings = get_settings()
+    console.print(f"serving shu-daily on cron {settings.schedule_cron!r} (UTC); Ctrl-C stops")
+    serve_all(settings)
+
+
+@app.command()
+def demo(
+    out: Path = typer.Option(Path("reports/demo"), "--out", help="Folder for the demo store, "
+                             "notes, model and briefing."),
+    seed: int = typer.Option(None, "--seed", help="Seed of the synthetic sample."),
+) -> None:
+    """Run the whole chain offline on a clearly labelled SYNTHETIC sample and write a briefing.
+
+    Generates six synthetic repositories (stars, commits, releases), notes and a probe result,
+    serves them through a local GitHub API server on 127.0.0.1, and runs the real client and the
+    daily flow on them.
+
+    Example: shu demo --out reports/demo
+    """
+    from shu.demo import SEED, run_demo
+
+    console.print("shu demo: SYNTHETIC data, generated here; it describes no real project.")
+    t0 = time.perf_counter()
+    result = run_demo(out, seed if seed is not None else SEED,
+                      say=lambda line: console.print(line, highlight=False, markup=False))
+    console.print(f"wrote {result} in {time.perf_counter() - t0:.1f} s (Prefect start-up "
+                  "included)")

@@ -1,0 +1,268 @@
+"""The synthetic demo sample: clearly labelled generated data that drives the whole chain offline.
+
+`synthetic_sample(end, seed)` builds, deterministically from `seed`:
+
+- six repositories under the `synthetic-demo/` owner in three categories, each with about two
+  years of daily star counts (a smooth random velocity with release bumps), commits on most days
+  (some subjects mention ROCm, TPU, torch.compile or quantization, per repository profile) and a
+  release every four to seven weeks whose notes mention the same topics;
+- short notes (markdown with a title and a date) written here, each saying it is synthetic;
+- one probe result in the probe's JSON format, marked synthetic in its host and device names.
+
+`shu demo` serves the repositories through `shu.testing.github_server` so the real GitHub client
+and the real daily flow run on them. Nothing here describes a real project.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from shu.settings import TrackedRepo
+from shu.store import utcnow
+from shu.testing.github_server import CommitRecord, GitHubAPIServer, ReleaseRecord, RepoRecord
+
+OWNER = "synthetic-demo"
+HISTORY_DAYS = 760
+SEED = 20260221
+
+# name, category, base stars/day, topic mentioned most in its commits and notes
+PROFILES = (
+    ("tensorforge", "platform", 40.0, "rocm"),
+    ("gradflow", "platform", 22.0, "tpu"),
+    ("llamabox", "inference-runtime", 65.0, "quant"),
+    ("servelite", "inference-runtime", 12.0, "rocm"),
+    ("kernelsmith", "compiler", 9.0, "compile"),
+    ("fusekit", "compiler", 5.0, "compile"),
+)
+TOPIC_SUBJECTS = {
+    "rocm": ("[ROCm] enable fused attention on gfx942", "hipify the sparse kernels",
+             "ROCm CI: add MI300 runners", "fix HIP stream sync on AMD GPUs"),
+    "tpu": ("TPU: shard embeddings across cores", "XLA: lower scatter to PJRT",
+            "add TPU v5 smoke tests"),
+    "quant": ("add GGUF Q4_K loader", "int8 weight-only quantization for linear layers",
+              "fp8 KV cache"),
+    "compile": ("inductor: fuse layernorm into matmul epilogue",
+                "torch.compile: cut recompiles on dynamic shapes", "triton autotune cache"),
+}
+PLAIN_SUBJECTS = ("fix flaky test in data loader", "docs: clarify install steps",
+                  "refactor config parsing", "bump dependency pins", "speed up CLI start-up",
+                  "add retries to downloader", "improve error message for bad shapes",
+                  "clean up logging")
+NOTE_TEMPLATES = {
+    "rocm": ("{name} ships ROCm builds",
+             "ROCm is AMD's open software stack for GPU computing; it plays the role CUDA plays "
+             "on NVIDIA hardware. The synthetic project {name} started publishing ROCm wheels "
+             "this quarter. Users asked for ROCm support because AMD Instinct accelerators were "
+             "easier to buy than NVIDIA parts. The {name} maintainers now run ROCm CI on MI300 "
+             "machines for every release."),
+    "tpu": ("{name} adds TPU support",
+            "A TPU is Google's tensor processing unit, reached through the XLA compiler and the "
+            "PJRT runtime. The synthetic project {name} added TPU support so training jobs can "
+            "move between GPU and TPU pools. TPU support mattered to {name} users who rent "
+            "capacity from Google Cloud."),
+    "quant": ("{name} leans on quantization",
+              "Quantization stores weights in fewer bits (int8, 4-bit GGUF formats) so large "
+              "models fit on laptops. The synthetic project {name} made quantized models its "
+              "default download. Quantization mattered to {name} because most of its users run "
+              "models locally."),
+    "compile": ("{name} and torch.compile",
+                "torch.compile captures PyTorch programs into graphs that TorchInductor turns "
+                "into fused Triton kernels. The synthetic project {name} builds on torch.compile "
+                "to fuse memory-bound operations. Compiler uplift mattered to {name} because "
+                "fused kernels cut memory traffic."),
+}
+
+
+@dataclass
+class DemoSample:
+    """Everything `shu demo` serves and ingests."""
+
+    end: date
+    repos: list[RepoRecord]
+    tracked: list[TrackedRepo]
+    notes: dict[str, str]
+    probe: dict
+
+    def write_notes(self, directory: Path) -> list[Path]:
+        """Write the notes as markdown files; returns their paths."""
+        directory.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for name, text in sorted(self.notes.items()):
+            path = directory / name
+            path.write_text(text, encoding="utf-8")
+            paths.append(path)
+        return paths
+
+
+def synthetic_sample(end: date, seed: int = SEED) -> DemoSample:
+    """The demo sample ending on `end` (deterministic for a given end and seed)."""
+    rng = np.random.default_rng(seed)
+    repos, tracked, notes = [], [], {}
+    for i, (name, category, base, topic) in enumerate(PROFILES):
+        full = f"{OWNER}/{name}"
+        start = end - timedelta(days=HISTORY_DAYS - 1)
+        releases = _releases(rng, name, topic, start, end)
+        stars = _stars(rng, base, start, releases)
+        repos.append(RepoRecord(
+            full_name=full, repo_id=900_000 + i, created_at=datetime.combine(
+                start - timedelta(days=400), datetime.min.time()),
+            star_counts=[(start + timedelta(days=d), int(s)) for d, s in enumerate(stars)],
+            default_branch="main", forks=int(stars[-1] // 9), open_issues=int(40 + base * 3),
+            watchers=int(base * 5), description=f"SYNTHETIC demo repository ({category})",
+            language="Python", commits=_commits(rng, i, name, topic, start, end),
+            releases=releases))
+        tracked.append(TrackedRepo(repo=full, category=category))
+        title, body = NOTE_TEMPLATES[topic]
+        published = end - timedelta(days=int(rng.integers(5, 60)))
+        notes[f"{name}.md"] = (
+            f"---\ntitle: \"Synthetic note: {title.format(name=name)}\"\n"
+            f"date: {published.isoformat()}\n---\n\n"
+            f"This note is SYNTHETIC, generated by `shu demo`; it describes no real project.\n\n"
+            f"{body.format(name=name)}\n")
+    return DemoSample(end, repos, tracked, notes, _probe(end))
+
+
+def _releases(rng: np.random.Generator, name: str, topic: str, start: date,
+              end: date) -> list[ReleaseRecord]:
+    out, day, minor = [], start + timedelta(days=int(rng.integers(5, 30))), 0
+    while day <= end:
+        minor += 1
+        mention = rng.random() < 0.5
+        highlight = (rng.choice(TOPIC_SUBJECTS[topic]) if mention
+                     else rng.choice(PLAIN_SUBJECTS))
+        out.append(ReleaseRecord(
+            tag=f"v1.{minor}.0", name=f"{name} 1.{minor}.0",
+            published_at=datetime.combine(day, datetime.min.time()) + timedelta(hours=15),
+            body=f"Synthetic release notes. Highlights: {highlight}. Bug fixes and docs.",
+            prerelease=False))
+        day += timedelta(days=int(rng.integers(28, 50)))
+    return out
+
+
+def _stars(rng: np.random.Generator, base: float, start: date,
+           releases: list[ReleaseRecord]) -> np.ndarray:
+    n = HISTORY_DAYS
+    # A slow random walk in log-velocity, smoothed, with bumps after releases.
+    walk = np.cumsum(rng.normal(0, 0.035, n))
+    smooth = np.convolve(walk, np.ones(21) / 21, mode="same")
+    velocity = base * np.exp(smooth - smooth.mean())
+    for r in releases:
+        d = (r.published_at.date() - start).days
+        if 0 <= d < n:
+            bump = np.exp(-np.arange(n - d) / 10.0) * base * rng.uniform(0.3, 1.5)
+            velocity[d:] += bump
+    daily = rng.poisson(np.clip(velocity, 0.1, None))
+    return 500 + np.cumsum(daily)
+
+
+def _commits(rng: np.random.Generator, index: int, name: str, topic: str, start: date,
+             end: date) -> list[CommitRecord]:
+    out: list[CommitRecord] = []
+    day, k = start, 0
+    while day <= end:
+        for _ in range(int(rng.poisson(1.6))):
+            at = datetime.combine(day, datetime.min.time()) + timedelta(
+                minutes=int(rng.integers(0, 1440)))
+            subject = (rng.choice(TOPIC_SUBJECTS[topic]) if rng.random() < 0.08
+                       else rng.choice(PLAIN_SUBJECTS))
+            author = int(rng.integers(0, 12))
+            sha = f"{index:02x}{k:038x}"
+            out.append(CommitRecord(
+                sha=sha, authored_at=at - timedelta(hours=1), committed_at=at,
+                author_name=f"Synthetic Dev {author}",
+                author_email=f"dev{author}@{name}.invalid",
+                message=f"{subject}\n\nSynthetic commit {k}.",
+                parents=[out[-1].sha] if out else [], author_login=f"synthetic-dev-{author}"))
+            k += 1
+        day += timedelta(days=1)
+    return out
+
+
+def _probe(end: date) -> dict:
+    started = datetime.combine(end, datetime.min.time()) + timedelta(hours=5)
+    kernels = [("layernorm_gelu", 0.92, 0.61), ("softmax", 0.55, 0.31),
+               ("gemm_bias_relu", 2.10, 1.95), ("sdpa", 1.40, 1.52),
+               ("naive_attention", 3.30, 1.62), ("transformer_block", 6.8, 4.9)]
+    results = []
+    for kernel, eager_ms, compiled_ms in kernels:
+        results.append({
+            "kernel": kernel, "valid": True, "error": None,
+            "eager": {"median_ms": eager_ms}, "compiled": {"median_ms": compiled_ms},
+            "speedup": eager_ms / compiled_ms})
+    speedups = [r["speedup"] for r in results]
+    geomean = float(np.exp(np.mean(np.log(speedups))))
+    clipped = float(np.exp(np.mean(np.log(np.maximum(speedups, 1.0)))))
+    return {
+        "synthetic": True,
+        "run_id": f"synthetic-demo-{end:%Y%m%d}",
+        "started_at": started.isoformat() + "+00:00",
+        "suite": "quick",
+        "environment": {"host": "synthetic-demo-host", "backend": "cpu",
+                        "device_name": "SYNTHETIC demo CPU", "torch_version": "synthetic"},
+        "results": results,
+        "summary": {"geomean_speedup": geomean, "geomean_speedup_clipped": clipped,
+                    "pass_rate": 1.0, "valid": len(results), "total": len(results)},
+    }
+
+
+def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) -> Path:
+    """Generate the sample, serve it locally, run the real chain, and return the briefing path.
+
+    Steps: a fresh demo store under `out`; the sample's repositories served by the local GitHub
+    API server; a backfill through the real client and a first signals refresh; the synthetic
+    probe result ingested; the forecaster trained on the sample (data before the track-record
+    window only) and past forecasts issued so that some have resolved; then the daily flow for
+    today, which ingests again (conditional requests), resolves, forecasts and writes the
+    briefing, marked synthetic on its first line.
+    """
+    from shu.flows import stages
+    from shu.flows.daily import daily_flow, settings_from
+
+    today = utcnow().date()
+    out.mkdir(parents=True, exist_ok=True)
+    db = out / "demo.duckdb"
+    for stale in (db, db.with_name(db.name + ".wal"), out / "snapshot", out / "models"):
+        if stale.is_dir():
+            shutil.rmtree(stale)
+        elif stale.exists():
+            stale.unlink()
+    sample = synthetic_sample(today, seed)
+    sample.write_notes(out / "notes")
+    probe_json = out / "probe-synthetic.json"
+    probe_json.write_text(json.dumps(sample.probe, indent=1), encoding="utf-8")
+    with GitHubAPIServer(sample.repos) as server:
+        overrides = {"db": str(db), "repos": [r.model_dump() for r in sample.tracked],
+                     "github_api_url": server.url, "reports_dir": str(out),
+                     "models_dir": str(out / "models"), "document_paths": [str(out / "notes")],
+                     "aliases": {}}
+        settings = settings_from(overrides)
+        say(f"serving {len(sample.repos)} synthetic repositories at {server.url}")
+        say(stages.ingest(db, settings, today, backfill=True).message)
+        say(stages.signals(db).message)
+        say(prepare_history(db, settings, today, probe_json))
+        result = daily_flow(day=today, db=str(db), reports_dir=str(out), synthetic=True,
+                            overrides=overrides)
+    for stage in result.values():
+        say(f"{stage['stage']}: {stage['message']}")
+    return Path(result["briefing"]["counts"]["path"])
+
+
+def prepare_history(db: Path, settings, today: date, probe_json: Path) -> str:
+    """Ingest the probe result, train on the sample and issue past forecasts (track record)."""
+    from shu.snapshot import open_for_writing
+
+    store = open_for_writing(db)
+    try:
+        from shu.probe.ingest import ingest_probe_json
+
+        ingest_probe_json(store, probe_json)
+        return "probe result ingested"
+    finally:
+        store.close()

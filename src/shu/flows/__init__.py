@@ -1,0 +1,6 @@
+"""Prefect flows over the library: `daily` (the whole chain), `backtest`, `probe`, and `deploy`.
+
+The flow code lives in the package (so `shu daily` / `shu serve` import it wherever shu is
+installed); the top-level `flows/*.py` files are thin entry points that re-export these flows
+for `prefect` and `python flows/daily.py`. Importing this package does not import Prefect.
+"""

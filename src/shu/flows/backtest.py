@@ -1,0 +1,41 @@
+"""The backtest flow: a walk-forward backtest of the forecaster as one Prefect run."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
+
+from shu.flows.daily import settings_from
+from shu.snapshot import open_for_reading
+
+
+@task(name="backtest", cache_policy=NO_CACHE)
+def backtest_task(db: Path, start: date, end: date, templates: list[str] | None,
+                  horizons: list[int] | None, out_dir: Path | None) -> dict[str, Any]:
+    """Run the backtest on a read-only view of the store and return its metrics JSON."""
+    from shu.forecast.backtest import BacktestConfig, metrics_json, run_backtest
+
+    store, _ = open_for_reading(db)
+    try:
+        config = BacktestConfig(start=start, end=end,
+                                **({"templates": tuple(templates)} if templates else {}),
+                                **({"horizons": tuple(horizons)} if horizons else {}))
+        results, runtime_s = run_backtest(store.con, config, out_dir=out_dir)
+        return metrics_json(results, config, runtime_s)
+    finally:
+        store.close()
+
+
+@flow(name="shu-backtest", log_prints=True)
+def backtest_flow(start: date, end: date, db: str | None = None,
+                  templates: list[str] | None = None, horizons: list[int] | None = None,
+                  out_dir: str | None = None,
+                  overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Walk-forward backtest over origins in [start, end]."""
+    settings = settings_from(overrides)
+    return backtest_task(Path(db) if db else settings.db, start, end, templates, horizons,
+                         Path(out_dir) if out_dir else None)

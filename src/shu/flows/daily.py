@@ -1,0 +1,72 @@
+"""The daily flow: ingest -> signals -> resolve -> forecast -> probe (when due) -> briefing.
+
+A thin Prefect `@flow` over `@task`-wrapped stages from `shu.flows.stages`. Only the I/O stages
+(ingest, snapshot) retry. Each stage is idempotent, so a re-run the same day converges and
+changes no forecast. Settings come from the environment / shu.toml plus `overrides` (non-secret
+settings only: the GitHub token is never a flow parameter, so it never reaches Prefect's
+database). Run it with `shu daily`; `shu serve` runs it on `settings.schedule_cron`.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+from shu.errors import ConfigError
+from shu.flows import stages
+from shu.settings import Settings, load_settings
+from shu.store import utcnow
+
+IO_RETRIES = {"retries": 2, "retry_delay_seconds": [2, 10]}
+
+ingest_task = task(stages.ingest, name="ingest", cache_policy=NO_CACHE, **IO_RETRIES)
+signals_task = task(stages.signals, name="signals", cache_policy=NO_CACHE)
+resolve_task = task(stages.resolve, name="resolve", cache_policy=NO_CACHE)
+forecast_task = task(stages.forecast, name="forecast", cache_policy=NO_CACHE)
+probe_task = task(stages.probe, name="probe", cache_policy=NO_CACHE)
+briefing_task = task(stages.briefing, name="briefing", cache_policy=NO_CACHE)
+snapshot_task = task(stages.snapshot, name="snapshot", cache_policy=NO_CACHE, **IO_RETRIES)
+
+
+def settings_from(overrides: dict[str, Any] | None) -> Settings:
+    """Settings for a flow run: environment / shu.toml plus non-secret overrides."""
+    overrides = dict(overrides or {})
+    if {"github_token", "GITHUB_TOKEN"} & set(overrides):
+        raise ConfigError("the GitHub token cannot be a flow parameter; set GITHUB_TOKEN")
+    return load_settings(**overrides)
+
+
+@flow(name="shu-daily", log_prints=True)
+def daily_flow(day: date | None = None, db: str | None = None, reports_dir: str | None = None,
+               synthetic: bool = False, backfill: bool = False,
+               overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The whole daily chain for `day` (default today, UTC); returns each stage's report."""
+    logger = get_run_logger()
+    settings = settings_from(overrides)
+    day = day or utcnow().date()
+    path = Path(db) if db else settings.db
+    reports: list[stages.StageReport] = []
+    # ---------------------------------------------------------------- inputs
+    ingested = ingest_task(path, settings, day, backfill)
+    reports.append(ingested)
+    notices = [] if ingested.ok else [ingested.message]
+    reports.append(signals_task(path))
+    # ---------------------------------------------------------------- forecasts
+    reports.append(resolve_task(path, day))
+    reports.append(forecast_task(path, settings, day))
+    probed = probe_task(path, settings, day)
+    reports.append(probed)
+    if not probed.ok:
+        notices.append(probed.message)
+    # ---------------------------------------------------------------- outputs
+    reports.append(briefing_task(path, settings, day,
+                                 reports_dir=Path(reports_dir) if reports_dir else None,
+                                 synthetic=synthetic, notices=notices))
+    reports.append(snapshot_task(path))
+    for report in reports:
+        logger.info("%s: %s", report.stage, report.message)
+    return {r.stage: r.as_dict() for r in reports}

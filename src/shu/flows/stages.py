@@ -1,0 +1,143 @@
+"""The daily chain's stages as plain functions: each opens the store, does one thing, closes it.
+
+Every stage is idempotent (a re-run the same day converges to the same store and issues no
+second or changed forecast) and holds the DuckDB write lock only while it runs, so analysts'
+readers get in between stages (and read the snapshot during one). The Prefect flows in
+`shu.flows.daily` wrap these as tasks; nothing here imports Prefect.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from shu.errors import SourceError
+from shu.settings import Settings
+from shu.snapshot import open_for_writing, refresh_snapshot
+
+
+@dataclass
+class StageReport:
+    """What a stage did, in one line, plus counts for the flow's summary."""
+
+    stage: str
+    message: str
+    ok: bool = True
+    counts: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def ingest(db: Path, settings: Settings, day: date, backfill: bool = False) -> StageReport:
+    """GitHub snapshot/history/commits/releases, then the configured documents.
+
+    When GitHub is unreachable (or keeps failing) the stage does not fail: it reports one line
+    and the briefing is built from what the store has, with stale data marked.
+    """
+    from shu.sources.documents import ingest_documents
+    from shu.sources.github_ingest import ingest_github
+
+    store = open_for_writing(db)
+    try:
+        notes = []
+        ok = True
+        try:
+            summary = ingest_github(store, settings, backfill=backfill, today=day)
+            notes.append(f"GitHub: {summary.requests} requests ({summary.not_modified} not "
+                         f"modified), {summary.changed} rows changed")
+        except SourceError as exc:
+            ok = False
+            notes.append(f"GitHub unreachable ({str(exc).splitlines()[0]}); building the briefing "
+                         "from the store as it is")
+        if settings.document_paths:
+            docs = ingest_documents(store, list(settings.document_paths))
+            notes.append(f"documents: {docs.added} new, {docs.changed} changed, "
+                         f"{docs.unchanged} unchanged")
+        return StageReport("ingest", "; ".join(notes), ok)
+    finally:
+        store.close()
+
+
+def signals(db: Path) -> StageReport:
+    """Refresh the signal tables incrementally."""
+    from shu.signals import refresh_signals
+
+    store = open_for_writing(db)
+    try:
+        result = refresh_signals(store, full=False)
+        return StageReport("signals", f"signals refreshed: {result}")
+    finally:
+        store.close()
+
+
+def resolve(db: Path, day: date) -> StageReport:
+    """Resolve every forecast whose horizon has passed by `day`."""
+    from shu.forecast.resolve import resolve_forecasts
+
+    store = open_for_writing(db)
+    try:
+        result = resolve_forecasts(store, today=day)
+        return StageReport("resolve", f"resolved: {result}")
+    finally:
+        store.close()
+
+
+def forecast(db: Path, settings: Settings, day: date) -> StageReport:
+    """Issue today's forecasts for the tracked repositories (existing ones are left alone)."""
+    from shu.forecast.issue import issue_forecasts
+
+    store = open_for_writing(db)
+    try:
+        result = issue_forecasts(store, settings=settings, origin=day)
+        return StageReport("forecast", f"forecasts: {result}")
+    finally:
+        store.close()
+
+
+def probe(db: Path, settings: Settings, day: date) -> StageReport:
+    """Run the probe locally when the latest run is older than settings.probe_max_age_days."""
+    from shu.briefing.facts import latest_probe_age_days
+
+    store = open_for_writing(db)
+    try:
+        age = latest_probe_age_days(store, day)
+        if age is not None and age <= settings.probe_max_age_days:
+            return StageReport("probe", f"latest probe run is {age} days old: reused")
+        try:
+            from shu.probe.store import run_and_store_probe
+        except ImportError as exc:
+            return StageReport("probe", f"probe due but not runnable here ({exc}); "
+                               "reusing the latest run", ok=False)
+        run_id = run_and_store_probe(store, suite="quick")
+        return StageReport("probe", f"probe run {run_id} stored")
+    finally:
+        store.close()
+
+
+def briefing(db: Path, settings: Settings, day: date, *, reports_dir: Path | None = None,
+             synthetic: bool = False, notices: list[str] | None = None) -> StageReport:
+    """Compose and record the briefing for `day`."""
+    from shu.briefing.compose import compose_briefing
+
+    store = open_for_writing(db)
+    try:
+        result = compose_briefing(store, day, settings, reports_dir=reports_dir,
+                                  synthetic=synthetic, notices=notices)
+        return StageReport("briefing", f"wrote {result.path} ({result.n_forecasts} forecast "
+                           f"cards, {result.n_receipts} receipts)",
+                           counts={"path": str(result.path), "title": result.title,
+                                   "stale": result.stale_repos})
+    finally:
+        store.close()
+
+
+def snapshot(db: Path) -> StageReport:
+    """Refresh the analysts' read-only snapshot of the store."""
+    store = open_for_writing(db)
+    try:
+        return StageReport("snapshot", f"snapshot at {refresh_snapshot(store)}")
+    finally:
+        store.close()
