@@ -11,9 +11,9 @@ import duckdb
 import typer
 from rich.table import Table as RichTable
 
-from shu.cli import DbOption, app, console, db_path
+from shu.cli import DbOption, app, console, db_path, err_console
 from shu.errors import InputError
-from shu.store import open_store
+from shu.snapshot import open_for_reading
 
 
 @app.command()
@@ -22,7 +22,10 @@ def tables(db: Path = DbOption) -> None:
 
     Example: shu tables --db data/shu.duckdb
     """
-    with open_store(db_path(db), read_only=True) as store:
+    store, note = open_for_reading(db_path(db))
+    if note:
+        err_console.print(note, highlight=False, markup=False)
+    with store:
         out = RichTable("table", "kind", "rows")
         for name, kind, rows in store.tables():
             out.add_row(name, kind, f"{rows:,}")
@@ -42,7 +45,10 @@ def sql(
     Example: shu sql "select repo, max(stars) from stars_daily group by repo order by 2 desc
     limit 5"
     """
-    with open_store(db_path(db), read_only=True) as store:
+    store, note = open_for_reading(db_path(db))
+    if note:
+        err_console.print(note, highlight=False, markup=False)
+    with store:
         try:
             cur = store.con.execute(query)
         except duckdb.Error as exc:
