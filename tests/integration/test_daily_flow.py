@@ -1,0 +1,101 @@
+"""The daily flow under Prefect's test harness, against the local GitHub API server.
+
+The synthetic demo sample is served by `shu.testing.github_server`; the real client backfills
+it, the forecaster is trained on it, and then the daily flow runs twice for the same day. The
+briefing must have every section, every receipt must resolve to a stored row or passage, and the
+second run must change no forecast.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from shu.demo import synthetic_sample
+from shu.evidence.receipts import resolve, stored_receipts
+from shu.store import open_store
+from shu.testing.github_server import GitHubAPIServer
+
+DAY = date(2026, 3, 2)
+SECTIONS = ("## What moved", "## Forecasts", "## Signals", "## Probe results and claim checks",
+            "## Track record", "## Receipts", "**Why this prediction**",
+            "**Why this confidence level**", "**Context — questions shu asked itself**",
+            "*Horizon: ~")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    out = tmp_path_factory.mktemp("daily")
+    sample = synthetic_sample(DAY, seed=11)
+    sample.write_notes(out / "notes")
+    (out / "probe.json").write_text(json.dumps(sample.probe))
+    with GitHubAPIServer(sample.repos) as server:
+        overrides = {"db": str(out / "shu.duckdb"),
+                     "repos": [r.model_dump() for r in sample.tracked],
+                     "github_api_url": server.url, "reports_dir": str(out / "reports"),
+                     "models_dir": str(out / "models"), "document_paths": [str(out / "notes")],
+                     "aliases": {}}
+        yield out, overrides, server
+
+
+def _forecasts(db) -> list[tuple]:
+    with open_store(db, read_only=True) as store:
+        return store.con.execute(
+            "SELECT * EXCLUDE (issued_at) FROM forecasts ORDER BY forecast_id").fetchall()
+
+
+def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
+    from shu.demo import prepare_history
+    from shu.flows import stages
+    from shu.flows.daily import daily_flow, settings_from
+
+    out, overrides, server = served
+    settings = settings_from(overrides)
+    db = out / "shu.duckdb"
+    assert stages.ingest(db, settings, DAY, backfill=True).ok
+    stages.signals(db)
+    prepare_history(db, settings, DAY, out / "probe.json")
+
+    first = daily_flow(day=DAY, db=str(db), overrides=overrides)
+    assert first["ingest"]["ok"], first["ingest"]["message"]
+    path = first["briefing"]["counts"]["path"]
+    text = Path(path).read_text(encoding="utf-8")
+    for section in SECTIONS:
+        assert section in text, section
+    assert not text.startswith("> **SYNTHETIC")
+    issued = _forecasts(db)
+    assert issued, "the flow issued no forecast"
+
+    with open_store(db, read_only=True) as store:
+        briefing_id = store.con.execute("SELECT briefing_id FROM briefings").fetchone()[0]
+        receipts = stored_receipts(store, briefing_id)
+        assert len(receipts) > 10
+        assert {r.kind for r in receipts} >= {"row", "passage"}
+        assert [resolve(store, r) for r in receipts] == [None] * len(receipts)
+
+    server.clear_requests()
+    second = daily_flow(day=DAY, db=str(db), overrides=overrides)
+    assert _forecasts(db) == issued
+    assert second["briefing"]["counts"]["path"] == path
+    # The re-run only asked GitHub whether anything changed.
+    assert server.requests and all(r.conditional for r in server.requests
+                                   if "/repos/" in r.path and r.path.count("/") > 3)
+    with open_store(db, read_only=True) as store:
+        assert store.con.execute("SELECT count(*) FROM briefings").fetchone()[0] == 1
+
+
+def test_github_unreachable_briefs_from_the_store(prefect_harness, served) -> None:
+    from shu.flows.daily import daily_flow
+
+    out, overrides, _ = served
+    offline = {**overrides, "github_api_url": "http://127.0.0.1:9", "github_retries": 0}
+    result = daily_flow(day=date(2026, 3, 4), db=str(out / "shu.duckdb"), overrides=offline)
+    assert not result["ingest"]["ok"]
+    assert "GitHub unreachable" in result["ingest"]["message"]
+    assert "\n" not in result["ingest"]["message"]
+    text = Path(result["briefing"]["counts"]["path"]).read_text(encoding="utf-8")
+    assert "GitHub unreachable" in text
+    assert "**Stale data:**" in text

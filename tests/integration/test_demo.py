@@ -1,0 +1,37 @@
+"""`shu demo` works offline on a fresh folder: synthetic, complete, receipts that resolve."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from shu.evidence.receipts import resolve, stored_receipts
+from shu.store import open_store
+
+
+def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect")}
+    env.pop("PREFECT_API_URL", None)
+    env.pop("GITHUB_TOKEN", None)
+    run = subprocess.run([sys.executable, "-m", "shu", "demo", "--out", str(out)], env=env,
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.splitlines()[0].startswith("shu demo: SYNTHETIC data")
+    briefings = sorted(out.glob("????-??-??.md"))
+    assert len(briefings) == 1
+    text = briefings[0].read_text(encoding="utf-8")
+    assert text.splitlines()[0].startswith("> **SYNTHETIC DATA**")
+    for section in ("## Forecasts", "## Signals", "## Probe results and claim checks",
+                    "## Track record", "## Receipts"):
+        assert section in text
+    assert (out / f"{briefings[0].stem}-velocity.png").stat().st_size > 1000
+    assert (out / f"{briefings[0].stem}-reliability.png").stat().st_size > 1000
+    with open_store(out / "demo.duckdb", read_only=True) as store:
+        row = store.con.execute("SELECT briefing_id, is_synthetic FROM briefings").fetchone()
+        assert row[1] is True
+        receipts = stored_receipts(store, row[0])
+        assert receipts
+        assert [resolve(store, r) for r in receipts] == [None] * len(receipts)
