@@ -51,7 +51,7 @@ def small_dataset(end: date = date(2026, 2, 28), days: int = 120) -> list[RepoRe
         releases.append(ReleaseRecord(tag=f"v{n + 1}.9.0", name="unpublished", draft=True,
                                       published_at=datetime(end.year, end.month, end.day)))
         repos.append(RepoRecord(
-            full_name=name, repo_id=DEFAULT_IDS[name], created_at=datetime(2016, 8, 13),
+            full_name=name, repo_id=DEFAULT_IDS[name], created_at=datetime(2023, 6, 1),
             star_counts=counts, default_branch="main", forks=base // 4, open_issues=5_000 + n,
             watchers=1_000 + n, description=f"{name} (synthetic test data)", language="Python",
             commits=commits, releases=releases))
