@@ -173,7 +173,8 @@ def compose_briefing(store: Store, day: date | None = None, settings: Settings |
     out_dir = Path(reports_dir or settings.reports_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     briefing_id = f"demo-{day}" if synthetic else str(day)
-    ctx = _Context(store, settings, day, as_of, ReceiptBook(), PassageIndex.from_store(store))
+    ctx = _Context(store, settings, day, as_of, ReceiptBook(),
+                   PassageIndex.from_store(store, as_of))
 
     stale = ev.stale_repos(store, tracked, day)
     categories = ev.category_accelerations(store, settings, as_of)
@@ -224,11 +225,15 @@ def _title(categories: list[ev.CategoryMove]) -> str:
     if not moves:
         return "No category-level movement measurable yet"
     moves.sort(key=lambda c: -abs(c.relative or 0.0))
-    words = [f"{category_phrase(c.category)} {c.verb}" for c in moves[:2]]
-    if len(words) == 1:
-        return words[0]
-    joiner = " Amid " if moves[0].verb != moves[1].verb else " as "
-    return words[0] + joiner + words[1]
+    first = moves[0]
+    if len(moves) == 1:
+        return f"{category_phrase(first.category)} {first.verb}"
+    second = moves[1]
+    if first.verb == second.verb:
+        return (f"{category_phrase(first.category)} and {category_phrase(second.category)} "
+                f"{first.verb}")
+    return (f"{category_phrase(first.category)} {first.verb} as "
+            f"{category_phrase(second.category)} {second.verb}")
 
 
 def _category_line(ctx: _Context, c: ev.CategoryMove) -> Md:
@@ -616,9 +621,11 @@ def _receipt_rows(book: ReceiptBook) -> list[dict[str, Any]]:
         shown = book.display.get(number, {})
         if receipt.kind == "passage":
             where = shown.get("location")
+            title = safe_link(shown.get("title") or where, _link_target(where))
+            if where and not _link_target(where):
+                title += f" · {safe_inline(_display_path(where))}"
             rows.append({"no": number, "kind": "document", "what": Md(
-                f"{safe_link(shown.get('title') or where, _link_target(where))} · "
-                f"{shown.get('published_on') or 'undated'} · passage "
+                f"{title} · {shown.get('published_on') or 'undated'} · passage "
                 f"{dict(receipt.key)['passage_no']}: “{safe_inline(receipt.value, 300)}”")})
         elif receipt.kind == "query":
             sql = dict(receipt.key)["sql"]
@@ -641,6 +648,15 @@ def _receipt_rows(book: ReceiptBook) -> list[dict[str, Any]]:
 def _code(text: str) -> str:
     """Our own SQL inside a code span (backticks removed so the span cannot break)."""
     return re.sub(r"\s+", " ", text.replace("`", "'")).strip()
+
+
+def _display_path(location: str) -> str:
+    """A stored document path relative to the working directory when it lies under it."""
+    path = Path(location)
+    try:
+        return str(path.relative_to(Path.cwd())) if path.is_absolute() else location
+    except ValueError:
+        return location
 
 
 def _link_target(location: str | None) -> str | None:

@@ -83,12 +83,14 @@ class PassageIndex:
                 self._postings.setdefault(term, []).append((i, tf))
 
     @classmethod
-    def from_store(cls, store: Store) -> PassageIndex:
-        """Index every passage in the store, with its document's title, location and date."""
+    def from_store(cls, store: Store, as_of: date | None = None) -> PassageIndex:
+        """Index the stored passages (with title, location, date); documents dated after
+        `as_of` are left out, undated ones kept."""
         rows = store.con.execute(
             "SELECT p.doc_id, p.passage_no, p.text, d.title, d.location, d.published_on "
             "FROM passages p JOIN documents d USING (doc_id) "
-            "ORDER BY p.doc_id, p.passage_no").fetchall()
+            "WHERE ? IS NULL OR d.published_on IS NULL OR d.published_on <= ? "
+            "ORDER BY p.doc_id, p.passage_no", [as_of, as_of]).fetchall()
         return cls(rows)
 
     def __len__(self) -> int:

@@ -27,8 +27,8 @@ def test_briefing_has_every_section_and_card_part(filled, settings, day) -> None
 def test_title_comes_from_category_signals(filled, settings, day) -> None:
     result = compose_briefing(filled, day, settings)
     # platform repos have positive curvature (accelerating), the runtime negative.
-    assert result.title in ("Platforms Accelerate Amid Inference Runtimes Decelerate",
-                            "Inference Runtimes Decelerate Amid Platforms Accelerate")
+    assert result.title in ("Platforms Accelerate as Inference Runtimes Decelerate",
+                            "Inference Runtimes Decelerate as Platforms Accelerate")
 
 
 def test_every_receipt_resolves_and_is_stored(filled, settings, day) -> None:

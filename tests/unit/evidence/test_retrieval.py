@@ -83,3 +83,9 @@ def test_empty_corpus(store) -> None:
     assert len(index) == 0
     assert index.search("rocm") == []
     assert index.answer("rocm").is_weak
+
+
+def test_documents_dated_after_the_day_are_left_out(index, store) -> None:
+    later = PassageIndex.from_store(store, as_of=date(2025, 12, 31))
+    assert {h.doc_id for h in later.search("ROCm TPU GGUF", k=10)} == {"d2", "d3"}
+    assert len(later) == 2
