@@ -1,0 +1,73 @@
+"""`shu signals`: refresh the signal tables (incrementally or in full) and show a repository's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table as RichTable
+
+from shu.cli import DbOption, app, console, db_path
+from shu.errors import InputError
+from shu.store import open_store
+
+signals_app = typer.Typer(
+    help="Refresh the signal tables (star/commit velocity, acceleration, context).\n\n"
+    "Example: shu signals --full",
+    invoke_without_command=True,
+)
+app.add_typer(signals_app, name="signals")
+
+
+@signals_app.callback()
+def refresh(
+    ctx: typer.Context,
+    full: bool = typer.Option(False, "--full", help="Recompute every day, not only new ones."),
+    db: Path = DbOption,
+) -> None:
+    """Recompute the signals: only the days after the last computed one, or all with --full.
+
+    Example: shu signals --full --db data/shu.duckdb
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from shu.signals import refresh_signals
+
+    with open_store(db_path(db)) as store:
+        result = refresh_signals(store, full=full)
+    out = RichTable("table", "mode", "rows written", "seconds", "through", "reason")
+    for table, r in result.items():
+        out.add_row(table, r["mode"], f"{r['rows']:,}", f"{r['seconds']:.2f}",
+                    str(r.get("to_day") or ""), r.get("reason", ""))
+    console.print(out)
+
+
+@signals_app.command("show")
+def show(
+    repo: str = typer.Argument(..., help="Repository 'owner/name'."),
+    db: Path = DbOption,
+) -> None:
+    """Print the latest signal values of one repository.
+
+    Example: shu signals show pytorch/pytorch
+    """
+    from shu.settings import get_settings
+    from shu.signals import latest_signals
+
+    repo = get_settings().canonical(repo)
+    with open_store(db_path(db), read_only=True) as store:
+        values = latest_signals(store, repo)
+    if not values:
+        raise InputError(f"no signals for {repo}: check the name, or run `shu signals` first")
+    out = RichTable("signal", "value")
+    for name, value in values.items():
+        out.add_row(name, _fmt(value))
+    console.print(out)
+
+
+def _fmt(value: object) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, float):
+        return f"{value:+.3f}"
+    return str(value)

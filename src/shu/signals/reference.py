@@ -1,0 +1,80 @@
+"""A straightforward pandas implementation of the star-signal definitions, used as the reference.
+
+It is deliberately plain (dense daily grid per repository, `groupby().shift()` and
+`groupby().rolling()`), slow on the full dataset, and independent of the SQL: tests check that
+`star_signals` equals it, and `benchmarks/bench_signals.py` times the SQL against it.
+
+Definitions (shu.schema.signals): stars(t) = latest observation at or before t; a day is fresh
+when that observation is at most 7 days old; a w-day window [t-w, t] is defined when all its days
+are fresh; z-scores against the values of the trailing 365 days (t-364..t) with >= 28 values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+FRESH_DAYS = 7
+Z_WINDOW_DAYS = 365
+Z_MIN_VALUES = 28
+WINDOWS = (7, 28)
+
+
+def star_signals_reference(stars_daily: pd.DataFrame,
+                           max_day: pd.Timestamp | None = None) -> pd.DataFrame:
+    """star_signals computed with pandas from (repo, day, stars) observations.
+
+    Args:
+        stars_daily: one row per observed (repo, day) with columns repo, day, stars.
+        max_day: newest day of the dataset (grids never extend past it); default its max.
+    """
+    obs = stars_daily[["repo", "day", "stars"]].dropna(subset=["stars"]).copy()
+    obs["day"] = pd.to_datetime(obs["day"])
+    obs = obs.sort_values(["repo", "day"], kind="stable").reset_index(drop=True)
+    max_day = pd.Timestamp(max_day) if max_day is not None else obs["day"].max()
+
+    # dense daily grid per repository: first observation .. min(last + 7, max_day)
+    bounds = obs.groupby("repo")["day"].agg(["min", "max"])
+    ends = np.minimum(bounds["max"] + pd.Timedelta(days=FRESH_DAYS), max_day)
+    lengths = ((ends - bounds["min"]).dt.days + 1).to_numpy()
+    repos = np.repeat(bounds.index.to_numpy(), lengths)
+    offsets = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    days = np.repeat(bounds["min"].to_numpy(), lengths) + offsets.astype("timedelta64[D]")
+    grid = pd.DataFrame({"repo": repos, "day": days})
+
+    # stars ASOF the day, and how old that observation is
+    observed = obs.rename(columns={"day": "observed_on"})
+    grid = pd.merge_asof(grid.sort_values("day"), observed.sort_values("observed_on"),
+                         left_on="day", right_on="observed_on", by="repo", direction="backward")
+    grid = grid.sort_values(["repo", "day"]).reset_index(drop=True)
+    grid["stars_age_days"] = (grid["day"] - grid["observed_on"]).dt.days
+    grid["fresh"] = grid["stars_age_days"] <= FRESH_DAYS
+    grid["stars"] = grid["stars"].where(grid["fresh"]).astype(float)
+    grid["position"] = grid.groupby("repo").cumcount()
+    by_repo = grid.groupby("repo", sort=False)
+
+    def all_fresh(span: int) -> pd.Series:
+        """True where every day in [t-span, t] is fresh."""
+        fresh_days = by_repo["fresh"].rolling(span + 1).sum().reset_index(level=0, drop=True)
+        return fresh_days.sort_index() == span + 1
+
+    gap = pd.Series(False, index=grid.index)
+    for w in WINDOWS:
+        ok = all_fresh(w)
+        stars_w = by_repo["stars"].shift(w)
+        grid[f"velocity_{w}d"] = ((grid["stars"] - stars_w) / w).where(ok)
+        grid[f"acceleration_{w}d"] = (grid[f"velocity_{w}d"]
+                                      - by_repo[f"velocity_{w}d"].shift(w))
+        for span in (w, 2 * w):
+            gap |= (grid["position"] >= span) & ~all_fresh(span)
+        rolling = by_repo[f"velocity_{w}d"].rolling(Z_WINDOW_DAYS, min_periods=1)
+        mean = rolling.mean().reset_index(level=0, drop=True).sort_index()
+        std = rolling.std().reset_index(level=0, drop=True).sort_index()
+        count = rolling.count().reset_index(level=0, drop=True).sort_index()
+        z = (grid[f"velocity_{w}d"] - mean) / std
+        grid[f"velocity_{w}d_z"] = z.where((count >= Z_MIN_VALUES) & (std > 0))
+    grid["gap"] = gap
+    out = grid[grid["fresh"]]
+    return out[["repo", "day", "stars", "stars_age_days", "velocity_7d", "velocity_28d",
+                "acceleration_7d", "acceleration_28d", "velocity_7d_z", "velocity_28d_z",
+                "gap"]].reset_index(drop=True)

@@ -1,0 +1,90 @@
+"""Stores for the signal tests: a small synthetic one (always) and a sample of the real data."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from shu.settings import DEFAULT_ALIASES
+from shu.store import Store, open_store
+
+# Real repositories: the big three (ollama renamed from jmorganca/ollama on 2024-01-24), some that
+# enter and leave the rankings many times (gaps), and short-lived ones.
+SAMPLE_REPOS = (
+    "pytorch/pytorch", "tensorflow/tensorflow", "ollama/ollama", "jmorganca/ollama",
+    "Meituan-Dianping/mpvue", "Netflix/zuul", "reduxjs/reselect", "bin456789/reinstall",
+    "bootstrap-vue/bootstrap-vue",
+)
+START = date(2024, 1, 1)
+
+
+def load_real_sample(store: Store, parquet: Path, repos=SAMPLE_REPOS,
+                     until: date | None = None, only_day: date | None = None) -> None:
+    """Insert the sample's rows from the shared parquet into stars_daily, aliases folded
+    (all days, those up to `until`, or those of `only_day`)."""
+    fold = " ".join(f"WHEN '{old}' THEN '{new}'" for old, new in DEFAULT_ALIASES.items())
+    names = ", ".join(f"'{r}'" for r in repos)
+    limit = f"AND day <= DATE '{until}'" if until else ""
+    if only_day:
+        limit = f"AND day = DATE '{only_day}'"
+    store.con.execute(f"""
+        INSERT INTO stars_daily (repo, day, stars, forks, open_issues, source)
+        SELECT CASE repo {fold} ELSE repo END, day, stars, forks, open_issues, 'ranking'
+        FROM read_parquet('{parquet}') WHERE repo IN ({names}) {limit}""")
+
+
+def synthetic_observations() -> pd.DataFrame:
+    """Three made-up repositories with known shapes and gaps (see the tests)."""
+    rows = []
+    for i in range(120):  # linear: +10 stars/day; no observation on days 40..49 (10-day gap)
+        if not 40 <= i <= 49 and i not in (70, 71, 72):  # and a 3-day gap (held by ASOF)
+            rows.append(("lin/ear", START + timedelta(days=i), 1000 + 10 * i))
+    for i in range(400):  # quadratic: velocity grows, acceleration constant
+        rows.append(("quad/ratic", START + timedelta(days=i), 50 + i * i))
+    for i in range(20):   # too short for 28-day windows
+        rows.append(("sho/rt", START + timedelta(days=100 + i), 7 * i))
+    return pd.DataFrame(rows, columns=["repo", "day", "stars"])
+
+
+def insert_observations(store: Store, frame: pd.DataFrame) -> None:
+    store.con.register("_obs", frame)
+    store.con.execute("INSERT INTO stars_daily (repo, day, stars, source) "
+                      "SELECT repo, day, stars, 'synthetic' FROM _obs")
+    store.con.unregister("_obs")
+
+
+@pytest.fixture
+def synthetic_store(store: Store) -> Store:
+    insert_observations(store, synthetic_observations())
+    return store
+
+
+@pytest.fixture(scope="module")
+def parquet(shared_dir: Path) -> Path:
+    return shared_dir / "data" / "stars" / "stars_daily.parquet"
+
+
+@pytest.fixture(scope="module")
+def real_store(parquet: Path, tmp_path_factory) -> Store:
+    """The real sample, fully refreshed once for the module."""
+    from shu.signals import refresh_signals
+
+    s = open_store(tmp_path_factory.mktemp("real") / "shu.duckdb")
+    load_real_sample(s, parquet)
+    refresh_signals(s, full=True)
+    yield s
+    s.close()
+
+
+def signals_frame(store: Store) -> pd.DataFrame:
+    """star_signals ordered by (repo, day), day as Timestamp."""
+    df = store.con.execute("SELECT * FROM star_signals ORDER BY repo, day").df()
+    df["day"] = pd.to_datetime(df["day"])
+    return df
+
+
+def stars_frame(store: Store) -> pd.DataFrame:
+    return store.con.execute("SELECT repo, day, stars FROM stars_daily").df()

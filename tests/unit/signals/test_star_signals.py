@@ -1,0 +1,195 @@
+"""star_signals: SQL == pandas reference == incremental, hand-checked values, gaps are NULL."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import (
+    START,
+    insert_observations,
+    load_real_sample,
+    signals_frame,
+    stars_frame,
+    synthetic_observations,
+)
+
+from shu.signals import latest_signals, refresh_signals
+from shu.signals.reference import star_signals_reference
+from shu.store import open_store
+
+VALUE_COLUMNS = ["stars", "stars_age_days", "velocity_7d", "velocity_28d", "acceleration_7d",
+                 "acceleration_28d", "velocity_7d_z", "velocity_28d_z"]
+
+
+def assert_same_signals(actual: pd.DataFrame, expected: pd.DataFrame) -> None:
+    """Same (repo, day) rows; values equal within float tolerance, NULL exactly where NULL."""
+    actual = actual.sort_values(["repo", "day"]).reset_index(drop=True)
+    expected = expected.sort_values(["repo", "day"]).reset_index(drop=True)
+    assert len(actual) == len(expected)
+    assert (actual["repo"] == expected["repo"]).all()
+    assert (pd.to_datetime(actual["day"]) == pd.to_datetime(expected["day"])).all()
+    for c in VALUE_COLUMNS:
+        a = actual[c].astype(float).to_numpy()
+        e = expected[c].astype(float).to_numpy()
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(e), err_msg=f"NULLs differ in {c}")
+        np.testing.assert_allclose(a, e, rtol=1e-9, atol=1e-9, equal_nan=True, err_msg=c)
+    assert (actual["gap"].astype(bool) == expected["gap"].astype(bool)).all()
+
+
+# ------------------------------------------------------------------ synthetic (no ../shared)
+def test_synthetic_matches_reference(synthetic_store):
+    result = refresh_signals(synthetic_store, full=True)
+    assert result["star_signals"]["mode"] == "full"
+    expected = star_signals_reference(stars_frame(synthetic_store))
+    assert_same_signals(signals_frame(synthetic_store), expected)
+
+
+def test_synthetic_values_by_hand(synthetic_store):
+    refresh_signals(synthetic_store, full=True)
+    df = signals_frame(synthetic_store).set_index(["repo", "day"])
+    day = lambda i: pd.Timestamp(START + timedelta(days=i))  # noqa: E731
+    lin = df.loc["lin/ear"]
+    # linear growth: 10 stars/day, no acceleration, once the windows are clear of the gaps
+    assert lin.loc[day(30), "velocity_7d"] == 10 and lin.loc[day(30), "velocity_28d"] == 10
+    assert lin.loc[day(30), "acceleration_7d"] == 0
+    # the 10-day gap (days 40..49, last seen on 39): days 40..46 are fresh (ASOF day 39), 47..49
+    # are stale and have no row; every window overlapping 47..49 is NULL and flagged
+    assert lin.loc[day(46), "stars"] == 1000 + 10 * 39
+    assert lin.loc[day(46), "stars_age_days"] == 7
+    assert day(47) not in lin.index and day(49) not in lin.index
+    for i in range(50, 57):
+        assert np.isnan(lin.loc[day(i), "velocity_7d"]) and lin.loc[day(i), "gap"]
+    assert lin.loc[day(57), "velocity_7d"] == 10
+    assert np.isnan(lin.loc[day(49 + 28), "velocity_28d"])
+    assert lin.loc[day(50 + 28), "velocity_28d"] == 10
+    # the 3-day gap (70..72) is held by ASOF, not NULL: stars(72) = stars(69)
+    assert lin.loc[day(72), "stars"] == 1000 + 10 * 69
+    assert lin.loc[day(76), "velocity_7d"] == pytest.approx((1000 + 760 - (1000 + 690)) / 7)
+    # quadratic: stars = 50 + i^2, so velocity_7d(i) = (i^2 - (i-7)^2) / 7 = 2i - 7 and
+    # acceleration_7d = velocity_7d(i) - velocity_7d(i-7) = 14
+    quad = df.loc["quad/ratic"]
+    assert quad.loc[day(100), "velocity_7d"] == 2 * 100 - 7
+    assert quad.loc[day(100), "acceleration_7d"] == 14
+    assert quad.loc[day(100), "acceleration_28d"] == 56
+    assert not quad["gap"].any()
+    # windows before the first observation are NULL but not a gap
+    short = df.loc["sho/rt"]
+    assert short["velocity_28d"].isna().all() and not short["gap"].any()
+    assert short.loc[day(110), "velocity_7d"] == 7
+
+
+def test_zscore_by_hand(synthetic_store):
+    refresh_signals(synthetic_store, full=True)
+    df = signals_frame(synthetic_store).set_index(["repo", "day"]).loc["quad/ratic"]
+    t = pd.Timestamp(START + timedelta(days=399))
+    window = df.loc[t - pd.Timedelta(days=364):t, "velocity_7d"].dropna()
+    assert len(window) == 365
+    expected = (window.iloc[-1] - window.mean()) / window.std(ddof=1)
+    assert df.loc[t, "velocity_7d_z"] == pytest.approx(expected, rel=1e-12)
+    # fewer than 28 values in the trailing year: no z-score
+    assert df.loc[pd.Timestamp(START + timedelta(days=30)), "velocity_7d_z"] != \
+        df.loc[pd.Timestamp(START + timedelta(days=30)), "velocity_7d_z"]
+
+
+def test_incremental_equals_full_synthetic(store_path, tmp_path):
+    frame = synthetic_observations()
+    last = frame["day"].max()
+    with open_store(store_path) as s:
+        insert_observations(s, frame[frame["day"] < last - timedelta(days=3)])
+        assert refresh_signals(s)["star_signals"]["mode"] == "full"  # first run
+        for k in (3, 2, 1, 0):  # one new day at a time
+            insert_observations(s, frame[frame["day"] == last - timedelta(days=k)])
+            assert refresh_signals(s)["star_signals"]["mode"] == "incremental"
+        incremental = signals_frame(s)
+        assert refresh_signals(s)["star_signals"]["rows"] == 0  # nothing new: nothing written
+        refresh_signals(s, full=True)
+        assert_same_signals(incremental, signals_frame(s))
+
+
+def test_changed_history_falls_back_to_full(synthetic_store):
+    refresh_signals(synthetic_store)
+    synthetic_store.con.execute("UPDATE stars_daily SET stars = stars + 1 WHERE repo = 'lin/ear' "
+                                "AND day = ?", [START + timedelta(days=5)])
+    result = refresh_signals(synthetic_store)["star_signals"]
+    assert result["mode"] == "full" and "changed" in result["reason"]
+    assert_same_signals(signals_frame(synthetic_store),
+                        star_signals_reference(stars_frame(synthetic_store)))
+
+
+def test_latest_signals(synthetic_store):
+    assert latest_signals(synthetic_store, "lin/ear") == {}
+    refresh_signals(synthetic_store)
+    latest = latest_signals(synthetic_store, "quad/ratic")
+    assert latest["day"] == START + timedelta(days=399)
+    assert latest["velocity_7d"] == 2 * 399 - 7
+
+
+# ------------------------------------------------------------------ real data (../shared)
+def test_real_sample_matches_reference(real_store):
+    expected = star_signals_reference(stars_frame(real_store))
+    assert_same_signals(signals_frame(real_store), expected)
+    repos = set(signals_frame(real_store)["repo"])
+    assert "ollama/ollama" in repos and "jmorganca/ollama" not in repos
+
+
+def test_real_incremental_equals_full(parquet, tmp_path):
+    last = date(2026, 2, 28)
+    with open_store(tmp_path / "inc.duckdb") as s:
+        load_real_sample(s, parquet, until=last - timedelta(days=2))
+        refresh_signals(s, full=True)
+        for new_day in (last - timedelta(days=1), last):
+            load_real_sample(s, parquet, only_day=new_day)
+            assert refresh_signals(s)["star_signals"]["mode"] == "incremental"
+        incremental = signals_frame(s)
+        refresh_signals(s, full=True)
+        assert_same_signals(incremental, signals_frame(s))
+        assert_same_signals(incremental, star_signals_reference(stars_frame(s)))
+
+
+def test_pytorch_2025_12_31_by_hand(real_store, parquet):
+    import duckdb
+
+    # independent: read the raw parquet, take the latest observation at or before each day
+    raw = duckdb.sql(f"SELECT day, stars FROM read_parquet('{parquet}') "
+                     "WHERE repo = 'pytorch/pytorch' ORDER BY day").fetchall()
+    observed = dict(raw)
+
+    def stars(d: date) -> int:
+        seen = [day for day in observed if day <= d]
+        assert d - max(seen) <= timedelta(days=7)
+        return observed[max(seen)]
+
+    t = date(2025, 12, 31)
+    # every day of [t-56, t] has a fresh observation (no dataset gap in it)
+    for i in range(57):
+        stars(t - timedelta(days=i))
+    v7 = (stars(t) - stars(t - timedelta(days=7))) / 7
+    v28 = (stars(t) - stars(t - timedelta(days=28))) / 28
+    a7 = v7 - (stars(t - timedelta(days=7)) - stars(t - timedelta(days=14))) / 7
+    a28 = v28 - (stars(t - timedelta(days=28)) - stars(t - timedelta(days=56))) / 28
+    row = real_store.con.execute(
+        "SELECT stars, velocity_7d, velocity_28d, acceleration_7d, acceleration_28d, gap "
+        "FROM star_signals WHERE repo = 'pytorch/pytorch' AND day = ?", [t]).fetchone()
+    assert row[0] == stars(t)
+    assert row[1:5] == pytest.approx((v7, v28, a7, a28), rel=1e-12)
+    assert row[5] is False
+
+
+def test_dataset_gap_windows_are_null(real_store):
+    # whole-dataset gap 2024-10-24..2025-01-07: pytorch last seen 2024-10-23
+    rows = dict(real_store.con.execute(
+        "SELECT day, velocity_28d FROM star_signals WHERE repo = 'pytorch/pytorch' "
+        "AND day BETWEEN '2024-10-20' AND '2025-02-10'").fetchall())
+    assert date(2024, 10, 30) in rows and date(2024, 10, 31) not in rows  # stale: no row
+    assert date(2025, 1, 7) not in rows
+    after = [d for d in rows if d >= date(2025, 1, 8)]
+    assert after and all(rows[d] is None for d in after if d <= date(2025, 2, 4))
+    assert rows[date(2025, 2, 5)] is not None  # first 28-day window clear of the gap
+    nulls = real_store.con.execute(
+        "SELECT count(*) FILTER (WHERE velocity_28d IS NULL AND NOT gap) FROM star_signals "
+        "WHERE repo = 'pytorch/pytorch' AND day BETWEEN '2025-01-08' AND '2025-02-04'"
+    ).fetchone()[0]
+    assert nulls == 0  # every such NULL is flagged as a gap
