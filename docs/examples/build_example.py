@@ -1,0 +1,83 @@
+"""Rebuild the example briefing in docs/examples/ from the real data in ../shared.
+
+What it loads (into a scratch store, default /tmp/shu-example/shu.duckdb):
+- the daily ranking snapshots (`shu ingest ranking ../shared/data/stars/stars_daily.parquet`);
+- the git histories of the tracked repositories that have one (keras-team/keras, ollama/ollama,
+  mudler/LocalAI): their commit and tag tables are served by the local GitHub API server and
+  read by the real GitHub client (stargazer endpoints off, so star counts stay the ranking's);
+- the project's own notes in docs/notes/ as the document corpus (never ../shared/seeds);
+then refreshes signals, trains the forecaster, issues and resolves forecasts, ingests the probe
+run committed under docs/ when there is one, and writes the briefing for the last day of star
+data (2026-02-28) into docs/examples/.
+
+Usage: .venv/bin/python docs/examples/build_example.py [--store PATH] [--day 2026-02-28]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared" / "data"
+TRACKED = [("pytorch/pytorch", "platform"), ("tensorflow/tensorflow", "platform"),
+           ("keras-team/keras", "platform"), ("ollama/ollama", "inference-runtime"),
+           ("mudler/LocalAI", "inference-runtime")]
+WITH_HISTORY = {"keras-team/keras": "master", "ollama/ollama": "main",
+                "mudler/LocalAI": "master"}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", type=Path, default=Path("/tmp/shu-example/shu.duckdb"))
+    parser.add_argument("--day", type=date.fromisoformat, default=date(2026, 2, 28))
+    args = parser.parse_args()
+    os.chdir(ROOT)
+
+    from shu.settings import TrackedRepo, load_settings
+    from shu.snapshot import open_for_writing
+    from shu.sources.documents import ingest_documents
+    from shu.sources.github_ingest import ingest_github
+    from shu.sources.ranking import import_ranking
+    from shu.testing.datasets import repo_from_history
+    from shu.testing.github_server import GitHubAPIServer
+
+    args.store.parent.mkdir(parents=True, exist_ok=True)
+    settings = load_settings(db=args.store, reports_dir=ROOT / "docs" / "examples",
+                             models_dir=args.store.parent / "models",
+                             repos=[TrackedRepo(repo=r, category=c) for r, c in TRACKED])
+    with open_for_writing(args.store) as store:
+        if not store.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0]:
+            print(import_ranking(store, SHARED / "stars" / "stars_daily.parquet", settings)
+                  .message)
+        served = []
+        for i, (repo, branch) in enumerate(WITH_HISTORY.items()):
+            record = repo_from_history(SHARED / "history", repo,
+                                       SHARED / "stars" / "stars_daily.parquet",
+                                       repo_id=1000 + i, default_branch=branch)
+            record.stargazer_history_available = False
+            record.stargazers_available = False
+            served.append(record)
+        with GitHubAPIServer(served) as server:
+            local = settings.model_copy(update={"github_api_url": server.url})
+            summary = ingest_github(store, local, repos=list(WITH_HISTORY), backfill=True,
+                                    today=args.day)
+            print(f"histories: {summary.requests} requests, {summary.changed} rows changed")
+        docs = ingest_documents(store, sorted((ROOT / "docs" / "notes").glob("*.md")))
+        print(f"notes: {docs.added} new, {docs.changed} changed, {docs.unchanged} unchanged")
+
+        from shu.signals import refresh_signals
+
+        print("signals:", refresh_signals(store))
+
+        from shu.briefing.compose import compose_briefing
+
+        result = compose_briefing(store, args.day, settings)
+        print(f"wrote {result.path.relative_to(ROOT)}: {result.title} "
+              f"({result.n_forecasts} cards, {result.n_receipts} receipts)")
+
+
+if __name__ == "__main__":
+    main()
