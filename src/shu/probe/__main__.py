@@ -1,0 +1,99 @@
+"""Command line: `python -m shu.probe [--device auto|cuda|cpu|mps] [--suite quick|full]
+[--json PATH|-] [--repeats N] [--threads N] [--kernel NAME ...]`.
+
+Prints progress and a table to stderr; writes the result document as JSON to PATH (or to stdout
+with `--json -`), ready for `shu ingest probe PATH` on any machine that has the store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def format_table(doc: dict) -> str:
+    """A plain-text table of a probe document's results and summary."""
+    env, ceil, summ = doc["environment"], doc["ceilings"], doc["summary"]
+    lines = [
+        f"{env['backend']} {env['device_name']} ({env['device_arch']}), torch "
+        f"{env['torch_version']}, triton {env['triton_version']}, suite {doc['suite']} "
+        f"v{doc['suite_version']}, compile cache {doc['compile_cache']['state']}, "
+        f"wall {doc['wall_s']:.1f} s",
+        f"ceilings: copy {ceil['copy_gbps']:.0f} GB/s, {ceil['matmul_dtype']} matmul "
+        f"{ceil['matmul_tflops']:.3g} TFLOP/s",
+        f"{'kernel':<18} {'eager ms':>10} {'compiled ms':>12} {'speedup':>8} {'cv e/c %':>10} "
+        f"{'compile s':>9} {'achieved':>16} {'ceil %':>7} {'do_bench ms':>11} {'vs db %':>7}"
+        "  valid",
+    ]
+    for r in doc["results"]:
+        if "compiled" not in r:
+            lines.append(f"{r['kernel']:<18} {'-':>10} {'-':>12} {'-':>8} {'-':>10} {'-':>9} "
+                         f"{'-':>16} {'-':>7} {'-':>11} {'-':>7}  no: {r['invalid_reason']}")
+            continue
+        ach = r["achieved_compiled"]
+        ach_s = f"{ach:.1f} {r['achieved_unit']}" if ach is not None else "-"
+        frac = r["fraction_of_ceiling"]
+        ref = (r.get("reference_timers") or {}).get("compiled", {})
+        db, dev = ref.get("do_bench_ms"), ref.get("primed_vs_do_bench")
+        lines.append(
+            f"{r['kernel']:<18} {r['eager']['median_ms']:>10.4f} "
+            f"{r['compiled']['median_ms']:>12.4f}"
+            f" {r['speedup_unchecked']:>7.2f}x "
+            f"{100 * r['eager']['cv']:>4.1f}/{100 * r['compiled']['cv']:<5.1f}"
+            f" {r['compile_s']:>9.1f} {ach_s:>16} "
+            f"{(f'{100 * frac:.0f}' if frac is not None else '-'):>7} "
+            f"{(f'{db:.4f}' if db is not None else '-'):>11} "
+            f"{(f'{100 * dev:+.1f}' if dev is not None else '-'):>7}  "
+            f"{'yes' if r['is_valid'] else 'no: ' + r['invalid_reason']}")
+    gm, gmc = summ["geomean_speedup"], summ["geomean_speedup_clipped"]
+    lines.append(f"valid {summ['n_valid']}/{summ['n_kernels']} (pass rate "
+                 f"{summ['pass_rate']:.0%}); geomean speedup raw "
+                 f"{'-' if gm is None else f'{gm:.3f}x'}, clipped at 1.0 "
+                 f"{'-' if gmc is None else f'{gmc:.3f}x'}")
+    if summ["max_cv"] is not None:
+        lines.append(f"largest CV {100 * summ['max_cv']:.1f}%")
+    if summ["do_bench_max_abs_deviation"] is not None:
+        lines.append(f"compiled vs do_bench (paired, kernels >= 50 us): largest deviation "
+                     f"{100 * summ['do_bench_max_abs_deviation']:.1f}%")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m shu.probe", description=__doc__.split("\n")[0])
+    parser.add_argument("--device", default="auto", choices=["auto", "cuda", "cpu", "mps"])
+    parser.add_argument("--suite", default="quick", choices=["quick", "full"])
+    parser.add_argument("--json", metavar="PATH", help="write the result document here "
+                        "('-' for stdout)")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="interleaved repeats per variant (default 100 on GPU, 30 on CPU)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="pin torch's CPU threads (default: torch's own choice)")
+    parser.add_argument("--kernel", action="append", default=None,
+                        help="run only this kernel of the suite (repeatable)")
+    args = parser.parse_args(argv)
+
+    from shu.probe.runner import run_probe
+
+    def progress(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    try:
+        doc = run_probe(device=args.device, suite=args.suite, repeats=args.repeats,
+                        kernels=args.kernel, progress=progress, threads=args.threads)
+    except (RuntimeError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(format_table(doc), file=sys.stderr)
+    text = json.dumps(doc, indent=1, allow_nan=False)
+    if args.json == "-":
+        print(text)
+    elif args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+        print(f"wrote {args.json}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,237 @@
+"""Timers: interleaved eager/compiled repeats, device-side with an L2 flush and no launch gaps.
+
+The primary GPU timer (`"cuda_events_flush_primed"`): before every timed call the L2 cache is
+flushed by zeroing a buffer twice its size (at least 256 MB, as `do_bench` does), repeated only
+as often as needed to keep the GPU busier than the host is enqueueing (from the call's measured
+enqueue cost); CUDA events then bracket only the call's own kernels, launched back to back.
+Samples are enqueued without host syncs and read at the end, so the host stays ahead: the sample
+is device time with a cold L2 and without launch gaps, even for a function whose Python wrapper
+takes longer to launch than its kernels take to run. Eager and compiled alternate in blocks
+(order flipped every round) so drift hits both, and each block starts after 25 ms of untimed
+calls of the same variant so clocks are at their sustained level (see `CudaTimer.interleaved`;
+single-sample interleaving, and an idle `torch.cuda._sleep` primer, both read tensor-core
+kernels up to 9-10% faster than `do_bench` on an H200 running at its power cap).
+
+For comparison (kept in the result, to show what launch overhead does):
+- `per_iteration_events`: a sync, an event, the call, an event, a sync: what a naive timer
+  reads, launch gaps included;
+- `host_sync`: `perf_counter` around the call plus `synchronize()`: end-to-end latency;
+- `do_bench`: `triton.testing.do_bench(..., return_mode="median")` when Triton is present.
+
+On CPU and MPS (`"host_perf_counter"`) a sample is `perf_counter` around a batch of calls sized
+so the sample lasts at least `min_sample_s`; the batch size is reported.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+FLUSH_MIN_BYTES = 256 * 1024 * 1024
+
+
+@dataclass
+class Stats:
+    """Summary of one variant's samples (milliseconds)."""
+
+    median_ms: float
+    p20_ms: float
+    p80_ms: float
+    mean_ms: float
+    cv: float
+    repeats: int
+    samples_ms: list[float]
+
+    def as_dict(self, keep_samples: bool = True) -> dict:
+        d = {"median_ms": self.median_ms, "p20_ms": self.p20_ms, "p80_ms": self.p80_ms,
+             "mean_ms": self.mean_ms, "cv": self.cv, "repeats": self.repeats}
+        if keep_samples:
+            d["samples_ms"] = [round(s, 6) for s in self.samples_ms]
+        return d
+
+
+def quantile(values: list[float], q: float) -> float:
+    """Linear-interpolated quantile (the same rule as numpy's default and torch.quantile)."""
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def summarize(samples_ms: list[float]) -> Stats:
+    """Median, p20/p80, mean and coefficient of variation of timing samples."""
+    mean = statistics.fmean(samples_ms)
+    cv = statistics.pstdev(samples_ms) / mean if mean > 0 and len(samples_ms) > 1 else 0.0
+    return Stats(median_ms=statistics.median(samples_ms), p20_ms=quantile(samples_ms, 0.2),
+                 p80_ms=quantile(samples_ms, 0.8), mean_ms=mean, cv=cv,
+                 repeats=len(samples_ms), samples_ms=list(samples_ms))
+
+
+def sync(device: torch.device) -> None:
+    """Wait for the device (no-op on CPU)."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    elif device.type == "mps":
+        torch.mps.synchronize()
+
+
+def warm_up(fn: Callable[[], object], device: torch.device, min_iters: int = 5,
+            min_seconds: float = 0.025) -> None:
+    """Run `fn` at least `min_iters` times and at least `min_seconds` (reference rule 2)."""
+    t0 = time.perf_counter()
+    done = 0
+    while done < min_iters or time.perf_counter() - t0 < min_seconds:
+        fn()
+        done += 1
+        if done % 5 == 0:
+            sync(device)
+    sync(device)
+
+
+class CudaTimer:
+    """Device-side timer for CUDA/ROCm: L2 flush, launch-gap primer, events, interleaving."""
+
+    def __init__(self, device: torch.device) -> None:
+        self.device = device
+        l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or 0
+        self.flush_bytes = max(FLUSH_MIN_BYTES, 2 * l2)
+        self.flush_buffer = torch.empty(self.flush_bytes // 4, dtype=torch.int32, device=device)
+        self.flush_us = self._time_flush()
+
+    def _time_flush(self) -> float:
+        """Device time (us) of one L2 flush (zeroing the flush buffer)."""
+        self.flush_buffer.zero_()
+        pairs = []
+        for _ in range(5):
+            start, end = (torch.cuda.Event(enable_timing=True) for _ in range(2))
+            start.record()
+            self.flush_buffer.zero_()
+            end.record()
+            pairs.append((start, end))
+        torch.cuda.synchronize(self.device)
+        return statistics.median(s.elapsed_time(e) for s, e in pairs) * 1000.0
+
+    def enqueue_us(self, fn: Callable[[], object], iters: int = 10) -> float:
+        """Median host time (us) to enqueue one call on an idle queue: the launch cost."""
+        times = []
+        for _ in range(iters):
+            torch.cuda.synchronize(self.device)
+            t0 = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - t0) * 1e6)
+        torch.cuda.synchronize(self.device)
+        return statistics.median(times)
+
+    def _samples(self, fn: Callable[[], object], count: int, flushes: int,
+                 timed: bool = True) -> list[tuple[torch.cuda.Event, torch.cuda.Event]]:
+        """Enqueue `count` samples (flushes, event, call, event) without syncing."""
+        pairs = []
+        for _ in range(count):
+            for _ in range(flushes):
+                self.flush_buffer.zero_()
+            if timed:
+                start, end = (torch.cuda.Event(enable_timing=True) for _ in range(2))
+                start.record()
+                fn()
+                end.record()
+                pairs.append((start, end))
+            else:
+                fn()
+        return pairs
+
+    def interleaved(self, fns: dict[str, Callable[[], object]], repeats: int,
+                    enqueue_us: dict[str, float], block: int = 10,
+                    settle_ms: float = 25.0) -> tuple[dict[str, Stats], dict]:
+        """Device time of each function: `repeats` samples each, interleaved in blocks.
+
+        Each sample is flush(es), event, call, event. The number of flushes per sample is the
+        fewest (at least one, as in do_bench) that keep the GPU busier than the host is
+        enqueueing (1.5x the measured enqueue cost), so the host stays ahead and launch gaps
+        never reach the timed region. Variants alternate in blocks of `block` samples (order
+        flipped each round); each block is preceded by `settle_ms` of the same variant, untimed,
+        so the GPU's clocks and power state are those of sustained load on that variant, not
+        left over from the other one (interleaving single samples read tensor-core kernels up
+        to 9% faster than do_bench on an H200 at its power cap).
+
+        Returns the stats per variant and how the samples were taken.
+        """
+        names = list(fns)
+        lead = max(enqueue_us.values()) * 1.5
+        probe = {n: self._samples(fns[n], 5, max(1, math.ceil(lead / self.flush_us)))
+                 for n in names}
+        torch.cuda.synchronize(self.device)
+        device_us = {n: 1000 * statistics.median(s.elapsed_time(e) for s, e in probe[n])
+                     for n in names}
+        flushes = max(1, math.ceil((lead - min(device_us.values())) / self.flush_us))
+        events: dict[str, list[tuple[torch.cuda.Event, torch.cuda.Event]]] = {n: [] for n in names}
+        for r in range(math.ceil(repeats / block)):
+            for name in names if r % 2 == 0 else reversed(names):
+                per_sample_us = device_us[name] + flushes * self.flush_us
+                self._samples(fns[name], math.ceil(settle_ms * 1000 / per_sample_us), flushes,
+                              timed=False)
+                events[name] += self._samples(fns[name], min(block, repeats - r * block),
+                                              flushes)
+        torch.cuda.synchronize(self.device)
+        stats = {n: summarize([s.elapsed_time(e) for s, e in events[n]]) for n in names}
+        method = {"flushes_per_sample": flushes, "flush_us": self.flush_us,
+                  "l2_flush_bytes": self.flush_bytes, "block": block, "settle_ms": settle_ms,
+                  "enqueue_us": enqueue_us, "estimated_device_us": device_us}
+        return stats, method
+
+    def per_iteration(self, fn: Callable[[], object], repeats: int) -> tuple[Stats, Stats]:
+        """Naive timers, launch gaps included: (per-iteration events, host perf_counter+sync)."""
+        event_ms, host_ms = [], []
+        for _ in range(repeats):
+            start, end = (torch.cuda.Event(enable_timing=True) for _ in range(2))
+            torch.cuda.synchronize(self.device)
+            t0 = time.perf_counter()
+            start.record()
+            fn()
+            end.record()
+            torch.cuda.synchronize(self.device)
+            host_ms.append((time.perf_counter() - t0) * 1e3)
+            event_ms.append(start.elapsed_time(end))
+        return summarize(event_ms), summarize(host_ms)
+
+
+def do_bench_median_ms(fn: Callable[[], object]) -> float | None:
+    """`triton.testing.do_bench` median (ms), or None when Triton is not installed."""
+    try:
+        from triton.testing import do_bench
+    except ImportError:
+        return None
+    return float(do_bench(fn, warmup=25, rep=100, return_mode="median"))
+
+
+def host_batch_size(fn: Callable[[], object], min_sample_s: float, device: torch.device) -> int:
+    """Calls per sample so that one sample lasts at least `min_sample_s` (host timer)."""
+    t0 = time.perf_counter()
+    fn()
+    sync(device)
+    once = max(time.perf_counter() - t0, 1e-7)
+    return max(1, math.ceil(min_sample_s / once))
+
+
+def host_interleaved(fns: dict[str, Callable[[], object]], repeats: int, batch: int,
+                     device: torch.device) -> dict[str, Stats]:
+    """Host time per call of each function, `repeats` interleaved samples of `batch` calls.
+
+    Used on CPU (and MPS, with a sync closing each sample).
+    """
+    names = list(fns)
+    samples: dict[str, list[float]] = {n: [] for n in names}
+    for r in range(repeats):
+        for name in names if r % 2 == 0 else reversed(names):
+            fn = fns[name]
+            t0 = time.perf_counter()
+            for _ in range(batch):
+                fn()
+            sync(device)
+            samples[name].append((time.perf_counter() - t0) * 1e3 / batch)
+    return {n: summarize(samples[n]) for n in names}
