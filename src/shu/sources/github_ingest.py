@@ -28,8 +28,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pandas as pd
+from requests.utils import parse_header_links
 
 from shu.errors import GitHubError
 from shu.repos import rename_repo
@@ -51,6 +53,7 @@ STARGAZERS_SOURCE = "github-stargazers"
 DERIVED_SOURCES = (HISTORY_SOURCE, STARGAZERS_SOURCE)
 HISTORY_PER_PAGE = 30
 LIST_PER_PAGE = 100
+STARGAZER_PAGE_CAP = 400
 STEPS = ("snapshot", "star history", "commits", "releases")
 
 
@@ -280,44 +283,73 @@ class _RepoIngest:
         return f"{len(added)} days of star history"
 
     def stargazers_fallback(self, load: Load) -> str:
-        """Classic listing with star timestamps (needs admin/collaborator access since 2026)."""
-        have = self.store.con.execute(
-            "SELECT count(*) FROM stars_daily WHERE repo = ? AND source = ?",
-            [self.repo, STARGAZERS_SOURCE]).fetchall()[0][0] > 0
-        per_day: dict[date, int] = {}
-        capped = False
-        for page_no, resp in enumerate(self.client.pages(
-                f"/repos/{self.repo}/stargazers", {"per_page": LIST_PER_PAGE},
-                accept=ACCEPT_STAR, conditional=have, allow=(403, 404, 422))):
-            if resp.status in (403, 404):
-                if page_no == 0:
-                    return self.note("no star history: /stargazers/history absent and the "
-                                     "stargazer list is restricted for this token")
-                break
-            if resp.status == 422:
+        """Classic listing with star timestamps (needs admin/collaborator access since 2026).
+
+        The listing is oldest first, so new stars are on the last pages: a first load reads
+        every page (GitHub serves at most 400 pages, 40,000 stars); later runs read page 1 for
+        the `Link rel="last"` page number and walk back from the last page until they reach a
+        day already stored. Only whole days are written.
+        """
+        boundary = self.store.con.execute(
+            "SELECT max(day) FROM stars_daily WHERE repo = ? AND source = ?",
+            [self.repo, STARGAZERS_SOURCE]).fetchall()[0][0]
+        path, accept = f"/repos/{self.repo}/stargazers", ACCEPT_STAR
+        first = self.client.get(path, {"per_page": LIST_PER_PAGE}, accept=accept,
+                                conditional=False, allow=(403, 404))
+        if first.status in (403, 404):
+            return self.note("no star history: /stargazers/history absent and the stargazer "
+                             "list is restricted for this token")
+        last_page = _last_page(first)
+        capped = last_page > STARGAZER_PAGE_CAP
+        incremental = boundary is not None and not self.backfill
+        if incremental and capped:
+            return self.note("stargazer list capped by GitHub at 40,000 stars: nothing newer "
+                             "can be read from it")
+        if incremental:
+            numbers = range(last_page, 1, -1)
+        else:
+            numbers = range(2, min(last_page, STARGAZER_PAGE_CAP) + 1)
+        starred = self.starred_days(first, load)
+        crossed = False  # an incremental walk reached a page that starts before `boundary`
+        for number in numbers:
+            resp = self.client.get(path, {"page": number, "per_page": LIST_PER_PAGE},
+                                   accept=accept, conditional=False, allow=(422,))
+            if resp.status == 422:  # GitHub's page cap
                 capped = True
                 break
-            if resp.not_modified:
-                return "unchanged (304)"
-            items = _expect(resp, list, "stargazers")
-            load.rows_read += len(items)
-            for item in items:
-                starred = _timestamp(item.get("starred_at") if isinstance(item, dict) else None)
-                if starred is None:
-                    raise GitHubError(f"GitHub GET {resp.url}: stargazer without starred_at "
-                                      "(was the star+json media type ignored?)")
-                per_day[starred.date()] = per_day.get(starred.date(), 0) + 1
-        if not per_day:
+            page_days = self.starred_days(resp, load)
+            starred += page_days
+            if incremental and page_days and min(page_days) < boundary:
+                crossed = True
+                break
+        if not starred:
             return "no stargazers"
-        first = min(per_day)
-        last = (max(per_day) - timedelta(days=1)) if capped else self.today
-        days = {first + timedelta(days=i): 0 for i in range((last - first).days + 1)}
-        days.update({d: n for d, n in per_day.items() if d <= last})
+        per_day: dict[date, int] = {}
+        for day in starred:
+            per_day[day] = per_day.get(day, 0) + 1
+        # whole days only: after crossing, every day from `boundary` on was read in full
+        first_day = boundary if crossed else min(per_day)
+        last_day = (max(per_day) - timedelta(days=1)) if capped else self.today
+        days = {first_day + timedelta(days=i): 0
+                for i in range((last_day - first_day).days + 1)}
+        days.update({d: n for d, n in per_day.items() if first_day <= d <= last_day})
         self.write_star_series(load, days, STARGAZERS_SOURCE, complete=not capped)
         if capped:
-            self.note(f"stargazer list capped by GitHub at 40,000 stars; days after {last} "
+            self.note(f"stargazer list capped by GitHub at 40,000 stars; days after {last_day} "
                       "have no stars_added")
         return f"{len(days)} days from the stargazer list"
+
+    def starred_days(self, resp: Response, load: Load) -> list[date]:
+        items = _expect(resp, list, "stargazers")
+        load.rows_read += len(items)
+        days = []
+        for item in items:
+            starred = _timestamp(item.get("starred_at") if isinstance(item, dict) else None)
+            if starred is None:
+                raise GitHubError(f"GitHub GET {resp.url}: stargazer without starred_at "
+                                  "(was the star+json media type ignored?)")
+            days.append(starred.date())
+        return days
 
     def write_star_series(self, load: Load, added: dict[date, int], source: str,
                           complete: bool) -> None:
@@ -458,6 +490,15 @@ class _RepoIngest:
                     "url": item.get("html_url"), "source": SOURCE}
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             raise GitHubError(f"GitHub GET {url}: malformed release object ({exc})") from exc
+
+
+def _last_page(resp: Response) -> int:
+    """The page number of `Link: rel="last"` (1 when the listing has one page)."""
+    for link in parse_header_links(resp.headers.get("Link", "") or ""):
+        if link.get("rel") == "last":
+            page = parse_qs(urlsplit(link.get("url", "")).query).get("page", ["1"])[0]
+            return int(page) if page.isdigit() else 1
+    return 1
 
 
 def _expect(resp: Response, kind: type, what: str) -> Any:

@@ -163,6 +163,27 @@ def test_stargazer_listing_fallback(store, run, server, settings):
                for r in server.requests if "/stargazers?" in r.path)
 
 
+def test_stargazer_listing_daily_run_reads_only_the_newest_pages(store, run, server):
+    start = date(2026, 1, 1)
+    server.add_repo(RepoRecord(
+        full_name="acme/rocket", repo_id=7, created_at=datetime(2026, 1, 1),
+        star_counts=[(start + timedelta(days=i), 12 * i) for i in range(40)],
+        stargazer_history_available=False))
+    run(store, repos=["acme/rocket"], backfill=True, day=date(2026, 2, 9))
+    assert server.count("/stargazers?") == 5  # 468 stars, 100 a page
+    server.set_stars("acme/rocket", date(2026, 2, 10), 468 + 95)
+    server.clear_requests()
+    run(store, repos=["acme/rocket"], day=date(2026, 2, 10))
+    pages = [r.query.get("page", "1") for r in server.requests if "/stargazers?" in r.path]
+    assert pages == ["1", "6", "5"]  # page 1 for the last page number, then back to Feb 9
+    rows = store.con.execute(
+        "SELECT day, stars, stars_added FROM stars_daily WHERE repo = 'acme/rocket' "
+        "AND stars_added IS NOT NULL ORDER BY day").fetchall()
+    observed = dict(server.repo("acme/rocket").star_counts)
+    assert [r[1] for r in rows] == [observed[r[0]] for r in rows]
+    assert sum(r[2] for r in rows) == 563 and rows[-1][:2] == (date(2026, 2, 10), 563)
+
+
 def test_restricted_star_lists_are_noted_not_fatal(store, run, server):
     server.add_repo(small_repo(stargazer_history_available=False, stargazers_available=False))
     summary = run(store, repos=["acme/rocket"])
