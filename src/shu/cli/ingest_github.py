@@ -15,8 +15,9 @@ from shu.store import open_store
 
 @ingest_app.command("github")
 def github(
-    repo: list[str] = typer.Option(None, "--repo", help="Repository 'owner/name' (repeatable); "
-                                   "default: every tracked repository."),
+    repo: list[str] = typer.Option(
+        None, "--repo", metavar="OWNER/NAME",
+        help="Repository (repeatable); default: every tracked repository."),
     backfill: bool = typer.Option(False, "--backfill", help="Fetch whole histories (every "
                                   "star-history page, commit and release), not just what is new."),
     db: Path = DbOption,
@@ -60,8 +61,8 @@ def github(
 @ingest_app.command("git")
 def git(
     path: Path = typer.Argument(..., help="A local clone (working tree or bare)."),
-    repo: str = typer.Option(..., "--repo", help="The repository it is a clone of, "
-                             "'owner/name'."),
+    repo: str = typer.Option(..., "--repo", metavar="OWNER/NAME",
+                             help="The repository it is a clone of."),
     db: Path = DbOption,
 ) -> None:
     """Load commits and version tags from a local git clone (no network).

@@ -130,7 +130,8 @@ def ingest_github(
                     break
                 if progress:
                     progress(ingest.repo, step)
-            summary.repos.append(ingest.repo)
+            else:
+                summary.repos.append(ingest.repo)
     finally:
         stats = client.stats
         summary.requests = stats.requests - before.requests
@@ -265,7 +266,9 @@ class _RepoIngest:
         for page_no, resp in enumerate(self.client.pages(
                 path, {"per_page": HISTORY_PER_PAGE}, conditional=have, allow=(403, 404))):
             if resp.status in (403, 404):
-                return self.stargazers_fallback(load) if page_no == 0 else "partial"
+                if page_no == 0:
+                    return self.stargazers_fallback(load)
+                break  # the listing ended early: keep the weeks read
             if resp.not_ready:
                 return self.note("star history not ready yet (202); retry on the next run")
             if resp.not_modified:

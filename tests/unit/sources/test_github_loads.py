@@ -191,6 +191,17 @@ def test_restricted_star_lists_are_noted_not_fatal(store, run, server):
     assert count(store, "SELECT count(*) FROM stars_daily WHERE repo = 'acme/rocket'") == 1
 
 
+def test_missing_repository_is_noted_and_the_others_load(store, run, server):
+    summary = run(store, repos=["nobody/nothing", "ollama/ollama"])
+    assert summary.repos == ["ollama/ollama"]
+    assert summary.notes == ["nobody/nothing: not found on GitHub (HTTP 404); skipped"]
+    # without --backfill a first run reads github_commit_lookback_days (90) of commits
+    since = datetime.combine(TODAY - timedelta(days=90), datetime.min.time())
+    recent = [c for c in server.repo("ollama/ollama").commits if c.committed_at >= since]
+    assert 0 < len(recent) < 150
+    assert count(store, "SELECT count(*) FROM commits WHERE repo = 'ollama/ollama'") == len(recent)
+
+
 def test_history_not_ready_is_skipped_then_filled(store, run, server):
     server.fail("accepted", match="/stargazers/history", times=None)
     summary = run(store, repos=["ollama/ollama"], backfill=True)
