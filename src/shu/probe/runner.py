@@ -164,6 +164,8 @@ def measure_kernel(kernel: Kernel, device: torch.device, dtype: torch.dtype, sca
                        f" > {TOLERANCE[dtype]:g}")
     if result["recompiles"]:
         reasons.append(f"recompiled {result['recompiles']}x after the first call")
+        if result["recompiles"] >= torch._dynamo.config.recompile_limit:
+            reasons.append("hit recompile_limit: later calls ran eagerly")
     if result["graph_breaks"]:
         reasons.append(f"{result['graph_breaks']} graph break(s)")
     if result["frames_compiled"] < 1:

@@ -1,0 +1,89 @@
+"""`shu probe` (run the live probe here and store it), `shu ingest probe FILE.json` (store a run
+made on another host) and `shu claims` (hardware claims checked against the latest runs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table as RichTable
+
+from shu.cli import DbOption, app, console, db_path, err_console, ingest_app
+from shu.errors import InputError
+
+
+@app.command()
+def probe(
+    device: str = typer.Option("auto", help="auto, cuda, cpu or mps."),
+    suite: str = typer.Option("quick", help="quick (3 kernels) or full (6 kernels)."),
+    json_out: Path | None = typer.Option(None, "--json", help="Also write the result JSON here."),
+    threads: int | None = typer.Option(None, help="Pin torch's CPU threads for the run."),
+    db: Path = DbOption,
+) -> None:
+    """Time TorchInductor against eager on this machine's hardware and store the result.
+
+    Needs torch (`pip install -e .[probe]`). On a GPU host without the store, run
+    `python -m shu.probe --suite full --json run.json` and `shu ingest probe run.json` here.
+
+    Example: shu probe --device cpu --suite quick --threads 1
+    """
+    import json
+
+    try:
+        from shu.probe.__main__ import format_table
+        from shu.probe.runner import run_probe
+    except ImportError as exc:
+        raise InputError(f"shu probe needs torch ({exc}); install it with "
+                         "`pip install -e .[probe]`") from exc
+    from shu.probe_ingest import store_probe_document
+    from shu.store import open_store
+
+    try:
+        doc = run_probe(device=device, suite=suite, threads=threads,
+                        progress=lambda m: err_console.print(m, highlight=False, markup=False))
+    except (RuntimeError, ValueError) as exc:
+        raise InputError(str(exc).splitlines()[0]) from exc
+    console.print(format_table(doc), highlight=False, markup=False)
+    if json_out is not None:
+        json_out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    with open_store(db_path(db)) as store:
+        load = store_probe_document(store, doc, "shu probe")
+    console.print(load.message, highlight=False)
+
+
+@ingest_app.command("probe")
+def ingest_probe(
+    paths: list[Path] = typer.Argument(..., help="Probe JSON file(s) from `python -m shu.probe "
+                                       "--json PATH`."),
+    db: Path = DbOption,
+) -> None:
+    """Store probe results produced on any host (idempotent by run_id).
+
+    Example: shu ingest probe docs/probe/h200-full-cold.json
+    """
+    from shu.probe_ingest import ingest_probe_file
+    from shu.store import open_store
+
+    with open_store(db_path(db)) as store:
+        for path in paths:
+            load = ingest_probe_file(store, path)
+            console.print(f"{path}: {load.message}", highlight=False)
+
+
+@app.command()
+def claims(db: Path = DbOption) -> None:
+    """Check hardware/compiler claims against the latest probe run of each backend.
+
+    Example: shu claims --db data/shu.duckdb
+    """
+    from shu.evidence.claims import evaluate_claims
+    from shu.store import open_store
+
+    with open_store(db_path(db), read_only=True) as store:
+        checks = evaluate_claims(store)
+    out = RichTable("claim", "backend", "verdict", "evidence", show_lines=True)
+    colour = {"supported": "green", "contradicted": "red"}
+    for c in checks:
+        verdict = f"[{colour[c.verdict]}]{c.verdict}[/]" if c.verdict in colour else c.verdict
+        out.add_row(c.claim, c.backend, verdict, c.evidence)
+    console.print(out)
