@@ -52,6 +52,7 @@ HISTORY_SOURCE = "github-star-history"
 STARGAZERS_SOURCE = "github-stargazers"
 DERIVED_SOURCES = (HISTORY_SOURCE, STARGAZERS_SOURCE)
 HISTORY_PER_PAGE = 30
+HISTORY_MAX_PAGES = 100
 LIST_PER_PAGE = 100
 STARGAZER_PAGE_CAP = 400
 STEPS = ("snapshot", "star history", "commits", "releases")
@@ -165,10 +166,14 @@ class _RepoIngest:
         """Run one step in its own load; False when the repository cannot be continued."""
         method = {"snapshot": self.snapshot, "star history": self.star_history,
                   "commits": self.commits, "releases": self.releases}[step]
-        with self.store.load(SOURCE, f"{self.repo} {step}") as load:
-            result = method(load)
-            if isinstance(result, str):
-                load.message = result
+        try:
+            with self.store.load(SOURCE, f"{self.repo} {step}") as load:
+                result = method(load)
+                if isinstance(result, str):
+                    load.message = result
+        except _StepSkipped as skipped:  # rolled back (ETags included); the next run retries
+            self.note(str(skipped))
+            return True
         return result is not False
 
     def upsert(self, load: Load, table: str, rows: pd.DataFrame) -> UpsertResult:
@@ -211,7 +216,7 @@ class _RepoIngest:
             renamed = len(self.client.redirects) > redirects_before
             if renamed or full_name.lower() != self.repo.lower():
                 self.follow_rename(full_name)
-            self.write_repo(data)
+            self.write_repo(load, data)
         self.stars, self.default_branch = int(stars), branch
         load.rows_read += 1
         self.upsert(load, "stars_daily", pd.DataFrame({
@@ -229,7 +234,7 @@ class _RepoIngest:
         self.note(f"renamed on GitHub to {new}; now stored under the new name")
         self.repo = new
 
-    def write_repo(self, data: dict[str, Any]) -> None:
+    def write_repo(self, load: Load, data: dict[str, Any]) -> None:
         category = self.settings.category_of(self.repo)
         renamed_from = next((old for old, new in self.summary.renamed.items()
                              if new == self.repo), None)
@@ -254,30 +259,39 @@ class _RepoIngest:
             return  # unchanged: leave updated_at alone so a re-run changes nothing
         frame = pd.DataFrame([{**values, "updated_at": utcnow()}])
         frame["repo_id"] = frame["repo_id"].astype("Int64")
-        self.summary.add("repos", self.store.upsert("repos", frame))
+        self.upsert(load, "repos", frame)
 
     # ------------------------------------------------------------------ 2. star history
     def star_history(self, load: Load) -> bool | str:
-        have = self.store.con.execute(
-            "SELECT count(*) FROM stars_daily WHERE repo = ? AND stars_added IS NOT NULL",
-            [self.repo]).fetchall()[0][0] > 0
+        """Weekly rows, newest first. Pages are addressed as `?page=N` (the `Link` header says
+        whether another follows), so each page's ETag is found again on the next run. A daily
+        run reads page 1 only; a backfill goes on past 304 pages until the history is whole."""
+        first_stored, created = self.store.con.execute(
+            "SELECT min(s.day), any_value(r.created_at) FROM stars_daily s LEFT JOIN repos r "
+            "USING (repo) WHERE s.repo = ? AND s.stars_added IS NOT NULL",
+            [self.repo]).fetchall()[0]
+        have = first_stored is not None
+        whole = have and created is not None and first_stored <= created.date()
         path = f"/repos/{self.repo}/stargazers/history"
         added: dict[date, int] = {}
-        for page_no, resp in enumerate(self.client.pages(
-                path, {"per_page": HISTORY_PER_PAGE}, conditional=have, allow=(403, 404))):
+        for page in range(1, HISTORY_MAX_PAGES + 1):
+            params = {"per_page": HISTORY_PER_PAGE, **({"page": page} if page > 1 else {})}
+            resp = self.client.get(path, params, conditional=have, allow=(403, 404))
             if resp.status in (403, 404):
-                if page_no == 0:
+                if page == 1:
                     return self.stargazers_fallback(load)
                 break  # the listing ended early: keep the weeks read
             if resp.not_ready:
-                return self.note("star history not ready yet (202); retry on the next run")
-            if resp.not_modified:
-                break
+                raise _StepSkipped("star history not ready yet (202); retry on the next run")
+            if resp.not_modified:  # this page is stored already
+                if page == 1 and (whole or not self.backfill):
+                    break
+                continue
             rows = _expect(resp, list, "weekly star-history rows")
             load.rows_read += len(rows)
             for week in rows:
                 added.update(_week_days(week, resp.url))
-            if not (self.backfill or not have) or not rows:
+            if not rows or not resp.next_url or (have and not self.backfill):
                 break
         if not added:
             return "unchanged (304)"
@@ -493,6 +507,10 @@ class _RepoIngest:
                     "url": item.get("html_url"), "source": SOURCE}
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             raise GitHubError(f"GitHub GET {url}: malformed release object ({exc})") from exc
+
+
+class _StepSkipped(Exception):
+    """A step that cannot finish now (e.g. GitHub still computing): roll it back, go on."""
 
 
 def _last_page(resp: Response) -> int:

@@ -215,6 +215,43 @@ def test_history_not_ready_is_skipped_then_filled(store, run, server):
                  "AND day >= ?", days[0]) == len(days)
 
 
+def test_history_not_ready_midway_rolls_back_its_etags(store, run, server):
+    server.fail("accepted", match="/stargazers/history?page=3", times=None)
+    summary = run(store, repos=["ollama/ollama"], backfill=True)
+    assert any("not ready" in n for n in summary.notes)
+    assert count(store, "SELECT count(*) FROM http_cache WHERE url LIKE '%history%'") == 0
+    assert count(store, "SELECT count(*) FROM ingest_log WHERE status = 'failed' AND "
+                 "target = 'ollama/ollama star history'") == 1
+    server.clear_faults()
+    server.clear_requests()
+    run(store, repos=["ollama/ollama"], backfill=True)
+    assert server.count("/stargazers/history", status=200) == 5  # pages 1-5, none trusted
+    days, _ = server._daily_added(server.repo("ollama/ollama"))
+    assert count(store, "SELECT count(*) FROM stars_daily WHERE stars_added IS NOT NULL "
+                 "AND day >= ?", days[0]) == len(days)
+
+
+def test_backfill_completes_a_history_that_daily_runs_left_partial(store, run, server):
+    repo = server.repo("ollama/ollama")
+    day = repo.star_counts[-1][0]
+    store.con.execute("INSERT INTO stars_daily (repo, day, stars_added, source) VALUES "
+                      "('ollama/ollama', ?, 0, 'github-star-history')", [day])
+    run(store, repos=["ollama/ollama"], day=day)  # a daily run: page 1 only
+    assert server.count("/stargazers/history") == 1
+    server.clear_requests()
+    run(store, repos=["ollama/ollama"], backfill=True, day=day)
+    statuses = [r.status for r in server.requests if "/stargazers/history" in r.path]
+    assert statuses == [304, 200, 200, 200, 200]  # page 1 unchanged, the older pages fetched
+    days, added = server._daily_added(repo)
+    stored = dict(store.con.execute(
+        "SELECT day, stars_added FROM stars_daily WHERE repo = 'ollama/ollama' AND day >= ? "
+        "AND stars_added IS NOT NULL", [days[0]]).fetchall())
+    assert stored == dict(zip(days, added, strict=True))
+    server.clear_requests()
+    run(store, repos=["ollama/ollama"], backfill=True, day=day)  # now whole: page 1 suffices
+    assert [r.status for r in server.requests if "/stargazers/history" in r.path] == [304]
+
+
 def test_rename_is_followed_and_rows_move(store, run, server):
     run(store, backfill=True)
     before = count(store, "SELECT count(*) FROM commits")
@@ -242,8 +279,8 @@ def test_transient_faults_lose_and_duplicate_nothing(tmp_path, server, sleeps, s
                       client=make_client(server, sleeps, clean))
         expected = store_snapshot(clean)
     server.fail("server_error", match="/commits?per_page=100&sha=main&page=2", times=2)
-    server.fail("malformed_json", match="/history?per_page=30&page=3", times=1)
-    server.fail("truncated", match="/history?per_page=30&page=5", times=1)
+    server.fail("malformed_json", match="/history?page=3&per_page=30", times=1)
+    server.fail("truncated", match="/history?page=5&per_page=30", times=1)
     server.fail("slow", match="/releases", delay=0.5, times=1)
     server.fail("accepted", match="/repos/ollama/ollama/stargazers/history", times=1)
     server.fail("rate_limit", match="/repos/tensorflow/tensorflow/commits", reset_in=30)
