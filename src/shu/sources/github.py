@@ -92,7 +92,7 @@ class StoreValidatorCache:
 
 @dataclass
 class Response:
-    """One final response (after retries and redirects)."""
+    """One final response (after retries and redirects); `url` never carries credentials."""
 
     url: str
     status: int
@@ -247,14 +247,14 @@ class GitHubClient:
                 continue
             if status == 304:
                 self.stats.not_modified += 1
-                return Response(url, 304, None, resp.headers)
+                return Response(_display(url), 304, None, resp.headers)
             if status == 202:
                 if attempt < self.retries:
                     attempt = self._backoff_or_raise(url, attempt, "202 not ready")
                     continue
-                return Response(url, 202, None, resp.headers)
+                return Response(_display(url), 202, None, resp.headers)
             if status in allow:
-                return Response(url, status, _json_or_none(resp), resp.headers)
+                return Response(_display(url), status, _json_or_none(resp), resp.headers)
             if not 200 <= status < 300:
                 raise GitHubError(f"GitHub GET {_display(url)}: {_describe_failure(resp)}")
             try:
@@ -264,8 +264,8 @@ class GitHubClient:
                 continue
             etag, modified = resp.headers.get("ETag"), resp.headers.get("Last-Modified")
             if etag or modified:
-                self.cache.put(url, etag, modified)
-            return Response(url, status, data, resp.headers)
+                self.cache.put(_display(url), etag, modified)
+            return Response(_display(url), status, data, resp.headers)
 
     def pages(self, path: str, params: Mapping[str, Any] | None = None, *,
               accept: str = ACCEPT_JSON, conditional: bool = True,
@@ -285,7 +285,7 @@ class GitHubClient:
         if self._token and _origin(url) == self._origin:
             headers["Authorization"] = f"Bearer {self._token}"
         if conditional:
-            validators = self.cache.get(url)
+            validators = self.cache.get(_display(url))
             if validators:
                 etag, modified = validators
                 if etag:
@@ -377,9 +377,10 @@ class GitHubClient:
         return attempt + 1
 
 
-def _origin(url: str) -> tuple[str, str]:
+def _origin(url: str) -> tuple[str, str, int | None]:
+    """(scheme, host, port): where a URL points, whatever credentials it carries."""
     parts = urlsplit(url)
-    return parts.scheme, parts.netloc.lower()
+    return parts.scheme, (parts.hostname or "").lower(), parts.port
 
 
 def _display(url: str) -> str:

@@ -218,3 +218,15 @@ def test_token_never_in_logs_or_errors(server, sleeps, caplog, make_client, toke
     assert all(token not in str(r.headers) for r in server.requests)
     assert isinstance(client.cache, MemoryValidatorCache)
     assert token not in repr(client.cache.entries)
+
+
+def test_credentials_in_the_base_url_never_reach_messages_or_cache(server, sleeps):
+    secret_url = server.url.replace("http://", "http://user:hunter2secret@")
+    client = GitHubClient(secret_url, sleep=sleeps, retries=0)
+    response = client.get("/repos/ollama/ollama")
+    assert "hunter2secret" not in response.url
+    assert all("hunter2secret" not in url for url in client.cache.entries)
+    server.fail("server_error", match="/commits", times=None)
+    with pytest.raises(GitHubError) as caught:
+        client.get("/repos/ollama/ollama/commits")
+    assert "hunter2secret" not in str(caught.value)
