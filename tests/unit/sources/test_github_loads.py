@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
+import signal
+import subprocess
+import sys
+import time
 from datetime import date, datetime, timedelta
 
 import pandas as pd
@@ -342,3 +347,29 @@ def test_unreachable_github_is_one_line_source_error(store, sleeps):
         ingest_github(store, settings, client=client_for(store, settings, sleep=sleeps))
     assert "connection refused" in str(caught.value) and "\n" not in str(caught.value)
     assert store.con.execute("SELECT status FROM ingest_log").fetchall() == [("failed",)]
+
+
+def test_killed_process_rerun_converges(tmp_path, server, settings, store_snapshot):
+    """A real `shu ingest github` process SIGKILLed halfway, then run again, ends with the
+    same store as an uninterrupted run (the self-contained twin of the integration test)."""
+    env = {**os.environ, "SHU_GITHUB_API_URL": server.url, "COLUMNS": "200"}
+    command = [sys.executable, "-c", "from shu.cli import main; main()", "ingest", "github",
+               "--backfill", "--db"]
+    clean, killed = tmp_path / "clean.duckdb", tmp_path / "killed.duckdb"
+    subprocess.run([*command, str(clean)], env=env, check=True, capture_output=True)
+    total = len(server.requests)
+    server.clear_requests()
+    slow = server.fail("slow", delay=0.05, times=None)
+    proc = subprocess.Popen([*command, str(killed)], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while len(server.requests) < total // 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    assert proc.wait(timeout=10) == -signal.SIGKILL
+    slow.times = 0
+    with open_store(killed, read_only=True) as cut:
+        assert 0 < count(cut, "SELECT count(*) FROM ingest_log") < 12  # some steps committed
+    subprocess.run([*command, str(killed)], env=env, check=True, capture_output=True)
+    with open_store(clean, read_only=True) as a, open_store(killed, read_only=True) as b:
+        assert store_snapshot(b) == store_snapshot(a)
