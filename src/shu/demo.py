@@ -186,31 +186,46 @@ def _commits(rng: np.random.Generator, index: int, name: str, topic: str, start:
 
 
 def _probe(end: date) -> dict:
+    """A probe document in the probe's JSON format (FORMAT_VERSION), marked synthetic."""
+    from shu.probe import FORMAT_VERSION
+
     started = datetime.combine(end, datetime.min.time()) + timedelta(hours=5)
-    kernels = [("layernorm_gelu", 0.92, 0.61), ("softmax", 0.55, 0.31),
-               ("gemm_bias_relu", 2.10, 1.95), ("sdpa", 1.40, 1.52),
-               ("naive_attention", 3.30, 1.62), ("transformer_block", 6.8, 4.9)]
+    kernels = [("layernorm_gelu", "memory-bound fusion", 0.92, 0.61),
+               ("softmax", "memory-bound fusion", 0.55, 0.31),
+               ("gemm_bias_relu", "gemm+epilogue", 2.10, 1.95),
+               ("sdpa", "attention", 1.40, 1.52),
+               ("naive_attention", "attention", 3.30, 1.62),
+               ("transformer_block", "transformer block", 6.8, 4.9)]
     results = []
-    for kernel, eager_ms, compiled_ms in kernels:
+    for kernel, category, eager_ms, compiled_ms in kernels:
         results.append({
-            "kernel": kernel, "valid": True, "error": None,
-            "eager": {"median_ms": eager_ms}, "compiled": {"median_ms": compiled_ms},
-            "speedup": eager_ms / compiled_ms})
+            "kernel": kernel, "category": category, "shape": "synthetic", "dtype": "float32",
+            "is_valid": True, "invalid_reason": None, "correct": True, "rel_error": 1e-6,
+            "tolerance": 1e-4, "recompiles": 0, "graph_breaks": 0, "compile_s": 4.0,
+            "timer": "synthetic",
+            "eager": {"median_ms": eager_ms, "p20_ms": eager_ms * 0.98,
+                      "p80_ms": eager_ms * 1.02, "cv": 0.01, "repeats": 30},
+            "compiled": {"median_ms": compiled_ms, "p20_ms": compiled_ms * 0.98,
+                         "p80_ms": compiled_ms * 1.02, "cv": 0.01, "repeats": 30},
+            "speedup": eager_ms / compiled_ms, "speedup_unchecked": eager_ms / compiled_ms})
     speedups = [r["speedup"] for r in results]
-    geomean = float(np.exp(np.mean(np.log(speedups))))
-    clipped = float(np.exp(np.mean(np.log(np.maximum(speedups, 1.0)))))
     return {
-        "synthetic": True,
+        "format_version": FORMAT_VERSION,
         "run_id": f"synthetic-demo-{end:%Y%m%d}",
         "started_at": started.isoformat() + "+00:00",
-        "suite": "quick",
+        "finished_at": (started + timedelta(minutes=2)).isoformat() + "+00:00",
+        "wall_s": 120.0, "suite": "quick", "suite_version": "synthetic",
+        "settings": {"dtype": "float32"},
         "environment": {"host": "synthetic-demo-host", "backend": "cpu",
                         "device_name": "SYNTHETIC demo CPU", "torch_version": "synthetic"},
+        "compile_cache": {"state": "cold"},
+        "ceilings": {"copy_gbps": 20.0, "matmul_tflops": 1.0, "matmul_dtype": "float32"},
         "results": results,
-        "summary": {"geomean_speedup": geomean, "geomean_speedup_clipped": clipped,
-                    "pass_rate": 1.0, "valid": len(results), "total": len(results)},
+        "summary": {"n_kernels": len(results), "n_valid": len(results), "pass_rate": 1.0,
+                    "geomean_speedup": float(np.exp(np.mean(np.log(speedups)))),
+                    "geomean_speedup_clipped": float(np.exp(np.mean(np.log(
+                        np.maximum(speedups, 1.0)))))},
     }
-
 
 def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) -> Path:
     """Generate the sample, serve it locally, run the real chain, and return the briefing path.
@@ -256,13 +271,11 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
 
 def prepare_history(db: Path, settings, today: date, probe_json: Path) -> str:
     """Ingest the probe result, train on the sample and issue past forecasts (track record)."""
+    from shu.probe_ingest import ingest_probe_file
     from shu.snapshot import open_for_writing
 
     store = open_for_writing(db)
     try:
-        from shu.probe.ingest import ingest_probe_json
-
-        ingest_probe_json(store, probe_json)
-        return "probe result ingested"
+        return f"synthetic probe result: {ingest_probe_file(store, probe_json).message}"
     finally:
         store.close()

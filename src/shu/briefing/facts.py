@@ -7,7 +7,6 @@ receipt.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -318,15 +317,22 @@ class ClaimCheck:
 
 
 def claim_checks(store: Store) -> list[ClaimCheck]:
-    """Claim checks from the probe's claim registry (shu.evidence.claims)."""
-    try:
-        from shu.evidence.claims import evaluate_claims
-    except ImportError:
-        return []
+    """The probe's claim registry evaluated against the latest run per backend.
+
+    Each check cites the probe run it was evaluated on (its `started_at` row); its numbers are
+    the evaluator's own sentence, computed from that run's stored rows.
+    """
+    from shu.evidence.claims import evaluate_claims
+    from shu.evidence.topics import Citation
+
     out = []
     for check in evaluate_claims(store):
-        data = check if isinstance(check, dict) else vars(check)
-        out.append(ClaimCheck(str(data.get("claim") or data.get("text") or ""),
-                              str(data.get("verdict") or ""),
-                              json.dumps(data.get("numbers") or {}, default=str), []))
+        citations = []
+        if check.run_id:
+            citations.append(Citation("row", "probe_runs", {"run_id": check.run_id},
+                                      "started_at", check.run_started_at,
+                                      check.run_started_at.date() if check.run_started_at
+                                      else None, f"probe run {check.run_id}"))
+        out.append(ClaimCheck(f"{check.claim} [{check.backend}]", check.verdict,
+                              check.evidence, citations))
     return out

@@ -7,7 +7,9 @@ on stored evidence from before that day:
   (strong when >= 2% and >= 3 commits);
 - releases: release notes of the last 180 days that mention the topic (strong: one or more);
 - documents: passages that mention both the topic and the repository (strong: two or more);
-- probe: claim checks about the topic that the latest probe supports (strong: one or more).
+- probe: claim checks about the topic that the latest probe supports (strong: one or more);
+  counted only for a repository that already has other evidence for the topic, since the probe
+  measures hardware, not a repository.
 
 The topic with the most strong kinds (then the most items) is attributed; a topic with no strong
 evidence is reported as "not asserted", with the reason.
@@ -103,8 +105,9 @@ def topic_evidence(store: Store, topic: Topic, repo: str, as_of: date) -> TopicE
     pattern = re.compile(topic.pattern, re.IGNORECASE)
     items = [*_commit_evidence(store, topic, repo, as_of),
              *_release_evidence(store, topic, pattern, repo, as_of),
-             *_document_evidence(store, topic, pattern, repo, as_of),
-             *_probe_evidence(store, topic, pattern)]
+             *_document_evidence(store, topic, pattern, repo, as_of)]
+    if items:  # probe checks are about hardware, not a repository: they only add to a link
+        items += _probe_evidence(store, pattern)
     return TopicEvidence(topic.name, topic.term or topic.name, items)
 
 
@@ -195,7 +198,7 @@ def _document_evidence(store: Store, topic: Topic, pattern: re.Pattern[str], rep
     return [EvidenceItem("documents", text, citations, strong)]
 
 
-def _probe_evidence(store: Store, topic: Topic, pattern: re.Pattern[str]) -> list[EvidenceItem]:
+def _probe_evidence(store: Store, pattern: re.Pattern[str]) -> list[EvidenceItem]:
     from shu.briefing.facts import claim_checks
 
     items = []

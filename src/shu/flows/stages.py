@@ -107,12 +107,15 @@ def probe(db: Path, settings: Settings, day: date) -> StageReport:
         if age is not None and age <= settings.probe_max_age_days:
             return StageReport("probe", f"latest probe run is {age} days old: reused")
         try:
-            from shu.probe.store import run_and_store_probe
-        except ImportError as exc:
-            return StageReport("probe", f"probe due but not runnable here ({exc}); "
-                               "reusing the latest run", ok=False)
-        run_id = run_and_store_probe(store, suite="quick")
-        return StageReport("probe", f"probe run {run_id} stored")
+            from shu.probe.runner import run_probe
+        except ImportError:
+            latest = "none stored" if age is None else f"the latest is {age} days old"
+            return StageReport("probe", f"probe due but torch is not installed here (pip "
+                               f"install 'shu[probe]'); {latest}", ok=False)
+        from shu.probe_ingest import store_probe_document
+
+        load = store_probe_document(store, run_probe(suite="quick"), "shu daily")
+        return StageReport("probe", f"probe {load.message}")
     finally:
         store.close()
 
