@@ -11,6 +11,7 @@ kernels only: `geomean_speedup` raw, and `geomean_speedup_clipped` with slowdown
 from __future__ import annotations
 
 import math
+import statistics
 import time
 import traceback
 import uuid
@@ -187,22 +188,34 @@ def measure_kernel(kernel: Kernel, device: torch.device, dtype: torch.dtype, sca
 
 
 def _reference_timers(cuda_timer: timing.CudaTimer, fn: Callable[[], object],
-                      enqueue_us: float, repeats: int) -> dict:
+                      enqueue_us: float, repeats: int, rounds: int = 3) -> dict:
     """Other timers on the same call, to show what the primary timer handles.
 
-    `per_iteration_events_ms` and `host_sync_ms` include launch gaps. `do_bench_ms` is
-    bracketed by two blocks of the primary timer (`primed_paired_ms`, their mean), because
-    tensor-core kernels drift with the GPU's clock under its power cap: only measurements
-    taken back to back compare timers rather than moments.
+    `per_iteration_events_ms` and `host_sync_ms` include launch gaps. `do_bench` runs
+    `rounds` times, alternating with blocks of the primary timer (one more block closes the
+    bracket); the two are compared median to median (`primed_paired_ms`, `do_bench_ms`),
+    because tensor-core kernels drift with the GPU's clock under its power cap: only
+    measurements taken back to back compare timers rather than moments.
     """
     per_iter, host_sync = cuda_timer.per_iteration(fn, repeats)
-    before, _ = cuda_timer.interleaved({"fn": fn}, 20, {"fn": enqueue_us})
-    bench = timing.do_bench_median_ms(fn)
-    after, _ = cuda_timer.interleaved({"fn": fn}, 20, {"fn": enqueue_us})
-    paired = (before["fn"].median_ms + after["fn"].median_ms) / 2
+    primed: list[float] = []
+    benches: list[float] = []
+    for _ in range(rounds):
+        block, _ = cuda_timer.interleaved({"fn": fn}, 20, {"fn": enqueue_us})
+        primed.append(block["fn"].median_ms)
+        bench = timing.do_bench_median_ms(fn)
+        if bench is None:
+            break
+        benches.append(bench)
+    if benches:
+        block, _ = cuda_timer.interleaved({"fn": fn}, 20, {"fn": enqueue_us})
+        primed.append(block["fn"].median_ms)
+    paired = statistics.median(primed)
+    bench_ms = statistics.median(benches) if benches else None
     return {"per_iteration_events_ms": per_iter.median_ms, "host_sync_ms": host_sync.median_ms,
-            "do_bench_ms": bench, "primed_paired_ms": paired,
-            "primed_vs_do_bench": paired / bench - 1 if bench else None}
+            "do_bench_ms": bench_ms, "do_bench_rounds_ms": benches,
+            "primed_paired_ms": paired, "primed_blocks_ms": primed,
+            "primed_vs_do_bench": paired / bench_ms - 1 if bench_ms else None}
 
 
 def _finish(result: dict, t_kernel: float) -> dict:
