@@ -175,7 +175,8 @@ def _git(path: Path, *args: str, missing_ok: bool = False) -> str:
         if missing_ok:
             return ""
         first = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["failed"])[0]
-        raise InputError(f"{path}: git {args[0]} failed: {first}")
+        command = next(a for a in args if not a.startswith("-") and "=" not in a)
+        raise InputError(f"{path}: git {command} failed: {first}")
     return done.stdout.decode("utf-8", "replace")
 
 
