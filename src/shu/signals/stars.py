@@ -13,7 +13,6 @@ import time
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from shu.schema.signals import STAR_SIGNALS
 from shu.signals.sqlfiles import run_sql
 from shu.store import Store
 
@@ -52,15 +51,6 @@ def _last_run(store: Store) -> tuple[date, int, int] | None:
     return None if row is None or row[0] is None else (row[0], int(row[1]), int(row[2]))
 
 
-def _select_columns() -> str:
-    exprs = {
-        "repo": "r.repo",
-        "day": f"(DATE '{EPOCH}' + c.dn::INTEGER)",
-    }
-    return ", ".join(f'CAST({exprs.get(c.name, "c." + c.name)} AS {c.type}) AS "{c.name}"'
-                     for c in STAR_SIGNALS.columns)
-
-
 def refresh_star_signals(store: Store, full: bool = False) -> TableRefresh:
     """Recompute `star_signals` (all of it, or only the days after the last computed one)."""
     t0 = time.perf_counter()
@@ -87,35 +77,32 @@ def refresh_star_signals(store: Store, full: bool = False) -> TableRefresh:
         emit_from = last[0] + timedelta(days=1)
         from_day = emit_from - timedelta(days=LOOKBACK_DAYS)
         # only repositories observed recently enough to have a fresh day after the last one
-        repo_filter = f"WHERE day >= DATE '{emit_from - timedelta(days=FRESH_DAYS)}'"
+        repo_filter = f" HAVING max(day) >= DATE '{emit_from - timedelta(days=FRESH_DAYS)}'"
     con.execute(
         "CREATE OR REPLACE TEMP TABLE _signal_repos AS "
-        "SELECT repo, (row_number() OVER (ORDER BY repo))::INTEGER AS rid "
-        f"FROM (SELECT DISTINCT repo FROM stars_daily {repo_filter})")
-    run_sql(con, "star_signals", from_day=from_day.isoformat(),
-            emit_from_dn=(emit_from - EPOCH).days if emit_from else -(10**6),
-            max_dn=(max_day - EPOCH).days, z_min_values=Z_MIN_VALUES)
-    misordered = con.execute("SELECT count(*) FROM _star_calc WHERE misordered").fetchone()[0]
-    if misordered:
-        from shu.errors import StoreError
-
-        raise StoreError(f"star_signals: {misordered} grid rows came out of order; nothing "
-                         "written (report this: the streaming windows need ordered input)")
-    select = (f"SELECT {_select_columns()} FROM _star_calc c JOIN _signal_repos r USING (rid) "
-              "WHERE NOT c.misordered")
+        "SELECT repo, (row_number() OVER (ORDER BY repo))::INTEGER AS rid, "
+        f"(first_day - DATE '{EPOCH}')::INTEGER AS first_dn "
+        "FROM (SELECT repo, min(day) AS first_day FROM stars_daily GROUP BY repo"
+        f"{repo_filter})")
+    values = {"from_day": from_day.isoformat(), "max_dn": (max_day - EPOCH).days,
+              "emit_from_dn": (emit_from - EPOCH).days if emit_from else -(10**6),
+              "z_min_values": Z_MIN_VALUES}
     with store.transaction():
         if mode == "full":
-            con.execute(f"CREATE OR REPLACE TABLE star_signals AS {select}")
+            run_sql(con, "star_signals", target="TABLE star_signals", **values)
         else:
+            run_sql(con, "star_signals", target="TEMP TABLE _star_signals_new", **values)
             con.execute("DELETE FROM star_signals WHERE day >= ?", [emit_from])
-            con.execute(f"INSERT INTO star_signals {select}")
-        written = con.execute("SELECT count(*) FROM _star_calc WHERE NOT misordered").fetchone()[0]
+            con.execute("INSERT INTO star_signals SELECT * FROM _star_signals_new")
+        written = con.execute(
+            "SELECT count(*) FROM " + ("star_signals" if mode == "full" else "_star_signals_new")
+        ).fetchone()[0]
         rows, total = _fingerprint(store, max_day)
         result = TableRefresh("star_signals", mode, reason or "new days", emit_from, max_day,
                               int(written), 0.0, rows, total)
         result.seconds = time.perf_counter() - t0
         _record(store, result)
-    for temp in ("_star_obs", "_star_grid", "_star_calc"):
+    for temp in ("_star_obs", "_star_signals_new"):
         con.execute(f"DROP TABLE IF EXISTS {temp}")
     return result
 
