@@ -15,23 +15,16 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 from shu.settings import load_settings
 from shu.sources.github_ingest import client_for, ingest_github
 from shu.store import open_store
-from shu.testing.datasets import repo_from_history
+from shu.testing.datasets import default_repos_from_history
 from shu.testing.github_server import CommitRecord, GitHubAPIServer, ReleaseRecord
 
 ROOT = Path(__file__).resolve().parents[1]
-SERVED = (
-    ("pytorch/pytorch", "pytorch/ao", ("pytorch/pytorch",), 65600975, datetime(2016, 8, 13)),
-    ("tensorflow/tensorflow", "tensorflow/tfjs", ("tensorflow/tensorflow",), 45717250,
-     datetime(2015, 11, 7)),
-    ("ollama/ollama", "ollama/ollama", ("jmorganca/ollama", "ollama/ollama"), 658928958,
-     datetime(2023, 6, 26)),
-)
 
 
 def main() -> None:
@@ -39,11 +32,7 @@ def main() -> None:
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     parser.add_argument("--max-commits", type=int, default=1000)
     args = parser.parse_args()
-    history = args.shared / "data" / "history"
-    stars = args.shared / "data" / "stars" / "stars_daily.parquet"
-    repos = [repo_from_history(history, source, stars, serve_as=name, star_repos=names,
-                               repo_id=repo_id, created_at=created, max_commits=args.max_commits)
-             for name, source, names, repo_id, created in SERVED]
+    repos = default_repos_from_history(args.shared, max_commits=args.max_commits)
     day = max(r.star_counts[-1][0] for r in repos) + timedelta(days=1)
     with GitHubAPIServer(repos) as server, tempfile.TemporaryDirectory() as tmp, \
             open_store(Path(tmp) / "bench.duckdb") as store:

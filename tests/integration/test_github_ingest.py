@@ -11,35 +11,23 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from shu.store import open_store
-from shu.testing.datasets import repo_from_history
+from shu.testing.datasets import default_repos_from_history
 from shu.testing.github_server import GitHubAPIServer, RepoRecord
 
 TOKEN = "ghp_" + "IntegrationSecret" * 2
 SHU = [sys.executable, "-c", "from shu.cli import main; main()"]
-# pytorch/pytorch and tensorflow/tensorflow were too large to extract; their commits and tags
-# are served from real sibling repositories, their stars from their own real daily counts.
-SERVED = (
-    ("pytorch/pytorch", "pytorch/ao", ("pytorch/pytorch",), 65600975, datetime(2016, 8, 13)),
-    ("tensorflow/tensorflow", "tensorflow/tfjs", ("tensorflow/tensorflow",), 45717250,
-     datetime(2015, 11, 7)),
-    ("ollama/ollama", "ollama/ollama", ("jmorganca/ollama", "ollama/ollama"), 658928958,
-     datetime(2023, 6, 26)),
-)
 
 
 @pytest.fixture(scope="module")
 def real_repos(shared_dir) -> list[RepoRecord]:
-    history = shared_dir / "data" / "history"
-    stars = shared_dir / "data" / "stars" / "stars_daily.parquet"
-    return [repo_from_history(history, source, stars, serve_as=name, star_repos=star_names,
-                              repo_id=repo_id, created_at=created, max_commits=250)
-            for name, source, star_names, repo_id, created in SERVED]
+    """The three defaults from real data (pytorch and tensorflow served with sibling
+    repositories' commits and tags; see shu.testing.datasets)."""
+    return default_repos_from_history(shared_dir, max_commits=250)
 
 
 @pytest.fixture

@@ -2,6 +2,10 @@
 
 - `small_dataset()` needs no files: the three default repositories with a few months of
   deterministic stars, 150 commits (one mentions ROCm) and a handful of releases plus a draft.
+- `default_repos_from_history(shared)` serves the three default repositories from real data:
+  ollama/ollama's own history; pytorch/pytorch and tensorflow/tensorflow were too large to
+  extract, so their commits and tags come from real sibling repositories (pytorch/ao,
+  tensorflow/tfjs) while their stars are their own real daily counts.
 - `repo_from_history(...)` reads the shared git-history tables (`<owner>__<name>.commits.csv.gz`,
   `.tags.csv.gz`, see ../shared/data/history/README.md) and a daily star-count Parquet
   (`day, repo, stars, forks, open_issues`) into a `RepoRecord`. Histories hold hashed author ids,
@@ -24,6 +28,14 @@ VERSION_TAG = re.compile(r"^(?:[\w.-]*?[-_/])?v?\d+\.\d+")
 PRERELEASE = re.compile(r"rc|alpha|beta|dev|pre", re.IGNORECASE)
 DEFAULT_IDS = {"pytorch/pytorch": 65600975, "tensorflow/tensorflow": 45717250,
                "ollama/ollama": 658928958}
+# served name, history served, star series (old names first), creation time
+DEFAULTS_FROM_HISTORY = (
+    ("pytorch/pytorch", "pytorch/ao", ("pytorch/pytorch",), datetime(2016, 8, 13)),
+    ("tensorflow/tensorflow", "tensorflow/tfjs", ("tensorflow/tensorflow",),
+     datetime(2015, 11, 7)),
+    ("ollama/ollama", "ollama/ollama", ("jmorganca/ollama", "ollama/ollama"),
+     datetime(2023, 6, 26)),
+)
 
 
 def small_dataset(end: date = date(2026, 2, 28), days: int = 120) -> list[RepoRecord]:
@@ -56,6 +68,17 @@ def small_dataset(end: date = date(2026, 2, 28), days: int = 120) -> list[RepoRe
             watchers=1_000 + n, description=f"{name} (synthetic test data)", language="Python",
             commits=commits, releases=releases))
     return repos
+
+
+def default_repos_from_history(shared: Path, max_commits: int | None = None
+                               ) -> list[RepoRecord]:
+    """The three default repositories served from ../shared/data (see the module docstring)."""
+    history = shared / "data" / "history"
+    stars = shared / "data" / "stars" / "stars_daily.parquet"
+    return [repo_from_history(history, source, stars, serve_as=name, star_repos=star_names,
+                              repo_id=DEFAULT_IDS[name], created_at=created,
+                              max_commits=max_commits)
+            for name, source, star_names, created in DEFAULTS_FROM_HISTORY]
 
 
 def repo_from_history(history_dir: Path, history_repo: str, stars_parquet: Path, *,
