@@ -75,24 +75,38 @@ SIGNAL_RUNS = Table(
 
 COMMIT_SIGNALS = Table(
     name="commit_signals",
-    description="Commit velocity and acceleration per repository and day (commits/day). "
-    + _WINDOW_NOTE,
+    description="Commits per day landing on the default branch, with velocity, acceleration, "
+    "trailing-year z-scores and the 28-day share of ROCm-flagged commits, for every day from a "
+    "repository's first counted commit to its newest commit (commit history has no holes: a day "
+    "without commits is 0; later days get no row). Counted: the first-parent (mainline) chain "
+    "of the default branch, one row per landed change; for repositories whose commits do not "
+    "say whether they are mainline, every non-merge commit. A commit counts on its committed_at "
+    "day (UTC). Windows reaching before the first counted day are NULL. Always recomputed in "
+    "full (small).",
     primary_key=("repo", "day"),
     group="signals",
     columns=(
         col("repo", "VARCHAR", "Current 'owner/name'."),
-        col("day", "DATE", "Day the values are as of."),
-        col("commits", "BIGINT", "Cumulative commits up to the day.", "commits"),
-        col("velocity_7d", "DOUBLE", "Commits per day over the last 7 days.", "commits/day"),
-        col("velocity_28d", "DOUBLE", "Commits per day over the last 28 days.", "commits/day"),
+        col("day", "DATE", "Day the values are as of (UTC)."),
+        col("commits", "BIGINT", "Counted commits from the first counted day through this day.",
+            "commits"),
+        col("commits_day", "BIGINT", "Counted commits on this day.", "commits"),
+        col("velocity_7d", "DOUBLE", "(commits(t) - commits(t-7)) / 7.", "commits/day"),
+        col("velocity_28d", "DOUBLE", "(commits(t) - commits(t-28)) / 28.", "commits/day"),
         col("acceleration_7d", "DOUBLE", "velocity_7d(t) - velocity_7d(t-7).", "commits/day"),
         col("acceleration_28d", "DOUBLE", "velocity_28d(t) - velocity_28d(t-28).",
             "commits/day"),
-        col("velocity_28d_z", "DOUBLE", "z-score of velocity_28d against the trailing year.",
-            "sd"),
-        col("rocm_share_28d", "DOUBLE", "Share of the last 28 days' commits flagged touches_rocm.",
-            "fraction"),
-        col("gap", "BOOLEAN", "True when commit data does not cover the day."),
+        col("velocity_7d_z", "DOUBLE", "z-score of velocity_7d against its values over the "
+            "trailing 365 days (day included; >= 28 values).", "sd"),
+        col("velocity_28d_z", "DOUBLE", "z-score of velocity_28d against its values over the "
+            "trailing 365 days (day included; >= 28 values).", "sd"),
+        col("rocm_commits_28d", "BIGINT", "Counted commits flagged touches_rocm in the 28 days "
+            "t-27 .. t.", "commits"),
+        col("rocm_share_28d", "DOUBLE", "rocm_commits_28d / counted commits in the same 28 days "
+            "(NULL when there were none).", "fraction"),
+        col("gap", "BOOLEAN", "True when a window overlaps a day the commit data does not "
+            "cover; always false within the covered span (kept for symmetry with "
+            "star_signals)."),
     ),
 )
 

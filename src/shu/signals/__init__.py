@@ -1,36 +1,53 @@
-"""Signals computed in DuckDB SQL: star and commit velocity/acceleration, peer, release and
-lifecycle context. `refresh_signals(store, full=False)` recomputes them; `latest_signals(store,
-repo)` reads the newest values of one repository.
+"""Signals computed in DuckDB SQL (the SQL lives in `shu/signals/sql/`).
+
+`refresh_signals(store, full=False)` recomputes, in order: `star_signals` (incrementally unless
+`full`), `commit_signals`, and the context tables built on them; `latest_signals(store, repo)`
+reads the newest values of one repository. Definitions: `shu.schema.signals`.
 """
 
 from __future__ import annotations
 
+import time
+import uuid
 from typing import Any
 
 from shu.store import Store
 
 
 def refresh_signals(store: Store, full: bool = False) -> dict[str, Any]:
-    """Recompute every signal table; incrementally (days after the last computed one) unless
-    `full`. Returns, per table, the mode, rows written and seconds taken."""
+    """Recompute every signal table; star_signals only for days after the last computed one
+    unless `full`. Returns {table: {mode, reason, rows, seconds, to_day}} plus 'seconds'."""
+    from shu.signals.commits import refresh_commit_signals
     from shu.signals.stars import refresh_star_signals
 
+    t0 = time.perf_counter()
+    run_id = str(uuid.uuid4())
+    store.con.execute("SET enable_progress_bar = false")
     out: dict[str, Any] = {}
-    star = refresh_star_signals(store, full=full)
-    out[star.target] = {"mode": star.mode, "reason": star.reason, "rows": star.rows_written,
-                        "seconds": round(star.seconds, 3),
-                        "to_day": star.to_day.isoformat() if star.to_day else None}
+    for refresh in (lambda: refresh_star_signals(store, run_id, full=full),
+                    lambda: refresh_commit_signals(store, run_id)):
+        result = refresh()
+        out[result.target] = result.summary()
+    out["seconds"] = round(time.perf_counter() - t0, 3)
     return out
 
 
 def latest_signals(store: Store, repo: str) -> dict[str, Any]:
-    """The newest star_signals row of `repo` as a dict ({} when it has none)."""
+    """The newest star_signals values of `repo` (plus its newest commit_signals values under
+    'commits') as a dict; {} when it has none."""
+    out: dict[str, Any] = {}
     cur = store.con.execute(
         "SELECT * FROM star_signals WHERE repo = ? ORDER BY day DESC LIMIT 1", [repo])
     row = cur.fetchone()
-    if row is None:
-        return {}
-    return dict(zip([d[0] for d in cur.description], row, strict=True))
+    if row is not None:
+        out = dict(zip([d[0] for d in cur.description], row, strict=True))
+    cur = store.con.execute(
+        "SELECT * FROM commit_signals WHERE repo = ? ORDER BY day DESC LIMIT 1", [repo])
+    row = cur.fetchone()
+    if row is not None:
+        out.setdefault("repo", repo)
+        out["commits"] = dict(zip([d[0] for d in cur.description], row, strict=True))
+    return out
 
 
 __all__ = ["latest_signals", "refresh_signals"]

@@ -78,3 +78,41 @@ def star_signals_reference(stars_daily: pd.DataFrame,
     return out[["repo", "day", "stars", "stars_age_days", "velocity_7d", "velocity_28d",
                 "acceleration_7d", "acceleration_28d", "velocity_7d_z", "velocity_28d_z",
                 "gap"]].reset_index(drop=True)
+
+
+def commit_signals_reference(commits: pd.DataFrame) -> pd.DataFrame:
+    """commit_signals computed with pandas from `commits` rows (repo, committed_at, parents,
+    is_mainline, touches_rocm): same counting rule, grid and windows as the SQL."""
+    df = commits.dropna(subset=["committed_at"]).copy()
+    knows = df.groupby("repo")["is_mainline"].transform(lambda s: s.notna().any())
+    mainline = df["is_mainline"].astype("boolean").fillna(False).astype(bool)
+    non_merge = df["parents"].fillna(1) <= 1
+    newest = df.groupby("repo")["committed_at"].max().dt.normalize()
+    df = df[np.where(knows, mainline, non_merge)]
+    df["day"] = df["committed_at"].dt.normalize()
+    df["rocm"] = df["touches_rocm"].astype("boolean").fillna(False).astype(int)
+    frames = []
+    for repo, g in df.groupby("repo"):
+        days = pd.date_range(g["day"].min(), newest[repo], freq="D")
+        daily = g.groupby("day").agg(commits_day=("rocm", "size"), rocm_day=("rocm", "sum"))
+        daily = daily.reindex(days, fill_value=0)
+        out = pd.DataFrame({"repo": repo, "day": days})
+        out["commits_day"] = daily["commits_day"].to_numpy()
+        out["commits"] = out["commits_day"].cumsum()
+        rocm = daily["rocm_day"].cumsum().to_numpy()
+        age = np.arange(len(out))
+        for w in WINDOWS:
+            v = (out["commits"] - out["commits"].shift(w)) / w
+            out[f"velocity_{w}d"] = v.where(age >= w)
+            out[f"acceleration_{w}d"] = out[f"velocity_{w}d"] - out[f"velocity_{w}d"].shift(w)
+            r = out[f"velocity_{w}d"].rolling(Z_WINDOW_DAYS, min_periods=1)
+            mean, std, count = r.mean(), r.std(), r.count()
+            z = (out[f"velocity_{w}d"] - mean) / std
+            out[f"velocity_{w}d_z"] = z.where((count >= Z_MIN_VALUES) & (std > 0))
+        rocm_28 = pd.Series(rocm - pd.Series(rocm).shift(28).to_numpy())
+        out["rocm_commits_28d"] = rocm_28.where(age >= 28).to_numpy()
+        total_28 = out["velocity_28d"] * 28
+        out["rocm_share_28d"] = (out["rocm_commits_28d"] / total_28).where(total_28 > 0)
+        out["gap"] = False
+        frames.append(out)
+    return pd.concat(frames, ignore_index=True)

@@ -10,9 +10,9 @@ full refresh, so incremental and full always agree.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from datetime import date, timedelta
 
+from shu.signals.runs import TableRefresh, record_run
 from shu.signals.sqlfiles import run_sql
 from shu.store import Store
 
@@ -20,21 +20,6 @@ EPOCH = date(1970, 1, 1)
 LOOKBACK_DAYS = 400  # 364 (z window) + 28 (velocity) + 7 (staleness) + 1
 Z_MIN_VALUES = 28    # fewest velocities in the trailing year for a z-score
 FRESH_DAYS = 7       # an observation stays usable this many days
-
-
-@dataclass
-class TableRefresh:
-    """What one table's refresh did."""
-
-    target: str
-    mode: str
-    reason: str
-    from_day: date | None
-    to_day: date | None
-    rows_written: int
-    seconds: float
-    source_rows: int = 0
-    source_sum: int = 0
 
 
 def _fingerprint(store: Store, to_day: date) -> tuple[int, int]:
@@ -51,7 +36,7 @@ def _last_run(store: Store) -> tuple[date, int, int] | None:
     return None if row is None or row[0] is None else (row[0], int(row[1]), int(row[2]))
 
 
-def refresh_star_signals(store: Store, full: bool = False) -> TableRefresh:
+def refresh_star_signals(store: Store, run_id: str, full: bool = False) -> TableRefresh:
     """Recompute `star_signals` (all of it, or only the days after the last computed one)."""
     t0 = time.perf_counter()
     con = store.con
@@ -101,18 +86,7 @@ def refresh_star_signals(store: Store, full: bool = False) -> TableRefresh:
         result = TableRefresh("star_signals", mode, reason or "new days", emit_from, max_day,
                               int(written), 0.0, rows, total)
         result.seconds = time.perf_counter() - t0
-        _record(store, result)
+        record_run(store, result, run_id)
     for temp in ("_star_obs", "_star_signals_new"):
         con.execute(f"DROP TABLE IF EXISTS {temp}")
     return result
-
-
-def _record(store: Store, r: TableRefresh, run_id: str | None = None) -> None:
-    import uuid
-
-    from shu.store import utcnow
-
-    store.con.execute(
-        "INSERT INTO signal_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [run_id or str(uuid.uuid4()), r.target, r.mode, r.reason, r.from_day, r.to_day,
-         r.rows_written, r.source_rows, r.source_sum, r.seconds, utcnow()])

@@ -88,3 +88,47 @@ def signals_frame(store: Store) -> pd.DataFrame:
 
 def stars_frame(store: Store) -> pd.DataFrame:
     return store.con.execute("SELECT repo, day, stars FROM stars_daily").df()
+
+
+HISTORY_SAMPLE = ("ollama/ollama", "ROCm/HIP", "pytorch/ao")
+
+
+def load_history_commits(store: Store, history_dir: Path, repos=HISTORY_SAMPLE) -> None:
+    """Insert the shared git-history commit tables of `repos` into `commits`."""
+    for repo in repos:
+        path = history_dir / (repo.replace("/", "__") + ".commits.csv.gz")
+        store.con.execute(f"""
+            INSERT INTO commits (repo, sha, authored_at, committed_at, author_id, subject,
+                                 parents, is_mainline, author_is_bot, files_changed,
+                                 insertions, deletions, touches_rocm, source)
+            SELECT '{repo}', sha, author_time::TIMESTAMPTZ::TIMESTAMP,
+                   commit_time::TIMESTAMPTZ::TIMESTAMP, author_id, subject, parents,
+                   first_parent = 1, author_is_bot = 1, files_changed, insertions, deletions,
+                   touches_rocm = 1, 'git'
+            FROM read_csv('{path}', header = true, all_varchar = false)""")
+
+
+def synthetic_commits() -> pd.DataFrame:
+    """Commits of two made-up repositories (see test_commit_signals)."""
+    rows = []
+    t0 = pd.Timestamp(START)
+    for i in range(100):  # 'main/line': 2 mainline commits a day, one of them ROCm on even days
+        day = t0 + pd.Timedelta(days=i, hours=10)
+        rows.append(("main/line", f"a{i}", day, 1, True, i % 2 == 0))
+        rows.append(("main/line", f"b{i}", day + pd.Timedelta(hours=1), 2, True, False))
+        # a branch commit merged in by b{i}: not on the first-parent chain, not counted again
+        rows.append(("main/line", f"c{i}", day - pd.Timedelta(hours=5), 1, False, True))
+    for i in range(0, 60, 3):  # 'no/mainline': unknown mainline; merges excluded
+        day = t0 + pd.Timedelta(days=i, hours=3)
+        rows.append(("no/mainline", f"d{i}", day, 1, None, False))
+        rows.append(("no/mainline", f"e{i}", day, 2, None, False))
+    return pd.DataFrame(rows, columns=["repo", "sha", "committed_at", "parents", "is_mainline",
+                                       "touches_rocm"])
+
+
+def insert_commits(store: Store, frame: pd.DataFrame) -> None:
+    store.con.register("_commits", frame)
+    store.con.execute("INSERT INTO commits (repo, sha, committed_at, parents, is_mainline, "
+                      "touches_rocm, source) SELECT repo, sha, committed_at, parents, "
+                      "is_mainline, touches_rocm, 'synthetic' FROM _commits")
+    store.con.unregister("_commits")
