@@ -207,6 +207,10 @@ class GitHubClient:
             url += ("&" if "?" in url else "?") + query
         return url
 
+    def seen(self, path: str, params: Mapping[str, Any] | None = None) -> bool:
+        """True when validators for this URL are cached, i.e. a 200 for it was kept."""
+        return self.cache.get(_display(self.url(path, params))) is not None
+
     def get(
         self,
         path: str,

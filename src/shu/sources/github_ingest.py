@@ -404,37 +404,43 @@ class _RepoIngest:
 
     # ------------------------------------------------------------------ 3. commits
     def commits(self, load: Load) -> bool | str:
-        newest = self.store.con.execute(
-            "SELECT max(committed_at) FROM commits WHERE repo = ?", [self.repo]).fetchall()[0][0]
-        path = f"/repos/{self.repo}/commits"
-        branch = self.default_branch
+        """New commits at the head (a 1-commit conditional probe, then `since` the newest
+        stored); with --backfill also everything older than the oldest stored commit (`until`)
+        unless the whole history was walked before or the oldest stored commit is a root."""
+        newest, oldest, oldest_parents = self.store.con.execute(
+            "SELECT max(committed_at), min(committed_at), arg_min(parents, committed_at) "
+            "FROM commits WHERE repo = ?", [self.repo]).fetchall()[0]
+        path, branch = f"/repos/{self.repo}/commits", self.default_branch
         probe = self.client.get(path, {"sha": branch, "per_page": 1},
                                 conditional=newest is not None, allow=(409,))
-        if probe.status == 409 or probe.not_modified:  # 409: empty repository
-            return "unchanged (304)" if probe.not_modified else "empty repository"
-        head = _expect(probe, list, "commits")
-        if not head:
-            return "no commits"
-        if self.known_shas([c.get("sha") for c in head if isinstance(c, dict)]):
-            return "no new commits"
-        params: dict[str, Any] = {"sha": branch, "per_page": LIST_PER_PAGE}
-        if newest is not None:
-            params["since"] = _iso(newest)
-        elif not self.backfill:
-            params["since"] = _iso(datetime.combine(
-                self.today - timedelta(days=self.settings.github_commit_lookback_days),
-                datetime.min.time()))
+        if probe.status == 409:
+            return "empty repository"
+        walks: list[dict[str, Any]] = []
+        head = [] if probe.not_modified else _expect(probe, list, "commits")
+        if head and not self.known_shas([c.get("sha") for c in head if isinstance(c, dict)]):
+            params: dict[str, Any] = {"sha": branch, "per_page": LIST_PER_PAGE}
+            if newest is not None:
+                params["since"] = _iso(newest)
+            elif not self.backfill:
+                params["since"] = _iso(datetime.combine(
+                    self.today - timedelta(days=self.settings.github_commit_lookback_days),
+                    datetime.min.time()))
+            walks.append(params)
+        whole = self.client.seen(path, {"sha": branch, "per_page": LIST_PER_PAGE})
+        if self.backfill and oldest is not None and oldest_parents != 0 and not whole:
+            walks.append({"sha": branch, "per_page": LIST_PER_PAGE, "until": _iso(oldest)})
         rows = []
-        for resp in self.client.pages(path, params):
-            if resp.not_modified:
-                break
-            items = _expect(resp, list, "commits")
-            load.rows_read += len(items)
-            rows += [self.commit_row(item, resp.url) for item in items]
+        for params in walks:
+            for resp in self.client.pages(path, params):
+                if resp.not_modified:
+                    break
+                items = _expect(resp, list, "commits")
+                load.rows_read += len(items)
+                rows += [self.commit_row(item, resp.url) for item in items]
         known = self.known_shas([r["sha"] for r in rows])
         fresh = pd.DataFrame([r for r in rows if r["sha"] not in known])
         if fresh.empty:
-            return "no new commits"
+            return "unchanged (304)" if probe.not_modified and not walks else "no new commits"
         fresh = fresh.drop_duplicates("sha")
         for column in ("files_changed", "insertions", "deletions"):
             fresh[column] = pd.array([None] * len(fresh), dtype="Int32")

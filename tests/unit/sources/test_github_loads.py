@@ -257,6 +257,21 @@ def test_backfill_completes_a_history_that_daily_runs_left_partial(store, run, s
     assert [r.status for r in server.requests if "/stargazers/history" in r.path] == [304]
 
 
+def test_backfill_fetches_commits_older_than_a_partial_first_run(store, run, server):
+    run(store, repos=["ollama/ollama"])  # no --backfill: the last 90 days only
+    partial = count(store, "SELECT count(*) FROM commits")
+    assert 0 < partial < 150
+    server.clear_requests()
+    run(store, repos=["ollama/ollama"], backfill=True)
+    assert count(store, "SELECT count(*) FROM commits") == 150
+    until = [r for r in server.requests if "until" in r.query]
+    assert len(until) == 1 and until[0].status == 200
+    server.clear_requests()
+    again = run(store, repos=["ollama/ollama"], backfill=True)  # the root is stored now
+    assert again.changed == 0 and server.count("until") == 0
+    assert all(r.status == 304 for r in server.requests)
+
+
 def test_rename_is_followed_and_rows_move(store, run, server):
     run(store, backfill=True)
     before = count(store, "SELECT count(*) FROM commits")
