@@ -43,7 +43,7 @@ def probe(
                         progress=lambda m: err_console.print(m, highlight=False, markup=False))
     except (RuntimeError, ValueError) as exc:
         raise InputError(str(exc).splitlines()[0]) from exc
-    console.print(format_table(doc), highlight=False, markup=False)
+    console.print(format_table(doc), highlight=False, markup=False, soft_wrap=True)
     if json_out is not None:
         json_out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     with open_store(db_path(db)) as store:
