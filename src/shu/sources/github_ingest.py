@@ -2,24 +2,27 @@
 
 For each repository (`ingest_github`), in order, each step in its own `store.load(...)` (one
 transaction with its `ingest_log` row and the ETags it received, so a run killed halfway leaves
-whole steps only and a re-run converges):
+whole steps only, no ETag outlives the rows it vouches for, and a re-run converges):
 
 1. snapshot: `GET /repos/{o}/{r}` -> `repos` (metadata; a 301 rename is followed, the new name
    recorded in `repos.renamed_from` and `repo_aliases`, and stored rows moved to it) and today's
-   `stars_daily` row (source 'github': stars, forks, open issues, watchers);
+   `stars_daily` row (source 'github': stars, forks, open issues, watchers; on a 304 the last
+   snapshot is carried to today);
 2. star history: `GET /stargazers/history` (weekly rows, day counts) -> `stars_daily.stars_added`
    per day, and `stars` for days no observed count covers, reconciled with the current
    `stargazers_count`: stars(d) = stargazers_count - stars added after d (stars still held).
    Days only the history covers get source 'github-star-history'. Where the endpoint is absent
    it falls back to the classic `/stargazers` listing (`application/vnd.github.star+json`,
-   source 'github-stargazers') when the token has access. A 202 means "not ready": skipped, noted;
+   source 'github-stargazers') when the token has access. A 202 ("not ready") rolls the step
+   back and notes it; the next run retries;
 3. commits: a 1-commit probe of the default branch (conditional: 304 = nothing new), then every
    commit since the newest stored one (`since`) -> `commits` (new SHAs only, so richer rows from
-   a local clone are never overwritten);
+   a local clone are never overwritten); a first run without backfill reads
+   `github_commit_lookback_days`, a backfill the whole history;
 4. releases: newest first, drafts excluded -> `releases` (source 'github').
 
-Without `backfill`, listings stop at the first page that holds something already stored, so a
-daily run with nothing new costs 4 conditional requests per repository (all 304).
+Without `backfill` each listing reads its first page only (conditionally) unless nothing is
+stored yet, so a daily run with nothing new costs 4 requests per repository, all 304.
 """
 
 from __future__ import annotations
