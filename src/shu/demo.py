@@ -18,18 +18,20 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
 
-from shu.settings import TrackedRepo
+from shu.settings import Settings, TrackedRepo
 from shu.store import utcnow
 from shu.testing.github_server import CommitRecord, GitHubAPIServer, ReleaseRecord, RepoRecord
 
 OWNER = "synthetic-demo"
 HISTORY_DAYS = 760
+REPLAY_DAYS = 35
+REPLAY_STEP = 7
 SEED = 20260221
 
 # name, category, base stars/day, topic mentioned most in its commits and notes
@@ -227,15 +229,26 @@ def _probe(end: date) -> dict:
                         np.maximum(speedups, 1.0)))))},
     }
 
+def as_of(repo: RepoRecord, day: date) -> RepoRecord:
+    """The repository as GitHub would have shown it on `day` (later stars, commits, releases
+    removed)."""
+    cutoff = datetime.combine(day + timedelta(days=1), datetime.min.time())
+    return replace(repo, star_counts=[(d, n) for d, n in repo.star_counts if d <= day],
+                   commits=[c for c in repo.commits if c.committed_at < cutoff],
+                   releases=[r for r in repo.releases if r.published_at < cutoff])
+
+
 def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) -> Path:
     """Generate the sample, serve it locally, run the real chain, and return the briefing path.
 
-    Steps: a fresh demo store under `out`; the sample's repositories served by the local GitHub
-    API server; a backfill through the real client and a first signals refresh; the synthetic
-    probe result ingested; the forecaster trained on the sample (data before the track-record
-    window only) and past forecasts issued so that some have resolved; then the daily flow for
-    today, which ingests again (conditional requests), resolves, forecasts and writes the
-    briefing, marked synthetic on its first line.
+    1. A fresh demo store under `out`; the repositories served by the local GitHub API server as
+       they stood REPLAY_DAYS ago; a backfill through the real client; signals; the synthetic
+       probe result ingested; the forecaster trained on that history only.
+    2. Replay: every REPLAY_STEP days the server shows the next days and the same stages run
+       (ingest, signals, resolve, forecast), so forecasts issued during the replay resolve and
+       the briefing has a track record that no model saw in advance.
+    3. Today: the server shows everything and the Prefect daily flow runs once; its briefing
+       says on its first line that the data is synthetic.
     """
     from shu.flows import stages
     from shu.flows.daily import daily_flow, settings_from
@@ -243,25 +256,37 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
     today = utcnow().date()
     out.mkdir(parents=True, exist_ok=True)
     db = out / "demo.duckdb"
-    for stale in (db, db.with_name(db.name + ".wal"), out / "snapshot", out / "models"):
-        if stale.is_dir():
-            shutil.rmtree(stale)
-        elif stale.exists():
-            stale.unlink()
+    for old in (db, db.with_name(db.name + ".wal"), out / "snapshot", out / "models"):
+        if old.is_dir():
+            shutil.rmtree(old)
+        elif old.exists():
+            old.unlink()
     sample = synthetic_sample(today, seed)
     sample.write_notes(out / "notes")
     probe_json = out / "probe-synthetic.json"
     probe_json.write_text(json.dumps(sample.probe, indent=1), encoding="utf-8")
-    with GitHubAPIServer(sample.repos) as server:
+    start = today - timedelta(days=REPLAY_DAYS)
+    with GitHubAPIServer([as_of(r, start) for r in sample.repos]) as server:
         overrides = {"db": str(db), "repos": [r.model_dump() for r in sample.tracked],
                      "github_api_url": server.url, "reports_dir": str(out),
                      "models_dir": str(out / "models"), "document_paths": [str(out / "notes")],
                      "aliases": {}}
         settings = settings_from(overrides)
-        say(f"serving {len(sample.repos)} synthetic repositories at {server.url}")
-        say(stages.ingest(db, settings, today, backfill=True).message)
-        say(stages.signals(db).message)
-        say(prepare_history(db, settings, today, probe_json))
+        say(f"serving {len(sample.repos)} synthetic repositories at {server.url}, as of {start}")
+        say(stages.ingest(db, settings, start, backfill=True).message)
+        stages.signals(db)
+        say(train_demo_model(db, settings, probe_json))
+        for step in range(0, REPLAY_DAYS, REPLAY_STEP):
+            day = start + timedelta(days=step)
+            for repo in sample.repos:
+                server.add_repo(as_of(repo, day))
+            stages.ingest(db, settings, day)
+            stages.signals(db)
+            resolved = stages.resolve(db, day)
+            issued = stages.forecast(db, settings, day)
+            say(f"replay {day}: {resolved.message}; {issued.message}")
+        for repo in sample.repos:
+            server.add_repo(repo)
         result = daily_flow(day=today, db=str(db), reports_dir=str(out), synthetic=True,
                             overrides=overrides)
     for stage in result.values():
@@ -269,13 +294,23 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
     return Path(result["briefing"]["counts"]["path"])
 
 
-def prepare_history(db: Path, settings, today: date, probe_json: Path) -> str:
-    """Ingest the probe result, train on the sample and issue past forecasts (track record)."""
+def train_demo_model(db: Path, settings: Settings, probe_json: Path) -> str:
+    """Ingest the synthetic probe result and train the forecaster on what the store holds."""
+    from shu.forecast.card import write_model_card
+    from shu.forecast.issue import model_path
+    from shu.forecast.model import save_forecasters
+    from shu.forecast.train import train_forecasters
     from shu.probe_ingest import ingest_probe_file
     from shu.snapshot import open_for_writing
 
     store = open_for_writing(db)
     try:
-        return f"synthetic probe result: {ingest_probe_file(store, probe_json).message}"
+        probe = ingest_probe_file(store, probe_json).message
+        result = train_forecasters(store, log=lambda _line: None)
     finally:
         store.close()
+    artifact = save_forecasters(model_path(settings), result.forecasters, result.version)
+    write_model_card(Path(settings.models_dir), result, artifact)
+    return (f"synthetic probe {probe}; model {result.version} trained through "
+            f"{result.trained_through} ({len(result.forecasters)} template x horizon models, "
+            f"{len(result.skipped)} skipped)")

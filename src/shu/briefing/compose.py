@@ -401,7 +401,7 @@ def _why_confidence(ctx: _Context, f: dict[str, Any]) -> list[Md]:
     lo, hi = next((lo, hi) for name, lo, hi in BANDS if name == band)
     lines = [Md(f"The model says **{side}** with {pct(max(p, 1 - p))}: the **{band}** band "
                 f"({lo:.2f} ≤ max(p, 1 − p) < {min(hi, 1.0):.2f}) {ref(r_conf)}.")]
-    backtest = ev.backtest_band_rate(ctx.store, ctx.settings, f, band)
+    backtest = ev.backtest_band_rate(ctx.settings, f, band)
     if backtest is not None:
         lines.append(Md(
             f"In the walk-forward backtest of model {safe_inline(backtest.model_version)}, "
@@ -427,8 +427,8 @@ def _why_confidence(ctx: _Context, f: dict[str, Any]) -> list[Md]:
 
 
 def _backtest_receipt(ctx: _Context, backtest: ev.BandRate) -> int:
-    return ctx.book.query(backtest.table, backtest.sql, backtest.params, backtest.hit_rate,
-                          None, "backtest hit rate")
+    return ctx.book.file(backtest.card_path, backtest.pointer, backtest.hit_rate, None,
+                         "backtest hit rate (model card)")
 
 
 # --------------------------------------------------------------------------- topics & context
@@ -627,6 +627,12 @@ def _receipt_rows(book: ReceiptBook) -> list[dict[str, Any]]:
             rows.append({"no": number, "kind": "document", "what": Md(
                 f"{title} · {shown.get('published_on') or 'undated'} · passage "
                 f"{dict(receipt.key)['passage_no']}: “{safe_inline(receipt.value, 300)}”")})
+        elif receipt.kind == "file":
+            pointer = " → ".join(json.dumps(p) if isinstance(p, dict) else str(p)
+                                 for p in json.loads(dict(receipt.key)["pointer"]))
+            rows.append({"no": number, "kind": "model card", "what": Md(
+                f"{safe_inline(receipt.label)} = `{receipt.value}` · "
+                f"{safe_inline(_display_path(receipt.table))} · {safe_inline(pointer)}")})
         elif receipt.kind == "query":
             sql = dict(receipt.key)["sql"]
             params = ", ".join(map(str, dict(receipt.key)["params"]))

@@ -7,8 +7,10 @@ receipt.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from shu.settings import Settings
@@ -156,24 +158,27 @@ class BandRate:
     model_version: str
     n: int
     hit_rate: float
-    table: str
-    sql: str
-    params: list[Any]
+    card_path: str
+    pointer: list[Any]
 
 
-def backtest_band_rate(store: Store, settings: Settings, forecast: dict[str, Any],
+def backtest_band_rate(settings: Settings, forecast: dict[str, Any],
                        band: str) -> BandRate | None:
-    """The stored backtest hit rate for the forecast's template, horizon and band, if any."""
-    if not table_exists(store, "backtest_bands"):
+    """The backtest hit rate of the forecast's template, horizon and band from the model card
+    (`forecaster.json` beside the model), when the card holds one for this model version."""
+    from shu.forecast.card import CARD_JSON, band_track_record
+
+    card = Path(settings.models_dir) / CARD_JSON
+    rate = band_track_record(Path(settings.models_dir), forecast["template"],
+                             forecast["horizon_days"], band)
+    if rate is None or rate.get("hit_rate") is None:
         return None
-    sql = ("SELECT hit_rate FROM backtest_bands WHERE model_version = ? AND template = ? AND "
-           "horizon_days = ? AND band = ?")
-    params = [forecast["model_version"], forecast["template"], forecast["horizon_days"], band]
-    row = store.con.execute(sql.replace("hit_rate", "hit_rate, n", 1), params).fetchone()
-    if row is None or row[1] is None:
+    version = json.loads(card.read_text(encoding="utf-8")).get("version")
+    if version != forecast["model_version"]:
         return None
-    return BandRate(forecast["model_version"], int(row[1]), float(row[0]), "backtest_bands",
-                    sql, params)
+    pointer = ["backtest", "slices", f"{forecast['template']}/{forecast['horizon_days']}",
+               "bands", {"band": band}, "hit_rate"]
+    return BandRate(version, int(rate["n"]), float(rate["hit_rate"]), str(card), pointer)
 
 
 @dataclass

@@ -7,7 +7,9 @@ twice gets the same number. Kinds:
 - `passage` / `quote`: a quotation that must appear in a document passage / a text column
   (e.g. a release's notes);
 - `query`: an aggregate (a count, a share, a Brier score) with the read-only SELECT over stored
-  rows that reproduces it.
+  rows that reproduces it;
+- `file`: a value in a JSON file shu wrote (the model card's backtest hit rates), with the
+  path of keys to it (a `{"key": value}` step picks the list element with that key).
 
 `resolve()` checks a receipt against the store. The briefing's receipts are stored in
 `briefing_receipts` so anyone can re-check them later with `shu sql`.
@@ -19,6 +21,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any
 
 from shu.schema import TABLES_BY_NAME
@@ -99,6 +102,13 @@ class ReceiptBook:
         return self._add(Receipt("query", table, (("sql", sql), ("params", params_key)), "",
                                  value_text(value), as_of, label))
 
+    def file(self, path: str, pointer: list[Any], value: Any, as_of: date | None = None,
+             label: str = "") -> int:
+        """Cite `value` at `pointer` inside the JSON file at `path`; its number."""
+        return self._add(Receipt("file", str(path), (("path", str(path)),
+                                                     ("pointer", json.dumps(pointer))),
+                                 "", value_text(value), as_of, label))
+
     def passage(self, doc_id: str, passage_no: int, quotation: str, *, title: str | None,
                 location: str | None, published_on: date | None, label: str = "") -> int:
         """Cite `quotation` from passage (doc_id, passage_no); its number."""
@@ -111,7 +121,28 @@ class ReceiptBook:
         return self.receipts[number - 1]
 
 
+def _file_value(receipt: Receipt) -> tuple[bool, Any]:
+    key = dict(receipt.key)
+    try:
+        node: Any = json.loads(Path(key["path"]).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return False, None
+    for step in json.loads(key["pointer"]):
+        if isinstance(step, dict):
+            (name, wanted), = step.items()
+            node = next((e for e in node if isinstance(e, dict) and e.get(name) == wanted), None)
+        elif isinstance(node, dict):
+            node = node.get(step)
+        else:
+            node = None
+        if node is None:
+            return False, None
+    return True, node
+
+
 def _stored_value(store: Store, receipt: Receipt) -> tuple[bool, Any]:
+    if receipt.kind == "file":
+        return _file_value(receipt)
     if receipt.kind == "query":
         key = dict(receipt.key)
         row = store.con.execute(key["sql"], list(key["params"])).fetchone()
@@ -138,7 +169,7 @@ def resolve(store: Store, receipt: Receipt) -> str | None:
     """None when the receipt matches the store; otherwise why it does not."""
     found, stored = _stored_value(store, receipt)
     if not found:
-        return f"{receipt.table} has no row {receipt.key_json}"
+        return f"{receipt.table} has no row or value at {receipt.key_json}"
     if receipt.kind in ("passage", "quote"):
         if " ".join(receipt.value.split()) not in " ".join(str(stored).split()):
             return f"quotation not in {receipt.table}.{receipt.column} {receipt.key_json}"
@@ -167,6 +198,8 @@ def stored_receipts(store: Store, briefing_id: str) -> list[Receipt]:
         key = json.loads(key_json)
         if kind == "query":
             items = (("sql", key["sql"]), ("params", tuple(key["params"])))
+        elif kind == "file":
+            items = (("path", key["path"]), ("pointer", key["pointer"]))
         else:
             items = tuple((k, key[k]) for k in TABLES_BY_NAME[table].primary_key)
         out.append(Receipt(kind, table, items, column, value, as_of, label))

@@ -57,7 +57,10 @@ def daily_flow(day: date | None = None, db: str | None = None, reports_dir: str 
     reports.append(signals_task(path))
     # ---------------------------------------------------------------- forecasts
     reports.append(resolve_task(path, day))
-    reports.append(forecast_task(path, settings, day))
+    forecasted = forecast_task(path, settings, day)
+    reports.append(forecasted)
+    if not forecasted.ok:
+        notices.append(forecasted.message)
     probed = probe_task(path, settings, day)
     reports.append(probed)
     if not probed.ok:

@@ -79,20 +79,25 @@ def resolve(db: Path, day: date) -> StageReport:
 
     store = open_for_writing(db)
     try:
-        result = resolve_forecasts(store, today=day)
-        return StageReport("resolve", f"resolved: {result}")
+        counts = resolve_forecasts(store, as_of=day)
+        return StageReport("resolve", ", ".join(f"{k} {v}" for k, v in counts.items()),
+                           counts=counts)
     finally:
         store.close()
 
 
 def forecast(db: Path, settings: Settings, day: date) -> StageReport:
     """Issue today's forecasts for the tracked repositories (existing ones are left alone)."""
-    from shu.forecast.issue import issue_forecasts
+    from shu.forecast.issue import issue_forecasts, model_path
 
+    if not model_path(settings).exists():
+        return StageReport("forecast", f"no trained model at {model_path(settings)} (run `shu "
+                           "train`); no forecast issued", ok=False)
     store = open_for_writing(db)
     try:
-        result = issue_forecasts(store, settings=settings, origin=day)
-        return StageReport("forecast", f"forecasts: {result}")
+        issued = issue_forecasts(store, origin=day, settings=settings)
+        return StageReport("forecast", f"{len(issued)} new forecasts (existing ones are never "
+                           "changed)", counts={"issued": len(issued)})
     finally:
         store.close()
 
