@@ -46,6 +46,11 @@ STAR_SIGNALS = Table(
         col("gap", "BOOLEAN", "True when a velocity or acceleration of the day is NULL because "
             "its window overlaps a data gap (a stale day after the repository's first "
             "observation), not because the history is too short."),
+        col("lifecycle_phase", "VARCHAR", "Shape of the curve that day (thresholds in "
+            "shu.signals.lifecycle): 'decline' when velocity_28d < 0.01% of stars per day; "
+            "'emerging' when >= 0.5% per day and acceleration_28d >= 0; 'expansion' when "
+            "acceleration_28d >= 10% of velocity_28d; else 'maturation'. NULL when velocity_28d "
+            "or acceleration_28d is NULL."),
     ),
 )
 
@@ -110,4 +115,110 @@ COMMIT_SIGNALS = Table(
     ),
 )
 
-TABLES = (STAR_SIGNALS, COMMIT_SIGNALS, SIGNAL_RUNS)
+CATEGORY_SIGNALS = Table(
+    name="category_signals",
+    description="Per configured category (settings.repos) and day: how its members' 28-day star "
+    "acceleration is distributed; category 'untracked' aggregates every other repository in "
+    "star_signals (the market baseline). Members without a value that day are left out; days "
+    "where none has one get no row.",
+    primary_key=("category", "day"),
+    group="signals",
+    columns=(
+        col("category", "VARCHAR", "Configured category (platform, inference-runtime, …) or "
+            "'untracked'."),
+        col("day", "DATE", "Day the values are as of."),
+        col("repos", "INTEGER", "Members with an acceleration_28d that day.", "repos"),
+        col("velocity_28d_mean", "DOUBLE", "Mean velocity_28d of the members.", "stars/day"),
+        col("acceleration_28d_mean", "DOUBLE", "Mean acceleration_28d of the members.",
+            "stars/day"),
+        col("acceleration_28d_median", "DOUBLE", "Median acceleration_28d of the members.",
+            "stars/day"),
+        col("acceleration_28d_sd", "DOUBLE", "Sample standard deviation of the members' "
+            "acceleration_28d (NULL with one member).", "stars/day"),
+        col("accelerating_share", "DOUBLE", "Share of members with acceleration_28d > 0.",
+            "fraction"),
+        col("acceleration_28d_total", "DOUBLE", "Sum of the members' acceleration_28d (the "
+            "acceleration of their combined star count when all have a value).", "stars/day"),
+    ),
+)
+
+PEER_SIGNALS = Table(
+    name="peer_signals",
+    description="Per tracked repository and day: its 28-day star acceleration against the other "
+    "members of its configured category (its peers), e.g. \"TensorFlow's parallel +1.1\" is "
+    "tensorflow/tensorflow's acceleration_28d on a day when pytorch/pytorch is the subject.",
+    primary_key=("repo", "day"),
+    group="signals",
+    columns=(
+        col("repo", "VARCHAR", "Tracked 'owner/name'."),
+        col("day", "DATE", "Day the values are as of."),
+        col("category", "VARCHAR", "Its configured category."),
+        col("velocity_28d", "DOUBLE", "Its velocity_28d (star_signals).", "stars/day"),
+        col("acceleration_28d", "DOUBLE", "Its acceleration_28d (star_signals).", "stars/day"),
+        col("peers", "INTEGER", "Other members of the category with an acceleration_28d that "
+            "day.", "repos"),
+        col("peer_velocity_28d", "DOUBLE", "Mean velocity_28d of the other members.",
+            "stars/day"),
+        col("peer_acceleration_28d", "DOUBLE", "Mean acceleration_28d of the other members "
+            "(NULL without peers).", "stars/day"),
+        col("relative_acceleration_28d", "DOUBLE", "acceleration_28d - peer_acceleration_28d.",
+            "stars/day"),
+        col("category_rank", "INTEGER", "1 = highest acceleration_28d in the category that day "
+            "(ties share a rank)."),
+    ),
+)
+
+RELEASE_SIGNALS = Table(
+    name="release_signals",
+    description="Per release: cadence and lift. Release day d = published_at date (UTC); "
+    "before = velocity over the 28 days up to d, (x(d) - x(d-28)) / 28; after = velocity over "
+    "the 14 days after it, (x(d+14) - x(d)) / 14; lift = after - before. Star windows follow "
+    "the star_signals rule (NULL unless every day in the window is fresh).",
+    primary_key=("repo", "tag"),
+    group="signals",
+    columns=(
+        col("repo", "VARCHAR", "Current 'owner/name'."),
+        col("tag", "VARCHAR", "Release tag."),
+        col("published_at", "TIMESTAMP", "When it was published (UTC)."),
+        col("day", "DATE", "Release day d (UTC date of published_at)."),
+        col("is_prerelease", "BOOLEAN", "Pre-release (rc, beta, …); unknown counts as stable."),
+        col("days_since_previous_release", "INTEGER", "Days since the previous stable release "
+            "day of the repository.", "days"),
+        col("star_velocity_before_28d", "DOUBLE", "(stars(d) - stars(d-28)) / 28.",
+            "stars/day"),
+        col("star_velocity_after_14d", "DOUBLE", "(stars(d+14) - stars(d)) / 14.", "stars/day"),
+        col("star_lift", "DOUBLE", "star_velocity_after_14d - star_velocity_before_28d.",
+            "stars/day"),
+        col("star_lift_ratio", "DOUBLE", "star_velocity_after_14d / star_velocity_before_28d "
+            "(when before > 0).", "ratio"),
+        col("commit_velocity_before_28d", "DOUBLE", "(commits(d) - commits(d-28)) / 28 "
+            "(commit_signals).", "commits/day"),
+        col("commit_velocity_after_14d", "DOUBLE", "(commits(d+14) - commits(d)) / 14.",
+            "commits/day"),
+        col("commit_lift", "DOUBLE", "commit_velocity_after_14d - commit_velocity_before_28d.",
+            "commits/day"),
+    ),
+)
+
+RELEASE_CONTEXT = Table(
+    name="release_context",
+    description="Per repository and day, from its first stable release to the newest day of data "
+    "(stars, commits or releases): time since its last stable release and its release cadence. "
+    "Pre-releases are left out; several releases on one day count once.",
+    primary_key=("repo", "day"),
+    group="signals",
+    columns=(
+        col("repo", "VARCHAR", "Current 'owner/name'."),
+        col("day", "DATE", "Day the values are as of."),
+        col("last_release_tag", "VARCHAR", "Tag of the latest stable release on or before the "
+            "day (the greatest tag when several share that day)."),
+        col("last_release_day", "DATE", "Its release day."),
+        col("days_since_release", "INTEGER", "day - last_release_day.", "days"),
+        col("releases_365d", "INTEGER", "Stable release days in t-364 .. t.", "releases"),
+        col("median_interval_days", "DOUBLE", "Median interval between the last up to 6 stable "
+            "release days (5 intervals) as of the last release; NULL after the first.", "days"),
+    ),
+)
+
+TABLES = (STAR_SIGNALS, COMMIT_SIGNALS, CATEGORY_SIGNALS, PEER_SIGNALS, RELEASE_SIGNALS,
+          RELEASE_CONTEXT, SIGNAL_RUNS)

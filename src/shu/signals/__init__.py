@@ -11,23 +11,31 @@ import time
 import uuid
 from typing import Any
 
+from shu.settings import Settings
 from shu.store import Store
 
 
-def refresh_signals(store: Store, full: bool = False) -> dict[str, Any]:
-    """Recompute every signal table; star_signals only for days after the last computed one
-    unless `full`. Returns {table: {mode, reason, rows, seconds, to_day}} plus 'seconds'."""
+def refresh_signals(store: Store, full: bool = False,
+                    settings: Settings | None = None) -> dict[str, Any]:
+    """Recompute every signal table: star_signals (only the days after the last computed one,
+    unless `full` or older input changed), commit_signals, category_signals and peer_signals
+    (from the first new star day), release_signals and release_context.
+
+    Returns {table: {mode, reason, rows, seconds, to_day}} and the total under 'seconds'.
+    """
     from shu.signals.commits import refresh_commit_signals
+    from shu.signals.context import refresh_peer_signals, refresh_release_signals
     from shu.signals.stars import refresh_star_signals
 
     t0 = time.perf_counter()
     run_id = str(uuid.uuid4())
     store.con.execute("SET enable_progress_bar = false")
-    out: dict[str, Any] = {}
-    for refresh in (lambda: refresh_star_signals(store, run_id, full=full),
-                    lambda: refresh_commit_signals(store, run_id)):
-        result = refresh()
-        out[result.target] = result.summary()
+    star = refresh_star_signals(store, run_id, full=full)
+    results = [star, refresh_commit_signals(store, run_id)]
+    if star.mode == "full" or star.rows_written:
+        results += refresh_peer_signals(store, run_id, star.from_day, settings)
+    results += refresh_release_signals(store, run_id)
+    out: dict[str, Any] = {r.target: r.summary() for r in results}
     out["seconds"] = round(time.perf_counter() - t0, 3)
     return out
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from shu.signals.lifecycle import lifecycle_phase
+
 FRESH_DAYS = 7
 Z_WINDOW_DAYS = 365
 Z_MIN_VALUES = 28
@@ -74,10 +76,13 @@ def star_signals_reference(stars_daily: pd.DataFrame,
         z = (grid[f"velocity_{w}d"] - mean) / std
         grid[f"velocity_{w}d_z"] = z.where((count >= Z_MIN_VALUES) & (std > 0))
     grid["gap"] = gap
-    out = grid[grid["fresh"]]
+    out = grid[grid["fresh"]].copy()
+    out["lifecycle_phase"] = [
+        lifecycle_phase(s, v, a) for s, v, a in
+        zip(out["stars"], out["velocity_28d"], out["acceleration_28d"], strict=True)]
     return out[["repo", "day", "stars", "stars_age_days", "velocity_7d", "velocity_28d",
                 "acceleration_7d", "acceleration_28d", "velocity_7d_z", "velocity_28d_z",
-                "gap"]].reset_index(drop=True)
+                "gap", "lifecycle_phase"]].reset_index(drop=True)
 
 
 def commit_signals_reference(commits: pd.DataFrame) -> pd.DataFrame:

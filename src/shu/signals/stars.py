@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from datetime import date, timedelta
 
+from shu.signals.lifecycle import sql_thresholds
 from shu.signals.runs import TableRefresh, record_run
 from shu.signals.sqlfiles import run_sql
 from shu.store import Store
@@ -71,7 +72,7 @@ def refresh_star_signals(store: Store, run_id: str, full: bool = False) -> Table
         f"{repo_filter})")
     values = {"from_day": from_day.isoformat(), "max_dn": (max_day - EPOCH).days,
               "emit_from_dn": (emit_from - EPOCH).days if emit_from else -(10**6),
-              "z_min_values": Z_MIN_VALUES}
+              "z_min_values": Z_MIN_VALUES, **sql_thresholds()}
     with store.transaction():
         if mode == "full":
             run_sql(con, "star_signals", target="TABLE star_signals", **values)

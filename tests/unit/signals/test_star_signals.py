@@ -37,6 +37,7 @@ def assert_same_signals(actual: pd.DataFrame, expected: pd.DataFrame) -> None:
         np.testing.assert_array_equal(np.isnan(a), np.isnan(e), err_msg=f"NULLs differ in {c}")
         np.testing.assert_allclose(a, e, rtol=1e-9, atol=1e-9, equal_nan=True, err_msg=c)
     assert (actual["gap"].astype(bool) == expected["gap"].astype(bool)).all()
+    assert (actual["lifecycle_phase"].fillna("-") == expected["lifecycle_phase"].fillna("-")).all()
 
 
 # ------------------------------------------------------------------ synthetic (no ../shared)

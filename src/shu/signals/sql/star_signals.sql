@@ -114,5 +114,11 @@ SELECT r.repo::VARCHAR AS repo,
        CASE WHEN tn28 >= {z_min_values} AND tn28 * tq28 > ts28 * ts28
             THEN (tn28 * d28 - ts28) / sqrt((tn28 * tq28 - ts28 * ts28) * tn28 / (tn28 - 1))
        END AS velocity_28d_z,
-       coalesce(s.gap, false) AS gap
+       coalesce(s.gap, false) AS gap,
+       -- lifecycle phase: rules and thresholds in shu/signals/lifecycle.py
+       CASE WHEN d28 IS NULL OR dd28 IS NULL OR s.stars <= 0 THEN NULL
+            WHEN d28 * {decline_growth_per} < 28 * s.stars THEN 'decline'
+            WHEN d28 * {emerging_growth_per} >= 28 * s.stars AND dd28 >= 0 THEN 'emerging'
+            WHEN dd28 * {expansion_acceleration_per} >= d28 THEN 'expansion'
+            ELSE 'maturation' END AS lifecycle_phase
 FROM sums s JOIN _signal_repos r USING (rid)

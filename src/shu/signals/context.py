@@ -1,0 +1,87 @@
+"""Refreshes the context tables built on star_signals and commit_signals: category_signals and
+peer_signals (configured categories, `sql/peer_signals.sql`), release_signals and
+release_context (`sql/release_signals.sql`).
+
+Peer tables are recomputed from `from_day` on (the first new star day on an incremental
+refresh); release tables always in full (they are small, and a late release changes the past).
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import date
+
+import pandas as pd
+
+from shu.settings import Settings, get_settings
+from shu.signals.runs import TableRefresh, record_run
+from shu.signals.sqlfiles import run_sql
+from shu.store import Store
+
+EARLIEST = date(1, 1, 1)
+
+
+def _replace_days(store: Store, table: str, staged: str, from_day: date) -> int:
+    """Delete `table`'s days >= from_day and insert the staged rows; return rows written."""
+    cols = ", ".join(f'"{d[0]}"' for d in store.con.execute(
+        f"SELECT * FROM {staged} LIMIT 0").description)
+    store.con.execute(f"DELETE FROM {table} WHERE day >= ?", [from_day])
+    store.con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {staged}")
+    store.con.execute(f"DROP TABLE {staged}")
+    return int(store.con.execute(f"SELECT count(*) FROM {table} WHERE day >= ?",
+                                 [from_day]).fetchone()[0])
+
+
+def refresh_peer_signals(store: Store, run_id: str, from_day: date | None,
+                         settings: Settings | None = None) -> list[TableRefresh]:
+    """Recompute category_signals and peer_signals for days >= from_day (None = all)."""
+    t0 = time.perf_counter()
+    settings = settings or get_settings()
+    start = from_day or EARLIEST
+    categories = pd.DataFrame(
+        [(settings.canonical(r.repo), r.category) for r in settings.repos],
+        columns=["repo", "category"]).drop_duplicates("repo")
+    con = store.con
+    con.register("_signal_categories_frame", categories)
+    con.execute("CREATE OR REPLACE TEMP TABLE _signal_categories AS "
+                "SELECT repo::VARCHAR AS repo, category::VARCHAR AS category "
+                "FROM _signal_categories_frame")
+    con.unregister("_signal_categories_frame")
+    mode = "full" if from_day is None else "incremental"
+    out = []
+    with store.transaction():
+        run_sql(con, "peer_signals", from_day=start.isoformat())
+        for table in ("category_signals", "peer_signals"):
+            rows = _replace_days(store, table, f"_{table}_new", start)
+            to_day = con.execute(f"SELECT max(day) FROM {table}").fetchone()[0]
+            result = TableRefresh(table, mode, "from the first new star day", from_day, to_day,
+                                  rows, time.perf_counter() - t0)
+            record_run(store, result, run_id)
+            out.append(result)
+    return out
+
+
+def refresh_release_signals(store: Store, run_id: str) -> list[TableRefresh]:
+    """Recompute release_signals and release_context in full."""
+    t0 = time.perf_counter()
+    con = store.con
+    end_day = con.execute(
+        "SELECT greatest((SELECT max(day) FROM stars_daily), "
+        "(SELECT max(committed_at)::DATE FROM commits), "
+        "(SELECT max(published_at)::DATE FROM releases))").fetchone()[0]
+    out = []
+    with store.transaction():
+        run_sql(con, "release_signals", end_day=(end_day or EARLIEST).isoformat())
+        for table, staged in (("release_signals", "_release_signals_new"),
+                              ("release_context", "_release_context_new")):
+            cols = ", ".join(f'"{d[0]}"' for d in con.execute(
+                f"SELECT * FROM {staged} LIMIT 0").description)
+            con.execute(f"DELETE FROM {table}")
+            con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {staged}")
+            con.execute(f"DROP TABLE {staged}")
+            rows, to_day = con.execute(f"SELECT count(*), max(day) FROM {table}").fetchone()
+            result = TableRefresh(table, "full", "always full (small)", None, to_day, int(rows),
+                                  time.perf_counter() - t0)
+            record_run(store, result, run_id)
+            out.append(result)
+    return out

@@ -1,0 +1,46 @@
+"""Lifecycle phase of a repository on a day, from the size and sign of its star velocity and
+acceleration (28-day windows). The same rule runs in SQL (`sql/star_signals.sql`, column
+`lifecycle_phase`) with these thresholds, and in Python here for the reference and the tests.
+
+Rules, first match wins (g = velocity_28d / stars, the daily growth rate):
+- NULL         velocity_28d or acceleration_28d undefined, or no stars;
+- 'decline'    g < 0.01 %/day (under ~3.7 % a year: growth has stalled or stars are being lost);
+- 'emerging'   g >= 0.5 %/day (doubling in under ~5 months) and acceleration_28d >= 0;
+- 'expansion'  acceleration_28d >= 10 % of velocity_28d (velocity still rising clearly);
+- 'maturation' otherwise (growing, but flat or slowing down).
+"""
+
+from __future__ import annotations
+
+import math
+
+# Thresholds as exact fractions 1/N so both implementations compare integers (star deltas over
+# 28 days are integers): no disagreement at a boundary from floating-point rounding.
+DECLINE_GROWTH_PER = 10_000   # decline below 1/10000 of stars per day (0.01 %)
+EMERGING_GROWTH_PER = 200     # emerging from 1/200 of stars per day (0.5 %)
+EXPANSION_ACCELERATION_PER = 10  # expansion from acceleration_28d >= velocity_28d / 10
+
+PHASES = ("emerging", "expansion", "maturation", "decline")
+
+
+def sql_thresholds() -> dict[str, int]:
+    """The thresholds as the placeholders `sql/star_signals.sql` expects."""
+    return {"decline_growth_per": DECLINE_GROWTH_PER, "emerging_growth_per": EMERGING_GROWTH_PER,
+            "expansion_acceleration_per": EXPANSION_ACCELERATION_PER}
+
+
+def lifecycle_phase(stars: float | None, velocity_28d: float | None,
+                    acceleration_28d: float | None) -> str | None:
+    """The phase the rules above give (None when undefined)."""
+    values = (stars, velocity_28d, acceleration_28d)
+    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values) or stars <= 0:
+        return None
+    gained = round(velocity_28d * 28)            # stars gained over t-28 .. t
+    speedup = round(acceleration_28d * 28)       # gained minus gained over t-56 .. t-28
+    if gained * DECLINE_GROWTH_PER < 28 * stars:
+        return "decline"
+    if gained * EMERGING_GROWTH_PER >= 28 * stars and speedup >= 0:
+        return "emerging"
+    if speedup * EXPANSION_ACCELERATION_PER >= gained:
+        return "expansion"
+    return "maturation"
