@@ -1,0 +1,186 @@
+"""Forecast commands: `shu train`, `shu forecast`, `shu resolve`, `shu backtest`."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import typer
+from rich.table import Table as RichTable
+
+from shu.cli import DbOption, app, console, db_path
+from shu.errors import InputError
+from shu.store import open_store
+
+
+def _day(value: str | None, option: str) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise InputError(f"{option} {value!r}: expected a date as YYYY-MM-DD") from None
+
+
+def _csv(value: str | None) -> tuple[str, ...] | None:
+    return tuple(v.strip() for v in value.split(",") if v.strip()) if value else None
+
+
+@app.command()
+def train(
+    db: Path = DbOption,
+    estimator: str = typer.Option("hgb", help="'hgb' (gradient boosting) or 'logistic'."),
+    backtest: Path | None = typer.Option(None, help="JSON from `shu backtest --json` to put "
+                                         "in the model card."),
+    models_dir: Path | None = typer.Option(None, help="Where to write the model "
+                                           "[default: settings.models_dir]."),
+) -> None:
+    """Fit and calibrate the forecaster on the store; save it (skops) with its model card.
+
+    Example: shu train --db data/shu.duckdb --backtest docs/forecast/backtest.json
+    """
+    from shu.forecast.backtest import BacktestConfig
+    from shu.forecast.card import write_model_card
+    from shu.forecast.issue import MODEL_FILE
+    from shu.forecast.model import ESTIMATORS, save_forecasters
+    from shu.forecast.train import train_forecasters
+    from shu.settings import get_settings
+
+    if estimator not in ESTIMATORS:
+        raise InputError(f"--estimator {estimator!r}: choose from {', '.join(ESTIMATORS)}")
+    bt = None
+    if backtest is not None:
+        try:
+            bt = json.loads(backtest.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InputError(f"--backtest {backtest}: not a readable JSON file ({exc})") from exc
+    out_dir = models_dir or get_settings().models_dir
+    with open_store(db_path(db), read_only=True) as store:
+        store.con.execute("SET memory_limit='2GB'")
+        last = store.con.execute("SELECT max(day) FROM star_signals").fetchall()[0][0]
+        config = BacktestConfig(start=last, end=last, estimator=estimator) if last else None
+        result = train_forecasters(store, config=config, log=console.print)
+    artifact = save_forecasters(Path(out_dir) / MODEL_FILE, result.forecasters, result.version)
+    _, card_md = write_model_card(Path(out_dir), result, artifact, bt)
+    console.print(f"model {result.version}: {artifact} ({artifact.stat().st_size:,} bytes), "
+                  f"card {card_md}")
+
+
+@app.command()
+def forecast(
+    db: Path = DbOption,
+    origin: str | None = typer.Option(None, help="Issue as of this day (YYYY-MM-DD) "
+                                      "[default: last day with star data]."),
+) -> None:
+    """Issue forecasts for the tracked repositories (append-only; a re-run issues nothing new).
+
+    Example: shu forecast --db data/shu.duckdb
+    """
+    from shu.forecast.issue import issue_forecasts
+
+    with open_store(db_path(db)) as store:
+        issued = issue_forecasts(store, origin=_day(origin, "--origin"))
+    out = RichTable("repo", "question", "p", "confidence")
+    for f in issued:
+        out.add_row(f.repo, f.question, f"{f.probability:.2f}", f.confidence)
+    console.print(out)
+    console.print(f"{len(issued)} new forecasts")
+
+
+@app.command()
+def resolve(
+    db: Path = DbOption,
+    as_of: str | None = typer.Option(None, "--as-of", help="Resolve as of this day "
+                                     "[default: today, UTC]."),
+) -> None:
+    """Resolve every forecast whose horizon has passed (yes / no / void), once.
+
+    Example: shu resolve --db data/shu.duckdb
+    """
+    from shu.forecast.resolve import resolve_forecasts
+
+    with open_store(db_path(db)) as store:
+        counts = resolve_forecasts(store, as_of=_day(as_of, "--as-of"))
+    console.print(", ".join(f"{k}: {v}" for k, v in counts.items()))
+
+
+@app.command()
+def backtest(
+    start: str = typer.Option(..., "--from", help="First origin (YYYY-MM-DD)."),
+    end: str = typer.Option(..., "--to", help="Last origin (YYYY-MM-DD)."),
+    template: str | None = typer.Option(None, help="Template(s), comma-separated "
+                                        "[default: star_accel_reach,star_velocity_up]."),
+    horizon: str | None = typer.Option(None, help="Horizon(s) in days, comma-separated "
+                                       "[default: 30]."),
+    estimator: str = typer.Option("hgb", help="'hgb' or 'logistic'."),
+    refit_weeks: int = typer.Option(8, help="Refit the model every N weekly origins."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (keys in "
+                                 "docs/forecast/backtest.md)."),
+    out: Path | None = typer.Option(None, help="Write backtest.json and reliability.png "
+                                    "here."),
+    db: Path = DbOption,
+) -> None:
+    """Walk-forward backtest over weekly origins, training only on labels known before each.
+
+    Example: shu backtest --from 2020-01-01 --to 2026-01-15 --horizon 30 --out docs/forecast
+    """
+    import resource
+    import sys
+    import time
+
+    from shu.forecast.backtest import (
+        BacktestConfig,
+        metrics_json,
+        run_backtest,
+        write_reliability_diagram,
+    )
+    from shu.forecast.model import ESTIMATORS
+    from shu.forecast.questions import template as get_template
+
+    d1, d2 = _day(start, "--from"), _day(end, "--to")
+    templates = _csv(template) or ("star_accel_reach", "star_velocity_up")
+    for name in templates:
+        get_template(name)
+    try:
+        horizons = tuple(int(h) for h in (_csv(horizon) or ("30",)))
+    except ValueError:
+        raise InputError(f"--horizon {horizon!r}: expected whole days, e.g. 30 or 7,30") from None
+    if estimator not in ESTIMATORS:
+        raise InputError(f"--estimator {estimator!r}: choose from {', '.join(ESTIMATORS)}")
+    config = BacktestConfig(d1, d2, templates, horizons, estimator=estimator,
+                            refit_weeks=refit_weeks)
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    t0 = time.perf_counter()
+    with open_store(db_path(db), read_only=True) as store:
+        store.con.execute("SET memory_limit='1500MB'")
+        store.con.execute("SET preserve_insertion_order=false")
+        results = run_backtest(store.con, config, log=log)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    metrics = metrics_json(results, config, time.perf_counter() - t0, round(peak, 1))
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "backtest.json").write_text(json.dumps(metrics, indent=1, default=str) + "\n",
+                                           encoding="utf-8")
+        write_reliability_diagram(results, out / "reliability.png")
+    if as_json:
+        print(json.dumps(metrics, default=str))
+        return
+    table = RichTable("slice", "n", "repos", "base", "Brier", "BSS clim [95%]", "BSS pers",
+                      "ECE", "high right", "void")
+    for key, m in metrics["slices"].items():
+        if not m.get("n"):
+            table.add_row(key, "0", "", "", "", "", "", "", "", "")
+            continue
+        ci = m["ci95"]["bss_climatology"]
+        high = next(b for b in m["bands"] if b["band"] == "high")
+        table.add_row(key, f"{m['n']:,}", f"{m['n_repos']:,}", f"{m['base_rate']:.3f}",
+                      f"{m['brier']:.4f}",
+                      f"{m['bss_climatology']:.3f} [{ci['low']:.3f}, {ci['high']:.3f}]",
+                      f"{m['bss_persistence']:.3f}", f"{m['ece']:.4f}",
+                      f"{high['hit_rate']:.3f} (n={high['n']:,})", f"{m['n_void']:,}")
+    console.print(table)
+    console.print(f"{metrics['runtime_s']} s, peak RSS {metrics['peak_rss_mib']} MiB")

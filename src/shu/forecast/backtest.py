@@ -1,0 +1,253 @@
+"""Walk-forward backtest: weekly origins, training only on labels known before each origin.
+
+For each template x horizon, examples (see `examples`) on a weekly grid anchored at the first
+origin are resolved with the production rules. The model is refitted every `refit_weeks` weeks
+at a refit day T, using only examples whose outcome was known by T:
+- calibration block: origins in (T - H - cal_days, T - H] (outcomes known by T);
+- fitting block: origins whose outcome was known before the calibration block's first origin
+  (purged: no fitting label overlaps a calibration window) and at most `train_days` old,
+  subsampled to `max_fit_rows`;
+- test: origins in [T, T + refit_weeks weeks); the last calibration origin is >= H days before
+  the first test origin (embargo = horizon).
+Baselines use only outcomes known before each origin: climatology = base rate of the trailing
+365 days of known outcomes in the same template and threshold bucket; persistence = the
+repository's own trailing 365 days of known outcomes, replaying its past changes against today's
+threshold, shrunk towards climatology with a weight of 2 examples.
+
+`run_backtest` returns predictions and metrics; `metrics` keys are documented in
+docs/forecast/backtest.md.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from shu.errors import InputError, StoreError
+from shu.forecast.examples import Examples, base_frame, build_examples, weekly_grid
+from shu.forecast.model import fit_forecaster
+from shu.forecast.scoring import summarize
+
+CLIMATOLOGY_DAYS = 365
+PERSISTENCE_DAYS = 365
+PERSISTENCE_PRIOR = 2.0
+# How a past example of the same repository counts as "the event happened" for persistence.
+PERSISTENCE_EVENT = {
+    "star_accel_reach": "(p.observed_value - p.acceleration_28d) >= "
+                        "(t.threshold - t.acceleration_28d)",
+    "star_gain": "p.observed_value >= t.threshold",
+}
+
+
+@dataclass
+class BacktestConfig:
+    """Walk-forward settings (defaults are the documented ones)."""
+
+    start: date
+    end: date
+    templates: tuple[str, ...] = ("star_accel_reach", "star_velocity_up")
+    horizons: tuple[int, ...] = (30,)
+    estimator: str = "hgb"
+    calibration_method: str = "sigmoid"
+    refit_weeks: int = 8
+    cal_days: int = 182
+    train_days: int = 1095
+    max_fit_rows: int = 100_000
+    n_boot: int = 300
+    seed: int = 0
+
+
+@dataclass
+class SliceResult:
+    """Predictions and metrics of one template x horizon."""
+
+    template: str
+    horizon_days: int
+    predictions: pd.DataFrame
+    metrics: dict
+    refits: list[dict] = field(default_factory=list)
+
+
+def data_end(con: duckdb.DuckDBPyConnection) -> date:
+    """The last day with a star count in `star_signals` (StoreError when empty)."""
+    day = con.execute("SELECT max(day) FROM star_signals WHERE stars IS NOT NULL").fetchall()[0][0]
+    if day is None:
+        raise StoreError("star_signals is empty: run `shu signals` after loading stars")
+    return day
+
+
+def run_backtest(con: duckdb.DuckDBPyConnection, config: BacktestConfig,
+                 log=print) -> list[SliceResult]:
+    """Run the walk-forward backtest for every template x horizon in `config`."""
+    if config.end < config.start:
+        raise InputError(f"--to {config.end} is before --from {config.start}")
+    last = data_end(con)
+    first = con.execute("SELECT min(day) FROM star_signals").fetchall()[0][0]
+    end = min(config.end, last)
+    grid = weekly_grid(config.start, first + timedelta(days=56), end)
+    t0 = time.perf_counter()
+    base = base_frame(con, grid)
+    log(f"features: {len(base):,} repo-origins on {len(grid)} weekly origins "
+        f"({time.perf_counter() - t0:.0f}s)")
+    results = []
+    for template in config.templates:
+        for horizon in config.horizons:
+            t1 = time.perf_counter()
+            examples = build_examples(con, base, template, horizon, last)
+            result = _walk_forward(con, examples, config, log)
+            log(f"{template}/{horizon}d: {result.metrics.get('n', 0):,} scored, "
+                f"{examples.n_void:,} void ({time.perf_counter() - t1:.0f}s)")
+            results.append(result)
+    return results
+
+
+def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
+                  config: BacktestConfig, log) -> SliceResult:
+    ex = examples.frame
+    h = examples.horizon_days
+    start, end = pd.Timestamp(config.start), pd.Timestamp(config.end)
+    rng = np.random.default_rng(config.seed)
+    chunks, refits = [], []
+    t_fit = time.perf_counter()
+    refit_day = start
+    step = pd.Timedelta(days=7 * config.refit_weeks)
+    while refit_day <= end:
+        test = ex[(ex["origin"] >= refit_day) & (ex["origin"] < refit_day + step)
+                  & (ex["origin"] <= end)]
+        if len(test):
+            cal_start = refit_day - pd.Timedelta(days=h + config.cal_days)
+            known = ex[ex["known_on"] <= refit_day]
+            cal = known[known["origin"] > cal_start]
+            fit = known[(known["known_on"] <= cal_start)
+                        & (known["origin"] > refit_day - pd.Timedelta(days=config.train_days))]
+            if len(fit) > config.max_fit_rows:
+                fit = fit.iloc[np.sort(rng.choice(len(fit), config.max_fit_rows, replace=False))]
+            if len(fit) < 200 or len(cal) < 100:
+                raise StoreError(f"{examples.template}/{h}d: too little history before "
+                                 f"{refit_day.date()} ({len(fit)} fitting, {len(cal)} "
+                                 "calibration rows); start the backtest later")
+            forecaster = fit_forecaster(examples.template, h, examples.features, fit, cal,
+                                        config.estimator, config.calibration_method,
+                                        config.seed)
+            test = test.copy()
+            test["probability"] = forecaster.predict(test)
+            test["refit_day"] = refit_day
+            chunks.append(test)
+            refits.append({"refit_day": str(refit_day.date()), "fit_rows": len(fit),
+                           "calibration_rows": len(cal), "test_rows": len(test)})
+        refit_day += step
+    log(f"  {len(refits)} refits: {time.perf_counter() - t_fit:.0f}s")
+    if not chunks:
+        return SliceResult(examples.template, h, pd.DataFrame(), {"n": 0}, refits)
+    pred = pd.concat(chunks, ignore_index=True)
+    t0 = time.perf_counter()
+    pred["climatology"] = climatology(ex, pred, h)
+    t1 = time.perf_counter()
+    pred["persistence"] = persistence(con, ex, pred, examples.template)
+    log(f"  baselines: climatology {t1 - t0:.0f}s, persistence {time.perf_counter() - t1:.0f}s")
+    blocks = pred["repo"] + "|" + pred["origin"].dt.strftime("%Y-%m")
+    metrics = summarize(pred["label"].to_numpy(), pred["probability"].to_numpy(),
+                        pred["climatology"].to_numpy(), pred["persistence"].to_numpy(),
+                        blocks.to_numpy(), n_boot=config.n_boot, seed=config.seed)
+    metrics.update({
+        "template": examples.template, "horizon_days": h, "n_void": examples.n_void,
+        "void_share_all_history": examples.n_void / max(examples.n_void + len(ex), 1),
+        "n_repos": int(pred["repo"].nunique()), "n_origins": int(pred["origin"].nunique()),
+        "n_refits": len(refits), "estimator": config.estimator,
+    })
+    return SliceResult(examples.template, h, pred, metrics, refits)
+
+
+def climatology(ex: pd.DataFrame, pred: pd.DataFrame, horizon_days: int) -> np.ndarray:
+    """Per prediction: smoothed base rate of outcomes known in the trailing year, same bucket."""
+    out = np.full(len(pred), np.nan)
+    window = pd.Timedelta(days=CLIMATOLOGY_DAYS)
+    by_bucket = {b: g.groupby("known_on")["label"].agg(["sum", "count"]).sort_index()
+                 for b, g in ex.groupby("bucket")}
+    overall = ex.groupby("known_on")["label"].agg(["sum", "count"]).sort_index()
+    for (origin, bucket), idx in pred.groupby(["origin", "bucket"]).groups.items():
+        table = by_bucket.get(bucket, overall)
+        past = table[(table.index <= origin) & (table.index > origin - window)]
+        yes, n = float(past["sum"].sum()), float(past["count"].sum())
+        out[pred.index.get_indexer(idx)] = (yes + 1.0) / (n + 2.0)
+    return out
+
+
+def persistence(con: duckdb.DuckDBPyConnection, ex: pd.DataFrame, pred: pd.DataFrame,
+                template: str) -> np.ndarray:
+    """Per prediction: the repository's own trailing-year event rate, shrunk to climatology."""
+    event = PERSISTENCE_EVENT.get(template, "p.label = 1")
+    cols = ["repo", "origin", "known_on", "label", "observed_value", "acceleration_28d",
+            "threshold"]
+    history = ex[cols]
+    target = pred[["repo", "origin", "threshold", "acceleration_28d", "climatology"]].copy()
+    target["row"] = np.arange(len(target))
+    con.register("_fc_hist", history)
+    con.register("_fc_target", target)
+    try:
+        counts = con.execute(f"""
+            SELECT t.row, count(p.repo) AS n,
+                   coalesce(sum(CASE WHEN {event} THEN 1 ELSE 0 END), 0) AS k
+            FROM _fc_target t LEFT JOIN _fc_hist p ON p.repo = t.repo
+              AND p.known_on <= t.origin
+              AND p.known_on > t.origin - INTERVAL {PERSISTENCE_DAYS} DAY
+            GROUP BY t.row ORDER BY t.row""").df()
+    finally:
+        con.unregister("_fc_hist")
+        con.unregister("_fc_target")
+    k = counts["k"].to_numpy(dtype=float)
+    n = counts["n"].to_numpy(dtype=float)
+    return (k + PERSISTENCE_PRIOR * target["climatology"].to_numpy()) / (n + PERSISTENCE_PRIOR)
+
+
+def metrics_json(results: list[SliceResult], config: BacktestConfig, runtime_s: float,
+                 peak_rss_mib: float | None = None) -> dict:
+    """The one JSON object `shu backtest --json` prints (keys in docs/forecast/backtest.md)."""
+    cfg = asdict(config)
+    cfg["start"], cfg["end"] = str(config.start), str(config.end)
+    return {
+        "config": cfg,
+        "runtime_s": round(runtime_s, 1),
+        "peak_rss_mib": peak_rss_mib,
+        "slices": {f"{r.template}/{r.horizon_days}": r.metrics for r in results},
+    }
+
+
+def write_reliability_diagram(results: list[SliceResult], path: Path) -> Path:
+    """One reliability panel per slice (equal-count bins), with counts and the diagonal."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    slices = [r for r in results if r.metrics.get("n")]
+    fig, axes = plt.subplots(1, max(len(slices), 1), figsize=(4.6 * max(len(slices), 1), 4.6),
+                             squeeze=False)
+    for ax, r in zip(axes[0], slices, strict=False):
+        rel = r.metrics["reliability"]
+        x = [b["mean_probability"] for b in rel]
+        y = [b["observed_frequency"] for b in rel]
+        ax.plot([0, 1], [0, 1], color="grey", lw=1, ls="--", label="perfect")
+        ax.plot(x, y, marker="o", color="tab:blue", label="model")
+        ax.hist(r.predictions["probability"], bins=20, range=(0, 1), weights=np.full(
+            len(r.predictions), 1 / len(r.predictions)), color="tab:blue", alpha=0.15,
+            label="share of forecasts")
+        m = r.metrics
+        ax.set_title(f"{r.template} H={r.horizon_days}d\nn={m['n']:,}  "
+                     f"BSS={m['bss_climatology']:.3f}  ECE={m['ece']:.3f}", fontsize=9)
+        ax.set_xlabel("forecast probability")
+        ax.set_ylabel("observed frequency")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.legend(loc="upper left", fontsize=7)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

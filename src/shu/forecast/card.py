@@ -1,0 +1,119 @@
+"""The model card: what the forecaster was trained on and how it scored, as Markdown and JSON.
+
+`forecaster.json` next to the artifact is what other stages read; the briefing quotes the
+backtest hit rate of a forecast's template x horizon x confidence band with `band_track_record`
+("forecasts at this level resolved true 74% of the time, n = 1,240").
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from shu.forecast.train import TrainResult
+from shu.store import utcnow
+
+CARD_JSON = "forecaster.json"
+CARD_MD = "forecaster.md"
+_SLICE_KEYS = ("n", "n_repos", "n_origins", "n_void", "base_rate", "brier", "brier_climatology",
+               "brier_persistence", "bss_climatology", "bss_persistence", "log_loss", "ece",
+               "murphy", "bands", "ci95")
+
+
+def write_model_card(models_dir: Path, result: TrainResult, artifact: Path,
+                     backtest: dict | None = None) -> tuple[Path, Path]:
+    """Write forecaster.json and forecaster.md into `models_dir`; return both paths."""
+    card = {
+        "version": result.version,
+        "trained_through": str(result.trained_through),
+        "written_at": utcnow().isoformat(timespec="seconds"),
+        "artifact": artifact.name,
+        "artifact_bytes": artifact.stat().st_size if artifact.exists() else None,
+        "estimator": result.forecasters[0].estimator if result.forecasters else None,
+        "calibration": "sigmoid (Platt) on a later time block, estimator frozen",
+        "models": result.windows,
+        "skipped": result.skipped,
+        "backtest": None if backtest is None else {
+            "config": backtest.get("config"),
+            "runtime_s": backtest.get("runtime_s"),
+            "slices": {k: {x: v.get(x) for x in _SLICE_KEYS}
+                       for k, v in backtest.get("slices", {}).items()},
+        },
+    }
+    models_dir.mkdir(parents=True, exist_ok=True)
+    json_path = models_dir / CARD_JSON
+    json_path.write_text(json.dumps(card, indent=1, default=str) + "\n", encoding="utf-8")
+    md_path = models_dir / CARD_MD
+    md_path.write_text(_markdown(card), encoding="utf-8")
+    return json_path, md_path
+
+
+def band_track_record(models_dir: Path, template: str, horizon_days: int,
+                      band: str) -> dict | None:
+    """Backtest {n, right, hit_rate} of `band` for template x horizon, or None if not measured."""
+    path = Path(models_dir) / CARD_JSON
+    if not path.exists():
+        return None
+    card = json.loads(path.read_text(encoding="utf-8"))
+    slices = (card.get("backtest") or {}).get("slices") or {}
+    metrics = slices.get(f"{template}/{horizon_days}")
+    if not metrics:
+        return None
+    for row in metrics.get("bands") or []:
+        if row["band"] == band:
+            return {"n": row["n"], "right": row["right"], "hit_rate": row["hit_rate"]}
+    return None
+
+
+def _fmt(x: object, digits: int = 3) -> str:
+    return f"{x:.{digits}f}" if isinstance(x, float) else ("" if x is None else str(x))
+
+
+def _markdown(card: dict) -> str:
+    lines = [
+        f"# Model card: shu forecaster {card['version']}", "",
+        f"- Trained through: {card['trained_through']} (data window per model below)",
+        f"- Estimator: {card['estimator']}; calibration: {card['calibration']}",
+        f"- Artifact: `{card['artifact']}` ({card['artifact_bytes']:,} bytes, skops)"
+        if card["artifact_bytes"] else f"- Artifact: `{card['artifact']}`",
+        "- Confidence bands on max(p, 1-p): low < 0.65 <= medium < 0.80 <= high", "",
+        "## Models", "",
+        "| template/horizon | fit origins | calibration origins | fit rows | cal rows | "
+        "fit base rate |", "|---|---|---|---|---|---|",
+    ]
+    for key, w in card["models"].items():
+        lines.append(f"| {key} | {' .. '.join(w['fit_origins'])} | "
+                     f"{' .. '.join(w['calibration_origins'])} | {w['fit_rows']:,} | "
+                     f"{w['calibration_rows']:,} | {w['fit_base_rate']:.3f} |")
+    if card["models"]:
+        first = next(iter(card["models"].values()))
+        lines += ["", "Features (star templates): " + ", ".join(f"`{f}`"
+                                                              for f in first["features"])]
+    if card["skipped"]:
+        lines += ["", "Skipped (not enough resolved history in the training store):", ""]
+        lines += [f"- {k}: {why}" for k, why in card["skipped"].items()]
+    bt = card.get("backtest")
+    lines += ["", "## Walk-forward backtest", ""]
+    if not bt:
+        lines.append("No backtest attached (`shu train --backtest FILE.json`).")
+    else:
+        cfg = bt["config"] or {}
+        lines += [f"Origins {cfg.get('start')} .. {cfg.get('end')}, weekly; refit every "
+                  f"{cfg.get('refit_weeks')} weeks; runtime {bt.get('runtime_s')} s.", "",
+                  "| slice | n | repos | base rate | Brier | BSS clim [95% CI] | BSS pers | ECE | "
+                  "high band right | void |", "|---|---|---|---|---|---|---|---|---|---|"]
+        for key, m in bt["slices"].items():
+            if not m.get("n"):
+                continue
+            ci = m["ci95"]["bss_climatology"]
+            high = next(b for b in m["bands"] if b["band"] == "high")
+            lines.append(
+                f"| {key} | {m['n']:,} | {m['n_repos']:,} | {_fmt(m['base_rate'])} | "
+                f"{_fmt(m['brier'])} | {_fmt(m['bss_climatology'])} [{_fmt(ci['low'])}, "
+                f"{_fmt(ci['high'])}] | {_fmt(m['bss_persistence'])} | {_fmt(m['ece'])} | "
+                f"{_fmt(high['hit_rate'])} (n={high['n']:,}) | {m['n_void']:,} |")
+    lines += ["", "Intended use: probabilities for the shu briefing's horizon-bound questions "
+              "on GitHub star activity. Not validated for repositories outside the ranking "
+              "lists' size range, nor for data after the training window without re-running "
+              "`shu backtest`.", ""]
+    return "\n".join(lines)

@@ -1,0 +1,146 @@
+"""Features of a (repository, origin) pair, computed in DuckDB from data on or before the origin.
+
+Inputs are the signal tables (`star_signals`, `commit_signals`) and `releases`; nothing here
+recomputes a signal. Every read is either an equality on a day at or before the origin or a
+backward-looking window ending on the origin (a test shifts the future and checks the features do
+not change). Scale-free forms (ratios to the repository's own velocity, z-scores, signed logs)
+let one model serve small and large repositories. What the signal tables do not hold is derived
+here from `star_signals`, said where it is done:
+- rolling 91-day spread and maximum of acceleration_28d and velocity_28d;
+- lagged velocity_28d (91 and 364 days) and stars a year ago;
+- market context: the cross-sectional median of velocity_28d_z and of relative acceleration
+  over every repository on the origin (peer mood; categories cover few repositories).
+
+`threshold_features` adds the question's threshold relative to the current state, so one model
+serves any X.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+# Base features (one row per repo x origin), in model order.
+BASE_FEATURES = (
+    "log_stars", "slog_velocity_28d", "rel_velocity_7d", "rel_acceleration_7d",
+    "rel_acceleration_28d", "velocity_7d_z", "velocity_28d_z", "rel_accel_sd_91d",
+    "rel_accel_max_91d", "rel_velocity_vs_max_91d", "velocity_change_91d",
+    "velocity_change_364d", "log_star_growth_364d", "history_years", "coverage_91d",
+    "market_velocity_z", "market_rel_acceleration", "months_since_release", "releases_90d",
+    "slog_commit_velocity_28d", "rel_commit_acceleration_28d", "rocm_share_28d",
+)
+# Extra features per template: the threshold relative to the current state.
+THRESHOLD_FEATURES = {
+    "star_accel_reach": ("gap_rel_velocity", "gap_rel_sd", "slog_threshold"),
+    "star_velocity_up": (),
+    "star_gain": ("log_gain_vs_pace",),
+    "release_within": (),
+    "commit_velocity_up": (),
+}
+
+
+def feature_names(template: str) -> list[str]:
+    """Model input columns for `template`, in order."""
+    return list(BASE_FEATURES) + list(THRESHOLD_FEATURES[template])
+
+
+_FEATURES_SQL = """
+WITH o AS (SELECT DISTINCT repo, origin FROM {origins}),
+lim AS (SELECT min(origin) - 400 AS d0, max(origin) AS d1 FROM o),
+s AS (
+  SELECT s.* FROM star_signals s, lim
+  WHERE s.day BETWEEN lim.d0 AND lim.d1 AND s.repo IN (SELECT repo FROM o)),
+roll AS (
+  SELECT repo, day, stars, velocity_7d, velocity_28d, acceleration_7d, acceleration_28d,
+    velocity_7d_z, velocity_28d_z,
+    stddev_samp(acceleration_28d) OVER w91 AS accel_sd_91d,
+    max(acceleration_28d) OVER w91 AS accel_max_91d,
+    max(velocity_28d) OVER w91 AS velocity_max_91d,
+    count(velocity_28d) OVER w91 AS velocity_days_91d
+  FROM s
+  WINDOW w91 AS (PARTITION BY repo ORDER BY day RANGE BETWEEN INTERVAL 90 DAYS PRECEDING
+                 AND CURRENT ROW)),
+first_seen AS (
+  SELECT repo, min(day) AS first_day FROM star_signals
+  WHERE repo IN (SELECT repo FROM o) AND stars IS NOT NULL GROUP BY repo),
+market AS (
+  SELECT day, median(velocity_28d_z) AS market_velocity_z,
+         median(acceleration_28d / greatest(abs(velocity_28d), 0.5)) AS market_rel_acceleration
+  FROM star_signals WHERE day IN (SELECT origin FROM o) AND velocity_28d IS NOT NULL
+  GROUP BY day),
+rel AS (
+  SELECT o.repo, o.origin,
+    count(r.tag) FILTER (WHERE r.published_at >= o.origin - 89) AS releases_90d,
+    o.origin - max(r.published_at)::DATE AS days_since_release
+  FROM o JOIN releases r ON r.repo = o.repo AND r.published_at < o.origin + 1
+  GROUP BY o.repo, o.origin)
+SELECT o.repo, o.origin,
+  c.stars, c.velocity_7d, c.velocity_28d, c.acceleration_7d, c.acceleration_28d,
+  c.accel_sd_91d, cs.velocity_28d AS commit_velocity_28d,
+  ln(1 + greatest(c.stars, 0)) AS log_stars,
+  sign(c.velocity_28d) * ln(1 + abs(c.velocity_28d)) AS slog_velocity_28d,
+  c.velocity_7d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_7d,
+  c.acceleration_7d / greatest(abs(c.velocity_28d), 0.5) AS rel_acceleration_7d,
+  c.acceleration_28d / greatest(abs(c.velocity_28d), 0.5) AS rel_acceleration_28d,
+  c.velocity_7d_z, c.velocity_28d_z,
+  c.accel_sd_91d / greatest(abs(c.velocity_28d), 0.5) AS rel_accel_sd_91d,
+  c.accel_max_91d / greatest(abs(c.velocity_28d), 0.5) AS rel_accel_max_91d,
+  c.velocity_28d / greatest(c.velocity_max_91d, 0.5) AS rel_velocity_vs_max_91d,
+  (c.velocity_28d - l91.velocity_28d)
+    / greatest(abs(c.velocity_28d), abs(l91.velocity_28d), 0.5) AS velocity_change_91d,
+  (c.velocity_28d - l364.velocity_28d)
+    / greatest(abs(c.velocity_28d), abs(l364.velocity_28d), 0.5) AS velocity_change_364d,
+  CASE WHEN l364.stars IS NOT NULL AND c.stars IS NOT NULL
+       THEN ln((1 + greatest(c.stars, 0)) / (1 + greatest(l364.stars, 0))) END
+    AS log_star_growth_364d,
+  least(o.origin - f.first_day, 1095) / 365.0 AS history_years,
+  c.velocity_days_91d / 91.0 AS coverage_91d,
+  m.market_velocity_z, m.market_rel_acceleration,
+  CASE WHEN rel.days_since_release IS NOT NULL THEN least(rel.days_since_release, 365) / 30.0
+    END AS months_since_release, rel.releases_90d,
+  sign(cs.velocity_28d) * ln(1 + abs(cs.velocity_28d)) AS slog_commit_velocity_28d,
+  cs.acceleration_28d / greatest(abs(cs.velocity_28d), 0.1) AS rel_commit_acceleration_28d,
+  cs.rocm_share_28d
+FROM o
+LEFT JOIN roll c ON c.repo = o.repo AND c.day = o.origin
+LEFT JOIN roll l91 ON l91.repo = o.repo AND l91.day = o.origin - 91
+LEFT JOIN roll l364 ON l364.repo = o.repo AND l364.day = o.origin - 364
+LEFT JOIN first_seen f ON f.repo = o.repo AND f.first_day <= o.origin
+LEFT JOIN market m ON m.day = o.origin
+LEFT JOIN rel ON rel.repo = o.repo AND rel.origin = o.origin
+LEFT JOIN commit_signals cs ON cs.repo = o.repo AND cs.day = o.origin AND NOT coalesce(cs.gap,
+  FALSE)
+ORDER BY o.repo, o.origin
+"""
+
+
+def build_features(con: duckdb.DuckDBPyConnection, origins: str) -> pd.DataFrame:
+    """Base features for every (repo, origin) in table/view `origins`.
+
+    Returns one row per pair: repo, origin, the state on the origin (stars, velocity_7d,
+    velocity_28d, acceleration_7d, acceleration_28d, accel_sd_91d, commit_velocity_28d) and
+    `BASE_FEATURES` (NaN where the data does not exist).
+    """
+    df = con.execute(_FEATURES_SQL.format(origins=origins)).df()
+    for name in BASE_FEATURES:
+        df[name] = df[name].astype("float64")
+    return df
+
+
+def threshold_features(df: pd.DataFrame, template: str, threshold: pd.Series,
+                       horizon_days: int) -> pd.DataFrame:
+    """Columns of `THRESHOLD_FEATURES[template]` for rows of `build_features` and thresholds."""
+    x = threshold.astype("float64").to_numpy()
+    scale = np.maximum(np.abs(df["velocity_28d"].to_numpy(dtype="float64")), 0.5)
+    out = pd.DataFrame(index=df.index)
+    if template == "star_accel_reach":
+        gap = x - df["acceleration_28d"].to_numpy(dtype="float64")
+        spread = df["accel_sd_91d"].to_numpy(dtype="float64")
+        out["gap_rel_velocity"] = gap / scale
+        out["gap_rel_sd"] = gap / (np.nan_to_num(spread, nan=0.0) + 0.05 * scale)
+        out["slog_threshold"] = np.sign(x) * np.log1p(np.abs(x))
+    elif template == "star_gain":
+        pace = np.maximum(df["velocity_28d"].to_numpy(dtype="float64"), 0.1) * horizon_days
+        out["log_gain_vs_pace"] = np.log(x / pace)
+    return out

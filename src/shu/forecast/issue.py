@@ -1,0 +1,135 @@
+"""Issuing today's forecasts for the tracked repositories, append-only.
+
+For each trained template x horizon and each tracked repository with signals on the origin, the
+question gets the informative threshold of its template, a calibrated probability, a confidence
+band, the features it saw, its top drivers (from the model) and receipts (the signal rows behind
+its numbers). The forecast id is a hash of (repo, template, threshold, horizon, origin, model
+version), so re-running on the same day with the same model issues nothing new; existing rows are
+never edited.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+
+import pandas as pd
+
+from shu.errors import StoreError
+from shu.forecast.backtest import data_end
+from shu.forecast.examples import base_frame, with_thresholds
+from shu.forecast.model import Forecaster, load_forecasters
+from shu.forecast.questions import TEMPLATES
+from shu.forecast.scoring import confidence_band
+from shu.settings import Settings, get_settings
+from shu.store import Store, utcnow
+
+MODEL_FILE = "forecaster.skops"
+RECEIPT_COLUMNS = ("stars", "velocity_7d", "velocity_28d", "acceleration_7d", "acceleration_28d")
+
+
+@dataclass(frozen=True)
+class IssuedForecast:
+    """One forecast row as written to `forecasts`."""
+
+    forecast_id: str
+    repo: str
+    template: str
+    origin: date
+    horizon_days: int
+    resolves_on: date
+    threshold: float
+    question: str
+    probability: float
+    confidence: str
+    model_version: str
+    features: str
+    drivers: str
+    receipts: str
+
+
+def forecast_id(repo: str, template: str, threshold: float, horizon_days: int, origin: date,
+                model_version: str) -> str:
+    """Deterministic id of a forecast (16 hex of SHA-256 over its defining fields)."""
+    key = f"{repo}|{template}|{threshold:.6g}|{horizon_days}|{origin.isoformat()}|{model_version}"
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def model_path(settings: Settings) -> Path:
+    """Where the trained forecaster lives."""
+    return Path(settings.models_dir) / MODEL_FILE
+
+
+def issue_forecasts(store: Store, origin: date | None = None, settings: Settings | None = None,
+                    forecasters: list[Forecaster] | None = None,
+                    model_version: str | None = None) -> list[IssuedForecast]:
+    """Issue forecasts for the tracked repositories as of `origin` (default: last data day).
+
+    Loads the model from `settings.models_dir` unless `forecasters` and `model_version` are
+    given. Returns the forecasts newly written (empty on a same-day re-run).
+    """
+    settings = settings or get_settings()
+    if forecasters is None:
+        model_version, forecasters = load_forecasters(model_path(settings))
+    if not model_version:
+        raise StoreError("a model version is needed to issue forecasts")
+    origin = origin or data_end(store.con)
+    repos = [r.repo for r in settings.repos]
+    base = base_frame(store.con, [origin], repos)
+    issued: list[IssuedForecast] = []
+    for fc in forecasters:
+        rows = with_thresholds(store.con, base, fc.template, fc.horizon_days)
+        if rows.empty:
+            continue
+        probabilities = fc.predict(rows)
+        drivers = fc.drivers(rows)
+        for i, row in rows.reset_index(drop=True).iterrows():
+            issued.append(_record(row, fc, float(probabilities[i]), drivers[i], origin,
+                                  model_version))
+    inserted = _append(store, issued)
+    return [f for f in issued if f.forecast_id in inserted]
+
+
+def _record(row: pd.Series, fc: Forecaster, probability: float, drivers: list[dict],
+            origin: date, model_version: str) -> IssuedForecast:
+    threshold = float(row["threshold"])
+    template = TEMPLATES[fc.template]
+    seen = {name: (None if pd.isna(row[name]) else round(float(row[name]), 6))
+            for name in fc.features}
+    receipts = [{"table": "star_signals", "key": {"repo": row["repo"], "day": str(origin)},
+                 "column": c, "value": None if pd.isna(row[c]) else float(row[c]),
+                 "as_of": str(origin)} for c in RECEIPT_COLUMNS]
+    return IssuedForecast(
+        forecast_id=forecast_id(row["repo"], fc.template, threshold, fc.horizon_days, origin,
+                                model_version),
+        repo=row["repo"], template=fc.template, origin=origin, horizon_days=fc.horizon_days,
+        resolves_on=origin + timedelta(days=fc.horizon_days), threshold=threshold,
+        question=template.question(row["repo"], origin, fc.horizon_days, threshold),
+        probability=probability if not math.isnan(probability) else 0.5,
+        confidence=confidence_band(probability), model_version=model_version,
+        features=json.dumps(seen), drivers=json.dumps(drivers), receipts=json.dumps(receipts))
+
+
+def _append(store: Store, issued: list[IssuedForecast]) -> set[str]:
+    """Insert forecasts whose id is not stored yet (never touching existing rows); new ids."""
+    if not issued:
+        return set()
+    frame = pd.DataFrame([f.__dict__ for f in issued])
+    frame["issued_at"] = utcnow()
+    with store.transaction():
+        existing = {r[0] for r in store.con.execute(
+            "SELECT forecast_id FROM forecasts WHERE origin = ?", [issued[0].origin]).fetchall()}
+        frame = frame[~frame["forecast_id"].isin(existing)]
+        if frame.empty:
+            return set()
+        store.con.register("_fc_new", frame)
+        try:
+            cols = ", ".join(frame.columns)
+            store.con.execute(f"INSERT INTO forecasts ({cols}) SELECT {cols} FROM _fc_new")
+        finally:
+            store.con.unregister("_fc_new")
+    return set(frame["forecast_id"])

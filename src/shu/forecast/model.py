@@ -1,0 +1,156 @@
+"""The forecaster: estimator choice, fitting on a time-ordered split, drivers, safe persistence.
+
+`fit_forecaster` fits an estimator on an earlier block of examples and calibrates it on a later
+block (see `calibration`). Two estimator kinds are supported and compared in the backtest:
+`logistic` (median imputation with missing-value indicators, standardisation, L2 logistic
+regression) and `hgb` (scikit-learn's HistGradientBoostingClassifier, native missing values).
+Drivers of a forecast are computed from the model itself by occlusion: the change in the
+calibrated log-odds when one feature is replaced by its training median.
+Models are saved with skops (no pickle) and loaded only when every type in the file is one this
+module expects.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from shu.errors import StoreError
+from shu.forecast.calibration import calibrate
+
+ESTIMATORS = ("hgb", "logistic")
+FEATURE_CLIP = 25.0  # features are scale-free; clip outliers from data glitches
+
+
+def make_estimator(kind: str, seed: int = 0) -> object:
+    """A fresh, unfitted estimator of `kind` ('hgb' or 'logistic')."""
+    if kind == "hgb":
+        return HistGradientBoostingClassifier(
+            max_iter=120, learning_rate=0.08, max_leaf_nodes=15, min_samples_leaf=200,
+            l2_regularization=1.0, early_stopping=False, random_state=seed)
+    if kind == "logistic":
+        return make_pipeline(SimpleImputer(strategy="median", add_indicator=True,
+                                           keep_empty_features=True),
+                             StandardScaler(), LogisticRegression(C=1.0, max_iter=1000))
+    raise ValueError(f"unknown estimator {kind!r}; choose from {', '.join(ESTIMATORS)}")
+
+
+def model_matrix(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
+    """The feature matrix in model order (float64, NaN = missing, clipped to +-25)."""
+    return np.clip(frame[names].to_numpy(dtype=np.float64), -FEATURE_CLIP, FEATURE_CLIP)
+
+
+@dataclass
+class Forecaster:
+    """A calibrated model for one template x horizon, with what it needs to explain itself."""
+
+    template: str
+    horizon_days: int
+    features: list[str]
+    model: object  # CalibratedClassifierCV around a frozen estimator
+    reference: np.ndarray  # training medians, the occlusion baseline for drivers
+    estimator: str
+    fit_rows: int = 0
+    calibration_rows: int = 0
+    meta: dict = field(default_factory=dict)
+
+    def predict(self, frame: pd.DataFrame) -> np.ndarray:
+        """Calibrated probability of 'yes' for each row."""
+        return self.model.predict_proba(model_matrix(frame, self.features))[:, 1]
+
+    def drivers(self, frame: pd.DataFrame, top: int = 4) -> list[list[dict]]:
+        """Per row: the `top` features that move the log-odds most, by occlusion.
+
+        contribution = logit(p(x)) - logit(p(x with the feature set to its training median)),
+        in log-odds units; sign is '+' when the feature pushes towards 'yes'.
+        """
+        x = model_matrix(frame, self.features)
+        n, k = x.shape
+        base = _logit(self.model.predict_proba(x)[:, 1])
+        stacked = np.repeat(x[None, :, :], k, axis=0)  # (feature, row, column)
+        for j in range(k):
+            stacked[j, :, j] = self.reference[j]
+        occluded = _logit(self.model.predict_proba(stacked.reshape(k * n, -1))[:, 1])
+        contribution = base[None, :] - occluded.reshape(k, n)
+        out = []
+        for i in range(n):
+            order = np.argsort(-np.abs(contribution[:, i]), kind="stable")[:top]
+            out.append([{
+                "feature": self.features[j],
+                "value": None if math.isnan(x[i, j]) else round(float(x[i, j]), 4),
+                "sign": "+" if contribution[j, i] >= 0 else "-",
+                "contribution": round(float(contribution[j, i]), 4),
+            } for j in order if abs(contribution[j, i]) > 0])
+        return out
+
+
+def fit_forecaster(template: str, horizon_days: int, features: list[str], fit: pd.DataFrame,
+                   calibration: pd.DataFrame, estimator: str = "hgb",
+                   calibration_method: str = "sigmoid", seed: int = 0) -> Forecaster:
+    """Fit on `fit` (earlier block) and calibrate on `calibration` (later block)."""
+    if fit["label"].nunique() < 2 or calibration["label"].nunique() < 2:
+        raise StoreError(f"{template}/{horizon_days}d: need both outcomes in the fitting and the "
+                         "calibration blocks; load more history")
+    # Features with no value at all in the fitting block (e.g. commit signals on a store with
+    # stars only) carry no information and are left out of this model.
+    features = [f for f in features if fit[f].notna().any()]
+    x_fit = model_matrix(fit, features)
+    est = make_estimator(estimator, seed)
+    est.fit(x_fit, fit["label"].to_numpy())
+    model = calibrate(est, model_matrix(calibration, features), calibration["label"].to_numpy(),
+                      prefer=calibration_method)
+    reference = np.nanmedian(x_fit, axis=0)
+    reference = np.where(np.isnan(reference), 0.0, reference)
+    return Forecaster(template, horizon_days, features, model, reference, estimator,
+                      fit_rows=len(fit), calibration_rows=len(calibration))
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(p, 1e-6, 1 - 1e-6)
+    return np.log(p / (1 - p))
+
+
+# ---------------------------------------------------------------- persistence (skops)
+def save_forecasters(path: Path, forecasters: list[Forecaster], version: str) -> Path:
+    """Write the forecasters to `path` with skops (safe serialisation)."""
+    import skops.io as sio
+
+    bundle = {"version": version, "forecasters": [{
+        "template": f.template, "horizon_days": f.horizon_days, "features": list(f.features),
+        "model": f.model, "reference": f.reference, "estimator": f.estimator,
+        "fit_rows": f.fit_rows, "calibration_rows": f.calibration_rows,
+    } for f in forecasters]}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sio.dump(bundle, path)
+    return path
+
+
+# Types a forecaster file may contain beyond skops' defaults (checked before loading).
+_EXPECTED_TYPE_PREFIXES = ("sklearn.", "numpy.", "builtins.", "scipy.")
+
+
+def load_forecasters(path: Path) -> tuple[str, list[Forecaster]]:
+    """Read a skops file written by `save_forecasters`; refuse unexpected types."""
+    import skops.io as sio
+
+    if not path.exists():
+        raise StoreError(f"no model at {path}: run `shu train` first")
+    untrusted = sio.get_untrusted_types(file=path)
+    unexpected = [t for t in untrusted if not t.startswith(_EXPECTED_TYPE_PREFIXES)]
+    if unexpected:
+        raise StoreError(f"{path}: refusing to load unexpected types {unexpected[:3]}")
+    bundle = sio.load(path, trusted=untrusted)
+    return bundle["version"], [
+        Forecaster(d["template"], int(d["horizon_days"]), list(d["features"]), d["model"],
+                   np.asarray(d["reference"]), d["estimator"], int(d["fit_rows"]),
+                   int(d["calibration_rows"]))
+        for d in bundle["forecasters"]]

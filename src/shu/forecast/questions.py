@@ -1,0 +1,193 @@
+"""Forecast question templates: wording, informative thresholds, and exact resolution rules.
+
+Every rule is SQL over the store, using the definitions of `star_signals` / `commit_signals`
+(28-day velocity and acceleration, NULL across gaps longer than 7 days). The same SQL labels the
+backtest's historical questions and resolves issued forecasts, so the two can never disagree.
+A question whose data is missing at resolution resolves `void`: counted and reported, never a
+hit or a miss.
+
+Templates (t = origin, H = horizon in days):
+- star_accel_reach: acceleration_28d >= X on any day in (t, t+H]. yes as soon as one day
+  reaches X; no when every day of (t, t+H] has a defined acceleration and none reaches X;
+  void otherwise. X is the next level of a fixed ladder above the acceleration on t.
+- star_velocity_up: velocity_28d(t+H) > velocity_28d(t) (X = velocity_28d(t)); void when either
+  is NULL.
+- star_gain: stars(t+H) - stars(t) >= N; void when either count is NULL. N is the next round
+  number at or above the current pace (velocity_28d x H, at least 10).
+- release_within: a release or version tag is published in (t, t+H]; void when the store has no
+  release of the repository published on or before t (release history not loaded).
+- commit_velocity_up: commit velocity_28d(t+H) > commit velocity_28d(t); void when either is
+  NULL or flagged as a gap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+import duckdb
+import pandas as pd
+
+from shu.errors import InputError
+
+HORIZONS = (7, 30, 90)
+
+# Levels (stars/day) that acceleration thresholds are drawn from: the next one above today's.
+_POS = (0.1, 0.2, 0.5, 1, 1.5, 2, 3, 5, 10, 15, 20, 30, 50, 100, 150, 200, 300, 500, 1000,
+        2000, 5000)
+ACCEL_LADDER = tuple(sorted({0.0, *_POS, *(-x for x in _POS)}))
+_LADDER_SQL = "[" + ", ".join(f"{x}::DOUBLE" for x in ACCEL_LADDER) + "]"
+
+
+@dataclass(frozen=True)
+class Template:
+    """A question template: name, wording, the threshold's unit, and the table it reads."""
+
+    name: str
+    wording: str
+    unit: str
+    reads: str
+
+    def question(self, repo: str, origin: date, horizon_days: int, threshold: float) -> str:
+        """The question in one sentence, with its resolution rule."""
+        end = origin + timedelta(days=horizon_days)
+        return self.wording.format(repo=repo, origin=origin, end=end, h=horizon_days,
+                                   x=threshold)
+
+
+TEMPLATES: dict[str, Template] = {t.name: t for t in (
+    Template("star_accel_reach",
+             "Will the 28-day star acceleration of {repo} reach >= {x:+.2f} stars/day on any "
+             "day in ({origin}, {end}]?", "stars/day", "star_signals"),
+    Template("star_velocity_up",
+             "Will the 28-day star velocity of {repo} on {end} be above its value on {origin} "
+             "({x:.2f} stars/day)?", "stars/day", "star_signals"),
+    Template("star_gain",
+             "Will {repo} gain >= {x:,.0f} stars in ({origin}, {end}]?", "stars",
+             "star_signals"),
+    Template("release_within",
+             "Will {repo} publish a release or version tag in ({origin}, {end}]?", "releases",
+             "releases"),
+    Template("commit_velocity_up",
+             "Will the 28-day commit velocity of {repo} on {end} be above its value on {origin} "
+             "({x:.2f} commits/day)?", "commits/day", "commit_signals"),
+)}
+
+
+def template(name: str) -> Template:
+    """The template called `name` (InputError naming the valid ones otherwise)."""
+    try:
+        return TEMPLATES[name]
+    except KeyError:
+        raise InputError(f"unknown template {name!r}; choose from {', '.join(TEMPLATES)}") from None
+
+
+# ---------------------------------------------------------------- thresholds
+def threshold_sql(name: str, state: str, horizon_days: str = "horizon_days") -> str:
+    """SQL expression for the informative threshold of template `name`.
+
+    `state` is the alias of a row holding the origin's signals (`acceleration_28d`,
+    `velocity_28d`, `commit_velocity_28d`); the result is NULL when no question can be asked.
+    """
+    if name == "star_accel_reach":
+        return (f"list_min(list_filter({_LADDER_SQL}, lambda x: x > {state}.acceleration_28d))")
+    if name == "star_velocity_up":
+        return f"{state}.velocity_28d"
+    if name == "star_gain":
+        pace = f"greatest({state}.velocity_28d * {horizon_days}, 10.0)"
+        return (f"CASE WHEN {state}.velocity_28d IS NULL THEN NULL ELSE "
+                f"list_min(list_filter([m * pow(10, e) FOR m IN [1.0, 2.0, 5.0] "
+                f"FOR e IN range(1, 8)], lambda n: n >= {pace})) END")
+    if name == "release_within":
+        return "1.0"
+    if name == "commit_velocity_up":
+        return f"{state}.commit_velocity_28d"
+    raise InputError(f"unknown template {name!r}")
+
+
+# ---------------------------------------------------------------- resolution
+def resolve_questions(con: duckdb.DuckDBPyConnection, name: str, questions: str) -> pd.DataFrame:
+    """Resolve the questions of template `name` held in table/view `questions`.
+
+    `questions` has columns (qid, repo, origin DATE, horizon_days INTEGER, threshold DOUBLE).
+    Returns qid, outcome ('yes'/'no'/'void'), observed_value, detail. Only call it for
+    questions whose horizon has passed and whose data has been loaded (see `resolve.py`).
+    """
+    sql = _RESOLUTION_SQL.get(name)
+    if sql is None:
+        raise InputError(f"unknown template {name!r}")
+    return con.execute(sql.format(q=questions)).df()
+
+
+_AT_HORIZON = """
+SELECT q.qid,
+  CASE WHEN s0.{col} IS NULL OR s1.{col} IS NULL {gap} THEN 'void'
+       WHEN s1.{col} > q.threshold THEN 'yes' ELSE 'no' END AS outcome,
+  s1.{col} AS observed_value,
+  CASE WHEN s0.{col} IS NULL {gap0} THEN 'no value on the origin'
+       WHEN s1.{col} IS NULL {gap1} THEN 'no value on the resolution day'
+       ELSE '{label} on ' || (q.origin + q.horizon_days) || ' = ' || round(s1.{col}, 3) END
+    AS detail
+FROM {{q}} q
+LEFT JOIN {table} s0 ON s0.repo = q.repo AND s0.day = q.origin
+LEFT JOIN {table} s1 ON s1.repo = q.repo AND s1.day = q.origin + q.horizon_days
+"""
+
+_RESOLUTION_SQL = {
+    "star_velocity_up": _AT_HORIZON.format(
+        col="velocity_28d", table="star_signals", label="velocity_28d", gap="", gap0="",
+        gap1=""),
+    "commit_velocity_up": _AT_HORIZON.format(
+        col="velocity_28d", table="commit_signals", label="commit velocity_28d",
+        gap="OR coalesce(s0.gap, FALSE) OR coalesce(s1.gap, FALSE)",
+        gap0="OR coalesce(s0.gap, FALSE)", gap1="OR coalesce(s1.gap, FALSE)"),
+    "star_gain": """
+SELECT q.qid,
+  CASE WHEN s0.stars IS NULL OR s1.stars IS NULL THEN 'void'
+       WHEN s1.stars - s0.stars >= q.threshold THEN 'yes' ELSE 'no' END AS outcome,
+  (s1.stars - s0.stars)::DOUBLE AS observed_value,
+  CASE WHEN s0.stars IS NULL THEN 'no star count on the origin'
+       WHEN s1.stars IS NULL THEN 'no star count on the resolution day'
+       ELSE 'gained ' || (s1.stars - s0.stars) || ' stars' END AS detail
+FROM {q} q
+LEFT JOIN star_signals s0 ON s0.repo = q.repo AND s0.day = q.origin
+LEFT JOIN star_signals s1 ON s1.repo = q.repo AND s1.day = q.origin + q.horizon_days
+""",
+    "star_accel_reach": """
+WITH days AS (
+  SELECT qid, repo, threshold, horizon_days,
+         unnest(generate_series(origin + 1, origin + horizon_days, INTERVAL 1 DAY))::DATE AS day
+  FROM {q}),
+w AS (
+  SELECT d.qid, any_value(d.threshold) AS threshold, any_value(d.horizon_days) AS horizon_days,
+         count(s.acceleration_28d) AS defined_days, max(s.acceleration_28d) AS max_accel,
+         min(d.day) FILTER (WHERE s.acceleration_28d >= d.threshold) AS first_reached
+  FROM days d LEFT JOIN star_signals s ON s.repo = d.repo AND s.day = d.day
+  GROUP BY d.qid)
+SELECT q.qid,
+  CASE WHEN w.first_reached IS NOT NULL THEN 'yes'
+       WHEN w.defined_days = w.horizon_days THEN 'no' ELSE 'void' END AS outcome,
+  w.max_accel AS observed_value,
+  CASE WHEN w.first_reached IS NOT NULL THEN 'first reached on ' || w.first_reached
+       WHEN w.defined_days = w.horizon_days THEN 'highest acceleration_28d '
+            || round(w.max_accel, 3)
+       ELSE 'acceleration_28d undefined on ' || (w.horizon_days - w.defined_days)
+            || ' of ' || w.horizon_days || ' days and not reached' END AS detail
+FROM {q} q JOIN w USING (qid)
+""",
+    "release_within": """
+SELECT q.qid,
+  CASE WHEN NOT EXISTS (SELECT 1 FROM releases r WHERE r.repo = q.repo
+                        AND r.published_at < q.origin + 1) THEN 'void'
+       WHEN count(r.tag) > 0 THEN 'yes' ELSE 'no' END AS outcome,
+  count(r.tag)::DOUBLE AS observed_value,
+  CASE WHEN NOT EXISTS (SELECT 1 FROM releases r WHERE r.repo = q.repo
+                        AND r.published_at < q.origin + 1) THEN 'no release history loaded'
+       WHEN count(r.tag) > 0 THEN 'first: ' || arg_min(r.tag, r.published_at)
+       ELSE 'no release in the window' END AS detail
+FROM {q} q
+LEFT JOIN releases r ON r.repo = q.repo AND r.published_at >= q.origin + 1
+     AND r.published_at < q.origin + q.horizon_days + 1
+GROUP BY q.qid, q.repo, q.origin
+""",
+}

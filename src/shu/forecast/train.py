@@ -1,0 +1,92 @@
+"""Training the production forecaster on the whole store, with the backtest's split rules.
+
+At T = the last day with star data, for each template x horizon: calibration block = origins in
+(T - H - cal_days, T - H]; fitting block = origins whose outcome was known before the
+calibration block starts, at most `train_days` old (the same rules the walk-forward backtest
+uses at each refit). Templates without enough resolved history in the store (e.g. commits or
+releases not loaded) are skipped and listed in the model card.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+import numpy as np
+import pandas as pd
+
+from shu.errors import StoreError
+from shu.forecast.backtest import BacktestConfig, data_end
+from shu.forecast.examples import base_frame, build_examples, weekly_grid
+from shu.forecast.features import feature_names
+from shu.forecast.model import Forecaster, fit_forecaster
+from shu.forecast.questions import HORIZONS, TEMPLATES
+from shu.store import Store
+
+MIN_FIT_ROWS = 300
+MIN_CALIBRATION_ROWS = 100
+
+
+@dataclass
+class TrainResult:
+    """What `train_forecasters` produced."""
+
+    version: str
+    trained_through: date
+    forecasters: list[Forecaster]
+    skipped: dict[str, str] = field(default_factory=dict)
+    windows: dict[str, dict] = field(default_factory=dict)
+
+
+def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES),
+                      horizons: tuple[int, ...] = HORIZONS,
+                      config: BacktestConfig | None = None, log=print) -> TrainResult:
+    """Fit and calibrate one model per template x horizon on the store's history."""
+    last = data_end(store.con)
+    config = config or BacktestConfig(start=last, end=last)
+    first = store.con.execute("SELECT min(day) FROM star_signals").fetchall()[0][0]
+    oldest = last - timedelta(days=config.train_days + config.cal_days + 2 * max(horizons))
+    grid = weekly_grid(last, max(first + timedelta(days=56), oldest), last)
+    base = base_frame(store.con, grid)
+    today = pd.Timestamp(last)
+    rng = np.random.default_rng(config.seed)
+    result = TrainResult(version="", trained_through=last, forecasters=[])
+    for template in templates:
+        for horizon in horizons:
+            key = f"{template}/{horizon}"
+            ex = build_examples(store.con, base, template, horizon, last).frame
+            cal_start = today - pd.Timedelta(days=horizon + config.cal_days)
+            known = ex[ex["known_on"] <= today]
+            cal = known[known["origin"] > cal_start]
+            fit = known[(known["known_on"] <= cal_start)
+                        & (known["origin"] > today - pd.Timedelta(days=config.train_days))]
+            if len(fit) > config.max_fit_rows:
+                fit = fit.iloc[np.sort(rng.choice(len(fit), config.max_fit_rows, replace=False))]
+            if (len(fit) < MIN_FIT_ROWS or len(cal) < MIN_CALIBRATION_ROWS
+                    or fit["label"].nunique() < 2 or cal["label"].nunique() < 2):
+                result.skipped[key] = (f"too little resolved history ({len(fit)} fitting, "
+                                       f"{len(cal)} calibration rows)")
+                log(f"{key}: skipped, {result.skipped[key]}")
+                continue
+            try:
+                fc = fit_forecaster(template, horizon, feature_names(template), fit, cal,
+                                    config.estimator, config.calibration_method, config.seed)
+            except StoreError as exc:
+                result.skipped[key] = str(exc)
+                continue
+            result.forecasters.append(fc)
+            result.windows[key] = {
+                "fit_origins": [str(fit["origin"].min().date()), str(fit["origin"].max().date())],
+                "calibration_origins": [str(cal["origin"].min().date()),
+                                        str(cal["origin"].max().date())],
+                "fit_rows": len(fit), "calibration_rows": len(cal),
+                "fit_base_rate": float(fit["label"].mean()),
+                "features": fc.features,
+            }
+            log(f"{key}: fitted on {len(fit):,} rows, calibrated on {len(cal):,}")
+    if not result.forecasters:
+        raise StoreError("no template had enough resolved history to train on; load more data")
+    digest = hashlib.sha256(repr(sorted(result.windows.items())).encode()).hexdigest()[:8]
+    result.version = f"{last.isoformat()}-{config.estimator}-{digest}"
+    return result
