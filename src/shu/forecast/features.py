@@ -9,7 +9,10 @@ here from `star_signals`, said where it is done:
 - rolling 91-day spread and maximum of acceleration_28d and velocity_28d;
 - lagged velocity_28d (91 and 364 days) and stars a year ago;
 - market context: the cross-sectional median of velocity_28d_z and of relative acceleration
-  over every repository on the origin (peer mood; categories cover few repositories).
+  over every repository on the origin (alongside `category_signals` of the repository's
+  category, or the 'untracked' market baseline).
+Release context comes from `release_context`, lifecycle from `star_signals.lifecycle_phase`,
+topic activity from `commit_signals.rocm_share_28d`.
 
 `threshold_features` adds the question's threshold relative to the current state, so one model
 serves any X.
@@ -27,7 +30,9 @@ BASE_FEATURES = (
     "rel_acceleration_28d", "velocity_7d_z", "velocity_28d_z", "rel_accel_sd_91d",
     "rel_accel_max_91d", "rel_velocity_vs_max_91d", "velocity_change_91d",
     "velocity_change_364d", "log_star_growth_364d", "history_years", "coverage_91d",
-    "market_velocity_z", "market_rel_acceleration", "months_since_release", "releases_90d",
+    "market_velocity_z", "market_rel_acceleration", "category_accelerating_share",
+    "category_rel_acceleration", "phase_emerging", "phase_expansion", "phase_decline",
+    "months_since_release", "releases_365d", "release_interval_ratio",
     "slog_commit_velocity_28d", "rel_commit_acceleration_28d", "rocm_share_28d",
 )
 # Extra features per template: the threshold relative to the current state.
@@ -53,7 +58,7 @@ s AS (
   WHERE s.day BETWEEN lim.d0 AND lim.d1 AND s.repo IN (SELECT repo FROM o)),
 roll AS (
   SELECT repo, day, stars, velocity_7d, velocity_28d, acceleration_7d, acceleration_28d,
-    velocity_7d_z, velocity_28d_z,
+    velocity_7d_z, velocity_28d_z, lifecycle_phase,
     stddev_samp(acceleration_28d) OVER w91 AS accel_sd_91d,
     max(acceleration_28d) OVER w91 AS accel_max_91d,
     max(velocity_28d) OVER w91 AS velocity_max_91d,
@@ -69,12 +74,12 @@ market AS (
          median(acceleration_28d / greatest(abs(velocity_28d), 0.5)) AS market_rel_acceleration
   FROM star_signals WHERE day IN (SELECT origin FROM o) AND velocity_28d IS NOT NULL
   GROUP BY day),
-rel AS (
-  SELECT o.repo, o.origin,
-    count(r.tag) FILTER (WHERE r.published_at >= o.origin - 89) AS releases_90d,
-    o.origin - max(r.published_at)::DATE AS days_since_release
-  FROM o JOIN releases r ON r.repo = o.repo AND r.published_at < o.origin + 1
-  GROUP BY o.repo, o.origin)
+cat AS (
+  SELECT o.repo, o.origin, cs.accelerating_share,
+         cs.acceleration_28d_median / greatest(abs(cs.velocity_28d_mean), 0.5) AS rel_accel
+  FROM o LEFT JOIN repos r ON r.repo = o.repo
+  JOIN category_signals cs ON cs.category = coalesce(r.category, 'untracked')
+    AND cs.day = o.origin)
 SELECT o.repo, o.origin,
   c.stars, c.velocity_7d, c.velocity_28d, c.acceleration_7d, c.acceleration_28d,
   c.accel_sd_91d, cs.velocity_28d AS commit_velocity_28d,
@@ -97,8 +102,17 @@ SELECT o.repo, o.origin,
   least(o.origin - f.first_day, 1095) / 365.0 AS history_years,
   c.velocity_days_91d / 91.0 AS coverage_91d,
   m.market_velocity_z, m.market_rel_acceleration,
-  CASE WHEN rel.days_since_release IS NOT NULL THEN least(rel.days_since_release, 365) / 30.0
-    END AS months_since_release, rel.releases_90d,
+  cat.accelerating_share AS category_accelerating_share,
+  cat.rel_accel AS category_rel_acceleration,
+  CASE WHEN c.lifecycle_phase IS NOT NULL THEN (c.lifecycle_phase = 'emerging')::INT END
+    AS phase_emerging,
+  CASE WHEN c.lifecycle_phase IS NOT NULL THEN (c.lifecycle_phase = 'expansion')::INT END
+    AS phase_expansion,
+  CASE WHEN c.lifecycle_phase IS NOT NULL THEN (c.lifecycle_phase = 'decline')::INT END
+    AS phase_decline,
+  CASE WHEN rc.days_since_release IS NOT NULL THEN least(rc.days_since_release, 365) / 30.0
+    END AS months_since_release, rc.releases_365d,
+  rc.days_since_release / nullif(rc.median_interval_days, 0) AS release_interval_ratio,
   sign(cs.velocity_28d) * ln(1 + abs(cs.velocity_28d)) AS slog_commit_velocity_28d,
   cs.acceleration_28d / greatest(abs(cs.velocity_28d), 0.1) AS rel_commit_acceleration_28d,
   cs.rocm_share_28d
@@ -108,7 +122,8 @@ LEFT JOIN roll l91 ON l91.repo = o.repo AND l91.day = o.origin - 91
 LEFT JOIN roll l364 ON l364.repo = o.repo AND l364.day = o.origin - 364
 LEFT JOIN first_seen f ON f.repo = o.repo AND f.first_day <= o.origin
 LEFT JOIN market m ON m.day = o.origin
-LEFT JOIN rel ON rel.repo = o.repo AND rel.origin = o.origin
+LEFT JOIN cat ON cat.repo = o.repo AND cat.origin = o.origin
+LEFT JOIN release_context rc ON rc.repo = o.repo AND rc.day = o.origin
 LEFT JOIN commit_signals cs ON cs.repo = o.repo AND cs.day = o.origin AND NOT coalesce(cs.gap,
   FALSE)
 ORDER BY o.repo, o.origin

@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from shu.signals.lifecycle import lifecycle_phase
+
 FIRST_DAY = date(2023, 1, 1)
 N_DAYS = 420
 
@@ -19,15 +21,20 @@ def signals_from_stars(repo: str, stars: np.ndarray, first: date = FIRST_DAY) ->
     v28 = (s - s.shift(28)) / 28
     roll = v28.rolling(365, min_periods=2)
     roll7 = v7.rolling(365, min_periods=2)
+    a28 = v28 - v28.shift(28)
+    phases = [lifecycle_phase(float(n), None if np.isnan(v) else float(v),
+                              None if np.isnan(a) else float(a))
+              for n, v, a in zip(s, v28, a28, strict=True)]
     return pd.DataFrame({
         "repo": repo,
         "day": [first + timedelta(days=i) for i in range(len(s))],
         "stars": s.astype("int64"),
         "velocity_7d": v7, "velocity_28d": v28,
-        "acceleration_7d": v7 - v7.shift(7), "acceleration_28d": v28 - v28.shift(28),
+        "acceleration_7d": v7 - v7.shift(7), "acceleration_28d": a28,
         "velocity_7d_z": (v7 - roll7.mean()) / roll7.std(),
         "velocity_28d_z": (v28 - roll.mean()) / roll.std(),
         "gap": False,
+        "lifecycle_phase": phases,
     })
 
 
