@@ -37,6 +37,9 @@ _POS = (0.1, 0.2, 0.5, 1, 1.5, 2, 3, 5, 10, 15, 20, 30, 50, 100, 150, 200, 300, 
         2000, 5000)
 ACCEL_LADDER = tuple(sorted({0.0, *_POS, *(-x for x in _POS)}))
 _LADDER_SQL = "[" + ", ".join(f"{x}::DOUBLE" for x in ACCEL_LADDER) + "]"
+# Round star counts (10, 20, 50, 100, ...) that gain thresholds are drawn from.
+GAIN_LADDER = tuple(sorted(m * 10**e for m in (1, 2, 5) for e in range(1, 8)))
+_GAIN_SQL = "[" + ", ".join(f"{x}::DOUBLE" for x in GAIN_LADDER) + "]"
 
 
 @dataclass(frozen=True)
@@ -96,8 +99,7 @@ def threshold_sql(name: str, state: str, horizon_days: str = "horizon_days") -> 
     if name == "star_gain":
         pace = f"greatest({state}.velocity_28d * {horizon_days}, 10.0)"
         return (f"CASE WHEN {state}.velocity_28d IS NULL THEN NULL ELSE "
-                f"list_min(list_filter([m * pow(10, e) FOR m IN [1.0, 2.0, 5.0] "
-                f"FOR e IN range(1, 8)], lambda n: n >= {pace})) END")
+                f"list_min(list_filter({_GAIN_SQL}, lambda n: n >= {pace})) END")
     if name == "release_within":
         return "1.0"
     if name == "commit_velocity_up":
