@@ -72,11 +72,40 @@ def main() -> None:
 
         print("signals:", refresh_signals(store))
 
+        from shu.probe_ingest import ingest_probe_file
+
+        for probe_json in sorted((ROOT / "docs" / "probe").glob("*.json")):
+            print("probe:", ingest_probe_file(store, probe_json).message)
+
+        train_and_issue(store, settings, args.day)
+
         from shu.briefing.compose import compose_briefing
 
         result = compose_briefing(store, args.day, settings)
         print(f"wrote {result.path.relative_to(ROOT)}: {result.title} "
               f"({result.n_forecasts} cards, {result.n_receipts} receipts)")
+
+
+def train_and_issue(store, settings, day: date) -> None:
+    """Train the forecaster through `day` (with the committed backtest in its card when there is
+    one), resolve what has resolved, and issue the forecasts of `day`."""
+    import json
+
+    from shu.forecast.card import write_model_card
+    from shu.forecast.issue import issue_forecasts, model_path
+    from shu.forecast.model import save_forecasters
+    from shu.forecast.resolve import resolve_forecasts
+    from shu.forecast.train import train_forecasters
+
+    backtest_json = ROOT / "docs" / "forecast" / "backtest.json"
+    backtest = (json.loads(backtest_json.read_text(encoding="utf-8"))
+                if backtest_json.exists() else None)
+    if not model_path(settings).exists():
+        result = train_forecasters(store)
+        artifact = save_forecasters(model_path(settings), result.forecasters, result.version)
+        write_model_card(settings.models_dir, result, artifact, backtest)
+    print("resolved:", resolve_forecasts(store, as_of=day))
+    print("issued:", len(issue_forecasts(store, origin=day, settings=settings)))
 
 
 if __name__ == "__main__":

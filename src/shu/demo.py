@@ -274,14 +274,14 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
         settings = settings_from(overrides)
         say(f"serving {len(sample.repos)} synthetic repositories at {server.url}, as of {start}")
         say(stages.ingest(db, settings, start, backfill=True).message)
-        stages.signals(db)
+        stages.signals(db, settings)
         say(train_demo_model(db, settings, probe_json))
         for step in range(0, REPLAY_DAYS, REPLAY_STEP):
             day = start + timedelta(days=step)
             for repo in sample.repos:
                 server.add_repo(as_of(repo, day))
             stages.ingest(db, settings, day)
-            stages.signals(db)
+            stages.signals(db, settings)
             resolved = stages.resolve(db, day)
             issued = stages.forecast(db, settings, day)
             say(f"replay {day}: {resolved.message}; {issued.message}")

@@ -56,7 +56,7 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     settings = settings_from(overrides)
     db = out / "shu.duckdb"
     assert stages.ingest(db, settings, DAY, backfill=True).ok
-    stages.signals(db)
+    stages.signals(db, settings)
     prepare_history(db, settings, DAY, out / "probe.json")
 
     first = daily_flow(day=DAY, db=str(db), overrides=overrides)

@@ -239,10 +239,11 @@ def _title(categories: list[ev.CategoryMove]) -> str:
 def _category_line(ctx: _Context, c: ev.CategoryMove) -> Md:
     if c.acceleration is None:
         return Md(f"**{safe_inline(c.category)}**: no acceleration measurable on {ctx.as_of}.")
-    r_acc = ctx.book.query("star_signals", c.sql, c.params, c.acceleration, ctx.as_of,
-                           f"mean acceleration_28d of {c.category}")
-    r_vel = ctx.book.query("star_signals", c.velocity_sql, c.params, c.velocity, ctx.as_of,
-                           f"mean velocity_28d of {c.category}")
+    key = {"category": c.category, "day": ctx.as_of}
+    r_acc = ctx.book.row("category_signals", key, "acceleration_28d_mean", c.acceleration,
+                         ctx.as_of, f"{c.category} mean acceleration_28d")
+    r_vel = ctx.book.row("category_signals", key, "velocity_28d_mean", c.velocity, ctx.as_of,
+                         f"{c.category} mean velocity_28d")
     members = ", ".join(safe_inline(m) for m in c.members)
     return Md(f"**{safe_inline(c.category)}** ({members}) {c.verb.lower()}: mean 28-day "
               f"acceleration {num(c.acceleration, signed=True)} stars/day {ref(r_acc)} on a mean "
@@ -371,12 +372,24 @@ def _peer_context(ctx: _Context, repo: str, categories: list[ev.CategoryMove]) -
         parts.append(f"{safe_inline(peer)} {num(row['acceleration_28d'], signed=True)} {ref(r)}")
     if not move or move.acceleration is None:
         return []
-    r_cat = ctx.book.query("star_signals", move.sql, move.params, move.acceleration, ctx.as_of,
-                           f"mean acceleration_28d of {move.category}")
+    r_cat = ctx.book.row("category_signals", {"category": move.category, "day": ctx.as_of},
+                         "acceleration_28d_mean", move.acceleration, ctx.as_of,
+                         f"{move.category} mean acceleration_28d")
     text = (f"Peer context: the {safe_inline(category)} category's mean 28-day acceleration is "
             f"{num(move.acceleration, signed=True)} {ref(r_cat)}")
     if parts:
         text += "; peers: " + ", ".join(parts)
+    peer = ev.latest_row(ctx.store, "peer_signals", repo, ctx.as_of)
+    if peer and peer.get("relative_acceleration_28d") is not None:
+        key = {"repo": repo, "day": peer["day"]}
+        r_rel = ctx.book.row("peer_signals", key, "relative_acceleration_28d",
+                             peer["relative_acceleration_28d"], peer["day"],
+                             f"{repo} acceleration relative to peers")
+        r_rank = ctx.book.row("peer_signals", key, "category_rank", peer["category_rank"],
+                              peer["day"], f"{repo} rank in category")
+        text += (f"; relative to its peers' mean it is "
+                 f"{num(peer['relative_acceleration_28d'], signed=True)} {ref(r_rel)}, rank "
+                 f"{peer['category_rank']} {ref(r_rank)} of {peer['peers'] + 1} in the category")
     return [Md(text + ".")]
 
 
@@ -388,8 +401,24 @@ def _release_context(ctx: _Context, repo: str) -> list[Md]:
     r = ctx.book.row("releases", {"repo": repo, "tag": rel["tag"]}, "published_at",
                      rel["published_at"], rel["published_at"].date(), f"{repo} latest release")
     days = (ctx.as_of - rel["published_at"].date()).days
-    return [Md(f"Release context: the latest release, {safe_inline(rel['tag'])}, was published "
-               f"on {rel['published_at'].date()} {ref(r)}, {days} days before {ctx.as_of}.")]
+    text = (f"Release context: the latest release, {safe_inline(rel['tag'])}, was published on "
+            f"{rel['published_at'].date()} {ref(r)}, {days} days before {ctx.as_of}")
+    context = ev.latest_row(ctx.store, "release_context", repo, ctx.as_of)
+    if context and context.get("median_interval_days") is not None:
+        r_cad = ctx.book.row("release_context", {"repo": repo, "day": context["day"]},
+                             "median_interval_days", context["median_interval_days"],
+                             context["day"], f"{repo} release cadence")
+        text += (f"; its stable releases come every {num(context['median_interval_days'], 0)} "
+                 f"days (median) {ref(r_cad)}")
+    lift = ev.last_release_lift(ctx.store, repo, ctx.as_of)
+    if lift is not None:
+        r_lift = ctx.book.row("release_signals", {"repo": repo, "tag": lift["tag"]},
+                              "star_lift", lift["star_lift"], lift["day"],
+                              f"{repo} {lift['tag']} star lift")
+        text += (f"; after {safe_inline(lift['tag'])} star velocity moved "
+                 f"{num(lift['star_lift'], signed=True)} stars/day over the 14 days after it "
+                 f"against the 28 before {ref(r_lift)}")
+    return [Md(text + ".")]
 
 
 def _why_confidence(ctx: _Context, f: dict[str, Any]) -> list[Md]:
@@ -548,6 +577,9 @@ def _signals_row(ctx: _Context, repo: str, stale: list[dict[str, Any]]) -> dict[
         "commits_28d": Md(num(commit.get("velocity_28d"))),
         "rocm_share": Md(pct(commit.get("rocm_share_28d"), 1)),
         "phase": phase.phase if phase else "—",
+        "peer_rank": Md(f"{peer['category_rank']}/{peer['peers'] + 1}") if (
+            peer := ev.latest_row(ctx.store, "peer_signals", repo, ctx.as_of)) and
+        peer.get("category_rank") is not None else Md("—"),
         "last_release": (Md(f"{safe_inline(rel['tag'])} ({rel['published_at'].date()})")
                          if rel else Md("—")),
         "stale": (Md(f"**stale** (last observed {stale_row['last_day']})") if stale_row

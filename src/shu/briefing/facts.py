@@ -21,17 +21,14 @@ BAND_SQL = ("CASE WHEN greatest(f.probability, 1 - f.probability) >= 0.80 THEN '
             "ELSE 'low' END")
 RIGHT_SQL = "((f.probability >= 0.5) = (r.outcome = 'yes'))"
 MOVE_TOLERANCE = 0.05
+LIFECYCLE_RULE = ("decline: velocity under 0.01% of stars a day; emerging: at least 0.5% a day "
+                  "and not decelerating; expansion: acceleration at least 10% of velocity; "
+                  "else maturation")
 
 
 def _dicts(cur) -> list[dict[str, Any]]:
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-
-
-def table_exists(store: Store, name: str) -> bool:
-    return bool(store.con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' AND "
-        "table_name = ?", [name]).fetchone()[0])
 
 
 def data_as_of(store: Store, tracked: list[str], day: date | None) -> date | None:
@@ -57,7 +54,7 @@ def stale_repos(store: Store, tracked: list[str], day: date) -> list[dict[str, A
 
 @dataclass
 class CategoryMove:
-    """A category's mean 28-day acceleration and velocity over its tracked repositories."""
+    """A category's mean 28-day acceleration and velocity (category_signals) on a day."""
 
     category: str
     members: list[str]
@@ -83,19 +80,21 @@ class CategoryMove:
 
 
 def category_accelerations(store: Store, settings: Settings, as_of: date) -> list[CategoryMove]:
-    """One CategoryMove per configured category, from star_signals rows on `as_of`."""
+    """One CategoryMove per configured category, from its category_signals row on `as_of`."""
     categories: dict[str, list[str]] = {}
     for r in settings.repos:
         categories.setdefault(r.category, []).append(r.repo)
     out = []
     for category, members in categories.items():
-        marks = ", ".join("?" for _ in members)
-        where = f"FROM star_signals WHERE day = ? AND repo IN ({marks})"
-        sql = f"SELECT avg(acceleration_28d) {where}"
-        velocity_sql = f"SELECT avg(velocity_28d) {where}"
-        params = [as_of, *members]
-        acceleration = store.con.execute(sql, params).fetchone()[0]
-        velocity = store.con.execute(velocity_sql, params).fetchone()[0]
+        sql = ("SELECT acceleration_28d_mean FROM category_signals WHERE category = ? AND "
+               "day = ?")
+        velocity_sql = ("SELECT velocity_28d_mean FROM category_signals WHERE category = ? AND "
+                        "day = ?")
+        params = [category, as_of]
+        row = store.con.execute(
+            "SELECT acceleration_28d_mean, velocity_28d_mean FROM category_signals "
+            "WHERE category = ? AND day = ?", params).fetchone()
+        acceleration, velocity = row if row else (None, None)
         out.append(CategoryMove(category, members, acceleration, velocity, sql, velocity_sql,
                                 params))
     return out
@@ -128,6 +127,14 @@ def latest_release(store: Store, repo: str, day: date) -> dict[str, Any] | None:
     return rows[0] if rows else None
 
 
+def last_release_lift(store: Store, repo: str, day: date) -> dict[str, Any] | None:
+    """The latest release whose 14-day star lift was measurable by `day` (d + 14 <= day)."""
+    rows = _dicts(store.con.execute(
+        "SELECT tag, day, star_lift FROM release_signals WHERE repo = ? AND star_lift IS NOT "
+        "NULL AND day + INTERVAL 14 DAY <= ? ORDER BY day DESC, tag LIMIT 1", [repo, day]))
+    return rows[0] if rows else None
+
+
 @dataclass
 class Phase:
     """A lifecycle phase row: where it is stored and what it says."""
@@ -141,14 +148,12 @@ class Phase:
 
 
 def lifecycle_phase(store: Store, repo: str, day: date) -> Phase | None:
-    """The repository's lifecycle phase on (or before) `day`, from the signals' lifecycle table."""
-    if not table_exists(store, "lifecycle"):
+    """The repository's lifecycle phase on (or before) `day` (star_signals.lifecycle_phase)."""
+    row = latest_row(store, "star_signals", repo, day)
+    if row is None or row.get("lifecycle_phase") is None:
         return None
-    row = latest_row(store, "lifecycle", repo, day)
-    if row is None or row.get("phase") is None:
-        return None
-    return Phase("lifecycle", {"repo": repo, "day": row["day"]}, "phase", row["phase"],
-                 row["day"], row.get("reason"))
+    return Phase("star_signals", {"repo": repo, "day": row["day"]}, "lifecycle_phase",
+                 row["lifecycle_phase"], row["day"], LIFECYCLE_RULE)
 
 
 @dataclass

@@ -54,7 +54,7 @@ def daily_flow(day: date | None = None, db: str | None = None, reports_dir: str 
     ingested = ingest_task(path, settings, day, backfill)
     reports.append(ingested)
     notices = [] if ingested.ok else [ingested.message]
-    reports.append(signals_task(path))
+    reports.append(signals_task(path, settings))
     # ---------------------------------------------------------------- forecasts
     reports.append(resolve_task(path, day))
     forecasted = forecast_task(path, settings, day)

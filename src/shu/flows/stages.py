@@ -61,14 +61,16 @@ def ingest(db: Path, settings: Settings, day: date, backfill: bool = False) -> S
         store.close()
 
 
-def signals(db: Path) -> StageReport:
-    """Refresh the signal tables incrementally."""
+def signals(db: Path, settings: Settings) -> StageReport:
+    """Refresh the signal tables incrementally (categories from settings)."""
     from shu.signals import refresh_signals
 
     store = open_for_writing(db)
     try:
-        result = refresh_signals(store, full=False)
-        return StageReport("signals", f"signals refreshed: {result}")
+        result = refresh_signals(store, full=False, settings=settings)
+        rows = sum(v.get("rows", 0) for v in result.values() if isinstance(v, dict))
+        return StageReport("signals", f"{rows:,} signal rows written in {result['seconds']} s",
+                           counts={"rows": rows})
     finally:
         store.close()
 

@@ -23,28 +23,22 @@ def settings(tmp_path):
                          reports_dir=tmp_path / "reports")
 
 
-def _signals(repo: str, slope: float, curve: float) -> pd.DataFrame:
+def _stars(repo: str, slope: float, curve: float) -> pd.DataFrame:
     days = [DAY - timedelta(days=i) for i in range(200)][::-1]
     t = np.arange(200, dtype=float)
-    stars = (1000 + slope * t + curve * t * t).round()
-    frame = pd.DataFrame({"repo": repo, "day": days, "stars": stars.astype(int)})
-    frame["velocity_7d"] = (frame["stars"] - frame["stars"].shift(7)) / 7
-    frame["velocity_28d"] = (frame["stars"] - frame["stars"].shift(28)) / 28
-    frame["acceleration_7d"] = frame["velocity_7d"] - frame["velocity_7d"].shift(7)
-    frame["acceleration_28d"] = frame["velocity_28d"] - frame["velocity_28d"].shift(28)
-    frame["velocity_28d_z"] = 0.5
-    frame["gap"] = False
-    return frame
+    stars = (1000 + slope * t + curve * t * t).round().astype(int)
+    return pd.DataFrame({"repo": repo, "day": days, "stars": stars, "source": "test"})
 
 
-def fill_store(store) -> None:
-    """Write the sample straight into the declared tables."""
-    signals = pd.concat([_signals("acme/platform", 5, 0.02),
-                         _signals("acme/other-platform", 3, 0.01),
-                         _signals("acme/runtime", 8, -0.01)])
-    store.upsert("star_signals", signals)
-    store.upsert("stars_daily", signals[["repo", "day", "stars"]].assign(source="test")
-                 [lambda d: ~((d.repo == "acme/runtime") & (d.day > DAY - timedelta(days=5)))])
+def fill_store(store, settings) -> None:
+    """Write the sample into the raw tables, compute the real signals, add forecasts etc."""
+    from shu.signals import refresh_signals
+
+    stars = pd.concat([_stars("acme/platform", 5, 0.02), _stars("acme/other-platform", 3, 0.01),
+                       _stars("acme/runtime", 8, -0.01)])
+    # acme/runtime's last five days were never observed: stale.
+    store.upsert("stars_daily", stars[~((stars.repo == "acme/runtime")
+                                        & (stars.day > DAY - timedelta(days=5)))])
     commits = []
     for i in range(40):
         rocm = i % 5 == 0
@@ -73,6 +67,9 @@ def fill_store(store) -> None:
          "The platform project builds ROCm wheels for MI300. " + HOSTILE},
         {"doc_id": "n2", "passage_no": 0, "text": "The platform framework ships ROCm and CUDA "
          "builds. Adoption of ROCm grew as MI300 supply improved."}]))
+    refresh_signals(store, full=True, settings=settings)
+    signals = store.con.execute("SELECT * FROM star_signals").df()
+    signals["day"] = pd.to_datetime(signals["day"]).dt.date
     forecasts, resolutions = [], []
     for repo in REPOS:
         for k, (origin, p) in enumerate([(DAY, 0.72), (DAY - timedelta(days=40), 0.85),
@@ -117,6 +114,6 @@ def day() -> date:
 
 
 @pytest.fixture
-def filled(store):
-    fill_store(store)
+def filled(store, settings):
+    fill_store(store, settings)
     return store
