@@ -136,7 +136,8 @@ def measure_kernel(kernel: Kernel, device: torch.device, dtype: torch.dtype, sca
             stats, result["launch"] = cuda_timer.interleaved(fns, repeats, enqueue)
             result["timer"] = "cuda_events_flush_primed"
             result["reference_timers"] = {
-                name: _reference_timers(cuda_timer, f, enqueue[name], min(repeats, 30))
+                name: _reference_timers(cuda_timer, f, enqueue[name], min(repeats, 30),
+                                        rounds=3 if name == "compiled" else 1)
                 for name, f in fns.items()}
             result["sm_clock_mhz_after"] = environment.sm_clock_mhz(device)
         else:
@@ -191,7 +192,8 @@ def _reference_timers(cuda_timer: timing.CudaTimer, fn: Callable[[], object],
                       enqueue_us: float, repeats: int, rounds: int = 3) -> dict:
     """Other timers on the same call, to show what the primary timer handles.
 
-    `per_iteration_events_ms` and `host_sync_ms` include launch gaps. `do_bench` runs
+    `per_iteration_events_ms` and `host_sync_ms` include launch gaps; `do_bench_cudagraph_ms`
+    has none (graph replay, but no L2 flush between replays). `do_bench` runs
     `rounds` times, alternating with blocks of the primary timer (one more block closes the
     bracket); the two are compared median to median (`primed_paired_ms`, `do_bench_ms`),
     because tensor-core kernels drift with the GPU's clock under its power cap: only
@@ -212,8 +214,10 @@ def _reference_timers(cuda_timer: timing.CudaTimer, fn: Callable[[], object],
         primed.append(block["fn"].median_ms)
     paired = statistics.median(primed)
     bench_ms = statistics.median(benches) if benches else None
+    graph_ms, graph_error = timing.do_bench_cudagraph_median_ms(fn)
     return {"per_iteration_events_ms": per_iter.median_ms, "host_sync_ms": host_sync.median_ms,
             "do_bench_ms": bench_ms, "do_bench_rounds_ms": benches,
+            "do_bench_cudagraph_ms": graph_ms, "do_bench_cudagraph_error": graph_error,
             "primed_paired_ms": paired, "primed_blocks_ms": primed,
             "primed_vs_do_bench": paired / bench_ms - 1 if bench_ms else None}
 

@@ -7,7 +7,7 @@ enqueue cost); CUDA events then bracket only the call's own kernels, launched ba
 Samples are enqueued without host syncs and read at the end, so the host stays ahead: the sample
 is device time with a cold L2 and without launch gaps, even for a function whose Python wrapper
 takes longer to launch than its kernels take to run. Eager and compiled alternate in blocks
-(order flipped every round) so drift hits both, and each block starts after 25 ms of untimed
+(order flipped every round) so drift hits both, and each block starts after 100 ms of untimed
 calls of the same variant so clocks are at their sustained level (see `CudaTimer.interleaved`;
 single-sample interleaving, and an idle `torch.cuda._sleep` primer, both read tensor-core
 kernels up to 9-10% faster than `do_bench` on an H200 running at its power cap).
@@ -16,7 +16,9 @@ For comparison (kept in the result, to show what launch overhead does):
 - `per_iteration_events`: a sync, an event, the call, an event, a sync: what a naive timer
   reads, launch gaps included;
 - `host_sync`: `perf_counter` around the call plus `synchronize()`: end-to-end latency;
-- `do_bench`: `triton.testing.do_bench(..., return_mode="median")` when Triton is present.
+- `do_bench`: `triton.testing.do_bench(..., return_mode="median")` when Triton is present;
+- `do_bench_cudagraph`: the same call replayed from a CUDA graph (no launch overhead at all;
+  it times back-to-back replays without an L2 flush).
 
 On CPU and MPS (`"host_perf_counter"`) a sample is `perf_counter` around a batch of calls sized
 so the sample lasts at least `min_sample_s`; the batch size is reported.
@@ -147,7 +149,7 @@ class CudaTimer:
 
     def interleaved(self, fns: dict[str, Callable[[], object]], repeats: int,
                     enqueue_us: dict[str, float], block: int = 10,
-                    settle_ms: float = 25.0) -> tuple[dict[str, Stats], dict]:
+                    settle_ms: float = 100.0) -> tuple[dict[str, Stats], dict]:
         """Device time of each function: `repeats` samples each, interleaved in blocks.
 
         Each sample is flush(es), event, call, event. The number of flushes per sample is the
@@ -156,8 +158,9 @@ class CudaTimer:
         never reach the timed region. Variants alternate in blocks of `block` samples (order
         flipped each round); each block is preceded by `settle_ms` of the same variant, untimed,
         so the GPU's clocks and power state are those of sustained load on that variant, not
-        left over from the other one (interleaving single samples read tensor-core kernels up
-        to 9% faster than do_bench on an H200 at its power cap).
+        left over from the other one. On an H200 at its power cap, interleaving single samples
+        read tensor-core kernels up to 9% faster than do_bench, and 25 ms of settling still
+        1-4% faster than do_bench and CUDA-graph replay: the power controller needs longer.
 
         Returns the stats per variant and how the samples were taken.
         """
@@ -207,6 +210,20 @@ def do_bench_median_ms(fn: Callable[[], object]) -> float | None:
     except ImportError:
         return None
     return float(do_bench(fn, warmup=25, rep=100, return_mode="median"))
+
+
+def do_bench_cudagraph_median_ms(fn: Callable[[], object]) -> tuple[float | None, str | None]:
+    """`triton.testing.do_bench_cudagraph` median (ms): the call replayed from a CUDA graph, so
+    no launch overhead at all. (None, why) when Triton is absent or the call cannot be captured.
+    """
+    try:
+        from triton.testing import do_bench_cudagraph
+    except ImportError:
+        return None, "triton not installed"
+    try:
+        return float(do_bench_cudagraph(fn, rep=100, return_mode="median")), None
+    except Exception as exc:  # capture can fail (syncs, CPU work); the figure is optional
+        return None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
 
 
 def host_batch_size(fn: Callable[[], object], min_sample_s: float, device: torch.device) -> int:
