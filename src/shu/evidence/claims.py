@@ -119,7 +119,7 @@ def _fraction_of_ceiling(kernel: str) -> Callable[[ProbeRun, float | None], Outc
             return UNTESTABLE, f"no achieved rate for {kernel} in {run.describe()}", None
         ceiling = (f"copy bandwidth {run.run['copy_gbps']:.0f} GB/s"
                    if row["achieved_unit"] == "GB/s" else
-                   f"{run.run['matmul_dtype']} matmul {run.run['matmul_tflops']:.1f} TFLOP/s")
+                   f"{run.run['matmul_dtype']} matmul {run.run['matmul_tflops']:.4g} TFLOP/s")
         return (_verdict(frac >= threshold),
                 f"compiled {kernel} reached {row['achieved_compiled']:.4g} "
                 f"{row['achieved_unit']} = {100 * frac:.0f}% of the measured {ceiling}; "
