@@ -1,33 +1,43 @@
 """Refreshes `star_signals` from `stars_daily` with the SQL in `sql/star_signals.sql`.
 
-Full: every repository and day. Incremental: only days after the last computed one, for the
-repositories that can have such days, reading the trailing 400 days of input they depend on
-(364 days of z-score history + 28-day velocity window + 7 days of staleness + 1). When input on
-or before the last computed day changed since (fingerprint in `signal_runs`), it falls back to a
-full refresh, so incremental and full always agree.
+Full: every repository and day, computed in shards of repositories on parallel connections (the
+streaming windows of one shard run on one core) into a build table that then replaces
+`star_signals` in one transaction. Incremental: only days after the last computed one, for the
+repositories that can have such days, reading the 70 days of input their velocity windows need
+(56 + 7 days of staleness + margin) and taking the z-scores' trailing year from the stored rows
+(`sql/star_zscores_incremental.sql`). When input on or before the last computed day changed
+since (fingerprint in `signal_runs`), it falls back to a full refresh, so incremental and full
+always agree.
 """
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
 
+from shu.schema.signals import STAR_SIGNALS
 from shu.signals.lifecycle import sql_thresholds
 from shu.signals.runs import TableRefresh, record_run
 from shu.signals.sqlfiles import run_sql
 from shu.store import Store
 
 EPOCH = date(1970, 1, 1)
-LOOKBACK_DAYS = 400  # 364 (z window) + 28 (velocity) + 7 (staleness) + 1
+LOOKBACK_DAYS = 70   # >= 56 (acceleration_28d) + 7 (staleness) + 1
+Z_WINDOW_DAYS = 365
 Z_MIN_VALUES = 28    # fewest velocities in the trailing year for a z-score
 FRESH_DAYS = 7       # an observation stays usable this many days
+BUILD_TABLE = "_star_signals_build"
 
 
-def _fingerprint(store: Store, to_day: date) -> tuple[int, int]:
-    rows, total = store.con.execute(
-        "SELECT count(*), coalesce(sum(stars::HUGEINT), 0) FROM stars_daily WHERE day <= ?",
+def _fingerprint(store: Store, to_day: date) -> tuple[int, int, int, int]:
+    """(rows, sum of stars) of stars_daily on or before to_day, and of all of it."""
+    row = store.con.execute(
+        "SELECT count(*) FILTER (WHERE day <= $1), coalesce(sum(stars::HUGEINT) FILTER "
+        "(WHERE day <= $1), 0), count(*), coalesce(sum(stars::HUGEINT), 0) FROM stars_daily",
         [to_day]).fetchone()
-    return int(rows), int(total)
+    return int(row[0]), int(row[1]), int(row[2]), int(row[3])
 
 
 def _last_run(store: Store) -> tuple[date, int, int] | None:
@@ -35,6 +45,25 @@ def _last_run(store: Store) -> tuple[date, int, int] | None:
         "SELECT to_day, source_rows, source_sum FROM signal_runs WHERE target = 'star_signals' "
         "ORDER BY finished_at DESC LIMIT 1").fetchone()
     return None if row is None or row[0] is None else (row[0], int(row[1]), int(row[2]))
+
+
+def _sql_values(from_day: date, max_day: date, emit_from: date | None) -> dict[str, object]:
+    return {"from_day": from_day.isoformat(), "max_dn": (max_day - EPOCH).days,
+            "emit_from_dn": (emit_from - EPOCH).days if emit_from else -(10**6),
+            "z_min_values": Z_MIN_VALUES, **sql_thresholds()}
+
+
+def _create_repos(store: Store, from_day: date, shards: int, having: str = "") -> None:
+    """_star_signal_repos: one row per repository to compute, with its id and shard."""
+    store.con.execute(f"""
+        CREATE OR REPLACE TABLE _star_signal_repos AS
+        SELECT repo, rid, (first_day - DATE '{EPOCH}')::INTEGER AS first_dn,
+               (slice_first_day - DATE '{EPOCH}')::INTEGER AS slice_first_dn,
+               ((rid - 1) * {shards} // count(*) OVER ())::INTEGER AS shard
+        FROM (SELECT repo, (row_number() OVER (ORDER BY repo))::INTEGER AS rid,
+                     min(day) AS first_day,
+                     min(day) FILTER (WHERE day >= DATE '{from_day}') AS slice_first_day
+              FROM stars_daily WHERE stars IS NOT NULL GROUP BY repo {having})""")
 
 
 def refresh_star_signals(store: Store, run_id: str, full: bool = False) -> TableRefresh:
@@ -45,49 +74,80 @@ def refresh_star_signals(store: Store, run_id: str, full: bool = False) -> Table
     if max_day is None:
         return TableRefresh("star_signals", "full", "stars_daily is empty", None, None, 0,
                             time.perf_counter() - t0)
-    mode, reason = ("full", "requested") if full else ("incremental", "")
-    last = None if full else _last_run(store)
-    if not full:
-        computed = con.execute("SELECT max(day) FROM star_signals").fetchone()[0]
-        if last is None or computed is None or computed != last[0]:
-            mode, reason = "full", "no previous run"
-        elif _fingerprint(store, last[0]) != (last[1], last[2]):
-            mode, reason = "full", f"input on or before {last[0]} changed"
-        elif last[0] >= max_day:
-            mode, reason = "incremental", "up to date"
-    if mode == "full":
-        emit_from = None
-        from_day = date(1, 1, 1)
-        repo_filter = ""
-    else:
-        emit_from = last[0] + timedelta(days=1)
-        from_day = emit_from - timedelta(days=LOOKBACK_DAYS)
-        # only repositories observed recently enough to have a fresh day after the last one
-        repo_filter = f" HAVING max(day) >= DATE '{emit_from - timedelta(days=FRESH_DAYS)}'"
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE _signal_repos AS "
-        "SELECT repo, (row_number() OVER (ORDER BY repo))::INTEGER AS rid, "
-        f"(first_day - DATE '{EPOCH}')::INTEGER AS first_dn "
-        "FROM (SELECT repo, min(day) AS first_day FROM stars_daily GROUP BY repo"
-        f"{repo_filter})")
-    values = {"from_day": from_day.isoformat(), "max_dn": (max_day - EPOCH).days,
-              "emit_from_dn": (emit_from - EPOCH).days if emit_from else -(10**6),
-              "z_min_values": Z_MIN_VALUES, **sql_thresholds()}
-    with store.transaction():
-        if mode == "full":
-            run_sql(con, "star_signals", target="TABLE star_signals", **values)
+    if full:
+        return _full(store, run_id, max_day, "requested", t0)
+    last = _last_run(store)
+    computed = con.execute("SELECT max(day) FROM star_signals").fetchone()[0]
+    if last is None or computed is None or computed != last[0]:
+        return _full(store, run_id, max_day, "no previous run", t0)
+    rows_before, sum_before, rows, total = _fingerprint(store, last[0])
+    if (rows_before, sum_before) != (last[1], last[2]):
+        return _full(store, run_id, max_day, f"input on or before {last[0]} changed", t0)
+    if last[0] >= max_day:
+        return TableRefresh("star_signals", "incremental", "up to date", None, last[0], 0,
+                            time.perf_counter() - t0)
+    return _incremental(store, run_id, last[0] + timedelta(days=1), max_day, (rows, total), t0)
+
+
+def _full(store: Store, run_id: str, max_day: date, reason: str, t0: float) -> TableRefresh:
+    """Every repository and day, in parallel shards, swapped in atomically."""
+    con = store.con
+    shards = 1 if store._depth else max(1, min(4, os.cpu_count() or 1))
+    start = date(1, 1, 1)
+    values = _sql_values(start, max_day, None)
+    columns = ", ".join(f'"{c.name}" {c.type}' for c in STAR_SIGNALS.columns)
+    _create_repos(store, start, shards)
+    con.execute(f"CREATE OR REPLACE TABLE {BUILD_TABLE} ({columns})")
+    try:
+        if shards == 1:
+            run_sql(con, "star_signals", shard=0, write=f"INSERT INTO {BUILD_TABLE}", **values)
         else:
-            run_sql(con, "star_signals", target="TEMP TABLE _star_signals_new", **values)
+            def run_shard(shard: int) -> None:
+                with con.cursor() as cur:
+                    cur.execute("SET enable_progress_bar = false")
+                    run_sql(cur, "star_signals", shard=shard,
+                            write=f"INSERT INTO {BUILD_TABLE}", **values)
+
+            with ThreadPoolExecutor(max_workers=shards) as pool:
+                list(pool.map(run_shard, range(shards)))
+        with store.transaction():
+            con.execute("DROP TABLE IF EXISTS star_signals")
+            con.execute(f"ALTER TABLE {BUILD_TABLE} RENAME TO star_signals")
+            written = con.execute("SELECT count(*) FROM star_signals").fetchone()[0]
+            _, _, rows, total = _fingerprint(store, max_day)
+            result = TableRefresh("star_signals", "full", reason, None, max_day, int(written),
+                                  time.perf_counter() - t0, rows, total)
+            record_run(store, result, run_id)
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {BUILD_TABLE}")
+        con.execute("DROP TABLE IF EXISTS _star_signal_repos")
+    return result
+
+
+def _incremental(store: Store, run_id: str, emit_from: date, max_day: date,
+                 fingerprint: tuple[int, int], t0: float) -> TableRefresh:
+    """Days from emit_from on, for repositories seen in the 7 days before it or later."""
+    con = store.con
+    from_day = emit_from - timedelta(days=LOOKBACK_DAYS)
+    seen_since = emit_from - timedelta(days=FRESH_DAYS)
+    try:
+        with store.transaction():
+            _create_repos(store, from_day, 1, f"HAVING max(day) >= DATE '{seen_since}'")
+            run_sql(con, "star_signals", shard=0,
+                    write="CREATE OR REPLACE TEMP TABLE _star_signals_new AS",
+                    **_sql_values(from_day, max_day, emit_from))
+            run_sql(con, "star_zscores_incremental", z_min_values=Z_MIN_VALUES,
+                    emit_from=emit_from.isoformat(), max_day=max_day.isoformat(),
+                    history_from=(emit_from - timedelta(days=Z_WINDOW_DAYS - 1)).isoformat(),
+                    common_from=(max_day - timedelta(days=Z_WINDOW_DAYS - 1)).isoformat())
             con.execute("DELETE FROM star_signals WHERE day >= ?", [emit_from])
             con.execute("INSERT INTO star_signals SELECT * FROM _star_signals_new")
-        written = con.execute(
-            "SELECT count(*) FROM " + ("star_signals" if mode == "full" else "_star_signals_new")
-        ).fetchone()[0]
-        rows, total = _fingerprint(store, max_day)
-        result = TableRefresh("star_signals", mode, reason or "new days", emit_from, max_day,
-                              int(written), 0.0, rows, total)
-        result.seconds = time.perf_counter() - t0
-        record_run(store, result, run_id)
-    for temp in ("_star_obs", "_star_signals_new"):
-        con.execute(f"DROP TABLE IF EXISTS {temp}")
+            written = con.execute("SELECT count(*) FROM _star_signals_new").fetchone()[0]
+            result = TableRefresh("star_signals", "incremental", "new days", emit_from, max_day,
+                                  int(written), time.perf_counter() - t0, *fingerprint)
+            record_run(store, result, run_id)
+    finally:
+        con.execute("DROP TABLE IF EXISTS _star_signals_new")
+        con.execute("DROP TABLE IF EXISTS _star_obs")
+        con.execute("DROP TABLE IF EXISTS _star_signal_repos")
     return result

@@ -1,9 +1,10 @@
 -- star_signals: velocity, acceleration and trailing-year z-scores of the ASOF star count.
 --
--- Reads  stars_daily rows with day >= {from_day} of the repositories in temp table _signal_repos
---        (repo, rid: dense integer id in repo order, first_dn: day number of its first
---        observation in the whole table).
--- Writes {target} (a table or temp table): the star_signals columns for days numbered >= {emit_from_dn}.
+-- Reads  stars_daily rows with day >= {from_day} of the repositories of shard {shard} in table
+--        _star_signal_repos (repo, rid: dense integer id in repo order, first_dn: day number of
+--        its first observation, slice_first_dn: of its first observation on or after
+--        {from_day}, shard).
+-- Writes the star_signals columns for days numbered >= {emit_from_dn} with `{write}`.
 --
 -- Method. Day numbers dn count days since 1970-01-01; k = rid * 2^20 + dn orders everything.
 --   1. Observations sorted by k; each one knows the start of its "run" (the first observation
@@ -15,31 +16,34 @@
 --      defined only when every day in it is fresh, i.e. when t - w is not before the run start:
 --      a gap of more than 7 days makes every window that overlaps it NULL.
 --   4. z-scores from exact integer running sums of the star deltas (z is scale free, so
---      z(velocity) = z(delta)) over the trailing 365 days t-364 .. t.
+--      z(velocity) = z(delta)) over the trailing 365 days t-364 .. t. Only stretches of stale
+--      days are shortened to 365 rows: the running sums are constant across them, so a lag of
+--      365 rows from after one still lands on the right value.
 -- All windows are streaming (one ordered pass, no re-sorting); a row out of order raises.
 -- The pandas twin of these definitions is shu/signals/reference.py.
 
 CREATE OR REPLACE TEMP TABLE _star_obs AS
 WITH obs AS (
     SELECT r.rid, r.rid::BIGINT * 1048576 + r.first_dn AS first_k,
+           r.rid::BIGINT * 1048576 + r.slice_first_dn AS slice_first_k,
            (s.day - DATE '1970-01-01')::INTEGER AS dn, s.stars::BIGINT AS stars
-    FROM stars_daily s JOIN _signal_repos r ON r.repo = s.repo
-    WHERE s.day >= DATE '{from_day}' AND s.stars IS NOT NULL
+    FROM stars_daily s JOIN _star_signal_repos r ON r.repo = s.repo
+    WHERE s.day >= DATE '{from_day}' AND s.stars IS NOT NULL AND r.shard = {shard}
     ORDER BY r.rid, dn
 ), neighbours AS (
-    SELECT rid, first_k, dn, stars, rid::BIGINT * 1048576 + dn AS k,
-           CASE WHEN lead(rid) OVER () = rid THEN lead(dn) OVER () - dn
+    SELECT rid, first_k, slice_first_k, dn, stars, rid::BIGINT * 1048576 + dn AS k,
+           CASE WHEN lead(rid) OVER () = rid THEN least(lead(dn) OVER () - dn, 8 + 365)
                 ELSE least(8, {max_dn} - dn + 1) END AS span,
            coalesce(lag(rid) OVER () <> rid OR dn - lag(dn) OVER () > 8, true) AS opens_run
     FROM obs
 )
-SELECT rid, first_k, k, stars, span,
+SELECT rid, first_k, slice_first_k, k, stars, span,
        max(CASE WHEN opens_run THEN k END) OVER (ROWS UNBOUNDED PRECEDING) AS run_start_k
 FROM neighbours;
 
-CREATE OR REPLACE {target} AS
+{write}
 WITH grid AS (
-    SELECT rid, first_k, run_start_k, k + step AS k, step AS age,
+    SELECT rid, first_k, slice_first_k, run_start_k, k + step AS k, step AS age,
            CASE WHEN step <= 7 THEN stars END AS stars
     FROM (SELECT *, unnest(range(0, span)) AS step FROM _star_obs)
 ), lagged AS (
@@ -48,7 +52,7 @@ WITH grid AS (
            lag(stars, 28) OVER () AS stars_28, lag(stars, 56) OVER () AS stars_56
     FROM grid
 ), deltas AS (
-    SELECT rid, first_k, k, age, stars,
+    SELECT rid, first_k, slice_first_k, k, age, stars,
            CASE WHEN k_prev >= k THEN error('star_signals: grid rows out of order') END
                AS order_check,
            CASE WHEN k - 7 >= run_start_k THEN stars - stars_7 END AS d7,
@@ -72,20 +76,20 @@ WITH grid AS (
     WINDOW w AS (ROWS UNBOUNDED PRECEDING)
 ), trailing_year AS (
     -- sums over t-364 .. t: running(t) - running(t-365), or - running(at the repository's first
-    -- day, whose deltas are NULL) while its history is shorter than that
+    -- day in this read, whose deltas are NULL) while its history is shorter than that
     SELECT *,
-           k - 365 >= first_k AS has_year,
+           k - 365 >= slice_first_k AS has_year,
            lag(n7, 365) OVER () AS n7_0, lag(s7, 365) OVER () AS s7_0,
            lag(q7, 365) OVER () AS q7_0, lag(n28, 365) OVER () AS n28_0,
            lag(s28, 365) OVER () AS s28_0, lag(q28, 365) OVER () AS q28_0,
            -- carried from the repository's first day (counts and sums of squares never
            -- decrease along the stream, so max() carries them; sums need arg_max on k)
-           max(CASE WHEN k = first_k THEN n7 END) OVER w AS n7_f,
-           arg_max(s7, CASE WHEN k = first_k THEN k END) OVER w AS s7_f,
-           max(CASE WHEN k = first_k THEN q7 END) OVER w AS q7_f,
-           max(CASE WHEN k = first_k THEN n28 END) OVER w AS n28_f,
-           arg_max(s28, CASE WHEN k = first_k THEN k END) OVER w AS s28_f,
-           max(CASE WHEN k = first_k THEN q28 END) OVER w AS q28_f
+           max(CASE WHEN k = slice_first_k THEN n7 END) OVER w AS n7_f,
+           arg_max(s7, CASE WHEN k = slice_first_k THEN k END) OVER w AS s7_f,
+           max(CASE WHEN k = slice_first_k THEN q7 END) OVER w AS q7_f,
+           max(CASE WHEN k = slice_first_k THEN n28 END) OVER w AS n28_f,
+           arg_max(s28, CASE WHEN k = slice_first_k THEN k END) OVER w AS s28_f,
+           max(CASE WHEN k = slice_first_k THEN q28 END) OVER w AS q28_f
     FROM running
     WINDOW w AS (ROWS UNBOUNDED PRECEDING)
 ), sums AS (
@@ -121,4 +125,4 @@ SELECT r.repo::VARCHAR AS repo,
             WHEN d28 * {emerging_growth_per} >= 28 * s.stars AND dd28 >= 0 THEN 'emerging'
             WHEN dd28 * {expansion_acceleration_per} >= d28 THEN 'expansion'
             ELSE 'maturation' END AS lifecycle_phase
-FROM sums s JOIN _signal_repos r USING (rid)
+FROM sums s JOIN _star_signal_repos r USING (rid)
