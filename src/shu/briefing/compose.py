@@ -39,12 +39,38 @@ TRACK_WINDOW_DAYS = 90
 _NUMERIC = re.compile(r"-?[0-9][0-9.e+:T-]*")
 
 FEATURE_LABELS = {
-    "velocity_7d": "7-day star velocity (stars/day)",
-    "velocity_28d": "28-day star velocity (stars/day)",
-    "acceleration_7d": "7-day star acceleration (stars/day)",
-    "acceleration_28d": "28-day star acceleration (stars/day)",
-    "velocity_28d_z": "28-day velocity z-score vs its trailing year (sd)",
-    "velocity_7d_z": "7-day velocity z-score vs its trailing year (sd)",
+    "log_stars": "log of stars",
+    "slog_velocity_28d": "signed log of the 28-day star velocity",
+    "rel_velocity_7d": "7-day velocity / 28-day velocity",
+    "rel_acceleration_7d": "7-day acceleration / 28-day velocity",
+    "rel_acceleration_28d": "28-day acceleration / 28-day velocity",
+    "velocity_7d_z": "7-day velocity z-score (trailing year)",
+    "velocity_28d_z": "28-day velocity z-score (trailing year)",
+    "rel_accel_sd_91d": "spread of acceleration over 91 days / velocity",
+    "rel_accel_max_91d": "highest acceleration in 91 days / velocity",
+    "rel_velocity_vs_max_91d": "velocity / its 91-day high",
+    "velocity_change_91d": "relative change of velocity over 91 days",
+    "velocity_change_364d": "relative change of velocity over a year",
+    "log_star_growth_364d": "log star growth over a year",
+    "history_years": "years of star history (capped at 3)",
+    "coverage_91d": "share of the last 91 days with a velocity",
+    "market_velocity_z": "median velocity z-score of all repositories",
+    "market_rel_acceleration": "median relative acceleration of all repositories",
+    "category_accelerating_share": "share of its category accelerating",
+    "category_rel_acceleration": "its category's median relative acceleration",
+    "phase_emerging": "lifecycle phase is emerging (0/1)",
+    "phase_expansion": "lifecycle phase is expansion (0/1)",
+    "phase_decline": "lifecycle phase is decline (0/1)",
+    "months_since_release": "months since the last release",
+    "releases_365d": "releases in the last year",
+    "release_interval_ratio": "time since release / usual release interval",
+    "slog_commit_velocity_28d": "signed log of the 28-day commit velocity",
+    "rel_commit_acceleration_28d": "28-day commit acceleration / commit velocity",
+    "rocm_share_28d": "share of ROCm-flagged commits (28 days)",
+    "gap_rel_velocity": "threshold minus acceleration, / velocity",
+    "gap_rel_sd": "threshold minus acceleration, in 91-day spreads",
+    "slog_threshold": "signed log of the threshold",
+    "log_gain_vs_pace": "log of the star gain asked / the current pace",
 }
 
 
@@ -124,8 +150,8 @@ def claim_sentence(f: dict[str, Any]) -> Md:
     x = f["threshold"]
     template = f["template"]
     if template == "star_accel_reach":
-        text = (f"{repo}'s 28-day star acceleration {will} reach {num(x, signed=True)} "
-                f"stars/day on any day {horizon}.")
+        text = (f"{repo}'s 28-day star acceleration {will} reach ≥ {num(x, signed=True)} "
+                f"stars/day on some day {horizon}.")
     elif template == "star_velocity_up":
         text = (f"{repo}'s 28-day star velocity on {f['resolves_on']} {will} be above its "
                 f"{f['origin']} value ({num(x)} stars/day), {f['horizon_days']} days out.")
@@ -319,8 +345,9 @@ def _why_prediction(ctx: _Context, f: dict[str, Any],
             label = FEATURE_LABELS.get(name, name)
             contribution = d.get("contribution")
             direction = "towards yes" if (contribution or 0) > 0 else "towards no"
-            parts.append(f"{safe_inline(label)} = {num(_as_float(shown))} {ref(r)} pushed "
-                         f"{direction} ({num(_as_float(contribution), 3, signed=True)})")
+            parts.append(f"{safe_inline(label)} (`{safe_inline(name)}`) = "
+                         f"{num(_as_float(shown))} {ref(r)} pushed {direction} "
+                         f"({num(_as_float(contribution), 2, signed=True)} log-odds)")
         lines.append(Md(f"The model gives {pct(f['probability'])} {ref(r_prob)} for yes; its "
                         "largest drivers: " + "; ".join(parts) + "."))
     else:
@@ -402,7 +429,8 @@ def _release_context(ctx: _Context, repo: str) -> list[Md]:
                      rel["published_at"], rel["published_at"].date(), f"{repo} latest release")
     days = (ctx.as_of - rel["published_at"].date()).days
     text = (f"Release context: the latest release, {safe_inline(rel['tag'])}, was published on "
-            f"{rel['published_at'].date()} {ref(r)}, {days} days before {ctx.as_of}")
+            f"{rel['published_at'].date()} {ref(r)}, {days} day{'s' if days != 1 else ''} "
+            f"before {ctx.as_of}")
     context = ev.latest_row(ctx.store, "release_context", repo, ctx.as_of)
     if context and context.get("median_interval_days") is not None:
         r_cad = ctx.book.row("release_context", {"repo": repo, "day": context["day"]},

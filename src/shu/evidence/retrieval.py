@@ -141,7 +141,13 @@ class PassageIndex:
                     weight = sum(self.idf(t) for t in shared)
                     candidates.append((-weight, rank, sentence, hit))
         candidates.sort(key=lambda c: (c[0], c[1]))
-        chosen = candidates[:max_sentences]
+        chosen, seen = [], set()
+        for candidate in candidates:
+            if candidate[2] not in seen:
+                seen.add(candidate[2])
+                chosen.append(candidate)
+            if len(chosen) == max_sentences:
+                break
         citations = tuple(dict.fromkeys(c[3] for c in chosen))
         return Answer(tuple(c[2] for c in chosen), citations, is_weak)
 

@@ -203,7 +203,7 @@ def _probe_evidence(store: Store, pattern: re.Pattern[str]) -> list[EvidenceItem
 
     items = []
     for check in claim_checks(store):
-        if not pattern.search(check.claim):
+        if not pattern.search(check.claim) or check.verdict not in ("supported", "contradicted"):
             continue
         items.append(EvidenceItem(
             "probe", f"Probe claim check “{safe_inline(check.claim)}”: "
