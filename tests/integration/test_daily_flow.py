@@ -48,7 +48,7 @@ def _forecasts(db) -> list[tuple]:
 
 
 def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
-    from shu.demo import prepare_history
+    from shu.demo import train_demo_model
     from shu.flows import stages
     from shu.flows.daily import daily_flow, settings_from
 
@@ -57,7 +57,7 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     db = out / "shu.duckdb"
     assert stages.ingest(db, settings, DAY, backfill=True).ok
     stages.signals(db, settings)
-    prepare_history(db, settings, DAY, out / "probe.json")
+    train_demo_model(db, settings, out / "probe.json")
 
     first = daily_flow(day=DAY, db=str(db), overrides=overrides)
     assert first["ingest"]["ok"], first["ingest"]["message"]

@@ -99,6 +99,10 @@ def demo(
 
     Example: shu demo --out reports/demo
     """
+    import os
+
+    # Offline by design: no telemetry attempts from the ephemeral Prefect server.
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     from shu.demo import SEED, run_demo
 
     console.print("shu demo: SYNTHETIC data, generated here; it describes no real project.")
