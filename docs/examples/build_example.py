@@ -70,7 +70,7 @@ def main() -> None:
 
         from shu.signals import refresh_signals
 
-        print("signals:", refresh_signals(store))
+        print("signals:", refresh_signals(store, full=True, settings=settings))
 
         from shu.probe_ingest import ingest_probe_file
 
@@ -101,6 +101,7 @@ def train_and_issue(store, settings, day: date) -> None:
     backtest = (json.loads(backtest_json.read_text(encoding="utf-8"))
                 if backtest_json.exists() else None)
     if not model_path(settings).exists():
+        store.con.execute("SET memory_limit = '3GB'")
         result = train_forecasters(store)
         artifact = save_forecasters(model_path(settings), result.forecasters, result.version)
         write_model_card(settings.models_dir, result, artifact, backtest)
