@@ -96,6 +96,20 @@ def sm_clock_mhz(device: torch.device) -> int | None:
         return None
 
 
+def gpu_reading(device: torch.device) -> dict:
+    """SM clock (MHz) and board power (W, NVML's own ~1 s average on recent GPUs) right now,
+    through NVML; the keys it cannot read are left out (CUDA only, else empty)."""
+    if device.type != "cuda" or torch.version.hip:
+        return {}
+    reading: dict = {}
+    try:
+        reading["sm_clock_mhz"] = int(torch.cuda.clock_rate(device))
+        reading["power_w"] = round(torch.cuda.power_draw(device) / 1000.0, 1)
+    except Exception:  # NVML (pynvml) absent or not answering: the readings are optional
+        pass
+    return reading
+
+
 def inductor_cache_dir() -> str:
     """Inductor's on-disk cache directory (TORCHINDUCTOR_CACHE_DIR or its default)."""
     from torch._inductor.runtime.cache_dir_utils import cache_dir

@@ -28,6 +28,10 @@ Compiler = Callable[[Callable[..., torch.Tensor]], Callable[..., torch.Tensor]]
 COMPILE_SETTINGS = {"backend": "inductor", "mode": "default", "dynamic": False,
                     "fullgraph": False, "cudagraphs": False}
 
+# GPU load before each kernel's samples (and the ceilings'): until the power/clock state settles.
+PRECONDITION = timing.Precondition()
+CV_TARGET = 0.03
+
 
 def default_compiler(fn: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
     """`torch.compile` as the probe uses it: Inductor, default mode, static shapes.
@@ -133,7 +137,11 @@ def measure_kernel(kernel: Kernel, device: torch.device, dtype: torch.dtype, sca
         fns = {"eager": eager, "compiled": compiled}
         if cuda_timer is not None:
             enqueue = {n: cuda_timer.enqueue_us(f) for n, f in fns.items()}
-            stats, result["launch"] = cuda_timer.interleaved(fns, repeats, enqueue)
+            stats, result["launch"] = cuda_timer.interleaved(fns, repeats, enqueue, block=20,
+                                                             precondition=PRECONDITION)
+            conditioned = result["launch"]["precondition"]
+            result["precondition_ms"] = conditioned["precondition_ms"]
+            result["precondition_settled"] = conditioned["settled"]
             result["timer"] = "cuda_events_flush_primed"
             result["reference_timers"] = {
                 name: _reference_timers(cuda_timer, f, enqueue[name], min(repeats, 30),
@@ -197,20 +205,21 @@ def _reference_timers(cuda_timer: timing.CudaTimer, fn: Callable[[], object],
     `rounds` times, alternating with blocks of the primary timer (one more block closes the
     bracket); the two are compared median to median (`primed_paired_ms`, `do_bench_ms`),
     because tensor-core kernels drift with the GPU's clock under its power cap: only
-    measurements taken back to back compare timers rather than moments.
+    measurements taken back to back compare timers rather than moments. Each primary block is
+    one 100 ms settle then 20 samples (one variant only, so a second settle would add nothing).
     """
     per_iter, host_sync = cuda_timer.per_iteration(fn, repeats)
     primed: list[float] = []
     benches: list[float] = []
     for _ in range(rounds):
-        block, _ = cuda_timer.interleaved({"fn": fn}, 20, {"fn": enqueue_us})
+        block, _ = cuda_timer.interleaved({"fn": fn}, 20, {"fn": enqueue_us}, block=20)
         primed.append(block["fn"].median_ms)
         bench = timing.do_bench_median_ms(fn)
         if bench is None:
             break
         benches.append(bench)
     if benches:
-        block, _ = cuda_timer.interleaved({"fn": fn}, 20, {"fn": enqueue_us})
+        block, _ = cuda_timer.interleaved({"fn": fn}, 20, {"fn": enqueue_us}, block=20)
         primed.append(block["fn"].median_ms)
     paired = statistics.median(primed)
     bench_ms = statistics.median(benches) if benches else None
@@ -246,11 +255,14 @@ def measure_ceilings(device: torch.device, cuda_timer: timing.CudaTimer | None) 
         for f in fns.values():
             timing.warm_up(f, device)
         if on_gpu:
-            stats, _ = cuda_timer.interleaved(fns, 20, {"copy": 0.0, "matmul": 0.0})
+            stats, method = cuda_timer.interleaved(fns, 20, {"copy": 0.0, "matmul": 0.0},
+                                                   precondition=PRECONDITION)
             timer = "cuda_events_flush_primed"
+            conditioned = method["precondition"]
         else:
             stats = timing.host_interleaved(fns, 10, 1, device)
             timer = "host_perf_counter"
+            conditioned = None
     copy_bytes = 2 * src.numel() * src.element_size()
     return {
         "copy_gbps": copy_bytes / (stats["copy"].median_ms * 1e-3) / 1e9,
@@ -261,6 +273,8 @@ def measure_ceilings(device: torch.device, cuda_timer: timing.CudaTimer | None) 
         "copy_cv": stats["copy"].cv,
         "matmul_cv": stats["matmul"].cv,
         "timer": timer,
+        "precondition_ms": conditioned["precondition_ms"] if conditioned else None,
+        "precondition_settled": conditioned["settled"] if conditioned else None,
     }
 
 
@@ -276,9 +290,13 @@ def summarize_results(results: list[dict]) -> dict:
     paired = [abs(r["reference_timers"]["compiled"]["primed_vs_do_bench"])
               for r in long_enough if (r.get("reference_timers") or {}).get("compiled", {})
               .get("primed_vs_do_bench") is not None]
+    measured = [r for r in results if "compiled" in r]
     return {
-        "max_cv": max((max(r["eager"]["cv"], r["compiled"]["cv"]) for r in results
-                       if "compiled" in r), default=None),
+        "max_cv": max((max(r["eager"]["cv"], r["compiled"]["cv"]) for r in measured),
+                      default=None),
+        "cv_target": CV_TARGET,
+        "kernels_over_cv_target": [r["kernel"] for r in measured
+                                   if max(r["eager"]["cv"], r["compiled"]["cv"]) > CV_TARGET],
         "do_bench_max_abs_deviation": max(paired) if paired else None,
         "do_bench_note": "largest |primed/do_bench - 1| of compiled timings over valid kernels "
                          ">= 50 us, each do_bench bracketed by primary-timer blocks",
@@ -333,7 +351,8 @@ def _run(device: str, suite: str, repeats: int | None, kernels: list[str] | None
         f"torch {env['torch_version']}, {env['cpu_threads']} CPU threads, inductor cache "
         f"{'has entries' if cache_warm_at_start else 'empty'} at start")
     state_before = environment.gpu_state() if env["backend"] == "cuda" else None
-    cuda_timer = timing.CudaTimer(dev) if dev.type == "cuda" else None
+    cuda_timer = (timing.CudaTimer(dev, read_gpu=lambda: environment.gpu_reading(dev))
+                  if dev.type == "cuda" else None)
     ceilings = measure_ceilings(dev, cuda_timer)
     say(f"ceilings: copy {ceilings['copy_gbps']:.0f} GB/s, {ceilings['matmul_dtype']} matmul "
         f"{ceilings['matmul_tflops']:.3g} TFLOP/s")
@@ -357,6 +376,7 @@ def _run(device: str, suite: str, repeats: int | None, kernels: list[str] | None
         "kernels_selected": [k.name for k in chosen],
         "settings": {**COMPILE_SETTINGS, "dtype": str(dtype).removeprefix("torch."),
                      "tf32": False, "repeats": repeats, "shapes": scale,
+                     "precondition": PRECONDITION.as_dict() if cuda_timer else None,
                      "compiler": getattr(compiler, "__name__", repr(compiler))},
         "environment": env,
         "compile_cache": {"dir": cache_dir, "had_entries_at_start": cache_warm_at_start,
