@@ -66,8 +66,12 @@ def _create_repos(store: Store, from_day: date, shards: int, having: str = "") -
               FROM stars_daily WHERE stars IS NOT NULL GROUP BY repo {having})""")
 
 
-def refresh_star_signals(store: Store, run_id: str, full: bool = False) -> TableRefresh:
-    """Recompute `star_signals` (all of it, or only the days after the last computed one)."""
+def refresh_star_signals(store: Store, run_id: str, full: bool = False,
+                         shards: int | None = None) -> TableRefresh:
+    """Recompute `star_signals` (all of it, or only the days after the last computed one).
+
+    `shards`: parallel connections for a full refresh (default: one per CPU, at most 4).
+    """
     t0 = time.perf_counter()
     con = store.con
     max_day = con.execute("SELECT max(day) FROM stars_daily").fetchone()[0]
@@ -75,24 +79,29 @@ def refresh_star_signals(store: Store, run_id: str, full: bool = False) -> Table
         return TableRefresh("star_signals", "full", "stars_daily is empty", None, None, 0,
                             time.perf_counter() - t0)
     if full:
-        return _full(store, run_id, max_day, "requested", t0)
+        return _full(store, run_id, max_day, "requested", t0, shards)
     last = _last_run(store)
     computed = con.execute("SELECT max(day) FROM star_signals").fetchone()[0]
     if last is None or computed is None or computed != last[0]:
-        return _full(store, run_id, max_day, "no previous run", t0)
+        return _full(store, run_id, max_day, "no previous run", t0, shards)
     rows_before, sum_before, rows, total = _fingerprint(store, last[0])
     if (rows_before, sum_before) != (last[1], last[2]):
-        return _full(store, run_id, max_day, f"input on or before {last[0]} changed", t0)
+        return _full(store, run_id, max_day, f"input on or before {last[0]} changed", t0,
+                     shards)
     if last[0] >= max_day:
         return TableRefresh("star_signals", "incremental", "up to date", None, last[0], 0,
                             time.perf_counter() - t0)
     return _incremental(store, run_id, last[0] + timedelta(days=1), max_day, (rows, total), t0)
 
 
-def _full(store: Store, run_id: str, max_day: date, reason: str, t0: float) -> TableRefresh:
+def _full(store: Store, run_id: str, max_day: date, reason: str, t0: float,
+          shards: int | None) -> TableRefresh:
     """Every repository and day, in parallel shards, swapped in atomically."""
     con = store.con
-    shards = 1 if store._depth else max(1, min(4, os.cpu_count() or 1))
+    if shards is None:
+        shards = max(1, min(4, os.cpu_count() or 1))
+    if store._depth:  # inside the caller's transaction: other connections cannot join it
+        shards = 1
     start = date(1, 1, 1)
     values = _sql_values(start, max_day, None)
     columns = ", ".join(f'"{c.name}" {c.type}' for c in STAR_SIGNALS.columns)

@@ -110,6 +110,31 @@ def test_incremental_equals_full_synthetic(store_path, tmp_path):
         assert_same_signals(incremental, signals_frame(s))
 
 
+def test_incremental_with_returning_and_new_repos(store_path):
+    """A repository back after a year away, and one seen for the first time, refreshed a day
+    at a time, equal a full refresh and the reference."""
+    rows = [("back/again", START + timedelta(days=i), 100 + 3 * i + i * i // 50)
+            for i in list(range(0, 120)) + list(range(520, 640))]
+    rows += [("brand/new", START + timedelta(days=i), 5 * i) for i in range(636, 640)]
+    rows += [("always/there", START + timedelta(days=i), i * i) for i in range(640)]
+    frame = pd.DataFrame(rows, columns=["repo", "day", "stars"])
+    cut = START + timedelta(days=636)
+    with open_store(store_path) as s:
+        insert_observations(s, frame[frame["day"] < cut])
+        refresh_signals(s)
+        for i in range(636, 640):
+            insert_observations(s, frame[frame["day"] == START + timedelta(days=i)])
+            assert refresh_signals(s)["star_signals"]["mode"] == "incremental"
+        incremental = signals_frame(s)
+        assert_same_signals(incremental, star_signals_reference(stars_frame(s)))
+        refresh_signals(s, full=True)
+        assert_same_signals(incremental, signals_frame(s))
+        back = incremental[incremental["repo"] == "back/again"].set_index("day")
+        assert back.loc[pd.Timestamp(START + timedelta(days=560)), "gap"]  # reaches the absence
+        assert not back.loc[pd.Timestamp(START + timedelta(days=639)), "gap"]
+        assert not np.isnan(back.loc[pd.Timestamp(START + timedelta(days=639)), "velocity_7d_z"])
+
+
 def test_changed_history_falls_back_to_full(synthetic_store):
     refresh_signals(synthetic_store)
     synthetic_store.con.execute("UPDATE stars_daily SET stars = stars + 1 WHERE repo = 'lin/ear' "

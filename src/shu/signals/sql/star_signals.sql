@@ -15,10 +15,16 @@
 --   3. The grid is dense, so stars(t - w) is the row w positions back. A window [t-w, t] is
 --      defined only when every day in it is fresh, i.e. when t - w is not before the run start:
 --      a gap of more than 7 days makes every window that overlaps it NULL.
---   4. z-scores from exact integer running sums of the star deltas (z is scale free, so
---      z(velocity) = z(delta)) over the trailing 365 days t-364 .. t. Only stretches of stale
---      days are shortened to 365 rows: the running sums are constant across them, so a lag of
---      365 rows from after one still lands on the right value.
+--   4. z-scores from exact integer running sums of the star deltas d (z is scale free, so
+--      z(velocity) = z(delta)) over the trailing 365 days t-364 .. t: sum(t) - sum(t-365), or,
+--      while a repository's history in this read is shorter, sum(t) - (the sum just before its
+--      first row), taken from a first pass that totals every repository. Running sums are the
+--      costly windows, so count and sum of d travel packed in one integer, (d + 2^24) * 2^28 + 1
+--      per defined delta (|d| < 2^24 is checked); over a year (<= 365 deltas) the packed sum
+--      fits a BIGINT and unpacks as count = packed % 2^28, sum = packed // 2^28 - count * 2^24.
+--      Sums of d^2 travel in a DOUBLE (exact below 2^53). Stretches of stale days
+--      are shortened to 365 rows: the running sums are constant across them, so a lag of 365
+--      rows from after one still lands on the right value.
 -- All windows are streaming (one ordered pass, no re-sorting); a row out of order raises.
 -- The pandas twin of these definitions is shu/signals/reference.py.
 
@@ -41,7 +47,7 @@ SELECT rid, first_k, slice_first_k, k, stars, span,
        max(CASE WHEN opens_run THEN k END) OVER (ROWS UNBOUNDED PRECEDING) AS run_start_k
 FROM neighbours;
 
-{write}
+CREATE OR REPLACE TEMP MACRO _star_deltas() AS TABLE
 WITH grid AS (
     SELECT rid, first_k, slice_first_k, run_start_k, k + step AS k, step AS age,
            CASE WHEN step <= 7 THEN stars END AS stars
@@ -65,43 +71,53 @@ WITH grid AS (
            OR k - 28 >= first_k AND k - 28 < run_start_k
            OR k - 56 >= first_k AND k - 56 < run_start_k AS gap
     FROM lagged
-), running AS (
-    -- running sums over the whole ordered grid; integers, held exactly in DOUBLE (< 2^53)
-    SELECT *,
-           count(d7) OVER w AS n7, sum(coalesce(d7, 0)::DOUBLE) OVER w AS s7,
-           sum(coalesce(d7 * d7, 0)::DOUBLE) OVER w AS q7,
-           count(d28) OVER w AS n28, sum(coalesce(d28, 0)::DOUBLE) OVER w AS s28,
-           sum(coalesce(d28 * d28, 0)::DOUBLE) OVER w AS q28
-    FROM deltas
+)
+SELECT *,
+       coalesce((d7 + 16777216) * 268435456 + 1, 0) AS p7,
+       coalesce((d7 * d7)::DOUBLE, 0) AS q7,
+       coalesce((d28 + 16777216) * 268435456 + 1, 0) AS p28,
+       coalesce((d28 * d28)::DOUBLE, 0) AS q28,
+       CASE WHEN abs(d28) >= 16777216 OR abs(d7) >= 16777216
+            THEN error('star_signals: a 28-day star change of 2^24 or more cannot be packed') END
+           AS range_check
+FROM deltas;
+
+CREATE OR REPLACE TEMP TABLE _star_bases AS
+SELECT rid,
+       coalesce(sum(p7) OVER w, 0) AS p7_base, coalesce(sum(q7) OVER w, 0) AS q7_base,
+       coalesce(sum(p28) OVER w, 0) AS p28_base, coalesce(sum(q28) OVER w, 0) AS q28_base
+FROM (SELECT rid, sum(p7) AS p7, sum(q7) AS q7, sum(p28) AS p28, sum(q28) AS q28,
+             count(order_check) + count(range_check) AS checks
+      FROM _star_deltas() GROUP BY rid)
+WINDOW w AS (ORDER BY rid ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING);
+
+{write}
+WITH running AS (
+    SELECT *, sum(p7) OVER w AS rp7, sum(q7) OVER w AS rq7,
+           sum(p28) OVER w AS rp28, sum(q28) OVER w AS rq28
+    FROM _star_deltas()
     WINDOW w AS (ROWS UNBOUNDED PRECEDING)
 ), trailing_year AS (
-    -- sums over t-364 .. t: running(t) - running(t-365), or - running(at the repository's first
-    -- day in this read, whose deltas are NULL) while its history is shorter than that
-    SELECT *,
-           k - 365 >= slice_first_k AS has_year,
-           lag(n7, 365) OVER () AS n7_0, lag(s7, 365) OVER () AS s7_0,
-           lag(q7, 365) OVER () AS q7_0, lag(n28, 365) OVER () AS n28_0,
-           lag(s28, 365) OVER () AS s28_0, lag(q28, 365) OVER () AS q28_0,
-           -- carried from the repository's first day (counts and sums of squares never
-           -- decrease along the stream, so max() carries them; sums need arg_max on k)
-           max(CASE WHEN k = slice_first_k THEN n7 END) OVER w AS n7_f,
-           arg_max(s7, CASE WHEN k = slice_first_k THEN k END) OVER w AS s7_f,
-           max(CASE WHEN k = slice_first_k THEN q7 END) OVER w AS q7_f,
-           max(CASE WHEN k = slice_first_k THEN n28 END) OVER w AS n28_f,
-           arg_max(s28, CASE WHEN k = slice_first_k THEN k END) OVER w AS s28_f,
-           max(CASE WHEN k = slice_first_k THEN q28 END) OVER w AS q28_f
+    SELECT *, k - 365 >= slice_first_k AS has_year,
+           lag(rp7, 365) OVER () AS rp7_0, lag(rq7, 365) OVER () AS rq7_0,
+           lag(rp28, 365) OVER () AS rp28_0, lag(rq28, 365) OVER () AS rq28_0
     FROM running
-    WINDOW w AS (ROWS UNBOUNDED PRECEDING)
+), windowed AS (
+    -- packed sums over t-364 .. t (see 4. above)
+    SELECT t.rid, k, age, stars, gap, order_check, range_check, d7, d28, dd7, dd28,
+           (rp7 - CASE WHEN has_year THEN rp7_0 ELSE b.p7_base END)::BIGINT AS tp7,
+           rq7 - CASE WHEN has_year THEN rq7_0 ELSE b.q7_base END AS tq7,
+           (rp28 - CASE WHEN has_year THEN rp28_0 ELSE b.p28_base END)::BIGINT AS tp28,
+           rq28 - CASE WHEN has_year THEN rq28_0 ELSE b.q28_base END AS tq28
+    FROM trailing_year t JOIN _star_bases b USING (rid)
+    WHERE stars IS NOT NULL AND (k & 1048575) >= {emit_from_dn}
+       OR order_check IS NOT NULL OR range_check IS NOT NULL
 ), sums AS (
-    SELECT rid, k, age, stars, gap, order_check, d7, d28, dd7, dd28,
-           n7 - CASE WHEN has_year THEN n7_0 ELSE n7_f END AS tn7,
-           s7 - CASE WHEN has_year THEN s7_0 ELSE s7_f END AS ts7,
-           q7 - CASE WHEN has_year THEN q7_0 ELSE q7_f END AS tq7,
-           n28 - CASE WHEN has_year THEN n28_0 ELSE n28_f END AS tn28,
-           s28 - CASE WHEN has_year THEN s28_0 ELSE s28_f END AS ts28,
-           q28 - CASE WHEN has_year THEN q28_0 ELSE q28_f END AS tq28
-    FROM trailing_year
-    WHERE stars IS NOT NULL AND (k & 1048575) >= {emit_from_dn} OR order_check IS NOT NULL
+    SELECT *, tp7 % 268435456 AS tn7,
+           (tp7 // 268435456 - (tp7 % 268435456) * 16777216)::DOUBLE AS ts7,
+           tp28 % 268435456 AS tn28,
+           (tp28 // 268435456 - (tp28 % 268435456) * 16777216)::DOUBLE AS ts28
+    FROM windowed
 )
 SELECT r.repo::VARCHAR AS repo,
        (DATE '1970-01-01' + (s.k & 1048575)::INTEGER)::DATE AS day,
