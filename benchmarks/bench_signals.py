@@ -65,13 +65,17 @@ def main() -> int:
         print(f"stars_daily: {rows:,} rows, {repos:,} repositories, last day {last}")
 
         # 1. full recompute
-        full = []
+        full, cpu = [], []
         for _ in range(args.runs):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             result = refresh_star_signals(store, str(uuid.uuid4()), full=True)
             full.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
         print(f"full recompute of star_signals: median {statistics.median(full):.2f} s "
-              f"(runs {', '.join(f'{s:.2f}' for s in full)}), {result.rows_written:,} rows")
+              f"(runs {', '.join(f'{s:.2f}' for s in full)}), {result.rows_written:,} rows; "
+              f"CPU time median {statistics.median(cpu):.2f} s; "
+              f"load average now {os.getloadavg()[0]:.1f}")
+        cpu_full = cpu
 
         # 2. incremental after one new day: hold the last day back, compute, add it back
         con.execute("CREATE OR REPLACE TEMP TABLE _held AS SELECT * FROM stars_daily "
@@ -79,11 +83,12 @@ def main() -> int:
         con.execute("DELETE FROM stars_daily WHERE day = ?", [last])
         refresh_star_signals(store, str(uuid.uuid4()), full=True)
         con.execute("INSERT INTO stars_daily SELECT * FROM _held")
-        incremental = []
+        incremental, cpu = [], []
         for _ in range(args.runs):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             result = refresh_star_signals(store, str(uuid.uuid4()))
             incremental.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
             assert result.mode == "incremental", result
             # undo this run so the next one starts from the same state
             con.execute("DELETE FROM star_signals WHERE day = ?", [last])
@@ -91,7 +96,8 @@ def main() -> int:
                         [last])
         print(f"incremental refresh after one new day ({result.rows_written:,} rows written): "
               f"median {statistics.median(incremental):.3f} s "
-              f"(runs {', '.join(f'{s:.3f}' for s in incremental)})")
+              f"(runs {', '.join(f'{s:.3f}' for s in incremental)}); "
+              f"CPU time median {statistics.median(cpu):.3f} s")
         refresh_star_signals(store, str(uuid.uuid4()))
 
         if args.skip_reference:
@@ -100,11 +106,12 @@ def main() -> int:
         from shu.signals.reference import star_signals_reference
 
         observations = con.execute("SELECT repo, day, stars FROM stars_daily").df()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         expected = star_signals_reference(observations)
-        reference = time.perf_counter() - t0
-        print(f"pandas reference: {reference:.1f} s, {len(expected):,} rows; "
-              f"SQL is {reference / statistics.median(full):.1f}x faster")
+        reference, reference_cpu = time.perf_counter() - t0, time.process_time() - c0
+        print(f"pandas reference: {reference:.1f} s (CPU {reference_cpu:.1f} s), "
+              f"{len(expected):,} rows; SQL is {reference / statistics.median(full):.1f}x faster "
+              f"in wall time, {reference_cpu / statistics.median(cpu_full):.1f}x in CPU time")
         sample = expected[expected["repo"].isin(
             ["pytorch/pytorch", "tensorflow/tensorflow", "ollama/ollama"])]
         actual = con.execute(

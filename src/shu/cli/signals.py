@@ -37,9 +37,11 @@ def refresh(
         result = refresh_signals(store, full=full)
     out = RichTable("table", "mode", "rows written", "seconds", "through", "reason")
     for table, r in result.items():
-        out.add_row(table, r["mode"], f"{r['rows']:,}", f"{r['seconds']:.2f}",
-                    str(r.get("to_day") or ""), r.get("reason", ""))
+        if isinstance(r, dict):
+            out.add_row(table, r["mode"], f"{r['rows']:,}", f"{r['seconds']:.2f}",
+                        str(r.get("to_day") or ""), r.get("reason", ""))
     console.print(out)
+    console.print(f"signals refreshed in {result['seconds']:.2f} s")
 
 
 @signals_app.command("show")
@@ -59,9 +61,14 @@ def show(
         values = latest_signals(store, repo)
     if not values:
         raise InputError(f"no signals for {repo}: check the name, or run `shu signals` first")
-    out = RichTable("signal", "value")
+    out = RichTable("signal", "value", title=repo)
     for name, value in values.items():
-        out.add_row(name, _fmt(value))
+        if isinstance(value, dict):
+            for sub, sub_value in value.items():
+                if sub != "repo":
+                    out.add_row(f"{name}.{sub}", _fmt(sub_value))
+        else:
+            out.add_row(name, _fmt(value))
     console.print(out)
 
 

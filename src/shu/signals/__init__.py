@@ -41,20 +41,23 @@ def refresh_signals(store: Store, full: bool = False,
 
 
 def latest_signals(store: Store, repo: str) -> dict[str, Any]:
-    """The newest star_signals values of `repo` (plus its newest commit_signals values under
-    'commits') as a dict; {} when it has none."""
+    """The newest signals of `repo`: the star_signals columns of its latest day at the top level,
+    and under 'commits', 'peers' and 'releases' the latest commit_signals, peer_signals and
+    release_context rows (each only when it has one). {} when it has none of them."""
     out: dict[str, Any] = {}
-    cur = store.con.execute(
-        "SELECT * FROM star_signals WHERE repo = ? ORDER BY day DESC LIMIT 1", [repo])
-    row = cur.fetchone()
-    if row is not None:
-        out = dict(zip([d[0] for d in cur.description], row, strict=True))
-    cur = store.con.execute(
-        "SELECT * FROM commit_signals WHERE repo = ? ORDER BY day DESC LIMIT 1", [repo])
-    row = cur.fetchone()
-    if row is not None:
-        out.setdefault("repo", repo)
-        out["commits"] = dict(zip([d[0] for d in cur.description], row, strict=True))
+    for key, table in (("", "star_signals"), ("commits", "commit_signals"),
+                       ("peers", "peer_signals"), ("releases", "release_context")):
+        cur = store.con.execute(
+            f"SELECT * FROM {table} WHERE repo = ? ORDER BY day DESC LIMIT 1", [repo])
+        row = cur.fetchone()
+        if row is None:
+            continue
+        values = dict(zip([d[0] for d in cur.description], row, strict=True))
+        if key:
+            out.setdefault("repo", repo)
+            out[key] = values
+        else:
+            out.update(values)
     return out
 
 

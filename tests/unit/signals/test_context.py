@@ -157,3 +157,5 @@ def test_real_context(shared_dir, store):
     assert lift[0] > 50 and 0 < lift[1] < lift[0]  # windows over dataset gaps stay NULL
     latest = latest_signals(store, "ollama/ollama")
     assert latest["day"] == date(2026, 2, 28) and latest["commits"]["repo"] == "ollama/ollama"
+    assert latest["peers"]["category"] == "inference-runtime"
+    assert latest["releases"]["last_release_tag"].startswith("v")
