@@ -25,6 +25,9 @@ import time
 import uuid
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -112,16 +115,23 @@ def main() -> int:
         print(f"pandas reference: {reference:.1f} s (CPU {reference_cpu:.1f} s), "
               f"{len(expected):,} rows; SQL is {reference / statistics.median(full):.1f}x faster "
               f"in wall time, {reference_cpu / statistics.median(cpu_full):.1f}x in CPU time")
-        sample = expected[expected["repo"].isin(
-            ["pytorch/pytorch", "tensorflow/tensorflow", "ollama/ollama"])]
-        actual = con.execute(
-            "SELECT * FROM star_signals WHERE repo IN ('pytorch/pytorch', "
-            "'tensorflow/tensorflow', 'ollama/ollama') ORDER BY repo, day").df()
-        same = len(actual) == len(sample) and all(
-            ((actual[c] - sample[c].to_numpy()).abs().fillna(0) < 1e-9).all()
-            for c in ("velocity_7d", "velocity_28d", "acceleration_28d", "velocity_28d_z"))
-        print(f"rows SQL {con.execute('SELECT count(*) FROM star_signals').fetchone()[0]:,} "
-              f"vs reference {len(expected):,}; big three identical: {same}")
+        actual = con.execute("SELECT * FROM star_signals ORDER BY repo, day").df()
+        expected = expected.sort_values(["repo", "day"]).reset_index(drop=True)
+        same_keys = (len(actual) == len(expected)
+                     and (actual["repo"].to_numpy() == expected["repo"].to_numpy()).all()
+                     and (pd.to_datetime(actual["day"]).to_numpy()
+                          == expected["day"].to_numpy()).all())
+        mismatches = {}
+        for c in ("stars", "stars_age_days", "velocity_7d", "velocity_28d", "acceleration_7d",
+                  "acceleration_28d", "velocity_7d_z", "velocity_28d_z"):
+            a, e = actual[c].astype(float).to_numpy(), expected[c].astype(float).to_numpy()
+            close = np.isclose(a, e, rtol=1e-9, atol=1e-9, equal_nan=True)
+            mismatches[c] = int((~close).sum())
+        for c in ("gap", "lifecycle_phase"):
+            mismatches[c] = int((actual[c].fillna("-").astype(str).to_numpy()
+                                 != expected[c].fillna("-").astype(str).to_numpy()).sum())
+        print(f"SQL vs reference on all {len(actual):,} rows: same (repo, day) keys: {same_keys}; "
+              f"values differing beyond 1e-9: {sum(mismatches.values())} {mismatches}")
     return 0
 
 
