@@ -36,6 +36,9 @@ TEMPLATE_PREFERENCE = ("star_accel_reach", "star_velocity_up", "star_gain",
                        "commit_velocity_up", "release_within")
 BANDS = (("low", 0.5, 0.65), ("medium", 0.65, 0.80), ("high", 0.80, 1.0001))
 TRACK_WINDOW_DAYS = 90
+QUANTITY_TERMS = {"star_accel_reach": "star acceleration", "star_velocity_up": "star velocity",
+                  "star_gain": "star velocity", "commit_velocity_up": "commit velocity",
+                  "release_within": "release"}
 _NUMERIC = re.compile(r"-?[0-9][0-9.e+:T-]*")
 
 FEATURE_LABELS = {
@@ -517,15 +520,25 @@ def _context_answers(ctx: _Context, f: dict[str, Any],
                      topic: topics.TopicEvidence | None) -> list[dict[str, Any]]:
     repo = f["repo"]
     short = repo.split("/")[-1]
-    term = topic.term if topic and topic.asserted else short
-    questions = [
-        ("WHAT", f"What is {term}?", f"{term} {short}"),
-        ("WHY IT MATTERED", f"Why has {term} mattered for {short}?",
-         f"{term} {short} performance support adoption"),
-        ("WHY NOW", f"What recent activity ties {repo} to {term}?",
-         f"{term} {short} release new"),
-        ("TERM", f"What does '{term}' mean here?", f"{term} means platform software"),
-    ]
+    quantity = QUANTITY_TERMS.get(f["template"], "star velocity")
+    if topic and topic.asserted:
+        term = topic.term
+        questions = [
+            ("WHAT", f"What is {term}?", f"{term} {short}"),
+            ("WHY IT MATTERED", f"Why has {term} mattered for {short}?",
+             f"{term} {short} performance support adoption"),
+            ("WHY NOW", f"What recent activity ties {repo} to {term}?",
+             f"{term} {short} release new"),
+            ("TERM", f"What does '{term}' mean here?", f"{term} means platform software"),
+        ]
+    else:
+        questions = [
+            ("WHAT", f"What is {short}?", f"{short}"),
+            ("WHY IT MATTERED", f"Why does {short} matter to its users?", f"{short} users"),
+            ("WHY NOW", f"What explains {repo}'s current pace?",
+             f"{short} release attention stars"),
+            ("TERM", f"What does '{quantity}' measure?", f"{quantity} measure"),
+        ]
     out = []
     for label, question, query in questions:
         answer = ctx.index.answer(query)

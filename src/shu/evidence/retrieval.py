@@ -152,7 +152,11 @@ class PassageIndex:
         return Answer(tuple(c[2] for c in chosen), citations, is_weak)
 
 
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.MULTILINE)
+
+
 def split_sentences(text: str) -> list[str]:
-    """Sentences of a passage (whitespace collapsed); long run-ons are cut at 400 characters."""
-    flat = " ".join(text.split())
+    """Sentences of a passage (markdown heading lines dropped, whitespace collapsed); long
+    run-ons are cut at 400 characters."""
+    flat = " ".join(_HEADING.sub(" ", text).split())
     return [s if len(s) <= 400 else s[:399].rstrip() + "…" for s in _SENTENCE.split(flat) if s]
