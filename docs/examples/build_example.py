@@ -11,6 +11,7 @@ run committed under docs/ when there is one, and writes the briefing for the las
 data (2026-02-28) into docs/examples/.
 
 Usage: .venv/bin/python docs/examples/build_example.py [--store PATH] [--day 2026-02-28]
+       [--backtest BACKTEST.json] [--retrain]
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", type=Path, default=Path("/tmp/shu-example/shu.duckdb"))
     parser.add_argument("--day", type=date.fromisoformat, default=date(2026, 2, 28))
+    parser.add_argument("--backtest", type=Path, default=ROOT / "docs" / "forecast" /
+                        "backtest.json", help="`shu backtest --out` JSON for the model card "
+                        "(its per-band hit rates back 'Why this confidence level').")
+    parser.add_argument("--retrain", action="store_true", help="Train again even when a model "
+                        "exists (e.g. to put a new backtest in its card).")
     args = parser.parse_args()
     os.chdir(ROOT)
 
@@ -77,7 +83,7 @@ def main() -> None:
         for probe_json in sorted((ROOT / "docs" / "probe").glob("*.json")):
             print("probe:", ingest_probe_file(store, probe_json).message)
 
-        train_and_issue(store, settings, args.day)
+        train_and_issue(store, settings, args.day, args.backtest, args.retrain)
 
         from shu.briefing.compose import compose_briefing
 
@@ -86,9 +92,9 @@ def main() -> None:
               f"({result.n_forecasts} cards, {result.n_receipts} receipts)")
 
 
-def train_and_issue(store, settings, day: date) -> None:
-    """Train the forecaster through `day` (with the committed backtest in its card when there is
-    one), resolve what has resolved, and issue the forecasts of `day`."""
+def train_and_issue(store, settings, day: date, backtest_json: Path, retrain: bool) -> None:
+    """Train the forecaster on the store (with the backtest in its card when the file exists),
+    resolve what has resolved, and issue the forecasts of `day`."""
     import json
 
     from shu.forecast.card import write_model_card
@@ -97,11 +103,11 @@ def train_and_issue(store, settings, day: date) -> None:
     from shu.forecast.resolve import resolve_forecasts
     from shu.forecast.train import train_forecasters
 
-    backtest_json = ROOT / "docs" / "forecast" / "backtest.json"
     backtest = (json.loads(backtest_json.read_text(encoding="utf-8"))
                 if backtest_json.exists() else None)
-    if not model_path(settings).exists():
-        store.con.execute("SET memory_limit = '3GB'")
+    if retrain or not model_path(settings).exists():
+        store.con.execute("SET memory_limit = '8GB'")
+        store.con.execute("SET preserve_insertion_order = false")
         result = train_forecasters(store)
         artifact = save_forecasters(model_path(settings), result.forecasters, result.version)
         write_model_card(settings.models_dir, result, artifact, backtest)
