@@ -18,6 +18,10 @@ from shu.signals.lifecycle import lifecycle_phase
 
 FRESH_DAYS = 7
 Z_WINDOW_DAYS = 365
+# pandas' rolling std leaves a residue of about 1e-12 on windows of identical values, where the
+# exact spread is 0 (no z-score). Velocities are multiples of 1/w, so a real spread is never
+# below ~1e-4: anything under this counts as none.
+NO_SPREAD = 1e-9
 Z_MIN_VALUES = 28
 WINDOWS = (7, 28)
 
@@ -74,7 +78,7 @@ def star_signals_reference(stars_daily: pd.DataFrame,
         std = rolling.std().reset_index(level=0, drop=True).sort_index()
         count = rolling.count().reset_index(level=0, drop=True).sort_index()
         z = (grid[f"velocity_{w}d"] - mean) / std
-        grid[f"velocity_{w}d_z"] = z.where((count >= Z_MIN_VALUES) & (std > 0))
+        grid[f"velocity_{w}d_z"] = z.where((count >= Z_MIN_VALUES) & (std > NO_SPREAD))
     grid["gap"] = gap
     out = grid[grid["fresh"]].copy()
     out["lifecycle_phase"] = [
@@ -113,7 +117,7 @@ def commit_signals_reference(commits: pd.DataFrame) -> pd.DataFrame:
             r = out[f"velocity_{w}d"].rolling(Z_WINDOW_DAYS, min_periods=1)
             mean, std, count = r.mean(), r.std(), r.count()
             z = (out[f"velocity_{w}d"] - mean) / std
-            out[f"velocity_{w}d_z"] = z.where((count >= Z_MIN_VALUES) & (std > 0))
+            out[f"velocity_{w}d_z"] = z.where((count >= Z_MIN_VALUES) & (std > NO_SPREAD))
         rocm_28 = pd.Series(rocm - pd.Series(rocm).shift(28).to_numpy())
         out["rocm_commits_28d"] = rocm_28.where(age >= 28).to_numpy()
         total_28 = out["velocity_28d"] * 28

@@ -219,3 +219,17 @@ def test_dataset_gap_windows_are_null(real_store):
         "WHERE repo = 'pytorch/pytorch' AND day BETWEEN '2025-01-08' AND '2025-02-04'"
     ).fetchone()[0]
     assert nulls == 0  # every such NULL is flagged as a gap
+
+
+def test_no_zscore_when_the_trailing_year_is_flat(store):
+    """Velocity varies, then stays exactly constant for over a year: the spread of the trailing
+    year is exactly 0, so no z-score (pandas' rolling std leaves a ~1e-12 residue there)."""
+    stars = [i * i for i in range(60)]
+    stars += [stars[-1] + 10 * j for j in range(1, 460)]
+    days = [START + timedelta(days=i) for i in range(len(stars))]
+    insert_observations(store, pd.DataFrame({"repo": "flat/line", "day": days, "stars": stars}))
+    refresh_signals(store)
+    df = signals_frame(store).set_index("day")
+    assert np.isnan(df.loc[pd.Timestamp(days[-1]), "velocity_28d_z"])
+    assert not np.isnan(df.loc[pd.Timestamp(days[200]), "velocity_28d_z"])
+    assert_same_signals(signals_frame(store), star_signals_reference(stars_frame(store)))
