@@ -18,10 +18,11 @@ from shu.signals.lifecycle import lifecycle_phase
 
 FRESH_DAYS = 7
 Z_WINDOW_DAYS = 365
-# pandas' rolling std leaves a residue of about 1e-12 on windows of identical values, where the
-# exact spread is 0 (no z-score). Velocities are multiples of 1/w, so a real spread is never
-# below ~1e-4: anything under this counts as none.
-NO_SPREAD = 1e-9
+# pandas' rolling std leaves a residue (seen up to ~1e-6) on windows of identical values that
+# follow different ones, where the exact spread is 0 (no z-score). Velocities are multiples of
+# 1/w, so a real spread over <= 365 values is at least (1/28)/sqrt(365) ~ 0.0019: anything under
+# this threshold counts as none.
+NO_SPREAD = 1e-4
 Z_MIN_VALUES = 28
 WINDOWS = (7, 28)
 

@@ -9,8 +9,8 @@
 -- Each counts on its committed_at day (UTC), when it landed on the branch.
 -- Coverage: from the repository's first counted commit day to its newest commit day; commit
 -- history has no holes in between (a day without commits is 0), later days get no row.
--- z-scores: a spread under 1e-9 counts as none (floating-point residue of identical values;
--- velocities are multiples of 1/w, so a real spread is far larger). Writes {target}.
+-- z-scores: a spread under 1e-4 counts as none (floating-point residue of identical values;
+-- velocities are multiples of 1/w, so a real spread is at least ~0.0019). Writes {target}.
 
 CREATE OR REPLACE {target} AS
 WITH policy AS (
@@ -65,9 +65,9 @@ SELECT repo::VARCHAR AS repo, day::DATE AS day,
        commits::BIGINT AS commits, commits_day::BIGINT AS commits_day,
        velocity_7d::DOUBLE AS velocity_7d, velocity_28d::DOUBLE AS velocity_28d,
        acceleration_7d::DOUBLE AS acceleration_7d, acceleration_28d::DOUBLE AS acceleration_28d,
-       CASE WHEN n7 >= {z_min_values} AND sd7 > 1e-9 THEN (velocity_7d - mean7) / sd7 END
+       CASE WHEN n7 >= {z_min_values} AND sd7 > 1e-4 THEN (velocity_7d - mean7) / sd7 END
            AS velocity_7d_z,
-       CASE WHEN n28 >= {z_min_values} AND sd28 > 1e-9 THEN (velocity_28d - mean28) / sd28 END
+       CASE WHEN n28 >= {z_min_values} AND sd28 > 1e-4 THEN (velocity_28d - mean28) / sd28 END
            AS velocity_28d_z,
        rocm_commits_28d::BIGINT AS rocm_commits_28d,
        CASE WHEN velocity_28d > 0 THEN rocm_commits_28d / (velocity_28d * 28) END
