@@ -17,6 +17,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
 
+import duckdb
+
+from shu.errors import StoreError
 from shu.schema.signals import STAR_SIGNALS
 from shu.signals.lifecycle import sql_thresholds
 from shu.signals.runs import TableRefresh, record_run
@@ -71,7 +74,19 @@ def refresh_star_signals(store: Store, run_id: str, full: bool = False,
     """Recompute `star_signals` (all of it, or only the days after the last computed one).
 
     `shards`: parallel connections for a full refresh (default: one per CPU, at most 4).
+    Raises StoreError (nothing written) when the SQL's own checks fail.
     """
+    try:
+        return _refresh(store, run_id, full, shards)
+    except duckdb.Error as exc:
+        message = str(exc)
+        if "star_signals: " not in message:
+            raise
+        detail = message[message.index("star_signals: "):].splitlines()[0]
+        raise StoreError(f"{detail}; star_signals left as it was") from exc
+
+
+def _refresh(store: Store, run_id: str, full: bool, shards: int | None) -> TableRefresh:
     t0 = time.perf_counter()
     con = store.con
     max_day = con.execute("SELECT max(day) FROM stars_daily").fetchone()[0]

@@ -16,6 +16,7 @@ from conftest import (
     synthetic_observations,
 )
 
+from shu.errors import StoreError
 from shu.signals import latest_signals, refresh_signals
 from shu.signals.reference import star_signals_reference
 from shu.store import open_store
@@ -233,3 +234,19 @@ def test_no_zscore_when_the_trailing_year_is_flat(store):
     assert np.isnan(df.loc[pd.Timestamp(days[-1]), "velocity_28d_z"])
     assert not np.isnan(df.loc[pd.Timestamp(days[200]), "velocity_28d_z"])
     assert_same_signals(signals_frame(store), star_signals_reference(stars_frame(store)))
+
+
+def test_full_refresh_inside_a_transaction_uses_one_connection(synthetic_store):
+    """Inside the caller's transaction the shards cannot use other connections: one shard,
+    same result; and a refresh that fails leaves the previous table as it was."""
+    with synthetic_store.transaction():
+        refresh_signals(synthetic_store, full=True)
+    assert_same_signals(signals_frame(synthetic_store),
+                        star_signals_reference(stars_frame(synthetic_store)))
+    before = signals_frame(synthetic_store)
+    jump = [("huge/jump", START + timedelta(days=i), 0 if i < 10 else 20_000_000)
+            for i in range(20)]  # 20M stars in a day: more than the packed sums allow
+    insert_observations(synthetic_store, pd.DataFrame(jump, columns=["repo", "day", "stars"]))
+    with pytest.raises(StoreError, match="cannot be packed"):
+        refresh_signals(synthetic_store, full=True)
+    assert_same_signals(signals_frame(synthetic_store), before)
