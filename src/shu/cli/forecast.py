@@ -27,6 +27,16 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
     return tuple(v.strip() for v in value.split(",") if v.strip()) if value else None
 
 
+def _horizons(value: str | None) -> tuple[int, ...] | None:
+    try:
+        days = tuple(int(h) for h in (_csv(value) or ()))
+    except ValueError:
+        raise InputError(f"--horizon {value!r}: expected whole days, e.g. 30 or 7,30") from None
+    if any(d < 1 for d in days):
+        raise InputError(f"--horizon {value!r}: horizons are at least 1 day")
+    return days or None
+
+
 @app.command()
 def train(
     db: Path = DbOption,
@@ -35,6 +45,10 @@ def train(
                                          "in the model card."),
     models_dir: Path | None = typer.Option(None, help="Where to write the model "
                                            "[default: settings.models_dir]."),
+    template: str | None = typer.Option(None, help="Template(s), comma-separated [default: "
+                                        "all with enough history]."),
+    horizon: str | None = typer.Option(None, help="Horizon(s) in days, comma-separated "
+                                       "[default: 7,30,90]."),
 ) -> None:
     """Fit and calibrate the forecaster on the store; save it (skops) with its model card.
 
@@ -44,8 +58,15 @@ def train(
     from shu.forecast.card import write_model_card
     from shu.forecast.issue import MODEL_FILE
     from shu.forecast.model import ESTIMATORS, save_forecasters
+    from shu.forecast.questions import HORIZONS, TEMPLATES
+    from shu.forecast.questions import template as get_template
     from shu.forecast.train import train_forecasters
     from shu.settings import get_settings
+
+    templates = _csv(template) or tuple(TEMPLATES)
+    for name in templates:
+        get_template(name)
+    horizons = _horizons(horizon) or HORIZONS
 
     if estimator not in ESTIMATORS:
         raise InputError(f"--estimator {estimator!r}: choose from {', '.join(ESTIMATORS)}")
@@ -60,7 +81,8 @@ def train(
         store.con.execute("SET memory_limit='2GB'")
         last = store.con.execute("SELECT max(day) FROM star_signals").fetchall()[0][0]
         config = BacktestConfig(start=last, end=last, estimator=estimator) if last else None
-        result = train_forecasters(store, config=config, log=console.print)
+        result = train_forecasters(store, templates, horizons, config=config,
+                                   log=console.print)
     artifact = save_forecasters(Path(out_dir) / MODEL_FILE, result.forecasters, result.version)
     _, card_md = write_model_card(Path(out_dir), result, artifact, bt)
     console.print(f"model {result.version}: {artifact} ({artifact.stat().st_size:,} bytes), "
@@ -142,10 +164,7 @@ def backtest(
     templates = _csv(template) or ("star_accel_reach", "star_velocity_up")
     for name in templates:
         get_template(name)
-    try:
-        horizons = tuple(int(h) for h in (_csv(horizon) or ("30",)))
-    except ValueError:
-        raise InputError(f"--horizon {horizon!r}: expected whole days, e.g. 30 or 7,30") from None
+    horizons = _horizons(horizon) or (30,)
     if estimator not in ESTIMATORS:
         raise InputError(f"--estimator {estimator!r}: choose from {', '.join(ESTIMATORS)}")
     config = BacktestConfig(d1, d2, templates, horizons, estimator=estimator,

@@ -45,6 +45,11 @@ PERSISTENCE_EVENT = {
 }
 
 
+# Columns of each prediction kept for scoring (the features are dropped to save memory).
+_KEPT = ["repo", "origin", "threshold", "acceleration_28d", "velocity_28d", "bucket", "label",
+         "outcome", "observed_value"]
+
+
 @dataclass
 class BacktestConfig:
     """Walk-forward settings (defaults are the documented ones)."""
@@ -135,10 +140,10 @@ def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
             forecaster = fit_forecaster(examples.template, h, examples.features, fit, cal,
                                         config.estimator, config.calibration_method,
                                         config.seed)
-            test = test.copy()
-            test["probability"] = forecaster.predict(test)
-            test["refit_day"] = refit_day
-            chunks.append(test)
+            kept = test[_KEPT].copy()
+            kept["probability"] = forecaster.predict(test)
+            kept["refit_day"] = refit_day
+            chunks.append(kept)
             refits.append({"refit_day": str(refit_day.date()), "fit_rows": len(fit),
                            "calibration_rows": len(cal), "test_rows": len(test)})
         refit_day += step

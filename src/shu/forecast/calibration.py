@@ -24,6 +24,9 @@ def calibrate(estimator: object, features: np.ndarray, outcomes: np.ndarray,
               prefer: str = "sigmoid") -> CalibratedClassifierCV:
     """Wrap the fitted `estimator` (frozen) and fit the calibration map on a later block."""
     method = calibration_method(len(outcomes), prefer)
-    calibrated = CalibratedClassifierCV(FrozenEstimator(estimator), method=method)
+    # ensemble=False: one calibration map over the whole block (the frozen estimator gives the
+    # same scores in every fold, so an ensemble of per-fold maps would only cost time).
+    calibrated = CalibratedClassifierCV(FrozenEstimator(estimator), method=method,
+                                        ensemble=False)
     calibrated.fit(features, outcomes)
     return calibrated

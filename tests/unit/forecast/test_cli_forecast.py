@@ -1,0 +1,59 @@
+"""`shu backtest`, `shu train`, `shu forecast`, `shu resolve` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def shu(*args: str, db: Path, cwd: Path = ROOT, **env_vars: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "200", "SHU_DB": str(db), **env_vars}
+    return subprocess.run([sys.executable, "-m", "shu", *args], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=300)
+
+
+def test_backtest_json_train_forecast_resolve(synthetic_store, tmp_path):
+    db = synthetic_store.path
+    synthetic_store.close()
+    out = shu("backtest", "--from", "2024-01-01", "--to", "2024-02-10", "--horizon", "7",
+              "--template", "star_velocity_up", "--refit-weeks", "8", "--json", "--out",
+              str(tmp_path / "bt"), db=db)
+    assert out.returncode == 0, out.stderr
+    metrics = json.loads(out.stdout)
+    s = metrics["slices"]["star_velocity_up/7"]
+    assert s["n"] > 100 and s["n_repos"] == 24 and s["n_refits"] == 1
+    assert 0 <= s["ece"] <= 1 and s["ci95"]["brier"]["low"] <= s["brier"]
+    assert sum(b["n"] for b in s["bands"]) == s["n"]
+    assert (tmp_path / "bt" / "reliability.png").stat().st_size > 1000
+
+    bad = shu("backtest", "--from", "2024-13-01", "--to", "2024-02-10", db=db)
+    assert bad.returncode == 1 and "--from '2024-13-01'" in bad.stderr
+
+    models = tmp_path / "models"
+    out = shu("train", "--models-dir", str(models), "--horizon", "7", "--template",
+              "star_velocity_up,release_within", "--backtest",
+              str(tmp_path / "bt" / "backtest.json"), db=db)
+    assert out.returncode == 0, out.stderr
+    assert (models / "forecaster.skops").stat().st_size < 5_000_000
+    card = json.loads((models / "forecaster.json").read_text())
+    assert set(card["models"]) == {"star_velocity_up/7"}
+    assert set(card["skipped"]) == {"release_within/7"}  # no release history in the store
+    assert card["backtest"]["slices"]["star_velocity_up/7"]["n"] == s["n"]
+
+    tracked = {"SHU_MODELS_DIR": str(models), "SHU_REPOS": json.dumps(
+        [{"repo": "org01/repo01", "category": "x"}, {"repo": "org02/repo02", "category": "x"}])}
+    out = shu("forecast", "--origin", "2024-02-10", db=db, **tracked)
+    assert out.returncode == 0, out.stderr
+    assert "2 new forecasts" in out.stdout
+    again = shu("forecast", "--origin", "2024-02-10", db=db, **tracked)
+    assert "0 new forecasts" in again.stdout
+    out = shu("resolve", "--as-of", "2024-02-16", db=db)
+    assert "pending: 2" in out.stdout  # resolves on 2024-02-17
+    out = shu("resolve", "--as-of", "2024-02-17", db=db)
+    assert out.returncode == 0, out.stderr
+    assert "pending: 0" in out.stdout
