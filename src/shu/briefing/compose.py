@@ -635,7 +635,9 @@ def _probe_section(ctx: _Context) -> dict[str, Any]:
         r = ctx.book.row("probe_runs", {"run_id": run["run_id"]}, "geomean_speedup",
                          run["geomean_speedup"], run["started_at"].date() if run["started_at"]
                          else None, f"probe {run['backend']} geomean")
+        started = run["started_at"].date() if run["started_at"] else None
         out_runs.append({
+            "after_day": started is not None and started > ctx.day,
             "backend": run["backend"], "device": run["device_name"],
             "started": run["started_at"], "suite": run["suite"],
             "geomean": Md(f"{num(run['geomean_speedup'])}× {ref(r)}"),
