@@ -306,7 +306,9 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
     return Path(result["briefing"]["counts"]["path"])
 
 
-def train_demo_model(db: Path, settings: Settings, probe_json: Path) -> str:
+def train_demo_model(db: Path, settings: Settings, probe_json: Path,
+                     templates: tuple[str, ...] = DEMO_TEMPLATES,
+                     horizons: tuple[int, ...] = DEMO_HORIZONS) -> str:
     """Ingest the synthetic probe result and train the forecaster on what the store holds."""
     from shu.forecast.card import write_model_card
     from shu.forecast.issue import model_path
@@ -318,7 +320,7 @@ def train_demo_model(db: Path, settings: Settings, probe_json: Path) -> str:
     store = open_for_writing(db)
     try:
         probe = ingest_probe_file(store, probe_json).message
-        result = train_forecasters(store, templates=DEMO_TEMPLATES, horizons=DEMO_HORIZONS,
+        result = train_forecasters(store, templates=templates, horizons=horizons,
                                    log=lambda _line: None)
     finally:
         store.close()

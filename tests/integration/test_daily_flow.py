@@ -57,7 +57,7 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     db = out / "shu.duckdb"
     assert stages.ingest(db, settings, DAY, backfill=True).ok
     stages.signals(db, settings)
-    train_demo_model(db, settings, out / "probe.json")
+    train_demo_model(db, settings, out / "probe.json", ("star_accel_reach",), (30,))
 
     first = daily_flow(day=DAY, db=str(db), overrides=overrides)
     assert first["ingest"]["ok"], first["ingest"]["message"]
