@@ -65,7 +65,8 @@ def daily(
     result = daily_flow(day=_day(day), db=str(db_path(db)), backfill=backfill)
     for stage in result.values():
         (console if stage["ok"] else err_console).print(
-            f"{stage['stage']}: {stage['message']}", highlight=False, markup=False)
+            f"{stage['stage']}: {stage['message']}", highlight=False, markup=False,
+            soft_wrap=True)
 
 
 @app.command()
