@@ -78,7 +78,8 @@ def train(
             raise InputError(f"--backtest {backtest}: not a readable JSON file ({exc})") from exc
     out_dir = models_dir or get_settings().models_dir
     with open_store(db_path(db), read_only=True) as store:
-        store.con.execute("SET memory_limit='2GB'")
+        store.con.execute("SET memory_limit='1500MB'")
+        store.con.execute("SET preserve_insertion_order=false")
         last = store.con.execute("SELECT max(day) FROM star_signals").fetchall()[0][0]
         config = BacktestConfig(start=last, end=last, estimator=estimator) if last else None
         result = train_forecasters(store, templates, horizons, config=config,

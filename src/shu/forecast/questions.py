@@ -7,9 +7,11 @@ A question whose data is missing at resolution resolves `void`: counted and repo
 hit or a miss.
 
 Templates (t = origin, H = horizon in days):
-- star_accel_reach: acceleration_28d >= X on any day in (t, t+H]. yes as soon as one day
-  reaches X; no when every day of (t, t+H] has a defined acceleration and none reaches X;
-  void otherwise. X is the next level of a fixed ladder above the acceleration on t.
+- star_accel_reach: acceleration_28d >= X on any day in (t, t+H]. void when any day of
+  (t, t+H] has no defined acceleration, even if X was reached on another day: voiding must not
+  depend on the outcome, or a data gap would keep the early 'yes' and drop every 'no' and bias
+  the track record. Otherwise yes when some day reaches X, else no. X is the next level of a
+  fixed ladder above the acceleration on t.
 - star_velocity_up: velocity_28d(t+H) > velocity_28d(t) (X = velocity_28d(t)); void when either
   is NULL.
 - star_gain: stars(t+H) - stars(t) >= N; void when either count is NULL. N is the next round
@@ -167,14 +169,14 @@ w AS (
   FROM days d LEFT JOIN star_signals s ON s.repo = d.repo AND s.day = d.day
   GROUP BY d.qid)
 SELECT q.qid,
-  CASE WHEN w.first_reached IS NOT NULL THEN 'yes'
-       WHEN w.defined_days = w.horizon_days THEN 'no' ELSE 'void' END AS outcome,
+  CASE WHEN w.defined_days < w.horizon_days THEN 'void'
+       WHEN w.first_reached IS NOT NULL THEN 'yes' ELSE 'no' END AS outcome,
   w.max_accel AS observed_value,
-  CASE WHEN w.first_reached IS NOT NULL THEN 'first reached on ' || w.first_reached
-       WHEN w.defined_days = w.horizon_days THEN 'highest acceleration_28d '
-            || round(w.max_accel, 3)
-       ELSE 'acceleration_28d undefined on ' || (w.horizon_days - w.defined_days)
-            || ' of ' || w.horizon_days || ' days and not reached' END AS detail
+  CASE WHEN w.defined_days < w.horizon_days THEN 'acceleration_28d undefined on '
+            || (w.horizon_days - w.defined_days) || ' of ' || w.horizon_days || ' days'
+            || coalesce(' (reached on ' || w.first_reached || ')', '')
+       WHEN w.first_reached IS NOT NULL THEN 'first reached on ' || w.first_reached
+       ELSE 'highest acceleration_28d ' || round(w.max_accel, 3) END AS detail
 FROM {q} q JOIN w USING (qid)
 """,
     "release_within": """

@@ -31,9 +31,9 @@ def _expected(signals, repo, template, origin, horizon, threshold):
         return "yes" if s.loc[end, "velocity_28d"] > threshold else "no"
     window = [origin + timedelta(days=i) for i in range(1, horizon + 1)]
     values = [s.loc[d, "acceleration_28d"] for d in window if d in s.index]
-    if any(v >= threshold for v in values):
-        return "yes"
-    return "no" if len(values) == horizon else "void"
+    if len(values) < horizon:
+        return "void"
+    return "yes" if any(v >= threshold for v in values) else "no"
 
 
 def test_issue_resolve_score_end_to_end(synthetic_store, synthetic, tmp_path):
