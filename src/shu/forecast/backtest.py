@@ -3,7 +3,8 @@
 For each template x horizon, examples (see `examples`) on a weekly grid anchored at the first
 origin are resolved with the production rules. The model is refitted every `refit_weeks` weeks
 at a refit day T, using only examples whose outcome was known by T:
-- calibration block: origins in (T - H - cal_days, T - H] (outcomes known by T);
+- calibration block: origins in (L - cal_days, L], L = the latest origin whose outcome is known
+  by T (T - H unless a data gap voided the latest questions);
 - fitting block: origins whose outcome was known before the calibration block's first origin
   (purged: no fitting label overlaps a calibration window) and at most `train_days` old,
   subsampled to `max_fit_rows`;
@@ -126,8 +127,8 @@ def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
         test = ex[(ex["origin"] >= refit_day) & (ex["origin"] < refit_day + step)
                   & (ex["origin"] <= end)]
         if len(test):
-            cal_start = refit_day - pd.Timedelta(days=h + config.cal_days)
             known = ex[ex["known_on"] <= refit_day]
+            cal_start = calibration_start(known, refit_day, h, config.cal_days)
             cal = known[known["origin"] > cal_start]
             fit = known[(known["known_on"] <= cal_start)
                         & (known["origin"] > refit_day - pd.Timedelta(days=config.train_days))]
@@ -167,6 +168,18 @@ def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
         "n_refits": len(refits), "estimator": config.estimator,
     })
     return SliceResult(examples.template, h, pred, metrics, refits)
+
+
+def calibration_start(known: pd.DataFrame, day: pd.Timestamp, horizon_days: int,
+                      cal_days: int) -> pd.Timestamp:
+    """Origins after this day form the calibration block.
+
+    The block is the `cal_days` before the latest origin whose outcome is known (normally
+    day - H; earlier when a data gap voided the most recent questions, so the block is never
+    empty just because of a gap).
+    """
+    latest = known["origin"].max() if len(known) else day - pd.Timedelta(days=horizon_days)
+    return latest - pd.Timedelta(days=cal_days)
 
 
 def climatology(ex: pd.DataFrame, pred: pd.DataFrame, horizon_days: int) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Training the production forecaster on the whole store, with the backtest's split rules.
 
-At T = the last day with star data, for each template x horizon: calibration block = origins in
-(T - H - cal_days, T - H]; fitting block = origins whose outcome was known before the
+At T = the last day with star data, for each template x horizon: calibration block = the
+`cal_days` of origins up to the latest one whose outcome is known (T - H without data gaps);
+fitting block = origins whose outcome was known before the
 calibration block starts, at most `train_days` old (the same rules the walk-forward backtest
 uses at each refit). Templates without enough resolved history in the store (e.g. commits or
 releases not loaded) are skipped and listed in the model card.
@@ -17,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from shu.errors import StoreError
-from shu.forecast.backtest import BacktestConfig, data_end
+from shu.forecast.backtest import BacktestConfig, calibration_start, data_end
 from shu.forecast.examples import base_frame, build_examples, weekly_grid
 from shu.forecast.features import feature_names
 from shu.forecast.model import Forecaster, fit_forecaster
@@ -56,8 +57,8 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
         for horizon in horizons:
             key = f"{template}/{horizon}"
             ex = build_examples(store.con, base, template, horizon, last).frame
-            cal_start = today - pd.Timedelta(days=horizon + config.cal_days)
             known = ex[ex["known_on"] <= today]
+            cal_start = calibration_start(known, today, horizon, config.cal_days)
             cal = known[known["origin"] > cal_start]
             fit = known[(known["known_on"] <= cal_start)
                         & (known["origin"] > today - pd.Timedelta(days=config.train_days))]
