@@ -464,7 +464,8 @@ def _why_confidence(ctx: _Context, f: dict[str, Any]) -> list[Md]:
     backtest = ev.backtest_band_rate(ctx.settings, f, band)
     if backtest is not None:
         lines.append(Md(
-            f"In the walk-forward backtest of model {safe_inline(backtest.model_version)}, "
+            f"In the walk-forward backtest in the model card of "
+            f"{safe_inline(backtest.model_version)}, "
             f"{safe_inline(f['template'])} forecasts at {f['horizon_days']} days in the {band} "
             f"band came true as predicted {pct(backtest.hit_rate)} of the time (n = "
             f"{backtest.n:,}) {ref(_backtest_receipt(ctx, backtest))}."))

@@ -101,13 +101,17 @@ def category_accelerations(store: Store, settings: Settings, as_of: date) -> lis
 
 
 def latest_forecasts(store: Store, tracked: list[str], day: date) -> list[dict[str, Any]]:
-    """Forecasts for tracked repositories at the latest origin not after `day`."""
+    """Forecasts for tracked repositories at the latest origin not after `day`, from the model
+    version issued last at that origin (a retrained model's forecasts supersede, in the briefing,
+    those of the model before; both stay stored)."""
     marks = ", ".join("?" for _ in tracked) or "NULL"
     return _dicts(store.con.execute(
-        f"SELECT * FROM forecasts WHERE repo IN ({marks}) AND origin = (SELECT max(origin) FROM "
-        f"forecasts WHERE origin <= ? AND repo IN ({marks})) "
+        f"WITH latest AS (SELECT origin, model_version FROM forecasts WHERE origin <= ? AND "
+        f"repo IN ({marks}) ORDER BY origin DESC, issued_at DESC, model_version LIMIT 1) "
+        f"SELECT f.* FROM forecasts f JOIN latest USING (origin, model_version) "
+        f"WHERE f.repo IN ({marks}) "
         "ORDER BY repo, template, horizon_days, threshold, forecast_id",
-        [*tracked, day, *tracked]))
+        [day, *tracked, *tracked]))
 
 
 def latest_row(store: Store, table: str, repo: str, day: date) -> dict[str, Any] | None:
