@@ -148,16 +148,9 @@ def backtest(
 
     Example: shu backtest --from 2020-01-01 --to 2026-01-15 --horizon 30 --out docs/forecast
     """
-    import resource
     import sys
-    import time
 
-    from shu.forecast.backtest import (
-        BacktestConfig,
-        metrics_json,
-        run_backtest,
-        write_reliability_diagram,
-    )
+    from shu.forecast.backtest import BacktestConfig, backtest_report
     from shu.forecast.model import ESTIMATORS
     from shu.forecast.questions import template as get_template
 
@@ -174,18 +167,8 @@ def backtest(
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
-    t0 = time.perf_counter()
     with open_store(db_path(db), read_only=True) as store:
-        store.con.execute("SET memory_limit='1500MB'")
-        store.con.execute("SET preserve_insertion_order=false")
-        results = run_backtest(store.con, config, log=log)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    metrics = metrics_json(results, config, time.perf_counter() - t0, round(peak, 1))
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "backtest.json").write_text(json.dumps(metrics, indent=1, default=str) + "\n",
-                                           encoding="utf-8")
-        write_reliability_diagram(results, out / "reliability.png")
+        metrics = backtest_report(store.con, config, out_dir=out, log=log)
     if as_json:
         print(json.dumps(metrics, default=str))
         return

@@ -237,6 +237,31 @@ def metrics_json(results: list[SliceResult], config: BacktestConfig, runtime_s: 
     }
 
 
+def backtest_report(con: duckdb.DuckDBPyConnection, config: BacktestConfig,
+                    out_dir: Path | None = None, log=print) -> dict:
+    """Run the backtest and return the `--json` object; with `out_dir`, also write
+    `backtest.json` and `reliability.png` there. (What `shu backtest` and flows call.)
+
+    Caps DuckDB's memory on `con` at 1.5 GB (it spills to disk beyond) so the whole run stays
+    under 4 GiB.
+    """
+    import json
+    import resource
+
+    con.execute("SET memory_limit='1500MB'")
+    con.execute("SET preserve_insertion_order=false")
+    t0 = time.perf_counter()
+    results = run_backtest(con, config, log=log)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    metrics = metrics_json(results, config, time.perf_counter() - t0, round(peak, 1))
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "backtest.json").write_text(json.dumps(metrics, indent=1, default=str) + "\n",
+                                               encoding="utf-8")
+        write_reliability_diagram(results, out_dir / "reliability.png")
+    return metrics
+
+
 def write_reliability_diagram(results: list[SliceResult], path: Path) -> Path:
     """One reliability panel per slice (equal-count bins), with counts and the diagonal."""
     import matplotlib
