@@ -139,7 +139,7 @@ def backtest(
     estimator: str = typer.Option("hgb", help="'hgb' or 'logistic'."),
     refit_weeks: int = typer.Option(8, help="Refit the model every N weekly origins."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (keys in "
-                                 "docs/forecast/backtest.md)."),
+                                 "docs/forecast/method.md)."),
     out: Path | None = typer.Option(None, help="Write backtest.json and reliability.png "
                                     "here."),
     db: Path = DbOption,

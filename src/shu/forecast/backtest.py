@@ -16,7 +16,7 @@ repository's own trailing 365 days of known outcomes, replaying its past changes
 threshold, shrunk towards climatology with a weight of 2 examples.
 
 `run_backtest` returns predictions and metrics; `metrics` keys are documented in
-docs/forecast/backtest.md.
+docs/forecast/method.md.
 """
 
 from __future__ import annotations
@@ -226,7 +226,7 @@ def persistence(con: duckdb.DuckDBPyConnection, ex: pd.DataFrame, pred: pd.DataF
 
 def metrics_json(results: list[SliceResult], config: BacktestConfig, runtime_s: float,
                  peak_rss_mib: float | None = None) -> dict:
-    """The one JSON object `shu backtest --json` prints (keys in docs/forecast/backtest.md)."""
+    """The one JSON object `shu backtest --json` prints (keys in docs/forecast/method.md)."""
     cfg = asdict(config)
     cfg["start"], cfg["end"] = str(config.start), str(config.end)
     return {
