@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -209,7 +210,7 @@ def compose_briefing(store: Store, day: date | None = None, settings: Settings |
     categories = ev.category_accelerations(store, settings, as_of)
     title = _title(categories)
     forecasts = ev.latest_forecasts(store, tracked, day)
-    headline = _headline(forecasts, tracked)
+    headline = _headline(forecasts, tracked, settings)
     cards = [_card(ctx, f, categories) for f in headline]
     track = ev.track_record(store, day, TRACK_WINDOW_DAYS)
 
@@ -279,20 +280,36 @@ def _category_line(ctx: _Context, c: ev.CategoryMove) -> Md:
               f"28-day velocity of {num(c.velocity)} stars/day {ref(r_vel)}.")
 
 
-def _headline(forecasts: list[dict[str, Any]], tracked: list[str]) -> list[dict[str, Any]]:
-    """One forecast per tracked repository: preferred template, horizon nearest 30 days."""
+def _headline(forecasts: list[dict[str, Any]], tracked: list[str],
+              settings: Settings) -> list[dict[str, Any]]:
+    """One forecast per tracked repository: among its star questions at the horizon nearest 30
+    days, the one where the model departs most from the base rate it was fitted on (|log-odds
+    difference|), so a near-certain question that any base rate would answer does not headline.
+    Without a model card, the first template in TEMPLATE_PREFERENCE."""
     chosen = []
     for repo in tracked:
         mine = [f for f in forecasts if f["repo"] == repo]
         if not mine:
             continue
-        mine.sort(key=lambda f: (
-            TEMPLATE_PREFERENCE.index(f["template"]) if f["template"] in TEMPLATE_PREFERENCE
-            else len(TEMPLATE_PREFERENCE),
-            abs(f["horizon_days"] - 30), -max(f["probability"], 1 - f["probability"]),
-            f["forecast_id"]))
-        chosen.append(mine[0])
+        nearest = min(abs(f["horizon_days"] - 30) for f in mine)
+        candidates = [f for f in mine if abs(f["horizon_days"] - 30) == nearest]
+        stars = [f for f in candidates if f["template"].startswith("star_")] or candidates
+
+        def rank(f: dict[str, Any]) -> tuple:
+            base = ev.fit_base_rate(settings, f["template"], f["horizon_days"],
+                                    f["model_version"])
+            surprise = -abs(_logit(f["probability"]) - _logit(base.rate)) if base else 0.0
+            preference = (TEMPLATE_PREFERENCE.index(f["template"])
+                          if f["template"] in TEMPLATE_PREFERENCE else len(TEMPLATE_PREFERENCE))
+            return (surprise, preference, f["forecast_id"])
+
+        chosen.append(min(stars, key=rank))
     return chosen
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
 
 
 def _forecast_row(f: dict[str, Any]) -> dict[str, Any]:
@@ -356,6 +373,14 @@ def _why_prediction(ctx: _Context, f: dict[str, Any],
     else:
         lines.append(Md(f"The model gives {pct(f['probability'])} {ref(r_prob)} for yes; it "
                         "stored no drivers for this forecast."))
+    base = ev.fit_base_rate(ctx.settings, f["template"], f["horizon_days"], f["model_version"])
+    if base is not None:
+        r_base = ctx.book.file(base.card_path, base.pointer, base.rate, None,
+                               f"{f['template']}/{f['horizon_days']} fitting base rate")
+        lines.append(Md(f"Against the base rate: {pct(base.rate)} {ref(r_base)} of the "
+                        f"{safe_inline(f['template'])} questions at {f['horizon_days']} days the "
+                        "model was fitted on resolved yes; the drivers above move this one to "
+                        f"{pct(f['probability'])}."))
     lines.extend(_signal_context(ctx, f["repo"]))
     lines.extend(_peer_context(ctx, f["repo"], categories))
     lines.extend(_release_context(ctx, f["repo"]))

@@ -191,6 +191,31 @@ def backtest_band_rate(settings: Settings, forecast: dict[str, Any],
 
 
 @dataclass
+class BaseRate:
+    """The share of yes among the examples a template x horizon model was fitted on."""
+
+    rate: float
+    card_path: str
+    pointer: list[Any]
+
+
+def fit_base_rate(settings: Settings, template: str, horizon_days: int,
+                  model_version: str) -> BaseRate | None:
+    """The fitting block's base rate from the model card, when the card is this model's."""
+    from shu.forecast.card import CARD_JSON
+
+    card_path = Path(settings.models_dir) / CARD_JSON
+    if not card_path.exists():
+        return None
+    card = json.loads(card_path.read_text(encoding="utf-8"))
+    key = f"{template}/{horizon_days}"
+    rate = ((card.get("models") or {}).get(key) or {}).get("fit_base_rate")
+    if card.get("version") != model_version or rate is None:
+        return None
+    return BaseRate(float(rate), str(card_path), ["models", key, "fit_base_rate"])
+
+
+@dataclass
 class LiveRecord:
     """Resolved forecasts of one template, horizon and band in this store."""
 
