@@ -17,15 +17,16 @@ from shu.snapshot import open_for_reading
 def backtest_task(db: Path, start: date, end: date, templates: list[str] | None,
                   horizons: list[int] | None, out_dir: Path | None) -> dict[str, Any]:
     """Run the backtest on a read-only view of the store and return its metrics JSON."""
-    from shu.forecast.backtest import BacktestConfig, metrics_json, run_backtest
+    from prefect import get_run_logger
+
+    from shu.forecast.backtest import BacktestConfig, backtest_report
 
     store, _ = open_for_reading(db)
     try:
         config = BacktestConfig(start=start, end=end,
                                 **({"templates": tuple(templates)} if templates else {}),
                                 **({"horizons": tuple(horizons)} if horizons else {}))
-        results, runtime_s = run_backtest(store.con, config, out_dir=out_dir)
-        return metrics_json(results, config, runtime_s)
+        return backtest_report(store.con, config, out_dir, log=get_run_logger().info)
     finally:
         store.close()
 
