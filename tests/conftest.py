@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,9 @@ def shared_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def prefect_harness():
-    """One Prefect test harness (temporary API + SQLite) for the whole session; it costs ~10 s."""
+    """One Prefect test harness (temporary API + SQLite) for the whole session; it costs ~10 s.
+    Telemetry is off: there is no network, and its writes only contend for the SQLite lock."""
+    os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
     from prefect.testing.utilities import prefect_test_harness
 
     with prefect_test_harness(server_startup_timeout=120):
