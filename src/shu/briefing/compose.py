@@ -649,7 +649,8 @@ def _signals_row(ctx: _Context, repo: str, stale: list[dict[str, Any]]) -> dict[
         peer.get("category_rank") is not None else Md("—"),
         "last_release": (Md(f"{safe_inline(rel['tag'])} ({rel['published_at'].date()})")
                          if rel else Md("—")),
-        "stale": (Md(f"**stale** (last observed {stale_row['last_day']})") if stale_row
+        "stale": (Md("**stale** (never observed)" if stale_row["last_day"] == "never" else
+                     f"**stale** (last observed {stale_row['last_day']})") if stale_row
                   else Md("")),
     }
 
