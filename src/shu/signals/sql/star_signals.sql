@@ -17,12 +17,14 @@
 --      a gap of more than 7 days makes every window that overlaps it NULL.
 --   4. z-scores from exact integer running sums of the star deltas d (z is scale free, so
 --      z(velocity) = z(delta)) over the trailing 365 days t-364 .. t: sum(t) - sum(t-365), or,
---      while a repository's history in this read is shorter, sum(t) - (the sum just before its
---      first row), taken from a first pass that totals every repository. Running sums are the
---      costly windows, so count and sum of d travel packed in one integer, (d + 2^24) * 2^28 + 1
---      per defined delta (|d| < 2^24 is checked); over a year (<= 365 deltas) the packed sum
---      fits a BIGINT and unpacks as count = packed % 2^28, sum = packed // 2^28 - count * 2^24.
---      Sums of d^2 travel in a DOUBLE (exact below 2^53). Stretches of stale days
+--      while a repository's history in this read is shorter, sum(t) - (the running sum at its
+--      first row, where no delta is defined yet; carried over its rows by a running max, as
+--      the running sums never decrease). Running sums are the costly windows, so count, sum of
+--      d and sum of d^2 travel packed in one HUGEINT, (d + 2^24) * 2^66 + d^2 * 2^9 + 1 per
+--      defined delta (|d| < 2^24 is checked): over a year (<= 365 deltas) the count stays
+--      below 2^9 and the sum of d^2 below 2^57, so it unpacks as count = packed & 511,
+--      sum of d^2 = (packed >> 9) & (2^57 - 1), sum = (packed >> 66) - count * 2^24; the
+--      running sum over a whole read stays far below 2^127. Stretches of stale days
 --      are shortened to 365 rows: the running sums are constant across them, so a lag of 365
 --      rows from after one still lands on the right value.
 -- All windows are streaming (one ordered pass, no re-sorting); a row out of order raises.
@@ -73,50 +75,42 @@ WITH grid AS (
     FROM lagged
 )
 SELECT *,
-       coalesce((d7 + 16777216) * 268435456 + 1, 0) AS p7,
-       coalesce((d7 * d7)::DOUBLE, 0) AS q7,
-       coalesce((d28 + 16777216) * 268435456 + 1, 0) AS p28,
-       coalesce((d28 * d28)::DOUBLE, 0) AS q28,
+       coalesce(((d7 + 16777216)::HUGEINT << 66) + ((d7 * d7)::HUGEINT << 9) + 1, 0) AS p7,
+       coalesce(((d28 + 16777216)::HUGEINT << 66) + ((d28 * d28)::HUGEINT << 9) + 1, 0) AS p28,
        CASE WHEN abs(d28) >= 16777216 OR abs(d7) >= 16777216
             THEN error('star_signals: a 28-day star change of 2^24 or more cannot be packed') END
            AS range_check
 FROM deltas;
 
-CREATE OR REPLACE TEMP TABLE _star_bases AS
-SELECT rid,
-       coalesce(sum(p7) OVER w, 0) AS p7_base, coalesce(sum(q7) OVER w, 0) AS q7_base,
-       coalesce(sum(p28) OVER w, 0) AS p28_base, coalesce(sum(q28) OVER w, 0) AS q28_base
-FROM (SELECT rid, sum(p7) AS p7, sum(q7) AS q7, sum(p28) AS p28, sum(q28) AS q28,
-             count(order_check) + count(range_check) AS checks
-      FROM _star_deltas() GROUP BY rid)
-WINDOW w AS (ORDER BY rid ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING);
-
 {write}
 WITH running AS (
-    SELECT *, sum(p7) OVER w AS rp7, sum(q7) OVER w AS rq7,
-           sum(p28) OVER w AS rp28, sum(q28) OVER w AS rq28
+    SELECT *, sum(p7) OVER w AS rp7, sum(p28) OVER w AS rp28
     FROM _star_deltas()
     WINDOW w AS (ROWS UNBOUNDED PRECEDING)
 ), trailing_year AS (
     SELECT *, k - 365 >= slice_first_k AS has_year,
-           lag(rp7, 365) OVER () AS rp7_0, lag(rq7, 365) OVER () AS rq7_0,
-           lag(rp28, 365) OVER () AS rp28_0, lag(rq28, 365) OVER () AS rq28_0
+           lag(rp7, 365) OVER () AS rp7_0, lag(rp28, 365) OVER () AS rp28_0,
+           -- running sums at the repository's first row (no delta there yet): they never
+           -- decrease, so a running max carries them over its rows
+           max(CASE WHEN k = slice_first_k THEN rp7 END) OVER w AS rp7_base,
+           max(CASE WHEN k = slice_first_k THEN rp28 END) OVER w AS rp28_base
     FROM running
+    WINDOW w AS (ROWS UNBOUNDED PRECEDING)
 ), windowed AS (
     -- packed sums over t-364 .. t (see 4. above)
-    SELECT t.rid, k, age, stars, gap, order_check, range_check, d7, d28, dd7, dd28,
-           (rp7 - CASE WHEN has_year THEN rp7_0 ELSE b.p7_base END)::BIGINT AS tp7,
-           rq7 - CASE WHEN has_year THEN rq7_0 ELSE b.q7_base END AS tq7,
-           (rp28 - CASE WHEN has_year THEN rp28_0 ELSE b.p28_base END)::BIGINT AS tp28,
-           rq28 - CASE WHEN has_year THEN rq28_0 ELSE b.q28_base END AS tq28
-    FROM trailing_year t JOIN _star_bases b USING (rid)
+    SELECT rid, k, age, stars, gap, order_check, range_check, d7, d28, dd7, dd28,
+           rp7 - CASE WHEN has_year THEN rp7_0 ELSE rp7_base END AS tp7,
+           rp28 - CASE WHEN has_year THEN rp28_0 ELSE rp28_base END AS tp28
+    FROM trailing_year
     WHERE stars IS NOT NULL AND (k & 1048575) >= {emit_from_dn}
        OR order_check IS NOT NULL OR range_check IS NOT NULL
 ), sums AS (
-    SELECT *, tp7 % 268435456 AS tn7,
-           (tp7 // 268435456 - (tp7 % 268435456) * 16777216)::DOUBLE AS ts7,
-           tp28 % 268435456 AS tn28,
-           (tp28 // 268435456 - (tp28 % 268435456) * 16777216)::DOUBLE AS ts28
+    SELECT *, (tp7 & 511)::BIGINT AS tn7,
+           ((tp7 >> 66)::BIGINT - (tp7 & 511)::BIGINT * 16777216)::DOUBLE AS ts7,
+           ((tp7 >> 9) & 144115188075855871)::BIGINT::DOUBLE AS tq7,
+           (tp28 & 511)::BIGINT AS tn28,
+           ((tp28 >> 66)::BIGINT - (tp28 & 511)::BIGINT * 16777216)::DOUBLE AS ts28,
+           ((tp28 >> 9) & 144115188075855871)::BIGINT::DOUBLE AS tq28
     FROM windowed
 )
 SELECT r.repo::VARCHAR AS repo,
