@@ -127,13 +127,7 @@ def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
         test = ex[(ex["origin"] >= refit_day) & (ex["origin"] < refit_day + step)
                   & (ex["origin"] <= end)]
         if len(test):
-            known = ex[ex["known_on"] <= refit_day]
-            cal_start = calibration_start(known, refit_day, h, config.cal_days)
-            cal = known[known["origin"] > cal_start]
-            fit = known[(known["known_on"] <= cal_start)
-                        & (known["origin"] > refit_day - pd.Timedelta(days=config.train_days))]
-            if len(fit) > config.max_fit_rows:
-                fit = fit.iloc[np.sort(rng.choice(len(fit), config.max_fit_rows, replace=False))]
+            fit, cal = fit_calibration_split(ex, refit_day, h, config, rng)
             if len(fit) < 200 or len(cal) < 100:
                 raise StoreError(f"{examples.template}/{h}d: too little history before "
                                  f"{refit_day.date()} ({len(fit)} fitting, {len(cal)} "
@@ -170,16 +164,26 @@ def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
     return SliceResult(examples.template, h, pred, metrics, refits)
 
 
-def calibration_start(known: pd.DataFrame, day: pd.Timestamp, horizon_days: int,
-                      cal_days: int) -> pd.Timestamp:
-    """Origins after this day form the calibration block.
+def fit_calibration_split(ex: pd.DataFrame, day: pd.Timestamp, horizon_days: int,
+                          config: BacktestConfig, rng: np.random.Generator
+                          ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The fitting and calibration rows available on `day` (only outcomes known by then).
 
-    The block is the `cal_days` before the latest origin whose outcome is known (normally
-    day - H; earlier when a data gap voided the most recent questions, so the block is never
-    empty just because of a gap).
+    The calibration block is the `cal_days` before the latest origin whose outcome is known
+    (normally day - H; earlier when a data gap voided the most recent questions, so the block is
+    never empty just because of a gap). Fitting uses outcomes known before that block (purged),
+    from the last `train_days`, subsampled to `max_fit_rows`. Shared by the backtest and
+    `shu train`, so both split the same way.
     """
+    known = ex[ex["known_on"] <= day]
     latest = known["origin"].max() if len(known) else day - pd.Timedelta(days=horizon_days)
-    return latest - pd.Timedelta(days=cal_days)
+    cal_start = latest - pd.Timedelta(days=config.cal_days)
+    cal = known[known["origin"] > cal_start]
+    fit = known[(known["known_on"] <= cal_start)
+                & (known["origin"] > day - pd.Timedelta(days=config.train_days))]
+    if len(fit) > config.max_fit_rows:
+        fit = fit.iloc[np.sort(rng.choice(len(fit), config.max_fit_rows, replace=False))]
+    return fit, cal
 
 
 def climatology(ex: pd.DataFrame, pred: pd.DataFrame, horizon_days: int) -> np.ndarray:

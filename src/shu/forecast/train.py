@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from shu.errors import StoreError
-from shu.forecast.backtest import BacktestConfig, calibration_start, data_end
+from shu.forecast.backtest import BacktestConfig, data_end, fit_calibration_split
 from shu.forecast.examples import base_frame, build_examples, weekly_grid
 from shu.forecast.features import feature_names
 from shu.forecast.model import Forecaster, fit_forecaster
@@ -57,13 +57,7 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
         for horizon in horizons:
             key = f"{template}/{horizon}"
             ex = build_examples(store.con, base, template, horizon, last).frame
-            known = ex[ex["known_on"] <= today]
-            cal_start = calibration_start(known, today, horizon, config.cal_days)
-            cal = known[known["origin"] > cal_start]
-            fit = known[(known["known_on"] <= cal_start)
-                        & (known["origin"] > today - pd.Timedelta(days=config.train_days))]
-            if len(fit) > config.max_fit_rows:
-                fit = fit.iloc[np.sort(rng.choice(len(fit), config.max_fit_rows, replace=False))]
+            fit, cal = fit_calibration_split(ex, today, horizon, config, rng)
             if (len(fit) < MIN_FIT_ROWS or len(cal) < MIN_CALIBRATION_ROWS
                     or fit["label"].nunique() < 2 or cal["label"].nunique() < 2):
                 result.skipped[key] = (f"too little resolved history ({len(fit)} fitting, "
