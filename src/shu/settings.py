@@ -57,6 +57,56 @@ DEFAULT_TOPICS = [
 DEFAULT_ALIASES = {"jmorganca/ollama": "ollama/ollama"}
 
 
+class ConfiguredClaim(BaseModel):
+    """A hardware/compiler claim to check against every probe run it applies to (`shu claims`).
+
+    Same vocabulary as the `claims` table: e.g. `{ id = "softmax_2x", text = "Compiled softmax
+    is at least 2x eager", metric = "speedup", workload = "softmax", comparison = "at least",
+    value = 2.0 }`. Without device/backend it is checked on the latest run of every backend.
+    """
+
+    id: str = Field(description="Stable id, e.g. 'inductor_geomean_1_5x'.")
+    text: str = Field(description="The claim as a sentence (shown in reports).")
+    metric: str = Field(description="'speedup', 'TFLOP/s', 'GB/s', 'fraction_of_ceiling', "
+                        "'relative' (time of workload / eager time of baseline kernel) or "
+                        "'build' (workload 'rocm': the torch build reports HIP).")
+    workload: str = Field(default="suite", description="A probe kernel, 'suite' (geomean), "
+                          "'matmul' or 'copy' (measured ceilings), or 'rocm' for 'build'.")
+    comparison: str = Field(default="at least", description="'about', 'up to', 'at least', "
+                            "'at most', 'between', 'within' or 'no speedup'.")
+    value: float | None = Field(default=None, description="Claimed value (fractions for %).")
+    value_high: float | None = Field(default=None, description="High end for 'between'.")
+    tolerance: float | None = Field(default=None, description="Relative tolerance for "
+                                    "'about'/'within' (default: claim_tolerance).")
+    device: str | None = Field(default=None, description="Device class (H100, MI300X, CPU…).")
+    backend: str | None = Field(default=None, description="'cuda', 'rocm', 'cpu' or 'mps'.")
+    dtype: str | None = Field(default=None, description="dtype the claim is about.")
+    baseline: str | None = Field(default="eager", description="What it compares against "
+                                 "(a kernel for metric 'relative').")
+
+
+DEFAULT_CLAIMS = [
+    ConfiguredClaim(id="inductor_geomean_1_5x", text="Inductor gives >= 1.5x over eager on "
+                    "average on this backend", metric="speedup", value=1.5),
+    ConfiguredClaim(id="rocm_inductor_geomean_1_5x", text="Inductor gives >= 1.5x over eager "
+                    "on average on AMD GPUs (ROCm)", metric="speedup", value=1.5,
+                    backend="rocm"),
+    ConfiguredClaim(id="torch_build_supports_rocm", text="This PyTorch build supports ROCm",
+                    metric="build", workload="rocm", baseline=None),
+    ConfiguredClaim(id="layernorm_gelu_30pct_copy_bw", text="Compiled layernorm+GELU reaches "
+                    ">= 30% of the device's copy bandwidth", metric="fraction_of_ceiling",
+                    workload="layernorm_gelu", value=0.30, baseline="copy"),
+    ConfiguredClaim(id="gemm_epilogue_70pct_matmul_peak", text="A compiled GEMM with a "
+                    "bias+ReLU epilogue reaches >= 70% of the device's measured matmul rate",
+                    metric="fraction_of_ceiling", workload="gemm_bias_relu", value=0.70,
+                    baseline="matmul"),
+    ConfiguredClaim(id="naive_attention_fused_to_sdpa_speed", text="Inductor makes naive "
+                    "attention as fast as fused SDPA (within 10%)", metric="relative",
+                    workload="naive_attention", comparison="at most", value=1.10,
+                    baseline="sdpa"),
+]
+
+
 class Settings(BaseSettings):
     """All shu settings. Environment variables use the `SHU_` prefix unless noted."""
 
@@ -96,6 +146,19 @@ class Settings(BaseSettings):
                                        "documents the daily flow (re-)ingests into the corpus.")
     probe_max_age_days: int = Field(default=7, description="Daily flow re-runs the probe when "
                                     "the latest run is older than this.")
+    claims: list[ConfiguredClaim] = Field(
+        default_factory=lambda: list(DEFAULT_CLAIMS),
+        description="Hardware/compiler claims checked against the probe besides those read "
+        "from documents (`[[shu.claims]]` tables in shu.toml; the list replaces the defaults).")
+    claim_tolerance: float = Field(default=0.10, description="Relative tolerance of an 'about' "
+                                   "claim ('about 2.5x' holds for 2.25-2.75x).")
+    claim_no_speedup_tolerance: float = Field(default=0.05, description="A 'no speedup' claim "
+                                              "holds while the measured speedup is at most "
+                                              "1 + this.")
+    claim_dtype_equivalents: dict[str, str] = Field(
+        default_factory=lambda: {"float16": "bfloat16"},
+        description="Claim dtype -> probe dtype it may be checked against, said so in the "
+        "verdict (fp16 and bf16 share tensor-core rates on the GPUs the probe has run on).")
 
     @classmethod
     def settings_customise_sources(

@@ -356,7 +356,8 @@ class ClaimCheck:
 
 
 def claim_checks(store: Store) -> list[ClaimCheck]:
-    """The probe's claim registry evaluated against the latest run per backend.
+    """The configured claims (settings.claims) evaluated against the latest run per backend
+    (document claims have their own section, `shu.briefing.claims_section`).
 
     Each check cites the probe run it was evaluated on (its `started_at` row); its numbers are
     the evaluator's own sentence, computed from that run's stored rows.
@@ -365,7 +366,7 @@ def claim_checks(store: Store) -> list[ClaimCheck]:
     from shu.evidence.topics import Citation
 
     out = []
-    for check in evaluate_claims(store):
+    for check in evaluate_claims(store, documents=False):
         citations = []
         if check.run_id:
             citations.append(Citation("row", "probe_runs", {"run_id": check.run_id},

@@ -95,5 +95,6 @@ def docs(
     with open_store(db_path(db)) as store:
         result = ingest_documents(store, paths)
     console.print(f"{result.read} documents read: {result.added} new, {result.changed} changed, "
-                  f"{result.unchanged} unchanged; {result.passages} passages written",
+                  f"{result.unchanged} unchanged; {result.passages} passages written; "
+                  f"{result.claims} claims extracted",
                   highlight=False)

@@ -1,12 +1,11 @@
-"""`shu probe` (run the live probe here and store it), `shu ingest probe FILE.json` (store a run
-made on another host) and `shu claims` (hardware claims checked against the latest runs)."""
+"""`shu probe` (run the live probe here and store it) and `shu ingest probe FILE.json` (store a
+run made on another host); `shu claims` lives in `shu.cli.claims`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import typer
-from rich.table import Table as RichTable
 
 from shu.cli import DbOption, app, console, db_path, err_console, ingest_app
 from shu.errors import InputError
@@ -68,22 +67,3 @@ def ingest_probe(
         for path in paths:
             load = ingest_probe_file(store, path)
             console.print(f"{path}: {load.message}", highlight=False)
-
-
-@app.command()
-def claims(db: Path = DbOption) -> None:
-    """Check hardware/compiler claims against the latest probe run of each backend.
-
-    Example: shu claims --db data/shu.duckdb
-    """
-    from shu.evidence.claims import evaluate_claims
-    from shu.store import open_store
-
-    with open_store(db_path(db), read_only=True) as store:
-        checks = evaluate_claims(store)
-    out = RichTable("claim", "backend", "verdict", "evidence", show_lines=True)
-    colour = {"supported": "green", "contradicted": "red"}
-    for c in checks:
-        verdict = f"[{colour[c.verdict]}]{c.verdict}[/]" if c.verdict in colour else c.verdict
-        out.add_row(c.claim, c.backend, verdict, c.evidence)
-    console.print(out)

@@ -1,24 +1,36 @@
-"""Claim checks: hardware and compiler claims tested against the latest probe run per backend.
+"""Claim checks: configured and document claims matched to probe measurements, with verdicts.
 
-Each claim in `CLAIMS` is evaluated, for every backend it applies to, against that backend's
-latest run in `probe_runs` / `probe_results` and gets one verdict:
+Two kinds of claims are checked: the configured list (`settings.claims`, from shu.toml; the
+defaults are six compiler claims) and every claim `shu ingest docs` read from a document
+(`claims` table). Each is matched to probe runs of the same device class (H100, H200, MI300X,
+CPU… read from `probe_runs.device_name`; a claim naming only a backend takes that backend's
+latest run; a configured claim naming neither is checked on the latest run of every backend),
+then to the measurement of the same workload: a kernel's speedup, achieved rate or fraction of
+ceiling (`probe_results`), the suite geomean, or the run's measured ceilings (`matmul_tflops`,
+`copy_gbps`) for peak claims. Verdicts:
 
-- `supported`: the measurement meets the claim;
-- `contradicted`: the measurement is there and does not meet it;
-- `untestable here`: no run on that backend, or the kernels it needs are absent or invalid
-  (no speedup counts without correctness).
+- `supported`: the measurement meets the claim: "about" within ±`claim_tolerance` (10%),
+  "within N%" within N%, "up to"/"at most" and "at least" as bounds, a range inclusive,
+  "no speedup" while the speedup is at most 1 + `claim_no_speedup_tolerance`;
+- `contradicted`: it does not (measured/claimed ratio given);
+- `untestable here`: no run on that device/backend, or no kernel for that workload (models,
+  all-reduce, latencies at other shapes), or the kernel is not valid in that run; the reason
+  says which.
 
-`evaluate_claims(store) -> list[ClaimCheck]` is what the briefing calls; every check carries the
-numbers behind its verdict and the run it came from, so the briefing can cite them.
+`evaluate_claims(store)` returns a `ClaimCheck` per claim and run, carrying the numbers, the
+passage it was read from and the probe rows it was checked against (both receipts).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
 from typing import Any
 
+from shu.evidence.document_claims import document_claims
+from shu.evidence.extract import DEVICES
+from shu.settings import ConfiguredClaim, Settings, get_settings
 from shu.store import Store
 
 SUPPORTED = "supported"
@@ -26,11 +38,56 @@ CONTRADICTED = "contradicted"
 UNTESTABLE = "untestable here"
 
 BACKENDS = ("cuda", "rocm", "cpu", "mps")
+KERNELS = ("layernorm_gelu", "softmax", "gemm_bias_relu", "sdpa", "naive_attention",
+           "transformer_block")
+CONFIG_SOURCE = "shu.toml"
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """A claim in the `claims` table's vocabulary, from a document or from the settings."""
+
+    claim_id: str
+    text: str
+    metric: str
+    value: float | None
+    comparison: str
+    unit: str = ""
+    workload: str | None = None
+    device: str | None = None
+    backend: str | None = None
+    stack: str | None = None
+    dtype: str | None = None
+    quantity: str | None = None
+    value_high: float | None = None
+    tolerance: float | None = None
+    baseline: str | None = None
+    source: str = CONFIG_SOURCE
+    doc_id: str | None = None
+    passage_no: int | None = None
+    title: str | None = None
+    location: str | None = None
+    published_on: date | None = None
+
+    @property
+    def from_document(self) -> bool:
+        return self.doc_id is not None
+
+
+@dataclass(frozen=True)
+class ProbeCite:
+    """A stored probe value a verdict rests on: `table`.`column` = `value` at `key`."""
+
+    table: str
+    key: dict[str, Any]
+    column: str
+    value: Any
+    label: str
 
 
 @dataclass(frozen=True)
 class ClaimCheck:
-    """One claim's verdict on one backend, with the numbers and the run behind it."""
+    """One claim's verdict on one run (or why none could be reached), with both receipts."""
 
     claim_id: str
     claim: str
@@ -43,6 +100,30 @@ class ClaimCheck:
     run_started_at: datetime | None = None
     device_name: str | None = None
     suite: str | None = None
+    spec: ClaimSpec | None = None
+    ratio: float | None = None
+    probe_cites: tuple[ProbeCite, ...] = field(default_factory=tuple)
+
+    def as_json(self) -> dict[str, Any]:
+        """The check as `shu claims --json` prints it."""
+        s = self.spec
+        source: Any = CONFIG_SOURCE
+        if s is not None and s.from_document:
+            source = {"document": s.location, "title": s.title, "doc_id": s.doc_id,
+                      "passage": s.passage_no}
+        return {
+            "id": self.claim_id, "claim": self.claim, "verdict": self.verdict,
+            "source": source, "device": s.device if s else None,
+            "backend": self.backend, "stack": s.stack if s else None,
+            "workload": s.workload if s else None, "dtype": s.dtype if s else None,
+            "metric": s.metric if s else None, "unit": s.unit if s else None,
+            "comparison": s.comparison if s else None, "claimed": self.threshold,
+            "claimed_high": s.value_high if s else None, "baseline": s.baseline if s else None,
+            "measured": self.measured, "ratio": self.ratio, "run_id": self.run_id,
+            "run_device": self.device_name, "evidence": self.evidence,
+            "probe_rows": [{"table": c.table, "key": c.key, "column": c.column,
+                            "value": c.value} for c in self.probe_cites],
+        }
 
 
 @dataclass(frozen=True)
@@ -51,6 +132,10 @@ class ProbeRun:
 
     run: dict[str, Any]
     results: dict[str, dict[str, Any]]
+
+    @property
+    def device_class(self) -> str:
+        return device_class(self.run["device_name"], self.run["backend"])
 
     def valid(self, kernel: str) -> dict[str, Any] | None:
         """The kernel's result row when present and valid, else None."""
@@ -62,141 +147,298 @@ class ProbeRun:
         return (f"{r['device_name']}, torch {r['torch_version']}, {r['suite']} suite "
                 f"v{r['suite_version']}, run {r['run_id']}")
 
+    def cite_run(self, column: str, label: str) -> ProbeCite:
+        return ProbeCite("probe_runs", {"run_id": self.run["run_id"]}, column,
+                         self.run[column], label)
 
-Outcome = tuple[str, str, float | None]  # verdict, evidence, measured value
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A claim the probe can test. `backends`: where it applies (None: every backend run)."""
-
-    claim_id: str
-    text: str
-    threshold: float | None
-    check: Callable[[ProbeRun, float | None], Outcome]
-    backends: tuple[str, ...] | None = None
+    def cite_kernel(self, kernel: str, column: str, label: str) -> ProbeCite:
+        return ProbeCite("probe_results", {"run_id": self.run["run_id"], "kernel": kernel},
+                         column, self.results[kernel][column], label)
 
 
-def _missing(run: ProbeRun, kernel: str) -> Outcome:
-    row = run.results.get(kernel)
-    if row is None:
-        return UNTESTABLE, f"kernel {kernel} is not in this run ({run.describe()})", None
-    return (UNTESTABLE, f"kernel {kernel} is not valid ({row['invalid_reason']}) in "
-            f"{run.describe()}", None)
+class _UntestableError(Exception):
+    """Raised inside measuring: the claim cannot be tested on this run (message says why)."""
 
 
-def _verdict(ok: bool) -> str:
-    return SUPPORTED if ok else CONTRADICTED
+Measurement = tuple[float, str, tuple[ProbeCite, ...]]  # value, sentence, cites
 
 
-def _geomean_at_least(run: ProbeRun, threshold: float | None) -> Outcome:
-    r = run.run
-    if not r["n_valid"] or r["geomean_speedup"] is None:
-        return UNTESTABLE, f"no valid kernel in {run.describe()}", None
-    gm = r["geomean_speedup"]
-    return (_verdict(gm >= threshold),
-            f"geomean speedup {gm:.2f}x raw ({r['geomean_speedup_clipped']:.2f}x with slowdowns "
-            f"clipped to 1.0) over {r['n_valid']}/{r['n_kernels']} valid kernels; "
-            f"{run.describe()}", gm)
+def device_class(device_name: str | None, backend: str | None) -> str:
+    """'H100', 'MI300X', 'CPU'… for a run's device name (the name itself when unknown)."""
+    if backend == "cpu":
+        return "CPU"
+    for name, pattern, _ in DEVICES:
+        if re.search(rf"\b{pattern}\b", device_name or "", re.IGNORECASE):
+            return name
+    return device_name or "unknown"
 
 
-def _build_supports_rocm(run: ProbeRun, _threshold: float | None) -> Outcome:
-    r = run.run
-    if r["hip_version"]:
-        return SUPPORTED, f"torch {r['torch_version']} reports HIP {r['hip_version']}", None
-    build = f"CUDA {r['cuda_version']} build" if r["cuda_version"] else "CPU-only build"
-    return (CONTRADICTED, f"torch {r['torch_version']} reports torch.version.hip = None "
-            f"({build}); run {r['run_id']}", None)
+def configured_specs(settings: Settings | None = None) -> tuple[ClaimSpec, ...]:
+    """The configured claims (settings.claims) as ClaimSpecs."""
+    claims = (settings or get_settings()).claims
+    return tuple(_from_config(c) for c in claims)
 
 
-def _fraction_of_ceiling(kernel: str) -> Callable[[ProbeRun, float | None], Outcome]:
-    def check(run: ProbeRun, threshold: float | None) -> Outcome:
-        row = run.valid(kernel)
-        if row is None:
-            return _missing(run, kernel)
-        frac = row["fraction_of_ceiling"]
-        if frac is None:
-            return UNTESTABLE, f"no achieved rate for {kernel} in {run.describe()}", None
-        ceiling = (f"copy bandwidth {run.run['copy_gbps']:.0f} GB/s"
-                   if row["achieved_unit"] == "GB/s" else
-                   f"{run.run['matmul_dtype']} matmul {run.run['matmul_tflops']:.4g} TFLOP/s")
-        return (_verdict(frac >= threshold),
-                f"compiled {kernel} reached {row['achieved_compiled']:.4g} "
-                f"{row['achieved_unit']} = {100 * frac:.0f}% of the measured {ceiling}; "
-                f"{run.describe()}", frac)
-    return check
+def _from_config(c: ConfiguredClaim) -> ClaimSpec:
+    return ClaimSpec(c.id, c.text, c.metric, c.value, c.comparison, workload=c.workload,
+                     device=c.device, backend=c.backend, dtype=c.dtype,
+                     value_high=c.value_high, tolerance=c.tolerance, baseline=c.baseline)
 
 
-def _naive_attention_vs_sdpa(run: ProbeRun, threshold: float | None) -> Outcome:
-    naive, sdpa = run.valid("naive_attention"), run.valid("sdpa")
-    if naive is None:
-        return _missing(run, "naive_attention")
-    if sdpa is None:
-        return _missing(run, "sdpa")
-    ratio = naive["compiled_ms"] / sdpa["eager_ms"]
-    return (_verdict(ratio <= threshold),
-            f"compiled naive attention {naive['compiled_ms']:.4g} ms vs eager SDPA "
-            f"{sdpa['eager_ms']:.4g} ms at the same shapes ({ratio:.2f}x; eager naive "
-            f"{naive['eager_ms']:.4g} ms); {run.describe()}", ratio)
+def stored_specs(store: Store) -> list[ClaimSpec]:
+    """Every claim read from documents (the `claims` table) as ClaimSpecs."""
+    return [ClaimSpec(
+        r["claim_id"], r["quote"], r["metric"], r["value"], r["comparison"], unit=r["unit"],
+        workload=r["workload"], device=r["device"], backend=r["backend"], stack=r["stack"],
+        dtype=r["dtype"], quantity=r["quantity"], value_high=r["value_high"],
+        tolerance=r["tolerance"], baseline=r["baseline"],
+        source=f"{r['location']} · passage {r['passage_no']}", doc_id=r["doc_id"],
+        passage_no=r["passage_no"], title=r["title"], location=r["location"],
+        published_on=r["published_on"]) for r in document_claims(store)]
 
 
-CLAIMS: tuple[Claim, ...] = (
-    Claim("inductor_geomean_1_5x", "Inductor gives >= 1.5x over eager on average on this "
-          "backend", 1.5, _geomean_at_least),
-    Claim("rocm_inductor_geomean_1_5x", "Inductor gives >= 1.5x over eager on average on AMD "
-          "GPUs (ROCm)", 1.5, _geomean_at_least, backends=("rocm",)),
-    Claim("torch_build_supports_rocm", "This PyTorch build supports ROCm", None,
-          _build_supports_rocm),
-    Claim("layernorm_gelu_30pct_copy_bw", "Compiled layernorm+GELU reaches >= 30% of the "
-          "device's copy bandwidth", 0.30, _fraction_of_ceiling("layernorm_gelu")),
-    Claim("gemm_epilogue_70pct_matmul_peak", "A compiled GEMM with a bias+ReLU epilogue reaches "
-          ">= 70% of the device's measured matmul rate", 0.70,
-          _fraction_of_ceiling("gemm_bias_relu")),
-    Claim("naive_attention_fused_to_sdpa_speed", "Inductor makes naive attention as fast as "
-          "fused SDPA (within 10%)", 1.10, _naive_attention_vs_sdpa),
-)
+def all_runs(store: Store) -> list[ProbeRun]:
+    """Every probe run with its results, newest first."""
+    cur = store.con.execute("SELECT * EXCLUDE (raw_json) FROM probe_runs "
+                            "ORDER BY started_at DESC, run_id DESC")
+    names = [d[0] for d in cur.description]
+    runs = [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+    rcur = store.con.execute("SELECT * FROM probe_results")
+    rnames = [d[0] for d in rcur.description]
+    results: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in rcur.fetchall():
+        rec = dict(zip(rnames, row, strict=True))
+        results.setdefault(rec["run_id"], {})[rec["kernel"]] = rec
+    return [ProbeRun(run, results.get(run["run_id"], {})) for run in runs]
 
 
 def latest_runs(store: Store) -> dict[str, ProbeRun]:
-    """The latest probe run per backend (by started_at), with its results."""
-    cur = store.con.execute(
-        "SELECT * FROM probe_runs QUALIFY row_number() OVER (PARTITION BY backend "
-        "ORDER BY started_at DESC, run_id DESC) = 1")
-    names = [d[0] for d in cur.description]
-    runs = [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+    """The latest probe run per backend (by started_at)."""
     out: dict[str, ProbeRun] = {}
-    for run in runs:
-        rcur = store.con.execute("SELECT * FROM probe_results WHERE run_id = ?", [run["run_id"]])
-        rnames = [d[0] for d in rcur.description]
-        results = {row[0]: row[1] for row in (
-            (r[rnames.index("kernel")], dict(zip(rnames, r, strict=True)))
-            for r in rcur.fetchall())}
-        out[run["backend"]] = ProbeRun(run=run, results=results)
+    for run in all_runs(store):
+        out.setdefault(run.run["backend"], run)
     return out
 
 
-def evaluate_claims(store: Store, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimCheck]:
-    """Every claim against the latest run of each backend it applies to.
-
-    A claim with no `backends` is checked on each backend that has a run (and reported
-    untestable once, on no backend, when the store holds no probe run at all); a claim bound
-    to backends is checked on each of them, untestable where no run exists.
-    """
-    runs = latest_runs(store)
+def evaluate_claims(store: Store, claims: tuple[ClaimSpec, ...] | None = None,
+                    settings: Settings | None = None,
+                    documents: bool = True) -> list[ClaimCheck]:
+    """Every claim (configured, then read from documents unless `documents` is False) against
+    the runs it applies to."""
+    settings = settings or get_settings()
+    specs = list(claims if claims is not None else configured_specs(settings))
+    if documents and claims is None:
+        specs += stored_specs(store)
+    runs = all_runs(store)
     checks = []
-    for claim in claims:
-        backends = claim.backends or tuple(b for b in BACKENDS if b in runs) or ("any",)
-        for backend in backends:
-            run = runs.get(backend)
+    for spec in specs:
+        for backend, run, reason in _targets(spec, runs):
             if run is None:
-                where = "any backend" if backend == "any" else backend
-                checks.append(ClaimCheck(claim.claim_id, claim.text, backend, UNTESTABLE,
-                                         f"no probe run on {where} in the store",
-                                         threshold=claim.threshold))
+                checks.append(ClaimCheck(spec.claim_id, spec.text, backend, UNTESTABLE,
+                                         reason, threshold=spec.value, spec=spec))
                 continue
-            verdict, evidence, measured = claim.check(run, claim.threshold)
-            checks.append(ClaimCheck(
-                claim.claim_id, claim.text, backend, verdict, evidence, measured,
-                claim.threshold, run.run["run_id"], run.run["started_at"],
-                run.run["device_name"], run.run["suite"]))
+            checks.append(_check(spec, run, runs, settings))
     return checks
+
+
+def _targets(spec: ClaimSpec, runs: list[ProbeRun]) -> list[tuple[str, ProbeRun | None, str]]:
+    """The runs a claim is checked on, or (backend, None, why not)."""
+    if spec.device:
+        run = next((r for r in runs if r.device_class == spec.device.upper()
+                    or r.device_class == spec.device), None)
+        backend = spec.backend or next((b for n, _, b in DEVICES if n == spec.device), "any")
+        if run is None:
+            have = sorted({r.device_class for r in runs})
+            return [(backend, None, f"no probe run on {spec.device} in the store (runs on: "
+                     f"{', '.join(have) or 'none'})")]
+        return [(run.run["backend"], run, "")]
+    latest = {}
+    for run in runs:
+        latest.setdefault(run.run["backend"], run)
+    if spec.backend:
+        run = latest.get(spec.backend)
+        if run is None:
+            return [(spec.backend, None, f"no probe run on {spec.backend} in the store")]
+        return [(spec.backend, run, "")]
+    if spec.from_document:
+        return [("any", None, "the claim names no device or backend to match a probe run")]
+    if not latest:
+        return [("any", None, "no probe run on any backend in the store")]
+    return [(b, latest[b], "") for b in BACKENDS if b in latest]
+
+
+def _check(spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun],
+           settings: Settings) -> ClaimCheck:
+    base = {"claim_id": spec.claim_id, "claim": spec.text, "backend": run.run["backend"],
+            "threshold": spec.value, "run_id": run.run["run_id"],
+            "run_started_at": run.run["started_at"], "device_name": run.run["device_name"],
+            "suite": run.run["suite"], "spec": spec}
+    try:
+        measured, sentence, cites = _measure(spec, run, runs, settings)
+    except _UntestableError as why:
+        return ClaimCheck(verdict=UNTESTABLE, evidence=f"{why}; {run.describe()}", **base)
+    if spec.metric == "build":
+        ok = bool(measured)
+        return ClaimCheck(verdict=SUPPORTED if ok else CONTRADICTED, evidence=sentence,
+                          probe_cites=cites, **base)
+    ok, rule = _holds(spec, measured, settings)
+    ratio = measured / spec.value if spec.value else None
+    evidence = f"{sentence}; claim {rule}"
+    if ratio is not None and not ok:
+        evidence += f"; measured/claimed = {ratio:.2f}"
+    return ClaimCheck(verdict=SUPPORTED if ok else CONTRADICTED,
+                      evidence=f"{evidence}; {run.describe()}", measured=measured, ratio=ratio,
+                      probe_cites=cites, **base)
+
+
+def _holds(spec: ClaimSpec, m: float, settings: Settings) -> tuple[bool, str]:
+    """Whether measurement `m` meets the claim, and the rule applied, in words."""
+    v, c = spec.value, spec.comparison
+    unit = {"x": "×", "fraction": ""}.get(spec.unit, f" {spec.unit}" if spec.unit else "")
+    percent = spec.unit == "fraction" or spec.metric == "fraction_of_ceiling"
+
+    def show(x: float) -> str:
+        return f"{100 * x:.4g}%" if percent else f"{x:.4g}{unit}"
+
+    if c == "no speedup":
+        limit = 1 + settings.claim_no_speedup_tolerance
+        return m <= limit, f"'no speedup' holds up to {limit:.2f}×"
+    if v is None:
+        raise _UntestableError("the claim states no value")
+    if c in ("up to", "at most"):
+        return m <= v, f"'{c} {show(v)}' read as an upper bound"
+    if c == "at least":
+        return m >= v, f"'at least {show(v)}' read as a lower bound"
+    if c == "between" and spec.value_high is not None:
+        return v <= m <= spec.value_high, f"range {show(v)}-{show(spec.value_high)} inclusive"
+    tol = spec.tolerance if spec.tolerance is not None else settings.claim_tolerance
+    return abs(m / v - 1) <= tol, f"'{c} {show(v)}' holds within ±{100 * tol:.0f}%"
+
+
+def _measure(spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun],
+             settings: Settings) -> Measurement:
+    wl, metric = spec.workload, spec.metric
+    if metric == "build":
+        hip = run.run["hip_version"]
+        build = (f"HIP {hip}" if hip else f"torch.version.hip = None (CUDA "
+                 f"{run.run['cuda_version']} build)" if run.run["cuda_version"] else
+                 "torch.version.hip = None (CPU-only build)")
+        return (1.0 if hip else 0.0,
+                f"torch {run.run['torch_version']} reports {build}; run {run.run['run_id']}",
+                (run.cite_run("hip_version", "probe run HIP version"),))
+    if wl is None:
+        raise _UntestableError("the claim names no workload the probe measures")
+    if wl.startswith("model:"):
+        raise _UntestableError(f"no kernel for workload {wl[6:]} (the probe times single kernels, "
+                          "not models)")
+    if wl == "all-reduce":
+        raise _UntestableError("no kernel for all-reduce (the probe times one device, no "
+                          "collectives)")
+    if metric in ("latency", "throughput"):
+        raise _UntestableError(f"no {metric} measurement comparable to the claim's (the probe's "
+                          "timings are at its own shapes)")
+    if metric == "relative":
+        return _relative(spec, run, runs, settings)
+    return _quantity(spec, run, wl, metric, settings)
+
+
+def _quantity(spec: ClaimSpec, run: ProbeRun, wl: str, metric: str,
+              settings: Settings) -> Measurement:
+    r = run.run
+    if metric == "speedup":
+        if wl == "suite":
+            if not r["n_valid"] or r["geomean_speedup"] is None:
+                raise _UntestableError("no valid kernel")
+            return (r["geomean_speedup"],
+                    f"geomean speedup {r['geomean_speedup']:.2f}x raw "
+                    f"({r['geomean_speedup_clipped']:.2f}x with slowdowns clipped to 1.0) over "
+                    f"{r['n_valid']}/{r['n_kernels']} valid kernels",
+                    (run.cite_run("geomean_speedup", "probe geomean speedup"),))
+        row = _kernel(run, wl)
+        _dtype_matches(spec, row["dtype"], settings)
+        return (row["speedup"], f"compiled {wl} {row['speedup']:.2f}x eager ({row['shape']}, "
+                f"{row['dtype']})", (run.cite_kernel(wl, "speedup", f"probe {wl} speedup"),))
+    if metric == "fraction_of_ceiling":
+        row = _kernel(run, wl)
+        frac = row["fraction_of_ceiling"]
+        if frac is None:
+            raise _UntestableError(f"no achieved rate for {wl}")
+        ceiling = (f"copy bandwidth {r['copy_gbps']:.0f} GB/s" if row["achieved_unit"] == "GB/s"
+                   else f"{r['matmul_dtype']} matmul {r['matmul_tflops']:.4g} TFLOP/s")
+        return (frac, f"compiled {wl} reached {row['achieved_compiled']:.4g} "
+                f"{row['achieved_unit']} = {100 * frac:.0f}% of the measured {ceiling}",
+                (run.cite_kernel(wl, "fraction_of_ceiling", f"probe {wl} fraction of ceiling"),))
+    if metric in ("TFLOP/s", "GB/s"):
+        if wl == "matmul" and metric == "TFLOP/s":
+            if r["matmul_tflops"] is None:
+                raise _UntestableError("no matmul ceiling measured")
+            note = _dtype_matches(spec, r["matmul_dtype"], settings)
+            return (r["matmul_tflops"], f"measured {r['matmul_dtype']} matmul ceiling "
+                    f"{r['matmul_tflops']:.4g} TFLOP/s{note}",
+                    (run.cite_run("matmul_tflops", "probe matmul ceiling"),))
+        if wl == "copy" and metric == "GB/s":
+            if r["copy_gbps"] is None:
+                raise _UntestableError("no copy bandwidth measured")
+            return (r["copy_gbps"], f"measured copy bandwidth {r['copy_gbps']:.4g} GB/s",
+                    (run.cite_run("copy_gbps", "probe copy bandwidth"),))
+        if wl in KERNELS:
+            row = _kernel(run, wl)
+            if row["achieved_unit"] != metric:
+                raise _UntestableError(f"the probe reports {wl} in {row['achieved_unit']}, not "
+                                  f"{metric}")
+            note = _dtype_matches(spec, row["dtype"], settings)
+            return (row["achieved_compiled"], f"compiled {wl} reached "
+                    f"{row['achieved_compiled']:.4g} {metric} ({row['shape']}, {row['dtype']})"
+                    f"{note}", (run.cite_kernel(wl, "achieved_compiled",
+                                                f"probe {wl} achieved {metric}"),))
+    raise _UntestableError(f"no {metric} measurement for workload {wl}")
+
+
+def _kernel(run: ProbeRun, kernel: str) -> dict[str, Any]:
+    if kernel not in KERNELS:
+        raise _UntestableError(f"no kernel for workload {kernel}")
+    row = run.results.get(kernel)
+    if row is None:
+        raise _UntestableError(f"kernel {kernel} is not in this run")
+    if not row["is_valid"]:
+        raise _UntestableError(f"kernel {kernel} is not valid ({row['invalid_reason']})")
+    return row
+
+
+def _dtype_matches(spec: ClaimSpec, measured: str | None, settings: Settings) -> str:
+    if spec.dtype is None or measured is None or spec.dtype == measured:
+        return ""
+    if settings.claim_dtype_equivalents.get(spec.dtype) == measured:
+        return (f" (the claim is about {spec.dtype}; checked against {measured}, configured "
+                "as equivalent)")
+    raise _UntestableError(f"the claim is about {spec.dtype}, the probe measured {measured}")
+
+
+def _relative(spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun],
+              settings: Settings) -> Measurement:
+    wl, base = spec.workload, spec.baseline
+    if base in KERNELS and wl in KERNELS:  # time of the compiled kernel / eager baseline
+        row, other = _kernel(run, wl), _kernel(run, base)
+        ratio = row["compiled_ms"] / other["eager_ms"]
+        return (ratio, f"compiled {wl.replace('_', ' ')} {row['compiled_ms']:.4g} ms vs eager "
+                f"{base} {other['eager_ms']:.4g} ms at the same shapes ({ratio:.2f}x; eager "
+                f"{wl.replace('_', ' ')} {row['eager_ms']:.4g} ms)",
+                (run.cite_kernel(wl, "compiled_ms", f"probe {wl} compiled ms"),
+                 run.cite_kernel(base, "eager_ms", f"probe {base} eager ms")))
+    if base is None:
+        raise _UntestableError("the claim names nothing to compare with")
+    other = next((r for r in runs if r.device_class == base), None)
+    if other is None and base.split()[0].lower() in ("cuda", "rocm"):
+        other = next((r for r in runs if r.run["backend"] == base.split()[0].lower()
+                      and r is not run), None)
+    if other is None:
+        raise _UntestableError(f"no probe run on {base}, the claim's baseline")
+    metric = {"TFLOP/s": "TFLOP/s", "GB/s": "GB/s", "bandwidth": "GB/s"}.get(spec.quantity or "")
+    if metric is None or wl is None:
+        raise _UntestableError(f"no measurement of {spec.quantity or 'that quantity'} to compare "
+                          f"{run.device_class} with {base}")
+    mine = _quantity(spec, run, wl, metric, settings)
+    theirs = _quantity(spec, other, wl, metric, settings)
+    ratio = mine[0] / theirs[0]
+    return (ratio, f"{run.device_class}: {mine[1]}; {other.device_class}: {theirs[1]} "
+            f"(ratio {100 * ratio:.1f}%)", mine[2] + theirs[2])

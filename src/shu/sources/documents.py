@@ -5,7 +5,8 @@ matter (`title:`), else the first heading (markdown `#`, HTML `<title>`/`<h1>`),
 short line; its date from front matter (`date:`), else a date stated near the top (a line such
 as "Generated: Wednesday, August 27, 2025" or "2025-08-27"), else none. The content hash is the
 SHA-256 of the text: a file whose hash is unchanged is skipped, a changed one replaces its
-document and passages. Passages are paragraphs merged up to ~1,200 characters (long paragraphs
+document, passages and claims (hardware/compiler claims read by `shu.evidence.extract`, in the
+same transaction). Passages are paragraphs merged up to ~1,200 characters (long paragraphs
 split at sentence ends), ready for retrieval. All text is untrusted and stored as text only.
 """
 
@@ -22,6 +23,7 @@ from typing import ClassVar
 import pandas as pd
 
 from shu.errors import InputError
+from shu.evidence.document_claims import refresh_claims
 from shu.store import Store, utcnow
 
 SOURCE = "docs"
@@ -52,6 +54,7 @@ class DocumentsResult:
     changed: int = 0
     unchanged: int = 0
     passages: int = 0
+    claims: int = 0
 
 
 @dataclass
@@ -99,8 +102,10 @@ def ingest_documents(store: Store, paths: list[Path | str]) -> DocumentsResult:
             if not passages.empty:
                 load.add(store.upsert("passages", passages))
             result.passages = len(passages)
+        result.claims = refresh_claims(store, [d.doc_id for d in documents])
         load.message = (f"{result.added} new, {result.changed} changed, "
-                        f"{result.unchanged} unchanged documents")
+                        f"{result.unchanged} unchanged documents; {result.claims} claims "
+                        "extracted")
     return result
 
 
@@ -133,13 +138,11 @@ def parse_document(path: Path) -> Document:
 
 
 def split_passages(text: str, limit: int = PASSAGE_CHARS) -> list[str]:
-    """Paragraphs merged up to `limit` characters; longer paragraphs split at sentence ends."""
+    """Paragraphs merged up to `limit` characters; longer paragraphs split at sentence ends;
+    markdown tables kept whole (or cut between rows, header repeated)."""
     pieces: list[str] = []
-    for paragraph in re.split(r"\n\s*\n", text):
-        paragraph = paragraph.strip()
-        if not paragraph:
-            continue
-        if len(paragraph) <= limit:
+    for paragraph in _segments(text, limit):
+        if paragraph.startswith("|") or len(paragraph) <= limit:
             pieces.append(paragraph)
             continue
         current = ""
@@ -164,6 +167,40 @@ def split_passages(text: str, limit: int = PASSAGE_CHARS) -> list[str]:
         else:
             passages.append(piece)
     return passages
+
+
+def _segments(text: str, limit: int) -> list[str]:
+    """Paragraphs, with markdown tables (runs of '|' lines) as segments of their own: a table
+    is never sentence-split, and one longer than `limit` is cut between rows, its header and
+    separator repeated on each part so every row keeps its column names."""
+    out: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        block: list[str] = []
+        is_table = False
+        for line in [*paragraph.strip().split("\n"), None]:
+            row = line is not None and line.lstrip().startswith("|")
+            if line is not None and (not block or row == is_table):
+                block.append(line.strip() if row else line)
+                is_table = row
+                continue
+            if block:
+                out += _table_parts(block, limit) if is_table else ["\n".join(block).strip()]
+            block, is_table = ([line.strip() if row else line], row) if line is not None else \
+                ([], False)
+    return [p for p in out if p]
+
+
+def _table_parts(rows: list[str], limit: int) -> list[str]:
+    head = rows[:2] if len(rows) > 1 and re.fullmatch(r"[|:\-\s]+", rows[1]) else rows[:1]
+    parts, current = [], list(head)
+    for row in rows[len(head):]:
+        if len(current) > len(head) and len("\n".join([*current, row])) > limit:
+            parts.append("\n".join(current))
+            current = list(head)
+        current.append(row[:limit])
+    if len(current) > len(head) or not parts:
+        parts.append("\n".join(current))
+    return parts
 
 
 def _collect(paths: list[Path]) -> list[Path]:
@@ -248,10 +285,11 @@ def _month(name: str) -> int:
 
 
 class _HtmlText(HTMLParser):
-    """Visible text of an HTML page with block breaks; remembers <title> and the first <h1>."""
+    """Visible text of an HTML page with block breaks, table rows as '| a | b |' lines;
+    remembers <title> and the first <h1>."""
 
     BLOCKS: ClassVar[set[str]] = {
-        "p", "div", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "section", "article",
+        "p", "div", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article",
         "header", "footer", "blockquote", "pre", "table", "ul", "ol"}
 
     def __init__(self) -> None:
@@ -270,6 +308,10 @@ class _HtmlText(HTMLParser):
             self._in, self._buffer = tag, ""
         if tag in self.BLOCKS:
             self.parts.append("\n\n")
+        elif tag == "tr":  # table rows become markdown-style '| a | b |' lines
+            self.parts.append("\n")
+        elif tag in ("td", "th"):
+            self.parts.append(" | ")
 
     def handle_endtag(self, tag: str) -> None:
         if tag in ("script", "style", "noscript", "template"):
@@ -283,6 +325,8 @@ class _HtmlText(HTMLParser):
             self._in = None
         if tag in self.BLOCKS:
             self.parts.append("\n\n")
+        elif tag == "tr":
+            self.parts.append(" |\n")
 
     def handle_data(self, data: str) -> None:
         if self._skip:

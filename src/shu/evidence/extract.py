@@ -1,0 +1,491 @@
+"""Claim extraction: quantitative hardware/compiler claims read from passage text by rules.
+
+`extract_claims(text)` reads one passage and returns an `ExtractedClaim` per figure it can
+attribute: a sentence's number with a unit (×, TFLOP/s, GB/s, ms, images/s, a share "of"
+something), or a "no speedup" statement, or one markdown-table cell that has a number. Each
+keeps its quote (the sentence or the row, verbatim) as its receipt.
+
+What a claim is about is read from the sentence, then from earlier sentences of the same passage
+(the device a paragraph introduced): the device class (H100, MI300X, …), the stack (CUDA 12.4,
+ROCm 6.0; the backend follows from the device when unstated), the workload (a probe kernel,
+matmul, copy bandwidth, all-reduce, a model), the dtype, the comparison ("up to", "at least",
+"about", "within 10%", "no speedup") and the baseline. A figure whose metric cannot be named
+(a version number, a count of GPUs, a star count, "92% of models") is not a claim: rules prefer
+extracting nothing to extracting something wrong. Every pattern is linear, and a sentence
+without a digit next to a unit is skipped early, so a 10 MB page stays fast.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+EXTRACTOR_VERSION = "2026.11.1"
+
+_N = r"(?:\d{1,3}(?:[,\u202f\u2009]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+NUMBER = re.compile(rf"(?<![\w.,/-]){_N}(?![\w,]*\d)")
+_RANGE = rf"(?<![\w.,/-])(?P<lo>{_N})(?:\s*(?:-|–|to)\s*(?P<hi>{_N}))?"
+
+DEVICES = (
+    ("H200", r"H200s?", "cuda"), ("H100", r"H100s?", "cuda"), ("A100", r"A100s?", "cuda"),
+    ("V100", r"V100s?", "cuda"), ("B200", r"B200s?", "cuda"), ("L40S", r"L40S", "cuda"),
+    ("MI300X", r"MI300X?s?", "rocm"), ("MI250", r"MI250X?s?", "rocm"),
+    ("MI210", r"MI210s?", "rocm"), ("MI100", r"MI100s?", "rocm"), ("CPU", r"CPUs?", "cpu"),
+)
+_DEVICE = re.compile(r"\b(?:" + "|".join(f"(?P<d{i}>{p})" for i, (_, p, _) in
+                                         enumerate(DEVICES)) + r")\b")
+_STACK = re.compile(r"\b(?P<name>CUDA|ROCm|HIP|MIOpen|RCCL|rccl|cuDNN|cuBLAS|NCCL|hipBLASLt)"
+                    r"(?:™)?(?:\s+(?P<ver>\d+(?:\.\d+)+|\d+(?![\d.])))?\b")
+STACK_BACKEND = {"cuda": "cuda", "cudnn": "cuda", "cublas": "cuda", "nccl": "cuda",
+                 "rocm": "rocm", "hip": "rocm", "miopen": "rocm", "rccl": "rocm",
+                 "hipblaslt": "rocm"}
+
+WORKLOADS = (
+    ("naive_attention", r"naive attention|unfused attention|attention written out|"
+                        r"hand-written attention|plain attention"),
+    ("sdpa", r"\bSDPA\b|scaled[- ]dot[- ]product(?: attention)?|flash ?attention(?:-?\d)?|"
+             r"fused attention|memory[- ]efficient attention"),
+    ("layernorm_gelu", r"layer ?norm(?:alization)?\s*(?:\+|and|with|followed by)?\s*GELU|"
+                       r"layernorm_gelu"),
+    ("softmax", r"\bsoftmax\b"),
+    ("transformer_block", r"transformer (?:block|layer)"),
+    ("gemm_bias_relu", r"(?:GEMM|matmul|matrix multipl\w*)\s*(?:with\s+)?(?:an?\s+)?"
+                       r"(?:fused\s+)?(?:bias|epilogue|\+\s*bias)|gemm_bias_relu"),
+    ("matmul", r"\bGEMMs?\b|\bmat(?:rix)?[- ]?mul(?:tipl(?:y|ies|ication)s?)?\b|\bmatmuls?\b"),
+    ("copy", r"memory bandwidth|copy bandwidth|HBM\d?e? bandwidth|memcpy|device copy|"
+             r"memory copy"),
+    ("all-reduce", r"all[- ]?reduce|collectives?\b"),
+)
+_WORKLOAD = [(name, re.compile(p, re.IGNORECASE)) for name, p in WORKLOADS]
+_MODEL = re.compile(r"\b(?P<m>ResNet-?\d+|BERT[\w-]*|GPT-?\d[\w.-]*(?:\s+\d+B)?|T5\w*|"
+                    r"Llama[\w.-]*|CamemBert|DistilGPT2|DistillGPT2|VGG-?\d+|"
+                    r"(?:HuggingFace|Hugging Face)(?= models| benchmark| suite| transformers)|"
+                    r"\d+B(?: parameter)? model|LLMs?|CNNs?)\b", re.IGNORECASE)
+_SUITE = re.compile(r"\b(?:geomean|geometric mean|on average|average speed-?up|across the "
+                    r"suite)\b", re.IGNORECASE)
+_DTYPE = re.compile(r"\b(FP16|BF16|bfloat16|float16|half[- ]precision|FP32|float32|TF32|FP8|"
+                    r"INT8)\b", re.IGNORECASE)
+DTYPES = {"fp16": "float16", "float16": "float16", "half-precision": "float16",
+          "half precision": "float16", "bf16": "bfloat16", "bfloat16": "bfloat16",
+          "fp32": "float32", "float32": "float32", "tf32": "tf32", "fp8": "fp8", "int8": "int8"}
+
+# number + unit: (regex, metric, unit, scale to the unit)
+_UNITS = (
+    (r"(?:x|×|X)(?![\w\d])(?!\s*(?:AMD|NVIDIA|Instinct|GPUs?|nodes?|cards?|H\d|A\d|MI\d))",
+     "speedup", "x", 1.0),
+    (r"-?fold\b|\s+times\s+(?=faster|quicker|the speed|higher throughput|speed-?up)",
+     "speedup", "x", 1.0),
+    (r"PFLOP/?S\b|PFLOPS\b|petaflops\b", "TFLOP/s", "TFLOP/s", 1000.0),
+    (r"TFLOP/?s\b|TFLOPS\b|TFLOP\s+per\s+second\b|teraflops\b", "TFLOP/s", "TFLOP/s", 1.0),
+    (r"GFLOP/?s\b|GFLOPS\b", "TFLOP/s", "TFLOP/s", 0.001),
+    (r"TB\s*/\s*s(?:ec)?\b|TBps\b|TB per second\b", "GB/s", "GB/s", 1000.0),
+    (r"GB\s*/\s*s(?:ec)?\b|GBps\b|GB per second\b|GiB\s*/\s*s\b", "GB/s", "GB/s", 1.0),
+    (r"ms\b|milliseconds?\b", "latency", "ms", 1.0),
+    (r"(?:µs|μs|us|microseconds?)\b", "latency", "ms", 0.001),
+    (r"(?:images?|imgs?)\s*(?:/|per\s+)\s*(?:s|sec|second)\b", "throughput", "images/s", 1.0),
+    (r"tokens?\s*(?:/|per\s+)\s*(?:s|sec|second)\b", "throughput", "tokens/s", 1.0),
+    (r"samples?\s*(?:/|per\s+)\s*(?:s|sec|second)\b", "throughput", "samples/s", 1.0),
+    (r"%|\s+percent\b", "percent", "fraction", 0.01),
+)
+_VALUE = re.compile(_RANGE + r"\s*(?P<plus>\+)?\s*(?P<unit>" +
+                    "|".join(f"(?:{u})" for u, *_ in _UNITS) + ")", re.IGNORECASE)
+_UNIT_RES = [(re.compile(u + "$", re.IGNORECASE), metric, unit, scale)
+             for u, metric, unit, scale in _UNITS]
+_PREFIX_X = re.compile(r"(?<![\w])(?:x|×)\s?(?P<lo>\d+(?:\.\d+)?)(?![\w.]*\d)")
+_UNIT_FIRST = re.compile(r"\b(?P<unit>TFLOP/?s|TFLOPS|GB/s|speed-?up)\)?\s*(?:of|:|=|was|is)\s*"
+                         rf"(?:about\s+|~\s*)?(?P<lo>{_N})(?!\s*(?:%|x|×|[A-Za-z]))",
+                         re.IGNORECASE)
+_QUICK = re.compile(r"\d\s*(?:[x×%]|-?fold|\s+times|\s*(?:[TGP]FLOP|[TG]B\s*/|[TG]Bps|ms\b|"
+                    r"µs|μs|us\b|micro|milli|images?|imgs?|tokens?|samples?|percent))|"
+                    r"[x×]\s?\d|(?:TFLOP/?s|TFLOPS|GB/s|speed-?up)\)?\s*(?:of|:|=|was|is)\s*"
+                    r"(?:about\s+|~\s*)?\d|\bno (?:\w+ )?speed-?ups?\b|\bnot (?:any )?faster\b",
+                    re.IGNORECASE)
+
+_BEFORE = (
+    ("up to", re.compile(r"\bup to\s*(?:an?\s+|the\s+)?$", re.IGNORECASE)),
+    ("at least", re.compile(r"(?:\bat least|\bmore than|\bover|\babove|\bexceed(?:s|ing)?|"
+                            r"\bin excess of|\bbetter than|≥|>=|>)\s*(?:an?\s+)?$",
+                            re.IGNORECASE)),
+    ("at most", re.compile(r"(?:\bat most|\bless than|\bunder|\bbelow|\bno more than|≤|<=|<)"
+                           r"\s*(?:an?\s+)?$", re.IGNORECASE)),
+    ("about", re.compile(r"(?:\babout|\baround|\broughly|\bapproximately|\bapprox\.|~|≈|"
+                         r"\bnearly|\bclose to|\balmost)\s*(?:an?\s+)?$", re.IGNORECASE)),
+)
+_AFTER_AT_LEAST = re.compile(r"^\s*(?:\+|or more\b|or better\b|or higher\b|and up\b)",
+                             re.IGNORECASE)
+_WITHIN = re.compile(r"\bwithin\s*(?:about\s+)?$", re.IGNORECASE)
+_OF = re.compile(r"^\s*of\s+(?P<span>[^.;:!?]{1,80})", re.IGNORECASE)
+_PERF_NOUN = re.compile(r"\b(throughput|performance|bandwidth|speed|peak|rate|flops|tflop/?s|"
+                        r"ceiling|roofline|theoretical)\b", re.IGNORECASE)
+_CEILING = re.compile(r"\b(peak|ceiling|roofline|theoretical|copy bandwidth|memory bandwidth|"
+                      r"matmul rate|HBM bandwidth)\b", re.IGNORECASE)
+_SPEEDUP_WORD = re.compile(r"faster|speed-?ups?|speed up|performance|improvement|increase|"
+                           r"uplift|gains?\b|over eager|than eager|vs\.? eager|compared|"
+                           r"torch\.compile|inductor|compiled|slower", re.IGNORECASE)
+_PCT_SPEEDUP = re.compile(r"^\s*(?P<dir>faster|quicker|speed-?up|higher throughput|"
+                          r"improvement|performance (?:increase|improvement|uplift)|slower)\b",
+                          re.IGNORECASE)
+_NO_SPEEDUP = re.compile(r"\bno (?:measurable |real |significant |meaningful )?"
+                         r"(?:speed-?ups?|speed up|improvement|gain)\b|\bnot (?:any )?faster\b",
+                         re.IGNORECASE)
+_EAGER = re.compile(r"\beager\b|torch\.compile|inductor|compiled", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“(\[*])")
+_TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_RATIO_HEADER = re.compile(r"^(?:ratio|relative|%|share|percent(?:age)?|of [\w ]+)$",
+                           re.IGNORECASE)
+_PAREN = re.compile(r"\(([^()]*)\)")
+
+
+@dataclass(frozen=True)
+class ExtractedClaim:
+    """One claim read from a passage: what, on what, how much, compared how; and its quote."""
+
+    quote: str
+    metric: str
+    unit: str
+    value: float
+    comparison: str
+    device: str | None = None
+    backend: str | None = None
+    stack: str | None = None
+    workload: str | None = None
+    dtype: str | None = None
+    quantity: str | None = None
+    value_high: float | None = None
+    tolerance: float | None = None
+    baseline: str | None = None
+
+
+@dataclass(frozen=True)
+class _Subject:
+    device: str | None = None
+    backend: str | None = None
+    stack: str | None = None
+
+
+def parse_number(text: str) -> float:
+    """'1,580' / '1 580' (narrow space) / '2.4' -> float."""
+    return float(re.sub(r"[,\u202f\u2009]", "", text))
+
+
+def extract_claims(text: str) -> list[ExtractedClaim]:
+    """Every claim in one passage, in reading order (table rows in place)."""
+    out: list[ExtractedClaim] = []
+    context = _Subject()
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        if lines[i].lstrip().startswith("|"):
+            j = i
+            while j < len(lines) and lines[j].lstrip().startswith("|"):
+                j += 1
+            out += _table_claims([line.strip() for line in lines[i:j]])
+            i = j
+            continue
+        j = i
+        while j < len(lines) and lines[j].strip() and not lines[j].lstrip().startswith("|"):
+            j += 1
+        paragraph = " ".join(line.strip() for line in lines[i:j]).strip()
+        i = max(j, i + 1)
+        if not paragraph:
+            continue
+        for sentence in _SENTENCE.split(paragraph):
+            subject = _subject(sentence)
+            context = _Subject(subject.device or context.device,
+                               subject.backend or context.backend,
+                               subject.stack or context.stack)
+            if _QUICK.search(sentence):
+                out += _sentence_claims(sentence, subject, context)
+    return [_rounded(c) for c in out]
+
+
+def _rounded(claim: ExtractedClaim) -> ExtractedClaim:
+    """Values to 12 significant digits (0.7, not 0.7000000000000001 from 70 * 0.01)."""
+    def r(v: float | None) -> float | None:
+        return None if v is None else float(f"{v:.12g}")
+    return replace(claim, value=r(claim.value), value_high=r(claim.value_high),
+                   tolerance=r(claim.tolerance))
+
+
+# --------------------------------------------------------------------------- vocabulary
+def _devices(text: str) -> list[tuple[int, str, str]]:
+    found = []
+    for m in _DEVICE.finditer(text):
+        idx = next(int(k[1:]) for k, v in m.groupdict().items() if v is not None)
+        name, _, backend = DEVICES[idx]
+        found.append((m.start(), name, backend))
+    return found
+
+
+def _stacks(text: str) -> list[tuple[int, str, str]]:
+    out = []
+    for m in _STACK.finditer(text):
+        name = m.group("name")
+        backend = STACK_BACKEND[name.lower()]
+        out.append((m.start(), f"{name} {m.group('ver')}" if m.group("ver") else name, backend))
+    return out
+
+
+def _subject(text: str) -> _Subject:
+    devices, stacks = _devices(text), _stacks(text)
+    device = devices[0] if devices else None
+    stack = stacks[0] if stacks else None
+    if device and stack and stack[2] != device[2]:
+        stack = next((s for s in stacks if s[2] == device[2]), None)
+    backend = device[2] if device else (stack[2] if stack else None)
+    return _Subject(device[1] if device else None, backend, stack[1] if stack else None)
+
+
+def _workload(text: str) -> str | None:
+    hits = []
+    for name, pattern in _WORKLOAD:
+        m = pattern.search(text)
+        if m:
+            hits.append((name, m.start()))
+    if hits:
+        names = [n for n, _ in hits]
+        if "gemm_bias_relu" in names:
+            return "gemm_bias_relu"
+        if "layernorm_gelu" in names:
+            return "layernorm_gelu"
+        return min(hits, key=lambda h: h[1])[0]
+    m = _MODEL.search(text)
+    if m:
+        return "model:" + re.sub(r"\s+", " ", m.group("m"))
+    if _SUITE.search(text):
+        return "suite"
+    return None
+
+
+def _dtype(text: str) -> str | None:
+    m = _DTYPE.search(text)
+    return DTYPES[m.group(1).lower().replace("_", " ")] if m else None
+
+
+def _comparison(before: str, after: str) -> str:
+    for name, pattern in _BEFORE:
+        if pattern.search(before[-40:]):
+            return name
+    return "at least" if _AFTER_AT_LEAST.search(after) else "about"
+
+
+def _unit_of(raw: str) -> tuple[str, str, float]:
+    raw = raw.strip()
+    for pattern, metric, unit, scale in _UNIT_RES:
+        if pattern.match(raw) or pattern.match(raw.replace(" ", "")):
+            return metric, unit, scale
+    raise ValueError(raw)
+
+
+# --------------------------------------------------------------------------- sentences
+def _sentence_claims(sentence: str, subject: _Subject,
+                     context: _Subject) -> list[ExtractedClaim]:
+    claims: list[ExtractedClaim] = []
+    quote = sentence.strip()
+    workload = _workload(sentence)
+    dtype = _dtype(sentence)
+    used: list[tuple[int, int]] = []
+
+    def base(**kw) -> ExtractedClaim:
+        return ExtractedClaim(quote=quote, device=context.device, backend=context.backend,
+                              stack=context.stack, workload=workload, dtype=dtype, **kw)
+
+    for m in _VALUE.finditer(sentence):
+        try:
+            metric, unit, scale = _unit_of(m.group("unit"))
+        except ValueError:
+            continue
+        lo = parse_number(m.group("lo")) * scale
+        hi = parse_number(m.group("hi")) * scale if m.group("hi") else None
+        before, after = sentence[:m.start()], sentence[m.end():]
+        comparison = "between" if hi is not None else _comparison(before, after)
+        if m.group("plus"):
+            comparison = "at least"
+        used.append(m.span())
+        if metric == "speedup":
+            if not _SPEEDUP_WORD.search(sentence):
+                continue
+            claims.append(base(metric="speedup", unit="x", value=lo, value_high=hi,
+                               comparison=comparison, baseline=_speedup_baseline(sentence)))
+        elif metric == "percent":
+            claim = _percent_claim(base, sentence, m, lo, hi, comparison, before, after,
+                                   context.device)
+            if claim is not None:
+                claims.append(claim)
+        elif workload is not None or metric in ("TFLOP/s", "GB/s"):
+            wl = workload or ("matmul" if metric == "TFLOP/s" and _CEILING.search(sentence)
+                              else "copy" if metric == "GB/s" and _CEILING.search(sentence)
+                              else None)
+            if metric == "latency" and wl is None:
+                continue
+            claims.append(replace(base(metric=metric, unit=unit, value=lo, value_high=hi,
+                                       comparison=comparison), workload=wl))
+    extra = [(m, "x") for m in _PREFIX_X.finditer(sentence)]
+    extra += [(m, m.group("unit").lower()) for m in _UNIT_FIRST.finditer(sentence)]
+    for m, unit_raw in extra:
+        if any(s <= m.start() < e or s < m.end() <= e for s, e in used):
+            continue
+        metric, unit = (("TFLOP/s", "TFLOP/s") if unit_raw.startswith("tflop") else
+                        ("GB/s", "GB/s") if unit_raw == "gb/s" else ("speedup", "x"))
+        if metric == "speedup" and not _SPEEDUP_WORD.search(sentence):
+            continue
+        used.append(m.span())
+        claims.append(base(metric=metric, unit=unit, value=parse_number(m.group("lo")),
+                           comparison=_comparison(sentence[:m.start()], ""),
+                           baseline=_speedup_baseline(sentence) if metric == "speedup"
+                           else None))
+    if not claims and _NO_SPEEDUP.search(sentence) and workload is not None:
+        claims.append(base(metric="speedup", unit="x", value=1.0, comparison="no speedup",
+                           baseline=_speedup_baseline(sentence)))
+    return claims
+
+
+def _speedup_baseline(sentence: str) -> str | None:
+    return "eager" if _EAGER.search(sentence) else None
+
+
+def _percent_claim(base, sentence: str, m: re.Match, lo: float, hi: float | None,
+                   comparison: str, before: str, after: str,
+                   device: str | None) -> ExtractedClaim | None:
+    direction = _PCT_SPEEDUP.match(after)
+    if direction and _SPEEDUP_WORD.search(sentence):
+        sign = -1.0 if direction.group("dir").lower() == "slower" else 1.0
+        return base(metric="speedup", unit="x", value=1.0 + sign * lo,
+                    value_high=None if hi is None else 1.0 + sign * hi,
+                    comparison=comparison, baseline=_speedup_baseline(sentence))
+    of = _OF.match(after)
+    if _WITHIN.search(before):
+        if of is None:
+            return None
+        span = of.group("span")
+        target = _workload(span)
+        devices, stacks = _devices(span), _stacks(span)
+        baseline = (target if target else devices[0][1] if devices else
+                    stacks[0][1] if stacks else None)
+        if baseline is None:
+            return None
+        return base(metric="relative", unit="fraction", value=1.0, comparison="within",
+                    tolerance=hi if hi is not None else lo, baseline=baseline,
+                    quantity=_quantity(span) or "time")
+    if of is None:
+        return None
+    span = of.group("span")
+    if not _PERF_NOUN.search(span):
+        return None
+    devices, stacks = _devices(span), _stacks(span)
+    if _CEILING.search(span) and not stacks and all(d[1] == device for d in devices):
+        return base(metric="fraction_of_ceiling", unit="fraction", value=lo, value_high=hi,
+                    comparison=comparison,
+                    baseline="matmul" if re.search(r"matmul|flop", span, re.I) else
+                    "copy" if re.search(r"bandwidth|copy", span, re.I) else "peak")
+    baseline = devices[0][1] if devices else stacks[0][1] if stacks else None
+    if baseline is None:
+        return None
+    claim = base(metric="relative", unit="fraction", value=lo, value_high=hi,
+                 comparison=comparison, baseline=baseline, quantity=_quantity(span))
+    subject = _subject(sentence[:m.start()])
+    if subject.device or subject.stack:  # the subject is what precedes the share
+        keep = claim.device if subject.device is None and claim.backend == subject.backend \
+            else subject.device
+        claim = replace(claim, device=keep, backend=subject.backend, stack=subject.stack)
+    if _workload(span) is not None:
+        claim = replace(claim, workload=_workload(span))
+    return claim
+
+
+def _quantity(span: str) -> str | None:
+    m = _PERF_NOUN.search(span)
+    if m is None:
+        return None
+    word = m.group(1).lower()
+    return {"tflops": "TFLOP/s", "tflop/s": "TFLOP/s", "flops": "TFLOP/s"}.get(word, word)
+
+
+# --------------------------------------------------------------------------- tables
+def _cells(row: str) -> list[str]:
+    row = row.strip()
+    if row.startswith("|"):
+        row = row[1:]
+    if row.endswith("|"):
+        row = row[:-1]
+    return [c.strip() for c in row.split("|")]
+
+
+def _table_claims(rows: list[str]) -> list[ExtractedClaim]:
+    body = [r for r in rows if not _TABLE_SEP.match(r)]
+    if len(body) < 2:
+        return []
+    header = _cells(body[0])
+    columns = [_subject(h) for h in header]
+    ratio_cols = {i for i, h in enumerate(header) if _RATIO_HEADER.match(h.strip())}
+    value_cols = [i for i in range(1, len(header))
+                  if i not in ratio_cols and (columns[i].device or columns[i].stack)]
+    out = []
+    for row in body[1:]:
+        cells = _cells(row)
+        if len(cells) != len(header):
+            continue
+        label = cells[0]
+        label_unit = next((u for u in _PAREN.findall(label) if _unit_or_none(u)), None)
+        workload = _workload(label)
+        dtype = _dtype(label)
+        if label_unit is None and re.search(r"latency", label, re.IGNORECASE):
+            label_unit = "ms"
+        if label_unit is not None and workload is None and not re.search(
+                r"latency|bandwidth|throughput|speed", label, re.IGNORECASE):
+            continue
+        for i in value_cols:
+            claim = _cell_claim(cells[i], label_unit, row.strip(), columns[i], workload, dtype)
+            if claim is not None:
+                out.append(claim)
+        if len(value_cols) >= 2:
+            for i in ratio_cols:
+                m = re.fullmatch(rf"\s*(?P<lo>{_N})\s*%\s*", cells[i])
+                metric = _unit_or_none(label_unit or _cell_unit(cells[value_cols[0]]) or "")
+                if m is None or metric is None:
+                    continue
+                subject, other = columns[value_cols[0]], columns[value_cols[1]]
+                out.append(ExtractedClaim(
+                    quote=row.strip(), metric="relative", unit="fraction",
+                    value=parse_number(m.group("lo")) / 100, comparison="about",
+                    device=subject.device, backend=subject.backend, stack=subject.stack,
+                    workload=workload, dtype=dtype, quantity=metric[0],
+                    baseline=other.device or other.stack))
+    return out
+
+
+def _unit_or_none(text: str) -> tuple[str, str, float] | None:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        metric, unit, scale = _unit_of(text)
+    except ValueError:
+        return None
+    return None if metric == "percent" else (metric, unit, scale)
+
+
+def _cell_unit(cell: str) -> str | None:
+    m = re.fullmatch(rf"\s*[~≈]?\s*{_N}\s*\+?\s*(?P<u>[^\d\s].*?)\s*", cell)
+    return m.group("u") if m else None
+
+
+def _cell_claim(cell: str, label_unit: str | None, quote: str, subject: _Subject,
+                workload: str | None, dtype: str | None) -> ExtractedClaim | None:
+    m = re.fullmatch(rf"\s*(?P<about>[~≈]|about\s+)?\s*(?P<lo>{_N})\s*(?:(?:-|–)\s*"
+                     rf"(?P<hi>{_N}))?\s*(?P<plus>\+)?\s*(?P<u>[^\d\s|][^|]*?)?\s*", cell)
+    if m is None:
+        return None
+    unit_text = m.group("u") or label_unit
+    found = _unit_or_none(unit_text or "")
+    if found is None:
+        return None
+    metric, unit, scale = found
+    if metric == "latency" and workload is None:
+        return None
+    lo = parse_number(m.group("lo")) * scale
+    hi = parse_number(m.group("hi")) * scale if m.group("hi") else None
+    comparison = ("at least" if m.group("plus") else "between" if hi is not None else "about")
+    return ExtractedClaim(quote=quote, metric=metric, unit=unit, value=lo, value_high=hi,
+                          comparison=comparison, device=subject.device, backend=subject.backend,
+                          stack=subject.stack, workload=workload, dtype=dtype)
