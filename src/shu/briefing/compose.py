@@ -26,6 +26,7 @@ from typing import Any
 import jinja2
 
 from shu.briefing import facts as ev
+from shu.briefing.claims_section import claims_section
 from shu.briefing.safe import Md, safe_inline, safe_link
 from shu.evidence import topics
 from shu.evidence.receipts import ReceiptBook
@@ -236,6 +237,7 @@ def compose_briefing(store: Store, day: date | None = None, settings: Settings |
         "other_forecasts": [_forecast_row(f) for f in forecasts if f not in headline],
         "signals": [_signals_row(ctx, repo, stale) for repo in tracked],
         "probe": _probe_section(ctx),
+        "claims": claims_section(ctx.store, ctx.book, ctx.as_of),
         "track": _track_section(ctx, track),
         "velocity_png": velocity_png.name,
         "reliability_png": reliability_png.name,

@@ -41,14 +41,15 @@ def claims(
     if as_json:
         print(json.dumps([c.as_json() for c in checks], indent=1, default=str))
         return
-    out = RichTable("claim", "source", "device · run", "verdict", "evidence", show_lines=True)
+    out = RichTable("claim", "source", "claimed", "run", "verdict", "evidence", show_lines=True)
     colour = {"supported": "green", "contradicted": "red"}
     for c in sorted(checks, key=lambda c: VERDICT_ORDER.get(c.verdict, 3)):
         shown = f"[{colour[c.verdict]}]{c.verdict}[/]" if c.verdict in colour else c.verdict
         source = c.spec.source if c.spec else "shu.toml"
-        device = (c.spec.device if c.spec and c.spec.device else c.backend) + (
-            f" · {c.device_name}" if c.device_name else "")
-        out.add_row(escape(c.claim), escape(source), escape(device), shown, escape(c.evidence))
+        claimed = c.spec.describe() if c.spec else ""
+        run = c.device_name or c.backend
+        out.add_row(escape(c.claim), escape(source), escape(claimed), escape(run), shown,
+                    escape(c.evidence))
     console.print(out)
     counts = {v: sum(c.verdict == v for c in checks) for v in VERDICT_ORDER}
     console.print(", ".join(f"{n} {v}" for v, n in counts.items()), highlight=False)

@@ -73,6 +73,24 @@ class ClaimSpec:
     def from_document(self) -> bool:
         return self.doc_id is not None
 
+    def describe(self) -> str:
+        """What is claimed, in words: 'H100 · CUDA 12.4 · matmul float16: about 1580 TFLOP/s'."""
+        who = " · ".join(x for x in (self.device or self.backend, self.stack) if x) or "any"
+        what = " ".join(x for x in (self.workload, self.dtype) if x) or "unstated workload"
+        if self.comparison == "no speedup":
+            return f"{who} · {what}: no speedup"
+        percent = self.unit == "fraction" or self.metric == "fraction_of_ceiling"
+        value = "?" if self.value is None else (
+            f"{100 * self.value:.4g}%" if percent else f"{self.value:.4g}")
+        if self.value_high is not None:
+            value += "-" + (f"{100 * self.value_high:.4g}%" if percent
+                            else f"{self.value_high:.4g}")
+        unit = "" if percent else {"x": "×"}.get(self.unit, f" {self.unit}" if self.unit else "")
+        of = f" of {self.baseline}" if self.metric in ("relative", "fraction_of_ceiling") \
+            and self.baseline else ""
+        quantity = f" {self.quantity}" if self.metric == "relative" and self.quantity else ""
+        return f"{who} · {what}: {self.comparison} {value}{unit}{quantity}{of}"
+
 
 @dataclass(frozen=True)
 class ProbeCite:
@@ -113,6 +131,7 @@ class ClaimCheck:
                       "passage": s.passage_no}
         return {
             "id": self.claim_id, "claim": self.claim, "verdict": self.verdict,
+            "claimed_as": s.describe() if s else None,
             "source": source, "device": s.device if s else None,
             "backend": self.backend, "stack": s.stack if s else None,
             "workload": s.workload if s else None, "dtype": s.dtype if s else None,
@@ -249,8 +268,9 @@ def _targets(spec: ClaimSpec, runs: list[ProbeRun]) -> list[tuple[str, ProbeRun 
         backend = spec.backend or next((b for n, _, b in DEVICES if n == spec.device), "any")
         if run is None:
             have = sorted({r.device_class for r in runs})
+            gap = _workload_gap(spec)
             return [(backend, None, f"no probe run on {spec.device} in the store (runs on: "
-                     f"{', '.join(have) or 'none'})")]
+                     f"{', '.join(have) or 'none'})" + (f"; and {gap}" if gap else ""))]
         return [(run.run["backend"], run, "")]
     latest = {}
     for run in runs:
@@ -326,20 +346,27 @@ def _measure(spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun],
         return (1.0 if hip else 0.0,
                 f"torch {run.run['torch_version']} reports {build}; run {run.run['run_id']}",
                 (run.cite_run("hip_version", "probe run HIP version"),))
-    if wl is None:
-        raise _UntestableError("the claim names no workload the probe measures")
-    if wl.startswith("model:"):
-        raise _UntestableError(f"no kernel for workload {wl[6:]} (the probe times single kernels, "
-                          "not models)")
-    if wl == "all-reduce":
-        raise _UntestableError("no kernel for all-reduce (the probe times one device, no "
-                          "collectives)")
+    gap = _workload_gap(spec)
+    if gap:
+        raise _UntestableError(gap)
     if metric in ("latency", "throughput"):
         raise _UntestableError(f"no {metric} measurement comparable to the claim's (the probe's "
                           "timings are at its own shapes)")
     if metric == "relative":
         return _relative(spec, run, runs, settings)
     return _quantity(spec, run, wl, metric, settings)
+
+
+def _workload_gap(spec: ClaimSpec) -> str | None:
+    """Why no probe kernel can measure the claim's workload (None when one may)."""
+    wl = spec.workload
+    if wl is None:
+        return "the claim names no workload the probe measures"
+    if wl.startswith("model:"):
+        return f"no kernel for workload {wl[6:]} (the probe times single kernels, not models)"
+    if wl == "all-reduce":
+        return "no kernel for all-reduce (the probe times one device, no collectives)"
+    return None
 
 
 def _quantity(spec: ClaimSpec, run: ProbeRun, wl: str, metric: str,

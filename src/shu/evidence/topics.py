@@ -7,7 +7,8 @@ on stored evidence from before that day:
   (strong when >= 2% and >= 3 commits);
 - releases: release notes of the last 180 days that mention the topic (strong: one or more);
 - documents: passages that mention both the topic and the repository (strong: two or more);
-- probe: claim checks about the topic that the latest probe supports (strong: one or more);
+- probe: claim checks about the topic that the latest probe supports (strong: one or more),
+  configured ones and those read from documents (citing the passage and the probe row);
   counted only for a repository that already has other evidence for the topic, since the probe
   measures hardware, not a repository.
 
@@ -108,6 +109,7 @@ def topic_evidence(store: Store, topic: Topic, repo: str, as_of: date) -> TopicE
              *_document_evidence(store, topic, pattern, repo, as_of)]
     if items:  # probe checks are about hardware, not a repository: they only add to a link
         items += _probe_evidence(store, pattern)
+        items += _document_claim_evidence(store, pattern, as_of)
     return TopicEvidence(topic.name, topic.term or topic.name, items)
 
 
@@ -209,4 +211,29 @@ def _probe_evidence(store: Store, pattern: re.Pattern[str]) -> list[EvidenceItem
             "probe", f"Probe claim check “{safe_inline(check.claim)}”: "
             f"**{safe_inline(check.verdict)}** ({safe_inline(check.numbers)}).",
             list(check.citations), check.verdict == "supported"))
+    return items
+
+
+def _document_claim_evidence(store: Store, pattern: re.Pattern[str],
+                             as_of: date) -> list[EvidenceItem]:
+    """Claims read from documents that match the topic and that a probe run decided."""
+    from shu.briefing.claims_section import document_checks
+
+    items = []
+    for check in document_checks(store, as_of):
+        if check.verdict not in ("supported", "contradicted") or not pattern.search(
+                f"{check.claim} {check.spec.stack or ''} {check.backend}"):
+            continue
+        s = check.spec
+        as_run = check.run_started_at.date() if check.run_started_at else None
+        citations = [Citation("passage", "passages", {"doc_id": s.doc_id,
+                                                      "passage_no": s.passage_no}, "text",
+                              s.text, s.published_on, "claim source", title=s.title,
+                              location=s.location)]
+        citations += [Citation("row", c.table, c.key, c.column, c.value, as_run, c.label)
+                      for c in check.probe_cites]
+        items.append(EvidenceItem(
+            "probe", f"Document claim “{safe_inline(s.text, 160)}”, checked against the probe: "
+            f"**{safe_inline(check.verdict)}** ({safe_inline(check.evidence, 240)}).",
+            citations, check.verdict == "supported"))
     return items

@@ -1,0 +1,75 @@
+"""The briefing's "Claims checked against the probe" section: document claims with verdicts.
+
+Every claim read from a document published by the briefing's data day (undated documents
+included) is listed with its verdict, contradicted first, then supported, each citing both
+receipts: the passage it was read from (quoted) and the probe row(s) it was checked against.
+Untestable claims follow in short, each with its reason, up to `MAX_UNTESTABLE`.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from shu.briefing.safe import Md, safe_inline
+from shu.evidence.claims import CONTRADICTED, SUPPORTED, UNTESTABLE, ClaimCheck, evaluate_claims
+from shu.evidence.receipts import ReceiptBook
+from shu.store import Store
+
+MAX_UNTESTABLE = 12
+QUOTE_CHARS = 300
+
+
+def document_checks(store: Store, as_of: date) -> list[ClaimCheck]:
+    """Checks of the claims read from documents published by `as_of` (or undated)."""
+    return [c for c in evaluate_claims(store)
+            if c.spec is not None and c.spec.from_document
+            and (c.spec.published_on is None or c.spec.published_on <= as_of)]
+
+
+def cite_passage(book: ReceiptBook, check: ClaimCheck) -> int:
+    """The receipt of the passage a document claim was read from."""
+    s = check.spec
+    return book.passage(s.doc_id, s.passage_no, s.text, title=s.title, location=s.location,
+                        published_on=s.published_on, label="claim source")
+
+
+def cite_probe(book: ReceiptBook, check: ClaimCheck) -> list[int]:
+    """The receipts of the probe rows a verdict rests on."""
+    as_of = check.run_started_at.date() if check.run_started_at else None
+    return [book.row(c.table, c.key, c.column, c.value, as_of, c.label)
+            for c in check.probe_cites]
+
+
+def claims_section(store: Store, book: ReceiptBook, as_of: date) -> dict[str, Any]:
+    """The section's view: counts, checked claims (contradicted first) and untestable ones."""
+    checks = document_checks(store, as_of)
+    order = {CONTRADICTED: 0, SUPPORTED: 1}
+    checked = sorted((c for c in checks if c.verdict in order),
+                     key=lambda c: (order[c.verdict], c.spec.location or "", c.claim_id))
+    items = []
+    for c in checked:
+        r_passage = cite_passage(book, c)
+        r_probe = cite_probe(book, c)
+        items.append({"verdict": c.verdict, "text": Md(
+            f"**{c.verdict}** · “{safe_inline(c.claim, QUOTE_CHARS)}” — "
+            f"{safe_inline(c.spec.title or c.spec.location)}, passage {c.spec.passage_no} "
+            f"{_ref(r_passage)} · claimed: {safe_inline(c.spec.describe())} · probe: "
+            f"{safe_inline(c.evidence)} {_ref(*r_probe)}")})
+    untestable = [c for c in checks if c.verdict == UNTESTABLE]
+    shown = []
+    for c in untestable[:MAX_UNTESTABLE]:
+        r_passage = cite_passage(book, c)
+        shown.append(Md(f"“{safe_inline(c.claim, 160)}” {_ref(r_passage)} "
+                        f"({safe_inline(c.spec.describe())}) — "
+                        f"{safe_inline(c.evidence, 300)}"))
+    return {"n": len(checks), "n_documents": len({c.spec.doc_id for c in checks}),
+            "n_contradicted": sum(c.verdict == CONTRADICTED for c in checks),
+            "n_supported": sum(c.verdict == SUPPORTED for c in checks),
+            "n_untestable": len(untestable), "checked": items, "untestable": shown,
+            "more_untestable": max(0, len(untestable) - MAX_UNTESTABLE)}
+
+
+def _ref(*numbers: int) -> str:
+    unique = list(dict.fromkeys(n for n in numbers if n))
+    return "[" + ", ".join(f"R{n}" for n in unique) + "]" if unique else ""
