@@ -303,12 +303,23 @@ def _check(spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun],
                           probe_cites=cites, **base)
     ok, rule = _holds(spec, measured, settings)
     ratio = measured / spec.value if spec.value else None
-    evidence = f"{sentence}; claim {rule}"
+    evidence = f"{sentence}; claim {rule}" + _stack_note(spec, run)
     if ratio is not None and not ok:
         evidence += f"; measured/claimed = {ratio:.2f}"
     return ClaimCheck(verdict=SUPPORTED if ok else CONTRADICTED,
                       evidence=f"{evidence}; {run.describe()}", measured=measured, ratio=ratio,
                       probe_cites=cites, **base)
+
+
+def _stack_note(spec: ClaimSpec, run: ProbeRun) -> str:
+    """Says so when the claim states a CUDA/ROCm version other than the run's."""
+    m = re.fullmatch(r"(CUDA|ROCm|HIP) (\d[\d.]*)", spec.stack or "")
+    if m is None:
+        return ""
+    have = run.run["cuda_version"] if m.group(1) == "CUDA" else run.run["hip_version"]
+    if have and not have.startswith(m.group(2)):
+        return f" (the claim states {spec.stack}; this run used {m.group(1)} {have})"
+    return ""
 
 
 def _holds(spec: ClaimSpec, m: float, settings: Settings) -> tuple[bool, str]:

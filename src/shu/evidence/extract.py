@@ -56,7 +56,8 @@ WORKLOADS = (
              r"memory copy"),
     ("all-reduce", r"all[- ]?reduce|collectives?\b"),
 )
-_WORKLOAD = [(name, re.compile(p, re.IGNORECASE)) for name, p in WORKLOADS]
+_WORKLOAD = re.compile("|".join(f"(?P<w{i}>{p})" for i, (_, p) in enumerate(WORKLOADS)),
+                       re.IGNORECASE)
 _MODEL = re.compile(r"\b(?P<m>ResNet-?\d+|BERT[\w-]*|GPT-?\d[\w.-]*(?:\s+\d+B)?|T5\w*|"
                     r"Llama[\w.-]*|CamemBert|DistilGPT2|DistillGPT2|VGG-?\d+|"
                     r"(?:HuggingFace|Hugging Face)(?= models| benchmark| suite| transformers)|"
@@ -101,15 +102,14 @@ _QUICK = re.compile(r"\d\s*(?:[x×%]|-?fold|\s+times|\s*(?:[TGP]FLOP|[TG]B\s*/|[
                     r"(?:about\s+|~\s*)?\d|\bno (?:\w+ )?speed-?ups?\b|\bnot (?:any )?faster\b",
                     re.IGNORECASE)
 
-_BEFORE = (
-    ("up to", re.compile(r"\bup to\s*(?:an?\s+|the\s+)?$", re.IGNORECASE)),
-    ("at least", re.compile(r"(?:\bat least|\bmore than|\bover|\babove|\bexceed(?:s|ing)?|"
-                            r"\bin excess of|\bbetter than|≥|>=|>)\s*(?:an?\s+)?$",
-                            re.IGNORECASE)),
-    ("at most", re.compile(r"(?:\bat most|\bless than|\bunder|\bbelow|\bno more than|≤|<=|<)"
-                           r"\s*(?:an?\s+)?$", re.IGNORECASE)),
-    ("about", re.compile(r"(?:\babout|\baround|\broughly|\bapproximately|\bapprox\.|~|≈|"
-                         r"\bnearly|\bclose to|\balmost)\s*(?:an?\s+)?$", re.IGNORECASE)),
+_BEFORE = (  # phrases that end the text right before a figure, checked with str.endswith
+    ("up to", (" up to",)),
+    ("at least", (" at least", " more than", " over", " above", " exceeds", " exceeding",
+                  " exceed", " in excess of", " better than", "≥", ">=", ">")),
+    ("at most", (" at most", " less than", " under", " below", " no more than", "≤", "<=",
+                 "<")),
+    ("about", (" about", " around", " roughly", " approximately", " approx.", "~", "≈",
+               " nearly", " close to", " almost")),
 )
 _AFTER_AT_LEAST = re.compile(r"^\s*(?:\+|or more\b|or better\b|or higher\b|and up\b)",
                              re.IGNORECASE)
@@ -190,12 +190,9 @@ def extract_claims(text: str) -> list[ExtractedClaim]:
         if not paragraph:
             continue
         for sentence in _SENTENCE.split(paragraph):
-            subject = _subject(sentence)
-            context = _Subject(subject.device or context.device,
-                               subject.backend or context.backend,
-                               subject.stack or context.stack)
+            context = _carry(context, _subject(sentence))
             if _QUICK.search(sentence):
-                out += _sentence_claims(sentence, subject, context)
+                out += _sentence_claims(sentence, context)
     return [_rounded(c) for c in out]
 
 
@@ -205,6 +202,16 @@ def _rounded(claim: ExtractedClaim) -> ExtractedClaim:
         return None if v is None else float(f"{v:.12g}")
     return replace(claim, value=r(claim.value), value_high=r(claim.value_high),
                    tolerance=r(claim.tolerance))
+
+
+def _carry(context: _Subject, subject: _Subject) -> _Subject:
+    """What a sentence is about: what it names, else what the paragraph named before (a stack
+    carries over only while the device and backend stay the same)."""
+    device = subject.device or context.device
+    backend = subject.backend or context.backend
+    same = subject.device in (None, context.device) and context.backend in (None, backend)
+    stack = subject.stack or (context.stack if same else None)
+    return _Subject(device, backend, stack)
 
 
 # --------------------------------------------------------------------------- vocabulary
@@ -237,18 +244,11 @@ def _subject(text: str) -> _Subject:
 
 
 def _workload(text: str) -> str | None:
-    hits = []
-    for name, pattern in _WORKLOAD:
-        m = pattern.search(text)
-        if m:
-            hits.append((name, m.start()))
-    if hits:
-        names = [n for n, _ in hits]
-        if "gemm_bias_relu" in names:
-            return "gemm_bias_relu"
-        if "layernorm_gelu" in names:
-            return "layernorm_gelu"
-        return min(hits, key=lambda h: h[1])[0]
+    """The leftmost workload named (a kernel before a model; earlier vocabulary wins at one
+    position, so 'GEMM with a bias' is gemm_bias_relu, not matmul)."""
+    m = _WORKLOAD.search(text)
+    if m:
+        return WORKLOADS[int(m.lastgroup[1:])][0]
     m = _MODEL.search(text)
     if m:
         return "model:" + re.sub(r"\s+", " ", m.group("m"))
@@ -263,8 +263,12 @@ def _dtype(text: str) -> str | None:
 
 
 def _comparison(before: str, after: str) -> str:
-    for name, pattern in _BEFORE:
-        if pattern.search(before[-40:]):
+    tail = " " + " ".join(before[-40:].lower().split())
+    for article in (" a", " an", " the"):
+        if tail.endswith(article):
+            tail = tail[:-len(article)]
+    for name, phrases in _BEFORE:
+        if tail.endswith(phrases):
             return name
     return "at least" if _AFTER_AT_LEAST.search(after) else "about"
 
@@ -278,17 +282,21 @@ def _unit_of(raw: str) -> tuple[str, str, float]:
 
 
 # --------------------------------------------------------------------------- sentences
-def _sentence_claims(sentence: str, subject: _Subject,
-                     context: _Subject) -> list[ExtractedClaim]:
+def _sentence_claims(sentence: str, context: _Subject) -> list[ExtractedClaim]:
     claims: list[ExtractedClaim] = []
     quote = sentence.strip()
-    workload = _workload(sentence)
-    dtype = _dtype(sentence)
     used: list[tuple[int, int]] = []
+    known: dict[str, str | None] = {}
+
+    def about(name: str) -> str | None:  # workload / dtype, read once and only when needed
+        if name not in known:
+            known[name] = (_workload if name == "workload" else _dtype)(sentence)
+        return known[name]
 
     def base(**kw) -> ExtractedClaim:
         return ExtractedClaim(quote=quote, device=context.device, backend=context.backend,
-                              stack=context.stack, workload=workload, dtype=dtype, **kw)
+                              stack=context.stack, workload=about("workload"),
+                              dtype=about("dtype"), **kw)
 
     for m in _VALUE.finditer(sentence):
         try:
@@ -298,6 +306,8 @@ def _sentence_claims(sentence: str, subject: _Subject,
         lo = parse_number(m.group("lo")) * scale
         hi = parse_number(m.group("hi")) * scale if m.group("hi") else None
         before, after = sentence[:m.start()], sentence[m.end():]
+        if metric == "percent" and not (_OF.match(after) or _PCT_SPEEDUP.match(after)):
+            continue
         comparison = "between" if hi is not None else _comparison(before, after)
         if m.group("plus"):
             comparison = "at least"
@@ -312,8 +322,8 @@ def _sentence_claims(sentence: str, subject: _Subject,
                                    context.device)
             if claim is not None:
                 claims.append(claim)
-        elif workload is not None or metric in ("TFLOP/s", "GB/s"):
-            wl = workload or ("matmul" if metric == "TFLOP/s" and _CEILING.search(sentence)
+        elif about("workload") is not None or metric in ("TFLOP/s", "GB/s"):
+            wl = about("workload") or ("matmul" if metric == "TFLOP/s" and _CEILING.search(sentence)
                               else "copy" if metric == "GB/s" and _CEILING.search(sentence)
                               else None)
             if metric == "latency" and wl is None:
@@ -334,10 +344,11 @@ def _sentence_claims(sentence: str, subject: _Subject,
                            comparison=_comparison(sentence[:m.start()], ""),
                            baseline=_speedup_baseline(sentence) if metric == "speedup"
                            else None))
-    if not claims and _NO_SPEEDUP.search(sentence) and workload is not None:
+    if not claims and _NO_SPEEDUP.search(sentence) and about("workload") is not None:
         claims.append(base(metric="speedup", unit="x", value=1.0, comparison="no speedup",
                            baseline=_speedup_baseline(sentence)))
-    return claims
+    # a figure about nothing named (no device, stack or workload) is not a claim
+    return [c for c in claims if c.device or c.backend or c.workload]
 
 
 def _speedup_baseline(sentence: str) -> str | None:
@@ -354,7 +365,7 @@ def _percent_claim(base, sentence: str, m: re.Match, lo: float, hi: float | None
                     value_high=None if hi is None else 1.0 + sign * hi,
                     comparison=comparison, baseline=_speedup_baseline(sentence))
     of = _OF.match(after)
-    if _WITHIN.search(before):
+    if _WITHIN.search(before[-20:]):
         if of is None:
             return None
         span = of.group("span")

@@ -339,4 +339,5 @@ class _HtmlText(HTMLParser):
     def text(self) -> str:
         joined = "".join(self.parts)
         lines = [" ".join(line.split()) for line in joined.splitlines()]
-        return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+        text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+        return re.sub(r"(?m)^(\|.*\|)\n\n(?=\|)", r"\1\n", text)  # rows of one table
