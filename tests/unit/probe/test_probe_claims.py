@@ -1,4 +1,5 @@
-"""Claim checks against the latest probe run per backend: verdicts follow the numbers."""
+"""Configured claim checks against the latest probe run per backend: verdicts follow the
+numbers."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import copy
 from datetime import datetime, timedelta
 
 from shu.evidence.claims import (
-    CLAIMS,
     CONTRADICTED,
     SUPPORTED,
     UNTESTABLE,
+    configured_specs,
     evaluate_claims,
 )
 from shu.probe_ingest import store_probe_document
@@ -21,7 +22,8 @@ def _by(checks):
 
 def test_empty_store_makes_every_claim_untestable(store):
     checks = evaluate_claims(store)
-    assert {c.claim_id for c in checks} == {c.claim_id for c in CLAIMS}
+    assert {c.claim_id for c in checks} == {c.claim_id for c in configured_specs()}
+    assert len(checks) == 6
     assert {c.verdict for c in checks} == {UNTESTABLE}
 
 
