@@ -62,7 +62,7 @@ def claims_section(store: Store, book: ReceiptBook, as_of: date) -> dict[str, An
         r_passage = cite_passage(book, c)
         shown.append(Md(f"“{safe_inline(c.claim, 160)}” {_ref(r_passage)} "
                         f"({safe_inline(c.spec.describe())}) — "
-                        f"{safe_inline(c.evidence, 300)}"))
+                        f"{safe_inline(c.reason or c.evidence, 300)}"))
     return {"n": len(checks), "n_documents": len({c.spec.doc_id for c in checks}),
             "n_contradicted": sum(c.verdict == CONTRADICTED for c in checks),
             "n_supported": sum(c.verdict == SUPPORTED for c in checks),

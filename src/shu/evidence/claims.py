@@ -121,6 +121,7 @@ class ClaimCheck:
     spec: ClaimSpec | None = None
     ratio: float | None = None
     probe_cites: tuple[ProbeCite, ...] = field(default_factory=tuple)
+    reason: str | None = None  # why untestable, without the run description
 
     def as_json(self) -> dict[str, Any]:
         """The check as `shu claims --json` prints it."""
@@ -254,7 +255,8 @@ def evaluate_claims(store: Store, claims: tuple[ClaimSpec, ...] | None = None,
         for backend, run, reason in _targets(spec, runs):
             if run is None:
                 checks.append(ClaimCheck(spec.claim_id, spec.text, backend, UNTESTABLE,
-                                         reason, threshold=spec.value, spec=spec))
+                                         reason, threshold=spec.value, spec=spec,
+                                         reason=reason))
                 continue
             checks.append(_check(spec, run, runs, settings))
     return checks
@@ -296,7 +298,8 @@ def _check(spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun],
     try:
         measured, sentence, cites = _measure(spec, run, runs, settings)
     except _UntestableError as why:
-        return ClaimCheck(verdict=UNTESTABLE, evidence=f"{why}; {run.describe()}", **base)
+        return ClaimCheck(verdict=UNTESTABLE, evidence=f"{why}; {run.describe()}",
+                          reason=str(why), **base)
     if spec.metric == "build":
         ok = bool(measured)
         return ClaimCheck(verdict=SUPPORTED if ok else CONTRADICTED, evidence=sentence,
