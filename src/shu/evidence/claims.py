@@ -232,14 +232,6 @@ def all_runs(store: Store) -> list[ProbeRun]:
     return [ProbeRun(run, results.get(run["run_id"], {})) for run in runs]
 
 
-def latest_runs(store: Store) -> dict[str, ProbeRun]:
-    """The latest probe run per backend (by started_at)."""
-    out: dict[str, ProbeRun] = {}
-    for run in all_runs(store):
-        out.setdefault(run.run["backend"], run)
-    return out
-
-
 def evaluate_claims(store: Store, claims: tuple[ClaimSpec, ...] | None = None,
                     settings: Settings | None = None,
                     documents: bool = True) -> list[ClaimCheck]:

@@ -58,7 +58,11 @@ def refresh_claims(store: Store, doc_ids: list[str], force: bool = False) -> int
 
 
 def document_claims(store: Store) -> list[dict[str, Any]]:
-    """Every stored claim with its document's title, location and date, in document order."""
+    """Every stored claim with its document's title, location and date, in document order
+    (none from a store opened read-only that predates the `claims` table)."""
+    if not store.con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'claims' "
+                             "AND schema_name = 'main'").fetchone()[0]:
+        return []
     cur = store.con.execute(
         "SELECT c.*, d.title, d.location, d.published_on FROM claims c JOIN documents d "
         "USING (doc_id) ORDER BY d.location, c.passage_no, c.claim_no")

@@ -23,7 +23,6 @@ from dataclasses import dataclass, replace
 EXTRACTOR_VERSION = "2026.11.1"
 
 _N = r"(?:\d{1,3}(?:[,\u202f\u2009]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-NUMBER = re.compile(rf"(?<![\w.,/-]){_N}(?![\w,]*\d)")
 _RANGE = rf"(?<![\w.,/-])(?P<lo>{_N})(?:\s*(?:-|–|to)\s*(?P<hi>{_N}))?"
 
 DEVICES = (
