@@ -430,6 +430,8 @@ def _table_claims(rows: list[str]) -> list[ExtractedClaim]:
     ratio_cols = {i for i, h in enumerate(header) if _RATIO_HEADER.match(h.strip())}
     value_cols = [i for i in range(1, len(header))
                   if i not in ratio_cols and (columns[i].device or columns[i].stack)]
+    if not value_cols:
+        return _transposed_claims(header, body[1:])
     out = []
     for row in body[1:]:
         cells = _cells(row)
@@ -461,6 +463,26 @@ def _table_claims(rows: list[str]) -> list[ExtractedClaim]:
                     device=subject.device, backend=subject.backend, stack=subject.stack,
                     workload=workload, dtype=dtype, quantity=metric[0],
                     baseline=other.device or other.stack))
+    return out
+
+
+def _transposed_claims(header: list[str], rows: list[str]) -> list[ExtractedClaim]:
+    """A table with one device per row ('| H100 | 2.5 |') and the measure in the header."""
+    out = []
+    for row in rows:
+        cells = _cells(row)
+        subject = _subject(cells[0])
+        if len(cells) != len(header) or not (subject.device or subject.stack):
+            continue
+        for i in range(1, len(header)):
+            label_unit = next((u for u in _PAREN.findall(header[i]) if _unit_or_none(u)), None)
+            workload = _workload(header[i])
+            if workload is None:
+                continue
+            claim = _cell_claim(cells[i], label_unit, row.strip(), subject, workload,
+                                _dtype(header[i]) or _dtype(cells[0]))
+            if claim is not None:
+                out.append(claim)
     return out
 
 

@@ -85,6 +85,16 @@ def test_our_own_phrasings():
     assert all(c.stack is None for c in claims if c.device == "H200")
 
 
+def test_a_table_with_one_device_per_row():
+    text = ("| GPU | Softmax speedup (x) | Copy bandwidth (GB/s) | Price |\n|---|---|---|---|\n"
+            "| H100 | 2.6 | 3,000 | $$$ |\n| MI300X (ROCm 6.1) | 1.9 | 4,900 | $$ |")
+    got = {(c.device, c.stack, c.workload, c.metric, c.value) for c in extract_claims(text)}
+    assert got == {("H100", None, "softmax", "speedup", 2.6),
+                   ("H100", None, "copy", "GB/s", 3000.0),
+                   ("MI300X", "ROCm 6.1", "softmax", "speedup", 1.9),
+                   ("MI300X", "ROCm 6.1", "copy", "GB/s", 4900.0)}
+
+
 def test_html_table_rows():
     claims = claims_of(FIXTURES / "vendor-table.html")
     assert {(c.device, c.stack, c.workload, c.metric, c.value) for c in claims} == {
