@@ -15,7 +15,8 @@ def render_data_dictionary() -> str:
         "",
     ]
     for t in ALL_TABLES:
-        lines += [f"## `{t.name}`", "", t.description, ""]
+        kind = " (view)" if t.view_sql else ""
+        lines += [f"## `{t.name}`{kind}", "", t.description, ""]
         if t.primary_key:
             lines += ["Primary key: " + ", ".join(f"`{k}`" for k in t.primary_key), ""]
         lines += ["| column | type | unit | description |", "| --- | --- | --- | --- |"]

@@ -159,6 +159,26 @@ class Settings(BaseSettings):
         default_factory=lambda: {"float16": "bfloat16"},
         description="Claim dtype -> probe dtype it may be checked against, said so in the "
         "verdict (fp16 and bf16 share tensor-core rates on the GPUs the probe has run on).")
+    gharchive_url: str = Field(
+        default="https://data.gharchive.org",
+        validation_alias=AliasChoices("SHU_GHARCHIVE_URL", "gharchive_url"),
+        description="Base URL of GH Archive's hourly files (`shu ingest gharchive --from/--to`).")
+    gharchive_dir: Path = Field(default=Path("data/gharchive"), description="Where downloaded "
+                                "GH Archive hourly files are kept.")
+    gharchive_paths: list[str] = Field(default_factory=list, description="Files, directories "
+                                       "or globs of GH Archive hourly files the daily flow loads "
+                                       "(files already loaded are skipped).")
+    gharchive_batch_files: int = Field(default=4, ge=1, description="Hourly files per DuckDB "
+                                       "scan (bounds memory: ~1 GB per real 2026 hour).")
+    gharchive_memory_limit: str = Field(default="2GB", description="DuckDB memory_limit of each "
+                                        "GH Archive scan (spills beyond it).")
+    task_runner: str = Field(default="threads", pattern="^(threads|dask)$",
+                             description="Prefect task runner of the daily flow's fan-out: "
+                             "'threads' or 'dask' (needs `pip install 'shu[dask]'`).")
+    dask_address: str | None = Field(default=None, description="Dask scheduler address "
+                                     "(tcp://HOST:8786); unset: a temporary LocalCluster.")
+    dask_workers: int = Field(default=2, ge=1, description="Workers of the temporary Dask "
+                              "LocalCluster.")
 
     @classmethod
     def settings_customise_sources(

@@ -153,6 +153,11 @@ class Store:
                 self.con.execute(table.ddl())
                 changes.append(f"auto: create table {table.name}")
                 continue
+            if table.view_sql:
+                if set(table.column_names) - existing[table.name]:
+                    self.con.execute(table.ddl())
+                    changes.append(f"auto: replace view {table.name}")
+                continue
             for c in table.columns:
                 if c.name not in existing[table.name]:
                     self.con.execute(f'ALTER TABLE "{table.name}" ADD COLUMN "{c.name}" {c.type}')

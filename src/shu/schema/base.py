@@ -27,6 +27,7 @@ class Table:
     group: str = "core"
     notes: str = ""
     extra: dict[str, str] = field(default_factory=dict)
+    view_sql: str = ""  # non-empty: a view over other tables, defined by this SELECT
 
     def column(self, name: str) -> Column:
         """The declared column called `name` (KeyError when absent)."""
@@ -40,7 +41,9 @@ class Table:
         return [c.name for c in self.columns]
 
     def ddl(self) -> str:
-        """CREATE TABLE statement for this declaration."""
+        """CREATE TABLE statement for this declaration (CREATE OR REPLACE VIEW for a view)."""
+        if self.view_sql:
+            return f'CREATE OR REPLACE VIEW "{self.name}" AS {self.view_sql}'
         cols = []
         for c in self.columns:
             null = "" if c.nullable and c.name not in self.primary_key else " NOT NULL"

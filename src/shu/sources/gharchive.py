@@ -1,0 +1,327 @@
+"""GH Archive hourly files -> per-day stars, activity, tags and releases for every repository.
+
+Two halves, so the parsing can run anywhere and the store keeps one writer:
+
+- `aggregate_files(paths)` (a worker's job; no store): one DuckDB `read_json` scan over a batch
+  of hourly `.json.gz` files, reading only the columns needed (explicit `columns=`: `type`,
+  `repo.name`, `created_at` and the few payload fields), aggregated in SQL per file, repository
+  and UTC day into Arrow tables: stars given (`WatchEvent`), pushes (`PushEvent`), tags created
+  (`CreateEvent` with ref_type 'tag') and releases published (`ReleaseEvent` with action
+  'published'; title and notes kept as untrusted text). When a batch fails, its files are read
+  one by one so a truncated or corrupt file is reported by name and the others still count.
+- `write_aggregates(store, parts)` (the single writer): folds old names through the alias map
+  and adds everything to `stars_added_daily`, `activity_daily`, `tags_created` and `releases`
+  (existing GitHub-API releases win) in ONE transaction together with one `ingest_log` row per
+  file; files that failed get their own 'failed' row.
+
+`ingest_gharchive` runs both over files, directories or globs in batches of
+`settings.gharchive_batch_files` (bounded memory: a batch is one scan; only its small aggregate
+is kept), skipping files already loaded (`ingest_log`, keyed on the file name, so the same hour
+is never counted twice), so any number of re-runs gives the same counts.
+"""
+
+from __future__ import annotations
+
+import glob
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from shu.errors import InputError
+from shu.settings import Settings, get_settings
+from shu.store import Load, Store
+
+SOURCE = "gharchive"
+FILE_GLOB = "*.json.gz"
+RELEASE = ("STRUCT(tag_name VARCHAR, name VARCHAR, body VARCHAR, published_at TIMESTAMP, "
+           "prerelease BOOLEAN, html_url VARCHAR)")
+EVENT_COLUMNS = {
+    "type": "VARCHAR",
+    "repo": "STRUCT(name VARCHAR)",
+    "created_at": "TIMESTAMP",
+    "payload": f"STRUCT(action VARCHAR, ref VARCHAR, ref_type VARCHAR, release {RELEASE})",
+}
+_SCAN = """
+SELECT filename, repo.name AS repo, CAST(created_at AS DATE) AS day, count(*) AS events,
+  count(*) FILTER (WHERE type = 'WatchEvent') AS stars,
+  count(*) FILTER (WHERE type = 'PushEvent') AS pushes,
+  list({'tag': payload.ref, 'created_at': created_at})
+    FILTER (WHERE type = 'CreateEvent' AND payload.ref_type = 'tag') AS tags,
+  list(payload.release) FILTER (WHERE type = 'ReleaseEvent' AND payload.action = 'published')
+    AS releases
+FROM read_json($files, columns = $columns, format = 'newline_delimited', filename = true)
+GROUP BY ALL
+"""
+
+
+@dataclass
+class Aggregate:
+    """What one batch of files holds, aggregated (small: one row per repository and day)."""
+
+    events_by_file: dict[str, int] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+    activity: pa.Table | None = None  # repo, day, stars, pushes, tags, releases
+    tags: pa.Table | None = None  # repo, tag, created_at
+    releases: pa.Table | None = None  # repo, tag, name, body, published_at, prerelease, url
+
+    @property
+    def events(self) -> int:
+        return sum(self.events_by_file.values())
+
+
+@dataclass
+class GharchiveSummary:
+    """What `ingest_gharchive` did."""
+
+    files_loaded: int = 0
+    files_skipped: int = 0
+    failed: dict[str, str] = field(default_factory=dict)
+    events: int = 0
+    rows: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        rate = f" ({self.events / self.seconds:,.0f} events/s)" if self.seconds else ""
+        text = (f"{self.files_loaded} files loaded, {self.files_skipped} already loaded, "
+                f"{len(self.failed)} failed; {self.events:,} events in {self.seconds:.1f}s{rate}")
+        return text + "".join(f"; {name}: {why}" for name, why in self.failed.items())
+
+
+# ---------------------------------------------------------------------------- inputs
+def resolve_paths(specs: Iterable[str | Path]) -> list[Path]:
+    """Files, directories (their `*.json.gz`) or globs -> existing files, sorted, no repeats."""
+    found: dict[str, Path] = {}
+    for spec in specs:
+        path = Path(spec)
+        if path.is_dir():
+            matches = sorted(path.glob(FILE_GLOB))
+        elif path.is_file():
+            matches = [path]
+        else:
+            matches = [Path(p) for p in sorted(glob.glob(str(spec)))]
+            if not matches:
+                raise InputError(f"{spec}: no such file, directory or matching glob")
+        for match in matches:
+            found.setdefault(str(match.resolve()), match)
+    return sorted(found.values(), key=lambda p: _hour_order(p.name))
+
+
+def _hour_order(name: str) -> tuple:
+    """Sort key putting YYYY-MM-DD-H files in time order (H is not zero-padded)."""
+    stem = name.split(".")[0]
+    head, _, hour = stem.rpartition("-")
+    return (head, int(hour)) if hour.isdigit() else (stem, -1)
+
+
+def file_key(path: Path | str) -> str:
+    """The identity of an hourly file in `ingest_log`: its name (same hour, same key)."""
+    return Path(path).name
+
+
+def loaded_files(store: Store) -> set[str]:
+    """Names of files already loaded successfully."""
+    return {r[0] for r in store.con.execute(
+        "SELECT target FROM ingest_log WHERE source = ? AND status = 'ok'", [SOURCE]).fetchall()}
+
+
+# ---------------------------------------------------------------------------- worker side
+def aggregate_files(paths: Sequence[Path | str], memory_limit: str = "2GB",
+                    threads: int | None = None) -> Aggregate:
+    """Aggregate a batch of hourly files (one scan); a failing batch is retried file by file."""
+    con = duckdb.connect()
+    try:
+        con.execute(f"SET memory_limit = '{memory_limit}'")
+        con.execute("SET preserve_insertion_order = false")
+        if threads:
+            con.execute(f"SET threads = {int(threads)}")
+        files = [str(p) for p in paths]
+        try:
+            return _aggregate(con, files)
+        except duckdb.Error as exc:
+            if len(files) == 1:
+                return Aggregate(failed={file_key(files[0]): _reason(exc, files[0])})
+        parts = [aggregate_files([f], memory_limit, threads) for f in files]
+        return combine(parts)
+    finally:
+        con.close()
+
+
+def _aggregate(con: duckdb.DuckDBPyConnection, files: list[str]) -> Aggregate:
+    con.execute(f"CREATE OR REPLACE TEMP TABLE g AS {_SCAN}",
+                {"files": files, "columns": EVENT_COLUMNS})
+    by_file = dict(con.execute("SELECT filename, sum(events)::BIGINT FROM g GROUP BY ALL")
+                   .fetchall())
+    events = {file_key(f): int(by_file.get(f, 0)) for f in files}
+    activity = con.sql(
+        "SELECT * FROM (SELECT g.repo, g.day, sum(g.stars)::BIGINT AS stars, "
+        "sum(g.pushes)::BIGINT AS pushes, coalesce(sum(len(g.tags)), 0)::BIGINT AS tags, "
+        "coalesce(sum(len(g.releases)), 0)::BIGINT AS releases FROM g "
+        "WHERE g.repo IS NOT NULL AND g.day IS NOT NULL GROUP BY g.repo, g.day) "
+        "WHERE stars + pushes + tags + releases > 0").to_arrow_table()
+    tags = con.sql(
+        "SELECT repo, t.tag AS tag, t.created_at AS created_at FROM "
+        "(SELECT repo, unnest(tags) AS t FROM g WHERE len(tags) > 0) WHERE t.tag IS NOT NULL"
+    ).to_arrow_table()
+    releases = con.sql(
+        "SELECT repo, r.tag_name AS tag, r.name AS name, r.body AS body, "
+        "r.published_at AS published_at, r.prerelease AS prerelease, r.html_url AS url FROM "
+        "(SELECT repo, unnest(releases) AS r FROM g WHERE len(releases) > 0) "
+        "WHERE r.tag_name IS NOT NULL").to_arrow_table()
+    con.execute("DROP TABLE g")
+    return Aggregate(events, {}, activity, tags, releases)
+
+
+def _reason(exc: Exception, path: str) -> str:
+    """The first line of a DuckDB error, without the path (the caller names the file)."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text.replace(path, file_key(path)).strip()[:300]
+
+
+def combine(parts: Iterable[Aggregate]) -> Aggregate:
+    """Concatenate several batches' aggregates (the writer re-aggregates by key)."""
+    out = Aggregate()
+    tables: dict[str, list[pa.Table]] = {"activity": [], "tags": [], "releases": []}
+    for part in parts:
+        out.events_by_file.update(part.events_by_file)
+        out.failed.update(part.failed)
+        for name, bucket in tables.items():
+            table = getattr(part, name)
+            if table is not None and table.num_rows:
+                bucket.append(table)
+    for name, bucket in tables.items():
+        setattr(out, name, pa.concat_tables(bucket) if bucket else None)
+    return out
+
+
+# ---------------------------------------------------------------------------- writer side
+def write_aggregates(store: Store, agg: Aggregate, settings: Settings | None = None) -> dict:
+    """Add a combined aggregate to the store in one transaction, one ingest_log row per file.
+
+    Returns rows written per table. Files in `agg.failed` get a 'failed' ingest_log row each
+    (outside the data transaction, so the good files' data and log rows commit together).
+    """
+    settings = settings or get_settings()
+    rows: dict[str, int] = {}
+    con = store.con
+    if agg.events_by_file:
+        with store.transaction():
+            _alias_map(store, settings)
+            for name in ("activity", "tags", "releases"):
+                table = getattr(agg, name)
+                con.register(f"_gha_{name}", table if table is not None else _empty(name))
+            try:
+                rows = _merge(con)
+            finally:
+                for name in ("activity", "tags", "releases"):
+                    con.unregister(f"_gha_{name}")
+            for name, events in agg.events_by_file.items():
+                load = Load(source=SOURCE, target=name, rows_read=events,
+                            message=f"{events:,} events")
+                store._log(load)
+    for name, why in agg.failed.items():
+        with store.transaction():
+            store._log(Load(source=SOURCE, target=name, status="failed", message=why))
+    return rows
+
+
+def _empty(name: str) -> pa.Table:
+    schemas = {
+        "activity": "repo VARCHAR, day DATE, stars BIGINT, pushes BIGINT, tags BIGINT, "
+                    "releases BIGINT",
+        "tags": "repo VARCHAR, tag VARCHAR, created_at TIMESTAMP",
+        "releases": "repo VARCHAR, tag VARCHAR, name VARCHAR, body VARCHAR, "
+                    "published_at TIMESTAMP, prerelease BOOLEAN, url VARCHAR",
+    }
+    return duckdb.sql(f"SELECT * FROM (SELECT NULL::STRUCT({schemas[name]}) AS s) "
+                      "WHERE false").select("unnest(s)").to_arrow_table()
+
+
+def _alias_map(store: Store, settings: Settings) -> None:
+    """Temp table _gha_alias(alias, repo): stored aliases plus configured ones."""
+    store.con.execute("CREATE OR REPLACE TEMP TABLE _gha_alias AS "
+                      "SELECT alias, repo FROM repo_aliases")
+    for alias, repo in settings.aliases.items():
+        store.con.execute("INSERT INTO _gha_alias SELECT ?, ? WHERE ? NOT IN "
+                          "(SELECT alias FROM _gha_alias)", [alias, repo, alias])
+
+
+_FOLD = "coalesce(a.repo, x.repo)"
+
+
+def _merge(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Additive upserts from the registered _gha_* tables into the store tables."""
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE _gha_day AS SELECT {_FOLD} AS repo, day, "
+        "sum(stars)::BIGINT AS stars, sum(pushes)::BIGINT AS pushes, sum(tags)::BIGINT AS tags, "
+        "sum(releases)::BIGINT AS releases FROM _gha_activity x "
+        "LEFT JOIN _gha_alias a ON a.alias = x.repo GROUP BY ALL")
+    stars = con.execute(
+        "INSERT INTO stars_added_daily BY NAME SELECT repo, day, stars AS stars_added, "
+        f"'{SOURCE}' AS source FROM _gha_day WHERE stars > 0 "
+        "ON CONFLICT (repo, day) DO UPDATE SET stars_added = stars_added + EXCLUDED.stars_added"
+    ).fetchone()[0]
+    activity = con.execute(
+        "INSERT INTO activity_daily BY NAME SELECT repo, day, pushes, tags AS tags_created, "
+        f"releases AS releases_published, '{SOURCE}' AS source FROM _gha_day "
+        "WHERE pushes + tags + releases > 0 ON CONFLICT (repo, day) DO UPDATE SET "
+        "pushes = pushes + EXCLUDED.pushes, tags_created = tags_created + EXCLUDED.tags_created, "
+        "releases_published = releases_published + EXCLUDED.releases_published").fetchone()[0]
+    tags = con.execute(
+        f"INSERT INTO tags_created BY NAME SELECT {_FOLD} AS repo, tag, min(created_at) AS "
+        f"created_at, '{SOURCE}' AS source FROM _gha_tags x LEFT JOIN _gha_alias a "
+        "ON a.alias = x.repo GROUP BY ALL ON CONFLICT (repo, tag) DO UPDATE SET "
+        "created_at = least(created_at, EXCLUDED.created_at)").fetchone()[0]
+    releases = con.execute(
+        f"INSERT INTO releases BY NAME SELECT {_FOLD} AS repo, tag, "
+        "arg_max(name, published_at) AS name, max(published_at) AS published_at, "
+        "arg_max(prerelease, published_at) AS is_prerelease, arg_max(body, published_at) AS body, "
+        f"arg_max(url, published_at) AS url, '{SOURCE}' AS source FROM _gha_releases x "
+        "LEFT JOIN _gha_alias a ON a.alias = x.repo GROUP BY ALL "
+        "ON CONFLICT (repo, tag) DO NOTHING").fetchone()[0]
+    con.execute("DROP TABLE _gha_day")
+    return {"stars_added_daily": int(stars), "activity_daily": int(activity),
+            "tags_created": int(tags), "releases": int(releases)}
+
+
+# ---------------------------------------------------------------------------- both
+def batches(paths: Sequence[Path], size: int) -> list[list[Path]]:
+    """`paths` cut into consecutive batches of at most `size` files."""
+    size = max(1, size)
+    return [list(paths[i:i + size]) for i in range(0, len(paths), size)]
+
+
+def pending(store: Store, specs: Iterable[str | Path]) -> tuple[list[Path], int]:
+    """(files not loaded yet, number already loaded) among `specs`."""
+    done = loaded_files(store)
+    paths = resolve_paths(specs)
+    todo = [p for p in paths if file_key(p) not in done]
+    seen: set[str] = set()
+    unique = [p for p in todo if not (file_key(p) in seen or seen.add(file_key(p)))]
+    return unique, len(paths) - len(todo)
+
+
+def ingest_gharchive(store: Store, specs: Iterable[str | Path], settings: Settings | None = None,
+                     progress: Callable[[int, int], None] | None = None) -> GharchiveSummary:
+    """Load hourly GH Archive files (files, directories or globs) into the store; see the module.
+
+    Files already loaded are skipped; a truncated or corrupt file is reported by name (in the
+    summary and as a 'failed' `ingest_log` row) and the rest still load, in one transaction.
+    `progress(done, total)` is called after each batch.
+    """
+    settings = settings or get_settings()
+    t0 = time.perf_counter()
+    todo, skipped = pending(store, specs)
+    parts = []
+    for i, batch in enumerate(batches(todo, settings.gharchive_batch_files), start=1):
+        parts.append(aggregate_files(batch, settings.gharchive_memory_limit))
+        if progress:
+            progress(min(i * settings.gharchive_batch_files, len(todo)), len(todo))
+    agg = combine(parts)
+    rows = write_aggregates(store, agg, settings)
+    return GharchiveSummary(files_loaded=len(agg.events_by_file), files_skipped=skipped,
+                            failed=agg.failed, events=agg.events, rows=rows,
+                            seconds=time.perf_counter() - t0)
