@@ -30,7 +30,8 @@ EVENT_MIX = (
     ("PullRequestReviewEvent", 3), ("ForkEvent", 2), ("ReleaseEvent:published", 1),
     ("ReleaseEvent:created", 1), ("GollumEvent", 1), ("MemberEvent", 1),
 )
-UNICODE_WORDS = ("naïve", "Größe", "日本語", "emoji 🚀", "Ελληνικά", "ещё", "ä\u00a0b", "中文 \"q\"")
+UNICODE_WORDS = ("naïve", "Größe", "日本語", "emoji 🚀", "Ελληνικά", "ещё", "ä\u00a0b",
+                 "中文 \"q\"")
 
 
 @dataclass

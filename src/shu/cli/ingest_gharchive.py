@@ -1,0 +1,70 @@
+"""`shu ingest gharchive`: GH Archive hourly files into per-day tables for every repository."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import typer
+
+from shu.cli import DbOption, console, db_path, ingest_app
+from shu.errors import InputError
+
+
+@ingest_app.command("gharchive")
+def ingest_gharchive(
+    paths: list[str] = typer.Argument(None, help="Hourly YYYY-MM-DD-H.json.gz files, "
+                                      "directories of them, or globs (quote the glob)."),
+    start: str = typer.Option(None, "--from", help="First UTC day (YYYY-MM-DD) to download "
+                              "from GH Archive (SHU_GHARCHIVE_URL) before loading."),
+    end: str = typer.Option(None, "--to", help="Last UTC day to download (default: --from)."),
+    fold: bool = typer.Option(True, help="Fold stars into stars_daily (source 'gharchive') "
+                              "for repositories with an anchor count."),
+    db: Path = DbOption,
+) -> None:
+    """Load GH Archive events: stars added, pushes, tags and releases per repository and day.
+
+    Re-runs skip files already loaded; a truncated or corrupt file is named and the rest load.
+
+    Example: shu ingest gharchive data/gharchive/ && shu sql "SELECT * FROM gharchive_trending"
+
+    Example: shu ingest gharchive --from 2026-01-01 --to 2026-01-07
+    """
+    from shu.settings import get_settings
+    from shu.signals.gharchive_fold import fold_into_stars_daily
+    from shu.sources.gharchive import ingest_gharchive as run
+    from shu.store import open_store
+
+    settings = get_settings()
+    specs: list[str | Path] = list(paths or [])
+    if start:
+        from shu.sources.gharchive_download import download_range
+
+        first = _day(start, "--from")
+        last = _day(end, "--to") if end else first
+        got = download_range(settings, first, last)
+        console.print(f"download: {got.line()}", highlight=False)
+        specs += got.paths
+    elif end:
+        raise InputError("--to needs --from")
+    if not specs:
+        raise InputError("give PATH... (files, directories or globs) or --from/--to")
+    with open_store(db_path(db)) as store:
+        summary = run(store, specs, settings)
+        console.print(summary.line(), highlight=False)
+        if summary.rows:
+            console.print("rows written: " + ", ".join(f"{k} {v:,}" for k, v in
+                                                        summary.rows.items()), highlight=False)
+        if fold:
+            folded = fold_into_stars_daily(store)
+            console.print(f"stars_daily (source 'gharchive'): {folded['written']:,} rows "
+                          "derived from anchors", highlight=False)
+    if summary.failed:
+        raise typer.Exit(2)
+
+
+def _day(text: str, option: str):
+    try:
+        return datetime.strptime(text, "%Y-%m-%d").date()
+    except ValueError as exc:
+        raise InputError(f"{option} {text!r}: expected YYYY-MM-DD") from exc
