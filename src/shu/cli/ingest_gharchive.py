@@ -60,7 +60,8 @@ def ingest_gharchive(
             console.print(f"stars_daily (source 'gharchive'): {folded['written']:,} rows "
                           "derived from anchors", highlight=False)
     if summary.failed:
-        raise typer.Exit(2)
+        raise InputError(f"{len(summary.failed)} file(s) could not be read (the others loaded): "
+                         + "; ".join(f"{name}: {why}" for name, why in summary.failed.items()))
 
 
 def _day(text: str, option: str):

@@ -1,7 +1,8 @@
 """The daily flow: ingest -> signals -> resolve -> forecast -> probe (when due) -> briefing.
 
-A thin Prefect `@flow` over `@task`-wrapped stages from `shu.flows.stages`. Only the I/O stages
-(ingest, snapshot) retry. Each stage is idempotent, so a re-run the same day converges and
+A thin Prefect `@flow` over `@task`-wrapped stages from `shu.flows.stages`; ingestion fans out
+as mapped tasks (one per repository, one per GH Archive batch: `shu.flows.fanout`). Only the I/O
+stages (ingest, snapshot) retry. Each stage is idempotent, so a re-run the same day converges and
 changes no forecast. Settings come from the environment / shu.toml plus `overrides` (non-secret
 settings only: the GitHub token is never a flow parameter, so it never reaches Prefect's
 database). Run it with `shu daily`; `shu serve` runs it on `settings.schedule_cron`.
@@ -17,13 +18,12 @@ from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from shu.errors import ConfigError
-from shu.flows import stages
+from shu.flows import fanout, stages
 from shu.settings import Settings, load_settings
 from shu.store import utcnow
 
 IO_RETRIES = {"retries": 2, "retry_delay_seconds": [2, 10]}
 
-ingest_task = task(stages.ingest, name="ingest", cache_policy=NO_CACHE, **IO_RETRIES)
 signals_task = task(stages.signals, name="signals", cache_policy=NO_CACHE)
 resolve_task = task(stages.resolve, name="resolve", cache_policy=NO_CACHE)
 forecast_task = task(stages.forecast, name="forecast", cache_policy=NO_CACHE)
@@ -51,7 +51,7 @@ def daily_flow(day: date | None = None, db: str | None = None, reports_dir: str 
     path = Path(db) if db else settings.db
     reports: list[stages.StageReport] = []
     # ---------------------------------------------------------------- inputs
-    ingested = ingest_task(path, settings, day, backfill)
+    ingested = fanout.ingest(path, settings, day, backfill, overrides)  # mapped per repo/file
     reports.append(ingested)
     notices = [] if ingested.ok else [ingested.message]
     reports.append(signals_task(path, settings))

@@ -1,0 +1,172 @@
+"""Fan-out of the daily ingestion: one mapped Prefect task per repository and per GH Archive batch.
+
+- GitHub: `github_repo_task.map(repos)`, one task per tracked repository (its own retries and
+  state; one repository's failure is reported, the others still load). Each task writes the
+  store itself, so these run on the flow's thread pool in the flow's process, one writer at a
+  time (`_WRITER`): DuckDB has a single writing process.
+- GH Archive: `gharchive_ingest_flow` maps `aggregate_task` over batches of hourly files on the
+  task runner chosen by `settings.task_runner`: threads, or with `SHU_TASK_RUNNER=dask` a Dask
+  cluster (a temporary `LocalCluster` of `dask_workers` processes, or the scheduler at
+  `dask_address`). Workers only read files and return small Arrow aggregates; the flow alone
+  writes them to DuckDB, in one transaction, then folds stars into `stars_daily`.
+
+`ingest(...)` runs both plus the configured documents inside the daily flow and returns the
+'ingest' stage report.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger, task, unmapped
+from prefect.cache_policies import NO_CACHE
+from prefect.task_runners import ThreadPoolTaskRunner
+
+from shu.errors import ConfigError, SourceError
+from shu.flows.stages import StageReport
+from shu.settings import Settings, load_settings
+from shu.snapshot import open_for_writing
+from shu.sources.gharchive import Aggregate, aggregate_files
+
+IO_RETRIES = {"retries": 2, "retry_delay_seconds": [2, 10]}
+_WRITER = threading.Lock()
+
+
+def runner_for(settings: Settings) -> Any:
+    """The Prefect task runner `settings.task_runner` names ('threads' or 'dask')."""
+    if settings.task_runner != "dask":
+        return ThreadPoolTaskRunner()
+    try:
+        from prefect_dask import DaskTaskRunner
+    except ImportError as exc:
+        raise ConfigError("SHU_TASK_RUNNER=dask needs prefect-dask: pip install 'shu[dask]'"
+                          ) from exc
+    if settings.dask_address:
+        return DaskTaskRunner(address=settings.dask_address)
+    return DaskTaskRunner(cluster_class="distributed.LocalCluster", cluster_kwargs={
+        "n_workers": settings.dask_workers, "threads_per_worker": 1, "processes": True,
+        "dashboard_address": None})
+
+
+# ---------------------------------------------------------------------------- GitHub, per repo
+def github_repo(db: Path, settings: Settings, day: date, backfill: bool, repo: str
+                ) -> dict[str, Any]:
+    """Ingest one repository from GitHub (holding the single-writer lock); never raises
+    SourceError: returns {repo, ok, requests, not_modified, changed, error}."""
+    from shu.sources.github_ingest import ingest_github
+
+    with _WRITER:
+        store = open_for_writing(db)
+        try:
+            summary = ingest_github(store, settings, repos=[repo], backfill=backfill, today=day)
+        except SourceError as exc:
+            return {"repo": repo, "ok": False, "error": str(exc).splitlines()[0]}
+        finally:
+            store.close()
+    return {"repo": repo, "ok": True, "requests": summary.requests,
+            "not_modified": summary.not_modified, "changed": summary.changed}
+
+
+def documents(db: Path, settings: Settings) -> str:
+    """(Re-)ingest the configured documents; one line."""
+    from shu.sources.documents import ingest_documents
+
+    with _WRITER:
+        store = open_for_writing(db)
+        try:
+            docs = ingest_documents(store, list(settings.document_paths))
+        finally:
+            store.close()
+    return f"documents: {docs.added} new, {docs.changed} changed, {docs.unchanged} unchanged"
+
+
+github_repo_task = task(github_repo, name="github-repo", cache_policy=NO_CACHE,
+                        task_run_name="github {repo}", **IO_RETRIES)
+documents_task = task(documents, name="documents", cache_policy=NO_CACHE)
+
+
+# ---------------------------------------------------------------------------- GH Archive
+@task(name="gharchive-aggregate", cache_policy=NO_CACHE)
+def aggregate_task(paths: list[str], memory_limit: str) -> Aggregate:
+    """Read one batch of hourly files into Arrow aggregates (runs on any worker; no store)."""
+    return aggregate_files(paths, memory_limit)
+
+
+@flow(name="shu-gharchive", log_prints=True)
+def gharchive_ingest_flow(db: str, paths: list[str], overrides: dict[str, Any] | None = None,
+                          fold: bool = True) -> dict[str, Any]:
+    """GH Archive files -> store: batches mapped over the task runner, one writer (this flow).
+
+    Run it with `run_gharchive_flow` so the task runner follows the settings.
+    """
+    from shu.signals.gharchive_fold import fold_into_stars_daily
+    from shu.sources.gharchive import GharchiveSummary, batches, combine, pending, write_aggregates
+
+    settings = _settings(overrides)
+    store = open_for_writing(Path(db))
+    try:
+        todo, skipped = pending(store, paths)
+    finally:
+        store.close()
+    parts = batches(todo, settings.gharchive_batch_files)
+    futures = aggregate_task.map([[str(p) for p in b] for b in parts],
+                                 unmapped(settings.gharchive_memory_limit))
+    agg = combine(f.result() for f in futures)
+    with _WRITER:
+        store = open_for_writing(Path(db))
+        try:
+            rows = write_aggregates(store, agg, settings)
+            folded = fold_into_stars_daily(store) if fold and agg.events_by_file else None
+        finally:
+            store.close()
+    summary = GharchiveSummary(files_loaded=len(agg.events_by_file), files_skipped=skipped,
+                               failed=agg.failed, events=agg.events, rows=rows)
+    get_run_logger().info("GH Archive: %s", summary.line())
+    return {"ok": not agg.failed, "message": "GH Archive: " + summary.line(),
+            "batches": len(parts), "rows": rows, "folded": folded}
+
+
+def run_gharchive_flow(db: Path | str, paths: list[str], overrides: dict[str, Any] | None = None,
+                       fold: bool = True) -> dict[str, Any]:
+    """`gharchive_ingest_flow` on the task runner the settings name (threads or Dask)."""
+    runner = runner_for(_settings(overrides))
+    return gharchive_ingest_flow.with_options(task_runner=runner)(
+        db=str(db), paths=[str(p) for p in paths], overrides=overrides, fold=fold)
+
+
+def _settings(overrides: dict[str, Any] | None) -> Settings:
+    overrides = dict(overrides or {})
+    if {"github_token", "GITHUB_TOKEN"} & set(overrides):
+        raise ConfigError("the GitHub token cannot be a flow parameter; set GITHUB_TOKEN")
+    return load_settings(**overrides)
+
+
+# ---------------------------------------------------------------------------- the stage
+def ingest(db: Path, settings: Settings, day: date, backfill: bool,
+           overrides: dict[str, Any] | None) -> StageReport:
+    """The daily flow's ingest stage, fanned out (call inside a flow)."""
+    repos = [r.repo for r in settings.repos]
+    results = [f.result() for f in github_repo_task.map(
+        unmapped(db), unmapped(settings), unmapped(day), unmapped(backfill), repos)]
+    failed = [r for r in results if not r["ok"]]
+    good = [r for r in results if r["ok"]]
+    notes = []
+    if good:
+        notes.append(f"GitHub: {sum(r['requests'] for r in good)} requests "
+                     f"({sum(r['not_modified'] for r in good)} not modified), "
+                     f"{sum(r['changed'] for r in good)} rows changed")
+    if failed:
+        notes.append(f"GitHub unreachable for {len(failed)} of {len(results)} repositories "
+                     f"({failed[0]['error']}); building the briefing from the store as it is")
+    if settings.document_paths:
+        notes.append(documents_task(db, settings))
+    ok = not failed
+    if settings.gharchive_paths:
+        gha = run_gharchive_flow(db, list(settings.gharchive_paths), overrides)
+        notes.append(gha["message"])
+        ok = ok and gha["ok"]
+    return StageReport("ingest", "; ".join(notes), ok,
+                       counts={"github_repos": len(results), "github_failed": len(failed)})
