@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -89,10 +90,8 @@ documents_task = task(documents, name="documents", cache_policy=NO_CACHE)
 
 
 # ---------------------------------------------------------------------------- GH Archive
-@task(name="gharchive-aggregate", cache_policy=NO_CACHE)
-def aggregate_task(paths: list[str], memory_limit: str) -> Aggregate:
-    """Read one batch of hourly files into Arrow aggregates (runs on any worker; no store)."""
-    return aggregate_files(paths, memory_limit)
+# Wraps the library function itself (pickled by reference to Dask workers; touches no store).
+aggregate_task = task(aggregate_files, name="gharchive-aggregate", cache_policy=NO_CACHE)
 
 
 @flow(name="shu-gharchive", log_prints=True)
@@ -102,10 +101,10 @@ def gharchive_ingest_flow(db: str, paths: list[str], overrides: dict[str, Any] |
 
     Run it with `run_gharchive_flow` so the task runner follows the settings.
     """
-    from shu.signals.gharchive_fold import fold_into_stars_daily
-    from shu.sources.gharchive import GharchiveSummary, batches, combine, pending, write_aggregates
+    from shu.sources.gharchive import GharchiveSummary, batches, combine, pending
 
     settings = _settings(overrides)
+    t0 = time.perf_counter()
     store = open_for_writing(Path(db))
     try:
         todo, skipped = pending(store, paths)
@@ -115,18 +114,31 @@ def gharchive_ingest_flow(db: str, paths: list[str], overrides: dict[str, Any] |
     futures = aggregate_task.map([[str(p) for p in b] for b in parts],
                                  unmapped(settings.gharchive_memory_limit))
     agg = combine(f.result() for f in futures)
+    rows, folded = _write(Path(db), agg, settings, fold)
+    summary = GharchiveSummary(files_loaded=len(agg.events_by_file), files_skipped=skipped,
+                               failed=agg.failed, events=agg.events, rows=rows,
+                               seconds=time.perf_counter() - t0)
+    get_run_logger().info("GH Archive: %s", summary.line())
+    return {"ok": not agg.failed, "message": "GH Archive: " + summary.line(),
+            "batches": len(parts), "workers": sorted(agg.workers), "rows": rows,
+            "folded": folded}
+
+
+def _write(db: Path, agg: Aggregate, settings: Settings, fold: bool
+           ) -> tuple[dict[str, int], dict[str, int] | None]:
+    """The single writer: aggregates into the store, then the fold (a module-level function, so
+    the flow pickles by reference to Dask: the flow's own code holds no lock)."""
+    from shu.signals.gharchive_fold import fold_into_stars_daily
+    from shu.sources.gharchive import write_aggregates
+
     with _WRITER:
-        store = open_for_writing(Path(db))
+        store = open_for_writing(db)
         try:
             rows = write_aggregates(store, agg, settings)
             folded = fold_into_stars_daily(store) if fold and agg.events_by_file else None
         finally:
             store.close()
-    summary = GharchiveSummary(files_loaded=len(agg.events_by_file), files_skipped=skipped,
-                               failed=agg.failed, events=agg.events, rows=rows)
-    get_run_logger().info("GH Archive: %s", summary.line())
-    return {"ok": not agg.failed, "message": "GH Archive: " + summary.line(),
-            "batches": len(parts), "rows": rows, "folded": folded}
+    return rows, folded
 
 
 def run_gharchive_flow(db: Path | str, paths: list[str], overrides: dict[str, Any] | None = None,

@@ -23,6 +23,8 @@ is never counted twice), so any number of re-runs gives the same counts.
 from __future__ import annotations
 
 import glob
+import os
+import socket
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -67,6 +69,7 @@ class Aggregate:
     activity: pa.Table | None = None  # repo, day, stars, pushes, tags, releases
     tags: pa.Table | None = None  # repo, tag, created_at
     releases: pa.Table | None = None  # repo, tag, name, body, published_at, prerelease, url
+    workers: set[str] = field(default_factory=set)  # host:pid of the processes that read them
 
     @property
     def events(self) -> int:
@@ -172,7 +175,8 @@ def _aggregate(con: duckdb.DuckDBPyConnection, files: list[str]) -> Aggregate:
         "(SELECT repo, unnest(releases) AS r FROM g WHERE len(releases) > 0) "
         "WHERE r.tag_name IS NOT NULL").to_arrow_table()
     con.execute("DROP TABLE g")
-    return Aggregate(events, {}, activity, tags, releases)
+    worker = f"{socket.gethostname()}:{os.getpid()}"
+    return Aggregate(events, {}, activity, tags, releases, {worker})
 
 
 def _reason(exc: Exception, path: str) -> str:
@@ -188,6 +192,7 @@ def combine(parts: Iterable[Aggregate]) -> Aggregate:
     for part in parts:
         out.events_by_file.update(part.events_by_file)
         out.failed.update(part.failed)
+        out.workers |= part.workers
         for name, bucket in tables.items():
             table = getattr(part, name)
             if table is not None and table.num_rows:

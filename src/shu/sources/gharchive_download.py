@@ -29,7 +29,7 @@ from shu.errors import SourceError
 from shu.settings import Settings
 from shu.sources.github import MAX_BACKOFF_S, SECONDARY_LIMIT_WAIT_S, USER_AGENT
 
-CHUNK = 1 << 20
+CHUNK = 1 << 16
 RATE_LIMITED = -1  # _try waited out a rate limit; ask again without counting an attempt
 
 

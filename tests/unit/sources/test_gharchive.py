@@ -160,10 +160,12 @@ def test_fold_uses_anchors_and_never_bridges_a_hole(store, archive, tmp_path) ->
 def test_trending_view(store) -> None:
     con = store.con
     con.execute("""INSERT INTO stars_added_daily
-        SELECT 'hot/repo', DATE '2026-03-31' - i::INTEGER, CASE WHEN i < 28 THEN 60 ELSE 10 END, 'gharchive'
+        SELECT 'hot/repo', DATE '2026-03-31' - i::INTEGER, CASE WHEN i < 28 THEN 60 ELSE 10 END,
+               'gharchive'
         FROM range(56) t(i)""")
     con.execute("""INSERT INTO stars_added_daily
-        SELECT 'small/repo', DATE '2026-03-31' - i::INTEGER, CASE WHEN i < 28 THEN 9 ELSE 1 END, 'gharchive'
+        SELECT 'small/repo', DATE '2026-03-31' - i::INTEGER, CASE WHEN i < 28 THEN 9 ELSE 1 END,
+               'gharchive'
         FROM range(56) t(i)""")
     con.execute("""INSERT INTO stars_added_daily
         SELECT 'big/flat', DATE '2026-03-31' - i::INTEGER, 5, 'gharchive' FROM range(56) t(i)""")
