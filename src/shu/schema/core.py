@@ -49,7 +49,8 @@ STARS_DAILY = Table(
         col("stars_added", "BIGINT", "Stars given that day that are still held "
             "(stargazer history only).", "stars"),
         col("source", "VARCHAR", "Where the row came from: 'ranking', 'github', "
-            "'github-star-history', 'github-stargazers'."),
+            "'github-star-history', 'github-stargazers', 'gharchive' (derived: an anchor "
+            "count ± GH Archive stars given; unstars are invisible there)."),
     ),
 )
 
