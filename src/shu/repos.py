@@ -23,7 +23,8 @@ def rename_repo(store: Store, old: str, new: str, origin: str) -> int:
     moved = 0
     with store.transaction():
         for table in ALL_TABLES:
-            if "repo" not in table.column_names or table.name == "repo_aliases":
+            if ("repo" not in table.column_names or table.name == "repo_aliases"
+                    or table.view_sql):
                 continue
             other_keys = [k for k in table.primary_key if k != "repo"]
             if table.primary_key and "repo" in table.primary_key and other_keys:

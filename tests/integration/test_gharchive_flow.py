@@ -40,3 +40,26 @@ def test_gharchive_flow_on_a_two_worker_dask_cluster(prefect_harness, tmp_path) 
             1000 + truth.stars[(repo, date(2026, 6, 1))])
     again = run_gharchive_flow(db, [str(tmp_path / "hours")], overrides)
     assert again["batches"] == 0 and "24 already loaded" in again["message"]
+
+
+def test_daily_ingest_stage_loads_gharchive_paths_on_threads(prefect_harness, tmp_path) -> None:
+    from prefect import flow
+
+    from shu.flows import fanout
+    from shu.settings import load_settings
+
+    _, truth = generate_days(tmp_path / "hours", date(2026, 6, 2), days=1, events_per_day=480,
+                             n_repos=10)
+    overrides = {"repos": [], "aliases": {}, "gharchive_paths": [str(tmp_path / "hours")]}
+
+    @flow
+    def ingest_only() -> dict:
+        settings = load_settings(**overrides)
+        return fanout.ingest(tmp_path / "s.duckdb", settings, date(2026, 6, 2), False,
+                             overrides).as_dict()
+
+    report = ingest_only()
+    assert report["ok"] and "GH Archive: 24 files loaded" in report["message"]
+    with open_store(tmp_path / "s.duckdb", read_only=True) as store:
+        assert store.con.execute("SELECT sum(stars_added) FROM stars_added_daily"
+                                 ).fetchone()[0] == sum(truth.stars.values())
