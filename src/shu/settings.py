@@ -170,6 +170,8 @@ class Settings(BaseSettings):
                                        "(files already loaded are skipped).")
     gharchive_batch_files: int = Field(default=4, ge=1, description="Hourly files per DuckDB "
                                        "scan (bounds memory: ~1 GB per real 2026 hour).")
+    gharchive_files_per_write: int = Field(default=168, ge=1, description="Hourly files "
+                                           "written per transaction (168 = a week).")
     gharchive_memory_limit: str = Field(default="2GB", description="DuckDB memory_limit of each "
                                         "GH Archive scan (spills beyond it).")
     task_runner: str = Field(default="threads", pattern="^(threads|dask)$",

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import contextlib
+from collections.abc import Callable, Iterator
+from datetime import date, datetime
 from pathlib import Path
 
 import typer
+from rich.progress import Progress
 
 from shu.cli import DbOption, console, db_path, ingest_app
 from shu.errors import InputError
@@ -42,7 +45,8 @@ def ingest_gharchive(
 
         first = _day(start, "--from")
         last = _day(end, "--to") if end else first
-        got = download_range(settings, first, last)
+        with _bar("downloading hourly files") as advance:
+            got = download_range(settings, first, last, progress=advance)
         console.print(f"download: {got.line()}", highlight=False)
         specs += got.paths
     elif end:
@@ -50,7 +54,8 @@ def ingest_gharchive(
     if not specs:
         raise InputError("give PATH... (files, directories or globs) or --from/--to")
     with open_store(db_path(db)) as store:
-        summary = run(store, specs, settings)
+        with _bar("reading hourly files") as advance:
+            summary = run(store, specs, settings, progress=advance)
         console.print(summary.line(), highlight=False)
         if summary.rows:
             console.print("rows written: " + ", ".join(f"{k} {v:,}" for k, v in
@@ -64,7 +69,15 @@ def ingest_gharchive(
                          + "; ".join(f"{name}: {why}" for name, why in summary.failed.items()))
 
 
-def _day(text: str, option: str):
+@contextlib.contextmanager
+def _bar(what: str) -> Iterator[Callable[[int, int], None]]:
+    """A transient progress bar; yields `advance(done, total)`."""
+    with Progress(transient=True, console=console) as bar:
+        task = bar.add_task(what, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
+def _day(text: str, option: str) -> date:
     try:
         return datetime.strptime(text, "%Y-%m-%d").date()
     except ValueError as exc:

@@ -28,7 +28,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from shu.errors import ConfigError, SourceError
 from shu.flows.stages import StageReport
-from shu.settings import Settings, load_settings
+from shu.settings import Settings
 from shu.snapshot import open_for_writing
 from shu.sources.gharchive import Aggregate, aggregate_files
 
@@ -110,35 +110,48 @@ def gharchive_ingest_flow(db: str, paths: list[str], overrides: dict[str, Any] |
         todo, skipped = pending(store, paths)
     finally:
         store.close()
-    parts = batches(todo, settings.gharchive_batch_files)
-    futures = aggregate_task.map([[str(p) for p in b] for b in parts],
-                                 unmapped(settings.gharchive_memory_limit))
-    agg = combine(f.result() for f in futures)
-    rows, folded = _write(Path(db), agg, settings, fold)
-    summary = GharchiveSummary(files_loaded=len(agg.events_by_file), files_skipped=skipped,
-                               failed=agg.failed, events=agg.events, rows=rows,
-                               seconds=time.perf_counter() - t0)
+    summary = GharchiveSummary(files_skipped=skipped)
+    n_batches, workers = 0, set()
+    for file_set in batches(todo, settings.gharchive_files_per_write):
+        parts = batches(file_set, settings.gharchive_batch_files)
+        futures = aggregate_task.map([[str(p) for p in b] for b in parts],
+                                     unmapped(settings.gharchive_memory_limit))
+        agg = combine(f.result() for f in futures)
+        summary.add(agg, _write(Path(db), agg, settings))
+        n_batches += len(parts)
+        workers |= agg.workers
+    folded = _fold(Path(db)) if fold and summary.files_loaded else None
+    summary.seconds = time.perf_counter() - t0
     get_run_logger().info("GH Archive: %s", summary.line())
-    return {"ok": not agg.failed, "message": "GH Archive: " + summary.line(),
-            "batches": len(parts), "workers": sorted(agg.workers), "rows": rows,
+    return {"ok": not summary.failed, "message": "GH Archive: " + summary.line(),
+            "batches": n_batches, "workers": sorted(workers), "rows": summary.rows,
             "folded": folded}
 
 
-def _write(db: Path, agg: Aggregate, settings: Settings, fold: bool
-           ) -> tuple[dict[str, int], dict[str, int] | None]:
-    """The single writer: aggregates into the store, then the fold (a module-level function, so
-    the flow pickles by reference to Dask: the flow's own code holds no lock)."""
-    from shu.signals.gharchive_fold import fold_into_stars_daily
+# The writer's steps are module-level functions holding the lock, so the flow's own code
+# references no lock and pickles (by reference) to Dask workers.
+def _write(db: Path, agg: Aggregate, settings: Settings) -> dict[str, int]:
+    """The single writer: one file set's aggregates into the store, in one transaction."""
     from shu.sources.gharchive import write_aggregates
 
     with _WRITER:
         store = open_for_writing(db)
         try:
-            rows = write_aggregates(store, agg, settings)
-            folded = fold_into_stars_daily(store) if fold and agg.events_by_file else None
+            return write_aggregates(store, agg, settings)
         finally:
             store.close()
-    return rows, folded
+
+
+def _fold(db: Path) -> dict[str, int]:
+    """Re-derive `stars_daily` rows with source 'gharchive' (see shu.signals.gharchive_fold)."""
+    from shu.signals.gharchive_fold import fold_into_stars_daily
+
+    with _WRITER:
+        store = open_for_writing(db)
+        try:
+            return fold_into_stars_daily(store)
+        finally:
+            store.close()
 
 
 def run_gharchive_flow(db: Path | str, paths: list[str], overrides: dict[str, Any] | None = None,
@@ -150,10 +163,9 @@ def run_gharchive_flow(db: Path | str, paths: list[str], overrides: dict[str, An
 
 
 def _settings(overrides: dict[str, Any] | None) -> Settings:
-    overrides = dict(overrides or {})
-    if {"github_token", "GITHUB_TOKEN"} & set(overrides):
-        raise ConfigError("the GitHub token cannot be a flow parameter; set GITHUB_TOKEN")
-    return load_settings(**overrides)
+    from shu.flows.daily import settings_from  # daily imports this module
+
+    return settings_from(overrides)
 
 
 # ---------------------------------------------------------------------------- the stage

@@ -16,8 +16,9 @@ Two halves, so the parsing can run anywhere and the store keeps one writer:
 
 `ingest_gharchive` runs both over files, directories or globs in batches of
 `settings.gharchive_batch_files` (bounded memory: a batch is one scan; only its small aggregate
-is kept), skipping files already loaded (`ingest_log`, keyed on the file name, so the same hour
-is never counted twice), so any number of re-runs gives the same counts.
+is kept; one write per set of `gharchive_files_per_write` files), skipping files already loaded
+(`ingest_log`, keyed on the file name, so the same hour is never counted twice), so any number
+of re-runs gives the same counts.
 """
 
 from __future__ import annotations
@@ -86,6 +87,14 @@ class GharchiveSummary:
     events: int = 0
     rows: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+
+    def add(self, agg: Aggregate, rows: dict[str, int]) -> None:
+        """Count one written file set."""
+        for table, n in rows.items():
+            self.rows[table] = self.rows.get(table, 0) + n
+        self.files_loaded += len(agg.events_by_file)
+        self.failed.update(agg.failed)
+        self.events += agg.events
 
     def line(self) -> str:
         rate = f" ({self.events / self.seconds:,.0f} events/s)" if self.seconds else ""
@@ -300,13 +309,14 @@ def batches(paths: Sequence[Path], size: int) -> list[list[Path]]:
 
 
 def pending(store: Store, specs: Iterable[str | Path]) -> tuple[list[Path], int]:
-    """(files not loaded yet, number already loaded) among `specs`."""
+    """(files not loaded yet, one per file name; number already loaded) among `specs`."""
     done = loaded_files(store)
     paths = resolve_paths(specs)
-    todo = [p for p in paths if file_key(p) not in done]
-    seen: set[str] = set()
-    unique = [p for p in todo if not (file_key(p) in seen or seen.add(file_key(p)))]
-    return unique, len(paths) - len(todo)
+    todo: dict[str, Path] = {}
+    for path in paths:
+        if file_key(path) not in done:
+            todo.setdefault(file_key(path), path)
+    return list(todo.values()), sum(file_key(p) in done for p in paths)
 
 
 def ingest_gharchive(store: Store, specs: Iterable[str | Path], settings: Settings | None = None,
@@ -314,19 +324,24 @@ def ingest_gharchive(store: Store, specs: Iterable[str | Path], settings: Settin
     """Load hourly GH Archive files (files, directories or globs) into the store; see the module.
 
     Files already loaded are skipped; a truncated or corrupt file is reported by name (in the
-    summary and as a 'failed' `ingest_log` row) and the rest still load, in one transaction.
-    `progress(done, total)` is called after each batch.
+    summary and as a 'failed' `ingest_log` row) and the rest still load. Each set of up to
+    `gharchive_files_per_write` files (a week of hours by default) is written in one
+    transaction, so long backfills keep memory bounded and commit as they go.
+    `progress(files_done, files_total)` is called after each batch.
     """
     settings = settings or get_settings()
     t0 = time.perf_counter()
     todo, skipped = pending(store, specs)
-    parts = []
-    for i, batch in enumerate(batches(todo, settings.gharchive_batch_files), start=1):
-        parts.append(aggregate_files(batch, settings.gharchive_memory_limit))
-        if progress:
-            progress(min(i * settings.gharchive_batch_files, len(todo)), len(todo))
-    agg = combine(parts)
-    rows = write_aggregates(store, agg, settings)
-    return GharchiveSummary(files_loaded=len(agg.events_by_file), files_skipped=skipped,
-                            failed=agg.failed, events=agg.events, rows=rows,
-                            seconds=time.perf_counter() - t0)
+    summary = GharchiveSummary(files_skipped=skipped)
+    done = 0
+    for file_set in batches(todo, settings.gharchive_files_per_write):
+        parts = []
+        for batch in batches(file_set, settings.gharchive_batch_files):
+            parts.append(aggregate_files(batch, settings.gharchive_memory_limit))
+            done += len(batch)
+            if progress:
+                progress(done, len(todo))
+        agg = combine(parts)
+        summary.add(agg, write_aggregates(store, agg, settings))
+    summary.seconds = time.perf_counter() - t0
+    return summary

@@ -189,3 +189,13 @@ def test_cli_names_the_bad_file_and_fails(tmp_path) -> None:
     assert proc.returncode == 1, proc.stderr
     assert "1 files loaded" in proc.stdout
     assert "could not be read" in proc.stderr and "2026-04-01-4.json.gz" in proc.stderr
+
+
+def test_small_batches_and_write_sets_give_the_same_counts(store, archive) -> None:
+    hours, _, truth = archive
+    settings = load_settings(aliases={}, gharchive_batch_files=3, gharchive_files_per_write=7)
+    seen: list[tuple[int, int]] = []
+    result = ingest_gharchive(store, [hours], settings, progress=lambda d, t: seen.append((d, t)))
+    assert result.files_loaded == 48 and seen[-1] == (48, 48)
+    assert _counts(store)["stars"] == dict(truth.stars)
+    assert _counts(store)["tags"] == dict(truth.tags)
