@@ -125,14 +125,15 @@ def write_hour(path: Path, hour: datetime, n_events: int, repos: list[str], seed
     day = hour.date()
     truth = Truth(events=n_events)
     base_id = int(hour.timestamp()) * 10_000_000
+    stamps = [f"{hour:%Y-%m-%dT%H}:{sec // 60:02d}:{sec % 60:02d}Z" for sec in range(3600)]
+    shas = [f"{rng.getrandbits(160):040x}" for _ in range(1009)]
     lines: list[str] = []
     for i, (kind, ri) in enumerate(zip(kinds, picks, strict=True)):
-        sec = i * 3600 // max(n_events, 1)
-        ts = f"{hour:%Y-%m-%dT%H}:{sec // 60:02d}:{sec % 60:02d}Z"
         n = i % 50
         lines.append(templates[kind] % {
-            "id": base_id + i, "actor": actors[i % 97], "repo": repo_frag[ri], "ts": ts,
-            "org": org_frag[ri], "rid": 1000 + ri, "sha": f"{i:040x}", "n": n,
+            "id": base_id + i, "actor": actors[i % 97], "repo": repo_frag[ri],
+            "ts": stamps[i * 3600 // n_events], "org": org_frag[ri], "rid": 1000 + ri,
+            "sha": shas[i % 1009], "n": n,
             "text": texts[i % len(texts)], "pre": "true" if n % 5 == 0 else "false",
             "name": repos[ri]})
         if count_truth:
