@@ -8,7 +8,7 @@
   task runner chosen by `settings.task_runner`: threads, or with `SHU_TASK_RUNNER=dask` a Dask
   cluster (a temporary `LocalCluster` of `dask_workers` processes, or the scheduler at
   `dask_address`). Workers only read files and return small Arrow aggregates; the flow alone
-  writes them to DuckDB, in one transaction, then folds stars into `stars_daily`.
+  writes them to DuckDB (one transaction per file set), then folds stars into `stars_daily`.
 
 `ingest(...)` runs both plus the configured documents inside the daily flow and returns the
 'ingest' stage report.
