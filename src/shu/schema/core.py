@@ -49,8 +49,9 @@ STARS_DAILY = Table(
         col("stars_added", "BIGINT", "Stars given that day that are still held "
             "(stargazer history only).", "stars"),
         col("source", "VARCHAR", "Where the row came from: 'ranking', 'github', "
-            "'github-star-history', 'github-stargazers', 'gharchive' (derived: an anchor "
-            "count ± GH Archive stars given; unstars are invisible there)."),
+            "'github-star-history', 'github-stargazers', 'gharchive' (derived from ranking/API "
+            "counts and GH Archive stars given, which miss unstars and part of the stars: "
+            "docs/gharchive-at-scale.md)."),
     ),
 )
 

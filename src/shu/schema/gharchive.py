@@ -11,7 +11,8 @@ STARS_ADDED_DAILY = Table(
     name="stars_added_daily",
     description="Stars given per repository and UTC day, counted from GH Archive `WatchEvent`s "
     "(every repository, not only tracked ones). Unstars are invisible in GH Archive, so this is "
-    "a gross count; absence on a loaded day means zero.",
+    "a gross count, and since 2025 GH Archive misses part of the stars (well under half are "
+    "captured): a sample, not a count. Absence on a loaded day means none seen.",
     primary_key=("repo", "day"),
     group="gharchive",
     columns=(

@@ -1,18 +1,24 @@
 """Folds GH Archive's stars-given counts into `stars_daily` where a repository has an anchor.
 
-GH Archive gives stars *added* per day (`stars_added_daily`), never a total, and never shows an
-unstar. A repository with an anchor, i.e. any observed total in `stars_daily` from a ranking
-snapshot or the GitHub API (`stargazers_count`), gets a `stars_daily` row with
-`source = 'gharchive'` for every fully loaded GH Archive day that has no observed row:
+GH Archive gives stars *added* per day (`stars_added_daily`), never a total; it never shows an
+unstar, and in 2025-2026 it captures only part of the WatchEvents (under half; reported in
+igrigorik/gharchive.org#310 and #320). A repository with an anchor, i.e. an observed total in
+`stars_daily` from a ranking snapshot or the GitHub API (`stargazers_count`), gets a
+`stars_daily` row with `source = 'gharchive'` for every fully loaded GH Archive day that has no
+observed row:
 
-    stars(d) = stars(A) + added(A, d]        for the nearest anchor day A <= d, else
-    stars(d) = stars(A) - added(d, A]        for the nearest anchor day A > d,
+- between two anchors A < d < B: stars(A) + (stars(B) - stars(A)) * added(A, d] / added(A, B]
+  (the observed change, distributed in proportion to the stars GH Archive saw each day; by
+  days when it saw none), so the derived series meets both observations whatever the capture
+  rate and the unstars;
+- after the last anchor A: stars(A) + added(A, d]; before the first anchor B:
+  stars(B) - added(d, B]. These use the raw counts, so they understate growth by the archive's
+  missing events (and ignore unstars).
 
-counting only over unbroken runs of fully loaded days (all 24 hourly files in `ingest_log`), so
-a hole in the archive never makes a count up. Observed values always win: rows from rankings or
-the API are never touched, and a later ranking/API load overwrites a 'gharchive' row. Because
-unstars are invisible, the derived counts drift above the truth between anchors (by the
-unstars in between). Each call recomputes every 'gharchive' row (idempotent).
+Only unbroken runs of fully loaded days (all 24 hourly files in `ingest_log`) are used, so a
+hole in the archive never makes a count up. Observed values always win: rows from rankings or
+the API are never touched, and a later ranking/API load overwrites a 'gharchive' row. Each call
+recomputes every 'gharchive' row (idempotent).
 """
 
 from __future__ import annotations
@@ -53,18 +59,25 @@ after AS (
   ASOF JOIN anchors a ON a.repo = t.repo AND a.day > t.day
   WHERE a.day <= t.last_day),
 chosen AS (
-  SELECT t.repo, t.day, t.run, t.total,
-         coalesce(b.anchor_day, f.anchor_day) AS anchor_day,
-         coalesce(b.anchor_stars, f.anchor_stars) AS anchor_stars
+  SELECT t.repo, t.day, t.run, t.total, b.anchor_day AS b_day, b.anchor_stars AS b_stars,
+         f.anchor_day AS f_day, f.anchor_stars AS f_stars
   FROM targets t
   LEFT JOIN before b ON b.repo = t.repo AND b.day = t.day
   LEFT JOIN after f ON f.repo = t.repo AND f.day = t.day
-  WHERE coalesce(b.anchor_day, f.anchor_day) IS NOT NULL)
-SELECT ch.repo, ch.day,
-       greatest(0, ch.anchor_stars + ch.total - coalesce(ca.total, 0))::BIGINT AS stars,
+  WHERE b.anchor_day IS NOT NULL OR f.anchor_day IS NOT NULL),
+priced AS (
+  SELECT ch.*, coalesce(cb.total, 0) AS c_b, coalesce(cf.total, 0) AS c_f
+  FROM chosen ch
+  LEFT JOIN cum cb ON cb.repo = ch.repo AND cb.day = ch.b_day AND cb.run = ch.run
+  LEFT JOIN cum cf ON cf.repo = ch.repo AND cf.day = ch.f_day AND cf.run = ch.run)
+SELECT repo, day, greatest(0, round(CASE
+         WHEN b_day IS NOT NULL AND f_day IS NOT NULL THEN b_stars + (f_stars - b_stars) *
+           CASE WHEN c_f > c_b THEN (total - c_b) / (c_f - c_b)
+                ELSE (day - b_day) / (f_day - b_day) END
+         WHEN b_day IS NOT NULL THEN b_stars + total - c_b
+         ELSE f_stars - (c_f - total) END))::BIGINT AS stars,
        '{SOURCE}' AS source
-FROM chosen ch
-LEFT JOIN cum ca ON ca.repo = ch.repo AND ca.day = ch.anchor_day AND ca.run = ch.run
+FROM priced
 """
 
 

@@ -199,3 +199,20 @@ def test_small_batches_and_write_sets_give_the_same_counts(store, archive) -> No
     assert result.files_loaded == 48 and seen[-1] == (48, 48)
     assert _counts(store)["stars"] == dict(truth.stars)
     assert _counts(store)["tags"] == dict(truth.tags)
+
+
+def test_fold_between_two_anchors_meets_both(store, tmp_path) -> None:
+    _, truth = generate_days(tmp_path / "h", date(2026, 7, 1), days=3, events_per_day=720,
+                             n_repos=4)
+    ingest_gharchive(store, [tmp_path / "h"], load_settings(aliases={}))
+    repo = max(truth.stars, key=truth.stars.get)[0]
+    d1, d2, d3 = (date(2026, 7, n) for n in (1, 2, 3))
+    # The archive saw fewer stars than the anchors say (capture < 100%): the fold distributes
+    # the observed change over the day in between, in proportion to the stars it saw.
+    store.con.execute("INSERT INTO stars_daily (repo, day, stars, source) VALUES "
+                      "(?, ?, 10000, 'ranking'), (?, ?, 11000, 'github')", [repo, d1, repo, d3])
+    assert fold_into_stars_daily(store)["written"] == 1
+    seen2, seen3 = truth.stars[(repo, d2)], truth.stars[(repo, d3)]
+    expected = round(10000 + 1000 * seen2 / (seen2 + seen3))
+    assert store.con.execute("SELECT stars FROM stars_daily WHERE repo = ? AND day = ?",
+                             [repo, d2]).fetchone()[0] == expected
