@@ -9,7 +9,7 @@ Two halves, so the parsing can run anywhere and the store keeps one writer:
   (`CreateEvent` with ref_type 'tag') and releases published (`ReleaseEvent` with action
   'published'; title and notes kept as untrusted text). When a batch fails, its files are read
   one by one so a truncated or corrupt file is reported by name and the others still count.
-- `write_aggregates(store, parts)` (the single writer): folds old names through the alias map
+- `write_aggregates(store, agg)` (the single writer): folds old names through the alias map
   and adds everything to `stars_added_daily`, `activity_daily`, `tags_created` and `releases`
   (existing GitHub-API releases win) in ONE transaction together with one `ingest_log` row per
   file; files that failed get their own 'failed' row.
