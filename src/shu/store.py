@@ -198,13 +198,15 @@ class Store:
         self.con.execute("COMMIT")
 
     # ---------------------------------------------------------------- writes
-    def upsert(self, table: str, rows: Any) -> UpsertResult:
+    def upsert(self, table: str, rows: Any, *, keys_unique: bool = False) -> UpsertResult:
         """Insert new rows and update changed ones, keyed on `table`'s primary key.
 
         Args:
             table: a declared table name.
             rows: a pandas DataFrame, pyarrow Table or DuckDB relation whose columns are a
                 subset of the table's and include its primary key. Duplicate keys are an error.
+            keys_unique: the caller guarantees one row per key (e.g. rows from a GROUP BY on
+                the key), so the duplicate check (a full distinct pass) is skipped.
 
         Only the columns present in `rows` are written; unchanged rows are left alone, so a
         re-run reports 0 inserted and 0 updated.
@@ -223,7 +225,7 @@ class Store:
             values = [c for c in cols if c not in pk]
             differs = " OR ".join(f't."{c}" IS DISTINCT FROM s."{c}"' for c in values) or "FALSE"
             with self.transaction():
-                dupes = self.con.execute(
+                dupes = 0 if keys_unique else self.con.execute(
                     f"SELECT count(*) - count(DISTINCT ({', '.join(pk)})) FROM _shu_stage"
                 ).fetchone()[0]
                 if dupes:

@@ -31,6 +31,18 @@ ingest_app = typer.Typer(
 )
 app.add_typer(ingest_app, name="ingest")
 
+
+@app.callback()
+def _global_options(
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars (also SHU_QUIET=1;"
+                               " they are off anyway in CI logs and when stderr is not a "
+                               "terminal)."),
+) -> None:
+    """Options every command shares (before the command name: `shu --quiet signals`)."""
+    from shu.progress import set_quiet
+
+    set_quiet(quiet)
+
 console = Console()
 err_console = Console(stderr=True)
 

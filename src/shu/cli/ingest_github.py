@@ -6,7 +6,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table as RichTable
 
 from shu.cli import DbOption, console, db_path, ingest_app
@@ -34,13 +33,13 @@ def github(
 
     settings = get_settings()
     names = repo or [r.repo for r in settings.repos]
-    with open_store(db_path(db)) as store, Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("{task.fields[step]}"), console=console, transient=True) as bar:
-        task = bar.add_task("GitHub", total=len(names) * len(STEPS), step="")
+    from shu.progress import progress
+
+    with open_store(db_path(db)) as store, progress(
+            "GitHub", total=len(names) * len(STEPS), unit="steps") as bar:
         summary = ingest_github(
             store, settings, repos=names, backfill=backfill,
-            progress=lambda name, step: bar.update(task, advance=1, step=f"{name}: {step}"))
+            progress=lambda name, step: bar.advance(note=f"{name}: {step}"))
     table = RichTable("table", "inserted", "updated", title="shu ingest github")
     for name, result in sorted(summary.rows.items()):
         table.add_row(name, f"{result.inserted:,}", f"{result.updated:,}")

@@ -34,6 +34,7 @@ from shu.errors import InputError, StoreError
 from shu.forecast.examples import Examples, base_frame, build_examples, weekly_grid
 from shu.forecast.model import fit_forecaster
 from shu.forecast.scoring import summarize
+from shu.progress import track
 
 CLIMATOLOGY_DAYS = 365
 PERSISTENCE_DAYS = 365
@@ -121,9 +122,9 @@ def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
     rng = np.random.default_rng(config.seed)
     chunks, refits = [], []
     t_fit = time.perf_counter()
-    refit_day = start
     step = pd.Timedelta(days=7 * config.refit_weeks)
-    while refit_day <= end:
+    refit_days = list(pd.date_range(start, end, freq=step)) if start <= end else []
+    for refit_day in track(refit_days, f"backtest {examples.template}/{h}d", unit="refits"):
         test = ex[(ex["origin"] >= refit_day) & (ex["origin"] < refit_day + step)
                   & (ex["origin"] <= end)]
         if len(test):
@@ -141,7 +142,6 @@ def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
             chunks.append(kept)
             refits.append({"refit_day": str(refit_day.date()), "fit_rows": len(fit),
                            "calibration_rows": len(cal), "test_rows": len(test)})
-        refit_day += step
     log(f"  {len(refits)} refits: {time.perf_counter() - t_fit:.0f}s")
     if not chunks:
         return SliceResult(examples.template, h, pd.DataFrame(), {"n": 0}, refits)

@@ -23,6 +23,7 @@ from shu.forecast.examples import base_frame, build_examples, weekly_grid
 from shu.forecast.features import feature_names
 from shu.forecast.model import Forecaster, fit_forecaster
 from shu.forecast.questions import HORIZONS, TEMPLATES
+from shu.progress import track
 from shu.store import Store
 
 MIN_FIT_ROWS = 300
@@ -54,7 +55,7 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
     rng = np.random.default_rng(config.seed)
     result = TrainResult(version="", trained_through=last, forecasters=[])
     for template in templates:
-        for horizon in horizons:
+        for horizon in track(horizons, f"train {template}", unit="models"):
             key = f"{template}/{horizon}"
             ex = build_examples(store.con, base, template, horizon, last).frame
             fit, cal = fit_calibration_split(ex, today, horizon, config, rng)

@@ -11,6 +11,7 @@ import time
 import uuid
 from typing import Any
 
+from shu.progress import progress
 from shu.settings import Settings
 from shu.store import Store
 
@@ -30,11 +31,16 @@ def refresh_signals(store: Store, full: bool = False,
     t0 = time.perf_counter()
     run_id = str(uuid.uuid4())
     store.con.execute("SET enable_progress_bar = false")
-    star = refresh_star_signals(store, run_id, full=full)
-    results = [star, refresh_commit_signals(store, run_id)]
-    if star.mode == "full" or star.rows_written:
-        results += refresh_peer_signals(store, run_id, star.from_day, settings)
-    results += refresh_release_signals(store, run_id)
+    with progress("signals", total=4, unit="tables") as bar:
+        star = refresh_star_signals(store, run_id, full=full)
+        bar.advance(note="star_signals")
+        results = [star, refresh_commit_signals(store, run_id)]
+        bar.advance(note="commit_signals")
+        if star.mode == "full" or star.rows_written:
+            results += refresh_peer_signals(store, run_id, star.from_day, settings)
+        bar.advance(note="category/peer signals")
+        results += refresh_release_signals(store, run_id)
+        bar.advance(note="release signals")
     out: dict[str, Any] = {r.target: r.summary() for r in results}
     out["seconds"] = round(time.perf_counter() - t0, 3)
     return out

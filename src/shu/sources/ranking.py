@@ -28,6 +28,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from shu.errors import InputError
+from shu.progress import progress
 from shu.repos import record_alias, rename_repo
 from shu.settings import Settings, get_settings
 from shu.store import Load, Store
@@ -53,7 +54,8 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
     path = Path(path)
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
-    with _bounded_memory(store), store.load(SOURCE, str(path)) as load:
+    with (_bounded_memory(store), store.load(SOURCE, str(path)) as load,
+          progress(f"ranking {path.name}", total=5) as bar):
         rejects: Counter[str] = Counter()
         store.con.execute("DROP TABLE IF EXISTS _rank_raw")
         if path.is_dir():
@@ -70,10 +72,16 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
         else:
             raise InputError(f"{path}: expected a directory, a .parquet file or a .csv file")
         load.rows_read = store.con.execute("SELECT count(*) FROM _rank_raw").fetchone()[0]
+        bar.advance(note=f"read {load.rows_read:,} rows")
         _reject_invalid(store, rejects)
+        bar.advance(note="checked rows")
         _fold_names(store, settings, path)
+        bar.advance(note="folded names")
         merged = _dedupe(store)
-        load.add(store.upsert("stars_daily", store.con.table("_rank_clean")))
+        bar.advance(note="deduplicated; writing")
+        # One row per (repo, day) by construction (_dedupe groups on them).
+        load.add(store.upsert("stars_daily", store.con.table("_rank_clean"), keys_unique=True))
+        bar.advance(note="written")
         load.rows_rejected = sum(rejects.values())
         notes = [f"rejected {n} {why}" for why, n in rejects.items()]
         if merged:
