@@ -1,3 +1,24 @@
-"""shu: signals, calibrated forecasts, a GPU probe and a daily briefing with receipts."""
+"""shu: signals, calibrated forecasts, a GPU probe and a daily briefing with receipts.
+
+The notebook API (`shu.connect()`, `shu.signals(repo)`, `shu.forecasts()`,
+`shu.track_record()`, `shu.export_tables(path)`) lives in `shu.notebook`; it is loaded on first
+use so that `import shu` stays cheap.
+"""
+
+from typing import Any
 
 __version__ = "0.1.0"
+
+_NOTEBOOK = ("connect", "forecasts", "track_record", "export_tables")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _NOTEBOOK:
+        from shu import notebook
+
+        return getattr(notebook, name)
+    if name == "signals":  # the package shu.signals, callable as the notebook helper
+        import importlib
+
+        return importlib.import_module("shu.signals")
+    raise AttributeError(f"module 'shu' has no attribute {name!r}")
