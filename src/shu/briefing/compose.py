@@ -25,9 +25,13 @@ from typing import Any
 
 import jinja2
 
+from shu.briefing import card_charts as briefing_charts
 from shu.briefing import facts as ev
+from shu.briefing import html
+from shu.briefing.answers import answered_sentences, question_subject
 from shu.briefing.claims_section import claims_section
-from shu.briefing.safe import Md, safe_inline, safe_link
+from shu.briefing.safe import Md, safe_code, safe_inline, safe_link
+from shu.briefing.summary import summary_rows
 from shu.evidence import topics
 from shu.evidence.receipts import ReceiptBook
 from shu.evidence.retrieval import PassageIndex
@@ -139,10 +143,12 @@ def _finalize(value: Any) -> Any:
 
 def template_env() -> jinja2.Environment:
     """The Jinja2 environment: package templates, default-deny escaping via `finalize`."""
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader("shu.briefing", "templates"),
         finalize=_finalize, autoescape=False, trim_blocks=True, lstrip_blocks=True,
         keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+    env.filters["code"] = lambda value: Md(safe_code(value))  # identifiers, shown literally
+    return env
 
 
 # --------------------------------------------------------------------------- claim sentences
@@ -224,6 +230,10 @@ def compose_briefing(store: Store, day: date | None = None, settings: Settings |
     charts.reliability_chart(track.pairs, reliability_png,
                              title=f"Reliability of resolved forecasts, {TRACK_WINDOW_DAYS} days "
                                    f"to {day}")
+    comparisons = briefing_charts.category_charts(store, settings, as_of, out_dir, day)
+    for card in cards:
+        card["fan_png"], card["has_fan"] = briefing_charts.card_fan(store, card["repo"], as_of,
+                                                                    out_dir, day)
     view = {
         "synthetic": synthetic,
         "title": title,
@@ -231,6 +241,8 @@ def compose_briefing(store: Store, day: date | None = None, settings: Settings |
         "as_of": as_of,
         "generated_at": utcnow().replace(microsecond=0),
         "notices": [Md(safe_inline(n)) for n in (notices or [])],
+        "summary": summary_rows(store, ctx.book, tracked, headline, as_of, day, synthetic),
+        "comparisons": comparisons,
         "stale": stale,
         "categories": [_category_line(ctx, c) for c in categories],
         "cards": cards,
@@ -247,6 +259,8 @@ def compose_briefing(store: Store, day: date | None = None, settings: Settings |
     markdown = template_env().get_template("briefing.md.j2").render(**view)
     path = out_dir / f"{day}.md"
     path.write_text(markdown, encoding="utf-8")
+    html.write_html(path, title)
+    html.write_index(out_dir)
     _record(ctx, briefing_id, path, title, markdown, len(cards), synthetic, stale)
     return BriefingResult(briefing_id, path, title, len(cards), len(ctx.book.receipts),
                           [velocity_png, reliability_png], [s["repo"] for s in stale])
@@ -367,7 +381,7 @@ def _why_prediction(ctx: _Context, f: dict[str, Any],
             label = FEATURE_LABELS.get(name, name)
             contribution = d.get("contribution")
             direction = "towards yes" if (contribution or 0) > 0 else "towards no"
-            parts.append(f"{safe_inline(label)} (`{safe_inline(name)}`) = "
+            parts.append(f"{safe_inline(label)} ({safe_code(name)}) = "
                          f"{num(_as_float(shown))} {ref(r)} pushed {direction} "
                          f"({num(_as_float(contribution), 2, signed=True)} log-odds)")
         lines.append(Md(f"The model gives {pct(f['probability'])} {ref(r_prob)} for yes; its "
@@ -380,7 +394,7 @@ def _why_prediction(ctx: _Context, f: dict[str, Any],
         r_base = ctx.book.file(base.card_path, base.pointer, base.rate, None,
                                f"{f['template']}/{f['horizon_days']} fitting base rate")
         lines.append(Md(f"Against the base rate: {pct(base.rate)} {ref(r_base)} of the "
-                        f"{safe_inline(f['template'])} questions at {f['horizon_days']} days the "
+                        f"{safe_code(f['template'])} questions at {f['horizon_days']} days the "
                         "model was fitted on resolved yes; the drivers above move this one to "
                         f"{pct(f['probability'])}."))
     lines.extend(_signal_context(ctx, f["repo"]))
@@ -493,7 +507,7 @@ def _why_confidence(ctx: _Context, f: dict[str, Any]) -> list[Md]:
         lines.append(Md(
             f"In the walk-forward backtest in the model card of "
             f"{safe_inline(backtest.model_version)}, "
-            f"{safe_inline(f['template'])} forecasts at {f['horizon_days']} days in the {band} "
+            f"{safe_code(f['template'])} forecasts at {f['horizon_days']} days in the {band} "
             f"band came true as predicted {pct(backtest.hit_rate)} of the time (n = "
             f"{backtest.n:,}) {ref(_backtest_receipt(ctx, backtest))}."))
     else:
@@ -567,29 +581,35 @@ def _context_answers(ctx: _Context, f: dict[str, Any],
              f"{short} release attention stars"),
             ("TERM", f"What does '{quantity}' measure?", f"{quantity} measure"),
         ]
-    out = []
+    out: list[dict[str, Any]] = []
+    unanswered: list[str] = []
     for label, question, query in questions:
         answer = ctx.index.answer(query)
+        sentences = answered_sentences(answer, question_subject(label, repo, topic, quantity))
         refs = []
-        for sentence in answer.sentences:
+        for sentence in sentences:
             hit = next(c for c in answer.citations if sentence in c.text or
                        sentence.rstrip("…") in " ".join(c.text.split()))
             refs.append(ctx.book.passage(hit.doc_id, hit.passage_no, sentence.rstrip("…"),
                                          title=hit.title, location=hit.location,
                                          published_on=hit.published_on,
                                          label=f"{repo} {label.lower()}"))
-        if answer.sentences:
-            quoted = " ".join(f"“{safe_inline(s)}”" for s in answer.sentences)
-            text = (("Limited corpus context; " if answer.is_weak else "") + quoted + " "
-                    + ref(*refs))
-        else:
-            text = "Limited corpus context; the corpus has no passage on this."
+        text = ""
+        if sentences:
+            text = " ".join(f"“{safe_inline(s)}”" for s in sentences) + " " + ref(*refs)
         if label == "WHY NOW" and topic is not None:
             recent = [i for i in topic.items if i.kind in ("release", "commits")]
             for item in recent[:2]:
                 text += " " + item.text + " " + ref(*[_cite_evidence(ctx, c)
                                                       for c in item.citations])
-        out.append({"label": label, "question": question, "answer": Md(text)})
+        if not text.strip():
+            unanswered.append(question)
+            continue
+        out.append({"label": label, "question": question, "answer": Md(text.strip())})
+    if unanswered:
+        out.append({"label": "NO ANSWER", "question": "",
+                    "answer": Md("The corpus has no passage answering: "
+                                 + "; ".join(safe_inline(q) for q in unanswered))})
     out.append({"label": "LANDSCAPE", "question": f"Where does {repo} stand among its peers?",
                 "answer": _landscape(ctx, repo)})
     out.append({"label": "LIFECYCLE", "question": f"Which phase is {repo} in?",

@@ -68,6 +68,17 @@ def safe_inline(text: object, max_chars: int | None = None) -> str:
     return _escape_chars(plain)
 
 
+def safe_code(text: object) -> str:
+    """Text as one markdown code span, shown literally (no backslash escapes, which a code span
+    would print): one line, invisible characters removed, fenced with more backticks than any
+    run inside it. Markdown and HTML inside a code span are inert by definition."""
+    plain = _WHITESPACE.sub(" ", _strip_invisible(str(text or ""), keep_newlines=False)).strip()
+    longest = max((len(run) for run in re.findall(r"`+", plain)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if plain.startswith("`") or plain.endswith("`") else ""
+    return f"{fence}{pad}{plain}{pad}{fence}" if plain else ""
+
+
 def safe_quote(text: object, max_chars: int | None = None) -> str:
     """Outside text as an inert markdown block quote; its line breaks are kept."""
     if text is None:

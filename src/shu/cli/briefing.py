@@ -28,11 +28,14 @@ def brief(
                             "day with star signals]."),
     out: Path = typer.Option(None, "--out", help="Folder for the markdown and charts "
                              "[default: settings.reports_dir]."),
+    open_page: bool = typer.Option(False, "--open", help="Open the HTML briefing in the "
+                                   "default web browser (BROWSER env var) when written."),
     db: Path = DbOption,
 ) -> None:
-    """Write the briefing from what the store holds now (no ingestion, no new forecasts).
+    """Write the briefing (markdown, a self-contained HTML page and the index of pages) from
+    what the store holds now (no ingestion, no new forecasts).
 
-    Example: shu brief --day 2026-02-28 --out reports/
+    Example: shu brief --day 2026-02-28 --out reports/ --open
     """
     from shu.briefing.compose import compose_briefing
     from shu.settings import get_settings
@@ -40,8 +43,14 @@ def brief(
 
     with open_for_writing(db_path(db)) as store:
         result = compose_briefing(store, _day(day), get_settings(), reports_dir=out)
-    console.print(f"wrote {result.path}: {result.title} ({result.n_forecasts} forecast cards, "
-                  f"{result.n_receipts} receipts)")
+    page = result.path.with_suffix(".html")
+    console.print(f"wrote {result.path} and {page.name}: {result.title} ({result.n_forecasts} "
+                  f"forecast cards, {result.n_receipts} receipts)")
+    if open_page:
+        import webbrowser
+
+        if not webbrowser.open(page.resolve().as_uri()):
+            err_console.print(f"no web browser available; open {page} yourself")
     if result.stale_repos:
         console.print(f"stale data marked for: {', '.join(result.stale_repos)}")
 

@@ -17,9 +17,11 @@ def test_briefing_has_every_section_and_card_part(filled, settings, day) -> None
         assert heading in text
     assert result.n_forecasts == 3
     for part in ("**Why this prediction**", "**Why this confidence level**",
-                 "**Context — questions shu asked itself**", "WHAT", "WHY IT MATTERED",
-                 "WHY NOW", "LANDSCAPE", "TERM", "LIFECYCLE"):
+                 "**Context — questions shu asked itself**", "LANDSCAPE", "LIFECYCLE"):
         assert text.count(part) >= 3, part
+    # Corpus questions appear only where the corpus answers them (acme/platform's ROCm ones).
+    for part in ("WHAT", "WHY IT MATTERED", "WHY NOW", "TERM"):
+        assert text.count(f"**{part}**") >= 1, part
     assert "*Horizon: ~30d · Confidence: medium · Topic: rocm-adoption*" in text
     assert all(p.exists() for p in result.charts)
 
@@ -54,12 +56,12 @@ def test_confidence_cites_live_record_and_no_backtest_claim_without_one(filled, 
 
 def test_topic_needs_evidence(filled, settings, day) -> None:
     text = compose_briefing(filled, day, settings).path.read_text()
-    other_card = text.split("### acme/other-platform")[1].split("###")[0]
+    other_card = text.split("### `acme/other-platform`")[1].split("###")[0]
     assert "Topic: none asserted" in other_card
     assert "No configured topic has evidence" in other_card
-    runtime_card = text.split("### acme/runtime")[1].split("###")[0]
+    runtime_card = text.split("### `acme/runtime`")[1].split("###")[0]
     assert "Topic: quantization" in runtime_card  # one release note mentions GGUF
-    platform_card = text.split("### acme/platform")[1].split("###")[0]
+    platform_card = text.split("### `acme/platform`")[1].split("###")[0]
     assert "8 of 40 commits (20.0%)" in platform_card
     assert "Release v2.3.0 (2026-02-10) mentions ROCm" in platform_card
 
@@ -93,3 +95,45 @@ def test_synthetic_briefing_says_so_first(filled, settings, day) -> None:
     result = compose_briefing(filled, day, settings, synthetic=True)
     assert result.path.read_text().splitlines()[0].startswith("> **SYNTHETIC DATA**")
     assert result.briefing_id == f"demo-{day}"
+
+
+def _card(text: str, repo: str) -> str:
+    start = text.index(f"### `{repo}`")
+    end = text.find("\n### ", start + 1)
+    return text[start:end]
+
+
+def test_cards_read_cleanly(filled, settings, day) -> None:
+    text = compose_briefing(filled, day, settings).path.read_text()
+    # Identifiers in headings and code spans are shown literally, never backslash-escaped.
+    assert "### `acme/platform` · `star_accel_reach` · 30 days" in text
+    assert "\\_" not in "".join(line for line in text.splitlines() if line.startswith("#"))
+    md = MarkdownIt("commonmark").enable("table")
+    spans = [t.content for tok in md.parse(text) if tok.children
+             for t in tok.children if t.type == "code_inline"]
+    assert spans and not [s for s in spans if "\\" in s]
+    # A one-screen summary before the details: every tracked repository, with its forecast.
+    glance = text[text.index("## At a glance"):text.index("## What moved")]
+    for repo in ("acme/platform", "acme/other-platform", "acme/runtime"):
+        assert f"| `{repo}` |" in glance
+    assert glance.count("P(yes) 72%") == 3 and "first briefing" in glance
+    # Questions the corpus cannot answer collapse into one line, no generic filler quoted.
+    other = _card(text, "acme/other-platform")
+    assert "Limited corpus context" not in text
+    assert other.count("The corpus has no passage answering:") == 1
+    assert "**WHAT**" not in other and "“" not in other.split("**Context")[1].split(
+        "LANDSCAPE")[0]
+    platform = _card(text, "acme/platform")
+    what = next(line for line in platform.splitlines() if line.startswith("- **WHAT**"))
+    assert "ROCm" in what.split("*", 4)[-1]
+
+
+def test_summary_says_what_changed_since_the_previous_briefing(filled, settings, day) -> None:
+    from datetime import timedelta
+
+    compose_briefing(filled, day - timedelta(days=7), settings)
+    text = compose_briefing(filled, day, settings).path.read_text()
+    glance = text[text.index("## At a glance"):text.index("## What moved")]
+    assert f"since the {day - timedelta(days=7)} briefing" in glance
+    assert glance.count("velocity +") + glance.count("velocity -") >= 2
+    assert "(was " in glance

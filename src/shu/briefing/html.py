@@ -1,0 +1,134 @@
+"""The HTML briefing: the markdown briefing as one self-contained page, and an index of them.
+
+`write_html(md_path)` renders `REPORTS/YYYY-MM-DD.md` (CommonMark + tables, raw HTML disabled)
+to `REPORTS/YYYY-MM-DD.html`: the same content, every chart it references embedded as a base64
+PNG, every receipt reference `[R3, R7]` a link to its receipt (`id="R3"`). The rendered body then
+goes through `nh3` (a maintained HTML sanitiser) with an allow-list of tags and attributes: no
+script, no event handler, no style attribute, links only to http(s) or `#R…`, images only as
+embedded PNG. The page also carries a Content-Security-Policy that allows no script at all, so
+outside text (release notes, documents, commit subjects) cannot run even if it slipped through.
+
+`write_index(reports_dir)` writes `REPORTS/index.html` listing every briefing page, newest first.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from pathlib import Path
+
+import nh3
+from markdown_it import MarkdownIt
+
+INDEX_NAME = "index.html"
+CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; "
+       "form-action 'none'")
+TAGS = {"a", "blockquote", "br", "code", "em", "h1", "h2", "h3", "h4", "hr", "img", "li", "ol",
+        "p", "pre", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul", "del"}
+ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}, "li": {"id"},
+              "td": {"style"}, "th": {"style"}}
+_DATA_PNG = re.compile(r"^data:image/png;base64,[A-Za-z0-9+/=]+$")
+_ALIGN = re.compile(r"^text-align:(left|right|center)$")
+_REFS = re.compile(r"\[(R\d+(?:, R\d+)*)\]")
+_RECEIPT_ITEM = re.compile(r"<li><strong>(R\d+)</strong>")
+_TITLE = re.compile(r"<title>(.*?)</title>", re.S)
+_IMG = re.compile(r'<img src="([^"]+)"')
+
+STYLE = """
+body { font: 15px/1.5 system-ui, sans-serif; max-width: 62rem; margin: 2rem auto; padding: 0 1rem;
+       color: #1b1b1b; }
+h1 { font-size: 1.6rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #ddd; }
+h3 { margin-top: 1.8rem; }
+table { border-collapse: collapse; font-size: 13px; margin: 0.8rem 0; display: block;
+        overflow-x: auto; }
+th, td { border: 1px solid #ddd; padding: 0.2rem 0.45rem; }
+th { background: #f4f4f4; }
+img { max-width: 100%; height: auto; }
+code { background: #f3f3f3; padding: 0 0.2rem; border-radius: 3px; font-size: 0.92em; }
+blockquote { border-left: 4px solid #c33; margin: 0.6rem 0; padding: 0.2rem 0.8rem;
+             background: #fff6f6; }
+li:target { background: #fff3b0; }
+nav { font-size: 13px; color: #555; }
+"""
+
+
+def _attribute_filter(tag: str, attr: str, value: str) -> str | None:
+    """Keep an allowed attribute only when its value is safe for where it is."""
+    if tag == "img" and attr == "src":
+        return value if _DATA_PNG.match(value) else None
+    if tag == "a" and attr == "href":
+        if value.startswith(("http://", "https://")) or re.fullmatch(r"#R\d+", value):
+            return value
+        if re.fullmatch(r"[\w.-]+\.html", value):  # the index's links to briefing pages
+            return value
+        return None
+    if attr == "style":
+        return value if _ALIGN.match(value) else None
+    if attr == "id":
+        return value if re.fullmatch(r"R\d+", value) else None
+    return value
+
+
+def sanitize(fragment: str) -> str:
+    """`fragment` with only the allowed tags, attributes and link/image targets left."""
+    return nh3.clean(fragment, tags=TAGS, attributes=ATTRIBUTES,
+                     url_schemes={"http", "https", "data"}, attribute_filter=_attribute_filter,
+                     link_rel="noopener noreferrer", strip_comments=True)
+
+
+def render_body(markdown: str, assets_dir: Path) -> str:
+    """The briefing's markdown as a sanitised HTML fragment, charts inlined, receipts linked."""
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    body = md.render(markdown)
+    body = _IMG.sub(lambda m: f'<img src="{_inline_png(m.group(1), assets_dir)}"', body)
+    body = _RECEIPT_ITEM.sub(r'<li id="\1"><strong>\1</strong>', body)
+    body = _REFS.sub(lambda m: "[" + ", ".join(
+        f'<a href="#{r}">{r}</a>' for r in m.group(1).split(", ")) + "]", body)
+    return sanitize(body)
+
+
+def _inline_png(src: str, assets_dir: Path) -> str:
+    """A chart referenced by a relative path as a data: URL ('' when it is not a local PNG)."""
+    src = html.unescape(src)
+    if "/" in src or "\\" in src or not src.endswith(".png"):
+        return ""
+    path = assets_dir / src
+    if not path.is_file():
+        return ""
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def page(title: str, body: str, nav: str = "") -> str:
+    """A complete HTML document around an already sanitised `body`."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            f"<title>{html.escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+            f"{nav}{body}\n</body>\n</html>\n")
+
+
+def write_html(md_path: Path, title: str) -> Path:
+    """Write the HTML page beside the markdown briefing `md_path` (same stem); return its path."""
+    body = render_body(md_path.read_text(encoding="utf-8"), md_path.parent)
+    nav = f'<nav><a href="{INDEX_NAME}">All briefings</a></nav>\n'
+    out = md_path.with_suffix(".html")
+    out.write_text(page(title, body, sanitize(nav)), encoding="utf-8")
+    return out
+
+
+def write_index(reports_dir: Path) -> Path:
+    """Write `reports_dir/index.html`: every briefing page there, newest first."""
+    items = []
+    for path in sorted(reports_dir.glob("*.html"), reverse=True):
+        if path.name == INDEX_NAME:
+            continue
+        found = _TITLE.search(path.read_text(encoding="utf-8", errors="replace")[:4000])
+        title = html.unescape(found.group(1)) if found else path.stem
+        items.append(f'<li><a href="{html.escape(path.name)}">{html.escape(path.stem)}</a> · '
+                     f"{html.escape(title)}</li>")
+    body = ("<h1>shu briefings</h1>\n"
+            + (f"<ul>\n{''.join(items)}\n</ul>" if items else "<p>No briefing yet.</p>"))
+    out = reports_dir / INDEX_NAME
+    out.write_text(page("shu briefings", sanitize(body)), encoding="utf-8")
+    return out
