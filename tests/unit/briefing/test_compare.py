@@ -1,0 +1,89 @@
+"""`shu compare` and the forecast fan: charts with the table behind them, from a real store."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import timedelta
+
+import pandas as pd
+import pytest
+
+from shu.briefing.compare import compare_chart, compare_frame, fan_chart, summary_table
+from shu.errors import InputError
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def test_compare_frame_and_table(filled, day):
+    frame = compare_frame(filled.con, ["acme/platform", "acme/runtime"], "stars",
+                          since=day - timedelta(days=30))
+    assert set(frame["repo"]) == {"acme/platform", "acme/runtime"}
+    assert frame["day"].min().date() == day - timedelta(days=30)
+    table = summary_table(frame).set_index("repo")
+    stored = filled.con.execute("SELECT stars FROM star_signals WHERE repo = 'acme/platform' "
+                                "AND day = ?", [day]).fetchone()[0]
+    assert table.loc["acme/platform", "value now"] == stored
+    assert table.loc["acme/platform", "change"] > 0
+    with pytest.raises(InputError, match="no star signals for nope/nope"):
+        compare_frame(filled.con, ["acme/platform", "nope/nope"], "velocity")
+    with pytest.raises(InputError, match="--metric 'forks'"):
+        compare_frame(filled.con, ["acme/platform"], "forks")
+
+
+def test_compare_chart_is_a_png(filled, tmp_path):
+    frame = compare_frame(filled.con, ["acme/platform", "acme/other-platform"], "acceleration")
+    path = compare_chart(frame, "acceleration", tmp_path / "c.png", log=True)
+    assert path.read_bytes()[:8] == PNG
+
+
+def test_shu_compare_prints_the_table_and_writes_png_and_csv(filled, tmp_path):
+    db = filled.path
+    filled.close()
+    out = tmp_path / "cmp.png"
+    proc = subprocess.run(
+        [sys.executable, "-m", "shu", "compare", "acme/platform", "acme/other-platform",
+         "--metric", "velocity", "--since", "2026-01-01", "--log", "--out", str(out), "--db",
+         str(db)], capture_output=True, text=True, env={"COLUMNS": "200", **_env()})
+    assert proc.returncode == 0, proc.stderr
+    assert "acme/platform" in proc.stdout and "value now" in proc.stdout
+    assert out.read_bytes()[:8] == PNG
+    data = pd.read_csv(out.with_suffix(".csv"))
+    assert list(data.columns) == ["repo", "day", "value"]
+    assert data["day"].min() == "2026-01-01"
+    bad = subprocess.run([sys.executable, "-m", "shu", "compare", "acme/platform", "--since",
+                          "yesterday", "--db", str(db)], capture_output=True, text=True)
+    assert bad.returncode == 1 and "--since 'yesterday'" in bad.stderr
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return dict(os.environ)
+
+
+def test_fan_appears_when_interval_forecasts_are_stored(filled, day, tmp_path):
+    con = filled.con
+    _, drawn = fan_chart(con, "acme/platform", day, tmp_path / "none.png")
+    assert not drawn
+    # The interval table (issue 10's `forecast_intervals`); created here if the schema lacks it.
+    con.execute("""CREATE TABLE IF NOT EXISTS forecast_intervals (forecast_id VARCHAR PRIMARY KEY,
+        quantity VARCHAR, unit VARCHAR, median DOUBLE, lower_50 DOUBLE, upper_50 DOUBLE,
+        lower_80 DOUBLE, upper_80 DOUBLE, lower_95 DOUBLE, upper_95 DOUBLE)""")
+    for h, mid in ((7, 12.0), (30, 13.0), (90, 15.0)):
+        fid = f"iv-{h}"
+        con.execute("INSERT INTO forecasts (forecast_id, repo, template, origin, horizon_days, "
+                    "resolves_on, threshold, question, probability) VALUES (?, 'acme/platform',"
+                    " 'star_velocity_interval', ?, ?, ?, 0, 'q', 0.8)",
+                    [fid, day, h, day + timedelta(days=h)])
+        con.execute("INSERT INTO forecast_intervals VALUES (?, 'velocity_28d', 'stars/day', ?, "
+                    "?, ?, ?, ?, ?, ?)", [fid, mid, mid - 1, mid + 1, mid - 2, mid + 2, mid - 4,
+                                          mid + 4])
+    path, drawn = fan_chart(con, "acme/platform", day, tmp_path / "fan.png")
+    assert drawn and path.read_bytes()[:8] == PNG
+    from shu.briefing.summary import summary_rows
+    from shu.evidence.receipts import ReceiptBook
+
+    rows = summary_rows(filled, ReceiptBook(), ["acme/platform"], [], day, day)["rows"]
+    assert rows[0]["forecast"].startswith(f"velocity on {day + timedelta(days=30)}: median "
+                                          "13.00 (80%: 11.00 to 15.00) stars/day")
