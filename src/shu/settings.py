@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError
+from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from shu.errors import ConfigError
@@ -139,7 +139,12 @@ class Settings(BaseSettings):
         default=r"^(?:[\w.-]*?[-_/])?v?\d+\.\d+",
         description="Regex a git tag must match to count as a release (`shu ingest git`).")
     reports_dir: Path = Field(default=Path("reports"), description="Where briefings are written.")
-    models_dir: Path = Field(default=Path("models"), description="Where trained models live.")
+    models_dir: Path = Field(default=Path("models"), description="Where trained models live; "
+                             "a relative path is taken under `home`, so `shu daily` finds the "
+                             "models wherever it is started from.")
+    home: Path | None = Field(default=None, description="Folder a relative models_dir is "
+                              "resolved against (env SHU_HOME); default: the folder of the "
+                              "shu.toml in use, else the current directory when settings load.")
     schedule_cron: str = Field(default="0 6 * * *",
                                description="Cron (UTC) on which `shu serve` runs the daily flow.")
     document_paths: list[Path] = Field(default_factory=list, description="Files or folders of "
@@ -192,6 +197,15 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, _TomlSource(settings_cls))
+
+    @model_validator(mode="after")
+    def _anchor_models_dir(self) -> Settings:
+        """Make models_dir absolute once, so no later change of directory moves it."""
+        if not self.models_dir.is_absolute():
+            config = Path(os.environ.get("SHU_CONFIG", "shu.toml"))
+            home = self.home or (config.resolve().parent if config.is_file() else Path.cwd())
+            self.models_dir = (home / self.models_dir).resolve()
+        return self
 
     def category_of(self, repo: str) -> str | None:
         """The configured category of `repo`, or None when it is not tracked."""

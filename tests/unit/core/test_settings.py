@@ -45,3 +45,23 @@ def test_invalid_values_are_one_line(monkeypatch, tmp_path):
 
 def test_every_setting_has_a_description():
     assert all(f.description for f in Settings.model_fields.values())
+
+
+def test_models_dir_does_not_depend_on_the_working_directory(monkeypatch, tmp_path):
+    from shu.forecast.issue import model_path
+
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    (project / "shu.toml").write_text('[shu]\nmodels_dir = "trained"\n')
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setenv("SHU_CONFIG", str(project / "shu.toml"))
+    s = load_settings()
+    assert s.models_dir == project / "trained"  # beside the shu.toml, not under the cwd
+    monkeypatch.setenv("SHU_HOME", str(project))
+    monkeypatch.delenv("SHU_CONFIG")
+    s = load_settings()
+    assert s.models_dir == project / "models"
+    monkeypatch.chdir(tmp_path)  # a flow task running elsewhere still looks in the same place
+    assert model_path(s).parent == project / "models"
+    assert load_settings(models_dir=tmp_path / "abs").models_dir == tmp_path / "abs"
