@@ -30,8 +30,9 @@ import pyarrow as pa
 from shu.errors import InputError
 from shu.progress import progress
 from shu.repos import record_alias, rename_repo
+from shu.schema import TABLES_BY_NAME
 from shu.settings import Settings, get_settings
-from shu.store import Load, Store
+from shu.store import Load, Store, UpsertResult
 
 RAW_COLUMNS = ["rank", "item", "repo_name", "stars", "forks", "language", "repo_url",
                "username", "issues", "last_commit", "description"]
@@ -79,8 +80,11 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
         bar.advance(note="folded names")
         merged = _dedupe(store)
         bar.advance(note="deduplicated; writing")
-        # One row per (repo, day) by construction (_dedupe groups on them).
-        load.add(store.upsert("stars_daily", store.con.table("_rank_clean"), keys_unique=True))
+        if _stars_daily_is_empty(store):
+            load.add(_first_load(store))
+        else:  # One row per (repo, day) by construction (_dedupe groups on them).
+            load.add(store.upsert("stars_daily", store.con.table("_rank_clean"),
+                                  keys_unique=True))
         bar.advance(note="written")
         load.rows_rejected = sum(rejects.values())
         notes = [f"rejected {n} {why}" for why, n in rejects.items()]
@@ -247,6 +251,34 @@ def _count(text: str, path: Path, line: int, field: str) -> int | None:
 
 def _first_line(exc: Exception) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+# ------------------------------------------------------------------------------- writing
+def _stars_daily_is_empty(store: Store) -> bool:
+    # fetchall, not fetchone: a half-read result would block the `register` in upsert.
+    return not store.con.execute("SELECT count(*) FROM (SELECT 1 FROM stars_daily LIMIT 1)"
+                                 ).fetchall()[0][0]
+
+
+def _first_load(store: Store) -> UpsertResult:
+    """Fill the empty `stars_daily` in bulk: inserting millions of rows into a table with a
+    primary key maintains its index row by row, which takes longer than everything else in the
+    import; so the (empty) table is re-created from its declaration without the key clause,
+    filled, and the key added back over the loaded rows (one bulk index build, which also
+    re-checks uniqueness). Same transaction as the rest of the load: a failure leaves the
+    store as it was. The result is the declared table, key and all."""
+    decl = TABLES_BY_NAME["stars_daily"]
+    keyless = re.sub(r",\s*PRIMARY KEY \([^)]*\)", "", decl.ddl())
+    cols = ", ".join(f'"{c}"' for c in ("repo", "day", "stars", "forks", "open_issues",
+                                        "source"))
+    con = store.con
+    con.execute("DROP TABLE stars_daily")
+    con.execute(keyless)
+    inserted = con.execute(f"INSERT INTO stars_daily ({cols}) SELECT {cols} FROM _rank_clean"
+                           ).fetchone()[0]
+    keys = ", ".join(f'"{k}"' for k in decl.primary_key)
+    con.execute(f"ALTER TABLE stars_daily ADD PRIMARY KEY ({keys})")
+    return UpsertResult(int(inserted), 0)
 
 
 # ------------------------------------------------------------------------------- cleaning

@@ -166,3 +166,25 @@ def test_full_real_table(store, shared_dir):
         "('pytorch/pytorch', 'tensorflow/tensorflow', 'ollama/ollama') GROUP BY 1").fetchall())
     assert counts == {"pytorch/pytorch": 2324, "tensorflow/tensorflow": 2347,
                       "ollama/ollama": 697}
+
+
+def test_first_load_keeps_the_declared_table_and_key(store, tmp_path):
+    from shu.schema import TABLES_BY_NAME
+    from shu.store import open_store
+
+    before = store.con.execute("DESCRIBE stars_daily").fetchall()
+    import_ranking(store, _daily(tmp_path, "2024-02-01", _row("a", "x", "1"), _row("b", "y", "2")))
+    assert store.con.execute("DESCRIBE stars_daily").fetchall() == before
+    keys = store.con.execute(
+        "SELECT constraint_column_names FROM duckdb_constraints() WHERE table_name = "
+        "'stars_daily' AND constraint_type = 'PRIMARY KEY'").fetchall()
+    assert keys == [(list(TABLES_BY_NAME["stars_daily"].primary_key),)]
+    # The key is enforced, and later loads go through the keyed upsert.
+    with pytest.raises(Exception, match="(?i)constraint"):
+        store.con.execute("INSERT INTO stars_daily (repo, day) VALUES ('a/x', '2024-02-01')")
+    again = import_ranking(store, _daily(tmp_path, "2024-02-02", _row("a", "x", "3")))
+    assert (again.rows_inserted, again.rows_updated) == (1, 0)
+    store.close()
+    reopened = open_store(store.path)  # migrations see the declared table: nothing to change
+    assert not [m for m in reopened.migrations() if "stars_daily" in m[1]]
+    reopened.close()
