@@ -55,8 +55,10 @@ def velocity_chart(store: Store, repos: list[str], as_of: date,
         ax_a.legend(fontsize=7, loc="upper left")
     else:
         ax_v.text(0.5, 0.5, "no star signals stored", ha="center", transform=ax_v.transAxes)
+    fig.text(0.01, 0.01, "Source: shu store, tables star_signals and forecasts", fontsize=7,
+             color="grey")
     fig.autofmt_xdate()
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
     fig.savefig(path)
     plt.close(fig)
     return path
@@ -89,7 +91,9 @@ def reliability_chart(pairs: list[tuple[float, int]], path: Path, title: str,
     ax.set_ylabel("observed frequency")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8, loc="upper left")
-    fig.tight_layout()
+    fig.text(0.01, 0.01, "Source: shu store, forecasts and forecast_resolutions", fontsize=7,
+             color="grey")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
     fig.savefig(path)
     plt.close(fig)
     return path

@@ -52,7 +52,8 @@ def metric(name: str) -> Metric:
 
 def compare_frame(con: duckdb.DuckDBPyConnection, repos: list[str], metric_name: str,
                   since: date | None = None, until: date | None = None) -> pd.DataFrame:
-    """Long frame (repo, day, value) of `metric_name` for `repos` from `since` to `until`.
+    """Long frame (repo, day, value) of `metric_name` for `repos` from `since` to `until`, in
+    the order of `repos` (so each repository keeps its colour across charts).
 
     Raises InputError naming the repositories that have no star signals at all."""
     m = metric(metric_name)
@@ -66,8 +67,8 @@ def compare_frame(con: duckdb.DuckDBPyConnection, repos: list[str], metric_name:
     return con.execute(
         f"SELECT repo, day, {m.column} AS value FROM star_signals WHERE list_contains(?, repo) "
         "AND day >= coalesce(?::DATE, DATE '0001-01-01') "
-        "AND day <= coalesce(?::DATE, DATE '9999-12-31') ORDER BY repo, day",
-        [repos, since, until]).df()
+        "AND day <= coalesce(?::DATE, DATE '9999-12-31') ORDER BY list_position(?, repo), day",
+        [repos, since, until, repos]).df()
 
 
 def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
