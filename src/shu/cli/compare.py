@@ -24,7 +24,7 @@ def compare(
                              "REPORTS/compare-METRIC.png]; the data goes beside it as .csv."),
     db: Path = DbOption,
 ) -> None:
-    """Draw REPO REPO... on one chart and print the table behind it (read-only).
+    """Compare repositories on one chart (PNG) and print the table behind it (read-only).
 
     Example: shu compare pytorch/pytorch tensorflow/tensorflow --metric velocity --since
     2024-01-01
