@@ -35,7 +35,7 @@ class Metric:
 
 
 METRICS = {
-    "stars": Metric("stars", "Stars", "stars"),
+    "stars": Metric("stars", "Star count", "stars"),
     "velocity": Metric("velocity_28d", "28-day star velocity", "stars/day"),
     "acceleration": Metric("acceleration_28d", "28-day star acceleration",
                            "stars/day change over 28 days"),
@@ -93,7 +93,9 @@ def compare_chart(frame: pd.DataFrame, metric_name: str, path: Path, *, log: boo
     drawn = 0
     for i, (repo, g) in enumerate(frame.groupby("repo", sort=False)):
         if g["value"].notna().any():
-            ax.plot(g["day"], g["value"], color=f"C{i % 10}", label=repo, linewidth=1.4)
+            days, values = _broken_at_gaps(g)
+            ax.plot(days, values, color=f"C{i % 10}", label=repo, linewidth=1.4, marker=".",
+                    markersize=2 if len(g) < 400 else 0)
             drawn += 1
     if log:
         if m.column == "stars":
@@ -117,6 +119,16 @@ def compare_chart(frame: pd.DataFrame, metric_name: str, path: Path, *, log: boo
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+def _broken_at_gaps(g: pd.DataFrame, max_gap_days: int = 7) -> tuple[pd.Series, pd.Series]:
+    """The series with a NaN after every gap longer than `max_gap_days`, so the line breaks
+    there instead of drawing a straight segment over days that were never observed."""
+    g = g.sort_values("day")
+    gaps = g[g["day"].diff() > pd.Timedelta(days=max_gap_days)]
+    breaks = pd.DataFrame({"day": gaps["day"] - pd.Timedelta(days=1), "value": float("nan")})
+    both = pd.concat([g[["day", "value"]], breaks]).sort_values("day", kind="stable")
+    return both["day"], both["value"]
 
 
 def interval_forecasts(con: duckdb.DuckDBPyConnection, repo: str, as_of: date

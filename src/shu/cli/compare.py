@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from datetime import datetime
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from shu.errors import InputError
 
 @app.command()
 def compare(
-    repos: list[str] = typer.Argument(..., help="Repositories 'owner/name' (two or more)."),
+    repos: list[str] = typer.Argument(..., help="Repositories 'owner/name' (one or more)."),
     since: str = typer.Option(None, "--since", help="First day (YYYY-MM-DD) [default: all]."),
     metric: str = typer.Option("velocity", "--metric", help="stars, velocity (28-day, "
                                "stars/day) or acceleration (28-day)."),
@@ -51,8 +52,20 @@ def compare(
     compare_chart(frame, metric, path, log=log)
     data = path.with_suffix(".csv")
     frame.assign(day=frame["day"].dt.date).to_csv(data, index=False)
-    table = RichTable(*summary_table(frame).columns, title=f"{metric} ({', '.join(names)})")
-    for row in summary_table(frame).itertuples(index=False):
-        table.add_row(*(f"{v:,.2f}" if isinstance(v, float) else str(v) for v in row))
+    summary = summary_table(frame)
+    table = RichTable(*summary.columns, title=f"{metric} ({', '.join(names)})")
+    for row in summary.itertuples(index=False):
+        table.add_row(*(_cell(v) for v in row))
     console.print(table)
+    for name in sorted(set(names) - set(summary["repo"])):
+        err_console.print(f"{name}: no {metric} value in this window (a window spanning a gap "
+                          "of more than 7 days in the star data is undefined)", highlight=False)
     console.print(f"wrote {path} and {data} ({len(frame):,} rows)", highlight=False)
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, numbers.Integral):
+        return f"{value:,}"
+    if isinstance(value, numbers.Real):
+        return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
+    return str(value)

@@ -87,3 +87,12 @@ def test_fan_appears_when_interval_forecasts_are_stored(filled, day, tmp_path):
     rows = summary_rows(filled, ReceiptBook(), ["acme/platform"], [], day, day)["rows"]
     assert rows[0]["forecast"].startswith(f"velocity on {day + timedelta(days=30)}: median "
                                           "13.00 (80%: 11.00 to 15.00) stars/day")
+
+
+def test_lines_break_at_gaps_instead_of_bridging_them():
+    from shu.briefing.compare import _broken_at_gaps
+
+    days = pd.to_datetime(["2024-01-01", "2024-01-02", "2024-03-01", "2024-03-02"])
+    days_out, values = _broken_at_gaps(pd.DataFrame({"day": days, "value": [1.0, 2, 3, 4]}))
+    assert values.isna().sum() == 1
+    assert days_out[values.isna()].iloc[0] == pd.Timestamp("2024-02-29")
