@@ -8,7 +8,6 @@ from datetime import date, datetime
 from pathlib import Path
 
 import typer
-from rich.progress import Progress
 
 from shu.cli import DbOption, console, db_path, ingest_app
 from shu.errors import InputError
@@ -71,10 +70,17 @@ def ingest_gharchive(
 
 @contextlib.contextmanager
 def _bar(what: str) -> Iterator[Callable[[int, int], None]]:
-    """A transient progress bar; yields `advance(done, total)`."""
-    with Progress(transient=True, console=console) as bar:
-        task = bar.add_task(what, total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
+    """A transient progress bar (`shu.progress`: rate and ETA, silent under --quiet and in CI);
+    yields `advance(done, total)`."""
+    from shu.progress import progress
+
+    with progress(what, unit="files") as bar:
+
+        def advance(done: int, total: int) -> None:
+            bar.total(total)
+            bar.advance(done - bar.completed)
+
+        yield advance
 
 
 def _day(text: str, option: str) -> date:

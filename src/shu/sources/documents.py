@@ -24,6 +24,7 @@ import pandas as pd
 
 from shu.errors import InputError
 from shu.evidence.document_claims import refresh_claims
+from shu.progress import track
 from shu.store import Store, utcnow
 
 SOURCE = "docs"
@@ -77,7 +78,7 @@ def ingest_documents(store: Store, paths: list[Path | str]) -> DocumentsResult:
     or a file that is not UTF-8 text; nothing is written then.
     """
     files = _collect([Path(p) for p in paths])
-    documents = [parse_document(f) for f in files]
+    documents = [parse_document(f) for f in track(files, "documents", unit="files")]
     result = DocumentsResult(read=len(documents))
     target = ", ".join(str(p) for p in paths)[:500]
     with store.load(SOURCE, target) as load:
