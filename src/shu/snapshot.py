@@ -16,6 +16,7 @@ import shutil
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from shu.errors import StoreError
 from shu.store import Store, open_store
@@ -40,19 +41,22 @@ def refresh_snapshot(store: Store) -> Path:
     return target
 
 
-def open_for_reading(db: Path | str) -> tuple[Store, str | None]:
+def open_for_reading(db: Path | str, config: dict[str, Any] | None = None
+                     ) -> tuple[Store, str | None]:
     """The live store read-only, or its snapshot when a writer holds the store.
 
-    Returns the store and a one-line note when the snapshot is used (None otherwise).
+    `config` is extra DuckDB configuration for the connection (e.g. `shu.analyst`'s
+    confinement). Returns the store and a one-line note when the snapshot is used (None
+    otherwise).
     """
     try:
-        return open_store(db, read_only=True), None
+        return Store(db, read_only=True, config=config), None
     except StoreError as exc:
         snap = snapshot_path(db)
         if LOCKED not in str(exc) or not snap.exists():
             raise
     taken = datetime.fromtimestamp(snap.stat().st_mtime, UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return (open_store(snap, read_only=True),
+    return (Store(snap, read_only=True, config=config),
             f"{db} is being written by a running flow; reading its snapshot of {taken}")
 
 

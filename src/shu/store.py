@@ -79,9 +79,11 @@ class Load:
 class Store:
     """An open DuckDB store. Use `open_store()`; close it (or use it as a context manager)."""
 
-    def __init__(self, path: Path | str, read_only: bool = False) -> None:
+    def __init__(self, path: Path | str, read_only: bool = False,
+                 config: dict[str, Any] | None = None) -> None:
         self.path = Path(path)
         self.read_only = read_only
+        self.config = dict(config or {})
         self._depth = 0
         self.con = self._connect()
         if not read_only:
@@ -96,8 +98,12 @@ class Store:
             if not self.read_only:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            con = duckdb.connect(str(self.path), read_only=self.read_only)
+            lock = self.config.get("lock_configuration", False)
+            con = duckdb.connect(str(self.path), read_only=self.read_only, config={
+                k: v for k, v in self.config.items() if k != "lock_configuration"})
             con.execute("SET enable_progress_bar = false")
+            if lock:  # last: nothing may change the configuration after this
+                con.execute("SET lock_configuration = true")
             return con
         except duckdb.IOException as exc:
             msg = str(exc).splitlines()[0]
@@ -287,14 +293,19 @@ class Store:
     # ---------------------------------------------------------------- reads
     def tables(self) -> list[tuple[str, str, int]]:
         """(name, kind, rows) for every user-facing table and view."""
-        out = []
-        for name, kind in self.con.execute(
-                "SELECT table_name, table_type FROM information_schema.tables "
-                "WHERE table_schema = 'main' AND table_name NOT LIKE '\\_%' ESCAPE '\\' "
-                "ORDER BY table_name").fetchall():
-            rows = self.con.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
-            out.append((name, "view" if "VIEW" in kind else "table", int(rows)))
-        return out
+        return list_tables(self.con)
+
+
+def list_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, int]]:
+    """(name, kind, rows) for every user-facing table and view of the store open on `con`."""
+    out = []
+    for name, kind in con.execute(
+            "SELECT table_name, table_type FROM information_schema.tables "
+            "WHERE table_schema = 'main' AND table_name NOT LIKE '\\_%' ESCAPE '\\' "
+            "ORDER BY table_name").fetchall():
+        rows = con.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
+        out.append((name, "view" if "VIEW" in kind else "table", int(rows)))
+    return out
 
 
 def open_store(path: Path | str | None = None, read_only: bool = False) -> Store:

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from shu.errors import ShuError
 
@@ -65,16 +66,18 @@ def main() -> None:
     try:
         app(standalone_mode=False)
     except ShuError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False,
+                          markup=True, soft_wrap=True)
         sys.exit(1)
-    except click.exceptions.Exit as exc:
+    except (click.exceptions.Exit, typer.Exit) as exc:
         sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, typer.Abort):
         err_console.print("aborted")
         sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
+    except (click.ClickException, typer.TyperException) as exc:
+        # usage errors (typer >= 0.2x raises its own click copy's exceptions)
+        exc.show()  # type: ignore[attr-defined]
+        sys.exit(getattr(exc, "exit_code", 2))
 
 
 def _register_commands() -> None:

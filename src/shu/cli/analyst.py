@@ -1,76 +1,77 @@
-"""Analyst commands: `shu tables`, `shu sql` (read-only) and `shu docs` (data dictionary)."""
+"""Analyst commands: `shu tables`, `shu sql` (read-only, confined to the store; exports) and
+`shu docs` (data dictionary)."""
 
 from __future__ import annotations
 
-import csv
-import json
-import sys
 from pathlib import Path
 
-import duckdb
 import typer
 from rich.table import Table as RichTable
 
+from shu.analyst import export_result, open_analyst, run_query
 from shu.cli import DbOption, app, console, db_path, err_console
-from shu.errors import InputError
-from shu.snapshot import open_for_reading
+from shu.store import list_tables
 
 
 @app.command()
 def tables(db: Path = DbOption) -> None:
-    """List the store's tables and views with row counts.
+    """List the store's tables and views with row counts (read-only, confined to the store).
 
     Example: shu tables --db data/shu.duckdb
     """
-    store, note = open_for_reading(db_path(db))
+    store, note = open_analyst(db_path(db))
     if note:
         err_console.print(note, highlight=False, markup=False)
     with store:
         out = RichTable("table", "kind", "rows")
-        for name, kind, rows in store.tables():
+        for name, kind, rows in list_tables(store.con):
             out.add_row(name, kind, f"{rows:,}")
         console.print(out)
 
 
 @app.command()
 def sql(
-    query: str = typer.Argument(..., help="SQL to run (read-only)."),
-    as_csv: bool = typer.Option(False, "--csv", help="Print CSV."),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON array of objects."),
-    limit: int = typer.Option(1000, help="Most rows shown in the table view (not CSV/JSON)."),
+    query: str = typer.Argument(..., help="One read-only SQL statement over the store's tables."),
+    csv_out: str = typer.Option(None, "--csv", metavar="PATH", help="Write CSV to PATH ('-' "
+                                "prints it)."),
+    json_out: str = typer.Option(None, "--json", metavar="PATH", help="Write a JSON array of "
+                                 "objects to PATH ('-' prints it)."),
+    parquet_out: str = typer.Option(None, "--parquet", metavar="PATH",
+                                    help="Write a Parquet file to PATH."),
+    limit: int = typer.Option(1000, help="Most rows shown in the table view (not exports)."),
     db: Path = DbOption,
 ) -> None:
-    """Run a read-only SQL query against the store and print the result.
+    """Run one read-only SQL statement against the store and print or export the result.
+
+    The query sees only the store's tables: reading or writing files (read_csv, COPY ... TO),
+    ATTACH, INSTALL/LOAD and SET are refused. Exports go through --csv/--json/--parquet PATH.
 
     Example: shu sql "select repo, max(stars) from stars_daily group by repo order by 2 desc
-    limit 5"
+    limit 5" --csv top.csv
     """
-    store, note = open_for_reading(db_path(db))
+    exports = [(fmt, target) for fmt, target in
+               (("csv", csv_out), ("json", json_out), ("parquet", parquet_out)) if target]
+    store, note = open_analyst(db_path(db))
     if note:
         err_console.print(note, highlight=False, markup=False)
     with store:
-        try:
-            cur = store.con.execute(query)
-        except duckdb.Error as exc:
-            first = str(exc).splitlines()[0]
-            raise InputError(f"query failed: {first}") from exc
-        if cur.description is None:
-            return
-        names = [d[0] for d in cur.description]
-        rows = cur.fetchall()
-    if as_csv:
-        w = csv.writer(sys.stdout)
-        w.writerow(names)
-        w.writerows(rows)
-    elif as_json:
-        print(json.dumps([dict(zip(names, r, strict=True)) for r in rows], default=str, indent=1))
-    else:
-        out = RichTable(*names)
-        for r in rows[:limit]:
-            out.add_row(*("" if v is None else str(v) for v in r))
-        console.print(out)
-        if len(rows) > limit:
-            console.print(f"({len(rows) - limit:,} more rows; use --csv or --limit)")
+        result = run_query(store.con, query)
+    if result is None:
+        return
+    for fmt, target in exports:
+        export_result(result, fmt, target)
+        if target != "-":
+            err_console.print(f"wrote {result.table.num_rows:,} rows to {target}",
+                              highlight=False, markup=False)
+    if exports:
+        return
+    out = RichTable(*result.names)
+    rows = result.rows()
+    for r in rows[:limit]:
+        out.add_row(*("" if v is None else str(v) for v in r))
+    console.print(out)
+    if len(rows) > limit:
+        console.print(f"({len(rows) - limit:,} more rows; use --csv PATH or --limit)")
 
 
 @app.command()
