@@ -33,7 +33,15 @@ class SourceError(ShuError):
 
 
 class GitHubError(SourceError):
-    """The GitHub API failed (after any retries)."""
+    """The GitHub API failed (after any retries).
+
+    Attributes:
+        status: the HTTP status of the final response, when there was one.
+    """
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class RateLimited(GitHubError):

@@ -47,6 +47,10 @@ def _global_options(
 console = Console()
 err_console = Console(stderr=True)
 
+# Exit status of a run that finished but could not load some repositories or files (each is
+# named on stderr and has a 'failed' row in ingest_log); 1 is a run refused or stopped outright.
+PARTIAL_EXIT = 3
+
 DbOption = typer.Option(None, "--db", envvar="SHU_DB", help="DuckDB store path "
                         "[default: data/shu.duckdb].", show_default=False)
 
@@ -64,7 +68,9 @@ def main() -> None:
     """Console-script entry point: runs the app, printing ShuErrors as one line (exit 1)."""
     _register_commands()
     try:
-        app(standalone_mode=False)
+        status = app(standalone_mode=False)  # a command's typer.Exit(n) comes back as n
+        if isinstance(status, int) and status:
+            sys.exit(status)
     except ShuError as exc:
         err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False,
                           markup=True, soft_wrap=True)

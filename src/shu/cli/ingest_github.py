@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.table import Table as RichTable
 
-from shu.cli import DbOption, console, db_path, ingest_app
+from shu.cli import PARTIAL_EXIT, DbOption, console, db_path, err_console, ingest_app
 from shu.store import open_store
 
 
@@ -24,7 +24,9 @@ def github(
     """Load repository snapshots, star history, commits and releases from the GitHub API.
 
     Uses GITHUB_TOKEN when set and SHU_GITHUB_API_URL (default https://api.github.com); sends
-    conditional requests, so a re-run with nothing new costs only 304s.
+    conditional requests, so a re-run with nothing new costs only 304s. A repository whose
+    responses are malformed or keep failing is named on stderr and in ingest_log while the others
+    load; the exit status is then 3.
 
     Example: shu ingest github --repo ollama/ollama --backfill
     """
@@ -55,6 +57,11 @@ def github(
                   f"Not Modified; {summary.retries} retries)  rate budget left: {budget}")
     for note in summary.notes:
         console.print(f"note: {note}", highlight=False)
+    for name, reason in summary.failed.items():
+        err_console.print(f"failed: {name}: {reason}", highlight=False, markup=False,
+                          soft_wrap=True)
+    if summary.failed:
+        raise typer.Exit(PARTIAL_EXIT)
 
 
 @ingest_app.command("git")

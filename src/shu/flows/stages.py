@@ -48,6 +48,10 @@ def ingest(db: Path, settings: Settings, day: date, backfill: bool = False) -> S
             summary = ingest_github(store, settings, backfill=backfill, today=day)
             notes.append(f"GitHub: {summary.requests} requests ({summary.not_modified} not "
                          f"modified), {summary.changed} rows changed")
+            if summary.failed:  # the other repositories loaded; these are stale today
+                ok = False
+                notes += [f"GitHub failed for {name} ({why})" for name, why in
+                          summary.failed.items()]
         except SourceError as exc:
             ok = False
             notes.append(f"GitHub unreachable ({str(exc).splitlines()[0]}); building the briefing "

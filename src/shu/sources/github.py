@@ -260,7 +260,8 @@ class GitHubClient:
             if status in allow:
                 return Response(_display(url), status, _json_or_none(resp), resp.headers)
             if not 200 <= status < 300:
-                raise GitHubError(f"GitHub GET {_display(url)}: {_describe_failure(resp)}")
+                raise GitHubError(f"GitHub GET {_display(url)}: {_describe_failure(resp)}",
+                                  status=status)
             try:
                 data = json.loads(resp.content) if resp.content.strip() else None
             except ValueError:

@@ -33,10 +33,11 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import duckdb
 import pandas as pd
 from requests.utils import parse_header_links
 
-from shu.errors import GitHubError
+from shu.errors import GitHubError, RateLimited, StoreError
 from shu.repos import rename_repo
 from shu.settings import Settings, get_settings
 from shu.sources.authors import author_id, looks_like_bot
@@ -77,6 +78,7 @@ class IngestSummary:
         table: UpsertResult() for table in ("repos", "stars_daily", "commits", "releases")})
     renamed: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
 
     def add(self, table: str, result: UpsertResult) -> None:
         self.rows.setdefault(table, UpsertResult())
@@ -115,9 +117,13 @@ def ingest_github(
         progress: called with (repo, step) after each step, for progress bars.
         today: the snapshot day (default: today, UTC).
 
+    One bad repository never sinks the others: when a repository's response is malformed or
+    keeps failing, its failed step is rolled back (and logged 'failed' in `ingest_log`), the
+    reason is kept in `summary.failed` and the next repository is loaded.
+
     Raises GitHubError (a SourceError) with a one-line message when GitHub is unreachable or
-    keeps failing, RateLimited when the rate limit outlasts `github_max_wait_s`. Steps already
-    finished stay committed; the failed step is rolled back.
+    rejects the credentials, RateLimited when the rate limit outlasts `github_max_wait_s`. Steps
+    already finished stay committed; the failed step is rolled back.
     """
     settings = settings or get_settings()
     client = client or client_for(store, settings)
@@ -129,13 +135,21 @@ def ingest_github(
         for requested in names:
             repo = _current_name(store, settings, requested)
             ingest = _RepoIngest(store, settings, client, summary, repo, backfill, today)
-            for step in STEPS:
-                if not ingest.run(step):
-                    break
-                if progress:
-                    progress(ingest.repo, step)
-            else:
-                summary.repos.append(ingest.repo)
+            step = STEPS[0]
+            try:
+                for step in STEPS:
+                    if not ingest.run(step):
+                        break
+                    if progress:
+                        progress(ingest.repo, step)
+                else:
+                    summary.repos.append(ingest.repo)
+            except Exception as exc:
+                if _fatal(exc, client):
+                    raise
+                # This repository's failed step is rolled back and logged 'failed' in
+                # ingest_log (by store.load); its earlier steps stay; the others go on.
+                summary.failed[ingest.repo] = f"{step}: {_one_line(exc)}"
     finally:
         stats = client.stats
         summary.requests = stats.requests - before.requests
@@ -145,6 +159,22 @@ def ingest_github(
         summary.rate_remaining, summary.rate_limit = stats.rate_remaining, stats.rate_limit
         summary.rate_reset = stats.rate_reset
     return summary
+
+
+def _fatal(exc: Exception, client: GitHubClient) -> bool:
+    """Whether a repository's failure must stop the whole run rather than be isolated: the rate
+    limit (it applies to every repository), rejected credentials (HTTP 401), GitHub never having
+    answered at all (unreachable), or the store itself failing."""
+    if isinstance(exc, RateLimited | StoreError | duckdb.IOException):
+        return True
+    if isinstance(exc, GitHubError) and exc.status == 401:
+        return True
+    return isinstance(exc, GitHubError) and not client.stats.by_status
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:500] if text else type(exc).__name__
 
 
 def _current_name(store: Store, settings: Settings, repo: str) -> str:
@@ -468,7 +498,7 @@ class _RepoIngest:
             subject = message.split("\n", 1)[0].strip()
             topics = self.topics.match(subject)
             return {
-                "repo": self.repo, "sha": str(item["sha"]),
+                "repo": self.repo, "sha": _text(item["sha"], "sha"),
                 "authored_at": _timestamp(author.get("date")),
                 "committed_at": _timestamp(committer.get("date")),
                 "author_id": author_id(author.get("email")), "subject": subject,
@@ -509,7 +539,7 @@ class _RepoIngest:
         try:
             if item.get("draft"):
                 return None
-            return {"repo": self.repo, "tag": str(item["tag_name"]),
+            return {"repo": self.repo, "tag": _text(item["tag_name"], "tag_name"),
                     "name": item.get("name"),
                     "published_at": _timestamp(item.get("published_at") or item["created_at"]),
                     "is_prerelease": bool(item.get("prerelease")), "body": item.get("body"),
@@ -554,6 +584,13 @@ def _week_days(week: Any, url: str) -> dict[date, int]:
     except (KeyError, TypeError, ValueError, OverflowError, OSError) as exc:
         raise GitHubError(f"GitHub GET {url}: malformed star-history week ({exc})") from exc
     return {first + timedelta(days=i): n for i, n in enumerate(counts)}
+
+
+def _text(value: Any, name: str) -> str:
+    """A required, non-empty string field of a GitHub object (ValueError otherwise)."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{name} is {value!r}, not a non-empty string")
+    return value
 
 
 def _timestamp(text: Any) -> datetime | None:
