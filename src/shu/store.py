@@ -69,6 +69,7 @@ class Load:
     rows_rejected: int = 0
     status: str = "ok"
     message: str = ""
+    failed_files: dict[Path, str] = field(default_factory=dict)
 
     def add(self, result: UpsertResult) -> None:
         """Count an upsert's effect."""
@@ -283,6 +284,13 @@ class Store:
             with contextlib.suppress(duckdb.Error), self.transaction():
                 self._log(record)
             raise
+
+    def log_failure(self, source: str, target: str, message: str) -> None:
+        """Record a part of a load that failed on its own (a 'failed' `ingest_log` row), inside
+        the current transaction, so it commits with the rest of the load."""
+        record = Load(source=source, target=target, status="failed", message=message[:500])
+        with self.transaction():
+            self._log(record)
 
     def _log(self, r: Load) -> None:
         self.con.execute(

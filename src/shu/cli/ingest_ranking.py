@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from shu.cli import DbOption, console, db_path, ingest_app
+from shu.cli import PARTIAL_EXIT, DbOption, console, db_path, err_console, ingest_app
 
 
 @ingest_app.command("ranking")
@@ -16,7 +16,10 @@ def ingest_ranking(
                                 "[, forks, open_issues])."),
     db: Path = DbOption,
 ) -> None:
-    """Load daily star counts into stars_daily (idempotent; bad files change nothing).
+    """Load daily star counts into stars_daily (idempotent; a bad file alone changes nothing).
+
+    In a directory, a malformed file is left out whole and named on stderr and in ingest_log
+    while the other files load; the exit status is then 3.
 
     Example: shu ingest ranking ../shared/data/stars/stars_daily.parquet
     """
@@ -28,3 +31,8 @@ def ingest_ranking(
     console.print(f"{path}: read {load.rows_read:,}, inserted {load.rows_inserted:,}, updated "
                   f"{load.rows_updated:,}, rejected {load.rows_rejected:,}"
                   + (f"; {load.message}" if load.message else ""), highlight=False)
+    for bad, reason in load.failed_files.items():
+        err_console.print(f"failed: {bad.name}: {reason}", highlight=False, markup=False,
+                          soft_wrap=True)
+    if load.failed_files:
+        raise typer.Exit(PARTIAL_EXIT)

@@ -10,8 +10,10 @@ Repository names are folded into their current spelling: configured aliases (e.g
 jmorganca/ollama -> ollama/ollama) and case variants (GitHub names are case-insensitive; the
 spelling of the latest day wins). A repository listed several times on one day (it sits in
 several lists) is deduplicated. Rows without a repository or a star count are rejected and
-counted by reason; a malformed file (wrong columns, a truncated line, a non-numeric count) stops
-the load with the file and line named, and the store is left as it was.
+counted by reason. A malformed file (wrong columns, a truncated line, a non-numeric count) given
+alone stops the load with the file and line named, and the store is left as it was; in a
+directory it is left out whole, named in `Load.failed_files` and in its own 'failed' `ingest_log`
+row, and the other files load.
 """
 
 from __future__ import annotations
@@ -63,7 +65,13 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
             files = sorted(p for p in path.iterdir() if RAW_NAME.search(p.name))
             if not files:
                 raise InputError(f"{path}: no github-ranking-YYYY-MM-DD.csv files in directory")
-            _stage_arrow(store, _read_raw_files(files, rejects))
+            # One malformed file never sinks the others: it is left out whole and logged.
+            _stage_arrow(store, _read_raw_files(files, rejects, load.failed_files))
+            if len(load.failed_files) == len(files):
+                raise InputError(f"{path}: every file is malformed; first: "
+                                 f"{next(iter(load.failed_files.values()))}")
+            for bad, reason in load.failed_files.items():
+                store.log_failure(SOURCE, str(bad), reason)
         elif RAW_NAME.search(path.name):
             _stage_arrow(store, _read_raw_files([path], rejects))
         elif path.suffix == ".parquet":
@@ -88,6 +96,8 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
         bar.advance(note="written")
         load.rows_rejected = sum(rejects.values())
         notes = [f"rejected {n} {why}" for why, n in rejects.items()]
+        if load.failed_files:
+            notes.append(f"{len(load.failed_files)} malformed file(s) left out (see ingest_log)")
         if merged:
             notes.append(merged)
         load.message = "; ".join(notes)
@@ -143,44 +153,64 @@ def _stage_long_parquet(store: Store, path: Path) -> None:
         "FROM read_parquet(?)", [str(path)])
 
 
-def _read_raw_files(files: list[Path], rejects: Counter[str]) -> pa.Table:
-    repos: list[str | None] = []
-    days: list[date] = []
-    stars: list[int | None] = []
-    forks: list[int | None] = []
-    issues: list[int | None] = []
+def _read_raw_files(files: list[Path], rejects: Counter[str],
+                    failed: dict[Path, str] | None = None) -> pa.Table:
+    """Rows of the daily files. A malformed file raises InputError, or, when `failed` is given,
+    is left out whole (none of its rows) and its one-line reason recorded there."""
+    columns: dict[str, list] = {"repo": [], "day": [], "stars": [], "forks": [],
+                                "open_issues": []}
     for f in files:
-        day = date.fromisoformat(RAW_NAME.search(f.name).group(1))  # type: ignore[union-attr]
-        reader = csv.reader(_open_text(f), strict=True)
+        own: Counter[str] = Counter()
         try:
-            header = next(reader, None)
-            if header is None:
-                raise InputError(f"{f}: empty file (no header)")
-            if [h.strip().lower() for h in header] != RAW_COLUMNS:
-                raise InputError(f"{f}: line 1: unexpected columns {header}; expected "
-                                 + ",".join(RAW_COLUMNS))
-            for row in reader:
-                line = reader.line_num
-                if not row:
-                    continue
-                if len(row) != len(RAW_COLUMNS):
-                    raise InputError(f"{f}: line {line}: expected {len(RAW_COLUMNS)} fields, got "
-                                     f"{len(row)} (truncated or malformed row)")
-                rec = dict(zip(RAW_COLUMNS, row, strict=True))
-                repo = _repo_from(rec)
-                if repo is None:
-                    rejects["rows without a repository url or name"] += 1
-                    continue
-                repos.append(repo)
-                days.append(day)
-                stars.append(_count(rec["stars"], f, line, "stars"))
-                forks.append(_count(rec["forks"], f, line, "forks"))
-                issues.append(_count(rec["issues"], f, line, "issues"))
-        except csv.Error as exc:
-            raise InputError(f"{f}: line {reader.line_num}: {exc} (truncated file?)") from exc
-    return pa.table({"repo": pa.array(repos, pa.string()), "day": pa.array(days, pa.date32()),
-                     "stars": pa.array(stars, pa.int64()), "forks": pa.array(forks, pa.int64()),
-                     "open_issues": pa.array(issues, pa.int64())})
+            rows = _read_raw_file(f, own)
+        except InputError as exc:
+            if failed is None:
+                raise
+            failed[f] = str(exc)
+            continue
+        rejects.update(own)
+        for name, values in rows.items():
+            columns[name] += values
+    return pa.table({"repo": pa.array(columns["repo"], pa.string()),
+                     "day": pa.array(columns["day"], pa.date32()),
+                     "stars": pa.array(columns["stars"], pa.int64()),
+                     "forks": pa.array(columns["forks"], pa.int64()),
+                     "open_issues": pa.array(columns["open_issues"], pa.int64())})
+
+
+def _read_raw_file(f: Path, rejects: Counter[str]) -> dict[str, list]:
+    day = date.fromisoformat(RAW_NAME.search(f.name).group(1))  # type: ignore[union-attr]
+    out: dict[str, list] = {"repo": [], "day": [], "stars": [], "forks": [], "open_issues": []}
+    reader = csv.reader(_open_text(f), strict=True)
+    try:
+        header = next(reader, None)
+        if header is None:
+            raise InputError(f"{f}: empty file (no header)")
+        if [h.strip().lower() for h in header] != RAW_COLUMNS:
+            raise InputError(f"{f}: line 1: unexpected columns {header}; expected "
+                             + ",".join(RAW_COLUMNS))
+        for row in reader:
+            line = reader.line_num
+            if not row:
+                continue
+            if len(row) != len(RAW_COLUMNS):
+                raise InputError(f"{f}: line {line}: expected {len(RAW_COLUMNS)} fields, got "
+                                 f"{len(row)} (truncated or malformed row)")
+            rec = dict(zip(RAW_COLUMNS, row, strict=True))
+            repo = _repo_from(rec)
+            if repo is None:
+                rejects["rows without a repository url or name"] += 1
+                continue
+            out["repo"].append(repo)
+            out["day"].append(day)
+            out["stars"].append(_count(rec["stars"], f, line, "stars"))
+            out["forks"].append(_count(rec["forks"], f, line, "forks"))
+            out["open_issues"].append(_count(rec["issues"], f, line, "issues"))
+    except csv.Error as exc:
+        raise InputError(f"{f}: line {reader.line_num}: {exc} (truncated file?)") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{f}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    return out
 
 
 def _read_long_csv(path: Path, rejects: Counter[str]) -> pa.Table:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import shutil
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -111,10 +112,25 @@ def test_corrupt_daily_file_names_file_and_line_and_changes_nothing(store, tmp_p
         "SELECT status FROM ingest_log ORDER BY started_at DESC LIMIT 1").fetchone()[0] == "failed"
 
 
-def test_directory_with_one_bad_file_loads_nothing(store, tmp_path):
+def test_directory_with_one_bad_file_loads_the_others_and_logs_it(store, tmp_path):
     _daily(tmp_path, "2024-02-01", _row("a", "x", "1"))
+    _daily(tmp_path, "2024-02-02", _row("a", "x", "2") + "\n" + _row("b", "y", "two"))
+    _daily(tmp_path, "2024-02-03", _row("a", "x", "3"))
+    load = import_ranking(store, tmp_path)
+    bad = tmp_path / "github-ranking-2024-02-02.csv"
+    assert list(load.failed_files) == [bad] and "line 3" in load.failed_files[bad]
+    assert "1 malformed file(s) left out" in load.message
+    # the bad file is left out whole (not even its good first row), the others load
+    assert [r[1] for r in _snapshot(store)] == [date(2024, 2, 1), date(2024, 2, 3)]
+    assert store.con.execute("SELECT target, status FROM ingest_log ORDER BY status").fetchall() \
+        == [(str(bad), "failed"), (str(tmp_path), "ok")]
+    assert import_ranking(store, tmp_path).rows_inserted == 0  # a re-run changes nothing
+
+
+def test_directory_of_only_bad_files_loads_nothing(store, tmp_path):
     _daily(tmp_path, "2024-02-02", _row("a", "x", "two"))
-    with pytest.raises(InputError, match="2024-02-02.csv: line 2"):
+    with pytest.raises(InputError, match="every file is malformed; first: .*2024-02-02.csv: "
+                                         "line 2"):
         import_ranking(store, tmp_path)
     assert _snapshot(store) == []
 
