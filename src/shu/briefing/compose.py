@@ -42,6 +42,7 @@ TEMPLATE_PREFERENCE = ("star_accel_reach", "star_velocity_up", "star_gain",
                        "commit_velocity_up", "release_within")
 BANDS = (("low", 0.5, 0.65), ("medium", 0.65, 0.80), ("high", 0.80, 1.0001))
 TRACK_WINDOW_DAYS = 90
+NOTICE_MAX_CHARS = 400  # a notice may quote outside text (an error message): keep it short
 QUANTITY_TERMS = {"star_accel_reach": "star acceleration", "star_velocity_up": "star velocity",
                   "star_gain": "star velocity", "commit_velocity_up": "commit velocity",
                   "release_within": "release"}
@@ -240,7 +241,7 @@ def compose_briefing(store: Store, day: date | None = None, settings: Settings |
         "day": day,
         "as_of": as_of,
         "generated_at": utcnow().replace(microsecond=0),
-        "notices": [Md(safe_inline(n)) for n in (notices or [])],
+        "notices": [Md(safe_inline(n, max_chars=NOTICE_MAX_CHARS)) for n in (notices or [])],
         "summary": summary_rows(store, ctx.book, tracked, headline, as_of, day, synthetic),
         "comparisons": comparisons,
         "stale": stale,

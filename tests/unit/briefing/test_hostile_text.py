@@ -1,0 +1,120 @@
+"""A briefing rendered from hostile outside text is inert: release notes, commit subjects,
+document titles/locations/passages, repository descriptions, probe host names and run notices
+carrying HTML, scripts, javascript:/data: links, remote images, fake headings, table pipes,
+unicode bidi overrides and very long lines change nothing but the words shown."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta
+
+import pandas as pd
+from markdown_it import MarkdownIt
+
+from shu.briefing.compose import compose_briefing
+
+MARK = "PWNED"
+BIDI = "\u202e\u202d\u202a\u202b\u202c\u2066\u2067\u2068\u2069\u200e\u200f\u200b\ufeff"
+LONG = "ROCm " + "A" * 200_000
+HOSTILE = [
+    f"<script>alert('{MARK}')</script>",
+    f"<img src=https://evil.example/{MARK}.png onerror=alert(1)>",
+    f"<iframe src='https://evil.example/{MARK}'></iframe><!-- {MARK} -->",
+    f"[click {MARK}](javascript:alert(1)) [data {MARK}](data:text/html;base64,PHNjcmlwdD4=)",
+    f"![remote {MARK}](https://evil.example/{MARK}.png) ![x][r]\n\n[r]: https://evil.example/r",
+    f"<https://evil.example/{MARK}> &#106;avascript:alert(1) &lt;script&gt;",
+    f"\n# {MARK} fake heading\n## {MARK}\n{MARK}\n===\n",
+    f"| {MARK} | cell |\n|---|---|\n| a | b |",
+    f"a | b | c {MARK} || \\| escaped",
+    f"ROCm {BIDI}evil{MARK}\u202e gnp.exe",
+    f"```\n{MARK} fence\n```\n    indented {MARK}\n> quoted {MARK}\n- list {MARK}\n1. item",
+    f"*emph {MARK}* __strong__ ~~strike~~ `code {MARK}` $x^2$",
+    LONG,
+]
+BODY = "Adds ROCm 6.4 support for MI300. " + " ".join(HOSTILE)
+
+
+def _poison(store) -> None:
+    """Replace every piece of outside text the sample store holds with the hostile corpus."""
+    store.upsert("releases", pd.DataFrame([
+        {"repo": "acme/platform", "tag": f"v9<script>{MARK}</script>|x",
+         "name": HOSTILE[3], "published_at": datetime(2026, 2, 20, 12),
+         "is_prerelease": False, "body": BODY + " " + "x" * (5 * 1024 * 1024),  # 5 MB notes
+         "url": f"javascript:alert('{MARK}')", "source": "github"}]))
+    commits = []
+    for i, text in enumerate(HOSTILE * 2):
+        commits.append({"repo": "acme/platform", "sha": f"{i + 1000:040x}",
+                        "committed_at": datetime(2026, 2, 20) + timedelta(hours=i),
+                        "subject": "[ROCm] " + text.replace("\n", " "),
+                        "topics": ["rocm-adoption"], "touches_rocm": True, "source": "github"})
+    store.upsert("commits", pd.DataFrame(commits))
+    store.upsert("documents", pd.DataFrame([
+        {"doc_id": f"h{i}", "location": loc, "title": f"ROCm {text}",
+         "published_on": date(2026, 2, 1) + timedelta(days=i), "content_hash": f"h{i}",
+         "format": "markdown", "text": text}
+        for i, (loc, text) in enumerate([
+            (f"javascript:alert('{MARK}')", HOSTILE[0]),
+            ("data:text/html;base64,PHNjcmlwdD4=", HOSTILE[1]),
+            (f"https://evil.example/{MARK})<script>", HOSTILE[6]),
+            (f"//evil.example/{MARK}", HOSTILE[7])])]))
+    store.upsert("passages", pd.DataFrame([
+        {"doc_id": f"h{i}", "passage_no": 0,
+         "text": f"ROCm is AMD's GPU stack for the platform project MI300. {text}"}
+        for i, text in enumerate([HOSTILE[0] + HOSTILE[4], HOSTILE[6] + HOSTILE[9],
+                                  HOSTILE[7] + HOSTILE[10], LONG])]))
+    store.con.execute("UPDATE repos SET description = ? ", [" ".join(HOSTILE[:10])])
+    store.con.execute("UPDATE probe_runs SET device_name = ?, host = ?",
+                      [HOSTILE[0] + HOSTILE[7], HOSTILE[6]])
+
+
+FAKE_STRUCTURE = [
+    rf"<h[1-6]>[^<]*{MARK}",                  # fake headings
+    rf"<th>[^<]*{MARK}", rf"<td>\s*{MARK}",   # a table smuggled in
+    rf"<pre><code>{MARK}", rf"<code>code {MARK}", r"<code>    indented",
+    rf"<li>list {MARK}", rf"<blockquote>\s*<p>quoted {MARK}",
+    rf"<em>emph {MARK}", r"<strong>strong</strong>", r"<del>strike",
+    rf">click {MARK}</a>", rf">data {MARK}</a>", rf"<a href=\"https://evil.example/{MARK}\">",
+]
+
+
+def test_briefing_from_hostile_text_is_inert(filled, settings, day):
+    _poison(filled)
+    notices = [f"GitHub failed for acme/platform ({h})" for h in HOSTILE]
+    text = compose_briefing(filled, day, settings, notices=notices).path.read_text()
+    html = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]
+                                                          ).render(text)
+    # the corpus did get in (else the other checks prove nothing)
+    assert text.count(MARK) >= 10 and "evil" in text
+    # no live HTML, script, event handler, remote image or javascript:/data: link
+    for tag in ("<script", "<iframe", "<!--", "<a href=\"javascript"):
+        assert tag not in html.lower(), tag
+    assert not re.search(r"<[a-z][^>]*\son\w+=", html, re.I)
+    for src in re.findall(r'<img src="([^"]*)"', html):  # only shu's own charts
+        assert re.fullmatch(r"[\w.-]+\.png", src), src
+    for href in re.findall(r'href="([^"]*)"', html):
+        assert href.startswith(("http://", "https://")) or "://" not in href, href
+        assert not href.lower().startswith(("data:", "vbscript:", "javascript:", "//")), href
+        assert "<" not in href and ">" not in href, href
+    # no heading, table, code block, list, quote, emphasis or link made by outside text
+    for pattern in FAKE_STRUCTURE:
+        assert not re.search(pattern, html), pattern
+    # shu's own tables keep their columns (a pipe in outside text is escaped)
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", line.strip()):
+            width = _cells(line)
+            assert _cells(lines[i - 1]) == width
+            j = i + 1
+            while j < len(lines) and lines[j].startswith("|"):
+                assert _cells(lines[j]) == width, lines[j]
+                j += 1
+    # bidi overrides and invisible characters are gone
+    assert not set(BIDI) & set(text)
+    # very long lines and 5 MB release notes are cut short
+    assert len(text) < 200_000
+    assert max(len(line) for line in lines) < 5_000
+    assert "x" * 1000 not in text and "A" * 1000 not in text
+
+
+def _cells(line: str) -> int:
+    return len(re.findall(r"(?<!\\)\|", line)) - 1
