@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from shu.cli import DbOption, app, console, db_path, err_console
+from shu.cli import PARTIAL_EXIT, DbOption, app, console, db_path, err_console
 
 
 def _day(value: str | None) -> date | None:
@@ -65,7 +65,8 @@ def daily(
     """Run the daily flow (ingest, signals, resolve, forecast, probe when due, briefing) once.
 
     Runs on an ephemeral Prefect server unless PREFECT_API_URL points at one (then the run shows
-    in its UI). When GitHub is unreachable it says so and briefs from the store.
+    in its UI). When GitHub is unreachable, or some repositories failed, it says so, briefs
+    from the store and exits with status 3.
 
     Example: shu daily --db data/shu.duckdb
     """
@@ -76,6 +77,8 @@ def daily(
         (console if stage["ok"] else err_console).print(
             f"{stage['stage']}: {stage['message']}", highlight=False, markup=False,
             soft_wrap=True)
+    if not result.get("ingest", {}).get("ok", True):  # briefed, but some sources failed
+        raise typer.Exit(PARTIAL_EXIT)
 
 
 @app.command()

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table as RichTable
 
 from shu.cli import PARTIAL_EXIT, DbOption, console, db_path, err_console, ingest_app
-from shu.store import open_store
+from shu.snapshot import open_for_writing
 
 
 @ingest_app.command("github")
@@ -37,7 +37,7 @@ def github(
     names = repo or [r.repo for r in settings.repos]
     from shu.progress import progress
 
-    with open_store(db_path(db)) as store, progress(
+    with open_for_writing(db_path(db)) as store, progress(
             "GitHub", total=len(names) * len(STEPS), unit="steps") as bar:
         summary = ingest_github(
             store, settings, repos=names, backfill=backfill,
@@ -77,7 +77,7 @@ def git(
     """
     from shu.sources.git import ingest_git
 
-    with open_store(db_path(db)) as store:
+    with open_for_writing(db_path(db)) as store:
         result = ingest_git(store, path, repo)
     console.print(f"{result.repo}: {result.commits_read:,} commits read "
                   f"({result.commits.inserted:,} new, {result.commits.updated:,} updated); "
@@ -98,7 +98,7 @@ def docs(
     """
     from shu.sources.documents import ingest_documents
 
-    with open_store(db_path(db)) as store:
+    with open_for_writing(db_path(db)) as store:
         result = ingest_documents(store, paths)
     console.print(f"{result.read} documents read: {result.added} new, {result.changed} changed, "
                   f"{result.unchanged} unchanged; {result.passages} passages written; "

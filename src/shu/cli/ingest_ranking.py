@@ -23,10 +23,10 @@ def ingest_ranking(
 
     Example: shu ingest ranking ../shared/data/stars/stars_daily.parquet
     """
+    from shu.snapshot import open_for_writing
     from shu.sources.ranking import import_ranking
-    from shu.store import open_store
 
-    with open_store(db_path(db)) as store:
+    with open_for_writing(db_path(db)) as store:
         load = import_ranking(store, path)
     console.print(f"{path}: read {load.rows_read:,}, inserted {load.rows_inserted:,}, updated "
                   f"{load.rows_updated:,}, rejected {load.rows_rejected:,}"

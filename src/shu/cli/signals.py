@@ -9,6 +9,7 @@ from rich.table import Table as RichTable
 
 from shu.cli import DbOption, app, console, db_path
 from shu.errors import InputError
+from shu.snapshot import open_for_writing
 from shu.store import open_store
 
 signals_app = typer.Typer(
@@ -33,7 +34,7 @@ def refresh(
         return
     from shu.signals import refresh_signals
 
-    with open_store(db_path(db)) as store:
+    with open_for_writing(db_path(db)) as store:
         result = refresh_signals(store, full=full)
     out = RichTable("table", "mode", "rows written", "seconds", "through", "reason")
     for table, r in result.items():

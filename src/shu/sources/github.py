@@ -50,6 +50,7 @@ ACCEPT_STAR = "application/vnd.github.star+json"
 SECONDARY_LIMIT_WAIT_S = 60.0
 MAX_BACKOFF_S = 60.0
 MAX_REDIRECTS = 5
+MAX_PAGES = 20_000  # 2 million items at 100 a page: beyond any listing shu reads
 
 
 class ValidatorCache(Protocol):
@@ -275,12 +276,24 @@ class GitHubClient:
     def pages(self, path: str, params: Mapping[str, Any] | None = None, *,
               accept: str = ACCEPT_JSON, conditional: bool = True,
               allow: tuple[int, ...] = ()) -> Iterator[Response]:
-        """Each page of a listing, following `Link: rel="next"`; stops after a 304/202 page."""
+        """Each page of a listing, following `Link: rel="next"`; stops after a 304/202 page.
+
+        A `Link` header that leads back to a page already read, or to a page whose items repeat
+        the previous page's, or past `MAX_PAGES`, raises GitHubError instead of looping."""
         response = self.get(path, params, accept=accept, conditional=conditional, allow=allow)
         yield response
+        seen = {response.url}
         while response.status == 200 and response.next_url:
-            response = self.get(response.next_url, accept=accept, conditional=conditional,
-                                allow=allow)
+            previous = response
+            target = response.next_url
+            if _display(target) in seen or len(seen) >= MAX_PAGES:
+                raise GitHubError(f"GitHub GET {previous.url}: the Link header loops (next page "
+                                  f"{_display(target)} after {len(seen)} pages); stopped")
+            response = self.get(target, accept=accept, conditional=conditional, allow=allow)
+            if response.status == 200 and response.data and response.data == previous.data:
+                raise GitHubError(f"GitHub GET {response.url}: the Link header loops (this page "
+                                  "repeats the previous one); stopped")
+            seen.add(response.url)
             yield response
 
     # ------------------------------------------------------------------ internals

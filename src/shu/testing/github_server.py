@@ -55,7 +55,10 @@ Faults (`server.fail(kind, match=substring of path?query, times=N or None for al
 and/or `retry_after` seconds also possible), `server_error` (status, default 502), `accepted`
 (202 with an empty body), `malformed_json` (200 with invalid JSON), `truncated` (Content-Length
 larger than the body sent, then the connection closes), `slow` (sleeps `delay` seconds first),
-`status` (any status with a GitHub-style error body), `not_found`.
+`status` (any status with a GitHub-style error body), `not_found`, `secondary_limit` (403 "You
+have exceeded a secondary rate limit" with no rate-limit or retry-after headers at all),
+`link_loop` (the real answer, but its `Link` header always offers a next page: the same URL for
+`status=0`, else `page=N+1` serving the same items, endlessly).
 """
 
 from __future__ import annotations
@@ -471,10 +474,16 @@ def _handler_for(server: GitHubAPIServer) -> type[BaseHTTPRequestHandler]:
             if fault and fault.kind == "slow":
                 time.sleep(fault.delay)
                 fault = None
-            if fault:
+            if fault and fault.kind != "link_loop":
                 self._fault(record, fault)
                 return
-            status, extra, body = server.respond(split.path, query, headers)
+            status, extra, body = server.respond(
+                split.path, {k: v for k, v in query.items() if not fault or k != "page"}, headers)
+            if fault:  # link_loop: always another page
+                page = 0 if fault.status == 0 else int(query.get("page", 1)) + 1
+                target = server.url + split.path + "?" + urlencode(
+                    {**query, **({"page": page} if page else {})})
+                extra["Link"] = f'<{target}>; rel="next"'
             payload = json.dumps(body).encode() if body is not None else b""
             if status == 200:
                 etag = 'W/"' + hashlib.sha1(
@@ -517,6 +526,11 @@ def _handler_for(server: GitHubAPIServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(body[: len(body) // 2])
                 self.wfile.flush()
                 self.close_connection = True
+            elif fault.kind == "secondary_limit":
+                body = {"message": "You have exceeded a secondary rate limit. Please wait a few "
+                        "minutes before you try again.", "documentation_url": "https://docs."
+                        "github.com/rest/overview/rate-limits-for-the-rest-api"}
+                self._send(record, 403, {}, json.dumps(body).encode(), rate=False)
             elif fault.kind == "not_found":
                 status, _, body = _not_found()
                 self._send(record, status, {}, json.dumps(body).encode())
