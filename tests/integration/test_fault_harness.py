@@ -1,0 +1,40 @@
+"""The fault harness's fast subset: API faults (5xx burst, secondary limit without headers, 301
+rename, malformed JSON for one repository, endless Link loop), a SIGKILLed `shu ingest ranking`
+and two writers at once. Every case survives or is refused in one line, nothing is lost or
+duplicated, and no analyst read waits more than 1 s. The full set: benchmarks/fault_harness.py.
+"""
+
+from __future__ import annotations
+
+from shu.testing.fault_harness import API_CASES, run_api_case, run_harness, summary_table
+
+
+def test_fast_subset_meets_the_targets(tmp_path) -> None:
+    results = run_harness(tmp_path, fast=True, seed=3)
+    table = summary_table(results)
+    assert len(results) == 7, table
+    assert all(r.ok for r in results), [(r.name, r.detail) for r in results if not r.ok]
+    assert sum(r.lost + r.duplicated for r in results) == 0, table
+    waits = [r.reader_wait_s for r in results if r.reader_wait_s is not None]
+    assert len(waits) == 2 and max(waits) <= 1.0, table
+    outcomes = {r.name: r.outcome for r in results}
+    assert outcomes["malformed JSON always, one repository"] == "refused"
+    assert outcomes["endless Link loop (page N+1 forever)"] == "refused"
+    assert outcomes["5xx burst (502 x3 on a commits page)"] == "survived"
+    assert "| **all** | 7 |" in table
+
+
+def test_harness_detects_a_lost_row(tmp_path, monkeypatch) -> None:
+    """The harness can fail: an ingest that silently drops a repository's releases is caught."""
+    from shu.sources import github_ingest
+
+    real = github_ingest._RepoIngest.releases
+
+    def lossy(self, load):
+        return "dropped" if self.repo == "ollama/ollama" and self.store.path.name == \
+            "faulty.duckdb" else real(self, load)
+
+    monkeypatch.setattr(github_ingest._RepoIngest, "releases", lossy)
+    case = next(c for c in API_CASES if c.name.startswith("5xx burst"))
+    result = run_api_case(case, tmp_path)
+    assert result.outcome == "FAILED" and result.lost == 6, result
