@@ -12,6 +12,7 @@ import pandas as pd
 from markdown_it import MarkdownIt
 
 from shu.briefing.compose import compose_briefing
+from shu.evidence.document_claims import refresh_claims
 
 MARK = "PWNED"
 BIDI = "\u202e\u202d\u202a\u202b\u202c\u2066\u2067\u2068\u2069\u200e\u200f\u200b\ufeff"
@@ -62,6 +63,15 @@ def _poison(store) -> None:
          "text": f"ROCm is AMD's GPU stack for the platform project MI300. {text}"}
         for i, text in enumerate([HOSTILE[0] + HOSTILE[4], HOSTILE[6] + HOSTILE[9],
                                   HOSTILE[7] + HOSTILE[10], LONG])]))
+    claim = (f"On CPU, <script>{MARK}</script> [x](javascript:alert(1)) torch.compile gives a "
+             f"2.5x speedup over eager for softmax | {MARK} | \u202eevil {MARK}. On H100 it "
+             f"reaches 900 TFLOP/s in bfloat16 <img src=https://evil.example/{MARK}.png>.")
+    store.upsert("documents", pd.DataFrame([{
+        "doc_id": "h4", "location": "notes/claims.md", "title": f"# {MARK} claims",
+        "published_on": date(2026, 2, 10), "content_hash": "h4", "format": "markdown",
+        "text": claim}]))
+    store.upsert("passages", pd.DataFrame([{"doc_id": "h4", "passage_no": 0, "text": claim}]))
+    assert refresh_claims(store, [f"h{i}" for i in range(5)]) >= 2
     store.con.execute("UPDATE repos SET description = ? ", [" ".join(HOSTILE[:10])])
     store.con.execute("UPDATE probe_runs SET device_name = ?, host = ?",
                       [HOSTILE[0] + HOSTILE[7], HOSTILE[6]])
@@ -83,8 +93,10 @@ def test_briefing_from_hostile_text_is_inert(filled, settings, day):
     text = compose_briefing(filled, day, settings, notices=notices).path.read_text()
     html = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]
                                                           ).render(text)
-    # the corpus did get in (else the other checks prove nothing)
+    # the corpus did get in (else the other checks prove nothing), claims section included
     assert text.count(MARK) >= 10 and "evil" in text
+    claims = text.split("## Claims checked against the probe")[1].split("\n## ")[0]
+    assert MARK in claims
     # no live HTML, script, event handler, remote image or javascript:/data: link
     for tag in ("<script", "<iframe", "<!--", "<a href=\"javascript"):
         assert tag not in html.lower(), tag
