@@ -412,7 +412,7 @@ def run_kill_cases(command: KillCommand, work: Workload, kills: int, rng: random
     clean = table_rows(clean_db, command.tables)
     results = []
     for k in range(kills):
-        at = rng.uniform(0.35, 0.95) * duration  # the first third is mostly Python startup
+        at = rng.uniform(0.3, 0.8) * duration  # the first part is mostly Python startup
         results.append(_kill_once(command, work, cmd, base / f"killed{k}" / "shu.duckdb", at,
                                   clean))
     return results

@@ -178,7 +178,7 @@ class GitHubAPIServer:
         self.rate_reset = int(time.time()) + 3600
         for repo in repos:
             self.add_repo(repo)
-        self._httpd = ThreadingHTTPServer((host, port), _handler_for(self))
+        self._httpd = _QuietHTTPServer((host, port), _handler_for(self))
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False
         self._thread: threading.Thread | None = None
@@ -452,6 +452,18 @@ class GitHubAPIServer:
                 "x-ratelimit-remaining": str(self.rate_remaining),
                 "x-ratelimit-used": str(self.rate_limit - self.rate_remaining),
                 "x-ratelimit-reset": str(self.rate_reset), "x-ratelimit-resource": "core"}
+
+
+class _QuietHTTPServer(ThreadingHTTPServer):
+    """Drops a client that went away (timed out, or its process was killed) without printing a
+    traceback; any other handler error is still printed."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 def _handler_for(server: GitHubAPIServer) -> type[BaseHTTPRequestHandler]:
