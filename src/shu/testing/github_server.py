@@ -66,6 +66,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
+import sys
 import threading
 import time
 from collections.abc import Iterable
@@ -459,8 +460,6 @@ class _QuietHTTPServer(ThreadingHTTPServer):
     traceback; any other handler error is still printed."""
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        import sys
-
         if isinstance(sys.exc_info()[1], ConnectionError):
             return
         super().handle_error(request, client_address)
