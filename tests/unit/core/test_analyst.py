@@ -50,6 +50,7 @@ def _refused(db: Path, query: str) -> str:
     "select * from read_csv('{csv}', header=false)",
     "select * from '{csv}'",
     "select * from read_text('{csv}')",
+    "select * from read_blob('{csv}')",
     "select * from read_parquet('{parquet}')",
     "select * from glob('{dir}/*')",
     "select * from sniff_csv('{csv}')",
@@ -94,6 +95,19 @@ def test_other_escapes_and_writes_are_refused(db, tmp_path, query, says):
     other = tmp_path / "other.duckdb"
     assert says in _refused(db, query.format(other=other))
     assert not other.exists()
+
+
+def test_environment_is_not_readable(db, monkeypatch):
+    monkeypatch.setenv("GITHUB_TOKEN", "hunter2")
+    for query in ("select getenv('GITHUB_TOKEN')", "select * from duckdb_secrets()"):
+        store, _ = open_analyst(db)
+        with store:
+            try:
+                result = run_query(store.con, query)
+            except InputError as exc:
+                assert "hunter2" not in str(exc)
+                continue
+        assert "hunter2" not in repr(result.rows())
 
 
 def test_store_unchanged_and_reads_still_work(db):
