@@ -67,6 +67,8 @@ def github_repo(db: Path, settings: Settings, day: date, backfill: bool, repo: s
             return {"repo": repo, "ok": False, "error": str(exc).splitlines()[0]}
         finally:
             store.close()
+    if summary.failed:  # a malformed or failing response: that step rolled back, logged
+        return {"repo": repo, "ok": False, "error": "; ".join(summary.failed.values())}
     return {"repo": repo, "ok": True, "requests": summary.requests,
             "not_modified": summary.not_modified, "changed": summary.changed}
 
@@ -183,8 +185,9 @@ def ingest(db: Path, settings: Settings, day: date, backfill: bool,
                      f"({sum(r['not_modified'] for r in good)} not modified), "
                      f"{sum(r['changed'] for r in good)} rows changed")
     if failed:
-        notes.append(f"GitHub unreachable for {len(failed)} of {len(results)} repositories "
-                     f"({failed[0]['error']}); building the briefing from the store as it is")
+        notes.append(f"GitHub failed for {len(failed)} of {len(results)} repositories "
+                     f"({failed[0]['repo']}: {failed[0]['error']}); building the briefing from "
+                     "the store as it is")
     if settings.document_paths:
         notes.append(documents_task(db, settings))
     ok = not failed

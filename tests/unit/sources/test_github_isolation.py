@@ -86,3 +86,16 @@ def test_cli_exit_status_names_the_failed_repository(tmp_path, server):
         assert store.con.execute("SELECT list(target ORDER BY target) FROM ingest_log WHERE "
                                  "status = 'ok' AND target LIKE '%releases'").fetchone()[0] == [
             "pytorch/pytorch releases", "tensorflow/tensorflow releases"]
+
+
+def test_daily_flow_per_repository_task_reports_the_failure(tmp_path, server, settings):
+    """The daily flow's mapped per-repository task (shu.flows.fanout.github_repo) returns the
+    failure instead of reporting the repository as loaded."""
+    from shu.flows.fanout import github_repo
+
+    settings = settings.model_copy(update={"github_retries": 0})
+    server.fail("malformed_json", match="/repos/ollama/ollama/releases", times=None)
+    db = tmp_path / "s.duckdb"
+    bad = github_repo(db, settings, TODAY, True, "ollama/ollama")
+    assert not bad["ok"] and bad["error"].startswith("releases: GitHub GET ")
+    assert github_repo(db, settings, TODAY, True, "pytorch/pytorch")["ok"]
