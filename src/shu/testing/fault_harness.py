@@ -266,6 +266,7 @@ class Reader:
         self.db = db
         self.worst = 0.0
         self.reads = 0
+        self.saw_writer = False  # a read fell back to the snapshot: a writer held the store
         self.errors: list[str] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True, name="harness-reader")
@@ -276,7 +277,8 @@ class Reader:
         while not self._stop.is_set():
             t0 = time.perf_counter()
             try:
-                store, _ = open_analyst(self.db)
+                store, note = open_analyst(self.db)
+                self.saw_writer = self.saw_writer or note is not None
                 with store:
                     run_query(store.con, "SELECT count(*) FROM stars_daily")
             except ShuError as exc:
@@ -445,7 +447,9 @@ def _kill_once(command: KillCommand, work: Workload, cmd: list[str], db: Path, a
     with Reader(db) as rerun_reader:
         code, err, _ = _run(cmd, work.env, db)
     lost, dup = compare(clean, table_rows(db, command.tables))
-    result = CaseResult("kill", name + (" (finished first)" if finished else ""), "FAILED",
+    when = (" (finished first)" if finished else
+            " (while it held the store)" if reader.saw_writer else " (before it held the store)")
+    result = CaseResult("kill", name + when, "FAILED",
                         lost=lost, duplicated=dup + stray,
                         reader_wait_s=max(reader.worst, rerun_reader.worst),
                         seconds=time.perf_counter() - t0)
