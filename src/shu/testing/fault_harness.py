@@ -10,7 +10,8 @@ Every case runs the real code on a real store file:
   then converged to the clean run's rows. Anything else (a traceback, a multi-line error, rows
   lost or duplicated after the re-run) is a failure.
 - **kill** cases start a real `shu` subprocess (`shu ingest ranking`, `shu ingest github`,
-  `shu signals --full`, `shu daily`), SIGKILL it at a random point of a clean run's duration,
+  `shu signals --full`, `shu daily`), SIGKILL it at a random point after it took the store's
+  write lock (within a clean run's duration),
   check the store still opens and holds no row a clean run would not, run the command again and
   compare with a clean run. While the process runs, a reader in this process keeps opening the
   store as analysts do (`shu.analyst.open_analyst`: the live file when free, else its snapshot)
@@ -266,7 +267,7 @@ class Reader:
         self.db = db
         self.worst = 0.0
         self.reads = 0
-        self.saw_writer = False  # a read fell back to the snapshot: a writer held the store
+        self.writer_seen = threading.Event()  # a read fell back to the snapshot: a writer held
         self.errors: list[str] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True, name="harness-reader")
@@ -278,7 +279,8 @@ class Reader:
             t0 = time.perf_counter()
             try:
                 store, note = open_analyst(self.db)
-                self.saw_writer = self.saw_writer or note is not None
+                if note is not None:
+                    self.writer_seen.set()
                 with store:
                     run_query(store.con, "SELECT count(*) FROM stars_daily")
             except ShuError as exc:
@@ -414,23 +416,30 @@ def run_kill_cases(command: KillCommand, work: Workload, kills: int, rng: random
     clean = table_rows(clean_db, command.tables)
     results = []
     for k in range(kills):
-        at = rng.uniform(0.3, 0.8) * duration  # the first part is mostly Python startup
-        results.append(_kill_once(command, work, cmd, base / f"killed{k}" / "shu.duckdb", at,
-                                  clean))
+        results.append(_kill_once(command, work, cmd, base / f"killed{k}" / "shu.duckdb",
+                                  rng.uniform(0.0, 0.9), duration, clean))
     return results
 
 
-def _kill_once(command: KillCommand, work: Workload, cmd: list[str], db: Path, at: float,
-               clean: dict[str, Counter]) -> CaseResult:
+def _kill_once(command: KillCommand, work: Workload, cmd: list[str], db: Path,
+               fraction: float, duration: float, clean: dict[str, Counter]) -> CaseResult:
+    """Start `cmd`; once the reader sees it hold the store, SIGKILL it `fraction` of the way
+    through the rest of a clean run's duration; check the store, run it again, compare."""
     t0 = time.perf_counter()
     db.parent.mkdir(parents=True, exist_ok=True)
     _prepare(db, command.start, work)
-    name = f"{command.name}, SIGKILL at {at:.1f}s"
     with Reader(db) as reader:
+        start = time.perf_counter()
         proc = subprocess.Popen([*cmd, "--db", str(db)], env=work.env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        while proc.poll() is None and not reader.writer_seen.wait(0.01) and \
+                time.perf_counter() - start < duration:
+            pass
+        seen = time.perf_counter() - start
+        at = seen + fraction * max(duration - seen, 0.05)
+        name = f"{command.name}, SIGKILL at {at:.1f}s"
         try:
-            proc.wait(timeout=at)
+            proc.wait(timeout=at - seen)
             finished = True
         except subprocess.TimeoutExpired:
             children = _descendants(proc.pid)  # before the kill: then they are orphaned
@@ -448,7 +457,8 @@ def _kill_once(command: KillCommand, work: Workload, cmd: list[str], db: Path, a
         code, err, _ = _run(cmd, work.env, db)
     lost, dup = compare(clean, table_rows(db, command.tables))
     when = (" (finished first)" if finished else
-            " (while it held the store)" if reader.saw_writer else " (before it held the store)")
+            " (after it took the write lock)" if reader.writer_seen.is_set() else
+            " (before it took the write lock)")
     result = CaseResult("kill", name + when, "FAILED",
                         lost=lost, duplicated=dup + stray,
                         reader_wait_s=max(reader.worst, rerun_reader.worst),
