@@ -185,7 +185,8 @@ def ingest(db: Path, settings: Settings, day: date, backfill: bool,
                      f"({sum(r['not_modified'] for r in good)} not modified), "
                      f"{sum(r['changed'] for r in good)} rows changed")
     if failed:
-        notes.append(f"GitHub failed for {len(failed)} of {len(results)} repositories "
+        what = "unreachable" if len(failed) == len(results) else "failed"
+        notes.append(f"GitHub {what} for {len(failed)} of {len(results)} repositories "
                      f"({failed[0]['repo']}: {failed[0]['error']}); building the briefing from "
                      "the store as it is")
     if settings.document_paths:
