@@ -31,14 +31,16 @@ EXPORT_FORMATS = ("parquet", "csv")
 
 
 def connect(db: Path | str | None = None) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to the store at `db` (default: settings.db).
+    """A read-only connection to the store at `db` (default: settings.db), confined to the
+    store like `shu sql` (`shu.analyst`: no file, URL, other database or setting is reachable
+    through it; export with `export_tables` or `.df()`).
 
     When a running flow holds the store for writing, the connection reads its latest snapshot
     instead and a warning says how old that snapshot is. Writes through it fail (read-only).
     """
-    from shu.settings import get_settings
+    from shu.analyst import open_analyst
 
-    store, note = open_for_reading(db if db is not None else get_settings().db)
+    store, note = open_analyst(db)
     if note:
         warnings.warn(note, stacklevel=2)
     return store.con
@@ -113,7 +115,14 @@ def export_tables(out: Path | str, fmt: str = "parquet", *, tables: list[str] | 
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: exists and is not a folder")
-    con = connect(db)
+    # shu writes these files itself (names it chose, tables it checked), so this connection is
+    # read-only but not confined; the analyst's own `connect()` cannot COPY anywhere.
+    from shu.settings import get_settings
+
+    store, note = open_for_reading(db if db is not None else get_settings().db)
+    if note:
+        warnings.warn(note, stacklevel=2)
+    con = store.con
     try:
         known = analyst_tables(con)
         unknown = sorted(set(tables or []) - set(known))

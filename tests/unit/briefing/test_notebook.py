@@ -101,3 +101,16 @@ def test_export_rejects_a_bad_format_and_an_unknown_table(db, tmp_path):
         shu.export_tables(tmp_path, "xlsx", db=db)
     with pytest.raises(InputError, match="no table nope"):
         shu.export_tables(tmp_path, "csv", tables=["nope"], db=db)
+
+
+def test_connect_is_confined_to_the_store(tmp_path) -> None:
+    """`shu.connect()` is the analyst connection of `shu sql`: no file reachable through it."""
+    db = tmp_path / "s.duckdb"
+    open_store(db).close()
+    con = shu.connect(db)
+    try:
+        with pytest.raises(Exception, match="disabled by configuration"):
+            con.execute(f"COPY (SELECT 1) TO '{tmp_path / 'x.csv'}'")
+        assert not (tmp_path / "x.csv").exists()
+    finally:
+        con.close()
