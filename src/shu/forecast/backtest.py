@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from shu.errors import InputError, StoreError
+from shu.forecast import interval
 from shu.forecast.examples import Examples, base_frame, build_examples, weekly_grid
 from shu.forecast.model import fit_forecaster
 from shu.forecast.scoring import summarize
@@ -107,7 +108,8 @@ def run_backtest(con: duckdb.DuckDBPyConnection, config: BacktestConfig,
         for horizon in config.horizons:
             t1 = time.perf_counter()
             examples = build_examples(con, base, template, horizon, last)
-            result = _walk_forward(con, examples, config, log)
+            walk = _walk_forward_interval if template == interval.TEMPLATE else _walk_forward
+            result = walk(con, examples, config, log)
             log(f"{template}/{horizon}d: {result.metrics.get('n', 0):,} scored, "
                 f"{examples.n_void:,} void ({time.perf_counter() - t1:.0f}s)")
             results.append(result)
@@ -160,6 +162,43 @@ def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
         "void_share_all_history": examples.n_void / max(examples.n_void + len(ex), 1),
         "n_repos": int(pred["repo"].nunique()), "n_origins": int(pred["origin"].nunique()),
         "n_refits": len(refits), "estimator": config.estimator,
+    })
+    return SliceResult(examples.template, h, pred, metrics, refits)
+
+
+def _walk_forward_interval(con: duckdb.DuckDBPyConnection, examples: Examples,
+                           config: BacktestConfig, log) -> SliceResult:
+    """The same refits and splits as `_walk_forward`, scoring predictive quantiles instead."""
+    ex = examples.frame
+    h = examples.horizon_days
+    start, end = pd.Timestamp(config.start), pd.Timestamp(config.end)
+    rng = np.random.default_rng(config.seed)
+    chunks, refits = [], []
+    step = pd.Timedelta(days=7 * config.refit_weeks)
+    refit_day = start
+    while refit_day <= end:
+        test = ex[(ex["origin"] >= refit_day) & (ex["origin"] < refit_day + step)
+                  & (ex["origin"] <= end)]
+        if len(test):
+            fit, cal = fit_calibration_split(ex, refit_day, h, config, rng)
+            forecaster = interval.fit_interval(h, examples.features, fit, cal, config.seed)
+            kept = test[["repo", "origin", "velocity_28d", "observed_value"]].copy()
+            kept[[f"q{q}" for q in interval.QUANTILES]] = forecaster.quantiles(test)
+            kept["refit_day"] = refit_day
+            chunks.append(kept)
+            refits.append({"refit_day": str(refit_day.date()), "fit_rows": len(fit),
+                           "calibration_rows": len(cal), "test_rows": len(test)})
+        refit_day += step
+    if not chunks:
+        return SliceResult(examples.template, h, pd.DataFrame(), {"n": 0}, refits)
+    pred = pd.concat(chunks, ignore_index=True)
+    model_q = pred[[f"q{q}" for q in interval.QUANTILES]].to_numpy()
+    baseline_q = interval.persistence_quantiles(con, ex, pred)
+    metrics = interval.interval_metrics(pred["observed_value"].to_numpy(), model_q, baseline_q)
+    metrics.update({
+        "template": examples.template, "horizon_days": h, "n_void": examples.n_void,
+        "n_repos": int(pred["repo"].nunique()), "n_origins": int(pred["origin"].nunique()),
+        "n_refits": len(refits), "estimator": "hgb-quantile+conformal",
     })
     return SliceResult(examples.template, h, pred, metrics, refits)
 
@@ -273,7 +312,7 @@ def write_reliability_diagram(results: list[SliceResult], path: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    slices = [r for r in results if r.metrics.get("n")]
+    slices = [r for r in results if r.metrics.get("n") and "reliability" in r.metrics]
     fig, axes = plt.subplots(1, max(len(slices), 1), figsize=(4.6 * max(len(slices), 1), 4.6),
                              squeeze=False)
     for ax, r in zip(axes[0], slices, strict=False):

@@ -26,6 +26,7 @@ ELIGIBLE = {
     "star_gain": "acceleration_28d IS NOT NULL AND velocity_28d IS NOT NULL",
     "release_within": "months_since_release IS NOT NULL",
     "commit_velocity_up": "commit_velocity_28d IS NOT NULL",
+    "star_velocity_interval": "acceleration_28d IS NOT NULL AND velocity_28d IS NOT NULL",
 }
 # Climatology is computed per template and threshold bucket: edges on the threshold feature.
 BUCKETS = {"star_accel_reach": ("gap_rel_sd", (0.25, 0.5, 1.0, 2.0, 4.0)),
@@ -112,7 +113,8 @@ def resolve_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame,
     con.register("_fc_q_df", questions)
     try:
         con.execute("CREATE OR REPLACE TEMP TABLE _fc_q AS SELECT qid, repo, origin::DATE AS "
-                    "origin, horizon_days::INTEGER AS horizon_days, threshold FROM _fc_q_df")
+                    "origin, horizon_days::INTEGER AS horizon_days, threshold, "
+                    "NULL::DOUBLE AS lower_80, NULL::DOUBLE AS upper_80 FROM _fc_q_df")
         resolved = resolve_questions(con, template, "_fc_q")
     finally:
         con.unregister("_fc_q_df")

@@ -42,6 +42,7 @@ THRESHOLD_FEATURES = {
     "star_gain": ("log_gain_vs_pace",),
     "release_within": (),
     "commit_velocity_up": (),
+    "star_velocity_interval": (),
 }
 
 

@@ -20,6 +20,11 @@ Templates (t = origin, H = horizon in days):
   release of the repository published on or before t (release history not loaded).
 - commit_velocity_up: commit velocity_28d(t+H) > commit velocity_28d(t); void when either is
   NULL or flagged as a gap.
+- star_velocity_interval: a predictive distribution of velocity_28d(t+H) (see `interval`);
+  X = velocity_28d(t) for reference. void when either velocity is NULL; otherwise the observed
+  value is stored and the answer is yes when it lies in the issued 80% interval
+  [lower_80, upper_80] (the questions table carries those bounds; `interval` records all three
+  intervals in `interval_resolutions`).
 """
 
 from __future__ import annotations
@@ -76,6 +81,9 @@ TEMPLATES: dict[str, Template] = {t.name: t for t in (
     Template("commit_velocity_up",
              "Will the 28-day commit velocity of {repo} on {end} be above its value on {origin} "
              "({x:.2f} commits/day)?", "commits/day", "commit_signals"),
+    Template("star_velocity_interval",
+             "What will the 28-day star velocity of {repo} be on {end} (it was {x:.2f} "
+             "stars/day on {origin})?", "stars/day", "star_signals"),
 )}
 
 
@@ -96,7 +104,7 @@ def threshold_sql(name: str, state: str, horizon_days: str = "horizon_days") -> 
     """
     if name == "star_accel_reach":
         return (f"list_min(list_filter({_LADDER_SQL}, lambda x: x > {state}.acceleration_28d))")
-    if name == "star_velocity_up":
+    if name in ("star_velocity_up", "star_velocity_interval"):
         return f"{state}.velocity_28d"
     if name == "star_gain":
         pace = f"greatest({state}.velocity_28d * {horizon_days}, 10.0)"
@@ -113,7 +121,8 @@ def threshold_sql(name: str, state: str, horizon_days: str = "horizon_days") -> 
 def resolve_questions(con: duckdb.DuckDBPyConnection, name: str, questions: str) -> pd.DataFrame:
     """Resolve the questions of template `name` held in table/view `questions`.
 
-    `questions` has columns (qid, repo, origin DATE, horizon_days INTEGER, threshold DOUBLE).
+    `questions` has columns (qid, repo, origin DATE, horizon_days INTEGER, threshold DOUBLE,
+    lower_80 DOUBLE, upper_80 DOUBLE); the bounds are read by star_velocity_interval only.
     Returns qid, outcome ('yes'/'no'/'void'), observed_value, detail. Only call it for
     questions whose horizon has passed and whose data has been loaded (see `resolve.py`).
     """
@@ -145,6 +154,23 @@ _RESOLUTION_SQL = {
         col="velocity_28d", table="commit_signals", label="commit velocity_28d",
         gap="OR coalesce(s0.gap, FALSE) OR coalesce(s1.gap, FALSE)",
         gap0="OR coalesce(s0.gap, FALSE)", gap1="OR coalesce(s1.gap, FALSE)"),
+    "star_velocity_interval": """
+SELECT q.qid,
+  CASE WHEN s0.velocity_28d IS NULL OR s1.velocity_28d IS NULL THEN 'void'
+       WHEN s1.velocity_28d BETWEEN q.lower_80 AND q.upper_80 THEN 'yes' ELSE 'no' END
+    AS outcome,
+  s1.velocity_28d AS observed_value,
+  CASE WHEN s0.velocity_28d IS NULL THEN 'no value on the origin'
+       WHEN s1.velocity_28d IS NULL THEN 'no value on the resolution day'
+       ELSE 'velocity_28d on ' || (q.origin + q.horizon_days) || ' = '
+            || round(s1.velocity_28d, 3) || coalesce(CASE WHEN s1.velocity_28d BETWEEN
+            q.lower_80 AND q.upper_80 THEN ', inside' ELSE ', outside' END
+            || ' the 80% interval [' || round(q.lower_80, 2) || ', ' || round(q.upper_80, 2)
+            || ']', '') END AS detail
+FROM {q} q
+LEFT JOIN star_signals s0 ON s0.repo = q.repo AND s0.day = q.origin
+LEFT JOIN star_signals s1 ON s1.repo = q.repo AND s1.day = q.origin + q.horizon_days
+""",
     "star_gain": """
 SELECT q.qid,
   CASE WHEN s0.stars IS NULL OR s1.stars IS NULL THEN 'void'

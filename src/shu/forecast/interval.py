@@ -1,0 +1,208 @@
+"""The `star_velocity_interval` template: the 28-day star velocity on t+H as a distribution.
+
+Model (one per horizon H), on the scale-free change y = (v(t+H) - v(t)) / max(|v(t)|, 0.5):
+- `center`: gradient-boosted median regression of y on the base features (fitting block);
+- `spread`: gradient-boosted median regression of |y - center| on the same features (fitting
+  block), floored at `MIN_SPREAD`, so wide intervals go to volatile repositories;
+- conformal offsets: on the later calibration block (as the binary templates' calibration),
+  the empirical quantiles of the normalised score r = (y - center) / spread at each level of
+  `QUANTILES`. The predictive quantile at level a is v(t) + scale x (center + spread x r_a), so
+  the central intervals (0.25-0.75, 0.1-0.9, 0.025-0.975) cover 50/80/95% of the calibration
+  block by construction, and the median is conformalised too.
+Nothing here reads past an origin: features are as of the origin, the fitting and calibration
+blocks hold only outcomes known before the refit day (`backtest.fit_calibration_split`).
+
+Scores (`interval_metrics`): coverage per central interval (nominal -> observed), CRPS
+approximated by twice the mean pinball loss over `QUANTILES` (stars/day), and the same for the
+persistence-with-empirical-spread baseline: today's velocity plus the quantiles of the
+repository's own changes over H days known in the trailing year (>= `MIN_OWN_CHANGES` of them;
+otherwise the relative changes of all repositories known in the trailing year, times the
+repository's scale).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import duckdb
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import HistGradientBoostingRegressor
+
+from shu.errors import StoreError
+from shu.forecast.model import model_matrix, single_openmp_thread
+
+TEMPLATE = "star_velocity_interval"
+QUANTILES = (0.025, 0.1, 0.25, 0.5, 0.75, 0.9, 0.975)
+# Central interval level -> (lower, upper) index into QUANTILES.
+LEVELS = {0.5: (2, 4), 0.8: (1, 5), 0.95: (0, 6)}
+MEDIAN = 3
+MIN_SPREAD = 0.01
+TARGET_CLIP = 25.0  # relative changes beyond +-25x the scale are data glitches
+BASELINE_DAYS = 365
+MIN_OWN_CHANGES = 8
+
+
+def scale_of(velocity: np.ndarray) -> np.ndarray:
+    """The scale relative changes are measured in: max(|velocity_28d|, 0.5) stars/day."""
+    return np.maximum(np.abs(np.asarray(velocity, dtype=float)), 0.5)
+
+
+def relative_change(frame: pd.DataFrame) -> np.ndarray:
+    """y = (observed velocity on t+H - velocity on t) / scale, clipped to +-TARGET_CLIP."""
+    v0 = frame["velocity_28d"].to_numpy(dtype=float)
+    y = (frame["observed_value"].to_numpy(dtype=float) - v0) / scale_of(v0)
+    return np.clip(y, -TARGET_CLIP, TARGET_CLIP)
+
+
+def _regressor(seed: int) -> HistGradientBoostingRegressor:
+    return HistGradientBoostingRegressor(
+        loss="quantile", quantile=0.5, max_iter=100, learning_rate=0.08, max_leaf_nodes=15,
+        min_samples_leaf=200, l2_regularization=1.0, early_stopping=False, random_state=seed)
+
+
+@dataclass
+class IntervalForecaster:
+    """Median and spread models plus conformal offsets for one horizon."""
+
+    horizon_days: int
+    features: list[str]
+    center: HistGradientBoostingRegressor
+    spread: HistGradientBoostingRegressor
+    offsets: np.ndarray  # conformal quantiles of the normalised score, one per QUANTILES
+    fit_rows: int = 0
+    calibration_rows: int = 0
+    estimator: str = "hgb-quantile"
+    template: str = TEMPLATE
+    meta: dict = field(default_factory=dict)
+
+    def _parts(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        x = model_matrix(frame, self.features)
+        with single_openmp_thread():
+            return self.center.predict(x), np.maximum(self.spread.predict(x), MIN_SPREAD)
+
+    def quantiles(self, frame: pd.DataFrame) -> np.ndarray:
+        """(rows, len(QUANTILES)) predictive quantiles of velocity_28d on t+H, stars/day."""
+        center, spread = self._parts(frame)
+        v0 = frame["velocity_28d"].to_numpy(dtype=float)
+        rel = center[:, None] + spread[:, None] * self.offsets[None, :]
+        return v0[:, None] + scale_of(v0)[:, None] * rel
+
+    def bundle(self) -> dict:
+        """What `model.save_forecasters` writes for this forecaster."""
+        return {"kind": "interval", "template": self.template, "horizon_days": self.horizon_days,
+                "features": list(self.features), "center": self.center, "spread": self.spread,
+                "offsets": np.asarray(self.offsets), "estimator": self.estimator,
+                "fit_rows": self.fit_rows, "calibration_rows": self.calibration_rows}
+
+    @classmethod
+    def from_bundle(cls, d: dict) -> IntervalForecaster:
+        """Inverse of `bundle`."""
+        return cls(int(d["horizon_days"]), list(d["features"]), d["center"], d["spread"],
+                   np.asarray(d["offsets"], dtype=float), int(d["fit_rows"]),
+                   int(d["calibration_rows"]), d["estimator"], d["template"])
+
+
+def fit_interval(horizon_days: int, features: list[str], fit: pd.DataFrame,
+                 calibration: pd.DataFrame, seed: int = 0) -> IntervalForecaster:
+    """Fit center and spread on `fit` (earlier block); conformalise on `calibration` (later)."""
+    if len(fit) < 50 or len(calibration) < 20:
+        raise StoreError(f"{TEMPLATE}/{horizon_days}d: too few resolved examples "
+                         f"({len(fit)} fitting, {len(calibration)} calibration); load more "
+                         "history")
+    features = [f for f in features if fit[f].notna().any()]
+    x_fit = model_matrix(fit, features)
+    y_fit = relative_change(fit)
+    center, spread = _regressor(seed), _regressor(seed)
+    with single_openmp_thread():
+        center.fit(x_fit, y_fit)
+        spread.fit(x_fit, np.abs(y_fit - center.predict(x_fit)))
+    forecaster = IntervalForecaster(horizon_days, features, center, spread,
+                                    np.zeros(len(QUANTILES)), len(fit), len(calibration))
+    c, s = forecaster._parts(calibration)
+    score = (relative_change(calibration) - c) / s
+    forecaster.offsets = np.quantile(score, QUANTILES)
+    return forecaster
+
+
+# ---------------------------------------------------------------- scores
+def crps_from_quantiles(observed: np.ndarray, quantiles: np.ndarray) -> np.ndarray:
+    """Per row: 2 x the mean pinball loss over QUANTILES (a quantile approximation of CRPS)."""
+    y = np.asarray(observed, dtype=float)[:, None]
+    tau = np.asarray(QUANTILES)[None, :]
+    diff = y - quantiles
+    return 2.0 * np.mean(np.maximum(tau * diff, (tau - 1.0) * diff), axis=1)
+
+
+def coverage(observed: np.ndarray, quantiles: np.ndarray) -> dict[str, float]:
+    """Share of rows inside each central interval: {"0.5": .., "0.8": .., "0.95": ..}."""
+    y = np.asarray(observed, dtype=float)
+    return {str(level): float(np.mean((y >= quantiles[:, lo]) & (y <= quantiles[:, hi])))
+            for level, (lo, hi) in LEVELS.items()}
+
+
+def interval_metrics(observed: np.ndarray, model_q: np.ndarray,
+                     baseline_q: np.ndarray) -> dict:
+    """The backtest keys of an interval slice: n, coverage, crps, crps_persistence, skill."""
+    crps = float(np.mean(crps_from_quantiles(observed, model_q)))
+    base = float(np.mean(crps_from_quantiles(observed, baseline_q)))
+    return {"n": len(observed), "coverage": coverage(observed, model_q),
+            "coverage_persistence": coverage(observed, baseline_q), "crps": crps,
+            "crps_persistence": base,
+            "crps_skill_persistence": 1.0 - crps / base if base > 0 else float("nan"),
+            "mean_width_80": float(np.mean(model_q[:, 5] - model_q[:, 1]))}
+
+
+def persistence_quantiles(con: duckdb.DuckDBPyConnection, ex: pd.DataFrame,
+                          pred: pd.DataFrame) -> np.ndarray:
+    """Baseline quantiles per row of `pred`: today's velocity + pre-origin changes over H.
+
+    Only examples with `known_on` <= the origin (and within BASELINE_DAYS of it) are read.
+    """
+    history = ex[["repo", "known_on", "velocity_28d", "observed_value"]].copy()
+    history["change"] = history["observed_value"] - history["velocity_28d"]
+    target = pred[["repo", "origin"]].copy()
+    target["row"] = np.arange(len(target))
+    levels = ", ".join(str(q) for q in QUANTILES)
+    con.register("_iv_hist", history[["repo", "known_on", "change"]])
+    con.register("_iv_target", target)
+    try:
+        own = con.execute(f"""
+            SELECT t.row, count(p.change) AS n, quantile_cont(p.change, [{levels}]) AS q
+            FROM _iv_target t LEFT JOIN _iv_hist p ON p.repo = t.repo
+              AND p.known_on <= t.origin
+              AND p.known_on > t.origin - INTERVAL {BASELINE_DAYS} DAY
+            GROUP BY t.row ORDER BY t.row""").df()
+    finally:
+        con.unregister("_iv_hist")
+        con.unregister("_iv_target")
+    v0 = pred["velocity_28d"].to_numpy(dtype=float)
+    out = np.full((len(pred), len(QUANTILES)), np.nan)
+    enough = own["n"].to_numpy() >= MIN_OWN_CHANGES
+    if enough.any():
+        out[enough] = v0[enough, None] + np.vstack(own.loc[enough, "q"].to_numpy())
+    if (~enough).any():
+        pooled = _pooled_relative_quantiles(ex, pred.loc[~enough, "origin"])
+        out[~enough] = v0[~enough, None] + scale_of(v0[~enough])[:, None] * pooled
+    return out
+
+
+def _pooled_relative_quantiles(ex: pd.DataFrame, origins: pd.Series) -> np.ndarray:
+    """Per origin: quantiles of all repositories' relative changes known in the trailing year."""
+    known = ex[["known_on"]].copy()
+    known["y"] = relative_change(ex)
+    known = known.sort_values("known_on")
+    days = known["known_on"].to_numpy()
+    values = known["y"].to_numpy()
+    cache: dict[pd.Timestamp, np.ndarray] = {}
+    rows = []
+    for origin in pd.to_datetime(origins):
+        if origin not in cache:
+            lo = np.searchsorted(days, np.datetime64(origin - pd.Timedelta(days=BASELINE_DAYS)),
+                                 side="right")
+            hi = np.searchsorted(days, np.datetime64(origin), side="right")
+            window = values[lo:hi]
+            cache[origin] = (np.quantile(window, QUANTILES) if len(window)
+                             else np.zeros(len(QUANTILES)))
+        rows.append(cache[origin])
+    return np.vstack(rows) if rows else np.empty((0, len(QUANTILES)))
