@@ -84,7 +84,7 @@ def _markdown(card: dict) -> str:
     for key, w in card["models"].items():
         lines.append(f"| {key} | {' .. '.join(w['fit_origins'])} | "
                      f"{' .. '.join(w['calibration_origins'])} | {w['fit_rows']:,} | "
-                     f"{w['calibration_rows']:,} | {w['fit_base_rate']:.3f} |")
+                     f"{w['calibration_rows']:,} | {_fmt(w['fit_base_rate'])} |")
     if card["models"]:
         first = next(iter(card["models"].values()))
         lines += ["", "Features (star templates): " + ", ".join(f"`{f}`"

@@ -206,3 +206,34 @@ def _pooled_relative_quantiles(ex: pd.DataFrame, origins: pd.Series) -> np.ndarr
                              else np.zeros(len(QUANTILES)))
         rows.append(cache[origin])
     return np.vstack(rows) if rows else np.empty((0, len(QUANTILES)))
+
+
+# ---------------------------------------------------------------- resolution
+_RECORD_SQL = """
+INSERT INTO interval_resolutions
+  (forecast_id, observed_value, held_50, held_80, held_95, crps, resolved_at)
+SELECT i.forecast_id, r.observed_value,
+  r.observed_value BETWEEN i.lower_50 AND i.upper_50,
+  r.observed_value BETWEEN i.lower_80 AND i.upper_80,
+  r.observed_value BETWEEN i.lower_95 AND i.upper_95,
+  2.0 / 7.0 * ({pinball}), r.resolved_at
+FROM forecast_intervals i JOIN forecast_resolutions r USING (forecast_id)
+WHERE r.outcome <> 'void' AND i.forecast_id NOT IN (SELECT forecast_id FROM interval_resolutions)
+"""
+
+
+def _pinball_sql() -> str:
+    terms = []
+    for tau, name in zip(QUANTILES, ("lower_95", "lower_80", "lower_50", "median", "upper_50",
+                                     "upper_80", "upper_95"), strict=True):
+        d = f"(r.observed_value - i.{name})"
+        terms.append(f"greatest({tau} * {d}, {tau - 1.0:.3f} * {d})")
+    return " + ".join(terms)
+
+
+def record_interval_resolutions(con: duckdb.DuckDBPyConnection) -> int:
+    """Write `interval_resolutions` for every resolved, non-void interval forecast that has no
+    row yet (whether each interval held, and the CRPS); return how many rows were written."""
+    before = con.execute("SELECT count(*) FROM interval_resolutions").fetchall()[0][0]
+    con.execute(_RECORD_SQL.format(pinball=_pinball_sql()))
+    return con.execute("SELECT count(*) FROM interval_resolutions").fetchall()[0][0] - before

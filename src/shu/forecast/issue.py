@@ -2,10 +2,11 @@
 
 For each trained template x horizon and each tracked repository with signals on the origin, the
 question gets the informative threshold of its template, a calibrated probability, a confidence
-band, the features it saw, its top drivers (from the model) and receipts (the signal rows behind
-its numbers). The forecast id is a hash of (repo, template, threshold, horizon, origin, model
-version), so re-running on the same day with the same model issues nothing new; existing rows are
-never edited.
+band (interval forecasts: their predictive quantiles in `forecast_intervals`, and the nominal
+0.8 that their 80% interval holds), the features it saw, its top drivers (from the model) and
+receipts (the signal rows behind its numbers). The forecast id is a hash of (repo, template,
+threshold, horizon, origin, model version), so re-running on the same day with the same model
+issues nothing new; existing rows are never edited.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pandas as pd
 from shu.errors import StoreError
 from shu.forecast.backtest import data_end
 from shu.forecast.examples import base_frame, with_thresholds
+from shu.forecast.interval import IntervalForecaster
 from shu.forecast.model import Forecaster, load_forecasters
 from shu.forecast.questions import TEMPLATES
 from shu.forecast.scoring import confidence_band
@@ -29,6 +31,8 @@ from shu.settings import Settings, get_settings
 from shu.store import Store, utcnow
 
 MODEL_FILE = "forecaster.skops"
+# An interval forecast's row in `forecasts` reads as "the 80% interval will hold" at p = 0.8.
+NOMINAL_80 = 0.8
 RECEIPT_COLUMNS = ("stars", "velocity_7d", "velocity_28d", "acceleration_7d", "acceleration_28d")
 
 
@@ -81,20 +85,29 @@ def issue_forecasts(store: Store, origin: date | None = None, settings: Settings
     repos = [r.repo for r in settings.repos]
     base = base_frame(store.con, [origin], repos)
     issued: list[IssuedForecast] = []
+    intervals: dict[str, list[float]] = {}
     for fc in forecasters:
         rows = with_thresholds(store.con, base, fc.template, fc.horizon_days)
         if rows.empty:
+            continue
+        if isinstance(fc, IntervalForecaster):
+            quantiles = fc.quantiles(rows)
+            for i, row in rows.reset_index(drop=True).iterrows():
+                record = _record(row, fc, NOMINAL_80, [], origin, model_version)
+                intervals[record.forecast_id] = [float(q) for q in quantiles[i]]
+                issued.append(record)
             continue
         probabilities = fc.predict(rows)
         drivers = fc.drivers(rows)
         for i, row in rows.reset_index(drop=True).iterrows():
             issued.append(_record(row, fc, float(probabilities[i]), drivers[i], origin,
                                   model_version))
-    inserted = _append(store, issued)
+    inserted = _append(store, issued, intervals)
     return [f for f in issued if f.forecast_id in inserted]
 
 
-def _record(row: pd.Series, fc: Forecaster, probability: float, drivers: list[dict],
+def _record(row: pd.Series, fc: Forecaster | IntervalForecaster, probability: float,
+            drivers: list[dict],
             origin: date, model_version: str) -> IssuedForecast:
     threshold = float(row["threshold"])
     template = TEMPLATES[fc.template]
@@ -114,8 +127,11 @@ def _record(row: pd.Series, fc: Forecaster, probability: float, drivers: list[di
         features=json.dumps(seen), drivers=json.dumps(drivers), receipts=json.dumps(receipts))
 
 
-def _append(store: Store, issued: list[IssuedForecast]) -> set[str]:
-    """Insert forecasts whose id is not stored yet (never touching existing rows); new ids."""
+def _append(store: Store, issued: list[IssuedForecast],
+            intervals: dict[str, list[float]]) -> set[str]:
+    """Insert forecasts whose id is not stored yet (never touching existing rows), with the
+    predictive quantiles of interval forecasts (`intervals`: forecast_id -> QUANTILES values)
+    in `forecast_intervals`, in one transaction; return the new ids."""
     if not issued:
         return set()
     frame = pd.DataFrame([f.__dict__ for f in issued])
@@ -132,4 +148,12 @@ def _append(store: Store, issued: list[IssuedForecast]) -> set[str]:
             store.con.execute(f"INSERT INTO forecasts ({cols}) SELECT {cols} FROM _fc_new")
         finally:
             store.con.unregister("_fc_new")
+        new_intervals = [[fid, *q] for fid, q in intervals.items()
+                         if fid in set(frame["forecast_id"])]
+        if new_intervals:
+            store.con.executemany(
+                "INSERT INTO forecast_intervals (forecast_id, quantity, unit, lower_95, lower_80, "
+                "lower_50, median, upper_50, upper_80, upper_95) VALUES "
+                "(?, 'velocity_28d on resolves_on', 'stars/day', ?, ?, ?, ?, ?, ?, ?)",
+                new_intervals)
     return set(frame["forecast_id"])

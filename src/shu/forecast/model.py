@@ -80,6 +80,13 @@ class Forecaster:
         with single_openmp_thread():
             return self.model.predict_proba(model_matrix(frame, self.features))[:, 1]
 
+    def bundle(self) -> dict:
+        """What `save_forecasters` writes for this forecaster."""
+        return {"kind": "binary", "template": self.template, "horizon_days": self.horizon_days,
+                "features": list(self.features), "model": self.model,
+                "reference": self.reference, "estimator": self.estimator,
+                "fit_rows": self.fit_rows, "calibration_rows": self.calibration_rows}
+
     def drivers(self, frame: pd.DataFrame, top: int = 4) -> list[list[dict]]:
         """Per row: the `top` features that move the log-odds most, by occlusion.
 
@@ -135,15 +142,11 @@ def _logit(p: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- persistence (skops)
-def save_forecasters(path: Path, forecasters: list[Forecaster], version: str) -> Path:
-    """Write the forecasters to `path` with skops (safe serialisation)."""
+def save_forecasters(path: Path, forecasters: list, version: str) -> Path:
+    """Write the forecasters (binary and interval) to `path` with skops (safe serialisation)."""
     import skops.io as sio
 
-    bundle = {"version": version, "forecasters": [{
-        "template": f.template, "horizon_days": f.horizon_days, "features": list(f.features),
-        "model": f.model, "reference": f.reference, "estimator": f.estimator,
-        "fit_rows": f.fit_rows, "calibration_rows": f.calibration_rows,
-    } for f in forecasters]}
+    bundle = {"version": version, "forecasters": [f.bundle() for f in forecasters]}
     path.parent.mkdir(parents=True, exist_ok=True)
     sio.dump(bundle, path, compression=zipfile.ZIP_DEFLATED, compresslevel=9)
     return path
@@ -153,7 +156,7 @@ def save_forecasters(path: Path, forecasters: list[Forecaster], version: str) ->
 _EXPECTED_TYPE_PREFIXES = ("sklearn.", "numpy.", "builtins.", "scipy.")
 
 
-def load_forecasters(path: Path) -> tuple[str, list[Forecaster]]:
+def load_forecasters(path: Path) -> tuple[str, list]:
     """Read a skops file written by `save_forecasters`; refuse unexpected types."""
     import skops.io as sio
 
@@ -164,7 +167,10 @@ def load_forecasters(path: Path) -> tuple[str, list[Forecaster]]:
     if unexpected:
         raise StoreError(f"{path}: refusing to load unexpected types {unexpected[:3]}")
     bundle = sio.load(path, trusted=untrusted)
+    from shu.forecast.interval import IntervalForecaster
+
     return bundle["version"], [
+        IntervalForecaster.from_bundle(d) if d.get("kind") == "interval" else
         Forecaster(d["template"], int(d["horizon_days"]), list(d["features"]), d["model"],
                    np.asarray(d["reference"]), d["estimator"], int(d["fit_rows"]),
                    int(d["calibration_rows"]))

@@ -3,7 +3,8 @@
 A forecast is resolvable when its resolution day is on or before `as_of` and the table its rule
 reads covers that day (the latest day loaded into it), so late data leaves it pending rather
 than voiding it. Each resolution is written once to `forecast_resolutions` (append-only) with
-the outcome ('yes', 'no', 'void'), the observed value and how it resolved.
+the outcome ('yes', 'no', 'void'), the observed value and how it resolved; a resolved interval
+forecast also gets its `interval_resolutions` row (observed value, which intervals held, CRPS).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
+from shu.forecast.interval import record_interval_resolutions
 from shu.forecast.questions import TEMPLATES, resolve_questions
 from shu.forecast.scoring import brier, hits_by_band
 from shu.store import Store, utcnow
@@ -41,8 +43,9 @@ def resolve_forecasts(store: Store, as_of: date | None = None) -> dict[str, int]
     counts = {"yes": 0, "no": 0, "void": 0, "pending": 0}
     pending = store.con.execute("""
         SELECT f.forecast_id AS qid, f.repo, f.origin, f.horizon_days, f.threshold, f.template,
-               f.resolves_on
+               f.resolves_on, i.lower_80, i.upper_80
         FROM forecasts f LEFT JOIN forecast_resolutions r USING (forecast_id)
+        LEFT JOIN forecast_intervals i USING (forecast_id)
         WHERE r.forecast_id IS NULL""").df()
     if pending.empty:
         return counts
@@ -57,7 +60,8 @@ def resolve_forecasts(store: Store, as_of: date | None = None) -> dict[str, int]
             try:
                 store.con.execute(
                     "CREATE OR REPLACE TEMP TABLE _fc_due AS SELECT qid, repo, origin::DATE AS "
-                    "origin, horizon_days::INTEGER AS horizon_days, threshold FROM _fc_due_df")
+                    "origin, horizon_days::INTEGER AS horizon_days, threshold, "
+                    "lower_80::DOUBLE AS lower_80, upper_80::DOUBLE AS upper_80 FROM _fc_due_df")
                 resolved = resolve_questions(store.con, name, "_fc_due")
             finally:
                 store.con.unregister("_fc_due_df")
@@ -76,6 +80,7 @@ def resolve_forecasts(store: Store, as_of: date | None = None) -> dict[str, int]
                 store.con.unregister("_fc_res")
             for outcome, n in resolved["outcome"].value_counts().items():
                 counts[str(outcome)] += int(n)
+        record_interval_resolutions(store.con)
     return counts
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from shu.errors import StoreError
+from shu.forecast import interval
 from shu.forecast.backtest import BacktestConfig, data_end, fit_calibration_split
 from shu.forecast.examples import base_frame, build_examples, weekly_grid
 from shu.forecast.features import feature_names
@@ -36,7 +37,7 @@ class TrainResult:
 
     version: str
     trained_through: date
-    forecasters: list[Forecaster]
+    forecasters: list[Forecaster | interval.IntervalForecaster]
     skipped: dict[str, str] = field(default_factory=dict)
     windows: dict[str, dict] = field(default_factory=dict)
 
@@ -59,15 +60,19 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
             key = f"{template}/{horizon}"
             ex = build_examples(store.con, base, template, horizon, last).frame
             fit, cal = fit_calibration_split(ex, today, horizon, config, rng)
+            binary = template != interval.TEMPLATE
             if (len(fit) < MIN_FIT_ROWS or len(cal) < MIN_CALIBRATION_ROWS
-                    or fit["label"].nunique() < 2 or cal["label"].nunique() < 2):
+                    or (binary and (fit["label"].nunique() < 2 or cal["label"].nunique() < 2))):
                 result.skipped[key] = (f"too little resolved history ({len(fit)} fitting, "
                                        f"{len(cal)} calibration rows)")
                 log(f"{key}: skipped, {result.skipped[key]}")
                 continue
             try:
-                fc = fit_forecaster(template, horizon, feature_names(template), fit, cal,
-                                    config.estimator, config.calibration_method, config.seed)
+                fc = (fit_forecaster(template, horizon, feature_names(template), fit, cal,
+                                     config.estimator, config.calibration_method, config.seed)
+                      if binary else
+                      interval.fit_interval(horizon, feature_names(template), fit, cal,
+                                            config.seed))
             except StoreError as exc:
                 result.skipped[key] = str(exc)
                 continue
@@ -77,7 +82,7 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
                 "calibration_origins": [str(cal["origin"].min().date()),
                                         str(cal["origin"].max().date())],
                 "fit_rows": len(fit), "calibration_rows": len(cal),
-                "fit_base_rate": float(fit["label"].mean()),
+                "fit_base_rate": float(fit["label"].mean()) if binary else None,
                 "features": fc.features,
             }
             log(f"{key}: fitted on {len(fit):,} rows, calibrated on {len(cal):,}")

@@ -4,12 +4,13 @@ The store creates tables from these declarations and `docs/data-dictionary.md` i
 them (`shu docs`); a test fails when the rendered file is stale.
 """
 
-from shu.schema import activity, briefing, claims, core, forecasts, gharchive, probe, signals
+from shu.schema import (activity, briefing, claims, core, forecasts, gharchive, intervals, probe,
+                        signals)
 from shu.schema.base import Column, Table
 
 ALL_TABLES: tuple[Table, ...] = (
-    core.TABLES + activity.TABLES + signals.TABLES + forecasts.TABLES + probe.TABLES
-    + briefing.TABLES + claims.TABLES + gharchive.TABLES
+    core.TABLES + activity.TABLES + signals.TABLES + forecasts.TABLES + intervals.TABLES
+    + probe.TABLES + briefing.TABLES + claims.TABLES + gharchive.TABLES
 )
 TABLES_BY_NAME: dict[str, Table] = {t.name: t for t in ALL_TABLES}
 
