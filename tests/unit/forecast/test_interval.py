@@ -1,0 +1,152 @@
+"""star_velocity_interval: resolution rule, scores by hand, no look-ahead, issue -> resolve."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from shu.forecast import interval
+from shu.forecast.backtest import BacktestConfig, fit_calibration_split
+from shu.forecast.examples import base_frame, build_examples, weekly_grid
+from shu.forecast.features import feature_names
+from shu.forecast.issue import issue_forecasts, model_path
+from shu.forecast.model import load_forecasters, save_forecasters
+from shu.forecast.questions import resolve_questions
+from shu.forecast.resolve import resolve_forecasts
+from shu.forecast.train import train_forecasters
+from shu.settings import TrackedRepo, load_settings
+
+T0 = date(2024, 3, 1)
+
+
+def test_resolution_rule_observed_value_inside_outside_void(store):
+    rows = [{"repo": r, "day": T0 + timedelta(days=i), "stars": 100 + i, "velocity_28d": v}
+            for r, vs in {"i/in": [2.0, 9.0, 3.0], "i/out": [2.0, 9.0, 7.5],
+                          "i/edge": [2.0, 9.0, 6.0], "i/gone": [2.0, 9.0, None]}.items()
+            for i, v in enumerate(vs)]
+    store.upsert("star_signals", pd.DataFrame(rows))
+    q = pd.DataFrame([(1, "i/in", T0, 2, 2.0, 1.0, 6.0), (2, "i/out", T0, 2, 2.0, 1.0, 6.0),
+                      (3, "i/edge", T0, 2, 2.0, 1.0, 6.0), (4, "i/gone", T0, 2, 2.0, 1.0, 6.0),
+                      (5, "i/none", T0, 2, 2.0, 1.0, 6.0)],
+                     columns=["qid", "repo", "origin", "horizon_days", "threshold", "lower_80",
+                              "upper_80"])
+    store.con.register("_q_df", q)
+    store.con.execute("CREATE TEMP TABLE q AS SELECT qid, repo, origin::DATE AS origin, "
+                      "horizon_days::INTEGER AS horizon_days, threshold, lower_80, upper_80 "
+                      "FROM _q_df")
+    got = resolve_questions(store.con, interval.TEMPLATE, "q").set_index("qid")
+    assert (got.loc[1, "outcome"], got.loc[1, "observed_value"]) == ("yes", 3.0)
+    assert (got.loc[2, "outcome"], got.loc[2, "observed_value"]) == ("no", 7.5)
+    assert got.loc[3, "outcome"] == "yes"  # the interval is closed
+    assert got.loc[4, "outcome"] == "void"
+    assert got.loc[5, "outcome"] == "void"
+    assert "outside the 80% interval [1.0, 6.0]" in got.loc[2, "detail"]
+
+
+def test_crps_and_coverage_by_hand():
+    q = np.array([[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]])
+    # y = 3 (the median): pinball = sum over tau<0.5 of tau*(3-q) + over tau>0.5 of (1-tau)*(q-3)
+    expected = 2.0 / 7.0 * (0.025 * 3 + 0.1 * 2 + 0.25 * 1 + 0 + 0.25 * 1 + 0.1 * 2 + 0.025 * 3)
+    assert interval.crps_from_quantiles(np.array([3.0]), q)[0] == pytest.approx(expected)
+    qs = np.repeat(q, 4, axis=0)
+    cov = interval.coverage(np.array([3.0, 1.5, 0.5, 7.0]), qs)
+    assert cov == {"0.5": 0.25, "0.8": 0.5, "0.95": 0.75}
+    m = interval.interval_metrics(np.array([3.0, 1.5, 0.5, 7.0]), qs, qs + 1.0)
+    assert set(m) >= {"n", "coverage", "crps", "crps_persistence", "crps_skill_persistence"}
+    assert m["crps_skill_persistence"] == pytest.approx(1 - m["crps"] / m["crps_persistence"])
+
+
+def test_persistence_quantiles_read_only_changes_known_before_the_origin(store):
+    origin = pd.Timestamp("2024-06-01")
+    hist = pd.DataFrame({
+        "repo": "p/one",
+        "known_on": [origin - pd.Timedelta(days=7 * k) for k in range(10)]
+        + [origin + pd.Timedelta(days=7)],
+        "velocity_28d": 10.0, "observed_value": [10.0 + k for k in range(10)] + [1000.0]})
+    hist["origin"] = hist["known_on"] - pd.Timedelta(days=30)
+    pred = pd.DataFrame({"repo": ["p/one"], "origin": [origin], "velocity_28d": [20.0]})
+    got = interval.persistence_quantiles(store.con, hist, pred)[0]
+    expected = 20.0 + np.quantile(np.arange(10.0), interval.QUANTILES)
+    assert got == pytest.approx(expected)  # the change known after the origin (990) is unseen
+
+
+def _trained(synthetic_store, synthetic):
+    last = synthetic["day"].max()
+    config = BacktestConfig(start=last, end=last, cal_days=56, train_days=400)
+    grid = weekly_grid(last, synthetic["day"].min() + timedelta(days=56), last)
+    base = base_frame(synthetic_store.con, grid)
+    ex = build_examples(synthetic_store.con, base, interval.TEMPLATE, 7, last).frame
+    return ex, config, pd.Timestamp(last)
+
+
+def test_conformal_step_never_reads_past_the_refit_day(synthetic_store, synthetic):
+    ex, config, last = _trained(synthetic_store, synthetic)
+    day = last - pd.Timedelta(days=60)
+    fit, cal = fit_calibration_split(ex, day, 7, config, np.random.default_rng(0))
+    assert fit["known_on"].max() <= cal["origin"].min()
+    assert cal["known_on"].max() <= day
+    fc = interval.fit_interval(7, feature_names(interval.TEMPLATE), fit, cal)
+    # rewrite every outcome not yet known on `day`: the fitted model must not change
+    changed = ex.copy()
+    future = changed["known_on"] > day
+    changed.loc[future, "observed_value"] = changed.loc[future, "observed_value"] * 10 + 50
+    fit2, cal2 = fit_calibration_split(changed, day, 7, config, np.random.default_rng(0))
+    fc2 = interval.fit_interval(7, feature_names(interval.TEMPLATE), fit2, cal2)
+    test = ex[ex["origin"] > day]
+    np.testing.assert_array_equal(fc.offsets, fc2.offsets)
+    np.testing.assert_array_equal(fc.quantiles(test), fc2.quantiles(test))
+    q = fc.quantiles(cal)
+    assert np.all(np.diff(q, axis=1) >= 0)  # quantiles are ordered
+    covered = interval.coverage(cal["observed_value"].to_numpy(), q)
+    assert covered["0.8"] == pytest.approx(0.8, abs=0.03)  # conformal on its own block
+
+
+def test_issue_store_resolve_interval_forecasts(synthetic_store, synthetic, tmp_path):
+    store = synthetic_store
+    last = synthetic["day"].max()
+    repos = sorted(synthetic["repo"].unique())[:4]
+    settings = load_settings(repos=[TrackedRepo(repo=r, category="test") for r in repos],
+                             models_dir=tmp_path / "models")
+    config = BacktestConfig(start=last, end=last, cal_days=56, train_days=400)
+    result = train_forecasters(store, templates=(interval.TEMPLATE,), horizons=(7,),
+                               config=config, log=lambda _m: None)
+    save_forecasters(model_path(settings), result.forecasters, result.version)
+    version, loaded = load_forecasters(model_path(settings))
+    assert version == result.version
+    assert isinstance(loaded[0], interval.IntervalForecaster)
+    np.testing.assert_array_equal(loaded[0].offsets, result.forecasters[0].offsets)
+
+    origin = last - timedelta(days=7)
+    issued = issue_forecasts(store, origin=origin, settings=settings)
+    assert len(issued) == len(repos)
+    assert all(f.probability == 0.8 and f.template == interval.TEMPLATE for f in issued)
+    bounds = store.con.execute(
+        "SELECT forecast_id, lower_95, lower_80, lower_50, median, upper_50, upper_80, upper_95 "
+        "FROM forecast_intervals ORDER BY forecast_id").fetchall()
+    assert len(bounds) == len(repos)
+    assert all(list(b[1:]) == sorted(b[1:]) for b in bounds)
+    assert issue_forecasts(store, origin=origin, settings=settings) == []
+
+    counts = resolve_forecasts(store, as_of=last)
+    assert counts["yes"] + counts["no"] == len(repos)
+    got = store.con.execute("""
+        SELECT i.*, r.observed_value AS obs, r.held_50, r.held_80, r.held_95, o.outcome
+        FROM forecast_intervals i JOIN interval_resolutions r USING (forecast_id)
+        JOIN forecast_resolutions o USING (forecast_id)""").df()
+    assert len(got) == len(repos)
+    s = synthetic.set_index(["repo", "day"])["velocity_28d"]
+    for _, row in got.iterrows():
+        repo = store.con.execute("SELECT repo FROM forecasts WHERE forecast_id = ?",
+                                 [row["forecast_id"]]).fetchall()[0][0]
+        observed = s[(repo, last)]
+        assert row["obs"] == pytest.approx(observed)
+        for level in ("50", "80", "95"):
+            inside = row[f"lower_{level}"] <= observed <= row[f"upper_{level}"]
+            assert bool(row[f"held_{level}"]) == inside
+        assert row["outcome"] == ("yes" if row["held_80"] else "no")
+    resolve_forecasts(store, as_of=last)  # a re-run writes nothing twice
+    assert store.con.execute("SELECT count(*) FROM interval_resolutions").fetchall()[0][0] == len(
+        repos)
