@@ -147,6 +147,9 @@ def backtest(
     """Walk-forward backtest over weekly origins, training only on labels known before each.
 
     Example: shu backtest --from 2020-01-01 --to 2026-01-15 --horizon 30 --out docs/forecast
+
+    Example: shu backtest --from 2024-01-01 --to 2026-01-15 --template star_velocity_interval
+    --json
     """
     import sys
 
@@ -174,7 +177,16 @@ def backtest(
         return
     table = RichTable("slice", "n", "repos", "base", "Brier", "BSS clim [95%]", "BSS pers",
                       "ECE", "high right", "void")
+    intervals = RichTable("slice", "n", "repos", "coverage 50/80/95%", "CRPS",
+                          "CRPS persistence", "CRPS skill")
     for key, m in metrics["slices"].items():
+        if m.get("n") and "coverage" in m:
+            c = m["coverage"]
+            intervals.add_row(key, f"{m['n']:,}", f"{m['n_repos']:,}",
+                              f"{c['0.5']:.3f} / {c['0.8']:.3f} / {c['0.95']:.3f}",
+                              f"{m['crps']:.4f}", f"{m['crps_persistence']:.4f}",
+                              f"{m['crps_skill_persistence']:.3f}")
+            continue
         if not m.get("n"):
             table.add_row(key, "0", "", "", "", "", "", "", "", "")
             continue
@@ -186,4 +198,6 @@ def backtest(
                       f"{m['bss_persistence']:.3f}", f"{m['ece']:.4f}",
                       f"{high['hit_rate']:.3f} (n={high['n']:,})", f"{m['n_void']:,}")
     console.print(table)
+    if intervals.row_count:
+        console.print(intervals)
     console.print(f"{metrics['runtime_s']} s, peak RSS {metrics['peak_rss_mib']} MiB")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from datetime import date, timedelta
 
 import numpy as np
@@ -150,3 +154,25 @@ def test_issue_store_resolve_interval_forecasts(synthetic_store, synthetic, tmp_
     resolve_forecasts(store, as_of=last)  # a re-run writes nothing twice
     assert store.con.execute("SELECT count(*) FROM interval_resolutions").fetchall()[0][0] == len(
         repos)
+
+
+def test_cli_backtest_interval_json_keys(synthetic_store, tmp_path):
+    db = synthetic_store.path
+    synthetic_store.close()
+    env = {**os.environ, "COLUMNS": "200", "SHU_DB": str(db)}
+    out = subprocess.run([sys.executable, "-m", "shu", "backtest", "--from", "2024-01-01",
+                          "--to", "2024-02-10", "--horizon", "7", "--template",
+                          interval.TEMPLATE, "--json"], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    s = json.loads(out.stdout)["slices"][f"{interval.TEMPLATE}/7"]
+    assert s["n"] > 100 and set(s["coverage"]) == {"0.5", "0.8", "0.95"}
+    assert 0 <= s["coverage"]["0.5"] <= s["coverage"]["0.8"] <= s["coverage"]["0.95"] <= 1
+    assert s["crps"] > 0 and s["crps_persistence"] > 0
+    assert s["crps_skill_persistence"] == pytest.approx(1 - s["crps"] / s["crps_persistence"])
+    table = subprocess.run([sys.executable, "-m", "shu", "backtest", "--from", "2024-01-01",
+                            "--to", "2024-02-10", "--horizon", "7", "--template",
+                            interval.TEMPLATE], capture_output=True, text=True, env=env,
+                           timeout=300)
+    assert table.returncode == 0, table.stderr
+    assert "CRPS skill" in table.stdout
