@@ -25,6 +25,18 @@ class TrackedRepo(BaseModel):
     category: str = Field(description="Peer group, e.g. 'platform' or 'inference-runtime'.")
 
 
+class DeclaredQuestion(BaseModel):
+    """A question a user asks in shu.toml (`[[questions]]`), issued with every forecast run when
+    its template x horizon model is trained; the template's own threshold rule is not applied."""
+
+    repo: str = Field(description="GitHub 'owner/name'.", pattern=r"^[\w.-]+/[\w.-]+$")
+    template: str = Field(description="A binary template with a threshold, e.g. "
+                          "'star_accel_reach', 'star_accel_fall', 'star_velocity_level', "
+                          "'star_gain'.")
+    threshold: float = Field(description="X in the template's question (its unit).")
+    horizon: int = Field(description="Horizon in days (a trained one: 7, 30 or 90).", ge=1)
+
+
 class Topic(BaseModel):
     """A topic shu can attribute activity to (e.g. rocm-adoption), defined by regex patterns."""
 
@@ -149,6 +161,9 @@ class Settings(BaseSettings):
                                description="Cron (UTC) on which `shu serve` runs the daily flow.")
     document_paths: list[Path] = Field(default_factory=list, description="Files or folders of "
                                        "documents the daily flow (re-)ingests into the corpus.")
+    questions: list[DeclaredQuestion] = Field(
+        default_factory=list, description="User-declared forecast questions ([[questions]] in "
+        "shu.toml: repo, template, threshold, horizon).")
     probe_max_age_days: int = Field(default=7, description="Daily flow re-runs the probe when "
                                     "the latest run is older than this.")
     claims: list[ConfiguredClaim] = Field(

@@ -30,11 +30,13 @@ from shu.briefing import facts as ev
 from shu.briefing import html
 from shu.briefing.answers import answered_sentences, question_subject
 from shu.briefing.claims_section import claims_section
+from shu.briefing.interval_card import interval_lead
 from shu.briefing.safe import Md, safe_code, safe_inline, safe_link
 from shu.briefing.summary import summary_rows
 from shu.evidence import topics
 from shu.evidence.receipts import ReceiptBook
 from shu.evidence.retrieval import PassageIndex
+from shu.forecast.interval import TEMPLATE as INTERVAL
 from shu.settings import Settings, get_settings
 from shu.store import Store, utcnow
 
@@ -43,9 +45,11 @@ TEMPLATE_PREFERENCE = ("star_accel_reach", "star_velocity_up", "star_gain",
 BANDS = (("low", 0.5, 0.65), ("medium", 0.65, 0.80), ("high", 0.80, 1.0001))
 TRACK_WINDOW_DAYS = 90
 NOTICE_MAX_CHARS = 400  # a notice may quote outside text (an error message): keep it short
+HEADLINE_DEPARTURE = 0.4  # log-odds between a forecast and its base rate to count as informative
 QUANTITY_TERMS = {"star_accel_reach": "star acceleration", "star_velocity_up": "star velocity",
                   "star_gain": "star velocity", "commit_velocity_up": "commit velocity",
-                  "release_within": "release"}
+                  "release_within": "release", "star_accel_fall": "star acceleration",
+                  "star_velocity_level": "star velocity"}
 _NUMERIC = re.compile(r"-?[0-9][0-9.e+:T-]*")
 
 FEATURE_LABELS = {
@@ -164,6 +168,12 @@ def claim_sentence(f: dict[str, Any]) -> Md:
     if template == "star_accel_reach":
         text = (f"{repo}'s 28-day star acceleration {will} reach ≥ {num(x, signed=True)} "
                 f"stars/day on some day {horizon}.")
+    elif template == "star_accel_fall":
+        text = (f"{repo}'s 28-day star acceleration {will} fall to ≤ {num(x, signed=True)} "
+                f"stars/day on some day {horizon}.")
+    elif template == "star_velocity_level":
+        text = (f"{repo}'s 28-day star velocity on {f['resolves_on']} {will} be above "
+                f"{num(x)} stars/day, {f['horizon_days']} days out.")
     elif template == "star_velocity_up":
         text = (f"{repo}'s 28-day star velocity on {f['resolves_on']} {will} be above its "
                 f"{f['origin']} value ({num(x)} stars/day), {f['horizon_days']} days out.")
@@ -299,13 +309,14 @@ def _category_line(ctx: _Context, c: ev.CategoryMove) -> Md:
 
 def _headline(forecasts: list[dict[str, Any]], tracked: list[str],
               settings: Settings) -> list[dict[str, Any]]:
-    """One forecast per tracked repository: among its star questions at the horizon nearest 30
-    days, the one where the model departs most from the base rate it was fitted on (|log-odds
-    difference|), so a near-certain question that any base rate would answer does not headline.
-    Without a model card, the first template in TEMPLATE_PREFERENCE."""
+    """One forecast per tracked repository, among its star questions at the horizon nearest 30
+    days (interval forecasts lead the card instead, see `interval_card`): the question whose
+    answer is least known beforehand (fitting base rate nearest 0.5) among those where the model
+    departs from that base rate by at least HEADLINE_DEPARTURE in log-odds; when none departs,
+    the largest departure. Without a model card, the first template in TEMPLATE_PREFERENCE."""
     chosen = []
     for repo in tracked:
-        mine = [f for f in forecasts if f["repo"] == repo]
+        mine = [f for f in forecasts if f["repo"] == repo and f["template"] != INTERVAL]
         if not mine:
             continue
         nearest = min(abs(f["horizon_days"] - 30) for f in mine)
@@ -315,10 +326,12 @@ def _headline(forecasts: list[dict[str, Any]], tracked: list[str],
         def rank(f: dict[str, Any]) -> tuple:
             base = ev.fit_base_rate(settings, f["template"], f["horizon_days"],
                                     f["model_version"])
-            surprise = -abs(_logit(f["probability"]) - _logit(base.rate)) if base else 0.0
+            departure = abs(_logit(f["probability"]) - _logit(base.rate)) if base else 0.0
+            uncertainty = abs(base.rate - 0.5) if base else 0.5
             preference = (TEMPLATE_PREFERENCE.index(f["template"])
                           if f["template"] in TEMPLATE_PREFERENCE else len(TEMPLATE_PREFERENCE))
-            return (surprise, preference, f["forecast_id"])
+            return (departure < HEADLINE_DEPARTURE, uncertainty if departure >=
+                    HEADLINE_DEPARTURE else -departure, preference, f["forecast_id"])
 
         chosen.append(min(stars, key=rank))
     return chosen
@@ -341,6 +354,7 @@ def _card(ctx: _Context, f: dict[str, Any], categories: list[ev.CategoryMove]) -
     topic = topics.attribute_topic(ctx.store, ctx.settings, ctx.index, f["repo"], ctx.as_of)
     first_receipt = len(ctx.book.receipts) + 1
     card = {
+        "lead": interval_lead(ctx.store, ctx.book, f),
         "claim": claim_sentence(f),
         "repo": f["repo"],
         "template": f["template"],

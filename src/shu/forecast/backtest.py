@@ -44,7 +44,11 @@ PERSISTENCE_PRIOR = 2.0
 PERSISTENCE_EVENT = {
     "star_accel_reach": "(p.observed_value - p.acceleration_28d) >= "
                         "(t.threshold - t.acceleration_28d)",
+    "star_accel_fall": "(p.observed_value - p.acceleration_28d) <= "
+                       "(t.threshold - t.acceleration_28d)",
     "star_gain": "p.observed_value >= t.threshold",
+    "star_velocity_level": "p.observed_value / greatest(p.velocity_28d, 0.01) > "
+                           "t.threshold / greatest(t.velocity_28d, 0.01)",
 }
 
 
@@ -245,9 +249,10 @@ def persistence(con: duckdb.DuckDBPyConnection, ex: pd.DataFrame, pred: pd.DataF
     """Per prediction: the repository's own trailing-year event rate, shrunk to climatology."""
     event = PERSISTENCE_EVENT.get(template, "p.label = 1")
     cols = ["repo", "origin", "known_on", "label", "observed_value", "acceleration_28d",
-            "threshold"]
+            "velocity_28d", "threshold"]
     history = ex[cols]
-    target = pred[["repo", "origin", "threshold", "acceleration_28d", "climatology"]].copy()
+    target = pred[["repo", "origin", "threshold", "acceleration_28d", "velocity_28d",
+                   "climatology"]].copy()
     target["row"] = np.arange(len(target))
     con.register("_fc_hist", history)
     con.register("_fc_target", target)

@@ -22,7 +22,9 @@ from shu.forecast.questions import resolve_questions, threshold_sql
 # Which state on the origin makes a repository eligible for a template's question.
 ELIGIBLE = {
     "star_accel_reach": "acceleration_28d IS NOT NULL AND velocity_28d IS NOT NULL",
+    "star_accel_fall": "acceleration_28d IS NOT NULL AND velocity_28d IS NOT NULL",
     "star_velocity_up": "acceleration_28d IS NOT NULL AND velocity_28d IS NOT NULL",
+    "star_velocity_level": "acceleration_28d IS NOT NULL AND velocity_28d > 0",
     "star_gain": "acceleration_28d IS NOT NULL AND velocity_28d IS NOT NULL",
     "release_within": "months_since_release IS NOT NULL",
     "commit_velocity_up": "commit_velocity_28d IS NOT NULL",
@@ -30,6 +32,8 @@ ELIGIBLE = {
 }
 # Climatology is computed per template and threshold bucket: edges on the threshold feature.
 BUCKETS = {"star_accel_reach": ("gap_rel_sd", (0.25, 0.5, 1.0, 2.0, 4.0)),
+           "star_accel_fall": ("gap_rel_sd", (-4.0, -2.0, -1.0, -0.5, -0.25)),
+           "star_velocity_level": ("log_level_vs_velocity", (-0.5, -0.2, 0.0, 0.2, 0.5)),
            "star_gain": ("log_gain_vs_pace", (-1.0, -0.5, 0.0, 0.5, 1.0))}
 
 

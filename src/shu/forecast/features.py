@@ -38,7 +38,9 @@ BASE_FEATURES = (
 # Extra features per template: the threshold relative to the current state.
 THRESHOLD_FEATURES = {
     "star_accel_reach": ("gap_rel_velocity", "gap_rel_sd", "slog_threshold"),
+    "star_accel_fall": ("gap_rel_velocity", "gap_rel_sd", "slog_threshold"),
     "star_velocity_up": (),
+    "star_velocity_level": ("log_level_vs_velocity",),
     "star_gain": ("log_gain_vs_pace",),
     "release_within": (),
     "commit_velocity_up": (),
@@ -150,12 +152,15 @@ def threshold_features(df: pd.DataFrame, template: str, threshold: pd.Series,
     x = threshold.astype("float64").to_numpy()
     scale = np.maximum(np.abs(df["velocity_28d"].to_numpy(dtype="float64")), 0.5)
     out = pd.DataFrame(index=df.index)
-    if template == "star_accel_reach":
+    if template in ("star_accel_reach", "star_accel_fall"):
         gap = x - df["acceleration_28d"].to_numpy(dtype="float64")
         spread = df["accel_sd_91d"].to_numpy(dtype="float64")
         out["gap_rel_velocity"] = gap / scale
         out["gap_rel_sd"] = gap / (np.nan_to_num(spread, nan=0.0) + 0.05 * scale)
         out["slog_threshold"] = np.sign(x) * np.log1p(np.abs(x))
+    elif template == "star_velocity_level":
+        velocity = np.maximum(df["velocity_28d"].to_numpy(dtype="float64"), 0.01)
+        out["log_level_vs_velocity"] = np.log(np.maximum(x, 0.01) / velocity)
     elif template == "star_gain":
         pace = np.maximum(df["velocity_28d"].to_numpy(dtype="float64"), 0.1) * horizon_days
         out["log_gain_vs_pace"] = np.log(x / pace)

@@ -6,7 +6,9 @@ band (interval forecasts: their predictive quantiles in `forecast_intervals`, an
 0.8 that their 80% interval holds), the features it saw, its top drivers (from the model) and
 receipts (the signal rows behind its numbers). The forecast id is a hash of (repo, template,
 threshold, horizon, origin, model version), so re-running on the same day with the same model
-issues nothing new; existing rows are never edited.
+issues nothing new; existing rows are never edited. Questions users declare in shu.toml
+(`[[questions]]`) are issued the same way with their own threshold, for every trained template x
+horizon they name.
 """
 
 from __future__ import annotations
@@ -20,14 +22,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from shu.errors import StoreError
+from shu.errors import ConfigError, StoreError
 from shu.forecast.backtest import data_end
 from shu.forecast.examples import base_frame, with_thresholds
+from shu.forecast.features import threshold_features
+from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
 from shu.forecast.interval import IntervalForecaster
 from shu.forecast.model import Forecaster, load_forecasters
 from shu.forecast.questions import TEMPLATES
 from shu.forecast.scoring import confidence_band
-from shu.settings import Settings, get_settings
+from shu.settings import DeclaredQuestion, Settings, get_settings
 from shu.store import Store, utcnow
 
 MODEL_FILE = "forecaster.skops"
@@ -82,7 +86,9 @@ def issue_forecasts(store: Store, origin: date | None = None, settings: Settings
     if not model_version:
         raise StoreError("a model version is needed to issue forecasts")
     origin = origin or data_end(store.con)
-    repos = [r.repo for r in settings.repos]
+    _check_declared(settings.questions)
+    repos = list(dict.fromkeys([r.repo for r in settings.repos]
+                               + [q.repo for q in settings.questions]))
     base = base_frame(store.con, [origin], repos)
     issued: list[IssuedForecast] = []
     intervals: dict[str, list[float]] = {}
@@ -97,13 +103,42 @@ def issue_forecasts(store: Store, origin: date | None = None, settings: Settings
                 intervals[record.forecast_id] = [float(q) for q in quantiles[i]]
                 issued.append(record)
             continue
+        rows = pd.concat([rows, _declared_rows(base, fc, settings.questions)],
+                         ignore_index=True)
         probabilities = fc.predict(rows)
         drivers = fc.drivers(rows)
         for i, row in rows.reset_index(drop=True).iterrows():
             issued.append(_record(row, fc, float(probabilities[i]), drivers[i], origin,
                                   model_version))
+    issued = list({f.forecast_id: f for f in issued}.values())
     inserted = _append(store, issued, intervals)
     return [f for f in issued if f.forecast_id in inserted]
+
+
+def _check_declared(questions: list[DeclaredQuestion]) -> None:
+    for i, q in enumerate(questions):
+        if q.template not in TEMPLATES or q.template == INTERVAL_TEMPLATE:
+            choices = ", ".join(t for t in TEMPLATES if t != INTERVAL_TEMPLATE)
+            raise ConfigError(f"questions[{i}] ({q.repo}): template {q.template!r} cannot be "
+                              f"declared; choose from {choices}")
+
+
+def _declared_rows(base: pd.DataFrame, fc: Forecaster,
+                   questions: list[DeclaredQuestion]) -> pd.DataFrame:
+    """Rows of `base` for the user-declared questions of fc's template x horizon, with the
+    declared threshold (repositories without a defined state on the origin are skipped)."""
+    mine = [q for q in questions if q.template == fc.template and q.horizon == fc.horizon_days]
+    eligible = base[base["velocity_28d"].notna() & base["acceleration_28d"].notna()]
+    parts = [eligible[eligible["repo"] == q.repo].assign(threshold=float(q.threshold))
+             for q in mine]
+    parts = [p for p in parts if not p.empty]
+    if not parts:
+        return pd.DataFrame()
+    rows = pd.concat(parts, ignore_index=True)
+    extra = threshold_features(rows, fc.template, rows["threshold"], fc.horizon_days)
+    rows = pd.concat([rows, extra], axis=1)
+    rows["horizon_days"] = fc.horizon_days
+    return rows
 
 
 def _record(row: pd.Series, fc: Forecaster | IntervalForecaster, probability: float,

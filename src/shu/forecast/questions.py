@@ -10,8 +10,16 @@ Templates (t = origin, H = horizon in days):
 - star_accel_reach: acceleration_28d >= X on any day in (t, t+H]. void when any day of
   (t, t+H] has no defined acceleration, even if X was reached on another day: voiding must not
   depend on the outcome, or a data gap would keep the early 'yes' and drop every 'no' and bias
-  the track record. Otherwise yes when some day reaches X, else no. X is the next level of a
-  fixed ladder above the acceleration on t.
+  the track record. Otherwise yes when some day reaches X, else no. X: 0 when the acceleration
+  on t is negative (does it turn positive?); otherwise the round ladder level nearest to a rise
+  of one 91-day standard deviation of the acceleration (at least two ladder steps above today's
+  value, never the next step).
+- star_accel_fall: the mirror image, acceleration_28d <= X on any day in (t, t+H], voided the
+  same way. X: 0 when the acceleration on t is positive (does it turn negative?); otherwise the
+  round ladder level nearest to a fall of one standard deviation (at least two steps below).
+- star_velocity_level: velocity_28d(t+H) > L; void when either velocity is NULL. L: the round
+  level (1-2-5 series, stars/day) nearest to the velocity on t in log terms, other than the
+  nearest one above it when that is within 10% (so it is never the next step above today).
 - star_velocity_up: velocity_28d(t+H) > velocity_28d(t) (X = velocity_28d(t)); void when either
   is NULL.
 - star_gain: stars(t+H) - stars(t) >= N; void when either count is NULL. N is the next round
@@ -39,7 +47,7 @@ from shu.errors import InputError
 
 HORIZONS = (7, 30, 90)
 
-# Levels (stars/day) that acceleration thresholds are drawn from: the next one above today's.
+# Round levels (stars/day) that acceleration thresholds are drawn from.
 _POS = (0.1, 0.2, 0.5, 1, 1.5, 2, 3, 5, 10, 15, 20, 30, 50, 100, 150, 200, 300, 500, 1000,
         2000, 5000)
 ACCEL_LADDER = tuple(sorted({0.0, *_POS, *(-x for x in _POS)}))
@@ -47,6 +55,9 @@ _LADDER_SQL = "[" + ", ".join(f"{x}::DOUBLE" for x in ACCEL_LADDER) + "]"
 # Round star counts (10, 20, 50, 100, ...) that gain thresholds are drawn from.
 GAIN_LADDER = tuple(sorted(m * 10**e for m in (1, 2, 5) for e in range(1, 8)))
 _GAIN_SQL = "[" + ", ".join(f"{x}::DOUBLE" for x in GAIN_LADDER) + "]"
+# Round velocity levels (stars/day) for star_velocity_level.
+VELOCITY_LEVELS = tuple(sorted(m * 10.0**e for m in (1, 2, 5) for e in range(-1, 5)))
+_VELOCITY_SQL = "[" + ", ".join(f"{x}::DOUBLE" for x in VELOCITY_LEVELS) + "]"
 
 
 @dataclass(frozen=True)
@@ -69,9 +80,15 @@ TEMPLATES: dict[str, Template] = {t.name: t for t in (
     Template("star_accel_reach",
              "Will the 28-day star acceleration of {repo} reach >= {x:+.2f} stars/day on any "
              "day in ({origin}, {end}]?", "stars/day", "star_signals"),
+    Template("star_accel_fall",
+             "Will the 28-day star acceleration of {repo} fall to <= {x:+.2f} stars/day on any "
+             "day in ({origin}, {end}]?", "stars/day", "star_signals"),
     Template("star_velocity_up",
              "Will the 28-day star velocity of {repo} on {end} be above its value on {origin} "
              "({x:.2f} stars/day)?", "stars/day", "star_signals"),
+    Template("star_velocity_level",
+             "Will the 28-day star velocity of {repo} on {end} be above {x:g} stars/day?",
+             "stars/day", "star_signals"),
     Template("star_gain",
              "Will {repo} gain >= {x:,.0f} stars in ({origin}, {end}]?", "stars",
              "star_signals"),
@@ -102,8 +119,27 @@ def threshold_sql(name: str, state: str, horizon_days: str = "horizon_days") -> 
     `state` is the alias of a row holding the origin's signals (`acceleration_28d`,
     `velocity_28d`, `commit_velocity_28d`); the result is NULL when no question can be asked.
     """
-    if name == "star_accel_reach":
-        return (f"list_min(list_filter({_LADDER_SQL}, lambda x: x > {state}.acceleration_28d))")
+    a, sd = f"{state}.acceleration_28d", f"coalesce({state}.accel_sd_91d, 0.0)"
+    if name in ("star_accel_reach", "star_accel_fall"):
+        up = name == "star_accel_reach"
+        op, pick, target = (">", "list_min", f"{a} + {sd}") if up else ("<", "list_max",
+                                                                      f"{a} - {sd}")
+        # candidate levels: strictly beyond the next ladder step from today's value
+        beyond = (f"list_filter({_LADDER_SQL}, lambda x: x {op} {pick}(list_filter("
+                  f"{_LADDER_SQL}, lambda y: y {op} {a})))")
+        nearest = (f"list_sort({beyond}, 'ASC')[list_position(list_transform({beyond}, "
+                   f"lambda x: abs(x - ({target}))), list_min(list_transform({beyond}, "
+                   f"lambda x: abs(x - ({target})))))]")
+        sign_question = f"{a} < 0" if up else f"{a} > 0"
+        return (f"CASE WHEN {a} IS NULL THEN NULL WHEN {sign_question} THEN 0.0 "
+                f"ELSE {nearest} END")
+    if name == "star_velocity_level":
+        v = f"{state}.velocity_28d"
+        score = f"abs(ln(x / greatest({v}, 0.01)))"
+        allowed = (f"list_filter({_VELOCITY_SQL}, lambda x: NOT (x > {v} AND x <= {v} * 1.1))")
+        return (f"CASE WHEN {v} IS NULL OR {v} <= 0 THEN NULL ELSE "
+                f"{allowed}[list_position(list_transform({allowed}, lambda x: {score}), "
+                f"list_min(list_transform({allowed}, lambda x: {score})))] END")
     if name in ("star_velocity_up", "star_velocity_interval"):
         return f"{state}.velocity_28d"
     if name == "star_gain":
@@ -146,8 +182,35 @@ LEFT JOIN {table} s0 ON s0.repo = q.repo AND s0.day = q.origin
 LEFT JOIN {table} s1 ON s1.repo = q.repo AND s1.day = q.origin + q.horizon_days
 """
 
+# First passage of acceleration_28d past the threshold (op '>=' reach, '<=' fall).
+_FIRST_PASSAGE = """
+WITH days AS (
+  SELECT qid, repo, threshold, horizon_days,
+         unnest(generate_series(origin + 1, origin + horizon_days, INTERVAL 1 DAY))::DATE AS day
+  FROM {{q}}),
+w AS (
+  SELECT d.qid, any_value(d.threshold) AS threshold, any_value(d.horizon_days) AS horizon_days,
+         count(s.acceleration_28d) AS defined_days, {agg}(s.acceleration_28d) AS extreme_accel,
+         min(d.day) FILTER (WHERE s.acceleration_28d {op} d.threshold) AS first_reached
+  FROM days d LEFT JOIN star_signals s ON s.repo = d.repo AND s.day = d.day
+  GROUP BY d.qid)
+SELECT q.qid,
+  CASE WHEN w.defined_days < w.horizon_days THEN 'void'
+       WHEN w.first_reached IS NOT NULL THEN 'yes' ELSE 'no' END AS outcome,
+  w.extreme_accel AS observed_value,
+  CASE WHEN w.defined_days < w.horizon_days THEN 'acceleration_28d undefined on '
+            || (w.horizon_days - w.defined_days) || ' of ' || w.horizon_days || ' days'
+            || coalesce(' (reached on ' || w.first_reached || ')', '')
+       WHEN w.first_reached IS NOT NULL THEN 'first reached on ' || w.first_reached
+       ELSE '{word} acceleration_28d ' || round(w.extreme_accel, 3) END AS detail
+FROM {{q}} q JOIN w USING (qid)
+"""
+
 _RESOLUTION_SQL = {
     "star_velocity_up": _AT_HORIZON.format(
+        col="velocity_28d", table="star_signals", label="velocity_28d", gap="", gap0="",
+        gap1=""),
+    "star_velocity_level": _AT_HORIZON.format(
         col="velocity_28d", table="star_signals", label="velocity_28d", gap="", gap0="",
         gap1=""),
     "commit_velocity_up": _AT_HORIZON.format(
@@ -183,28 +246,8 @@ FROM {q} q
 LEFT JOIN star_signals s0 ON s0.repo = q.repo AND s0.day = q.origin
 LEFT JOIN star_signals s1 ON s1.repo = q.repo AND s1.day = q.origin + q.horizon_days
 """,
-    "star_accel_reach": """
-WITH days AS (
-  SELECT qid, repo, threshold, horizon_days,
-         unnest(generate_series(origin + 1, origin + horizon_days, INTERVAL 1 DAY))::DATE AS day
-  FROM {q}),
-w AS (
-  SELECT d.qid, any_value(d.threshold) AS threshold, any_value(d.horizon_days) AS horizon_days,
-         count(s.acceleration_28d) AS defined_days, max(s.acceleration_28d) AS max_accel,
-         min(d.day) FILTER (WHERE s.acceleration_28d >= d.threshold) AS first_reached
-  FROM days d LEFT JOIN star_signals s ON s.repo = d.repo AND s.day = d.day
-  GROUP BY d.qid)
-SELECT q.qid,
-  CASE WHEN w.defined_days < w.horizon_days THEN 'void'
-       WHEN w.first_reached IS NOT NULL THEN 'yes' ELSE 'no' END AS outcome,
-  w.max_accel AS observed_value,
-  CASE WHEN w.defined_days < w.horizon_days THEN 'acceleration_28d undefined on '
-            || (w.horizon_days - w.defined_days) || ' of ' || w.horizon_days || ' days'
-            || coalesce(' (reached on ' || w.first_reached || ')', '')
-       WHEN w.first_reached IS NOT NULL THEN 'first reached on ' || w.first_reached
-       ELSE 'highest acceleration_28d ' || round(w.max_accel, 3) END AS detail
-FROM {q} q JOIN w USING (qid)
-""",
+    "star_accel_reach": _FIRST_PASSAGE.format(op=">=", agg="max", word="highest"),
+    "star_accel_fall": _FIRST_PASSAGE.format(op="<=", agg="min", word="lowest"),
     "release_within": """
 SELECT q.qid,
   CASE WHEN NOT EXISTS (SELECT 1 FROM releases r WHERE r.repo = q.repo

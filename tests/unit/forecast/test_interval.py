@@ -176,3 +176,41 @@ def test_cli_backtest_interval_json_keys(synthetic_store, tmp_path):
                            timeout=300)
     assert table.returncode == 0, table.stderr
     assert "CRPS skill" in table.stdout
+
+
+def test_declared_questions_are_issued_with_their_threshold(synthetic_store, synthetic,
+                                                            tmp_path):
+    from shu.errors import ConfigError
+    from shu.settings import DeclaredQuestion
+
+    store = synthetic_store
+    last = synthetic["day"].max()
+    repos = sorted(synthetic["repo"].unique())[:2]
+    declared = [DeclaredQuestion(repo=repos[0], template="star_accel_reach", threshold=1.5,
+                                 horizon=7),
+                DeclaredQuestion(repo=repos[1], template="star_accel_reach", threshold=-0.25,
+                                 horizon=30)]  # no 30-day model: not issued
+    settings = load_settings(repos=[TrackedRepo(repo=r, category="test") for r in repos],
+                             models_dir=tmp_path / "models", questions=declared)
+    config = BacktestConfig(start=last, end=last, cal_days=56, train_days=400)
+    result = train_forecasters(store, templates=("star_accel_reach",), horizons=(7,),
+                               config=config, log=lambda _m: None)
+    save_forecasters(model_path(settings), result.forecasters, result.version)
+    issued = issue_forecasts(store, origin=last - timedelta(days=7), settings=settings)
+    mine = [f for f in issued if f.threshold == 1.5 and f.repo == repos[0]]
+    assert len(mine) == 1 and ">= +1.50 stars/day" in mine[0].question
+    assert len(issued) == len(repos) + 1
+    bad = settings.model_copy(update={"questions": [DeclaredQuestion(
+        repo=repos[0], template="star_velocity_interval", threshold=1.0, horizon=7)]})
+    with pytest.raises(ConfigError, match=r"questions\[0\].*star_velocity_interval"):
+        issue_forecasts(store, origin=last, settings=bad)
+
+
+def test_questions_read_from_shu_toml(tmp_path, monkeypatch):
+    path = tmp_path / "shu.toml"
+    path.write_text('[[questions]]\nrepo = "pytorch/pytorch"\ntemplate = "star_accel_reach"\n'
+                    'threshold = 1.5\nhorizon = 30\n', encoding="utf-8")
+    monkeypatch.setenv("SHU_CONFIG", str(path))
+    q = load_settings().questions
+    assert [(x.repo, x.template, x.threshold, x.horizon) for x in q] == [
+        ("pytorch/pytorch", "star_accel_reach", 1.5, 30)]

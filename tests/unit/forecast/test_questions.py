@@ -98,17 +98,63 @@ def test_commit_velocity_up_voids_gaps(store):
 
 
 def test_thresholds_and_wording(store):
-    store.con.execute("CREATE TEMP TABLE st AS SELECT * FROM (VALUES (0.7, 4.3, NULL), "
-                      "(-0.05, 0.2, NULL), (6000.0, 1.0, NULL)) t(acceleration_28d, velocity_28d,"
-                      " commit_velocity_28d)")
+    store.con.execute("CREATE TEMP TABLE st AS SELECT * FROM (VALUES (0.7, 4.3, 0.5), "
+                      "(-0.05, 0.2, NULL), (6000.0, 1.0, 100.0), (0.0, 19.0, 2.0), "
+                      "(2.1, 100.0, 0.05)) t(acceleration_28d, velocity_28d, accel_sd_91d)")
     from shu.forecast.questions import threshold_sql
 
     got = store.con.execute(f"SELECT {threshold_sql('star_accel_reach', 'st')}, "
+                            f"{threshold_sql('star_accel_fall', 'st')}, "
+                            f"{threshold_sql('star_velocity_level', 'st')}, "
                             f"{threshold_sql('star_gain', 'st', '30')} FROM st").fetchall()
-    assert got == [(1.0, 200.0), (0.0, 10.0), (None, 50.0)]
+    # reach: 0 when negative (turns positive?), else the ladder level nearest a one-sd rise,
+    # at least two steps up; fall mirrors it; velocity level: nearest round level, not the one
+    # just above (19 -> 10, not 20)
+    assert got == [(1.5, 0.0, 5.0, 200.0), (0.0, -0.2, 0.2, 10.0), (None, 0.0, 1.0, 50.0),
+                   (2.0, -2.0, 10.0, 1000.0), (5.0, 0.0, 100.0, 5000.0)]
     assert list(ACCEL_LADDER) == sorted(ACCEL_LADDER)
     text = TEMPLATES["star_accel_reach"].question("pytorch/pytorch", T0, 30, 1.5)
     assert text == ("Will the 28-day star acceleration of pytorch/pytorch reach >= +1.50 "
                     "stars/day on any day in (2024-03-01, 2024-03-31]?")
     with pytest.raises(InputError, match="unknown template"):
         template("nope")
+
+
+def test_no_threshold_is_the_next_step_above_today(store):
+    values = [-7.3, -1.2, -0.05, 0.0, 0.04, 0.3, 1.2, 4.0, 17.0, 260.0]
+    store.con.execute("CREATE TEMP TABLE st (acceleration_28d DOUBLE, velocity_28d DOUBLE, "
+                      "accel_sd_91d DOUBLE)")
+    store.con.executemany("INSERT INTO st VALUES (?, ?, ?)",
+                          [[a, abs(a) * 3 + 0.7, sd] for a in values for sd in (None, 0.1, 3.0)])
+    from shu.forecast.questions import VELOCITY_LEVELS, threshold_sql
+
+    rows = store.con.execute(f"SELECT acceleration_28d, velocity_28d, "
+                             f"{threshold_sql('star_accel_reach', 'st')}, "
+                             f"{threshold_sql('star_velocity_level', 'st')} FROM st").fetchall()
+    for accel, velocity, reach, level in rows:
+        next_accel = min(x for x in ACCEL_LADDER if x > accel)
+        assert reach != next_accel or (accel < 0 and reach == 0.0)
+        next_level = min(x for x in VELOCITY_LEVELS if x > velocity)
+        assert level != next_level or next_level > velocity * 1.1
+
+
+def test_accel_fall_first_passage(store):
+    _signals(store, "f/yes", [0.5, 0.2, -0.1, 0.1, 0.3])      # falls to <= 0 on day 2
+    _signals(store, "f/no", [0.5, 0.2, 0.1, 0.1, 0.3])
+    _signals(store, "f/gap", [0.5, None, -0.5, 0.1, 0.3])    # reached, but a day is missing
+    got = _resolve(store, "star_accel_fall", [
+        (1, "f/yes", T0, 4, 0.0), (2, "f/no", T0, 4, 0.0), (3, "f/gap", T0, 4, 0.0)])
+    assert got[1] == ("yes", -0.1)
+    assert got[2] == ("no", 0.1)
+    assert got[3][0] == "void"
+
+
+def test_velocity_level_at_horizon(store):
+    _signals(store, "l/above", [0, 0, 0], velocity=[4.3, 1.0, 5.5])
+    _signals(store, "l/equal", [0, 0, 0], velocity=[4.3, 1.0, 5.0])
+    _signals(store, "l/gone", [0, 0, None], velocity=[4.3, 1.0, 9.0])
+    got = _resolve(store, "star_velocity_level", [
+        (1, "l/above", T0, 2, 5.0), (2, "l/equal", T0, 2, 5.0), (3, "l/gone", T0, 2, 5.0)])
+    assert got[1] == ("yes", 5.5)
+    assert got[2] == ("no", 5.0)   # equal is not above
+    assert got[3][0] == "void"
