@@ -35,7 +35,8 @@ REPLAY_DAYS = 35
 REPLAY_STEP = 14
 # The demo trains the templates and horizons a briefing headlines (training all of them is what
 # `shu train` does; here it would cost most of the 60-second budget).
-DEMO_TEMPLATES = ("star_accel_reach", "star_velocity_up", "release_within")
+DEMO_TEMPLATES = ("star_accel_reach", "star_accel_fall", "star_velocity_up", "release_within",
+                  "star_velocity_interval")
 DEMO_HORIZONS = (7, 30)
 SEED = 20260221
 

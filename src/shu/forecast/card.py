@@ -17,7 +17,8 @@ CARD_JSON = "forecaster.json"
 CARD_MD = "forecaster.md"
 _SLICE_KEYS = ("n", "n_repos", "n_origins", "n_void", "base_rate", "brier", "brier_climatology",
                "brier_persistence", "bss_climatology", "bss_persistence", "log_loss", "ece",
-               "murphy", "bands", "ci95")
+               "murphy", "bands", "ci95", "coverage", "coverage_persistence", "crps",
+               "crps_persistence", "crps_skill_persistence", "mean_width_80")
 
 
 def write_model_card(models_dir: Path, result: TrainResult, artifact: Path,
@@ -30,13 +31,14 @@ def write_model_card(models_dir: Path, result: TrainResult, artifact: Path,
         "artifact": artifact.name,
         "artifact_bytes": artifact.stat().st_size if artifact.exists() else None,
         "estimator": result.forecasters[0].estimator if result.forecasters else None,
-        "calibration": "sigmoid (Platt) on a later time block, estimator frozen",
+        "calibration": "sigmoid (Platt) on a later time block, estimator frozen; interval "
+                       "templates: conformal quantile offsets on that block",
         "models": result.windows,
         "skipped": result.skipped,
         "backtest": None if backtest is None else {
             "config": backtest.get("config"),
             "runtime_s": backtest.get("runtime_s"),
-            "slices": {k: {x: v.get(x) for x in _SLICE_KEYS}
+            "slices": {k: {x: v[x] for x in _SLICE_KEYS if x in v}
                        for k, v in backtest.get("slices", {}).items()},
         },
     }
@@ -103,7 +105,7 @@ def _markdown(card: dict) -> str:
                   "| slice | n | repos | base rate | Brier | BSS clim [95% CI] | BSS pers | ECE | "
                   "high band right | void |", "|---|---|---|---|---|---|---|---|---|---|"]
         for key, m in bt["slices"].items():
-            if not m.get("n"):
+            if not m.get("n") or "coverage" in m:
                 continue
             ci = m["ci95"]["bss_climatology"]
             high = next(b for b in m["bands"] if b["band"] == "high")
@@ -112,6 +114,19 @@ def _markdown(card: dict) -> str:
                 f"{_fmt(m['brier'])} | {_fmt(m['bss_climatology'])} [{_fmt(ci['low'])}, "
                 f"{_fmt(ci['high'])}] | {_fmt(m['bss_persistence'])} | {_fmt(m['ece'])} | "
                 f"{_fmt(high['hit_rate'])} (n={high['n']:,}) | {m['n_void']:,} |")
+    intervals = {k: m for k, m in (bt or {}).get("slices", {}).items()
+                 if m.get("n") and "coverage" in m}
+    if intervals:
+        lines += ["", "Interval slices (coverage = share of outcomes inside the central "
+                  "interval; CRPS in stars/day vs persistence with its empirical spread):", "",
+                  "| slice | n | repos | coverage 50% | coverage 80% | coverage 95% | CRPS | "
+                  "CRPS persistence | CRPS skill |", "|---|---|---|---|---|---|---|---|---|"]
+        for key, m in intervals.items():
+            c = m["coverage"]
+            lines.append(f"| {key} | {m['n']:,} | {m.get('n_repos', '')} | {_fmt(c['0.5'])} | "
+                         f"{_fmt(c['0.8'])} | {_fmt(c['0.95'])} | {_fmt(m['crps'])} | "
+                         f"{_fmt(m['crps_persistence'])} | "
+                         f"{_fmt(m['crps_skill_persistence'])} |")
     lines += ["", "Intended use: probabilities for the shu briefing's horizon-bound questions "
               "on GitHub star activity. Not validated for repositories outside the ranking "
               "lists' size range, nor for data after the training window without re-running "
