@@ -1,0 +1,59 @@
+"""Forecast cards lead with the repository's velocity interval; the headline question is the
+least-known one (base rate nearest 0.5) where the model departs from its base rate."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+
+import pandas as pd
+
+from shu.briefing.compose import _headline, compose_briefing
+from shu.evidence.receipts import resolve, stored_receipts
+from shu.forecast.card import CARD_JSON
+
+
+def test_card_leads_with_the_interval_and_cites_it(filled, settings, day) -> None:
+    repo = settings.repos[0].repo
+    filled.upsert("forecasts", pd.DataFrame([{
+        "forecast_id": "iv-1", "repo": repo, "template": "star_velocity_interval",
+        "origin": day, "horizon_days": 30, "resolves_on": day + timedelta(days=30),
+        "threshold": 22.0, "question": "q", "probability": 0.8, "confidence": "high",
+        "model_version": "test-1", "features": "{}", "drivers": "[]", "receipts": "[]",
+        "issued_at": datetime(2026, 2, 28, 6)}]))
+    filled.upsert("forecast_intervals", pd.DataFrame([{
+        "forecast_id": "iv-1", "quantity": "velocity_28d on resolves_on", "unit": "stars/day",
+        "median": 24.1, "lower_50": 21.5, "upper_50": 26.9, "lower_80": 18.9, "upper_80": 30.2,
+        "lower_95": 15.0, "upper_95": 35.5}]))
+    result = compose_briefing(filled, day, settings)
+    text = result.path.read_text()
+    assert f"**28-day velocity on {day + timedelta(days=30)}: 24.1 stars/day" in text
+    assert "(80%: 18.9–30.2)" in text and "95% interval 15.0–35.5" in text
+    card = text[text.index(f"### {repo}"):]
+    assert card.index("(80%: 18.9–30.2)") < card.index("**Why this prediction**")
+    receipts = stored_receipts(filled, result.briefing_id)
+    assert any(r.table == "forecast_intervals" for r in receipts)
+    assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
+
+
+def test_headline_is_least_known_question_where_model_departs(settings, tmp_path) -> None:
+    models = tmp_path / "models"
+    models.mkdir()
+    card = {"version": "v1", "models": {
+        "star_accel_reach/30": {"fit_base_rate": 0.9},   # nearly always yes
+        "star_velocity_up/30": {"fit_base_rate": 0.45},  # least known
+        "star_accel_fall/30": {"fit_base_rate": 0.52}}}  # least known, but model agrees
+    (models / CARD_JSON).write_text(json.dumps(card))
+    s = settings.model_copy(update={"models_dir": models})
+    repo = s.repos[0].repo
+
+    def f(template: str, p: float) -> dict:
+        return {"repo": repo, "template": template, "horizon_days": 30, "probability": p,
+                "model_version": "v1", "forecast_id": template}
+
+    forecasts = [f("star_accel_reach", 0.99), f("star_velocity_up", 0.7),
+                 f("star_accel_fall", 0.53), f("star_velocity_interval", 0.8)]
+    assert [x["template"] for x in _headline(forecasts, [repo], s)] == ["star_velocity_up"]
+    # nothing departs: the largest departure wins
+    forecasts = [f("star_accel_reach", 0.93), f("star_velocity_up", 0.46)]
+    assert [x["template"] for x in _headline(forecasts, [repo], s)] == ["star_accel_reach"]
