@@ -8,6 +8,8 @@ let one model serve small and large repositories. What the signal tables do not 
 here from `star_signals`, said where it is done:
 - rolling 91-day spread and maximum of acceleration_28d and velocity_28d;
 - lagged velocity_28d (91 and 364 days) and stars a year ago;
+- velocity_7d 7, 14 and 21 days before the origin (relative to velocity_28d): which week of the
+  28-day window the stars came in, i.e. what leaves the window next;
 - market context: the cross-sectional median of velocity_28d_z and of relative acceleration
   over every repository on the origin (alongside `category_signals` of the repository's
   category, or the 'untracked' market baseline).
@@ -34,6 +36,7 @@ BASE_FEATURES = (
     "category_rel_acceleration", "phase_emerging", "phase_expansion", "phase_decline",
     "months_since_release", "releases_365d", "release_interval_ratio",
     "slog_commit_velocity_28d", "rel_commit_acceleration_28d", "rocm_share_28d",
+    "rel_velocity_7d_lag7", "rel_velocity_7d_lag14", "rel_velocity_7d_lag21",
 )
 # Extra features per template: the threshold relative to the current state.
 THRESHOLD_FEATURES = {
@@ -118,9 +121,15 @@ SELECT o.repo, o.origin,
   rc.days_since_release / nullif(rc.median_interval_days, 0) AS release_interval_ratio,
   sign(cs.velocity_28d) * ln(1 + abs(cs.velocity_28d)) AS slog_commit_velocity_28d,
   cs.acceleration_28d / greatest(abs(cs.velocity_28d), 0.1) AS rel_commit_acceleration_28d,
-  cs.rocm_share_28d
+  cs.rocm_share_28d,
+  l7.velocity_7d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_7d_lag7,
+  l14.velocity_7d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_7d_lag14,
+  l21.velocity_7d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_7d_lag21
 FROM o
 LEFT JOIN roll c ON c.repo = o.repo AND c.day = o.origin
+LEFT JOIN roll l7 ON l7.repo = o.repo AND l7.day = o.origin - 7
+LEFT JOIN roll l14 ON l14.repo = o.repo AND l14.day = o.origin - 14
+LEFT JOIN roll l21 ON l21.repo = o.repo AND l21.day = o.origin - 21
 LEFT JOIN roll l91 ON l91.repo = o.repo AND l91.day = o.origin - 91
 LEFT JOIN roll l364 ON l364.repo = o.repo AND l364.day = o.origin - 364
 LEFT JOIN first_seen f ON f.repo = o.repo AND f.first_day <= o.origin
