@@ -57,7 +57,8 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     db = out / "shu.duckdb"
     assert stages.ingest(db, settings, DAY, backfill=True).ok
     stages.signals(db, settings)
-    train_demo_model(db, settings, out / "probe.json", ("star_accel_reach",), (30,))
+    train_demo_model(db, settings, out / "probe.json",
+                     ("star_accel_reach", "star_velocity_interval"), (30,))
 
     first = daily_flow(day=DAY, db=str(db), overrides=overrides)
     assert first["ingest"]["ok"], first["ingest"]["message"]
@@ -68,6 +69,8 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     assert not text.startswith("> **SYNTHETIC")
     issued = _forecasts(db)
     assert issued, "the flow issued no forecast"
+    assert "star_velocity_interval" in {row[2] for row in issued}
+    assert "28-day velocity on " in text and "(80%: " in text  # cards lead with the interval
 
     with open_store(db, read_only=True) as store:
         briefing_id = store.con.execute("SELECT briefing_id FROM briefings").fetchone()[0]

@@ -27,6 +27,7 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path) -> None:
     for section in ("## Forecasts", "## Signals", "## Probe results and claim checks",
                     "## Track record", "## Receipts"):
         assert section in text
+    assert "28-day velocity on " in text and "(80%: " in text  # interval forecasts briefed
     assert (out / f"{briefings[0].stem}-velocity.png").stat().st_size > 1000
     assert (out / f"{briefings[0].stem}-reliability.png").stat().st_size > 1000
     with open_store(out / "demo.duckdb", read_only=True) as store:
