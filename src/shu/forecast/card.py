@@ -30,7 +30,7 @@ def write_model_card(models_dir: Path, result: TrainResult, artifact: Path,
         "written_at": utcnow().isoformat(timespec="seconds"),
         "artifact": artifact.name,
         "artifact_bytes": artifact.stat().st_size if artifact.exists() else None,
-        "estimator": result.forecasters[0].estimator if result.forecasters else None,
+        "estimator": ", ".join(sorted({f.estimator for f in result.forecasters})) or None,
         "calibration": "sigmoid (Platt) on a later time block, estimator frozen; interval "
                        "templates: conformal quantile offsets on that block",
         "models": result.windows,
