@@ -165,9 +165,15 @@ def claim_sentence(f: dict[str, Any]) -> Md:
     horizon = f"within {f['horizon_days']} days (by {f['resolves_on']})"
     x = f["threshold"]
     template = f["template"]
-    if template == "star_accel_reach":
+    if template == "star_accel_reach" and x == 0:
+        text = (f"{repo}'s 28-day star acceleration {will} turn positive (reach ≥ 0 stars/day) "
+                f"on some day {horizon}.")
+    elif template == "star_accel_reach":
         text = (f"{repo}'s 28-day star acceleration {will} reach ≥ {num(x, signed=True)} "
                 f"stars/day on some day {horizon}.")
+    elif template == "star_accel_fall" and x == 0:
+        text = (f"{repo}'s 28-day star acceleration {will} turn negative (fall to ≤ 0 "
+                f"stars/day) on some day {horizon}.")
     elif template == "star_accel_fall":
         text = (f"{repo}'s 28-day star acceleration {will} fall to ≤ {num(x, signed=True)} "
                 f"stars/day on some day {horizon}.")
