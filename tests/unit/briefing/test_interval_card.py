@@ -57,3 +57,15 @@ def test_headline_is_least_known_question_where_model_departs(settings, tmp_path
     # nothing departs: the largest departure wins
     forecasts = [f("star_accel_reach", 0.93), f("star_velocity_up", 0.46)]
     assert [x["template"] for x in _headline(forecasts, [repo], s)] == ["star_accel_reach"]
+
+
+def test_sign_questions_read_as_turning() -> None:
+    from shu.briefing.compose import claim_sentence
+
+    f = {"repo": "a/b", "template": "star_accel_reach", "threshold": 0.0, "probability": 0.7,
+         "horizon_days": 30, "resolves_on": "2026-03-30", "origin": "2026-02-28"}
+    assert "will turn positive (reach ≥ 0 stars/day)" in str(claim_sentence(f))
+    fall = f | {"template": "star_accel_fall", "probability": 0.2}
+    assert "will not turn negative (fall to ≤ 0 stars/day)" in str(claim_sentence(fall))
+    level = f | {"template": "star_accel_fall", "threshold": -2.0}
+    assert "fall to ≤ -2.00 stars/day" in str(claim_sentence(level))
