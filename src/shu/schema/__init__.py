@@ -4,8 +4,17 @@ The store creates tables from these declarations and `docs/data-dictionary.md` i
 them (`shu docs`); a test fails when the rendered file is stale.
 """
 
-from shu.schema import (activity, briefing, claims, core, forecasts, gharchive, intervals, probe,
-                        signals)
+from shu.schema import (
+    activity,
+    briefing,
+    claims,
+    core,
+    forecasts,
+    gharchive,
+    intervals,
+    probe,
+    signals,
+)
 from shu.schema.base import Column, Table
 
 ALL_TABLES: tuple[Table, ...] = (
