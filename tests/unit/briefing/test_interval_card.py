@@ -29,7 +29,9 @@ def test_card_leads_with_the_interval_and_cites_it(filled, settings, day) -> Non
     text = result.path.read_text()
     assert f"**28-day velocity on {day + timedelta(days=30)}: 24.1 stars/day" in text
     assert "(80%: 18.9–30.2)" in text and "95% interval 15.0–35.5" in text
-    card = text[text.index(f"### {repo}"):]
+    heading = next(line for line in text.splitlines()
+                   if line.startswith("### ") and repo in line)
+    card = text[text.index(heading):]
     assert card.index("(80%: 18.9–30.2)") < card.index("**Why this prediction**")
     receipts = stored_receipts(filled, result.briefing_id)
     assert any(r.table == "forecast_intervals" for r in receipts)
