@@ -38,7 +38,6 @@ import pandas as pd
 from requests.utils import parse_header_links
 
 from shu.errors import GitHubError, RateLimited, StoreError
-from shu.repos import rename_repo
 from shu.settings import Settings, get_settings
 from shu.sources.authors import author_id, looks_like_bot
 from shu.sources.github import (
@@ -48,6 +47,7 @@ from shu.sources.github import (
     Response,
     StoreValidatorCache,
 )
+from shu.sources.github_journal import LoadRecord, RepoSnapshot, ScratchStore, read_snapshot, replay
 from shu.sources.topics import TopicMatcher
 from shu.store import Load, Store, UpsertResult, utcnow
 
@@ -113,9 +113,13 @@ def ingest_github(
         settings: settings (default: the process-wide ones).
         repos: 'owner/name' list; old names are folded through aliases.
         backfill: fetch full histories (every star-history page, every commit, every release).
-        client: a GitHubClient (default: `client_for(store, settings)`).
-        progress: called with (repo, step) after each step, for progress bars.
+        client: a GitHubClient (default: `client_for(store, settings)`; its
+            `StoreValidatorCache` serves each fetch from that repository's snapshot).
+        progress: called with (repo, step) after each step is fetched, for progress bars.
         today: the snapshot day (default: today, UTC).
+
+    Each repository is `fetch_repo` (on a snapshot of its stored rows) then `write_fetch`: the
+    code path the Dask fan-out (`shu.flows.fanout`) splits between workers and the flow.
 
     One bad repository never sinks the others: when a repository's response is malformed or
     keeps failing, its failed step is rolled back (and logged 'failed' in `ingest_log`), the
@@ -128,29 +132,60 @@ def ingest_github(
     settings = settings or get_settings()
     client = client or client_for(store, settings)
     today = today or utcnow().date()
-    before = RequestStats(**{k: v for k, v in vars(client.stats).items() if k != "by_status"})
     summary = IngestSummary()
     names = list(repos) if repos is not None else [r.repo for r in settings.repos]
+    for requested in names:
+        snapshot = read_snapshot(store, current_name(store, settings, requested))
+        write_fetch(store, fetch_repo(snapshot, settings, backfill, today, client, progress),
+                    summary)
+    return summary
+
+
+@dataclass
+class RepoFetch:
+    """What `fetch_repo` brought back for one repository: plain, picklable data (no token)."""
+
+    repo: str
+    journal: list[LoadRecord]
+    summary: IngestSummary
+    fatal: BaseException | None = None
+
+
+def fetch_repo(snapshot: RepoSnapshot, settings: Settings, backfill: bool, today: date,
+               client: GitHubClient | None = None,
+               progress: Callable[[str, str], None] | None = None) -> RepoFetch:
+    """Run one repository's four steps against a scratch copy of its `snapshot`; no store.
+
+    The client defaults to one from `settings` (a worker's settings read GITHUB_TOKEN from its
+    own environment). A given client's `StoreValidatorCache` is pointed at the scratch store for
+    the fetch, so the ETags it keeps are journaled with the step that received them. A failure
+    that must stop the whole run (see `_fatal`) ends the fetch and is returned in `fatal`.
+    """
+    scratch = ScratchStore(snapshot)
+    client = client or client_for(scratch, settings)
+    cache = client.cache
+    if isinstance(cache, StoreValidatorCache):
+        client.cache = StoreValidatorCache(scratch)
+    before = RequestStats(**{k: v for k, v in vars(client.stats).items() if k != "by_status"})
+    summary = IngestSummary()
+    ingest = _RepoIngest(scratch, settings, client, summary, snapshot.repo, backfill, today)
+    fatal = None
+    step = STEPS[0]
     try:
-        for requested in names:
-            repo = _current_name(store, settings, requested)
-            ingest = _RepoIngest(store, settings, client, summary, repo, backfill, today)
-            step = STEPS[0]
-            try:
-                for step in STEPS:
-                    if not ingest.run(step):
-                        break
-                    if progress:
-                        progress(ingest.repo, step)
-                else:
-                    summary.repos.append(ingest.repo)
-            except Exception as exc:
-                if _fatal(exc, client):
-                    raise
-                # This repository's failed step is rolled back and logged 'failed' in
-                # ingest_log (by store.load); its earlier steps stay; the others go on.
-                summary.failed[ingest.repo] = f"{step}: {_one_line(exc)}"
+        for step in STEPS:
+            if not ingest.run(step):
+                break
+            if progress:
+                progress(ingest.repo, step)
+        else:
+            summary.repos.append(ingest.repo)
+    except Exception as exc:
+        if _fatal(exc, client):
+            fatal = exc
+        else:  # rolled back and logged 'failed' (in the journal); the others go on
+            summary.failed[ingest.repo] = f"{step}: {_one_line(exc)}"
     finally:
+        client.cache = cache
         stats = client.stats
         summary.requests = stats.requests - before.requests
         summary.not_modified = stats.not_modified - before.not_modified
@@ -158,7 +193,31 @@ def ingest_github(
         summary.rate_limit_waits = stats.rate_limit_waits - before.rate_limit_waits
         summary.rate_remaining, summary.rate_limit = stats.rate_remaining, stats.rate_limit
         summary.rate_reset = stats.rate_reset
-    return summary
+        scratch.close()
+    return RepoFetch(ingest.repo, scratch.journal, summary, fatal)
+
+
+def write_fetch(store: Store, fetched: RepoFetch, summary: IngestSummary) -> None:
+    """The single writer: apply a fetch's loads to `store` (each its own transaction and
+    `ingest_log` row) and add its outcome to `summary`; then raise its fatal error, if any."""
+    part = fetched.summary
+    try:
+        for record in fetched.journal:
+            replay(store, record, summary.add)
+    finally:
+        summary.repos += part.repos
+        summary.renamed.update(part.renamed)
+        summary.notes += part.notes
+        summary.failed.update(part.failed)
+        summary.requests += part.requests
+        summary.not_modified += part.not_modified
+        summary.retries += part.retries
+        summary.rate_limit_waits += part.rate_limit_waits
+        if part.rate_remaining is not None:
+            summary.rate_remaining, summary.rate_limit = part.rate_remaining, part.rate_limit
+            summary.rate_reset = part.rate_reset
+    if fetched.fatal is not None:
+        raise fetched.fatal
 
 
 def _fatal(exc: Exception, client: GitHubClient) -> bool:
@@ -177,7 +236,8 @@ def _one_line(exc: BaseException) -> str:
     return text.splitlines()[0][:500] if text else type(exc).__name__
 
 
-def _current_name(store: Store, settings: Settings, repo: str) -> str:
+def current_name(store: Store, settings: Settings, repo: str) -> str:
+    """`repo` with settings' and the store's aliases folded (its name after renames)."""
     repo = settings.canonical(repo)
     row = store.con.execute("SELECT repo FROM repo_aliases WHERE lower(alias) = lower(?)",
                             [repo]).fetchall()
@@ -187,7 +247,7 @@ def _current_name(store: Store, settings: Settings, repo: str) -> str:
 class _RepoIngest:
     """The four steps for one repository (state shared between them: name, stars, branch)."""
 
-    def __init__(self, store: Store, settings: Settings, client: GitHubClient,
+    def __init__(self, store: ScratchStore, settings: Settings, client: GitHubClient,
                  summary: IngestSummary, repo: str, backfill: bool, today: date) -> None:
         self.store, self.settings, self.client = store, settings, client
         self.summary, self.repo, self.backfill, self.today = summary, repo, backfill, today
@@ -262,7 +322,7 @@ class _RepoIngest:
         old = self.repo
         if new.lower() == old.lower():
             return
-        rename_repo(self.store, old, new, "github-301")
+        self.store.rename(old, new, "github-301")
         self.summary.renamed[old] = new
         self.note(f"renamed on GitHub to {new}; now stored under the new name")
         self.repo = new
