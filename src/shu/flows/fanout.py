@@ -1,9 +1,14 @@
 """Fan-out of the daily ingestion: one mapped Prefect task per repository and per GH Archive batch.
 
-- GitHub: `github_repo_task.map(repos)`, one task per tracked repository (its own retries and
-  state; one repository's failure is reported, the others still load). Each task writes the
-  store itself, so these run on the flow's thread pool in the flow's process, one writer at a
-  time (`_WRITER`): DuckDB has a single writing process.
+- GitHub, default runner: `github_repo_task.map(repos)`, one task per tracked repository (its
+  own retries and state; one repository's failure is reported, the others still load). Each
+  task fetches and writes (`ingest_github`), on the flow's thread pool in the flow's process, one
+  writer at a time (`_WRITER`): DuckDB has a single writing process.
+- GitHub, `SHU_TASK_RUNNER=dask`: `github_ingest_flow` reads each repository's snapshot from
+  the store, maps `fetch_task` (`shu.sources.github_ingest.fetch_repo`: no store) over the Dask
+  cluster, and writes each result as it comes back (`write_fetch`, same transactions and
+  `ingest_log` rows as a sequential run). The token is never a task parameter or result: a
+  worker's settings read GITHUB_TOKEN from the worker's own environment.
 - GH Archive: `gharchive_ingest_flow` maps `aggregate_task` over batches of hourly files on the
   task runner chosen by `settings.task_runner`: threads, or with `SHU_TASK_RUNNER=dask` a Dask
   cluster (a temporary `LocalCluster` of `dask_workers` processes, or the scheduler at
@@ -16,6 +21,8 @@
 
 from __future__ import annotations
 
+import os
+import socket
 import threading
 import time
 from datetime import date
@@ -24,6 +31,7 @@ from typing import Any
 
 from prefect import flow, get_run_logger, task, unmapped
 from prefect.cache_policies import NO_CACHE
+from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from shu.errors import ConfigError, SourceError
@@ -67,8 +75,15 @@ def github_repo(db: Path, settings: Settings, day: date, backfill: bool, repo: s
             return {"repo": repo, "ok": False, "error": str(exc).splitlines()[0]}
         finally:
             store.close()
-    if summary.failed:  # a malformed or failing response: that step rolled back, logged
-        return {"repo": repo, "ok": False, "error": "; ".join(summary.failed.values())}
+    return _outcome(repo, summary)
+
+
+def _outcome(repo: str, summary: Any, error: str | None = None) -> dict[str, Any]:
+    """{repo, ok, requests, not_modified, changed, error} of one repository's ingest."""
+    if error is None and summary.failed:  # a failing response: that step rolled back, logged
+        error = "; ".join(summary.failed.values())
+    if error is not None:
+        return {"repo": repo, "ok": False, "error": error}
     return {"repo": repo, "ok": True, "requests": summary.requests,
             "not_modified": summary.not_modified, "changed": summary.changed}
 
@@ -89,6 +104,75 @@ def documents(db: Path, settings: Settings) -> str:
 github_repo_task = task(github_repo, name="github-repo", cache_policy=NO_CACHE,
                         task_run_name="github {repo}", **IO_RETRIES)
 documents_task = task(documents, name="documents", cache_policy=NO_CACHE)
+
+
+# ---------------------------------------------------------------------------- GitHub on Dask
+def fetch(snapshot: Any, overrides: dict[str, Any] | None, day: date, backfill: bool
+          ) -> dict[str, Any]:
+    """One repository's GitHub fetch where the task runs (a Dask worker): settings and the token
+    from the worker's environment, no store; returns {worker: 'host:pid', fetch: RepoFetch}."""
+    from shu.sources.github_ingest import fetch_repo
+
+    fetched = fetch_repo(snapshot, _settings(overrides), backfill, day)
+    return {"worker": f"{socket.gethostname()}:{os.getpid()}", "fetch": fetched}
+
+
+fetch_task = task(fetch, name="github-fetch", cache_policy=NO_CACHE,
+                  task_run_name="github fetch {snapshot.repo}", **IO_RETRIES)
+
+
+@flow(name="shu-github", log_prints=True)
+def github_ingest_flow(db: str, repos: list[str], day: date, backfill: bool = False,
+                       overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Tracked repositories from GitHub: fetches mapped over the task runner, one writer (this
+    flow, as results come back). Run it with `run_github_flow`."""
+    snapshots = _snapshots(Path(db), _settings(overrides), repos)
+    futures = fetch_task.map(snapshots, unmapped(overrides), unmapped(day), unmapped(backfill))
+    results, workers = [], set()
+    for future in as_completed(futures):
+        done = future.result()
+        workers.add(done["worker"])
+        results.append(_write_fetch(Path(db), done["fetch"]))
+    order = {s.repo: i for i, s in enumerate(snapshots)}
+    results.sort(key=lambda r: order.get(r["repo"], len(order)))
+    return {"results": results, "workers": sorted(workers)}
+
+
+def _snapshots(db: Path, settings: Settings, repos: list[str]) -> list[Any]:
+    """Each repository's read-only snapshot (aliases folded), read by the flow."""
+    from shu.sources.github_ingest import current_name, read_snapshot
+
+    with _WRITER:
+        store = open_for_writing(db)
+        try:
+            return [read_snapshot(store, current_name(store, settings, r)) for r in repos]
+        finally:
+            store.close()
+
+
+def _write_fetch(db: Path, fetched: Any) -> dict[str, Any]:
+    """The single writer: one repository's fetch into the store; the same result dict as
+    `github_repo`."""
+    from shu.sources.github_ingest import IngestSummary, write_fetch
+
+    summary = IngestSummary()
+    with _WRITER:
+        store = open_for_writing(db)
+        try:
+            write_fetch(store, fetched, summary)
+        except SourceError as exc:
+            return _outcome(fetched.requested, summary, str(exc).splitlines()[0])
+        finally:
+            store.close()
+    return _outcome(fetched.requested, summary)
+
+
+def run_github_flow(db: Path | str, repos: list[str], day: date, backfill: bool = False,
+                    overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`github_ingest_flow` on the task runner the settings name (threads or Dask)."""
+    runner = runner_for(_settings(overrides))
+    return github_ingest_flow.with_options(task_runner=runner)(
+        db=str(db), repos=list(repos), day=day, backfill=backfill, overrides=overrides)
 
 
 # ---------------------------------------------------------------------------- GH Archive
@@ -175,8 +259,11 @@ def ingest(db: Path, settings: Settings, day: date, backfill: bool,
            overrides: dict[str, Any] | None) -> StageReport:
     """The daily flow's ingest stage, fanned out (call inside a flow)."""
     repos = [r.repo for r in settings.repos]
-    results = [f.result() for f in github_repo_task.map(
-        unmapped(db), unmapped(settings), unmapped(day), unmapped(backfill), repos)]
+    if settings.task_runner == "dask" and repos:
+        results = run_github_flow(db, repos, day, backfill, overrides)["results"]
+    else:
+        results = [f.result() for f in github_repo_task.map(
+            unmapped(db), unmapped(settings), unmapped(day), unmapped(backfill), repos)]
     failed = [r for r in results if not r["ok"]]
     good = [r for r in results if r["ok"]]
     notes = []

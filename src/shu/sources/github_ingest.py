@@ -145,6 +145,7 @@ def ingest_github(
 class RepoFetch:
     """What `fetch_repo` brought back for one repository: plain, picklable data (no token)."""
 
+    requested: str  # the name fetched (aliases folded); `repo` differs after a rename
     repo: str
     journal: list[LoadRecord]
     summary: IngestSummary
@@ -194,7 +195,7 @@ def fetch_repo(snapshot: RepoSnapshot, settings: Settings, backfill: bool, today
         summary.rate_remaining, summary.rate_limit = stats.rate_remaining, stats.rate_limit
         summary.rate_reset = stats.rate_reset
         scratch.close()
-    return RepoFetch(ingest.repo, scratch.journal, summary, fatal)
+    return RepoFetch(snapshot.repo, ingest.repo, scratch.journal, summary, fatal)
 
 
 def write_fetch(store: Store, fetched: RepoFetch, summary: IngestSummary) -> None:
