@@ -21,6 +21,11 @@ whole steps only, no ETag outlives the rows it vouches for, and a re-run converg
    `github_commit_lookback_days`, a backfill the whole history;
 4. releases: newest first, drafts excluded -> `releases` (source 'github').
 
+Each repository is fetched then written: `fetch_repo` runs the steps on an in-memory copy of
+the repository's stored rows and ETags (`shu.sources.github_journal`), needing no store, so it
+can run in another process (the Dask fan-out in `shu.flows.fanout`); `write_fetch` replays each
+step's writes on the store in that step's transaction. `ingest_github` does both, in turn.
+
 Without `backfill` each listing reads its first page only (conditionally) unless nothing is
 stored yet, so a daily run with nothing new costs 4 requests per repository, all 304.
 """
