@@ -24,6 +24,9 @@ from shu.repos import rename_repo
 from shu.store import Load, Store, UpsertResult
 
 SNAPSHOT_TABLES = ("repos", "stars_daily", "commits", "releases")
+# The commits step reads only which SHAs exist, the newest/oldest commit time and the oldest
+# commit's parent count, and only inserts unknown SHAs: those columns are all a fetch needs.
+SNAPSHOT_COLUMNS = {"commits": "repo, sha, committed_at, parents"}
 
 
 @dataclass
@@ -36,8 +39,9 @@ class RepoSnapshot:
 
 def read_snapshot(store: Store, repo: str) -> RepoSnapshot:
     """The rows of `repo` (already alias-folded) an ingest reads, and its cached ETags."""
-    tables = {name: store.con.execute(f'SELECT * FROM "{name}" WHERE repo = ?', [repo]).fetchdf()
-              for name in SNAPSHOT_TABLES}
+    tables = {name: store.con.execute(
+        f'SELECT {SNAPSHOT_COLUMNS.get(name, "*")} FROM "{name}" WHERE repo = ?', [repo]).fetchdf()
+        for name in SNAPSHOT_TABLES}
     tables["http_cache"] = store.con.execute(
         "SELECT * FROM http_cache WHERE strpos(lower(url), lower(?)) > 0",
         [f"/repos/{repo}"]).fetchdf()
