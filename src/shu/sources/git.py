@@ -82,7 +82,7 @@ def ingest_git(store: Store, path: Path | str, repo: str,
             releases = releases[~releases["tag"].isin(from_api)]
             if not releases.empty:
                 result.releases = store.upsert("releases", releases)
-        _ensure_repo_row(store, settings, repo, _branch(path))
+        ensure_repo_row(store, settings, repo, _branch(path))
         load.add(result.commits)
         load.add(result.releases)
         load.message = (f"{len(commits)} commits, {len(releases)} version tags from "
@@ -151,7 +151,8 @@ def read_version_tags(path: Path, repo: str, version: re.Pattern[str]) -> pd.Dat
     return frame
 
 
-def _ensure_repo_row(store: Store, settings: Settings, repo: str, branch: str | None) -> None:
+def ensure_repo_row(store: Store, settings: Settings, repo: str, branch: str | None) -> None:
+    """Add a `repos` row for `repo` (category from settings) unless it has one."""
     exists = store.con.execute("SELECT count(*) FROM repos WHERE repo = ?", [repo]).fetchall()
     if exists[0][0]:
         return
