@@ -1,0 +1,115 @@
+"""Walk-forward backtest of the ROCm adoption templates on a store's commit and release history.
+
+The split rules of the star templates (`backtest.fit_calibration_split`: refit every
+`refit_weeks`, calibration block after the fitting block, purged by the horizon; climatology and
+persistence baselines from outcomes known before each origin; `scoring.summarize`) over weekly
+origins of every repository with commits. The panel is small (about 22 repositories), so a refit
+whose blocks are too small (< `MIN_FIT_ROWS` / `MIN_CAL_ROWS`, or one outcome only) issues
+nothing for its test weeks and is counted (`refits_skipped`, `test_rows_unscored`) instead of
+aborting the slice. A slice with too few scored questions (fewer than `MIN_EVENTS` yes or no)
+reports why in `status` instead of a number.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import date, timedelta
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from shu.forecast import rocm
+from shu.forecast.backtest import (BacktestConfig, SliceResult, climatology,
+                                   fit_calibration_split, persistence)
+from shu.forecast.model import fit_forecaster
+from shu.forecast.scoring import summarize
+
+MIN_EVENTS = 30
+# rocm_first_commit: a repository has one first ROCm commit, so its yes answers on successive
+# weekly origins are one event seen several times; at least this many repositories must have one.
+MIN_INDEPENDENT_EVENTS = 10
+MIN_FIT_ROWS = 100
+MIN_CAL_ROWS = 50
+_KEPT = ["repo", "origin", "threshold", "acceleration_28d", "velocity_28d", "bucket", "label",
+         "outcome", "observed_value"]
+DEFAULT = BacktestConfig(start=date(2019, 1, 1), end=date(2026, 8, 22),
+                         templates=rocm.NAMES, horizons=(30, 90), estimator="logistic")
+
+
+def run_rocm_backtest(con: duckdb.DuckDBPyConnection, config: BacktestConfig = DEFAULT,
+                      log=print) -> list[SliceResult]:
+    """Backtest each ROCm template x horizon of `config` (templates outside rocm.NAMES ignored)."""
+    t0 = time.perf_counter()
+    first = config.start - timedelta(days=config.train_days + config.cal_days + 400)
+    origins = rocm.weekly_origins(con, first, config.end)
+    base = rocm.build_features(con, origins)
+    log(f"rocm features: {len(base):,} repo-origins ({time.perf_counter() - t0:.1f}s)")
+    results = []
+    for template in (t for t in config.templates if t in rocm.NAMES):
+        for horizon in config.horizons:
+            examples = rocm.build_examples(con, base, template, horizon)
+            results.append(_score(con, examples, config, log))
+    return results
+
+
+def _score(con: duckdb.DuckDBPyConnection, examples: rocm.RocmExamples,
+           config: BacktestConfig, log) -> SliceResult:
+    key = f"{examples.template}/{examples.horizon_days}"
+    ex, h = examples.frame, examples.horizon_days
+    rng = np.random.default_rng(config.seed)
+    chunks, refits, skipped, unscored = [], [], 0, 0
+    step = pd.Timedelta(days=7 * config.refit_weeks)
+    refit_day, end = pd.Timestamp(config.start), pd.Timestamp(config.end)
+    while len(ex) and refit_day <= end:
+        test = ex[(ex["origin"] >= refit_day) & (ex["origin"] < refit_day + step)
+                  & (ex["origin"] <= end)]
+        if len(test):
+            fit, cal = fit_calibration_split(ex, refit_day, h, config, rng)
+            if (len(fit) < MIN_FIT_ROWS or len(cal) < MIN_CAL_ROWS
+                    or fit["label"].nunique() < 2 or cal["label"].nunique() < 2):
+                skipped += 1
+                unscored += len(test)
+            else:
+                fc = fit_forecaster(examples.template, h, examples.features, fit, cal,
+                                    config.estimator, config.calibration_method, config.seed)
+                kept = test[_KEPT].copy()
+                kept["probability"] = fc.predict(test)
+                chunks.append(kept)
+                refits.append({"refit_day": str(refit_day.date()), "fit_rows": len(fit),
+                               "calibration_rows": len(cal), "test_rows": len(test)})
+        refit_day += step
+    pred = pd.concat(chunks, ignore_index=True) if chunks else pd.DataFrame(columns=_KEPT)
+    yes = int(pred["label"].sum()) if len(pred) else 0
+    counts = {"template": examples.template, "horizon_days": h, "n_void": examples.n_void,
+              "n_yes": yes, "n_no": len(pred) - yes, "n_refits": len(refits),
+              "refits_skipped": skipped, "test_rows_unscored": unscored,
+              "n_repos": int(pred["repo"].nunique()) if len(pred) else 0,
+              "estimator": config.estimator}
+    events = int(pred.loc[pred["label"] == 1, "repo"].nunique()) if len(pred) else 0
+    counts["n_independent_events"] = (events if examples.template == "rocm_first_commit"
+                                      else None)
+    status = None
+    if min(yes, len(pred) - yes) < MIN_EVENTS:
+        status = (f"too few resolved questions to score: {yes} yes / {len(pred) - yes} no "
+                  f"scored (at least {MIN_EVENTS} of each needed); {unscored} test questions "
+                  f"fell in {skipped} refits without enough history")
+    elif examples.template == "rocm_first_commit" and events < MIN_INDEPENDENT_EVENTS:
+        status = (f"too few resolved questions to score: the {yes} yes answers are {events} "
+                  f"repositories' first ROCm commits (at least {MIN_INDEPENDENT_EVENTS} "
+                  "independent events needed)")
+    if status:
+        log(f"{key}: {status}")
+        return SliceResult(examples.template, h, pred, {"n": 0, "status": status, **counts},
+                           refits)
+    pred["climatology"] = climatology(ex, pred, h)
+    pred["persistence"] = persistence(con, ex, pred, examples.template)
+    blocks = pred["repo"] + "|" + pd.to_datetime(pred["origin"]).dt.strftime("%Y-%m")
+    metrics = summarize(pred["label"].to_numpy(), pred["probability"].to_numpy(),
+                        pred["climatology"].to_numpy(), pred["persistence"].to_numpy(),
+                        blocks.to_numpy(), n_boot=config.n_boot, seed=config.seed)
+    metrics.update(counts)
+    metrics["status"] = "scored"
+    log(f"{key}: n={metrics['n']:,} BSS(clim)={metrics['bss_climatology']:.3f} "
+        f"ECE={metrics['ece']:.3f} ({skipped} refits skipped)")
+    return SliceResult(examples.template, h, pred, metrics, refits)
