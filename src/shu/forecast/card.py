@@ -18,7 +18,7 @@ CARD_MD = "forecaster.md"
 _SLICE_KEYS = ("n", "n_repos", "n_origins", "n_void", "base_rate", "brier", "brier_climatology",
                "brier_persistence", "bss_climatology", "bss_persistence", "log_loss", "ece",
                "murphy", "bands", "ci95", "coverage", "coverage_persistence", "crps",
-               "crps_persistence", "crps_skill_persistence", "mean_width_80")
+               "crps_persistence", "crps_skill_persistence", "mean_width_80", "status")
 
 
 def write_model_card(models_dir: Path, result: TrainResult, artifact: Path,
@@ -104,8 +104,11 @@ def _markdown(card: dict) -> str:
                   f"{cfg.get('refit_weeks')} weeks; runtime {bt.get('runtime_s')} s.", "",
                   "| slice | n | repos | base rate | Brier | BSS clim [95% CI] | BSS pers | ECE | "
                   "high band right | void |", "|---|---|---|---|---|---|---|---|---|---|"]
+        unscored = []
         for key, m in bt["slices"].items():
             if not m.get("n") or "coverage" in m:
+                if not m.get("n") and m.get("status"):
+                    unscored.append(f"- {key}: {m['status']}")
                 continue
             ci = m["ci95"]["bss_climatology"]
             high = next(b for b in m["bands"] if b["band"] == "high")
@@ -114,6 +117,9 @@ def _markdown(card: dict) -> str:
                 f"{_fmt(m['brier'])} | {_fmt(m['bss_climatology'])} [{_fmt(ci['low'])}, "
                 f"{_fmt(ci['high'])}] | {_fmt(m['bss_persistence'])} | {_fmt(m['ece'])} | "
                 f"{_fmt(high['hit_rate'])} (n={high['n']:,}) | {m['n_void']:,} |")
+        if unscored:
+            lines += ["", "Not scored (no number is given where the data cannot support one):",
+                      "", *unscored]
     intervals = {k: m for k, m in (bt or {}).get("slices", {}).items()
                  if m.get("n") and "coverage" in m}
     if intervals:

@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from shu.errors import ConfigError, StoreError
+from shu.forecast import rocm
 from shu.forecast.backtest import data_end
 from shu.forecast.examples import base_frame, with_thresholds
 from shu.forecast.features import threshold_features
@@ -93,7 +94,10 @@ def issue_forecasts(store: Store, origin: date | None = None, settings: Settings
     issued: list[IssuedForecast] = []
     intervals: dict[str, list[float]] = {}
     for fc in forecasters:
-        rows = with_thresholds(store.con, base, fc.template, fc.horizon_days)
+        if fc.template in rocm.NAMES:
+            rows = rocm.question_rows(store.con, origin, repos, fc.template, fc.horizon_days)
+        else:
+            rows = with_thresholds(store.con, base, fc.template, fc.horizon_days)
         if rows.empty:
             continue
         if isinstance(fc, IntervalForecaster):
@@ -103,8 +107,9 @@ def issue_forecasts(store: Store, origin: date | None = None, settings: Settings
                 intervals[record.forecast_id] = [float(q) for q in quantiles[i]]
                 issued.append(record)
             continue
-        rows = pd.concat([rows, _declared_rows(base, fc, settings.questions)],
-                         ignore_index=True)
+        if fc.template not in rocm.NAMES:  # declared questions are star questions
+            rows = pd.concat([rows, _declared_rows(base, fc, settings.questions)],
+                             ignore_index=True)
         probabilities = fc.predict(rows)
         drivers = fc.drivers(rows)
         for i, row in rows.reset_index(drop=True).iterrows():
@@ -148,9 +153,10 @@ def _record(row: pd.Series, fc: Forecaster | IntervalForecaster, probability: fl
     template = TEMPLATES[fc.template]
     seen = {name: (None if pd.isna(row[name]) else round(float(row[name]), 6))
             for name in fc.features}
-    receipts = [{"table": "star_signals", "key": {"repo": row["repo"], "day": str(origin)},
-                 "column": c, "value": None if pd.isna(row[c]) else float(row[c]),
-                 "as_of": str(origin)} for c in RECEIPT_COLUMNS]
+    receipts = rocm.receipts(row, origin) if fc.template in rocm.NAMES else [
+        {"table": "star_signals", "key": {"repo": row["repo"], "day": str(origin)},
+         "column": c, "value": None if pd.isna(row[c]) else float(row[c]),
+         "as_of": str(origin)} for c in RECEIPT_COLUMNS]
     return IssuedForecast(
         forecast_id=forecast_id(row["repo"], fc.template, threshold, fc.horizon_days, origin,
                                 model_version),

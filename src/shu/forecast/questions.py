@@ -33,6 +33,9 @@ Templates (t = origin, H = horizon in days):
   value is stored and the answer is yes when it lies in the issued 80% interval
   [lower_80, upper_80] (the questions table carries those bounds; `interval` records all three
   intervals in `interval_resolutions`).
+- rocm_share_reach, rocm_release_mention, rocm_first_commit: ROCm adoption, from commits and
+  releases; wording, rules and features in `forecast/rocm.py`, registered at the end of this
+  module.
 """
 
 from __future__ import annotations
@@ -264,3 +267,10 @@ LEFT JOIN releases r ON r.repo = q.repo AND r.published_at >= q.origin + 1
 GROUP BY q.qid, q.repo, q.origin
 """,
 }
+
+
+# ROCm adoption templates (forecast/rocm.py) join the registry and the resolution rules.
+from shu.forecast import rocm as _rocm  # noqa: E402
+
+TEMPLATES.update({spec[0]: Template(*spec) for spec in _rocm.TEMPLATE_SPECS})
+_RESOLUTION_SQL.update(_rocm.RESOLUTION_SQL)

@@ -22,6 +22,7 @@ from shu.store import Store, utcnow
 _COVERAGE_SQL = {
     "star_signals": "SELECT max(day) FROM star_signals WHERE stars IS NOT NULL",
     "commit_signals": "SELECT max(day) FROM commit_signals",
+    "commits": "SELECT max(committed_at)::DATE FROM commits",
 }
 
 

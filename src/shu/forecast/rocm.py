@@ -324,8 +324,11 @@ def build_examples(con: duckdb.DuckDBPyConnection, base: pd.DataFrame, template:
     """Resolve every eligible question of `base` (from `build_features`); voids are counted."""
     rows = with_questions(base, template, horizon_days)
     if rows.empty:
-        return RocmExamples(template, horizon_days, rows, 0)
-    resolved = resolve(con, template, rows)
+        resolved = pd.DataFrame({"outcome": pd.Series(dtype=str),
+                                 "observed_value": pd.Series(dtype=float),
+                                 "detail": pd.Series(dtype=str)})
+    else:
+        resolved = resolve(con, template, rows)
     rows = pd.concat([rows, resolved[["outcome", "observed_value", "detail"]]], axis=1)
     void = ~rows["outcome"].isin(["yes", "no"])
     n_void = int(void.sum())
@@ -336,3 +339,23 @@ def build_examples(con: duckdb.DuckDBPyConnection, base: pd.DataFrame, template:
     rows["acceleration_28d"] = np.nan
     rows["velocity_28d"] = np.nan
     return RocmExamples(template, horizon_days, rows, n_void)
+
+
+# ------------------------------------------------------------------------------- issuing
+RECEIPT_COLUMNS = ("commits_90d", "rocm_commits_90d", "share_90d", "share_365d",
+                   "months_since_release")
+
+
+def question_rows(con: duckdb.DuckDBPyConnection, origin: date, repos: list[str],
+                  template: str, horizon_days: int) -> pd.DataFrame:
+    """Today's questions of `template` for `repos` as of `origin`, with their features."""
+    base = build_features(con, pd.DataFrame({"repo": repos, "origin": [origin] * len(repos)}))
+    return with_questions(base, template, horizon_days)
+
+
+def receipts(row: pd.Series, origin: date) -> list[dict]:
+    """The commit/release aggregates behind a ROCm forecast's features (trailing windows)."""
+    return [{"table": "commits" if c != "months_since_release" else "releases",
+             "key": {"repo": row["repo"], "window_end": str(origin)}, "column": c,
+             "value": None if pd.isna(row[c]) else float(row[c]), "as_of": str(origin)}
+            for c in RECEIPT_COLUMNS]

@@ -20,8 +20,13 @@ import numpy as np
 import pandas as pd
 
 from shu.forecast import rocm
-from shu.forecast.backtest import (BacktestConfig, SliceResult, climatology,
-                                   fit_calibration_split, persistence)
+from shu.forecast.backtest import (
+    BacktestConfig,
+    SliceResult,
+    climatology,
+    fit_calibration_split,
+    persistence,
+)
 from shu.forecast.model import fit_forecaster
 from shu.forecast.scoring import summarize
 

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from shu.errors import StoreError
-from shu.forecast import interval
+from shu.forecast import interval, rocm
 from shu.forecast.backtest import BacktestConfig, data_end, fit_calibration_split
 from shu.forecast.examples import base_frame, build_examples, weekly_grid
 from shu.forecast.features import feature_names
@@ -55,10 +55,19 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
     today = pd.Timestamp(last)
     rng = np.random.default_rng(config.seed)
     result = TrainResult(version="", trained_through=last, forecasters=[])
+    rocm_base = None
     for template in templates:
         for horizon in track(horizons, f"train {template}", unit="models"):
             key = f"{template}/{horizon}"
-            ex = build_examples(store.con, base, template, horizon, last).frame
+            if template in rocm.NAMES:  # ROCm adoption: features from commits and releases
+                if rocm_base is None:
+                    rocm_base = rocm.build_features(
+                        store.con, rocm.weekly_origins(store.con, oldest, last))
+                ex = rocm.build_examples(store.con, rocm_base, template, horizon).frame
+                names = rocm.feature_names(template)
+            else:
+                ex = build_examples(store.con, base, template, horizon, last).frame
+                names = feature_names(template)
             fit, cal = fit_calibration_split(ex, today, horizon, config, rng)
             binary = template != interval.TEMPLATE
             if (len(fit) < MIN_FIT_ROWS or len(cal) < MIN_CALIBRATION_ROWS
@@ -68,11 +77,10 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
                 log(f"{key}: skipped, {result.skipped[key]}")
                 continue
             try:
-                fc = (fit_forecaster(template, horizon, feature_names(template), fit, cal,
+                fc = (fit_forecaster(template, horizon, names, fit, cal,
                                      config.estimator, config.calibration_method, config.seed)
                       if binary else
-                      interval.fit_interval(horizon, feature_names(template), fit, cal,
-                                            config.seed))
+                      interval.fit_interval(horizon, names, fit, cal, config.seed))
             except StoreError as exc:
                 result.skipped[key] = str(exc)
                 continue
