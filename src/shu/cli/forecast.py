@@ -170,8 +170,17 @@ def backtest(
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
+    from dataclasses import replace
+
+    from shu.forecast import rocm
+    from shu.forecast.rocm_backtest import rocm_report
+
+    star = tuple(t for t in templates if t not in rocm.NAMES)
     with open_store(db_path(db), read_only=True) as store:
-        metrics = backtest_report(store.con, config, out_dir=out, log=log)
+        metrics = (backtest_report(store.con, replace(config, templates=star), out_dir=out,
+                                   log=log) if star else None)
+        if len(star) < len(templates):  # ROCm adoption slices: commits/releases, no stars
+            metrics = rocm_report(store.con, config, metrics, out_dir=out, log=log)
     if as_json:
         print(json.dumps(metrics, default=str))
         return
@@ -200,4 +209,7 @@ def backtest(
     console.print(table)
     if intervals.row_count:
         console.print(intervals)
+    for key, m in metrics["slices"].items():
+        if not m.get("n") and m.get("status"):
+            console.print(f"{key}: {m['status']}", highlight=False)
     console.print(f"{metrics['runtime_s']} s, peak RSS {metrics['peak_rss_mib']} MiB")

@@ -12,8 +12,11 @@ reports why in `status` instead of a number.
 
 from __future__ import annotations
 
+import json
 import time
+from dataclasses import asdict
 from datetime import date, timedelta
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -118,3 +121,33 @@ def _score(con: duckdb.DuckDBPyConnection, examples: rocm.RocmExamples,
     log(f"{key}: n={metrics['n']:,} BSS(clim)={metrics['bss_climatology']:.3f} "
         f"ECE={metrics['ece']:.3f} ({skipped} refits skipped)")
     return SliceResult(examples.template, h, pred, metrics, refits)
+
+
+def rocm_report(con: duckdb.DuckDBPyConnection, config: BacktestConfig,
+                metrics: dict | None = None, out_dir: Path | None = None, log=print) -> dict:
+    """Add the ROCm slices of `config` to a `shu backtest --json` object (a new one if None).
+
+    With `out_dir`, (re)writes `backtest.json` there with the ROCm slices merged in (slices of
+    other templates already in the file are kept).
+    """
+    t0 = time.perf_counter()
+    results = run_rocm_backtest(con, config, log)
+    slices = {f"{r.template}/{r.horizon_days}": r.metrics for r in results}
+    if metrics is None:
+        metrics = {"config": None, "runtime_s": 0.0, "peak_rss_mib": None, "slices": {}}
+    metrics["slices"].update(slices)
+    cfg = asdict(config)
+    cfg["start"], cfg["end"] = str(config.start), str(config.end)
+    cfg["templates"] = [t for t in config.templates if t in rocm.NAMES]
+    elapsed = time.perf_counter() - t0
+    metrics["rocm_config"] = {**cfg, "runtime_s": round(elapsed, 1)}
+    metrics["runtime_s"] = round((metrics.get("runtime_s") or 0.0) + elapsed, 1)
+    if out_dir is not None:
+        path = out_dir / "backtest.json"
+        kept = json.loads(path.read_text(encoding="utf-8")) if path.exists() else metrics
+        if kept is not metrics:
+            kept["slices"].update(slices)
+            kept["rocm_config"] = metrics["rocm_config"]
+        out_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(kept, indent=1, default=str) + "\n", encoding="utf-8")
+    return metrics
