@@ -44,9 +44,14 @@ class TrainResult:
 
 def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES),
                       horizons: tuple[int, ...] = HORIZONS,
-                      config: BacktestConfig | None = None, log=print) -> TrainResult:
-    """Fit and calibrate one model per template x horizon on the store's history."""
-    last = data_end(store.con)
+                      config: BacktestConfig | None = None, log=print,
+                      as_of: date | None = None) -> TrainResult:
+    """Fit and calibrate one model per template x horizon on the store's history.
+
+    `as_of` (default: the last day with star data) trains as on that day: only origins up to it
+    and outcomes known by it (`shu replay` refits this way).
+    """
+    last = min(as_of, data_end(store.con)) if as_of else data_end(store.con)
     config = config or BacktestConfig(start=last, end=last)
     first = store.con.execute("SELECT min(day) FROM star_signals").fetchall()[0][0]
     oldest = last - timedelta(days=config.train_days + config.cal_days + 2 * max(horizons))

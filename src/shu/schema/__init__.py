@@ -13,13 +13,14 @@ from shu.schema import (
     gharchive,
     intervals,
     probe,
+    replay,
     signals,
 )
 from shu.schema.base import Column, Table
 
 ALL_TABLES: tuple[Table, ...] = (
     core.TABLES + activity.TABLES + signals.TABLES + forecasts.TABLES + intervals.TABLES
-    + probe.TABLES + briefing.TABLES + claims.TABLES + gharchive.TABLES
+    + probe.TABLES + briefing.TABLES + claims.TABLES + gharchive.TABLES + replay.TABLES
 )
 TABLES_BY_NAME: dict[str, Table] = {t.name: t for t in ALL_TABLES}
 

@@ -1,0 +1,53 @@
+"""`shu replay`: the daily forecast stages for past days, on the data as it was then."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from shu.cli import DbOption, app, console, db_path
+from shu.store import open_store
+
+
+@app.command()
+def replay(
+    start: str = typer.Option(..., "--from", help="First day to replay (YYYY-MM-DD)."),
+    end: str = typer.Option(..., "--to", help="Last day to replay (YYYY-MM-DD)."),
+    template: str | None = typer.Option(None, help="Template(s), comma-separated [default: "
+                                        "all with enough history]."),
+    horizon: str | None = typer.Option(None, help="Horizon(s) in days, comma-separated "
+                                       "[default: 7,30,90]."),
+    brief: bool = typer.Option(False, "--brief", help="Then write the briefing of --to (its "
+                               "track record is the replay's, labelled as replayed)."),
+    db: Path = DbOption,
+) -> None:
+    """Issue and resolve forecasts for each past day as they would have been (model refitted
+    monthly on outcomes known the day before; features and resolutions read only data up to
+    each day). Replayed forecasts have a model_version starting 'replay-'.
+
+    Example: shu replay --from 2025-09-01 --to 2026-02-28 --brief
+    """
+    from shu.cli.forecast import _csv, _day, _horizons
+    from shu.forecast.questions import HORIZONS, TEMPLATES
+    from shu.forecast.questions import template as get_template
+    from shu.forecast.replay import replay as run_replay
+    from shu.settings import get_settings
+
+    d1, d2 = _day(start, "--from"), _day(end, "--to")
+    templates = _csv(template) or tuple(TEMPLATES)
+    for name in templates:
+        get_template(name)
+    settings = get_settings()
+    with open_store(db_path(db)) as store:
+        result = run_replay(store, d1, d2, settings, templates, _horizons(horizon) or HORIZONS,
+                            log=lambda m: console.print(m, highlight=False))
+        if brief:
+            from shu.briefing.compose import compose_briefing
+
+            written = compose_briefing(store, d2, settings)
+            console.print(f"wrote {written.path}", highlight=False)
+    console.print(f"run {result.run_id}: {result.issued:,} forecasts issued, "
+                  + ", ".join(f"{k} {v:,}" for k, v in result.resolved.items())
+                  + f"; refits on {', '.join(map(str, result.refit_days)) or 'none'}; "
+                  f"{result.wall_s:.0f} s", highlight=False)

@@ -1,0 +1,82 @@
+"""`shu replay` on a small generated store: forecasts issued and resolved day by day as they
+would have been, models fitted only on what was known before each refit, replayed rows marked."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+
+from shu.errors import InputError
+from shu.forecast.backtest import BacktestConfig
+from shu.forecast.replay import REPLAY_PREFIX, refit_days, replay
+from shu.settings import TrackedRepo, load_settings
+from shu.store import open_store
+
+TEMPLATES = ("star_velocity_up",)
+CONFIG = BacktestConfig(start=date(2024, 1, 1), end=date(2024, 1, 1), cal_days=56,
+                        train_days=400)
+
+
+def _run(store, settings, start, end):
+    return replay(store, start, end, settings, TEMPLATES, (7,), CONFIG, log=lambda _m: None)
+
+
+def _rows(store, end):
+    return store.con.execute("""
+        SELECT f.forecast_id, f.repo, f.origin, f.probability, f.model_version, r.outcome,
+               r.observed_value
+        FROM forecasts f LEFT JOIN forecast_resolutions r USING (forecast_id)
+        WHERE f.origin <= ? ORDER BY f.forecast_id""", [end]).fetchall()
+
+
+def test_refit_days_are_the_start_and_each_first_of_month():
+    assert refit_days(date(2024, 1, 20), date(2024, 3, 1)) == [
+        date(2024, 1, 20), date(2024, 2, 1), date(2024, 3, 1)]
+    assert refit_days(date(2024, 12, 5), date(2025, 1, 1)) == [date(2024, 12, 5),
+                                                               date(2025, 1, 1)]
+
+
+def test_replay_matches_a_store_that_ends_on_the_last_replayed_day(
+        synthetic_store, synthetic, tmp_path):
+    last = synthetic["day"].max()
+    end = last - timedelta(days=20)
+    start = date(end.year, end.month, 1) - timedelta(days=10)
+    repos = sorted(synthetic["repo"].unique())[:6]
+    settings = load_settings(repos=[TrackedRepo(repo=r, category="test") for r in repos],
+                             models_dir=tmp_path / "models")
+    result = _run(synthetic_store, settings, start, end)
+    n_days = (end - start).days + 1
+    assert result.refit_days == [start, date(end.year, end.month, 1)]
+    assert result.issued == n_days * len(repos)
+    # every model was fitted only on outcomes known the day before its refit
+    for day, version in zip(result.refit_days, result.versions, strict=True):
+        assert version.startswith(f"{REPLAY_PREFIX}{day - timedelta(days=1)}-")
+    rows = _rows(synthetic_store, end)
+    assert all(r[4].startswith(REPLAY_PREFIX) for r in rows)
+    for _fid, _repo, origin, _p, version, outcome, _v in rows:
+        trained_through = date.fromisoformat(version[len(REPLAY_PREFIX):][:10])
+        assert trained_through < origin
+        resolved_by_end = origin + timedelta(days=7) <= end
+        assert (outcome is not None) == resolved_by_end
+    assert synthetic_store.con.execute(
+        "SELECT forecasts_issued, day_from, day_to FROM replay_runs").fetchall() == [
+        (result.issued, start, end)]
+
+    # The same replay on a store holding only what was known on `end` gives the same rows:
+    # nothing after the day being replayed was read.
+    with open_store(tmp_path / "truncated.duckdb") as past:
+        past.upsert("star_signals", synthetic[synthetic["day"] <= end])
+        _run(past, settings, start, end)
+        assert _rows(past, end) == rows
+
+    again = _run(synthetic_store, settings, start, end)
+    assert again.issued == 0 and sum(again.resolved.values()) == 0
+
+
+def test_replay_rejects_bad_ranges(synthetic_store, synthetic):
+    last = synthetic["day"].max()
+    with pytest.raises(InputError, match="before --from"):
+        _run(synthetic_store, load_settings(), last, last - timedelta(days=1))
+    with pytest.raises(InputError, match="after the last day with star data"):
+        _run(synthetic_store, load_settings(), last, last + timedelta(days=1))
