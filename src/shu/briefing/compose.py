@@ -734,7 +734,8 @@ def _track_section(ctx: _Context, track: ev.TrackRecord) -> dict[str, Any]:
         r = ctx.book.row("forecast_resolutions", {"forecast_id": row["forecast_id"]}, "outcome",
                          row["outcome"], row["resolved_at"].date(), "resolution")
         resolved.append({"repo": row["repo"], "template": row["template"],
-                         "horizon": row["horizon_days"], "origin": row["origin"],
+                         "horizon": row["horizon_days"],
+                         "origin": f"{row['origin']}{' (replayed)' if row['replayed'] else ''}",
                          "probability": Md(pct(row["probability"])),
                          "outcome": Md(f"{safe_inline(row['outcome'])} {ref(r)}"),
                          "observed": Md(num(row["observed_value"]))})
@@ -757,7 +758,8 @@ def _track_section(ctx: _Context, track: ev.TrackRecord) -> dict[str, Any]:
             "bands": [{"band": b, "n": n, "hit_rate": Md(pct(h))} for b, n, h in track.bands],
         }
     return {"since": track.since, "resolved": resolved, "metrics": metrics,
-            "window_days": TRACK_WINDOW_DAYS, "n_void": track.n_void}
+            "window_days": TRACK_WINDOW_DAYS, "n_void": track.n_void,
+            "n_replayed": track.n_replayed}
 
 
 def _receipt_rows(book: ReceiptBook) -> list[dict[str, Any]]:

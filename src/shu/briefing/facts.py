@@ -13,6 +13,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from shu.forecast.replay import REPLAY_PREFIX
 from shu.settings import Settings
 from shu.store import Store
 
@@ -247,6 +248,7 @@ class TrackRecord:
     since_last: list[dict[str, Any]]
     n: int = 0
     n_void: int = 0
+    n_replayed: int = 0  # forecasts in the window issued by `shu replay` (resolved incl. void)
     brier: float | None = None
     base_rate: float | None = None
     climatology_brier: float | None = None
@@ -272,7 +274,9 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
                               [day]).fetchone()[0]
     since_last = _dicts(store.con.execute(
         "SELECT f.forecast_id, f.repo, f.template, f.horizon_days, f.origin, f.probability, "
-        "r.outcome, r.observed_value, r.resolved_at FROM forecast_resolutions r JOIN forecasts f "
+        "r.outcome, r.observed_value, r.resolved_at, "
+        f"f.model_version LIKE '{REPLAY_PREFIX}%' AS replayed "
+        "FROM forecast_resolutions r JOIN forecasts f "
         "USING (forecast_id) WHERE r.resolved_at > ? AND f.resolves_on <= ? "
         "ORDER BY r.resolved_at DESC, f.forecast_id LIMIT 12",
         [since or datetime(1970, 1, 1), day]))
@@ -282,6 +286,9 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
     record = TrackRecord(since, since_last, params=params)
     record.n_void = int(store.con.execute(
         f"SELECT count(*) {window} AND r.outcome = 'void'", params).fetchone()[0])
+    record.n_replayed = int(store.con.execute(
+        f"SELECT count(*) {window} AND f.model_version LIKE '{REPLAY_PREFIX}%'",
+        params).fetchone()[0])
     scored = f"{window} AND r.outcome IN ('yes', 'no')"
     record.n_sql = f"SELECT count(*) {scored}"
     record.brier_sql = (f"SELECT avg(power(f.probability - (r.outcome = 'yes')::INT, 2)) "

@@ -7,6 +7,7 @@ from datetime import date, timedelta
 
 import pytest
 
+from shu.briefing.facts import track_record
 from shu.errors import InputError
 from shu.forecast.backtest import BacktestConfig
 from shu.forecast.replay import REPLAY_PREFIX, refit_days, replay
@@ -69,6 +70,12 @@ def test_replay_matches_a_store_that_ends_on_the_last_replayed_day(
         past.upsert("star_signals", synthetic[synthetic["day"] <= end])
         _run(past, settings, start, end)
         assert _rows(past, end) == rows
+
+    # The briefing's track record on `end` is this replay's, and says so.
+    track = track_record(synthetic_store, end, 90)
+    scored = sum(1 for r in rows if r[5] in ("yes", "no"))
+    assert track.n == scored > 0 and track.n_replayed == sum(1 for r in rows if r[5])
+    assert track.since_last and all(r["replayed"] for r in track.since_last)
 
     again = _run(synthetic_store, settings, start, end)
     assert again.issued == 0 and sum(again.resolved.values()) == 0
