@@ -5,20 +5,25 @@ What it loads (into a scratch store, default /tmp/shu-example/shu.duckdb):
 - the git histories of the tracked repositories that have one (keras-team/keras, ollama/ollama,
   mudler/LocalAI): their commit and tag tables are served by the local GitHub API server and
   read by the real GitHub client (stargazer endpoints off, so star counts stay the ranking's);
+- all 22 history exports through `shu ingest history` (commits and tags of repositories
+  already read through the API are kept as read), so the ROCm templates train on every history;
 - the project's own notes in docs/notes/ as the document corpus (never ../shared/seeds);
-then refreshes signals, trains the forecaster, issues and resolves forecasts, ingests the probe
-run committed under docs/ when there is one, and writes the briefing for the last day of star
-data (2026-02-28) into docs/examples/.
+then refreshes signals, ingests the probe run committed under docs/ when there is one, replays
+the days from --replay-from to the day before --day (`shu replay`: forecasts issued and resolved
+day by day on the data as it was, models refitted monthly on outcomes known before), trains the
+forecaster through --day, issues its forecasts and writes the briefing for the last day of star
+data (2026-02-28) into docs/examples/; its track record is the replay's.
 
 Usage: .venv/bin/python docs/examples/build_example.py [--store PATH] [--day 2026-02-28]
-       [--backtest BACKTEST.json] [--retrain]
+       [--replay-from 2025-08-28] [--backtest BACKTEST.json] [--retrain]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-from datetime import date
+import time
+from datetime import date, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,6 +44,8 @@ def main() -> None:
                         "(its per-band hit rates back 'Why this confidence level').")
     parser.add_argument("--retrain", action="store_true", help="Train again even when a model "
                         "exists (e.g. to put a new backtest in its card).")
+    parser.add_argument("--replay-from", type=date.fromisoformat, default=None,
+                        help="First replayed day [default: --day minus 184 days].")
     args = parser.parse_args()
     os.chdir(ROOT)
 
@@ -71,6 +78,11 @@ def main() -> None:
             summary = ingest_github(store, local, repos=list(WITH_HISTORY), backfill=True,
                                     today=args.day)
             print(f"histories: {summary.requests} requests, {summary.changed} rows changed")
+        from shu.sources.history import ingest_history
+
+        loaded = ingest_history(store, [SHARED / "history"], settings)
+        print(f"history exports: {sum(r.commits.inserted for r in loaded):,} commits, "
+              f"{sum(r.releases.inserted for r in loaded):,} version tags new")
         docs = ingest_documents(store, sorted((ROOT / "docs" / "notes").glob("*.md")))
         print(f"notes: {docs.added} new, {docs.changed} changed, {docs.unchanged} unchanged")
 
@@ -83,6 +95,13 @@ def main() -> None:
         for probe_json in sorted((ROOT / "docs" / "probe").glob("*.json")):
             print("probe:", ingest_probe_file(store, probe_json).message)
 
+        from shu.forecast.replay import replay
+
+        store.con.execute("SET memory_limit = '8GB'")
+        start = args.replay_from or args.day - timedelta(days=184)
+        t0 = time.perf_counter()
+        replay(store, start, args.day - timedelta(days=1), settings)
+        print(f"replay {start}..{args.day - timedelta(days=1)}: {time.perf_counter() - t0:.0f} s")
         train_and_issue(store, settings, args.day, args.backtest, args.retrain)
 
         from shu.briefing.compose import compose_briefing
