@@ -235,7 +235,10 @@ def compose_briefing(store: Store, day: date | None = None, settings: Settings |
     title = _title(categories)
     forecasts = ev.latest_forecasts(store, tracked, day)
     headline = _headline(forecasts, tracked, settings)
-    cards = [_card(ctx, f, categories) for f in headline]
+    # ROCm adoption (forecast/rocm.py): one more card per repository with commit history.
+    rocm_cards = _headline([f for f in forecasts if f["template"].startswith("rocm_")],
+                           tracked, settings)
+    cards = [_card(ctx, f, categories) for f in headline + rocm_cards]
     track = ev.track_record(store, day, TRACK_WINDOW_DAYS)
 
     from shu.briefing import charts
@@ -263,7 +266,8 @@ def compose_briefing(store: Store, day: date | None = None, settings: Settings |
         "stale": stale,
         "categories": [_category_line(ctx, c) for c in categories],
         "cards": cards,
-        "other_forecasts": [_forecast_row(f) for f in forecasts if f not in headline],
+        "other_forecasts": [_forecast_row(f) for f in forecasts
+                            if f not in headline and f not in rocm_cards],
         "signals": [_signals_row(ctx, repo, stale) for repo in tracked],
         "probe": _probe_section(ctx),
         "claims": claims_section(ctx.store, ctx.book, ctx.as_of),
