@@ -364,7 +364,8 @@ def _card(ctx: _Context, f: dict[str, Any], categories: list[ev.CategoryMove]) -
     topic = topics.attribute_topic(ctx.store, ctx.settings, ctx.index, f["repo"], ctx.as_of)
     first_receipt = len(ctx.book.receipts) + 1
     card = {
-        "lead": interval_lead(ctx.store, ctx.book, f),
+        "lead": ([] if f["template"].startswith("rocm_")  # star interval leads star cards
+                 else interval_lead(ctx.store, ctx.book, f)),
         "claim": claim_sentence(f),
         "repo": f["repo"],
         "template": f["template"],
