@@ -9,8 +9,9 @@ What it loads (into a scratch store, default /tmp/shu-example/shu.duckdb):
   already read through the API are kept as read), so the ROCm templates train on every history;
 - the project's own notes in docs/notes/ as the document corpus (never ../shared/seeds);
 then refreshes signals, ingests the probe run committed under docs/ when there is one, replays
-the days from --replay-from to the day before --day (`shu replay`: forecasts issued and resolved
-day by day on the data as it was, models refitted monthly on outcomes known before), trains the
+the days from --replay-from to the day before --day (`shu replay` of REPLAY_TEMPLATES at 30
+days: forecasts issued and resolved day by day on the data as it was, models refitted monthly on
+outcomes known before), trains the
 forecaster through --day, issues its forecasts and writes the briefing for the last day of star
 data (2026-02-28) into docs/examples/; its track record is the replay's.
 
@@ -31,6 +32,11 @@ SHARED = ROOT.parent / "shared" / "data"
 TRACKED = [("pytorch/pytorch", "platform"), ("tensorflow/tensorflow", "platform"),
            ("keras-team/keras", "platform"), ("ollama/ollama", "inference-runtime"),
            ("mudler/LocalAI", "inference-runtime")]
+# What the replay issues daily (the cards' templates at 30 days: the star questions the headline
+# picks from most often, the interval that leads each card, and the ROCm questions); refitting
+# every template at every horizon monthly would take hours on a shared 2-core machine.
+REPLAY_TEMPLATES = ("star_accel_reach", "star_velocity_up", "star_velocity_interval",
+                    "rocm_share_reach", "rocm_release_mention")
 WITH_HISTORY = {"keras-team/keras": "master", "ollama/ollama": "main",
                 "mudler/LocalAI": "master"}
 
@@ -100,7 +106,7 @@ def main() -> None:
         store.con.execute("SET memory_limit = '8GB'")
         start = args.replay_from or args.day - timedelta(days=184)
         t0 = time.perf_counter()
-        replay(store, start, args.day - timedelta(days=1), settings)
+        replay(store, start, args.day - timedelta(days=1), settings, REPLAY_TEMPLATES, (30,))
         print(f"replay {start}..{args.day - timedelta(days=1)}: {time.perf_counter() - t0:.0f} s")
         train_and_issue(store, settings, args.day, args.backtest, args.retrain)
 
