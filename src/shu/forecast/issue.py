@@ -75,11 +75,15 @@ def model_path(settings: Settings) -> Path:
 
 def issue_forecasts(store: Store, origin: date | None = None, settings: Settings | None = None,
                     forecasters: list[Forecaster] | None = None,
-                    model_version: str | None = None) -> list[IssuedForecast]:
+                    model_version: str | None = None,
+                    once_per: str | None = None) -> list[IssuedForecast]:
     """Issue forecasts for the tracked repositories as of `origin` (default: last data day).
 
     Loads the model from `settings.models_dir` unless `forecasters` and `model_version` are
-    given. Returns the forecasts newly written (empty on a same-day re-run).
+    given. With `once_per` (a model_version prefix), a question (repo, template, threshold,
+    horizon, origin) already forecast by any version with that prefix is not issued again, so
+    `shu replay` re-runs converge even when a refit gives another version. Returns the forecasts
+    newly written (empty on a same-day re-run).
     """
     settings = settings or get_settings()
     if forecasters is None:
@@ -116,7 +120,7 @@ def issue_forecasts(store: Store, origin: date | None = None, settings: Settings
             issued.append(_record(row, fc, float(probabilities[i]), drivers[i], origin,
                                   model_version))
     issued = list({f.forecast_id: f for f in issued}.values())
-    inserted = _append(store, issued, intervals)
+    inserted = _append(store, issued, intervals, once_per)
     return [f for f in issued if f.forecast_id in inserted]
 
 
@@ -168,18 +172,27 @@ def _record(row: pd.Series, fc: Forecaster | IntervalForecaster, probability: fl
         features=json.dumps(seen), drivers=json.dumps(drivers), receipts=json.dumps(receipts))
 
 
-def _append(store: Store, issued: list[IssuedForecast],
-            intervals: dict[str, list[float]]) -> set[str]:
+def _append(store: Store, issued: list[IssuedForecast], intervals: dict[str, list[float]],
+            once_per: str | None = None) -> set[str]:
     """Insert forecasts whose id is not stored yet (never touching existing rows), with the
     predictive quantiles of interval forecasts (`intervals`: forecast_id -> QUANTILES values)
-    in `forecast_intervals`, in one transaction; return the new ids."""
+    in `forecast_intervals`, in one transaction; return the new ids. With `once_per`, questions
+    already forecast by a version starting with it count as stored (re-keyed to this batch's
+    version)."""
     if not issued:
         return set()
     frame = pd.DataFrame([f.__dict__ for f in issued])
     frame["issued_at"] = utcnow()
+    origin, version = issued[0].origin, issued[0].model_version
     with store.transaction():
         existing = {r[0] for r in store.con.execute(
-            "SELECT forecast_id FROM forecasts WHERE origin = ?", [issued[0].origin]).fetchall()}
+            "SELECT forecast_id FROM forecasts WHERE origin = ?", [origin]).fetchall()}
+        if once_per:
+            existing |= {forecast_id(repo, template, threshold, horizon, origin, version)
+                         for repo, template, threshold, horizon in store.con.execute(
+                             "SELECT repo, template, threshold, horizon_days FROM forecasts "
+                             "WHERE origin = ? AND starts_with(model_version, ?)",
+                             [origin, once_per]).fetchall()}
         frame = frame[~frame["forecast_id"].isin(existing)]
         if frame.empty:
             return set()

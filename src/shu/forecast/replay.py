@@ -12,7 +12,9 @@ Signals are computed once for the whole store: every signal on a day is defined 
 observations on or before it (ASOF counts, trailing windows), so the rows of day D are what
 `shu signals` would have written on D. Replayed forecasts carry a model_version starting
 `REPLAY_PREFIX` (their resolutions join on forecast_id), and each run is recorded in
-`replay_runs`. Forecast ids are deterministic, so a re-run over the same days adds nothing.
+`replay_runs`. A question already forecast by a replay on that day is not issued again (even
+when this run's refit gives another model version: another start day or template set), so a
+re-run over the same or overlapping days adds no forecasts.
 """
 
 from __future__ import annotations
@@ -85,7 +87,8 @@ def replay(store: Store, start: date, end: date, settings: Settings | None = Non
             forecasters, version = _refit(store, day, templates, horizons, config, result, log)
         if forecasters:
             issued = issue_forecasts(store, origin=day, settings=settings,
-                                     forecasters=forecasters, model_version=version)
+                                     forecasters=forecasters, model_version=version,
+                                     once_per=REPLAY_PREFIX)
             result.issued += len(issued)
         counts = resolve_forecasts(store, as_of=day)
         for outcome in ("yes", "no", "void"):

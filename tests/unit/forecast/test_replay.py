@@ -87,3 +87,34 @@ def test_replay_rejects_bad_ranges(synthetic_store, synthetic):
         _run(synthetic_store, load_settings(), last, last - timedelta(days=1))
     with pytest.raises(InputError, match="after the last day with star data"):
         _run(synthetic_store, load_settings(), last, last + timedelta(days=1))
+
+
+def _counts(store):
+    return {t: store.con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            for t in ("forecasts", "forecast_resolutions", "forecast_intervals")}
+
+
+def test_a_rerun_over_overlapping_days_issues_nothing_new(synthetic_store, synthetic, tmp_path):
+    """Another start day refits on another day, so the models get other versions; the questions
+    already replayed on a day are still not issued a second time."""
+    end = synthetic["day"].max() - timedelta(days=20)
+    start = date(end.year, end.month, 1) - timedelta(days=6)
+    repos = sorted(synthetic["repo"].unique())[:4]
+    settings = load_settings(repos=[TrackedRepo(repo=r, category="test") for r in repos],
+                             models_dir=tmp_path / "models")
+    templates = (*TEMPLATES, "star_velocity_interval")
+
+    def run(first, names):
+        return replay(synthetic_store, first, end, settings, names, (7,), CONFIG,
+                      log=lambda _m: None)
+
+    first = run(start, templates)
+    before = _counts(synthetic_store)
+    assert first.issued and all(before.values())
+    shifted = run(start + timedelta(days=3), templates)
+    assert shifted.versions[0] not in first.versions  # a refit on another day: a new version
+    fewer = run(start + timedelta(days=1), TEMPLATES)
+    assert shifted.issued == fewer.issued == 0
+    assert _counts(synthetic_store) == before
+    assert synthetic_store.con.execute(
+        "SELECT count(*) FROM replay_runs").fetchone()[0] == 3
