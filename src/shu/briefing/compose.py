@@ -762,9 +762,20 @@ def _track_section(ctx: _Context, track: ev.TrackRecord) -> dict[str, Any]:
             "ece": Md(f"{track.ece:.3f}"),
             "bands": [{"band": b, "n": n, "hit_rate": Md(pct(h))} for b, n, h in track.bands],
         }
+    intervals = None
+    if track.intervals:
+        iv = track.intervals
+        r_n = ctx.book.query("interval_resolutions", iv.n_sql, track.params, iv.n, ctx.day,
+                             "resolved interval forecasts in window")
+        intervals = {"n": Md(f"{iv.n:,} {ref(r_n)}"), "levels": [
+            {"nominal": f"{level}%", "observed": Md(pct(iv.coverage[level], 1) + " " + ref(
+                ctx.book.query("interval_resolutions", iv.coverage_sql[level], track.params,
+                               iv.coverage[level], ctx.day,
+                               f"observed coverage of the {level}% intervals")))}
+            for level in ev.INTERVAL_LEVELS]}
     return {"since": track.since, "resolved": resolved, "metrics": metrics,
-            "window_days": TRACK_WINDOW_DAYS, "n_void": track.n_void,
-            "n_replayed": track.n_replayed}
+            "intervals": intervals, "window_days": TRACK_WINDOW_DAYS,
+            "n_void": track.n_void, "n_replayed": track.n_replayed}
 
 
 def _receipt_rows(book: ReceiptBook) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
 from shu.forecast.replay import REPLAY_PREFIX
 from shu.settings import Settings
 from shu.store import Store
@@ -260,15 +261,32 @@ class TrackRecord:
     brier_sql: str = ""
     base_sql: str = ""
     params: list[Any] = field(default_factory=list)
+    intervals: IntervalRecord | None = None
+
+
+INTERVAL_LEVELS = (50, 80, 95)
+
+
+@dataclass
+class IntervalRecord:
+    """Resolved interval forecasts in the track record's window: how often each central
+    interval held (`coverage`: nominal % -> observed share), with the SELECTs behind them."""
+
+    n: int
+    n_sql: str
+    coverage: dict[int, float] = field(default_factory=dict)
+    coverage_sql: dict[int, str] = field(default_factory=dict)
 
 
 def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
     """The briefing's track record as of `day`.
 
-    Rolling scores cover forecasts that resolved (yes/no; void is counted apart) with
+    Rolling scores cover yes/no forecasts that resolved (void is counted apart) with
     `resolves_on` in (day - window_days, day]. Climatology is the base rate of the same
     template and horizon within the window, so skill = 1 - Brier / climatology Brier says how much
-    better the forecasts were than always saying that base rate.
+    better the forecasts were than always saying that base rate. Interval forecasts (stored as
+    "the 80% interval holds" at p = 0.8) are not scored with them: their record is the observed
+    coverage of each central interval against its nominal level (`intervals`).
     """
     since = store.con.execute("SELECT max(generated_at) FROM briefings WHERE day < ?",
                               [day]).fetchone()[0]
@@ -284,11 +302,13 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
               "f.resolves_on > ? AND f.resolves_on <= ?")
     params = [day - timedelta(days=window_days), day]
     record = TrackRecord(since, since_last, params=params)
-    record.n_void = int(store.con.execute(
-        f"SELECT count(*) {window} AND r.outcome = 'void'", params).fetchone()[0])
     record.n_replayed = int(store.con.execute(
         f"SELECT count(*) {window} AND f.model_version LIKE '{REPLAY_PREFIX}%'",
         params).fetchone()[0])
+    record.intervals = _interval_record(store, params)
+    window += f" AND f.template <> '{INTERVAL_TEMPLATE}'"
+    record.n_void = int(store.con.execute(
+        f"SELECT count(*) {window} AND r.outcome = 'void'", params).fetchone()[0])
     scored = f"{window} AND r.outcome IN ('yes', 'no')"
     record.n_sql = f"SELECT count(*) {scored}"
     record.brier_sql = (f"SELECT avg(power(f.probability - (r.outcome = 'yes')::INT, 2)) "
@@ -314,6 +334,22 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
         if members:
             record.bands.append((band, len(members),
                                  sum(1 for r in members if r[4]) / len(members)))
+    return record
+
+
+def _interval_record(store: Store, params: list[Any]) -> IntervalRecord | None:
+    """Coverage of the interval forecasts resolved in the window (None when there is none)."""
+    base = ("FROM forecasts f JOIN interval_resolutions i USING (forecast_id) WHERE "
+            f"f.template = '{INTERVAL_TEMPLATE}' AND f.resolves_on > ? AND f.resolves_on <= ?")
+    n_sql = f"SELECT count(*) {base}"
+    n = int(store.con.execute(n_sql, params).fetchone()[0])
+    if not n:
+        return None
+    record = IntervalRecord(n, n_sql)
+    for level in INTERVAL_LEVELS:
+        record.coverage_sql[level] = f"SELECT avg(i.held_{level}::INT) {base}"
+        record.coverage[level] = float(
+            store.con.execute(record.coverage_sql[level], params).fetchone()[0])
     return record
 
 
