@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 
 from shu.evidence.receipts import resolve, stored_receipts
@@ -36,3 +38,22 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path) -> None:
         receipts = stored_receipts(store, row[0])
         assert receipts
         assert [resolve(store, r) for r in receipts] == [None] * len(receipts)
+        # ROCm adoption cards: a ROCm forecast issued today, briefed with receipts that resolve.
+        cards = re.findall(r"^### `(synthetic-demo/[a-z]+)` · `(rocm_[a-z_]+)` · \d+ days$.*?"
+                           r"^Receipts for this card: ([R0-9, ]+) \(listed under Receipts below; "
+                           r"forecast `([0-9a-f]+)`\)", text, re.M | re.S)
+        assert cards, "no ROCm adoption card in the demo briefing"
+        today = date.fromisoformat(briefings[0].stem)
+        numbers = [n for (n,) in store.con.execute(
+            "SELECT receipt_no FROM briefing_receipts WHERE briefing_id = ? ORDER BY receipt_no",
+            [row[0]]).fetchall()]
+        for repo, template, cited, forecast_id in cards:
+            assert store.con.execute(
+                "SELECT repo, template, origin FROM forecasts WHERE forecast_id = ?",
+                [forecast_id]).fetchone() == (repo, template, today)
+            for ref in cited.split(", "):
+                assert resolve(store, receipts[numbers.index(int(ref[1:]))]) is None
+        # The ROCm model tells repositories apart (not the base rate for every one of them).
+        assert store.con.execute(
+            "SELECT count(DISTINCT round(probability, 6)) FROM forecasts WHERE template = ? "
+            "AND origin = ?", [cards[0][1], today]).fetchone()[0] > 1
