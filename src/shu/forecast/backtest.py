@@ -120,34 +120,43 @@ def run_backtest(con: duckdb.DuckDBPyConnection, config: BacktestConfig,
     return results
 
 
-def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
-                  config: BacktestConfig, log) -> SliceResult:
-    ex = examples.frame
-    h = examples.horizon_days
+def _refit_blocks(examples: Examples, config: BacktestConfig, refits: list[dict]):
+    """Walk forward every `refit_weeks` from config.start to config.end, yielding (refit_day,
+    the origins tested until the next refit, the fitting rows, the calibration rows) for each
+    block with test rows and appending its row counts to `refits`."""
+    ex, h = examples.frame, examples.horizon_days
     start, end = pd.Timestamp(config.start), pd.Timestamp(config.end)
     rng = np.random.default_rng(config.seed)
-    chunks, refits = [], []
-    t_fit = time.perf_counter()
     step = pd.Timedelta(days=7 * config.refit_weeks)
     refit_days = list(pd.date_range(start, end, freq=step)) if start <= end else []
     for refit_day in track(refit_days, f"backtest {examples.template}/{h}d", unit="refits"):
         test = ex[(ex["origin"] >= refit_day) & (ex["origin"] < refit_day + step)
                   & (ex["origin"] <= end)]
-        if len(test):
-            fit, cal = fit_calibration_split(ex, refit_day, h, config, rng)
-            if len(fit) < 200 or len(cal) < 100:
-                raise StoreError(f"{examples.template}/{h}d: too little history before "
-                                 f"{refit_day.date()} ({len(fit)} fitting, {len(cal)} "
-                                 "calibration rows); start the backtest later")
-            forecaster = fit_forecaster(examples.template, h, examples.features, fit, cal,
-                                        config.estimator, config.calibration_method,
-                                        config.seed)
-            kept = test[_KEPT].copy()
-            kept["probability"] = forecaster.predict(test)
-            kept["refit_day"] = refit_day
-            chunks.append(kept)
-            refits.append({"refit_day": str(refit_day.date()), "fit_rows": len(fit),
-                           "calibration_rows": len(cal), "test_rows": len(test)})
+        if not len(test):
+            continue
+        fit, cal = fit_calibration_split(ex, refit_day, h, config, rng)
+        refits.append({"refit_day": str(refit_day.date()), "fit_rows": len(fit),
+                       "calibration_rows": len(cal), "test_rows": len(test)})
+        yield refit_day, test, fit, cal
+
+
+def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
+                  config: BacktestConfig, log) -> SliceResult:
+    ex = examples.frame
+    h = examples.horizon_days
+    chunks, refits = [], []
+    t_fit = time.perf_counter()
+    for refit_day, test, fit, cal in _refit_blocks(examples, config, refits):
+        if len(fit) < 200 or len(cal) < 100:
+            raise StoreError(f"{examples.template}/{h}d: too little history before "
+                             f"{refit_day.date()} ({len(fit)} fitting, {len(cal)} "
+                             "calibration rows); start the backtest later")
+        forecaster = fit_forecaster(examples.template, h, examples.features, fit, cal,
+                                    config.estimator, config.calibration_method, config.seed)
+        kept = test[_KEPT].copy()
+        kept["probability"] = forecaster.predict(test)
+        kept["refit_day"] = refit_day
+        chunks.append(kept)
     log(f"  {len(refits)} refits: {time.perf_counter() - t_fit:.0f}s")
     if not chunks:
         return SliceResult(examples.template, h, pd.DataFrame(), {"n": 0}, refits)
@@ -175,24 +184,13 @@ def _walk_forward_interval(con: duckdb.DuckDBPyConnection, examples: Examples,
     """The same refits and splits as `_walk_forward`, scoring predictive quantiles instead."""
     ex = examples.frame
     h = examples.horizon_days
-    start, end = pd.Timestamp(config.start), pd.Timestamp(config.end)
-    rng = np.random.default_rng(config.seed)
     chunks, refits = [], []
-    step = pd.Timedelta(days=7 * config.refit_weeks)
-    refit_day = start
-    while refit_day <= end:
-        test = ex[(ex["origin"] >= refit_day) & (ex["origin"] < refit_day + step)
-                  & (ex["origin"] <= end)]
-        if len(test):
-            fit, cal = fit_calibration_split(ex, refit_day, h, config, rng)
-            forecaster = interval.fit_interval(h, examples.features, fit, cal, config.seed)
-            kept = test[["repo", "origin", "velocity_28d", "observed_value"]].copy()
-            kept[[f"q{q}" for q in interval.QUANTILES]] = forecaster.quantiles(test)
-            kept["refit_day"] = refit_day
-            chunks.append(kept)
-            refits.append({"refit_day": str(refit_day.date()), "fit_rows": len(fit),
-                           "calibration_rows": len(cal), "test_rows": len(test)})
-        refit_day += step
+    for refit_day, test, fit, cal in _refit_blocks(examples, config, refits):
+        forecaster = interval.fit_interval(h, examples.features, fit, cal, config.seed)
+        kept = test[["repo", "origin", "velocity_28d", "observed_value"]].copy()
+        kept[[f"q{q}" for q in interval.QUANTILES]] = forecaster.quantiles(test)
+        kept["refit_day"] = refit_day
+        chunks.append(kept)
     if not chunks:
         return SliceResult(examples.template, h, pd.DataFrame(), {"n": 0}, refits)
     pred = pd.concat(chunks, ignore_index=True)

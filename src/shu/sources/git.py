@@ -75,13 +75,9 @@ def ingest_git(store: Store, path: Path | str, repo: str,
         load.rows_read = len(commits) + len(releases)
         if not commits.empty:
             result.commits = store.upsert("commits", commits)
+        releases = without_richer_rows(store, "releases", "tag", repo, SOURCE, releases)
         if not releases.empty:
-            from_api = {r[0] for r in store.con.execute(
-                "SELECT tag FROM releases WHERE repo = ? AND source <> ?",
-                [repo, SOURCE]).fetchall()}
-            releases = releases[~releases["tag"].isin(from_api)]
-            if not releases.empty:
-                result.releases = store.upsert("releases", releases)
+            result.releases = store.upsert("releases", releases)
         ensure_repo_row(store, settings, repo, _branch(path))
         load.add(result.commits)
         load.add(result.releases)
@@ -149,6 +145,17 @@ def read_version_tags(path: Path, repo: str, version: re.Pattern[str]) -> pd.Dat
     if not frame.empty:
         frame["url"] = frame["url"].astype("string")
     return frame
+
+
+def without_richer_rows(store: Store, table: str, key: str, repo: str, source: str,
+                        frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` less the rows whose `key` the store already holds for `repo` from another
+    source (the API's rows are richer than a clone's or an export's, so they are kept)."""
+    if frame.empty:
+        return frame
+    held = {r[0] for r in store.con.execute(
+        f"SELECT {key} FROM {table} WHERE repo = ? AND source <> ?", [repo, source]).fetchall()}
+    return frame[~frame[key].isin(held)]
 
 
 def ensure_repo_row(store: Store, settings: Settings, repo: str, branch: str | None) -> None:

@@ -33,7 +33,7 @@ import pandas as pd
 
 from shu.errors import InputError
 from shu.settings import Settings, get_settings
-from shu.sources.git import PRERELEASE, ensure_repo_row
+from shu.sources.git import PRERELEASE, ensure_repo_row, without_richer_rows
 from shu.sources.topics import TopicMatcher
 from shu.store import Store, UpsertResult
 
@@ -112,19 +112,12 @@ def ingest_history(store: Store, paths: Iterable[Path | str],
         result.commits_read = len(commits)
         with store.load(SOURCE, f"{repo} {files['commits'].parent.resolve()}") as load:
             load.rows_read = len(commits) + result.tags_read
-            richer = {r[0] for r in store.con.execute(
-                "SELECT sha FROM commits WHERE repo = ? AND source <> ?",
-                [repo, SOURCE]).fetchall()}
-            commits = commits[~commits["sha"].isin(richer)]
+            commits = without_richer_rows(store, "commits", "sha", repo, SOURCE, commits)
             if not commits.empty:
                 result.commits = store.upsert("commits", commits)
+            releases = without_richer_rows(store, "releases", "tag", repo, SOURCE, releases)
             if not releases.empty:
-                kept = {r[0] for r in store.con.execute(
-                    "SELECT tag FROM releases WHERE repo = ? AND source <> ?",
-                    [repo, SOURCE]).fetchall()}
-                releases = releases[~releases["tag"].isin(kept)]
-                if not releases.empty:
-                    result.releases = store.upsert("releases", releases)
+                result.releases = store.upsert("releases", releases)
             ensure_repo_row(store, settings, repo, None)
             load.add(result.commits)
             load.add(result.releases)
