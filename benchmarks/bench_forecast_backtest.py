@@ -11,7 +11,8 @@ with its target and PASS/FAIL:
   mean confidence. Targets: n >= 10,000 over >= 500 repositories; BSS_clim >= 0.15 (issue 10:
   >= 0.20 for star_velocity_up) with lower bound > 0.05; BSS_pers >= 0; ECE <= 0.03 (issue 10:
   <= 0.02 for star_velocity_up); high band right >= 80% and within 3 points of its mean
-  confidence;
+  confidence; and, for reading only, the same figures over the last 12 months of origins (the
+  nearest stand-in for the held-out months after the data);
 - star_velocity_interval/30: coverage of the 50/80/95% intervals (80%: 77-83%), CRPS vs the
   persistence-with-empirical-spread baseline (skill >= 0.05);
 - the whole run: <= 900 s and <= 6 GiB.
@@ -95,6 +96,11 @@ def main() -> int:
             print(f"  CRPS {m['crps']:.4f} vs persistence {m['crps_persistence']:.4f}")
             check("CRPS skill vs persistence", m["crps_skill_persistence"],
                   m["crps_skill_persistence"] >= 0.05, ">= 0.05")
+            recent = m["last_12_months"]
+            print(f"  last 12 months ({recent['origins'][0]}..{recent['origins'][1]}, "
+                  f"n={recent['n']:,}): coverage "
+                  + " / ".join(f"{v:.3f}" for v in recent["coverage"].values())
+                  + f", CRPS skill {recent['crps_skill_persistence']:.3f}")
             continue
         velocity = key.startswith("star_velocity_up/")
         print(f"{key}: base rate {m['base_rate']:.3f}, Brier {m['brier']:.4f} "
@@ -115,6 +121,11 @@ def main() -> int:
         gap = abs(high["hit_rate"] - high["mean_confidence"])
         check(f"  vs mean confidence {high['mean_confidence']:.3f}", gap, gap <= 0.03,
               "<= 0.03")
+        recent = m["last_12_months"]
+        print(f"  last 12 months ({recent['origins'][0]}..{recent['origins'][1]}, "
+              f"n={recent['n']:,}): BSS {recent['bss_climatology']:.4f}, ECE "
+              f"{recent['ece']:.4f}, high band right {recent['high_band']['hit_rate']:.3f} vs "
+              f"{recent['high_band']['mean_confidence']:.3f} said")
     print("whole backtest:")
     check("wall time, s", wall, wall <= 900, "<= 900")
     check("peak RSS, GiB", peak_gib, peak_gib <= 6, "<= 6")

@@ -38,10 +38,6 @@ REPLAY_STEP = 14
 # the ROCm adoption cards (`rocm_share_reach` has too few "yes" in the sample's stable shares).
 DEMO_TEMPLATES = ("star_accel_reach", "star_accel_fall", "star_velocity_up", "release_within",
                   "star_velocity_interval", "rocm_release_mention")
-# The sample's few hundred weekly ROCm questions are fewer than two leaves of the production
-# gradient boosting (min_samples_leaf=200), which would answer every repository with the base
-# rate; the ROCm templates are fitted with the logistic estimator instead.
-ROCM_ESTIMATOR = "logistic"
 DEMO_HORIZONS = (7, 30)
 SEED = 20260221
 # Share of releases whose notes mention the repository's topic (ROCm repositories mention it in
@@ -319,10 +315,7 @@ def train_demo_model(db: Path, settings: Settings, probe_json: Path,
                      templates: tuple[str, ...] = DEMO_TEMPLATES,
                      horizons: tuple[int, ...] = DEMO_HORIZONS) -> str:
     """Ingest the synthetic probe result and train the forecaster on what the store holds
-    (ROCm templates with ROCM_ESTIMATOR, the others with the production default)."""
-    from shu.errors import StoreError
-    from shu.forecast import rocm
-    from shu.forecast.backtest import BacktestConfig
+    (the ROCm template with `rocm.ESTIMATOR`, as `shu train` does)."""
     from shu.forecast.card import write_model_card
     from shu.forecast.issue import model_path
     from shu.forecast.model import save_forecasters
@@ -330,27 +323,11 @@ def train_demo_model(db: Path, settings: Settings, probe_json: Path,
     from shu.probe_ingest import ingest_probe_file
     from shu.snapshot import open_for_writing
 
-    adoption = tuple(t for t in templates if t in rocm.NAMES)
     store = open_for_writing(db)
     try:
         probe = ingest_probe_file(store, probe_json).message
-        result = train_forecasters(store, templates=tuple(t for t in templates
-                                                          if t not in adoption),
-                                   horizons=horizons, log=lambda _line: None)
-        if adoption:
-            last = result.trained_through
-            try:
-                extra = train_forecasters(
-                    store, templates=adoption, horizons=horizons, log=lambda _line: None,
-                    config=BacktestConfig(start=last, end=last, estimator=ROCM_ESTIMATOR))
-            except StoreError as exc:
-                result.skipped.update({f"{t}/{h}": str(exc) for t in adoption for h in horizons})
-            else:
-                result = replace(
-                    result, version=f"{result.version}+{extra.version.rsplit('-', 1)[-1]}",
-                    forecasters=result.forecasters + extra.forecasters,
-                    skipped={**result.skipped, **extra.skipped},
-                    windows={**result.windows, **extra.windows})
+        result = train_forecasters(store, templates=templates, horizons=horizons,
+                                   log=lambda _line: None)
     finally:
         store.close()
     artifact = save_forecasters(model_path(settings), result.forecasters, result.version)

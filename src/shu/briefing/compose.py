@@ -30,7 +30,7 @@ from shu.briefing import facts as ev
 from shu.briefing import html
 from shu.briefing.answers import answered_sentences, question_subject
 from shu.briefing.claims_section import claims_section
-from shu.briefing.interval_card import interval_lead
+from shu.briefing.interval_card import interval_for, interval_lead
 from shu.briefing.safe import Md, safe_code, safe_inline, safe_link
 from shu.briefing.summary import summary_rows
 from shu.evidence import topics
@@ -81,10 +81,17 @@ FEATURE_LABELS = {
     "slog_commit_velocity_28d": "signed log of the 28-day commit velocity",
     "rel_commit_acceleration_28d": "28-day commit acceleration / commit velocity",
     "rocm_share_28d": "share of ROCm-flagged commits (28 days)",
+    "rel_velocity_7d_lag7": "7-day velocity a week earlier / 28-day velocity",
+    "rel_velocity_7d_lag14": "7-day velocity two weeks earlier / 28-day velocity",
+    "rel_velocity_7d_lag21": "7-day velocity three weeks earlier / 28-day velocity",
+    "rel_median_gain_28d": "median daily stars over 28 days / 28-day velocity",
+    "max_day_share_28d": "share of the 28 days' stars gained on the busiest day",
+    "rel_velocity_3d": "3-day velocity / 28-day velocity",
     "gap_rel_velocity": "threshold minus acceleration, / velocity",
     "gap_rel_sd": "threshold minus acceleration, in 91-day spreads",
     "slog_threshold": "signed log of the threshold",
     "log_gain_vs_pace": "log of the star gain asked / the current pace",
+    "log_level_vs_velocity": "log of the velocity asked / the current velocity",
 }
 
 
@@ -266,7 +273,7 @@ def compose_briefing(store: Store, day: date | None = None, settings: Settings |
         "stale": stale,
         "categories": [_category_line(ctx, c) for c in categories],
         "cards": cards,
-        "other_forecasts": [_forecast_row(f) for f in forecasts
+        "other_forecasts": [_forecast_row(ctx.store, f) for f in forecasts
                             if f not in headline and f not in rocm_cards],
         "signals": [_signals_row(ctx, repo, stale) for repo in tracked],
         "probe": _probe_section(ctx),
@@ -352,11 +359,16 @@ def _logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
-def _forecast_row(f: dict[str, Any]) -> dict[str, Any]:
+def _forecast_row(store: Store, f: dict[str, Any]) -> dict[str, Any]:
+    forecast, confidence = pct(f["probability"]), f["confidence"]
+    iv = interval_for(store, f) if f["template"] == INTERVAL else None
+    if iv is not None:  # a distribution, not a probability: say what it is
+        forecast = (f"median {num(iv['median'])}, 80%: {num(iv['lower_80'])}–"
+                    f"{num(iv['upper_80'])}")
+        confidence = "interval"
     return {"repo": f["repo"], "template": f["template"], "horizon": f["horizon_days"],
             "threshold": Md(num(f["threshold"], signed=f["template"] == "star_accel_reach")),
-            "probability": Md(pct(f["probability"])), "confidence": f["confidence"],
-            "id": f["forecast_id"]}
+            "probability": Md(forecast), "confidence": confidence, "id": f["forecast_id"]}
 
 
 # --------------------------------------------------------------------------- forecast card
@@ -738,11 +750,17 @@ def _track_section(ctx: _Context, track: ev.TrackRecord) -> dict[str, Any]:
     for row in track.since_last:
         r = ctx.book.row("forecast_resolutions", {"forecast_id": row["forecast_id"]}, "outcome",
                          row["outcome"], row["resolved_at"].date(), "resolution")
+        outcome = safe_inline(row["outcome"])
+        forecast = pct(row["probability"])
+        if row["template"] == INTERVAL and row["median"] is not None:  # not a probability
+            forecast = (f"median {num(row['median'])}, 80%: {num(row['lower_80'])}–"
+                        f"{num(row['upper_80'])}")
+            outcome = {"yes": "inside 80%", "no": "outside 80%"}.get(row["outcome"], outcome)
         resolved.append({"repo": row["repo"], "template": row["template"],
                          "horizon": row["horizon_days"],
                          "origin": f"{row['origin']}{' (replayed)' if row['replayed'] else ''}",
-                         "probability": Md(pct(row["probability"])),
-                         "outcome": Md(f"{safe_inline(row['outcome'])} {ref(r)}"),
+                         "forecast": Md(forecast),
+                         "outcome": Md(f"{outcome} {ref(r)}"),
                          "observed": Md(num(row["observed_value"]))})
     metrics = None
     if track.n:

@@ -293,9 +293,11 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
     since_last = _dicts(store.con.execute(
         "SELECT f.forecast_id, f.repo, f.template, f.horizon_days, f.origin, f.probability, "
         "r.outcome, r.observed_value, r.resolved_at, "
-        f"f.model_version LIKE '{REPLAY_PREFIX}%' AS replayed "
-        "FROM forecast_resolutions r JOIN forecasts f "
-        "USING (forecast_id) WHERE r.resolved_at > ? AND f.resolves_on <= ? "
+        f"f.model_version LIKE '{REPLAY_PREFIX}%' AS replayed, "
+        "i.median, i.lower_80, i.upper_80 "
+        "FROM forecast_resolutions r JOIN forecasts f USING (forecast_id) "
+        "LEFT JOIN forecast_intervals i USING (forecast_id) "
+        "WHERE r.resolved_at > ? AND f.resolves_on <= ? "
         "ORDER BY r.resolved_at DESC, f.forecast_id LIMIT 12",
         [since or datetime(1970, 1, 1), day]))
     window = ("FROM forecasts f JOIN forecast_resolutions r USING (forecast_id) WHERE "

@@ -49,10 +49,16 @@ def train(
                                         "all with enough history]."),
     horizon: str | None = typer.Option(None, help="Horizon(s) in days, comma-separated "
                                        "[default: 7,30,90]."),
+    merge: bool = typer.Option(False, "--merge", help="Keep the saved models this run does "
+                               "not retrain (e.g. train the ROCm templates from a store of "
+                               "imported histories into the star model)."),
 ) -> None:
     """Fit and calibrate the forecaster on the store; save it (skops) with its model card.
 
     Example: shu train --db data/shu.duckdb --backtest docs/forecast/backtest.json
+
+    Example: shu train --db history.duckdb --template rocm_share_reach,rocm_release_mention
+    --merge
     """
     from shu.forecast.backtest import BacktestConfig
     from shu.forecast.card import write_model_card
@@ -60,7 +66,7 @@ def train(
     from shu.forecast.model import ESTIMATORS, save_forecasters
     from shu.forecast.questions import HORIZONS, TEMPLATES
     from shu.forecast.questions import template as get_template
-    from shu.forecast.train import train_forecasters
+    from shu.forecast.train import merge_previous, train_forecasters
     from shu.settings import get_settings
 
     templates = _csv(template) or tuple(TEMPLATES)
@@ -77,13 +83,20 @@ def train(
         except (OSError, json.JSONDecodeError) as exc:
             raise InputError(f"--backtest {backtest}: not a readable JSON file ({exc})") from exc
     out_dir = models_dir or get_settings().models_dir
+    if merge and not (Path(out_dir) / MODEL_FILE).exists():
+        raise InputError(f"--merge: no saved model in {out_dir} to merge into (train without "
+                         "--merge first)")
     with open_store(db_path(db), read_only=True) as store:
         store.con.execute("SET memory_limit='1500MB'")
         store.con.execute("SET preserve_insertion_order=false")
-        last = store.con.execute("SELECT max(day) FROM star_signals").fetchall()[0][0]
-        config = BacktestConfig(start=last, end=last, estimator=estimator) if last else None
-        result = train_forecasters(store, templates, horizons, config=config,
+        # (a walk-forward's dates do not apply to training: it trains as of the data's end)
+        result = train_forecasters(store, templates, horizons,
+                                   config=BacktestConfig(start=date.min, end=date.min,
+                                                         estimator=estimator),
                                    log=console.print)
+    if merge:
+        result, previous_backtest = merge_previous(result, Path(out_dir))
+        bt = bt or previous_backtest
     artifact = save_forecasters(Path(out_dir) / MODEL_FILE, result.forecasters, result.version)
     _, card_md = write_model_card(Path(out_dir), result, artifact, bt)
     console.print(f"model {result.version}: {artifact} ({artifact.stat().st_size:,} bytes), "

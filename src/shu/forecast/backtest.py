@@ -7,7 +7,7 @@ at a refit day T, using only examples whose outcome was known by T:
   by T (T - H unless a data gap voided the latest questions);
 - fitting block: origins whose outcome was known before the calibration block's first origin
   (purged: no fitting label overlaps a calibration window) and at most `train_days` old,
-  subsampled to `max_fit_rows`;
+  subsampled to `max_fit_rows` (shared by the bagged members of `model.fit_estimator`);
 - test: origins in [T, T + refit_weeks weeks); the last calibration origin is >= H days before
   the first test origin (embargo = horizon).
 Baselines use only outcomes known before each origin: climatology = base rate of the trailing
@@ -34,10 +34,11 @@ from shu.errors import InputError, StoreError
 from shu.forecast import interval
 from shu.forecast.examples import Examples, base_frame, build_examples, weekly_grid
 from shu.forecast.model import fit_forecaster
-from shu.forecast.scoring import summarize
+from shu.forecast.scoring import brier, ece, hits_by_band, skill_score, summarize
 from shu.progress import track
 
 CLIMATOLOGY_DAYS = 365
+RECENT_DAYS = 365  # the `last_12_months` figures: the months nearest to unseen data
 PERSISTENCE_DAYS = 365
 PERSISTENCE_PRIOR = 2.0
 # How a past example of the same repository counts as "the event happened" for persistence.
@@ -70,7 +71,7 @@ class BacktestConfig:
     refit_weeks: int = 8
     cal_days: int = 182
     train_days: int = 1095
-    max_fit_rows: int = 100_000
+    max_fit_rows: int = 300_000
     n_boot: int = 300
     seed: int = 0
 
@@ -175,8 +176,29 @@ def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
         "void_share_all_history": examples.n_void / max(examples.n_void + len(ex), 1),
         "n_repos": int(pred["repo"].nunique()), "n_origins": int(pred["origin"].nunique()),
         "n_refits": len(refits), "estimator": config.estimator,
+        "last_12_months": _recent_binary(pred),
     })
     return SliceResult(examples.template, h, pred, metrics, refits)
+
+
+def _recent(pred: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """The predictions of the last `RECENT_DAYS` of origins, and the range they cover."""
+    first = pred["origin"].max() - pd.Timedelta(days=RECENT_DAYS - 1)
+    recent = pred[pred["origin"] >= first]
+    return recent, {"n": len(recent), "origins": [str(recent["origin"].min().date()),
+                                                  str(recent["origin"].max().date())]}
+
+
+def _recent_binary(pred: pd.DataFrame) -> dict:
+    """Skill, calibration and the high band over the latest year of origins only (drift shows
+    there first: it is the nearest stand-in for the months after the data)."""
+    recent, out = _recent(pred)
+    o, p = recent["label"].to_numpy(), recent["probability"].to_numpy()
+    high = next(b for b in hits_by_band(o, p) if b.band == "high")
+    out.update({"bss_climatology": skill_score(brier(o, p), brier(o, recent["climatology"])),
+                "ece": ece(o, p), "high_band": {"n": high.n, "hit_rate": high.hit_rate,
+                                                "mean_confidence": high.mean_confidence}})
+    return out
 
 
 def _walk_forward_interval(con: duckdb.DuckDBPyConnection, examples: Examples,
@@ -202,6 +224,12 @@ def _walk_forward_interval(con: duckdb.DuckDBPyConnection, examples: Examples,
         "n_repos": int(pred["repo"].nunique()), "n_origins": int(pred["origin"].nunique()),
         "n_refits": len(refits), "estimator": "hgb-quantile+conformal",
     })
+    recent, metrics["last_12_months"] = _recent(pred)
+    rows = pred.index.get_indexer(recent.index)
+    metrics["last_12_months"].update({
+        k: v for k, v in interval.interval_metrics(
+            recent["observed_value"].to_numpy(), model_q[rows], baseline_q[rows]).items()
+        if k in ("coverage", "crps_skill_persistence")})
     return SliceResult(examples.template, h, pred, metrics, refits)
 
 

@@ -41,6 +41,7 @@ MIN_SPREAD = 0.01
 TARGET_CLIP = 25.0  # relative changes beyond +-25x the scale are data glitches
 BASELINE_DAYS = 365
 MIN_OWN_CHANGES = 8
+FIT_ROWS = 100_000  # rows the center and spread models are fitted on, at most
 
 
 def scale_of(velocity: np.ndarray) -> np.ndarray:
@@ -110,6 +111,9 @@ def fit_interval(horizon_days: int, features: list[str], fit: pd.DataFrame,
         raise StoreError(f"{TEMPLATE}/{horizon_days}d: too few resolved examples "
                          f"({len(fit)} fitting, {len(calibration)} calibration); load more "
                          "history")
+    if len(fit) > FIT_ROWS:  # the fitting block is sized for the bagged binary models
+        rows = np.random.default_rng(seed).choice(len(fit), FIT_ROWS, replace=False)
+        fit = fit.iloc[np.sort(rows)]
     features = [f for f in features if fit[f].notna().any()]
     x_fit = model_matrix(fit, features)
     y_fit = relative_change(fit)

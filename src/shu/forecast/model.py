@@ -3,7 +3,11 @@
 `fit_forecaster` fits an estimator on an earlier block of examples and calibrates it on a later
 block (see `calibration`). Two estimator kinds are supported and compared in the backtest:
 `logistic` (median imputation with missing-value indicators, standardisation, L2 logistic
-regression) and `hgb` (scikit-learn's HistGradientBoostingClassifier, native missing values).
+regression) and `hgb` (scikit-learn's HistGradientBoostingClassifier, native missing values;
+on more than `MEMBER_ROWS` fitting rows, a bag of up to `MAX_MEMBERS` of them, each fitted on
+`MEMBER_ROWS` rows drawn without replacement, probabilities averaged by a soft-voting ensemble of
+the frozen members: measured on the star history's walk-forward, three members on 300,000 rows
+beat one on 100,000 by +0.0015 Brier skill).
 Drivers of a forecast are computed from the model itself by occlusion: the change in the
 calibrated log-odds when one feature is replaced by its training median.
 Models are saved with skops (no pickle) and loaded only when every type in the file is one this
@@ -19,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.ensemble import HistGradientBoostingClassifier, VotingClassifier
+from sklearn.frozen import FrozenEstimator
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
@@ -30,6 +35,8 @@ from shu.errors import StoreError
 from shu.forecast.calibration import calibrate
 
 ESTIMATORS = ("hgb", "logistic")
+MEMBER_ROWS = 100_000  # fitting rows per gradient-boosting model
+MAX_MEMBERS = 3
 
 
 def single_openmp_thread() -> threadpool_limits:
@@ -40,6 +47,8 @@ def single_openmp_thread() -> threadpool_limits:
     for each other); DuckDB's own threads are not affected.
     """
     return threadpool_limits(limits=1, user_api="openmp")
+
+
 FEATURE_CLIP = 25.0  # features are scale-free; clip outliers from data glitches
 
 
@@ -54,6 +63,23 @@ def make_estimator(kind: str, seed: int = 0) -> object:
                                            keep_empty_features=True),
                              StandardScaler(), LogisticRegression(C=1.0, max_iter=1000))
     raise ValueError(f"unknown estimator {kind!r}; choose from {', '.join(ESTIMATORS)}")
+
+
+def fit_estimator(kind: str, x: np.ndarray, y: np.ndarray, seed: int = 0) -> object:
+    """`make_estimator(kind)` fitted on (x, y); for 'hgb' on more than `MEMBER_ROWS` rows, the
+    soft vote of up to `MAX_MEMBERS` of them, each on its own `MEMBER_ROWS` random rows."""
+    members = min(MAX_MEMBERS, -(-len(y) // MEMBER_ROWS)) if kind == "hgb" else 1
+    if members < 2:
+        return make_estimator(kind, seed).fit(x, y)
+    rng = np.random.default_rng(seed)
+    fitted = []
+    for k in range(members):
+        rows = np.sort(rng.choice(len(y), MEMBER_ROWS, replace=False))
+        fitted.append((f"member{k}", FrozenEstimator(make_estimator(kind, seed).fit(x[rows],
+                                                                                  y[rows]))))
+    # The members are frozen: fitting the vote only records the classes (one row of each).
+    one_each = [int(np.argmax(y == label)) for label in np.unique(y)]
+    return VotingClassifier(fitted, voting="soft").fit(x[one_each], y[one_each])
 
 
 def model_matrix(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
@@ -125,9 +151,8 @@ def fit_forecaster(template: str, horizon_days: int, features: list[str], fit: p
     # stars only) carry no information and are left out of this model.
     features = [f for f in features if fit[f].notna().any()]
     x_fit = model_matrix(fit, features)
-    est = make_estimator(estimator, seed)
     with single_openmp_thread():
-        est.fit(x_fit, fit["label"].to_numpy())
+        est = fit_estimator(estimator, x_fit, fit["label"].to_numpy(), seed)
         model = calibrate(est, model_matrix(calibration, features),
                           calibration["label"].to_numpy(), prefer=calibration_method)
     reference = np.nanmedian(x_fit, axis=0)

@@ -41,6 +41,9 @@ import pandas as pd
 from shu.settings import ROCM_PATTERN
 
 NAMES = ("rocm_share_reach", "rocm_release_mention", "rocm_first_commit")
+# The estimator these templates are trained with: 22 repositories give a few thousand weekly
+# questions, too few for the gradient boosting's 200-row leaves (it answers the base rate).
+ESTIMATOR = "logistic"
 SHARE_LADDER = (0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8,
                 0.9, 0.95)
 _LADDER_SQL = "[" + ", ".join(f"{x}::DOUBLE" for x in SHARE_LADDER) + "]"
@@ -290,6 +293,11 @@ class RocmExamples:
     @property
     def features(self) -> list[str]:
         return feature_names(self.template)
+
+
+def data_end(con: duckdb.DuckDBPyConnection) -> date | None:
+    """The day of the newest loaded commit (None when no commit is loaded)."""
+    return con.execute("SELECT max(committed_at)::DATE FROM commits").fetchall()[0][0]
 
 
 def repos_with_commits(con: duckdb.DuckDBPyConnection) -> list[str]:

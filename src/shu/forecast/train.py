@@ -5,14 +5,21 @@ At T = the last day with star data, for each template x horizon: calibration blo
 fitting block = origins whose outcome was known before the
 calibration block starts, at most `train_days` old (the same rules the walk-forward backtest
 uses at each refit). Templates without enough resolved history in the store (e.g. commits or
-releases not loaded) are skipped and listed in the model card.
+releases not loaded) are skipped and listed in the model card. The ROCm adoption templates are
+fitted with `rocm.ESTIMATOR` whatever the estimator asked for; trained alone (a store of
+imported histories, no star counts) they train as of the newest commit.
+
+`merge_previous` folds a run into the models already saved (`shu train --merge`), so one store
+can train the star templates and another the ROCm ones into one artifact.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -48,30 +55,38 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
                       as_of: date | None = None) -> TrainResult:
     """Fit and calibrate one model per template x horizon on the store's history.
 
-    `as_of` (default: the last day with star data) trains as on that day: only origins up to it
-    and outcomes known by it (`shu replay` refits this way).
+    `as_of` (default: the last day with star data, or with a commit when only ROCm templates
+    are asked for) trains as on that day: only origins up to it and outcomes known by it
+    (`shu replay` refits this way).
     """
-    last = min(as_of, data_end(store.con)) if as_of else data_end(store.con)
+    adoption_only = all(t in rocm.NAMES for t in templates)
+    end = rocm.data_end(store.con) if adoption_only else data_end(store.con)
+    if end is None:
+        raise StoreError("no commit is loaded: run `shu ingest history` (or `shu ingest "
+                         "commits`) before training the ROCm templates")
+    last = min(as_of, end) if as_of else end
     config = config or BacktestConfig(start=last, end=last)
-    first = store.con.execute("SELECT min(day) FROM star_signals").fetchall()[0][0]
     oldest = last - timedelta(days=config.train_days + config.cal_days + 2 * max(horizons))
-    grid = weekly_grid(last, max(first + timedelta(days=56), oldest), last)
-    base = base_frame(store.con, grid)
     today = pd.Timestamp(last)
     rng = np.random.default_rng(config.seed)
     result = TrainResult(version="", trained_through=last, forecasters=[])
-    rocm_base = None
+    star_base = rocm_base = None
     for template in templates:
         for horizon in track(horizons, f"train {template}", unit="models"):
             key = f"{template}/{horizon}"
+            estimator = config.estimator
             if template in rocm.NAMES:  # ROCm adoption: features from commits and releases
                 if rocm_base is None:
                     rocm_base = rocm.build_features(
                         store.con, rocm.weekly_origins(store.con, oldest, last))
                 ex = rocm.build_examples(store.con, rocm_base, template, horizon).frame
-                names = rocm.feature_names(template)
+                names, estimator = rocm.feature_names(template), rocm.ESTIMATOR
             else:
-                ex = build_examples(store.con, base, template, horizon, last).frame
+                if star_base is None:
+                    first = store.con.execute("SELECT min(day) FROM star_signals").fetchall()[0][0]
+                    star_base = base_frame(store.con, weekly_grid(
+                        last, max(first + timedelta(days=56), oldest), last))
+                ex = build_examples(store.con, star_base, template, horizon, last).frame
                 names = feature_names(template)
             fit, cal = fit_calibration_split(ex, today, horizon, config, rng)
             binary = template != interval.TEMPLATE
@@ -83,7 +98,7 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
                 continue
             try:
                 fc = (fit_forecaster(template, horizon, names, fit, cal,
-                                     config.estimator, config.calibration_method, config.seed)
+                                     estimator, config.calibration_method, config.seed)
                       if binary else
                       interval.fit_interval(horizon, names, fit, cal, config.seed))
             except StoreError as exc:
@@ -96,11 +111,41 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
                                         str(cal["origin"].max().date())],
                 "fit_rows": len(fit), "calibration_rows": len(cal),
                 "fit_base_rate": float(fit["label"].mean()) if binary else None,
-                "features": fc.features,
+                "features": fc.features, "estimator": fc.estimator,
+                "trained_through": str(last),
             }
             log(f"{key}: fitted on {len(fit):,} rows, calibrated on {len(cal):,}")
     if not result.forecasters:
         raise StoreError("no template had enough resolved history to train on; load more data")
-    digest = hashlib.sha256(repr(sorted(result.windows.items())).encode()).hexdigest()[:8]
-    result.version = f"{last.isoformat()}-{config.estimator}-{digest}"
+    result.version = _version(last, config.estimator, result.windows)
     return result
+
+
+def merge_previous(result: TrainResult, models_dir: Path) -> tuple[TrainResult, dict | None]:
+    """`result` plus the models saved in `models_dir` that it did not retrain (a model of the
+    same template x horizon is replaced; skips it trained are no longer listed), and the
+    backtest the saved model card carries (None if none)."""
+    from shu.forecast.card import CARD_JSON
+    from shu.forecast.issue import MODEL_FILE
+    from shu.forecast.model import load_forecasters
+
+    card_path = Path(models_dir) / CARD_JSON
+    if not (Path(models_dir) / MODEL_FILE).exists() or not card_path.exists():
+        raise StoreError(f"--merge: no saved model and card in {models_dir} to merge into")
+    _, previous = load_forecasters(Path(models_dir) / MODEL_FILE)
+    card = json.loads(card_path.read_text(encoding="utf-8"))
+    new = {f"{f.template}/{f.horizon_days}" for f in result.forecasters}
+    kept = [f for f in previous if f"{f.template}/{f.horizon_days}" not in new]
+    windows = {k: w for k, w in card["models"].items() if k not in new} | result.windows
+    skipped = {k: why for k, why in card.get("skipped", {}).items() if k not in new}
+    skipped |= {k: why for k, why in result.skipped.items() if k not in windows}
+    last = max(result.trained_through, date.fromisoformat(card["trained_through"]))
+    estimators = "+".join(sorted({w.get("estimator", "hgb") for w in windows.values()}))
+    merged = TrainResult(_version(last, estimators, windows), last, kept + result.forecasters,
+                         skipped, windows)
+    return merged, card.get("backtest")
+
+
+def _version(last: date, estimator: str, windows: dict) -> str:
+    digest = hashlib.sha256(repr(sorted(windows.items())).encode()).hexdigest()[:8]
+    return f"{last.isoformat()}-{estimator}-{digest}"

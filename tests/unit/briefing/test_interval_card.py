@@ -71,3 +71,35 @@ def test_sign_questions_read_as_turning() -> None:
     assert "will not turn negative (fall to ≤ 0 stars/day)" in str(claim_sentence(fall))
     level = f | {"template": "star_accel_fall", "threshold": -2.0}
     assert "fall to ≤ -2.00 stars/day" in str(claim_sentence(level))
+
+
+def test_interval_forecasts_are_listed_as_intervals_not_probabilities(filled, settings, day):
+    """In the table of all forecasts and in 'resolved since the last briefing', an interval
+    forecast shows its median and 80% interval, and whether the value fell inside, never the
+    0.8 it is stored with."""
+    repo = settings.repos[0].repo
+    rows = []
+    for fid, origin in (("iv-old", day - timedelta(days=30)), ("iv-new", day)):
+        rows.append({
+            "forecast_id": fid, "repo": repo, "template": "star_velocity_interval",
+            "origin": origin, "horizon_days": 30, "resolves_on": origin + timedelta(days=30),
+            "threshold": 22.0, "question": "q", "probability": 0.8, "confidence": "high",
+            "model_version": "test-1", "features": "{}", "drivers": "[]", "receipts": "[]",
+            "issued_at": datetime.combine(origin, datetime.min.time())})
+    filled.upsert("forecasts", pd.DataFrame(rows))
+    filled.upsert("forecast_intervals", pd.DataFrame([{
+        "forecast_id": fid, "quantity": "velocity_28d on resolves_on", "unit": "stars/day",
+        "median": m, "lower_50": m - 2, "upper_50": m + 2, "lower_80": m - 5, "upper_80": m + 5,
+        "lower_95": m - 9, "upper_95": m + 9} for fid, m in (("iv-old", 20.0), ("iv-new", 31.0))]))
+    filled.upsert("forecast_resolutions", pd.DataFrame([{
+        "forecast_id": "iv-old", "outcome": "no", "observed_value": 27.5, "detail": "outside",
+        "resolved_at": datetime.combine(day, datetime.min.time())}]))
+    text = compose_briefing(filled, day, settings).path.read_text()
+    listed = next(line for line in text.splitlines()
+                  if line.startswith(f"| {repo} | star\\_velocity\\_interval | 30 | 22.00"))
+    assert "median 31.00, 80%: 26.00–36.00" in listed and "80%" not in listed.split("|")[5][:4]
+    resolved = next(line for line in text.splitlines()
+                    if line.startswith(f"| {repo} | star\\_velocity\\_interval | 30 | "
+                                       f"{day - timedelta(days=30)}"))
+    assert "median 20.00, 80%: 15.00–25.00" in resolved and "outside 80%" in resolved
+    assert "27.50" in resolved

@@ -64,3 +64,9 @@ def synthetic_store(store, synthetic):
     """The `store` fixture filled with the synthetic star_signals."""
     store.upsert("star_signals", synthetic)
     return store
+
+
+@pytest.fixture
+def signals_for():
+    """`signals_from_stars`, for tests that build their own series."""
+    return signals_from_stars
