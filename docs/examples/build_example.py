@@ -12,8 +12,9 @@ then refreshes signals, ingests the probe run committed under docs/ when there i
 the days from --replay-from to the day before --day (`shu replay` of REPLAY_TEMPLATES at 30
 days: forecasts issued and resolved day by day on the data as it was, models refitted monthly on
 outcomes known before), trains the
-forecaster through --day, issues its forecasts and writes the briefing for the last day of star
-data (2026-02-28) into docs/examples/; its track record is the replay's.
+forecaster through --day into data/example-models/ (git-ignored; the model-card receipts name
+that project path), issues its forecasts and writes the briefing for the last day of star data
+(2026-02-28) into docs/examples/; its track record is the replay's.
 
 Usage: .venv/bin/python docs/examples/build_example.py [--store PATH] [--day 2026-02-28]
        [--replay-from 2025-08-28] [--backtest BACKTEST.json] [--retrain]
@@ -65,7 +66,7 @@ def main() -> None:
 
     args.store.parent.mkdir(parents=True, exist_ok=True)
     settings = load_settings(db=args.store, reports_dir=ROOT / "docs" / "examples",
-                             models_dir=args.store.parent / "models",
+                             models_dir=ROOT / "data" / "example-models",
                              repos=[TrackedRepo(repo=r, category=c) for r, c in TRACKED])
     with open_for_writing(args.store) as store:
         if not store.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0]:

@@ -4,10 +4,10 @@
 block (see `calibration`). Two estimator kinds are supported and compared in the backtest:
 `logistic` (median imputation with missing-value indicators, standardisation, L2 logistic
 regression) and `hgb` (scikit-learn's HistGradientBoostingClassifier, native missing values;
-on more than `MEMBER_ROWS` fitting rows, a bag of up to `MAX_MEMBERS` of them, each fitted on
-`MEMBER_ROWS` rows drawn without replacement, probabilities averaged by a soft-voting ensemble of
-the frozen members: measured on the star history's walk-forward, three members on 300,000 rows
-beat one on 100,000 by +0.0015 Brier skill).
+wrapped in `LogitVote`: on more than `MEMBER_ROWS` fitting rows, up to `MAX_MEMBERS` of them,
+each fitted on its own `MEMBER_ROWS` rows drawn without replacement, their log-odds averaged:
+measured on the star history's walk-forward, three members on 300,000 rows beat one on 100,000
+by +0.0015 Brier skill).
 Drivers of a forecast are computed from the model itself by occlusion: the change in the
 calibrated log-odds when one feature is replaced by its training median.
 Models are saved with skops (no pickle) and loaded only when every type in the file is one this
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import HistGradientBoostingClassifier, VotingClassifier
-from sklearn.frozen import FrozenEstimator
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
@@ -52,34 +52,60 @@ def single_openmp_thread() -> threadpool_limits:
 FEATURE_CLIP = 25.0  # features are scale-free; clip outliers from data glitches
 
 
+def _tree(seed: int) -> HistGradientBoostingClassifier:
+    return HistGradientBoostingClassifier(
+        max_iter=120, learning_rate=0.08, max_leaf_nodes=15, min_samples_leaf=200,
+        l2_regularization=1.0, early_stopping=False, random_state=seed)
+
+
+class LogitVote(ClassifierMixin, BaseEstimator):
+    """Gradient-boosting members, each fitted on its own `member_rows` rows drawn without
+    replacement (one member on all rows when there are no more than `member_rows`); the vote is
+    the mean of their log-odds, so the sigmoid calibration that follows reads log-odds, as it
+    does from a single model (averaging probabilities instead measured ECE 0.016 vs 0.008)."""
+
+    def __init__(self, max_members: int = MAX_MEMBERS, member_rows: int = MEMBER_ROWS,
+                 seed: int = 0):
+        self.max_members = max_members
+        self.member_rows = member_rows
+        self.seed = seed
+
+    def fit(self, x: np.ndarray, y: np.ndarray) -> LogitVote:
+        """Fit the members (each on its own random rows)."""
+        n = len(y)
+        count = max(1, min(self.max_members, -(-n // self.member_rows)))
+        rng = np.random.default_rng(self.seed)
+        self.members_ = []
+        for _ in range(count):
+            rows = (np.arange(n) if count == 1 else
+                    np.sort(rng.choice(n, self.member_rows, replace=False)))
+            self.members_.append(_tree(self.seed).fit(x[rows], y[rows]))
+        self.classes_ = self.members_[0].classes_
+        return self
+
+    def decision_function(self, x: np.ndarray) -> np.ndarray:
+        """Mean log-odds of 'yes' over the members."""
+        return np.mean([m.decision_function(x) for m in self.members_], axis=0)
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        """(rows, 2): P(no), P(yes) of the mean log-odds (uncalibrated)."""
+        p = 1.0 / (1.0 + np.exp(-self.decision_function(x)))
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """The more likely class."""
+        return self.classes_[(self.decision_function(x) > 0).astype(int)]
+
+
 def make_estimator(kind: str, seed: int = 0) -> object:
     """A fresh, unfitted estimator of `kind` ('hgb' or 'logistic')."""
     if kind == "hgb":
-        return HistGradientBoostingClassifier(
-            max_iter=120, learning_rate=0.08, max_leaf_nodes=15, min_samples_leaf=200,
-            l2_regularization=1.0, early_stopping=False, random_state=seed)
+        return LogitVote(MAX_MEMBERS, MEMBER_ROWS, seed)
     if kind == "logistic":
         return make_pipeline(SimpleImputer(strategy="median", add_indicator=True,
                                            keep_empty_features=True),
                              StandardScaler(), LogisticRegression(C=1.0, max_iter=1000))
     raise ValueError(f"unknown estimator {kind!r}; choose from {', '.join(ESTIMATORS)}")
-
-
-def fit_estimator(kind: str, x: np.ndarray, y: np.ndarray, seed: int = 0) -> object:
-    """`make_estimator(kind)` fitted on (x, y); for 'hgb' on more than `MEMBER_ROWS` rows, the
-    soft vote of up to `MAX_MEMBERS` of them, each on its own `MEMBER_ROWS` random rows."""
-    members = min(MAX_MEMBERS, -(-len(y) // MEMBER_ROWS)) if kind == "hgb" else 1
-    if members < 2:
-        return make_estimator(kind, seed).fit(x, y)
-    rng = np.random.default_rng(seed)
-    fitted = []
-    for k in range(members):
-        rows = np.sort(rng.choice(len(y), MEMBER_ROWS, replace=False))
-        fitted.append((f"member{k}", FrozenEstimator(make_estimator(kind, seed).fit(x[rows],
-                                                                                  y[rows]))))
-    # The members are frozen: fitting the vote only records the classes (one row of each).
-    one_each = [int(np.argmax(y == label)) for label in np.unique(y)]
-    return VotingClassifier(fitted, voting="soft").fit(x[one_each], y[one_each])
 
 
 def model_matrix(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
@@ -151,8 +177,9 @@ def fit_forecaster(template: str, horizon_days: int, features: list[str], fit: p
     # stars only) carry no information and are left out of this model.
     features = [f for f in features if fit[f].notna().any()]
     x_fit = model_matrix(fit, features)
+    est = make_estimator(estimator, seed)
     with single_openmp_thread():
-        est = fit_estimator(estimator, x_fit, fit["label"].to_numpy(), seed)
+        est.fit(x_fit, fit["label"].to_numpy())
         model = calibrate(est, model_matrix(calibration, features),
                           calibration["label"].to_numpy(), prefer=calibration_method)
     reference = np.nanmedian(x_fit, axis=0)
@@ -179,6 +206,7 @@ def save_forecasters(path: Path, forecasters: list, version: str) -> Path:
 
 # Types a forecaster file may contain beyond skops' defaults (checked before loading).
 _EXPECTED_TYPE_PREFIXES = ("sklearn.", "numpy.", "builtins.", "scipy.")
+_OWN_TYPES = (f"{LogitVote.__module__}.LogitVote",)
 
 
 def load_forecasters(path: Path) -> tuple[str, list]:
@@ -188,7 +216,8 @@ def load_forecasters(path: Path) -> tuple[str, list]:
     if not path.exists():
         raise StoreError(f"no model at {path}: run `shu train` first")
     untrusted = sio.get_untrusted_types(file=path)
-    unexpected = [t for t in untrusted if not t.startswith(_EXPECTED_TYPE_PREFIXES)]
+    unexpected = [t for t in untrusted
+                  if not t.startswith(_EXPECTED_TYPE_PREFIXES) and t not in _OWN_TYPES]
     if unexpected:
         raise StoreError(f"{path}: refusing to load unexpected types {unexpected[:3]}")
     bundle = sio.load(path, trusted=untrusted)

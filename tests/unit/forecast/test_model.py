@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import HistGradientBoostingClassifier, VotingClassifier
 
 from shu.forecast import model
-from shu.forecast.model import fit_estimator, fit_forecaster, load_forecasters, save_forecasters
+from shu.forecast.model import LogitVote, fit_forecaster, load_forecasters, save_forecasters
 
 
 def _frame(n: int, seed: int) -> pd.DataFrame:
@@ -19,21 +18,18 @@ def _frame(n: int, seed: int) -> pd.DataFrame:
     return pd.DataFrame({"a": x[:, 0], "b": x[:, 1], "c": x[:, 2], "label": y})
 
 
-def test_members_each_fit_their_own_rows_and_their_probabilities_are_averaged(monkeypatch):
-    monkeypatch.setattr(model, "MEMBER_ROWS", 400)
+def test_members_each_fit_their_own_rows_and_their_log_odds_are_averaged():
     df = _frame(1000, 0)
     x, y = df[["a", "b", "c"]].to_numpy(), df["label"].to_numpy()
-    bag = fit_estimator("hgb", x, y, seed=0)
-    assert isinstance(bag, VotingClassifier) and len(bag.estimators_) == 3
-    members = [m.estimator for m in bag.estimators_]
-    assert all(m.n_iter_ == 120 for m in members)
-    # different rows: the members disagree somewhere, and the vote is their mean
-    p = np.stack([m.predict_proba(x)[:, 1] for m in members])
-    assert np.ptp(p, axis=0).max() > 0.01
-    np.testing.assert_allclose(bag.predict_proba(x)[:, 1], p.mean(axis=0))
-    single = fit_estimator("hgb", x[:400], y[:400], seed=0)
-    assert isinstance(single, HistGradientBoostingClassifier)
-    assert fit_estimator("logistic", x, y).__class__.__name__ == "Pipeline"
+    vote = LogitVote(max_members=3, member_rows=400, seed=0).fit(x, y)
+    assert len(vote.members_) == 3 and list(vote.classes_) == [0, 1]
+    z = np.stack([m.decision_function(x) for m in vote.members_])
+    assert np.ptp(z, axis=0).max() > 0.1  # different rows: the members disagree somewhere
+    np.testing.assert_allclose(vote.decision_function(x), z.mean(axis=0))
+    np.testing.assert_allclose(vote.predict_proba(x)[:, 1], 1 / (1 + np.exp(-z.mean(axis=0))))
+    assert ((vote.predict(x) == 1) == (z.mean(axis=0) > 0)).all()
+    single = LogitVote(max_members=3, member_rows=400).fit(x[:400], y[:400])
+    assert len(single.members_) == 1 and single.members_[0].n_iter_ == 120
 
 
 def test_a_bagged_forecaster_round_trips_through_skops(monkeypatch, tmp_path):
