@@ -74,17 +74,19 @@ def _fmt(x: object, digits: int = 3) -> str:
 def _markdown(card: dict) -> str:
     lines = [
         f"# Model card: shu forecaster {card['version']}", "",
-        f"- Trained through: {card['trained_through']} (data window per model below)",
+        f"- Trained through: {card['trained_through']} (the newest model's last day; each "
+        "model's data window below)",
         f"- Estimator: {card['estimator']}; calibration: {card['calibration']}",
         f"- Artifact: `{card['artifact']}` ({card['artifact_bytes']:,} bytes, skops)"
         if card["artifact_bytes"] else f"- Artifact: `{card['artifact']}`",
         "- Confidence bands on max(p, 1-p): low < 0.65 <= medium < 0.80 <= high", "",
         "## Models", "",
-        "| template/horizon | fit origins | calibration origins | fit rows | cal rows | "
-        "fit base rate |", "|---|---|---|---|---|---|",
+        "| template/horizon | trained through | estimator | fit origins | calibration origins | "
+        "fit rows | cal rows | fit base rate |", "|---|---|---|---|---|---|---|---|",
     ]
     for key, w in card["models"].items():
-        lines.append(f"| {key} | {' .. '.join(w['fit_origins'])} | "
+        lines.append(f"| {key} | {w.get('trained_through', card['trained_through'])} | "
+                     f"{w.get('estimator', '')} | {' .. '.join(w['fit_origins'])} | "
                      f"{' .. '.join(w['calibration_origins'])} | {w['fit_rows']:,} | "
                      f"{w['calibration_rows']:,} | {_fmt(w['fit_base_rate'])} |")
     if card["models"]:
@@ -92,7 +94,7 @@ def _markdown(card: dict) -> str:
         lines += ["", "Features (star templates): " + ", ".join(f"`{f}`"
                                                               for f in first["features"])]
     if card["skipped"]:
-        lines += ["", "Skipped (not enough resolved history in the training store):", ""]
+        lines += ["", "Skipped (the training store could not support a model):", ""]
         lines += [f"- {k}: {why}" for k, why in card["skipped"].items()]
     bt = card.get("backtest")
     lines += ["", "## Walk-forward backtest", ""]

@@ -90,11 +90,10 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
                 names = feature_names(template)
             fit, cal = fit_calibration_split(ex, today, horizon, config, rng)
             binary = template != interval.TEMPLATE
-            if (len(fit) < MIN_FIT_ROWS or len(cal) < MIN_CALIBRATION_ROWS
-                    or (binary and (fit["label"].nunique() < 2 or cal["label"].nunique() < 2))):
-                result.skipped[key] = (f"too little resolved history ({len(fit)} fitting, "
-                                       f"{len(cal)} calibration rows)")
-                log(f"{key}: skipped, {result.skipped[key]}")
+            why = _too_little(fit, cal, binary)
+            if why:
+                result.skipped[key] = why
+                log(f"{key}: skipped, {why}")
                 continue
             try:
                 fc = (fit_forecaster(template, horizon, names, fit, cal,
@@ -119,6 +118,19 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
         raise StoreError("no template had enough resolved history to train on; load more data")
     result.version = _version(last, config.estimator, result.windows)
     return result
+
+
+def _too_little(fit: pd.DataFrame, cal: pd.DataFrame, binary: bool) -> str | None:
+    """Why these blocks cannot train a model (None when they can)."""
+    if len(fit) < MIN_FIT_ROWS or len(cal) < MIN_CALIBRATION_ROWS:
+        return f"too little resolved history ({len(fit)} fitting, {len(cal)} calibration rows)"
+    for name, block in (("fitting", fit), ("calibration", cal)):
+        if binary and block["label"].nunique() < 2:
+            answer = "yes" if block["label"].iloc[0] == 1 else "no"
+            return (f"every question of the {name} block ({len(block):,} rows, origins "
+                    f"{block['origin'].min().date()} .. {block['origin'].max().date()}) "
+                    f"resolved '{answer}': nothing to tell apart")
+    return None
 
 
 def merge_previous(result: TrainResult, models_dir: Path) -> tuple[TrainResult, dict | None]:
