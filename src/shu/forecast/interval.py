@@ -6,9 +6,12 @@ Model (one per horizon H), on the scale-free change y = (v(t+H) - v(t)) / max(|v
   block), floored at `MIN_SPREAD`, so wide intervals go to volatile repositories;
 - conformal offsets: on the later calibration block (as the binary templates' calibration),
   the empirical quantiles of the normalised score r = (y - center) / spread at each level of
-  `QUANTILES`. The predictive quantile at level a is v(t) + scale x (center + spread x r_a), so
-  the central intervals (0.25-0.75, 0.1-0.9, 0.025-0.975) cover 50/80/95% of the calibration
-  block by construction, and the median is conformalised too.
+  `QUANTILES`, taken separately in each band of today's velocity (`VELOCITY_EDGES`; a band with
+  fewer than `MIN_BAND_ROWS` calibration rows uses the whole block's). The predictive quantile
+  at level a is v(t) + scale x (center + spread x r_a), so the central intervals (0.25-0.75,
+  0.1-0.9, 0.025-0.975) cover 50/80/95% of each band's calibration rows by construction, and the
+  median is conformalised too. One pooled set of offsets covered 80% overall but only 74% of
+  the repositories gaining over 20 stars/day (the ones analysts track), and 82% of the smallest.
 Nothing here reads past an origin: features are as of the origin, the fitting and calibration
 blocks hold only outcomes known before the refit day (`backtest.fit_calibration_split`).
 
@@ -42,6 +45,13 @@ TARGET_CLIP = 25.0  # relative changes beyond +-25x the scale are data glitches
 BASELINE_DAYS = 365
 MIN_OWN_CHANGES = 8
 FIT_ROWS = 100_000  # rows the center and spread models are fitted on, at most
+VELOCITY_EDGES = (1.0, 5.0, 20.0)  # stars/day: bands of velocity_28d(t) conformalised apart
+MIN_BAND_ROWS = 300
+
+
+def velocity_band(velocity: np.ndarray) -> np.ndarray:
+    """Index of each velocity's band: 0 below 1 star/day, .., 3 from 20 stars/day up."""
+    return np.searchsorted(VELOCITY_EDGES, np.asarray(velocity, dtype=float), side="right")
 
 
 def scale_of(velocity: np.ndarray) -> np.ndarray:
@@ -70,7 +80,7 @@ class IntervalForecaster:
     features: list[str]
     center: HistGradientBoostingRegressor
     spread: HistGradientBoostingRegressor
-    offsets: np.ndarray  # conformal quantiles of the normalised score, one per QUANTILES
+    offsets: np.ndarray  # conformal quantiles of the normalised score: (velocity band, QUANTILES)
     fit_rows: int = 0
     calibration_rows: int = 0
     estimator: str = "hgb-quantile"
@@ -86,7 +96,9 @@ class IntervalForecaster:
         """(rows, len(QUANTILES)) predictive quantiles of velocity_28d on t+H, stars/day."""
         center, spread = self._parts(frame)
         v0 = frame["velocity_28d"].to_numpy(dtype=float)
-        rel = center[:, None] + spread[:, None] * self.offsets[None, :]
+        offsets = np.atleast_2d(self.offsets)  # one row per band (one row: a pooled model)
+        band = np.minimum(velocity_band(v0), len(offsets) - 1)
+        rel = center[:, None] + spread[:, None] * offsets[band]
         return v0[:, None] + scale_of(v0)[:, None] * rel
 
     def bundle(self) -> dict:
@@ -125,7 +137,11 @@ def fit_interval(horizon_days: int, features: list[str], fit: pd.DataFrame,
                                     np.zeros(len(QUANTILES)), len(fit), len(calibration))
     c, s = forecaster._parts(calibration)
     score = (relative_change(calibration) - c) / s
-    forecaster.offsets = np.quantile(score, QUANTILES)
+    pooled = np.quantile(score, QUANTILES)
+    band = velocity_band(calibration["velocity_28d"].to_numpy(dtype=float))
+    forecaster.offsets = np.vstack([
+        np.quantile(score[band == k], QUANTILES) if (band == k).sum() >= MIN_BAND_ROWS
+        else pooled for k in range(len(VELOCITY_EDGES) + 1)])
     return forecaster
 
 

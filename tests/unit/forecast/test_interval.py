@@ -214,3 +214,31 @@ def test_questions_read_from_shu_toml(tmp_path, monkeypatch):
     q = load_settings().questions
     assert [(x.repo, x.template, x.threshold, x.horizon) for x in q] == [
         ("pytorch/pytorch", "star_accel_reach", 1.5, 30)]
+
+
+def _banded(n: int, seed: int) -> pd.DataFrame:
+    """Changes whose spread (relative to the scale) no feature reveals but today's velocity
+    band does: three times wider from 20 stars/day up."""
+    rng = np.random.default_rng(seed)
+    velocity = rng.choice([0.5, 3.0, 10.0, 40.0], size=n)
+    wide = np.where(velocity >= 20, 3.0, 1.0)
+    observed = velocity + interval.scale_of(velocity) * 0.2 * wide * rng.normal(size=n)
+    return pd.DataFrame({"noise": rng.normal(size=n), "velocity_28d": velocity,
+                         "observed_value": observed})
+
+
+def test_each_velocity_band_is_conformalised_apart():
+    fc = interval.fit_interval(30, ["noise"], _banded(4000, 1), _banded(4000, 2))
+    assert fc.offsets.shape == (len(interval.VELOCITY_EDGES) + 1, len(interval.QUANTILES))
+    test = _banded(8000, 3)
+    q = fc.quantiles(test)
+    inside = (test["observed_value"] >= q[:, 1]) & (test["observed_value"] <= q[:, 5])
+    by_band = inside.groupby(interval.velocity_band(test["velocity_28d"])).mean()
+    assert by_band.between(0.76, 0.84).all(), by_band  # pooled offsets: ~0.95 vs ~0.45
+    # a band with too few calibration rows falls back on the pooled offsets
+    few = _banded(4000, 4)
+    few = few[(few["velocity_28d"] < 20) | (np.arange(len(few)) % 40 == 0)]
+    sparse = interval.fit_interval(30, ["noise"], _banded(4000, 1), few)
+    pooled = np.quantile((interval.relative_change(few) - sparse._parts(few)[0])
+                         / sparse._parts(few)[1], interval.QUANTILES)
+    np.testing.assert_allclose(sparse.offsets[3], pooled)
