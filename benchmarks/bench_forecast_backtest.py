@@ -96,6 +96,9 @@ def main() -> int:
             print(f"  CRPS {m['crps']:.4f} vs persistence {m['crps_persistence']:.4f}")
             check("CRPS skill vs persistence", m["crps_skill_persistence"],
                   m["crps_skill_persistence"] >= 0.05, ">= 0.05")
+            print("  80% coverage by today's velocity (stars/day): " + ", ".join(
+                f"{band} {b['coverage']['0.8']:.3f} (n={b['n']:,})"
+                for band, b in m["coverage_by_velocity"].items()))
             recent = m["last_12_months"]
             print(f"  last 12 months ({recent['origins'][0]}..{recent['origins'][1]}, "
                   f"n={recent['n']:,}): coverage "

@@ -224,6 +224,12 @@ def _walk_forward_interval(con: duckdb.DuckDBPyConnection, examples: Examples,
         "n_repos": int(pred["repo"].nunique()), "n_origins": int(pred["origin"].nunique()),
         "n_refits": len(refits), "estimator": "hgb-quantile+conformal",
     })
+    band = interval.velocity_band(pred["velocity_28d"].to_numpy())
+    observed = pred["observed_value"].to_numpy()
+    metrics["coverage_by_velocity"] = {
+        label: {"n": int((band == k).sum()),
+                "coverage": interval.coverage(observed[band == k], model_q[band == k])}
+        for k, label in enumerate(interval.VELOCITY_BANDS) if (band == k).any()}
     recent, metrics["last_12_months"] = _recent(pred)
     rows = pred.index.get_indexer(recent.index)
     metrics["last_12_months"].update({

@@ -46,6 +46,7 @@ BASELINE_DAYS = 365
 MIN_OWN_CHANGES = 8
 FIT_ROWS = 100_000  # rows the center and spread models are fitted on, at most
 VELOCITY_EDGES = (1.0, 5.0, 20.0)  # stars/day: bands of velocity_28d(t) conformalised apart
+VELOCITY_BANDS = ("<1", "1-5", "5-20", ">=20")  # their names (stars/day), in band order
 MIN_BAND_ROWS = 300
 
 

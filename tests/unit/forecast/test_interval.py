@@ -167,6 +167,11 @@ def test_cli_backtest_interval_json_keys(synthetic_store, tmp_path):
     assert out.returncode == 0, out.stderr
     s = json.loads(out.stdout)["slices"][f"{interval.TEMPLATE}/7"]
     assert s["n"] > 100 and set(s["coverage"]) == {"0.5", "0.8", "0.95"}
+    bands = s["coverage_by_velocity"]
+    assert set(bands) <= set(interval.VELOCITY_BANDS)
+    assert sum(b["n"] for b in bands.values()) == s["n"]
+    assert sum(b["n"] * b["coverage"]["0.8"] for b in bands.values()) == pytest.approx(
+        s["n"] * s["coverage"]["0.8"])
     assert 0 <= s["coverage"]["0.5"] <= s["coverage"]["0.8"] <= s["coverage"]["0.95"] <= 1
     assert s["crps"] > 0 and s["crps_persistence"] > 0
     assert s["crps_skill_persistence"] == pytest.approx(1 - s["crps"] / s["crps_persistence"])
