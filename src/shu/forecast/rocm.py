@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from shu.settings import ROCM_PATTERN
+from shu.signals.commits import COUNTED_COMMITS_SQL
 
 NAMES = ("rocm_share_reach", "rocm_release_mention", "rocm_first_commit")
 # The estimator these templates are trained with: 22 repositories give a few thousand weekly
@@ -62,31 +63,12 @@ TEMPLATE_SPECS = (
      "commits", "commits"),
 )
 
-# Counted commits per repository and day, and each repository's coverage end. {repos} is a
-# subquery of repository names.
-_COUNTED = """
-policy AS (
-  SELECT repo, bool_or(is_mainline IS NOT NULL) AS knows_mainline,
-         max(committed_at)::DATE AS newest_day
-  FROM commits WHERE committed_at IS NOT NULL AND repo IN ({repos}) GROUP BY repo),
-counted AS (
-  SELECT c.repo, c.committed_at::DATE AS day, count(*) AS n,
-         count(*) FILTER (WHERE c.touches_rocm) AS k
-  FROM commits c JOIN policy p USING (repo)
-  WHERE c.committed_at IS NOT NULL
-    AND CASE WHEN p.knows_mainline THEN coalesce(c.is_mainline, false)
-             ELSE coalesce(c.parents, 1) <= 1 END
-  GROUP BY ALL),
-series AS (
-  SELECT p.repo, unnest(generate_series(min(c.day), p.newest_day, INTERVAL 1 DAY))::DATE AS day
-  FROM counted c JOIN policy p USING (repo) GROUP BY p.repo, p.newest_day),
-daily AS (
-  SELECT s.repo, s.day, coalesce(c.n, 0) AS n, coalesce(c.k, 0) AS k
-  FROM series s LEFT JOIN counted c USING (repo, day)),
+# Counted commits per repository and day (the rule of `commit_signals`), each repository's
+# coverage end, and the 90-day ROCm share. {repos} is a subquery of repository names.
+_COUNTED = COUNTED_COMMITS_SQL + """,
 share AS (
   SELECT repo, day,
-    sum(n) OVER w90 AS n_90d, sum(k) OVER w90 AS k_90d,
-    sum(k) OVER w90 / nullif(sum(n) OVER w90, 0) AS share_90d
+    sum(rocm_commits_day) OVER w90 / nullif(sum(commits_day) OVER w90, 0) AS share_90d
   FROM daily
   WINDOW w90 AS (PARTITION BY repo ORDER BY day ROWS BETWEEN 89 PRECEDING AND CURRENT ROW))
 """
@@ -136,7 +118,8 @@ SELECT q.qid,
 FROM {q} q JOIN ends e USING (qid) LEFT JOIN hits h USING (qid)
 """,
     "rocm_first_commit": "WITH " + _COUNTED.format(repos="SELECT repo FROM {q}") + """,
-firsts AS (SELECT repo, min(day) FILTER (WHERE k > 0) AS first_rocm FROM counted GROUP BY repo)
+firsts AS (SELECT repo, min(day) FILTER (WHERE rocm_commits_day > 0) AS first_rocm FROM counted
+           GROUP BY repo)
 SELECT q.qid,
   CASE WHEN p.newest_day IS NULL OR q.origin + q.horizon_days > p.newest_day THEN 'void'
        WHEN f.first_rocm <= q.origin THEN 'void'
@@ -162,7 +145,7 @@ THRESHOLD_FEATURES = {"rocm_share_reach": ("threshold_gap", "log_threshold_ratio
 
 _FEATURES_SQL = "WITH " + _COUNTED.format(repos="SELECT DISTINCT repo FROM {origins}") + """,
 roll AS (
-  SELECT repo, day, n, k,
+  SELECT repo, day, commits_day AS n, rocm_commits_day AS k,
     sum(n) OVER (PARTITION BY repo ORDER BY day ROWS BETWEEN 27 PRECEDING AND CURRENT ROW) AS n28,
     sum(k) OVER (PARTITION BY repo ORDER BY day ROWS BETWEEN 27 PRECEDING AND CURRENT ROW) AS k28,
     sum(n) OVER (PARTITION BY repo ORDER BY day ROWS BETWEEN 89 PRECEDING AND CURRENT ROW) AS n90,

@@ -11,13 +11,47 @@ from shu.store import Store
 
 Z_MIN_VALUES = 28
 
+# Which commits count, per repository and day: the first-parent chain of the default branch
+# (is_mainline), i.e. one row per change that landed (a squash-merged PR, a direct push, or a
+# merge commit carrying its branch); commits that arrived only through a merge's second parent
+# are not counted again. For a repository whose commits do not say whether they are mainline
+# (is_mainline NULL on every row, e.g. from an API listing), every non-merge commit counts
+# (parents <= 1). Each counts on its committed_at day (UTC). Coverage: from the repository's
+# first counted commit day to its newest commit day, with no holes (a day without commits is 0).
+# CTEs `policy` (repo, knows_mainline, newest_day), `counted` and `daily` (repo, day,
+# commits_day, rocm_commits_day), for the repositories of subquery {repos}. Shared by
+# `commit_signals` and the ROCm adoption questions (`shu.forecast.rocm`).
+COUNTED_COMMITS_SQL = """
+policy AS (
+    SELECT repo, bool_or(is_mainline IS NOT NULL) AS knows_mainline,
+           max(committed_at)::DATE AS newest_day
+    FROM commits WHERE committed_at IS NOT NULL AND repo IN ({repos}) GROUP BY repo
+), counted AS (
+    SELECT c.repo, c.committed_at::DATE AS day, count(*) AS commits_day,
+           count(*) FILTER (WHERE c.touches_rocm) AS rocm_commits_day
+    FROM commits c JOIN policy p USING (repo)
+    WHERE c.committed_at IS NOT NULL
+      AND CASE WHEN p.knows_mainline THEN coalesce(c.is_mainline, false)
+               ELSE coalesce(c.parents, 1) <= 1 END
+    GROUP BY ALL
+), grid AS (
+    SELECT p.repo, unnest(generate_series(min(c.day), p.newest_day, INTERVAL 1 DAY))::DATE AS day
+    FROM counted c JOIN policy p USING (repo)
+    GROUP BY p.repo, p.newest_day
+), daily AS (
+    SELECT g.repo, g.day, coalesce(c.commits_day, 0) AS commits_day,
+           coalesce(c.rocm_commits_day, 0) AS rocm_commits_day
+    FROM grid g LEFT JOIN counted c USING (repo, day)
+)"""
+
 
 def refresh_commit_signals(store: Store, run_id: str) -> TableRefresh:
     """Recompute `commit_signals` for every repository with commits."""
     t0 = time.perf_counter()
     con = store.con
     with store.transaction():
-        run_sql(con, "commit_signals", target="TABLE commit_signals", z_min_values=Z_MIN_VALUES)
+        run_sql(con, "commit_signals", target="TABLE commit_signals", z_min_values=Z_MIN_VALUES,
+                counted_commits=COUNTED_COMMITS_SQL.format(repos="SELECT repo FROM commits"))
         rows, to_day = con.execute("SELECT count(*), max(day) FROM commit_signals").fetchone()
         source_rows = con.execute("SELECT count(*) FROM commits").fetchone()[0]
         result = TableRefresh("commit_signals", "full", "always full (small)", None, to_day,

@@ -1,7 +1,8 @@
 """Loads the signal SQL files shipped in `shu/signals/sql/` and runs them statement by statement.
 
-Placeholders `{name}` in a file are filled with values computed by shu itself (integers and ISO
-dates, never user text), so the SQL stays plain and readable in the package.
+Placeholders `{name}` in a file are filled with values computed by shu itself (integers, ISO
+dates, and SQL fragments shu's code shares between queries; never user text), so the SQL stays
+plain and readable in the package.
 """
 
 from __future__ import annotations

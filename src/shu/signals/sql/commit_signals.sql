@@ -1,39 +1,14 @@
 -- commit_signals: commits per day from the default branch, their velocity, acceleration,
 -- trailing-year z-score and the 28-day share of commits flagged touches_rocm.
 --
--- Which commits count: the first-parent chain of the default branch (is_mainline), i.e. one
--- row per change that landed (a squash-merged PR, a direct push, or a merge commit carrying its
--- branch); commits that arrived only through a merge's second parent are not counted again.
--- For a repository whose commits do not say whether they are mainline (is_mainline NULL on every
--- row, e.g. from an API listing), every non-merge commit counts (parents <= 1).
--- Each counts on its committed_at day (UTC), when it landed on the branch.
--- Coverage: from the repository's first counted commit day to its newest commit day; commit
--- history has no holes in between (a day without commits is 0), later days get no row.
+-- Which commits count, and the daily grid they are counted on (from a repository's first
+-- counted commit day to its newest commit day, no holes): `COUNTED_COMMITS_SQL` in
+-- shu/signals/commits.py, filled in as {counted_commits} (shared with the ROCm questions).
 -- z-scores: a spread under 1e-4 counts as none (floating-point residue of identical values;
 -- velocities are multiples of 1/w, so a real spread is at least ~0.0019). Writes {target}.
 
 CREATE OR REPLACE {target} AS
-WITH policy AS (
-    SELECT repo, bool_or(is_mainline IS NOT NULL) AS knows_mainline,
-           max(committed_at)::DATE AS newest_day
-    FROM commits WHERE committed_at IS NOT NULL GROUP BY repo
-), counted AS (
-    SELECT c.repo, c.committed_at::DATE AS day, count(*) AS commits_day,
-           count(*) FILTER (WHERE c.touches_rocm) AS rocm_commits_day
-    FROM commits c JOIN policy p USING (repo)
-    WHERE c.committed_at IS NOT NULL
-      AND CASE WHEN p.knows_mainline THEN coalesce(c.is_mainline, false)
-               ELSE coalesce(c.parents, 1) <= 1 END
-    GROUP BY ALL
-), grid AS (
-    SELECT p.repo, unnest(generate_series(min(c.day), p.newest_day, INTERVAL 1 DAY))::DATE AS day
-    FROM counted c JOIN policy p USING (repo)
-    GROUP BY p.repo, p.newest_day
-), daily AS (
-    SELECT g.repo, g.day, coalesce(c.commits_day, 0) AS commits_day,
-           coalesce(c.rocm_commits_day, 0) AS rocm_commits_day
-    FROM grid g LEFT JOIN counted c USING (repo, day)
-), cumulative AS (
+WITH {counted_commits}, cumulative AS (
     SELECT *, sum(commits_day) OVER w AS commits,
            sum(rocm_commits_day) OVER w AS rocm_commits,
            row_number() OVER w - 1 AS age_days
