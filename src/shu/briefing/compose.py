@@ -30,7 +30,7 @@ from shu.briefing import facts as ev
 from shu.briefing import html
 from shu.briefing.answers import answered_sentences, question_subject
 from shu.briefing.claims_section import claims_section
-from shu.briefing.interval_card import interval_for, interval_lead
+from shu.briefing.interval_card import interval_lead
 from shu.briefing.safe import Md, safe_code, safe_inline, safe_link
 from shu.briefing.summary import summary_rows
 from shu.evidence import topics
@@ -273,7 +273,7 @@ def compose_briefing(store: Store, day: date | None = None, settings: Settings |
         "stale": stale,
         "categories": [_category_line(ctx, c) for c in categories],
         "cards": cards,
-        "other_forecasts": [_forecast_row(ctx.store, f) for f in forecasts
+        "other_forecasts": [_forecast_row(f) for f in forecasts
                             if f not in headline and f not in rocm_cards],
         "signals": [_signals_row(ctx, repo, stale) for repo in tracked],
         "probe": _probe_section(ctx),
@@ -359,16 +359,20 @@ def _logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
-def _forecast_row(store: Store, f: dict[str, Any]) -> dict[str, Any]:
-    forecast, confidence = pct(f["probability"]), f["confidence"]
-    iv = interval_for(store, f) if f["template"] == INTERVAL else None
-    if iv is not None:  # a distribution, not a probability: say what it is
-        forecast = (f"median {num(iv['median'])}, 80%: {num(iv['lower_80'])}–"
-                    f"{num(iv['upper_80'])}")
-        confidence = "interval"
+def _forecast_text(f: dict[str, Any]) -> str | None:
+    """An interval forecast's median and 80% interval (it is stored with p = 0.8, which is not
+    a probability of anything); None for the other templates."""
+    if f["template"] != INTERVAL or f["median"] is None:
+        return None
+    return f"median {num(f['median'])}, 80%: {num(f['lower_80'])}–{num(f['upper_80'])}"
+
+
+def _forecast_row(f: dict[str, Any]) -> dict[str, Any]:
+    interval = _forecast_text(f)
     return {"repo": f["repo"], "template": f["template"], "horizon": f["horizon_days"],
             "threshold": Md(num(f["threshold"], signed=f["template"] == "star_accel_reach")),
-            "probability": Md(forecast), "confidence": confidence, "id": f["forecast_id"]}
+            "probability": Md(interval or pct(f["probability"])),
+            "confidence": "interval" if interval else f["confidence"], "id": f["forecast_id"]}
 
 
 # --------------------------------------------------------------------------- forecast card
@@ -750,16 +754,14 @@ def _track_section(ctx: _Context, track: ev.TrackRecord) -> dict[str, Any]:
     for row in track.since_last:
         r = ctx.book.row("forecast_resolutions", {"forecast_id": row["forecast_id"]}, "outcome",
                          row["outcome"], row["resolved_at"].date(), "resolution")
+        interval = _forecast_text(row)
         outcome = safe_inline(row["outcome"])
-        forecast = pct(row["probability"])
-        if row["template"] == INTERVAL and row["median"] is not None:  # not a probability
-            forecast = (f"median {num(row['median'])}, 80%: {num(row['lower_80'])}–"
-                        f"{num(row['upper_80'])}")
+        if interval:
             outcome = {"yes": "inside 80%", "no": "outside 80%"}.get(row["outcome"], outcome)
         resolved.append({"repo": row["repo"], "template": row["template"],
                          "horizon": row["horizon_days"],
                          "origin": f"{row['origin']}{' (replayed)' if row['replayed'] else ''}",
-                         "forecast": Md(forecast),
+                         "forecast": Md(interval or pct(row["probability"])),
                          "outcome": Md(f"{outcome} {ref(r)}"),
                          "observed": Md(num(row["observed_value"]))})
     metrics = None

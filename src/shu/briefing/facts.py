@@ -105,13 +105,15 @@ def category_accelerations(store: Store, settings: Settings, as_of: date) -> lis
 def latest_forecasts(store: Store, tracked: list[str], day: date) -> list[dict[str, Any]]:
     """Forecasts for tracked repositories at the latest origin not after `day`, from the model
     version issued last at that origin (a retrained model's forecasts supersede, in the briefing,
-    those of the model before; both stay stored)."""
+    those of the model before; both stay stored). Interval forecasts carry their median and
+    80% bounds (`median`, `lower_80`, `upper_80`; NULL for the other templates)."""
     marks = ", ".join("?" for _ in tracked) or "NULL"
     return _dicts(store.con.execute(
         f"WITH latest AS (SELECT origin, model_version FROM forecasts WHERE origin <= ? AND "
         f"repo IN ({marks}) ORDER BY origin DESC, issued_at DESC, model_version LIMIT 1) "
-        f"SELECT f.* FROM forecasts f JOIN latest USING (origin, model_version) "
-        f"WHERE f.repo IN ({marks}) "
+        f"SELECT f.*, i.median, i.lower_80, i.upper_80 "
+        f"FROM forecasts f JOIN latest USING (origin, model_version) "
+        f"LEFT JOIN forecast_intervals i USING (forecast_id) WHERE f.repo IN ({marks}) "
         "ORDER BY repo, template, horizon_days, threshold, forecast_id",
         [day, *tracked, *tracked]))
 

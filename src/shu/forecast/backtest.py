@@ -7,7 +7,7 @@ at a refit day T, using only examples whose outcome was known by T:
   by T (T - H unless a data gap voided the latest questions);
 - fitting block: origins whose outcome was known before the calibration block's first origin
   (purged: no fitting label overlaps a calibration window) and at most `train_days` old,
-  subsampled to `max_fit_rows` (shared by the bagged members of `model.fit_estimator`);
+  subsampled to `max_fit_rows` (shared by the members of `model.LogitVote`);
 - test: origins in [T, T + refit_weeks weeks); the last calibration origin is >= H days before
   the first test origin (embargo = horizon).
 Baselines use only outcomes known before each origin: climatology = base rate of the trailing

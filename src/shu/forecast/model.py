@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.impute import SimpleImputer
@@ -89,7 +90,7 @@ class LogitVote(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         """(rows, 2): P(no), P(yes) of the mean log-odds (uncalibrated)."""
-        p = 1.0 / (1.0 + np.exp(-self.decision_function(x)))
+        p = expit(self.decision_function(x))
         return np.column_stack([1.0 - p, p])
 
     def predict(self, x: np.ndarray) -> np.ndarray:
