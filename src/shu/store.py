@@ -31,9 +31,19 @@ def _m001_initial(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(table.ddl())
 
 
+def _m002_star_signals_velocity_90d(con: duckdb.DuckDBPyConnection) -> None:
+    """star_signals gained velocity_90d (after velocity_28d): the table is derived, so it is
+    recreated empty in the declared column order and the next `shu signals` rebuilds it in full
+    (an added column would sit last, NULL on every stored day)."""
+    con.execute("DROP TABLE IF EXISTS star_signals")
+    con.execute(TABLES_BY_NAME["star_signals"].ddl())
+
+
 # Ordered, append-only. Never edit an entry that has shipped: add a new one.
 MIGRATIONS: list[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     (1, "initial schema: every declared table", _m001_initial),
+    (2, "star_signals.velocity_90d: recreated, rebuilt in full by the next refresh",
+     _m002_star_signals_velocity_90d),
 ]
 
 

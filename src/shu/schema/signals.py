@@ -7,8 +7,8 @@ Definitions (one meaning everywhere; the SQL in `shu/signals/sql/` and the panda
   observation is at most 7 days old, *stale* otherwise (stale days get no row).
 - A window [t-w, t] is defined only when every day in it is fresh. So a gap of more than 7
   days without an observation makes every window that overlaps it NULL; nothing is
-  interpolated. velocity_w(t) = (stars(t) - stars(t-w)) / w; acceleration_w(t) =
-  velocity_w(t) - velocity_w(t-w), defined when [t-2w, t] is.
+  interpolated. velocity_w(t) = (stars(t) - stars(t-w)) / w (w = 7, 28, 90); acceleration_w(t) =
+  velocity_w(t) - velocity_w(t-w) (w = 7, 28), defined when [t-2w, t] is.
 - z-scores compare a velocity with the repository's own velocities over the trailing 365 days
   (t-364 .. t, the day itself included): (v - mean) / sample sd, NULL with fewer than 28 values
   or zero spread.
@@ -37,15 +37,17 @@ STAR_SIGNALS = Table(
             "comes from (0 = observed that day; at most 7).", "days"),
         col("velocity_7d", "DOUBLE", "(stars(t) - stars(t-7)) / 7.", "stars/day"),
         col("velocity_28d", "DOUBLE", "(stars(t) - stars(t-28)) / 28.", "stars/day"),
+        col("velocity_90d", "DOUBLE", "(stars(t) - stars(t-90)) / 90 (NULL when the 90-day "
+            "window overlaps a gap, like the others, but not counted in `gap`).", "stars/day"),
         col("acceleration_7d", "DOUBLE", "velocity_7d(t) - velocity_7d(t-7).", "stars/day"),
         col("acceleration_28d", "DOUBLE", "velocity_28d(t) - velocity_28d(t-28).", "stars/day"),
         col("velocity_7d_z", "DOUBLE", "z-score of velocity_7d against its values over the "
             "trailing 365 days (day included; >= 28 values).", "sd"),
         col("velocity_28d_z", "DOUBLE", "z-score of velocity_28d against its values over the "
             "trailing 365 days (day included; >= 28 values).", "sd"),
-        col("gap", "BOOLEAN", "True when a velocity or acceleration of the day is NULL because "
-            "its window overlaps a data gap (a stale day after the repository's first "
-            "observation), not because the history is too short."),
+        col("gap", "BOOLEAN", "True when a 7- or 28-day velocity or acceleration of the day is "
+            "NULL because its window overlaps a data gap (a stale day after the repository's "
+            "first observation), not because the history is too short."),
         col("lifecycle_phase", "VARCHAR", "Shape of the curve that day (thresholds in "
             "shu.signals.lifecycle): 'decline' when velocity_28d < 0.01% of stars per day; "
             "'emerging' when >= 0.5% per day and acceleration_28d >= 0; 'expansion' when "

@@ -6,7 +6,8 @@ It is deliberately plain (dense daily grid per repository, `groupby().shift()` a
 
 Definitions (shu.schema.signals): stars(t) = latest observation at or before t; a day is fresh
 when that observation is at most 7 days old; a w-day window [t-w, t] is defined when all its days
-are fresh; z-scores against the values of the trailing 365 days (t-364..t) with >= 28 values.
+are fresh (w = 7, 28, 90; `gap` flags only the 7- and 28-day windows and their accelerations);
+z-scores against the values of the trailing 365 days (t-364..t) with >= 28 values.
 """
 
 from __future__ import annotations
@@ -80,14 +81,16 @@ def star_signals_reference(stars_daily: pd.DataFrame,
         count = rolling.count().reset_index(level=0, drop=True).sort_index()
         z = (grid[f"velocity_{w}d"] - mean) / std
         grid[f"velocity_{w}d_z"] = z.where((count >= Z_MIN_VALUES) & (std > NO_SPREAD))
+    grid["velocity_90d"] = ((grid["stars"] - by_repo["stars"].shift(90)) / 90).where(
+        all_fresh(90))
     grid["gap"] = gap
     out = grid[grid["fresh"]].copy()
     out["lifecycle_phase"] = [
         lifecycle_phase(s, v, a) for s, v, a in
         zip(out["stars"], out["velocity_28d"], out["acceleration_28d"], strict=True)]
     return out[["repo", "day", "stars", "stars_age_days", "velocity_7d", "velocity_28d",
-                "acceleration_7d", "acceleration_28d", "velocity_7d_z", "velocity_28d_z",
-                "gap", "lifecycle_phase"]].reset_index(drop=True)
+                "velocity_90d", "acceleration_7d", "acceleration_28d", "velocity_7d_z",
+                "velocity_28d_z", "gap", "lifecycle_phase"]].reset_index(drop=True)
 
 
 def commit_signals_reference(commits: pd.DataFrame) -> pd.DataFrame:

@@ -3,8 +3,8 @@
 Full: every repository and day, computed in shards of repositories on parallel connections (the
 streaming windows of one shard run on one core) into a build table that then replaces
 `star_signals` in one transaction. Incremental: only days after the last computed one, for the
-repositories that can have such days, reading the 70 days of input their velocity windows need
-(56 + 7 days of staleness + margin) and taking the z-scores' trailing year from the stored rows
+repositories that can have such days, reading the 100 days of input their velocity windows need
+(90 + 7 days of staleness + margin) and taking the z-scores' trailing year from the stored rows
 (`sql/star_zscores_incremental.sql`). When input on or before the last computed day changed
 since (fingerprint in `signal_runs`), it falls back to a full refresh, so incremental and full
 always agree.
@@ -27,7 +27,7 @@ from shu.signals.sqlfiles import run_sql
 from shu.store import Store
 
 EPOCH = date(1970, 1, 1)
-LOOKBACK_DAYS = 70   # >= 56 (acceleration_28d) + 7 (staleness) + 1
+LOOKBACK_DAYS = 100  # >= 90 (velocity_90d) + 7 (staleness) + 1
 Z_WINDOW_DAYS = 365
 Z_MIN_VALUES = 28    # fewest velocities in the trailing year for a z-score
 FRESH_DAYS = 7       # an observation stays usable this many days

@@ -17,12 +17,13 @@ from conftest import (
 )
 
 from shu.errors import StoreError
+from shu.schema.signals import STAR_SIGNALS
 from shu.signals import latest_signals, refresh_signals
 from shu.signals.reference import star_signals_reference
 from shu.store import open_store
 
-VALUE_COLUMNS = ["stars", "stars_age_days", "velocity_7d", "velocity_28d", "acceleration_7d",
-                 "acceleration_28d", "velocity_7d_z", "velocity_28d_z"]
+VALUE_COLUMNS = ["stars", "stars_age_days", "velocity_7d", "velocity_28d", "velocity_90d",
+                 "acceleration_7d", "acceleration_28d", "velocity_7d_z", "velocity_28d_z"]
 
 
 def assert_same_signals(actual: pd.DataFrame, expected: pd.DataFrame) -> None:
@@ -77,6 +78,14 @@ def test_synthetic_values_by_hand(synthetic_store):
     assert quad.loc[day(100), "acceleration_7d"] == 14
     assert quad.loc[day(100), "acceleration_28d"] == 56
     assert not quad["gap"].any()
+    # velocity_90d(i) = (i^2 - (i-90)^2) / 90 = 2i - 90, from day 90 on (history too short before)
+    assert quad.loc[day(90), "velocity_90d"] == 90 and quad.loc[day(100), "velocity_90d"] == 110
+    assert np.isnan(quad.loc[day(89), "velocity_90d"])
+    # every 90-day window of lin/ear (rows 90..126: observed to 119, held 7 days) spans the
+    # 10-day gap: NULL, though by day 110 its 7- and 28-day windows and accelerations are clear
+    # of it (`gap` flags those only)
+    assert lin.loc[day(90):, "velocity_90d"].isna().all() and len(lin.loc[day(90):]) == 37
+    assert lin.loc[day(110), "velocity_28d"] == 10 and not lin.loc[day(110), "gap"]
     # windows before the first observation are NULL but not a gap
     short = df.loc["sho/rt"]
     assert short["velocity_28d"].isna().all() and not short["gap"].any()
@@ -250,3 +259,19 @@ def test_full_refresh_inside_a_transaction_uses_one_connection(synthetic_store):
     with pytest.raises(StoreError, match="cannot be packed"):
         refresh_signals(synthetic_store, full=True)
     assert_same_signals(signals_frame(synthetic_store), before)
+
+
+def test_store_without_velocity_90d_is_rebuilt_in_full(store_path):
+    """A store whose star_signals predates velocity_90d: reopening recreates the table in the
+    declared column order, and the next refresh is full and equals the reference."""
+    with open_store(store_path) as s:
+        insert_observations(s, synthetic_observations())
+        refresh_signals(s)
+        s.con.execute("ALTER TABLE star_signals DROP COLUMN velocity_90d")
+        s.con.execute("DELETE FROM _shu_migrations WHERE version = 2")
+    with open_store(store_path) as s:
+        columns = [d[0] for d in s.con.execute("SELECT * FROM star_signals LIMIT 0").description]
+        assert columns == list(STAR_SIGNALS.column_names)
+        assert s.con.execute("SELECT count(*) FROM star_signals").fetchone()[0] == 0
+        assert refresh_signals(s)["star_signals"]["mode"] == "full"
+        assert_same_signals(signals_frame(s), star_signals_reference(stars_frame(s)))

@@ -57,7 +57,8 @@ WITH grid AS (
 ), lagged AS (
     SELECT *, lag(k) OVER () AS k_prev,
            lag(stars, 7) OVER () AS stars_7, lag(stars, 14) OVER () AS stars_14,
-           lag(stars, 28) OVER () AS stars_28, lag(stars, 56) OVER () AS stars_56
+           lag(stars, 28) OVER () AS stars_28, lag(stars, 56) OVER () AS stars_56,
+           lag(stars, 90) OVER () AS stars_90
     FROM grid
 ), deltas AS (
     SELECT rid, first_k, slice_first_k, k, age, stars,
@@ -65,10 +66,12 @@ WITH grid AS (
                AS order_check,
            CASE WHEN k - 7 >= run_start_k THEN stars - stars_7 END AS d7,
            CASE WHEN k - 28 >= run_start_k THEN stars - stars_28 END AS d28,
+           CASE WHEN k - 90 >= run_start_k THEN stars - stars_90 END AS d90,
            CASE WHEN k - 14 >= run_start_k THEN stars - 2 * stars_7 + stars_14 END AS dd7,
            CASE WHEN k - 56 >= run_start_k THEN stars - 2 * stars_28 + stars_56 END AS dd28,
            -- NULL because a window reaches a stale day after the first observation (a gap),
-           -- not because the history is too short
+           -- not because the history is too short (the 7- and 28-day windows and their
+           -- accelerations; velocity_90d is not flagged)
            k - 7 >= first_k AND k - 7 < run_start_k OR k - 14 >= first_k AND k - 14 < run_start_k
            OR k - 28 >= first_k AND k - 28 < run_start_k
            OR k - 56 >= first_k AND k - 56 < run_start_k AS gap
@@ -98,7 +101,7 @@ WITH running AS (
     WINDOW w AS (ROWS UNBOUNDED PRECEDING)
 ), windowed AS (
     -- packed sums over t-364 .. t (see 4. above)
-    SELECT rid, k, age, stars, gap, order_check, range_check, d7, d28, dd7, dd28,
+    SELECT rid, k, age, stars, gap, order_check, range_check, d7, d28, d90, dd7, dd28,
            rp7 - CASE WHEN has_year THEN rp7_0 ELSE rp7_base END AS tp7,
            rp28 - CASE WHEN has_year THEN rp28_0 ELSE rp28_base END AS tp28
     FROM trailing_year
@@ -119,6 +122,7 @@ SELECT r.repo::VARCHAR AS repo,
        s.age::INTEGER AS stars_age_days,
        d7 / 7.0 AS velocity_7d,
        d28 / 28.0 AS velocity_28d,
+       d90 / 90.0 AS velocity_90d,
        dd7 / 7.0 AS acceleration_7d,
        dd28 / 28.0 AS acceleration_28d,
        -- z = (d - mean) / sd with mean = s/n, sd^2 = (n q - s^2) / (n (n - 1))

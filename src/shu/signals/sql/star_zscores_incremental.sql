@@ -1,7 +1,7 @@
 -- Incremental refresh only: recompute the z-scores of the new rows in _star_signals_new (days
 -- {emit_from} .. {max_day}) from the stored star_signals history plus the new rows themselves,
 -- with the same exact integer sums and formula as star_signals.sql. The new rows were computed
--- from a short read (velocity windows only); this is what lets an incremental refresh read 70
+-- from a short read (velocity windows only); this is what lets an incremental refresh read 100
 -- days of input instead of 400.
 -- Stored days {common_from} .. the day before {emit_from} lie in the trailing year of every new
 -- day, so they are summed once per repository; only older stored days ({history_from} ..) and
