@@ -155,6 +155,14 @@ def backtest(
                                  "docs/forecast/method.md)."),
     out: Path | None = typer.Option(None, help="Write backtest.json and reliability.png "
                                     "here."),
+    predictions: Path | None = typer.Option(
+        None, help="Write every scored prediction as Parquet (a .parquet path). One template: "
+        "that file; several: one file per template beside it, the template's name before the "
+        "suffix (preds.parquet -> preds.star_velocity_up.parquet); a template's horizons share "
+        "its file. Binary columns: repo, origin, template, horizon, threshold, velocity_28d, "
+        "probability, outcome; interval columns: repo, origin, template, horizon, "
+        "velocity_28d, median, lower_50, upper_50, lower_80, upper_80, lower_95, upper_95, "
+        "observed."),
     db: Path = DbOption,
 ) -> None:
     """Walk-forward backtest over weekly origins, training only on labels known before each.
@@ -163,6 +171,9 @@ def backtest(
 
     Example: shu backtest --from 2024-01-01 --to 2026-01-15 --template star_velocity_interval
     --json
+
+    Example: shu backtest --from 2025-03-01 --to 2026-01-31 --template
+    star_velocity_up,star_velocity_interval --predictions preds.parquet
     """
     import sys
 
@@ -186,14 +197,22 @@ def backtest(
     from dataclasses import replace
 
     from shu.forecast import rocm
+    from shu.forecast.predictions import predictions_paths, write_predictions
     from shu.forecast.rocm_backtest import rocm_report
 
+    if predictions is not None:
+        predictions_paths(predictions, list(templates))  # a bad path fails before the run
+    scored: list | None = [] if predictions is not None else None
     star = tuple(t for t in templates if t not in rocm.NAMES)
     with open_store(db_path(db), read_only=True) as store:
         metrics = (backtest_report(store.con, replace(config, templates=star), out_dir=out,
-                                   log=log) if star else None)
+                                   log=log, scored=scored) if star else None)
         if len(star) < len(templates):  # ROCm adoption slices: commits/releases, no stars
-            metrics = rocm_report(store.con, config, metrics, out_dir=out, log=log)
+            metrics = rocm_report(store.con, config, metrics, out_dir=out, log=log,
+                                  scored=scored)
+    if predictions is not None:
+        for path in write_predictions(predictions, scored or [], list(templates)):
+            log(f"predictions: {path}")
     if as_json:
         print(json.dumps(metrics, default=str))
         return

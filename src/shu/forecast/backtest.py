@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from shu.errors import InputError, StoreError
-from shu.forecast import interval
+from shu.forecast import interval, predictions
 from shu.forecast.examples import Examples, base_frame, build_examples, weekly_grid
 from shu.forecast.model import fit_forecaster
 from shu.forecast.scoring import brier, ece, hits_by_band, skill_score, summarize
@@ -317,10 +317,27 @@ def metrics_json(results: list[SliceResult], config: BacktestConfig, runtime_s: 
     }
 
 
+def prediction_frames(results: list[SliceResult]) -> list[pd.DataFrame]:
+    """Each slice's scored predictions in the `--predictions` layout (`predictions` module)."""
+    frames = []
+    for r in results:
+        if not len(r.predictions):
+            continue
+        if r.template == interval.TEMPLATE:
+            q = r.predictions[[f"q{q}" for q in interval.QUANTILES]].to_numpy()
+            frames.append(predictions.interval_frame(r.predictions, q, r.template,
+                                                     r.horizon_days))
+        else:
+            frames.append(predictions.binary_frame(r.predictions, r.template, r.horizon_days))
+    return frames
+
+
 def backtest_report(con: duckdb.DuckDBPyConnection, config: BacktestConfig,
-                    out_dir: Path | None = None, log=print) -> dict:
+                    out_dir: Path | None = None, log=print,
+                    scored: list[pd.DataFrame] | None = None) -> dict:
     """Run the backtest and return the `--json` object; with `out_dir`, also write
-    `backtest.json` and `reliability.png` there. (What `shu backtest` and flows call.)
+    `backtest.json` and `reliability.png` there; with `scored` (a list), append every scored
+    prediction to it (`prediction_frames`). (What `shu backtest` and flows call.)
 
     Caps DuckDB's memory on `con` at 1.5 GB (it spills to disk beyond) so the whole run stays
     under 4 GiB.
@@ -334,6 +351,8 @@ def backtest_report(con: duckdb.DuckDBPyConnection, config: BacktestConfig,
     results = run_backtest(con, config, log=log)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     metrics = metrics_json(results, config, time.perf_counter() - t0, round(peak, 1))
+    if scored is not None:
+        scored.extend(prediction_frames(results))
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "backtest.json").write_text(json.dumps(metrics, indent=1, default=str) + "\n",

@@ -29,6 +29,7 @@ from shu.forecast.backtest import (
     climatology,
     fit_calibration_split,
     persistence,
+    prediction_frames,
 )
 from shu.forecast.model import fit_forecaster
 from shu.forecast.scoring import summarize
@@ -124,14 +125,18 @@ def _score(con: duckdb.DuckDBPyConnection, examples: rocm.RocmExamples,
 
 
 def rocm_report(con: duckdb.DuckDBPyConnection, config: BacktestConfig,
-                metrics: dict | None = None, out_dir: Path | None = None, log=print) -> dict:
+                metrics: dict | None = None, out_dir: Path | None = None, log=print,
+                scored: list[pd.DataFrame] | None = None) -> dict:
     """Add the ROCm slices of `config` to a `shu backtest --json` object (a new one if None).
 
     With `out_dir`, (re)writes `backtest.json` there with the ROCm slices merged in (slices of
-    other templates already in the file are kept).
+    other templates already in the file are kept); with `scored` (a list), appends the scored
+    predictions to it (`backtest.prediction_frames`).
     """
     t0 = time.perf_counter()
     results = run_rocm_backtest(con, config, log)
+    if scored is not None:
+        scored.extend(prediction_frames(results))
     slices = {f"{r.template}/{r.horizon_days}": r.metrics for r in results}
     if metrics is None:
         metrics = {"config": None, "runtime_s": 0.0, "peak_rss_mib": None, "slices": {}}

@@ -1,0 +1,107 @@
+"""Every scored prediction of a backtest as Parquet (`shu backtest --predictions PATH`), so anyone
+can recompute any figure the backtest reports.
+
+Binary templates: one row per scored question with `BINARY_COLUMNS`; interval templates:
+`INTERVAL_COLUMNS` (the predictive median and central 50/80/95% bounds, stars/day). Columns:
+- `repo`, `origin` (DATE), `template`, `horizon` (days);
+- `threshold` (binary: the question's X), `velocity_28d` (the 28-day star velocity on the
+  origin, stars/day: its velocity band is what `coverage_by_velocity` groups by);
+- `probability` (the forecast P(yes)), `outcome` (0/1);
+- interval: `median`, `lower_50` .. `upper_95`, `observed` (velocity_28d on origin + horizon).
+
+File layout (`write_predictions`): a run with one template writes PATH itself; a run with
+several writes one file per template beside it, the template's name before the suffix
+(`preds.parquet` -> `preds.star_velocity_up.parquet`, `preds.star_velocity_interval.parquet`);
+the horizons of a template share its file (column `horizon`). Any backtest that produces
+probabilities (the star templates, `star_breakout`) builds its frame with `binary_frame`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from shu.errors import InputError
+
+BINARY_COLUMNS = ("repo", "origin", "template", "horizon", "threshold", "velocity_28d",
+                  "probability", "outcome")
+INTERVAL_COLUMNS = ("repo", "origin", "template", "horizon", "velocity_28d", "median",
+                    "lower_50", "upper_50", "lower_80", "upper_80", "lower_95", "upper_95",
+                    "observed")
+# Interval bound column -> the predictive quantile it is (index into interval.QUANTILES order).
+INTERVAL_BOUNDS = ("lower_95", "lower_80", "lower_50", "median", "upper_50", "upper_80",
+                   "upper_95")
+
+
+def binary_frame(pred: pd.DataFrame, template: str, horizon_days: int) -> pd.DataFrame:
+    """`BINARY_COLUMNS` from a frame with repo, origin, threshold, velocity_28d, probability and
+    label (0/1)."""
+    out = pd.DataFrame({
+        "repo": pred["repo"].astype(str).to_numpy(),
+        "origin": pd.to_datetime(pred["origin"]).dt.date.to_numpy(),
+        "template": template,
+        "horizon": np.full(len(pred), horizon_days, dtype=np.int32),
+        "threshold": pred["threshold"].to_numpy(dtype=float),
+        "velocity_28d": pred["velocity_28d"].to_numpy(dtype=float),
+        "probability": pred["probability"].to_numpy(dtype=float),
+        "outcome": pred["label"].to_numpy().astype(np.int8),
+    })
+    return out[list(BINARY_COLUMNS)]
+
+
+def interval_frame(pred: pd.DataFrame, quantiles: np.ndarray, template: str,
+                   horizon_days: int) -> pd.DataFrame:
+    """`INTERVAL_COLUMNS` from a frame with repo, origin, velocity_28d and observed_value, and
+    the (rows, 7) predictive quantiles in `interval.QUANTILES` order."""
+    q = np.asarray(quantiles, dtype=float)
+    if q.shape != (len(pred), len(INTERVAL_BOUNDS)):
+        raise ValueError(f"quantiles {q.shape} do not match {len(pred)} rows x "
+                         f"{len(INTERVAL_BOUNDS)} levels")
+    out = pd.DataFrame({
+        "repo": pred["repo"].astype(str).to_numpy(),
+        "origin": pd.to_datetime(pred["origin"]).dt.date.to_numpy(),
+        "template": template,
+        "horizon": np.full(len(pred), horizon_days, dtype=np.int32),
+        "velocity_28d": pred["velocity_28d"].to_numpy(dtype=float),
+        "observed": pred["observed_value"].to_numpy(dtype=float),
+    })
+    for k, name in enumerate(INTERVAL_BOUNDS):
+        out[name] = q[:, k]
+    return out[list(INTERVAL_COLUMNS)]
+
+
+def predictions_paths(path: Path, templates: list[str]) -> dict[str, Path]:
+    """Where each template's predictions go: PATH for a single template, else one file per
+    template beside it (`preds.parquet` -> `preds.<template>.parquet`)."""
+    path = Path(path)
+    if path.suffix.lower() != ".parquet":
+        raise InputError(f"--predictions {path}: expected a file name ending in .parquet")
+    unique = list(dict.fromkeys(templates))
+    if len(unique) == 1:
+        return {unique[0]: path}
+    return {t: path.with_name(f"{path.stem}.{t}{path.suffix}") for t in unique}
+
+
+def write_predictions(path: Path, frames: list[pd.DataFrame],
+                      templates: list[str] | None = None) -> list[Path]:
+    """Write the frames (from `binary_frame` / `interval_frame`) as Parquet, grouped by template
+    (the run's `templates`, default those in the frames, decide the layout: see the module
+    docstring); a template without predictions gets no file. Each file is written whole and
+    then renamed into place, so a reader never sees half a file. Returns the paths written."""
+    by_template: dict[str, list[pd.DataFrame]] = {}
+    for frame in frames:
+        for template, part in frame.groupby("template", sort=False):
+            by_template.setdefault(str(template), []).append(part)
+    written = []
+    for template, target in predictions_paths(path, templates or list(by_template)).items():
+        if template not in by_template:
+            continue
+        data = pd.concat(by_template[template], ignore_index=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(target.name + ".partial")
+        data.to_parquet(partial, index=False)
+        partial.replace(target)
+        written.append(target)
+    return written
