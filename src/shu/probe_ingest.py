@@ -3,7 +3,8 @@
 
 Documents come from `python -m shu.probe --json PATH` on any host (`shu ingest probe PATH`) or
 from a local run (`shu probe`). Ingest is idempotent by `run_id`: storing the same document
-again changes nothing. A malformed document is rejected whole with one line naming the file
+again changes nothing, whatever path it is read from (`source` and `ingested_at` keep the first
+ingestion's). A malformed document is rejected whole with one line naming the file
 and the field at fault; nothing is written for it but a 'failed' ingest_log row.
 
 This module reads plain JSON and never imports torch, so any machine with the store can ingest.
@@ -222,9 +223,12 @@ def store_probe_document(store: Store, doc: dict, source: str) -> Load:
     with store.load(source=source, target="probe_runs") as load:
         run, results = probe_rows(doc, source)
         load.rows_read = 1 + len(results)
-        first_seen = store.con.execute("SELECT ingested_at FROM probe_runs WHERE run_id = ?",
-                                       [run["run_id"]]).fetchall()
-        run["ingested_at"] = first_seen[0][0] if first_seen else utcnow()
+        # A run is identified by run_id: where and when it was first stored stay as they were,
+        # so the same document again (from any path, or another copy of it) updates nothing.
+        first_seen = store.con.execute(
+            "SELECT ingested_at, source FROM probe_runs WHERE run_id = ?", [run["run_id"]]
+        ).fetchall()
+        run["ingested_at"], run["source"] = first_seen[0] if first_seen else (utcnow(), source)
         load.add(store.upsert("probe_runs", _arrow("probe_runs", [run])))
         if results:
             load.add(store.upsert("probe_results", _arrow("probe_results", results)))

@@ -44,7 +44,8 @@ PROBE_RUNS = Table(
         col("geomean_speedup_clipped", "DOUBLE", "The same with slowdowns clipped to 1.0 (PyTorch "
             "dashboard convention).", "x"),
         col("pass_rate", "DOUBLE", "Share of kernels that were valid.", "fraction"),
-        col("source", "VARCHAR", "Where the document came from: a file path, or 'shu probe'."),
+        col("source", "VARCHAR", "Where the document was first stored from: a file path, or "
+            "'shu probe' (storing it again from elsewhere keeps this)."),
         col("ingested_at", "TIMESTAMP", "When it was first stored (UTC)."),
         col("raw_json", "VARCHAR", "The whole probe JSON (canonical form: sorted keys)."),
     ),

@@ -56,6 +56,20 @@ def test_ingest_is_idempotent_by_run_id(store, quick_run, tmp_path):
     assert _rows(store, "SELECT count(DISTINCT ingested_at) FROM probe_runs") == [(1,)]
 
 
+def test_the_same_document_from_another_path_updates_nothing(store, quick_run, tmp_path):
+    first, copy_of_it = tmp_path / "run.json", tmp_path / "elsewhere" / "run.json"
+    copy_of_it.parent.mkdir()
+    for path in (first, copy_of_it):
+        path.write_text(json.dumps(quick_run))
+    ingest_probe_file(store, first)
+    again = ingest_probe_file(store, copy_of_it)
+    assert (again.rows_inserted, again.rows_updated) == (0, 0)
+    assert _rows(store, "SELECT source FROM probe_runs") == [(str(first),)]
+    changed = copy.deepcopy(quick_run)
+    changed["summary"]["pass_rate"] = 0.5  # a changed document is still an update
+    assert store_probe_document(store, changed, str(copy_of_it)).rows_updated == 1
+
+
 def test_gpu_run_from_another_host_is_stored(store, h200_run):
     store_probe_document(store, h200_run, "docs/probe/h200-full-warm.json")
     assert _rows(store, "SELECT backend, device_arch, hip_version IS NULL, compile_cache FROM "
