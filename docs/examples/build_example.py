@@ -123,9 +123,9 @@ def train_and_issue(store, settings, day: date, backtest_json: Path, retrain: bo
     resolve what has resolved, and issue the forecasts of `day`."""
     import json
 
+    from shu.forecast.artifact import model_path, save_forecasters
     from shu.forecast.card import write_model_card
-    from shu.forecast.issue import issue_forecasts, model_path
-    from shu.forecast.model import save_forecasters
+    from shu.forecast.issue import issue_forecasts
     from shu.forecast.resolve import resolve_forecasts
     from shu.forecast.train import train_forecasters
 

@@ -261,7 +261,8 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
        says on its first line that the data is synthetic.
     """
     from shu.flows import stages
-    from shu.flows.daily import daily_flow, settings_from
+    from shu.flows.daily import daily_flow
+    from shu.flows.stages import settings_from
 
     t0 = time.perf_counter()
 
@@ -316,9 +317,8 @@ def train_demo_model(db: Path, settings: Settings, probe_json: Path,
                      horizons: tuple[int, ...] = DEMO_HORIZONS) -> str:
     """Ingest the synthetic probe result and train the forecaster on what the store holds
     (the ROCm template with `rocm.ESTIMATOR`, as `shu train` does)."""
+    from shu.forecast.artifact import model_path, save_forecasters
     from shu.forecast.card import write_model_card
-    from shu.forecast.issue import model_path
-    from shu.forecast.model import save_forecasters
     from shu.forecast.train import train_forecasters
     from shu.probe_ingest import ingest_probe_file
     from shu.snapshot import open_for_writing

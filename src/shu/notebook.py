@@ -3,7 +3,7 @@
     import shu
     con = shu.connect()                     # read-only DuckDB connection (the snapshot while a
                                             # run holds the store)
-    shu.signals("pytorch/pytorch")          # star signals of one repository, by day
+    shu.star_signals("pytorch/pytorch")     # star signals of one repository, by day
     shu.forecasts(repo="ollama/ollama")     # issued forecasts with their resolution, if any
     shu.track_record()                      # resolved forecasts, scored
 
@@ -57,7 +57,7 @@ def _repo(name: str) -> str:
     return get_settings().canonical(name)
 
 
-def signals(repo: str, since: date | str | None = None, *,
+def star_signals(repo: str, since: date | str | None = None, *,
             con: duckdb.DuckDBPyConnection | None = None,
             db: Path | str | None = None) -> pd.DataFrame:
     """`star_signals` of `repo` (old names folded), one row per day from `since`, oldest first."""

@@ -50,7 +50,8 @@ def _forecasts(db) -> list[tuple]:
 def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     from shu.demo import train_demo_model
     from shu.flows import stages
-    from shu.flows.daily import daily_flow, settings_from
+    from shu.flows.daily import daily_flow
+    from shu.flows.stages import settings_from
 
     out, overrides, server = served
     settings = settings_from(overrides)

@@ -60,13 +60,13 @@ def train(
     Example: shu train --db history.duckdb --template rocm_share_reach,rocm_release_mention
     --merge
     """
+    from shu.forecast.artifact import MODEL_FILE, merge_previous, save_forecasters
     from shu.forecast.backtest import BacktestConfig
     from shu.forecast.card import write_model_card
-    from shu.forecast.issue import MODEL_FILE
-    from shu.forecast.model import ESTIMATORS, save_forecasters
+    from shu.forecast.model import ESTIMATORS
     from shu.forecast.questions import HORIZONS, TEMPLATES
     from shu.forecast.questions import template as get_template
-    from shu.forecast.train import merge_previous, train_forecasters
+    from shu.forecast.train import train_forecasters
     from shu.settings import get_settings
 
     templates = _csv(template) or tuple(TEMPLATES)

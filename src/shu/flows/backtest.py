@@ -9,7 +9,7 @@ from typing import Any
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
-from shu.flows.daily import settings_from
+from shu.flows.stages import settings_from
 from shu.snapshot import open_for_reading
 
 

@@ -17,9 +17,8 @@ from typing import Any
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from shu.errors import ConfigError
 from shu.flows import fanout, stages
-from shu.settings import Settings, load_settings
+from shu.flows.stages import settings_from
 from shu.store import utcnow
 
 IO_RETRIES = {"retries": 2, "retry_delay_seconds": [2, 10]}
@@ -30,14 +29,6 @@ forecast_task = task(stages.forecast, name="forecast", cache_policy=NO_CACHE)
 probe_task = task(stages.probe, name="probe", cache_policy=NO_CACHE)
 briefing_task = task(stages.briefing, name="briefing", cache_policy=NO_CACHE)
 snapshot_task = task(stages.snapshot, name="snapshot", cache_policy=NO_CACHE, **IO_RETRIES)
-
-
-def settings_from(overrides: dict[str, Any] | None) -> Settings:
-    """Settings for a flow run: environment / shu.toml plus non-secret overrides."""
-    overrides = dict(overrides or {})
-    if {"github_token", "GITHUB_TOKEN"} & set(overrides):
-        raise ConfigError("the GitHub token cannot be a flow parameter; set GITHUB_TOKEN")
-    return load_settings(**overrides)
 
 
 @flow(name="shu-daily", log_prints=True)

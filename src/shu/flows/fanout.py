@@ -35,7 +35,7 @@ from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from shu.errors import ConfigError, SourceError
-from shu.flows.stages import StageReport
+from shu.flows.stages import StageReport, settings_from
 from shu.settings import Settings
 from shu.snapshot import open_for_writing
 from shu.sources.gharchive import Aggregate, aggregate_files
@@ -113,7 +113,7 @@ def fetch(snapshot: Any, overrides: dict[str, Any] | None, day: date, backfill: 
     from the worker's environment, no store; returns {worker: 'host:pid', fetch: RepoFetch}."""
     from shu.sources.github_ingest import fetch_repo
 
-    fetched = fetch_repo(snapshot, _settings(overrides), backfill, day)
+    fetched = fetch_repo(snapshot, settings_from(overrides), backfill, day)
     return {"worker": f"{socket.gethostname()}:{os.getpid()}", "fetch": fetched}
 
 
@@ -126,7 +126,7 @@ def github_ingest_flow(db: str, repos: list[str], day: date, backfill: bool = Fa
                        overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     """Tracked repositories from GitHub: fetches mapped over the task runner, one writer (this
     flow, as results come back). Run it with `run_github_flow`."""
-    snapshots = _snapshots(Path(db), _settings(overrides), repos)
+    snapshots = _snapshots(Path(db), settings_from(overrides), repos)
     futures = fetch_task.map(snapshots, unmapped(overrides), unmapped(day), unmapped(backfill))
     results, workers = [], set()
     for future in as_completed(futures):
@@ -170,7 +170,7 @@ def _write_fetch(db: Path, fetched: Any) -> dict[str, Any]:
 def run_github_flow(db: Path | str, repos: list[str], day: date, backfill: bool = False,
                     overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     """`github_ingest_flow` on the task runner the settings name (threads or Dask)."""
-    runner = runner_for(_settings(overrides))
+    runner = runner_for(settings_from(overrides))
     return github_ingest_flow.with_options(task_runner=runner)(
         db=str(db), repos=list(repos), day=day, backfill=backfill, overrides=overrides)
 
@@ -189,7 +189,7 @@ def gharchive_ingest_flow(db: str, paths: list[str], overrides: dict[str, Any] |
     """
     from shu.sources.gharchive import GharchiveSummary, batches, combine, pending
 
-    settings = _settings(overrides)
+    settings = settings_from(overrides)
     t0 = time.perf_counter()
     store = open_for_writing(Path(db))
     try:
@@ -243,15 +243,9 @@ def _fold(db: Path) -> dict[str, int]:
 def run_gharchive_flow(db: Path | str, paths: list[str], overrides: dict[str, Any] | None = None,
                        fold: bool = True) -> dict[str, Any]:
     """`gharchive_ingest_flow` on the task runner the settings name (threads or Dask)."""
-    runner = runner_for(_settings(overrides))
+    runner = runner_for(settings_from(overrides))
     return gharchive_ingest_flow.with_options(task_runner=runner)(
         db=str(db), paths=[str(p) for p in paths], overrides=overrides, fold=fold)
-
-
-def _settings(overrides: dict[str, Any] | None) -> Settings:
-    from shu.flows.daily import settings_from  # daily imports this module
-
-    return settings_from(overrides)
 
 
 # ---------------------------------------------------------------------------- the stage

@@ -13,7 +13,7 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
 from shu.flows import stages
-from shu.flows.daily import settings_from
+from shu.flows.stages import settings_from
 from shu.store import utcnow
 
 probe_task = task(stages.probe, name="probe", cache_policy=NO_CACHE)

@@ -3,7 +3,8 @@
 Every stage is idempotent (a re-run the same day converges to the same store and issues no
 second or changed forecast) and holds the DuckDB write lock only while it runs, so analysts'
 readers get in between stages (and read the snapshot during one). The Prefect flows in
-`shu.flows.daily` wrap these as tasks; nothing here imports Prefect.
+`shu.flows.daily` wrap these as tasks; nothing here imports Prefect. `settings_from` gives
+every flow its settings (the GitHub token is never a flow parameter).
 """
 
 from __future__ import annotations
@@ -13,9 +14,17 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from shu.errors import SourceError
-from shu.settings import Settings
+from shu.errors import ConfigError, SourceError
+from shu.settings import Settings, load_settings
 from shu.snapshot import open_for_writing, refresh_snapshot
+
+
+def settings_from(overrides: dict[str, Any] | None) -> Settings:
+    """Settings for a flow run: environment / shu.toml plus non-secret overrides."""
+    overrides = dict(overrides or {})
+    if {"github_token", "GITHUB_TOKEN"} & set(overrides):
+        raise ConfigError("the GitHub token cannot be a flow parameter; set GITHUB_TOKEN")
+    return load_settings(**overrides)
 
 
 @dataclass
@@ -94,7 +103,8 @@ def resolve(db: Path, day: date) -> StageReport:
 
 def forecast(db: Path, settings: Settings, day: date) -> StageReport:
     """Issue today's forecasts for the tracked repositories (existing ones are left alone)."""
-    from shu.forecast.issue import issue_forecasts, model_path
+    from shu.forecast.artifact import model_path
+    from shu.forecast.issue import issue_forecasts
 
     if not model_path(settings).exists():
         return StageReport("forecast", f"no trained model at {model_path(settings)} (run `shu "

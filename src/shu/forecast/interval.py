@@ -103,7 +103,7 @@ class IntervalForecaster:
         return v0[:, None] + scale_of(v0)[:, None] * rel
 
     def bundle(self) -> dict:
-        """What `model.save_forecasters` writes for this forecaster."""
+        """What `artifact.save_forecasters` writes for this forecaster."""
         return {"kind": "interval", "template": self.template, "horizon_days": self.horizon_days,
                 "features": list(self.features), "center": self.center, "spread": self.spread,
                 "offsets": np.asarray(self.offsets), "estimator": self.estimator,

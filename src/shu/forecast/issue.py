@@ -18,24 +18,23 @@ import json
 import math
 from dataclasses import dataclass
 from datetime import date, timedelta
-from pathlib import Path
 
 import pandas as pd
 
 from shu.errors import ConfigError, StoreError
 from shu.forecast import rocm
+from shu.forecast.artifact import load_forecasters, model_path
 from shu.forecast.backtest import data_end
 from shu.forecast.examples import base_frame, with_thresholds
 from shu.forecast.features import threshold_features
 from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
 from shu.forecast.interval import IntervalForecaster
-from shu.forecast.model import Forecaster, load_forecasters
+from shu.forecast.model import Forecaster
 from shu.forecast.questions import TEMPLATES
 from shu.forecast.scoring import confidence_band
 from shu.settings import DeclaredQuestion, Settings, get_settings
 from shu.store import Store, utcnow
 
-MODEL_FILE = "forecaster.skops"
 # An interval forecast's row in `forecasts` reads as "the 80% interval will hold" at p = 0.8.
 NOMINAL_80 = 0.8
 RECEIPT_COLUMNS = ("stars", "velocity_7d", "velocity_28d", "acceleration_7d", "acceleration_28d")
@@ -66,11 +65,6 @@ def forecast_id(repo: str, template: str, threshold: float, horizon_days: int, o
     """Deterministic id of a forecast (16 hex of SHA-256 over its defining fields)."""
     key = f"{repo}|{template}|{threshold:.6g}|{horizon_days}|{origin.isoformat()}|{model_version}"
     return hashlib.sha256(key.encode()).hexdigest()[:16]
-
-
-def model_path(settings: Settings) -> Path:
-    """Where the trained forecaster lives."""
-    return Path(settings.models_dir) / MODEL_FILE
 
 
 def issue_forecasts(store: Store, origin: date | None = None, settings: Settings | None = None,

@@ -1,4 +1,4 @@
-"""The forecaster: estimator choice, fitting on a time-ordered split, drivers, safe persistence.
+"""The forecaster: estimator choice, fitting on a time-ordered split, drivers.
 
 `fit_forecaster` fits an estimator on an earlier block of examples and calibrates it on a later
 block (see `calibration`). Two estimator kinds are supported and compared in the backtest:
@@ -10,16 +10,13 @@ measured on the star history's walk-forward, three members on 300,000 rows beat 
 by +0.0015 Brier skill).
 Drivers of a forecast are computed from the model itself by occlusion: the change in the
 calibrated log-odds when one feature is replaced by its training median.
-Models are saved with skops (no pickle) and loaded only when every type in the file is one this
-module expects.
+Saving and loading them (skops) is `shu.forecast.artifact`'s.
 """
 
 from __future__ import annotations
 
 import math
-import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -192,41 +189,3 @@ def fit_forecaster(template: str, horizon_days: int, features: list[str], fit: p
 def _logit(p: np.ndarray) -> np.ndarray:
     p = np.clip(p, 1e-6, 1 - 1e-6)
     return np.log(p / (1 - p))
-
-
-# ---------------------------------------------------------------- persistence (skops)
-def save_forecasters(path: Path, forecasters: list, version: str) -> Path:
-    """Write the forecasters (binary and interval) to `path` with skops (safe serialisation)."""
-    import skops.io as sio
-
-    bundle = {"version": version, "forecasters": [f.bundle() for f in forecasters]}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    sio.dump(bundle, path, compression=zipfile.ZIP_DEFLATED, compresslevel=9)
-    return path
-
-
-# Types a forecaster file may contain beyond skops' defaults (checked before loading).
-_EXPECTED_TYPE_PREFIXES = ("sklearn.", "numpy.", "builtins.", "scipy.")
-_OWN_TYPES = (f"{LogitVote.__module__}.LogitVote",)
-
-
-def load_forecasters(path: Path) -> tuple[str, list]:
-    """Read a skops file written by `save_forecasters`; refuse unexpected types."""
-    import skops.io as sio
-
-    if not path.exists():
-        raise StoreError(f"no model at {path}: run `shu train` first")
-    untrusted = sio.get_untrusted_types(file=path)
-    unexpected = [t for t in untrusted
-                  if not t.startswith(_EXPECTED_TYPE_PREFIXES) and t not in _OWN_TYPES]
-    if unexpected:
-        raise StoreError(f"{path}: refusing to load unexpected types {unexpected[:3]}")
-    bundle = sio.load(path, trusted=untrusted)
-    from shu.forecast.interval import IntervalForecaster
-
-    return bundle["version"], [
-        IntervalForecaster.from_bundle(d) if d.get("kind") == "interval" else
-        Forecaster(d["template"], int(d["horizon_days"]), list(d["features"]), d["model"],
-                   np.asarray(d["reference"]), d["estimator"], int(d["fit_rows"]),
-                   int(d["calibration_rows"]))
-        for d in bundle["forecasters"]]

@@ -9,17 +9,15 @@ releases not loaded) are skipped and listed in the model card. The ROCm adoption
 fitted with `rocm.ESTIMATOR` whatever the estimator asked for; trained alone (a store of
 imported histories, no star counts) they train as of the newest commit.
 
-`merge_previous` folds a run into the models already saved (`shu train --merge`), so one store
-can train the star templates and another the ROCm ones into one artifact.
+Saving the result, and folding it into models already saved (`shu train --merge`), is
+`shu.forecast.artifact`'s.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -116,7 +114,7 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
             log(f"{key}: fitted on {len(fit):,} rows, calibrated on {len(cal):,}")
     if not result.forecasters:
         raise StoreError("no template had enough resolved history to train on; load more data")
-    result.version = _version(last, config.estimator, result.windows)
+    result.version = version_of(last, config.estimator, result.windows)
     return result
 
 
@@ -133,31 +131,7 @@ def _too_little(fit: pd.DataFrame, cal: pd.DataFrame, binary: bool) -> str | Non
     return None
 
 
-def merge_previous(result: TrainResult, models_dir: Path) -> tuple[TrainResult, dict | None]:
-    """`result` plus the models saved in `models_dir` that it did not retrain (a model of the
-    same template x horizon is replaced; skips it trained are no longer listed), and the
-    backtest the saved model card carries (None if none)."""
-    from shu.forecast.card import CARD_JSON
-    from shu.forecast.issue import MODEL_FILE
-    from shu.forecast.model import load_forecasters
-
-    card_path = Path(models_dir) / CARD_JSON
-    if not (Path(models_dir) / MODEL_FILE).exists() or not card_path.exists():
-        raise StoreError(f"--merge: no saved model and card in {models_dir} to merge into")
-    _, previous = load_forecasters(Path(models_dir) / MODEL_FILE)
-    card = json.loads(card_path.read_text(encoding="utf-8"))
-    new = {f"{f.template}/{f.horizon_days}" for f in result.forecasters}
-    kept = [f for f in previous if f"{f.template}/{f.horizon_days}" not in new]
-    windows = {k: w for k, w in card["models"].items() if k not in new} | result.windows
-    skipped = {k: why for k, why in card.get("skipped", {}).items() if k not in new}
-    skipped |= {k: why for k, why in result.skipped.items() if k not in windows}
-    last = max(result.trained_through, date.fromisoformat(card["trained_through"]))
-    estimators = "+".join(sorted({w.get("estimator", "hgb") for w in windows.values()}))
-    merged = TrainResult(_version(last, estimators, windows), last, kept + result.forecasters,
-                         skipped, windows)
-    return merged, card.get("backtest")
-
-
-def _version(last: date, estimator: str, windows: dict) -> str:
+def version_of(last: date, estimator: str, windows: dict) -> str:
+    """A model version: the last data day, the estimator(s) and a digest of the windows."""
     digest = hashlib.sha256(repr(sorted(windows.items())).encode()).hexdigest()[:8]
     return f"{last.isoformat()}-{estimator}-{digest}"

@@ -4,15 +4,12 @@
 `full`), `commit_signals`, and the context tables built on them; `latest_signals(store, repo)`
 reads the newest values of one repository. Definitions: `shu.schema.signals`.
 
-The package is also the notebook helper: `shu.signals("pytorch/pytorch")` calls
-`shu.notebook.signals` (a package attribute of `shu` cannot be both a module and a function).
+From a notebook, one repository's signals are `shu.star_signals(repo)` (`shu.notebook`).
 """
 
 from __future__ import annotations
 
-import sys
 import time
-import types
 import uuid
 from typing import Any
 
@@ -74,14 +71,3 @@ def latest_signals(store: Store, repo: str) -> dict[str, Any]:
 
 __all__ = ["latest_signals", "refresh_signals"]
 
-
-class _NotebookCallable(types.ModuleType):
-    """This package's module type: calling it is `shu.notebook.signals(...)`."""
-
-    def __call__(self, repo: str, since: Any = None, **kwargs: Any) -> Any:
-        from shu.notebook import signals
-
-        return signals(repo, since, **kwargs)
-
-
-sys.modules[__name__].__class__ = _NotebookCallable

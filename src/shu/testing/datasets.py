@@ -22,7 +22,7 @@ from pathlib import Path
 
 import duckdb
 
-from shu.testing.github_server import CommitRecord, ReleaseRecord, RepoRecord
+from shu.testing.github_records import CommitRecord, ReleaseRecord, RepoRecord
 
 VERSION_TAG = re.compile(r"^(?:[\w.-]*?[-_/])?v?\d+\.\d+")
 PRERELEASE = re.compile(r"rc|alpha|beta|dev|pre", re.IGNORECASE)

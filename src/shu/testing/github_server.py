@@ -1,5 +1,8 @@
 """A small local HTTP server that speaks the parts of the GitHub REST API shu reads.
 
+HTTP, paging, ETags, rate-limit headers, renames and fault injection live here; the records it
+serves and their JSON shapes live in `shu.testing.github_records` (re-exported here).
+
 Tests run the real `GitHubClient` against it, and `shu demo` serves its generated sample through
 it, so no code path is faked. It listens on 127.0.0.1 only.
 
@@ -63,75 +66,38 @@ have exceeded a secondary rate limit" with no rate-limit or retry-after headers 
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import json
 import sys
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from dataclasses import dataclass
+from datetime import date
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from itertools import pairwise
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from shu.testing.github_records import (
+    CommitRecord,
+    ReleaseRecord,
+    RepoRecord,
+    commit_json,
+    daily_added,
+    history_weeks,
+    parse_iso,
+    release_json,
+    repo_json,
+    stargazers,
+)
+
+__all__ = ["CommitRecord", "Fault", "GitHubAPIServer", "RecordedRequest", "ReleaseRecord",
+           "RepoRecord", "main"]
 
 HISTORY_MAX_PER_PAGE = 30
 LIST_MAX_PER_PAGE = 100
 STARGAZERS_MAX_PAGE = 400
 RATE_LIMIT = 5000
-
-
-@dataclass
-class CommitRecord:
-    """One commit on the default branch."""
-
-    sha: str
-    authored_at: datetime
-    committed_at: datetime
-    author_name: str
-    author_email: str
-    message: str
-    parents: list[str] = field(default_factory=list)
-    author_login: str | None = None
-
-
-@dataclass
-class ReleaseRecord:
-    """One release (drafts have no published_at on GitHub; here they keep the given one)."""
-
-    tag: str
-    published_at: datetime
-    name: str | None = None
-    body: str = ""
-    prerelease: bool = False
-    draft: bool = False
-
-
-@dataclass
-class RepoRecord:
-    """Everything the server knows about one repository."""
-
-    full_name: str
-    repo_id: int
-    created_at: datetime
-    star_counts: list[tuple[date, int]]
-    default_branch: str = "main"
-    forks: int = 0
-    open_issues: int = 0
-    watchers: int = 0
-    description: str | None = None
-    language: str | None = None
-    archived: bool = False
-    commits: list[CommitRecord] = field(default_factory=list)
-    releases: list[ReleaseRecord] = field(default_factory=list)
-    stargazer_history_available: bool = True
-    stargazers_available: bool = True
-
-    @property
-    def stars(self) -> int:
-        return self.star_counts[-1][1] if self.star_counts else 0
 
 
 @dataclass
@@ -302,7 +268,7 @@ class GitHubAPIServer:
             if repo is None:
                 return _not_found()
             if not rest:
-                return 200, {}, self._repo_json(repo)
+                return 200, {}, repo_json(repo, self.url)
             if rest == ["stargazers", "history"]:
                 if not repo.stargazer_history_available:
                     return _not_found()
@@ -316,71 +282,20 @@ class GitHubAPIServer:
                 return self._commits(repo, path, query)
             if rest == ["releases"]:
                 items = sorted(repo.releases, key=lambda r: r.published_at, reverse=True)
-                return self._page([_release_json(repo, r) for r in items], path, query,
+                return self._page([release_json(repo, r) for r in items], path, query,
                                   LIST_MAX_PER_PAGE)
             return _not_found()
 
-    def _repo_json(self, repo: RepoRecord) -> dict[str, Any]:
-        owner, name = repo.full_name.split("/")
-        return {
-            "id": repo.repo_id, "node_id": f"R_{repo.repo_id}", "name": name,
-            "full_name": repo.full_name, "owner": {"login": owner, "type": "Organization"},
-            "private": False, "html_url": f"https://github.com/{repo.full_name}",
-            "description": repo.description, "fork": False,
-            "url": f"{self.url}/repos/{repo.full_name}",
-            "created_at": _iso(repo.created_at), "updated_at": _iso(repo.created_at),
-            "pushed_at": _iso(max((c.committed_at for c in repo.commits),
-                                  default=repo.created_at)),
-            "language": repo.language, "archived": repo.archived, "disabled": False,
-            "default_branch": repo.default_branch,
-            "stargazers_count": repo.stars, "watchers_count": repo.stars,
-            "subscribers_count": repo.watchers, "forks_count": repo.forks,
-            "forks": repo.forks, "open_issues_count": repo.open_issues,
-            "open_issues": repo.open_issues, "watchers": repo.stars,
-        }
-
     def _daily_added(self, repo: RepoRecord) -> tuple[list[date], list[int]]:
         key = repo.full_name.lower()
-        if key in self._history_cache:
-            return self._history_cache[key]
-        days: list[date] = []
-        added: list[int] = []
-        counts = sorted(repo.star_counts)
-        if counts:
-            first_day, first_count = counts[0]
-            start = min(repo.created_at.date(), first_day)
-            span = (first_day - start).days
-            for i in range(span):  # stars already there on the first day, spread evenly
-                days.append(start + timedelta(days=i))
-                added.append(first_count * (i + 1) // span - first_count * i // span)
-            days.append(first_day)
-            added.append(0 if span else first_count)
-            running_max = first_count
-            for (d0, c0), (d1, c1) in pairwise(counts):
-                gap = (d1 - d0).days
-                for i in range(1, gap + 1):
-                    level = max(running_max, c0 + (c1 - c0) * i // gap)
-                    days.append(d0 + timedelta(days=i))
-                    added.append(level - running_max)
-                    running_max = level
-        self._history_cache[key] = (days, added)
-        return days, added
+        if key not in self._history_cache:
+            self._history_cache[key] = daily_added(repo)
+        return self._history_cache[key]
 
     def _history(self, repo: RepoRecord, path: str, query: dict[str, str]
                  ) -> tuple[int, dict[str, str], Any]:
-        days, added = self._daily_added(repo)
-        weeks: dict[date, list[int]] = {}
-        for day, n in zip(days, added, strict=True):
-            sunday = day - timedelta(days=(day.weekday() + 1) % 7)
-            weeks.setdefault(sunday, [0] * 7)[(day.weekday() + 1) % 7] += n
-        if days:  # empty weeks appear as zero rows
-            sunday = days[0] - timedelta(days=(days[0].weekday() + 1) % 7)
-            while sunday <= days[-1]:
-                weeks.setdefault(sunday, [0] * 7)
-                sunday += timedelta(days=7)
-        rows = [{"week": int(datetime(w.year, w.month, w.day, tzinfo=UTC).timestamp()),
-                 "total": sum(v), "days": v} for w, v in sorted(weeks.items(), reverse=True)]
-        return self._page(rows, path, query, HISTORY_MAX_PER_PAGE)
+        return self._page(history_weeks(*self._daily_added(repo)), path, query,
+                          HISTORY_MAX_PER_PAGE)
 
     def _stargazers(self, repo: RepoRecord, path: str, query: dict[str, str], star_json: bool
                     ) -> tuple[int, dict[str, str], Any]:
@@ -388,20 +303,8 @@ class GitHubAPIServer:
         if page > STARGAZERS_MAX_PAGE:
             return 422, {}, {"message": "In order to keep the API fast for everyone, pagination "
                              "is limited for this resource.", "documentation_url": ""}
-        days, added = self._daily_added(repo)
-        cumulative = [0]
-        for n in added:
-            cumulative.append(cumulative[-1] + n)
-        total = cumulative[-1]
-        items = []
-        for index in range((page - 1) * per_page, min(page * per_page, total)):
-            d = bisect.bisect_right(cumulative, index) - 1
-            within, count = index - cumulative[d], added[d]
-            at = datetime(days[d].year, days[d].month, days[d].day) + timedelta(
-                seconds=int((within + 0.5) * 86400 / count))
-            user = {"login": f"stargazer{index + 1}", "id": 10_000_000 + index,
-                    "type": "User"}
-            items.append({"starred_at": _iso(at), "user": user} if star_json else user)
+        total, items = stargazers(*self._daily_added(repo), (page - 1) * per_page,
+                                  page * per_page, star_json)
         last = max(1, -(-total // per_page))
         return 200, _link_header(self.url + path, query, page, last), items
 
@@ -412,33 +315,15 @@ class GitHubAPIServer:
                 c.sha == branch for c in repo.commits):
             return 404, {}, {"message": "No commit found for SHA: " + branch}
         try:
-            since = _parse_iso(query["since"]) if "since" in query else None
-            until = _parse_iso(query["until"]) if "until" in query else None
+            since = parse_iso(query["since"]) if "since" in query else None
+            until = parse_iso(query["until"]) if "until" in query else None
         except ValueError:
             return 422, {}, {"message": "Invalid request: since/until must be ISO 8601"}
         items = [c for c in sorted(repo.commits, key=lambda c: c.committed_at, reverse=True)
                  if (since is None or c.committed_at >= since)
                  and (until is None or c.committed_at <= until)]
-        return self._page([self._commit_json(repo, c) for c in items], path, query,
+        return self._page([commit_json(repo, c, self.url) for c in items], path, query,
                           LIST_MAX_PER_PAGE)
-
-    def _commit_json(self, repo: RepoRecord, c: CommitRecord) -> dict[str, Any]:
-        person = {"login": c.author_login, "id": int(c.sha[:7], 16), "type": "User"} \
-            if c.author_login else None
-        return {
-            "sha": c.sha, "node_id": f"C_{c.sha[:12]}",
-            "commit": {
-                "author": {"name": c.author_name, "email": c.author_email,
-                           "date": _iso(c.authored_at)},
-                "committer": {"name": c.author_name, "email": c.author_email,
-                              "date": _iso(c.committed_at)},
-                "message": c.message, "comment_count": 0,
-                "tree": {"sha": hashlib.sha1(c.sha.encode()).hexdigest()}},
-            "url": f"{self.url}/repos/{repo.full_name}/commits/{c.sha}",
-            "html_url": f"https://github.com/{repo.full_name}/commit/{c.sha}",
-            "author": person, "committer": person,
-            "parents": [{"sha": p} for p in c.parents],
-        }
 
     def _page(self, items: list[Any], path: str, query: dict[str, str], max_per_page: int
               ) -> tuple[int, dict[str, str], Any]:
@@ -595,29 +480,6 @@ def _link_header(base: str, query: dict[str, str], page: int, last: int) -> dict
     if page < last:
         links += [link(page + 1, "next"), link(last, "last")]
     return {"Link": ", ".join(links)} if links else {}
-
-
-def _release_json(repo: RepoRecord, r: ReleaseRecord) -> dict[str, Any]:
-    return {
-        "id": int(hashlib.sha1(f"{repo.full_name}@{r.tag}".encode()).hexdigest()[:8], 16),
-        "tag_name": r.tag, "name": r.name if r.name is not None else r.tag, "body": r.body,
-        "draft": r.draft, "prerelease": r.prerelease,
-        "created_at": _iso(r.published_at),
-        "published_at": None if r.draft else _iso(r.published_at),
-        "html_url": f"https://github.com/{repo.full_name}/releases/tag/{r.tag}",
-        "assets": [],
-    }
-
-
-def _iso(moment: datetime) -> str:
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(UTC).replace(tzinfo=None)
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _parse_iso(text: str) -> datetime:
-    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
 
 
 def main(argv: list[str] | None = None) -> None:

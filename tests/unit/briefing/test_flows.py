@@ -36,7 +36,7 @@ def test_top_level_entry_points_import(name: str) -> None:
 
 
 def test_the_token_is_never_a_flow_parameter() -> None:
-    from shu.flows.daily import settings_from
+    from shu.flows.stages import settings_from
 
     with pytest.raises(ConfigError, match="token"):
         settings_from({"github_token": "ghp_secret"})

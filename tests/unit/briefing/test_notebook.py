@@ -41,15 +41,29 @@ def test_connect_is_read_only(db):
     con.close()
 
 
+def test_notebook_names_are_functions_and_packages_are_packages():
+    """One name, one thing: the notebook helpers are functions of their own, and the signals
+    package is a plain module (no longer callable as a helper)."""
+    import types
+
+    import shu.notebook
+    import shu.signals
+
+    for name in ("connect", "star_signals", "forecasts", "track_record", "export_tables"):
+        assert getattr(shu, name) is getattr(shu.notebook, name)
+        assert isinstance(getattr(shu, name), types.FunctionType)
+    assert type(shu.signals) is types.ModuleType and not callable(shu.signals)
+
+
 def test_helpers_return_dataframes(db):
     con = shu.connect(db)
-    sig = shu.signals("acme/platform", "2026-02-01", con=con)
+    sig = shu.star_signals("acme/platform", "2026-02-01", con=con)
     assert isinstance(sig, pd.DataFrame)
     assert sig["repo"].unique().tolist() == ["acme/platform"]
     assert str(sig["day"].min().date()) == "2026-02-01" and sig["day"].is_monotonic_increasing
     assert {"velocity_28d", "acceleration_28d"} <= set(sig.columns)
     with pytest.raises(InputError, match="no star signals for 'nope/nope'"):
-        shu.signals("nope/nope", con=con)
+        shu.star_signals("nope/nope", con=con)
     fc = shu.forecasts(con=con)
     assert len(fc) == 9 and fc["outcome"].notna().sum() == 6
     assert shu.forecasts("acme/runtime", con=con)["repo"].unique().tolist() == ["acme/runtime"]

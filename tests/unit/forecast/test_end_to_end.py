@@ -8,10 +8,10 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
+from shu.forecast.artifact import model_path, save_forecasters
 from shu.forecast.backtest import BacktestConfig
 from shu.forecast.card import band_track_record, write_model_card
-from shu.forecast.issue import issue_forecasts, model_path
-from shu.forecast.model import save_forecasters
+from shu.forecast.issue import issue_forecasts
 from shu.forecast.resolve import resolve_forecasts, track_record
 from shu.forecast.scoring import summarize
 from shu.forecast.train import train_forecasters

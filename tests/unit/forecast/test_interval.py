@@ -13,11 +13,11 @@ import pandas as pd
 import pytest
 
 from shu.forecast import interval
+from shu.forecast.artifact import load_forecasters, model_path, save_forecasters
 from shu.forecast.backtest import BacktestConfig, fit_calibration_split
 from shu.forecast.examples import base_frame, build_examples, weekly_grid
 from shu.forecast.features import feature_names
-from shu.forecast.issue import issue_forecasts, model_path
-from shu.forecast.model import load_forecasters, save_forecasters
+from shu.forecast.issue import issue_forecasts
 from shu.forecast.questions import resolve_questions
 from shu.forecast.resolve import resolve_forecasts
 from shu.forecast.train import train_forecasters

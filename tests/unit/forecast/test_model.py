@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 
 from shu.forecast import model
-from shu.forecast.model import LogitVote, fit_forecaster, load_forecasters, save_forecasters
+from shu.forecast.artifact import load_forecasters, save_forecasters
+from shu.forecast.model import LogitVote, fit_forecaster
 
 
 def _frame(n: int, seed: int) -> pd.DataFrame:

@@ -11,9 +11,9 @@ from pathlib import Path
 import pandas as pd
 
 from shu.forecast import rocm
+from shu.forecast.artifact import load_forecasters
 from shu.forecast.features import feature_names
 from shu.forecast.issue import issue_forecasts
-from shu.forecast.model import load_forecasters
 from shu.settings import TrackedRepo, load_settings
 
 MODELS = Path(__file__).resolve().parents[3] / "models"
