@@ -1,6 +1,6 @@
 """GH Archive ingestion speed and memory against a bare DuckDB `read_json` on the same files.
 
-Generates one day of hourly files in the real event schema (`shu.testing.gharchive_files`;
+Generates one day of hourly files in the real event schema (`tests/support/gharchive_files.py`;
 default 4,000,000 events over 20,000 repositories, the volume of a 2025-2026 day), then, each in
 a fresh process so peak memory is its own:
 
@@ -71,7 +71,8 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=None, help="reuse/keep files here")
     args = parser.parse_args()
 
-    from shu.testing.gharchive_files import generate_days
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
+    from support.gharchive_files import generate_days
 
     tmp = tempfile.TemporaryDirectory(prefix="shu-gha-")
     where = args.dir or Path(tmp.name)

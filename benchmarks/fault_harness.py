@@ -1,6 +1,6 @@
 """Benchmark: the fault harness (issue 12) — faults and bad input, measured in one table.
 
-Runs every case of `shu.testing.fault_harness` (GitHub API faults against the local server,
+Runs every case of `tests/support/fault_harness.py` (GitHub API faults against the local server,
 SIGKILL at random points of real `shu ingest ranking`, `shu ingest github`, `shu signals --full`
 and `shu daily` processes, two writers at once) and prints one table: cases tried, survived,
 refused with a one-line error, failed, rows lost, rows duplicated and the worst reader wait.
@@ -20,7 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from shu.testing.fault_harness import CaseResult, run_harness, summary_table
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
+from support.fault_harness import CaseResult, run_harness, summary_table
 
 MAX_READER_WAIT_S = 1.0
 

@@ -6,7 +6,7 @@ duplicated, and no analyst read waits more than 1 s. The full set: benchmarks/fa
 
 from __future__ import annotations
 
-from shu.testing.fault_harness import API_CASES, run_api_case, run_harness, summary_table
+from support.fault_harness import API_CASES, run_api_case, run_harness, summary_table
 
 
 def test_fast_subset_meets_the_targets(tmp_path) -> None:

@@ -6,9 +6,9 @@ import os
 from datetime import date
 
 import pytest
+from support.gharchive_files import generate_days
 
 from shu.store import open_store
-from shu.testing.gharchive_files import generate_days
 
 pytest.importorskip("prefect_dask", reason="needs the optional extra: pip install 'shu[dask]'")
 

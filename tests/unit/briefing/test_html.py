@@ -1,11 +1,13 @@
 """The HTML briefing in a real headless chromium: loads clean, receipts jump, no outside script.
 
-Needs Debian's chromium (`apt-get install chromium`; `scripts/setup` installs it when run as root
-with apt); the browser tests skip, saying so, without it.
+The browser test drives Debian's chromium (`apt-get install chromium`; `scripts/setup` installs it
+when run as root with apt) through Playwright (the dev extra); it skips, saying which is missing,
+without either.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -14,10 +16,10 @@ from html.parser import HTMLParser
 
 import pandas as pd
 import pytest
+from support.browser import HeadlessBrowser, find_chromium
 
 from shu.briefing.compose import compose_briefing
 from shu.briefing.html import sanitize
-from shu.testing.browser import HeadlessBrowser, find_chromium
 
 PAYLOADS = ('<img src=x onerror="console.error(\'pwned-img\')"> '
             "<script>console.error('pwned-script')</script> "
@@ -26,6 +28,9 @@ PAYLOADS = ('<img src=x onerror="console.error(\'pwned-img\')"> '
 
 needs_chromium = pytest.mark.skipif(find_chromium() is None, reason="needs chromium for the "
                                     "headless-browser test (apt-get install chromium)")
+needs_playwright = pytest.mark.skipif(importlib.util.find_spec("playwright") is None,
+                                      reason="needs playwright for the headless-browser test "
+                                      "(pip install -e '.[dev]')")
 
 
 @pytest.fixture
@@ -83,6 +88,7 @@ def test_sanitizer_drops_active_content():
 
 
 @needs_chromium
+@needs_playwright
 def test_in_a_headless_browser(briefing):
     page = briefing.path.with_suffix(".html")
     with HeadlessBrowser() as browser:

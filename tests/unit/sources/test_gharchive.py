@@ -11,12 +11,12 @@ from datetime import date, datetime
 from pathlib import Path
 
 import pytest
+from support.gharchive_files import generate_days, hour_file, repo_names, write_hour
 
 from shu.errors import InputError
 from shu.settings import load_settings
 from shu.signals.gharchive_fold import fold_into_stars_daily
 from shu.sources.gharchive import ingest_gharchive, resolve_paths
-from shu.testing.gharchive_files import generate_days, hour_file, repo_names, write_hour
 
 DAY = date(2026, 1, 5)
 ROOT = Path(__file__).resolve().parents[3]

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from support.gharchive_files import hour_file, repo_names, write_hour
 
 from shu.errors import SourceError
 from shu.settings import load_settings
 from shu.sources.gharchive_download import download_range
-from shu.testing.gharchive_files import hour_file, repo_names, write_hour
 
 DAY = date(2026, 5, 1)
 
