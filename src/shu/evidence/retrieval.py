@@ -1,11 +1,16 @@
-"""Offline retrieval over the `passages` table: Okapi BM25 in numpy, and extractive answers.
+"""Offline retrieval over the `passages` table: BM25 with bm25s, and extractive answers.
 
 Nothing is downloaded: tokens are lower-cased word pieces with a short English stop list and a
-light plural fold, scored with BM25 (k1 = 1.5, b = 0.75, Lucene's non-negative idf). A result is
-*weak* when no passage covers at least half of the query's content terms; the briefing then says
-"Limited corpus context" instead of pretending. `answer()` picks whole sentences from the best
-passages, so every answer is a quotation with a (doc_id, passage_no) citation, never generated
-text.
+light plural fold (shu's own `tokenize`, the same for passages and queries), scored by bm25s
+(Lucene's BM25: k1 = 1.5, b = 0.75, non-negative idf; scores reported with Okapi's (k1 + 1)
+factor). bm25s replaced a hand-written numpy Okapi BM25 after it ranked the same: on the
+retrieval tests' passages and on docs/notes (and ../shared/seeds) for 258 queries built from the
+briefing's questions, the top-5 passages, their coverage and the extractive answers were
+identical and scores agreed to 3e-16 (`benchmarks/bench_retrieval.py` keeps the numpy version
+as its reference and prints the comparison). A result is *weak* when no passage covers at least
+half of the query's content terms; the briefing then says "Limited corpus context" instead of
+pretending. `answer()` picks whole sentences from the best passages, so every answer is a
+quotation with a (doc_id, passage_no) citation, never generated text.
 """
 
 from __future__ import annotations
@@ -74,13 +79,16 @@ class PassageIndex:
 
     def __init__(self, rows: list[tuple]) -> None:
         self._rows = rows
-        self._docs = [Counter(tokenize(r[2] + " " + (r[3] or ""))) for r in rows]
-        self._lengths = np.array([sum(d.values()) for d in self._docs], dtype=float)
-        self._avg_length = float(self._lengths.mean()) if rows else 0.0
-        self._postings: dict[str, list[tuple[int, int]]] = {}
-        for i, counts in enumerate(self._docs):
-            for term, tf in counts.items():
-                self._postings.setdefault(term, []).append((i, tf))
+        docs = [tokenize(r[2] + " " + (r[3] or "")) for r in rows]
+        self._df = Counter(term for doc in docs for term in set(doc))
+        self._bm25 = None
+        if self._df:  # bm25s over our tokens, with a vocabulary in a fixed order
+            import bm25s
+
+            vocab = {term: i for i, term in enumerate(sorted(self._df))}
+            self._bm25 = bm25s.BM25(k1=K1, b=B, method="lucene", dtype="float64")
+            self._bm25.index(([[vocab[t] for t in doc] for doc in docs], vocab),
+                             show_progress=False)
 
     @classmethod
     def from_store(cls, store: Store, as_of: date | None = None) -> PassageIndex:
@@ -98,29 +106,29 @@ class PassageIndex:
 
     def idf(self, term: str) -> float:
         """Lucene's BM25 idf: log(1 + (N - n + 0.5) / (n + 0.5)), never negative."""
-        n = len(self._postings.get(term, ()))
+        n = self._df.get(term, 0)
         return math.log(1.0 + (len(self._rows) - n + 0.5) / (n + 0.5))
 
     def search(self, query: str, k: int = 5) -> list[ScoredPassage]:
-        """The `k` best passages for `query`, best first (only passages sharing a term)."""
-        terms = list(dict.fromkeys(tokenize(query)))
-        if not terms or not self._rows:
+        """The `k` best passages for `query`, best first (only passages sharing a term; ties in
+        stored order)."""
+        terms = [t for t in dict.fromkeys(tokenize(query)) if t in self._df]
+        if not terms or self._bm25 is None:
             return []
-        scores = np.zeros(len(self._rows))
-        matched = np.zeros(len(self._rows))
-        norm = K1 * (1 - B + B * self._lengths / self._avg_length)
-        for term in terms:
-            idf = self.idf(term)
-            for i, tf in self._postings.get(term, ()):
-                scores[i] += idf * tf * (K1 + 1) / (tf + norm[i])
-                matched[i] += 1
+        # One term at a time: a passage's score is the sum, its coverage the terms it has.
+        # bm25s leaves out Okapi's constant (k1 + 1) factor; it is put back so that scores are
+        # the textbook ones (rankings are the same either way).
+        per_term = np.array([self._bm25.get_scores([t]) for t in terms]) * (K1 + 1)
+        scores = per_term.sum(axis=0)
+        matched = (per_term > 0).sum(axis=0)
+        n_terms = len(dict.fromkeys(tokenize(query)))
         hits = np.flatnonzero(scores > 0)
         order = hits[np.lexsort((hits, -scores[hits]))][:k]
         out = []
         for i in order:
             doc_id, passage_no, text, title, location, published_on = self._rows[i]
             out.append(ScoredPassage(doc_id, int(passage_no), text, float(scores[i]),
-                                     float(matched[i] / len(terms)), title, location,
+                                     float(matched[i] / n_terms), title, location,
                                      published_on))
         return out
 
