@@ -50,7 +50,7 @@ ANALYST_CONFIG: dict[str, Any] = {
 READ_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN,
                              duckdb.StatementType.PRAGMA, duckdb.StatementType.CALL})
 EXPORT_FORMATS = ("csv", "json", "parquet")
-REFUSED = ("analyst SQL sees only the store's tables; export with --csv/--json/--parquet "
+REFUSED = ("analyst SQL sees only the store's tables; export with --csv, --json or --out "
            "PATH")
 
 
@@ -140,7 +140,7 @@ def export_result(result: QueryResult, fmt: str, target: str | Path) -> None:
         raise InputError(f"unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
     if str(target) == "-":
         if fmt == "parquet":
-            raise InputError("--parquet needs a file path, not '-'")
+            raise InputError("Parquet needs a file path, not '-' (standard output)")
         _write_text(result, fmt, sys.stdout)
         return
     path = Path(target)

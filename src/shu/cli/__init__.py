@@ -6,6 +6,7 @@ this module holds the shared options, the output helpers and the one-line error 
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -69,8 +70,14 @@ def main() -> None:
     _register_commands()
     try:
         status = app(standalone_mode=False)  # a command's typer.Exit(n) comes back as n
+        sys.stdout.flush()  # here, so that a closed pipe is caught below, not at exit
         if isinstance(status, int) and status:
             sys.exit(status)
+    except BrokenPipeError:
+        # The reader went away (`shu sql ... --csv | head`) after click's own EPIPE handling
+        # (exit 1, nothing printed) could see it: stop the same way, writing nothing more.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
     except ShuError as exc:
         err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False,
                           markup=True, soft_wrap=True)

@@ -10,6 +10,7 @@ from rich.table import Table as RichTable
 
 from shu.analyst import export_result, open_analyst, run_query
 from shu.cli import DbOption, app, console, db_path, err_console
+from shu.errors import InputError
 from shu.store import list_tables
 
 
@@ -29,28 +30,38 @@ def tables(db: Path = DbOption) -> None:
         console.print(out)
 
 
+SUFFIX_FORMATS = {".csv": "csv", ".json": "json", ".parquet": "parquet"}
+
+
 @app.command()
 def sql(
     query: str = typer.Argument(..., help="One read-only SQL statement over the store's tables."),
-    csv_out: str = typer.Option(None, "--csv", metavar="PATH", help="Write CSV to PATH ('-' "
-                                "prints it)."),
-    json_out: str = typer.Option(None, "--json", metavar="PATH", help="Write a JSON array of "
-                                 "objects to PATH ('-' prints it)."),
-    parquet_out: str = typer.Option(None, "--parquet", metavar="PATH",
-                                    help="Write a Parquet file to PATH."),
+    as_csv: bool = typer.Option(False, "--csv", help="CSV on standard output (with --out: "
+                                "CSV into the file)."),
+    as_json: bool = typer.Option(False, "--json", help="A JSON array of objects on standard "
+                                 "output (with --out: into the file)."),
+    out: str = typer.Option(None, "--out", "-o", metavar="PATH", help="Write the result to "
+                            "PATH, in the format its suffix names (.csv, .json, .parquet) "
+                            "unless --csv/--json says; '-' is standard output."),
+    parquet: str = typer.Option(None, "--parquet", metavar="PATH",
+                                help="Same as --out PATH, in Parquet whatever the suffix."),
     limit: int = typer.Option(1000, help="Most rows shown in the table view (not exports)."),
     db: Path = DbOption,
 ) -> None:
     """Run one read-only SQL statement against the store and print or export the result.
 
     The query sees only the store's tables: reading or writing files (read_csv, COPY ... TO),
-    ATTACH, INSTALL/LOAD and SET are refused. Exports go through --csv/--json/--parquet PATH.
+    ATTACH, INSTALL/LOAD and SET are refused. Without an option the result prints as a table;
+    --csv and --json print it to standard output for pipes, --out PATH writes a file.
 
-    Example: shu sql "select repo, max(stars) from stars_daily group by repo order by 2 desc
-    limit 5" --csv top.csv
+    \b
+    Example: shu sql "select repo, max(stars) from stars_daily group by 1 order by 2 desc"
+    Example: shu sql "select * from star_signals where repo = 'ollama/ollama'" --csv | head
+    Example: shu sql "select * from forecasts" --json | jq '.[0]'
+    Example: shu sql "select * from star_signals" --out signals.parquet
+    Example: shu sql "select * from star_signals" --out signals.txt --csv
     """
-    exports = [(fmt, target) for fmt, target in
-               (("csv", csv_out), ("json", json_out), ("parquet", parquet_out)) if target]
+    target = output_target(as_csv, as_json, out, parquet)
     store, note = open_analyst(db_path(db))
     if note:
         err_console.print(note, highlight=False, markup=False)
@@ -58,20 +69,43 @@ def sql(
         result = run_query(store.con, query)
     if result is None:
         return
-    for fmt, target in exports:
-        export_result(result, fmt, target)
-        if target != "-":
-            err_console.print(f"wrote {result.table.num_rows:,} rows to {target}",
+    if target is not None:
+        fmt, path = target
+        export_result(result, fmt, path)
+        if path != "-":
+            err_console.print(f"wrote {result.table.num_rows:,} rows to {path}",
                               highlight=False, markup=False)
-    if exports:
         return
-    out = RichTable(*result.names)
+    table = RichTable(*result.names)
     rows = result.rows()
     for r in rows[:limit]:
-        out.add_row(*("" if v is None else str(v) for v in r))
-    console.print(out)
+        table.add_row(*("" if v is None else str(v) for v in r))
+    console.print(table)
     if len(rows) > limit:
-        console.print(f"({len(rows) - limit:,} more rows; use --csv PATH or --limit)")
+        console.print(f"({len(rows) - limit:,} more rows; use --csv, --out PATH or --limit)")
+
+
+def output_target(as_csv: bool, as_json: bool, out: str | None, parquet: str | None
+                  ) -> tuple[str, str] | None:
+    """(format, path or '-') that `shu sql`'s options ask for; None for the table view."""
+    if as_csv and as_json:
+        raise InputError("--csv and --json: choose one format")
+    flag = "csv" if as_csv else "json" if as_json else None
+    if parquet is not None:
+        if out is not None or flag is not None:
+            raise InputError("--parquet PATH is --out PATH in Parquet: give it alone")
+        out, flag = parquet, "parquet"
+    if out is None:
+        return None if flag is None else (flag, "-")
+    if out == "-":
+        return flag or "csv", "-"
+    named = SUFFIX_FORMATS.get(Path(out).suffix.lower())
+    if flag and named and flag != named:
+        raise InputError(f"--{flag} with --out {out}: the suffix says {named}")
+    if not (flag or named):
+        raise InputError(f"--out {out}: cannot tell the format from the suffix; use .csv, "
+                         ".json or .parquet, or add --csv or --json")
+    return flag or named, out
 
 
 @app.command()

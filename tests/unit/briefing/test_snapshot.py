@@ -58,7 +58,7 @@ def test_shu_sql_works_during_a_run(store_path) -> None:
     proc = _hold_write_lock(store_path, 20)
     try:
         out = subprocess.run([sys.executable, "-m", "shu", "sql", "select count(*) AS n "
-                              "from repos", "--csv", "-", "--db", str(store_path)],
+                              "from repos", "--csv", "--db", str(store_path)],
                              capture_output=True, text=True, timeout=60)
     finally:
         proc.kill()

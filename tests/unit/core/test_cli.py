@@ -43,11 +43,60 @@ def test_tables_lists_counts(loaded):
 
 def test_sql_table_csv_json(loaded):
     assert "7" in shu("sql", "select max(stars) from stars_daily", db=loaded).stdout
-    assert shu("sql", "select repo, stars from stars_daily order by day", "--csv", "-",
+    assert shu("sql", "select repo, stars from stars_daily order by day", "--csv",
                db=loaded).stdout.splitlines() == ["repo,stars", "a/b,5", "a/b,7"]
-    rows = json.loads(shu("sql", "select stars from stars_daily order by day", "--json", "-",
+    rows = json.loads(shu("sql", "select stars from stars_daily order by day", "--json",
                           db=loaded).stdout)
     assert rows == [{"stars": 5}, {"stars": 7}]
+
+
+def test_sql_csv_goes_down_a_pipe_that_closes_early(loaded):
+    """`shu sql ... --csv | head`: CSV on standard output; when the reader stops early, shu stops
+    quietly like any click tool (status 1, nothing on stderr: no traceback, no 'Exception
+    ignored' at exit)."""
+    proc = subprocess.run(
+        ["bash", "-c", f'set -o pipefail; "{sys.executable}" -m shu sql "select range AS n from '
+         'range(200000)" --csv | head -3; echo "status ${PIPESTATUS[0]}" >&2'],
+        capture_output=True, text=True, env={**os.environ, "SHU_DB": str(loaded)}, cwd=ROOT,
+        timeout=300)
+    assert proc.stdout.splitlines() == ["n", "0", "1"]
+    assert proc.stderr.strip() in ("status 0", "status 1"), proc.stderr
+
+
+def test_sql_out_writes_the_format_its_suffix_names(loaded, tmp_path):
+    import pyarrow.parquet as pq
+
+    query = "select repo, stars from stars_daily order by day"
+    for name in ("r.csv", "r.json", "r.parquet"):
+        proc = shu("sql", query, "--out", str(tmp_path / name), db=loaded)
+        assert proc.stdout == "" and f"wrote 2 rows to {tmp_path / name}" in proc.stderr
+    assert (tmp_path / "r.csv").read_text().splitlines() == ["repo,stars", "a/b,5", "a/b,7"]
+    assert json.loads((tmp_path / "r.json").read_text())[1] == {"repo": "a/b", "stars": 7}
+    assert pq.read_table(tmp_path / "r.parquet").to_pylist()[0] == {"repo": "a/b", "stars": 5}
+    shu("sql", query, "--out", str(tmp_path / "r.txt"), "--json", db=loaded)
+    assert json.loads((tmp_path / "r.txt").read_text())[0] == {"repo": "a/b", "stars": 5}
+    assert shu("sql", query, "--out", "-", db=loaded).stdout.splitlines()[0] == "repo,stars"
+    unknown = shu("sql", query, "--out", str(tmp_path / "r.xlsx"), db=loaded, check=False)
+    assert unknown.returncode == 1 and "cannot tell the format from the suffix" in unknown.stderr
+    assert not (tmp_path / "r.xlsx").exists() and "Traceback" not in unknown.stderr
+
+
+def test_sql_output_options_resolve_to_one_format_and_place():
+    from shu.cli.analyst import output_target
+    from shu.errors import InputError
+
+    assert output_target(False, False, None, None) is None  # the table view
+    assert output_target(True, False, None, None) == ("csv", "-")
+    assert output_target(False, True, None, None) == ("json", "-")
+    assert output_target(False, False, "a/b.PARQUET", None) == ("parquet", "a/b.PARQUET")
+    assert output_target(False, True, "-", None) == ("json", "-")
+    assert output_target(False, False, None, "x.bin") == ("parquet", "x.bin")
+    for args, message in [((True, True, None, None), "choose one format"),
+                          ((True, False, "x.json", None), "the suffix says json"),
+                          ((False, False, "x.csv", "y.parquet"), "give it alone"),
+                          ((False, False, "x", None), "cannot tell the format")]:
+        with pytest.raises(InputError, match=message):
+            output_target(*args)
 
 
 def test_sql_is_read_only_and_errors_are_one_line(loaded):
@@ -55,7 +104,7 @@ def test_sql_is_read_only_and_errors_are_one_line(loaded):
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and "DELETE statements are not allowed" in proc.stderr
     assert "Traceback" not in proc.stderr
-    assert shu("sql", "select count(*) from stars_daily", "--csv", "-",
+    assert shu("sql", "select count(*) from stars_daily", "--csv",
                db=loaded).stdout.split()[1] == "2"
     bad = shu("sql", "select nope from stars_daily", db=loaded, check=False)
     assert bad.returncode == 1 and "query failed" in bad.stderr and "Traceback" not in bad.stderr

@@ -24,7 +24,7 @@ def test_ingest_sql_and_claims_on_the_gpu_run(store_path, h200_run, tmp_path):
     assert "7 inserted, 0 updated" in first.stdout
     again = shu("ingest", "probe", str(path), "--db", str(store_path))
     assert "0 inserted, 0 updated" in again.stdout
-    sql = shu("sql", "select kernel, speedup from probe_results order by kernel", "--csv", "-",
+    sql = shu("sql", "select kernel, speedup from probe_results order by kernel", "--csv",
               "--db", str(store_path))
     assert sql.returncode == 0, sql.stderr
     lines = sql.stdout.strip().splitlines()
