@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,11 @@ import matplotlib.pyplot as plt
 from shu.store import Store
 
 HISTORY_DAYS = 180
+
+
+def slug(text: str) -> str:
+    """`text` as part of a chart's file name."""
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "x"
 
 
 def velocity_chart(store: Store, repos: list[str], as_of: date,

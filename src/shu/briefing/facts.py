@@ -390,36 +390,3 @@ def latest_probe_age_days(store: Store, day: date) -> int | None:
     """Days since the newest probe run (None when there is none)."""
     started = store.con.execute("SELECT max(started_at) FROM probe_runs").fetchone()[0]
     return None if started is None else (day - started.date()).days
-
-
-@dataclass
-class ClaimCheck:
-    """A claim checked against the latest probe run: verdict, numbers and their receipts."""
-
-    claim: str
-    verdict: str
-    numbers: str
-    citations: list[Any]
-
-
-def claim_checks(store: Store) -> list[ClaimCheck]:
-    """The configured claims (settings.claims) evaluated against the latest run per backend
-    (document claims have their own section, `shu.briefing.claims_section`).
-
-    Each check cites the probe run it was evaluated on (its `started_at` row); its numbers are
-    the evaluator's own sentence, computed from that run's stored rows.
-    """
-    from shu.evidence.claims import evaluate_claims
-    from shu.evidence.topics import Citation
-
-    out = []
-    for check in evaluate_claims(store, documents=False):
-        citations = []
-        if check.run_id:
-            citations.append(Citation("row", "probe_runs", {"run_id": check.run_id},
-                                      "started_at", check.run_started_at,
-                                      check.run_started_at.date() if check.run_started_at
-                                      else None, f"probe run {check.run_id}"))
-        out.append(ClaimCheck(f"{check.claim} [{check.backend}]", check.verdict,
-                              check.evidence, citations))
-    return out

@@ -19,6 +19,10 @@ ceiling (`probe_results`), the suite geomean, or the run's measured ceilings (`m
 
 `evaluate_claims(store)` returns a `ClaimCheck` per claim and run, carrying the numbers, the
 passage it was read from and the probe rows it was checked against (both receipts).
+
+Why one module of ~480 lines: matching a claim to a run, measuring its workload and judging the
+verdict are one decision over the same `ClaimSpec` and `ProbeRun`; each step's "untestable"
+reason depends on the others, so they are read together.
 """
 
 from __future__ import annotations

@@ -59,6 +59,23 @@ class Receipt:
                            (list(v) if isinstance(v, tuple) else v) for k, v in self.key})
 
 
+@dataclass(frozen=True)
+class Citation:
+    """A stored fact an evidence line rests on (becomes a receipt)."""
+
+    kind: str  # 'row', 'quote', 'query' or 'passage'
+    table: str
+    key: dict[str, Any]
+    column: str
+    value: Any
+    as_of: date | None = None
+    label: str = ""
+    sql: str = ""
+    params: list[Any] = field(default_factory=list)
+    title: str | None = None
+    location: str | None = None
+
+
 @dataclass
 class ReceiptBook:
     """Numbers receipts in the order they are first cited."""
@@ -116,6 +133,17 @@ class ReceiptBook:
             Receipt("passage", "passages", (("doc_id", doc_id), ("passage_no", passage_no)),
                     "text", quotation, published_on, label),
             {"title": title, "location": location, "published_on": published_on})
+
+    def cite(self, c: Citation) -> int:
+        """Cite a stored fact an evidence line rests on; its number."""
+        if c.kind == "row":
+            return self.row(c.table, c.key, c.column, c.value, c.as_of, c.label)
+        if c.kind == "quote":
+            return self.quote(c.table, c.key, c.column, c.value, c.as_of, c.label)
+        if c.kind == "query":
+            return self.query(c.table, c.sql, c.params, c.value, c.as_of, c.label)
+        return self.passage(c.key["doc_id"], c.key["passage_no"], c.value, title=c.title,
+                            location=c.location, published_on=c.as_of, label=c.label)
 
     def get(self, number: int) -> Receipt:
         return self.receipts[number - 1]

@@ -19,11 +19,13 @@ evidence is reported as "not asserted", with the reason.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
 from shu.briefing.safe import safe_inline
+from shu.evidence.checked_claims import configured_checks, document_checks
+from shu.evidence.receipts import Citation
 from shu.evidence.retrieval import split_sentences
 from shu.settings import Settings, Topic
 from shu.store import Store
@@ -33,23 +35,6 @@ RELEASE_WINDOW_DAYS = 180
 MIN_COMMIT_SHARE = 0.02
 MIN_TOPIC_COMMITS = 3
 MIN_DOCUMENTS = 2
-
-
-@dataclass(frozen=True)
-class Citation:
-    """A stored fact an evidence line rests on (becomes a receipt)."""
-
-    kind: str  # 'row', 'quote', 'query' or 'passage'
-    table: str
-    key: dict[str, Any]
-    column: str
-    value: Any
-    as_of: date | None = None
-    label: str = ""
-    sql: str = ""
-    params: list[Any] = field(default_factory=list)
-    title: str | None = None
-    location: str | None = None
 
 
 @dataclass
@@ -201,10 +186,8 @@ def _document_evidence(store: Store, topic: Topic, pattern: re.Pattern[str], rep
 
 
 def _probe_evidence(store: Store, pattern: re.Pattern[str]) -> list[EvidenceItem]:
-    from shu.briefing.facts import claim_checks
-
     items = []
-    for check in claim_checks(store):
+    for check in configured_checks(store):
         if not pattern.search(check.claim) or check.verdict not in ("supported", "contradicted"):
             continue
         items.append(EvidenceItem(
@@ -217,8 +200,6 @@ def _probe_evidence(store: Store, pattern: re.Pattern[str]) -> list[EvidenceItem
 def _document_claim_evidence(store: Store, pattern: re.Pattern[str],
                              as_of: date) -> list[EvidenceItem]:
     """Claims read from documents that match the topic and that a probe run decided."""
-    from shu.briefing.claims_section import document_checks
-
     items = []
     for check in document_checks(store, as_of):
         if check.verdict not in ("supported", "contradicted") or not pattern.search(

@@ -20,6 +20,9 @@ What it does for every GET:
 
 Sleeping, the clock, jitter and the HTTP session are injected, so tests run the real client
 against a local server (`shu.testing.github_server`) without waiting.
+
+Why one module of ~440 lines: it is one class whose retry, validator-cache, rate-limit and
+redirect rules all act on the same request loop.
 """
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ def test_fan_appears_when_interval_forecasts_are_stored(filled, day, tmp_path):
                                           mid + 4])
     path, drawn = fan_chart(con, "acme/platform", day, tmp_path / "fan.png")
     assert drawn and path.read_bytes()[:8] == PNG
-    from shu.briefing.summary import summary_rows
+    from shu.briefing.sections.glance import summary_rows
     from shu.evidence.receipts import ReceiptBook
 
     rows = summary_rows(filled, ReceiptBook(), ["acme/platform"], [], day, day)["rows"]

@@ -8,7 +8,8 @@ from datetime import datetime, timedelta
 
 import pandas as pd
 
-from shu.briefing.compose import _headline, compose_briefing
+from shu.briefing.choice import headline_forecasts
+from shu.briefing.compose import compose_briefing
 from shu.evidence.receipts import resolve, stored_receipts
 from shu.forecast.card import CARD_JSON
 
@@ -55,14 +56,14 @@ def test_headline_is_least_known_question_where_model_departs(settings, tmp_path
 
     forecasts = [f("star_accel_reach", 0.99), f("star_velocity_up", 0.7),
                  f("star_accel_fall", 0.53), f("star_velocity_interval", 0.8)]
-    assert [x["template"] for x in _headline(forecasts, [repo], s)] == ["star_velocity_up"]
+    assert [x["template"] for x in headline_forecasts(forecasts, [repo], s)] == ["star_velocity_up"]
     # nothing departs: the largest departure wins
     forecasts = [f("star_accel_reach", 0.93), f("star_velocity_up", 0.46)]
-    assert [x["template"] for x in _headline(forecasts, [repo], s)] == ["star_accel_reach"]
+    assert [x["template"] for x in headline_forecasts(forecasts, [repo], s)] == ["star_accel_reach"]
 
 
 def test_sign_questions_read_as_turning() -> None:
-    from shu.briefing.compose import claim_sentence
+    from shu.briefing.sections.cards import claim_sentence
 
     f = {"repo": "a/b", "template": "star_accel_reach", "threshold": 0.0, "probability": 0.7,
          "horizon_days": 30, "resolves_on": "2026-03-30", "origin": "2026-02-28"}

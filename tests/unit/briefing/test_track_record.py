@@ -7,8 +7,9 @@ from datetime import datetime, timedelta
 
 import pandas as pd
 
-from shu.briefing.compose import TRACK_WINDOW_DAYS, compose_briefing
+from shu.briefing.compose import compose_briefing
 from shu.briefing.facts import track_record
+from shu.briefing.sections.track import TRACK_WINDOW_DAYS
 from shu.evidence.receipts import resolve, stored_receipts
 
 # (held_50, held_80, held_95) of four resolved interval forecasts: coverage 25%, 75%, 100%

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from shu.briefing.claims_section import claims_section
+from shu.briefing.sections.claims import claims_section
 from shu.evidence.claims import (
     CONTRADICTED,
     SUPPORTED,

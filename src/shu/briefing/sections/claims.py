@@ -1,4 +1,4 @@
-"""The briefing's "Claims checked against the probe" section: document claims with verdicts.
+"""The "Claims checked against the probe" section: claims read from documents, with verdicts.
 
 Every claim read from a document published by the briefing's data day (undated documents
 included) is listed with its verdict, contradicted first, then supported, each citing both
@@ -11,8 +11,11 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from shu.briefing.context import BriefingContext, Part
 from shu.briefing.safe import Md, safe_inline
-from shu.evidence.claims import CONTRADICTED, SUPPORTED, UNTESTABLE, ClaimCheck, evaluate_claims
+from shu.briefing.text import ref
+from shu.evidence.checked_claims import document_checks
+from shu.evidence.claims import CONTRADICTED, SUPPORTED, UNTESTABLE, ClaimCheck
 from shu.evidence.receipts import ReceiptBook
 from shu.store import Store
 
@@ -20,11 +23,10 @@ MAX_UNTESTABLE = 12
 QUOTE_CHARS = 300
 
 
-def document_checks(store: Store, as_of: date) -> list[ClaimCheck]:
-    """Checks of the claims read from documents published by `as_of` (or undated)."""
-    return [c for c in evaluate_claims(store)
-            if c.spec is not None and c.spec.from_document
-            and (c.spec.published_on is None or c.spec.published_on <= as_of)]
+def build(ctx: BriefingContext) -> Part:
+    """The checked claims, contradicted first, and the untestable ones in short."""
+    return Part(ctx.render("sections/claims.md.j2",
+                           claims=claims_section(ctx.store, ctx.book, ctx.as_of)))
 
 
 def cite_passage(book: ReceiptBook, check: ClaimCheck) -> int:
@@ -54,13 +56,13 @@ def claims_section(store: Store, book: ReceiptBook, as_of: date) -> dict[str, An
         items.append({"verdict": c.verdict, "text": Md(
             f"**{c.verdict}** · “{safe_inline(c.claim, QUOTE_CHARS)}” — "
             f"{safe_inline(c.spec.title or c.spec.location)}, passage {c.spec.passage_no} "
-            f"{_ref(r_passage)} · claimed: {safe_inline(c.spec.describe())} · probe: "
-            f"{safe_inline(c.evidence)} {_ref(*r_probe)}")})
+            f"{ref(r_passage)} · claimed: {safe_inline(c.spec.describe())} · probe: "
+            f"{safe_inline(c.evidence)} {ref(*r_probe)}")})
     untestable = [c for c in checks if c.verdict == UNTESTABLE]
     shown = []
     for c in untestable[:MAX_UNTESTABLE]:
         r_passage = cite_passage(book, c)
-        shown.append(Md(f"“{safe_inline(c.claim, 160)}” {_ref(r_passage)} "
+        shown.append(Md(f"“{safe_inline(c.claim, 160)}” {ref(r_passage)} "
                         f"({safe_inline(c.spec.describe())}) — "
                         f"{safe_inline(c.reason or c.evidence, 300)}"))
     return {"n": len(checks), "n_documents": len({c.spec.doc_id for c in checks}),
@@ -69,7 +71,3 @@ def claims_section(store: Store, book: ReceiptBook, as_of: date) -> dict[str, An
             "n_untestable": len(untestable), "checked": items, "untestable": shown,
             "more_untestable": max(0, len(untestable) - MAX_UNTESTABLE)}
 
-
-def _ref(*numbers: int) -> str:
-    unique = list(dict.fromkeys(n for n in numbers if n))
-    return "[" + ", ".join(f"R{n}" for n in unique) + "]" if unique else ""

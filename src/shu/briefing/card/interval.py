@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from shu.briefing.safe import Md
+from shu.briefing.text import num, ref
 from shu.evidence.receipts import ReceiptBook
 from shu.forecast.interval import TEMPLATE
 from shu.store import Store
@@ -27,8 +28,6 @@ def interval_for(store: Store, f: dict[str, Any]) -> dict[str, Any] | None:
 
 def interval_lead(store: Store, book: ReceiptBook, f: dict[str, Any]) -> list[Md]:
     """The lead line and a line with the 50%/95% intervals; empty when no interval exists."""
-    from shu.briefing.compose import num, ref
-
     iv = interval_for(store, f)
     if iv is None:
         return []

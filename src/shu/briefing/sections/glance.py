@@ -1,4 +1,5 @@
-"""The briefing's one-screen summary: each tracked repository in one table row.
+"""The "At a glance" section, the briefing's one-screen summary: each tracked repository in one
+table row.
 
 Per repository: its 28-day velocity and acceleration, the headline forecast (its probability,
 or its median and 80% interval when an interval forecast is stored), and what changed since the
@@ -13,9 +14,17 @@ from typing import Any
 
 from shu.briefing import facts as ev
 from shu.briefing.compare import interval_forecasts
+from shu.briefing.context import BriefingContext, Part
 from shu.briefing.safe import Md, safe_code, safe_inline
 from shu.evidence.receipts import ReceiptBook
 from shu.store import Store
+
+
+def build(ctx: BriefingContext) -> Part:
+    """The summary table."""
+    summary = summary_rows(ctx.store, ctx.book, ctx.tracked, ctx.headline, ctx.as_of, ctx.day,
+                           ctx.synthetic)
+    return Part(ctx.render("sections/glance.md.j2", summary=summary))
 
 
 def previous_briefing(store: Store, day: date, synthetic: bool) -> dict[str, Any] | None:

@@ -1,0 +1,101 @@
+"""What every briefing section reads: the store, the day, the receipt book, and the facts more
+than one section shows (tracked repositories, categories, forecasts, the forecasts the cards
+headline), each computed once per briefing.
+
+A section gets a `BriefingContext` and returns a `Part` (see `shu.briefing.sections`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from shu.briefing import facts
+from shu.briefing.choice import headline_forecasts
+from shu.briefing.text import briefing_title, template_env
+from shu.evidence.receipts import ReceiptBook
+from shu.evidence.retrieval import PassageIndex
+from shu.settings import Settings
+from shu.store import Store, utcnow
+
+
+@dataclass
+class Part:
+    """What a section built: its markdown, ending with the blank line before the next section."""
+
+    markdown: str
+
+
+@dataclass
+class BriefingContext:
+    """One briefing being composed: where it reads from, what it has cited, what it wrote."""
+
+    store: Store
+    settings: Settings
+    day: date
+    as_of: date
+    out_dir: Path
+    synthetic: bool = False
+    notices: list[str] = field(default_factory=list)
+    book: ReceiptBook = field(default_factory=ReceiptBook)
+    charts: list[Path] = field(default_factory=list)  # charts the result reports, in order
+
+    @classmethod
+    def open(cls, store: Store, day: date | None, settings: Settings, out_dir: Path,
+             synthetic: bool = False, notices: list[str] | None = None) -> BriefingContext:
+        """The context for `day` (default: the latest day with star signals of a tracked
+        repository; today when there is none); `as_of` is that latest day, not after `day`."""
+        as_of = facts.data_as_of(store, [r.repo for r in settings.repos], day)
+        day = day or as_of or utcnow().date()
+        return cls(store, settings, day, as_of or day, out_dir, synthetic, list(notices or []))
+
+    @cached_property
+    def index(self) -> PassageIndex:
+        """The corpus as of the data day, for the cards' context questions."""
+        return PassageIndex.from_store(self.store, self.as_of)
+
+    @cached_property
+    def tracked(self) -> list[str]:
+        return [r.repo for r in self.settings.repos]
+
+    @cached_property
+    def stale(self) -> list[dict[str, Any]]:
+        """Tracked repositories whose latest star observation is older than the day before."""
+        return facts.stale_repos(self.store, self.tracked, self.day)
+
+    @cached_property
+    def categories(self) -> list[facts.CategoryMove]:
+        return facts.category_accelerations(self.store, self.settings, self.as_of)
+
+    @cached_property
+    def title(self) -> str:
+        return briefing_title(self.categories)
+
+    @cached_property
+    def forecasts(self) -> list[dict[str, Any]]:
+        """The tracked repositories' forecasts at the latest origin not after the day."""
+        return facts.latest_forecasts(self.store, self.tracked, self.day)
+
+    @cached_property
+    def headline(self) -> list[dict[str, Any]]:
+        """The forecast each tracked repository's card headlines (`shu.briefing.choice`)."""
+        return headline_forecasts(self.forecasts, self.tracked, self.settings)
+
+    @cached_property
+    def rocm_cards(self) -> list[dict[str, Any]]:
+        """One ROCm adoption forecast per repository that has one (forecast/rocm.py)."""
+        return headline_forecasts([f for f in self.forecasts if f["template"].startswith("rocm_")],
+                                  self.tracked, self.settings)
+
+    @cached_property
+    def _env(self) -> jinja2.Environment:
+        return template_env()
+
+    def render(self, template: str, **view: Any) -> str:
+        """`templates/<template>` rendered with `view`."""
+        return self._env.get_template(template).render(**view)

@@ -1,0 +1,79 @@
+"""The "Receipts" section: every fact the other sections cited, numbered as cited ([R1], …),
+each with where it is stored (a row, a passage, a query, a value in a model card)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from shu.briefing.context import BriefingContext, Part
+from shu.briefing.safe import Md, safe_inline, safe_link
+from shu.evidence.receipts import ReceiptBook
+
+_NUMERIC = re.compile(r"-?[0-9][0-9.e+:T-]*")
+
+
+def build(ctx: BriefingContext) -> Part:
+    """The receipt list; built after every section that cites."""
+    return Part(ctx.render("sections/receipts.md.j2", receipts=receipt_rows(ctx.book)))
+
+
+def receipt_rows(book: ReceiptBook) -> list[dict[str, Any]]:
+    """One row per receipt: its number, kind and where the fact is stored."""
+    rows = []
+    for number, receipt in enumerate(book.receipts, start=1):
+        shown = book.display.get(number, {})
+        if receipt.kind == "passage":
+            where = shown.get("location")
+            title = safe_link(shown.get("title") or where, _link_target(where))
+            if where and not _link_target(where):
+                title += f" · {safe_inline(_display_path(where))}"
+            rows.append({"no": number, "kind": "document", "what": Md(
+                f"{title} · {shown.get('published_on') or 'undated'} · passage "
+                f"{dict(receipt.key)['passage_no']}: “{safe_inline(receipt.value, 300)}”")})
+        elif receipt.kind == "file":
+            pointer = " → ".join(json.dumps(p) if isinstance(p, dict) else str(p)
+                                 for p in json.loads(dict(receipt.key)["pointer"]))
+            rows.append({"no": number, "kind": "model card", "what": Md(
+                f"{safe_inline(receipt.label)} = `{receipt.value}` · "
+                f"{safe_inline(_display_path(receipt.table))} · {safe_inline(pointer)}")})
+        elif receipt.kind == "query":
+            sql = dict(receipt.key)["sql"]
+            params = ", ".join(map(str, dict(receipt.key)["params"]))
+            rows.append({"no": number, "kind": "query", "what": Md(
+                f"{safe_inline(receipt.label)} = `{receipt.value}` from `{receipt.table}` · as of "
+                f"{receipt.as_of or '—'} · `{_code(sql)}` with ({safe_inline(params)})")})
+        else:
+            key = ", ".join(f"{k}={v}" for k, v in receipt.key)
+            value = (f"`{receipt.value}`" if _NUMERIC.fullmatch(receipt.value)
+                     else safe_inline(receipt.value, 300))
+            rows.append({"no": number, "kind": "row" if receipt.kind == "row" else "quote",
+                         "what": Md(f"`{receipt.table}` · {safe_inline(key)} · "
+                                    f"{safe_inline(receipt.column)} = "
+                                    + (f"“{value}”" if receipt.kind == "quote" else value)
+                                    + f" · as of {receipt.as_of or '—'}")})
+    return rows
+
+
+def _code(text: str) -> str:
+    """Our own SQL inside a code span (backticks removed so the span cannot break)."""
+    return re.sub(r"\s+", " ", text.replace("`", "'")).strip()
+
+
+def _display_path(location: str) -> str:
+    """A stored document path relative to the working directory when it lies under it."""
+    path = Path(location)
+    try:
+        return str(path.relative_to(Path.cwd())) if path.is_absolute() else location
+    except ValueError:
+        return location
+
+
+def _link_target(location: str | None) -> str | None:
+    if not location:
+        return None
+    if location.startswith(("http://", "https://")):
+        return location
+    return None

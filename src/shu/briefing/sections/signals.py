@@ -1,0 +1,45 @@
+"""The "Signals" section: one table row per tracked repository with its latest star, peer and
+commit signals, lifecycle phase, last release and whether its data is stale."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shu.briefing import facts
+from shu.briefing.context import BriefingContext, Part
+from shu.briefing.safe import Md, safe_inline
+from shu.briefing.text import num, pct
+
+
+def build(ctx: BriefingContext) -> Part:
+    """The signals table."""
+    return Part(ctx.render("sections/signals.md.j2",
+                           signals=[_row(ctx, repo) for repo in ctx.tracked]))
+
+
+def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
+    star = facts.latest_row(ctx.store, "star_signals", repo, ctx.as_of) or {}
+    commit = facts.latest_row(ctx.store, "commit_signals", repo, ctx.as_of) or {}
+    phase = facts.lifecycle_phase(ctx.store, repo, ctx.as_of)
+    rel = facts.latest_release(ctx.store, repo, ctx.as_of)
+    peer = facts.latest_row(ctx.store, "peer_signals", repo, ctx.as_of)
+    stale = next((s for s in ctx.stale if s["repo"] == repo), None)
+    return {
+        "repo": repo,
+        "category": ctx.settings.category_of(repo) or "",
+        "day": star.get("day"),
+        "stars": Md(num(star.get("stars"))),
+        "velocity_7d": Md(num(star.get("velocity_7d"))),
+        "velocity_28d": Md(num(star.get("velocity_28d"))),
+        "acceleration_28d": Md(num(star.get("acceleration_28d"), signed=True)),
+        "z": Md(num(star.get("velocity_28d_z"), signed=True)),
+        "commits_28d": Md(num(commit.get("velocity_28d"))),
+        "rocm_share": Md(pct(commit.get("rocm_share_28d"), 1)),
+        "phase": phase.phase if phase else "—",
+        "peer_rank": (Md(f"{peer['category_rank']}/{peer['peers'] + 1}")
+                      if peer and peer.get("category_rank") is not None else Md("—")),
+        "last_release": (Md(f"{safe_inline(rel['tag'])} ({rel['published_at'].date()})")
+                         if rel else Md("—")),
+        "stale": (Md("**stale** (never observed)" if stale["last_day"] == "never" else
+                     f"**stale** (last observed {stale['last_day']})") if stale else Md("")),
+    }
