@@ -224,6 +224,10 @@ def _walk_forward_interval(con: duckdb.DuckDBPyConnection, examples: Examples,
         "n_repos": int(pred["repo"].nunique()), "n_origins": int(pred["origin"].nunique()),
         "n_refits": len(refits), "estimator": "hgb-quantile+conformal",
     })
+    blocks = (pred["repo"] + "|" + pred["origin"].dt.strftime("%Y-%m")).to_numpy()
+    metrics["ci95"] = {"crps_skill_persistence": interval.crps_skill_ci(
+        pred["observed_value"].to_numpy(), model_q, baseline_q, blocks, config.n_boot,
+        config.seed)}
     band = interval.velocity_band(pred["velocity_28d"].to_numpy())
     observed = pred["observed_value"].to_numpy()
     metrics["coverage_by_velocity"] = {

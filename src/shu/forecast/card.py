@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from shu.forecast.skill import judge
 from shu.forecast.train import TrainResult
 from shu.store import utcnow
 
@@ -65,6 +66,32 @@ def band_track_record(models_dir: Path, template: str, horizon_days: int,
         if row["band"] == band:
             return {"n": row["n"], "right": row["right"], "hit_rate": row["hit_rate"]}
     return None
+
+
+def _skill_gate(card: dict) -> list[str]:
+    """The model card's list of templates x horizons shu chooses for cards, and those held back
+    with the reason (`skill.judge` on the backtest recorded here)."""
+    slices = (card.get("backtest") or {}).get("slices") or {}
+    verdicts = []
+    for key in card["models"]:
+        template, horizon = key.rsplit("/", 1)
+        verdicts.append(judge(template, int(horizon), slices.get(key)))
+    if not verdicts:
+        return []
+    shown = [v for v in verdicts if v.demonstrated]
+    held = [v for v in verdicts if not v.demonstrated]
+    lines = ["", "## Skill gate", "",
+             "shu chooses a template x horizon for a briefing card only when its walk-forward "
+             "skill's 95% interval lies above zero against climatology and persistence "
+             "(interval templates: CRPS skill vs persistence); the others are still issued, "
+             "resolved and scored, and a question the user declared still gets its card, "
+             "marked \"no demonstrated skill\".", ""]
+    if shown:
+        lines += ["Shown: " + "; ".join(v.reason for v in shown) + ".", ""]
+    if held:
+        lines += ["Held back:", ""] + [f"- {v.template}/{v.horizon_days}: {v.reason}"
+                                       for v in held]
+    return lines
 
 
 def _fmt(x: object, digits: int = 3) -> str:
@@ -135,6 +162,7 @@ def _markdown(card: dict) -> str:
                          f"{_fmt(c['0.8'])} | {_fmt(c['0.95'])} | {_fmt(m['crps'])} | "
                          f"{_fmt(m['crps_persistence'])} | "
                          f"{_fmt(m['crps_skill_persistence'])} |")
+    lines += _skill_gate(card)
     lines += ["", "Intended use: probabilities for the shu briefing's horizon-bound questions "
               "on GitHub star activity. Not validated for repositories outside the ranking "
               "lists' size range, nor for data after the training window without re-running "

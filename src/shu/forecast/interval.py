@@ -174,6 +174,27 @@ def interval_metrics(observed: np.ndarray, model_q: np.ndarray,
             "mean_width_80": float(np.mean(model_q[:, 5] - model_q[:, 1]))}
 
 
+def crps_skill_ci(observed: np.ndarray, model_q: np.ndarray, baseline_q: np.ndarray,
+                  blocks: np.ndarray, n_boot: int = 300, seed: int = 0) -> dict[str, float]:
+    """CRPS skill vs the baseline with a block-bootstrap 95% interval ({value, low, high});
+    blocks (e.g. 'repo|YYYY-MM') are resampled whole, as for the binary scores."""
+    model = crps_from_quantiles(observed, model_q)
+    base = crps_from_quantiles(observed, baseline_q)
+    _, block = np.unique(np.asarray(blocks), return_inverse=True)
+    n_blocks = int(block.max()) + 1 if len(block) else 0
+    sum_model = np.bincount(block, model, minlength=n_blocks)
+    sum_base = np.bincount(block, base, minlength=n_blocks)
+    rng = np.random.default_rng(seed)
+    reps = []
+    for _ in range(n_boot):
+        weights = np.bincount(rng.integers(0, n_blocks, n_blocks), minlength=n_blocks)
+        denominator = weights @ sum_base
+        reps.append(1.0 - (weights @ sum_model) / denominator if denominator > 0 else np.nan)
+    value = 1.0 - sum_model.sum() / sum_base.sum() if sum_base.sum() > 0 else float("nan")
+    return {"value": float(value), "low": float(np.nanpercentile(reps, 2.5)),
+            "high": float(np.nanpercentile(reps, 97.5))}
+
+
 def persistence_quantiles(con: duckdb.DuckDBPyConnection, ex: pd.DataFrame,
                           pred: pd.DataFrame) -> np.ndarray:
     """Baseline quantiles per row of `pred`: today's velocity + pre-origin changes over H.
