@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from shu.forecast.skill import judge
+from shu.forecast.skill import CARD_JSON, judge
 from shu.forecast.train import TrainResult
 from shu.store import utcnow
 
-CARD_JSON = "forecaster.json"
 CARD_MD = "forecaster.md"
 _SLICE_KEYS = ("n", "n_repos", "n_origins", "n_void", "base_rate", "brier", "brier_climatology",
                "brier_persistence", "bss_climatology", "bss_persistence", "log_loss", "ece",

@@ -39,10 +39,12 @@ class Skill:
     against: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
+# The model card's JSON beside the artifact (written by `forecast.card`, read here).
+CARD_JSON = "forecaster.json"
+
+
 def read_backtest_slices(models_dir: Path) -> dict[str, dict]:
     """The backtest slices recorded with the model in `models_dir` ({} when none)."""
-    from shu.forecast.card import CARD_JSON  # (card imports this module)
-
     path = Path(models_dir) / CARD_JSON
     if not path.exists():
         return {}
