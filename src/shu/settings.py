@@ -201,6 +201,10 @@ class Settings(BaseSettings):
                                      "(tcp://HOST:8786); unset: a temporary LocalCluster.")
     dask_workers: int = Field(default=2, ge=1, description="Workers of the temporary Dask "
                               "LocalCluster.")
+    prefect_analytics: bool = Field(
+        default=False, description="Let Prefect send its anonymous usage analytics (server "
+        "telemetry heartbeat, SDK events; env SHU_PREFECT_ANALYTICS). Off: shu's flows run with "
+        "PREFECT_SERVER_ANALYTICS_ENABLED=false and DO_NOT_TRACK=1.")
 
     @classmethod
     def settings_customise_sources(

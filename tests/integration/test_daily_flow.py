@@ -9,6 +9,7 @@ second run must change no forecast.
 from __future__ import annotations
 
 import json
+import logging
 from datetime import date
 from pathlib import Path
 
@@ -47,10 +48,19 @@ def _forecasts(db) -> list[tuple]:
             "SELECT * EXCLUDE (issued_at) FROM forecasts ORDER BY forecast_id").fetchall()
 
 
+class _Lines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
 def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     from shu.demo import train_demo_model
     from shu.flows import stages
-    from shu.flows.daily import daily_flow
+    from shu.flows.daily import STAGES, daily_flow
     from shu.flows.stages import settings_from
 
     out, overrides, server = served
@@ -61,8 +71,16 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     train_demo_model(db, settings, out / "probe.json",
                      ("star_accel_reach", "star_velocity_interval"), (30,))
 
-    first = daily_flow(day=DAY, db=str(db), overrides=overrides)
+    stage_lines = _Lines()
+    STAGES.addHandler(stage_lines)
+    STAGES.setLevel(logging.INFO)
+    try:
+        first = daily_flow(day=DAY, db=str(db), overrides=overrides)
+    finally:
+        STAGES.removeHandler(stage_lines)
     assert first["ingest"]["ok"], first["ingest"]["message"]
+    # each stage's one line, in order, as `shu daily` prints them
+    assert stage_lines.lines == [f"{r['stage']}: {r['message']}" for r in first.values()]
     path = first["briefing"]["counts"]["path"]
     text = Path(path).read_text(encoding="utf-8")
     for section in SECTIONS:

@@ -22,6 +22,11 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.splitlines()[0].startswith("shu demo: SYNTHETIC data")
+    # A quiet console: no traceback (Prefect's telemetry is off) and no Prefect INFO lines
+    # (server start, one per flow and task run) without --verbose.
+    assert "Traceback" not in run.stdout + run.stderr, run.stderr[-3000:]
+    assert "telemetry" not in run.stderr.lower()
+    assert not [line for line in run.stderr.splitlines() if "| INFO " in line], run.stderr
     briefings = sorted(out.glob("????-??-??.md"))
     assert len(briefings) == 1
     text = briefings[0].read_text(encoding="utf-8")

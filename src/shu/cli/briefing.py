@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import time
+from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path
 
@@ -55,30 +58,60 @@ def brief(
         console.print(f"stale data marked for: {', '.join(result.stale_repos)}")
 
 
+VerboseOption = typer.Option(False, "--verbose", "-v", help="Also show Prefect's and Dask's "
+                             "INFO lines (server start, each flow and task run, the cluster).")
+
+
 @app.command()
 def daily(
     day: str = typer.Option(None, "--day", help="Day to run for (YYYY-MM-DD) [default: today "
                             "UTC]."),
     backfill: bool = typer.Option(False, "--backfill", help="Fetch whole GitHub histories."),
+    verbose: bool = VerboseOption,
     db: Path = DbOption,
 ) -> None:
     """Run the daily flow (ingest, signals, resolve, forecast, probe when due, briefing) once.
 
-    Runs on an ephemeral Prefect server unless PREFECT_API_URL points at one (then the run shows
-    in its UI). When GitHub is unreachable, or some repositories failed, it says so, briefs
-    from the store and exits with status 3.
+    Prints one line per stage as it finishes (failed ones on stderr), and shu's warnings; with
+    --verbose also Prefect's own lines. Runs on an ephemeral Prefect server unless
+    PREFECT_API_URL points at one (then the run shows in its UI). When GitHub is unreachable, or
+    some repositories failed, it says so, briefs from the store and exits with status 3.
 
-    Example: shu daily --db data/shu.duckdb
+    Example: shu daily --db data/shu.duckdb --verbose
     """
-    from shu.flows.daily import daily_flow
+    if not verbose:
+        from shu.flows.prefect_env import quiet_console
 
-    result = daily_flow(day=_day(day), db=str(db_path(db)), backfill=backfill)
-    for stage in result.values():
-        (console if stage["ok"] else err_console).print(
-            f"{stage['stage']}: {stage['message']}", highlight=False, markup=False,
-            soft_wrap=True)
+        quiet_console()
+    from shu.flows.daily import STAGES, daily_flow
+
+    with _printed(STAGES):
+        result = daily_flow(day=_day(day), db=str(db_path(db)), backfill=backfill)
     if not result.get("ingest", {}).get("ok", True):  # briefed, but some sources failed
         raise typer.Exit(PARTIAL_EXIT)
+
+
+class _StageLines(logging.Handler):
+    """Prints each stage's report: stdout when it went well, stderr (WARNING) when not."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        ok = record.levelno < logging.WARNING
+        (console if ok else err_console).print(record.getMessage(), highlight=False,
+                                               markup=False, soft_wrap=True)
+
+
+@contextlib.contextmanager
+def _printed(logger: logging.Logger) -> Iterator[None]:
+    """Print `logger`'s records on the console (and only there) while the block runs."""
+    handler, propagate = _StageLines(logging.INFO), logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
 
 
 @app.command()
@@ -103,6 +136,7 @@ def demo(
     out: Path = typer.Option(Path("reports/demo"), "--out", help="Folder for the demo store, "
                              "notes, model and briefing."),
     seed: int = typer.Option(None, "--seed", help="Seed of the synthetic sample."),
+    verbose: bool = VerboseOption,
 ) -> None:
     """Run the whole chain offline on a clearly labelled SYNTHETIC sample and write a briefing.
 
@@ -112,10 +146,10 @@ def demo(
 
     Example: shu demo --out reports/demo
     """
-    import os
+    if not verbose:
+        from shu.flows.prefect_env import quiet_console
 
-    # Offline by design: no telemetry attempts from the ephemeral Prefect server.
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+        quiet_console()
     from shu.demo import SEED, run_demo
 
     console.print("shu demo: SYNTHETIC data, generated here; it describes no real project.")

@@ -2,5 +2,11 @@
 
 The flow code lives in the package (so `shu daily` / `shu serve` import it wherever shu is
 installed); the top-level `flows/*.py` files are thin entry points that re-export these flows
-for `prefect` and `python flows/daily.py`. Importing this package does not import Prefect.
+for `prefect` and `python flows/daily.py`. Importing this package does not import Prefect; it
+turns Prefect's analytics off for this process and those it starts unless the `prefect_analytics`
+setting is on (`shu.flows.prefect_env`).
 """
+
+from shu.flows.prefect_env import analytics_off
+
+analytics_off()

@@ -5,11 +5,14 @@ as mapped tasks (one per repository, one per GH Archive batch: `shu.flows.fanout
 stages (ingest, snapshot) retry. Each stage is idempotent, so a re-run the same day converges and
 changes no forecast. Settings come from the environment / shu.toml plus `overrides` (non-secret
 settings only: the GitHub token is never a flow parameter, so it never reaches Prefect's
-database). Run it with `shu daily`; `shu serve` runs it on `settings.schedule_cron`.
+database). Run it with `shu daily`; `shu serve` runs it on `settings.schedule_cron`. Each stage's
+report goes to the `shu.stages` logger as the stage finishes (what `shu daily` prints) and, all
+together at the end, to the flow run's log.
 """
 
 from __future__ import annotations
 
+import logging
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,9 @@ from shu.flows.stages import settings_from
 from shu.store import utcnow
 
 IO_RETRIES = {"retries": 2, "retry_delay_seconds": [2, 10]}
+# Each stage's one-line report as it finishes (INFO; WARNING when it failed): `shu daily` prints
+# these as the run goes; elsewhere they reach the root logger like any library's log.
+STAGES = logging.getLogger("shu.stages")
 
 signals_task = task(stages.signals, name="signals", cache_policy=NO_CACHE)
 resolve_task = task(stages.resolve, name="resolve", cache_policy=NO_CACHE)
@@ -41,26 +47,30 @@ def daily_flow(day: date | None = None, db: str | None = None, reports_dir: str 
     day = day or utcnow().date()
     path = Path(db) if db else settings.db
     reports: list[stages.StageReport] = []
+
+    def finished(report: stages.StageReport) -> stages.StageReport:
+        reports.append(report)
+        STAGES.log(logging.INFO if report.ok else logging.WARNING, "%s: %s", report.stage,
+                   report.message)
+        return report
+
     # ---------------------------------------------------------------- inputs
-    ingested = fanout.ingest(path, settings, day, backfill, overrides)  # mapped per repo/file
-    reports.append(ingested)
+    ingested = finished(fanout.ingest(path, settings, day, backfill, overrides))  # fanned out
     notices = [] if ingested.ok else [ingested.message]
-    reports.append(signals_task(path, settings))
+    finished(signals_task(path, settings))
     # ---------------------------------------------------------------- forecasts
-    reports.append(resolve_task(path, day))
-    forecasted = forecast_task(path, settings, day)
-    reports.append(forecasted)
+    finished(resolve_task(path, day))
+    forecasted = finished(forecast_task(path, settings, day))
     if not forecasted.ok:
         notices.append(forecasted.message)
-    probed = probe_task(path, settings, day)
-    reports.append(probed)
+    probed = finished(probe_task(path, settings, day))
     if not probed.ok:
         notices.append(probed.message)
     # ---------------------------------------------------------------- outputs
-    reports.append(briefing_task(path, settings, day,
-                                 reports_dir=Path(reports_dir) if reports_dir else None,
-                                 synthetic=synthetic, notices=notices))
-    reports.append(snapshot_task(path))
-    for report in reports:
+    finished(briefing_task(path, settings, day,
+                           reports_dir=Path(reports_dir) if reports_dir else None,
+                           synthetic=synthetic, notices=notices))
+    finished(snapshot_task(path))
+    for report in reports:  # the run's log in Prefect (its UI), all stages together
         logger.info("%s: %s", report.stage, report.message)
     return {r.stage: r.as_dict() for r in reports}
