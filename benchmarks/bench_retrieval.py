@@ -88,7 +88,7 @@ class ReferenceIndex(PassageIndex):
         return out
 
 
-def test_corpus() -> list[tuple]:
+def retrieval_test_corpus() -> list[tuple]:
     """The retrieval tests' passages, as `PassageIndex.from_store` would read them."""
     path = ROOT / "tests" / "unit" / "evidence" / "test_retrieval.py"
     spec = importlib.util.spec_from_file_location("test_retrieval", path)
@@ -165,7 +165,7 @@ def main() -> None:
     notes = sorted((ROOT / "docs" / "notes").glob("*.md"))
     seeds = sorted(SEEDS.glob("*.txt")) if SEEDS.is_dir() else []
     with tempfile.TemporaryDirectory(prefix="shu-retrieval-") as tmp:
-        corpora = [("retrieval tests", test_corpus(), [*FREE[:6], "rocm"]),
+        corpora = [("retrieval tests", retrieval_test_corpus(), [*FREE[:6], "rocm"]),
                    ("docs/notes", stored_corpus(notes, Path(tmp)), queries())]
         if seeds:
             corpora.append(("notes + seeds", stored_corpus(notes + seeds, Path(tmp)),

@@ -73,9 +73,6 @@ def test_sql_out_writes_the_format_its_suffix_names(loaded, tmp_path):
     assert (tmp_path / "r.csv").read_text().splitlines() == ["repo,stars", "a/b,5", "a/b,7"]
     assert json.loads((tmp_path / "r.json").read_text())[1] == {"repo": "a/b", "stars": 7}
     assert pq.read_table(tmp_path / "r.parquet").to_pylist()[0] == {"repo": "a/b", "stars": 5}
-    shu("sql", query, "--out", str(tmp_path / "r.txt"), "--json", db=loaded)
-    assert json.loads((tmp_path / "r.txt").read_text())[0] == {"repo": "a/b", "stars": 5}
-    assert shu("sql", query, "--out", "-", db=loaded).stdout.splitlines()[0] == "repo,stars"
     unknown = shu("sql", query, "--out", str(tmp_path / "r.xlsx"), db=loaded, check=False)
     assert unknown.returncode == 1 and "cannot tell the format from the suffix" in unknown.stderr
     assert not (tmp_path / "r.xlsx").exists() and "Traceback" not in unknown.stderr
