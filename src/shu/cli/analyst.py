@@ -8,9 +8,10 @@ from pathlib import Path
 import typer
 from rich.table import Table as RichTable
 
-from shu.analyst import export_result, open_analyst, run_query
 from shu.cli import DbOption, app, console, db_path, err_console
-from shu.store import list_tables
+
+# shu.analyst (pyarrow) and shu.store (duckdb) are imported inside the commands: every `shu`
+# invocation imports this module to register them, and most never need those (issue 20).
 
 
 @app.command()
@@ -19,6 +20,9 @@ def tables(db: Path = DbOption) -> None:
 
     Example: shu tables --db data/shu.duckdb
     """
+    from shu.analyst import open_analyst
+    from shu.store import list_tables
+
     store, note = open_analyst(db_path(db))
     if note:
         err_console.print(note, highlight=False, markup=False)
@@ -49,6 +53,8 @@ def sql(
     Example: shu sql "select repo, max(stars) from stars_daily group by repo order by 2 desc
     limit 5" --csv top.csv
     """
+    from shu.analyst import export_result, open_analyst, run_query
+
     exports = [(fmt, target) for fmt, target in
                (("csv", csv_out), ("json", json_out), ("parquet", parquet_out)) if target]
     store, note = open_analyst(db_path(db))
