@@ -161,13 +161,17 @@ def _stage_long_parquet(store: Store, path: Path) -> None:
         if bad:
             raise InputError(f"{path}: row {bad[0]}: day {bad[1]!r} / stars {bad[2]!r} is not a "
                              "date / a whole number")
-    opt = ", ".join(f"TRY_CAST({c} AS BIGINT) AS {c}" if c in types else f"NULL::BIGINT AS {c}"
-                    for c in LONG_OPTIONAL)
+    # Columns already of a fitting type are read as they are (an INTEGER count stays INTEGER
+    # until the aggregate has run: casting 7.2M values first measured ~15% of the load's CPU).
+    exprs = ["repo" if types["repo"] == "VARCHAR" else "CAST(repo AS VARCHAR) AS repo",
+             "day" if types["day"] == "DATE" else "CAST(day AS DATE) AS day",
+             "stars" if types["stars"] in WHOLE_TYPES else "CAST(stars AS BIGINT) AS stars"]
+    exprs += [c if types.get(c) in WHOLE_TYPES
+              else f"TRY_CAST({c} AS BIGINT) AS {c}" if c in types else f"NULL::BIGINT AS {c}"
+              for c in LONG_OPTIONAL]
     literal = "'" + str(path).replace("'", "''") + "'"  # a view cannot take a parameter
-    store.con.execute(
-        "CREATE TEMP VIEW _rank_raw AS SELECT CAST(repo AS VARCHAR) AS repo, "
-        f"CAST(day AS DATE) AS day, CAST(stars AS BIGINT) AS stars, {opt} "
-        f"FROM read_parquet({literal})")
+    store.con.execute(f"CREATE TEMP VIEW _rank_raw AS SELECT {', '.join(exprs)} "
+                      f"FROM read_parquet({literal})")
 
 
 # ------------------------------------------------------------------------------- readers

@@ -91,10 +91,13 @@ def write_rows(store: Store, valid: str) -> tuple[UpsertResult, str]:
     (current name, day) and write what changed; returns the upsert's counts and a note on
     merged repeats ('' when there were none)."""
     con = store.con
-    renamed = con.execute("SELECT count(*) FROM _rank_names WHERE raw <> repo").fetchall()[0][0]
-    # Without renames every valid spelling is its own current name: no join needed.
-    name, join = (("n.repo", "JOIN _rank_names n ON r.repo = n.raw") if renamed
-                  else ("r.repo", ""))
+    # Only the spellings that change are joined (a few dozen in the 7.2M-row history; the
+    # others keep their name, and invalid rows are left out by `valid`).
+    con.execute("CREATE OR REPLACE TEMP TABLE _rank_renamed AS "
+                "SELECT raw, repo FROM _rank_names WHERE raw <> repo")
+    renamed = con.execute("SELECT count(*) FROM _rank_renamed").fetchall()[0][0]
+    name, join = (("coalesce(n.repo, r.repo)", "LEFT JOIN _rank_renamed n ON r.repo = n.raw")
+                  if renamed else ("r.repo", ""))
     rows_in = con.execute("SELECT coalesce(sum(rows_valid), 0) FROM _rank_seen").fetchall()[0][0]
 
     def aggregated(where: str) -> str:
@@ -118,6 +121,7 @@ def write_rows(store: Store, valid: str) -> tuple[UpsertResult, str]:
         con.execute("DROP TABLE _rank_changed_repos")
     note = _repeats_note(con, rows_in - groups, name, join, valid)
     con.execute("DROP TABLE _rank_names")
+    con.execute("DROP TABLE _rank_renamed")
     return result, note
 
 
