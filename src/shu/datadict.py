@@ -18,7 +18,8 @@ def render_data_dictionary() -> str:
         kind = " (view)" if t.view_sql else ""
         lines += [f"## `{t.name}`{kind}", "", t.description, ""]
         if t.primary_key:
-            lines += ["Primary key: " + ", ".join(f"`{k}`" for k in t.primary_key), ""]
+            how = "" if t.key_indexed else " (unique by construction, not indexed)"
+            lines += ["Primary key: " + ", ".join(f"`{k}`" for k in t.primary_key) + how, ""]
         lines += ["| column | type | unit | description |", "| --- | --- | --- | --- |"]
         lines += [f"| `{c.name}` | {c.type} | {c.unit} | {c.description} |" for c in t.columns]
         lines.append("")

@@ -39,11 +39,29 @@ def _m002_star_signals_velocity_90d(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(TABLES_BY_NAME["star_signals"].ddl())
 
 
+def _m003_unindexed_keys(con: duckdb.DuckDBPyConnection) -> None:
+    """Rebuild, without its PRIMARY KEY index, each table now declared `key_indexed=False`
+    (stars_daily) that a store created earlier built with one. Its rows are copied as they are
+    (they are unique: the index held them so)."""
+    for table in ALL_TABLES:
+        if table.key_indexed or table.view_sql or not con.execute(
+                "SELECT count(*) FROM duckdb_constraints() WHERE schema_name = 'main' AND "
+                "table_name = ? AND constraint_type = 'PRIMARY KEY'", [table.name]
+        ).fetchone()[0]:
+            continue
+        old = f"_{table.name}_keyed"
+        con.execute(f'ALTER TABLE "{table.name}" RENAME TO "{old}"')
+        con.execute(table.ddl())
+        con.execute(f'INSERT INTO "{table.name}" BY NAME SELECT * FROM "{old}"')
+        con.execute(f'DROP TABLE "{old}"')
+
+
 # Ordered, append-only. Never edit an entry that has shipped: add a new one.
 MIGRATIONS: list[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     (1, "initial schema: every declared table", _m001_initial),
     (2, "star_signals.velocity_90d: recreated, rebuilt in full by the next refresh",
      _m002_star_signals_velocity_90d),
+    (3, "stars_daily: primary key unique by construction, no index", _m003_unindexed_keys),
 ]
 
 
@@ -215,7 +233,8 @@ class Store:
         self.con.execute("COMMIT")
 
     # ---------------------------------------------------------------- writes
-    def upsert(self, table: str, rows: Any, *, keys_unique: bool = False) -> UpsertResult:
+    def upsert(self, table: str, rows: Any, *, keys_unique: bool = False,
+               scope: str = "") -> UpsertResult:
         """Insert new rows and update changed ones, keyed on `table`'s primary key.
 
         Args:
@@ -224,9 +243,13 @@ class Store:
                 subset of the table's and include its primary key. Duplicate keys are an error.
             keys_unique: the caller guarantees one row per key (e.g. rows from a GROUP BY on
                 the key), so the duplicate check (a full distinct pass) is skipped.
+            scope: a SQL condition on `table`'s columns that every row of `rows` satisfies
+                (e.g. "repo IN (SELECT repo FROM some_temp_table)"): only stored rows within
+                it are compared, a narrower scan of a big table.
 
         Only the columns present in `rows` are written; unchanged rows are left alone, so a
-        re-run reports 0 inserted and 0 updated.
+        re-run reports 0 inserted and 0 updated. New rows are exactly those whose key is not
+        stored, which is what keeps a key unique in a table without a key index.
         """
         decl = TABLES_BY_NAME[table]
         pk = list(decl.primary_key)
@@ -241,6 +264,7 @@ class Store:
             on = " AND ".join(f't."{k}" = s."{k}"' for k in pk)
             values = [c for c in cols if c not in pk]
             differs = " OR ".join(f't."{c}" IS DISTINCT FROM s."{c}"' for c in values) or "FALSE"
+            target = f'(SELECT * FROM "{table}" WHERE {scope})' if scope else f'"{table}"'
             with self.transaction():
                 dupes = 0 if keys_unique else self.con.execute(
                     f"SELECT count(*) - count(DISTINCT ({', '.join(pk)})) FROM _shu_stage"
@@ -256,7 +280,7 @@ class Store:
                 self.con.execute(
                     "CREATE OR REPLACE TEMP TABLE _shu_changed AS "
                     f"SELECT s.*, t.\"{pk[0]}\" IS NULL AS _is_new FROM _shu_stage s "
-                    f'LEFT JOIN "{table}" t ON {on} WHERE t."{pk[0]}" IS NULL OR ({differs})')
+                    f"LEFT JOIN {target} t ON {on} WHERE t.\"{pk[0]}\" IS NULL OR ({differs})")
                 inserted, updated = self.con.execute(
                     "SELECT count(*) FILTER (WHERE _is_new), count(*) FILTER (WHERE NOT _is_new) "
                     "FROM _shu_changed").fetchone()
@@ -309,6 +333,13 @@ class Store:
              r.rows_rejected, r.started_at, utcnow(), r.status, r.message])
 
     # ---------------------------------------------------------------- reads
+    def duplicate_keys(self, table: str) -> int:
+        """Rows of `table` beyond one per primary-key value (0 when the key is unique): the
+        check for tables whose key is unique by construction rather than indexed."""
+        keys = ", ".join(f'"{k}"' for k in TABLES_BY_NAME[table].primary_key)
+        return int(self.con.execute(
+            f'SELECT count(*) - count(DISTINCT ({keys})) FROM "{table}"').fetchone()[0])
+
     def tables(self) -> list[tuple[str, str, int]]:
         """(name, kind, rows) for every user-facing table and view."""
         return list_tables(self.con)

@@ -8,10 +8,11 @@ from pathlib import Path
 import typer
 from rich.table import Table as RichTable
 
-from shu.analyst import export_result, open_analyst, run_query
 from shu.cli import DbOption, app, console, db_path, err_console
 from shu.errors import InputError
-from shu.store import list_tables
+
+# shu.analyst (pyarrow) and shu.store (duckdb) are imported inside the commands: every `shu`
+# invocation imports this module to register them, and most never need those (issue 20).
 
 
 @app.command()
@@ -20,6 +21,9 @@ def tables(db: Path = DbOption) -> None:
 
     Example: shu tables --db data/shu.duckdb
     """
+    from shu.analyst import open_analyst
+    from shu.store import list_tables
+
     store, note = open_analyst(db_path(db))
     if note:
         err_console.print(note, highlight=False, markup=False)
@@ -61,6 +65,8 @@ def sql(
     Example: shu sql "select * from star_signals" --out signals.parquet
     Example: shu sql "select * from star_signals" --out signals.txt --csv
     """
+    from shu.analyst import export_result, open_analyst, run_query
+
     target = output_target(as_csv, as_json, out, parquet)
     store, note = open_analyst(db_path(db))
     if note:

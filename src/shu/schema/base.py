@@ -28,6 +28,10 @@ class Table:
     notes: str = ""
     extra: dict[str, str] = field(default_factory=dict)
     view_sql: str = ""  # non-empty: a view over other tables, defined by this SELECT
+    # False: the primary key gets no index (no PRIMARY KEY clause). Every writer keeps it unique
+    # by construction (keyed upserts: new rows are only those whose key is absent) and
+    # `Store.duplicate_keys` checks it. For big tables whose index costs more than it guards.
+    key_indexed: bool = True
 
     def column(self, name: str) -> Column:
         """The declared column called `name` (KeyError when absent)."""
@@ -48,7 +52,7 @@ class Table:
         for c in self.columns:
             null = "" if c.nullable and c.name not in self.primary_key else " NOT NULL"
             cols.append(f'"{c.name}" {c.type}{null}')
-        if self.primary_key:
+        if self.primary_key and self.key_indexed:
             cols.append("PRIMARY KEY (" + ", ".join(f'"{k}"' for k in self.primary_key) + ")")
         return f'CREATE TABLE IF NOT EXISTS "{self.name}" (\n  ' + ",\n  ".join(cols) + "\n)"
 

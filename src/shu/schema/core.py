@@ -39,6 +39,9 @@ STARS_DAILY = Table(
     description="One observed count per repository and day (snapshot ~04:00 UTC for rankings). "
     "Absence means not observed, never zero.",
     primary_key=("repo", "day"),
+    # Not indexed: building and persisting the ART index of its 7.2M-row ranking history took
+    # longer than the rest of the import (issue 20); every writer upserts on (repo, day).
+    key_indexed=False,
     columns=(
         col("repo", "VARCHAR", "Current 'owner/name' (aliases folded)."),
         col("day", "DATE", "Day of the observation (UTC)."),

@@ -13,7 +13,15 @@ several lists) is deduplicated. Rows without a repository or a star count are re
 counted by reason. A malformed file (wrong columns, a truncated line, a non-numeric count) given
 alone stops the load with the file and line named, and the store is left as it was; in a
 directory it is left out whole, named in `Load.failed_files` and in its own 'failed' `ingest_log`
-row, and the other files load.
+row, and the other files load. Everything happens in the load's one transaction.
+
+This module reads and stages; `shu.sources.ranking_merge` folds, deduplicates and writes. A
+Parquet long table is never copied: `_rank_raw` is a view over the file, read twice (a scan of
+names and rejects, then the one aggregation that writes), which measured cheaper than
+materialising its 7.2M rows; the values are checked row by row only when a column's type does
+not already guarantee a date / a whole number. CSV files are parsed in Python (line-exact
+errors) into an Arrow table. Where the time of the 7.2M-row import went and what was chosen:
+`shu.sources.ranking_merge` and `benchmarks/bench_ranking.py` (issue 20).
 """
 
 from __future__ import annotations
@@ -26,15 +34,16 @@ from collections import Counter
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from shu.errors import InputError
 from shu.progress import progress
-from shu.repos import record_alias, rename_repo
-from shu.schema import TABLES_BY_NAME
 from shu.settings import Settings, get_settings
-from shu.store import Load, Store, UpsertResult
+from shu.sources.ranking_merge import fold_names, write_rows
+from shu.store import Load, Store
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 RAW_COLUMNS = ["rank", "item", "repo_name", "stars", "forks", "language", "repo_url",
                "username", "issues", "last_commit", "description"]
@@ -44,6 +53,9 @@ RAW_NAME = re.compile(r"github-ranking-(\d{4}-\d{2}-\d{2})\.csv$")
 REPO_URL = re.compile(r"^https?://github\.com/([\w.-]+)/([\w.-]+?)/?$")
 SOURCE = "ranking"
 IMPORT_MEMORY_LIMIT = "2GB"
+# Parquet column types whose every value casts to BIGINT / DATE: no row-by-row check needed.
+WHOLE_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER"}
+DAY_TYPES = {"DATE", "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS"}
 
 
 def import_ranking(store: Store, path: Path | str, settings: Settings | None = None) -> Load:
@@ -58,9 +70,9 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
     with (_bounded_memory(store), store.load(SOURCE, str(path)) as load,
-          progress(f"ranking {path.name}", total=5) as bar):
+          progress(f"ranking {path.name}", total=4) as bar):
         rejects: Counter[str] = Counter()
-        store.con.execute("DROP TABLE IF EXISTS _rank_raw")
+        _drop_staged(store)
         if path.is_dir():
             files = sorted(p for p in path.iterdir() if RAW_NAME.search(p.name))
             if not files:
@@ -80,19 +92,13 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
             _stage_arrow(store, _read_long_csv(path, rejects))
         else:
             raise InputError(f"{path}: expected a directory, a .parquet file or a .csv file")
-        load.rows_read = store.con.execute("SELECT count(*) FROM _rank_raw").fetchone()[0]
+        bar.advance(note="staged")
+        load.rows_read, valid = _scan_names(store, rejects)
         bar.advance(note=f"read {load.rows_read:,} rows")
-        _reject_invalid(store, rejects)
-        bar.advance(note="checked rows")
-        _fold_names(store, settings, path)
-        bar.advance(note="folded names")
-        merged = _dedupe(store)
-        bar.advance(note="deduplicated; writing")
-        if _stars_daily_is_empty(store):
-            load.add(_first_load(store))
-        else:  # One row per (repo, day) by construction (_dedupe groups on them).
-            load.add(store.upsert("stars_daily", store.con.table("_rank_clean"),
-                                  keys_unique=True))
+        fold_names(store, settings)
+        bar.advance(note="folded names; writing")
+        result, merged = write_rows(store, valid)
+        load.add(result)
         bar.advance(note="written")
         load.rows_rejected = sum(rejects.values())
         notes = [f"rejected {n} {why}" for why, n in rejects.items()]
@@ -101,16 +107,16 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
         if merged:
             notes.append(merged)
         load.message = "; ".join(notes)
-        store.con.execute("DROP TABLE IF EXISTS _rank_raw")
-        store.con.execute("DROP TABLE IF EXISTS _rank_clean")
+        store.con.execute("DROP TABLE _rank_seen")
+        _drop_staged(store)
     return load
 
 
 @contextlib.contextmanager
 def _bounded_memory(store: Store) -> Iterator[None]:
-    """Cap DuckDB's memory during the import (it spills to disk beyond it): the full 7.2M-row
-    table then loads in under 2 GiB of peak process memory (~1.85 GiB measured). A lower cap
-    (1 GB) spills the primary-key index build and makes the load ~3x slower."""
+    """Cap DuckDB's memory during the import (it spills to disk beyond it), so the full 7.2M-row
+    table loads in under 2 GiB of peak process memory (`benchmarks/bench_ranking.py` prints
+    it); insertion order is not kept (nothing depends on it, and keeping it costs time)."""
     old = store.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
     store.con.execute(f"SET memory_limit = '{IMPORT_MEMORY_LIMIT}'")
     store.con.execute("SET preserve_insertion_order = false")
@@ -121,7 +127,13 @@ def _bounded_memory(store: Store) -> Iterator[None]:
         store.con.execute("SET preserve_insertion_order = true")
 
 
-# ------------------------------------------------------------------------------- readers
+# ------------------------------------------------------------------------------- staging
+def _drop_staged(store: Store) -> None:
+    for kind, in store.con.execute("SELECT table_type FROM information_schema.tables WHERE "
+                                   "table_name = '_rank_raw'").fetchall():
+        store.con.execute(f"DROP {'VIEW' if 'VIEW' in kind else 'TABLE'} _rank_raw")
+
+
 def _stage_arrow(store: Store, table: pa.Table) -> None:
     store.con.register("_rank_arrow", table)
     store.con.execute("CREATE TEMP TABLE _rank_raw AS SELECT * FROM _rank_arrow")
@@ -129,34 +141,45 @@ def _stage_arrow(store: Store, table: pa.Table) -> None:
 
 
 def _stage_long_parquet(store: Store, path: Path) -> None:
+    """`_rank_raw` as a view over the file (typed), after checking its columns and, where their
+    types do not guarantee it, that every day is a date and every star count a whole number."""
     try:
-        cols = {d[0] for d in store.con.execute(
+        types = {d[0]: str(d[1]) for d in store.con.execute(
             "SELECT * FROM read_parquet(?) LIMIT 0", [str(path)]).description}
     except Exception as exc:  # duckdb raises several error types for unreadable files
         raise InputError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from exc
-    missing = LONG_REQUIRED - cols
+    missing = LONG_REQUIRED - set(types)
     if missing:
         raise InputError(f"{path}: missing column(s) {sorted(missing)}; a long table needs "
                          f"{sorted(LONG_REQUIRED)} (+ optional {list(LONG_OPTIONAL)})")
-    opt = ", ".join(f"TRY_CAST({c} AS BIGINT) AS {c}" if c in cols else f"NULL::BIGINT AS {c}"
-                    for c in LONG_OPTIONAL)
-    bad = store.con.execute(
-        "SELECT row_number, day, stars FROM (SELECT row_number() OVER () AS row_number, * FROM "
-        "read_parquet(?)) WHERE (stars IS NOT NULL AND TRY_CAST(stars AS BIGINT) IS NULL) OR "
-        "(day IS NOT NULL AND TRY_CAST(day AS DATE) IS NULL) LIMIT 1", [str(path)]).fetchone()
-    if bad:
-        raise InputError(f"{path}: row {bad[0]}: day {bad[1]!r} / stars {bad[2]!r} is not a "
-                         "date / a whole number")
-    store.con.execute(
-        "CREATE TEMP TABLE _rank_raw AS SELECT CAST(repo AS VARCHAR) AS repo, "
-        f"CAST(day AS DATE) AS day, CAST(stars AS BIGINT) AS stars, {opt} "
-        "FROM read_parquet(?)", [str(path)])
+    if types["stars"] not in WHOLE_TYPES or types["day"] not in DAY_TYPES:
+        bad = store.con.execute(
+            "SELECT row_number, day, stars FROM (SELECT row_number() OVER () AS row_number, * "
+            "FROM read_parquet(?)) WHERE (stars IS NOT NULL AND TRY_CAST(stars AS BIGINT) IS "
+            "NULL) OR (day IS NOT NULL AND TRY_CAST(day AS DATE) IS NULL) LIMIT 1",
+            [str(path)]).fetchall()[0]
+        if bad:
+            raise InputError(f"{path}: row {bad[0]}: day {bad[1]!r} / stars {bad[2]!r} is not a "
+                             "date / a whole number")
+    # Columns already of a fitting type are read as they are (an INTEGER count stays INTEGER
+    # until the aggregate has run: casting 7.2M values first measured ~15% of the load's CPU).
+    exprs = ["repo" if types["repo"] == "VARCHAR" else "CAST(repo AS VARCHAR) AS repo",
+             "day" if types["day"] == "DATE" else "CAST(day AS DATE) AS day",
+             "stars" if types["stars"] in WHOLE_TYPES else "CAST(stars AS BIGINT) AS stars"]
+    exprs += [c if types.get(c) in WHOLE_TYPES
+              else f"TRY_CAST({c} AS BIGINT) AS {c}" if c in types else f"NULL::BIGINT AS {c}"
+              for c in LONG_OPTIONAL]
+    literal = "'" + str(path).replace("'", "''") + "'"  # a view cannot take a parameter
+    store.con.execute(f"CREATE TEMP VIEW _rank_raw AS SELECT {', '.join(exprs)} "
+                      f"FROM read_parquet({literal})")
 
 
+# ------------------------------------------------------------------------------- readers
 def _read_raw_files(files: list[Path], rejects: Counter[str],
                     failed: dict[Path, str] | None = None) -> pa.Table:
     """Rows of the daily files. A malformed file raises InputError, or, when `failed` is given,
     is left out whole (none of its rows) and its one-line reason recorded there."""
+    import pyarrow as pa
     columns: dict[str, list] = {"repo": [], "day": [], "stars": [], "forks": [],
                                 "open_issues": []}
     for f in files:
@@ -214,6 +237,8 @@ def _read_raw_file(f: Path, rejects: Counter[str]) -> dict[str, list]:
 
 
 def _read_long_csv(path: Path, rejects: Counter[str]) -> pa.Table:
+    import pyarrow as pa
+
     reader = csv.DictReader(_open_text(path), strict=True)
     cols = set(reader.fieldnames or [])
     missing = LONG_REQUIRED - cols
@@ -283,123 +308,40 @@ def _first_line(exc: Exception) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-# ------------------------------------------------------------------------------- writing
-def _stars_daily_is_empty(store: Store) -> bool:
-    # fetchall, not fetchone: a half-read result would block the `register` in upsert.
-    return not store.con.execute("SELECT count(*) FROM (SELECT 1 FROM stars_daily LIMIT 1)"
-                                 ).fetchall()[0][0]
+# ------------------------------------------------------------------------------- rejects
+# (reason, condition over the staged columns, each prefixed by {r}: '' or a table alias)
+REJECT_RULES = (("rows without a repository", "{r}repo IS NULL OR {r}repo = ''"),
+                ("rows without a day", "{r}day IS NULL"),
+                ("rows without a star count", "{r}stars IS NULL"),
+                ("rows with a negative count",
+                 "{r}stars < 0 OR {r}forks < 0 OR {r}open_issues < 0"))
 
 
-def _first_load(store: Store) -> UpsertResult:
-    """Fill the empty `stars_daily` in bulk: inserting millions of rows into a table with a
-    primary key maintains its index row by row, which takes longer than everything else in the
-    import; so the (empty) table is re-created from its declaration without the key clause,
-    filled, and the key added back over the loaded rows (one bulk index build, which also
-    re-checks uniqueness). Same transaction as the rest of the load: a failure leaves the
-    store as it was. The result is the declared table, key and all."""
-    decl = TABLES_BY_NAME["stars_daily"]
-    keyless = re.sub(r",\s*PRIMARY KEY \([^)]*\)", "", decl.ddl())
-    cols = ", ".join(f'"{c}"' for c in ("repo", "day", "stars", "forks", "open_issues",
-                                        "source"))
-    con = store.con
-    con.execute("DROP TABLE stars_daily")
-    con.execute(keyless)
-    inserted = con.execute(f"INSERT INTO stars_daily ({cols}) SELECT {cols} FROM _rank_clean"
-                           ).fetchone()[0]
-    keys = ", ".join(f'"{k}"' for k in decl.primary_key)
-    con.execute(f"ALTER TABLE stars_daily ADD PRIMARY KEY ({keys})")
-    return UpsertResult(int(inserted), 0)
+def _invalid(r: str = "") -> str:
+    """SQL true for a staged row that breaks any rule (columns prefixed by `r`)."""
+    return " OR ".join(f"coalesce({cond.format(r=r)}, false)" for _, cond in REJECT_RULES)
 
 
-# ------------------------------------------------------------------------------- cleaning
-REJECT_RULES = (("rows without a repository", "repo IS NULL OR repo = ''"),
-                ("rows without a day", "day IS NULL"),
-                ("rows without a star count", "stars IS NULL"),
-                ("rows with a negative count", "stars < 0 OR forks < 0 OR open_issues < 0"))
-
-
-def _reject_invalid(store: Store, rejects: Counter[str]) -> None:
-    """Count invalid rows by their first failing rule in one scan; delete them only if any."""
+def _scan_names(store: Store, rejects: Counter[str]) -> tuple[int, str]:
+    """One scan of the staged rows: `_rank_seen` (per spelling: last valid day, valid rows) and
+    the invalid rows counted by their first failing rule into `rejects`. Returns (rows read,
+    the SQL condition over `_rank_raw` r that keeps the valid rows)."""
     exclusive, earlier = [], "false"
     for _, cond in REJECT_RULES:
+        cond = cond.format(r="")
         exclusive.append(f"count(*) FILTER (WHERE coalesce({cond}, false) "
-                         f"AND NOT coalesce({earlier}, false))")
-        earlier = f"{earlier} OR ({cond})"
-    counts = store.con.execute(f"SELECT {', '.join(exclusive)} FROM _rank_raw").fetchone()
+                         f"AND NOT ({earlier})) AS r{len(exclusive)}")
+        earlier = f"{earlier} OR coalesce({cond}, false)"
+    store.con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _rank_seen AS
+        SELECT repo AS raw, max(day) FILTER (WHERE NOT ({_invalid()})) AS last_day,
+               count(*) FILTER (WHERE NOT ({_invalid()})) AS rows_valid, count(*) AS rows_read,
+               {", ".join(exclusive)}
+        FROM _rank_raw GROUP BY repo""")
+    sums = ", ".join(f"coalesce(sum(r{i}), 0)" for i in range(len(REJECT_RULES)))
+    read, *counts = store.con.execute(
+        f"SELECT coalesce(sum(rows_read), 0), {sums} FROM _rank_seen").fetchall()[0]
     for (why, _), n in zip(REJECT_RULES, counts, strict=True):
         if n:
-            rejects[why] += n
-    if any(counts):
-        store.con.execute(f"DELETE FROM _rank_raw WHERE coalesce({earlier}, false)")
-
-
-def _fold_names(store: Store, settings: Settings, path: Path) -> None:
-    """Map aliases and case variants to the current spelling, in rows already stored under an old
-    name, and build `_rank_names` (spelling in the file -> current spelling) for the staged rows.
-
-    The map is built over the distinct names (a few thousand), not the millions of rows: the rows
-    take their current name in the same pass that deduplicates them (`_dedupe`)."""
-    aliases = {k.lower(): v for k, v in settings.aliases.items()}
-    con = store.con
-    con.execute("CREATE OR REPLACE TEMP TABLE _rank_alias (alias VARCHAR, repo VARCHAR)")
-    if aliases:
-        con.executemany("INSERT INTO _rank_alias VALUES (?, ?)", list(aliases.items()))
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _rank_seen AS
-        SELECT s.raw, coalesce(a.repo, s.raw) AS repo, s.last_day FROM (
-            SELECT repo AS raw, max(day) AS last_day FROM _rank_raw GROUP BY repo) s
-        LEFT JOIN _rank_alias a ON lower(s.raw) = a.alias""")
-    # Latest spelling per case-insensitive name, across the new rows and the stored ones.
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _rank_case AS
-        SELECT lower(repo) AS key, arg_max(repo, day) AS repo FROM (
-            SELECT repo, last_day AS day FROM _rank_seen
-            UNION ALL
-            SELECT repo, max(day) FROM stars_daily
-            WHERE lower(repo) IN (SELECT DISTINCT lower(repo) FROM _rank_seen) GROUP BY repo)
-        GROUP BY 1""")
-    con.execute("""
-        CREATE OR REPLACE TEMP TABLE _rank_names AS
-        SELECT s.raw, c.repo FROM _rank_seen s JOIN _rank_case c ON lower(s.repo) = c.key""")
-    stale = con.execute("""
-        SELECT DISTINCT s.repo, c.repo FROM (SELECT DISTINCT repo FROM stars_daily) s
-        JOIN _rank_case c ON lower(s.repo) = c.key WHERE s.repo <> c.repo
-        UNION
-        SELECT DISTINCT s.repo, a.repo FROM (SELECT DISTINCT repo FROM stars_daily) s
-        JOIN _rank_alias a ON lower(s.repo) = a.alias WHERE s.repo <> a.repo""").fetchall()
-    for old, new in stale:
-        rename_repo(store, old, new, origin="ranking-case" if old.lower() == new.lower()
-                    else "config")
-    for alias, repo in settings.aliases.items():
-        record_alias(store, alias, repo, "config")
-    for table in ("_rank_alias", "_rank_case", "_rank_seen"):
-        con.execute(f"DROP TABLE {table}")
-
-
-def _dedupe(store: Store) -> str:
-    """One row per (current name, day), in one aggregation over the staged rows: repeats (a
-    repository in several lists, or under an old name) collapse; when their counts differ (lists
-    snapshotted minutes apart) the highest star count wins. Returns a note saying how many rows
-    were merged, or '' when none were."""
-    con = store.con
-    con.execute(f"""
-        CREATE OR REPLACE TEMP TABLE _rank_clean AS
-        SELECT n.repo, r.day, max(r.stars) AS stars, arg_max(r.forks, r.stars) AS forks,
-               arg_max(r.open_issues, r.stars) AS open_issues, '{SOURCE}' AS source
-        FROM _rank_raw r JOIN _rank_names n ON r.repo = n.raw GROUP BY n.repo, r.day""")
-    repeated = (con.execute("SELECT count(*) FROM _rank_raw").fetchone()[0]
-                - con.execute("SELECT count(*) FROM _rank_clean").fetchone()[0])
-    differing = 0
-    if repeated:  # a second pass only when there are repeats (the common long table has none)
-        # A group's rows differ iff some column takes two values (NULL counting as a value).
-        differs = " OR ".join(
-            f"coalesce(min({c}) <> max({c}), false) OR count({c}) NOT IN (0, count(*))"
-            for c in ("stars", "forks", "open_issues"))
-        differing = con.execute(f"""
-            SELECT count(*) FROM (SELECT 1 FROM _rank_raw r JOIN _rank_names n ON r.repo = n.raw
-            GROUP BY n.repo, r.day HAVING count(*) > 1 AND ({differs}))""").fetchone()[0]
-    con.execute("DROP TABLE _rank_names")
-    if not repeated:
-        return ""
-    return (f"merged {repeated} repeated rows ({differing} repo-days with differing counts: kept "
-            "the highest star count)")
+            rejects[why] += int(n)
+    return int(read), (f"NOT ({_invalid('r.')})" if any(counts) else "true")

@@ -184,23 +184,104 @@ def test_full_real_table(store, shared_dir):
                       "ollama/ollama": 697}
 
 
-def test_first_load_keeps_the_declared_table_and_key(store, tmp_path):
-    from shu.schema import TABLES_BY_NAME
+def test_first_load_keeps_the_declared_table_and_key_unique_without_an_index(store, tmp_path):
     from shu.store import open_store
 
     before = store.con.execute("DESCRIBE stars_daily").fetchall()
     import_ranking(store, _daily(tmp_path, "2024-02-01", _row("a", "x", "1"), _row("b", "y", "2")))
     assert store.con.execute("DESCRIBE stars_daily").fetchall() == before
-    keys = store.con.execute(
-        "SELECT constraint_column_names FROM duckdb_constraints() WHERE table_name = "
-        "'stars_daily' AND constraint_type = 'PRIMARY KEY'").fetchall()
-    assert keys == [(list(TABLES_BY_NAME["stars_daily"].primary_key),)]
-    # The key is enforced, and later loads go through the keyed upsert.
-    with pytest.raises(Exception, match="(?i)constraint"):
-        store.con.execute("INSERT INTO stars_daily (repo, day) VALUES ('a/x', '2024-02-01')")
-    again = import_ranking(store, _daily(tmp_path, "2024-02-02", _row("a", "x", "3")))
-    assert (again.rows_inserted, again.rows_updated) == (1, 0)
+    # Declared key_indexed=False: no index to build or persist; unique by construction.
+    assert store.con.execute(
+        "SELECT count(*) FROM duckdb_constraints() WHERE table_name = 'stars_daily' AND "
+        "constraint_type = 'PRIMARY KEY'").fetchone()[0] == 0
+    again = import_ranking(store, _daily(tmp_path, "2024-02-02", _row("a", "x", "3"),
+                                         _row("b", "y", "2")))
+    assert (again.rows_inserted, again.rows_updated) == (2, 0)
+    overlap = tmp_path / "long.csv"
+    overlap.write_text("day,repo,stars,forks,open_issues\n2024-02-01,a/x,1,10,3\n"
+                       "2024-02-01,b/y,5,10,3\n2024-02-02,A/X,3,10,3\n2024-02-03,c/z,1,,\n",
+                       encoding="utf-8")
+    third = import_ranking(store, overlap)
+    assert (third.rows_inserted, third.rows_updated) == (1, 1)  # c/z new; b/y's count changed
+    assert store.duplicate_keys("stars_daily") == 0
+    assert store.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0] == 5
     store.close()
     reopened = open_store(store.path)  # migrations see the declared table: nothing to change
-    assert not [m for m in reopened.migrations() if "stars_daily" in m[1]]
+    assert not [m for m in reopened.migrations() if "stars_daily" in m[1] and m[0] > 1000]
     reopened.close()
+
+
+def test_reload_writes_only_repositories_whose_rows_differ(store, tmp_path):
+    path = tmp_path / "long.csv"
+    path.write_text("day,repo,stars,forks\n2024-01-01,a/b,5,1\n2024-01-02,a/b,7,1\n"
+                    "2024-01-01,c/d,9,\n", encoding="utf-8")
+    import_ranking(store, path)
+    # Another source's row on a day the file has: the file's ranking count replaces it.
+    store.upsert("stars_daily", store.con.sql(
+        "SELECT 'c/d' AS repo, DATE '2024-01-01' AS day, 8::BIGINT AS stars, "
+        "'github' AS source"))
+    # Another source's row on a day the file lacks: left alone, and no reason to compare a/b.
+    store.upsert("stars_daily", store.con.sql(
+        "SELECT 'a/b' AS repo, DATE '2024-01-03' AS day, 8::BIGINT AS stars, "
+        "'github' AS source"))
+    again = import_ranking(store, path)
+    assert (again.rows_inserted, again.rows_updated) == (0, 1)
+    assert _snapshot(store)[-1][2:] == (9, None, None, None, None, "ranking")
+    path.write_text("day,repo,stars,forks\n2024-01-01,a/b,5,2\n2024-01-02,a/b,7,1\n"
+                    "2024-01-01,c/d,9,\n", encoding="utf-8")
+    changed = import_ranking(store, path)  # one fork count changed: one row updated
+    assert (changed.rows_inserted, changed.rows_updated) == (0, 1)
+    assert store.con.execute("SELECT forks FROM stars_daily WHERE repo = 'a/b' AND "
+                             "day = '2024-01-01'").fetchone()[0] == 2
+    once_more = import_ranking(store, path)
+    assert (once_more.rows_inserted, once_more.rows_updated) == (0, 0)
+
+
+def test_parquet_with_typed_columns_counts_rejects_and_folds_case(store, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({
+        "day": pa.array([date(2024, 1, 1), date(2024, 1, 2), date(2024, 1, 2), None,
+                         date(2024, 1, 3), date(2024, 1, 3)], pa.date32()),
+        "repo": ["Own/Repo", "own/repo", "own/repo", "a/b", "a/b", None],
+        "stars": pa.array([1, 2, 3, 4, None, 6], pa.int32()),
+        "forks": pa.array([0, 5, 4, 0, 0, -1], pa.int32())}), path)
+    load = import_ranking(store, path)
+    assert (load.rows_read, load.rows_inserted, load.rows_rejected) == (6, 2, 3)
+    assert "rejected 1 rows without a day" in load.message
+    assert "merged 1 repeated rows (1 repo-days with differing counts" in load.message
+    assert _snapshot(store) == [
+        ("own/repo", *_d("2024-01-01"), 1, 0, None, None, None, "ranking"),
+        ("own/repo", *_d("2024-01-02"), 3, 5, None, None, None, "ranking"),
+    ]
+    assert (import_ranking(store, path).rows_updated, store.duplicate_keys("stars_daily")) \
+        == (0, 0)
+
+
+def test_a_store_made_with_the_key_index_loses_it_in_a_migration(store_path):
+    import duckdb
+
+    from shu.schema import TABLES_BY_NAME
+    from shu.store import open_store
+
+    decl = TABLES_BY_NAME["stars_daily"]
+    keyed = decl.ddl().replace('"source" VARCHAR', '"source" VARCHAR,\n  PRIMARY KEY ("repo", '
+                               '"day")')
+    con = duckdb.connect(str(store_path))  # what migration 1 made before key_indexed=False
+    con.execute("CREATE TABLE _shu_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT "
+                "NULL, applied_at TIMESTAMP NOT NULL)")
+    con.execute("INSERT INTO _shu_migrations VALUES (1, 'initial schema', now())")
+    con.execute(keyed)
+    con.execute("INSERT INTO stars_daily (repo, day, stars) VALUES ('a/b', '2024-01-01', 5)")
+    con.close()
+    with open_store(store_path) as store:
+        assert [m[0] for m in store.migrations()][:2] == [1, 2]
+        assert store.con.execute(
+            "SELECT count(*) FROM duckdb_constraints() WHERE table_name = 'stars_daily' AND "
+            "constraint_type = 'PRIMARY KEY'").fetchone()[0] == 0
+        assert store.con.execute("SELECT repo, stars FROM stars_daily").fetchall() == [
+            ("a/b", 5)]
+        assert [r[0] for r in store.con.execute("DESCRIBE stars_daily").fetchall()] \
+            == decl.column_names
