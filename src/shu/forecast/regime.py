@@ -47,7 +47,8 @@ COLUMNS = ("origin", *STATS, *(f"usual_{s}" for s in STATS), *(f"{s}_z" for s in
 _SQL = """
 WITH fresh AS (
   SELECT repo, day, stars, velocity_28d FROM star_signals
-  WHERE day BETWEEN ?::DATE AND ?::DATE AND stars IS NOT NULL AND stars_age_days = 0),
+  WHERE day BETWEEN ?::DATE AND ?::DATE AND stars IS NOT NULL
+    AND coalesce(stars_age_days, 0) = 0),
 step AS (
   SELECT day, velocity_28d,
          stars - lag(stars) OVER w AS change, day - lag(day) OVER w AS elapsed, repo
