@@ -91,3 +91,23 @@ def test_lines_say_what_the_guard_and_the_online_levels_do(store, tmp_path):
     assert (tmp_path / section["chart"]).stat().st_size > 5000
     assert len(section["lines"]) == 2
     assert [resolve(store, r) for r in book.receipts] == [None] * len(book.receipts)
+
+
+def test_the_briefing_says_so_when_the_guard_is_on(filled, settings, day):
+    from shu.briefing.compose import compose_briefing
+    from shu.evidence.receipts import stored_receipts
+
+    filled.upsert("market_regime", pd.DataFrame([{
+        "day": day, "share_falling_7d": 0.088, "usual_share_falling_7d": 0.051,
+        "distance": 4.9, "n_repos": 3449}]))
+    result = compose_briefing(filled, day, settings)
+    text = result.path.read_text()
+    forecasts = text[text.index("## Forecasts"):]
+    assert forecasts.splitlines()[2].startswith(
+        "**Regime guard on.** On an average day this week 8.8% of repositories lost stars, "
+        "against 5.1% usually: star forecasts are held closer to base rates today")
+    assert "## Calibration watch" in text and (result.path.parent / f"{day}-calibration-watch.png"
+                                               ).exists()
+    receipts = stored_receipts(filled, result.briefing_id)
+    assert any(r.table == "market_regime" for r in receipts)
+    assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
