@@ -151,6 +151,8 @@ def backtest(
                                        "[default: 30]."),
     estimator: str = typer.Option("hgb", help="'hgb' or 'logistic'."),
     refit_weeks: int = typer.Option(8, help="Refit the model every N weekly origins."),
+    plain: bool = typer.Option(False, "--plain", help="Score the fitted models alone: no "
+                               "regime guard, no online conformal levels (for comparison)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (keys in "
                                  "docs/forecast/method.md)."),
     out: Path | None = typer.Option(None, help="Write backtest.json and reliability.png "
@@ -178,6 +180,7 @@ def backtest(
     import sys
 
     from shu.forecast.backtest import BacktestConfig, backtest_report
+    from shu.forecast.blocks import describe_worst
     from shu.forecast.model import ESTIMATORS
     from shu.forecast.questions import template as get_template
 
@@ -189,7 +192,7 @@ def backtest(
     if estimator not in ESTIMATORS:
         raise InputError(f"--estimator {estimator!r}: choose from {', '.join(ESTIMATORS)}")
     config = BacktestConfig(d1, d2, templates, horizons, estimator=estimator,
-                            refit_weeks=refit_weeks)
+                            refit_weeks=refit_weeks, recalibrate=not plain)
 
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
@@ -244,4 +247,6 @@ def backtest(
     for key, m in metrics["slices"].items():
         if not m.get("n") and m.get("status"):
             console.print(f"{key}: {m['status']}", highlight=False)
+        elif m.get("blocks"):
+            console.print(describe_worst(key, m["blocks"]), highlight=False)
     console.print(f"{metrics['runtime_s']} s, peak RSS {metrics['peak_rss_mib']} MiB")

@@ -62,7 +62,10 @@ def load_forecasters(path: Path) -> tuple[str, list]:
         IntervalForecaster.from_bundle(d) if d.get("kind") == "interval" else
         Forecaster(d["template"], int(d["horizon_days"]), list(d["features"]), d["model"],
                    np.asarray(d["reference"]), d["estimator"], int(d["fit_rows"]),
-                   int(d["calibration_rows"]))
+                   int(d["calibration_rows"]),
+                   {int(b): float(v) for b, v in zip(d.get("base_rate_buckets", ()),
+                                                     d.get("base_rate_values", ()),
+                                                     strict=True)})
         for d in bundle["forecasters"]]
 
 

@@ -31,9 +31,10 @@ import numpy as np
 import pandas as pd
 
 from shu.errors import InputError, StoreError
-from shu.forecast import interval, predictions
+from shu.forecast import blocks, interval, predictions, recalibration
 from shu.forecast.examples import Examples, base_frame, build_examples, weekly_grid
 from shu.forecast.model import fit_forecaster
+from shu.forecast.regime import regime_frame
 from shu.forecast.scoring import brier, ece, hits_by_band, skill_score, summarize
 from shu.progress import track
 
@@ -74,6 +75,9 @@ class BacktestConfig:
     max_fit_rows: int = 300_000
     n_boot: int = 300
     seed: int = 0
+    # the regime guard and the online conformal levels (`recalibration`); False scores the
+    # fitted models alone (for comparison)
+    recalibrate: bool = True
 
 
 @dataclass
@@ -106,6 +110,7 @@ def run_backtest(con: duckdb.DuckDBPyConnection, config: BacktestConfig,
     grid = weekly_grid(config.start, first + timedelta(days=56), end)
     t0 = time.perf_counter()
     base = base_frame(con, grid)
+    distance = regime_frame(con, grid).set_index("origin")["distance"]
     log(f"features: {len(base):,} repo-origins on {len(grid)} weekly origins "
         f"({time.perf_counter() - t0:.0f}s)")
     results = []
@@ -114,7 +119,7 @@ def run_backtest(con: duckdb.DuckDBPyConnection, config: BacktestConfig,
             t1 = time.perf_counter()
             examples = build_examples(con, base, template, horizon, last)
             walk = _walk_forward_interval if template == interval.TEMPLATE else _walk_forward
-            result = walk(con, examples, config, log)
+            result = walk(con, examples, config, distance, log)
             log(f"{template}/{horizon}d: {result.metrics.get('n', 0):,} scored, "
                 f"{examples.n_void:,} void ({time.perf_counter() - t1:.0f}s)")
             results.append(result)
@@ -141,8 +146,18 @@ def _refit_blocks(examples: Examples, config: BacktestConfig, refits: list[dict]
         yield refit_day, test, fit, cal
 
 
+def _guards(origins: pd.Series, distance: pd.Series, config: BacktestConfig) -> pd.DataFrame:
+    """The regime guard (`recalibration.guard`) of each row's origin (off without recalibrate)."""
+    days = pd.to_datetime(origins)
+    found = distance.reindex(days.unique())
+    table = {day: recalibration.guard(d if config.recalibrate and pd.notna(d) else None)
+             for day, d in found.items()}
+    return pd.DataFrame({"shrink": [table[d].shrink for d in days],
+                         "widen": [table[d].widen for d in days]}, index=origins.index)
+
+
 def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
-                  config: BacktestConfig, log) -> SliceResult:
+                  config: BacktestConfig, distance: pd.Series, log) -> SliceResult:
     ex = examples.frame
     h = examples.horizon_days
     chunks, refits = [], []
@@ -155,7 +170,11 @@ def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
         forecaster = fit_forecaster(examples.template, h, examples.features, fit, cal,
                                     config.estimator, config.calibration_method, config.seed)
         kept = test[_KEPT].copy()
-        kept["probability"] = forecaster.predict(test)
+        kept["probability_model"] = forecaster.predict(test)
+        kept["shrink"] = _guards(test["origin"], distance, config)["shrink"]
+        kept["probability"] = recalibration.shrink_probabilities(
+            kept["probability_model"].to_numpy(), forecaster.base_rate(test["bucket"]),
+            test["velocity_28d"].to_numpy(), kept["shrink"].to_numpy())
         kept["refit_day"] = refit_day
         chunks.append(kept)
     log(f"  {len(refits)} refits: {time.perf_counter() - t_fit:.0f}s")
@@ -167,18 +186,32 @@ def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
     t1 = time.perf_counter()
     pred["persistence"] = persistence(con, ex, pred, examples.template)
     log(f"  baselines: climatology {t1 - t0:.0f}s, persistence {time.perf_counter() - t1:.0f}s")
-    blocks = pred["repo"] + "|" + pred["origin"].dt.strftime("%Y-%m")
+    boot_blocks = pred["repo"] + "|" + pred["origin"].dt.strftime("%Y-%m")
     metrics = summarize(pred["label"].to_numpy(), pred["probability"].to_numpy(),
                         pred["climatology"].to_numpy(), pred["persistence"].to_numpy(),
-                        blocks.to_numpy(), n_boot=config.n_boot, seed=config.seed)
+                        boot_blocks.to_numpy(), n_boot=config.n_boot, seed=config.seed)
     metrics.update({
         "template": examples.template, "horizon_days": h, "n_void": examples.n_void,
         "void_share_all_history": examples.n_void / max(examples.n_void + len(ex), 1),
         "n_repos": int(pred["repo"].nunique()), "n_origins": int(pred["origin"].nunique()),
         "n_refits": len(refits), "estimator": config.estimator,
         "last_12_months": _recent_binary(pred),
+        "blocks": blocks.binary_blocks(pred, pd.Timestamp(config.start)),
+        "guard": _guard_effect(pred),
     })
     return SliceResult(examples.template, h, pred, metrics, refits)
+
+
+def _guard_effect(pred: pd.DataFrame) -> dict:
+    """What the regime guard changed: origins it was on, forecasts it moved, and their Brier
+    score before and after (the cost or gain where it acted)."""
+    moved = (pred["probability"] - pred["probability_model"]).abs() > 1e-12
+    o = pred.loc[moved, "label"].to_numpy()
+    return {"origins_on": int(pred.loc[pred["shrink"] < 1, "origin"].nunique()),
+            "forecasts_moved": int(moved.sum()),
+            "brier_model": brier(o, pred.loc[moved, "probability_model"]) if moved.any()
+            else None,
+            "brier_guarded": brier(o, pred.loc[moved, "probability"]) if moved.any() else None}
 
 
 def _recent(pred: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
@@ -202,17 +235,30 @@ def _recent_binary(pred: pd.DataFrame) -> dict:
 
 
 def _walk_forward_interval(con: duckdb.DuckDBPyConnection, examples: Examples,
-                           config: BacktestConfig, log) -> SliceResult:
-    """The same refits and splits as `_walk_forward`, scoring predictive quantiles instead."""
+                           config: BacktestConfig, distance: pd.Series, log) -> SliceResult:
+    """The same refits and splits as `_walk_forward`, scoring predictive quantiles instead.
+
+    Origins are issued in order: before each, the online conformal levels read the questions
+    issued earlier whose outcome is known by then (`recalibration.update`), and the regime
+    guard's widening applies."""
     ex = examples.frame
     h = examples.horizon_days
     chunks, refits = [], []
+    state = recalibration.initial_state(examples.template, h)
+    pending: list[tuple[pd.DataFrame, interval.IntervalForecaster]] = []  # issued, unresolved
     for refit_day, test, fit, cal in _refit_blocks(examples, config, refits):
         forecaster = interval.fit_interval(h, examples.features, fit, cal, config.seed)
-        kept = test[["repo", "origin", "velocity_28d", "observed_value"]].copy()
-        kept[[f"q{q}" for q in interval.QUANTILES]] = forecaster.quantiles(test)
-        kept["refit_day"] = refit_day
-        chunks.append(kept)
+        for origin, rows in test.groupby("origin", sort=True):
+            if config.recalibrate:
+                state, pending = _read_resolved(state, pending, origin)
+            widen = _guards(rows["origin"], distance, config)["widen"].to_numpy()
+            kept = rows[["repo", "origin", "known_on", "velocity_28d", "observed_value"]].copy()
+            kept[[f"q{q}" for q in interval.QUANTILES]] = forecaster.quantiles(
+                rows, state.levels if config.recalibrate else None, widen)
+            kept["widen"] = widen
+            kept["refit_day"] = refit_day
+            chunks.append(kept)
+            pending.append((rows.assign(widen=widen), forecaster))
     if not chunks:
         return SliceResult(examples.template, h, pd.DataFrame(), {"n": 0}, refits)
     pred = pd.concat(chunks, ignore_index=True)
@@ -224,9 +270,9 @@ def _walk_forward_interval(con: duckdb.DuckDBPyConnection, examples: Examples,
         "n_repos": int(pred["repo"].nunique()), "n_origins": int(pred["origin"].nunique()),
         "n_refits": len(refits), "estimator": "hgb-quantile+conformal",
     })
-    blocks = (pred["repo"] + "|" + pred["origin"].dt.strftime("%Y-%m")).to_numpy()
+    boot_blocks = (pred["repo"] + "|" + pred["origin"].dt.strftime("%Y-%m")).to_numpy()
     metrics["ci95"] = {"crps_skill_persistence": interval.crps_skill_ci(
-        pred["observed_value"].to_numpy(), model_q, baseline_q, blocks, config.n_boot,
+        pred["observed_value"].to_numpy(), model_q, baseline_q, boot_blocks, config.n_boot,
         config.seed)}
     band = interval.velocity_band(pred["velocity_28d"].to_numpy())
     observed = pred["observed_value"].to_numpy()
@@ -234,6 +280,12 @@ def _walk_forward_interval(con: duckdb.DuckDBPyConnection, examples: Examples,
         label: {"n": int((band == k).sum()),
                 "coverage": interval.coverage(observed[band == k], model_q[band == k])}
         for k, label in enumerate(interval.VELOCITY_BANDS) if (band == k).any()}
+    metrics["blocks"] = blocks.interval_blocks(pred, model_q, pd.Timestamp(config.start))
+    metrics["online"] = {
+        "questions_read": state.n_resolved, "resolved_through": state.resolved_through,
+        "guard_origins_on": int(pred.loc[pred["widen"] > 1, "origin"].nunique()),
+        "final_levels": {band: [round(float(x), 4) for x in state.levels[k]]
+                         for k, band in enumerate(interval.VELOCITY_BANDS)}}
     recent, metrics["last_12_months"] = _recent(pred)
     rows = pred.index.get_indexer(recent.index)
     metrics["last_12_months"].update({
@@ -241,6 +293,23 @@ def _walk_forward_interval(con: duckdb.DuckDBPyConnection, examples: Examples,
             recent["observed_value"].to_numpy(), model_q[rows], baseline_q[rows]).items()
         if k in ("coverage", "crps_skill_persistence")})
     return SliceResult(examples.template, h, pred, metrics, refits)
+
+
+def _read_resolved(state: recalibration.State,
+                   pending: list[tuple[pd.DataFrame, interval.IntervalForecaster]],
+                   origin: pd.Timestamp) -> tuple[recalibration.State, list]:
+    """Update `state` on `origin` from the issued questions resolved by then (each read as the
+    forecast that was issued: its model and its widening); return it and the still pending."""
+    due = [(rows, fc) for rows, fc in pending if rows["known_on"].max() <= origin]
+    left = [(rows, fc) for rows, fc in pending if rows["known_on"].max() > origin]
+    if not due:
+        return state, left
+    batch = pd.concat([pd.DataFrame({
+        "known_on": rows["known_on"].to_numpy(),
+        "band": interval.velocity_band(rows["velocity_28d"].to_numpy()),
+        "pit": fc.pit(rows, rows["widen"].to_numpy())}) for rows, fc in due],
+        ignore_index=True)
+    return recalibration.update(state, batch, origin), left
 
 
 def fit_calibration_split(ex: pd.DataFrame, day: pd.Timestamp, horizon_days: int,

@@ -48,6 +48,14 @@ FIT_ROWS = 100_000  # rows the center and spread models are fitted on, at most
 VELOCITY_EDGES = (1.0, 5.0, 20.0)  # stars/day: bands of velocity_28d(t) conformalised apart
 VELOCITY_BANDS = ("<1", "1-5", "5-20", ">=20")  # their names (stars/day), in band order
 MIN_BAND_ROWS = 300
+# Levels at which each band's calibration scores are kept (`score_grid`), so the online
+# recalibration (`recalibration`) can read the conformal quantile at any adjusted level; the
+# grid holds QUANTILES exactly (0.025 = 10 x 0.0025, ...).
+GRID_LEVELS = np.round(np.linspace(0.0025, 0.9975, 399), 4)
+
+
+_GRID_QUANTILES = np.searchsorted(GRID_LEVELS, QUANTILES)  # QUANTILES' columns of the grid
+_GRID_MEDIAN = int(np.searchsorted(GRID_LEVELS, 0.5))
 
 
 def velocity_band(velocity: np.ndarray) -> np.ndarray:
@@ -82,6 +90,7 @@ class IntervalForecaster:
     center: HistGradientBoostingRegressor
     spread: HistGradientBoostingRegressor
     offsets: np.ndarray  # conformal quantiles of the normalised score: (velocity band, QUANTILES)
+    score_grid: np.ndarray | None = None  # the same at every GRID_LEVELS: (band, GRID_LEVELS)
     fit_rows: int = 0
     calibration_rows: int = 0
     estimator: str = "hgb-quantile"
@@ -93,27 +102,70 @@ class IntervalForecaster:
         with single_openmp_thread():
             return self.center.predict(x), np.maximum(self.spread.predict(x), MIN_SPREAD)
 
-    def quantiles(self, frame: pd.DataFrame) -> np.ndarray:
-        """(rows, len(QUANTILES)) predictive quantiles of velocity_28d on t+H, stars/day."""
+    def quantiles(self, frame: pd.DataFrame, levels: np.ndarray | None = None,
+                  widen: np.ndarray | float = 1.0) -> np.ndarray:
+        """(rows, len(QUANTILES)) predictive quantiles of velocity_28d on t+H, stars/day.
+
+        `levels` (bands x QUANTILES), when given, are the levels whose conformal score
+        quantiles are read instead of QUANTILES (the online recalibration's adjusted levels);
+        `widen` (per row or one factor) stretches the scores away from the band's median score
+        (the regime guard's widening).
+        """
         center, spread = self._parts(frame)
         v0 = frame["velocity_28d"].to_numpy(dtype=float)
-        offsets = np.atleast_2d(self.offsets)  # one row per band (one row: a pooled model)
-        band = np.minimum(velocity_band(v0), len(offsets) - 1)
-        rel = center[:, None] + spread[:, None] * offsets[band]
+        band = self._band(v0)
+        if levels is None:
+            scores = np.atleast_2d(self.offsets)[band]
+        else:
+            table = np.vstack([np.interp(levels[k], GRID_LEVELS, self.grid()[k])
+                               for k in range(len(levels))])
+            scores = table[band]
+        middle = self.grid()[band, _GRID_MEDIAN][:, None]
+        scores = middle + np.asarray(widen, dtype=float).reshape(-1, 1) * (scores - middle)
+        rel = center[:, None] + spread[:, None] * scores
         return v0[:, None] + scale_of(v0)[:, None] * rel
+
+    def pit(self, frame: pd.DataFrame, widen: np.ndarray | float = 1.0) -> np.ndarray:
+        """Per resolved row (with `observed_value`): the level at which this model's predictive
+        distribution (widened by `widen`, nominal levels) puts the observed value, in [0, 1];
+        the value is below the quantile of level a exactly when pit <= a."""
+        center, spread = self._parts(frame)
+        v0 = frame["velocity_28d"].to_numpy(dtype=float)
+        band = self._band(v0)
+        score = (relative_change(frame) - center) / spread
+        grid = self.grid()[band]
+        middle = grid[:, _GRID_MEDIAN]
+        score = middle + (score - middle) / np.asarray(widen, dtype=float).reshape(-1)
+        return np.array([np.interp(x, g, GRID_LEVELS, left=0.0, right=1.0)
+                         for x, g in zip(score, grid, strict=True)])
+
+    def grid(self) -> np.ndarray:
+        """The calibration scores' quantiles at GRID_LEVELS per band (models saved before the
+        grid existed: their seven offsets, interpolated and held flat beyond 2.5% / 97.5%)."""
+        if self.score_grid is None:
+            offsets = np.atleast_2d(self.offsets)
+            self.score_grid = np.vstack([np.interp(GRID_LEVELS, QUANTILES, row)
+                                         for row in offsets])
+        return self.score_grid
+
+    def _band(self, velocity: np.ndarray) -> np.ndarray:
+        return np.minimum(velocity_band(velocity), len(np.atleast_2d(self.offsets)) - 1)
 
     def bundle(self) -> dict:
         """What `artifact.save_forecasters` writes for this forecaster."""
         return {"kind": "interval", "template": self.template, "horizon_days": self.horizon_days,
                 "features": list(self.features), "center": self.center, "spread": self.spread,
-                "offsets": np.asarray(self.offsets), "estimator": self.estimator,
-                "fit_rows": self.fit_rows, "calibration_rows": self.calibration_rows}
+                "offsets": np.asarray(self.offsets), "score_grid": self.grid(),
+                "estimator": self.estimator, "fit_rows": self.fit_rows,
+                "calibration_rows": self.calibration_rows}
 
     @classmethod
     def from_bundle(cls, d: dict) -> IntervalForecaster:
         """Inverse of `bundle`."""
+        grid = d.get("score_grid")
         return cls(int(d["horizon_days"]), list(d["features"]), d["center"], d["spread"],
-                   np.asarray(d["offsets"], dtype=float), int(d["fit_rows"]),
+                   np.asarray(d["offsets"], dtype=float),
+                   None if grid is None else np.asarray(grid, dtype=float), int(d["fit_rows"]),
                    int(d["calibration_rows"]), d["estimator"], d["template"])
 
 
@@ -135,14 +187,14 @@ def fit_interval(horizon_days: int, features: list[str], fit: pd.DataFrame,
         center.fit(x_fit, y_fit)
         spread.fit(x_fit, np.abs(y_fit - center.predict(x_fit)))
     forecaster = IntervalForecaster(horizon_days, features, center, spread,
-                                    np.zeros(len(QUANTILES)), len(fit), len(calibration))
+                                    np.zeros(len(QUANTILES)), None, len(fit), len(calibration))
     c, s = forecaster._parts(calibration)
     score = (relative_change(calibration) - c) / s
-    pooled = np.quantile(score, QUANTILES)
     band = velocity_band(calibration["velocity_28d"].to_numpy(dtype=float))
-    forecaster.offsets = np.vstack([
-        np.quantile(score[band == k], QUANTILES) if (band == k).sum() >= MIN_BAND_ROWS
-        else pooled for k in range(len(VELOCITY_EDGES) + 1)])
+    forecaster.score_grid = np.vstack([
+        np.quantile(score[band == k] if (band == k).sum() >= MIN_BAND_ROWS else score,
+                    GRID_LEVELS) for k in range(len(VELOCITY_EDGES) + 1)])
+    forecaster.offsets = forecaster.score_grid[:, _GRID_QUANTILES]
     return forecaster
 
 

@@ -22,10 +22,10 @@ from datetime import date, timedelta
 import pandas as pd
 
 from shu.errors import ConfigError, StoreError
-from shu.forecast import rocm
+from shu.forecast import calibration_store, recalibration, rocm
 from shu.forecast.artifact import load_forecasters, model_path
 from shu.forecast.backtest import data_end
-from shu.forecast.examples import base_frame, with_thresholds
+from shu.forecast.examples import base_frame, threshold_bucket, with_thresholds
 from shu.forecast.features import threshold_features
 from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
 from shu.forecast.interval import IntervalForecaster
@@ -58,6 +58,7 @@ class IssuedForecast:
     features: str
     drivers: str
     receipts: str
+    calibration: str | None = None
 
 
 def forecast_id(repo: str, template: str, threshold: float, horizon_days: int, origin: date,
@@ -91,30 +92,44 @@ def issue_forecasts(store: Store, origin: date | None = None, settings: Settings
     base = base_frame(store.con, [origin], repos)
     issued: list[IssuedForecast] = []
     intervals: dict[str, list[float]] = {}
-    for fc in forecasters:
-        if fc.template in rocm.NAMES:
-            rows = rocm.question_rows(store.con, origin, repos, fc.template, fc.horizon_days)
-        else:
-            rows = with_thresholds(store.con, base, fc.template, fc.horizon_days)
-        if rows.empty:
-            continue
-        if isinstance(fc, IntervalForecaster):
-            quantiles = fc.quantiles(rows)
+    with store.transaction():  # the calibration rows commit with the forecasts that use them
+        applied = calibration_store.prepare(
+            store, [fc for fc in forecasters if fc.template not in rocm.NAMES], origin,
+            model_version)
+        for fc in forecasters:
+            if fc.template in rocm.NAMES:
+                rows = rocm.question_rows(store.con, origin, repos, fc.template,
+                                          fc.horizon_days)
+            else:
+                rows = with_thresholds(store.con, base, fc.template, fc.horizon_days)
+            if rows.empty:
+                continue
+            calibration = applied.get((fc.template, fc.horizon_days))
+            if isinstance(fc, IntervalForecaster):
+                quantiles = fc.quantiles(rows, calibration.state.levels, calibration.guard.widen)
+                for i, row in rows.reset_index(drop=True).iterrows():
+                    record = _record(row, fc, NOMINAL_80, [], origin, model_version,
+                                     calibration)
+                    intervals[record.forecast_id] = [float(q) for q in quantiles[i]]
+                    issued.append(record)
+                continue
+            if fc.template not in rocm.NAMES:  # declared questions are star questions
+                rows = pd.concat([rows, _declared_rows(base, fc, settings.questions)],
+                                 ignore_index=True)
+            probabilities = fc.predict(rows)
+            drivers = fc.drivers(rows)  # of the model itself, before the guard
+            base_rates = None
+            if calibration is not None:
+                base_rates = fc.base_rate(threshold_bucket(fc.template, rows))
+                probabilities = recalibration.shrink_probabilities(
+                    probabilities, base_rates, rows["velocity_28d"].to_numpy(),
+                    calibration.guard.shrink)
             for i, row in rows.reset_index(drop=True).iterrows():
-                record = _record(row, fc, NOMINAL_80, [], origin, model_version)
-                intervals[record.forecast_id] = [float(q) for q in quantiles[i]]
-                issued.append(record)
-            continue
-        if fc.template not in rocm.NAMES:  # declared questions are star questions
-            rows = pd.concat([rows, _declared_rows(base, fc, settings.questions)],
-                             ignore_index=True)
-        probabilities = fc.predict(rows)
-        drivers = fc.drivers(rows)
-        for i, row in rows.reset_index(drop=True).iterrows():
-            issued.append(_record(row, fc, float(probabilities[i]), drivers[i], origin,
-                                  model_version))
-    issued = list({f.forecast_id: f for f in issued}.values())
-    inserted = _append(store, issued, intervals, once_per)
+                issued.append(_record(
+                    row, fc, float(probabilities[i]), drivers[i], origin, model_version,
+                    calibration, None if base_rates is None else float(base_rates[i])))
+        issued = list({f.forecast_id: f for f in issued}.values())
+        inserted = _append(store, issued, intervals, once_per)
     return [f for f in issued if f.forecast_id in inserted]
 
 
@@ -145,8 +160,9 @@ def _declared_rows(base: pd.DataFrame, fc: Forecaster,
 
 
 def _record(row: pd.Series, fc: Forecaster | IntervalForecaster, probability: float,
-            drivers: list[dict],
-            origin: date, model_version: str) -> IssuedForecast:
+            drivers: list[dict], origin: date, model_version: str,
+            calibration: calibration_store.Applied | None = None,
+            base_rate: float | None = None) -> IssuedForecast:
     threshold = float(row["threshold"])
     template = TEMPLATES[fc.template]
     seen = {name: (None if pd.isna(row[name]) else round(float(row[name]), 6))
@@ -155,6 +171,13 @@ def _record(row: pd.Series, fc: Forecaster | IntervalForecaster, probability: fl
         {"table": "star_signals", "key": {"repo": row["repo"], "day": str(origin)},
          "column": c, "value": None if pd.isna(row[c]) else float(row[c]),
          "as_of": str(origin)} for c in RECEIPT_COLUMNS]
+    state = None
+    if calibration is not None:
+        velocity = None if pd.isna(row["velocity_28d"]) else float(row["velocity_28d"])
+        state = calibration.describe(origin, model_version, velocity, base_rate)
+        column = "shrink" if calibration.state is None else "levels"
+        receipts.append({"table": "forecast_calibration", "key": state["row"],
+                         "column": column, "value": state.get(column), "as_of": str(origin)})
     return IssuedForecast(
         forecast_id=forecast_id(row["repo"], fc.template, threshold, fc.horizon_days, origin,
                                 model_version),
@@ -163,7 +186,8 @@ def _record(row: pd.Series, fc: Forecaster | IntervalForecaster, probability: fl
         question=template.question(row["repo"], origin, fc.horizon_days, threshold),
         probability=probability if not math.isnan(probability) else 0.5,
         confidence=confidence_band(probability), model_version=model_version,
-        features=json.dumps(seen), drivers=json.dumps(drivers), receipts=json.dumps(receipts))
+        features=json.dumps(seen), drivers=json.dumps(drivers), receipts=json.dumps(receipts),
+        calibration=None if state is None else json.dumps(state))
 
 
 def _append(store: Store, issued: list[IssuedForecast], intervals: dict[str, list[float]],

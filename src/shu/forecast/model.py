@@ -123,6 +123,9 @@ class Forecaster:
     estimator: str
     fit_rows: int = 0
     calibration_rows: int = 0
+    # base rate of the calibration block per climatology bucket (smoothed: (yes + 1) / (n + 2));
+    # what the regime guard pulls forecasts towards (empty in models saved before it existed)
+    base_rates: dict[int, float] = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
 
     def predict(self, frame: pd.DataFrame) -> np.ndarray:
@@ -130,12 +133,23 @@ class Forecaster:
         with single_openmp_thread():
             return self.model.predict_proba(model_matrix(frame, self.features))[:, 1]
 
+    def base_rate(self, buckets: np.ndarray) -> np.ndarray:
+        """The calibration block's base rate for each row's bucket (its pooled rate for a bucket
+        it did not see); NaN throughout for a model saved without base rates."""
+        if not self.base_rates:
+            return np.full(len(buckets), np.nan)
+        pooled = self.base_rates.get(-1, float(np.mean(list(self.base_rates.values()))))
+        return np.array([self.base_rates.get(int(b), pooled) for b in buckets], dtype=float)
+
     def bundle(self) -> dict:
         """What `save_forecasters` writes for this forecaster."""
         return {"kind": "binary", "template": self.template, "horizon_days": self.horizon_days,
                 "features": list(self.features), "model": self.model,
                 "reference": self.reference, "estimator": self.estimator,
-                "fit_rows": self.fit_rows, "calibration_rows": self.calibration_rows}
+                "fit_rows": self.fit_rows, "calibration_rows": self.calibration_rows,
+                "base_rate_buckets": np.array(sorted(self.base_rates), dtype=np.int64),
+                "base_rate_values": np.array([self.base_rates[b]
+                                              for b in sorted(self.base_rates)])}
 
     def drivers(self, frame: pd.DataFrame, top: int = 4) -> list[list[dict]]:
         """Per row: the `top` features that move the log-odds most, by occlusion.
@@ -183,7 +197,19 @@ def fit_forecaster(template: str, horizon_days: int, features: list[str], fit: p
     reference = np.nanmedian(x_fit, axis=0)
     reference = np.where(np.isnan(reference), 0.0, reference)
     return Forecaster(template, horizon_days, features, model, reference, estimator,
-                      fit_rows=len(fit), calibration_rows=len(calibration))
+                      fit_rows=len(fit), calibration_rows=len(calibration),
+                      base_rates=calibration_base_rates(calibration))
+
+
+def calibration_base_rates(calibration: pd.DataFrame) -> dict[int, float]:
+    """Smoothed base rate, (yes + 1) / (n + 2), per climatology bucket of the calibration block,
+    and over the whole block under key -1."""
+    counts = calibration.groupby(calibration.get("bucket", pd.Series(0, calibration.index)))[
+        "label"].agg(["sum", "count"])
+    rates = {int(b): (float(r["sum"]) + 1.0) / (float(r["count"]) + 2.0)
+             for b, r in counts.iterrows()}
+    rates[-1] = (float(calibration["label"].sum()) + 1.0) / (len(calibration) + 2.0)
+    return rates
 
 
 def _logit(p: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ them (`shu docs`); a test fails when the rendered file is stale.
 from shu.schema import (
     activity,
     briefing,
+    calibration,
     claims,
     core,
     forecasts,
@@ -20,7 +21,8 @@ from shu.schema.base import Column, Table
 
 ALL_TABLES: tuple[Table, ...] = (
     core.TABLES + activity.TABLES + signals.TABLES + forecasts.TABLES + intervals.TABLES
-    + probe.TABLES + briefing.TABLES + claims.TABLES + gharchive.TABLES + replay.TABLES
+    + calibration.TABLES + probe.TABLES + briefing.TABLES + claims.TABLES + gharchive.TABLES
+    + replay.TABLES
 )
 TABLES_BY_NAME: dict[str, Table] = {t.name: t for t in ALL_TABLES}
 

@@ -25,6 +25,10 @@ FORECASTS = Table(
         col("receipts", "VARCHAR", "JSON list: data rows behind its numbers (table, key, value, "
             "as_of)."),
         col("issued_at", "TIMESTAMP", "Wall-clock time of issue (UTC)."),
+        col("calibration", "VARCHAR", "JSON: the calibration state it was issued with: its "
+            "`forecast_calibration` row (origin, model_version, template, horizon_days, band), "
+            "the guard's distance, shrink or widen and base rate, the online levels (NULL for "
+            "forecasts issued before it was recorded)."),
     ),
 )
 

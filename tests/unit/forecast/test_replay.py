@@ -14,7 +14,7 @@ from shu.forecast.replay import REPLAY_PREFIX, refit_days, replay
 from shu.settings import TrackedRepo, load_settings
 from shu.store import open_store
 
-TEMPLATES = ("star_velocity_up",)
+TEMPLATES = ("star_velocity_up", "star_velocity_interval")
 CONFIG = BacktestConfig(start=date(2024, 1, 1), end=date(2024, 1, 1), cal_days=56,
                         train_days=400)
 
@@ -26,9 +26,14 @@ def _run(store, settings, start, end):
 def _rows(store, end):
     return store.con.execute("""
         SELECT f.forecast_id, f.repo, f.origin, f.probability, f.model_version, r.outcome,
-               r.observed_value
+               r.observed_value, i.lower_80, i.upper_80, f.calibration
         FROM forecasts f LEFT JOIN forecast_resolutions r USING (forecast_id)
+        LEFT JOIN forecast_intervals i USING (forecast_id)
         WHERE f.origin <= ? ORDER BY f.forecast_id""", [end]).fetchall()
+
+
+def _states(store):
+    return store.con.execute("SELECT * FROM forecast_calibration ORDER BY ALL").fetchall()
 
 
 def test_refit_days_are_the_start_and_each_first_of_month():
@@ -49,13 +54,13 @@ def test_replay_matches_a_store_that_ends_on_the_last_replayed_day(
     result = _run(synthetic_store, settings, start, end)
     n_days = (end - start).days + 1
     assert result.refit_days == [start, date(end.year, end.month, 1)]
-    assert result.issued == n_days * len(repos)
+    assert result.issued == n_days * len(repos) * len(TEMPLATES)
     # every model was fitted only on outcomes known the day before its refit
     for day, version in zip(result.refit_days, result.versions, strict=True):
         assert version.startswith(f"{REPLAY_PREFIX}{day - timedelta(days=1)}-")
     rows = _rows(synthetic_store, end)
     assert all(r[4].startswith(REPLAY_PREFIX) for r in rows)
-    for _fid, _repo, origin, _p, version, outcome, _v in rows:
+    for _fid, _repo, origin, _p, version, outcome, *_ in rows:
         trained_through = date.fromisoformat(version[len(REPLAY_PREFIX):][:10])
         assert trained_through < origin
         resolved_by_end = origin + timedelta(days=7) <= end
@@ -64,16 +69,24 @@ def test_replay_matches_a_store_that_ends_on_the_last_replayed_day(
         "SELECT forecasts_issued, day_from, day_to FROM replay_runs").fetchall() == [
         (result.issued, start, end)]
 
-    # The same replay on a store holding only what was known on `end` gives the same rows:
-    # nothing after the day being replayed was read.
+    # the online conformal levels were carried day to day and read resolved questions
+    states = _states(synthetic_store)
+    assert {s[2] for s in states} == set(TEMPLATES)
+    assert max(s[-2] or 0 for s in states if s[2] == "star_velocity_interval") > 0
+    assert all(s[-3] is None or s[-3] <= s[0] for s in states)  # resolved_through <= origin
+
+    # The same replay on a store holding only what was known on `end` gives the same rows
+    # and calibration states: nothing after the day being replayed was read.
     with open_store(tmp_path / "truncated.duckdb") as past:
         past.upsert("star_signals", synthetic[synthetic["day"] <= end])
         _run(past, settings, start, end)
         assert _rows(past, end) == rows
+        assert _states(past) == states
 
     # The briefing's track record on `end` is this replay's, and says so.
     track = track_record(synthetic_store, end, 90)
     scored = sum(1 for r in rows if r[5] in ("yes", "no"))
+    scored -= sum(1 for r in rows if r[5] in ("yes", "no") and r[7] is not None)  # intervals
     assert track.n == scored > 0 and track.n_replayed == sum(1 for r in rows if r[5])
     assert track.since_last and all(r["replayed"] for r in track.since_last)
 

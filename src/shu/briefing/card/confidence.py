@@ -1,11 +1,13 @@
-"""A card's "Why this confidence level": the band the probability falls in, how often the
-model's backtest forecasts in that band came true, and the live record of this store."""
+"""A card's "Why this confidence level": the band the probability falls in, the calibration
+state the forecast was issued with, how often the model's backtest forecasts in that band came
+true, and the live record of this store."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from shu.briefing import facts as ev
+from shu.briefing.card.calibration import calibration_line
 from shu.briefing.context import BriefingContext
 from shu.briefing.safe import Md, safe_code, safe_inline
 from shu.briefing.text import BANDS, band_of, pct, ref
@@ -21,6 +23,9 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> list[Md]:
     lo, hi = next((lo, hi) for name, lo, hi in BANDS if name == band)
     lines = [Md(f"The model says **{side}** with {pct(max(p, 1 - p))}: the **{band}** band "
                 f"({lo:.2f} ≤ max(p, 1 − p) < {min(hi, 1.0):.2f}) {ref(r_conf)}.")]
+    calibration = calibration_line(ctx.book, f)
+    if calibration is not None:
+        lines.append(calibration)
     backtest = ev.backtest_band_rate(ctx.settings, f, band)
     if backtest is not None:
         lines.append(Md(

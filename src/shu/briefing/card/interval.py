@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from shu.briefing.card.calibration import calibration_line
 from shu.briefing.safe import Md
 from shu.briefing.text import num, ref
 from shu.evidence.receipts import ReceiptBook
@@ -18,6 +19,7 @@ def interval_for(store: Store, f: dict[str, Any]) -> dict[str, Any] | None:
     """The interval forecast (with its quantiles) issued alongside forecast `f`, or None."""
     cur = store.con.execute(
         "SELECT f.forecast_id, f.repo, f.origin, f.resolves_on, f.horizon_days, f.threshold, "
+        "f.calibration, "
         "i.* EXCLUDE (forecast_id) FROM forecasts f JOIN forecast_intervals i USING "
         "(forecast_id) WHERE f.template = ? AND f.repo = ? AND f.origin = ? AND "
         "f.model_version = ? ORDER BY abs(f.horizon_days - ?), f.horizon_days LIMIT 1",
@@ -48,4 +50,5 @@ def interval_lead(store: Store, book: ReceiptBook, f: dict[str, Any]) -> list[Md
                 f"{num(iv['lower_50'], 1)}–{num(iv['upper_50'], 1)} {ref(*r50)}, 95% interval "
                 f"{num(iv['lower_95'], 1)}–{num(iv['upper_95'], 1)} {ref(*r95)} (conformalised "
                 "on a later block than the model; coverage in the model card).")
-    return [lead, detail]
+    calibration = calibration_line(book, iv)
+    return [lead, detail] if calibration is None else [lead, detail, calibration]

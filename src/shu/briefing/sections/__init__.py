@@ -23,6 +23,7 @@ from types import ModuleType
 
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections import (
+    calibration_watch,
     cards,
     claims,
     glance,
@@ -43,7 +44,7 @@ SECTIONS: tuple[ModuleType, ...] = (
     signals,   # Signals
     probe,     # Probe results and claim checks
     claims,    # Claims checked against the probe
-    # calibration watch (issue 18) goes here
+    calibration_watch,  # Calibration watch
     track,     # Track record
     receipts,  # Receipts
 )

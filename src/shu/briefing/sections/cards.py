@@ -5,7 +5,8 @@ every other forecast issued at the same origin.
 A card states its question as one sentence, charts the repository's velocity with its forecast
 fan, and says why this prediction (`card.why`), why this confidence level (`card.confidence`),
 which topic the evidence supports and what the corpus answers about it (`card.topic`); every
-number cites a receipt, and the card lists the receipts it cited.
+number cites a receipt, and the card lists the receipts it cited. While the regime guard is on,
+the section opens with its one line (`calibration_watch.guard_notice`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from shu.briefing.charts import HISTORY_DAYS, slug
 from shu.briefing.compare import fan_chart
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.safe import Md, safe_inline
+from shu.briefing.sections.calibration_watch import guard_notice
 from shu.briefing.text import band_of, interval_text, num, pct
 from shu.evidence import topics
 
@@ -33,8 +35,9 @@ def build(ctx: BriefingContext) -> Part:
         _, card["has_fan"] = fan_chart(ctx.store.con, card["repo"], ctx.as_of, path,
                                        HISTORY_DAYS)
         card["fan_png"] = path.name
-    return Part(ctx.render("sections/cards.md.j2", cards=cards, other_forecasts=[
-        _forecast_row(f) for f in ctx.forecasts if f not in shown]))
+    return Part(ctx.render("sections/cards.md.j2", cards=cards, guard=guard_notice(ctx),
+                           other_forecasts=[_forecast_row(f) for f in ctx.forecasts
+                                            if f not in shown]))
 
 
 def claim_sentence(f: dict[str, Any]) -> Md:

@@ -1,0 +1,289 @@
+"""The briefing's calibration watch: is shu still as sure as it says, over the newest resolved
+window, and what did it do when not.
+
+Over the forecasts whose horizon ended in the `WATCH_DAYS` days to the briefing's day (void
+ones left out):
+- yes/no forecasts per confidence band (max(p, 1 - p): low/medium/high): n, mean confidence,
+  how often they came true as predicted and its Wilson 95% interval;
+- interval forecasts per band of the 28-day velocity on their origin (the question's threshold,
+  stars/day: <1, 1-5, 5-20, >=20): n, how often the 80% interval held and its interval.
+A band is off when its nominal figure (the mean confidence; 0.80) lies outside that interval;
+each off band gets one plain line saying what shu does about it (the online conformal levels
+of that velocity band, or for yes/no forecasts the regime guard, else nothing until the next
+refit). The regime guard's line ("On an average day this week N% of repositories lost stars,
+against M% usually: ...") comes from the newest `market_regime` row.
+
+`calibration_watch(store, day)` returns all of it as a plain dict (the briefing JSON's
+`calibration_watch`); `build` renders it with receipts and draws the reliability chart the HTML
+shows (OUT_DIR/DAY-calibration-watch.png). The guard's line is also shown at the top of the
+"Forecasts" section (`guard_notice`).
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+from shu.briefing.context import BriefingContext, Part
+from shu.briefing.safe import Md
+from shu.evidence.receipts import ReceiptBook
+from shu.forecast import recalibration
+from shu.forecast.interval import TEMPLATE as INTERVAL
+from shu.forecast.interval import VELOCITY_BANDS, VELOCITY_EDGES
+from shu.forecast.scoring import BANDS, HIGH_FROM, MEDIUM_FROM, wilson_interval
+from shu.store import Store
+
+WATCH_DAYS = 56
+
+_BAND_ROWS = f"""
+SELECT CASE WHEN greatest(f.probability, 1 - f.probability) >= {HIGH_FROM} THEN 'high'
+            WHEN greatest(f.probability, 1 - f.probability) >= {MEDIUM_FROM} THEN 'medium'
+            ELSE 'low' END AS band,
+       greatest(f.probability, 1 - f.probability) AS sure,
+       ((f.probability >= 0.5) = (r.outcome = 'yes'))::INT AS came_true
+FROM forecasts f JOIN forecast_resolutions r USING (forecast_id)
+WHERE r.outcome IN ('yes', 'no') AND f.template <> '{INTERVAL}'
+  AND f.resolves_on > ? AND f.resolves_on <= ?"""
+
+_VELOCITY_CASE = "CASE " + " ".join(
+    f"WHEN f.threshold < {edge} THEN '{band}'"
+    for edge, band in zip(VELOCITY_EDGES, VELOCITY_BANDS, strict=False)
+) + f" ELSE '{VELOCITY_BANDS[-1]}' END"
+
+_INTERVAL_ROWS = f"""
+SELECT {_VELOCITY_CASE} AS band, i.held_80::INT AS held
+FROM forecasts f JOIN interval_resolutions i USING (forecast_id)
+WHERE f.template = '{INTERVAL}' AND f.resolves_on > ? AND f.resolves_on <= ?"""
+
+# Per band, one number each (what a receipt cites; params: window start, day, band).
+N_SQL = {"yes_no": f"SELECT count(*) FROM ({_BAND_ROWS}) WHERE band = ?",
+         "intervals": f"SELECT count(*) FROM ({_INTERVAL_ROWS}) WHERE band = ?"}
+OBSERVED_SQL = {"yes_no": f"SELECT avg(came_true) FROM ({_BAND_ROWS}) WHERE band = ?",
+                "intervals": f"SELECT avg(held) FROM ({_INTERVAL_ROWS}) WHERE band = ?"}
+
+_REGIME_SQL = "SELECT * FROM market_regime WHERE day <= ? ORDER BY day DESC LIMIT 1"
+
+_LEVELS_SQL = f"""
+SELECT band, levels, resolved_through, origin FROM forecast_calibration
+WHERE template = '{INTERVAL}' AND levels IS NOT NULL AND origin <= ?
+QUALIFY origin = max(origin) OVER ()
+ORDER BY abs(horizon_days - 30), horizon_days, model_version"""
+
+
+def build(ctx: BriefingContext) -> Part:
+    """The watch's tables, its lines and its chart."""
+    view = watch_section(ctx.store, ctx.book, ctx.day, ctx.out_dir)
+    ctx.charts.append(ctx.out_dir / view["chart"])
+    return Part(ctx.render("sections/calibration_watch.md.j2", calibration_watch=view))
+
+
+def guard_notice(ctx: BriefingContext) -> Md | None:
+    """The guard's line with its receipt, when the guard is on for the briefing's day."""
+    regime = _newest_regime(ctx.store, ctx.day)
+    line = guard_line(regime)
+    if line is None:
+        return None
+    r = ctx.book.row("market_regime", {"day": regime["day"]}, "share_falling_7d",
+                     regime["share_falling_7d"], date.fromisoformat(regime["day"]),
+                     "share of repositories losing stars per day, last 7 days")
+    return Md(f"{line} [R{r}]")
+
+
+def calibration_watch(store: Store, day: date, window_days: int = WATCH_DAYS) -> dict[str, Any]:
+    """The watch as plain data (see the module docstring)."""
+    params = [day - timedelta(days=window_days), day]
+    bands = {r[0]: r for r in store.con.execute(
+        f"SELECT band, count(*), avg(sure), sum(came_true) FROM ({_BAND_ROWS}) GROUP BY band",
+        params).fetchall()}
+    yes_no = []
+    for band in BANDS:
+        _, n, mean_confidence, right = bands.get(band, (band, 0, None, 0))
+        row = _with_interval({"band": band, "n": int(n), "mean_confidence": mean_confidence},
+                             int(right), int(n), mean_confidence)
+        yes_no.append(row)
+    held = {r[0]: r for r in store.con.execute(
+        f"SELECT band, count(*), sum(held) FROM ({_INTERVAL_ROWS}) GROUP BY band",
+        params).fetchall()}
+    intervals = []
+    for band in VELOCITY_BANDS:
+        _, n, k = held.get(band, (band, 0, 0))
+        intervals.append(_with_interval({"band": band, "n": int(n), "nominal": 0.8},
+                                        int(k), int(n), 0.8))
+    regime = _newest_regime(store, day)
+    levels = _newest_levels(store, day)
+    watch = {"day": str(day), "window": [str(params[0] + timedelta(days=1)), str(day)],
+             "window_days": window_days, "yes_no": yes_no, "intervals": intervals,
+             "regime": regime, "interval_levels": levels,
+             "sql": {"n": N_SQL, "observed": OBSERVED_SQL,
+                     "params": [str(p) for p in params] + ["<band>"]}}
+    watch["guard_line"] = guard_line(regime)
+    watch["lines"] = _action_lines(watch)
+    return watch
+
+
+def _with_interval(row: dict, right: int, n: int, nominal: float | None) -> dict:
+    lo, hi = wilson_interval(right, n)
+    row.update({"observed": right / n if n else None, "ci_low": None if n == 0 else lo,
+                "ci_high": None if n == 0 else hi,
+                "off": bool(n and nominal is not None and not lo <= nominal <= hi)})
+    return row
+
+
+def _newest_regime(store: Store, day: date) -> dict | None:
+    cur = store.con.execute(_REGIME_SQL, [day])
+    row = cur.fetchone()
+    if row is None:
+        return None
+    out = dict(zip([d[0] for d in cur.description], row, strict=True))
+    out = {k: (str(v) if isinstance(v, date) else
+               (None if isinstance(v, float) and math.isnan(v) else v)) for k, v in out.items()}
+    g = recalibration.guard(out.get("distance"))
+    out.update({"guard_on": g.on, "shrink": g.shrink, "widen": g.widen})
+    return out
+
+
+def _newest_levels(store: Store, day: date) -> dict | None:
+    rows = store.con.execute(_LEVELS_SQL, [day]).fetchall()
+    if not rows:
+        return None
+    out: dict[str, Any] = {"origin": str(rows[0][3]),
+                           "resolved_through": None if rows[0][2] is None else str(rows[0][2]),
+                           "bands": {}}
+    for band, levels, _, _ in rows:  # the horizon nearest 30 days first
+        out["bands"].setdefault(band, [round(float(x), 4) for x in levels])
+    return out
+
+
+def guard_line(regime: dict | None) -> str | None:
+    """The plain line the briefing shows while the regime guard is on (None when off)."""
+    if not regime or not regime.get("guard_on"):
+        return None
+    return (f"On an average day this week {100 * regime['share_falling_7d']:.1f}% of "
+            f"repositories lost stars, against {100 * regime['usual_share_falling_7d']:.1f}% "
+            "usually: star forecasts are held closer to base rates today (the yes/no forecasts "
+            "of repositories losing stars are pulled towards their base rate, and intervals "
+            f"are {100 * (regime['widen'] - 1):.0f}% wider).")
+
+
+def _action_lines(watch: dict) -> list[str]:
+    """One plain line per band that is off by more than its interval allows."""
+    lines = []
+    regime = watch["regime"] or {}
+    for b in watch["yes_no"]:
+        if not b["off"]:
+            continue
+        said = "more" if b["mean_confidence"] > b["observed"] else "less"
+        what = ("the regime guard is on: forecasts of repositories losing stars are pulled "
+                "towards their base rate" if regime.get("guard_on") else
+                "shu has not changed yes/no forecasts since the model's refit (recalibrating "
+                "them from month-old outcomes made the backtest worse); the next `shu train` "
+                "refits on these outcomes")
+        lines.append(f"{b['band'].capitalize()}-band forecasts came true "
+                     f"{100 * b['observed']:.0f}% of the time (95% interval "
+                     f"{100 * b['ci_low']:.0f}-{100 * b['ci_high']:.0f}%, n = {b['n']:,}) "
+                     f"against {100 * b['mean_confidence']:.0f}% said: shu was {said} sure "
+                     f"than it should have been; {what}.")
+    levels = (watch["interval_levels"] or {}).get("bands", {})
+    for b in watch["intervals"]:
+        if not b["off"]:
+            continue
+        now = levels.get(b["band"])
+        what = (f"the online conformal levels of this band now issue the 80% interval between "
+                f"the levels {now[1]:.3f} and {now[5]:.3f} of its calibration scores (nominal "
+                "0.100 and 0.900), read from the questions resolved through "
+                f"{watch['interval_levels']['resolved_through']}" if now else
+                "no online state is stored yet for this band")
+        lines.append(f"80% intervals of repositories at {b['band']} stars/day held "
+                     f"{100 * b['observed']:.0f}% of the time (95% interval "
+                     f"{100 * b['ci_low']:.0f}-{100 * b['ci_high']:.0f}%, n = {b['n']:,}); "
+                     f"{what}.")
+    return lines
+
+
+def watch_section(store: Store, book: ReceiptBook, day: date, out_dir: Path) -> dict[str, Any]:
+    """The section's view: the watch with receipts on its numbers, its lines, and the chart
+    (written to OUT_DIR/DAY-calibration-watch.png)."""
+    watch = calibration_watch(store, day)
+    params = [day - timedelta(days=watch["window_days"]), day]
+    rows = [_cited_row(book, "yes_no", b, params, day, "forecasts") | {
+        "said": Md(_pct(b["mean_confidence"]))} for b in watch["yes_no"]]
+    coverage = [_cited_row(book, "intervals", b, params, day, "80% intervals")
+                for b in watch["intervals"]]
+    chart = out_dir / f"{day}-calibration-watch.png"
+    watch_chart(watch, chart)
+    return {"window": watch["window"], "yes_no": rows, "intervals": coverage,
+            "lines": [Md(line) for line in watch["lines"]],
+            "chart": chart.name, "any": any(b["n"] for b in watch["yes_no"] + watch["intervals"])}
+
+
+def _cited_row(book: ReceiptBook, kind: str, b: dict, params: list, day: date,
+               what: str) -> dict:
+    """A table row of the section: n and the observed share, each with its query receipt."""
+    table = "forecast_resolutions" if kind == "yes_no" else "interval_resolutions"
+    label = f"{what} in the {b['band']} band resolved in the watch window"
+    r_n = book.query(table, N_SQL[kind], [*params, b["band"]], b["n"], day, label)
+    observed = Md(_pct(b["observed"]))
+    if b["n"]:
+        r_o = book.query(table, OBSERVED_SQL[kind], [*params, b["band"]], b["observed"], day,
+                         f"share of the {label} that held")
+        observed = Md(f"{_pct(b['observed'])} [R{r_o}]")
+    return {"band": b["band"], "n": Md(f"{b['n']:,} [R{r_n}]"), "observed": observed,
+            "ci": Md(_ci(b)), "off": "off" if b["off"] else ""}
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def _ci(b: dict) -> str:
+    return "—" if b["ci_low"] is None else f"{100 * b['ci_low']:.1f}–{100 * b['ci_high']:.1f}%"
+
+
+def watch_chart(watch: dict, path: Path) -> Path:
+    """Reliability chart of the watch: per confidence band, mean confidence against how often
+    forecasts came true (with the 95% interval); per velocity band, 80% interval coverage."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 4.2), dpi=100)
+    left.plot([0.5, 1], [0.5, 1], color="grey", linestyle="dotted", label="as sure as said")
+    for b in watch["yes_no"]:
+        if not b["n"]:
+            continue
+        left.errorbar([b["mean_confidence"]], [b["observed"]],
+                      yerr=[[b["observed"] - b["ci_low"]], [b["ci_high"] - b["observed"]]],
+                      marker="o", capsize=3, label=f"{b['band']} (n = {b['n']:,})")
+    left.set_xlim(0.5, 1)
+    left.set_ylim(0.3, 1)
+    left.set_xlabel("mean confidence said")
+    left.set_ylabel("came true as predicted")
+    left.set_title("yes/no forecasts by confidence band", fontsize=9)
+    left.legend(fontsize=7, loc="upper left")
+    shown = [b for b in watch["intervals"] if b["n"]]
+    right.axhline(0.8, color="grey", linestyle="dotted", label="nominal 80%")
+    for i, b in enumerate(shown):
+        right.errorbar([i], [b["observed"]],
+                       yerr=[[b["observed"] - b["ci_low"]], [b["ci_high"] - b["observed"]]],
+                       marker="s", capsize=3, color="tab:orange")
+    right.set_xticks(range(len(shown)), [f"{b['band']}\n(n = {b['n']:,})" for b in shown],
+                     fontsize=7)
+    right.set_ylim(0.5, 1)
+    right.set_xlabel("28-day velocity on the origin, stars/day")
+    right.set_ylabel("80% interval held")
+    right.set_title("interval forecasts by velocity band", fontsize=9)
+    right.legend(fontsize=7, loc="lower right")
+    if not any(b["n"] for b in watch["yes_no"] + watch["intervals"]):
+        fig.text(0.5, 0.5, "no forecast resolved in the window yet", ha="center")
+    fig.suptitle(f"Calibration watch: forecasts resolved {watch['window'][0]} .. "
+                 f"{watch['window'][1]}", fontsize=10)
+    fig.text(0.01, 0.01, "Source: shu store, forecasts, forecast_resolutions and "
+             "interval_resolutions", fontsize=7, color="grey")
+    fig.tight_layout(rect=(0, 0.03, 1, 0.95))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path

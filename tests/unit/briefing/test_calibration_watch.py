@@ -1,0 +1,113 @@
+"""The calibration watch: bands off by more than their interval allows get a line saying what
+shu does about it; the guard's line; receipts that resolve; the plain-data form."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pandas as pd
+
+from shu.briefing.sections.calibration_watch import WATCH_DAYS, calibration_watch, watch_section
+from shu.evidence.receipts import ReceiptBook, resolve
+
+DAY = date(2026, 2, 28)
+
+
+def _forecasts(store, rows: list[dict]) -> None:
+    frame = pd.DataFrame(rows)
+    frame["origin"] = [d - timedelta(days=int(h))
+                       for d, h in zip(frame["resolves_on"], frame["horizon_days"], strict=True)]
+    frame["model_version"] = "v1"
+    store.upsert("forecasts", frame.drop(columns=["outcome", "held_80"], errors="ignore"))
+    store.upsert("forecast_resolutions", frame[["forecast_id", "outcome"]])
+
+
+def _fill(store) -> None:
+    rows = []
+    for i in range(300):  # high band: says 0.90, right 60% of the time
+        yes = i % 10 < 6
+        rows.append({"forecast_id": f"h{i}", "repo": "a/b", "template": "star_velocity_up",
+                     "horizon_days": 30, "probability": 0.9, "threshold": 1.0,
+                     "resolves_on": DAY - timedelta(days=int(i % 50)),
+                     "outcome": "yes" if yes else "no"})
+    for i in range(200):  # low band: says 0.55, right 55%
+        rows.append({"forecast_id": f"l{i}", "repo": "a/b", "template": "star_velocity_up",
+                     "horizon_days": 30, "probability": 0.55, "threshold": 1.0,
+                     "resolves_on": DAY - timedelta(days=int(i % 50)),
+                     "outcome": "yes" if i % 20 < 11 else "no"})
+    rows.append({"forecast_id": "old", "repo": "a/b", "template": "star_velocity_up",
+                 "horizon_days": 30, "probability": 0.9, "threshold": 1.0,
+                 "resolves_on": DAY - timedelta(days=WATCH_DAYS), "outcome": "no"})
+    _forecasts(store, rows)
+    intervals = []
+    for i in range(200):  # >= 20 stars/day: the 80% interval held half the time
+        intervals.append({"forecast_id": f"i{i}", "repo": "a/b",
+                          "template": "star_velocity_interval", "horizon_days": 30,
+                          "probability": 0.8, "threshold": 40.0 if i < 100 else 0.5,
+                          "resolves_on": DAY - timedelta(days=int(i % 40)),
+                          "outcome": "yes", "held_80": (i % 2 == 0) if i < 100 else i % 5 != 0})
+    _forecasts(store, intervals)
+    store.upsert("interval_resolutions", pd.DataFrame(
+        [{"forecast_id": r["forecast_id"], "held_80": r["held_80"]} for r in intervals]))
+
+
+def test_off_bands_get_a_line_and_the_plain_data_holds_every_figure(store):
+    _fill(store)
+    watch = calibration_watch(store, DAY)
+    high = next(b for b in watch["yes_no"] if b["band"] == "high")
+    low = next(b for b in watch["yes_no"] if b["band"] == "low")
+    assert high["n"] == 300 and high["off"] and high["ci_high"] < 0.9  # "old" is outside
+    assert low["n"] == 200 and not low["off"]
+    top = next(b for b in watch["intervals"] if b["band"] == ">=20")
+    small = next(b for b in watch["intervals"] if b["band"] == "<1")
+    assert (top["n"], top["observed"], top["off"]) == (100, 0.5, True)
+    assert (small["n"], small["observed"], small["off"]) == (100, 0.8, False)
+    assert watch["guard_line"] is None and watch["regime"] is None
+    lines = watch["lines"]
+    assert len(lines) == 2
+    assert lines[0].startswith("High-band forecasts came true 6") and "more sure" in lines[0]
+    assert "next `shu train`" in lines[0]
+    assert "at >=20 stars/day held 50%" in lines[1] and "no online state" in lines[1]
+
+
+def test_lines_say_what_the_guard_and_the_online_levels_do(store, tmp_path):
+    _fill(store)
+    store.upsert("market_regime", pd.DataFrame([{
+        "day": DAY, "share_falling_7d": 0.088, "usual_share_falling_7d": 0.051,
+        "distance": 4.9, "n_repos": 3449}]))
+    levels = [0.01, 0.04, 0.2, 0.5, 0.8, 0.96, 0.99]
+    store.upsert("forecast_calibration", pd.DataFrame([{
+        "origin": DAY, "model_version": "v1", "template": "star_velocity_interval",
+        "horizon_days": 30, "band": ">=20", "widen": 1.03, "levels": levels,
+        "resolved_through": DAY}]))
+    watch = calibration_watch(store, DAY)
+    assert watch["guard_line"].startswith("On an average day this week 8.8% of repositories "
+                                          "lost stars, against 5.1% usually: star forecasts "
+                                          "are held closer to base rates today")
+    assert "regime guard is on" in watch["lines"][0]
+    assert "between the levels 0.040 and 0.960" in watch["lines"][1]
+    book = ReceiptBook()
+    section = watch_section(store, book, DAY, tmp_path)
+    assert (tmp_path / section["chart"]).stat().st_size > 5000
+    assert len(section["lines"]) == 2
+    assert [resolve(store, r) for r in book.receipts] == [None] * len(book.receipts)
+
+
+def test_the_briefing_says_so_when_the_guard_is_on(filled, settings, day):
+    from shu.briefing.compose import compose_briefing
+    from shu.evidence.receipts import stored_receipts
+
+    filled.upsert("market_regime", pd.DataFrame([{
+        "day": day, "share_falling_7d": 0.088, "usual_share_falling_7d": 0.051,
+        "distance": 4.9, "n_repos": 3449}]))
+    result = compose_briefing(filled, day, settings)
+    text = result.path.read_text()
+    forecasts = text[text.index("## Forecasts"):]
+    assert forecasts.splitlines()[2].startswith(
+        "**Regime guard on.** On an average day this week 8.8% of repositories lost stars, "
+        "against 5.1% usually: star forecasts are held closer to base rates today")
+    assert "## Calibration watch" in text and (result.path.parent / f"{day}-calibration-watch.png"
+                                               ).exists()
+    receipts = stored_receipts(filled, result.briefing_id)
+    assert any(r.table == "market_regime" for r in receipts)
+    assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
