@@ -244,9 +244,29 @@ def backtest(
     console.print(table)
     if intervals.row_count:
         console.print(intervals)
+    _print_rankings(metrics)
     for key, m in metrics["slices"].items():
         if not m.get("n") and m.get("status"):
             console.print(f"{key}: {m['status']}", highlight=False)
         elif m.get("blocks"):
             console.print(describe_worst(key, m["blocks"]), highlight=False)
     console.print(f"{metrics['runtime_s']} s, peak RSS {metrics['peak_rss_mib']} MiB")
+
+
+def _print_rankings(metrics: dict) -> None:
+    """precision@k of the radar slices (star_breakout) beside the momentum ranking."""
+    from shu.forecast.ranking import KS
+
+    table = RichTable("slice", "ranking", *(f"precision@{k} [95%]" for k in KS), "origins",
+                      "events/origin")
+    for key, m in metrics["slices"].items():
+        ranked = m.get("ranking")
+        if not ranked or not ranked.get("n_origins"):
+            continue
+        for name in ("model", "momentum"):
+            cells = [f"{c['mean']:.3f} [{c['low']:.3f}, {c['high']:.3f}]"
+                     for c in (ranked[name][f"precision_at_{k}"] for k in KS)]
+            table.add_row(key, name, *cells, f"{ranked['n_origins']}",
+                          f"{ranked['events_per_origin']:.1f}")
+    if table.row_count:
+        console.print(table)

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from shu.errors import InputError, StoreError
-from shu.forecast import blocks, interval, predictions, recalibration
+from shu.forecast import blocks, interval, predictions, ranking, recalibration
 from shu.forecast.examples import Examples, base_frame, build_examples, weekly_grid
 from shu.forecast.model import fit_forecaster
 from shu.forecast.regime import regime_frame
@@ -55,8 +55,8 @@ PERSISTENCE_EVENT = {
 
 
 # Columns of each prediction kept for scoring (the features are dropped to save memory).
-_KEPT = ["repo", "origin", "threshold", "acceleration_28d", "velocity_28d", "bucket", "label",
-         "outcome", "observed_value"]
+_KEPT = ["repo", "origin", "threshold", "acceleration_28d", "velocity_28d", "velocity_7d",
+         "bucket", "label", "outcome", "observed_value"]
 
 
 @dataclass
@@ -199,6 +199,11 @@ def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
         "blocks": blocks.binary_blocks(pred, pd.Timestamp(config.start)),
         "guard": _guard_effect(pred),
     })
+    if examples.template in ranking.RANKED_TEMPLATES:  # a radar: read from the top
+        metrics["ranking"] = ranking.ranking_metrics(
+            pred.assign(momentum=ranking.momentum(pred)),
+            {"model": "probability", "momentum": "momentum"}, baseline="momentum",
+            n_boot=config.n_boot, seed=config.seed)
     return SliceResult(examples.template, h, pred, metrics, refits)
 
 

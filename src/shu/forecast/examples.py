@@ -29,6 +29,7 @@ ELIGIBLE = {
     "release_within": "months_since_release IS NOT NULL",
     "commit_velocity_up": "commit_velocity_28d IS NOT NULL",
     "star_velocity_interval": "acceleration_28d IS NOT NULL AND velocity_28d IS NOT NULL",
+    "star_breakout": "velocity_28d IS NOT NULL",
 }
 # Climatology is computed per template and threshold bucket: edges on the threshold feature.
 BUCKETS = {"star_accel_reach": ("gap_rel_sd", (0.25, 0.5, 1.0, 2.0, 4.0)),

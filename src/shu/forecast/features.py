@@ -21,7 +21,8 @@ Release context comes from `release_context`, lifecycle from `star_signals.lifec
 topic activity from `commit_signals.rocm_share_28d`.
 
 `threshold_features` adds the question's threshold relative to the current state, so one model
-serves any X.
+serves any X (for star_breakout: the bar against the 7-, 3- and 28-day paces, the 28-day pace
+against the 90-day one, and the bar itself).
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ BASE_FEATURES = (
 )
 # Extra features per template: the threshold relative to the current state.
 THRESHOLD_FEATURES = {
+    "star_breakout": ("log_velocity_7d_vs_bar", "log_velocity_3d_vs_bar",
+                      "log_velocity_28d_vs_bar", "rel_velocity_28d_vs_90d", "log_bar"),
     "star_accel_reach": ("gap_rel_velocity", "gap_rel_sd", "slog_threshold"),
     "star_accel_fall": ("gap_rel_velocity", "gap_rel_sd", "slog_threshold"),
     "star_velocity_up": (),
@@ -71,7 +74,8 @@ g AS (
   SELECT s.*, (stars - lag(stars) OVER wd) / nullif(day - lag(day) OVER wd, 0) AS gain
   FROM s WINDOW wd AS (PARTITION BY repo ORDER BY day)),
 roll AS (
-  SELECT repo, day, stars, velocity_7d, velocity_28d, acceleration_7d, acceleration_28d,
+  SELECT repo, day, stars, velocity_7d, velocity_28d, velocity_90d, acceleration_7d,
+    acceleration_28d,
     velocity_7d_z, velocity_28d_z, lifecycle_phase,
     stddev_samp(acceleration_28d) OVER w91 AS accel_sd_91d,
     max(acceleration_28d) OVER w91 AS accel_max_91d,
@@ -102,7 +106,8 @@ cat AS (
   JOIN category_signals cs ON cs.category = coalesce(r.category, 'untracked')
     AND cs.day = o.origin)
 SELECT o.repo, o.origin,
-  c.stars, c.velocity_7d, c.velocity_28d, c.acceleration_7d, c.acceleration_28d,
+  c.stars, c.velocity_7d, c.velocity_28d, c.velocity_90d, c.velocity_3d, c.acceleration_7d,
+  c.acceleration_28d,
   c.accel_sd_91d, cs.velocity_28d AS commit_velocity_28d,
   ln(1 + greatest(c.stars, 0)) AS log_stars,
   sign(c.velocity_28d) * ln(1 + abs(c.velocity_28d)) AS slog_velocity_28d,
@@ -164,8 +169,8 @@ def build_features(con: duckdb.DuckDBPyConnection, origins: str) -> pd.DataFrame
     """Base features for every (repo, origin) in table/view `origins`.
 
     Returns one row per pair: repo, origin, the state on the origin (stars, velocity_7d,
-    velocity_28d, acceleration_7d, acceleration_28d, accel_sd_91d, commit_velocity_28d) and
-    `BASE_FEATURES` (NaN where the data does not exist).
+    velocity_28d, velocity_90d, velocity_3d, acceleration_7d, acceleration_28d, accel_sd_91d,
+    commit_velocity_28d) and `BASE_FEATURES` (NaN where the data does not exist).
     """
     df = con.execute(_FEATURES_SQL.format(origins=origins)).df()
     for name in BASE_FEATURES:
@@ -188,6 +193,14 @@ def threshold_features(df: pd.DataFrame, template: str, threshold: pd.Series,
     elif template == "star_velocity_level":
         velocity = np.maximum(df["velocity_28d"].to_numpy(dtype="float64"), 0.01)
         out["log_level_vs_velocity"] = np.log(np.maximum(x, 0.01) / velocity)
+    elif template == "star_breakout":
+        bar = np.maximum(x, 1.0)
+        for window in ("7d", "3d", "28d"):
+            pace = np.maximum(df[f"velocity_{window}"].to_numpy(dtype="float64"), 0.1)
+            out[f"log_velocity_{window}_vs_bar"] = np.log(pace / bar)
+        long_pace = np.maximum(np.abs(df["velocity_90d"].to_numpy(dtype="float64")), 0.5)
+        out["rel_velocity_28d_vs_90d"] = df["velocity_28d"].to_numpy(dtype="float64") / long_pace
+        out["log_bar"] = np.log(bar)
     elif template == "star_gain":
         pace = np.maximum(df["velocity_28d"].to_numpy(dtype="float64"), 0.1) * horizon_days
         out["log_gain_vs_pace"] = np.log(x / pace)

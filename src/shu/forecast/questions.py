@@ -28,6 +28,14 @@ Templates (t = origin, H = horizon in days):
   release of the repository published on or before t (release history not loaded).
 - commit_velocity_up: commit velocity_28d(t+H) > commit velocity_28d(t); void when either is
   NULL or flagged as a gap.
+- star_breakout: a breakout, velocity_28d(t+H) >= X with the bar X = max(2 x max(velocity_28d(t),
+  velocity_90d(t), 1), 10) stars/day: the 28 days ending at t+H ran at least twice the pace of
+  the 28 and the 90 days before t (the 90-day term keeps a recovery from a dip, stars removed
+  and then the usual pace again, from counting), and at least 10 stars/day. The 90-day term is
+  left out where velocity_90d(t) is NULL (history shorter than 90 days, or a gap of more than 7
+  days in the window). void when velocity_28d(t) or velocity_28d(t+H) is NULL (either window
+  spans a gap); the question is asked of every repository with a velocity_28d on t, whatever
+  the source (the radar).
 - star_velocity_interval: a predictive distribution of velocity_28d(t+H) (see `interval`);
   X = velocity_28d(t) for reference. void when either velocity is NULL; otherwise the observed
   value is stored and the answer is yes when it lies in the issued 80% interval
@@ -101,6 +109,10 @@ TEMPLATES: dict[str, Template] = {t.name: t for t in (
     Template("commit_velocity_up",
              "Will the 28-day commit velocity of {repo} on {end} be above its value on {origin} "
              "({x:.2f} commits/day)?", "commits/day", "commit_signals"),
+    Template("star_breakout",
+             "Will {repo} break out: a 28-day star velocity on {end} of >= {x:.1f} stars/day "
+             "(at least twice its 28- and 90-day pace on {origin}, and at least 10 stars/day)?",
+             "stars/day", "star_signals"),
     Template("star_velocity_interval",
              "What will the 28-day star velocity of {repo} be on {end} (it was {x:.2f} "
              "stars/day on {origin})?", "stars/day", "star_signals"),
@@ -143,6 +155,10 @@ def threshold_sql(name: str, state: str, horizon_days: str = "horizon_days") -> 
         return (f"CASE WHEN {v} IS NULL OR {v} <= 0 THEN NULL ELSE "
                 f"{allowed}[list_position(list_transform({allowed}, lambda x: {score}), "
                 f"list_min(list_transform({allowed}, lambda x: {score})))] END")
+    if name == "star_breakout":
+        v28, v90 = f"{state}.velocity_28d", f"{state}.velocity_90d"
+        return (f"CASE WHEN {v28} IS NULL THEN NULL ELSE greatest(2.0 * greatest({v28}, "
+                f"coalesce({v90}, {v28}), 1.0), 10.0) END")
     if name in ("star_velocity_up", "star_velocity_interval"):
         return f"{state}.velocity_28d"
     if name == "star_gain":
@@ -220,6 +236,20 @@ _RESOLUTION_SQL = {
         col="velocity_28d", table="commit_signals", label="commit velocity_28d",
         gap="OR coalesce(s0.gap, FALSE) OR coalesce(s1.gap, FALSE)",
         gap0="OR coalesce(s0.gap, FALSE)", gap1="OR coalesce(s1.gap, FALSE)"),
+    "star_breakout": """
+SELECT q.qid,
+  CASE WHEN s0.velocity_28d IS NULL OR s1.velocity_28d IS NULL THEN 'void'
+       WHEN s1.velocity_28d >= q.threshold THEN 'yes' ELSE 'no' END AS outcome,
+  s1.velocity_28d AS observed_value,
+  CASE WHEN s0.velocity_28d IS NULL THEN 'no value on the origin'
+       WHEN s1.velocity_28d IS NULL THEN 'no value on the resolution day'
+       ELSE 'velocity_28d on ' || (q.origin + q.horizon_days) || ' = '
+            || round(s1.velocity_28d, 3) || ' against the bar ' || round(q.threshold, 3) END
+    AS detail
+FROM {q} q
+LEFT JOIN star_signals s0 ON s0.repo = q.repo AND s0.day = q.origin
+LEFT JOIN star_signals s1 ON s1.repo = q.repo AND s1.day = q.origin + q.horizon_days
+""",
     "star_velocity_interval": """
 SELECT q.qid,
   CASE WHEN s0.velocity_28d IS NULL OR s1.velocity_28d IS NULL THEN 'void'

@@ -29,7 +29,7 @@ def signals_from_stars(repo: str, stars: np.ndarray, first: date = FIRST_DAY) ->
         "repo": repo,
         "day": [first + timedelta(days=i) for i in range(len(s))],
         "stars": s.astype("int64"),
-        "velocity_7d": v7, "velocity_28d": v28,
+        "velocity_7d": v7, "velocity_28d": v28, "velocity_90d": (s - s.shift(90)) / 90,
         "acceleration_7d": v7 - v7.shift(7), "acceleration_28d": a28,
         "velocity_7d_z": (v7 - roll7.mean()) / roll7.std(),
         "velocity_28d_z": (v28 - roll.mean()) / roll.std(),
