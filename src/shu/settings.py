@@ -188,6 +188,11 @@ class Settings(BaseSettings):
     gharchive_paths: list[str] = Field(default_factory=list, description="Files, directories "
                                        "or globs of GH Archive hourly files the daily flow loads "
                                        "(files already loaded are skipped).")
+    ranking_files: list[str] = Field(default_factory=list, description="Daily ranking files "
+                                     "(github-ranking-YYYY-MM-DD.csv) the daily flow loads, "
+                                     "'{day}' standing for the run's day, e.g. "
+                                     "'data/ranking/github-ranking-{day}.csv': fresh counts of "
+                                     "the untracked repositories, for the breakout radar.")
     gharchive_batch_files: int = Field(default=4, ge=1, description="Hourly files per DuckDB "
                                        "scan (bounds memory: ~1 GB per real 2026 hour).")
     gharchive_files_per_write: int = Field(default=168, ge=1, description="Hourly files "

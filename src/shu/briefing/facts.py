@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
+from shu.forecast.ranking import RANKED_TEMPLATES
 from shu.forecast.replay import REPLAY_PREFIX
 from shu.settings import Settings
 from shu.store import Store
@@ -23,6 +24,8 @@ BAND_SQL = ("CASE WHEN greatest(f.probability, 1 - f.probability) >= 0.80 THEN '
             "ELSE 'low' END")
 RIGHT_SQL = "((f.probability >= 0.5) = (r.outcome = 'yes'))"
 MOVE_TOLERANCE = 0.05
+# The radar's forecasts (every repository in the store) have their own section and record.
+RADAR_SQL_LIST = ", ".join(f"'{t}'" for t in RANKED_TEMPLATES)
 LIFECYCLE_RULE = ("decline: velocity under 0.01% of stars a day; emerging: at least 0.5% a day "
                   "and not decelerating; expansion: acceleration at least 10% of velocity; "
                   "else maturation")
@@ -114,6 +117,7 @@ def latest_forecasts(store: Store, tracked: list[str], day: date) -> list[dict[s
         f"SELECT f.*, i.median, i.lower_80, i.upper_80 "
         f"FROM forecasts f JOIN latest USING (origin, model_version) "
         f"LEFT JOIN forecast_intervals i USING (forecast_id) WHERE f.repo IN ({marks}) "
+        f"AND f.template NOT IN ({RADAR_SQL_LIST}) "
         "ORDER BY repo, template, horizon_days, threshold, forecast_id",
         [day, *tracked, *tracked]))
 
@@ -288,7 +292,9 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
     template and horizon within the window, so skill = 1 - Brier / climatology Brier says how much
     better the forecasts were than always saying that base rate. Interval forecasts (stored as
     "the 80% interval holds" at p = 0.8) are not scored with them: their record is the observed
-    coverage of each central interval against its nominal level (`intervals`).
+    coverage of each central interval against its nominal level (`intervals`). The radar's
+    forecasts (every repository in the store) are left out: they have their own record
+    (`shu.forecast.radar.radar_record`).
     """
     since = store.con.execute("SELECT max(generated_at) FROM briefings WHERE day < ?",
                               [day]).fetchone()[0]
@@ -300,10 +306,12 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
         "FROM forecast_resolutions r JOIN forecasts f USING (forecast_id) "
         "LEFT JOIN forecast_intervals i USING (forecast_id) "
         "WHERE r.resolved_at > ? AND f.resolves_on <= ? "
+        f"AND f.template NOT IN ({RADAR_SQL_LIST}) "
         "ORDER BY r.resolved_at DESC, f.forecast_id LIMIT 12",
         [since or datetime(1970, 1, 1), day]))
     window = ("FROM forecasts f JOIN forecast_resolutions r USING (forecast_id) WHERE "
-              "f.resolves_on > ? AND f.resolves_on <= ?")
+              "f.resolves_on > ? AND f.resolves_on <= ? "
+              f"AND f.template NOT IN ({RADAR_SQL_LIST})")
     params = [day - timedelta(days=window_days), day]
     record = TrackRecord(since, since_last, params=params)
     record.n_replayed = int(store.con.execute(

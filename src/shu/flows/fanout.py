@@ -9,6 +9,9 @@
   cluster, and writes each result as it comes back (`write_fetch`, same transactions and
   `ingest_log` rows as a sequential run). The token is never a task parameter or result: a
   worker's settings read GITHUB_TOKEN from the worker's own environment.
+- Ranking files: the day's daily ranking CSV(s) (`settings.ranking_files`), fresh counts of the
+  untracked repositories for the breakout radar; without them or GH Archive hours the stage
+  says so in one line and the radar forecasts from the newest counts the store has.
 - GH Archive: `gharchive_ingest_flow` maps `aggregate_task` over batches of hourly files on the
   task runner chosen by `settings.task_runner`: threads, or with `SHU_TASK_RUNNER=dask` a Dask
   cluster (a temporary `LocalCluster` of `dask_workers` processes, or the scheduler at
@@ -34,7 +37,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from shu.errors import ConfigError, SourceError
+from shu.errors import ConfigError, InputError, SourceError
 from shu.flows.stages import StageReport, settings_from
 from shu.settings import Settings
 from shu.snapshot import open_for_writing
@@ -248,6 +251,42 @@ def run_gharchive_flow(db: Path | str, paths: list[str], overrides: dict[str, An
         db=str(db), paths=[str(p) for p in paths], overrides=overrides, fold=fold)
 
 
+# ---------------------------------------------------------------------------- ranking files
+NO_UNTRACKED_SOURCE = ("no daily ranking file or GH Archive hours configured (ranking_files, "
+                       "gharchive_paths): untracked repositories keep the counts the store has, "
+                       "and the radar forecasts from the newest of them")
+
+
+def ranking(db: Path, settings: Settings, day: date) -> tuple[bool, str]:
+    """Load the day's ranking files (`settings.ranking_files`, '{day}' = YYYY-MM-DD) into
+    `stars_daily`; (all found and loaded, one line). A missing file is named, not fatal."""
+    from shu.sources.ranking import import_ranking
+
+    ok, notes = True, []
+    for pattern in settings.ranking_files:
+        path = Path(pattern.replace("{day}", day.isoformat()))
+        if not path.exists():
+            ok = False
+            notes.append(f"ranking: no file for {day} at {path}")
+            continue
+        with _WRITER:
+            store = open_for_writing(db)
+            try:
+                load = import_ranking(store, path, settings)
+            except InputError as exc:  # malformed: nothing of it was written
+                ok = False
+                notes.append(f"ranking: {str(exc).splitlines()[0]}")
+                continue
+            finally:
+                store.close()
+        notes.append(f"ranking: {load.rows_inserted:,} new and {load.rows_updated:,} updated "
+                     f"counts from {path}")
+    return ok, "; ".join(notes)
+
+
+ranking_task = task(ranking, name="ranking", cache_policy=NO_CACHE)
+
+
 # ---------------------------------------------------------------------------- the stage
 def ingest(db: Path, settings: Settings, day: date, backfill: bool,
            overrides: dict[str, Any] | None) -> StageReport:
@@ -273,9 +312,15 @@ def ingest(db: Path, settings: Settings, day: date, backfill: bool,
     if settings.document_paths:
         notes.append(documents_task(db, settings))
     ok = not failed
+    if settings.ranking_files:
+        loaded, message = ranking_task(db, settings, day)
+        notes.append(message)
+        ok = ok and loaded
     if settings.gharchive_paths:
         gha = run_gharchive_flow(db, list(settings.gharchive_paths), overrides)
         notes.append(gha["message"])
         ok = ok and gha["ok"]
+    if not settings.ranking_files and not settings.gharchive_paths:
+        notes.append(NO_UNTRACKED_SOURCE)
     return StageReport("ingest", "; ".join(notes), ok,
                        counts={"github_repos": len(results), "github_failed": len(failed)})

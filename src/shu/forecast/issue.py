@@ -1,6 +1,8 @@
 """Issuing today's forecasts for the tracked repositories, append-only.
 
-For each trained template x horizon and each tracked repository with signals on the origin, the
+For each trained template x horizon and each tracked repository with signals on the origin (for
+the radar's templates, `ranking.RANKED_TEMPLATES`: every repository in the store with a 28-day
+velocity on the origin, whatever its source), the
 question gets the informative threshold of its template, a calibrated probability, a confidence
 band (interval forecasts: their predictive quantiles in `forecast_intervals`, and the nominal
 0.8 that their 80% interval holds), the features it saw, its top drivers (from the model) and
@@ -31,6 +33,7 @@ from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
 from shu.forecast.interval import IntervalForecaster
 from shu.forecast.model import Forecaster
 from shu.forecast.questions import TEMPLATES
+from shu.forecast.ranking import RANKED_TEMPLATES
 from shu.forecast.scoring import confidence_band
 from shu.settings import DeclaredQuestion, Settings, get_settings
 from shu.store import Store, utcnow
@@ -38,6 +41,8 @@ from shu.store import Store, utcnow
 # An interval forecast's row in `forecasts` reads as "the 80% interval will hold" at p = 0.8.
 NOMINAL_80 = 0.8
 RECEIPT_COLUMNS = ("stars", "velocity_7d", "velocity_28d", "acceleration_7d", "acceleration_28d")
+RADAR_RECEIPT_COLUMNS = ("stars", "velocity_7d", "velocity_28d", "velocity_90d")
+RADAR_DRIVERS = 8
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,7 @@ def issue_forecasts(store: Store, origin: date | None = None, settings: Settings
     repos = list(dict.fromkeys([r.repo for r in settings.repos]
                                + [q.repo for q in settings.questions]))
     base = base_frame(store.con, [origin], repos)
+    everyone = None  # every repository with signals on the origin (the radar), when needed
     issued: list[IssuedForecast] = []
     intervals: dict[str, list[float]] = {}
     with store.transaction():  # the calibration rows commit with the forecasts that use them
@@ -101,7 +107,10 @@ def issue_forecasts(store: Store, origin: date | None = None, settings: Settings
                 rows = rocm.question_rows(store.con, origin, repos, fc.template,
                                           fc.horizon_days)
             else:
-                rows = with_thresholds(store.con, base, fc.template, fc.horizon_days)
+                if fc.template in RANKED_TEMPLATES and everyone is None:
+                    everyone = base_frame(store.con, [radar_origin(store, origin, repos)])
+                rows = with_thresholds(store.con, everyone if fc.template in RANKED_TEMPLATES
+                                       else base, fc.template, fc.horizon_days)
             if rows.empty:
                 continue
             calibration = applied.get((fc.template, fc.horizon_days))
@@ -117,7 +126,10 @@ def issue_forecasts(store: Store, origin: date | None = None, settings: Settings
                 rows = pd.concat([rows, _declared_rows(base, fc, settings.questions)],
                                  ignore_index=True)
             probabilities = fc.predict(rows)
-            drivers = fc.drivers(rows)  # of the model itself, before the guard
+            # of the model itself, before the guard; the radar words its drivers from the raw
+            # values behind them, so it keeps enough to find three it can word
+            drivers = fc.drivers(rows, top=RADAR_DRIVERS if fc.template in RANKED_TEMPLATES
+                                 else 4)
             base_rates = None
             if calibration is not None:
                 base_rates = fc.base_rate(threshold_bucket(fc.template, rows))
@@ -126,11 +138,26 @@ def issue_forecasts(store: Store, origin: date | None = None, settings: Settings
                     calibration.guard.shrink)
             for i, row in rows.reset_index(drop=True).iterrows():
                 issued.append(_record(
-                    row, fc, float(probabilities[i]), drivers[i], origin, model_version,
-                    calibration, None if base_rates is None else float(base_rates[i])))
+                    row, fc, float(probabilities[i]), drivers[i],
+                    pd.Timestamp(row["origin"]).date(), model_version, calibration,
+                    None if base_rates is None else float(base_rates[i])))
         issued = list({f.forecast_id: f for f in issued}.values())
         inserted = _append(store, issued, intervals, once_per)
     return [f for f in issued if f.forecast_id in inserted]
+
+
+def radar_origin(store: Store, origin: date, tracked: list[str]) -> date:
+    """The radar's origin: the newest day on or before `origin` on which some repository
+    outside `tracked` had its star count observed (not held from an earlier day), so that when
+    only the tracked repositories got fresh counts (no ranking file or GH Archive hours loaded)
+    the radar forecasts from the newest counts the others have, not from days on which their
+    counts are merely carried forward; `origin` itself when the store has no other repository.
+    """
+    marks = ", ".join("?" for _ in tracked) or "NULL"
+    day = store.con.execute(
+        f"SELECT max(day) FROM star_signals WHERE day <= ? AND stars_age_days = 0 "
+        f"AND repo NOT IN ({marks})", [origin, *tracked]).fetchone()[0]
+    return day or origin
 
 
 def _check_declared(questions: list[DeclaredQuestion]) -> None:
@@ -170,7 +197,8 @@ def _record(row: pd.Series, fc: Forecaster | IntervalForecaster, probability: fl
     receipts = rocm.receipts(row, origin) if fc.template in rocm.NAMES else [
         {"table": "star_signals", "key": {"repo": row["repo"], "day": str(origin)},
          "column": c, "value": None if pd.isna(row[c]) else float(row[c]),
-         "as_of": str(origin)} for c in RECEIPT_COLUMNS]
+         "as_of": str(origin)} for c in (RADAR_RECEIPT_COLUMNS if fc.template in RANKED_TEMPLATES
+                                         else RECEIPT_COLUMNS)]
     state = None
     if calibration is not None:
         velocity = None if pd.isna(row["velocity_28d"]) else float(row["velocity_28d"])
@@ -201,16 +229,19 @@ def _append(store: Store, issued: list[IssuedForecast], intervals: dict[str, lis
         return set()
     frame = pd.DataFrame([f.__dict__ for f in issued])
     frame["issued_at"] = utcnow()
-    origin, version = issued[0].origin, issued[0].model_version
+    origins = sorted({f.origin for f in issued})  # the radar's may be earlier (radar_origin)
+    version = issued[0].model_version
+    marks = ", ".join("?" for _ in origins)
     with store.transaction():
         existing = {r[0] for r in store.con.execute(
-            "SELECT forecast_id FROM forecasts WHERE origin = ?", [origin]).fetchall()}
+            f"SELECT forecast_id FROM forecasts WHERE origin IN ({marks})", origins).fetchall()}
         if once_per:
-            existing |= {forecast_id(repo, template, threshold, horizon, origin, version)
-                         for repo, template, threshold, horizon in store.con.execute(
-                             "SELECT repo, template, threshold, horizon_days FROM forecasts "
-                             "WHERE origin = ? AND starts_with(model_version, ?)",
-                             [origin, once_per]).fetchall()}
+            existing |= {forecast_id(repo, template, threshold, horizon, day, version)
+                         for repo, template, threshold, horizon, day in store.con.execute(
+                             "SELECT repo, template, threshold, horizon_days, origin "
+                             f"FROM forecasts WHERE origin IN ({marks}) "
+                             "AND starts_with(model_version, ?)",
+                             [*origins, once_per]).fetchall()}
         frame = frame[~frame["forecast_id"].isin(existing)]
         if frame.empty:
             return set()

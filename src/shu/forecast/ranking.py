@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 KS = (10, 20, 50)
-# Templates whose backtest reports precision@k beside the momentum ranking.
+# The radar's templates: asked of every repository in the store (not only the tracked ones),
+# read as a ranking, and backtested with precision@k beside the momentum ranking.
 RANKED_TEMPLATES = ("star_breakout",)
 
 

@@ -30,6 +30,7 @@ from shu.briefing.sections import (
     header,
     moved,
     probe,
+    radar,
     receipts,
     signals,
     track,
@@ -38,7 +39,7 @@ from shu.briefing.sections import (
 SECTIONS: tuple[ModuleType, ...] = (
     header,    # title, data day, notices, stale data
     glance,    # At a glance
-    # radar: Breaking out (issue 19, part 1) goes here
+    radar,     # Breaking out: the radar's top untracked repositories
     moved,     # What moved
     cards,     # Forecasts
     signals,   # Signals

@@ -1,6 +1,7 @@
 """The "Track record" section: forecasts resolved since the last briefing, rolling scores of the
 yes/no forecasts (Brier against climatology, skill, ECE, hit rate per confidence band), the
-observed coverage of the interval forecasts, and the reliability diagram."""
+observed coverage of the interval forecasts, the breakout radar's precision@k and Brier score
+(its forecasts are scored apart: `radar.record_view`), and the reliability diagram."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from shu.briefing import charts, facts
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.safe import Md, safe_inline
+from shu.briefing.sections import radar
 from shu.briefing.text import interval_text, num, pct, ref
 
 TRACK_WINDOW_DAYS = 90
@@ -23,7 +25,8 @@ def build(ctx: BriefingContext) -> Part:
                                    f"to {ctx.day}")
     ctx.charts.append(reliability_png)
     return Part(ctx.render("sections/track.md.j2", track=_view(ctx, track),
-                           reliability_png=reliability_png.name))
+                           reliability_png=reliability_png.name,
+                           radar=radar.record_view(ctx)))
 
 
 def _view(ctx: BriefingContext, track: facts.TrackRecord) -> dict[str, Any]:

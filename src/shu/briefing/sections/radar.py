@@ -1,0 +1,52 @@
+"""The "Breaking out" section: the radar's top repositories that are not tracked, each with its
+28-day velocity now, its probability of a breakout, the drivers in words and their receipts
+(`shu.forecast.radar`); and the radar's own track record, which the "Track record" section shows
+(`record_view`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shu.briefing.context import BriefingContext, Part
+from shu.briefing.safe import Md, safe_code
+from shu.briefing.text import num, pct, ref
+from shu.forecast import radar as radar_data
+from shu.forecast.ranking import KS
+
+TOP = 10
+
+
+def build(ctx: BriefingContext) -> Part:
+    """The table of the top `TOP` untracked repositories on the radar."""
+    entries = radar_data.radar(ctx.store, ctx.day, TOP, exclude=ctx.tracked)
+    rows = []
+    for e in entries:
+        r_p = ctx.book.cite(e.probability_citation)
+        r_v = ctx.book.cite(e.velocity_citation) if e.velocity_citation else 0
+        why = "; ".join(f"{d.text} ({'towards' if d.towards else 'against'}) "
+                        f"{ref(*(ctx.book.cite(c) for c in d.citations))}" for d in e.drivers)
+        rows.append({"repo": Md(safe_code(e.repo)),
+                     "velocity": Md(f"{num(e.velocity_28d, 1)} {ref(r_v)}"),
+                     "probability": Md(f"{pct(e.probability, 1)} {ref(r_p)}"),
+                     "bar": Md(f"{num(e.bar, 1)} by {e.resolves_on}"),
+                     "why": Md(why or "—")})
+    origin = entries[0].origin if entries else None
+    return Part(ctx.render("sections/radar.md.j2", rows=rows, origin=origin, top=TOP))
+
+
+def record_view(ctx: BriefingContext) -> dict[str, Any] | None:
+    """The radar's scores over its resolved forecasts, worded for the track record (None when
+    none has resolved)."""
+    record = radar_data.radar_record(ctx.store, ctx.day)
+    if record is None:
+        return None
+    r_n = ctx.book.query("forecast_resolutions", f"SELECT count(*) FROM ({record['sql']})",
+                         record["params"], record["n"], ctx.day, "resolved radar forecasts")
+
+    def interval(m: dict, digits: int = 3) -> Md:
+        return Md(f"{m['mean']:.{digits}f} [{m['low']:.{digits}f}, {m['high']:.{digits}f}]")
+
+    return {"n": Md(f"{record['n']:,} {ref(r_n)}"), "origins": record["n_origins"],
+            "events": record["events"],
+            "precision": [{"k": k, "value": interval(record["precision"][k], 2)} for k in KS],
+            "brier": interval(record["brier"], 4), "skill": interval(record["skill"])}
