@@ -61,6 +61,7 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     from shu.demo import train_demo_model
     from shu.flows import stages
     from shu.flows.daily import STAGES, daily_flow
+    from shu.flows.fanout import NO_UNTRACKED_SOURCE
     from shu.flows.stages import settings_from
 
     out, overrides, server = served
@@ -81,6 +82,7 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     assert first["ingest"]["ok"], first["ingest"]["message"]
     # each stage's one line, in order, as `shu daily` prints them
     assert stage_lines.lines == [f"{r['stage']}: {r['message']}" for r in first.values()]
+    assert NO_UNTRACKED_SOURCE in first["ingest"]["message"]  # nothing for the radar to load
     path = first["briefing"]["counts"]["path"]
     text = Path(path).read_text(encoding="utf-8")
     for section in SECTIONS:

@@ -285,3 +285,26 @@ def test_a_store_made_with_the_key_index_loses_it_in_a_migration(store_path):
             ("a/b", 5)]
         assert [r[0] for r in store.con.execute("DESCRIBE stars_daily").fetchall()] \
             == decl.column_names
+
+
+def test_daily_flow_loads_the_days_ranking_file(store_path, tmp_path):
+    """`ranking_files` with '{day}': the day's file loads, a missing or malformed one is named
+    in one line and the others still load."""
+    from shu.flows.fanout import ranking
+
+    folder = tmp_path / "daily"
+    folder.mkdir()
+    _daily(folder, "2024-03-01", _row("a", "b", "50"), _row("c", "d", "70"))
+    (folder / "broken-2024-03-01.csv").write_text(HEADER + "\n1,x,y\n", encoding="utf-8")
+    settings = load_settings(repos=[], ranking_files=[
+        str(folder / "github-ranking-{day}.csv"), str(folder / "broken-{day}.csv")])
+    ok, message = ranking(store_path, settings, date(2024, 3, 1))
+    assert not ok and message.count("ranking: ") == 2 and "\n" not in message
+    assert f"2 new and 0 updated counts from {folder}/github-ranking-2024-03-01.csv" in message
+    assert "broken-2024-03-01.csv" in message
+    ok, message = ranking(store_path, settings, date(2024, 3, 2))
+    assert not ok and f"no file for 2024-03-02 at {folder}/github-ranking-2024-03-02.csv" in message
+    from shu.store import open_store
+
+    with open_store(store_path, read_only=True) as s:
+        assert s.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0] == 2

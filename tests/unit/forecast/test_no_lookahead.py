@@ -9,7 +9,7 @@ import pandas as pd
 from pandas.testing import assert_frame_equal
 
 from shu.forecast.examples import base_frame, with_thresholds
-from shu.forecast.features import BASE_FEATURES
+from shu.forecast.features import BASE_FEATURES, THRESHOLD_FEATURES
 
 ORIGIN = date(2024, 2, 5)
 
@@ -33,8 +33,11 @@ def _context_rows(store, repos, days):
 def _features(store, repos):
     base = base_frame(store.con, [ORIGIN], repos)
     accel = with_thresholds(store.con, base, "star_accel_reach", 30)
-    return base.sort_values("repo").reset_index(drop=True), accel[["repo", "threshold",
-                                                                     "gap_rel_sd"]]
+    breakout = with_thresholds(store.con, base, "star_breakout", 30)
+    thresholds = accel[["repo", "threshold", "gap_rel_sd"]].merge(
+        breakout[["repo", "threshold", *THRESHOLD_FEATURES["star_breakout"]]], on="repo",
+        suffixes=("", "_breakout"))
+    return base.sort_values("repo").reset_index(drop=True), thresholds
 
 
 def test_changing_the_future_does_not_change_features(synthetic_store, synthetic):
@@ -46,11 +49,12 @@ def test_changing_the_future_does_not_change_features(synthetic_store, synthetic
     assert len(before) == 5
     missing = [f for f in BASE_FEATURES if before[f].isna().all()]
     assert missing == []  # every feature is exercised
+    assert thresholds_before.notna().all().all() and len(thresholds_before) == 5
 
     # rewrite the future of every input table: scale, delete, and add rows after the origin
     after_origin = "day > DATE '2024-02-05'"
     store.con.execute(f"UPDATE star_signals SET stars = stars * 3, velocity_7d = -velocity_7d, "
-                      f"velocity_28d = velocity_28d * 5, acceleration_28d = 99, "
+                      f"velocity_28d = velocity_28d * 5, velocity_90d = 70, acceleration_28d = 99, "
                       f"acceleration_7d = 7, velocity_28d_z = 4 WHERE {after_origin}")
     store.con.execute(f"DELETE FROM star_signals WHERE {after_origin} AND day < DATE "
                       "'2024-02-10'")

@@ -1,0 +1,159 @@
+"""The breakout radar end to end on a made-up market of 40 repositories, some of which break out:
+trained on the store, issued for every repository (at the newest day their counts were observed),
+listed by probability with drivers in words whose every number has a receipt that resolves, its
+record scored once forecasts resolve, and `shu radar` as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from datetime import date, timedelta
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from shu.evidence.receipts import ReceiptBook, resolve
+from shu.forecast import radar as radar_mod
+from shu.forecast.features import feature_names
+from shu.forecast.issue import issue_forecasts, radar_origin
+from shu.forecast.resolve import resolve_forecasts
+from shu.forecast.train import train_forecasters
+from shu.settings import Settings, TrackedRepo
+from shu.signals import refresh_signals
+from shu.store import open_store
+
+START = date(2023, 1, 1)
+DAYS = 520
+TRACKED = "mark/et-00"
+
+
+def market(n_repos: int = 40, seed: int = 3) -> pd.DataFrame:
+    """Daily stars of `n_repos` repositories: a steady pace each, and now and then (about one
+    60-day window in six) a surge to 4-8 times that pace for 25-45 days, announced by a few
+    days of a faster start; the last 10 days of the tracked one are newer than the others'."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for r in range(n_repos):
+        pace = rng.uniform(2, 12)
+        rate = np.full(DAYS, pace)
+        day = int(rng.integers(0, 60))
+        while day < DAYS:
+            if rng.random() < 0.3:
+                length = int(rng.integers(25, 45))
+                rate[day:day + 4] *= 2
+                rate[day + 4:day + length] *= rng.uniform(4, 8)
+                day += length
+            day += int(rng.integers(40, 80))
+        stars = 1000 + np.cumsum(rng.poisson(rate))
+        repo = f"mark/et-{r:02d}"
+        last = DAYS if repo == TRACKED else DAYS - 10
+        rows += [(repo, START + timedelta(days=i), int(stars[i]), 100 + i // 3)
+                 for i in range(last)]
+    return pd.DataFrame(rows, columns=["repo", "day", "stars", "forks"])
+
+
+@pytest.fixture(scope="module")
+def radar_store(tmp_path_factory):
+    s = open_store(tmp_path_factory.mktemp("radar") / "shu.duckdb")
+    s.upsert("stars_daily", market().assign(source="test"))
+    refresh_signals(s, full=True)
+    settings = Settings(repos=[TrackedRepo(repo=TRACKED, category="platform")], questions=[])
+    origin = START + timedelta(days=DAYS - 1)
+    trained = train_forecasters(s, templates=("star_breakout",), horizons=(30,),
+                                log=lambda _line: None)
+    fc, version = trained.forecasters[0], trained.version
+    issued = issue_forecasts(s, origin=origin, settings=settings, forecasters=[fc],
+                             model_version=version)
+    yield s, settings, origin, fc, version, issued
+    s.close()
+
+
+def test_issued_for_every_repository_at_the_newest_observed_day(radar_store):
+    s, settings, origin, fc, version, issued = radar_store
+    others = origin - timedelta(days=10)  # the untracked counts stop 10 days before the origin
+    assert radar_origin(s, origin, [TRACKED]) == others
+    eligible = s.con.execute("SELECT count(*) FROM star_signals WHERE day = ? AND "
+                             "velocity_28d IS NOT NULL", [others]).fetchone()[0]
+    assert eligible == 40 and len(issued) == 40
+    assert {f.origin for f in issued} == {others}
+    assert all(f.template == "star_breakout" for f in issued)
+    # append-only: the same day again issues nothing
+    assert issue_forecasts(s, origin=origin, settings=settings, forecasters=[fc],
+                           model_version=version) == []
+
+
+def test_radar_lists_by_probability_with_drivers_in_words(radar_store):
+    s, *_ = radar_store
+    entries = radar_mod.radar(s, top=10)
+    assert len(entries) == 10
+    probabilities = [e.probability for e in entries]
+    assert probabilities == sorted(probabilities, reverse=True)
+    assert len(set(probabilities)) > 1  # the model tells repositories apart
+    identifiers = set(feature_names("star_breakout"))
+    worded = [d for e in entries for d in e.drivers]
+    assert worded, "no driver could be worded"
+    for d in worded:
+        assert not any(name in d.text for name in identifiers), d.text
+        assert any(ch.isdigit() for ch in d.text) and d.citations
+    untracked = radar_mod.radar(s, top=100, exclude=[TRACKED])
+    assert len(untracked) == 39 and TRACKED not in {e.repo for e in untracked}
+
+
+def test_every_number_has_a_receipt_that_resolves(radar_store):
+    s, *_ = radar_store
+    book = ReceiptBook()
+    for e in radar_mod.radar(s, top=10):
+        for c in e.citations():
+            book.cite(c)
+    assert book.receipts
+    failures = [why for r in book.receipts if (why := resolve(s, r))]
+    assert failures == []
+
+
+def test_json_shapes(radar_store):
+    s, *_ = radar_store
+    entries = radar_mod.radar(s, top=3)
+    assert [set(d) for d in radar_mod.radar_json(entries)] == [
+        {"repo", "probability", "velocity_28d"}] * 3
+    full = json.loads(json.dumps(entries[0].as_json()))
+    assert full["bar"] >= 10 and full["receipts"][0]["table"] == "forecasts"
+
+
+def test_radar_record_once_forecasts_resolve(tmp_path, radar_store):
+    s, settings, origin, fc, version, _ = radar_store
+    assert radar_mod.radar_record(s, origin) is None  # nothing resolved yet
+    # issue on earlier origins whose horizon has passed, then resolve them
+    for back in (120, 113, 106, 99):
+        issue_forecasts(s, origin=origin - timedelta(days=back), settings=settings,
+                        forecasters=[fc], model_version=version)
+    resolve_forecasts(s, as_of=origin)
+    record = radar_mod.radar_record(s, origin, n_boot=200)
+    assert record["n_origins"] == 4 and record["n"] > 100
+    for k, p in record["precision"].items():
+        assert 0 <= p["low"] <= p["mean"] <= p["high"] <= 1, k
+    assert record["brier"]["low"] <= record["brier"]["mean"] <= record["brier"]["high"]
+    count = s.con.execute(f"SELECT count(*) FROM ({record['sql']})",
+                          record["params"]).fetchone()[0]
+    assert count == record["n"]
+
+
+def test_shu_radar_cli(radar_store, tmp_path):
+    s, *_ = radar_store
+    s.con.execute("CHECKPOINT")
+    copy = tmp_path / "copy.duckdb"  # the fixture's connection holds the original's write lock
+    shutil.copy(s.path, copy)
+    env = {**os.environ, "COLUMNS": "200", "SHU_DB": str(copy)}
+    run = subprocess.run([sys.executable, "-m", "shu", "radar", "--top", "5", "--json"],
+                         capture_output=True, text=True, env=env, timeout=300,
+                         cwd=Path(__file__).resolve().parents[3])
+    assert run.returncode == 0, run.stderr
+    listed = json.loads(run.stdout)
+    assert len(listed) == 5 and listed[0]["drivers"]
+    bad = subprocess.run([sys.executable, "-m", "shu", "radar", "--as-of", "yesterday"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert bad.returncode == 1 and "--as-of 'yesterday'" in bad.stderr
