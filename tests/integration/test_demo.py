@@ -35,6 +35,10 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path) -> None:
                     "## Track record", "## Receipts"):
         assert section in text
     assert "28-day velocity on " in text and "(80%: " in text  # interval forecasts briefed
+    # The radar: today's ranking file loaded by the daily flow, untracked repositories briefed.
+    assert "ranking: 48 new and 0 updated counts from " in run.stdout
+    radar = text.split("## Breaking out", 1)[1].split("\n## ", 1)[0]
+    assert len(re.findall(r"^\| `synthetic-demo/radar-\d\d` \|", radar, re.M)) == 10
     assert (out / f"{briefings[0].stem}-velocity.png").stat().st_size > 1000
     assert (out / f"{briefings[0].stem}-reliability.png").stat().st_size > 1000
     with open_store(out / "demo.duckdb", read_only=True) as store:

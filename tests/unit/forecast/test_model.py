@@ -33,6 +33,20 @@ def test_members_each_fit_their_own_rows_and_their_log_odds_are_averaged():
     assert len(single.members_) == 1 and single.members_[0].n_iter_ == 120
 
 
+def test_rare_event_members_each_keep_every_yes():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(3000, 3))
+    y = (x[:, 0] > 2.3).astype(int)  # about 1% yes
+    assert 10 < y.sum() < 60
+    rare = LogitVote(max_members=3, member_rows=1000, seed=0, keep_positives=True).fit(x, y)
+    assert rare.member_yes_ == [int(y.sum())] * 3
+    plain = LogitVote(max_members=3, member_rows=1000, seed=0).fit(x, y)
+    assert max(plain.member_yes_) < y.sum()  # drawn regardless of the answer: about a third
+    # a rare-event template gets the rare-event members
+    assert model.make_estimator("hgb", rare_event=True).keep_positives
+    assert "star_breakout" in model.RARE_EVENT_TEMPLATES
+
+
 def test_a_bagged_forecaster_round_trips_through_skops(monkeypatch, tmp_path):
     monkeypatch.setattr(model, "MEMBER_ROWS", 400)
     fit, cal = _frame(1000, 1), _frame(400, 2)
