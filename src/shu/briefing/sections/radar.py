@@ -46,7 +46,10 @@ def record_view(ctx: BriefingContext) -> dict[str, Any] | None:
     def interval(m: dict, digits: int = 3) -> Md:
         return Md(f"{m['mean']:.{digits}f} [{m['low']:.{digits}f}, {m['high']:.{digits}f}]")
 
-    return {"n": Md(f"{record['n']:,} {ref(r_n)}"), "origins": record["n_origins"],
+    origins = record["n_origins"]
+    return {"n": Md(f"{record['n']:,} {ref(r_n)}"),
+            "origins": f"{origins} origin{'' if origins == 1 else 's'}",
             "events": record["events"],
-            "precision": [{"k": k, "value": interval(record["precision"][k], 2)} for k in KS],
+            "precision": Md(", ".join(f"top {k} {interval(record['precision'][k], 2)}"
+                                      for k in KS)),
             "brier": interval(record["brier"], 4), "skill": interval(record["skill"])}
