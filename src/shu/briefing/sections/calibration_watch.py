@@ -2,7 +2,7 @@
 window, and what did it do when not.
 
 Over the forecasts whose horizon ended in the `WATCH_DAYS` days to the briefing's day (void
-ones left out):
+ones and the breakout radar's, which has its own record, left out):
 - yes/no forecasts per confidence band (max(p, 1 - p): low/medium/high): n, mean confidence,
   how often they came true as predicted and its Wilson 95% interval;
 - interval forecasts per band of the 28-day velocity on their origin (the question's threshold,
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.facts import RADAR_SQL_LIST
 from shu.briefing.safe import Md
 from shu.evidence.receipts import ReceiptBook
 from shu.forecast import recalibration
@@ -45,6 +46,7 @@ SELECT CASE WHEN greatest(f.probability, 1 - f.probability) >= {HIGH_FROM} THEN 
        ((f.probability >= 0.5) = (r.outcome = 'yes'))::INT AS came_true
 FROM forecasts f JOIN forecast_resolutions r USING (forecast_id)
 WHERE r.outcome IN ('yes', 'no') AND f.template <> '{INTERVAL}'
+  AND f.template NOT IN ({RADAR_SQL_LIST})
   AND f.resolves_on > ? AND f.resolves_on <= ?"""
 
 _VELOCITY_CASE = "CASE " + " ".join(
