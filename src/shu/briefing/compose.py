@@ -2,9 +2,10 @@
 
 `compose_briefing(store, day)` reads only what is stored (signals, forecasts, resolutions,
 releases, commits, documents, probe runs), builds each section (`shu.briefing.sections`, one
-module per section), writes `REPORTS/YYYY-MM-DD.md` with its charts and the HTML page beside it,
-and records the briefing and every receipt it cites in `briefings` / `briefing_receipts`.
-Re-running it for the same day rewrites the same files and rows (idempotent).
+module per section), writes `REPORTS/YYYY-MM-DD.md` with its charts, the HTML page and the
+briefing as data (`YYYY-MM-DD.json`, `shu.briefing.data`) beside it, and records the briefing
+and every receipt it cites in `briefings` / `briefing_receipts`. Re-running it for the same day
+rewrites the same files and rows (idempotent).
 
 Every number shown is either a stored value with a row receipt, or an aggregate with the SELECT
 that reproduces it (a query receipt); quotations come from stored passages or release notes.
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from shu.briefing import html
 from shu.briefing.context import BriefingContext
+from shu.briefing.data import briefing_data, write_data
 from shu.briefing.safe import finish_markdown
 from shu.briefing.sections import build_sections
 from shu.settings import Settings, get_settings
@@ -65,6 +67,7 @@ def compose_briefing(store: Store, day: date | None = None, settings: Settings |
     html.write_html(path, ctx.title,
                     finish_markdown("".join(part.page or part.markdown for part in parts)))
     html.write_index(out_dir)
+    write_data(path.with_suffix(".json"), briefing_data(ctx, parts))
     n_cards = len(ctx.cards)
     _record(ctx, briefing_id, path, markdown, n_cards)
     return BriefingResult(briefing_id, path, ctx.title, n_cards, len(ctx.book.receipts),

@@ -27,11 +27,14 @@ from shu.store import Store, utcnow
 
 @dataclass
 class Part:
-    """What a section built: its markdown, ending with the blank line before the next section,
-    and the markdown of the HTML page when that differs (cards add their expandable details)."""
+    """What a section built: its markdown, ending with the blank line before the next section;
+    the markdown of the HTML page when that differs (cards add their expandable details); and
+    its plain data for `reports/DATE.json` (top-level key -> JSON-ready value; lists under the
+    same key from several sections are joined)."""
 
     markdown: str
     page: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -106,12 +106,13 @@ def latest_forecasts(store: Store, tracked: list[str], day: date) -> list[dict[s
     """Forecasts for tracked repositories at the latest origin not after `day`, from the model
     version issued last at that origin (a retrained model's forecasts supersede, in the briefing,
     those of the model before; both stay stored). Interval forecasts carry their median and
-    80% bounds (`median`, `lower_80`, `upper_80`; NULL for the other templates)."""
+    50/80/95% bounds (`median`, `lower_50` … `upper_95`; NULL for the other templates)."""
     marks = ", ".join("?" for _ in tracked) or "NULL"
     return dicts(store.con.execute(
         f"WITH latest AS (SELECT origin, model_version FROM forecasts WHERE origin <= ? AND "
         f"repo IN ({marks}) ORDER BY origin DESC, issued_at DESC, model_version LIMIT 1) "
-        f"SELECT f.*, i.median, i.lower_80, i.upper_80 "
+        f"SELECT f.*, i.median, i.lower_50, i.upper_50, i.lower_80, i.upper_80, i.lower_95, "
+        f"i.upper_95 "
         f"FROM forecasts f JOIN latest USING (origin, model_version) "
         f"LEFT JOIN forecast_intervals i USING (forecast_id) WHERE f.repo IN ({marks}) "
         "ORDER BY repo, template, horizon_days, threshold, forecast_id",

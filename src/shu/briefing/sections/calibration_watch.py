@@ -77,7 +77,8 @@ def build(ctx: BriefingContext) -> Part:
     watch = calibration_watch(ctx.store, ctx.day)
     view = watch_section(ctx.store, ctx.book, ctx.day, ctx.out_dir, watch)
     ctx.charts.append(ctx.out_dir / view["chart"])
-    return Part(ctx.render("sections/calibration_watch.md.j2", calibration_watch=view))
+    return Part(ctx.render("sections/calibration_watch.md.j2", calibration_watch=view),
+                data={"calibration_watch": watch})
 
 
 def guard_notice(ctx: BriefingContext) -> Md | None:

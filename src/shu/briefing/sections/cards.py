@@ -42,7 +42,27 @@ def build(ctx: BriefingContext) -> Part:
             "other_forecasts": [_forecast_row(f) for f in ctx.forecasts
                                 if f["forecast_id"] not in shown]}
     return Part(ctx.render("sections/cards.md.j2", cards=cards, page=False, **view),
-                ctx.render("sections/cards.md.j2", cards=cards, page=True, **view))
+                ctx.render("sections/cards.md.j2", cards=cards, page=True, **view),
+                {"cards": [card_data(choice) for choice in ctx.cards]})
+
+
+def card_data(choice: CardChoice) -> dict[str, Any]:
+    """A card as plain data (`reports/DATE.json`)."""
+    f, iv = choice.forecast, choice.interval
+    head = f or iv
+    return {
+        "repo": choice.repo, "kind": choice.kind, "template": head["template"],
+        "horizon": head["horizon_days"], "origin": head["origin"],
+        "resolves_on": head["resolves_on"], "question": f["question"] if f else None,
+        "probability": f["probability"] if f else None,
+        "base_rate": f.get("base_rate") if f else None, "declared": choice.declared,
+        "skill": {"demonstrated": choice.skilled, "reason": choice.skill_reason},
+        "interval": None if iv is None else {
+            "quantity": "velocity_28d", "unit": "stars/day", "resolves_on": iv["resolves_on"],
+            **{k: iv.get(k) for k in ("median", "lower_50", "upper_50", "lower_80", "upper_80",
+                                      "lower_95", "upper_95")}},
+        "forecast_id": head["forecast_id"],
+    }
 
 
 def question_sentence(f: dict[str, Any]) -> str:

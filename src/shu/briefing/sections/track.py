@@ -33,7 +33,27 @@ def build(ctx: BriefingContext) -> Part:
                                    f"to {ctx.day}")
     ctx.charts.append(reliability_png)
     return Part(ctx.render("sections/track.md.j2", track=_view(ctx, track),
-                           reliability_png=reliability_png.name))
+                           reliability_png=reliability_png.name),
+                data={"track_record": track_data(track)})
+
+
+def track_data(track: TrackRecord) -> dict[str, Any]:
+    """The track record as plain data (`reports/DATE.json`)."""
+    return {
+        "window_days": TRACK_WINDOW_DAYS, "n": track.n, "n_void": track.n_void,
+        "n_replayed": track.n_replayed, "brier": track.brier,
+        "climatology_brier": track.climatology_brier, "brier_skill": track.skill,
+        "ece": track.ece, "base_rate": track.base_rate,
+        "bands": [{"band": b, "n": n, "hit_rate": h} for b, n, h in track.bands],
+        "intervals": None if not track.intervals else {
+            "n": track.intervals.n,
+            "coverage": {str(level): track.intervals.coverage[level]
+                         for level in INTERVAL_LEVELS}},
+        "resolved_since_last_briefing": [
+            {k: row[k] for k in ("repo", "template", "horizon_days", "origin", "probability",
+                                 "base_rate", "outcome", "observed_value", "replayed",
+                                 "forecast_id")} for row in track.since_last],
+    }
 
 
 def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
