@@ -44,6 +44,15 @@ SEED = 20260221
 # most releases, so the demo's `rocm_release_mention` model has a pattern to learn).
 RELEASE_MENTION_RATE = {"rocm": 0.8}
 
+# Questions the demo declares (`[[questions]]` in a user's shu.toml): each gets its card whatever
+# its probability or skill, as a user's would.
+DEMO_QUESTIONS = (
+    {"repo": f"{OWNER}/tensorforge", "template": "star_accel_reach", "threshold": 2.0,
+     "horizon": 30},
+    {"repo": f"{OWNER}/servelite", "template": "rocm_release_mention", "threshold": 1.0,
+     "horizon": 30},
+)
+
 # name, category, base stars/day, topic mentioned most in its commits and notes
 PROFILES = (
     ("tensorforge", "platform", 40.0, "rocm"),
@@ -88,7 +97,10 @@ NOTE_TEMPLATES = {
                 "torch.compile captures PyTorch programs into graphs that TorchInductor turns "
                 "into fused Triton kernels. The synthetic project {name} builds on torch.compile "
                 "to fuse memory-bound operations. Compiler uplift mattered to {name} because "
-                "fused kernels cut memory traffic."),
+                "fused kernels cut memory traffic. On a CPU, torch.compile makes softmax about "
+                "1.8x faster than eager. Compiled naive attention runs within 10% of SDPA on a "
+                "CPU. On a CPU, LayerNorm followed by GELU runs 2x faster than eager once "
+                "compiled."),
 }
 
 
@@ -286,7 +298,7 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
         overrides = {"db": str(db), "repos": [r.model_dump() for r in sample.tracked],
                      "github_api_url": server.url, "reports_dir": str(out),
                      "models_dir": str(out / "models"), "document_paths": [str(out / "notes")],
-                     "aliases": {}}
+                     "aliases": {}, "questions": list(DEMO_QUESTIONS)}
         settings = settings_from(overrides)
         say(f"{elapsed()} serving {len(sample.repos)} synthetic repositories at {server.url}, "
             f"as of {start}")

@@ -15,8 +15,8 @@ questions are its binary forecasts at the origin: every template, threshold and 
   was least known beforehand -- breaking ties by the larger departure, then the horizon nearest
   30 days, then the forecast id.
 - When none qualifies, the star card leads with the repository's velocity interval alone (the
-  interval forecast nearest 30 days, when its template has demonstrated skill); a ROCm card is
-  not shown.
+  interval forecast nearest 30 days; the card says so when the interval template has no
+  demonstrated skill); a ROCm card is not shown.
 - A ROCm card is shown only for a repository with ROCm activity in the year to the data day
   (ROCm-touching commits or releases whose notes mention ROCm) or a declared ROCm question.
 """
@@ -124,9 +124,8 @@ def _cards(repo: str, kind: str, candidates: list[dict[str, Any]],
     interval = _near(intervals, 30)
     if interval is not None:
         skilled, reason = skill(interval["template"], interval["horizon_days"])
-        if skilled:
-            return [CardChoice(repo, kind, None, interval, False, True, reason,
-                               _why_none(len(candidates)))]
+        return [CardChoice(repo, kind, None, interval, False, skilled, reason,
+                           _why_none(len(candidates)))]
     return []
 
 

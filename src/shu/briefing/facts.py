@@ -103,20 +103,23 @@ def category_accelerations(store: Store, settings: Settings, as_of: date) -> lis
 
 
 def latest_forecasts(store: Store, tracked: list[str], day: date) -> list[dict[str, Any]]:
-    """Forecasts for tracked repositories at the latest origin not after `day`, from the model
-    version issued last at that origin (a retrained model's forecasts supersede, in the briefing,
-    those of the model before; both stay stored). Interval forecasts carry their median and
-    50/80/95% bounds (`median`, `lower_50` … `upper_95`; NULL for the other templates)."""
+    """Forecasts for tracked repositories at the latest origin not after `day`, per repository
+    and template from the model version issued last at that origin (a retrained model's
+    forecasts supersede, in the briefing, those of the model before; both stay stored; a
+    template issued by another model, such as the breakout radar's, keeps its own). Interval
+    forecasts carry their median and 50/80/95% bounds (`median`, `lower_50` … `upper_95`;
+    NULL for the other templates)."""
     marks = ", ".join("?" for _ in tracked) or "NULL"
     return dicts(store.con.execute(
-        f"WITH latest AS (SELECT origin, model_version FROM forecasts WHERE origin <= ? AND "
-        f"repo IN ({marks}) ORDER BY origin DESC, issued_at DESC, model_version LIMIT 1) "
-        f"SELECT f.*, i.median, i.lower_50, i.upper_50, i.lower_80, i.upper_80, i.lower_95, "
-        f"i.upper_95 "
-        f"FROM forecasts f JOIN latest USING (origin, model_version) "
-        f"LEFT JOIN forecast_intervals i USING (forecast_id) WHERE f.repo IN ({marks}) "
+        f"WITH mine AS (SELECT * FROM forecasts WHERE origin <= ? AND repo IN ({marks})), "
+        "latest AS (SELECT repo, template, arg_max(model_version, issued_at) AS model_version "
+        "FROM mine WHERE origin = (SELECT max(origin) FROM mine) GROUP BY repo, template) "
+        "SELECT f.*, i.median, i.lower_50, i.upper_50, i.lower_80, i.upper_80, i.lower_95, "
+        "i.upper_95 FROM mine f JOIN latest USING (repo, template, model_version) "
+        "LEFT JOIN forecast_intervals i USING (forecast_id) "
+        "WHERE f.origin = (SELECT max(origin) FROM mine) "
         "ORDER BY repo, template, horizon_days, threshold, forecast_id",
-        [day, *tracked, *tracked]))
+        [day, *tracked]))
 
 
 def latest_row(store: Store, table: str, repo: str, day: date) -> dict[str, Any] | None:

@@ -12,7 +12,8 @@ Everything that did not come from shu itself is treated as hostile. `safe_inline
 - shows in a code span, where markdown is inert and every character is itself, any remaining
   word markdown could read as markup: one holding `` ` * _ [ ] \\ ~ ``, a `<` that could open a
   tag, an entity-like `&name;`, an address (`://`, `www.`), or a block marker first on the line
-  (`#`, `>`, `-`, `+`, `=`, `1.`); punctuation around the word stays outside the span;
+  (`#`, `>`, `-`, `+`, `=`, `1.`); adjacent such words share one span, punctuation around them
+  stays outside it;
 - writes `|` as a placeholder that `finish_markdown` turns into `\\|` on a table row (the one
   escape: tables unescape it in their cells, code spans included) and into `|` elsewhere;
 - keeps it to one line: whitespace collapses; control, zero-width, bidirectional-override and
@@ -75,13 +76,16 @@ def _code_span(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}".replace("|", PIPE)
 
 
-def _word(word: str, first: bool) -> str:
-    if not (_MARKUP.search(word) or (first and _LINE_START.search(word))):
-        return word.replace("|", PIPE)
-    lead, core, trail = _EDGE.match(word).groups()
-    if not core or (not _MARKUP.search(core) and not (first and not lead
-                                                        and _LINE_START.search(core))):
-        core, lead, trail = word, "", ""
+def _needs_code(word: str, first: bool) -> bool:
+    return bool(_MARKUP.search(word) or (first and _LINE_START.search(word)))
+
+
+def _span(words: list[str]) -> str:
+    """Adjacent words markdown could read as markup, as one code span (punctuation around them
+    outside it)."""
+    lead, core, trail = _EDGE.match(" ".join(words)).groups()
+    if not core or not _needs_code(core, first=not lead):
+        lead, core, trail = "", " ".join(words), ""
     return lead + _code_span(core) + trail.replace("|", PIPE)
 
 
@@ -93,7 +97,19 @@ def safe_inline(text: object, max_chars: int | None = None) -> str:
     plain = _clean(str(text))
     if max_chars is not None and len(plain) > max_chars:
         plain = plain[: max(max_chars - 1, 0)].rstrip() + "…"
-    return " ".join(_word(w, i == 0) for i, w in enumerate(plain.split(" ")) if w)
+    out: list[str] = []
+    run: list[str] = []
+    for i, word in enumerate(w for w in plain.split(" ") if w):
+        if _needs_code(word, i == 0):
+            run.append(word)
+            continue
+        if run:
+            out.append(_span(run))
+            run = []
+        out.append(word.replace("|", PIPE))
+    if run:
+        out.append(_span(run))
+    return " ".join(out)
 
 
 def safe_code(text: object) -> str:

@@ -4,7 +4,7 @@ never an undeclared one outside 10-90%, declared ones always; ROCm cards only wi
 from __future__ import annotations
 
 import random
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 import pandas as pd
 
@@ -71,8 +71,10 @@ def test_none_qualifies_the_card_leads_with_the_interval_alone():
     [card] = _choose(forecasts)
     assert card.forecast is None and card.interval == interval and card.headline == interval
     assert "leads with the interval alone" in card.why
-    # the interval, too, needs demonstrated skill; without it there is no card
-    assert _choose(forecasts, skill=_skilled("star_accel_reach/30")) == []
+    # an interval without demonstrated skill still leads the card, which says so
+    [card] = _choose(forecasts, skill=_skilled("star_accel_reach/30"))
+    assert card.interval == interval and not card.skilled
+    assert _choose(forecasts[:-1]) == []  # no question qualifies and no interval: no card
 
 
 def test_declared_questions_get_their_card_whatever_the_probability_and_skill():
@@ -122,3 +124,23 @@ def test_rocm_activity_counts_the_last_year_of_commits_and_release_notes(store):
     assert not rocm_activity(store, REPO, date(2024, 6, 1)).active
     assert rocm_activity(store, "acme/other", day).commits == 1
     assert store.con.execute(act.commits_sql, act.params).fetchone()[0] == act.commits
+
+
+def test_the_newest_model_supersedes_per_template_at_the_latest_origin(filled, settings, day):
+    from shu.briefing.facts import latest_forecasts
+
+    def row(fid: str, template: str, version: str, hour: int, origin=day) -> dict:
+        return {"forecast_id": fid, "repo": REPO, "template": template, "origin": origin,
+                "horizon_days": 30, "resolves_on": origin + timedelta(days=30),
+                "threshold": 0.5, "question": "q", "probability": 0.6, "confidence": "low",
+                "model_version": version, "features": "{}", "drivers": "[]", "receipts": "[]",
+                "issued_at": datetime(2026, 2, 28, hour)}
+
+    filled.upsert("forecasts", pd.DataFrame([
+        row("retrained", "star_accel_reach", "test-2", 8),      # supersedes test-1's
+        row("radar", "star_breakout", "radar-1", 9),            # another model, other template
+        row("older", "star_gain", "test-1", 5, day - timedelta(days=1))]))
+    got = {(f["repo"], f["template"]): f["model_version"]
+           for f in latest_forecasts(filled, [REPO, "acme/runtime"], day)}
+    assert got == {(REPO, "star_accel_reach"): "test-2", (REPO, "star_breakout"): "radar-1",
+                   ("acme/runtime", "star_accel_reach"): "test-1"}

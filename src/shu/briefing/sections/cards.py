@@ -26,7 +26,7 @@ from shu.briefing.charts import HISTORY_DAYS, slug
 from shu.briefing.choice import CardChoice
 from shu.briefing.compare import fan_chart
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.safe import Md, safe_inline
+from shu.briefing.safe import Md, safe_code, safe_inline
 from shu.briefing.sections.calibration_watch import guard_notice
 from shu.briefing.text import interval_text, num, pct, ref, template_words, visible_text
 
@@ -131,13 +131,17 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
                    + [(3 + i, "" if i else "Context", line) for i, line in enumerate(answers)],
         "details": [Md(f"Why this question: {safe_inline(choice.why)}."), *iv_details,
                     *why_details, *conf_details, *topic_details, *context_details],
-        "confidence": f["confidence"] if f is not None else "interval",
-        "topic": topic.term if topic and topic.asserted else None,
-        "horizon": (f or iv)["horizon_days"],
-        "forecast_id": (f or iv)["forecast_id"],
+        "footer": "",
     }
+    topic_term = topic.term if topic and topic.asserted else "none asserted"
+    footer = (f"*Horizon ~{(f or iv)['horizon_days']} days · confidence: "
+              f"{f['confidence'] if f is not None else 'interval'} · topic: "
+              f"{safe_inline(topic_term)} · receipts {{receipts}} · forecast "
+              f"{safe_code((f or iv)['forecast_id'])}*")
+    card["footer"] = Md(footer.format(receipts="R0000–R0000"))  # its length while fitting
     _fit(card)
-    card["receipts"] = _receipt_span(first_receipt, len(ctx.book.receipts))
+    card["footer"] = Md(footer.format(
+        receipts=_receipt_span(first_receipt, len(ctx.book.receipts))))
     return card
 
 
@@ -175,8 +179,8 @@ def _chart(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
 def _fit(card: dict[str, Any]) -> None:
     """Move the card's lowest-priority bullets to its details until it fits a screen."""
     def size() -> tuple[int, int]:
-        head = [card["lead"], card["question"], card["marks"]]
-        blocks = sum(1 for b in head if b) + 2 + len(card["bullets"])  # + chart and footer
+        head = [card["lead"], card["question"], card["marks"], card["footer"]]
+        blocks = sum(1 for b in head if b) + 1 + len(card["bullets"])  # + the chart
         prose = sum(len(visible_text(str(b))) for b in head if b)
         prose += sum(len(visible_text(f"{label}: {line}")) for _, label, line in card["bullets"])
         return blocks, prose
