@@ -17,8 +17,8 @@ Top-level keys (each section contributes its own through `Part.data`):
   `title`, `generated_at` and `synthetic`.
 
 A key no section provides holds what the store has: `radar` the `star_breakout` forecasts at the
-latest origin not after the day (none until the breakout radar issues them), and
-`calibration_watch` null; the note says so. Nothing is invented.
+latest origin not after the day (none until the breakout radar issues them; the note says so).
+Nothing is invented.
 """
 
 from __future__ import annotations
@@ -55,9 +55,6 @@ def briefing_data(ctx: BriefingContext, parts: list[Part]) -> dict[str, Any]:
         doc["radar"], why = stored_radar(ctx)
         if why:
             notes["radar"] = why
-    if "calibration_watch" not in doc:
-        doc["calibration_watch"] = None
-        notes["calibration_watch"] = "this build of shu has no calibration watch section"
     for key in KEYS:
         doc.setdefault(key, [] if key in ("cards", "claims") else None)
     doc["notes"] = notes

@@ -61,7 +61,8 @@ def test_briefing_json_has_every_key_in_shape(filled, settings, day):
     assert {b["band"] for b in track["bands"]} <= {"low", "medium", "high"}
     # nothing is invented: empty keys say why
     assert doc["radar"] == [] and "star_breakout" in doc["notes"]["radar"]
-    assert doc["calibration_watch"] is None and doc["notes"]["calibration_watch"]
+    watch = doc["calibration_watch"]
+    assert watch["window_days"] == 56 and {"yes_no", "intervals", "lines"} <= set(watch)
 
 
 def test_radar_holds_the_stored_breakout_forecasts_of_untracked_repositories(filled, settings,
