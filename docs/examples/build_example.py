@@ -7,7 +7,9 @@ What it loads (into a scratch store, default /tmp/shu-example/shu.duckdb):
   read by the real GitHub client (stargazer endpoints off, so star counts stay the ranking's);
 - all 22 history exports through `shu ingest history` (commits and tags of repositories
   already read through the API are kept as read), so the ROCm templates train on every history;
-- the project's own notes in docs/notes/ as the document corpus (never ../shared/seeds);
+- the project's own notes in docs/notes/ and the vendor-blog-style pages written for this
+  example in docs/examples/corpus/ (their hardware and compiler claims are checked against the
+  probe runs) as the document corpus (never ../shared/seeds);
 then refreshes signals, ingests the probe run committed under docs/ when there is one, replays
 the days from --replay-from to the day before --day (`shu replay` of REPLAY_TEMPLATES at 30
 days: forecasts issued and resolved day by day on the data as it was, models refitted monthly on
@@ -90,8 +92,10 @@ def main() -> None:
         loaded = ingest_history(store, [SHARED / "history"], settings)
         print(f"history exports: {sum(r.commits.inserted for r in loaded):,} commits, "
               f"{sum(r.releases.inserted for r in loaded):,} version tags new")
-        docs = ingest_documents(store, sorted((ROOT / "docs" / "notes").glob("*.md")))
-        print(f"notes: {docs.added} new, {docs.changed} changed, {docs.unchanged} unchanged")
+        docs = ingest_documents(store, sorted((ROOT / "docs" / "notes").glob("*.md"))
+                                + sorted((ROOT / "docs" / "examples" / "corpus").glob("*.md")))
+        print(f"notes and corpus: {docs.added} new, {docs.changed} changed, "
+              f"{docs.unchanged} unchanged")
 
         from shu.signals import refresh_signals
 

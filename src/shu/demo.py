@@ -43,6 +43,11 @@ REPLAY_STEP = 14
 DEMO_TEMPLATES = ("star_accel_reach", "star_accel_fall", "star_velocity_up", "release_within",
                   "star_velocity_interval", "rocm_release_mention", "star_breakout")
 DEMO_HORIZONS = (7, 30)
+# The walk-forward backtest recorded in the demo's model card, so the briefing's skill gate
+# (`forecast.skill`) judges the sample's models as it judges real ones: the card templates at
+# 30 days over the 300 days before training (about 4 s).
+DEMO_BACKTEST_TEMPLATES = ("star_accel_reach", "star_velocity_up", "star_velocity_interval")
+DEMO_BACKTEST_DAYS = 300
 SEED = 20260221
 # Share of releases whose notes mention the repository's topic (ROCm repositories mention it in
 # most releases, so the demo's `rocm_release_mention` model has a pattern to learn).
@@ -52,6 +57,15 @@ N_UNTRACKED = 48
 # Each untracked repository surges (4-8 times its pace for 25-45 days, after a few days at twice
 # it) with this chance per window of 40-80 days, so the radar has breakouts to learn and find.
 SURGE_CHANCE = 0.3
+
+# Questions the demo declares (`[[questions]]` in a user's shu.toml): each gets its card whatever
+# its probability or skill, as a user's would.
+DEMO_QUESTIONS = (
+    {"repo": f"{OWNER}/tensorforge", "template": "star_accel_reach", "threshold": 2.0,
+     "horizon": 30},
+    {"repo": f"{OWNER}/servelite", "template": "rocm_release_mention", "threshold": 1.0,
+     "horizon": 30},
+)
 
 # name, category, base stars/day, topic mentioned most in its commits and notes
 PROFILES = (
@@ -97,7 +111,10 @@ NOTE_TEMPLATES = {
                 "torch.compile captures PyTorch programs into graphs that TorchInductor turns "
                 "into fused Triton kernels. The synthetic project {name} builds on torch.compile "
                 "to fuse memory-bound operations. Compiler uplift mattered to {name} because "
-                "fused kernels cut memory traffic."),
+                "fused kernels cut memory traffic. On a CPU, torch.compile makes softmax about "
+                "1.8x faster than eager. Compiled naive attention runs within 10% of SDPA on a "
+                "CPU. On a CPU, LayerNorm followed by GELU runs 2x faster than eager once "
+                "compiled."),
 }
 
 
@@ -353,7 +370,7 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
         overrides = {"db": str(db), "repos": [r.model_dump() for r in sample.tracked],
                      "github_api_url": server.url, "reports_dir": str(out),
                      "models_dir": str(out / "models"), "document_paths": [str(out / "notes")],
-                     "aliases": {},
+                     "aliases": {}, "questions": list(DEMO_QUESTIONS),
                      "ranking_files": [str(out / "ranking" / "github-ranking-{day}.csv")]}
         settings = settings_from(overrides)
         say(f"{elapsed()} serving {len(sample.repos)} synthetic repositories at {server.url}, "
@@ -402,9 +419,11 @@ def _load_untracked(db: Path, sample: DemoSample, out: Path, first: date, last: 
 def train_demo_model(db: Path, settings: Settings, probe_json: Path,
                      templates: tuple[str, ...] = DEMO_TEMPLATES,
                      horizons: tuple[int, ...] = DEMO_HORIZONS) -> str:
-    """Ingest the synthetic probe result and train the forecaster on what the store holds
-    (the ROCm template with `rocm.ESTIMATOR`, as `shu train` does)."""
+    """Ingest the synthetic probe result, train the forecaster on what the store holds (the
+    ROCm template with `rocm.ESTIMATOR`, as `shu train` does) and record a walk-forward backtest
+    of the card templates in its model card."""
     from shu.forecast.artifact import model_path, save_forecasters
+    from shu.forecast.backtest import BacktestConfig, backtest_report
     from shu.forecast.card import write_model_card
     from shu.forecast.train import train_forecasters
     from shu.probe_ingest import ingest_probe_file
@@ -415,10 +434,14 @@ def train_demo_model(db: Path, settings: Settings, probe_json: Path,
         probe = ingest_probe_file(store, probe_json).message
         result = train_forecasters(store, templates=templates, horizons=horizons,
                                    log=lambda _line: None)
+        last = result.trained_through
+        backtest = backtest_report(store.con, BacktestConfig(
+            start=last - timedelta(days=DEMO_BACKTEST_DAYS), end=last,
+            templates=DEMO_BACKTEST_TEMPLATES, horizons=(30,)), log=lambda _line: None)
     finally:
         store.close()
     artifact = save_forecasters(model_path(settings), result.forecasters, result.version)
-    write_model_card(Path(settings.models_dir), result, artifact)
+    write_model_card(Path(settings.models_dir), result, artifact, backtest)
     return (f"synthetic probe {probe}; model {result.version} trained through "
             f"{result.trained_through} ({len(result.forecasters)} template x horizon models, "
             f"{len(result.skipped)} skipped)")

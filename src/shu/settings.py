@@ -30,9 +30,9 @@ class DeclaredQuestion(BaseModel):
     its template x horizon model is trained; the template's own threshold rule is not applied."""
 
     repo: str = Field(description="GitHub 'owner/name'.", pattern=r"^[\w.-]+/[\w.-]+$")
-    template: str = Field(description="A binary template with a threshold, e.g. "
-                          "'star_accel_reach', 'star_accel_fall', 'star_velocity_level', "
-                          "'star_gain'.")
+    template: str = Field(description="A binary template, e.g. 'star_accel_reach', "
+                          "'star_accel_fall', 'star_velocity_level', 'star_gain', "
+                          "'rocm_share_reach' (a share), 'rocm_release_mention'.")
     threshold: float = Field(description="X in the template's question (its unit).")
     horizon: int = Field(description="Horizon in days (a trained one: 7, 30 or 90).", ge=1)
 

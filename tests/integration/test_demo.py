@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -47,22 +48,30 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path) -> None:
         receipts = stored_receipts(store, row[0])
         assert receipts
         assert [resolve(store, r) for r in receipts] == [None] * len(receipts)
-        # ROCm adoption cards: a ROCm forecast issued today, briefed with receipts that resolve.
-        cards = re.findall(r"^### `(synthetic-demo/[a-z]+)` · `(rocm_[a-z_]+)` · \d+ days$.*?"
-                           r"^Receipts for this card: ([R0-9, ]+) \(listed under Receipts below; "
-                           r"forecast `([0-9a-f]+)`\)", text, re.M | re.S)
+        # ROCm adoption cards: a ROCm forecast issued today, briefed with receipts that resolve;
+        # the demo's declared ROCm question has its card whatever its probability.
+        doc = json.loads(briefings[0].with_suffix(".json").read_text(encoding="utf-8"))
+        cards = [c for c in doc["cards"] if c["kind"] == "rocm"]
         assert cards, "no ROCm adoption card in the demo briefing"
+        assert any(c["declared"] and c["repo"] == "synthetic-demo/servelite" for c in cards)
         today = date.fromisoformat(briefings[0].stem)
         numbers = [n for (n,) in store.con.execute(
             "SELECT receipt_no FROM briefing_receipts WHERE briefing_id = ? ORDER BY receipt_no",
             [row[0]]).fetchall()]
-        for repo, template, cited, forecast_id in cards:
+        for card in cards:
             assert store.con.execute(
                 "SELECT repo, template, origin FROM forecasts WHERE forecast_id = ?",
-                [forecast_id]).fetchone() == (repo, template, today)
-            for ref in cited.split(", "):
-                assert resolve(store, receipts[numbers.index(int(ref[1:]))]) is None
+                [card["forecast_id"]]).fetchone() == (card["repo"], card["template"], today)
+            first, last = re.search(rf"· receipts R(\d+)(?:–R(\d+))? · forecast "
+                                    rf"`{card['forecast_id']}`", text).groups()
+            for ref in range(int(first), int(last or first) + 1):
+                assert resolve(store, receipts[numbers.index(ref)]) is None
+        # what the briefing writes beside the markdown: the data and the expandable details
+        assert {"cards", "radar", "claims", "calibration_watch", "track_record"} <= set(doc)
+        assert any(c["source"] != "built-in" for c in doc["claims"])  # the notes' claims
+        page = briefings[0].with_suffix(".html").read_text(encoding="utf-8")
+        assert page.count("<details><summary>") == len(doc["cards"])
         # The ROCm model tells repositories apart (not the base rate for every one of them).
         assert store.con.execute(
             "SELECT count(DISTINCT round(probability, 6)) FROM forecasts WHERE template = ? "
-            "AND origin = ?", [cards[0][1], today]).fetchone()[0] > 1
+            "AND origin = ?", [cards[0]["template"], today]).fetchone()[0] > 1

@@ -5,6 +5,9 @@
   horizon.
 - `reliability_chart`: observed frequency against forecast probability in equal-count bins,
   with the diagonal and the count per bin.
+- `rocm_chart`: a ROCm card's chart: the repository's 90-day ROCm share of mainline commits over
+  the last year, its releases whose notes mention ROCm, and the card's forecast (the share it
+  asks about, or the window a ROCm release is asked for) with its probability.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from shu.forecast import rocm
+from shu.settings import ROCM_PATTERN
 from shu.store import Store
 
 HISTORY_DAYS = 180
@@ -100,6 +105,48 @@ def reliability_chart(pairs: list[tuple[float, int]], path: Path, title: str,
     fig.text(0.01, 0.01, "Source: shu store, forecasts and forecast_resolutions", fontsize=7,
              color="grey")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def rocm_chart(store: Store, forecast: dict[str, Any], as_of: date, path: Path,
+               history_days: int = 365) -> Path:
+    """The ROCm card's chart for `forecast` (a ROCm template's question) up to `as_of`."""
+    repo = forecast["repo"]
+    start = as_of - timedelta(days=history_days)
+    share = rocm.share_series(store.con, repo, start, as_of)
+    releases = store.con.execute(
+        "SELECT published_at::DATE FROM releases WHERE repo = ? AND published_at >= ? AND "
+        "published_at < ? AND regexp_matches(coalesce(name, '') || chr(10) || "
+        "coalesce(body, ''), ?) ORDER BY 1",
+        [repo, start, as_of + timedelta(days=1), f"(?i)({ROCM_PATTERN})"]).fetchall()
+    fig, ax = plt.subplots(figsize=(9, 3.6), dpi=100)
+    ax.plot(share["day"], 100 * share["share_90d"], color="C3",
+            label="ROCm share of mainline commits, 90 days (%)")
+    for i, (day,) in enumerate(releases):
+        ax.axvline(day, color="C2", linewidth=0.8, alpha=0.7,
+                   label="release mentioning ROCm" if i == 0 else None)
+    p = forecast["probability"]
+    if forecast["template"] == "rocm_share_reach":
+        ax.hlines(100 * forecast["threshold"], forecast["origin"], forecast["resolves_on"],
+                  colors="C1", linestyles="dashed",
+                  label=f"asked: reaches {100 * forecast['threshold']:.1f}% by "
+                        f"{forecast['resolves_on']} (p = {p:.2f})")
+    else:
+        ax.axvspan(forecast["origin"], forecast["resolves_on"], color="C1", alpha=0.15,
+                   label=f"asked: {forecast['template'].replace('_', ' ')} by "
+                         f"{forecast['resolves_on']} (p = {p:.2f})")
+    ax.set_xlim(start, forecast["resolves_on"])
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel("share of commits (%)")
+    ax.set_title(f"{repo}: ROCm share of mainline commits to {as_of} and the forecast",
+                 fontsize=10)
+    ax.legend(fontsize=7, loc="upper left")
+    fig.text(0.01, 0.01, "Source: shu store, tables commits, releases and forecasts", fontsize=7,
+             color="grey")
+    fig.autofmt_xdate()
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     fig.savefig(path)
     plt.close(fig)
     return path

@@ -1,50 +1,146 @@
-"""Which forecast a repository's card headlines, among those issued for it at one origin.
+"""Which question a repository's card asks, among every forecast issued for it at one origin.
 
-Shared by the sections that show the headline forecast: at a glance, what moved (its chart) and
-the cards themselves.
+A card should say something an analyst did not know. For each tracked repository, its candidate
+questions are its binary forecasts at the origin: every template, threshold and horizon issued
+(the star card: star, commit and release templates; the ROCm card: the ROCm adoption templates).
+
+- A question the user declared (`[[questions]]` in shu.toml: same repository, template, horizon
+  and threshold) always gets a card, whatever its probability; when its template x horizon has
+  no demonstrated skill the card says so.
+- Otherwise a question qualifies when its template x horizon has demonstrated skill
+  (`shu.forecast.skill`), its base rate is known (the climatology stored with it), the model
+  departs from that base rate by at least `MARGIN` in log-odds (at a 50% base rate: below 40% or
+  above 60%; at 20%: below 14% or above 27%), and its probability lies within `SHOWN` (10-90%).
+  The card asks the qualifying question whose base rate is nearest 0.5 -- the one whose answer
+  was least known beforehand -- breaking ties by the larger departure, then the horizon nearest
+  30 days, then the forecast id.
+- When none qualifies, the star card leads with the repository's velocity interval alone (the
+  interval forecast nearest 30 days; the card says so when the interval template has no
+  demonstrated skill); a ROCm card is not shown.
+- A ROCm card is shown only for a repository with ROCm activity in the year to the data day
+  (ROCm-touching commits or releases whose notes mention ROCm) or a declared ROCm question.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from shu.briefing.facts import fit_base_rate
 from shu.forecast.interval import TEMPLATE as INTERVAL
-from shu.settings import Settings
+from shu.forecast.rocm import NAMES as ROCM_TEMPLATES
+from shu.settings import DeclaredQuestion
 
-TEMPLATE_PREFERENCE = ("star_accel_reach", "star_velocity_up", "star_gain",
-                       "commit_velocity_up", "release_within")
-HEADLINE_DEPARTURE = 0.4  # log-odds between a forecast and its base rate to count as informative
+MARGIN = 0.4  # log-odds between a forecast and its base rate for the forecast to say something
+SHOWN = (0.1, 0.9)  # an undeclared question is asked only with a probability in this range
+# (template, horizon) -> (demonstrated?, one plain sentence why or why not)
+SkillGate = Callable[[str, int], tuple[bool, str]]
 
 
-def headline_forecasts(forecasts: list[dict[str, Any]], tracked: list[str],
-                       settings: Settings) -> list[dict[str, Any]]:
-    """One forecast per tracked repository, among its star questions at the horizon nearest 30
-    days (interval forecasts lead the card instead, see `card.interval`): the question whose
-    answer is least known beforehand (fitting base rate nearest 0.5) among those where the model
-    departs from that base rate by at least HEADLINE_DEPARTURE in log-odds; when none departs,
-    the largest departure. Without a model card, the first template in TEMPLATE_PREFERENCE."""
-    chosen = []
+@dataclass
+class CardChoice:
+    """What one card shows: its question (None: it leads with the interval alone), the interval
+    forecast it leads with, whether the user declared the question, and the skill verdict of the
+    question's template (or of the interval's, when there is no question)."""
+
+    repo: str
+    kind: str  # "star" or "rocm"
+    forecast: dict[str, Any] | None
+    interval: dict[str, Any] | None
+    declared: bool
+    skilled: bool
+    skill_reason: str
+    why: str  # why this question, or why none, in one sentence
+
+    @property
+    def headline(self) -> dict[str, Any] | None:
+        """The forecast the card is about: its question, else its interval."""
+        return self.forecast or self.interval
+
+
+def is_declared(f: dict[str, Any], questions: list[DeclaredQuestion]) -> bool:
+    """Whether forecast `f` asks a question the user declared."""
+    return any(q.repo == f["repo"] and q.template == f["template"]
+               and q.horizon == f["horizon_days"] and math.isclose(q.threshold, f["threshold"])
+               for q in questions)
+
+
+def departure(f: dict[str, Any]) -> float | None:
+    """|logit(p) - logit(base rate)| (None without a stored base rate)."""
+    if f.get("base_rate") is None:
+        return None
+    return abs(_logit(f["probability"]) - _logit(f["base_rate"]))
+
+
+def choose_cards(forecasts: list[dict[str, Any]], tracked: list[str],
+                 questions: list[DeclaredQuestion], skill: SkillGate,
+                 rocm_active: Callable[[str], bool]) -> list[CardChoice]:
+    """The cards of the tracked repositories: per repository its declared questions, else its
+    chosen star card, then its ROCm card (see the module docstring)."""
+    out: list[CardChoice] = []
     for repo in tracked:
-        mine = [f for f in forecasts if f["repo"] == repo and f["template"] != INTERVAL]
-        if not mine:
-            continue
-        nearest = min(abs(f["horizon_days"] - 30) for f in mine)
-        candidates = [f for f in mine if abs(f["horizon_days"] - 30) == nearest]
-        stars = [f for f in candidates if f["template"].startswith("star_")] or candidates
+        mine = [f for f in forecasts if f["repo"] == repo]
+        intervals = [f for f in mine if f["template"] == INTERVAL]
+        star = [f for f in mine if f["template"] != INTERVAL
+                and f["template"] not in ROCM_TEMPLATES]
+        rocm = [f for f in mine if f["template"] in ROCM_TEMPLATES]
+        out += _cards(repo, "star", star, intervals, questions, skill)
+        if rocm and (rocm_active(repo) or any(is_declared(f, questions) for f in rocm)):
+            out += _cards(repo, "rocm", rocm, [], questions, skill)
+    return out
 
-        def rank(f: dict[str, Any]) -> tuple:
-            base = fit_base_rate(settings, f["template"], f["horizon_days"], f["model_version"])
-            departure = abs(_logit(f["probability"]) - _logit(base.rate)) if base else 0.0
-            uncertainty = abs(base.rate - 0.5) if base else 0.5
-            preference = (TEMPLATE_PREFERENCE.index(f["template"])
-                          if f["template"] in TEMPLATE_PREFERENCE else len(TEMPLATE_PREFERENCE))
-            return (departure < HEADLINE_DEPARTURE, uncertainty if departure >=
-                    HEADLINE_DEPARTURE else -departure, preference, f["forecast_id"])
 
-        chosen.append(min(stars, key=rank))
-    return chosen
+def _near(intervals: list[dict[str, Any]], horizon: int) -> dict[str, Any] | None:
+    """The interval forecast whose horizon is nearest `horizon` (the shorter on a tie)."""
+    if not intervals:
+        return None
+    return min(intervals, key=lambda f: (abs(f["horizon_days"] - horizon), f["horizon_days"]))
+
+
+def _cards(repo: str, kind: str, candidates: list[dict[str, Any]],
+           intervals: list[dict[str, Any]], questions: list[DeclaredQuestion],
+           skill: SkillGate) -> list[CardChoice]:
+    declared = [f for f in candidates if is_declared(f, questions)]
+    if declared:
+        out = []
+        for f in declared:
+            skilled, reason = skill(f["template"], f["horizon_days"])
+            out.append(CardChoice(repo, kind, f, _near(intervals, f["horizon_days"]), True,
+                                  skilled, reason, "declared in shu.toml"))
+        return out
+    qualifying = []
+    for f in candidates:
+        skilled, reason = skill(f["template"], f["horizon_days"])
+        moved = departure(f)
+        if (skilled and moved is not None and moved >= MARGIN
+                and SHOWN[0] <= f["probability"] <= SHOWN[1]):
+            qualifying.append((abs(f["base_rate"] - 0.5), -moved,
+                               abs(f["horizon_days"] - 30), f["forecast_id"], f, reason))
+    if qualifying:
+        *_, f, reason = min(qualifying, key=lambda q: q[:4])
+        return [CardChoice(repo, kind, f, _near(intervals, f["horizon_days"]), False, True,
+                           reason, _why_chosen(f, len(candidates)))]
+    interval = _near(intervals, 30)
+    if interval is not None:
+        skilled, reason = skill(interval["template"], interval["horizon_days"])
+        return [CardChoice(repo, kind, None, interval, False, skilled, reason,
+                           _why_none(len(candidates)))]
+    return []
+
+
+def _why_chosen(f: dict[str, Any], n: int) -> str:
+    return (f"of {n} questions issued for this repository, the one whose base rate is nearest "
+            f"50% among those with demonstrated skill where the model departs from the base "
+            f"rate by at least {MARGIN} in log-odds and answers between "
+            f"{100 * SHOWN[0]:.0f}% and {100 * SHOWN[1]:.0f}%")
+
+
+def _why_none(n: int) -> str:
+    return (f"none of the {n} yes/no questions issued for this repository has demonstrated "
+            f"skill, a model departing from its base rate by at least {MARGIN} in log-odds and "
+            f"an answer between {100 * SHOWN[0]:.0f}% and {100 * SHOWN[1]:.0f}%, so the card "
+            "leads with the interval alone")
 
 
 def _logit(p: float) -> float:

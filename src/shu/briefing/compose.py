@@ -2,9 +2,10 @@
 
 `compose_briefing(store, day)` reads only what is stored (signals, forecasts, resolutions,
 releases, commits, documents, probe runs), builds each section (`shu.briefing.sections`, one
-module per section), writes `REPORTS/YYYY-MM-DD.md` with its charts and the HTML page beside it,
-and records the briefing and every receipt it cites in `briefings` / `briefing_receipts`.
-Re-running it for the same day rewrites the same files and rows (idempotent).
+module per section), writes `REPORTS/YYYY-MM-DD.md` with its charts, the HTML page and the
+briefing as data (`YYYY-MM-DD.json`, `shu.briefing.data`) beside it, and records the briefing
+and every receipt it cites in `briefings` / `briefing_receipts`. Re-running it for the same day
+rewrites the same files and rows (idempotent).
 
 Every number shown is either a stored value with a row receipt, or an aggregate with the SELECT
 that reproduces it (a query receipt); quotations come from stored passages or release notes.
@@ -21,6 +22,8 @@ from pathlib import Path
 
 from shu.briefing import html
 from shu.briefing.context import BriefingContext
+from shu.briefing.data import briefing_data, write_data
+from shu.briefing.safe import finish_markdown
 from shu.briefing.sections import build_sections
 from shu.settings import Settings, get_settings
 from shu.store import Store, utcnow
@@ -57,12 +60,15 @@ def compose_briefing(store: Store, day: date | None = None, settings: Settings |
     out_dir.mkdir(parents=True, exist_ok=True)
     ctx = BriefingContext.open(store, day, settings, out_dir, synthetic, notices)
     briefing_id = f"demo-{ctx.day}" if synthetic else str(ctx.day)
-    markdown = "".join(part.markdown for part in build_sections(ctx))
+    parts = build_sections(ctx)
+    markdown = finish_markdown("".join(part.markdown for part in parts))
     path = out_dir / f"{ctx.day}.md"
     path.write_text(markdown, encoding="utf-8")
-    html.write_html(path, ctx.title)
+    html.write_html(path, ctx.title,
+                    finish_markdown("".join(part.page or part.markdown for part in parts)))
     html.write_index(out_dir)
-    n_cards = len(ctx.headline) + len(ctx.rocm_cards)
+    write_data(path.with_suffix(".json"), briefing_data(ctx, parts))
+    n_cards = len(ctx.cards)
     _record(ctx, briefing_id, path, markdown, n_cards)
     return BriefingResult(briefing_id, path, ctx.title, n_cards, len(ctx.book.receipts),
                           list(ctx.charts), [s["repo"] for s in ctx.stale])

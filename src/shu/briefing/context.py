@@ -16,19 +16,25 @@ from typing import Any
 import jinja2
 
 from shu.briefing import facts
-from shu.briefing.choice import headline_forecasts
+from shu.briefing.choice import CardChoice, choose_cards
 from shu.briefing.text import briefing_title, template_env
 from shu.evidence.receipts import ReceiptBook
 from shu.evidence.retrieval import PassageIndex
+from shu.forecast.skill import demonstrated_skill
 from shu.settings import Settings
 from shu.store import Store, utcnow
 
 
 @dataclass
 class Part:
-    """What a section built: its markdown, ending with the blank line before the next section."""
+    """What a section built: its markdown, ending with the blank line before the next section;
+    the markdown of the HTML page when that differs (cards add their expandable details); and
+    its plain data for `reports/DATE.json` (top-level key -> JSON-ready value; lists under the
+    same key from several sections are joined)."""
 
     markdown: str
+    page: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -44,6 +50,7 @@ class BriefingContext:
     notices: list[str] = field(default_factory=list)
     book: ReceiptBook = field(default_factory=ReceiptBook)
     charts: list[Path] = field(default_factory=list)  # charts the result reports, in order
+    _rocm: dict[str, facts.RocmActivity] = field(default_factory=dict, repr=False)
 
     @classmethod
     def open(cls, store: Store, day: date | None, settings: Settings, out_dir: Path,
@@ -82,15 +89,27 @@ class BriefingContext:
         return facts.latest_forecasts(self.store, self.tracked, self.day)
 
     @cached_property
-    def headline(self) -> list[dict[str, Any]]:
-        """The forecast each tracked repository's card headlines (`shu.briefing.choice`)."""
-        return headline_forecasts(self.forecasts, self.tracked, self.settings)
+    def cards(self) -> list[CardChoice]:
+        """What each card asks (`shu.briefing.choice`), in the order the cards are shown."""
+        return choose_cards(self.forecasts, self.tracked, self.settings.questions, self.skill,
+                            lambda repo: self.rocm_activity(repo).active)
 
     @cached_property
-    def rocm_cards(self) -> list[dict[str, Any]]:
-        """One ROCm adoption forecast per repository that has one (forecast/rocm.py)."""
-        return headline_forecasts([f for f in self.forecasts if f["template"].startswith("rocm_")],
-                                  self.tracked, self.settings)
+    def headline(self) -> list[dict[str, Any]]:
+        """The question each tracked repository's star card asks (none: it leads with the
+        interval alone), as at a glance and the velocity chart show it."""
+        return [c.forecast for c in self.cards if c.kind == "star" and c.forecast]
+
+    def skill(self, template: str, horizon_days: int) -> tuple[bool, str]:
+        """Whether the model has demonstrated skill at `template` x `horizon_days`, and why."""
+        verdict = demonstrated_skill(template, horizon_days, Path(self.settings.models_dir))
+        return verdict.demonstrated, verdict.reason
+
+    def rocm_activity(self, repo: str) -> facts.RocmActivity:
+        """The repository's ROCm commits and releases in the year to the data day."""
+        if repo not in self._rocm:
+            self._rocm[repo] = facts.rocm_activity(self.store, repo, self.as_of)
+        return self._rocm[repo]
 
     @cached_property
     def _env(self) -> jinja2.Environment:

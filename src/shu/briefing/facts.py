@@ -8,15 +8,14 @@ receipt.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from dataclasses import dataclass
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
 from shu.forecast.ranking import RANKED_TEMPLATES
-from shu.forecast.replay import REPLAY_PREFIX
-from shu.settings import Settings
+from shu.settings import ROCM_PATTERN, Settings
 from shu.store import Store
 
 BAND_SQL = ("CASE WHEN greatest(f.probability, 1 - f.probability) >= 0.80 THEN 'high' "
@@ -31,7 +30,8 @@ LIFECYCLE_RULE = ("decline: velocity under 0.01% of stars a day; emerging: at le
                   "else maturation")
 
 
-def _dicts(cur) -> list[dict[str, Any]]:
+def dicts(cur) -> list[dict[str, Any]]:
+    """The rows of an executed DuckDB cursor as dicts keyed by column name."""
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
@@ -106,25 +106,29 @@ def category_accelerations(store: Store, settings: Settings, as_of: date) -> lis
 
 
 def latest_forecasts(store: Store, tracked: list[str], day: date) -> list[dict[str, Any]]:
-    """Forecasts for tracked repositories at the latest origin not after `day`, from the model
-    version issued last at that origin (a retrained model's forecasts supersede, in the briefing,
-    those of the model before; both stay stored). Interval forecasts carry their median and
-    80% bounds (`median`, `lower_80`, `upper_80`; NULL for the other templates)."""
+    """Forecasts for tracked repositories at the latest origin not after `day`, per repository
+    and template from the model version issued last at that origin (a retrained model's
+    forecasts supersede, in the briefing, those of the model before; both stay stored; a
+    template issued by another model, such as the breakout radar's, keeps its own). Interval
+    forecasts carry their median and 50/80/95% bounds (`median`, `lower_50` … `upper_95`;
+    NULL for the other templates)."""
     marks = ", ".join("?" for _ in tracked) or "NULL"
-    return _dicts(store.con.execute(
-        f"WITH latest AS (SELECT origin, model_version FROM forecasts WHERE origin <= ? AND "
-        f"repo IN ({marks}) ORDER BY origin DESC, issued_at DESC, model_version LIMIT 1) "
-        f"SELECT f.*, i.median, i.lower_80, i.upper_80 "
-        f"FROM forecasts f JOIN latest USING (origin, model_version) "
-        f"LEFT JOIN forecast_intervals i USING (forecast_id) WHERE f.repo IN ({marks}) "
-        f"AND f.template NOT IN ({RADAR_SQL_LIST}) "
+    return dicts(store.con.execute(
+        f"WITH mine AS (SELECT * FROM forecasts WHERE origin <= ? AND repo IN ({marks}) "
+        f"AND template NOT IN ({RADAR_SQL_LIST})), "
+        "latest AS (SELECT repo, template, arg_max(model_version, issued_at) AS model_version "
+        "FROM mine WHERE origin = (SELECT max(origin) FROM mine) GROUP BY repo, template) "
+        "SELECT f.*, i.median, i.lower_50, i.upper_50, i.lower_80, i.upper_80, i.lower_95, "
+        "i.upper_95 FROM mine f JOIN latest USING (repo, template, model_version) "
+        "LEFT JOIN forecast_intervals i USING (forecast_id) "
+        "WHERE f.origin = (SELECT max(origin) FROM mine) "
         "ORDER BY repo, template, horizon_days, threshold, forecast_id",
-        [day, *tracked, *tracked]))
+        [day, *tracked]))
 
 
 def latest_row(store: Store, table: str, repo: str, day: date) -> dict[str, Any] | None:
     """The latest row of a (repo, day)-keyed table for `repo` not after `day`."""
-    rows = _dicts(store.con.execute(
+    rows = dicts(store.con.execute(
         f'SELECT * FROM "{table}" WHERE repo = ? AND day <= ? ORDER BY day DESC LIMIT 1',
         [repo, day]))
     return rows[0] if rows else None
@@ -132,7 +136,7 @@ def latest_row(store: Store, table: str, repo: str, day: date) -> dict[str, Any]
 
 def latest_release(store: Store, repo: str, day: date) -> dict[str, Any] | None:
     """The latest release (or tag) of `repo` published on or before `day`."""
-    rows = _dicts(store.con.execute(
+    rows = dicts(store.con.execute(
         "SELECT tag, name, published_at, is_prerelease FROM releases WHERE repo = ? AND "
         "published_at < ? ORDER BY published_at DESC, tag LIMIT 1",
         [repo, day + timedelta(days=1)]))
@@ -141,7 +145,7 @@ def latest_release(store: Store, repo: str, day: date) -> dict[str, Any] | None:
 
 def last_release_lift(store: Store, repo: str, day: date) -> dict[str, Any] | None:
     """The latest release whose 14-day star lift was measurable by `day` (d + 14 <= day)."""
-    rows = _dicts(store.con.execute(
+    rows = dicts(store.con.execute(
         "SELECT tag, day, star_lift FROM release_signals WHERE repo = ? AND star_lift IS NOT "
         "NULL AND day + INTERVAL 14 DAY <= ? ORDER BY day DESC, tag LIMIT 1", [repo, day]))
     return rows[0] if rows else None
@@ -198,6 +202,24 @@ def backtest_band_rate(settings: Settings, forecast: dict[str, Any],
     return BandRate(version, int(rate["n"]), float(rate["hit_rate"]), str(card), pointer)
 
 
+def backtest_interval_coverage(settings: Settings, forecast: dict[str, Any]) -> BandRate | None:
+    """How often the backtest's 80% intervals of the interval forecast's horizon held, from the
+    model card (`BandRate.hit_rate` = the observed coverage), when the card is its model's."""
+    from shu.forecast.card import CARD_JSON
+
+    path = Path(settings.models_dir) / CARD_JSON
+    if not path.exists():
+        return None
+    card = json.loads(path.read_text(encoding="utf-8"))
+    key = f"{forecast['template']}/{forecast['horizon_days']}"
+    slice_ = ((card.get("backtest") or {}).get("slices") or {}).get(key) or {}
+    coverage = (slice_.get("coverage") or {}).get("0.8")
+    if coverage is None or card.get("version") != forecast["model_version"]:
+        return None
+    return BandRate(card["version"], int(slice_.get("n") or 0), float(coverage), str(path),
+                    ["backtest", "slices", key, "coverage", "0.8"])
+
+
 @dataclass
 class BaseRate:
     """The share of yes among the examples a template x horizon model was fitted on."""
@@ -247,149 +269,28 @@ def live_band_record(store: Store, template: str, horizon: int, band: str,
     return LiveRecord(int(n), int(hits), n_sql, hits_sql, params)
 
 
-@dataclass
-class TrackRecord:
-    """Resolutions since the last briefing and rolling scores over a window of resolved days."""
-
-    since: datetime | None
-    since_last: list[dict[str, Any]]
-    n: int = 0
-    n_void: int = 0
-    n_replayed: int = 0  # forecasts in the window issued by `shu replay` (resolved incl. void)
-    brier: float | None = None
-    base_rate: float | None = None
-    climatology_brier: float | None = None
-    skill: float | None = None
-    ece: float | None = None
-    bands: list[tuple[str, int, float]] = field(default_factory=list)
-    pairs: list[tuple[float, int]] = field(default_factory=list)
-    n_sql: str = ""
-    brier_sql: str = ""
-    base_sql: str = ""
-    params: list[Any] = field(default_factory=list)
-    intervals: IntervalRecord | None = None
-
-
-INTERVAL_LEVELS = (50, 80, 95)
-
-
-@dataclass
-class IntervalRecord:
-    """Resolved interval forecasts in the track record's window: how often each central
-    interval held (`coverage`: nominal % -> observed share), with the SELECTs behind them."""
-
-    n: int
-    n_sql: str
-    coverage: dict[int, float] = field(default_factory=dict)
-    coverage_sql: dict[int, str] = field(default_factory=dict)
-
-
-def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
-    """The briefing's track record as of `day`.
-
-    Rolling scores cover yes/no forecasts that resolved (void is counted apart) with
-    `resolves_on` in (day - window_days, day]. Climatology is the base rate of the same
-    template and horizon within the window, so skill = 1 - Brier / climatology Brier says how much
-    better the forecasts were than always saying that base rate. Interval forecasts (stored as
-    "the 80% interval holds" at p = 0.8) are not scored with them: their record is the observed
-    coverage of each central interval against its nominal level (`intervals`). The radar's
-    forecasts (every repository in the store) are left out: they have their own record
-    (`shu.forecast.radar.radar_record`).
-    """
-    since = store.con.execute("SELECT max(generated_at) FROM briefings WHERE day < ?",
-                              [day]).fetchone()[0]
-    since_last = _dicts(store.con.execute(
-        "SELECT f.forecast_id, f.repo, f.template, f.horizon_days, f.origin, f.probability, "
-        "r.outcome, r.observed_value, r.resolved_at, "
-        f"f.model_version LIKE '{REPLAY_PREFIX}%' AS replayed, "
-        "i.median, i.lower_80, i.upper_80 "
-        "FROM forecast_resolutions r JOIN forecasts f USING (forecast_id) "
-        "LEFT JOIN forecast_intervals i USING (forecast_id) "
-        "WHERE r.resolved_at > ? AND f.resolves_on <= ? "
-        f"AND f.template NOT IN ({RADAR_SQL_LIST}) "
-        "ORDER BY r.resolved_at DESC, f.forecast_id LIMIT 12",
-        [since or datetime(1970, 1, 1), day]))
-    window = ("FROM forecasts f JOIN forecast_resolutions r USING (forecast_id) WHERE "
-              "f.resolves_on > ? AND f.resolves_on <= ? "
-              f"AND f.template NOT IN ({RADAR_SQL_LIST})")
-    params = [day - timedelta(days=window_days), day]
-    record = TrackRecord(since, since_last, params=params)
-    record.n_replayed = int(store.con.execute(
-        f"SELECT count(*) {window} AND f.model_version LIKE '{REPLAY_PREFIX}%'",
-        params).fetchone()[0])
-    record.intervals = _interval_record(store, params)
-    window += f" AND f.template <> '{INTERVAL_TEMPLATE}'"
-    record.n_void = int(store.con.execute(
-        f"SELECT count(*) {window} AND r.outcome = 'void'", params).fetchone()[0])
-    scored = f"{window} AND r.outcome IN ('yes', 'no')"
-    record.n_sql = f"SELECT count(*) {scored}"
-    record.brier_sql = (f"SELECT avg(power(f.probability - (r.outcome = 'yes')::INT, 2)) "
-                        f"{scored}")
-    record.base_sql = f"SELECT avg((r.outcome = 'yes')::INT) {scored}"
-    record.n = int(store.con.execute(record.n_sql, params).fetchone()[0])
-    if not record.n:
-        return record
-    record.brier = float(store.con.execute(record.brier_sql, params).fetchone()[0])
-    record.base_rate = float(store.con.execute(record.base_sql, params).fetchone()[0])
-    rows = store.con.execute(
-        f"SELECT f.probability, (r.outcome = 'yes')::INT AS y, "
-        f"avg((r.outcome = 'yes')::INT) OVER (PARTITION BY f.template, f.horizon_days) AS clim, "
-        f"{BAND_SQL} AS band, {RIGHT_SQL} AS is_right {scored} ORDER BY f.probability",
-        params).fetchall()
-    record.pairs = [(float(p), int(y)) for p, y, _, _, _ in rows]
-    record.climatology_brier = sum((c - y) ** 2 for _, y, c, _, _ in rows) / len(rows)
-    if record.climatology_brier > 0:
-        record.skill = 1 - record.brier / record.climatology_brier
-    record.ece = expected_calibration_error(record.pairs)
-    for band in ("low", "medium", "high"):
-        members = [r for r in rows if r[3] == band]
-        if members:
-            record.bands.append((band, len(members),
-                                 sum(1 for r in members if r[4]) / len(members)))
-    return record
-
-
-def _interval_record(store: Store, params: list[Any]) -> IntervalRecord | None:
-    """Coverage of the interval forecasts resolved in the window (None when there is none)."""
+def live_interval_record(store: Store, horizon: int, day: date) -> LiveRecord:
+    """Resolved interval forecasts of `horizon` in this store: how many, and how many fell
+    inside their 80% interval."""
     base = ("FROM forecasts f JOIN interval_resolutions i USING (forecast_id) WHERE "
-            f"f.template = '{INTERVAL_TEMPLATE}' AND f.resolves_on > ? AND f.resolves_on <= ?")
+            f"f.template = '{INTERVAL_TEMPLATE}' AND f.horizon_days = ? AND f.resolves_on <= ?")
+    params = [horizon, day]
     n_sql = f"SELECT count(*) {base}"
-    n = int(store.con.execute(n_sql, params).fetchone()[0])
-    if not n:
-        return None
-    record = IntervalRecord(n, n_sql)
-    for level in INTERVAL_LEVELS:
-        record.coverage_sql[level] = f"SELECT avg(i.held_{level}::INT) {base}"
-        record.coverage[level] = float(
-            store.con.execute(record.coverage_sql[level], params).fetchone()[0])
-    return record
-
-
-def expected_calibration_error(pairs: list[tuple[float, int]], bins: int = 10) -> float:
-    """ECE over equal-count bins of forecasts sorted by probability."""
-    ordered = sorted(pairs)
-    n = len(ordered)
-    if not n:
-        return 0.0
-    total = 0.0
-    for b in range(min(bins, n)):
-        chunk = ordered[b * n // min(bins, n):(b + 1) * n // min(bins, n)]
-        if chunk:
-            mean_p = sum(p for p, _ in chunk) / len(chunk)
-            mean_y = sum(y for _, y in chunk) / len(chunk)
-            total += len(chunk) / n * abs(mean_p - mean_y)
-    return total
+    hits_sql = f"SELECT count(*) FILTER (WHERE i.held_80) {base}"
+    n = store.con.execute(n_sql, params).fetchone()[0]
+    hits = store.con.execute(hits_sql, params).fetchone()[0]
+    return LiveRecord(int(n), int(hits), n_sql, hits_sql, params)
 
 
 def latest_probe_runs(store: Store) -> list[dict[str, Any]]:
     """The latest probe run per backend."""
-    return _dicts(store.con.execute(
+    return dicts(store.con.execute(
         "SELECT * EXCLUDE (raw_json) FROM probe_runs QUALIFY row_number() OVER "
         "(PARTITION BY backend ORDER BY started_at DESC, run_id) = 1 ORDER BY backend"))
 
 
 def probe_kernels(store: Store, run_id: str) -> list[dict[str, Any]]:
-    return _dicts(store.con.execute(
+    return dicts(store.con.execute(
         "SELECT kernel, is_valid, eager_ms, compiled_ms, speedup FROM probe_results "
         "WHERE run_id = ? ORDER BY kernel", [run_id]))
 
@@ -398,3 +299,31 @@ def latest_probe_age_days(store: Store, day: date) -> int | None:
     """Days since the newest probe run (None when there is none)."""
     started = store.con.execute("SELECT max(started_at) FROM probe_runs").fetchone()[0]
     return None if started is None else (day - started.date()).days
+
+
+@dataclass
+class RocmActivity:
+    """A repository's ROCm activity in the year to a day, with the SELECTs that count it."""
+
+    commits: int
+    releases: int
+    commits_sql: str
+    releases_sql: str
+    params: list[Any]
+
+    @property
+    def active(self) -> bool:
+        return bool(self.commits or self.releases)
+
+
+def rocm_activity(store: Store, repo: str, day: date) -> RocmActivity:
+    """ROCm-touching commits and releases whose name or notes mention ROCm, in (day - 365, day]."""
+    params = [repo, day - timedelta(days=364), day + timedelta(days=1)]
+    commits_sql = ("SELECT count(*) FROM commits WHERE repo = ? AND touches_rocm AND "
+                   "committed_at >= ? AND committed_at < ?")
+    releases_sql = ("SELECT count(*) FROM releases WHERE repo = ? AND published_at >= ? AND "
+                    "published_at < ? AND regexp_matches(coalesce(name, '') || chr(10) || "
+                    "coalesce(body, ''), '(?i)(" + ROCM_PATTERN.replace("'", "''") + ")')")
+    commits = int(store.con.execute(commits_sql, params).fetchone()[0])
+    releases = int(store.con.execute(releases_sql, params).fetchone()[0])
+    return RocmActivity(commits, releases, commits_sql, releases_sql, params)

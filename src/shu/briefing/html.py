@@ -1,8 +1,11 @@
 """The HTML briefing: the markdown briefing as one self-contained page, and an index of them.
 
-`write_html(md_path)` renders `REPORTS/YYYY-MM-DD.md` (CommonMark + tables, raw HTML disabled)
-to `REPORTS/YYYY-MM-DD.html`: the same content, every chart it references embedded as a base64
-PNG, every receipt reference `[R3, R7]` a link to its receipt (`id="R3"`). The rendered body then
+`write_html(md_path, title, page_markdown)` renders the page's markdown (the briefing plus each
+card's details, between the paragraphs `%%details%% Summary` and `%%/details%%`, which become an
+expandable `<details>` block; CommonMark + tables, raw HTML disabled) to `REPORTS/YYYY-MM-DD.html`:
+every chart it references embedded as a base64 PNG, every receipt reference `[R3, R7]` a link to
+its receipt (`id="R3"`). Only a whole paragraph shu wrote can be such a marker: outside text is
+always inside a sentence of shu's. The rendered body then
 goes through `nh3` (a maintained HTML sanitiser) with an allow-list of tags and attributes: no
 script, no event handler, no style attribute, links only to http(s) or `#R…`, images only as
 embedded PNG. The page also carries a Content-Security-Policy that allows no script at all, so
@@ -25,7 +28,8 @@ INDEX_NAME = "index.html"
 CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; "
        "form-action 'none'")
 TAGS = {"a", "blockquote", "br", "code", "em", "h1", "h2", "h3", "h4", "hr", "img", "li", "ol",
-        "p", "pre", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul", "del"}
+        "p", "pre", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul", "del",
+        "details", "summary"}
 ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}, "li": {"id"},
               "td": {"style"}, "th": {"style"}}
 _DATA_PNG = re.compile(r"^data:image/png;base64,[A-Za-z0-9+/=]+$")
@@ -34,6 +38,8 @@ _REFS = re.compile(r"\[(R\d+(?:, R\d+)*)\]")
 _RECEIPT_ITEM = re.compile(r"<li><strong>(R\d+)</strong>")
 _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
 _IMG = re.compile(r'<img src="([^"]+)"')
+_DETAILS_OPEN = re.compile(r"<p>%%details%% ([^<>]*)</p>")
+_DETAILS_CLOSE = "<p>%%/details%%</p>"
 
 STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 62rem; margin: 2rem auto; padding: 0 1rem;
@@ -50,6 +56,7 @@ blockquote { border-left: 4px solid #c33; margin: 0.6rem 0; padding: 0.2rem 0.8r
              background: #fff6f6; }
 li:target { background: #fff3b0; }
 nav { font-size: 13px; color: #555; }
+details { margin: 0.4rem 0 1rem; font-size: 14px; } summary { cursor: pointer; color: #555; }
 """
 
 
@@ -81,6 +88,8 @@ def render_body(markdown: str, assets_dir: Path) -> str:
     """The briefing's markdown as a sanitised HTML fragment, charts inlined, receipts linked."""
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
     body = md.render(markdown)
+    body = _DETAILS_OPEN.sub(r"<details><summary>\1</summary>", body)
+    body = body.replace(_DETAILS_CLOSE, "</details>")
     body = _IMG.sub(lambda m: f'<img src="{_inline_png(m.group(1), assets_dir)}"', body)
     body = _RECEIPT_ITEM.sub(r'<li id="\1"><strong>\1</strong>', body)
     body = _REFS.sub(lambda m: "[" + ", ".join(
@@ -108,9 +117,11 @@ def page(title: str, body: str, nav: str = "") -> str:
             f"{nav}{body}\n</body>\n</html>\n")
 
 
-def write_html(md_path: Path, title: str) -> Path:
-    """Write the HTML page beside the markdown briefing `md_path` (same stem); return its path."""
-    body = render_body(md_path.read_text(encoding="utf-8"), md_path.parent)
+def write_html(md_path: Path, title: str, page_markdown: str | None = None) -> Path:
+    """Write the HTML page beside the markdown briefing `md_path` (same stem) from
+    `page_markdown` (default: the briefing itself); return its path."""
+    body = render_body(page_markdown if page_markdown is not None
+                       else md_path.read_text(encoding="utf-8"), md_path.parent)
     nav = f'<nav><a href="{INDEX_NAME}">All briefings</a></nav>\n'
     out = md_path.with_suffix(".html")
     out.write_text(page(title, body, sanitize(nav)), encoding="utf-8")

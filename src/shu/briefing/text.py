@@ -8,15 +8,27 @@ Everything here writes shu's own markdown (`Md`); outside text still goes throug
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import jinja2
+from markdown_it import MarkdownIt
 
 from shu.briefing.facts import CategoryMove
 from shu.briefing.safe import Md, safe_code, safe_inline
 from shu.forecast.interval import TEMPLATE as INTERVAL
 
+_REFS = re.compile(r"\s*\[R\d+(?:, R\d+)*\]")
 BANDS = (("low", 0.5, 0.65), ("medium", 0.65, 0.80), ("high", 0.80, 1.0001))
+# What each template asks about, in words (headings and prose never show template identifiers).
+TEMPLATE_WORDS = {
+    "star_accel_reach": "star acceleration", "star_accel_fall": "star acceleration",
+    "star_velocity_up": "star velocity", "star_velocity_level": "star velocity level",
+    "star_gain": "star gain", "release_within": "release", "commit_velocity_up": "commit velocity",
+    "star_velocity_interval": "star velocity", "star_breakout": "breakout",
+    "rocm_share_reach": "ROCm share", "rocm_release_mention": "ROCm release notes",
+    "rocm_first_commit": "first ROCm commit",
+}
 
 
 def num(value: float | None, digits: int = 2, signed: bool = False) -> str:
@@ -53,6 +65,11 @@ def category_phrase(category: str) -> str:
     return text if text.endswith("s") else text + "s"
 
 
+def template_words(template: str) -> str:
+    """What `template` asks about, in words (its identifier with spaces when shu has none)."""
+    return TEMPLATE_WORDS.get(template, template.replace("_", " "))
+
+
 def briefing_title(categories: list[CategoryMove]) -> str:
     """The briefing's title: the two categories whose pace changes most, and how."""
     moves = [c for c in categories if c.acceleration is not None]
@@ -76,6 +93,16 @@ def interval_text(f: dict[str, Any]) -> str | None:
     if f["template"] != INTERVAL or f["median"] is None:
         return None
     return f"median {num(f['median'])}, 80%: {num(f['lower_80'])}–{num(f['upper_80'])}"
+
+
+def visible_text(markdown: str) -> str:
+    """What a reader sees of `markdown` (text and code, no markup), receipt references left out:
+    how long a card's prose is."""
+    tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
+    text = " ".join("".join(child.content for child in tok.children or []
+                            if child.type in ("text", "code_inline"))
+                    for tok in tokens if tok.type == "inline")
+    return _REFS.sub("", text)
 
 
 def _finalize(value: Any) -> Any:

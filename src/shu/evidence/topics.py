@@ -123,7 +123,7 @@ def _commit_evidence(store: Store, topic: Topic, repo: str, as_of: date) -> list
                   for sha, subject, committed in examples if subject]
     strong = share >= MIN_COMMIT_SHARE and flagged >= MIN_TOPIC_COMMITS
     text = (f"{flagged:,} of {total:,} commits ({100 * share:.1f}%) to {safe_inline(repo)} in the "
-            f"{COMMIT_WINDOW_DAYS} days to {as_of} are flagged {safe_inline(topic.name)}")
+            f"{COMMIT_WINDOW_DAYS} days to {as_of} touch {safe_inline(topic.term or topic.name)}")
     if examples and examples[0][1]:
         text += f", e.g. “{safe_inline(examples[0][1], 120)}”"
     return [EvidenceItem("commits", text + ".", citations, strong)]

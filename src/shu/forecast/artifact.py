@@ -65,7 +65,8 @@ def load_forecasters(path: Path) -> tuple[str, list]:
                    int(d["calibration_rows"]),
                    {int(b): float(v) for b, v in zip(d.get("base_rate_buckets", ()),
                                                      d.get("base_rate_values", ()),
-                                                     strict=True)})
+                                                     strict=True)},
+                   climatology=d.get("climatology"))
         for d in bundle["forecasters"]]
 
 

@@ -168,17 +168,23 @@ def _advance(store: Store, fc: IntervalForecaster, origin: date) -> State:
     return state
 
 
+# No resolved question: typed like a batch, so comparing its `known_on` with a day works.
+_NO_BATCH = pd.DataFrame({"known_on": pd.Series([], dtype="datetime64[us]"),
+                          "band": pd.Series([], dtype="int64"),
+                          "pit": pd.Series([], dtype="float64")})
+
+
 def resolved_batch(store: Store, fc: IntervalForecaster, origins: list[date],
                    as_of: date) -> pd.DataFrame:
     """The questions of `fc`'s template x horizon asked on `origins` about every repository
     with star signals, resolved by `as_of` (as the backtest builds them), as (known_on, band,
     pit) under the current model and each origin's guard."""
     if not origins:
-        return pd.DataFrame({"known_on": [], "band": [], "pit": []})
+        return _NO_BATCH.copy()
     base = base_frame(store.con, origins)
     examples = build_examples(store.con, base, fc.template, fc.horizon_days, as_of).frame
     if examples.empty:
-        return pd.DataFrame({"known_on": [], "band": [], "pit": []})
+        return _NO_BATCH.copy()
     distance = regime_frame(store.con, origins).set_index("origin")["distance"]
     widen = np.array([recalibration.guard(None if pd.isna(d) else float(d)).widen
                       for d in distance.reindex(pd.to_datetime(examples["origin"]))])

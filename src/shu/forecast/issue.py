@@ -6,11 +6,13 @@ velocity on the origin, whatever its source), the
 question gets the informative threshold of its template, a calibrated probability, a confidence
 band (interval forecasts: their predictive quantiles in `forecast_intervals`, and the nominal
 0.8 that their 80% interval holds), the features it saw, its top drivers (from the model) and
-receipts (the signal rows behind its numbers). The forecast id is a hash of (repo, template,
+receipts (the signal rows behind its numbers), and the base rate it is read against (the
+climatology of its template, horizon and threshold bucket its model recorded when trained,
+`forecast.base_rate`). The forecast id is a hash of (repo, template,
 threshold, horizon, origin, model version), so re-running on the same day with the same model
 issues nothing new; existing rows are never edited. Questions users declare in shu.toml
 (`[[questions]]`) are issued the same way with their own threshold, for every trained template x
-horizon they name.
+horizon they name (ROCm adoption questions included).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from shu.errors import ConfigError, StoreError
 from shu.forecast import calibration_store, recalibration, rocm
 from shu.forecast.artifact import load_forecasters, model_path
 from shu.forecast.backtest import data_end
+from shu.forecast.base_rate import base_rate as climatology_rate
 from shu.forecast.examples import base_frame, threshold_bucket, with_thresholds
 from shu.forecast.features import threshold_features
 from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
@@ -64,6 +67,8 @@ class IssuedForecast:
     drivers: str
     receipts: str
     calibration: str | None = None
+    base_rate: float | None = None
+    base_rate_n: int | None = None
 
 
 def forecast_id(repo: str, template: str, threshold: float, horizon_days: int, origin: date,
@@ -106,6 +111,10 @@ def issue_forecasts(store: Store, origin: date | None = None, settings: Settings
             if fc.template in rocm.NAMES:
                 rows = rocm.question_rows(store.con, origin, repos, fc.template,
                                           fc.horizon_days)
+                rows = pd.concat([rows, rocm.declared_rows(store.con, origin, fc.template,
+                                                           fc.horizon_days,
+                                                           settings.questions)],
+                                 ignore_index=True)
             else:
                 if fc.template in RANKED_TEMPLATES and everyone is None:
                     everyone = base_frame(store.con, [radar_origin(store, origin, repos)])
@@ -122,7 +131,7 @@ def issue_forecasts(store: Store, origin: date | None = None, settings: Settings
                     intervals[record.forecast_id] = [float(q) for q in quantiles[i]]
                     issued.append(record)
                 continue
-            if fc.template not in rocm.NAMES:  # declared questions are star questions
+            if fc.template not in rocm.NAMES:
                 rows = pd.concat([rows, _declared_rows(base, fc, settings.questions)],
                                  ignore_index=True)
             probabilities = fc.predict(rows)
@@ -183,6 +192,7 @@ def _declared_rows(base: pd.DataFrame, fc: Forecaster,
     extra = threshold_features(rows, fc.template, rows["threshold"], fc.horizon_days)
     rows = pd.concat([rows, extra], axis=1)
     rows["horizon_days"] = fc.horizon_days
+    rows["bucket"] = threshold_bucket(fc.template, rows)
     return rows
 
 
@@ -199,6 +209,7 @@ def _record(row: pd.Series, fc: Forecaster | IntervalForecaster, probability: fl
          "column": c, "value": None if pd.isna(row[c]) else float(row[c]),
          "as_of": str(origin)} for c in (RADAR_RECEIPT_COLUMNS if fc.template in RANKED_TEMPLATES
                                          else RECEIPT_COLUMNS)]
+    known = climatology_rate(getattr(fc, "climatology", None), row.get("bucket", 0))
     state = None
     if calibration is not None:
         velocity = None if pd.isna(row["velocity_28d"]) else float(row["velocity_28d"])
@@ -215,7 +226,8 @@ def _record(row: pd.Series, fc: Forecaster | IntervalForecaster, probability: fl
         probability=probability if not math.isnan(probability) else 0.5,
         confidence=confidence_band(probability), model_version=model_version,
         features=json.dumps(seen), drivers=json.dumps(drivers), receipts=json.dumps(receipts),
-        calibration=None if state is None else json.dumps(state))
+        calibration=None if state is None else json.dumps(state),
+        base_rate=known[0] if known else None, base_rate_n=known[1] if known else None)
 
 
 def _append(store: Store, issued: list[IssuedForecast], intervals: dict[str, list[float]],
@@ -228,6 +240,7 @@ def _append(store: Store, issued: list[IssuedForecast], intervals: dict[str, lis
     if not issued:
         return set()
     frame = pd.DataFrame([f.__dict__ for f in issued])
+    frame["base_rate_n"] = frame["base_rate_n"].astype("Int64")
     frame["issued_at"] = utcnow()
     origins = sorted({f.origin for f in issued})  # the radar's may be earlier (radar_origin)
     version = issued[0].model_version

@@ -146,6 +146,10 @@ class Forecaster:
     # what the regime guard pulls forecasts towards (empty in models saved before it existed)
     base_rates: dict[int, float] = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
+    # climatology as of the last training day: bucket -> [yes, n] of the trailing year's
+    # resolved examples (`forecast.base_rate`, stored with each forecast); None in models saved
+    # before it was recorded
+    climatology: dict[str, list[int]] | None = None
 
     def predict(self, frame: pd.DataFrame) -> np.ndarray:
         """Calibrated probability of 'yes' for each row."""
@@ -168,7 +172,8 @@ class Forecaster:
                 "fit_rows": self.fit_rows, "calibration_rows": self.calibration_rows,
                 "base_rate_buckets": np.array(sorted(self.base_rates), dtype=np.int64),
                 "base_rate_values": np.array([self.base_rates[b]
-                                              for b in sorted(self.base_rates)])}
+                                              for b in sorted(self.base_rates)]),
+                "climatology": self.climatology}
 
     def drivers(self, frame: pd.DataFrame, top: int = 4) -> list[list[dict]]:
         """Per row: the `top` features that move the log-odds most, by occlusion.

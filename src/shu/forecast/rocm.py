@@ -344,6 +344,44 @@ def question_rows(con: duckdb.DuckDBPyConnection, origin: date, repos: list[str]
     return with_questions(base, template, horizon_days)
 
 
+def share_series(con: duckdb.DuckDBPyConnection, repo: str, first: date,
+                 last: date) -> pd.DataFrame:
+    """The repository's daily share_90d (the rocm_share_reach quantity) from `first` to `last`."""
+    sql = ("WITH " + _COUNTED.format(repos="SELECT $repo") + " SELECT day, share_90d FROM share "
+           "WHERE repo = $repo AND day BETWEEN $first AND $last ORDER BY day")
+    return con.execute(sql, {"repo": repo, "first": first, "last": last}).df()
+
+
+def declared_rows(con: duckdb.DuckDBPyConnection, origin: date, template: str,
+                  horizon_days: int, questions: list) -> pd.DataFrame:
+    """Rows for the ROCm questions users declared (`[[questions]]`) for `template` x
+    `horizon_days`, with the declared threshold (a share for rocm_share_reach; the other ROCm
+    templates have no threshold to choose). Repositories without counted commits on the origin
+    are skipped."""
+    mine = [q for q in questions if q.template == template and q.horizon == horizon_days]
+    if not mine:
+        return pd.DataFrame()
+    base = build_features(con, pd.DataFrame({"repo": [q.repo for q in mine],
+                                             "origin": [origin] * len(mine)}))
+    parts = []
+    for q in mine:
+        rows = base[base["repo"] == q.repo].copy()
+        if rows.empty:
+            continue
+        rows["threshold"] = float(q.threshold) if template == "rocm_share_reach" else 1.0
+        if template == "rocm_share_reach":
+            rows["threshold_gap"] = rows["threshold"] - rows["share_90d"]
+            rows["log_threshold_ratio"] = np.log((rows["threshold"] + 0.005)
+                                                 / (rows["share_90d"] + 0.005))
+        parts.append(rows)
+    if not parts:
+        return pd.DataFrame()
+    rows = pd.concat(parts, ignore_index=True)
+    rows["horizon_days"] = horizon_days
+    rows["bucket"] = 0
+    return rows
+
+
 def receipts(row: pd.Series, origin: date) -> list[dict]:
     """The commit/release aggregates behind a ROCm forecast's features (trailing windows)."""
     return [{"table": "commits" if c != "months_since_release" else "releases",

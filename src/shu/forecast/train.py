@@ -25,6 +25,7 @@ import pandas as pd
 from shu.errors import StoreError
 from shu.forecast import interval, rocm
 from shu.forecast.backtest import BacktestConfig, data_end, fit_calibration_split
+from shu.forecast.base_rate import climatology_counts
 from shu.forecast.examples import base_frame, build_examples, weekly_grid
 from shu.forecast.features import feature_names
 from shu.forecast.model import Forecaster, fit_forecaster
@@ -101,6 +102,8 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
             except StoreError as exc:
                 result.skipped[key] = str(exc)
                 continue
+            if binary:
+                fc.climatology = climatology_counts(ex, last)
             result.forecasters.append(fc)
             result.windows[key] = {
                 "fit_origins": [str(fit["origin"].min().date()), str(fit["origin"].max().date())],

@@ -29,6 +29,11 @@ FORECASTS = Table(
             "`forecast_calibration` row (origin, model_version, template, horizon_days, band), "
             "the guard's distance, shrink or widen and base rate, the online levels (NULL for "
             "forecasts issued before it was recorded)."),
+        col("base_rate", "DOUBLE", "Climatology the forecast is read against: share of yes among "
+            "the resolved questions of its template, horizon and threshold bucket known in the "
+            "year before its model was trained, (yes + 1) / (n + 2); NULL for interval "
+            "forecasts and models saved without it.", "fraction"),
+        col("base_rate_n", "INTEGER", "Resolved questions behind base_rate."),
     ),
 )
 

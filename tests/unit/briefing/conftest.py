@@ -17,10 +17,23 @@ REPOS = {"acme/platform": "platform", "acme/other-platform": "platform",
 HOSTILE = "<script>alert(1)</script> [x](javascript:alert(1))"
 
 
+# The model card the sample's forecasts were issued by: a walk-forward backtest whose Brier skill
+# interval lies above zero for star_accel_reach at 30 days (no band hit rates recorded).
+MODEL_CARD = {"version": "test-1", "models": {"star_accel_reach/30": {"fit_base_rate": 0.45}},
+              "backtest": {"slices": {"star_accel_reach/30": {
+                  "n": 1000, "ci95": {
+                      "bss_climatology": {"value": 0.3, "low": 0.2, "high": 0.4},
+                      "bss_persistence": {"value": 0.25, "low": 0.15, "high": 0.35}}}}}}
+BASE_RATE = 0.45
+
+
 @pytest.fixture
 def settings(tmp_path):
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "forecaster.json").write_text(json.dumps(MODEL_CARD))
     return load_settings(repos=[TrackedRepo(repo=r, category=c) for r, c in REPOS.items()],
-                         reports_dir=tmp_path / "reports")
+                         reports_dir=tmp_path / "reports", models_dir=models)
 
 
 def _stars(repo: str, slope: float, curve: float) -> pd.DataFrame:
@@ -83,15 +96,15 @@ def fill_store(store, settings) -> None:
                 "question": "q", "probability": p,
                 "confidence": "high" if max(p, 1 - p) >= 0.8 else "medium",
                 "model_version": "test-1",
-                "features": json.dumps({"acceleration_28d": float(row.acceleration_28d),
-                                        "velocity_28d": float(row.velocity_28d)}),
-                "drivers": json.dumps([{"feature": "acceleration_28d",
-                                        "value": float(row.acceleration_28d), "sign": 1,
+                "features": json.dumps(features(row)),
+                "drivers": json.dumps([{"feature": "rel_velocity_7d",
+                                        "value": features(row)["rel_velocity_7d"], "sign": "+",
                                         "contribution": 0.12},
-                                       {"feature": "velocity_28d",
-                                        "value": float(row.velocity_28d), "sign": -1,
+                                       {"feature": "slog_velocity_28d",
+                                        "value": features(row)["slog_velocity_28d"], "sign": "-",
                                         "contribution": -0.03}]),
-                "receipts": "[]", "issued_at": datetime(2026, 2, 28, 6)})
+                "receipts": "[]", "issued_at": datetime(2026, 2, 28, 6),
+                "base_rate": BASE_RATE, "base_rate_n": 1000})
             if origin < DAY:
                 resolutions.append({"forecast_id": fid, "outcome": "yes" if k == 1 else "no",
                                     "observed_value": 0.7, "detail": "",
@@ -106,6 +119,13 @@ def fill_store(store, settings) -> None:
     store.upsert("probe_results", pd.DataFrame([{
         "run_id": "run1", "kernel": "softmax", "is_valid": True, "eager_ms": 1.2,
         "compiled_ms": 0.8, "speedup": 1.5, "detail": "{}"}]))
+
+
+def features(row) -> dict[str, float]:
+    """Two model features of a star_signals row, by their definitions (forecast/features.py)."""
+    return {"rel_velocity_7d": round(row.velocity_7d / max(abs(row.velocity_28d), 0.5), 6),
+            "slog_velocity_28d": round(float(np.sign(row.velocity_28d)
+                                             * np.log1p(abs(row.velocity_28d))), 6)}
 
 
 @pytest.fixture

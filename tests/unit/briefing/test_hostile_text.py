@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, timedelta
+from urllib.parse import unquote
 
 import pandas as pd
 from markdown_it import MarkdownIt
@@ -130,3 +131,47 @@ def test_briefing_from_hostile_text_is_inert(filled, settings, day):
 
 def _cells(line: str) -> int:
     return len(re.findall(r"(?<!\\)\|", line)) - 1
+
+
+_ESCAPE = re.compile(r"\\[!-/:-@\[-`{-~]")
+_ENTITY = re.compile(r"&#?\w+;")
+_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.S)
+
+
+def test_markdown_reads_clean_and_nothing_from_a_document_is_live(filled, settings, day):
+    """What a reader of the raw markdown sees has no HTML entity or backslash escape (but `\\|`
+    in a table cell); rendered as CommonMark + tables, no raw HTML, no image but shu's charts and
+    no link but to where a cited document was read from."""
+    _poison(filled)
+    result = compose_briefing(filled, day, settings)
+    text = result.path.read_text()
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    locations = {row[0] for row in filled.con.execute("SELECT location FROM documents").fetchall()}
+    in_cell = False
+    seen_links = 0
+    for tok in tokens:
+        assert tok.type not in ("html_block", "html_inline"), tok.content[:200]
+        if tok.type in ("td_open", "th_open"):
+            in_cell = True
+        elif tok.type in ("td_close", "th_close"):
+            in_cell = False
+        if tok.type != "inline":
+            continue
+        # the raw source outside code spans: no entity, no escape (a table cell may hold \|)
+        raw = _CODE_SPAN.sub("", tok.content)
+        if in_cell:
+            raw = raw.replace("\\|", "")
+        assert not _ESCAPE.search(raw), _ESCAPE.search(raw).group(0) + " in " + raw[:300]
+        assert not _ENTITY.search(raw), raw[:300]
+        for child in tok.children or []:
+            if child.type == "text":
+                assert "\\" not in child.content and not _ENTITY.search(child.content)
+            if child.type == "image":
+                assert re.fullmatch(r"[\w.-]+\.png", child.attrGet("src")), child.attrGet("src")
+                assert (result.path.parent / child.attrGet("src")).exists()
+            if child.type == "link_open":
+                seen_links += 1
+                target = unquote(child.attrGet("href"))
+                assert target in locations and target.startswith(("http://", "https://")), target
+    # the corpus did get in, and the page says so in words
+    assert text.count(MARK) >= 10 and seen_links >= 1

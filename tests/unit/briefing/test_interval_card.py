@@ -1,17 +1,14 @@
-"""Forecast cards lead with the repository's velocity interval; the headline question is the
-least-known one (base rate nearest 0.5) where the model departs from its base rate."""
+"""Forecast cards lead with the repository's velocity interval; questions read as questions;
+interval forecasts are listed as intervals, never as the probability they are stored with."""
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
 
 import pandas as pd
 
-from shu.briefing.choice import headline_forecasts
 from shu.briefing.compose import compose_briefing
 from shu.evidence.receipts import resolve, stored_receipts
-from shu.forecast.card import CARD_JSON
 
 
 def test_card_leads_with_the_interval_and_cites_it(filled, settings, day) -> None:
@@ -29,49 +26,27 @@ def test_card_leads_with_the_interval_and_cites_it(filled, settings, day) -> Non
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
     assert f"**28-day velocity on {day + timedelta(days=30)}: 24.1 stars/day" in text
-    assert "(80%: 18.9–30.2)" in text and "95% interval 15.0–35.5" in text
+    assert "(80%: 18.9–30.2)" in text
+    assert "95% interval 15.0–35.5" in result.path.with_suffix(".html").read_text()
     heading = next(line for line in text.splitlines()
                    if line.startswith("### ") and repo in line)
     card = text[text.index(heading):]
-    assert card.index("(80%: 18.9–30.2)") < card.index("**Why this prediction**")
+    assert card.index("(80%: 18.9–30.2)") < card.index("**Why this prediction:**")
     receipts = stored_receipts(filled, result.briefing_id)
     assert any(r.table == "forecast_intervals" for r in receipts)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
 
 
-def test_headline_is_least_known_question_where_model_departs(settings, tmp_path) -> None:
-    models = tmp_path / "models"
-    models.mkdir()
-    card = {"version": "v1", "models": {
-        "star_accel_reach/30": {"fit_base_rate": 0.9},   # nearly always yes
-        "star_velocity_up/30": {"fit_base_rate": 0.45},  # least known
-        "star_accel_fall/30": {"fit_base_rate": 0.52}}}  # least known, but model agrees
-    (models / CARD_JSON).write_text(json.dumps(card))
-    s = settings.model_copy(update={"models_dir": models})
-    repo = s.repos[0].repo
-
-    def f(template: str, p: float) -> dict:
-        return {"repo": repo, "template": template, "horizon_days": 30, "probability": p,
-                "model_version": "v1", "forecast_id": template}
-
-    forecasts = [f("star_accel_reach", 0.99), f("star_velocity_up", 0.7),
-                 f("star_accel_fall", 0.53), f("star_velocity_interval", 0.8)]
-    assert [x["template"] for x in headline_forecasts(forecasts, [repo], s)] == ["star_velocity_up"]
-    # nothing departs: the largest departure wins
-    forecasts = [f("star_accel_reach", 0.93), f("star_velocity_up", 0.46)]
-    assert [x["template"] for x in headline_forecasts(forecasts, [repo], s)] == ["star_accel_reach"]
-
-
 def test_sign_questions_read_as_turning() -> None:
-    from shu.briefing.sections.cards import claim_sentence
+    from shu.briefing.sections.cards import question_sentence
 
     f = {"repo": "a/b", "template": "star_accel_reach", "threshold": 0.0, "probability": 0.7,
          "horizon_days": 30, "resolves_on": "2026-03-30", "origin": "2026-02-28"}
-    assert "will turn positive (reach ≥ 0 stars/day)" in str(claim_sentence(f))
+    assert "acceleration turn positive within 30 days" in question_sentence(f)
     fall = f | {"template": "star_accel_fall", "probability": 0.2}
-    assert "will not turn negative (fall to ≤ 0 stars/day)" in str(claim_sentence(fall))
+    assert "acceleration turn negative within 30 days" in question_sentence(fall)
     level = f | {"template": "star_accel_fall", "threshold": -2.0}
-    assert "fall to ≤ -2.00 stars/day" in str(claim_sentence(level))
+    assert "fall to ≤ -2.00 stars/day" in question_sentence(level)
 
 
 def test_interval_forecasts_are_listed_as_intervals_not_probabilities(filled, settings, day):
@@ -97,10 +72,10 @@ def test_interval_forecasts_are_listed_as_intervals_not_probabilities(filled, se
         "resolved_at": datetime.combine(day, datetime.min.time())}]))
     text = compose_briefing(filled, day, settings).path.read_text()
     listed = next(line for line in text.splitlines()
-                  if line.startswith(f"| {repo} | star\\_velocity\\_interval | 30 | 22.00"))
+                  if line.startswith(f"| {repo} | `star_velocity_interval` | 30 | 22.00"))
     assert "median 31.00, 80%: 26.00–36.00" in listed and "80%" not in listed.split("|")[5][:4]
     resolved = next(line for line in text.splitlines()
-                    if line.startswith(f"| {repo} | star\\_velocity\\_interval | 30 | "
+                    if line.startswith(f"| {repo} | `star_velocity_interval` | 30 | "
                                        f"{day - timedelta(days=30)}"))
     assert "median 20.00, 80%: 15.00–25.00" in resolved and "outside 80%" in resolved
     assert "27.50" in resolved

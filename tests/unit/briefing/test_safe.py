@@ -1,4 +1,5 @@
-"""Outside text rendered through shu.briefing.safe cannot smuggle HTML, scripts or links."""
+"""Outside text rendered through shu.briefing.safe cannot smuggle HTML, scripts or links, and
+reads as itself: no HTML entity or backslash escape shows."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from shu.briefing.safe import safe_inline, safe_link, safe_quote
+from shu.briefing.safe import finish_markdown, safe_inline, safe_link
 
 # The most permissive renderer we could meet: raw HTML allowed, links and images enabled.
 RENDER = MarkdownIt("commonmark", {"html": True}).enable("table").render
@@ -37,9 +38,9 @@ HOSTILE = [
 def _html_problems(html: str) -> list[str]:
     problems = []
     tags = set(re.findall(r"<\s*([a-zA-Z][a-zA-Z0-9]*)", html))
-    # The only tags allowed are the paragraph and blockquote wrappers that the renderer adds.
-    if tags - {"p", "blockquote"}:
-        problems.append(f"tags {sorted(tags - {'p', 'blockquote'})}")
+    # The only tags allowed are the paragraph wrapper and the code spans shu writes.
+    if tags - {"p", "code"}:
+        problems.append(f"tags {sorted(tags - {'p', 'code'})}")
     if re.search(r"(?i)<[a-z][^>]*\b(href|src|on\w+)\s*=", html):
         problems.append("a link or source attribute")
     return problems
@@ -47,20 +48,13 @@ def _html_problems(html: str) -> list[str]:
 
 @pytest.mark.parametrize("payload", HOSTILE)
 def test_inline_renders_inert(payload: str) -> None:
-    html = RENDER("Note: " + safe_inline(payload) + "\n")
+    html = RENDER(finish_markdown("Note: " + safe_inline(payload)) + "\n")
     assert _html_problems(html) == [], html
-
-
-@pytest.mark.parametrize("payload", HOSTILE)
-def test_quote_renders_inert(payload: str) -> None:
-    html = RENDER(safe_quote(payload) + "\n")
-    assert _html_problems(html) == [], html
-    assert html.startswith("<blockquote>")
 
 
 @pytest.mark.parametrize("payload", HOSTILE)
 def test_inline_in_table_cell_keeps_the_table(payload: str) -> None:
-    md = "| a | b |\n|---|---|\n| " + safe_inline(payload) + " | x |\n"
+    md = finish_markdown("| a | b |\n|---|---|\n| " + safe_inline(payload) + " | x |\n")
     html = RENDER(md)
     assert _html_problems(html.replace("<table>", "").replace("<thead>", "").replace(
         "<tbody>", "").replace("<tr>", "").replace("<th>", "").replace("<td>", "")) == [], html
@@ -68,9 +62,21 @@ def test_inline_in_table_cell_keeps_the_table(payload: str) -> None:
 
 
 def test_text_survives_as_text() -> None:
-    html = RENDER(safe_inline("PyTorch 2.3 adds <b>ROCm</b> & [TPU] support_now *really*") + "\n")
-    text = re.sub(r"<[^>]+>", "", html)
-    assert "PyTorch 2.3 adds &lt;b&gt;ROCm&lt;/b&gt; &amp; [TPU] support_now *really*" in text
+    text = "PyTorch 2.3 adds ROCm & [TPU] support_now *really* (within 10%) >= 1.5x a|b"
+    md = finish_markdown(safe_inline(text))
+    assert "\\" not in md and not re.search(r"&#?\w+;", md)  # no escape, no entity
+    html = RENDER(md + "\n")
+    assert re.sub(r"<[^>]+>", "", html).strip() == (
+        "PyTorch 2.3 adds ROCm &amp; [TPU] support_now *really* (within 10%) &gt;= 1.5x a|b")
+
+
+def test_markup_words_become_code_spans_and_html_and_links_their_words() -> None:
+    assert safe_inline("the years_since_rocm feature") == "the `years_since_rocm` feature"
+    assert safe_inline("[ROCm] enable (`hip`)") == "`[ROCm]` enable (`` `hip` ``)"
+    assert safe_inline("<b>ROCm</b> &lt;i&gt;now&lt;/i&gt;") == "ROCm now"
+    assert safe_inline("[docs](https://x.example) ![img](https://x.example/a.png)") == "docs img"
+    assert safe_inline("# not a heading") == "`#` not a heading"
+    assert safe_inline("see https://x.example/a.") == "see `https://x.example/a`."
 
 
 def test_invisible_characters_are_removed_and_lines_collapsed() -> None:

@@ -15,6 +15,7 @@ import pytest
 from shu.forecast import interval
 from shu.forecast.artifact import load_forecasters, model_path, save_forecasters
 from shu.forecast.backtest import BacktestConfig, fit_calibration_split
+from shu.forecast.base_rate import base_rate
 from shu.forecast.examples import base_frame, build_examples, weekly_grid
 from shu.forecast.features import feature_names
 from shu.forecast.issue import issue_forecasts
@@ -205,6 +206,14 @@ def test_declared_questions_are_issued_with_their_threshold(synthetic_store, syn
     mine = [f for f in issued if f.threshold == 1.5 and f.repo == repos[0]]
     assert len(mine) == 1 and ">= +1.50 stars/day" in mine[0].question
     assert len(issued) == len(repos) + 1
+    # each is stored with the climatology of its threshold bucket that its model recorded,
+    # which survives saving and loading the model
+    _, loaded = load_forecasters(model_path(settings))
+    counts = loaded[0].climatology
+    assert counts == result.forecasters[0].climatology and counts["all"][1] > 0
+    rates = {base_rate(counts, int(b)) for b in counts if b != "all"}
+    stored = store.con.execute("SELECT base_rate, base_rate_n FROM forecasts").fetchall()
+    assert len(stored) == len(issued) and all((r, n) in rates for r, n in stored)
     bad = settings.model_copy(update={"questions": [DeclaredQuestion(
         repo=repos[0], template="star_velocity_interval", threshold=1.0, horizon=7)]})
     with pytest.raises(ConfigError, match=r"questions\[0\].*star_velocity_interval"):

@@ -113,3 +113,17 @@ def test_walk_forward_reads_no_outcome_resolved_after_the_origin(synthetic_store
                                   poisoned.predictions.loc[early, cols])
     assert not np.allclose(plain.predictions.loc[~early, cols],
                            poisoned.predictions.loc[~early, cols])
+
+
+def test_a_batch_without_resolved_questions_still_compares_by_day(store):
+    """No resolved question yet (a new horizon, a short store): the warm-up reads an empty
+    batch and must be able to filter it by day like a full one."""
+    from datetime import date
+
+    import pandas as pd
+
+    from shu.forecast.calibration_store import resolved_batch
+
+    batch = resolved_batch(store, None, [], date(2026, 2, 28))
+    assert batch.empty and list(batch.columns) == ["known_on", "band", "pit"]
+    assert (batch["known_on"] <= pd.Timestamp(date(2026, 2, 28))).sum() == 0

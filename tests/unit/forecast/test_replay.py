@@ -7,7 +7,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from shu.briefing.facts import track_record
+from shu.briefing.sections.track import track_record
 from shu.errors import InputError
 from shu.forecast.backtest import BacktestConfig
 from shu.forecast.replay import REPLAY_PREFIX, refit_days, replay

@@ -1,44 +1,77 @@
 """A card's topic evidence and its context: the questions shu asks itself about the repository
-(answered only from corpus passages that name its subject), its peers and its lifecycle phase."""
+(answered only from corpus passages that name its subject, no passage twice on a card), its
+peers and its lifecycle phase.
+
+A star card's topic is the best-supported configured topic (`evidence.topics.attribute_topic`);
+a ROCm card's is always the ROCm topic, so its evidence comes from ROCm commits, release notes
+and passages. The card shows the strongest topic line and up to `SHORT_ANSWERS` answered
+questions; the rest goes to its details.
+"""
 
 from __future__ import annotations
-
-from typing import Any
 
 from shu.briefing import facts as ev
 from shu.briefing.card.answers import answered_sentences, question_subject
 from shu.briefing.context import BriefingContext
 from shu.briefing.safe import Md, safe_inline
-from shu.briefing.text import num, ref
+from shu.briefing.text import num, ref, template_words
 from shu.evidence import topics
+from shu.evidence.receipts import Citation
+from shu.settings import Settings, Topic
 
-QUANTITY_TERMS = {"star_accel_reach": "star acceleration", "star_velocity_up": "star velocity",
-                  "star_gain": "star velocity", "commit_velocity_up": "commit velocity",
-                  "release_within": "release", "star_accel_fall": "star acceleration",
-                  "star_velocity_level": "star velocity"}
+SHORT_ANSWERS = 2
+QUOTE_CHARS = 160  # a quoted sentence on the card (the receipt keeps the whole sentence)
+Used = set[tuple[str, int]]  # (doc_id, passage_no) already quoted on the card
 
 
-def topic_lines(ctx: BriefingContext, topic: topics.TopicEvidence | None) -> list[Md]:
-    """The card's topic evidence lines (or why no topic is asserted)."""
+def rocm_topic(settings: Settings) -> Topic | None:
+    """The configured topic that flags ROCm-touching commits."""
+    return next((t for t in settings.topics if t.flag_column == "touches_rocm"), None)
+
+
+def card_topic(ctx: BriefingContext, repo: str, kind: str) -> topics.TopicEvidence | None:
+    """The topic a card reports on: ROCm for a ROCm card, else the best-supported one."""
+    if kind == "rocm":
+        topic = rocm_topic(ctx.settings)
+        return topics.topic_evidence(ctx.store, topic, repo, ctx.as_of) if topic else None
+    return topics.attribute_topic(ctx.store, ctx.settings, ctx.index, repo, ctx.as_of)
+
+
+def topic_lines(ctx: BriefingContext, topic: topics.TopicEvidence | None, used: Used,
+                short: bool) -> list[Md]:
+    """The card's topic evidence: with `short` its first line (or why no topic is asserted),
+    else the others, leaving out a line whose passages the card already quotes. Passages cited
+    count as quoted on the card."""
     if topic is None:
-        return [Md("No configured topic has evidence for this repository; none is asserted.")]
+        return ([Md("No configured topic has evidence for this repository; none is asserted.")]
+                if short else [])
+    items = topic.items[:1] if short else topic.items[1:]
     lines = []
-    for item in topic.items:
-        refs = [ctx.book.cite(c) for c in item.citations]
-        lines.append(Md(item.text + " " + ref(*refs)))
-    if not topic.asserted:
-        lines.append(Md(f"Evidence for {safe_inline(topic.name)} is below the bar "
+    for item in items:
+        passages = {(c.key["doc_id"], c.key["passage_no"]) for c in item.citations
+                    if c.kind == "passage"}
+        if not short and passages and passages <= used:
+            continue
+        lines.append(Md(item.text + " " + ref(*[_cite(ctx, c, used) for c in item.citations])))
+    if not short and not topic.asserted:
+        lines.append(Md(f"Evidence for {safe_inline(topic.term)} is below the bar "
                         f"({safe_inline(topic.reason)}); the topic is not asserted."))
     return lines
 
 
-def context_answers(ctx: BriefingContext, f: dict[str, Any],
-                    topic: topics.TopicEvidence | None) -> list[dict[str, Any]]:
-    """The context questions the corpus answers, one line for those it does not, and the
-    repository's landscape among its peers and lifecycle phase."""
-    repo = f["repo"]
+def _cite(ctx: BriefingContext, c: Citation, used: Used) -> int:
+    if c.kind == "passage":
+        used.add((c.key["doc_id"], c.key["passage_no"]))
+    return ctx.book.cite(c)
+
+
+def context_answers(ctx: BriefingContext, repo: str, template: str,
+                    topic: topics.TopicEvidence | None, used: Used) -> tuple[list[Md], list[Md]]:
+    """The context questions a passage not yet quoted on the card answers (short: up to
+    SHORT_ANSWERS; details: the others, those nothing answers, and the repository's landscape
+    among its peers and lifecycle phase)."""
     short = repo.split("/")[-1]
-    quantity = QUANTITY_TERMS.get(f["template"], "star velocity")
+    quantity = template_words(template)
     if topic and topic.asserted:
         term = topic.term
         questions = [
@@ -57,40 +90,33 @@ def context_answers(ctx: BriefingContext, f: dict[str, Any],
              f"{short} release attention stars"),
             ("TERM", f"What does '{quantity}' measure?", f"{quantity} measure"),
         ]
-    out: list[dict[str, Any]] = []
+    answered: list[Md] = []
     unanswered: list[str] = []
     for label, question, query in questions:
         answer = ctx.index.answer(query)
         sentences = answered_sentences(answer, question_subject(label, repo, topic, quantity))
-        refs = []
+        quotes = []
         for sentence in sentences:
             hit = next(c for c in answer.citations if sentence in c.text or
                        sentence.rstrip("…") in " ".join(c.text.split()))
-            refs.append(ctx.book.passage(hit.doc_id, hit.passage_no, sentence.rstrip("…"),
-                                         title=hit.title, location=hit.location,
-                                         published_on=hit.published_on,
-                                         label=f"{repo} {label.lower()}"))
-        text = ""
-        if sentences:
-            text = " ".join(f"“{safe_inline(s)}”" for s in sentences) + " " + ref(*refs)
-        if label == "WHY NOW" and topic is not None:
-            recent = [i for i in topic.items if i.kind in ("release", "commits")]
-            for item in recent[:2]:
-                text += " " + item.text + " " + ref(*[ctx.book.cite(c)
-                                                      for c in item.citations])
-        if not text.strip():
+            if (hit.doc_id, hit.passage_no) in used:
+                continue
+            used.add((hit.doc_id, hit.passage_no))
+            r = ctx.book.passage(hit.doc_id, hit.passage_no, sentence.rstrip("…"),
+                                 title=hit.title, location=hit.location,
+                                 published_on=hit.published_on,
+                                 label=f"{repo} {label.lower()}")
+            quotes.append(f"“{safe_inline(sentence, QUOTE_CHARS)}” {ref(r)}")
+        if quotes:
+            answered.append(Md(f"*{safe_inline(question)}* " + " ".join(quotes)))
+        else:
             unanswered.append(question)
-            continue
-        out.append({"label": label, "question": question, "answer": Md(text.strip())})
+    details = answered[SHORT_ANSWERS:]
     if unanswered:
-        out.append({"label": "NO ANSWER", "question": "",
-                    "answer": Md("The corpus has no passage answering: "
-                                 + "; ".join(safe_inline(q) for q in unanswered))})
-    out.append({"label": "LANDSCAPE", "question": f"Where does {repo} stand among its peers?",
-                "answer": _landscape(ctx, repo)})
-    out.append({"label": "LIFECYCLE", "question": f"Which phase is {repo} in?",
-                "answer": _lifecycle(ctx, repo)})
-    return out
+        details.append(Md("The corpus has no passage answering: "
+                          + "; ".join(safe_inline(q) for q in unanswered)))
+    details += [_landscape(ctx, repo), _lifecycle(ctx, repo)]
+    return answered[:SHORT_ANSWERS], details
 
 
 def _landscape(ctx: BriefingContext, repo: str) -> Md:

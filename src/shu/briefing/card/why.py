@@ -1,58 +1,76 @@
-"""A card's "Why this prediction": the model's probability and its largest drivers, the base
-rate it departs from, and the repository's signals, peers and releases on the data day."""
+"""A card's "Why this prediction": the model's largest drivers in words, with what each does
+to the probability, and the repository's signals, peers and releases on the data day.
+
+The card shows the top `SHORT_DRIVERS` drivers; the others, and the signal, peer and release
+context, go to its details (the HTML page's expandable part).
+"""
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from shu.briefing import facts as ev
+from shu.briefing.card.drivers import statement
 from shu.briefing.context import BriefingContext
-from shu.briefing.safe import Md, safe_code, safe_inline
+from shu.briefing.safe import Md, safe_inline
 from shu.briefing.text import num, pct, ref
 
-FEATURE_LABELS = {
-    "log_stars": "log of stars",
-    "slog_velocity_28d": "signed log of the 28-day star velocity",
-    "rel_velocity_7d": "7-day velocity / 28-day velocity",
-    "rel_acceleration_7d": "7-day acceleration / 28-day velocity",
-    "rel_acceleration_28d": "28-day acceleration / 28-day velocity",
-    "velocity_7d_z": "7-day velocity z-score (trailing year)",
-    "velocity_28d_z": "28-day velocity z-score (trailing year)",
-    "rel_accel_sd_91d": "spread of acceleration over 91 days / velocity",
-    "rel_accel_max_91d": "highest acceleration in 91 days / velocity",
-    "rel_velocity_vs_max_91d": "velocity / its 91-day high",
-    "velocity_change_91d": "relative change of velocity over 91 days",
-    "velocity_change_364d": "relative change of velocity over a year",
-    "log_star_growth_364d": "log star growth over a year",
-    "history_years": "years of star history (capped at 3)",
-    "coverage_91d": "share of the last 91 days with a velocity",
-    "market_velocity_z": "median velocity z-score of all repositories",
-    "market_rel_acceleration": "median relative acceleration of all repositories",
-    "category_accelerating_share": "share of its category accelerating",
-    "category_rel_acceleration": "its category's median relative acceleration",
-    "phase_emerging": "lifecycle phase is emerging (0/1)",
-    "phase_expansion": "lifecycle phase is expansion (0/1)",
-    "phase_decline": "lifecycle phase is decline (0/1)",
-    "months_since_release": "months since the last release",
-    "releases_365d": "releases in the last year",
-    "release_interval_ratio": "time since release / usual release interval",
-    "slog_commit_velocity_28d": "signed log of the 28-day commit velocity",
-    "rel_commit_acceleration_28d": "28-day commit acceleration / commit velocity",
-    "rocm_share_28d": "share of ROCm-flagged commits (28 days)",
-    "rel_velocity_7d_lag7": "7-day velocity a week earlier / 28-day velocity",
-    "rel_velocity_7d_lag14": "7-day velocity two weeks earlier / 28-day velocity",
-    "rel_velocity_7d_lag21": "7-day velocity three weeks earlier / 28-day velocity",
-    "rel_median_gain_28d": "median daily stars over 28 days / 28-day velocity",
-    "max_day_share_28d": "share of the 28 days' stars gained on the busiest day",
-    "rel_velocity_3d": "3-day velocity / 28-day velocity",
-    "gap_rel_velocity": "threshold minus acceleration, / velocity",
-    "gap_rel_sd": "threshold minus acceleration, in 91-day spreads",
-    "slog_threshold": "signed log of the threshold",
-    "log_gain_vs_pace": "log of the star gain asked / the current pace",
-    "log_level_vs_velocity": "log of the velocity asked / the current velocity",
-}
+SHORT_DRIVERS = 2
 
+
+def why_prediction(ctx: BriefingContext, f: dict[str, Any] | None, repo: str,
+                   kind: str) -> tuple[list[Md], list[Md]]:
+    """The card's "Why this prediction" lines (short, details), each number with its receipt.
+    `f` is the card's question (None: the card leads with the interval alone); `kind` "rocm"
+    puts the repository's ROCm activity where a star card has its star signals."""
+    short: list[Md] = []
+    details: list[Md] = []
+    if f is not None:
+        lines = driver_lines(ctx, f)
+        short += lines[:SHORT_DRIVERS]
+        details += lines[SHORT_DRIVERS:]
+        if not lines:
+            details.append(Md("The model stored no drivers for this forecast."))
+    if kind == "rocm":
+        short += rocm_context(ctx, repo)
+    else:
+        (short if f is None else details).extend(_signal_context(ctx, repo))
+    details += _peer_context(ctx, repo, ctx.categories)
+    details += _release_context(ctx, repo)
+    return short, details
+
+
+def rocm_context(ctx: BriefingContext, repo: str) -> list[Md]:
+    """The repository's ROCm activity in the year to the data day, as query receipts."""
+    act = ctx.rocm_activity(repo)
+    r_c = ctx.book.query("commits", act.commits_sql, act.params, act.commits, ctx.as_of,
+                         f"{repo} ROCm-touching commits in a year")
+    r_r = ctx.book.query("releases", act.releases_sql, act.params, act.releases, ctx.as_of,
+                         f"{repo} releases mentioning ROCm in a year")
+    return [Md(f"In the year to {ctx.as_of}: {act.commits:,} ROCm-touching commits {ref(r_c)} "
+               f"and {act.releases:,} releases whose notes mention ROCm {ref(r_r)}.")]
+
+
+def driver_lines(ctx: BriefingContext, f: dict[str, Any]) -> list[Md]:
+    """One line per stored driver: what the feature says, and the probability the model would
+    give with a typical value of it instead (the occlusion its contribution measures)."""
+    lines = []
+    for d in json.loads(f["drivers"] or "[]"):
+        name = str(d.get("feature"))
+        value, r = _feature_receipt(ctx, f, name)
+        said = statement(name, _as_float(value if value is not None else d.get("value")),
+                         f["template"])
+        contribution = _as_float(d.get("contribution"))
+        if said is None or contribution is None:
+            continue
+        typical = _expit(_logit(f["probability"]) - contribution)
+        effect = "raises" if contribution > 0 else "lowers"
+        lines.append(Md(f"{safe_inline(said)} {ref(r)}: this {effect} the chance "
+                        f"({pct(typical)} with a typical value, {num(contribution, signed=True)} "
+                        "in log-odds)."))
+    return lines
 
 
 def _feature_receipt(ctx: BriefingContext, f: dict[str, Any],
@@ -66,49 +84,20 @@ def _feature_receipt(ctx: BriefingContext, f: dict[str, Any],
                                f"{f['repo']} feature {name}")
 
 
-def why_prediction(ctx: BriefingContext, f: dict[str, Any],
-                   categories: list[ev.CategoryMove]) -> list[Md]:
-    """The card's "Why this prediction" lines, each number with its receipt."""
-    lines: list[Md] = []
-    r_prob = ctx.book.row("forecasts", {"forecast_id": f["forecast_id"]}, "probability",
-                          f["probability"], f["origin"], f"{f['repo']} probability")
-    drivers = json.loads(f["drivers"] or "[]")
-    if drivers:
-        parts = []
-        for d in drivers[:4]:
-            name = str(d.get("feature"))
-            value, r = _feature_receipt(ctx, f, name)
-            shown = value if value is not None else d.get("value")
-            label = FEATURE_LABELS.get(name, name)
-            contribution = d.get("contribution")
-            direction = "towards yes" if (contribution or 0) > 0 else "towards no"
-            parts.append(f"{safe_inline(label)} ({safe_code(name)}) = "
-                         f"{num(_as_float(shown))} {ref(r)} pushed {direction} "
-                         f"({num(_as_float(contribution), 2, signed=True)} log-odds)")
-        lines.append(Md(f"The model gives {pct(f['probability'])} {ref(r_prob)} for yes; its "
-                        "largest drivers: " + "; ".join(parts) + "."))
-    else:
-        lines.append(Md(f"The model gives {pct(f['probability'])} {ref(r_prob)} for yes; it "
-                        "stored no drivers for this forecast."))
-    base = ev.fit_base_rate(ctx.settings, f["template"], f["horizon_days"], f["model_version"])
-    if base is not None:
-        r_base = ctx.book.file(base.card_path, base.pointer, base.rate, None,
-                               f"{f['template']}/{f['horizon_days']} fitting base rate")
-        lines.append(Md(f"Against the base rate: {pct(base.rate)} {ref(r_base)} of the "
-                        f"{safe_code(f['template'])} questions at {f['horizon_days']} days the "
-                        "model was fitted on resolved yes; the drivers above move this one to "
-                        f"{pct(f['probability'])}."))
-    lines.extend(_signal_context(ctx, f["repo"]))
-    lines.extend(_peer_context(ctx, f["repo"], categories))
-    lines.extend(_release_context(ctx, f["repo"]))
-    return lines
-
-
 def _as_float(value: Any) -> float | None:
     try:
         return None if value is None else float(value)
     except (TypeError, ValueError):
         return None
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+def _expit(x: float) -> float:
+    return 1 / (1 + math.exp(-x))
 
 
 def _signal_context(ctx: BriefingContext, repo: str) -> list[Md]:

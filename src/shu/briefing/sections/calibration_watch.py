@@ -76,9 +76,11 @@ ORDER BY abs(horizon_days - 30), horizon_days, model_version"""
 
 def build(ctx: BriefingContext) -> Part:
     """The watch's tables, its lines and its chart."""
-    view = watch_section(ctx.store, ctx.book, ctx.day, ctx.out_dir)
+    watch = calibration_watch(ctx.store, ctx.day)
+    view = watch_section(ctx.store, ctx.book, ctx.day, ctx.out_dir, watch)
     ctx.charts.append(ctx.out_dir / view["chart"])
-    return Part(ctx.render("sections/calibration_watch.md.j2", calibration_watch=view))
+    return Part(ctx.render("sections/calibration_watch.md.j2", calibration_watch=view),
+                data={"calibration_watch": watch})
 
 
 def guard_notice(ctx: BriefingContext) -> Md | None:
@@ -204,10 +206,12 @@ def _action_lines(watch: dict) -> list[str]:
     return lines
 
 
-def watch_section(store: Store, book: ReceiptBook, day: date, out_dir: Path) -> dict[str, Any]:
-    """The section's view: the watch with receipts on its numbers, its lines, and the chart
-    (written to OUT_DIR/DAY-calibration-watch.png)."""
-    watch = calibration_watch(store, day)
+def watch_section(store: Store, book: ReceiptBook, day: date, out_dir: Path,
+                  watch: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The section's view: the watch (`calibration_watch`, computed here unless given) with
+    receipts on its numbers, its lines, and the chart (written to
+    OUT_DIR/DAY-calibration-watch.png)."""
+    watch = watch if watch is not None else calibration_watch(store, day)
     params = [day - timedelta(days=watch["window_days"]), day]
     rows = [_cited_row(book, "yes_no", b, params, day, "forecasts") | {
         "said": Md(_pct(b["mean_confidence"]))} for b in watch["yes_no"]]

@@ -25,8 +25,12 @@ QUOTE_CHARS = 300
 
 def build(ctx: BriefingContext) -> Part:
     """The checked claims, contradicted first, and the untestable ones in short."""
-    return Part(ctx.render("sections/claims.md.j2",
-                           claims=claims_section(ctx.store, ctx.book, ctx.as_of)))
+    checks = document_checks(ctx.store, ctx.as_of)
+    data = [{"text": c.claim, "source": c.spec.location or c.spec.title, "title": c.spec.title,
+             "passage_no": c.spec.passage_no, "verdict": c.verdict,
+             "evidence": c.reason or c.evidence} for c in checks]
+    return Part(ctx.render("sections/claims.md.j2", claims=claims_view(checks, ctx.book)),
+                data={"claims": data})
 
 
 def cite_passage(book: ReceiptBook, check: ClaimCheck) -> int:
@@ -44,8 +48,12 @@ def cite_probe(book: ReceiptBook, check: ClaimCheck) -> list[int]:
 
 
 def claims_section(store: Store, book: ReceiptBook, as_of: date) -> dict[str, Any]:
+    """The section's view of the claims read from documents published by `as_of`."""
+    return claims_view(document_checks(store, as_of), book)
+
+
+def claims_view(checks: list[ClaimCheck], book: ReceiptBook) -> dict[str, Any]:
     """The section's view: counts, checked claims (contradicted first) and untestable ones."""
-    checks = document_checks(store, as_of)
     order = {CONTRADICTED: 0, SUPPORTED: 1}
     checked = sorted((c for c in checks if c.verdict in order),
                      key=lambda c: (order[c.verdict], c.spec.location or "", c.claim_id))

@@ -28,14 +28,16 @@ def build(ctx: BriefingContext) -> Part:
             "pass_rate": Md(pct(run["pass_rate"])),
             "kernels": [_kernel_row(k) for k in facts.probe_kernels(ctx.store, run["run_id"])],
         })
-    claims = []
+    claims, data = [], []
     for claim in configured_checks(ctx.store):
         refs = [ctx.book.cite(c) for c in claim.citations]
         claims.append({"claim": claim.claim, "verdict": claim.verdict,
                        "numbers": Md(safe_inline(claim.numbers) + " " + ref(*refs))})
+        data.append({"text": claim.claim, "source": "built-in", "verdict": claim.verdict,
+                     "evidence": claim.numbers})
     probe = {"runs": out_runs, "claims": claims,
              "max_age_days": ctx.settings.probe_max_age_days}
-    return Part(ctx.render("sections/probe.md.j2", probe=probe))
+    return Part(ctx.render("sections/probe.md.j2", probe=probe), data={"claims": data})
 
 
 def _kernel_row(k: dict[str, Any]) -> dict[str, Any]:

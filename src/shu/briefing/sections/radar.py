@@ -1,7 +1,7 @@
 """The "Breaking out" section: the radar's top repositories that are not tracked, each with its
 28-day velocity now, its probability of a breakout, the drivers in words and their receipts
-(`shu.forecast.radar`); and the radar's own track record, which the "Track record" section shows
-(`record_view`)."""
+(`shu.forecast.radar`), also as the briefing JSON's `radar` key; and the radar's own track
+record, which the "Track record" section shows (`record_view`, `record_data`)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,24 @@ def build(ctx: BriefingContext) -> Part:
                      "bar": Md(f"{num(e.bar, 1)} by {e.resolves_on}"),
                      "why": Md(why or "—")})
     origin = entries[0].origin if entries else None
-    return Part(ctx.render("sections/radar.md.j2", rows=rows, origin=origin, top=TOP))
+    data: dict[str, Any] = {"radar": [
+        {"repo": e.repo, "probability": e.probability, "velocity_28d": e.velocity_28d,
+         "origin": e.origin, "horizon": e.horizon_days, "bar": e.bar,
+         "forecast_id": e.forecast_id, "drivers": [d.text for d in e.drivers]}
+        for e in entries]}
+    if not entries:
+        data["notes"] = {"radar": "no star_breakout forecast of an untracked repository is "
+                                  f"stored at an origin up to {ctx.day}"}
+    return Part(ctx.render("sections/radar.md.j2", rows=rows, origin=origin, top=TOP),
+                data=data)
+
+
+def record_data(ctx: BriefingContext) -> dict[str, Any] | None:
+    """The radar's record as plain data for `reports/DATE.json` (None before any resolved)."""
+    record = radar_data.radar_record(ctx.store, ctx.day)
+    if record is None:
+        return None
+    return {k: v for k, v in record.items() if k not in ("sql", "params")}
 
 
 def record_view(ctx: BriefingContext) -> dict[str, Any] | None:

@@ -1,24 +1,34 @@
 """The "Track record" section: forecasts resolved since the last briefing, rolling scores of the
 yes/no forecasts (Brier against climatology, skill, ECE, hit rate per confidence band), the
 observed coverage of the interval forecasts, the breakout radar's precision@k and Brier score
-(its forecasts are scored apart: `radar.record_view`), and the reliability diagram."""
+(its forecasts are scored apart: `radar.record_view`), and the reliability diagram.
+
+`track_record(store, day, window_days)` is the section's data: read-only queries bounded by the
+briefing's day, each aggregate with the SELECT that reproduces it (a query receipt).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
 from typing import Any
 
-from shu.briefing import charts, facts
+from shu.briefing import charts
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.facts import BAND_SQL, RADAR_SQL_LIST, RIGHT_SQL, dicts
 from shu.briefing.safe import Md, safe_inline
 from shu.briefing.sections import radar
 from shu.briefing.text import interval_text, num, pct, ref
+from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
+from shu.forecast.replay import REPLAY_PREFIX
+from shu.store import Store
 
 TRACK_WINDOW_DAYS = 90
 
 
 def build(ctx: BriefingContext) -> Part:
     """The track record's tables and its reliability chart (written beside the markdown)."""
-    track = facts.track_record(ctx.store, ctx.day, TRACK_WINDOW_DAYS)
+    track = track_record(ctx.store, ctx.day, TRACK_WINDOW_DAYS)
     reliability_png = ctx.out_dir / f"{ctx.day}-reliability.png"
     charts.reliability_chart(track.pairs, reliability_png,
                              title=f"Reliability of resolved forecasts, {TRACK_WINDOW_DAYS} days "
@@ -26,10 +36,31 @@ def build(ctx: BriefingContext) -> Part:
     ctx.charts.append(reliability_png)
     return Part(ctx.render("sections/track.md.j2", track=_view(ctx, track),
                            reliability_png=reliability_png.name,
-                           radar=radar.record_view(ctx)))
+                           radar=radar.record_view(ctx)),
+                data={"track_record": track_data(track, radar.record_data(ctx))})
 
 
-def _view(ctx: BriefingContext, track: facts.TrackRecord) -> dict[str, Any]:
+def track_data(track: TrackRecord, radar_record: dict[str, Any] | None) -> dict[str, Any]:
+    """The track record as plain data (`reports/DATE.json`); `radar` is the breakout radar's
+    own record (None before any of its forecasts resolved)."""
+    return {
+        "window_days": TRACK_WINDOW_DAYS, "n": track.n, "n_void": track.n_void,
+        "n_replayed": track.n_replayed, "brier": track.brier,
+        "climatology_brier": track.climatology_brier, "brier_skill": track.skill,
+        "ece": track.ece, "base_rate": track.base_rate,
+        "bands": [{"band": b, "n": n, "hit_rate": h} for b, n, h in track.bands],
+        "intervals": None if not track.intervals else {
+            "n": track.intervals.n,
+            "coverage": {str(level): track.intervals.coverage[level]
+                         for level in INTERVAL_LEVELS}},
+        "resolved_since_last_briefing": [
+            {k: row[k] for k in ("repo", "template", "horizon_days", "origin", "probability",
+                                 "base_rate", "outcome", "observed_value", "replayed",
+                                 "forecast_id")} for row in track.since_last],
+    }
+
+
+def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
     resolved = []
     for row in track.since_last:
         r = ctx.book.row("forecast_resolutions", {"forecast_id": row["forecast_id"]}, "outcome",
@@ -42,6 +73,7 @@ def _view(ctx: BriefingContext, track: facts.TrackRecord) -> dict[str, Any]:
                          "horizon": row["horizon_days"],
                          "origin": f"{row['origin']}{' (replayed)' if row['replayed'] else ''}",
                          "forecast": Md(interval or pct(row["probability"])),
+                         "base_rate": Md("—" if interval else pct(row["base_rate"])),
                          "outcome": Md(f"{outcome} {ref(r)}"),
                          "observed": Md(num(row["observed_value"]))})
     metrics = None
@@ -72,7 +104,142 @@ def _view(ctx: BriefingContext, track: facts.TrackRecord) -> dict[str, Any]:
                 ctx.book.query("interval_resolutions", iv.coverage_sql[level], track.params,
                                iv.coverage[level], ctx.day,
                                f"observed coverage of the {level}% intervals")))}
-            for level in facts.INTERVAL_LEVELS]}
+            for level in INTERVAL_LEVELS]}
     return {"since": track.since, "resolved": resolved, "metrics": metrics,
             "intervals": intervals, "window_days": TRACK_WINDOW_DAYS,
             "n_void": track.n_void, "n_replayed": track.n_replayed}
+
+
+@dataclass
+class TrackRecord:
+    """Resolutions since the last briefing and rolling scores over a window of resolved days."""
+
+    since: datetime | None
+    since_last: list[dict[str, Any]]
+    n: int = 0
+    n_void: int = 0
+    n_replayed: int = 0  # forecasts in the window issued by `shu replay` (resolved incl. void)
+    brier: float | None = None
+    base_rate: float | None = None
+    climatology_brier: float | None = None
+    skill: float | None = None
+    ece: float | None = None
+    bands: list[tuple[str, int, float]] = field(default_factory=list)
+    pairs: list[tuple[float, int]] = field(default_factory=list)
+    n_sql: str = ""
+    brier_sql: str = ""
+    base_sql: str = ""
+    params: list[Any] = field(default_factory=list)
+    intervals: IntervalRecord | None = None
+
+
+INTERVAL_LEVELS = (50, 80, 95)
+
+
+@dataclass
+class IntervalRecord:
+    """Resolved interval forecasts in the track record's window: how often each central
+    interval held (`coverage`: nominal % -> observed share), with the SELECTs behind them."""
+
+    n: int
+    n_sql: str
+    coverage: dict[int, float] = field(default_factory=dict)
+    coverage_sql: dict[int, str] = field(default_factory=dict)
+
+
+def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
+    """The briefing's track record as of `day`.
+
+    Rolling scores cover yes/no forecasts that resolved (void is counted apart) with
+    `resolves_on` in (day - window_days, day]. Climatology is the base rate of the same
+    template and horizon within the window, so skill = 1 - Brier / climatology Brier says how much
+    better the forecasts were than always saying that base rate. Interval forecasts (stored as
+    "the 80% interval holds" at p = 0.8) are not scored with them: their record is the observed
+    coverage of each central interval against its nominal level (`intervals`). The radar's
+    forecasts (every repository in the store) are left out: they have their own record
+    (`shu.forecast.radar.radar_record`).
+    """
+    since = store.con.execute("SELECT max(generated_at) FROM briefings WHERE day < ?",
+                              [day]).fetchone()[0]
+    since_last = dicts(store.con.execute(
+        "SELECT f.forecast_id, f.repo, f.template, f.horizon_days, f.origin, f.probability, "
+        "f.base_rate, "
+        "r.outcome, r.observed_value, r.resolved_at, "
+        f"f.model_version LIKE '{REPLAY_PREFIX}%' AS replayed, "
+        "i.median, i.lower_80, i.upper_80 "
+        "FROM forecast_resolutions r JOIN forecasts f USING (forecast_id) "
+        "LEFT JOIN forecast_intervals i USING (forecast_id) "
+        "WHERE r.resolved_at > ? AND f.resolves_on <= ? "
+        f"AND f.template NOT IN ({RADAR_SQL_LIST}) "
+        "ORDER BY r.resolved_at DESC, f.forecast_id LIMIT 12",
+        [since or datetime(1970, 1, 1), day]))
+    window = ("FROM forecasts f JOIN forecast_resolutions r USING (forecast_id) WHERE "
+              "f.resolves_on > ? AND f.resolves_on <= ? "
+              f"AND f.template NOT IN ({RADAR_SQL_LIST})")
+    params = [day - timedelta(days=window_days), day]
+    record = TrackRecord(since, since_last, params=params)
+    record.n_replayed = int(store.con.execute(
+        f"SELECT count(*) {window} AND f.model_version LIKE '{REPLAY_PREFIX}%'",
+        params).fetchone()[0])
+    record.intervals = _interval_record(store, params)
+    window += f" AND f.template <> '{INTERVAL_TEMPLATE}'"
+    record.n_void = int(store.con.execute(
+        f"SELECT count(*) {window} AND r.outcome = 'void'", params).fetchone()[0])
+    scored = f"{window} AND r.outcome IN ('yes', 'no')"
+    record.n_sql = f"SELECT count(*) {scored}"
+    record.brier_sql = (f"SELECT avg(power(f.probability - (r.outcome = 'yes')::INT, 2)) "
+                        f"{scored}")
+    record.base_sql = f"SELECT avg((r.outcome = 'yes')::INT) {scored}"
+    record.n = int(store.con.execute(record.n_sql, params).fetchone()[0])
+    if not record.n:
+        return record
+    record.brier = float(store.con.execute(record.brier_sql, params).fetchone()[0])
+    record.base_rate = float(store.con.execute(record.base_sql, params).fetchone()[0])
+    rows = store.con.execute(
+        f"SELECT f.probability, (r.outcome = 'yes')::INT AS y, "
+        f"avg((r.outcome = 'yes')::INT) OVER (PARTITION BY f.template, f.horizon_days) AS clim, "
+        f"{BAND_SQL} AS band, {RIGHT_SQL} AS is_right {scored} ORDER BY f.probability",
+        params).fetchall()
+    record.pairs = [(float(p), int(y)) for p, y, _, _, _ in rows]
+    record.climatology_brier = sum((c - y) ** 2 for _, y, c, _, _ in rows) / len(rows)
+    if record.climatology_brier > 0:
+        record.skill = 1 - record.brier / record.climatology_brier
+    record.ece = expected_calibration_error(record.pairs)
+    for band in ("low", "medium", "high"):
+        members = [r for r in rows if r[3] == band]
+        if members:
+            record.bands.append((band, len(members),
+                                 sum(1 for r in members if r[4]) / len(members)))
+    return record
+
+
+def _interval_record(store: Store, params: list[Any]) -> IntervalRecord | None:
+    """Coverage of the interval forecasts resolved in the window (None when there is none)."""
+    base = ("FROM forecasts f JOIN interval_resolutions i USING (forecast_id) WHERE "
+            f"f.template = '{INTERVAL_TEMPLATE}' AND f.resolves_on > ? AND f.resolves_on <= ?")
+    n_sql = f"SELECT count(*) {base}"
+    n = int(store.con.execute(n_sql, params).fetchone()[0])
+    if not n:
+        return None
+    record = IntervalRecord(n, n_sql)
+    for level in INTERVAL_LEVELS:
+        record.coverage_sql[level] = f"SELECT avg(i.held_{level}::INT) {base}"
+        record.coverage[level] = float(
+            store.con.execute(record.coverage_sql[level], params).fetchone()[0])
+    return record
+
+
+def expected_calibration_error(pairs: list[tuple[float, int]], bins: int = 10) -> float:
+    """ECE over equal-count bins of forecasts sorted by probability."""
+    ordered = sorted(pairs)
+    n = len(ordered)
+    if not n:
+        return 0.0
+    total = 0.0
+    for b in range(min(bins, n)):
+        chunk = ordered[b * n // min(bins, n):(b + 1) * n // min(bins, n)]
+        if chunk:
+            mean_p = sum(p for p, _ in chunk) / len(chunk)
+            mean_y = sum(y for _, y in chunk) / len(chunk)
+            total += len(chunk) / n * abs(mean_p - mean_y)
+    return total

@@ -1,0 +1,77 @@
+"""The briefing as data: `reports/DATE.json` beside the markdown, what a Slack bot or a notebook
+reads instead of parsing prose.
+
+Top-level keys (each section contributes its own through `Part.data`):
+- `cards`: per card `repo`, `kind` ("star" or "rocm"), `template`, `horizon`, `question` (the
+  stored question, or null when the card leads with its interval alone), `probability`,
+  `base_rate`, `declared`, `skill` (demonstrated or not, and why), `interval` (median and the
+  50/80/95% bounds of the 28-day velocity on `resolves_on`) or null, `forecast_id`;
+- `radar`: the "Breaking out" section's candidates, each `repo`, `probability`,
+  `velocity_28d` (plus `origin`, `horizon`, `bar`, `forecast_id` and the drivers in words);
+- `claims`: each `text`, `source` (the document's location, or "built-in" for a configured
+  claim), `verdict`, `evidence`;
+- `calibration_watch`: the calibration watch as plain data
+  (`sections.calibration_watch.calibration_watch`), or null;
+- `track_record`: the rolling scores, interval coverage, what resolved since the last
+  briefing, and the radar's own record (`radar`: precision@k and Brier with their intervals);
+- `notes`: why a key holds an empty list or null, when it does; plus `day`, `data_as_of`,
+  `title`, `generated_at` and `synthetic`.
+
+A key no section provides is an empty list or null; nothing is invented.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from shu.briefing.context import BriefingContext, Part
+from shu.store import utcnow
+
+KEYS = ("cards", "radar", "claims", "calibration_watch", "track_record")
+
+
+def briefing_data(ctx: BriefingContext, parts: list[Part]) -> dict[str, Any]:
+    """The JSON document of the briefing whose sections built `parts`."""
+    doc: dict[str, Any] = {"day": ctx.day, "data_as_of": ctx.as_of, "title": ctx.title,
+                           "generated_at": utcnow().replace(microsecond=0),
+                           "synthetic": ctx.synthetic}
+    notes: dict[str, str] = {}
+    for part in parts:
+        for key, value in part.data.items():
+            if key == "notes":
+                notes.update(value)
+            elif isinstance(doc.get(key), list) and isinstance(value, list):
+                doc[key] += value
+            else:
+                doc[key] = value
+    for key in KEYS:
+        doc.setdefault(key, [] if key in ("cards", "claims") else None)
+    doc["notes"] = notes
+    return doc
+
+
+def write_data(path: Path, doc: dict[str, Any]) -> Path:
+    """Write `doc` as JSON to `path` (dates as ISO text, NaN as null)."""
+    path.write_text(json.dumps(_plain(doc), indent=1, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, bool) or value is None or isinstance(value, str | int):
+        return value
+    if hasattr(value, "item"):  # numpy scalars
+        value = value.item()
+    if isinstance(value, float):
+        return None if math.isnan(value) else value
+    return value

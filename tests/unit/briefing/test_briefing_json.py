@@ -1,0 +1,75 @@
+"""Each briefing writes reports/DATE.json beside the markdown: cards, radar, claims, calibration
+watch and track record as plain data, with a note wherever a key is empty and why."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime
+
+import pandas as pd
+
+from shu.briefing.compose import compose_briefing
+from shu.evidence.document_claims import refresh_claims
+
+
+def _add_document_claim(store) -> None:
+    text = "On CPU, torch.compile gives a 2.5x speedup over eager for softmax."
+    store.upsert("documents", pd.DataFrame([{
+        "doc_id": "c1", "location": "notes/claims.md", "title": "Compiler claims",
+        "published_on": date(2026, 2, 10), "content_hash": "c1", "format": "markdown",
+        "text": text}]))
+    store.upsert("passages", pd.DataFrame([{"doc_id": "c1", "passage_no": 0, "text": text}]))
+    assert refresh_claims(store, ["c1"]) >= 1
+
+
+def _add_breakouts(store, day) -> None:
+    store.upsert("star_signals", pd.DataFrame([{
+        "repo": "rising/star", "day": day, "stars": 900, "velocity_28d": 12.5, "gap": False}]))
+    rows = []
+    for repo, p in (("rising/star", 0.31), ("acme/platform", 0.55)):  # the second is tracked
+        rows.append({"forecast_id": f"b-{repo}", "repo": repo, "template": "star_breakout",
+                     "origin": day, "horizon_days": 30, "resolves_on": day, "threshold": 10.0,
+                     "question": "q", "probability": p, "confidence": "low",
+                     "model_version": "test-1", "features": "{}", "drivers": "[]",
+                     "receipts": "[]", "issued_at": datetime(2026, 2, 28, 6)})
+    store.upsert("forecasts", pd.DataFrame(rows))
+
+
+def test_briefing_json_has_every_key_in_shape(filled, settings, day):
+    _add_document_claim(filled)
+    result = compose_briefing(filled, day, settings)
+    doc = json.loads(result.path.with_suffix(".json").read_text())
+    assert {"cards", "radar", "claims", "calibration_watch", "track_record"} <= set(doc)
+    assert doc["day"] == str(day) and doc["title"] == result.title
+    assert len(doc["cards"]) == result.n_forecasts == 3
+    for card in doc["cards"]:
+        assert {"repo", "template", "horizon", "question", "probability", "declared",
+                "interval"} <= set(card)
+        assert card["declared"] is False and 0.1 <= card["probability"] <= 0.9
+        assert card["template"] == "star_accel_reach" and card["horizon"] == 30
+        assert card["base_rate"] == 0.45 and card["skill"]["demonstrated"] is True
+        assert card["interval"] is None  # the sample stores no interval forecast
+    assert {c["repo"] for c in doc["cards"]} == {r.repo for r in settings.repos}
+    built_in = [c for c in doc["claims"] if c["source"] == "built-in"]
+    from_documents = [c for c in doc["claims"] if c["source"] == "notes/claims.md"]
+    assert built_in and from_documents
+    for claim in doc["claims"]:
+        assert {"text", "source", "verdict"} <= set(claim) and claim["text"]
+    assert "2.5x" in from_documents[0]["text"]
+    track = doc["track_record"]
+    assert track["n"] == 6 and track["window_days"] == 90 and track["brier"] is not None
+    assert {b["band"] for b in track["bands"]} <= {"low", "medium", "high"}
+    # nothing is invented: empty keys say why
+    assert doc["radar"] == [] and "star_breakout" in doc["notes"]["radar"]
+    watch = doc["calibration_watch"]
+    assert watch["window_days"] == 56 and {"yes_no", "intervals", "lines"} <= set(watch)
+
+
+def test_radar_holds_the_stored_breakout_forecasts_of_untracked_repositories(filled, settings,
+                                                                              day):
+    _add_breakouts(filled, day)
+    doc = json.loads(compose_briefing(filled, day, settings).path.with_suffix(".json")
+                     .read_text())
+    assert doc["radar"] == [{"repo": "rising/star", "probability": 0.31, "velocity_28d": 12.5,
+                             "origin": str(day), "horizon": 30, "forecast_id": "b-rising/star"}]
+    assert "radar" not in doc["notes"]
