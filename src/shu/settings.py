@@ -193,8 +193,10 @@ class Settings(BaseSettings):
                                      "'{day}' standing for the run's day, e.g. "
                                      "'data/ranking/github-ranking-{day}.csv': fresh counts of "
                                      "the untracked repositories, for the breakout radar.")
-    gharchive_batch_files: int = Field(default=4, ge=1, description="Hourly files per DuckDB "
-                                       "scan (bounds memory: ~1 GB per real 2026 hour).")
+    gharchive_batch_files: int = Field(default=24, ge=1, description="Hourly files per DuckDB "
+                                       "scan, and per Dask task (a day: each scan's fixed cost "
+                                       "is paid once a day of hours; memory stays within "
+                                       "gharchive_memory_limit, DuckDB spills beyond it).")
     gharchive_files_per_write: int = Field(default=168, ge=1, description="Hourly files "
                                            "written per transaction (168 = a week).")
     gharchive_memory_limit: str = Field(default="2GB", description="DuckDB memory_limit of each "

@@ -210,7 +210,26 @@ class Store:
             f"SELECT version, name, applied_at FROM {MIGRATIONS_TABLE} ORDER BY version"
         ).fetchall()
 
+    @contextlib.contextmanager
+    def bulk(self, memory_limit: str) -> Iterator[None]:
+        """Settings for a bulk load: DuckDB's memory capped at `memory_limit` (it spills to
+        disk beyond it, so peak memory stays bounded) and insertion order not kept (nothing
+        depends on it, and keeping it costs time); both restored after."""
+        old = self.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+        self.con.execute(f"SET memory_limit = '{memory_limit}'")
+        self.con.execute("SET preserve_insertion_order = false")
+        try:
+            yield
+        finally:
+            self.con.execute(f"SET memory_limit = '{old}'")
+            self.con.execute("SET preserve_insertion_order = true")
+
     # ---------------------------------------------------------------- transactions
+    @property
+    def in_transaction(self) -> bool:
+        """Whether a `transaction()` is open on this store's connection."""
+        return self._depth > 0
+
     @contextlib.contextmanager
     def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A transaction; nested uses join the outermost one. Rolls back on any exception."""
@@ -327,10 +346,21 @@ class Store:
             self._log(record)
 
     def _log(self, r: Load) -> None:
-        self.con.execute(
-            "INSERT OR REPLACE INTO ingest_log VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [r.load_id, r.source, r.target, r.rows_read, r.rows_inserted, r.rows_updated,
-             r.rows_rejected, r.started_at, utcnow(), r.status, r.message])
+        self.log_loads([r])
+
+    def log_loads(self, records: list[Load]) -> None:
+        """Write `ingest_log` rows for finished loads, in one statement per 500 (a load of
+        thousands of files logs each without a statement per file)."""
+        finished = utcnow()
+        for start in range(0, len(records), 500):
+            chunk = records[start:start + 500]
+            self.con.execute(
+                "INSERT OR REPLACE INTO ingest_log VALUES "
+                + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(chunk)),
+                [v for r in chunk for v in (
+                    r.load_id, r.source, r.target, r.rows_read, r.rows_inserted,
+                    r.rows_updated, r.rows_rejected, r.started_at, finished, r.status,
+                    r.message)])
 
     # ---------------------------------------------------------------- reads
     def duplicate_keys(self, table: str) -> int:

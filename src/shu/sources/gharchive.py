@@ -14,11 +14,20 @@ Two halves, so the parsing can run anywhere and the store keeps one writer:
   (existing GitHub-API releases win) in ONE transaction together with one `ingest_log` row per
   file; files that failed get their own 'failed' row.
 
-`ingest_gharchive` runs both over files, directories or globs in batches of
-`settings.gharchive_batch_files` (bounded memory: a batch is one scan; only its small aggregate
-is kept; one write per set of `gharchive_files_per_write` files), skipping files already loaded
-(`ingest_log`, keyed on the file name, so the same hour is never counted twice), so any number
-of re-runs gives the same counts.
+`ingest_gharchive` (the command's path) runs both in one process over files, directories or
+globs in batches of `settings.gharchive_batch_files` (a batch is one scan; only its small
+aggregate is kept; one write per set of `gharchive_files_per_write` files), skipping files
+already loaded (`ingest_log`, keyed on the file name, so the same hour is never counted twice),
+so any number of re-runs gives the same counts. Its scans run on the store's own connection
+into temp tables, which the writer reads directly.
+
+Speed (issue 20; `benchmarks/bench_gharchive.py` prints it against bare DuckDB's `read_json`
+WatchEvent count): the scan itself measured ~1.25x the bare count's CPU (the payload fields
+and the per-file/repository/day aggregate of every event are the extra work), so the command's
+fixed costs were cut instead: a connection and an Arrow round trip per batch of 4 files (the
+aggregates now stay in the store connection's temp tables), one INSERT per file's
+`ingest_log` row (now one statement), pyarrow imported on the command's path (now only where
+worker results are built), and batches of 4 files (now a day's 24: each scan has a fixed cost).
 """
 
 from __future__ import annotations
@@ -30,13 +39,16 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import pyarrow as pa
 
 from shu.errors import InputError
 from shu.settings import Settings, get_settings
 from shu.store import Load, Store
+
+if TYPE_CHECKING:  # pyarrow is imported where worker results are built, not by the CLI path
+    import pyarrow as pa
 
 SOURCE = "gharchive"
 FILE_GLOB = "*.json.gz"
@@ -140,52 +152,91 @@ def loaded_files(store: Store) -> set[str]:
         "SELECT target FROM ingest_log WHERE source = ? AND status = 'ok'", [SOURCE]).fetchall()}
 
 
+# ---------------------------------------------------------------------------- both sides
+# Per file, repository and day of one scan (table {g}) -> the three aggregates, appended to
+# the accumulators _gha_activity, _gha_tags and _gha_releases (schemas in SCHEMAS).
+SCHEMAS = {
+    "activity": "repo VARCHAR, day DATE, stars BIGINT, pushes BIGINT, tags BIGINT, "
+                "releases BIGINT",
+    "tags": "repo VARCHAR, tag VARCHAR, created_at TIMESTAMP",
+    "releases": "repo VARCHAR, tag VARCHAR, name VARCHAR, body VARCHAR, "
+                "published_at TIMESTAMP, prerelease BOOLEAN, url VARCHAR",
+}
+SCAN_SCHEMA = ("filename VARCHAR, repo VARCHAR, day DATE, events BIGINT, stars BIGINT, "
+               "pushes BIGINT, tags STRUCT(tag VARCHAR, created_at TIMESTAMP)[], "
+               f"releases {RELEASE}[]")
+_DERIVED = {
+    "activity": "SELECT * FROM (SELECT g.repo, g.day, sum(g.stars)::BIGINT AS stars, "
+                "sum(g.pushes)::BIGINT AS pushes, coalesce(sum(len(g.tags)), 0)::BIGINT AS tags, "
+                "coalesce(sum(len(g.releases)), 0)::BIGINT AS releases FROM {g} g "
+                "WHERE g.repo IS NOT NULL AND g.day IS NOT NULL GROUP BY g.repo, g.day) "
+                "WHERE stars + pushes + tags + releases > 0",
+    "tags": "SELECT repo, t.tag AS tag, t.created_at AS created_at FROM "
+            "(SELECT repo, unnest(tags) AS t FROM {g} WHERE len(tags) > 0) "
+            "WHERE t.tag IS NOT NULL",
+    "releases": "SELECT repo, r.tag_name AS tag, r.name AS name, r.body AS body, "
+                "r.published_at AS published_at, r.prerelease AS prerelease, r.html_url AS url "
+                "FROM (SELECT repo, unnest(releases) AS r FROM {g} WHERE len(releases) > 0) "
+                "WHERE r.tag_name IS NOT NULL",
+}
+
+
+def _create_accumulators(con: duckdb.DuckDBPyConnection) -> None:
+    for name, schema in SCHEMAS.items():
+        con.execute(f"CREATE OR REPLACE TEMP TABLE _gha_{name} ({schema})")
+
+
+def _drop_accumulators(con: duckdb.DuckDBPyConnection) -> None:
+    for name in SCHEMAS:
+        con.execute(f"DROP TABLE IF EXISTS _gha_{name}")
+
+
+def _aggregate_into(con: duckdb.DuckDBPyConnection, files: list[str], events: dict[str, int],
+                    failed: dict[str, str]) -> None:
+    """Scan `files` once (a failing scan is retried file by file, so a corrupt file is named
+    and the others count) and append their aggregates to the accumulators; events per file go
+    to `events`, unreadable files to `failed`. Runs outside any transaction of `con`."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _gha_g ({SCAN_SCHEMA})")
+    good = _scan(con, files, failed)
+    by_file = dict(con.execute("SELECT filename, sum(events)::BIGINT FROM _gha_g GROUP BY ALL")
+                   .fetchall())
+    events.update({file_key(f): int(by_file.get(f, 0)) for f in good})
+    for name, sql in _DERIVED.items():
+        con.execute(f"INSERT INTO _gha_{name} {sql.format(g='_gha_g')}")
+    con.execute("DROP TABLE _gha_g")
+
+
+def _scan(con: duckdb.DuckDBPyConnection, files: list[str], failed: dict[str, str]) -> list[str]:
+    """Append the scan of `files` to _gha_g; returns the files read (the others in `failed`)."""
+    try:
+        con.execute(f"INSERT INTO _gha_g {_SCAN}", {"files": files, "columns": EVENT_COLUMNS})
+        return files
+    except duckdb.Error as exc:  # the statement wrote nothing: read the files one by one
+        if len(files) == 1:
+            failed[file_key(files[0])] = _reason(exc, files[0])
+            return []
+    return [f for one in files for f in _scan(con, [one], failed)]
+
+
 # ---------------------------------------------------------------------------- worker side
 def aggregate_files(paths: Sequence[Path | str], memory_limit: str = "2GB",
                     threads: int | None = None) -> Aggregate:
-    """Aggregate a batch of hourly files (one scan); a failing batch is retried file by file."""
+    """Aggregate a batch of hourly files (one scan) on a connection of its own (no store):
+    a Dask worker's job; the aggregates come back as Arrow tables."""
     con = duckdb.connect()
     try:
         con.execute(f"SET memory_limit = '{memory_limit}'")
         con.execute("SET preserve_insertion_order = false")
         if threads:
             con.execute(f"SET threads = {int(threads)}")
-        files = [str(p) for p in paths]
-        try:
-            return _aggregate(con, files)
-        except duckdb.Error as exc:
-            if len(files) == 1:
-                return Aggregate(failed={file_key(files[0]): _reason(exc, files[0])})
-        parts = [aggregate_files([f], memory_limit, threads) for f in files]
-        return combine(parts)
+        _create_accumulators(con)
+        agg = Aggregate(workers={f"{socket.gethostname()}:{os.getpid()}"})
+        _aggregate_into(con, [str(p) for p in paths], agg.events_by_file, agg.failed)
+        for name in SCHEMAS:
+            setattr(agg, name, con.table(f"_gha_{name}").to_arrow_table())
+        return agg
     finally:
         con.close()
-
-
-def _aggregate(con: duckdb.DuckDBPyConnection, files: list[str]) -> Aggregate:
-    con.execute(f"CREATE OR REPLACE TEMP TABLE g AS {_SCAN}",
-                {"files": files, "columns": EVENT_COLUMNS})
-    by_file = dict(con.execute("SELECT filename, sum(events)::BIGINT FROM g GROUP BY ALL")
-                   .fetchall())
-    events = {file_key(f): int(by_file.get(f, 0)) for f in files}
-    activity = con.sql(
-        "SELECT * FROM (SELECT g.repo, g.day, sum(g.stars)::BIGINT AS stars, "
-        "sum(g.pushes)::BIGINT AS pushes, coalesce(sum(len(g.tags)), 0)::BIGINT AS tags, "
-        "coalesce(sum(len(g.releases)), 0)::BIGINT AS releases FROM g "
-        "WHERE g.repo IS NOT NULL AND g.day IS NOT NULL GROUP BY g.repo, g.day) "
-        "WHERE stars + pushes + tags + releases > 0").to_arrow_table()
-    tags = con.sql(
-        "SELECT repo, t.tag AS tag, t.created_at AS created_at FROM "
-        "(SELECT repo, unnest(tags) AS t FROM g WHERE len(tags) > 0) WHERE t.tag IS NOT NULL"
-    ).to_arrow_table()
-    releases = con.sql(
-        "SELECT repo, r.tag_name AS tag, r.name AS name, r.body AS body, "
-        "r.published_at AS published_at, r.prerelease AS prerelease, r.html_url AS url FROM "
-        "(SELECT repo, unnest(releases) AS r FROM g WHERE len(releases) > 0) "
-        "WHERE r.tag_name IS NOT NULL").to_arrow_table()
-    con.execute("DROP TABLE g")
-    worker = f"{socket.gethostname()}:{os.getpid()}"
-    return Aggregate(events, {}, activity, tags, releases, {worker})
 
 
 def _reason(exc: Exception, path: str) -> str:
@@ -196,8 +247,10 @@ def _reason(exc: Exception, path: str) -> str:
 
 def combine(parts: Iterable[Aggregate]) -> Aggregate:
     """Concatenate several batches' aggregates (the writer re-aggregates by key)."""
+    import pyarrow as pa
+
     out = Aggregate()
-    tables: dict[str, list[pa.Table]] = {"activity": [], "tags": [], "releases": []}
+    tables: dict[str, list[pa.Table]] = {name: [] for name in SCHEMAS}
     for part in parts:
         out.events_by_file.update(part.events_by_file)
         out.failed.update(part.failed)
@@ -213,45 +266,44 @@ def combine(parts: Iterable[Aggregate]) -> Aggregate:
 
 # ---------------------------------------------------------------------------- writer side
 def write_aggregates(store: Store, agg: Aggregate, settings: Settings | None = None) -> dict:
-    """Add a combined aggregate to the store in one transaction, one ingest_log row per file.
-
-    Returns rows written per table. Files in `agg.failed` get a 'failed' ingest_log row each
-    (outside the data transaction, so the good files' data and log rows commit together).
-    """
-    settings = settings or get_settings()
-    rows: dict[str, int] = {}
+    """Add a combined aggregate (from workers) to the store: see `_write`."""
     con = store.con
-    if agg.events_by_file:
+    for name, schema in SCHEMAS.items():
+        table = getattr(agg, name)
+        if table is not None:
+            con.register(f"_gha_{name}", table)
+        else:
+            con.execute(f"CREATE OR REPLACE TEMP VIEW _gha_{name} AS SELECT unnest(s) FROM "
+                        f"(SELECT NULL::STRUCT({schema}) AS s) WHERE false")
+    try:
+        return _write(store, agg.events_by_file, agg.failed, settings or get_settings())
+    finally:
+        for name in SCHEMAS:
+            if getattr(agg, name) is not None:
+                con.unregister(f"_gha_{name}")
+            else:
+                con.execute(f"DROP VIEW _gha_{name}")
+
+
+def _write(store: Store, events_by_file: dict[str, int], failed: dict[str, str],
+           settings: Settings) -> dict[str, int]:
+    """The aggregates in `_gha_activity`, `_gha_tags`, `_gha_releases` (tables or views of the
+    store's connection) into the store in one transaction with one ingest_log row per file;
+    files in `failed` get a 'failed' row each, in a transaction of their own (so the good
+    files' data and log rows commit together). Returns rows written per table."""
+    rows: dict[str, int] = {}
+    if events_by_file:
         with store.transaction():
             _alias_map(store, settings)
-            for name in ("activity", "tags", "releases"):
-                table = getattr(agg, name)
-                con.register(f"_gha_{name}", table if table is not None else _empty(name))
-            try:
-                rows = _merge(con)
-            finally:
-                for name in ("activity", "tags", "releases"):
-                    con.unregister(f"_gha_{name}")
-            for name, events in agg.events_by_file.items():
-                load = Load(source=SOURCE, target=name, rows_read=events,
-                            message=f"{events:,} events")
-                store._log(load)
-    for name, why in agg.failed.items():
+            rows = _merge(store.con)
+            store.log_loads([Load(source=SOURCE, target=name, rows_read=events,
+                                  message=f"{events:,} events")
+                             for name, events in events_by_file.items()])
+    if failed:
         with store.transaction():
-            store._log(Load(source=SOURCE, target=name, status="failed", message=why))
+            store.log_loads([Load(source=SOURCE, target=name, status="failed", message=why)
+                             for name, why in failed.items()])
     return rows
-
-
-def _empty(name: str) -> pa.Table:
-    schemas = {
-        "activity": "repo VARCHAR, day DATE, stars BIGINT, pushes BIGINT, tags BIGINT, "
-                    "releases BIGINT",
-        "tags": "repo VARCHAR, tag VARCHAR, created_at TIMESTAMP",
-        "releases": "repo VARCHAR, tag VARCHAR, name VARCHAR, body VARCHAR, "
-                    "published_at TIMESTAMP, prerelease BOOLEAN, url VARCHAR",
-    }
-    return duckdb.sql(f"SELECT * FROM (SELECT NULL::STRUCT({schemas[name]}) AS s) "
-                      "WHERE false").select("unnest(s)").to_arrow_table()
 
 
 def _alias_map(store: Store, settings: Settings) -> None:
@@ -328,20 +380,39 @@ def ingest_gharchive(store: Store, specs: Iterable[str | Path], settings: Settin
     `gharchive_files_per_write` files (a week of hours by default) is written in one
     transaction, so long backfills keep memory bounded and commit as they go.
     `progress(files_done, files_total)` is called after each batch.
+
+    The scans run on the store's own connection (its temp tables hold the aggregates, which
+    go to the store without an Arrow round trip or a connection per batch); inside a caller's
+    transaction, where a failing scan would abort it, they run on connections of their own.
     """
     settings = settings or get_settings()
     t0 = time.perf_counter()
     todo, skipped = pending(store, specs)
     summary = GharchiveSummary(files_skipped=skipped)
     done = 0
-    for file_set in batches(todo, settings.gharchive_files_per_write):
-        parts = []
-        for batch in batches(file_set, settings.gharchive_batch_files):
-            parts.append(aggregate_files(batch, settings.gharchive_memory_limit))
-            done += len(batch)
-            if progress:
-                progress(done, len(todo))
-        agg = combine(parts)
-        summary.add(agg, write_aggregates(store, agg, settings))
+    with store.bulk(settings.gharchive_memory_limit):
+        for file_set in batches(todo, settings.gharchive_files_per_write):
+            if store.in_transaction:
+                parts = []
+                for batch in batches(file_set, settings.gharchive_batch_files):
+                    parts.append(aggregate_files(batch, settings.gharchive_memory_limit))
+                    done += len(batch)
+                    if progress:
+                        progress(done, len(todo))
+                agg = combine(parts)
+                summary.add(agg, write_aggregates(store, agg, settings))
+                continue
+            agg = Aggregate()
+            _create_accumulators(store.con)
+            try:
+                for batch in batches(file_set, settings.gharchive_batch_files):
+                    _aggregate_into(store.con, [str(p) for p in batch], agg.events_by_file,
+                                    agg.failed)
+                    done += len(batch)
+                    if progress:
+                        progress(done, len(todo))
+                summary.add(agg, _write(store, agg.events_by_file, agg.failed, settings))
+            finally:
+                _drop_accumulators(store.con)
     summary.seconds = time.perf_counter() - t0
     return summary

@@ -26,12 +26,10 @@ errors) into an Arrow table. Where the time of the 7.2M-row import went and what
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import re
 from collections import Counter
-from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -69,7 +67,8 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
     path = Path(path)
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
-    with (_bounded_memory(store), store.load(SOURCE, str(path)) as load,
+    # Peak memory of the 7.2M-row load stays under 2 GiB (bench_ranking prints it).
+    with (store.bulk(IMPORT_MEMORY_LIMIT), store.load(SOURCE, str(path)) as load,
           progress(f"ranking {path.name}", total=4) as bar):
         rejects: Counter[str] = Counter()
         _drop_staged(store)
@@ -110,21 +109,6 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
         store.con.execute("DROP TABLE _rank_seen")
         _drop_staged(store)
     return load
-
-
-@contextlib.contextmanager
-def _bounded_memory(store: Store) -> Iterator[None]:
-    """Cap DuckDB's memory during the import (it spills to disk beyond it), so the full 7.2M-row
-    table loads in under 2 GiB of peak process memory (`benchmarks/bench_ranking.py` prints
-    it); insertion order is not kept (nothing depends on it, and keeping it costs time)."""
-    old = store.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
-    store.con.execute(f"SET memory_limit = '{IMPORT_MEMORY_LIMIT}'")
-    store.con.execute("SET preserve_insertion_order = false")
-    try:
-        yield
-    finally:
-        store.con.execute(f"SET memory_limit = '{old}'")
-        store.con.execute("SET preserve_insertion_order = true")
 
 
 # ------------------------------------------------------------------------------- staging

@@ -277,7 +277,7 @@ def test_a_store_made_with_the_key_index_loses_it_in_a_migration(store_path):
     con.execute("INSERT INTO stars_daily (repo, day, stars) VALUES ('a/b', '2024-01-01', 5)")
     con.close()
     with open_store(store_path) as store:
-        assert [m[0] for m in store.migrations()][:2] == [1, 2]
+        assert 3 in [m[0] for m in store.migrations()]
         assert store.con.execute(
             "SELECT count(*) FROM duckdb_constraints() WHERE table_name = 'stars_daily' AND "
             "constraint_type = 'PRIMARY KEY'").fetchone()[0] == 0
