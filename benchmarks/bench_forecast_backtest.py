@@ -15,11 +15,23 @@ with its target and PASS/FAIL:
   nearest stand-in for the held-out months after the data);
 - star_velocity_interval/30: coverage of the 50/80/95% intervals (80%: 77-83%), CRPS vs the
   persistence-with-empirical-spread baseline (skill >= 0.05);
-- the whole run: <= 900 s and <= 6 GiB.
+- the whole run: <= 900 s and <= 6 GiB;
+- per slice, for reading (issue 18): the worst 8-week block of origins (yes/no: ECE, top and
+  bottom decile of p; intervals: 80% coverage per velocity band), what the regime guard did
+  (origins on, forecasts moved, Brier before and after, skill without it) and the online
+  conformal levels' state at the end. Issue 18's targets for the months after the data are
+  checked on that worst block: ECE <= 0.02, every decile within 0.05; 80% coverage 0.77-0.83
+  in each velocity band.
+
+`--from/--to` run another range with the same report (issue 18's development range:
+`--from 2025-03-01 --to 2026-01-31`); `--plain` scores the fitted models alone (no regime guard,
+no online levels); `--predictions PATH` keeps every scored prediction (`shu backtest
+--predictions`).
 
 Usage:
   .venv/bin/python benchmarks/bench_forecast_backtest.py [--store /tmp/shu-bench/forecast.duckdb]
-      [--out docs/forecast] [--estimator hgb] [--refit-weeks 8]
+      [--out docs/forecast] [--estimator hgb] [--refit-weeks 8] [--from D --to D] [--plain]
+      [--predictions PATH]
 """
 
 from __future__ import annotations
@@ -31,6 +43,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from shu.forecast.blocks import describe_worst
 
 ROOT = Path(__file__).resolve().parents[1]
 PARQUET = ROOT.parent / "shared" / "data" / "stars" / "stars_daily.parquet"
@@ -55,18 +69,24 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "forecast")
     parser.add_argument("--estimator", default="hgb")
     parser.add_argument("--refit-weeks", type=int, default=8)
+    parser.add_argument("--from", dest="start", default="2020-01-01")
+    parser.add_argument("--to", dest="end", default="2026-01-15")
+    parser.add_argument("--plain", action="store_true")
+    parser.add_argument("--predictions", type=Path)
     args = parser.parse_args()
     if not PARQUET.exists():
         print(f"skipped: {PARQUET} is absent")
         return 0
     if not args.store.exists():
         build_store(args.store)
-    command = [str(ROOT / ".venv" / "bin" / "shu"), "backtest", "--from", "2020-01-01",
-               "--to", "2026-01-15", "--horizon", "30", "--template",
+    command = [str(ROOT / ".venv" / "bin" / "shu"), "backtest", "--from", args.start,
+               "--to", args.end, "--horizon", "30", "--template",
                "star_velocity_up,star_accel_reach,star_velocity_interval", "--estimator",
                args.estimator, "--refit-weeks", str(args.refit_weeks), "--json", "--out",
                str(args.out),
                "--db", str(args.store)]
+    command += ["--plain"] if args.plain else []
+    command += ["--predictions", str(args.predictions)] if args.predictions else []
     print("$ " + " ".join(command), flush=True)
     t0 = time.perf_counter()
     done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False)
@@ -77,11 +97,15 @@ def main() -> int:
     metrics = json.loads(done.stdout)
     ok = True
 
-    def check(label: str, value: float, passed: bool, target: str) -> None:
+    def check(label: str, value: float, passed: bool, target: str,
+              reading: bool = False) -> None:
+        """One figure against its target; `reading` ones (issue 18's held-out targets on the
+        worst block) are shown but do not decide ALL TARGETS MET."""
         nonlocal ok
-        ok &= passed
-        print(f"  {label:<28} {value:>12,.4f}   target {target:<22} "
-              f"{'PASS' if passed else 'FAIL'}")
+        ok &= passed or reading
+        verdict = ("meets" if passed else "misses") if reading else (
+            "PASS" if passed else "FAIL")
+        print(f"  {label:<28} {value:>12,.4f}   target {target:<22} {verdict}")
 
     for key, m in metrics["slices"].items():
         if "coverage" in m:
@@ -104,6 +128,18 @@ def main() -> int:
                   f"n={recent['n']:,}): coverage "
                   + " / ".join(f"{v:.3f}" for v in recent["coverage"].values())
                   + f", CRPS skill {recent['crps_skill_persistence']:.3f}")
+            worst = m["blocks"]["worst"]
+            print(f"  {describe_worst(key, m['blocks'])}")
+            for band, b in worst["coverage_by_velocity"].items():
+                if b["n"] >= 100:
+                    check(f"  worst block 80% {band} (n={b['n']:,})", b["coverage_80"],
+                          0.77 <= b["coverage_80"] <= 0.83, "0.77-0.83", reading=True)
+            online = m["online"]
+            print(f"  online levels: {online['questions_read']:,} resolved questions read "
+                  f"(through {online['resolved_through']}), guard on at "
+                  f"{online['guard_origins_on']} origins; 80% levels at the end: " + ", ".join(
+                      f"{band} {v[1]:.3f}-{v[5]:.3f}" for band, v in
+                      online["final_levels"].items()))
             continue
         velocity = key.startswith("star_velocity_up/")
         print(f"{key}: base rate {m['base_rate']:.3f}, Brier {m['brier']:.4f} "
@@ -129,6 +165,17 @@ def main() -> int:
               f"n={recent['n']:,}): BSS {recent['bss_climatology']:.4f}, ECE "
               f"{recent['ece']:.4f}, high band right {recent['high_band']['hit_rate']:.3f} vs "
               f"{recent['high_band']['mean_confidence']:.3f} said")
+        worst = m["blocks"]["worst"]
+        print(f"  {describe_worst(key, m['blocks'])}")
+        check("  worst block ECE", worst["ece"], worst["ece"] <= 0.02, "<= 0.02", reading=True)
+        check("  worst block largest decile gap", worst["max_decile_gap"],
+              worst["max_decile_gap"] <= 0.05, "<= 0.05", reading=True)
+        guard = m["guard"]
+        print(f"  regime guard: on at {guard['origins_on']} origins, moved "
+              f"{guard['forecasts_moved']:,} forecasts (Brier there "
+              + (f"{guard['brier_model']:.4f} -> {guard['brier_guarded']:.4f}"
+                 if guard["forecasts_moved"] else "-")
+              + f"); BSS without the guard {guard['bss_climatology_without_guard']:.4f}")
     print("whole backtest:")
     check("wall time, s", wall, wall <= 900, "<= 900")
     check("peak RSS, GiB", peak_gib, peak_gib <= 6, "<= 6")

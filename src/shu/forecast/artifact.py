@@ -21,6 +21,7 @@ from shu.forecast.card import CARD_JSON
 from shu.forecast.interval import IntervalForecaster
 from shu.forecast.model import Forecaster, LogitVote
 from shu.forecast.train import TrainResult, version_of
+from shu.forecast.trees import BoostedTrees
 from shu.settings import Settings
 
 MODEL_FILE = "forecaster.skops"
@@ -43,7 +44,7 @@ def save_forecasters(path: Path, forecasters: list, version: str) -> Path:
 
 # Types a forecaster file may contain beyond skops' defaults (checked before loading).
 _EXPECTED_TYPE_PREFIXES = ("sklearn.", "numpy.", "builtins.", "scipy.")
-_OWN_TYPES = (f"{LogitVote.__module__}.LogitVote",)
+_OWN_TYPES = (f"{LogitVote.__module__}.LogitVote", f"{BoostedTrees.__module__}.BoostedTrees")
 
 
 def load_forecasters(path: Path) -> tuple[str, list]:
@@ -86,6 +87,7 @@ def merge_previous(result: TrainResult, models_dir: Path) -> tuple[TrainResult, 
     skipped |= {k: why for k, why in result.skipped.items() if k not in windows}
     last = max(result.trained_through, date.fromisoformat(card["trained_through"]))
     estimators = "+".join(sorted({w.get("estimator", "hgb") for w in windows.values()}))
-    merged = TrainResult(version_of(last, estimators, windows), last, kept + result.forecasters,
+    forecasters = kept + result.forecasters
+    merged = TrainResult(version_of(last, estimators, windows, forecasters), last, forecasters,
                          skipped, windows)
     return merged, card.get("backtest")

@@ -208,11 +208,14 @@ def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
 
 
 def _guard_effect(pred: pd.DataFrame) -> dict:
-    """What the regime guard changed: origins it was on, forecasts it moved, and their Brier
-    score before and after (the cost or gain where it acted)."""
+    """What the regime guard changed: origins it was on, forecasts it moved, their Brier score
+    before and after (the cost or gain where it acted), and the slice's skill without it."""
     moved = (pred["probability"] - pred["probability_model"]).abs() > 1e-12
     o = pred.loc[moved, "label"].to_numpy()
-    return {"origins_on": int(pred.loc[pred["shrink"] < 1, "origin"].nunique()),
+    labels = pred["label"].to_numpy()
+    return {"bss_climatology_without_guard": skill_score(
+                brier(labels, pred["probability_model"]), brier(labels, pred["climatology"])),
+            "origins_on": int(pred.loc[pred["shrink"] < 1, "origin"].nunique()),
             "forecasts_moved": int(moved.sum()),
             "brier_model": brier(o, pred.loc[moved, "probability_model"]) if moved.any()
             else None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from shu.forecast.scoring import wilson_interval
 from shu.forecast.skill import CARD_JSON, judge
 from shu.forecast.train import TrainResult
 from shu.store import utcnow
@@ -19,6 +20,17 @@ _SLICE_KEYS = ("n", "n_repos", "n_origins", "n_void", "base_rate", "brier", "bri
                "brier_persistence", "bss_climatology", "bss_persistence", "log_loss", "ece",
                "murphy", "bands", "ci95", "coverage", "coverage_persistence", "crps",
                "crps_persistence", "crps_skill_persistence", "mean_width_80", "status")
+
+
+def _card_slice(metrics: dict) -> dict:
+    """What the card keeps of a backtest slice: its scores, and of its 8-week blocks the newest
+    (the card's calibration watch) and the worst."""
+    kept = {x: metrics[x] for x in _SLICE_KEYS if x in metrics}
+    blocks = metrics.get("blocks") or {}
+    if blocks.get("blocks"):
+        kept["newest_block"] = blocks["blocks"][-1]
+        kept["worst_block"] = blocks["worst"]
+    return kept
 
 
 def write_model_card(models_dir: Path, result: TrainResult, artifact: Path,
@@ -38,8 +50,7 @@ def write_model_card(models_dir: Path, result: TrainResult, artifact: Path,
         "backtest": None if backtest is None else {
             "config": backtest.get("config"),
             "runtime_s": backtest.get("runtime_s"),
-            "slices": {k: {x: v[x] for x in _SLICE_KEYS if x in v}
-                       for k, v in backtest.get("slices", {}).items()},
+            "slices": {k: _card_slice(v) for k, v in backtest.get("slices", {}).items()},
         },
     }
     models_dir.mkdir(parents=True, exist_ok=True)
@@ -91,6 +102,44 @@ def _skill_gate(card: dict) -> list[str]:
         lines += ["Held back:", ""] + [f"- {v.template}/{v.horizon_days}: {v.reason}"
                                        for v in held]
     return lines
+
+
+def _watch(card: dict) -> list[str]:
+    """The calibration watch of the newest 8-week block of the walk-forward backtest: per
+    confidence band and per velocity band, the observed share with its Wilson 95% interval
+    against what was said, "off" when outside it (the briefing's watch, on backtest outcomes)."""
+    slices = (card.get("backtest") or {}).get("slices") or {}
+    rows = []
+    for key, m in slices.items():
+        block = m.get("newest_block")
+        if not block:
+            continue
+        span = " .. ".join(block["origins"])
+        if "bands" in block:
+            for band, b in block["bands"].items():
+                if b["n"]:
+                    rows.append(_watch_row(key, span, f"{band} band", b["n"],
+                                           b["hit_rate"], b["mean_confidence"]))
+        else:
+            for band, b in block["coverage_by_velocity"].items():
+                rows.append(_watch_row(key, span, f"80% interval, {band} stars/day", b["n"],
+                                       b["coverage_80"], 0.8))
+    if not rows:
+        return []
+    return ["", "## Calibration watch (newest 8 weeks of the backtest)", "",
+            "Each slice's newest 8-week block of walk-forward origins: how often its forecasts "
+            "came true (intervals: held) against what was said, with the Wilson 95% interval; "
+            "\"off\" when what was said lies outside it. The briefing shows the same over the "
+            "store's own resolved forecasts, with what shu did about each band that is off.",
+            "", "| slice | origins | band | n | said | observed [95%] | |",
+            "|---|---|---|---|---|---|---|", *rows]
+
+
+def _watch_row(key: str, span: str, band: str, n: int, observed: float, said: float) -> str:
+    lo, hi = wilson_interval(round(observed * n), n)
+    off = "off" if not lo <= said <= hi else ""
+    return (f"| {key} | {span} | {band} | {n:,} | {_fmt(said)} | {_fmt(observed)} "
+            f"[{_fmt(lo)}, {_fmt(hi)}] | {off} |")
 
 
 def _fmt(x: object, digits: int = 3) -> str:
@@ -162,6 +211,7 @@ def _markdown(card: dict) -> str:
                          f"{_fmt(m['crps_persistence'])} | "
                          f"{_fmt(m['crps_skill_persistence'])} |")
     lines += _skill_gate(card)
+    lines += _watch(card)
     lines += ["", "Intended use: probabilities for the shu briefing's horizon-bound questions "
               "on GitHub star activity. Not validated for repositories outside the ranking "
               "lists' size range, nor for data after the training window without re-running "

@@ -34,6 +34,7 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 
 from shu.errors import StoreError
 from shu.forecast.model import model_matrix, single_openmp_thread
+from shu.forecast.trees import BoostedTrees
 
 TEMPLATE = "star_velocity_interval"
 QUANTILES = (0.025, 0.1, 0.25, 0.5, 0.75, 0.9, 0.975)
@@ -87,8 +88,8 @@ class IntervalForecaster:
 
     horizon_days: int
     features: list[str]
-    center: HistGradientBoostingRegressor
-    spread: HistGradientBoostingRegressor
+    center: BoostedTrees  # (HistGradientBoostingRegressor in models saved before BoostedTrees)
+    spread: BoostedTrees
     offsets: np.ndarray  # conformal quantiles of the normalised score: (velocity band, QUANTILES)
     score_grid: np.ndarray | None = None  # the same at every GRID_LEVELS: (band, GRID_LEVELS)
     fit_rows: int = 0
@@ -186,6 +187,7 @@ def fit_interval(horizon_days: int, features: list[str], fit: pd.DataFrame,
     with single_openmp_thread():
         center.fit(x_fit, y_fit)
         spread.fit(x_fit, np.abs(y_fit - center.predict(x_fit)))
+    center, spread = BoostedTrees.from_hgb(center), BoostedTrees.from_hgb(spread)
     forecaster = IntervalForecaster(horizon_days, features, center, spread,
                                     np.zeros(len(QUANTILES)), None, len(fit), len(calibration))
     c, s = forecaster._parts(calibration)

@@ -117,7 +117,7 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
             log(f"{key}: fitted on {len(fit):,} rows, calibrated on {len(cal):,}")
     if not result.forecasters:
         raise StoreError("no template had enough resolved history to train on; load more data")
-    result.version = version_of(last, config.estimator, result.windows)
+    result.version = version_of(last, config.estimator, result.windows, result.forecasters)
     return result
 
 
@@ -134,7 +134,38 @@ def _too_little(fit: pd.DataFrame, cal: pd.DataFrame, binary: bool) -> str | Non
     return None
 
 
-def version_of(last: date, estimator: str, windows: dict) -> str:
-    """A model version: the last data day, the estimator(s) and a digest of the windows."""
-    digest = hashlib.sha256(repr(sorted(windows.items())).encode()).hexdigest()[:8]
-    return f"{last.isoformat()}-{estimator}-{digest}"
+def version_of(last: date, estimator: str, windows: dict, forecasters: list) -> str:
+    """A model version: the last data day, the estimator(s) and a digest of the windows and of
+    every fitted parameter (`parameters_digest`), so a refit that changes any split, leaf,
+    calibration map or conformal offset is a new version even on the same windows."""
+    h = hashlib.sha256(repr(sorted(windows.items())).encode())
+    for fc in sorted(forecasters, key=lambda f: (f.template, f.horizon_days)):
+        h.update(f"{fc.template}/{fc.horizon_days}".encode())
+        parameters_digest(fc.bundle(), h)
+    return f"{last.isoformat()}-{estimator}-{h.hexdigest()[:8]}"
+
+
+def parameters_digest(value: object, h: hashlib._Hash) -> None:
+    """Feed `value` (a forecaster's bundle: numbers, strings, arrays, containers and fitted
+    estimators, walked through their attributes) into the hash `h`, deterministically."""
+    if isinstance(value, np.ndarray):
+        h.update(f"{value.dtype.str}{value.shape}".encode())
+        h.update(np.ascontiguousarray(value).tobytes() if value.dtype != object
+                 else repr(value.tolist()).encode())
+    elif value is None or isinstance(value, bool | int | float | str | np.generic):
+        h.update(repr(value).encode())
+    elif isinstance(value, dict):
+        for key in sorted(value, key=repr):
+            h.update(repr(key).encode())
+            parameters_digest(value[key], h)
+    elif isinstance(value, list | tuple):
+        h.update(b"[")
+        for item in value:
+            parameters_digest(item, h)
+        h.update(b"]")
+    elif hasattr(value, "__dict__"):
+        h.update(type(value).__qualname__.encode())
+        parameters_digest({k: v for k, v in vars(value).items()
+                           if not isinstance(v, np.random.Generator)}, h)
+    else:
+        h.update(type(value).__qualname__.encode())

@@ -30,7 +30,7 @@ def test_members_each_fit_their_own_rows_and_their_log_odds_are_averaged():
     np.testing.assert_allclose(vote.predict_proba(x)[:, 1], 1 / (1 + np.exp(-z.mean(axis=0))))
     assert ((vote.predict(x) == 1) == (z.mean(axis=0) > 0)).all()
     single = LogitVote(max_members=3, member_rows=400).fit(x[:400], y[:400])
-    assert len(single.members_) == 1 and single.members_[0].n_iter_ == 120
+    assert len(single.members_) == 1 and len(single.members_[0].roots) == 120  # trees
 
 
 def test_rare_event_members_each_keep_every_yes():
@@ -56,3 +56,48 @@ def test_a_bagged_forecaster_round_trips_through_skops(monkeypatch, tmp_path):
     assert version == "v1" and loaded.features == ["a", "b", "c"]
     np.testing.assert_allclose(loaded.predict(cal), fc.predict(cal))
     assert loaded.drivers(cal.head(2))[0]  # occlusion drivers work through the vote
+
+
+def test_members_predict_as_the_fitted_boosting_does_and_ship_small(tmp_path):
+    """The trees kept as arrays give the estimator's own raw predictions (missing values
+    included) and save at a fraction of its size."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    from shu.forecast.trees import BoostedTrees
+
+    df = _frame(3000, 3)
+    x, y = df[["a", "b", "c"]].to_numpy().copy(), df["label"].to_numpy()
+    x[::7, 0] = np.nan
+    hgb = model._tree(0).fit(x, y)
+    trees = BoostedTrees.from_hgb(hgb)
+    test = _frame(2000, 4)[["a", "b", "c"]].to_numpy().copy()
+    test[::5, 2] = np.nan
+    np.testing.assert_allclose(trees.decision_function(test), hgb.decision_function(test),
+                               atol=1e-6)
+    reg = HistGradientBoostingRegressor(loss="quantile", quantile=0.5, max_iter=50,
+                                        random_state=0).fit(x, df["a"].fillna(0) * 3 + y)
+    np.testing.assert_allclose(BoostedTrees.from_hgb(reg).predict(test), reg.predict(test),
+                               atol=1e-6)
+    import skops.io as sio
+
+    sio.dump(hgb, tmp_path / "hgb.skops")
+    sio.dump(trees, tmp_path / "trees.skops")
+    assert (tmp_path / "trees.skops").stat().st_size < 0.3 * (tmp_path / "hgb.skops").stat().st_size
+
+
+def test_the_version_changes_with_any_fitted_parameter(monkeypatch):
+    from datetime import date
+
+    from shu.forecast.train import version_of
+
+    monkeypatch.setattr(model, "MEMBER_ROWS", 400)
+    fit, cal = _frame(1000, 1), _frame(400, 2)
+    windows = {"star_velocity_up/30": {"fit_origins": ["a", "b"]}}
+    day = date(2026, 2, 28)
+
+    def version(seed: int) -> str:
+        fc = fit_forecaster("star_velocity_up", 30, ["a", "b", "c"], fit, cal, seed=seed)
+        return version_of(day, "hgb", windows, [fc])
+
+    assert version(0) == version(0)  # a refit that changes nothing keeps its version
+    assert version(1) != version(0)  # same windows, other members: a new version

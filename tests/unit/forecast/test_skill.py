@@ -75,3 +75,29 @@ def test_model_card_lists_what_is_held_back_and_why(tmp_path):
     assert "Shown: CRPS skill of star_velocity_interval/30 above zero" in text
     assert "- rocm_first_commit/30: rocm_first_commit/30 was not scored: too few" in text
     assert "- star_gain/7: no walk-forward backtest of star_gain/7 is recorded" in text
+
+
+def test_model_card_carries_the_watch_of_the_newest_backtest_block(tmp_path):
+    block = {"origins": ["2026-01-03", "2026-01-24"], "n": 400, "bands": {
+        "low": {"n": 100, "hit_rate": 0.6, "mean_confidence": 0.57},
+        "medium": {"n": 100, "hit_rate": 0.72, "mean_confidence": 0.72},
+        "high": {"n": 200, "hit_rate": 0.70, "mean_confidence": 0.87}}}
+    older = {**block, "origins": ["2025-11-01", "2025-12-20"]}
+    slices = {"star_velocity_up/30": {
+        "n": 800, "n_repos": 9, "n_void": 0, "base_rate": 0.4, "brier": 0.2,
+        "bss_climatology": 0.2, "bss_persistence": 0.2, "ece": 0.01,
+        "bands": [{"band": "high", "n": 200, "hit_rate": 0.7}],
+        "ci95": {"bss_climatology": _ci(0.2, 0.19, 0.21)},
+        "blocks": {"block_weeks": 8, "blocks": [older, block], "worst": older}}}
+    result = TrainResult("v1", date(2026, 2, 28), [], windows={})
+    json_path, md = write_model_card(tmp_path, result, tmp_path / "absent.skops",
+                                     {"config": {}, "slices": slices})
+    card = json.loads(json_path.read_text())["backtest"]["slices"]["star_velocity_up/30"]
+    assert "blocks" not in card and card["newest_block"] == block
+    text = md.read_text()
+    assert "## Calibration watch (newest 8 weeks of the backtest)" in text
+    high = next(x for x in text.splitlines() if "| high band |" in x)
+    assert high.startswith("| star_velocity_up/30 | 2026-01-03 .. 2026-01-24 | high band | 200 "
+                           "| 0.870 | 0.700 [") and high.endswith("| off |")
+    medium = next(x for x in text.splitlines() if "| medium band |" in x)
+    assert medium.endswith("|  |")
