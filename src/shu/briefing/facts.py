@@ -109,9 +109,9 @@ def latest_forecasts(store: Store, tracked: list[str], day: date) -> list[dict[s
     """Forecasts for tracked repositories at the latest origin not after `day`, per repository
     and template from the model version issued last at that origin (a retrained model's
     forecasts supersede, in the briefing, those of the model before; both stay stored; a
-    template issued by another model, such as the breakout radar's, keeps its own). Interval
-    forecasts carry their median and 50/80/95% bounds (`median`, `lower_50` … `upper_95`;
-    NULL for the other templates)."""
+    template issued by another model keeps its own). The radar's forecasts are left out: they
+    have their own section. Interval forecasts carry their median and 50/80/95% bounds
+    (`median`, `lower_50` … `upper_95`; NULL for the other templates)."""
     marks = ", ".join("?" for _ in tracked) or "NULL"
     return dicts(store.con.execute(
         f"WITH mine AS (SELECT * FROM forecasts WHERE origin <= ? AND repo IN ({marks}) "
