@@ -71,5 +71,6 @@ def test_radar_holds_the_stored_breakout_forecasts_of_untracked_repositories(fil
     doc = json.loads(compose_briefing(filled, day, settings).path.with_suffix(".json")
                      .read_text())
     assert doc["radar"] == [{"repo": "rising/star", "probability": 0.31, "velocity_28d": 12.5,
-                             "origin": str(day), "horizon": 30, "forecast_id": "b-rising/star"}]
+                             "origin": str(day), "horizon": 30, "bar": 10.0,
+                             "forecast_id": "b-rising/star", "drivers": []}]
     assert "radar" not in doc["notes"]
