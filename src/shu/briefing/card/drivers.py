@@ -45,6 +45,14 @@ def _change(v: float, when: str) -> str:
     return f"today's 28-day pace is {1 + v:.0%} of what it was {when}"
 
 
+def _vs_bar(v: float, what: str) -> str:
+    """ln(pace / breakout bar) as how far the pace is from the bar."""
+    ratio = math.exp(v)
+    if ratio >= 1:
+        return f"{what} already ran at {ratio:.1f} times the breakout bar"
+    return f"{what} ran at {ratio:.0%} of the breakout bar"
+
+
 def _flag(v: float, yes: str, no: str) -> str:
     return yes if v >= 0.5 else no
 
@@ -114,6 +122,12 @@ WORDS: dict[str, Words] = {
                                         "28-day pace"),
     "log_gain_vs_pace": lambda v: (f"the gain asked is {math.exp(v):.2f} times what today's pace "
                                    "would bring"),
+    # the breakout bar of `star_breakout` (X stars/day over the 28 days ending on t + H)
+    "log_velocity_7d_vs_bar": lambda v: _vs_bar(v, "the last 7 days"),
+    "log_velocity_3d_vs_bar": lambda v: _vs_bar(v, "the last 3 days"),
+    "log_velocity_28d_vs_bar": lambda v: _vs_bar(v, "the last 28 days"),
+    "rel_velocity_28d_vs_90d": lambda v: f"the 28-day pace is {v:.0%} of the 90-day pace",
+    "log_bar": lambda v: f"a breakout needs {math.exp(v):,.1f} stars a day over 28 days",
     # ROCm adoption (`shu.forecast.rocm.FEATURES` and threshold features)
     "share_28d": lambda v: f"{v:.1%} of its mainline commits in 28 days touched ROCm",
     "share_90d": lambda v: f"{v:.1%} of its mainline commits in 90 days touched ROCm",
