@@ -138,9 +138,10 @@ def test_the_newest_model_supersedes_per_template_at_the_latest_origin(filled, s
 
     filled.upsert("forecasts", pd.DataFrame([
         row("retrained", "star_accel_reach", "test-2", 8),      # supersedes test-1's
-        row("radar", "star_breakout", "radar-1", 9),            # another model, other template
+        row("merged", "rocm_release_mention", "rocm-1", 9),     # another model, other template
+        row("radar", "star_breakout", "radar-1", 10),           # the radar's: its own section
         row("older", "star_gain", "test-1", 5, day - timedelta(days=1))]))
     got = {(f["repo"], f["template"]): f["model_version"]
            for f in latest_forecasts(filled, [REPO, "acme/runtime"], day)}
-    assert got == {(REPO, "star_accel_reach"): "test-2", (REPO, "star_breakout"): "radar-1",
+    assert got == {(REPO, "star_accel_reach"): "test-2", (REPO, "rocm_release_mention"): "rocm-1",
                    ("acme/runtime", "star_accel_reach"): "test-1"}
