@@ -22,9 +22,7 @@ from shu.testing.github_server import GitHubAPIServer
 
 DAY = date(2026, 3, 2)
 SECTIONS = ("## What moved", "## Forecasts", "## Signals", "## Probe results and claim checks",
-            "## Track record", "## Receipts", "**Why this prediction**",
-            "**Why this confidence level**", "**Context — questions shu asked itself**",
-            "*Horizon: ~")
+            "## Track record", "## Calibration watch", "## Receipts", "*Horizon ~")
 
 
 @pytest.fixture(scope="module")
