@@ -64,7 +64,7 @@ class Applied:
         else:
             k = VELOCITY_BANDS.index(band)
             out.update({"widen": self.guard.widen,
-                        "levels": [float(x) for x in self.state.levels[k]],
+                        "levels": [round(float(x), 4) for x in self.state.levels[k]],
                         "resolved_through": None if self.state.resolved_through is None
                         else str(self.state.resolved_through.date())})
         return out

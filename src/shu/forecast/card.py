@@ -24,10 +24,9 @@ _SLICE_KEYS = ("n", "n_repos", "n_origins", "n_void", "base_rate", "brier", "bri
 
 def _card_slice(metrics: dict) -> dict:
     """What the card keeps of a backtest slice: its scores, and of its 8-week blocks the newest
-    (the card's calibration watch) and the worst. A slice already kept (a merged card's) stays
-    as it is."""
-    kept = {x: metrics[x] for x in (*_SLICE_KEYS, "newest_block", "worst_block")
-            if x in metrics}
+    (the card's calibration watch) and the worst (a slice already kept, as `--merge` passes the
+    saved card's backtest again, keeps them as they are)."""
+    kept = {x: metrics[x] for x in (*_SLICE_KEYS, "newest_block", "worst_block") if x in metrics}
     blocks = metrics.get("blocks") or {}
     if blocks.get("blocks"):
         kept["newest_block"] = blocks["blocks"][-1]

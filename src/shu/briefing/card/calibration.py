@@ -10,10 +10,13 @@ from typing import Any
 
 from shu.briefing.safe import Md
 from shu.evidence.receipts import ReceiptBook
+from shu.store import Store
 
 
-def calibration_line(book: ReceiptBook, f: dict[str, Any]) -> Md | None:
-    """One sentence for the card of forecast `f` (None for forecasts issued without one)."""
+def calibration_line(store: Store, book: ReceiptBook, f: dict[str, Any]) -> Md | None:
+    """One sentence for the card of forecast `f` (None for forecasts issued without one). The
+    levels are cited as their `forecast_calibration` row stores them (the forecast's own copy
+    is rounded)."""
     if not f.get("calibration"):
         return None
     state = json.loads(f["calibration"])
@@ -26,7 +29,13 @@ def calibration_line(book: ReceiptBook, f: dict[str, Any]) -> Md | None:
     origin = date.fromisoformat(key["origin"])
     if "levels" in state:
         levels = state["levels"]
-        r = book.row("forecast_calibration", key, "levels", json.dumps(levels), origin,
+        stored = store.con.execute(
+            "SELECT levels FROM forecast_calibration WHERE origin = ? AND model_version = ? AND "
+            "template = ? AND horizon_days = ? AND band = ?",
+            [origin, key["model_version"], key["template"], key["horizon_days"],
+             key["band"]]).fetchone()
+        r = book.row("forecast_calibration", key, "levels",
+                     stored[0] if stored else json.dumps(levels), origin,
                      f"{f['repo']} online conformal levels")
         read = (f"from the questions resolved through {state['resolved_through']}"
                 if state.get("resolved_through") else "before any question had resolved")

@@ -1,7 +1,8 @@
 """A card's "Why this confidence level": the band the probability falls in, how often the
 model's backtest forecasts of the same template, horizon and band came true, the calibration
 state the forecast was issued with, and the record of this store's own resolved forecasts; for a
-card that leads with its interval alone, how often the intervals held instead."""
+card that leads with its interval alone, how often the intervals held instead (the interval's
+calibration state is told beside the interval, `card.interval`)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
     details = [Md(f"The {band} band: {lo:.2f} ≤ max(p, 1 − p) < {min(hi, 1.0):.2f}."
                   + (f" Backtest in the model card of {safe_inline(backtest.model_version)}."
                      if backtest else ""))]
-    calibration = calibration_line(ctx.book, f)
+    calibration = calibration_line(ctx.store, ctx.book, f)
     if calibration is not None:
         details.append(calibration)
     live = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], band, ctx.day)
@@ -63,7 +64,6 @@ def interval_confidence(ctx: BriefingContext, iv: dict[str, Any]) -> tuple[list[
     else:
         short = [Md("No backtest coverage is stored for this interval, so it has none behind "
                     "it yet.")]
-    calibration = calibration_line(ctx.book, iv)
     live = ev.live_interval_record(ctx.store, iv["horizon_days"], ctx.day)
     if live.n:
         r_n = ctx.book.query("interval_resolutions", live.n_sql, live.params, live.n, ctx.day,
@@ -74,7 +74,7 @@ def interval_confidence(ctx: BriefingContext, iv: dict[str, Any]) -> tuple[list[
                       f"resolved {iv['horizon_days']}-day intervals held.")]
     else:
         details = [Md("No interval forecast of this horizon has resolved in this store yet.")]
-    return short, details + ([calibration] if calibration is not None else [])
+    return short, details
 
 
 def _backtest_receipt(ctx: BriefingContext, backtest: ev.BandRate) -> int:

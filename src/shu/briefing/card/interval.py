@@ -50,5 +50,5 @@ def interval_lead(store: Store, book: ReceiptBook, f: dict[str, Any]) -> list[Md
                 f"{num(iv['lower_50'], 1)}–{num(iv['upper_50'], 1)} {ref(*r50)}, 95% interval "
                 f"{num(iv['lower_95'], 1)}–{num(iv['upper_95'], 1)} {ref(*r95)} (conformalised "
                 "on a later block than the model; coverage in the model card).")
-    calibration = calibration_line(book, iv)
+    calibration = calibration_line(store, book, iv)
     return [lead, detail] if calibration is None else [lead, detail, calibration]
