@@ -1,24 +1,28 @@
-"""Benchmark: star_signals over the real dataset (7.2M observed rows, 22.7k repositories).
+"""Benchmark: signals over the real dataset (7.2M observed rows, 22.7k repositories).
 
-Prints, as medians over --runs runs:
-  1. full recompute of star_signals (`refresh_star_signals(full=True)`, SQL in DuckDB);
-  2. incremental refresh after one new day for all repositories (the last day of the data is
-     held back, the signals are computed without it, then it is added and refreshed);
-  3. the pandas reference (`shu.signals.reference.star_signals_reference`, groupby/rolling) on
-     the same data, once (it is slow), and the speed-up of 1. over it; plus a check that both
-     give the same values on a sample of repositories.
-Targets (issue 4): 1 <= 5 s, 3 >= 10x, 2 <= 0.5 s on the 2-core development machine.
+Prints:
+  1. `shu signals --full` (the whole command: start-up, star_signals, commit, category, peer and
+     release signals) against the naive window query, back to back, each in its own process,
+     medians of --runs: per repository a calendar of days, an ASOF join to stars_daily and
+     lag(7)/lag(28) velocities into a temp table (issue 20's floor). Target (issue 20): shu <=
+     0.8x the naive query;
+  2. the incremental refresh of star_signals after one new day for all repositories, in
+     process (the last day is held back, the signals computed without it, then it is added
+     and refreshed), wall and CPU time, median of --runs. Target (issue 20): <= 0.2 s;
+  3. the pandas reference (`shu.signals.reference.star_signals_reference`) on the same data,
+     once (slow), and a check that SQL and reference agree on every row (exactness).
+The machine is shared: the load average is printed with the figures; compare the ratios of
+one run.
 
 Usage:
   .venv/bin/python benchmarks/bench_signals.py [--parquet ../shared/data/stars/stars_daily.parquet]
       [--store /tmp/shu-bench/stars.duckdb] [--runs 3] [--skip-reference]
-The store is built once with the ranking importer (`shu ingest ranking`) and reused.
+The store is built once with the ranking importer and its signals, then reused.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
@@ -27,11 +31,30 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from cli_timing import Timed, load, ratio_table, run_line, shu_command, timed
 
 ROOT = Path(__file__).resolve().parents[1]
+NAIVE = """
+import duckdb, sys
+con = duckdb.connect(sys.argv[1], read_only=True)
+con.execute("SET enable_progress_bar = false")
+con.execute(\"\"\"
+CREATE TEMP TABLE naive AS
+WITH calendar AS (
+    SELECT repo, unnest(generate_series(min(day), max(day), INTERVAL 1 DAY))::DATE AS day
+    FROM stars_daily GROUP BY repo),
+filled AS (
+    SELECT c.repo, c.day, s.stars FROM calendar c
+    ASOF LEFT JOIN stars_daily s ON c.repo = s.repo AND c.day >= s.day)
+SELECT repo, day, stars, (stars - lag(stars, 7) OVER w) / 7.0 AS velocity_7d,
+       (stars - lag(stars, 28) OVER w) / 28.0 AS velocity_28d
+FROM filled WINDOW w AS (PARTITION BY repo ORDER BY day)\"\"\")
+print(con.execute("SELECT count(*) FROM naive").fetchone()[0])
+"""
 
 
 def build_store(parquet: Path, path: Path) -> None:
+    from shu.signals import refresh_signals
     from shu.sources.ranking import import_ranking
     from shu.store import open_store
 
@@ -39,8 +62,82 @@ def build_store(parquet: Path, path: Path) -> None:
     t0 = time.perf_counter()
     with open_store(path) as store:
         import_ranking(store, parquet)
+        refresh_signals(store)
         rows = store.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0]
-    print(f"built {path}: {rows:,} stars_daily rows in {time.perf_counter() - t0:.1f} s")
+    print(f"built {path}: {rows:,} stars_daily rows and their signals in "
+          f"{time.perf_counter() - t0:.1f} s")
+
+
+def full_against_naive(store: Path, runs: int) -> None:
+    """1. `shu signals --full` and the naive query, back to back, each in its own process."""
+    results: dict[str, list[Timed]] = {"naive query": [], "shu signals --full": []}
+    for i in range(runs):
+        results["naive query"].append(timed([sys.executable, "-c", NAIVE, str(store)]))
+        results["shu signals --full"].append(timed([*shu_command(), "signals", "--full",
+                                                    "--db", str(store)]))
+        print(run_line(i + 1, results, floor="naive query"), flush=True)
+    print(f"medians over {runs} runs ({load()} now):")
+    print(ratio_table([("`shu signals --full` over the ranking store",
+                        results["shu signals --full"], results["naive query"], "<= 0.8x")]))
+    for name, r in results.items():
+        print(f"{name}: CPU median {statistics.median(x.cpu_s for x in r):.2f} s, peak RSS max "
+              f"{max(x.peak_gib for x in r):.2f} GiB")
+
+
+def incremental(store, runs: int) -> None:
+    """2. star_signals after one new day: hold the last day back, compute, add it back."""
+    from shu.signals.stars import refresh_star_signals
+
+    con = store.con
+    last = con.execute("SELECT max(day) FROM stars_daily").fetchone()[0]
+    con.execute("CREATE OR REPLACE TEMP TABLE _held AS SELECT * FROM stars_daily WHERE day = ?",
+                [last])
+    con.execute("DELETE FROM stars_daily WHERE day = ?", [last])
+    refresh_star_signals(store, str(uuid.uuid4()), full=True)
+    con.execute("INSERT INTO stars_daily SELECT * FROM _held")
+    walls, cpus = [], []
+    for _ in range(runs):
+        t0, c0 = time.perf_counter(), time.process_time()
+        result = refresh_star_signals(store, str(uuid.uuid4()))
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+        assert result.mode == "incremental", result
+        # undo this run so the next one starts from the same state
+        con.execute("DELETE FROM star_signals WHERE day = ?", [last])
+        con.execute("DELETE FROM signal_runs WHERE target = 'star_signals' AND to_day = ?",
+                    [last])
+    print(f"incremental refresh of star_signals after one new day ({result.rows_written:,} rows"
+          f" written): median {statistics.median(walls):.3f} s (runs "
+          f"{', '.join(f'{s:.3f}' for s in walls)}; target <= 0.2 s), CPU time median "
+          f"{statistics.median(cpus):.3f} s; {load()}")
+    refresh_star_signals(store, str(uuid.uuid4()))
+
+
+def against_reference(store) -> None:
+    """3. The pandas reference on the same data; every row and column compared."""
+    from shu.signals.reference import star_signals_reference
+
+    con = store.con
+    observations = con.execute("SELECT repo, day, stars FROM stars_daily").df()
+    t0 = time.perf_counter()
+    expected = star_signals_reference(observations)
+    print(f"pandas reference: {time.perf_counter() - t0:.1f} s, {len(expected):,} rows")
+    actual = con.execute("SELECT * FROM star_signals ORDER BY repo, day").df()
+    expected = expected.sort_values(["repo", "day"]).reset_index(drop=True)
+    same_keys = (len(actual) == len(expected)
+                 and (actual["repo"].to_numpy() == expected["repo"].to_numpy()).all()
+                 and (pd.to_datetime(actual["day"]).to_numpy()
+                      == expected["day"].to_numpy()).all())
+    mismatches = {}
+    for c in ("stars", "stars_age_days", "velocity_7d", "velocity_28d", "velocity_90d",
+              "acceleration_7d", "acceleration_28d", "velocity_7d_z", "velocity_28d_z"):
+        a, e = actual[c].astype(float).to_numpy(), expected[c].astype(float).to_numpy()
+        mismatches[c] = int((~np.isclose(a, e, rtol=1e-9, atol=1e-9, equal_nan=True)).sum())
+    for c in ("gap", "lifecycle_phase"):
+        mismatches[c] = int((actual[c].fillna("-").astype(str).to_numpy()
+                             != expected[c].fillna("-").astype(str).to_numpy()).sum())
+    print(f"SQL vs reference on all {len(actual):,} rows: same (repo, day) keys: {same_keys}; "
+          f"values differing beyond 1e-9: {sum(mismatches.values())} {mismatches}")
 
 
 def main() -> int:
@@ -52,86 +149,16 @@ def main() -> int:
     parser.add_argument("--skip-reference", action="store_true")
     args = parser.parse_args()
 
-    from shu.signals.stars import refresh_star_signals
     from shu.store import open_store
 
     if not args.store.exists():
         build_store(args.parquet, args.store)
-    print(f"cpus: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f} "
-          "(other engineers share this machine)")
+    full_against_naive(args.store, args.runs)
     with open_store(args.store) as store:
-        con = store.con
-        con.execute("SET enable_progress_bar = false")
-        last = con.execute("SELECT max(day) FROM stars_daily").fetchone()[0]
-        repos, rows = con.execute(
-            "SELECT count(DISTINCT repo), count(*) FROM stars_daily").fetchone()
-        print(f"stars_daily: {rows:,} rows, {repos:,} repositories, last day {last}")
-
-        # 1. full recompute
-        full, cpu = [], []
-        for _ in range(args.runs):
-            t0, c0 = time.perf_counter(), time.process_time()
-            result = refresh_star_signals(store, str(uuid.uuid4()), full=True)
-            full.append(time.perf_counter() - t0)
-            cpu.append(time.process_time() - c0)
-        print(f"full recompute of star_signals: median {statistics.median(full):.2f} s "
-              f"(runs {', '.join(f'{s:.2f}' for s in full)}), {result.rows_written:,} rows; "
-              f"CPU time median {statistics.median(cpu):.2f} s; "
-              f"load average now {os.getloadavg()[0]:.1f}")
-        cpu_full = cpu
-
-        # 2. incremental after one new day: hold the last day back, compute, add it back
-        con.execute("CREATE OR REPLACE TEMP TABLE _held AS SELECT * FROM stars_daily "
-                    "WHERE day = ?", [last])
-        con.execute("DELETE FROM stars_daily WHERE day = ?", [last])
-        refresh_star_signals(store, str(uuid.uuid4()), full=True)
-        con.execute("INSERT INTO stars_daily SELECT * FROM _held")
-        incremental, cpu = [], []
-        for _ in range(args.runs):
-            t0, c0 = time.perf_counter(), time.process_time()
-            result = refresh_star_signals(store, str(uuid.uuid4()))
-            incremental.append(time.perf_counter() - t0)
-            cpu.append(time.process_time() - c0)
-            assert result.mode == "incremental", result
-            # undo this run so the next one starts from the same state
-            con.execute("DELETE FROM star_signals WHERE day = ?", [last])
-            con.execute("DELETE FROM signal_runs WHERE target = 'star_signals' AND to_day = ?",
-                        [last])
-        print(f"incremental refresh after one new day ({result.rows_written:,} rows written): "
-              f"median {statistics.median(incremental):.3f} s "
-              f"(runs {', '.join(f'{s:.3f}' for s in incremental)}); "
-              f"CPU time median {statistics.median(cpu):.3f} s")
-        refresh_star_signals(store, str(uuid.uuid4()))
-
-        if args.skip_reference:
-            return 0
-        # 3. the pandas reference on the same data
-        from shu.signals.reference import star_signals_reference
-
-        observations = con.execute("SELECT repo, day, stars FROM stars_daily").df()
-        t0, c0 = time.perf_counter(), time.process_time()
-        expected = star_signals_reference(observations)
-        reference, reference_cpu = time.perf_counter() - t0, time.process_time() - c0
-        print(f"pandas reference: {reference:.1f} s (CPU {reference_cpu:.1f} s), "
-              f"{len(expected):,} rows; SQL is {reference / statistics.median(full):.1f}x faster "
-              f"in wall time, {reference_cpu / statistics.median(cpu_full):.1f}x in CPU time")
-        actual = con.execute("SELECT * FROM star_signals ORDER BY repo, day").df()
-        expected = expected.sort_values(["repo", "day"]).reset_index(drop=True)
-        same_keys = (len(actual) == len(expected)
-                     and (actual["repo"].to_numpy() == expected["repo"].to_numpy()).all()
-                     and (pd.to_datetime(actual["day"]).to_numpy()
-                          == expected["day"].to_numpy()).all())
-        mismatches = {}
-        for c in ("stars", "stars_age_days", "velocity_7d", "velocity_28d", "acceleration_7d",
-                  "acceleration_28d", "velocity_7d_z", "velocity_28d_z"):
-            a, e = actual[c].astype(float).to_numpy(), expected[c].astype(float).to_numpy()
-            close = np.isclose(a, e, rtol=1e-9, atol=1e-9, equal_nan=True)
-            mismatches[c] = int((~close).sum())
-        for c in ("gap", "lifecycle_phase"):
-            mismatches[c] = int((actual[c].fillna("-").astype(str).to_numpy()
-                                 != expected[c].fillna("-").astype(str).to_numpy()).sum())
-        print(f"SQL vs reference on all {len(actual):,} rows: same (repo, day) keys: {same_keys}; "
-              f"values differing beyond 1e-9: {sum(mismatches.values())} {mismatches}")
+        store.con.execute("SET enable_progress_bar = false")
+        incremental(store, args.runs)
+        if not args.skip_reference:
+            against_reference(store)
     return 0
 
 

@@ -222,5 +222,18 @@ RELEASE_CONTEXT = Table(
     ),
 )
 
+STAR_SIGNAL_REPOS = Table(
+    name="star_signal_repos",
+    description="Bookkeeping of star_signals: each repository's first observed day in "
+    "stars_daily as the last refresh saw it (a full refresh rewrites it, an incremental one adds "
+    "new repositories), so an incremental refresh reads it instead of the whole history.",
+    primary_key=("repo",),
+    group="signals",
+    columns=(
+        col("repo", "VARCHAR", "Repository 'owner/name'."),
+        col("first_day", "DATE", "Its first day with a star count in stars_daily."),
+    ),
+)
+
 TABLES = (STAR_SIGNALS, COMMIT_SIGNALS, CATEGORY_SIGNALS, PEER_SIGNALS, RELEASE_SIGNALS,
-          RELEASE_CONTEXT, SIGNAL_RUNS)
+          RELEASE_CONTEXT, SIGNAL_RUNS, STAR_SIGNAL_REPOS)

@@ -36,10 +36,10 @@ BUILD_TABLE = "_star_signals_build"
 
 def _fingerprint(store: Store, to_day: date) -> tuple[int, int, int, int]:
     """(rows, sum of stars) of stars_daily on or before to_day, and of all of it."""
-    row = store.con.execute(
-        "SELECT count(*) FILTER (WHERE day <= $1), coalesce(sum(stars::HUGEINT) FILTER "
-        "(WHERE day <= $1), 0), count(*), coalesce(sum(stars::HUGEINT), 0) FROM stars_daily",
-        [to_day]).fetchone()
+    row = store.con.execute(  # sum(BIGINT) is a HUGEINT: exact, no cast per row needed
+        "SELECT count(*) FILTER (WHERE day <= $1), coalesce(sum(stars) FILTER "
+        "(WHERE day <= $1), 0), count(*), coalesce(sum(stars), 0) FROM stars_daily",
+        [to_day]).fetchall()[0]
     return int(row[0]), int(row[1]), int(row[2]), int(row[3])
 
 
@@ -56,17 +56,38 @@ def _sql_values(from_day: date, max_day: date, emit_from: date | None) -> dict[s
             "z_min_values": Z_MIN_VALUES, **sql_thresholds()}
 
 
-def _create_repos(store: Store, from_day: date, shards: int, having: str = "") -> None:
-    """_star_signal_repos: one row per repository to compute, with its id and shard."""
+def _create_repos(store: Store, shards: int) -> None:
+    """_star_signal_repos (a table the shards' connections can read): every repository with
+    its id, the day number of its first observation and its shard."""
     store.con.execute(f"""
         CREATE OR REPLACE TABLE _star_signal_repos AS
-        SELECT repo, rid, (first_day - DATE '{EPOCH}')::INTEGER AS first_dn,
-               (slice_first_day - DATE '{EPOCH}')::INTEGER AS slice_first_dn,
+        SELECT repo, rid, first_dn, first_dn AS slice_first_dn,
                ((rid - 1) * {shards} // count(*) OVER ())::INTEGER AS shard
         FROM (SELECT repo, (row_number() OVER (ORDER BY repo))::INTEGER AS rid,
-                     min(day) AS first_day,
-                     min(day) FILTER (WHERE day >= DATE '{from_day}') AS slice_first_day
-              FROM stars_daily WHERE stars IS NOT NULL GROUP BY repo {having})""")
+                     (min(day) - DATE '{EPOCH}')::INTEGER AS first_dn
+              FROM stars_daily WHERE stars IS NOT NULL GROUP BY repo)""")
+
+
+def _create_recent_repos(store: Store, from_day: date, emit_from: date) -> None:
+    """For an incremental refresh: `_star_slice`, the stars_daily rows from `from_day` on (the
+    one read of the big table), and `_star_signal_repos` (temp) for the repositories seen in
+    the 7 days before `emit_from` or later, their first day from `star_signal_repos` (a
+    repository it lacks is new: its slice holds its whole history, or older input changed and
+    the refresh is a full one), which gains the new ones."""
+    con = store.con
+    con.execute("CREATE OR REPLACE TEMP TABLE _star_slice AS SELECT repo, day, stars "
+                "FROM stars_daily WHERE day >= ? AND stars IS NOT NULL", [from_day])
+    con.execute(f"""
+        CREATE OR REPLACE TEMP TABLE _star_signal_repos AS
+        SELECT s.repo, (row_number() OVER (ORDER BY s.repo))::INTEGER AS rid,
+               (coalesce(f.first_day, s.slice_first_day) - DATE '{EPOCH}')::INTEGER AS first_dn,
+               (s.slice_first_day - DATE '{EPOCH}')::INTEGER AS slice_first_dn, 0 AS shard,
+               f.first_day IS NULL AS is_new
+        FROM (SELECT repo, min(day) AS slice_first_day FROM _star_slice GROUP BY repo
+              HAVING max(day) >= DATE '{emit_from - timedelta(days=FRESH_DAYS)}') s
+        LEFT JOIN star_signal_repos f USING (repo)""")
+    con.execute(f"INSERT INTO star_signal_repos SELECT repo, DATE '{EPOCH}' + first_dn "
+                "FROM _star_signal_repos WHERE is_new")
 
 
 def refresh_star_signals(store: Store, run_id: str, full: bool = False,
@@ -99,6 +120,10 @@ def _refresh(store: Store, run_id: str, full: bool, shards: int | None) -> Table
     computed = con.execute("SELECT max(day) FROM star_signals").fetchone()[0]
     if last is None or computed is None or computed != last[0]:
         return _full(store, run_id, max_day, "no previous run", t0, shards)
+    if not con.execute("SELECT count(*) FROM (SELECT 1 FROM star_signal_repos LIMIT 1)"
+                       ).fetchall()[0][0]:
+        return _full(store, run_id, max_day, "first days of the repositories not recorded",
+                     t0, shards)
     rows_before, sum_before, rows, total = _fingerprint(store, last[0])
     if (rows_before, sum_before) != (last[1], last[2]):
         return _full(store, run_id, max_day, f"input on or before {last[0]} changed", t0,
@@ -117,19 +142,19 @@ def _full(store: Store, run_id: str, max_day: date, reason: str, t0: float,
         shards = max(1, min(4, os.cpu_count() or 1))
     if store._depth:  # inside the caller's transaction: other connections cannot join it
         shards = 1
-    start = date(1, 1, 1)
-    values = _sql_values(start, max_day, None)
+    values = _sql_values(date(1, 1, 1), max_day, None)
     columns = ", ".join(f'"{c.name}" {c.type}' for c in STAR_SIGNALS.columns)
-    _create_repos(store, start, shards)
+    _create_repos(store, shards)
     con.execute(f"CREATE OR REPLACE TABLE {BUILD_TABLE} ({columns})")
     try:
         if shards == 1:
-            run_sql(con, "star_signals", shard=0, write=f"INSERT INTO {BUILD_TABLE}", **values)
+            run_sql(con, "star_signals", shard=0, source="stars_daily",
+                    write=f"INSERT INTO {BUILD_TABLE}", **values)
         else:
             def run_shard(shard: int) -> None:
                 with con.cursor() as cur:
                     cur.execute("SET enable_progress_bar = false")
-                    run_sql(cur, "star_signals", shard=shard,
+                    run_sql(cur, "star_signals", shard=shard, source="stars_daily",
                             write=f"INSERT INTO {BUILD_TABLE}", **values)
 
             with ThreadPoolExecutor(max_workers=shards) as pool:
@@ -137,6 +162,9 @@ def _full(store: Store, run_id: str, max_day: date, reason: str, t0: float,
         with store.transaction():
             con.execute("DROP TABLE IF EXISTS star_signals")
             con.execute(f"ALTER TABLE {BUILD_TABLE} RENAME TO star_signals")
+            con.execute("DELETE FROM star_signal_repos")
+            con.execute(f"INSERT INTO star_signal_repos SELECT repo, DATE '{EPOCH}' + first_dn "
+                        "FROM _star_signal_repos")
             written = con.execute("SELECT count(*) FROM star_signals").fetchone()[0]
             _, _, rows, total = _fingerprint(store, max_day)
             result = TableRefresh("star_signals", "full", reason, None, max_day, int(written),
@@ -153,11 +181,10 @@ def _incremental(store: Store, run_id: str, emit_from: date, max_day: date,
     """Days from emit_from on, for repositories seen in the 7 days before it or later."""
     con = store.con
     from_day = emit_from - timedelta(days=LOOKBACK_DAYS)
-    seen_since = emit_from - timedelta(days=FRESH_DAYS)
     try:
         with store.transaction():
-            _create_repos(store, from_day, 1, f"HAVING max(day) >= DATE '{seen_since}'")
-            run_sql(con, "star_signals", shard=0,
+            _create_recent_repos(store, from_day, emit_from)
+            run_sql(con, "star_signals", shard=0, source="_star_slice",
                     write="CREATE OR REPLACE TEMP TABLE _star_signals_new AS",
                     **_sql_values(from_day, max_day, emit_from))
             run_sql(con, "star_zscores_incremental", z_min_values=Z_MIN_VALUES,
@@ -171,7 +198,6 @@ def _incremental(store: Store, run_id: str, emit_from: date, max_day: date,
                                   int(written), time.perf_counter() - t0, *fingerprint)
             record_run(store, result, run_id)
     finally:
-        con.execute("DROP TABLE IF EXISTS _star_signals_new")
-        con.execute("DROP TABLE IF EXISTS _star_obs")
-        con.execute("DROP TABLE IF EXISTS _star_signal_repos")
+        for table in ("_star_signals_new", "_star_obs", "_star_slice", "_star_signal_repos"):
+            con.execute(f"DROP TABLE IF EXISTS {table}")
     return result

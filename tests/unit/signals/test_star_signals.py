@@ -145,6 +145,20 @@ def test_incremental_with_returning_and_new_repos(store_path):
         assert not np.isnan(back.loc[pd.Timestamp(START + timedelta(days=639)), "velocity_7d_z"])
 
 
+def test_first_days_are_recorded_and_an_empty_record_means_full(synthetic_store):
+    """star_signal_repos holds each repository's first observed day (the incremental refresh
+    reads it instead of the whole history); without it the next refresh is a full one."""
+    refresh_signals(synthetic_store)
+    con = synthetic_store.con
+    assert con.execute("SELECT * FROM star_signal_repos ORDER BY repo").fetchall() == \
+        con.execute("SELECT repo, min(day) FROM stars_daily WHERE stars IS NOT NULL "
+                    "GROUP BY repo ORDER BY repo").fetchall()
+    con.execute("DELETE FROM star_signal_repos")
+    result = refresh_signals(synthetic_store)["star_signals"]
+    assert result["mode"] == "full" and "first days" in result["reason"]
+    assert con.execute("SELECT count(*) FROM star_signal_repos").fetchone()[0] > 0
+
+
 def test_changed_history_falls_back_to_full(synthetic_store):
     refresh_signals(synthetic_store)
     synthetic_store.con.execute("UPDATE stars_daily SET stars = stars + 1 WHERE repo = 'lin/ear' "

@@ -1,6 +1,7 @@
 -- star_signals: velocity, acceleration and trailing-year z-scores of the ASOF star count.
 --
--- Reads  stars_daily rows with day >= {from_day} of the repositories of shard {shard} in table
+-- Reads  {source} (stars_daily, or a slice of it) rows with day >= {from_day} of the
+--        repositories of shard {shard} in table
 --        _star_signal_repos (repo, rid: dense integer id in repo order, first_dn: day number of
 --        its first observation, slice_first_dn: of its first observation on or after
 --        {from_day}, shard).
@@ -35,7 +36,7 @@ WITH obs AS (
     SELECT r.rid, r.rid::BIGINT * 1048576 + r.first_dn AS first_k,
            r.rid::BIGINT * 1048576 + r.slice_first_dn AS slice_first_k,
            (s.day - DATE '1970-01-01')::INTEGER AS dn, s.stars::BIGINT AS stars
-    FROM stars_daily s JOIN _star_signal_repos r ON r.repo = s.repo
+    FROM {source} s JOIN _star_signal_repos r ON r.repo = s.repo
     WHERE s.day >= DATE '{from_day}' AND s.stars IS NOT NULL AND r.shard = {shard}
     ORDER BY r.rid, dn
 ), neighbours AS (

@@ -8,18 +8,16 @@
 -- the new days are matched day by day.
 
 CREATE OR REPLACE TEMP TABLE _star_signals_new AS
-WITH history AS (
-    SELECT repo, day, round(velocity_7d * 7) AS d7, round(velocity_28d * 28) AS d28
-    FROM star_signals
-    WHERE day >= DATE '{history_from}' AND day < DATE '{emit_from}'
-      AND repo IN (SELECT repo FROM _star_signals_new)
-), common AS (
+WITH common AS (
+    -- read once and aggregated at once: a CTE read twice would be materialised
     SELECT repo, count(d7) AS n7, sum(d7) AS s7, sum(d7 * d7) AS q7,
            count(d28) AS n28, sum(d28) AS s28, sum(d28 * d28) AS q28
-    FROM history WHERE day >= DATE '{common_from}'
+    FROM (SELECT repo, round(velocity_7d * 7) AS d7, round(velocity_28d * 28) AS d28
+          FROM star_signals WHERE day >= DATE '{common_from}' AND day < DATE '{emit_from}')
     GROUP BY repo
 ), edges AS (
-    SELECT repo, day, d7, d28 FROM history WHERE day < DATE '{common_from}'
+    SELECT repo, day, round(velocity_7d * 7) AS d7, round(velocity_28d * 28) AS d28
+    FROM star_signals WHERE day >= DATE '{history_from}' AND day < DATE '{common_from}'
     UNION ALL
     SELECT repo, day, round(velocity_7d * 7), round(velocity_28d * 28) FROM _star_signals_new
 ), edge_sums AS (
