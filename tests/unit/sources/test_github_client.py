@@ -166,12 +166,12 @@ def test_truncated_body_retried(server, sleeps, make_client):
 
 
 def test_timeout_retried(server, sleeps, make_client):
-    client = make_client(server, sleeps, timeout_s=0.2, retries=1)
-    server.fail("slow", match="/releases", delay=1.0, times=1)
+    client = make_client(server, sleeps, timeout_s=0.5, retries=1)
+    server.fail("slow", match="/releases", delay=2.0, times=1)
     assert client.get("/repos/ollama/ollama/releases").status == 200
     assert client.stats.retries == 1
-    server.fail("slow", match="/releases", delay=1.0, times=2)
-    with pytest.raises(GitHubError, match="timed out after 0.2s"):
+    server.fail("slow", match="/releases", delay=2.0, times=2)
+    with pytest.raises(GitHubError, match="timed out after 0.5s"):
         client.get("/repos/ollama/ollama/releases", conditional=False)
 
 
