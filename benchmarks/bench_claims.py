@@ -11,8 +11,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from shu.evidence.document_claims import ingest_with_claims
 from shu.evidence.extract import extract_claims
-from shu.sources.documents import ingest_documents, split_passages
+from shu.sources.documents import split_passages
 from shu.store import open_store
 
 SIZE = 10_000_000
@@ -42,7 +43,7 @@ def main() -> None:
                         for c in found)
             with open_store(Path(tmp) / f"{name}.duckdb") as store:
                 start = time.perf_counter()
-                result = ingest_documents(store, [path])
+                result = ingest_with_claims(store, [path])
                 ingest_s = time.perf_counter() - start
             print(f"{name}: {path.stat().st_size / 1e6:.1f} MB, {len(passages):,} passages; "
                   f"extraction alone {extract_s:.1f} s; shu ingest docs {ingest_s:.1f} s; "

@@ -58,9 +58,9 @@ def main() -> None:
     args = parser.parse_args()
     os.chdir(ROOT)
 
+    from shu.evidence.document_claims import ingest_with_claims
     from shu.settings import TrackedRepo, load_settings
     from shu.snapshot import open_for_writing
-    from shu.sources.documents import ingest_documents
     from shu.sources.github_ingest import ingest_github
     from shu.sources.ranking import import_ranking
     from shu.testing.datasets import repo_from_history
@@ -92,7 +92,7 @@ def main() -> None:
         loaded = ingest_history(store, [SHARED / "history"], settings)
         print(f"history exports: {sum(r.commits.inserted for r in loaded):,} commits, "
               f"{sum(r.releases.inserted for r in loaded):,} version tags new")
-        docs = ingest_documents(store, sorted((ROOT / "docs" / "notes").glob("*.md"))
+        docs = ingest_with_claims(store, sorted((ROOT / "docs" / "notes").glob("*.md"))
                                 + sorted((ROOT / "docs" / "examples" / "corpus").glob("*.md")))
         print(f"notes and corpus: {docs.added} new, {docs.changed} changed, "
               f"{docs.unchanged} unchanged")

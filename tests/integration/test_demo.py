@@ -10,7 +10,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from shu.evidence.receipts import resolve, stored_receipts
+from shu.receipts import resolve, stored_receipts
 from shu.store import open_store
 
 

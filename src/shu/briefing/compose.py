@@ -9,7 +9,7 @@ rewrites the same files and rows (idempotent).
 
 Every number shown is either a stored value with a row receipt, or an aggregate with the SELECT
 that reproduces it (a query receipt); quotations come from stored passages or release notes.
-Outside text is rendered through `shu.briefing.safe`: the template environment escapes every
+Outside text is rendered through `shu.safe_markdown`: the template environment escapes every
 value that is not explicitly shu's own markdown (`Md`).
 """
 
@@ -23,8 +23,8 @@ from pathlib import Path
 from shu.briefing import html
 from shu.briefing.context import BriefingContext
 from shu.briefing.data import briefing_data, write_data
-from shu.briefing.safe import finish_markdown
 from shu.briefing.sections import build_sections
+from shu.safe_markdown import finish_markdown
 from shu.settings import Settings, get_settings
 from shu.store import Store, utcnow
 

@@ -18,9 +18,9 @@ import jinja2
 from shu.briefing import facts
 from shu.briefing.choice import CardChoice, choose_cards
 from shu.briefing.text import briefing_title, template_env
-from shu.evidence.receipts import ReceiptBook
 from shu.evidence.retrieval import PassageIndex
 from shu.forecast.skill import demonstrated_skill
+from shu.receipts import ReceiptBook
 from shu.settings import Settings
 from shu.store import Store, utcnow
 

@@ -2,7 +2,7 @@
 bands, the title, and the Jinja2 environment every section renders with.
 
 Everything here writes shu's own markdown (`Md`); outside text still goes through
-`shu.briefing.safe`. The template environment prints an `Md` as is and escapes every other string
+`shu.safe_markdown`. The template environment prints an `Md` as is and escapes every other string
 (`_finalize`), so a value a section forgets to sanitise comes out inert rather than live.
 """
 
@@ -15,8 +15,8 @@ import jinja2
 from markdown_it import MarkdownIt
 
 from shu.briefing.facts import CategoryMove
-from shu.briefing.safe import Md, safe_code, safe_inline
 from shu.forecast.interval import TEMPLATE as INTERVAL
+from shu.safe_markdown import Md, safe_code, safe_inline
 
 _REFS = re.compile(r"\s*\[R\d+(?:, R\d+)*\]")
 BANDS = (("low", 0.5, 0.65), ("medium", 0.65, 0.80), ("high", 0.80, 1.0001))

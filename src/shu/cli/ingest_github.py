@@ -96,10 +96,10 @@ def docs(
 
     Example: shu ingest docs ../shared/seeds/00[1-4]*
     """
-    from shu.sources.documents import ingest_documents
+    from shu.evidence.document_claims import ingest_with_claims
 
     with open_for_writing(db_path(db)) as store:
-        result = ingest_documents(store, paths)
+        result = ingest_with_claims(store, paths)
     console.print(f"{result.read} documents read: {result.added} new, {result.changed} changed, "
                   f"{result.unchanged} unchanged; {result.passages} passages written; "
                   f"{result.claims} claims extracted",

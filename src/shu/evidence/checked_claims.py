@@ -13,7 +13,7 @@ from datetime import date
 from typing import Any
 
 from shu.evidence.claims import ClaimCheck, evaluate_claims
-from shu.evidence.receipts import Citation
+from shu.receipts import Citation
 from shu.store import Store
 
 

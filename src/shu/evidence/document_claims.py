@@ -5,6 +5,8 @@ replaces their claims (delete + insert in the caller's transaction), for each do
 `claim_extractions` row is missing, from another content hash or from older rules; so
 re-ingesting is idempotent and a rules upgrade re-reads old documents. `document_claims(store)`
 returns the stored claims with their document's title and location, for verdicts and receipts.
+`ingest_with_claims(store, paths)` loads documents with their claims in one transaction (what
+`shu ingest docs` and the daily flow run).
 """
 
 from __future__ import annotations
@@ -16,7 +18,14 @@ import pandas as pd
 
 from shu.evidence.extract import EXTRACTOR_VERSION, extract_claims
 from shu.schema import TABLES_BY_NAME
+from shu.sources.documents import DocumentsResult, ingest_documents
 from shu.store import Store, utcnow
+
+
+def ingest_with_claims(store: Store, paths: list) -> DocumentsResult:
+    """`ingest_documents` with each new or changed document's claims extracted in the same
+    transaction."""
+    return ingest_documents(store, paths, extract_claims=refresh_claims)
 
 
 def refresh_claims(store: Store, doc_ids: list[str], force: bool = False) -> int:

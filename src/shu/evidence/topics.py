@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from shu.briefing.safe import safe_inline
 from shu.evidence.checked_claims import configured_checks, document_checks
-from shu.evidence.receipts import Citation
 from shu.evidence.retrieval import split_sentences
+from shu.receipts import Citation
+from shu.safe_markdown import safe_inline
 from shu.settings import Settings, Topic
 from shu.store import Store
 

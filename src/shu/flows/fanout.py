@@ -93,12 +93,12 @@ def _outcome(repo: str, summary: Any, error: str | None = None) -> dict[str, Any
 
 def documents(db: Path, settings: Settings) -> str:
     """(Re-)ingest the configured documents; one line."""
-    from shu.sources.documents import ingest_documents
+    from shu.evidence.document_claims import ingest_with_claims
 
     with _WRITER:
         store = open_for_writing(db)
         try:
-            docs = ingest_documents(store, list(settings.document_paths))
+            docs = ingest_with_claims(store, list(settings.document_paths))
         finally:
             store.close()
     return f"documents: {docs.added} new, {docs.changed} changed, {docs.unchanged} unchanged"

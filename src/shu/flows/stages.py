@@ -46,7 +46,7 @@ def ingest(db: Path, settings: Settings, day: date, backfill: bool = False) -> S
     When GitHub is unreachable (or keeps failing) the stage does not fail: it reports one line
     and the briefing is built from what the store has, with stale data marked.
     """
-    from shu.sources.documents import ingest_documents
+    from shu.evidence.document_claims import ingest_with_claims
     from shu.sources.github_ingest import ingest_github
 
     store = open_for_writing(db)
@@ -66,7 +66,7 @@ def ingest(db: Path, settings: Settings, day: date, backfill: bool = False) -> S
             notes.append(f"GitHub unreachable ({str(exc).splitlines()[0]}); building the briefing "
                          "from the store as it is")
         if settings.document_paths:
-            docs = ingest_documents(store, list(settings.document_paths))
+            docs = ingest_with_claims(store, list(settings.document_paths))
             notes.append(f"documents: {docs.added} new, {docs.changed} changed, "
                          f"{docs.unchanged} unchanged")
         return StageReport("ingest", "; ".join(notes), ok)

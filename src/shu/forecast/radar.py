@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from shu.evidence.receipts import Citation
 from shu.forecast.ranking import KS, ranking_metrics
+from shu.receipts import Citation
 from shu.store import Store
 
 TEMPLATE = "star_breakout"

@@ -25,7 +25,7 @@ BRIEFINGS = Table(
 BRIEFING_RECEIPTS = Table(
     name="briefing_receipts",
     description="Every receipt a briefing cites: a stored passage or a stored row and value. "
-    "Each resolves to the store (see `shu.evidence.receipts.resolve`).",
+    "Each resolves to the store (see `shu.receipts.resolve`).",
     primary_key=("briefing_id", "receipt_no"),
     group="briefing",
     columns=(

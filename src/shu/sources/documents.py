@@ -1,19 +1,22 @@
 """The document corpus: markdown, HTML and text files into `documents` and `passages`.
 
 One file is one document, identified by a hash of its resolved path. Its title comes from front
-matter (`title:`), else the first heading (markdown `#`, HTML `<title>`/`<h1>`), else the first
-short line; its date from front matter (`date:`), else a date stated near the top (a line such
-as "Generated: Wednesday, August 27, 2025" or "2025-08-27"), else none. The content hash is the
-SHA-256 of the text: a file whose hash is unchanged is skipped, a changed one replaces its
-document, passages and claims (hardware/compiler claims read by `shu.evidence.extract`, in the
-same transaction). Passages are paragraphs merged up to ~1,200 characters (long paragraphs
-split at sentence ends), ready for retrieval. All text is untrusted and stored as text only.
+matter (`title:`),
+else the first heading (markdown `#`, HTML `<title>`/`<h1>`), else the first short line; its date
+from front matter (`date:`), else a date stated near the top (a line such as "Generated: Wednesday,
+August 27, 2025" or "2025-08-27"), else none. The content hash is the SHA-256 of the text: a file
+whose hash is unchanged is skipped, a changed one replaces its document, passages and claims
+(hardware/compiler claims, when the caller injects their extractor:
+`shu.evidence.document_claims.ingest_with_claims`, in the same transaction). Passages are
+paragraphs merged up to ~1,200 characters (long paragraphs split at sentence ends), ready for
+retrieval. All text is untrusted and stored as text only.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from html.parser import HTMLParser
@@ -23,7 +26,6 @@ from typing import ClassVar
 import pandas as pd
 
 from shu.errors import InputError
-from shu.evidence.document_claims import refresh_claims
 from shu.progress import track
 from shu.store import Store, utcnow
 
@@ -71,8 +73,14 @@ class Document:
     text: str
 
 
-def ingest_documents(store: Store, paths: list[Path | str]) -> DocumentsResult:
+def ingest_documents(store: Store, paths: list[Path | str],
+                     extract_claims: Callable[[Store, list[str]], int] | None = None
+                     ) -> DocumentsResult:
     """Load each file (directories: every markdown/HTML/text file inside, recursively).
+
+    `extract_claims(store, doc_ids)` runs in the same transaction and returns the number of
+    claims it wrote (`shu.evidence.document_claims.ingest_with_claims` passes the claim
+    extractor: the evidence layer sits above the sources, so it is injected, not imported).
 
     Raises InputError naming the path for a missing path, an unsupported file named explicitly,
     or a file that is not UTF-8 text; nothing is written then.
@@ -103,7 +111,8 @@ def ingest_documents(store: Store, paths: list[Path | str]) -> DocumentsResult:
             if not passages.empty:
                 load.add(store.upsert("passages", passages))
             result.passages = len(passages)
-        result.claims = refresh_claims(store, [d.doc_id for d in documents])
+        if extract_claims is not None:
+            result.claims = extract_claims(store, [d.doc_id for d in documents])
         load.message = (f"{result.added} new, {result.changed} changed, "
                         f"{result.unchanged} unchanged documents; {result.claims} claims "
                         "extracted")

@@ -8,7 +8,7 @@ from datetime import date, timedelta
 import pandas as pd
 
 from shu.briefing.sections.calibration_watch import WATCH_DAYS, calibration_watch, watch_section
-from shu.evidence.receipts import ReceiptBook, resolve
+from shu.receipts import ReceiptBook, resolve
 
 DAY = date(2026, 2, 28)
 
@@ -95,7 +95,7 @@ def test_lines_say_what_the_guard_and_the_online_levels_do(store, tmp_path):
 
 def test_the_briefing_says_so_when_the_guard_is_on(filled, settings, day):
     from shu.briefing.compose import compose_briefing
-    from shu.evidence.receipts import stored_receipts
+    from shu.receipts import stored_receipts
 
     filled.upsert("market_regime", pd.DataFrame([{
         "day": day, "share_falling_7d": 0.088, "usual_share_falling_7d": 0.051,

@@ -82,7 +82,7 @@ def test_fan_appears_when_interval_forecasts_are_stored(filled, day, tmp_path):
     path, drawn = fan_chart(con, "acme/platform", day, tmp_path / "fan.png")
     assert drawn and path.read_bytes()[:8] == PNG
     from shu.briefing.sections.glance import summary_rows
-    from shu.evidence.receipts import ReceiptBook
+    from shu.receipts import ReceiptBook
 
     rows = summary_rows(filled, ReceiptBook(), ["acme/platform"], [], day, day)["rows"]
     assert rows[0]["forecast"].startswith(f"velocity on {day + timedelta(days=30)}: median "

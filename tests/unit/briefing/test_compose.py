@@ -5,7 +5,7 @@ from __future__ import annotations
 from markdown_it import MarkdownIt
 
 from shu.briefing.compose import compose_briefing
-from shu.evidence.receipts import resolve, stored_receipts
+from shu.receipts import resolve, stored_receipts
 
 
 def test_briefing_has_every_section_and_card_part(filled, settings, day) -> None:

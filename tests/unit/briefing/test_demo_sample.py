@@ -6,7 +6,7 @@ import json
 from datetime import date, timedelta
 
 from shu.demo import as_of, synthetic_sample
-from shu.evidence.receipts import ReceiptBook, resolve
+from shu.receipts import ReceiptBook, resolve
 
 END = date(2026, 3, 1)
 

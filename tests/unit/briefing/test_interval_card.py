@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import pandas as pd
 
 from shu.briefing.compose import compose_briefing
-from shu.evidence.receipts import resolve, stored_receipts
+from shu.receipts import resolve, stored_receipts
 
 
 def test_card_leads_with_the_interval_and_cites_it(filled, settings, day) -> None:

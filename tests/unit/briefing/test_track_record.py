@@ -9,7 +9,7 @@ import pandas as pd
 
 from shu.briefing.compose import compose_briefing
 from shu.briefing.sections.track import TRACK_WINDOW_DAYS, track_record
-from shu.evidence.receipts import resolve, stored_receipts
+from shu.receipts import resolve, stored_receipts
 
 # (held_50, held_80, held_95) of four resolved interval forecasts: coverage 25%, 75%, 100%
 HELD = [(True, True, True), (False, True, True), (False, True, True), (False, False, True)]

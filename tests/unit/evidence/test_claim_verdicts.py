@@ -21,10 +21,10 @@ from shu.evidence.claims import (
     UNTESTABLE,
     evaluate_claims,
 )
-from shu.evidence.receipts import ReceiptBook, resolve
+from shu.evidence.document_claims import ingest_with_claims
 from shu.probe_ingest import ingest_probe_file
+from shu.receipts import ReceiptBook, resolve
 from shu.settings import load_settings
-from shu.sources.documents import ingest_documents
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -50,7 +50,7 @@ def doc_checks(store, settings=None):
 
 def test_own_fixture_verdicts_against_h100_and_h200(probed, tmp_path):
     shutil.copytree(FIXTURES, tmp_path / "docs")
-    result = ingest_documents(probed, [tmp_path / "docs"])
+    result = ingest_with_claims(probed, [tmp_path / "docs"])
     assert result.claims == 15
     got = {(c.spec.device, c.spec.workload, c.spec.metric, c.spec.value): c
            for c in doc_checks(probed)}
@@ -91,29 +91,29 @@ def test_reingest_is_idempotent_and_replaces_a_documents_claims(probed, tmp_path
     doc = tmp_path / "notes.md"
     doc.write_text("On the H100, compiled softmax runs about 2.5x faster than eager.\n",
                    encoding="utf-8")
-    ingest_documents(probed, [doc])
+    ingest_with_claims(probed, [doc])
     before = probed.con.execute("SELECT * FROM claims ORDER BY claim_id").fetchall()
-    again = ingest_documents(probed, [doc])
+    again = ingest_with_claims(probed, [doc])
     assert again.claims == 0 and again.unchanged == 1
     assert probed.con.execute("SELECT * FROM claims ORDER BY claim_id").fetchall() == before
     doc.write_text("Nothing measurable here any more.\n", encoding="utf-8")
-    ingest_documents(probed, [doc])
+    ingest_with_claims(probed, [doc])
     assert probed.con.execute("SELECT count(*) FROM claims").fetchone()[0] == 0
     assert probed.con.execute("SELECT n_claims FROM claim_extractions").fetchall() == [(0,)]
     # rules upgraded: an unchanged document is re-read on the next ingest
     doc.write_text("On the H200, compiled softmax runs at least 2x faster than eager.\n",
                    encoding="utf-8")
-    ingest_documents(probed, [doc])
+    ingest_with_claims(probed, [doc])
     probed.con.execute("UPDATE claim_extractions SET extractor_version = 'old'")
     probed.con.execute("DELETE FROM claims")
-    assert ingest_documents(probed, [doc]).claims == 1
+    assert ingest_with_claims(probed, [doc]).claims == 1
 
 
 def test_empty_and_numberless_documents_ingest_with_no_claims(store, tmp_path):
     (tmp_path / "empty.md").write_text("", encoding="utf-8")
     (tmp_path / "table.md").write_text("# T\n\n| GPU | H100 | H200 |\n|---|---|---|\n"
                                        "| verdict | good | better |\n", encoding="utf-8")
-    result = ingest_documents(store, [tmp_path])
+    result = ingest_with_claims(store, [tmp_path])
     assert result.read == 2 and result.claims == 0
     assert store.con.execute("SELECT count(*) FROM claim_extractions").fetchone()[0] == 2
 
@@ -121,7 +121,7 @@ def test_empty_and_numberless_documents_ingest_with_no_claims(store, tmp_path):
 def test_seed_claims(probed):
     if not any(SEEDS.glob("00[12]_*")):
         pytest.skip(f"needs the seed documents in {SEEDS} (absent on this machine)")
-    ingest_documents(probed, sorted(SEEDS.glob("00[12]_*")))
+    ingest_with_claims(probed, sorted(SEEDS.glob("00[12]_*")))
     checks = doc_checks(probed)
     decided = [c for c in checks if c.verdict != UNTESTABLE]
     assert [(c.spec.device, c.spec.workload, c.verdict) for c in decided] == [
@@ -135,7 +135,7 @@ def test_seed_claims(probed):
 
 def test_briefing_section_contradicted_first_and_receipts_resolve(probed, tmp_path):
     shutil.copytree(FIXTURES, tmp_path / "docs")
-    ingest_documents(probed, [tmp_path / "docs"])
+    ingest_with_claims(probed, [tmp_path / "docs"])
     book = ReceiptBook()
     view = claims_section(probed, book, date(2026, 11, 24))
     verdicts = [c["verdict"] for c in view["checked"]]
@@ -152,7 +152,7 @@ def test_briefing_section_contradicted_first_and_receipts_resolve(probed, tmp_pa
 
 def test_cli_json_and_configured_claims(probed, store_path, tmp_path):
     shutil.copytree(FIXTURES, tmp_path / "docs")
-    ingest_documents(probed, [tmp_path / "docs"])
+    ingest_with_claims(probed, [tmp_path / "docs"])
     probed.close()
     config = tmp_path / "shu.toml"
     config.write_text('[shu]\n[[shu.claims]]\nid = "h200_softmax_3x"\n'

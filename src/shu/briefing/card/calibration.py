@@ -8,8 +8,8 @@ import json
 from datetime import date
 from typing import Any
 
-from shu.briefing.safe import Md
-from shu.evidence.receipts import ReceiptBook
+from shu.receipts import ReceiptBook
+from shu.safe_markdown import Md
 from shu.store import Store
 
 

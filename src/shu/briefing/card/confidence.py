@@ -11,8 +11,8 @@ from typing import Any
 from shu.briefing import facts as ev
 from shu.briefing.card.calibration import calibration_line
 from shu.briefing.context import BriefingContext
-from shu.briefing.safe import Md, safe_inline
 from shu.briefing.text import BANDS, band_of, pct, ref, template_words
+from shu.safe_markdown import Md, safe_inline
 
 
 def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], list[Md]]:

@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from shu.briefing.card.calibration import calibration_line
-from shu.briefing.safe import Md
 from shu.briefing.text import num, ref
-from shu.evidence.receipts import ReceiptBook
 from shu.forecast.interval import TEMPLATE
+from shu.receipts import ReceiptBook
+from shu.safe_markdown import Md
 from shu.store import Store
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 from shu.briefing import facts as ev
 from shu.briefing.card.answers import answered_sentences, question_subject
 from shu.briefing.context import BriefingContext
-from shu.briefing.safe import Md, safe_inline
 from shu.briefing.text import num, ref, template_words
 from shu.evidence import topics
-from shu.evidence.receipts import Citation
+from shu.receipts import Citation
+from shu.safe_markdown import Md, safe_inline
 from shu.settings import Settings, Topic
 
 SHORT_ANSWERS = 2

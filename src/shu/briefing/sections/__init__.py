@@ -10,7 +10,7 @@ forecasts the cards headline), cites every number through `ctx.book` (the receip
 any chart beside the markdown (`ctx.out_dir`, listed in `ctx.charts` when the briefing's result
 should name it) and returns its markdown, rendered from `templates/sections/<name>.md.j2` with
 `ctx.render`: a heading, its body, and the blank line before the next section. Outside text goes
-through `shu.briefing.safe`; the templates escape any string that is not shu's own `Md`.
+through `shu.safe_markdown`; the templates escape any string that is not shu's own `Md`.
 
 To add a section: write `sections/<name>.py` with `build` and its template, and put the module in
 `SECTIONS` where it belongs. Sections are built in `SECTIONS` order except the two kept apart in

@@ -28,12 +28,12 @@ from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import RADAR_SQL_LIST
-from shu.briefing.safe import Md
-from shu.evidence.receipts import ReceiptBook
 from shu.forecast import recalibration
 from shu.forecast.interval import TEMPLATE as INTERVAL
 from shu.forecast.interval import VELOCITY_BANDS, VELOCITY_EDGES
 from shu.forecast.scoring import BANDS, HIGH_FROM, MEDIUM_FROM, wilson_interval
+from shu.receipts import ReceiptBook
+from shu.safe_markdown import Md
 from shu.store import Store
 
 WATCH_DAYS = 56

@@ -26,9 +26,9 @@ from shu.briefing.charts import HISTORY_DAYS, slug
 from shu.briefing.choice import CardChoice
 from shu.briefing.compare import fan_chart
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.safe import Md, safe_code, safe_inline
 from shu.briefing.sections.calibration_watch import guard_notice
 from shu.briefing.text import interval_text, num, pct, ref, template_words, visible_text
+from shu.safe_markdown import Md, safe_code, safe_inline
 
 MAX_BLOCKS = 12
 MAX_PROSE = 1200

@@ -12,11 +12,11 @@ from datetime import date
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.safe import Md, safe_inline
 from shu.briefing.text import ref
 from shu.evidence.checked_claims import document_checks
 from shu.evidence.claims import CONTRADICTED, SUPPORTED, UNTESTABLE, ClaimCheck
-from shu.evidence.receipts import ReceiptBook
+from shu.receipts import ReceiptBook
+from shu.safe_markdown import Md, safe_inline
 from shu.store import Store
 
 MAX_UNTESTABLE = 12

@@ -15,8 +15,8 @@ from typing import Any
 from shu.briefing import facts as ev
 from shu.briefing.compare import interval_forecasts
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.safe import Md, safe_code, safe_inline
-from shu.evidence.receipts import ReceiptBook
+from shu.receipts import ReceiptBook
+from shu.safe_markdown import Md, safe_code, safe_inline
 from shu.store import Store
 
 

@@ -4,7 +4,7 @@ versions, notices (e.g. "GitHub unreachable") and the tracked repositories whose
 from __future__ import annotations
 
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.safe import Md, safe_inline
+from shu.safe_markdown import Md, safe_inline
 from shu.store import utcnow
 
 NOTICE_MAX_CHARS = 400  # a notice may quote outside text (an error message): keep it short

@@ -12,8 +12,8 @@ from shu.briefing.charts import HISTORY_DAYS, slug
 from shu.briefing.compare import compare_chart, compare_frame
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import CategoryMove
-from shu.briefing.safe import Md, safe_inline
 from shu.briefing.text import num, ref
+from shu.safe_markdown import Md, safe_inline
 
 
 def build(ctx: BriefingContext) -> Part:

@@ -7,9 +7,9 @@ from typing import Any
 
 from shu.briefing import facts
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.safe import Md, safe_inline
 from shu.briefing.text import num, pct, ref
 from shu.evidence.checked_claims import configured_checks
+from shu.safe_markdown import Md, safe_inline
 
 
 def build(ctx: BriefingContext) -> Part:

@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.safe import Md, safe_code
 from shu.briefing.text import num, pct, ref
 from shu.forecast import radar as radar_data
 from shu.forecast.ranking import KS
+from shu.safe_markdown import Md, safe_code
 
 TOP = 10
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.safe import Md, safe_inline, safe_link
-from shu.evidence.receipts import ReceiptBook
+from shu.receipts import ReceiptBook
+from shu.safe_markdown import Md, safe_inline, safe_link
 
 _NUMERIC = re.compile(r"-?[0-9][0-9.e+:T-]*")
 

@@ -16,11 +16,11 @@ from typing import Any
 from shu.briefing import charts
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import BAND_SQL, RADAR_SQL_LIST, RIGHT_SQL, dicts
-from shu.briefing.safe import Md, safe_inline
 from shu.briefing.sections import radar
 from shu.briefing.text import interval_text, num, pct, ref
 from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
 from shu.forecast.replay import REPLAY_PREFIX
+from shu.safe_markdown import Md, safe_inline
 from shu.store import Store
 
 TRACK_WINDOW_DAYS = 90

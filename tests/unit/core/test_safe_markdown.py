@@ -1,4 +1,4 @@
-"""Outside text rendered through shu.briefing.safe cannot smuggle HTML, scripts or links, and
+"""Outside text rendered through shu.safe_markdown cannot smuggle HTML, scripts or links, and
 reads as itself: no HTML entity or backslash escape shows."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from shu.briefing.safe import finish_markdown, safe_inline, safe_link
+from shu.safe_markdown import finish_markdown, safe_inline, safe_link
 
 # The most permissive renderer we could meet: raw HTML allowed, links and images enabled.
 RENDER = MarkdownIt("commonmark", {"html": True}).enable("table").render
