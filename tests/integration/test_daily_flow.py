@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from shu.demo import synthetic_sample
+from shu.testing.demo_sample import synthetic_sample
 from shu.receipts import resolve, stored_receipts
 from shu.store import open_store
 from shu.testing.github_server import GitHubAPIServer

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import date, timedelta
 
-from shu.demo import as_of, synthetic_sample
+from shu.testing.demo_sample import as_of, synthetic_sample
 from shu.receipts import ReceiptBook, resolve
 
 END = date(2026, 3, 1)
