@@ -17,8 +17,13 @@ both wall times and their ratio (target <= 1.5x at 1M events and more, issue 20)
 process's CPU time and peak memory, and the throughput: events/s of wall time and events per
 CPU-second (per core). The machine is shared: compare the ratios of one run.
 
+With --dask it also runs the daily flow's fan-out (`run_gharchive_flow`, SHU_TASK_RUNNER=dask on
+a LocalCluster of --workers processes; Prefect's ephemeral server and the cluster's start-up
+included) once onto a fresh store and prints its wall time and events/s (the flow's own
+figure, from its first file to its last write, is in its summary line).
+
     .venv/bin/python benchmarks/bench_gharchive.py [--events 1200000] [--days 2] [--runs 3]
-    .venv/bin/python benchmarks/bench_gharchive.py --events 10000000 --days 2 --runs 1
+    .venv/bin/python benchmarks/bench_gharchive.py --events 10000000 --days 2 --runs 1 --dask
 """
 
 from __future__ import annotations
@@ -47,6 +52,14 @@ rows = duckdb.sql(
 print(json.dumps({"stars": sum(r[2] for r in rows)}))
 """
 CREATE_STORE = "import sys; from shu.store import open_store; open_store(sys.argv[1]).close()"
+DASK_FLOW = """
+import json, sys
+from shu.flows.fanout import run_gharchive_flow
+result = run_gharchive_flow(sys.argv[1], [sys.argv[2]], {"task_runner": "dask", "aliases": {},
+                            "dask_workers": int(sys.argv[3])})
+print(json.dumps({"ok": result["ok"], "message": result["message"],
+                  "workers": len(result["workers"]), "batches": result["batches"]}))
+"""
 
 
 def hourly_files(where: Path, events: int, days: int, repos: int) -> Path:
@@ -72,6 +85,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "shu-bench-gha",
                         help="where the generated files are kept")
+    parser.add_argument("--dask", action="store_true", help="also time the Dask fan-out flow")
+    parser.add_argument("--workers", type=int, default=2, help="Dask workers (with --dask)")
     args = parser.parse_args()
     hours = hourly_files(args.dir, args.events, args.days, args.repos)
     size = sum(f.stat().st_size for f in hours.glob("*.json.gz"))
@@ -103,6 +118,24 @@ def main() -> None:
         print(f"{name}: {args.events / wall:,.0f} events/s of wall time, "
               f"{args.events / cpu:,.0f} events per CPU-second, CPU median {cpu:.2f} s, "
               f"peak RSS max {max(x.peak_gib for x in r):.2f} GiB")
+    if args.dask:
+        dask_flow(hours, args.events, args.workers)
+
+
+def dask_flow(hours: Path, events: int, workers: int) -> None:
+    """The fan-out flow on a LocalCluster of `workers` processes, once, onto a fresh store."""
+    with tempfile.TemporaryDirectory(prefix="shu-bench-gha-dask-") as tmp:
+        db = str(Path(tmp) / "shu.duckdb")
+        timed([sys.executable, "-c", CREATE_STORE, db])
+        run = timed([sys.executable, "-c", DASK_FLOW, db, str(hours), str(workers)],
+                    env={"PREFECT_HOME": str(Path(tmp) / "prefect")})
+        with duckdb.connect(db, read_only=True) as con:
+            stars = con.execute("SELECT sum(stars_added) FROM stars_added_daily").fetchone()[0]
+    result = json.loads(run.stdout[run.stdout.rindex('{"ok"'):])  # after any flow log lines
+    print(f"Dask flow, {workers} workers ({result['batches']} batches on {result['workers']} "
+          f"worker processes): {run.wall_s:.1f} s wall with Prefect and cluster start-up, "
+          f"{events / run.wall_s:,.0f} events/s; {result['message']}; stars given {stars:,}; "
+          f"{load()}")
 
 
 if __name__ == "__main__":

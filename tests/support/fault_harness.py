@@ -22,7 +22,8 @@ Every case runs the real code on a real store file:
 
 Rows are compared as multisets of whole rows (wall-clock bookkeeping columns excluded): *lost*
 = rows of the clean run missing after the re-run, *duplicated* = rows beyond the clean run's
-(the same row twice, or an extra or altered one).
+(the same row twice, or an extra or altered one), plus any key held twice in a table whose key
+is unique by construction rather than indexed (stars_daily).
 """
 
 from __future__ import annotations
@@ -88,6 +89,16 @@ def table_rows(db: Path, tables: dict[str, str]) -> dict[str, Counter]:
         return {name: Counter(tuple(_hashable(v) for v in row)
                               for row in store.con.execute(sql).fetchall())
                 for name, sql in tables.items()}
+
+
+def duplicate_keys(db: Path) -> int:
+    """Rows beyond one per key in the store's tables whose key is unique by construction
+    rather than indexed (`key_indexed=False`, e.g. stars_daily): 0 unless a writer broke it."""
+    from shu.schema import ALL_TABLES
+
+    with open_store(db, read_only=True) as store:
+        return sum(store.duplicate_keys(t.name) for t in ALL_TABLES
+                   if not t.key_indexed and not t.view_sql)
 
 
 def _hashable(value: Any) -> Any:
@@ -456,6 +467,7 @@ def _kill_once(command: KillCommand, work: Workload, cmd: list[str], db: Path,
     with Reader(db) as rerun_reader:
         code, err, _ = _run(cmd, work.env, db)
     lost, dup = compare(clean, table_rows(db, command.tables))
+    dup += duplicate_keys(db)
     when = (" (finished first)" if finished else
             " (after it took the write lock)" if reader.writer_seen.is_set() else
             " (before it took the write lock)")
@@ -515,6 +527,7 @@ def run_two_writers(work: Workload) -> CaseResult:
     for d, _ in refused:  # a refused writer runs again afterwards
         _run(_shu("ingest", "ranking", str(d)), work.env, db)
     lost, dup = compare(clean, table_rows(db, tables))
+    dup += duplicate_keys(db)
     result = CaseResult("writers", "two writers at once", "FAILED", lost=lost, duplicated=dup,
                         reader_wait_s=reader.worst, seconds=time.perf_counter() - t0)
     if any(not one_line(e) for _, e in refused):

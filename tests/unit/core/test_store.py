@@ -57,6 +57,32 @@ def test_upsert_counts_inserts_updates_and_is_idempotent(store):
         == [1, 5, 7]
 
 
+def test_scoped_upsert_keeps_a_key_unique_without_an_index(store):
+    """stars_daily's key has no index: the upsert inserts only keys not stored, so the key
+    stays unique; `scope` narrows the comparison to the stored rows the input can match."""
+    store.upsert("stars_daily", _rows([1, 2]))
+    other = _rows([3]).assign(repo="c/d")
+    store.upsert("stars_daily", other)
+    again = store.upsert("stars_daily", _rows([1, 4, 6]), scope="repo = 'a/b'")
+    assert (again.inserted, again.updated) == (1, 1)
+    assert store.duplicate_keys("stars_daily") == 0
+    assert store.con.execute("SELECT repo, list(stars ORDER BY day) FROM stars_daily "
+                             "GROUP BY repo ORDER BY repo").fetchall() == [
+        ("a/b", [1, 4, 6]), ("c/d", [3])]
+    store.con.execute("INSERT INTO stars_daily (repo, day, stars) VALUES ('c/d', ?, 9)",
+                      [date(2024, 1, 1)])  # what the check exists to catch
+    assert store.duplicate_keys("stars_daily") == 1
+
+
+def test_log_loads_writes_every_row_across_its_chunks(store):
+    from shu.store import Load
+
+    loads = [Load(source="test", target=f"file-{i}", rows_read=i) for i in range(1203)]
+    store.log_loads(loads)
+    assert store.con.execute("SELECT count(*), sum(rows_read) FROM ingest_log").fetchone() == (
+        1203, sum(range(1203)))
+
+
 def test_upsert_refuses_duplicate_keys_and_unknown_columns(store):
     dup = pd.concat([_rows([1]), _rows([2])])
     with pytest.raises(StoreError, match="duplicate key"):

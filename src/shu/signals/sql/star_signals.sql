@@ -5,7 +5,8 @@
 --        _star_signal_repos (repo, rid: dense integer id in repo order, first_dn: day number of
 --        its first observation, slice_first_dn: of its first observation on or after
 --        {from_day}, shard).
--- Writes the star_signals columns for days numbered >= {emit_from_dn} with `{write}`.
+-- Writes the star_signals columns for days numbered >= {emit_from_dn} with `{write}`, from
+--        {rows}: _star_trailing_year() (every column) or _star_without_z() (z-scores NULL).
 --
 -- Method. Day numbers dn count days since 1970-01-01; k = rid * 2^20 + dn orders everything.
 --   1. Observations sorted by k; each one knows the start of its "run" (the first observation
@@ -78,18 +79,22 @@ WITH grid AS (
            OR k - 56 >= first_k AND k - 56 < run_start_k AS gap
     FROM lagged
 )
-SELECT *,
-       coalesce(((d7 + 16777216)::HUGEINT << 66) + ((d7 * d7)::HUGEINT << 9) + 1, 0) AS p7,
-       coalesce(((d28 + 16777216)::HUGEINT << 66) + ((d28 * d28)::HUGEINT << 9) + 1, 0) AS p28,
-       CASE WHEN abs(d28) >= 16777216 OR abs(d7) >= 16777216
-            THEN error('star_signals: a 28-day star change of 2^24 or more cannot be packed') END
-           AS range_check
-FROM deltas;
+SELECT * FROM deltas;
 
-{write}
-WITH running AS (
-    SELECT *, sum(p7) OVER w AS rp7, sum(p28) OVER w AS rp28
+-- The rows to emit with their packed sums over the trailing year (see 4. above).
+CREATE OR REPLACE TEMP MACRO _star_trailing_year() AS TABLE
+WITH packed AS (
+    SELECT *,
+           coalesce(((d7 + 16777216)::HUGEINT << 66) + ((d7 * d7)::HUGEINT << 9) + 1, 0) AS p7,
+           coalesce(((d28 + 16777216)::HUGEINT << 66) + ((d28 * d28)::HUGEINT << 9) + 1, 0)
+               AS p28,
+           CASE WHEN abs(d28) >= 16777216 OR abs(d7) >= 16777216
+                THEN error('star_signals: a 28-day star change of 2^24 or more cannot be '
+                           || 'packed') END AS range_check
     FROM _star_deltas()
+), running AS (
+    SELECT *, sum(p7) OVER w AS rp7, sum(p28) OVER w AS rp28
+    FROM packed
     WINDOW w AS (ROWS UNBOUNDED PRECEDING)
 ), trailing_year AS (
     SELECT *, k - 365 >= slice_first_k AS has_year,
@@ -117,6 +122,18 @@ WITH running AS (
            ((tp28 >> 9) & 144115188075855871)::BIGINT::DOUBLE AS tq28
     FROM windowed
 )
+SELECT * FROM sums;
+
+-- The rows to emit without z-scores (the sums NULL): an incremental refresh takes them from
+-- the stored trailing year instead (star_zscores_incremental.sql), so it skips the windows.
+CREATE OR REPLACE TEMP MACRO _star_without_z() AS TABLE
+SELECT rid, k, age, stars, gap, order_check, NULL AS range_check, d7, d28, d90, dd7, dd28,
+       NULL::BIGINT AS tn7, NULL::DOUBLE AS ts7, NULL::DOUBLE AS tq7,
+       NULL::BIGINT AS tn28, NULL::DOUBLE AS ts28, NULL::DOUBLE AS tq28
+FROM _star_deltas()
+WHERE stars IS NOT NULL AND (k & 1048575) >= {emit_from_dn} OR order_check IS NOT NULL;
+
+{write}
 SELECT r.repo::VARCHAR AS repo,
        (DATE '1970-01-01' + (s.k & 1048575)::INTEGER)::DATE AS day,
        s.stars::BIGINT AS stars,
@@ -140,4 +157,4 @@ SELECT r.repo::VARCHAR AS repo,
             WHEN d28 * {emerging_growth_per} >= 28 * s.stars AND dd28 >= 0 THEN 'emerging'
             WHEN dd28 * {expansion_acceleration_per} >= d28 THEN 'expansion'
             ELSE 'maturation' END AS lifecycle_phase
-FROM sums s JOIN _star_signal_repos r USING (rid)
+FROM {rows} s JOIN _star_signal_repos r USING (rid)
