@@ -11,7 +11,10 @@ Origins are cut into consecutive blocks of `BLOCK_WEEKS` weeks from the backtest
 The worst block is the one furthest outside its targets, in multiples of each target's
 tolerance: yes/no max(ECE / `ECE_TARGET`, largest decile |gap| / `DECILE_TOLERANCE`); interval
 the largest |80% coverage - 0.80| / `COVERAGE_TOLERANCE` over the block and each velocity band
-with at least `MIN_BAND_ROWS` rows. `miss` is that multiple (> 1: outside a target).
+with at least `MIN_BAND_ROWS` rows. `miss` is that multiple (> 1: outside a target). Only
+blocks with at least `MIN_WORST_ORIGINS` weekly origins compete for worst (a block cut short by
+a data gap, e.g. the single origin 2021-09-08 before the 2021-10 .. 12 gap, is listed but would
+name one week's noise).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ ECE_TARGET = 0.02
 DECILE_TOLERANCE = 0.05  # every decile's mean p within 0.05 of its observed frequency
 COVERAGE_TOLERANCE = 0.03  # 80% intervals: 0.77-0.83
 MIN_BAND_ROWS = 100
+MIN_WORST_ORIGINS = 4
 
 
 def block_index(origins: pd.Series, anchor: pd.Timestamp,
@@ -38,8 +42,10 @@ def block_index(origins: pd.Series, anchor: pd.Timestamp,
     return days // (7 * block_weeks)
 
 
-def _span(origins: pd.Series) -> list[str]:
-    return [str(pd.Timestamp(origins.min()).date()), str(pd.Timestamp(origins.max()).date())]
+def _span(origins: pd.Series) -> dict:
+    return {"origins": [str(pd.Timestamp(origins.min()).date()),
+                        str(pd.Timestamp(origins.max()).date())],
+            "n_origins": int(pd.Series(origins).nunique())}
 
 
 def decile_table(outcomes: np.ndarray, probabilities: np.ndarray) -> list[dict]:
@@ -102,7 +108,7 @@ def binary_blocks(pred: pd.DataFrame, anchor: pd.Timestamp,
     blocks = []
     for k in np.unique(idx):
         part = pred[idx == k]
-        row = {"origins": _span(part["origin"])}
+        row = _span(part["origin"])
         row.update(binary_block(part["label"].to_numpy(), part["probability"].to_numpy()))
         blocks.append(row)
     return _with_worst(blocks, block_weeks)
@@ -117,7 +123,7 @@ def interval_blocks(pred: pd.DataFrame, quantiles: np.ndarray, anchor: pd.Timest
     for k in np.unique(idx):
         m = idx == k
         part = pred[m]
-        row = {"origins": _span(part["origin"])}
+        row = _span(part["origin"])
         row.update(interval_block(part["observed_value"].to_numpy(), quantiles[m],
                                   part["velocity_28d"].to_numpy()))
         blocks.append(row)
@@ -125,7 +131,8 @@ def interval_blocks(pred: pd.DataFrame, quantiles: np.ndarray, anchor: pd.Timest
 
 
 def _with_worst(blocks: list[dict], block_weeks: int) -> dict:
-    worst = max(blocks, key=lambda b: b["miss"]) if blocks else None
+    whole = [b for b in blocks if b["n_origins"] >= MIN_WORST_ORIGINS] or blocks
+    worst = max(whole, key=lambda b: b["miss"]) if whole else None
     return {"block_weeks": block_weeks, "blocks": blocks, "worst": worst}
 
 

@@ -62,3 +62,12 @@ def test_interval_blocks_name_the_band_that_stopped_covering():
     band = interval.velocity_band(velocity)
     assert worst["coverage_by_velocity"]["<1"]["n"] == int(
         ((band == 0) & (origin >= START + pd.Timedelta(days=56))).sum())
+
+
+def test_a_block_cut_short_by_a_data_gap_is_listed_but_not_named_worst():
+    pred = _binary(1)
+    lone = pd.DataFrame({"origin": [START + pd.Timedelta(days=120)] * 40,
+                         "probability": [0.9] * 40, "label": [0] * 40})  # one week, all wrong
+    out = blocks.binary_blocks(pd.concat([pred, lone], ignore_index=True), START)
+    assert len(out["blocks"]) == 3 and out["blocks"][2]["n_origins"] == 1
+    assert out["blocks"][2]["miss"] > out["worst"]["miss"] and out["worst"] is out["blocks"][1]
