@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from shu.testing.demo_sample import synthetic_sample
 from shu.receipts import resolve, stored_receipts
 from shu.store import open_store
+from shu.testing.demo_sample import synthetic_sample
 from shu.testing.github_server import GitHubAPIServer
 
 DAY = date(2026, 3, 2)

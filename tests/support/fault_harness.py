@@ -374,8 +374,8 @@ def _prepare(db: Path, how: str, work: Workload) -> None:
 
             import_ranking(store, work.ranking_dirs[0], load_settings(db=db))
         elif how == "daily":
-            from shu.testing.demo_sample import synthetic_sample
             from shu.probe_ingest import store_probe_document
+            from shu.testing.demo_sample import synthetic_sample
 
             store_probe_document(store, synthetic_sample(DAY, seed=11).probe, "harness")
         refresh_snapshot(store)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from datetime import date, timedelta
 
-from shu.testing.demo_sample import as_of, synthetic_sample
 from shu.receipts import ReceiptBook, resolve
+from shu.testing.demo_sample import as_of, synthetic_sample
 
 END = date(2026, 3, 1)
 
