@@ -13,8 +13,8 @@ What it loads (into a scratch store, default /tmp/shu-example/shu.duckdb):
 then refreshes signals, ingests the probe run committed under docs/ when there is one, replays
 the days from --replay-from to the day before --day (`shu replay` of REPLAY_TEMPLATES at 30
 days: forecasts issued and resolved day by day on the data as it was, models refitted monthly on
-outcomes known before), trains the
-forecaster through --day into data/example-models/ (git-ignored; the model-card receipts name
+outcomes known before) and the breakout radar over every repository on weekly origins, trains
+the forecaster through --day into data/example-models/ (git-ignored; the model-card receipts name
 that project path), issues its forecasts and writes the briefing for the last day of star data
 (2026-02-28) into docs/examples/; its track record is the replay's.
 
@@ -40,6 +40,10 @@ TRACKED = [("pytorch/pytorch", "platform"), ("tensorflow/tensorflow", "platform"
 # every template at every horizon monthly would take hours on a shared 2-core machine.
 REPLAY_TEMPLATES = ("star_accel_reach", "star_velocity_up", "star_velocity_interval",
                     "rocm_share_reach", "rocm_release_mention")
+# The breakout radar is replayed on weekly origins (its features over every repository in the
+# store cost seconds an origin), up to the last origin whose 30 days end by --day, so the
+# briefing's track record scores it.
+RADAR_EVERY_DAYS = 7
 WITH_HISTORY = {"keras-team/keras": "master", "ollama/ollama": "main",
                 "mudler/LocalAI": "master"}
 
@@ -113,6 +117,12 @@ def main() -> None:
         t0 = time.perf_counter()
         replay(store, start, args.day - timedelta(days=1), settings, REPLAY_TEMPLATES, (30,))
         print(f"replay {start}..{args.day - timedelta(days=1)}: {time.perf_counter() - t0:.0f} s")
+        t0 = time.perf_counter()  # the radar: weekly origins whose 30 days end by --day
+        radar_end = args.day - timedelta(days=30)
+        replay(store, start, radar_end, settings, ("star_breakout",), (30,),
+               every_days=RADAR_EVERY_DAYS)
+        print(f"radar replay {start}..{radar_end}, every {RADAR_EVERY_DAYS} days: "
+              f"{time.perf_counter() - t0:.0f} s")
         train_and_issue(store, settings, args.day, args.backtest, args.retrain)
 
         from shu.briefing.compose import compose_briefing

@@ -18,6 +18,8 @@ def replay(
                                         "all with enough history]."),
     horizon: str | None = typer.Option(None, help="Horizon(s) in days, comma-separated "
                                        "[default: 7,30,90]."),
+    every: int = typer.Option(1, "--every", help="Issue forecasts every N days from --from "
+                              "(resolution still runs daily), e.g. 7 for the breakout radar."),
     brief: bool = typer.Option(False, "--brief", help="Then write the briefing of --to (its "
                                "track record is the replay's, labelled as replayed)."),
     db: Path = DbOption,
@@ -27,6 +29,8 @@ def replay(
     each day). Replayed forecasts have a model_version starting 'replay-'.
 
     Example: shu replay --from 2025-09-01 --to 2026-02-28 --brief
+    Example: shu replay --from 2025-09-04 --to 2026-01-29 --template star_breakout --horizon 30
+    --every 7
     """
     from shu.cli.forecast import _csv, _day, _horizons
     from shu.forecast.questions import HORIZONS, TEMPLATES
@@ -41,7 +45,7 @@ def replay(
     settings = get_settings()
     with open_store(db_path(db)) as store:
         result = run_replay(store, d1, d2, settings, templates, _horizons(horizon) or HORIZONS,
-                            log=lambda m: console.print(m, highlight=False))
+                            log=lambda m: console.print(m, highlight=False), every_days=every)
         if brief:
             from shu.briefing.compose import compose_briefing
 

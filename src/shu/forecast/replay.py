@@ -65,14 +65,20 @@ def refit_days(start: date, end: date) -> list[date]:
 
 def replay(store: Store, start: date, end: date, settings: Settings | None = None,
            templates: tuple[str, ...] = tuple(TEMPLATES), horizons: tuple[int, ...] = HORIZONS,
-           config: BacktestConfig | None = None, log=print) -> ReplayResult:
+           config: BacktestConfig | None = None, log=print, every_days: int = 1) -> ReplayResult:
     """Replay the days `start`..`end` (see the module docstring); returns what it wrote.
+
+    With `every_days` > 1 forecasts are issued only on `start` and every `every_days` days after
+    it (weekly origins for the breakout radar, whose features over every repository cost
+    seconds a day); resolution still runs every day.
 
     InputError when `end` is before `start` or after the last day with star data.
     """
     settings = settings or get_settings()
     if end < start:
         raise InputError(f"--to {end} is before --from {start}")
+    if every_days < 1:
+        raise InputError(f"--every {every_days}: issue on every day (1) or every N days")
     last = data_end(store.con)
     if end > last:
         raise InputError(f"--to {end} is after the last day with star data ({last})")
@@ -85,7 +91,7 @@ def replay(store: Store, start: date, end: date, settings: Settings | None = Non
     while day <= end:
         if day in refits:
             forecasters, version = _refit(store, day, templates, horizons, config, result, log)
-        if forecasters:
+        if forecasters and (day - start).days % every_days == 0:
             issued = issue_forecasts(store, origin=day, settings=settings,
                                      forecasters=forecasters, model_version=version,
                                      once_per=REPLAY_PREFIX)

@@ -131,3 +131,20 @@ def test_a_rerun_over_overlapping_days_issues_nothing_new(synthetic_store, synth
     assert _counts(synthetic_store) == before
     assert synthetic_store.con.execute(
         "SELECT count(*) FROM replay_runs").fetchone()[0] == 3
+
+
+def test_every_n_days_issues_on_those_origins_only(synthetic_store, synthetic, tmp_path):
+    end = synthetic["day"].max() - timedelta(days=20)
+    start = end - timedelta(days=20)
+    repos = sorted(synthetic["repo"].unique())[:3]
+    settings = load_settings(repos=[TrackedRepo(repo=r, category="test") for r in repos],
+                             models_dir=tmp_path / "models")
+    with pytest.raises(InputError, match="--every 0"):
+        replay(synthetic_store, start, end, settings, TEMPLATES, (7,), CONFIG,
+               log=lambda _m: None, every_days=0)
+    result = replay(synthetic_store, start, end, settings, TEMPLATES, (7,), CONFIG,
+                    log=lambda _m: None, every_days=7)
+    origins = {r[0] for r in synthetic_store.con.execute(
+        "SELECT DISTINCT origin FROM forecasts").fetchall()}
+    assert result.issued and origins == {start + timedelta(days=d) for d in (0, 7, 14)}
+    assert result.resolved["yes"] + result.resolved["no"] > 0  # resolved on the days between
