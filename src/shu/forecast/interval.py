@@ -88,8 +88,8 @@ class IntervalForecaster:
 
     horizon_days: int
     features: list[str]
-    center: BoostedTrees  # (HistGradientBoostingRegressor in models saved before BoostedTrees)
-    spread: BoostedTrees
+    center: HistGradientBoostingRegressor | BoostedTrees  # the latter once bundled (saved)
+    spread: HistGradientBoostingRegressor | BoostedTrees
     offsets: np.ndarray  # conformal quantiles of the normalised score: (velocity band, QUANTILES)
     score_grid: np.ndarray | None = None  # the same at every GRID_LEVELS: (band, GRID_LEVELS)
     fit_rows: int = 0
@@ -153,7 +153,12 @@ class IntervalForecaster:
         return np.minimum(velocity_band(velocity), len(np.atleast_2d(self.offsets)) - 1)
 
     def bundle(self) -> dict:
-        """What `artifact.save_forecasters` writes for this forecaster."""
+        """What `artifact.save_forecasters` writes for this forecaster (its two models kept as
+        their trees' arrays from here on, `trees.BoostedTrees`: they predict the same)."""
+        if not isinstance(self.center, BoostedTrees):
+            self.center = BoostedTrees.from_hgb(self.center)
+        if not isinstance(self.spread, BoostedTrees):
+            self.spread = BoostedTrees.from_hgb(self.spread)
         return {"kind": "interval", "template": self.template, "horizon_days": self.horizon_days,
                 "features": list(self.features), "center": self.center, "spread": self.spread,
                 "offsets": np.asarray(self.offsets), "score_grid": self.grid(),
@@ -187,7 +192,6 @@ def fit_interval(horizon_days: int, features: list[str], fit: pd.DataFrame,
     with single_openmp_thread():
         center.fit(x_fit, y_fit)
         spread.fit(x_fit, np.abs(y_fit - center.predict(x_fit)))
-    center, spread = BoostedTrees.from_hgb(center), BoostedTrees.from_hgb(spread)
     forecaster = IntervalForecaster(horizon_days, features, center, spread,
                                     np.zeros(len(QUANTILES)), None, len(fit), len(calibration))
     c, s = forecaster._parts(calibration)

@@ -69,8 +69,8 @@ class LogitVote(ClassifierMixin, BaseEstimator):
     replacement (one member on all rows when there are no more than `member_rows`); the vote is
     the mean of their log-odds, so the sigmoid calibration that follows reads log-odds, as it
     does from a single model (averaging probabilities instead measured ECE 0.016 vs 0.008).
-    Each member is kept as its trees' arrays (`trees.BoostedTrees`); models saved before that
-    hold the estimators themselves, which vote the same way."""
+    Members are fitted scikit-learn estimators until `compact` keeps only their trees' arrays
+    (`trees.BoostedTrees`, which predict the same: what is saved); either votes the same way."""
 
     def __init__(self, max_members: int = MAX_MEMBERS, member_rows: int = MEMBER_ROWS,
                  seed: int = 0, keep_positives: bool = False):
@@ -99,8 +99,14 @@ class LogitVote(ClassifierMixin, BaseEstimator):
                 rows = np.sort(rng.choice(n, self.member_rows, replace=False))
             fitted = _tree(self.seed).fit(x[rows], y[rows])
             self.classes_ = fitted.classes_
-            self.members_.append(BoostedTrees.from_hgb(fitted))
+            self.members_.append(fitted)
             self.member_yes_.append(int((y[rows] == 1).sum()))
+        return self
+
+    def compact(self) -> LogitVote:
+        """Keep each member as its trees' arrays only (idempotent); returns self."""
+        self.members_ = [m if isinstance(m, BoostedTrees) else BoostedTrees.from_hgb(m)
+                         for m in self.members_]
         return self
 
     def decision_function(self, x: np.ndarray) -> np.ndarray:
@@ -115,6 +121,13 @@ class LogitVote(ClassifierMixin, BaseEstimator):
     def predict(self, x: np.ndarray) -> np.ndarray:
         """The more likely class."""
         return self.classes_[(self.decision_function(x) > 0).astype(int)]
+
+
+def _votes(model: object) -> list[LogitVote]:
+    """The LogitVote estimators inside a calibrated model (none for other estimators)."""
+    frozen = [getattr(c, "estimator", None) for c in getattr(model, "calibrated_classifiers_", [])]
+    found = [getattr(f, "estimator", f) for f in (getattr(model, "estimator", None), *frozen)]
+    return list({id(v): v for v in found if isinstance(v, LogitVote)}.values())
 
 
 def make_estimator(kind: str, seed: int = 0, rare_event: bool = False) -> object:
@@ -169,7 +182,10 @@ class Forecaster:
         return np.array([self.base_rates.get(int(b), pooled) for b in buckets], dtype=float)
 
     def bundle(self) -> dict:
-        """What `save_forecasters` writes for this forecaster."""
+        """What `save_forecasters` writes for this forecaster (its boosting members kept as
+        their trees' arrays from here on: `LogitVote.compact`)."""
+        for vote in _votes(self.model):
+            vote.compact()
         return {"kind": "binary", "template": self.template, "horizon_days": self.horizon_days,
                 "features": list(self.features), "model": self.model,
                 "reference": self.reference, "estimator": self.estimator,

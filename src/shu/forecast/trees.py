@@ -1,5 +1,5 @@
-"""Fitted gradient-boosting trees as a few flat arrays of our own: what shu predicts with and
-what it ships.
+"""Fitted gradient-boosting trees as a few flat arrays of our own: what shu saves (and predicts
+with once saved; fitting and the backtest use the estimators themselves).
 
 scikit-learn's HistGradientBoosting keeps each tree as an object with a 56-byte record per node
 (gain, sample count, depth and binned thresholds included, which prediction never reads) plus

@@ -30,7 +30,7 @@ def test_members_each_fit_their_own_rows_and_their_log_odds_are_averaged():
     np.testing.assert_allclose(vote.predict_proba(x)[:, 1], 1 / (1 + np.exp(-z.mean(axis=0))))
     assert ((vote.predict(x) == 1) == (z.mean(axis=0) > 0)).all()
     single = LogitVote(max_members=3, member_rows=400).fit(x[:400], y[:400])
-    assert len(single.members_) == 1 and len(single.members_[0].roots) == 120  # trees
+    assert len(single.members_) == 1 and single.members_[0].n_iter_ == 120
 
 
 def test_rare_event_members_each_keep_every_yes():
@@ -55,6 +55,11 @@ def test_a_bagged_forecaster_round_trips_through_skops(monkeypatch, tmp_path):
     version, (loaded,) = load_forecasters(path)
     assert version == "v1" and loaded.features == ["a", "b", "c"]
     np.testing.assert_allclose(loaded.predict(cal), fc.predict(cal))
+    from shu.forecast.trees import BoostedTrees
+
+    (vote,) = model._votes(loaded.model)  # saved as the members' trees' arrays
+    assert len(vote.members_) == 3
+    assert all(isinstance(m, BoostedTrees) for m in vote.members_)
     assert loaded.drivers(cal.head(2))[0]  # occlusion drivers work through the vote
 
 
