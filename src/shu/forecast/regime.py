@@ -20,8 +20,8 @@ and the share of repositories at or below zero velocity rose slowly from 0.08 to
 earlier episode, 2023-11..2024-03 (single days with 24-38% of repositories losing stars),
 reached a distance of 5-7; the data's last two weeks (2026-02-14..28: 8-10% falling) reach 4-7.
 
-The features (`FEATURES`) join the forecaster's base features; the guard (`recalibration`)
-reads `distance`.
+The guard (`recalibration`) reads `distance`. (As model features these statistics did not help
+on the walk-forward, see docs/forecast/method.md; they are not among the features.)
 """
 
 from __future__ import annotations
@@ -38,9 +38,6 @@ MIN_REFERENCE_DAYS = 180
 MIN_REPOS = 100
 MASS_LOSS_FACTOR = 2.0
 STATS = ("share_falling_7d", "share_falling_28d", "share_v28_nonpos", "mass_loss_days_28d")
-# Model features: the stats and their z-scores (names prefixed, as the forecaster reads them).
-FEATURES = tuple(f"regime_{s}" for s in (*STATS, "share_falling_7d_z", "share_falling_28d_z",
-                                         "share_v28_nonpos_z"))
 COLUMNS = ("origin", *STATS, *(f"usual_{s}" for s in STATS), *(f"{s}_z" for s in STATS),
            "distance", "n_repos")
 
@@ -140,10 +137,3 @@ def regime_frame(con: duckdb.DuckDBPyConnection, origins: list[date]) -> pd.Data
     frame["origin"] = pd.to_datetime(frame["origin"])
     return frame[list(COLUMNS)]
 
-
-def regime_features(regime: pd.DataFrame) -> pd.DataFrame:
-    """The model features (`FEATURES`) per origin from a `regime_frame`."""
-    out = pd.DataFrame({"origin": regime["origin"]})
-    for name in FEATURES:
-        out[name] = regime[name.removeprefix("regime_")].astype(float)
-    return out

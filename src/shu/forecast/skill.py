@@ -90,15 +90,5 @@ def demonstrated_skill(template: str, horizon_days: int, models_dir: Path) -> Sk
                  read_backtest_slices(models_dir).get(f"{template}/{horizon_days}"))
 
 
-def skill_table(models_dir: Path, keys: list[str]) -> list[Skill]:
-    """The verdict of each "template/horizon" in `keys` (e.g. the models a card lists)."""
-    slices = read_backtest_slices(models_dir)
-    out = []
-    for key in keys:
-        template, horizon = key.rsplit("/", 1)
-        out.append(judge(template, int(horizon), slices.get(key)))
-    return out
-
-
 def _interval(v: dict[str, float]) -> str:
     return f"{v['value']:+.3f} [{v['low']:+.3f}, {v['high']:+.3f}]"
