@@ -23,6 +23,12 @@ with its target and PASS/FAIL:
   checked on that worst block: ECE <= 0.02, every decile within 0.05; 80% coverage 0.77-0.83
   in each velocity band.
 
+`--extra` instead backtests the other star templates at 30 days (star_accel_fall,
+star_velocity_level, star_gain and the breakout radar's star_breakout) over the same range and
+merges their slices into OUT/backtest.json, keeping the rest: the skill gate reads every slice
+recorded with the shipped model. It prints each slice's n, Brier skill with its interval and ECE
+(no timed targets).
+
 `--from/--to` run another range with the same report (issue 18's development range:
 `--from 2025-03-01 --to 2026-01-31`); `--plain` scores the fitted models alone (no regime guard,
 no online levels); `--predictions PATH` keeps every scored prediction (`shu backtest
@@ -31,7 +37,7 @@ no online levels); `--predictions PATH` keeps every scored prediction (`shu back
 Usage:
   .venv/bin/python benchmarks/bench_forecast_backtest.py [--store /tmp/shu-bench/forecast.duckdb]
       [--out docs/forecast] [--estimator hgb] [--refit-weeks 8] [--from D --to D] [--plain]
-      [--predictions PATH]
+      [--predictions PATH] [--extra]
 """
 
 from __future__ import annotations
@@ -73,12 +79,15 @@ def main() -> int:
     parser.add_argument("--to", dest="end", default="2026-01-15")
     parser.add_argument("--plain", action="store_true")
     parser.add_argument("--predictions", type=Path)
+    parser.add_argument("--extra", action="store_true")
     args = parser.parse_args()
     if not PARQUET.exists():
         print(f"skipped: {PARQUET} is absent")
         return 0
     if not args.store.exists():
         build_store(args.store)
+    if args.extra:
+        return extra_slices(args)
     command = [str(ROOT / ".venv" / "bin" / "shu"), "backtest", "--from", args.start,
                "--to", args.end, "--horizon", "30", "--template",
                "star_velocity_up,star_accel_reach,star_velocity_interval", "--estimator",
@@ -181,6 +190,34 @@ def main() -> int:
     check("peak RSS, GiB", peak_gib, peak_gib <= 6, "<= 6")
     print(f"wrote {args.out / 'backtest.json'} and {args.out / 'reliability.png'}")
     print("ALL TARGETS MET" if ok else "SOME TARGETS MISSED")
+    return 0
+
+
+EXTRA_TEMPLATES = "star_accel_fall,star_velocity_level,star_gain,star_breakout"
+
+
+def extra_slices(args: argparse.Namespace) -> int:
+    """Backtest EXTRA_TEMPLATES at 30 days and merge their slices into OUT/backtest.json."""
+    command = [str(ROOT / ".venv" / "bin" / "shu"), "backtest", "--from", args.start,
+               "--to", args.end, "--horizon", "30", "--template", EXTRA_TEMPLATES,
+               "--estimator", args.estimator, "--refit-weeks", str(args.refit_weeks), "--json",
+               "--db", str(args.store)]
+    print("$ " + " ".join(command), flush=True)
+    t0 = time.perf_counter()
+    done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False)
+    if done.returncode != 0:
+        return done.returncode
+    slices = json.loads(done.stdout)["slices"]
+    path = args.out / "backtest.json"
+    recorded = json.loads(path.read_text(encoding="utf-8"))
+    recorded["slices"].update(slices)
+    path.write_text(json.dumps(recorded, indent=1, default=str) + "\n", encoding="utf-8")
+    for key, m in slices.items():
+        ci = m["ci95"]["bss_climatology"]
+        print(f"{key}: n {m['n']:,}, base rate {m['base_rate']:.3f}, BSS vs climatology "
+              f"{m['bss_climatology']:.4f} [{ci['low']:.4f}, {ci['high']:.4f}], vs persistence "
+              f"{m['bss_persistence']:.4f}, ECE {m['ece']:.4f}")
+    print(f"merged {len(slices)} slices into {path} ({time.perf_counter() - t0:.0f} s)")
     return 0
 
 

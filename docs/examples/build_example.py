@@ -19,7 +19,10 @@ that project path), issues its forecasts and writes the briefing for the last da
 (2026-02-28) into docs/examples/; its track record is the replay's.
 
 Usage: .venv/bin/python docs/examples/build_example.py [--store PATH] [--day 2026-02-28]
-       [--replay-from 2025-08-28] [--backtest BACKTEST.json] [--retrain]
+       [--replay-from 2025-08-28] [--backtest BACKTEST.json] [--retrain] [--replay-only]
+
+A replay already recorded in the store's `replay_runs` for the same days is not run again, so
+the build can stop after the replays (`--replay-only`, the long part) and go on later.
 """
 
 from __future__ import annotations
@@ -57,6 +60,9 @@ def main() -> None:
                         "(its per-band hit rates back 'Why this confidence level').")
     parser.add_argument("--retrain", action="store_true", help="Train again even when a model "
                         "exists (e.g. to put a new backtest in its card).")
+    parser.add_argument("--replay-only", action="store_true", help="Stop after the replays "
+                        "(a later run on the same store skips them and trains, issues and "
+                        "writes the briefing).")
     parser.add_argument("--replay-from", type=date.fromisoformat, default=None,
                         help="First replayed day [default: --day minus 184 days].")
     args = parser.parse_args()
@@ -114,15 +120,20 @@ def main() -> None:
 
         store.con.execute("SET memory_limit = '8GB'")
         start = args.replay_from or args.day - timedelta(days=184)
-        t0 = time.perf_counter()
-        replay(store, start, args.day - timedelta(days=1), settings, REPLAY_TEMPLATES, (30,))
-        print(f"replay {start}..{args.day - timedelta(days=1)}: {time.perf_counter() - t0:.0f} s")
-        t0 = time.perf_counter()  # the radar: weekly origins whose 30 days end by --day
-        radar_end = args.day - timedelta(days=30)
-        replay(store, start, radar_end, settings, ("star_breakout",), (30,),
-               every_days=RADAR_EVERY_DAYS)
-        print(f"radar replay {start}..{radar_end}, every {RADAR_EVERY_DAYS} days: "
-              f"{time.perf_counter() - t0:.0f} s")
+        runs = [(start, args.day - timedelta(days=1), REPLAY_TEMPLATES, 1),
+                (start, args.day - timedelta(days=30), ("star_breakout",), RADAR_EVERY_DAYS)]
+        for first, last, templates, every in runs:
+            if store.con.execute("SELECT count(*) FROM replay_runs WHERE day_from = ? AND "
+                                 "day_to = ?", [first, last]).fetchone()[0]:
+                print(f"replay {first}..{last} of {', '.join(templates)}: already in this "
+                      "store (replay_runs), not run again")
+                continue
+            t0 = time.perf_counter()
+            replay(store, first, last, settings, templates, (30,), every_days=every)
+            print(f"replay {first}..{last} of {', '.join(templates)}, every {every} day(s): "
+                  f"{time.perf_counter() - t0:.0f} s")
+        if args.replay_only:
+            return
         train_and_issue(store, settings, args.day, args.backtest, args.retrain)
 
         from shu.briefing.compose import compose_briefing
