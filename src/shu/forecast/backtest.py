@@ -17,6 +17,11 @@ threshold, shrunk towards climatology with a weight of 2 examples.
 
 `run_backtest` returns predictions and metrics; `metrics` keys are documented in
 docs/forecast/method.md.
+
+Why one module of ~480 lines: the refit blocks, the binary and interval walk-forwards and the
+baselines they are scored against are one procedure whose no-look-ahead rules (what is known on
+each day) must be read together; the per-block diagnostics (`blocks`), the online state
+(`recalibration`) and the Parquet export (`predictions`) live apart.
 """
 
 from __future__ import annotations

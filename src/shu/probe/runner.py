@@ -6,6 +6,10 @@ frame (no recompiles during warm-up or timing: past `recompile_limit` Dynamo sil
 to eager), no graph breaks, and no compile error. The summary's geometric means run over valid
 kernels only: `geomean_speedup` raw, and `geomean_speedup_clipped` with slowdowns counted as
 1.0 the way PyTorch's Inductor dashboard reports it.
+
+Why one module of ~400 lines: the probe ships as torch + the standard library only and runs
+as `python -m shu.probe` on hosts that have nothing else; its run loop, validity checks and
+summary share one kernel record and read best top to bottom.
 """
 
 from __future__ import annotations
