@@ -67,7 +67,7 @@ def test_off_bands_get_a_line_and_the_plain_data_holds_every_figure(store):
     assert len(lines) == 2
     assert lines[0].startswith("High-band forecasts came true 6") and "more sure" in lines[0]
     assert "next `shu train`" in lines[0]
-    assert "at >=20 stars/day held 50%" in lines[1] and "no online state" in lines[1]
+    assert "at ≥ 20 stars/day held 50%" in lines[1] and "no online state" in lines[1]
 
 
 def test_lines_say_what_the_guard_and_the_online_levels_do(store, tmp_path):

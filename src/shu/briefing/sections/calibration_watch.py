@@ -199,7 +199,8 @@ def _action_lines(watch: dict) -> list[str]:
                 "0.100 and 0.900), read from the questions resolved through "
                 f"{watch['interval_levels']['resolved_through']}" if now else
                 "no online state is stored yet for this band")
-        lines.append(f"80% intervals of repositories at {b['band']} stars/day held "
+        label = _velocity_label(b["band"])
+        lines.append(f"80% intervals of repositories at {label} stars/day held "
                      f"{100 * b['observed']:.0f}% of the time (95% interval "
                      f"{100 * b['ci_low']:.0f}-{100 * b['ci_high']:.0f}%, n = {b['n']:,}); "
                      f"{what}.")
@@ -235,8 +236,14 @@ def _cited_row(book: ReceiptBook, kind: str, b: dict, params: list, day: date,
         r_o = book.query(table, OBSERVED_SQL[kind], [*params, b["band"]], b["observed"], day,
                          f"share of the {label} that held")
         observed = Md(f"{_pct(b['observed'])} [R{r_o}]")
-    return {"band": b["band"], "n": Md(f"{b['n']:,} [R{r_n}]"), "observed": observed,
+    band = Md(_velocity_label(b["band"])) if kind == "intervals" else b["band"]
+    return {"band": band, "n": Md(f"{b['n']:,} [R{r_n}]"), "observed": observed,
             "ci": Md(_ci(b)), "off": "off" if b["off"] else ""}
+
+
+def _velocity_label(band: str) -> str:
+    """A velocity band's name as a reader writes it ('>=20' reads '≥ 20')."""
+    return {"<1": "< 1", ">=20": "≥ 20"}.get(band, band.replace("-", "–"))
 
 
 def _pct(x: float | None) -> str:
