@@ -20,17 +20,13 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import json
-import resource
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PARQUET = ROOT.parent / "shared" / "data" / "stars" / "stars_daily.parquet"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_forecast_backtest import build_store  # noqa: E402  (one store recipe for both)
+from bench_forecast_backtest import build_store, run_backtest  # noqa: E402  (shared recipes)
 
 
 def main() -> int:
@@ -50,14 +46,10 @@ def main() -> int:
                "--db", str(args.store)]
     if args.predictions:
         command += ["--predictions", str(args.predictions)]
-    print("$ " + " ".join(command), flush=True)
-    t0 = time.perf_counter()
-    done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False)
-    wall = time.perf_counter() - t0
-    peak_gib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024 / 1024
-    if done.returncode != 0:  # its stderr (progress and the error) went to ours
-        return done.returncode
-    m = json.loads(done.stdout)["slices"]["star_breakout/30"]
+    metrics, wall, peak_gib = run_backtest(command)
+    if metrics is None:
+        return 1
+    m = metrics["slices"]["star_breakout/30"]
     ranked = m["ranking"]
     print(f"star_breakout/30, origins {args.start}..{args.end}: {ranked['n_origins']} weekly "
           f"origins, {ranked['rows_per_origin']:,.0f} repositories and "

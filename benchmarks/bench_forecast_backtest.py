@@ -96,14 +96,9 @@ def main() -> int:
                "--db", str(args.store)]
     command += ["--plain"] if args.plain else []
     command += ["--predictions", str(args.predictions)] if args.predictions else []
-    print("$ " + " ".join(command), flush=True)
-    t0 = time.perf_counter()
-    done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False)
-    wall = time.perf_counter() - t0
-    peak_gib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024 / 1024
-    if done.returncode != 0:  # its stderr (progress and the error) went to ours
-        return done.returncode
-    metrics = json.loads(done.stdout)
+    metrics, wall, peak_gib = run_backtest(command)
+    if metrics is None:
+        return 1
     ok = True
 
     def check(label: str, value: float, passed: bool, target: str,
@@ -193,6 +188,17 @@ def main() -> int:
     return 0
 
 
+def run_backtest(command: list[str]) -> tuple[dict | None, float, float]:
+    """Run a `shu backtest --json` command (its progress and errors go to our stderr): its JSON
+    (None when it failed), wall seconds and the peak resident GiB of the process."""
+    print("$ " + " ".join(command), flush=True)
+    t0 = time.perf_counter()
+    done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False)
+    wall = time.perf_counter() - t0
+    peak_gib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024 / 1024
+    return (json.loads(done.stdout) if done.returncode == 0 else None), wall, peak_gib
+
+
 EXTRA_TEMPLATES = "star_accel_fall,star_velocity_level,star_gain,star_breakout"
 
 
@@ -202,12 +208,10 @@ def extra_slices(args: argparse.Namespace) -> int:
                "--to", args.end, "--horizon", "30", "--template", EXTRA_TEMPLATES,
                "--estimator", args.estimator, "--refit-weeks", str(args.refit_weeks), "--json",
                "--db", str(args.store)]
-    print("$ " + " ".join(command), flush=True)
-    t0 = time.perf_counter()
-    done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False)
-    if done.returncode != 0:
-        return done.returncode
-    slices = json.loads(done.stdout)["slices"]
+    metrics, wall, _ = run_backtest(command)
+    if metrics is None:
+        return 1
+    slices = metrics["slices"]
     path = args.out / "backtest.json"
     recorded = json.loads(path.read_text(encoding="utf-8"))
     recorded["slices"].update(slices)
@@ -217,7 +221,7 @@ def extra_slices(args: argparse.Namespace) -> int:
         print(f"{key}: n {m['n']:,}, base rate {m['base_rate']:.3f}, BSS vs climatology "
               f"{m['bss_climatology']:.4f} [{ci['low']:.4f}, {ci['high']:.4f}], vs persistence "
               f"{m['bss_persistence']:.4f}, ECE {m['ece']:.4f}")
-    print(f"merged {len(slices)} slices into {path} ({time.perf_counter() - t0:.0f} s)")
+    print(f"merged {len(slices)} slices into {path} ({wall:.0f} s)")
     return 0
 
 
