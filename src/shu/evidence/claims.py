@@ -332,7 +332,7 @@ def _holds(spec: ClaimSpec, m: float, settings: Settings) -> tuple[bool, str]:
 
     if c == "no speedup":
         limit = 1 + settings.claim_no_speedup_tolerance
-        return m <= limit, f"'no speedup' holds up to {limit:.2f}×"
+        return m <= limit, f"'no speedup' read as at most {limit:.2f}×"
     if v is None:
         raise _UntestableError("the claim states no value")
     if c in ("up to", "at most"):
@@ -342,7 +342,7 @@ def _holds(spec: ClaimSpec, m: float, settings: Settings) -> tuple[bool, str]:
     if c == "between" and spec.value_high is not None:
         return v <= m <= spec.value_high, f"range {show(v)}-{show(spec.value_high)} inclusive"
     tol = spec.tolerance if spec.tolerance is not None else settings.claim_tolerance
-    return abs(m / v - 1) <= tol, f"'{c} {show(v)}' holds within ±{100 * tol:.0f}%"
+    return abs(m / v - 1) <= tol, f"'{c} {show(v)}' read as within ±{100 * tol:.0f}%"
 
 
 def _measure(spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun],

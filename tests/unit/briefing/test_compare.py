@@ -44,7 +44,7 @@ def test_shu_compare_prints_the_table_and_writes_png_and_csv(filled, tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "shu", "compare", "acme/platform", "acme/other-platform",
          "--metric", "velocity", "--since", "2026-01-01", "--log", "--out", str(out), "--db",
-         str(db)], capture_output=True, text=True, env={"COLUMNS": "200", **_env()})
+         str(db)], capture_output=True, text=True, env={**_env(), "COLUMNS": "200"})
     assert proc.returncode == 0, proc.stderr
     assert "acme/platform" in proc.stdout and "value now" in proc.stdout
     assert out.read_bytes()[:8] == PNG
