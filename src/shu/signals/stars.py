@@ -27,18 +27,20 @@ fewer HUGEINT operations per row (no measurable change), stale stretches capped 
 
 from __future__ import annotations
 
-import os
+import itertools
 import time
-from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
 
 import duckdb
+import numpy as np
+import pyarrow as pa
 
 from shu.errors import StoreError
 from shu.schema.signals import STAR_SIGNALS
-from shu.signals.lifecycle import sql_thresholds
+from shu.signals.lifecycle import sql_lifecycle_phase
 from shu.signals.runs import TableRefresh, record_run
-from shu.signals.sqlfiles import run_sql
+from shu.signals.sqlfiles import load_sql, run_sql
+from shu.signals.star_arrays import DAY_BITS, star_signal_arrays
 from shu.store import Store
 
 EPOCH = date(1970, 1, 1)
@@ -47,15 +49,7 @@ Z_WINDOW_DAYS = 365
 Z_MIN_VALUES = 28    # fewest velocities in the trailing year for a z-score
 FRESH_DAYS = 7       # an observation stays usable this many days
 BUILD_TABLE = "_star_signals_build"
-
-
-def _fingerprint(store: Store, to_day: date) -> tuple[int, int, int, int]:
-    """(rows, sum of stars) of stars_daily on or before to_day, and of all of it."""
-    row = store.con.execute(  # sum(BIGINT) is a HUGEINT: exact, no cast per row needed
-        "SELECT count(*) FILTER (WHERE day <= $1), coalesce(sum(stars) FILTER "
-        "(WHERE day <= $1), 0), count(*), coalesce(sum(stars), 0) FROM stars_daily",
-        [to_day]).fetchall()[0]
-    return int(row[0]), int(row[1]), int(row[2]), int(row[3])
+SLICE_ROWS = 1 << 19  # observations per slice of a full refresh (whole repositories)
 
 
 def _last_run(store: Store) -> tuple[date, int, int] | None:
@@ -65,22 +59,20 @@ def _last_run(store: Store) -> tuple[date, int, int] | None:
     return None if row is None or row[0] is None else (row[0], int(row[1]), int(row[2]))
 
 
-def _sql_values(from_day: date, max_day: date, emit_from: date | None) -> dict[str, object]:
+def _sql_values(from_day: date, max_day: date, emit_from: date) -> dict[str, object]:
     return {"from_day": from_day.isoformat(), "max_dn": (max_day - EPOCH).days,
-            "emit_from_dn": (emit_from - EPOCH).days if emit_from else -(10**6),
-            "z_min_values": Z_MIN_VALUES, **sql_thresholds()}
+            "emit_from_dn": (emit_from - EPOCH).days,
+            "lifecycle_phase": sql_lifecycle_phase("s.stars", "d28", "dd28")}
 
 
-def _create_repos(store: Store, shards: int) -> None:
-    """_star_signal_repos (a table the shards' connections can read): every repository with
-    its id, the day number of its first observation and its shard."""
+def _create_repos(store: Store) -> None:
+    """_star_signal_repos: every repository with its id (dense, in repository order) and the day
+    number of its first observation."""
     store.con.execute(f"""
         CREATE OR REPLACE TABLE _star_signal_repos AS
-        SELECT repo, rid, first_dn, first_dn AS slice_first_dn,
-               ((rid - 1) * {shards} // count(*) OVER ())::INTEGER AS shard
-        FROM (SELECT repo, (row_number() OVER (ORDER BY repo))::INTEGER AS rid,
-                     (min(day) - DATE '{EPOCH}')::INTEGER AS first_dn
-              FROM stars_daily WHERE stars IS NOT NULL GROUP BY repo)""")
+        SELECT repo, (row_number() OVER (ORDER BY repo))::INTEGER AS rid,
+               (min(day) - DATE '{EPOCH}')::INTEGER AS first_dn
+        FROM stars_daily WHERE stars IS NOT NULL GROUP BY repo""")
 
 
 def _create_recent_repos(store: Store, from_day: date, emit_from: date) -> None:
@@ -96,7 +88,6 @@ def _create_recent_repos(store: Store, from_day: date, emit_from: date) -> None:
         CREATE OR REPLACE TEMP TABLE _star_signal_repos AS
         SELECT s.repo, (row_number() OVER (ORDER BY s.repo))::INTEGER AS rid,
                (coalesce(f.first_day, s.slice_first_day) - DATE '{EPOCH}')::INTEGER AS first_dn,
-               (s.slice_first_day - DATE '{EPOCH}')::INTEGER AS slice_first_dn, 0 AS shard,
                f.first_day IS NULL AS is_new
         FROM (SELECT repo, min(day) AS slice_first_day FROM _star_slice GROUP BY repo
               HAVING max(day) >= DATE '{emit_from - timedelta(days=FRESH_DAYS)}') s
@@ -105,15 +96,13 @@ def _create_recent_repos(store: Store, from_day: date, emit_from: date) -> None:
                 "FROM _star_signal_repos WHERE is_new")
 
 
-def refresh_star_signals(store: Store, run_id: str, full: bool = False,
-                         shards: int | None = None) -> TableRefresh:
+def refresh_star_signals(store: Store, run_id: str, full: bool = False) -> TableRefresh:
     """Recompute `star_signals` (all of it, or only the days after the last computed one).
 
-    `shards`: parallel connections for a full refresh (default: one per CPU, at most 4).
-    Raises StoreError (nothing written) when the SQL's own checks fail.
+    Raises StoreError (nothing written) when the computation's own checks fail.
     """
     try:
-        return _refresh(store, run_id, full, shards)
+        return _refresh(store, run_id, full)
     except duckdb.Error as exc:
         message = str(exc)
         if "star_signals: " not in message:
@@ -122,12 +111,13 @@ def refresh_star_signals(store: Store, run_id: str, full: bool = False,
         raise StoreError(f"{detail}; star_signals left as it was") from exc
 
 
-def _refresh(store: Store, run_id: str, full: bool, shards: int | None) -> TableRefresh:
+def _refresh(store: Store, run_id: str, full: bool) -> TableRefresh:
     t0 = time.perf_counter()
     con = store.con
     last = None if full else _last_run(store)
     # One scan of stars_daily: its newest day, and the fingerprint of the input the last run
-    # covered (an incremental refresh reads the big table only once more, for its slice).
+    # covered and of all of it (an incremental refresh reads the big table only once more, for
+    # its slice).
     max_day, rows_before, sum_before, rows, total = con.execute(
         "SELECT max(day), count(*) FILTER (WHERE day <= $1), coalesce(sum(stars) FILTER "
         "(WHERE day <= $1), 0), count(*), coalesce(sum(stars), 0) FROM stars_daily",
@@ -135,51 +125,34 @@ def _refresh(store: Store, run_id: str, full: bool, shards: int | None) -> Table
     if max_day is None:
         return TableRefresh("star_signals", "full", "stars_daily is empty", None, None, 0,
                             time.perf_counter() - t0)
+    fingerprint = (int(rows), int(total))
     if full:
-        return _full(store, run_id, max_day, "requested", t0, shards)
+        return _full(store, run_id, max_day, "requested", t0, fingerprint)
     computed = con.execute("SELECT max(day) FROM star_signals").fetchone()[0]
     if last is None or computed is None or computed != last[0]:
-        return _full(store, run_id, max_day, "no previous run", t0, shards)
+        return _full(store, run_id, max_day, "no previous run", t0, fingerprint)
     if not con.execute("SELECT count(*) FROM (SELECT 1 FROM star_signal_repos LIMIT 1)"
                        ).fetchall()[0][0]:
         return _full(store, run_id, max_day, "first days of the repositories not recorded",
-                     t0, shards)
+                     t0, fingerprint)
     if (rows_before, sum_before) != (last[1], last[2]):
         return _full(store, run_id, max_day, f"input on or before {last[0]} changed", t0,
-                     shards)
+                     fingerprint)
     if last[0] >= max_day:
         return TableRefresh("star_signals", "incremental", "up to date", None, last[0], 0,
                             time.perf_counter() - t0)
-    return _incremental(store, run_id, last[0] + timedelta(days=1), max_day,
-                        (int(rows), int(total)), t0)
+    return _incremental(store, run_id, last[0] + timedelta(days=1), max_day, fingerprint, t0)
 
 
 def _full(store: Store, run_id: str, max_day: date, reason: str, t0: float,
-          shards: int | None) -> TableRefresh:
-    """Every repository and day, in parallel shards, swapped in atomically."""
+          fingerprint: tuple[int, int]) -> TableRefresh:
+    """Every repository and day into a build table, swapped in atomically."""
     con = store.con
-    if shards is None:
-        shards = max(1, min(4, os.cpu_count() or 1))
-    if store._depth:  # inside the caller's transaction: other connections cannot join it
-        shards = 1
-    values = _sql_values(date(1, 1, 1), max_day, None)
     columns = ", ".join(f'"{c.name}" {c.type}' for c in STAR_SIGNALS.columns)
-    _create_repos(store, shards)
+    _create_repos(store)
     con.execute(f"CREATE OR REPLACE TABLE {BUILD_TABLE} ({columns})")
     try:
-        if shards == 1:
-            run_sql(con, "star_signals", shard=0, source="stars_daily",
-                    rows="_star_trailing_year()", write=f"INSERT INTO {BUILD_TABLE}", **values)
-        else:
-            def run_shard(shard: int) -> None:
-                with con.cursor() as cur:
-                    cur.execute("SET enable_progress_bar = false")
-                    run_sql(cur, "star_signals", shard=shard, source="stars_daily",
-                            rows="_star_trailing_year()", write=f"INSERT INTO {BUILD_TABLE}",
-                            **values)
-
-            with ThreadPoolExecutor(max_workers=shards) as pool:
-                list(pool.map(run_shard, range(shards)))
+        _write_all_rows(store, (max_day - EPOCH).days)
         with store.transaction():
             con.execute("DROP TABLE IF EXISTS star_signals")
             con.execute(f"ALTER TABLE {BUILD_TABLE} RENAME TO star_signals")
@@ -187,14 +160,48 @@ def _full(store: Store, run_id: str, max_day: date, reason: str, t0: float,
             con.execute(f"INSERT INTO star_signal_repos SELECT repo, DATE '{EPOCH}' + first_dn "
                         "FROM _star_signal_repos")
             written = con.execute("SELECT count(*) FROM star_signals").fetchone()[0]
-            _, _, rows, total = _fingerprint(store, max_day)
             result = TableRefresh("star_signals", "full", reason, None, max_day, int(written),
-                                  time.perf_counter() - t0, rows, total)
+                                  time.perf_counter() - t0, *fingerprint)
             record_run(store, result, run_id)
     finally:
         con.execute(f"DROP TABLE IF EXISTS {BUILD_TABLE}")
         con.execute("DROP TABLE IF EXISTS _star_signal_repos")
     return result
+
+
+def _write_all_rows(store: Store, max_dn: int) -> None:
+    """Read every observation in (repository, day) order once, and insert the rows into the
+    build table in one statement whose source is a stream of record batches, each computed with
+    numpy for a slice of whole repositories when DuckDB asks for it (so computing a slice and
+    writing the previous one overlap, and the rows keep their order)."""
+    con = store.con
+    observed = con.execute(
+        f"SELECT (r.rid::BIGINT << {DAY_BITS}) + (s.day - DATE '{EPOCH}') AS key, "
+        "s.stars::BIGINT AS stars FROM stars_daily s JOIN _star_signal_repos r USING (repo) "
+        "WHERE s.stars IS NOT NULL ORDER BY key").fetchnumpy()
+    key, stars = np.asarray(observed.pop("key")), np.asarray(observed.pop("stars"))
+    names = con.sql("SELECT repo FROM _star_signal_repos ORDER BY rid"
+                    ).to_arrow_table().column(0).combine_chunks()
+    starts = np.flatnonzero(np.diff(key >> DAY_BITS, prepend=-1))  # each repository's first
+    bounds = [*starts[np.unique(np.searchsorted(starts, np.arange(0, len(key), SLICE_ROWS)))],
+              len(key)]
+
+    def batch(lo: int, hi: int) -> pa.RecordBatch:
+        arrays = star_signal_arrays(key[lo:hi], stars[lo:hi], max_dn)
+        repo = pa.DictionaryArray.from_arrays(arrays.pop("rid") - 1, names)  # rid: 1, 2, ...
+        return pa.RecordBatch.from_pydict({"repo": repo, **arrays})
+
+    batches = (batch(lo, hi) for lo, hi in itertools.pairwise(bounds))
+    first = next(batches)
+    rows = pa.RecordBatchReader.from_batches(first.schema, itertools.chain([first], batches))
+    (insert,) = load_sql("star_signal_rows")
+    con.register("_star_rows", rows)
+    try:
+        con.execute(insert.format(
+            target=BUILD_TABLE, arrays="_star_rows",
+            lifecycle_phase=sql_lifecycle_phase("a.stars", "a.d28", "a.dd28")))
+    finally:
+        con.unregister("_star_rows")
 
 
 def _incremental(store: Store, run_id: str, emit_from: date, max_day: date,
@@ -205,9 +212,7 @@ def _incremental(store: Store, run_id: str, emit_from: date, max_day: date,
     try:
         with store.transaction():
             _create_recent_repos(store, from_day, emit_from)
-            run_sql(con, "star_signals", shard=0, source="_star_slice", rows="_star_without_z()",
-                    write="CREATE OR REPLACE TEMP TABLE _star_signals_new AS",
-                    **_sql_values(from_day, max_day, emit_from))
+            run_sql(con, "star_signals", **_sql_values(from_day, max_day, emit_from))
             run_sql(con, "star_zscores_incremental", z_min_values=Z_MIN_VALUES,
                     emit_from=emit_from.isoformat(), max_day=max_day.isoformat(),
                     history_from=(emit_from - timedelta(days=Z_WINDOW_DAYS - 1)).isoformat(),

@@ -260,8 +260,9 @@ def test_no_zscore_when_the_trailing_year_is_flat(store):
 
 
 def test_full_refresh_inside_a_transaction_uses_one_connection(synthetic_store):
-    """Inside the caller's transaction the shards cannot use other connections: one shard,
-    same result; and a refresh that fails leaves the previous table as it was."""
+    """Inside the caller's transaction the slices are written on its connection (no writer
+    connection can join it), same result; and a refresh that fails leaves the previous table as
+    it was."""
     with synthetic_store.transaction():
         refresh_signals(synthetic_store, full=True)
     assert_same_signals(signals_frame(synthetic_store),
@@ -270,7 +271,7 @@ def test_full_refresh_inside_a_transaction_uses_one_connection(synthetic_store):
     jump = [("huge/jump", START + timedelta(days=i), 0 if i < 10 else 20_000_000)
             for i in range(20)]  # 20M stars in a day: more than the packed sums allow
     insert_observations(synthetic_store, pd.DataFrame(jump, columns=["repo", "day", "stars"]))
-    with pytest.raises(StoreError, match="cannot be packed"):
+    with pytest.raises(StoreError, match="cannot be summed exactly"):
         refresh_signals(synthetic_store, full=True)
     assert_same_signals(signals_frame(synthetic_store), before)
 
