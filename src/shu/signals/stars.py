@@ -49,7 +49,7 @@ Z_WINDOW_DAYS = 365
 Z_MIN_VALUES = 28    # fewest velocities in the trailing year for a z-score
 FRESH_DAYS = 7       # an observation stays usable this many days
 BUILD_TABLE = "_star_signals_build"
-SLICE_ROWS = 1 << 19  # observations per slice of a full refresh (whole repositories)
+SLICE_ROWS = 1 << 16  # observations per slice of a full refresh (whole repositories)
 
 
 def _last_run(store: Store) -> tuple[date, int, int] | None:
@@ -176,10 +176,14 @@ def _write_all_rows(store: Store, max_dn: int) -> None:
     writing the previous one overlap, and the rows keep their order)."""
     con = store.con
     observed = con.execute(
-        f"SELECT (r.rid::BIGINT << {DAY_BITS}) + (s.day - DATE '{EPOCH}') AS key, "
-        "s.stars::BIGINT AS stars FROM stars_daily s JOIN _star_signal_repos r USING (repo) "
-        "WHERE s.stars IS NOT NULL ORDER BY key").fetchnumpy()
-    key, stars = np.asarray(observed.pop("key")), np.asarray(observed.pop("stars"))
+        f"SELECT r.rid, (s.day - DATE '{EPOCH}')::INTEGER AS dn, s.stars::BIGINT AS stars "
+        "FROM stars_daily s JOIN _star_signal_repos r USING (repo) WHERE s.stars IS NOT NULL"
+    ).fetchnumpy()
+    key, stars = _sorted_observations(np.asarray(observed.pop("rid")),
+                                      np.asarray(observed.pop("dn")),
+                                      np.asarray(observed.pop("stars")))
+    if not len(key):
+        return
     names = con.sql("SELECT repo FROM _star_signal_repos ORDER BY rid"
                     ).to_arrow_table().column(0).combine_chunks()
     starts = np.flatnonzero(np.diff(key >> DAY_BITS, prepend=-1))  # each repository's first
@@ -188,7 +192,9 @@ def _write_all_rows(store: Store, max_dn: int) -> None:
 
     def batch(lo: int, hi: int) -> pa.RecordBatch:
         arrays = star_signal_arrays(key[lo:hi], stars[lo:hi], max_dn)
-        repo = pa.DictionaryArray.from_arrays(arrays.pop("rid") - 1, names)  # rid: 1, 2, ...
+        rid = arrays.pop("rid")  # 1, 2, ...: the dictionary holds this slice's names only
+        first = int(rid[0])
+        repo = pa.DictionaryArray.from_arrays(rid - first, names[first - 1:int(rid[-1])])
         return pa.RecordBatch.from_pydict({"repo": repo, **arrays})
 
     batches = (batch(lo, hi) for lo, hi in itertools.pairwise(bounds))
@@ -196,12 +202,33 @@ def _write_all_rows(store: Store, max_dn: int) -> None:
     rows = pa.RecordBatchReader.from_batches(first.schema, itertools.chain([first], batches))
     (insert,) = load_sql("star_signal_rows")
     con.register("_star_rows", rows)
+    con.execute("SET preserve_insertion_order = false")
     try:
         con.execute(insert.format(
             target=BUILD_TABLE, arrays="_star_rows",
             lifecycle_phase=sql_lifecycle_phase("a.stars", "a.d28", "a.dd28")))
     finally:
+        con.execute("SET preserve_insertion_order = true")
         con.unregister("_star_rows")
+
+
+def _sorted_observations(rid: np.ndarray, dn: np.ndarray, stars: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """(key = rid << 20 | dn, stars), sorted by key (ties in input order). While key and row
+    number fit in 63 bits together, the row number goes into the key's low bits and one plain
+    sort of the packed integers does it (numpy's vectorised sort: ~4x faster than a stable
+    argsort); else one stable argsort."""
+    key = (rid.astype(np.int64) << DAY_BITS) | dn
+    row_bits = max(len(key) - 1, 1).bit_length()
+    if not len(key) or int(key.max()).bit_length() + row_bits > 63 or dn.min() < 0:
+        order = np.argsort(key, kind="stable")
+        return key[order], stars[order]
+    packed = key << row_bits
+    packed |= np.arange(len(key))
+    packed.sort()
+    order = packed & ((1 << row_bits) - 1)
+    packed >>= row_bits
+    return packed, stars[order]
 
 
 def _incremental(store: Store, run_id: str, emit_from: date, max_day: date,
