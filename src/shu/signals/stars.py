@@ -27,8 +27,10 @@ fewer HUGEINT operations per row (no measurable change), stale stretches capped 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import time
+from collections.abc import Iterator
 from datetime import date, timedelta
 
 import duckdb
@@ -50,6 +52,10 @@ Z_MIN_VALUES = 28    # fewest velocities in the trailing year for a z-score
 FRESH_DAYS = 7       # an observation stays usable this many days
 BUILD_TABLE = "_star_signals_build"
 SLICE_ROWS = 1 << 16  # observations per slice of a full refresh (whole repositories)
+# Writing the 9M rows of a full refresh: in no particular order (nothing reads star_signals by
+# position; keeping the order cost ~0.7 s of CPU) and without bit-packing (its analysis cost
+# ~0.4 s of CPU for ~60 MiB less on disk).
+WRITE_SETTINGS = {"preserve_insertion_order": "false", "disabled_compression_methods": "bitpacking"}
 
 
 def _last_run(store: Store) -> tuple[date, int, int] | None:
@@ -202,14 +208,27 @@ def _write_all_rows(store: Store, max_dn: int) -> None:
     rows = pa.RecordBatchReader.from_batches(first.schema, itertools.chain([first], batches))
     (insert,) = load_sql("star_signal_rows")
     con.register("_star_rows", rows)
-    con.execute("SET preserve_insertion_order = false")
     try:
-        con.execute(insert.format(
-            target=BUILD_TABLE, arrays="_star_rows",
-            lifecycle_phase=sql_lifecycle_phase("a.stars", "a.d28", "a.dd28")))
+        with _settings(con, WRITE_SETTINGS):
+            con.execute(insert.format(
+                target=BUILD_TABLE, arrays="_star_rows",
+                lifecycle_phase=sql_lifecycle_phase("a.stars", "a.d28", "a.dd28")))
     finally:
-        con.execute("SET preserve_insertion_order = true")
         con.unregister("_star_rows")
+
+
+@contextlib.contextmanager
+def _settings(con: duckdb.DuckDBPyConnection, values: dict[str, str]) -> Iterator[None]:
+    """DuckDB settings changed for a block, then put back as they were."""
+    old = {name: con.execute("SELECT current_setting(?)", [name]).fetchall()[0][0]
+           for name in values}
+    for name, value in values.items():
+        con.execute(f"SET {name} = '{value}'")
+    try:
+        yield
+    finally:
+        for name, value in old.items():
+            con.execute(f"SET {name} = '{value}'")
 
 
 def _sorted_observations(rid: np.ndarray, dn: np.ndarray, stars: np.ndarray
@@ -217,18 +236,20 @@ def _sorted_observations(rid: np.ndarray, dn: np.ndarray, stars: np.ndarray
     """(key = rid << 20 | dn, stars), sorted by key (ties in input order). While key and row
     number fit in 63 bits together, the row number goes into the key's low bits and one plain
     sort of the packed integers does it (numpy's vectorised sort: ~4x faster than a stable
-    argsort); else one stable argsort."""
-    key = (rid.astype(np.int64) << DAY_BITS) | dn
+    argsort); else one stable argsort. Works in place where it can (fresh memory costs)."""
+    key = rid.astype(np.int64)
+    key <<= DAY_BITS
+    key |= dn
     row_bits = max(len(key) - 1, 1).bit_length()
     if not len(key) or int(key.max()).bit_length() + row_bits > 63 or dn.min() < 0:
         order = np.argsort(key, kind="stable")
         return key[order], stars[order]
-    packed = key << row_bits
-    packed |= np.arange(len(key))
-    packed.sort()
-    order = packed & ((1 << row_bits) - 1)
-    packed >>= row_bits
-    return packed, stars[order]
+    key <<= row_bits
+    key |= np.arange(len(key))
+    key.sort()
+    order = key & ((1 << row_bits) - 1)
+    key >>= row_bits
+    return key, stars[order]
 
 
 def _incremental(store: Store, run_id: str, emit_from: date, max_day: date,
