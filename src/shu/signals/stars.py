@@ -30,7 +30,9 @@ from __future__ import annotations
 import contextlib
 import itertools
 import time
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import date, timedelta
 
 import duckdb
@@ -178,8 +180,7 @@ def _full(store: Store, run_id: str, max_day: date, reason: str, t0: float,
 def _write_all_rows(store: Store, max_dn: int) -> None:
     """Read every observation in (repository, day) order once, and insert the rows into the
     build table in one statement whose source is a stream of record batches, each computed with
-    numpy for a slice of whole repositories when DuckDB asks for it (so computing a slice and
-    writing the previous one overlap, and the rows keep their order)."""
+    numpy for a slice of whole repositories, a few slices ahead of DuckDB's writing."""
     con = store.con
     observed = con.execute(
         f"SELECT r.rid, (s.day - DATE '{EPOCH}')::INTEGER AS dn, s.stars::BIGINT AS stars "
@@ -203,7 +204,7 @@ def _write_all_rows(store: Store, max_dn: int) -> None:
         repo = pa.DictionaryArray.from_arrays(rid - first, names[first - 1:int(rid[-1])])
         return pa.RecordBatch.from_pydict({"repo": repo, **arrays})
 
-    batches = (batch(lo, hi) for lo, hi in itertools.pairwise(bounds))
+    batches = _computed_ahead(batch, itertools.pairwise(bounds))
     first = next(batches)
     rows = pa.RecordBatchReader.from_batches(first.schema, itertools.chain([first], batches))
     (insert,) = load_sql("star_signal_rows")
@@ -215,6 +216,21 @@ def _write_all_rows(store: Store, max_dn: int) -> None:
                 lifecycle_phase=sql_lifecycle_phase("a.stars", "a.d28", "a.dd28")))
     finally:
         con.unregister("_star_rows")
+
+
+def _computed_ahead(compute: Callable[[int, int], pa.RecordBatch],
+                    slices: Iterable[tuple[int, int]], ahead: int = 2) -> Iterator[pa.RecordBatch]:
+    """compute(lo, hi) for each slice, in order, on a thread of its own that keeps up to `ahead`
+    batches ready: numpy (which lets go of the GIL) computes the next slices while DuckDB
+    writes the last one."""
+    with ThreadPoolExecutor(1, thread_name_prefix="star-signals") as pool:
+        pending: deque[Future[pa.RecordBatch]] = deque()
+        for lo, hi in slices:
+            pending.append(pool.submit(compute, lo, hi))
+            if len(pending) > ahead:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
 
 @contextlib.contextmanager
