@@ -1,28 +1,43 @@
-"""Refreshes `star_signals` from `stars_daily` with the SQL in `sql/star_signals.sql`.
+"""Refreshes `star_signals` from `stars_daily`: a full refresh with numpy
+(`star_arrays.py`), an incremental one with the SQL in `sql/star_signals.sql`.
 
-Full: every repository and day, computed in shards of repositories on parallel connections (the
-streaming windows of one shard run on one core) into a build table that then replaces
-`star_signals` in one transaction. Incremental: only days after the last computed one, for the
+Full: every observation read once (integer repository ids from `_star_signal_repos`), sorted by
+(repository, day) in numpy, and computed slice by slice (whole repositories) on a thread of its
+own, a few slices ahead of DuckDB, which inserts the stream of record batches into a build table
+in one statement; the build table then replaces `star_signals` in one transaction (a SIGKILL
+leaves the old table). Incremental: only days after the last computed one, for the
 repositories that can have such days, reading the 100 days of input their velocity windows need
 (90 + 7 days of staleness + margin) and taking the z-scores' trailing year from the stored rows
 (`sql/star_zscores_incremental.sql`). When input on or before the last computed day changed
 since (fingerprint in `signal_runs`), it falls back to a full refresh, so incremental and full
-always agree.
+always agree (same integer sums and z formula in both).
 
-Speed (issue 20, `benchmarks/bench_signals.py`, the full 7.2M-row ranking store). Incremental,
-one new day: 0.31 s of CPU (was 0.65 s). It reads the big tables once each (stars_daily's last
-100 days into a slice, together with the newest day and the fingerprint in one scan before it;
-star_signals' trailing year once, aggregated as it is read), takes first observed days from
-`star_signal_repos` instead of the whole history, and skips the trailing-year windows whose
-z-scores it replaces anyway. What is left is mostly decoding the repository names of rows spread
-over the whole tables (stars_daily is in its importer's order, star_signals in repository
-order). Full: ~11 s of CPU for the whole `shu signals --full` against ~8.4 s for the naive
-window query of the issue: the streaming pipeline itself costs ~0.8x the naive query, but
-persisting its 9.1M rows (which the naive query, into a temp table, never does) costs ~3 s and
-the peer tables ~0.75 s; variants measured and dropped: running sums in DOUBLE (hi/lo split,
-1.6x slower: more window columns), partitioned windows (3-6x slower than streaming ones),
-fewer HUGEINT operations per row (no measurable change), stale stretches capped at 91 rows
-(11% fewer rows, but the z-scores' 365-row lag needs them).
+Speed (issue 20, `benchmarks/bench_signals.py --runs 3`, the full 7.2M-row ranking store, 9.1M
+rows out, a shared 2-core machine at load ~4). Full, the whole `shu signals --full` against
+the naive window query of the issue, medians: 6.0 s against 8.5 s, 0.72x (CPU 5.8 s against
+8.8 s; 7.5-8.5 s before this module moved to numpy). Where the CPU goes: DuckDB appending
+and compressing the 9.1M rows ~3 s (a fixed cost per row and column: 13 columns), numpy ~1.1 s,
+the read and sort ~0.5 s, category/peer tables ~0.4 s, start-up and checkpoint ~0.5 s. What
+each change measured: the vectorised sort of packed (key, row) integers instead of ORDER BY in
+SQL (~0.8 -> ~0.3 s), insertion order not kept (-0.7 s), bit-packing off for this write
+(-0.4 s, ~60 MiB more on disk), category_signals as a join of the tracked repositories plus an
+anti-join instead of one left join (-0.1 s), numpy on its own thread (the two halves overlap).
+Measured and dropped: NULLs as Arrow validity and the lifecycle phase computed in numpy (the
+insert saves what building the arrays costs), uncompressed storage (-0.6 s CPU but 1.6x the
+file), other compression methods off (no change), glibc malloc thresholds (no change).
+
+Incremental, one new day (3,462 rows): 0.33 s (CPU 0.33 s), target 0.2 s NOT met. Where it
+goes: the fingerprint scan of stars_daily 0.03 s, the 100-day slice of stars_daily 0.08 s,
+windows over the slice 0.09 s, the z-scores 0.10 s (star_signals' trailing year summed per
+repository), the rest 0.03 s. Both big reads are of rows spread over whole tables (stars_daily
+is in its importer's order, star_signals in no order), so DuckDB decodes every row group of the
+columns it reads, however few rows match. Tried: per-repository trailing-year sums kept in
+`star_signal_repos` and moved on by the day entering and the day leaving the year: no gain (the
+one leaving day is itself spread over all of star_signals: 0.08 s to read, as much as the year
+it replaces). What would reach 0.2 s: star_signals (or a small table of the last ~400 days)
+clustered by day, so that a day's rows are a few row groups; together with such sums and the
+slice taken from it, the estimate is ~0.2 s, at the cost of reordering 1.4M rows in every full
+refresh.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 -- Reads  {arrays} (a registered stream of record batches, in (repo, day) order: repo, dn (day
 --        number since 1970-01-01), stars, age, the star changes d7 d28 d90 dd7 dd28 with their
 --        flags ok7 ok28 ok90 ok14 ok56 (False = NULL), z7 z28 (NaN = NULL), gap).
--- Writes the star_signals columns into {target}, in the order read.
+-- Writes the star_signals columns into {target} (in no particular order: see stars.py).
 
 INSERT INTO {target}
 SELECT a.repo, DATE '1970-01-01' + a.dn, a.stars, a.age,
