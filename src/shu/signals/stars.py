@@ -288,14 +288,26 @@ def _incremental(store: Store, run_id: str, emit_from: date, max_day: date,
     """Days from emit_from on, for repositories seen in the 7 days before it or later."""
     con = store.con
     from_day = emit_from - timedelta(days=LOOKBACK_DAYS)
+    common_from = (max_day - timedelta(days=Z_WINDOW_DAYS - 1)).isoformat()
+    (common_sums,) = load_sql("star_year_common")
+    common_sums = common_sums.format(common_from=common_from, emit_from=emit_from.isoformat())
+    outer = store.in_transaction
     try:
-        with store.transaction():
+        with ThreadPoolExecutor(1, thread_name_prefix="star-year") as pool, \
+                contextlib.closing(con.cursor()) as reader, store.transaction():
             _create_recent_repos(store, from_day, emit_from)
+            # the stored part of the trailing years, summed on a connection of its own while the
+            # windows of the new days run on one core (inside a caller's transaction: on its
+            # connection, the only one that sees what that transaction wrote)
+            common = None if outer else pool.submit(
+                lambda: reader.sql(common_sums).to_arrow_table())
             run_sql(con, "star_signals", **_sql_values(from_day, max_day, emit_from))
+            con.register("_star_year_common", common.result() if common else
+                         con.sql(common_sums).to_arrow_table())
             run_sql(con, "star_zscores_incremental", z_min_values=Z_MIN_VALUES,
                     emit_from=emit_from.isoformat(), max_day=max_day.isoformat(),
                     history_from=(emit_from - timedelta(days=Z_WINDOW_DAYS - 1)).isoformat(),
-                    common_from=(max_day - timedelta(days=Z_WINDOW_DAYS - 1)).isoformat())
+                    common_from=common_from, common="_star_year_common")
             con.execute("DELETE FROM star_signals WHERE day >= ?", [emit_from])
             con.execute("INSERT INTO star_signals SELECT * FROM _star_signals_new")
             written = con.execute("SELECT count(*) FROM _star_signals_new").fetchone()[0]
@@ -303,6 +315,7 @@ def _incremental(store: Store, run_id: str, emit_from: date, max_day: date,
                                   int(written), time.perf_counter() - t0, *fingerprint)
             record_run(store, result, run_id)
     finally:
+        con.unregister("_star_year_common")
         for table in ("_star_signals_new", "_star_obs", "_star_slice", "_star_signal_repos"):
             con.execute(f"DROP TABLE IF EXISTS {table}")
     return result

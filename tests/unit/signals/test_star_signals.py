@@ -120,6 +120,22 @@ def test_incremental_equals_full_synthetic(store_path, tmp_path):
         assert_same_signals(incremental, signals_frame(s))
 
 
+def test_incremental_inside_a_transaction_equals_full(store_path):
+    """Inside the caller's transaction the stored part of the trailing years is summed on its
+    connection (another one would not see what that transaction wrote), same result."""
+    frame = synthetic_observations()
+    last = frame["day"].max()
+    with open_store(store_path) as s:
+        insert_observations(s, frame[frame["day"] < last])
+        refresh_signals(s)
+        with s.transaction():
+            insert_observations(s, frame[frame["day"] == last])
+            assert refresh_signals(s)["star_signals"]["mode"] == "incremental"
+        incremental = signals_frame(s)
+        refresh_signals(s, full=True)
+        assert_same_signals(incremental, signals_frame(s))
+
+
 def test_incremental_with_returning_and_new_repos(store_path):
     """A repository back after a year away, and one seen for the first time, refreshed a day
     at a time, equal a full refresh and the reference."""
