@@ -13,31 +13,36 @@ since (fingerprint in `signal_runs`), it falls back to a full refresh, so increm
 always agree (same integer sums and z formula in both).
 
 Speed (issue 20, `benchmarks/bench_signals.py --runs 3`, the full 7.2M-row ranking store, 9.1M
-rows out, a shared 2-core machine at load ~4). Full, the whole `shu signals --full` against
-the naive window query of the issue, medians: 6.0 s against 8.5 s, 0.72x (CPU 5.8 s against
-8.8 s; 7.5-8.5 s before this module moved to numpy). Where the CPU goes: DuckDB appending
-and compressing the 9.1M rows ~3 s (a fixed cost per row and column: 13 columns), numpy ~1.1 s,
-the read and sort ~0.5 s, category/peer tables ~0.4 s, start-up and checkpoint ~0.5 s. What
-each change measured: the vectorised sort of packed (key, row) integers instead of ORDER BY in
-SQL (~0.8 -> ~0.3 s), insertion order not kept (-0.7 s), bit-packing off for this write
-(-0.4 s, ~60 MiB more on disk), category_signals as a join of the tracked repositories plus an
-anti-join instead of one left join (-0.1 s), numpy on its own thread (the two halves overlap).
-Measured and dropped: NULLs as Arrow validity and the lifecycle phase computed in numpy (the
-insert saves what building the arrays costs), uncompressed storage (-0.6 s CPU but 1.6x the
-file), other compression methods off (no change), glibc malloc thresholds (no change).
+rows out, a shared 2-core machine whose load varied). Full, the whole `shu signals --full`
+against the naive window query of the issue, medians of the same run: 6.04 s vs 8.53 s, 0.72x
+at load ~3.9; 3.46 s vs 4.20 s, 0.83x at load ~1.6; 3.73 s vs 4.16 s, 0.86x at load ~2.7 (CPU
+5.4-5.8 s vs 7.7-8.8 s: 0.65-0.7x; 1.13x before this module moved to numpy). The naive query
+keeps both cores busy (~1.9 of 2) where shu averages ~1.6, so on a quiet machine the wall ratio
+sits above the CPU one and the 0.8x target is met only under load. Where the CPU goes: DuckDB
+appending and compressing the 9.1M rows ~3 s (a cost per row and column: 13 columns), numpy
+~1.1 s (on its own thread), the read and sort ~0.4 s, category/peer tables ~0.4 s, start-up and
+checkpoint ~0.5 s. What each change measured: the vectorised sort of packed (key, row)
+integers instead of ORDER BY in SQL (~0.8 -> ~0.3 s), insertion order not kept (-0.7 s),
+bit-packing off for this write (-0.4 s, ~60 MiB more on disk), category_signals as a join of the
+tracked repositories plus an anti-join instead of one left join (-0.1 s), numpy on its own
+thread (computing and writing overlap). Measured and dropped: NULLs as Arrow validity and the
+lifecycle phase computed in numpy (the insert saves what building the arrays costs),
+uncompressed storage (-0.6 s CPU but 1.6x the file), other compression methods off (no
+change), glibc malloc thresholds (no change).
 
-Incremental, one new day (3,462 rows): 0.33 s (CPU 0.33 s), target 0.2 s NOT met. Where it
-goes: the fingerprint scan of stars_daily 0.03 s, the 100-day slice of stars_daily 0.08 s,
-windows over the slice 0.09 s, the z-scores 0.10 s (star_signals' trailing year summed per
-repository), the rest 0.03 s. Both big reads are of rows spread over whole tables (stars_daily
-is in its importer's order, star_signals in no order), so DuckDB decodes every row group of the
-columns it reads, however few rows match. Tried: per-repository trailing-year sums kept in
-`star_signal_repos` and moved on by the day entering and the day leaving the year: no gain (the
-one leaving day is itself spread over all of star_signals: 0.08 s to read, as much as the year
-it replaces). What would reach 0.2 s: star_signals (or a small table of the last ~400 days)
-clustered by day, so that a day's rows are a few row groups; together with such sums and the
-slice taken from it, the estimate is ~0.2 s, at the cost of reordering 1.4M rows in every full
-refresh.
+Incremental, one new day (3,462 rows): 0.167 s at load ~2.7 (CPU 0.30 s; 0.33 s at load ~4,
+where two cores cannot be had). The stored part of the z-scores' trailing years (~1.3M rows
+summed per repository, `sql/star_year_common.sql`) runs on a connection of its own while the
+velocity windows of the new days, which run on one core, do: 0.20 -> 0.17-0.19 s. Where the CPU
+goes: the fingerprint scan of stars_daily 0.03 s, the 100-day slice of stars_daily 0.07 s,
+windows over the slice 0.09 s, the trailing-year sums 0.10 s, the rest 0.02 s. Both big reads
+are of rows spread over whole tables (stars_daily is in its importer's order, star_signals in
+no order), so DuckDB decodes every row group of the columns it reads, however few rows match.
+Tried and dropped: per-repository trailing-year sums kept in `star_signal_repos`, moved on by
+the day entering and the day leaving the year: no gain (the one leaving day is itself spread
+over all of star_signals: 0.08 s to read, as much as the year it replaces). Less CPU would need
+star_signals (or a small table of the last ~400 days) clustered by day, at the cost of
+reordering ~1.4M rows in every full refresh.
 """
 
 from __future__ import annotations
