@@ -11,8 +11,6 @@ from __future__ import annotations
 import time
 from datetime import date
 
-import pandas as pd
-
 from shu.settings import Settings, get_settings
 from shu.signals.runs import TableRefresh, record_run
 from shu.signals.sqlfiles import run_sql
@@ -38,15 +36,14 @@ def refresh_peer_signals(store: Store, run_id: str, from_day: date | None,
     t0 = time.perf_counter()
     settings = settings or get_settings()
     start = from_day or EARLIEST
-    categories = pd.DataFrame(
-        [(settings.canonical(r.repo), r.category) for r in settings.repos],
-        columns=["repo", "category"]).drop_duplicates("repo")
+    categories: dict[str, str] = {}
+    for tracked in settings.repos:  # a repository configured twice keeps its first category
+        categories.setdefault(settings.canonical(tracked.repo), tracked.category)
     con = store.con
-    con.register("_signal_categories_frame", categories)
-    con.execute("CREATE OR REPLACE TEMP TABLE _signal_categories AS "
-                "SELECT repo::VARCHAR AS repo, category::VARCHAR AS category "
-                "FROM _signal_categories_frame")
-    con.unregister("_signal_categories_frame")
+    con.execute("CREATE OR REPLACE TEMP TABLE _signal_categories "
+                "(repo VARCHAR, category VARCHAR)")
+    if categories:
+        con.executemany("INSERT INTO _signal_categories VALUES (?, ?)", list(categories.items()))
     mode = "full" if from_day is None else "incremental"
     out = []
     with store.transaction():

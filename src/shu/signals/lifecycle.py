@@ -1,6 +1,7 @@
 """Lifecycle phase of a repository on a day, from the size and sign of its star velocity and
-acceleration (28-day windows). The same rule runs in SQL (`sql/star_signals.sql`, column
-`lifecycle_phase`) with these thresholds, and in Python here for the reference and the tests.
+acceleration (28-day windows). The same rule runs in SQL (`sql_lifecycle_phase`, the column
+`lifecycle_phase` of `sql/star_signals.sql` and `sql/star_signal_rows.sql`) with these
+thresholds, and in Python here for the reference and the tests.
 
 Rules, first match wins (g = velocity_28d / stars, the daily growth rate):
 - NULL         velocity_28d or acceleration_28d undefined, or no stars;
@@ -23,10 +24,16 @@ EXPANSION_ACCELERATION_PER = 10  # expansion from acceleration_28d >= velocity_2
 PHASES = ("emerging", "expansion", "maturation", "decline")
 
 
-def sql_thresholds() -> dict[str, int]:
-    """The thresholds as the placeholders `sql/star_signals.sql` expects."""
-    return {"decline_growth_per": DECLINE_GROWTH_PER, "emerging_growth_per": EMERGING_GROWTH_PER,
-            "expansion_acceleration_per": EXPANSION_ACCELERATION_PER}
+def sql_lifecycle_phase(stars: str, gained: str, speedup: str) -> str:
+    """The rule as a SQL expression over integer columns: `stars`, `gained` (stars(t) -
+    stars(t-28)) and `speedup` (gained minus the same 28 days earlier), the changes NULL when
+    undefined."""
+    return (f"CASE WHEN {gained} IS NULL OR {speedup} IS NULL OR {stars} <= 0 THEN NULL "
+            f"WHEN {gained} * {DECLINE_GROWTH_PER} < 28 * {stars} THEN 'decline' "
+            f"WHEN {gained} * {EMERGING_GROWTH_PER} >= 28 * {stars} AND {speedup} >= 0 "
+            "THEN 'emerging' "
+            f"WHEN {speedup} * {EXPANSION_ACCELERATION_PER} >= {gained} THEN 'expansion' "
+            "ELSE 'maturation' END")
 
 
 def lifecycle_phase(stars: float | None, velocity_28d: float | None,

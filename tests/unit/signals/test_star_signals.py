@@ -120,6 +120,22 @@ def test_incremental_equals_full_synthetic(store_path, tmp_path):
         assert_same_signals(incremental, signals_frame(s))
 
 
+def test_incremental_inside_a_transaction_equals_full(store_path):
+    """Inside the caller's transaction the stored part of the trailing years is summed on its
+    connection (another one would not see what that transaction wrote), same result."""
+    frame = synthetic_observations()
+    last = frame["day"].max()
+    with open_store(store_path) as s:
+        insert_observations(s, frame[frame["day"] < last])
+        refresh_signals(s)
+        with s.transaction():
+            insert_observations(s, frame[frame["day"] == last])
+            assert refresh_signals(s)["star_signals"]["mode"] == "incremental"
+        incremental = signals_frame(s)
+        refresh_signals(s, full=True)
+        assert_same_signals(incremental, signals_frame(s))
+
+
 def test_incremental_with_returning_and_new_repos(store_path):
     """A repository back after a year away, and one seen for the first time, refreshed a day
     at a time, equal a full refresh and the reference."""
@@ -260,8 +276,9 @@ def test_no_zscore_when_the_trailing_year_is_flat(store):
 
 
 def test_full_refresh_inside_a_transaction_uses_one_connection(synthetic_store):
-    """Inside the caller's transaction the shards cannot use other connections: one shard,
-    same result; and a refresh that fails leaves the previous table as it was."""
+    """Inside the caller's transaction the slices are written on its connection (no writer
+    connection can join it), same result; and a refresh that fails leaves the previous table as
+    it was."""
     with synthetic_store.transaction():
         refresh_signals(synthetic_store, full=True)
     assert_same_signals(signals_frame(synthetic_store),
@@ -270,7 +287,7 @@ def test_full_refresh_inside_a_transaction_uses_one_connection(synthetic_store):
     jump = [("huge/jump", START + timedelta(days=i), 0 if i < 10 else 20_000_000)
             for i in range(20)]  # 20M stars in a day: more than the packed sums allow
     insert_observations(synthetic_store, pd.DataFrame(jump, columns=["repo", "day", "stars"]))
-    with pytest.raises(StoreError, match="cannot be packed"):
+    with pytest.raises(StoreError, match="cannot be summed exactly"):
         refresh_signals(synthetic_store, full=True)
     assert_same_signals(signals_frame(synthetic_store), before)
 

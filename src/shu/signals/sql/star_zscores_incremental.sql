@@ -1,21 +1,14 @@
 -- Incremental refresh only: recompute the z-scores of the new rows in _star_signals_new (days
 -- {emit_from} .. {max_day}) from the stored star_signals history plus the new rows themselves,
--- with the same exact integer sums and formula as star_signals.sql. The new rows were computed
--- from a short read (velocity windows only); this is what lets an incremental refresh read 100
--- days of input instead of 400.
+-- with the same exact integer sums and formula as the full refresh (shu/signals/star_arrays.py).
+-- The new rows were computed from a short read (velocity windows only); this is what lets an
+-- incremental refresh read 100 days of input instead of 400.
 -- Stored days {common_from} .. the day before {emit_from} lie in the trailing year of every new
--- day, so they are summed once per repository; only older stored days ({history_from} ..) and
--- the new days are matched day by day.
+-- day, so they are summed once per repository, apart ({common}: star_year_common.sql); only
+-- older stored days ({history_from} ..) and the new days are matched day by day.
 
 CREATE OR REPLACE TEMP TABLE _star_signals_new AS
-WITH common AS (
-    -- read once and aggregated at once: a CTE read twice would be materialised
-    SELECT repo, count(d7) AS n7, sum(d7) AS s7, sum(d7 * d7) AS q7,
-           count(d28) AS n28, sum(d28) AS s28, sum(d28 * d28) AS q28
-    FROM (SELECT repo, round(velocity_7d * 7) AS d7, round(velocity_28d * 28) AS d28
-          FROM star_signals WHERE day >= DATE '{common_from}' AND day < DATE '{emit_from}')
-    GROUP BY repo
-), edges AS (
+WITH edges AS (
     SELECT repo, day, round(velocity_7d * 7) AS d7, round(velocity_28d * 28) AS d28
     FROM star_signals WHERE day >= DATE '{history_from}' AND day < DATE '{common_from}'
     UNION ALL
@@ -33,7 +26,7 @@ WITH common AS (
            e.q7 + coalesce(c.q7, 0) AS tq7,
            e.n28 + coalesce(c.n28, 0) AS tn28, e.s28 + coalesce(c.s28, 0) AS ts28,
            e.q28 + coalesce(c.q28, 0) AS tq28
-    FROM edge_sums e LEFT JOIN common c USING (repo)
+    FROM edge_sums e LEFT JOIN {common} c USING (repo)
 ), z AS (
     SELECT s.repo, s.day,
            CASE WHEN tn7 >= {z_min_values} AND tn7 * tq7 > ts7 * ts7
