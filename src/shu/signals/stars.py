@@ -28,7 +28,11 @@ tracked repositories plus an anti-join instead of one left join (-0.1 s), numpy 
 thread (computing and writing overlap). Measured and dropped: NULLs as Arrow validity and the
 lifecycle phase computed in numpy (the insert saves what building the arrays costs),
 uncompressed storage (-0.6 s CPU but 1.6x the file), other compression methods off (no
-change), glibc malloc thresholds (no change).
+change), glibc malloc thresholds (no change); every slice computed first (two threads)
+and inserted from one Arrow table, which DuckDB scans in parallel (1.11x vs 1.09x streamed,
+at load ~1: no gain). On a quiet machine (load 0.6-0.9, `bench_signals.py --runs 3` at the
+merge) the streamed refresh takes 3.86 s against the naive query's 3.55 s: 1.09x, CPU 5.65 s
+vs 6.68 s.
 
 Incremental, one new day (3,462 rows): 0.167 s at load ~2.7 (CPU 0.30 s; 0.33 s at load ~4,
 where two cores cannot be had). The stored part of the z-scores' trailing years (~1.3M rows
