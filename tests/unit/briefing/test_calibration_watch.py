@@ -106,8 +106,39 @@ def test_the_briefing_says_so_when_the_guard_is_on(filled, settings, day):
     assert forecasts.splitlines()[2].startswith(
         "**Regime guard on.** On an average day this week 8.8% of repositories lost stars, "
         "against 5.1% usually: star forecasts are held closer to base rates today")
+    # The radar has no entry in this store: no line of its own (it would have nothing to hold).
+    assert text.count("**Regime guard on.**") == 1
     assert "## Calibration watch" in text and (result.path.parent / f"{day}-calibration-watch.png"
                                                ).exists()
     receipts = stored_receipts(filled, result.briefing_id)
     assert any(r.table == "market_regime" for r in receipts)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
+
+
+def _radar(briefing: str) -> str:
+    """The "Breaking out" section of a briefing's markdown."""
+    return briefing.split("## Breaking out", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_radar_says_its_percentages_are_a_ranking_while_the_guard_is_on(filled, settings,
+                                                                              day):
+    from shu.briefing.compose import compose_briefing
+
+    filled.upsert("star_signals", pd.DataFrame([{
+        "repo": "rising/star", "day": day, "stars": 900, "velocity_28d": 12.5, "gap": False}]))
+    filled.upsert("forecasts", pd.DataFrame([{
+        "forecast_id": "b-rising", "repo": "rising/star", "template": "star_breakout",
+        "origin": day, "horizon_days": 30, "resolves_on": day + timedelta(days=30),
+        "threshold": 25.0, "question": "q", "probability": 0.31, "confidence": "low",
+        "model_version": "test-1", "features": "{}", "drivers": "[]", "receipts": "[]",
+        "issued_at": pd.Timestamp(day)}]))
+    calm = _radar(compose_briefing(filled, day, settings).path.read_text())
+    assert "rising/star" in calm and "Regime guard" not in calm
+    filled.upsert("market_regime", pd.DataFrame([{
+        "day": day, "share_falling_7d": 0.088, "usual_share_falling_7d": 0.051,
+        "distance": 4.9, "n_repos": 3449}]))
+    radar = _radar(compose_briefing(filled, day, settings).path.read_text())
+    assert ("**Regime guard on.** On an average day this week 8.8% of repositories lost stars, "
+            "against 5.1% usually. The regime guard does not hold breakout forecasts back"
+            ) in radar
+    assert "read today's percentages as a ranking. [R" in radar

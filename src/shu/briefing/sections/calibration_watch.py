@@ -83,10 +83,11 @@ def build(ctx: BriefingContext) -> Part:
                 data={"calibration_watch": watch})
 
 
-def guard_notice(ctx: BriefingContext) -> Md | None:
-    """The guard's line with its receipt, when the guard is on for the briefing's day."""
+def guard_notice(ctx: BriefingContext, radar: bool = False) -> Md | None:
+    """The guard's line with its receipt, when the guard is on for the briefing's day (the
+    radar's own line with `radar`: the guard does not move breakout forecasts)."""
     regime = _newest_regime(ctx.store, ctx.day)
-    line = guard_line(regime)
+    line = radar_guard_line(regime) if radar else guard_line(regime)
     if line is None:
         return None
     r = ctx.book.row("market_regime", {"day": regime["day"]}, "share_falling_7d",
@@ -169,6 +170,17 @@ def guard_line(regime: dict | None) -> str | None:
             "usually: star forecasts are held closer to base rates today (the yes/no forecasts "
             "of repositories losing stars are pulled towards their base rate, and intervals "
             f"are {100 * (regime['widen'] - 1):.0f}% wider).")
+
+
+def radar_guard_line(regime: dict | None) -> str | None:
+    """The radar's line while the regime guard is on (None when off)."""
+    if not regime or not regime.get("guard_on"):
+        return None
+    return (f"On an average day this week {100 * regime['share_falling_7d']:.1f}% of "
+            f"repositories lost stars, against {100 * regime['usual_share_falling_7d']:.1f}% "
+            "usually. The regime guard does not hold breakout forecasts back (it moves the "
+            "yes/no forecasts of repositories losing stars), and a store losing stars is where "
+            "the radar's backtest has least to say: read today's percentages as a ranking.")
 
 
 def _action_lines(watch: dict) -> list[str]:

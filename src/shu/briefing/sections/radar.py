@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.sections.calibration_watch import guard_notice
 from shu.briefing.text import num, pct, ref
 from shu.forecast import radar as radar_data
 from shu.forecast.ranking import KS
@@ -39,8 +40,9 @@ def build(ctx: BriefingContext) -> Part:
     if not entries:
         data["notes"] = {"radar": "no star_breakout forecast of an untracked repository is "
                                   f"stored at an origin up to {ctx.day}"}
-    return Part(ctx.render("sections/radar.md.j2", rows=rows, origin=origin, top=TOP),
-                data=data)
+    guard = guard_notice(ctx, radar=True) if entries else None
+    return Part(ctx.render("sections/radar.md.j2", rows=rows, origin=origin, top=TOP,
+                           guard=guard), data=data)
 
 
 def record_data(ctx: BriefingContext) -> dict[str, Any] | None:
