@@ -139,6 +139,5 @@ def test_the_radar_says_its_percentages_are_a_ranking_while_the_guard_is_on(fill
         "distance": 4.9, "n_repos": 3449}]))
     radar = _radar(compose_briefing(filled, day, settings).path.read_text())
     assert ("**Regime guard on.** On an average day this week 8.8% of repositories lost stars, "
-            "against 5.1% usually. The regime guard does not hold breakout forecasts back"
-            ) in radar
-    assert "read today's percentages as a ranking. [R" in radar
+            "against 5.1% usually. Breakout forecasts are not held back for it") in radar
+    assert "read the top of the table as a ranking. [R" in radar

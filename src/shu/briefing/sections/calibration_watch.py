@@ -178,9 +178,10 @@ def radar_guard_line(regime: dict | None) -> str | None:
         return None
     return (f"On an average day this week {100 * regime['share_falling_7d']:.1f}% of "
             f"repositories lost stars, against {100 * regime['usual_share_falling_7d']:.1f}% "
-            "usually. The regime guard does not hold breakout forecasts back (it moves the "
-            "yes/no forecasts of repositories losing stars), and a store losing stars is where "
-            "the radar's backtest has least to say: read today's percentages as a ranking.")
+            "usually. Breakout forecasts are not held back for it: in the guard-on weeks of "
+            "the walk-forward, holding them back made them worse. Over the whole walk-forward "
+            "the radar's forecasts above 20% came true less often than they said: read the top "
+            "of the table as a ranking.")
 
 
 def _action_lines(watch: dict) -> list[str]:
