@@ -232,3 +232,13 @@ def stored_receipts(store: Store, briefing_id: str) -> list[Receipt]:
             items = tuple((k, key[k]) for k in TABLES_BY_NAME[table].primary_key)
         out.append(Receipt(kind, table, items, column, value, as_of, label))
     return out
+
+
+def display_path(location: str) -> str:
+    """A stored document path as a reader sees it: relative to the working directory when it
+    lies under it (no machine's absolute paths in a briefing or its JSON), else as stored."""
+    path = Path(location)
+    try:
+        return str(path.relative_to(Path.cwd())) if path.is_absolute() else location
+    except ValueError:
+        return location

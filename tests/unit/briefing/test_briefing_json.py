@@ -12,10 +12,10 @@ from shu.briefing.compose import compose_briefing
 from shu.evidence.document_claims import refresh_claims
 
 
-def _add_document_claim(store) -> None:
+def _add_document_claim(store, location: str = "notes/claims.md") -> None:
     text = "On CPU, torch.compile gives a 2.5x speedup over eager for softmax."
     store.upsert("documents", pd.DataFrame([{
-        "doc_id": "c1", "location": "notes/claims.md", "title": "Compiler claims",
+        "doc_id": "c1", "location": location, "title": "Compiler claims",
         "published_on": date(2026, 2, 10), "content_hash": "c1", "format": "markdown",
         "text": text}]))
     store.upsert("passages", pd.DataFrame([{"doc_id": "c1", "passage_no": 0, "text": text}]))
@@ -74,3 +74,12 @@ def test_radar_holds_the_stored_breakout_forecasts_of_untracked_repositories(fil
                              "origin": str(day), "horizon": 30, "bar": 10.0,
                              "forecast_id": "b-rising/star", "drivers": []}]
     assert "radar" not in doc["notes"]
+
+
+def test_a_claim_source_under_the_working_directory_is_written_relative(filled, settings, day,
+                                                                         tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a document ingested by its absolute path names no machine path
+    _add_document_claim(filled, str(tmp_path / "notes" / "claims.md"))
+    doc = json.loads(compose_briefing(filled, day, settings).path.with_suffix(".json")
+                     .read_text())
+    assert {c["source"] for c in doc["claims"]} - {"built-in"} == {"notes/claims.md"}

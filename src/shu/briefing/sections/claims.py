@@ -15,7 +15,7 @@ from shu.briefing.context import BriefingContext, Part
 from shu.briefing.text import ref
 from shu.evidence.checked_claims import document_checks
 from shu.evidence.claims import CONTRADICTED, SUPPORTED, UNTESTABLE, ClaimCheck
-from shu.receipts import ReceiptBook
+from shu.receipts import ReceiptBook, display_path
 from shu.safe_markdown import Md, safe_inline
 from shu.store import Store
 
@@ -26,8 +26,9 @@ QUOTE_CHARS = 300
 def build(ctx: BriefingContext) -> Part:
     """The checked claims, contradicted first, and the untestable ones in short."""
     checks = document_checks(ctx.store, ctx.as_of)
-    data = [{"text": c.claim, "source": c.spec.location or c.spec.title, "title": c.spec.title,
-             "passage_no": c.spec.passage_no, "verdict": c.verdict,
+    data = [{"text": c.claim,
+             "source": display_path(c.spec.location) if c.spec.location else c.spec.title,
+             "title": c.spec.title, "passage_no": c.spec.passage_no, "verdict": c.verdict,
              "evidence": c.reason or c.evidence} for c in checks]
     return Part(ctx.render("sections/claims.md.j2", claims=claims_view(checks, ctx.book)),
                 data={"claims": data})

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
-from shu.receipts import ReceiptBook
+from shu.receipts import ReceiptBook, display_path
 from shu.safe_markdown import Md, safe_inline, safe_link
 
 _NUMERIC = re.compile(r"-?[0-9][0-9.e+:T-]*")
@@ -29,7 +28,7 @@ def receipt_rows(book: ReceiptBook) -> list[dict[str, Any]]:
             where = shown.get("location")
             title = safe_link(shown.get("title") or where, _link_target(where))
             if where and not _link_target(where):
-                title += f" · {safe_inline(_display_path(where))}"
+                title += f" · {safe_inline(display_path(where))}"
             rows.append({"no": number, "kind": "document", "what": Md(
                 f"{title} · {shown.get('published_on') or 'undated'} · passage "
                 f"{dict(receipt.key)['passage_no']}: “{safe_inline(receipt.value, 300)}”")})
@@ -38,7 +37,7 @@ def receipt_rows(book: ReceiptBook) -> list[dict[str, Any]]:
                                  for p in json.loads(dict(receipt.key)["pointer"]))
             rows.append({"no": number, "kind": "model card", "what": Md(
                 f"{safe_inline(receipt.label)} = `{receipt.value}` · "
-                f"{safe_inline(_display_path(receipt.table))} · {safe_inline(pointer)}")})
+                f"{safe_inline(display_path(receipt.table))} · {safe_inline(pointer)}")})
         elif receipt.kind == "query":
             sql = dict(receipt.key)["sql"]
             params = ", ".join(map(str, dict(receipt.key)["params"]))
@@ -60,15 +59,6 @@ def receipt_rows(book: ReceiptBook) -> list[dict[str, Any]]:
 def _code(text: str) -> str:
     """Our own SQL inside a code span (backticks removed so the span cannot break)."""
     return re.sub(r"\s+", " ", text.replace("`", "'")).strip()
-
-
-def _display_path(location: str) -> str:
-    """A stored document path relative to the working directory when it lies under it."""
-    path = Path(location)
-    try:
-        return str(path.relative_to(Path.cwd())) if path.is_absolute() else location
-    except ValueError:
-        return location
 
 
 def _link_target(location: str | None) -> str | None:
