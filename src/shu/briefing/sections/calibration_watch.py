@@ -87,7 +87,7 @@ def guard_notice(ctx: BriefingContext, radar: bool = False) -> Md | None:
     """The guard's line with its receipt, when the guard is on for the briefing's day (the
     radar's own line with `radar`: the guard does not move breakout forecasts)."""
     regime = _newest_regime(ctx.store, ctx.day)
-    line = radar_guard_line(regime) if radar else guard_line(regime)
+    line = guard_line(regime, radar)
     if line is None:
         return None
     r = ctx.book.row("market_regime", {"day": regime["day"]}, "share_falling_7d",
@@ -161,27 +161,22 @@ def _newest_levels(store: Store, day: date) -> dict | None:
     return out
 
 
-def guard_line(regime: dict | None) -> str | None:
-    """The plain line the briefing shows while the regime guard is on (None when off)."""
+def guard_line(regime: dict | None, radar: bool = False) -> str | None:
+    """The plain line the briefing shows while the regime guard is on (None when off): under
+    Forecasts, or with `radar` the radar's own (the guard does not move breakout forecasts)."""
     if not regime or not regime.get("guard_on"):
         return None
-    return (f"On an average day this week {100 * regime['share_falling_7d']:.1f}% of "
-            f"repositories lost stars, against {100 * regime['usual_share_falling_7d']:.1f}% "
-            "usually: star forecasts are held closer to base rates today (the yes/no forecasts "
-            "of repositories losing stars are pulled towards their base rate, and intervals "
-            f"are {100 * (regime['widen'] - 1):.0f}% wider).")
-
-
-def radar_guard_line(regime: dict | None) -> str | None:
-    """The radar's line while the regime guard is on (None when off)."""
-    if not regime or not regime.get("guard_on"):
-        return None
-    return (f"On an average day this week {100 * regime['share_falling_7d']:.1f}% of "
-            f"repositories lost stars, against {100 * regime['usual_share_falling_7d']:.1f}% "
-            "usually. Breakout forecasts are not held back for it: in the guard-on weeks of "
-            "the walk-forward, holding them back made them worse. Over the whole walk-forward "
-            "the radar's forecasts above 20% came true less often than they said: read the top "
-            "of the table as a ranking.")
+    losing = (f"On an average day this week {100 * regime['share_falling_7d']:.1f}% of "
+              f"repositories lost stars, against {100 * regime['usual_share_falling_7d']:.1f}% "
+              "usually")
+    if radar:
+        return (f"{losing}. Breakout forecasts are not held back for it: in the guard-on weeks "
+                "of the walk-forward, holding them back made them worse. Over the whole "
+                "walk-forward the radar's forecasts above 20% came true less often than they "
+                "said: read the top of the table as a ranking.")
+    return (f"{losing}: star forecasts are held closer to base rates today (the yes/no "
+            "forecasts of repositories losing stars are pulled towards their base rate, and "
+            f"intervals are {100 * (regime['widen'] - 1):.0f}% wider).")
 
 
 def _action_lines(watch: dict) -> list[str]:
