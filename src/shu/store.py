@@ -211,18 +211,24 @@ class Store:
         ).fetchall()
 
     @contextlib.contextmanager
-    def bulk(self, memory_limit: str) -> Iterator[None]:
-        """Settings for a bulk load: DuckDB's memory capped at `memory_limit` (it spills to
-        disk beyond it, so peak memory stays bounded) and insertion order not kept (nothing
-        depends on it, and keeping it costs time); both restored after."""
-        old = self.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
-        self.con.execute(f"SET memory_limit = '{memory_limit}'")
-        self.con.execute("SET preserve_insertion_order = false")
+    def settings(self, values: dict[str, str]) -> Iterator[None]:
+        """DuckDB settings changed for a block, then put back as they were."""
+        old = {name: self.con.execute("SELECT current_setting(?)", [name]).fetchall()[0][0]
+               for name in values}
+        for name, value in values.items():
+            self.con.execute(f"SET {name} = '{value}'")
         try:
             yield
         finally:
-            self.con.execute(f"SET memory_limit = '{old}'")
-            self.con.execute("SET preserve_insertion_order = true")
+            for name, value in old.items():
+                self.con.execute(f"SET {name} = '{value}'")
+
+    def bulk(self, memory_limit: str) -> contextlib.AbstractContextManager[None]:
+        """Settings for a bulk load: DuckDB's memory capped at `memory_limit` (it spills to
+        disk beyond it, so peak memory stays bounded) and insertion order not kept (nothing
+        depends on it, and keeping it costs time); both restored after."""
+        return self.settings({"memory_limit": memory_limit,
+                              "preserve_insertion_order": "false"})
 
     # ---------------------------------------------------------------- transactions
     @property

@@ -234,7 +234,7 @@ def _write_all_rows(store: Store, max_dn: int) -> None:
     (insert,) = load_sql("star_signal_rows")
     con.register("_star_rows", rows)
     try:
-        with _settings(con, WRITE_SETTINGS):
+        with store.settings(WRITE_SETTINGS):
             con.execute(insert.format(
                 target=BUILD_TABLE, arrays="_star_rows",
                 lifecycle_phase=sql_lifecycle_phase("a.stars", "a.d28", "a.dd28")))
@@ -255,20 +255,6 @@ def _computed_ahead(compute: Callable[[int, int], pa.RecordBatch],
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
-
-
-@contextlib.contextmanager
-def _settings(con: duckdb.DuckDBPyConnection, values: dict[str, str]) -> Iterator[None]:
-    """DuckDB settings changed for a block, then put back as they were."""
-    old = {name: con.execute("SELECT current_setting(?)", [name]).fetchall()[0][0]
-           for name in values}
-    for name, value in values.items():
-        con.execute(f"SET {name} = '{value}'")
-    try:
-        yield
-    finally:
-        for name, value in old.items():
-            con.execute(f"SET {name} = '{value}'")
 
 
 def _sorted_observations(rid: np.ndarray, dn: np.ndarray, stars: np.ndarray
