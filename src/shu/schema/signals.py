@@ -225,8 +225,8 @@ RELEASE_CONTEXT = Table(
 STAR_SIGNAL_REPOS = Table(
     name="star_signal_repos",
     description="Bookkeeping of star_signals: each repository's first observed day in "
-    "stars_daily as the last refresh saw it (a full refresh rewrites it, an incremental one adds "
-    "new repositories), so an incremental refresh reads it instead of the whole history.",
+    "stars_daily as the last refresh saw it (a full refresh brings it up to date, an incremental "
+    "one adds new repositories), so an incremental refresh reads it instead of the whole history.",
     primary_key=("repo",),
     group="signals",
     columns=(
