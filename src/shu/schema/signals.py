@@ -26,8 +26,9 @@ STAR_SIGNALS = Table(
     + _WINDOW_NOTE,
     primary_key=("repo", "day"),
     group="signals",
-    notes="Rebuilt wholesale by `shu signals --full` (keys unique by construction; no index "
-    "constraint, which would make the 9M-row rebuild several times slower).",
+    notes="`shu signals --full` recomputes every row and rewrites the repositories whose stored "
+    "rows differ (all of them when most differ). Keys unique by construction; no index "
+    "constraint, which would make the 9M-row rebuild several times slower.",
     columns=(
         col("repo", "VARCHAR", "Current 'owner/name'."),
         col("day", "DATE", "Day the values are as of."),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -84,6 +85,26 @@ def signals_frame(store: Store) -> pd.DataFrame:
     df = store.con.execute("SELECT * FROM star_signals ORDER BY repo, day").df()
     df["day"] = pd.to_datetime(df["day"])
     return df
+
+
+VALUE_COLUMNS = ["stars", "stars_age_days", "velocity_7d", "velocity_28d", "velocity_90d",
+                 "acceleration_7d", "acceleration_28d", "velocity_7d_z", "velocity_28d_z"]
+
+
+def assert_same_signals(actual: pd.DataFrame, expected: pd.DataFrame) -> None:
+    """Same (repo, day) rows; values equal within float tolerance, NULL exactly where NULL."""
+    actual = actual.sort_values(["repo", "day"]).reset_index(drop=True)
+    expected = expected.sort_values(["repo", "day"]).reset_index(drop=True)
+    assert len(actual) == len(expected)
+    assert (actual["repo"] == expected["repo"]).all()
+    assert (pd.to_datetime(actual["day"]) == pd.to_datetime(expected["day"])).all()
+    for c in VALUE_COLUMNS:
+        a = actual[c].astype(float).to_numpy()
+        e = expected[c].astype(float).to_numpy()
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(e), err_msg=f"NULLs differ in {c}")
+        np.testing.assert_allclose(a, e, rtol=1e-9, atol=1e-9, equal_nan=True, err_msg=c)
+    assert (actual["gap"].astype(bool) == expected["gap"].astype(bool)).all()
+    assert (actual["lifecycle_phase"].fillna("-") == expected["lifecycle_phase"].fillna("-")).all()
 
 
 def stars_frame(store: Store) -> pd.DataFrame:
