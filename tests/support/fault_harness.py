@@ -367,12 +367,21 @@ def _shu(*args: str) -> list[str]:
 
 
 def _prepare(db: Path, how: str, work: Workload) -> None:
-    """The store a command starts from: empty, or with ranking rows (for signals)."""
+    """The store a command starts from: empty; with ranking rows (for signals); or
+    "corrected": ranked, its signals computed, then the history of a few repositories corrected
+    (a full refresh rewrites those only)."""
     with open_store(db) as store:
-        if how == "ranked":
+        if how in ("ranked", "corrected"):
             from shu.sources.ranking import import_ranking
 
             import_ranking(store, work.ranking_dirs[0], load_settings(db=db))
+        if how == "corrected":
+            from shu.signals import refresh_signals
+
+            refresh_signals(store, full=True)
+            store.con.execute("UPDATE stars_daily SET stars = stars + 5 WHERE repo IN (SELECT "
+                              "DISTINCT repo FROM stars_daily ORDER BY repo LIMIT 12) AND day "
+                              "> (SELECT min(day) + 3 FROM stars_daily)")
         elif how == "daily":
             from shu.probe_ingest import store_probe_document
             from shu.testing.demo_sample import synthetic_sample
@@ -387,10 +396,11 @@ class KillCommand:
 
     name: str
     args: Callable[[Workload], list[str]]
-    start: str  # "empty", "ranked" or "daily"
+    start: str  # "empty", "ranked", "corrected" or "daily" (see _prepare)
     tables: dict[str, str]
     ok_codes: tuple[int, ...] = (0,)
     fast: bool = False
+    atomic: bool = False  # a kill leaves each table as it was or as a clean run leaves it
 
 
 KILL_COMMANDS = [
@@ -398,7 +408,10 @@ KILL_COMMANDS = [
                 "empty", {"stars_daily": "SELECT * FROM stars_daily"}, fast=True),
     KillCommand("shu ingest github", lambda w: ["ingest", "github", "--backfill"], "empty",
                 INGEST_TABLES),
-    KillCommand("shu signals --full", lambda w: ["signals", "--full"], "ranked", SIGNAL_TABLES),
+    KillCommand("shu signals --full", lambda w: ["signals", "--full"], "ranked", SIGNAL_TABLES,
+                atomic=True),
+    KillCommand("shu signals --full after a corrected history", lambda w: ["signals", "--full"],
+                "corrected", SIGNAL_TABLES, atomic=True),
     KillCommand("shu daily", lambda w: ["daily", "--day", str(DAY), "--backfill"], "daily",
                 {**INGEST_TABLES, **SIGNAL_TABLES}, ok_codes=(0,)),
 ]
@@ -439,6 +452,7 @@ def _kill_once(command: KillCommand, work: Workload, cmd: list[str], db: Path,
     t0 = time.perf_counter()
     db.parent.mkdir(parents=True, exist_ok=True)
     _prepare(db, command.start, work)
+    before = table_rows(db, command.tables)
     with Reader(db) as reader:
         start = time.perf_counter()
         proc = subprocess.Popen([*cmd, "--db", str(db)], env=work.env,
@@ -463,7 +477,11 @@ def _kill_once(command: KillCommand, work: Workload, cmd: list[str], db: Path,
     except Exception as exc:  # the store must open after a kill
         return CaseResult("kill", name, "FAILED", f"store unreadable after the kill: {exc}",
                           seconds=time.perf_counter() - t0)
-    _, stray = compare(clean, after_kill)  # rows no clean run has: a half-written load
+    if command.atomic:  # each table as the command found it, or as the clean run left it
+        stray = sum(max(1, compare({t: clean[t]}, after_kill)[1]) for t in clean
+                    if after_kill[t] not in (before[t], clean[t]))
+    else:  # rows no clean run has: a half-written load
+        _, stray = compare(clean, after_kill)
     with Reader(db) as rerun_reader:
         code, err, _ = _run(cmd, work.env, db)
     lost, dup = compare(clean, table_rows(db, command.tables))
