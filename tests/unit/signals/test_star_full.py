@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from conftest import START, assert_same_signals, signals_frame, stars_frame
+import pandas as pd
+import pytest
+from conftest import START, assert_same_signals, insert_observations, signals_frame, stars_frame
 
+from shu.errors import StoreError
 from shu.signals import refresh_signals, star_full
 from shu.signals.reference import star_signals_reference
 
@@ -81,3 +84,18 @@ def test_full_inside_a_transaction_checks_on_its_connection(synthetic_store):
     assert "1 differed" in result["reason"] and result["rows"] == rows_of(synthetic_store,
                                                                           "sho/rt")
     assert_equals_reference(synthetic_store)
+
+
+def test_a_failure_in_a_later_slice_leaves_the_table(synthetic_store, monkeypatch):
+    """A repository whose changes cannot be summed exactly, in a slice DuckDB is reading: one
+    clear error, star_signals as it was."""
+    monkeypatch.setattr(star_full, "SLICE_ROWS", 50)
+    full(synthetic_store)
+    before = signals_frame(synthetic_store)
+    jump = [("zz/jump", START + timedelta(days=i), 0 if i < 10 else 20_000_000)
+            for i in range(20)]
+    insert_observations(synthetic_store, pd.DataFrame(jump, columns=["repo", "day", "stars"]))
+    with pytest.raises(StoreError, match="cannot be summed exactly") as caught:
+        full(synthetic_store)
+    assert "\n" not in str(caught.value)
+    assert_same_signals(signals_frame(synthetic_store), before)
