@@ -108,8 +108,8 @@ def refresh_full(store: Store, run_id: str, max_day: date, reason: str, t0: floa
         names = first.column("repo").dictionary
         probe = _digest(con, "star_signals WHERE repo BETWEEN ? AND ?",
                         [names[0].as_py(), names[-1].as_py()])
-        if _changed_rows(_digest_of(con, [first]), probe, partial=True) > \
-                REBUILD_SHARE * first.num_rows:
+        first_fresh = _digest_of(con, [first])
+        if _changed_rows(first_fresh, probe, partial=True) > REBUILD_SHARE * first.num_rows:
             return _rebuild(store, run_id, observations, itertools.chain([first], batches),
                             f"{reason}; most rows differed, every row written", max_day, t0,
                             fingerprint)
@@ -120,7 +120,8 @@ def refresh_full(store: Store, run_id: str, max_day: date, reason: str, t0: floa
             # sees what that transaction wrote)
             stored_future = None if store.in_transaction else pool.submit(
                 _digest, reader, "star_signals")
-            fresh = _digest_of(con, itertools.chain([first], batches))
+            # slices hold whole repositories: the first one's are in no other
+            fresh = {**first_fresh, **_digest_of(con, batches)}
             stored = stored_future.result() if stored_future else _digest(con, "star_signals")
         changed = {repo for repo, digest in fresh.items() if stored.get(repo) != digest}
         gone = set(stored) - set(fresh)
@@ -239,17 +240,14 @@ def _rows_from(con: duckdb.DuckDBPyConnection, batches: Iterable[pa.RecordBatch]
         con.unregister("_star_rows")
 
 
-def _digest_query(source: str) -> str:
-    hashed = ", ".join(f'"{c}"' for c in VALUE_COLUMNS)
-    return f"SELECT repo, count(*), sum(hash({hashed})) FROM ({source}) GROUP BY repo"
-
-
 def _digest(con: duckdb.DuckDBPyConnection, source: str,
             parameters: list[object] | None = None) -> Digest:
-    """repo -> (rows, sum of row hashes) of the rows of `source` (a table, a subquery or either
+    """repo -> (rows, sum of row hashes) of the rows of `source` (a table or a subquery, either
     with a WHERE clause) with the star_signals columns."""
-    return {repo: (int(n), int(h)) for repo, n, h in
-            con.execute(_digest_query(f"SELECT * FROM {source}"), parameters).fetchall()}
+    hashed = ", ".join(f'"{c}"' for c in VALUE_COLUMNS)
+    return {repo: (int(n), int(h)) for repo, n, h in con.execute(
+        f"SELECT repo, count(*), sum(hash({hashed})) FROM {source} GROUP BY repo",
+        parameters).fetchall()}
 
 
 def _digest_of(con: duckdb.DuckDBPyConnection, batches: Iterable[pa.RecordBatch]) -> Digest:
