@@ -109,22 +109,29 @@ def _refresh(store: Store, run_id: str, full: bool) -> TableRefresh:
         return TableRefresh("star_signals", "full", "stars_daily is empty", None, None, 0,
                             time.perf_counter() - t0)
     fingerprint = (int(rows), int(total))
-    if full:
-        return refresh_full(store, run_id, max_day, "requested", t0, fingerprint)
-    computed = con.execute("SELECT max(day) FROM star_signals").fetchone()[0]
-    if last is None or computed is None or computed != last[0]:
-        return refresh_full(store, run_id, max_day, "no previous run", t0, fingerprint)
-    if not con.execute("SELECT count(*) FROM (SELECT 1 FROM star_signal_repos LIMIT 1)"
-                       ).fetchall()[0][0]:
-        return refresh_full(store, run_id, max_day, "first days of the repositories not recorded",
-                     t0, fingerprint)
-    if (rows_before, sum_before) != (last[1], last[2]):
-        return refresh_full(store, run_id, max_day, f"input on or before {last[0]} changed", t0,
-                     fingerprint)
+    reason = "requested" if full else _why_full(store, last, (rows_before, sum_before))
+    if reason:
+        return refresh_full(store, run_id, max_day, reason, t0, fingerprint)
     if last[0] >= max_day:
         return TableRefresh("star_signals", "incremental", "up to date", None, last[0], 0,
                             time.perf_counter() - t0)
     return _incremental(store, run_id, last[0] + timedelta(days=1), max_day, fingerprint, t0)
+
+
+def _why_full(store: Store, last: tuple[date, int, int] | None,
+              covered: tuple[int, int]) -> str | None:
+    """Why this refresh must be a full one, or None when an incremental one will do (`covered`:
+    the fingerprint of today's input on or before the last run's day)."""
+    con = store.con
+    computed = con.execute("SELECT max(day) FROM star_signals").fetchone()[0]
+    if last is None or computed is None or computed != last[0]:
+        return "no previous run"
+    if not con.execute("SELECT count(*) FROM (SELECT 1 FROM star_signal_repos LIMIT 1)"
+                       ).fetchall()[0][0]:
+        return "first days of the repositories not recorded"
+    if covered != (last[1], last[2]):
+        return f"input on or before {last[0]} changed"
+    return None
 
 
 def _incremental(store: Store, run_id: str, emit_from: date, max_day: date,
