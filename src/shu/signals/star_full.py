@@ -17,10 +17,10 @@ against the stored table repository by repository, and only what differs written
 
 Speed (issue 20, `benchmarks/bench_signals.py --runs 3`, the full ranking store: 7.2M
 observations, 9.1M rows; the whole `shu signals --full` against the naive window query of the
-issue, medians of one run at load ~1 on 2 cores): over current signals (every row recomputed
-and checked, none written) 2.48 s vs 3.64 s, 0.68x (CPU 3.7 s vs 6.8 s); with star_signals
-emptied first (every row written) 3.32 s vs 3.64 s, 0.91x (CPU 5.2 s). SQL and the pandas
-reference agree on every row.
+issue, medians of one run at load ~1.7 on 2 cores): over current signals (every row
+recomputed and checked, none written) 2.25 s vs 3.45 s, 0.65x (CPU 3.4 s vs 6.5 s); with
+star_signals emptied first (every row written) 3.09 s vs 3.45 s, 0.92x (CPU 4.9 s). SQL and
+the pandas reference agree on every row.
 
 Where the time goes when every row is written: DuckDB appending and compressing 9.1M rows of 13
 columns ~2.6-2.9 s of CPU on its two threads (0.1-0.3 s per column whatever its type: measured
