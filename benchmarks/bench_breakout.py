@@ -41,9 +41,21 @@ def main() -> int:
         return 0
     if not args.store.exists():
         build_store(args.store)
-    command = [str(ROOT / ".venv" / "bin" / "shu"), "backtest", "--template", "star_breakout",
-               "--horizon", "30", "--from", args.start, "--to", args.end, "--json",
-               "--db", str(args.store)]
+    command = [
+        str(ROOT / ".venv" / "bin" / "shu"),
+        "backtest",
+        "--template",
+        "star_breakout",
+        "--horizon",
+        "30",
+        "--from",
+        args.start,
+        "--to",
+        args.end,
+        "--json",
+        "--db",
+        str(args.store),
+    ]
     if args.predictions:
         command += ["--predictions", str(args.predictions)]
     metrics, wall, peak_gib = run_backtest(command)
@@ -51,10 +63,12 @@ def main() -> int:
         return 1
     m = metrics["slices"]["star_breakout/30"]
     ranked = m["ranking"]
-    print(f"star_breakout/30, origins {args.start}..{args.end}: {ranked['n_origins']} weekly "
-          f"origins, {ranked['rows_per_origin']:,.0f} repositories and "
-          f"{ranked['events_per_origin']:.1f} breakouts per origin (base rate "
-          f"{m['base_rate']:.4f}), {m['n']:,} scored, {m['n_void']:,} void")
+    print(
+        f"star_breakout/30, origins {args.start}..{args.end}: {ranked['n_origins']} weekly "
+        f"origins, {ranked['rows_per_origin']:,.0f} repositories and "
+        f"{ranked['events_per_origin']:.1f} breakouts per origin (base rate "
+        f"{m['base_rate']:.4f}), {m['n']:,} scored, {m['n_void']:,} void"
+    )
 
     def cell(c: dict) -> str:
         return f"{c['mean']:.3f} [{c['low']:.3f}, {c['high']:.3f}]"
@@ -62,18 +76,25 @@ def main() -> int:
     ks = [int(k.rsplit("_", 1)[1]) for k in ranked["model"] if k.startswith("precision_at_")]
     print(f"  {'':<22}" + "".join(f"{f'precision@{k} [95%]':<26}" for k in ks))
     for name in ("model", "momentum"):
-        print(f"  {name:<22}" + "".join(f"{cell(ranked[name][f'precision_at_{k}']):<26}"
-                                       for k in ks))
-    print(f"  {'model - momentum':<22}" + "".join(
-        f"{cell(ranked['model'][f'lead_over_momentum_at_{k}']):<26}" for k in ks))
+        print(
+            f"  {name:<22}" + "".join(f"{cell(ranked[name][f'precision_at_{k}']):<26}" for k in ks)
+        )
+    print(
+        f"  {'model - momentum':<22}"
+        + "".join(f"{cell(ranked['model'][f'lead_over_momentum_at_{k}']):<26}" for k in ks)
+    )
     ci = m["ci95"]["bss_climatology"]
-    print(f"  Brier {m['brier']:.5f} (base rate known at the origin {m['brier_climatology']:.5f}, "
-          f"persistence {m['brier_persistence']:.5f}); skill vs base rate "
-          f"{m['bss_climatology']:.4f} [{ci['low']:.4f}, {ci['high']:.4f}], vs persistence "
-          f"{m['bss_persistence']:.4f}; ECE {m['ece']:.4f}")
+    print(
+        f"  Brier {m['brier']:.5f} (base rate known at the origin {m['brier_climatology']:.5f}, "
+        f"persistence {m['brier_persistence']:.5f}); skill vs base rate "
+        f"{m['bss_climatology']:.4f} [{ci['low']:.4f}, {ci['high']:.4f}], vs persistence "
+        f"{m['bss_persistence']:.4f}; ECE {m['ece']:.4f}"
+    )
     p20 = ranked["model"]["precision_at_20"]["mean"]
-    checks = [("precision@20 >= 0.08", p20 >= 0.08),
-              ("Brier skill vs base rate > 0", m["bss_climatology"] > 0)]
+    checks = [
+        ("precision@20 >= 0.08", p20 >= 0.08),
+        ("Brier skill vs base rate > 0", m["bss_climatology"] > 0),
+    ]
     for label, passed in checks:
         print(f"  {label:<32} {'PASS' if passed else 'FAIL'}")
     print(f"whole backtest: {wall:.0f} s wall, peak RSS {peak_gib:.2f} GiB")

@@ -18,8 +18,10 @@ from shu.store import open_store
 
 SIZE = 10_000_000
 PROSE = "The compiler team wrote long notes about kernels, caches and schedules here. "
-DISTRACTOR = ("The PyTorch 2.5 release on CUDA 12.4 ships 1,024 fixes across 8x H100 nodes, with "
-              "92% of models compiling. ")
+DISTRACTOR = (
+    "The PyTorch 2.5 release on CUDA 12.4 ships 1,024 fixes across 8x H100 nodes, with "
+    "92% of models compiling. "
+)
 CLAIM = "On the H100, compiled softmax is about 2.5x faster than eager.\n\n"
 
 
@@ -29,8 +31,10 @@ def page(block: str) -> str:
 
 
 def main() -> None:
-    cases = {"realistic": page(PROSE * 30 + DISTRACTOR + PROSE * 10),
-             "adversarial": page(DISTRACTOR * 40)}
+    cases = {
+        "realistic": page(PROSE * 30 + DISTRACTOR + PROSE * 10),
+        "adversarial": page(DISTRACTOR * 40),
+    }
     with tempfile.TemporaryDirectory() as tmp:
         for name, text in cases.items():
             path = Path(tmp) / f"{name}.md"
@@ -39,16 +43,17 @@ def main() -> None:
             passages = split_passages(text)
             found = [c for p in passages for c in extract_claims(p)]
             extract_s = time.perf_counter() - start
-            wrong = sum((c.device, c.workload, c.value) != ("H100", "softmax", 2.5)
-                        for c in found)
+            wrong = sum((c.device, c.workload, c.value) != ("H100", "softmax", 2.5) for c in found)
             with open_store(Path(tmp) / f"{name}.duckdb") as store:
                 start = time.perf_counter()
                 result = ingest_with_claims(store, [path])
                 ingest_s = time.perf_counter() - start
-            print(f"{name}: {path.stat().st_size / 1e6:.1f} MB, {len(passages):,} passages; "
-                  f"extraction alone {extract_s:.1f} s; shu ingest docs {ingest_s:.1f} s; "
-                  f"{result.claims:,} claims stored (expected {text.count(CLAIM):,}, "
-                  f"{wrong} wrong)")
+            print(
+                f"{name}: {path.stat().st_size / 1e6:.1f} MB, {len(passages):,} passages; "
+                f"extraction alone {extract_s:.1f} s; shu ingest docs {ingest_s:.1f} s; "
+                f"{result.claims:,} claims stored (expected {text.count(CLAIM):,}, "
+                f"{wrong} wrong)"
+            )
 
 
 if __name__ == "__main__":

@@ -28,12 +28,19 @@ def main() -> None:
             env = {**os.environ, "PREFECT_HOME": str(Path(tmp) / "prefect")}
             env.pop("PREFECT_API_URL", None)
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "shu", "demo", "--out", str(Path(tmp) / "demo")],
-                           env=env, check=True, capture_output=True, cwd=tmp)
+            subprocess.run(
+                [sys.executable, "-m", "shu", "demo", "--out", str(Path(tmp) / "demo")],
+                env=env,
+                check=True,
+                capture_output=True,
+                cwd=tmp,
+            )
             times.append(time.perf_counter() - t0)
             print(f"run {i + 1}: {times[-1]:.1f} s", flush=True)
-    print(f"shu demo wall time: median {statistics.median(times):.1f} s over {len(times)} runs "
-          f"(min {min(times):.1f}, max {max(times):.1f})")
+    print(
+        f"shu demo wall time: median {statistics.median(times):.1f} s over {len(times)} runs "
+        f"(min {min(times):.1f}, max {max(times):.1f})"
+    )
 
 
 if __name__ == "__main__":

@@ -70,10 +70,13 @@ def hourly_files(where: Path, events: int, days: int, repos: int) -> Path:
         from support.gharchive_files import generate_days
 
         t0 = time.perf_counter()
-        generate_days(hours, date(2026, 1, 15), days, events // days, repos, processes=2,
-                      count_truth=False)
-        print(f"generated {events:,} events in {24 * days} hourly files in "
-              f"{time.perf_counter() - t0:.0f} s")
+        generate_days(
+            hours, date(2026, 1, 15), days, events // days, repos, processes=2, count_truth=False
+        )
+        print(
+            f"generated {events:,} events in {24 * days} hourly files in "
+            f"{time.perf_counter() - t0:.0f} s"
+        )
     return hours
 
 
@@ -83,41 +86,59 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=2, help="days of 24 hourly files")
     parser.add_argument("--repos", type=int, default=20_000, help="distinct repositories")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "shu-bench-gha",
-                        help="where the generated files are kept")
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "shu-bench-gha",
+        help="where the generated files are kept",
+    )
     parser.add_argument("--dask", action="store_true", help="also time the Dask fan-out flow")
     parser.add_argument("--workers", type=int, default=2, help="Dask workers (with --dask)")
     args = parser.parse_args()
     hours = hourly_files(args.dir, args.events, args.days, args.repos)
     size = sum(f.stat().st_size for f in hours.glob("*.json.gz"))
-    print(f"files: {24 * args.days} hourly .json.gz, {size / 1e6:,.0f} MB compressed, "
-          f"{args.events:,} events")
+    print(
+        f"files: {24 * args.days} hourly .json.gz, {size / 1e6:,.0f} MB compressed, "
+        f"{args.events:,} events"
+    )
     runs: dict[str, list[Timed]] = {"floor": [], "shu": []}
     for i in range(args.runs):
         with tempfile.TemporaryDirectory(prefix="shu-bench-gha-") as tmp:
             db = str(Path(tmp) / "shu.duckdb")
             timed([sys.executable, "-c", CREATE_STORE, db])
             runs["floor"].append(timed([sys.executable, "-c", FLOOR, str(hours)]))
-            runs["shu"].append(timed([*shu_command(), "ingest", "gharchive", str(hours),
-                                      "--db", db]))
+            runs["shu"].append(
+                timed([*shu_command(), "ingest", "gharchive", str(hours), "--db", db])
+            )
             with duckdb.connect(db, read_only=True) as con:
-                stars = con.execute("SELECT sum(stars_added) FROM stars_added_daily"
-                                    ).fetchone()[0]
+                stars = con.execute("SELECT sum(stars_added) FROM stars_added_daily").fetchone()[0]
         expected = json.loads(runs["floor"][-1].stdout)["stars"]
         if stars != expected:
             sys.exit(f"shu counted {stars} stars given, the floor {expected}")
         print(run_line(i + 1, runs), flush=True)
     print(f"shu: {runs['shu'][-1].stdout}")
     print(f"medians over {args.runs} runs ({load()} now); stars given equal the floor's:")
-    print(ratio_table([(f"`shu ingest gharchive` of {24 * args.days} hourly files, "
-                        f"{args.events / 1e6:.1f}M events", runs["shu"], runs["floor"],
-                        "<= 1.5x")]))
+    print(
+        ratio_table(
+            [
+                (
+                    f"`shu ingest gharchive` of {24 * args.days} hourly files, "
+                    f"{args.events / 1e6:.1f}M events",
+                    runs["shu"],
+                    runs["floor"],
+                    "<= 1.5x",
+                )
+            ]
+        )
+    )
     for name, r in runs.items():
         wall = statistics.median(x.wall_s for x in r)
         cpu = statistics.median(x.cpu_s for x in r)
-        print(f"{name}: {args.events / wall:,.0f} events/s of wall time, "
-              f"{args.events / cpu:,.0f} events per CPU-second, CPU median {cpu:.2f} s, "
-              f"peak RSS max {max(x.peak_gib for x in r):.2f} GiB")
+        print(
+            f"{name}: {args.events / wall:,.0f} events/s of wall time, "
+            f"{args.events / cpu:,.0f} events per CPU-second, CPU median {cpu:.2f} s, "
+            f"peak RSS max {max(x.peak_gib for x in r):.2f} GiB"
+        )
     if args.dask:
         dask_flow(hours, args.events, args.workers)
 
@@ -127,15 +148,19 @@ def dask_flow(hours: Path, events: int, workers: int) -> None:
     with tempfile.TemporaryDirectory(prefix="shu-bench-gha-dask-") as tmp:
         db = str(Path(tmp) / "shu.duckdb")
         timed([sys.executable, "-c", CREATE_STORE, db])
-        run = timed([sys.executable, "-c", DASK_FLOW, db, str(hours), str(workers)],
-                    env={"PREFECT_HOME": str(Path(tmp) / "prefect")})
+        run = timed(
+            [sys.executable, "-c", DASK_FLOW, db, str(hours), str(workers)],
+            env={"PREFECT_HOME": str(Path(tmp) / "prefect")},
+        )
         with duckdb.connect(db, read_only=True) as con:
             stars = con.execute("SELECT sum(stars_added) FROM stars_added_daily").fetchone()[0]
-    result = json.loads(run.stdout[run.stdout.rindex('{"ok"'):])  # after any flow log lines
-    print(f"Dask flow, {workers} workers ({result['batches']} batches on {result['workers']} "
-          f"worker processes): {run.wall_s:.1f} s wall with Prefect and cluster start-up, "
-          f"{events / run.wall_s:,.0f} events/s; {result['message']}; stars given {stars:,}; "
-          f"{load()}")
+    result = json.loads(run.stdout[run.stdout.rindex('{"ok"') :])  # after any flow log lines
+    print(
+        f"Dask flow, {workers} workers ({result['batches']} batches on {result['workers']} "
+        f"worker processes): {run.wall_s:.1f} s wall with Prefect and cluster start-up, "
+        f"{events / run.wall_s:,.0f} events/s; {result['message']}; stars given {stars:,}; "
+        f"{load()}"
+    )
 
 
 if __name__ == "__main__":

@@ -34,28 +34,46 @@ def main() -> None:
     args = parser.parse_args()
     repos = default_repos_from_history(args.shared, max_commits=args.max_commits)
     day = max(r.star_counts[-1][0] for r in repos) + timedelta(days=1)
-    with GitHubAPIServer(repos) as server, tempfile.TemporaryDirectory() as tmp, \
-            open_store(Path(tmp) / "bench.duckdb") as store:
+    with (
+        GitHubAPIServer(repos) as server,
+        tempfile.TemporaryDirectory() as tmp,
+        open_store(Path(tmp) / "bench.duckdb") as store,
+    ):
         settings = load_settings(github_api_url=server.url)
 
         def run(label: str, today: date, backfill: bool) -> None:
             t0 = time.perf_counter()
-            summary = ingest_github(store, settings, backfill=backfill, today=today,
-                                    client=client_for(store, settings))
+            summary = ingest_github(
+                store, settings, backfill=backfill, today=today, client=client_for(store, settings)
+            )
             seconds = time.perf_counter() - t0
             changed = {t: r.inserted + r.updated for t, r in summary.rows.items()}
-            print(f"{label:<34} requests={summary.requests:>4}  304s={summary.not_modified:>3}"
-                  f"  {seconds:6.2f}s  rows changed={changed}")
+            print(
+                f"{label:<34} requests={summary.requests:>4}  304s={summary.not_modified:>3}"
+                f"  {seconds:6.2f}s  rows changed={changed}"
+            )
 
         run("backfill (empty store)", day, backfill=True)
         run("backfill again (nothing changed)", day, backfill=True)
         run("daily, next day, nothing changed", day + timedelta(days=1), backfill=False)
         newest = max(c.committed_at for c in server.repo("ollama/ollama").commits)
-        server.add_commits("ollama/ollama", [CommitRecord(
-            sha="e" * 40, authored_at=newest, committed_at=newest + timedelta(hours=1),
-            author_name="Dev", author_email="dev@example.com", message="new", parents=[])])
-        server.add_release("ollama/ollama", ReleaseRecord(
-            tag="v99.0.0", published_at=newest + timedelta(hours=2)))
+        server.add_commits(
+            "ollama/ollama",
+            [
+                CommitRecord(
+                    sha="e" * 40,
+                    authored_at=newest,
+                    committed_at=newest + timedelta(hours=1),
+                    author_name="Dev",
+                    author_email="dev@example.com",
+                    message="new",
+                    parents=[],
+                )
+            ],
+        )
+        server.add_release(
+            "ollama/ollama", ReleaseRecord(tag="v99.0.0", published_at=newest + timedelta(hours=2))
+        )
         last_day, last_stars = server.repo("ollama/ollama").star_counts[-1]
         server.set_stars("ollama/ollama", last_day + timedelta(days=1), last_stars + 80)
         run("daily, ollama changed", day + timedelta(days=2), backfill=False)

@@ -29,10 +29,12 @@ from cli_timing import Timed, load, ratio_table, run_line, shu_command, timed
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = ROOT.parent / "shared/data/stars/stars_daily.parquet"
 
-FLOOR = ("import duckdb, sys\ncon = duckdb.connect(sys.argv[2])\n"
-         "con.execute('CREATE TABLE s AS SELECT lower(repo) repo, day, max(stars) stars, "
-         "max(forks) forks FROM read_parquet(?) GROUP BY ALL', [sys.argv[1]])\n"
-         "con.execute('CHECKPOINT')\ncon.close()")
+FLOOR = (
+    "import duckdb, sys\ncon = duckdb.connect(sys.argv[2])\n"
+    "con.execute('CREATE TABLE s AS SELECT lower(repo) repo, day, max(stars) stars, "
+    "max(forks) forks FROM read_parquet(?) GROUP BY ALL', [sys.argv[1]])\n"
+    "con.execute('CHECKPOINT')\ncon.close()"
+)
 
 
 def main() -> None:
@@ -45,21 +47,30 @@ def main() -> None:
     for i in range(args.runs):
         with tempfile.TemporaryDirectory(prefix="shu-bench-ranking-") as tmp:
             db = str(Path(tmp) / "shu.duckdb")
-            runs["floor"].append(timed([sys.executable, "-c", FLOOR, str(args.path),
-                                        str(Path(tmp) / "floor.duckdb")]))
+            runs["floor"].append(
+                timed(
+                    [sys.executable, "-c", FLOOR, str(args.path), str(Path(tmp) / "floor.duckdb")]
+                )
+            )
             runs["fresh"].append(timed([*ingest, db]))
             runs["re-load"].append(timed([*ingest, db]))
         print(run_line(i + 1, runs), flush=True)
     print(f"fresh:   {runs['fresh'][-1].stdout}")
     print(f"re-load: {runs['re-load'][-1].stdout}")
     print(f"medians over {args.runs} runs ({load()} now):")
-    print(ratio_table([("`shu ingest ranking` into an empty store", runs["fresh"], runs["floor"],
-                        "<= 2x"),
-                       ("the same again (nothing changes)", runs["re-load"], runs["floor"],
-                        "<= 2x")]))
+    print(
+        ratio_table(
+            [
+                ("`shu ingest ranking` into an empty store", runs["fresh"], runs["floor"], "<= 2x"),
+                ("the same again (nothing changes)", runs["re-load"], runs["floor"], "<= 2x"),
+            ]
+        )
+    )
     for name, r in runs.items():
-        print(f"{name}: CPU median {statistics.median(x.cpu_s for x in r):.2f} s, peak RSS max "
-              f"{max(x.peak_gib for x in r):.2f} GiB")
+        print(
+            f"{name}: CPU median {statistics.median(x.cpu_s for x in r):.2f} s, peak RSS max "
+            f"{max(x.peak_gib for x in r):.2f} GiB"
+        )
 
 
 if __name__ == "__main__":

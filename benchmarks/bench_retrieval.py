@@ -38,14 +38,34 @@ from shu.store import open_store
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT.parent / "shared" / "seeds"
 REPOS = ("pytorch", "tensorflow", "ollama", "platform", "runtime", "llama.cpp", "vllm")
-TERMS = ("ROCm", "TPU", "XLA", "GGUF", "quantization", "torch.compile", "CUDA", "MI300",
-         "Triton", "inductor")
+TERMS = (
+    "ROCm",
+    "TPU",
+    "XLA",
+    "GGUF",
+    "quantization",
+    "torch.compile",
+    "CUDA",
+    "MI300",
+    "Triton",
+    "inductor",
+)
 QUANTITIES = ("star acceleration", "star velocity", "commit velocity", "release")
-FREE = ("What is ROCm?", "gguf", "hyperscaler procurement budgets",
-        "ROCm hyperscaler procurement budgets", "What is ROCm platform?", "ROCm TPU GGUF",
-        "how fast is compiled softmax on H100", "AMD Instinct support for PyTorch",
-        "local inference of quantized models", "stars per day as a signal of adoption",
-        "JAX on Google TPUs", "kernel fusion speedup", "bandwidth of a copy kernel")
+FREE = (
+    "What is ROCm?",
+    "gguf",
+    "hyperscaler procurement budgets",
+    "ROCm hyperscaler procurement budgets",
+    "What is ROCm platform?",
+    "ROCm TPU GGUF",
+    "how fast is compiled softmax on H100",
+    "AMD Instinct support for PyTorch",
+    "local inference of quantized models",
+    "stars per day as a signal of adoption",
+    "JAX on Google TPUs",
+    "kernel fusion speedup",
+    "bandwidth of a copy kernel",
+)
 
 
 class ReferenceIndex(PassageIndex):
@@ -82,9 +102,18 @@ class ReferenceIndex(PassageIndex):
         out = []
         for i in order:
             doc_id, passage_no, text, title, location, published_on = self._rows[i]
-            out.append(ScoredPassage(doc_id, int(passage_no), text, float(scores[i]),
-                                     float(matched[i] / len(terms)), title, location,
-                                     published_on))
+            out.append(
+                ScoredPassage(
+                    doc_id,
+                    int(passage_no),
+                    text,
+                    float(scores[i]),
+                    float(matched[i] / len(terms)),
+                    title,
+                    location,
+                    published_on,
+                )
+            )
         return out
 
 
@@ -110,8 +139,11 @@ def queries() -> list[str]:
     for repo in REPOS:
         out += [repo, f"{repo} users", f"{repo} release attention stars"]
         for term in TERMS:
-            out += [f"{term} {repo}", f"{term} {repo} performance support adoption",
-                    f"{term} {repo} release new"]
+            out += [
+                f"{term} {repo}",
+                f"{term} {repo} performance support adoption",
+                f"{term} {repo} release new",
+            ]
     out += [f"{term} means platform software" for term in TERMS]
     out += [f"{q} measure" for q in QUANTITIES]
     return list(dict.fromkeys(out))
@@ -123,8 +155,15 @@ def compare(name: str, rows: list[tuple], qs: list[str], k: int) -> dict:
     t1 = time.perf_counter()
     ref = ReferenceIndex(rows)
     t2 = time.perf_counter()
-    found = {"corpus": name, "passages": len(rows), "queries": len(qs), "same_top_k": 0,
-             "same_answer": 0, "max_rel_score_diff": 0.0, "mismatches": []}
+    found = {
+        "corpus": name,
+        "passages": len(rows),
+        "queries": len(qs),
+        "same_top_k": 0,
+        "same_answer": 0,
+        "max_rel_score_diff": 0.0,
+        "mismatches": [],
+    }
     new_s = ref_s = 0.0
     for q in qs:
         t = time.perf_counter()
@@ -138,14 +177,20 @@ def compare(name: str, rows: list[tuple], qs: list[str], k: int) -> dict:
         if keys_a == keys_b:
             found["same_top_k"] += 1
             for x, y in zip(a, b, strict=True):
-                found["max_rel_score_diff"] = max(found["max_rel_score_diff"],
-                                                  abs(x.score - y.score) / y.score)
+                found["max_rel_score_diff"] = max(
+                    found["max_rel_score_diff"], abs(x.score - y.score) / y.score
+                )
         else:
             found["mismatches"].append(q)
-        if (a_answer.sentences, a_answer.is_weak,
-                [(c.doc_id, c.passage_no) for c in a_answer.citations]) == (
-                b_answer.sentences, b_answer.is_weak,
-                [(c.doc_id, c.passage_no) for c in b_answer.citations]):
+        if (
+            a_answer.sentences,
+            a_answer.is_weak,
+            [(c.doc_id, c.passage_no) for c in a_answer.citations],
+        ) == (
+            b_answer.sentences,
+            b_answer.is_weak,
+            [(c.doc_id, c.passage_no) for c in b_answer.citations],
+        ):
             found["same_answer"] += 1
         elif q not in found["mismatches"]:
             found["mismatches"].append(q)
@@ -165,20 +210,30 @@ def main() -> None:
     notes = sorted((ROOT / "docs" / "notes").glob("*.md"))
     seeds = sorted(SEEDS.glob("*.txt")) if SEEDS.is_dir() else []
     with tempfile.TemporaryDirectory(prefix="shu-retrieval-") as tmp:
-        corpora = [("retrieval tests", retrieval_test_corpus(), [*FREE[:6], "rocm"]),
-                   ("docs/notes", stored_corpus(notes, Path(tmp)), queries())]
+        corpora = [
+            ("retrieval tests", retrieval_test_corpus(), [*FREE[:6], "rocm"]),
+            ("docs/notes", stored_corpus(notes, Path(tmp)), queries()),
+        ]
         if seeds:
-            corpora.append(("notes + seeds", stored_corpus(notes + seeds, Path(tmp)),
-                            queries()))
+            corpora.append(("notes + seeds", stored_corpus(notes + seeds, Path(tmp)), queries()))
         else:
             print(f"(no {SEEDS}: the seed documents are left out)")
         results = [compare(name, rows, qs, args.k) for name, rows, qs in corpora]
-    table = pd.DataFrame([{
-        "corpus": r["corpus"], "passages": r["passages"], "queries": r["queries"],
-        f"same top-{args.k}": r["same_top_k"], "same answer": r["same_answer"],
-        "max rel. score diff": f"{r['max_rel_score_diff']:.1e}",
-        "index ms bm25s/numpy": "{:.1f} / {:.1f}".format(*r["index_ms"]),
-        "query ms bm25s/numpy": "{:.2f} / {:.2f}".format(*r["query_ms"])} for r in results])
+    table = pd.DataFrame(
+        [
+            {
+                "corpus": r["corpus"],
+                "passages": r["passages"],
+                "queries": r["queries"],
+                f"same top-{args.k}": r["same_top_k"],
+                "same answer": r["same_answer"],
+                "max rel. score diff": f"{r['max_rel_score_diff']:.1e}",
+                "index ms bm25s/numpy": "{:.1f} / {:.1f}".format(*r["index_ms"]),
+                "query ms bm25s/numpy": "{:.2f} / {:.2f}".format(*r["query_ms"]),
+            }
+            for r in results
+        ]
+    )
     print(table.to_string(index=False))
     bad = [(r["corpus"], q) for r in results for q in r["mismatches"]]
     for corpus, q in bad[:10]:

@@ -39,14 +39,37 @@ def main() -> int:
     if not args.store.exists():
         args.store.parent.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
-        subprocess.run([shu, "ingest", "history", str(HISTORY), "--db", str(args.store)],
-                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [shu, "ingest", "history", str(HISTORY), "--db", str(args.store)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         print(f"shu ingest history: {time.perf_counter() - t0:.1f} s (22 repositories)")
     t0 = time.perf_counter()
     done = subprocess.run(
-        [shu, "backtest", "--from", "2019-01-01", "--to", "2026-08-22", "--template", TEMPLATES,
-         "--horizon", "30,90", "--estimator", "logistic", "--json", "--out", str(args.out),
-         "--db", str(args.store)], capture_output=True, text=True, check=False)
+        [
+            shu,
+            "backtest",
+            "--from",
+            "2019-01-01",
+            "--to",
+            "2026-08-22",
+            "--template",
+            TEMPLATES,
+            "--horizon",
+            "30,90",
+            "--estimator",
+            "logistic",
+            "--json",
+            "--out",
+            str(args.out),
+            "--db",
+            str(args.store),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     wall = time.perf_counter() - t0
     if done.returncode != 0:
         print(done.stderr[-2000:], file=sys.stderr)
@@ -59,11 +82,13 @@ def main() -> int:
             continue
         ci = m["ci95"]["bss_climatology"]
         high = next(b for b in m["bands"] if b["band"] == "high")
-        print(f"{key}: n={m['n']:,} yes={m['n_yes']:,} repos={m['n_repos']} "
-              f"base={m['base_rate']:.3f} BSS_clim={m['bss_climatology']:.3f} "
-              f"[{ci['low']:.3f}, {ci['high']:.3f}] BSS_pers={m['bss_persistence']:.3f} "
-              f"ECE={m['ece']:.3f} high-band right={high['hit_rate']:.3f} (n={high['n']:,}) "
-              f"void={m['n_void']:,} refits skipped={m['refits_skipped']}")
+        print(
+            f"{key}: n={m['n']:,} yes={m['n_yes']:,} repos={m['n_repos']} "
+            f"base={m['base_rate']:.3f} BSS_clim={m['bss_climatology']:.3f} "
+            f"[{ci['low']:.3f}, {ci['high']:.3f}] BSS_pers={m['bss_persistence']:.3f} "
+            f"ECE={m['ece']:.3f} high-band right={high['hit_rate']:.3f} (n={high['n']:,}) "
+            f"void={m['n_void']:,} refits skipped={m['refits_skipped']}"
+        )
     print(f"backtest wall time: {wall:.1f} s")
     return 0
 

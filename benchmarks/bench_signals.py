@@ -68,8 +68,10 @@ def build_store(parquet: Path, path: Path) -> None:
         import_ranking(store, parquet)
         refresh_signals(store)
         rows = store.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0]
-    print(f"built {path}: {rows:,} stars_daily rows and their signals in "
-          f"{time.perf_counter() - t0:.1f} s")
+    print(
+        f"built {path}: {rows:,} stars_daily rows and their signals in "
+        f"{time.perf_counter() - t0:.1f} s"
+    )
 
 
 EMPTY_STAR_SIGNALS = """
@@ -92,15 +94,30 @@ def full_against_naive(store: Path, runs: int) -> None:
         results[written].append(timed(shu_full))
         print(run_line(i + 1, results, floor="naive query"), flush=True)
     print(f"medians over {runs} runs ({load()} now):")
-    print(ratio_table([
-        ("`shu signals --full` over the ranking store (its signals current: every row "
-         "recomputed and checked, none written)", results[current], results["naive query"],
-         "<= 0.8x"),
-        ("the same with star_signals emptied first (every row written)", results[written],
-         results["naive query"], "<= 0.8x")]))
+    print(
+        ratio_table(
+            [
+                (
+                    "`shu signals --full` over the ranking store (its signals current: every row "
+                    "recomputed and checked, none written)",
+                    results[current],
+                    results["naive query"],
+                    "<= 0.8x",
+                ),
+                (
+                    "the same with star_signals emptied first (every row written)",
+                    results[written],
+                    results["naive query"],
+                    "<= 0.8x",
+                ),
+            ]
+        )
+    )
     for name, r in results.items():
-        print(f"{name}: CPU median {statistics.median(x.cpu_s for x in r):.2f} s, peak RSS max "
-              f"{max(x.peak_gib for x in r):.2f} GiB")
+        print(
+            f"{name}: CPU median {statistics.median(x.cpu_s for x in r):.2f} s, peak RSS max "
+            f"{max(x.peak_gib for x in r):.2f} GiB"
+        )
 
 
 def incremental(store, runs: int) -> None:
@@ -109,8 +126,9 @@ def incremental(store, runs: int) -> None:
 
     con = store.con
     last = con.execute("SELECT max(day) FROM stars_daily").fetchone()[0]
-    con.execute("CREATE OR REPLACE TEMP TABLE _held AS SELECT * FROM stars_daily WHERE day = ?",
-                [last])
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _held AS SELECT * FROM stars_daily WHERE day = ?", [last]
+    )
     con.execute("DELETE FROM stars_daily WHERE day = ?", [last])
     refresh_star_signals(store, str(uuid.uuid4()), full=True)
     con.execute("INSERT INTO stars_daily SELECT * FROM _held")
@@ -123,12 +141,13 @@ def incremental(store, runs: int) -> None:
         assert result.mode == "incremental", result
         # undo this run so the next one starts from the same state
         con.execute("DELETE FROM star_signals WHERE day = ?", [last])
-        con.execute("DELETE FROM signal_runs WHERE target = 'star_signals' AND to_day = ?",
-                    [last])
-    print(f"incremental refresh of star_signals after one new day ({result.rows_written:,} rows"
-          f" written): median {statistics.median(walls):.3f} s (runs "
-          f"{', '.join(f'{s:.3f}' for s in walls)}; target <= 0.2 s), CPU time median "
-          f"{statistics.median(cpus):.3f} s; {load()}")
+        con.execute("DELETE FROM signal_runs WHERE target = 'star_signals' AND to_day = ?", [last])
+    print(
+        f"incremental refresh of star_signals after one new day ({result.rows_written:,} rows"
+        f" written): median {statistics.median(walls):.3f} s (runs "
+        f"{', '.join(f'{s:.3f}' for s in walls)}; target <= 0.2 s), CPU time median "
+        f"{statistics.median(cpus):.3f} s; {load()}"
+    )
     refresh_star_signals(store, str(uuid.uuid4()))
 
 
@@ -143,26 +162,43 @@ def against_reference(store) -> None:
     print(f"pandas reference: {time.perf_counter() - t0:.1f} s, {len(expected):,} rows")
     actual = con.execute("SELECT * FROM star_signals ORDER BY repo, day").df()
     expected = expected.sort_values(["repo", "day"]).reset_index(drop=True)
-    same_keys = (len(actual) == len(expected)
-                 and (actual["repo"].to_numpy() == expected["repo"].to_numpy()).all()
-                 and (pd.to_datetime(actual["day"]).to_numpy()
-                      == expected["day"].to_numpy()).all())
+    same_keys = (
+        len(actual) == len(expected)
+        and (actual["repo"].to_numpy() == expected["repo"].to_numpy()).all()
+        and (pd.to_datetime(actual["day"]).to_numpy() == expected["day"].to_numpy()).all()
+    )
     mismatches = {}
-    for c in ("stars", "stars_age_days", "velocity_7d", "velocity_28d", "velocity_90d",
-              "acceleration_7d", "acceleration_28d", "velocity_7d_z", "velocity_28d_z"):
+    for c in (
+        "stars",
+        "stars_age_days",
+        "velocity_7d",
+        "velocity_28d",
+        "velocity_90d",
+        "acceleration_7d",
+        "acceleration_28d",
+        "velocity_7d_z",
+        "velocity_28d_z",
+    ):
         a, e = actual[c].astype(float).to_numpy(), expected[c].astype(float).to_numpy()
         mismatches[c] = int((~np.isclose(a, e, rtol=1e-9, atol=1e-9, equal_nan=True)).sum())
     for c in ("gap", "lifecycle_phase"):
-        mismatches[c] = int((actual[c].fillna("-").astype(str).to_numpy()
-                             != expected[c].fillna("-").astype(str).to_numpy()).sum())
-    print(f"SQL vs reference on all {len(actual):,} rows: same (repo, day) keys: {same_keys}; "
-          f"values differing beyond 1e-9: {sum(mismatches.values())} {mismatches}")
+        mismatches[c] = int(
+            (
+                actual[c].fillna("-").astype(str).to_numpy()
+                != expected[c].fillna("-").astype(str).to_numpy()
+            ).sum()
+        )
+    print(
+        f"SQL vs reference on all {len(actual):,} rows: same (repo, day) keys: {same_keys}; "
+        f"values differing beyond 1e-9: {sum(mismatches.values())} {mismatches}"
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--parquet", type=Path,
-                        default=ROOT.parent / "shared/data/stars/stars_daily.parquet")
+    parser.add_argument(
+        "--parquet", type=Path, default=ROOT.parent / "shared/data/stars/stars_daily.parquet"
+    )
     parser.add_argument("--store", type=Path, default=Path("/tmp/shu-bench/stars.duckdb"))
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--skip-reference", action="store_true")

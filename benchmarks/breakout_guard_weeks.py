@@ -41,8 +41,10 @@ def with_regime(pred: pd.DataFrame, store: Path) -> pd.DataFrame:
     per_origin = pred.groupby("origin").outcome.agg(["sum", "count"])
     base = {}
     for origin in per_origin.index:
-        known = per_origin[(per_origin.index <= origin - timedelta(days=30))
-                           & (per_origin.index > origin - timedelta(days=395))]
+        known = per_origin[
+            (per_origin.index <= origin - timedelta(days=30))
+            & (per_origin.index > origin - timedelta(days=395))
+        ]
         base[origin] = known["sum"].sum() / known["count"].sum() if len(known) else np.nan
     pred["base_rate"] = pred.origin.map(base)
     return pred[pred.base_rate.notna()]
@@ -52,17 +54,23 @@ def report(name: str, d: pd.DataFrame) -> None:
     d = d.assign(rank=d.groupby("origin").probability.rank(ascending=False, method="first"))
     brier = ((d.probability - d.outcome) ** 2).mean()
     base = ((d.base_rate - d.outcome) ** 2).mean()
-    print(f"{name}: {d.origin.nunique()} origins, n {len(d):,}, base rate {d.outcome.mean():.4f}, "
-          f"Brier skill vs the base rate known then {1 - brier / base:+.4f}, "
-          f"highest p {d.probability.max():.3f}")
+    print(
+        f"{name}: {d.origin.nunique()} origins, n {len(d):,}, base rate {d.outcome.mean():.4f}, "
+        f"Brier skill vs the base rate known then {1 - brier / base:+.4f}, "
+        f"highest p {d.probability.max():.3f}"
+    )
     for k in (1, 10, 20, 50):
         top = d[d["rank"] <= k]
-        print(f"  top {k} of each origin: said {top.probability.mean():.3f}, "
-              f"came true {top.outcome.mean():.3f}")
+        print(
+            f"  top {k} of each origin: said {top.probability.mean():.3f}, "
+            f"came true {top.outcome.mean():.3f}"
+        )
     high = d[d.probability >= 0.2]
     if len(high):
-        print(f"  p >= 0.2: n {len(high)}, said {high.probability.mean():.3f}, "
-              f"came true {high.outcome.mean():.3f}")
+        print(
+            f"  p >= 0.2: n {len(high)}, said {high.probability.mean():.3f}, "
+            f"came true {high.outcome.mean():.3f}"
+        )
 
 
 def main() -> None:
@@ -79,8 +87,10 @@ def main() -> None:
     base = ((on.base_rate - on.outcome) ** 2).mean()
     for label, tau in (("the guard's shrink", on.shrink.to_numpy()), ("0.5", 0.5)):
         held = expit(logit(b) + tau * (logit(p) - logit(b)))
-        print(f"  guard on, every breakout forecast held towards the base rate by {label}: "
-              f"Brier skill {1 - ((held - on.outcome) ** 2).mean() / base:+.4f}")
+        print(
+            f"  guard on, every breakout forecast held towards the base rate by {label}: "
+            f"Brier skill {1 - ((held - on.outcome) ** 2).mean() / base:+.4f}"
+        )
 
 
 if __name__ == "__main__":

@@ -46,8 +46,12 @@ def timed(cmd: list[str], env: dict[str, str] | None = None) -> Timed:
         err.seek(0)
         if proc.returncode:
             sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}): {err.read().strip()[-800:]}")
-        return Timed(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 2**20,
-                     " ".join(out.read().split()))
+        return Timed(
+            wall,
+            usage.ru_utime + usage.ru_stime,
+            usage.ru_maxrss / 2**20,
+            " ".join(out.read().split()),
+        )
 
 
 def load() -> str:
@@ -58,9 +62,15 @@ def load() -> str:
 def run_line(i: int, runs: dict[str, list[Timed]], floor: str = "floor") -> str:
     """One run's times, each with its ratio to the floor of the same run."""
     base = runs[floor][-1].wall_s
-    return f"run {i}: " + " | ".join(
-        f"{name} {r[-1].wall_s:.2f} s (x{r[-1].wall_s / base:.2f}; CPU {r[-1].cpu_s:.2f} s, "
-        f"{r[-1].peak_gib:.2f} GiB)" for name, r in runs.items()) + f" | {load()}"
+    return (
+        f"run {i}: "
+        + " | ".join(
+            f"{name} {r[-1].wall_s:.2f} s (x{r[-1].wall_s / base:.2f}; CPU {r[-1].cpu_s:.2f} s, "
+            f"{r[-1].peak_gib:.2f} GiB)"
+            for name, r in runs.items()
+        )
+        + f" | {load()}"
+    )
 
 
 def ratio_table(rows: list[tuple[str, list[Timed], list[Timed], str]]) -> str:
@@ -69,7 +79,9 @@ def ratio_table(rows: list[tuple[str, list[Timed], list[Timed], str]]) -> str:
     lines = ["| job | shu | floor (same run) | ratio | target |", "|---|---:|---:|---:|---:|"]
     for job, ours, floor, target in rows:
         ratios = [o.wall_s / f.wall_s for o, f in zip(ours, floor, strict=True)]
-        lines.append(f"| {job} | {statistics.median(o.wall_s for o in ours):.2f} s | "
-                     f"{statistics.median(f.wall_s for f in floor):.2f} s | "
-                     f"{statistics.median(ratios):.2f}x | {target} |")
+        lines.append(
+            f"| {job} | {statistics.median(o.wall_s for o in ours):.2f} s | "
+            f"{statistics.median(f.wall_s for f in floor):.2f} s | "
+            f"{statistics.median(ratios):.2f}x | {target} |"
+        )
     return "\n".join(lines)

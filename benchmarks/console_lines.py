@@ -26,14 +26,23 @@ DAY = "2026-02-28"
 
 
 def shu(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "shu", *args], capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=1800)
+    return subprocess.run(
+        [sys.executable, "-m", "shu", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=1800,
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--github-url", default="http://127.0.0.1:9",
-                        help="GitHub API URL to (fail to) reach [default: a closed local port]")
+    parser.add_argument(
+        "--github-url",
+        default="http://127.0.0.1:9",
+        help="GitHub API URL to (fail to) reach [default: a closed local port]",
+    )
     parser.add_argument("--show", action="store_true", help="print each run's console too")
     parser.add_argument("--runners", default="threads,dask", help="comma-separated")
     args, daily_args = parser.parse_known_args()
@@ -41,18 +50,27 @@ def main() -> None:
     if not SAMPLE.is_dir():
         sys.exit(f"needs the ranking sample at {SAMPLE}")
     with tempfile.TemporaryDirectory(prefix="shu-console-") as tmp:
-        base = {k: v for k, v in os.environ.items()
-                if not k.startswith(("SHU_", "PREFECT_")) and k != "GITHUB_TOKEN"}
-        base |= {"SHU_GITHUB_API_URL": args.github_url, "SHU_REPORTS_DIR": f"{tmp}/reports",
-                 "COLUMNS": "120", "SHU_PROBE_MAX_AGE_DAYS": "36500"}
+        base = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("SHU_", "PREFECT_")) and k != "GITHUB_TOKEN"
+        }
+        base |= {
+            "SHU_GITHUB_API_URL": args.github_url,
+            "SHU_REPORTS_DIR": f"{tmp}/reports",
+            "COLUMNS": "120",
+            "SHU_PROBE_MAX_AGE_DAYS": "36500",
+        }
         db = f"{tmp}/shu.duckdb"
         for step in (["ingest", "ranking", str(SAMPLE)], ["signals"]):
             done = shu([*step, "--db", db], {**base, "PREFECT_HOME": f"{tmp}/prefect-setup"})
             if done.returncode:
                 sys.exit(f"setup failed: shu {' '.join(step)}: {done.stderr.strip()[-400:]}")
         print(f"shu daily --day {DAY} {' '.join(daily_args)}  (GitHub at {args.github_url})")
-        print(f"{'runner':8} {'exit':>4} {'stdout':>6} {'stderr':>6} {'lines':>6} "
-              f"{'tracebacks':>10} {'seconds':>7}")
+        print(
+            f"{'runner':8} {'exit':>4} {'stdout':>6} {'stderr':>6} {'lines':>6} "
+            f"{'tracebacks':>10} {'seconds':>7}"
+        )
         for runner in args.runners.split(","):
             env = {**base, "SHU_TASK_RUNNER": runner, "PREFECT_HOME": f"{tmp}/prefect-{runner}"}
             t0 = time.perf_counter()
@@ -60,8 +78,11 @@ def main() -> None:
             seconds = time.perf_counter() - t0
             out, err = run.stdout.splitlines(), run.stderr.splitlines()
             tracebacks = (run.stdout + run.stderr).count("Traceback (most recent call last)")
-            print(f"{runner:8} {run.returncode:>4} {len(out):>6} {len(err):>6} "
-                  f"{len(out) + len(err):>6} {tracebacks:>10} {seconds:>7.1f}", flush=True)
+            print(
+                f"{runner:8} {run.returncode:>4} {len(out):>6} {len(err):>6} "
+                f"{len(out) + len(err):>6} {tracebacks:>10} {seconds:>7.1f}",
+                flush=True,
+            )
             if args.show:
                 print("--- stdout\n" + run.stdout + "--- stderr\n" + run.stderr + "---")
 

@@ -38,18 +38,30 @@ def main() -> None:
     def show(r: CaseResult) -> None:
         if args.verbose:
             wait = "" if r.reader_wait_s is None else f" reader {r.reader_wait_s:.3f}s"
-            print(f"{r.seconds:6.1f}s {r.outcome:8s} [{r.group}] {r.name}{wait}"
-                  + (f" — {r.detail[:160]}" if r.detail else ""), flush=True)
+            print(
+                f"{r.seconds:6.1f}s {r.outcome:8s} [{r.group}] {r.name}{wait}"
+                + (f" — {r.detail[:160]}" if r.detail else ""),
+                flush=True,
+            )
 
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="shu-faults-") as tmp:
-        results = run_harness(Path(tmp), fast=args.fast, kills=args.kills, seed=args.seed,
-                              include_daily=not args.no_daily, progress=show)
+        results = run_harness(
+            Path(tmp),
+            fast=args.fast,
+            kills=args.kills,
+            seed=args.seed,
+            include_daily=not args.no_daily,
+            progress=show,
+        )
     print(summary_table(results))
     print(f"({time.perf_counter() - t0:.0f} s)")
     waits = [r.reader_wait_s for r in results if r.reader_wait_s is not None]
-    missed = (any(not r.ok for r in results) or any(r.lost or r.duplicated for r in results)
-              or (waits and max(waits) > MAX_READER_WAIT_S))
+    missed = (
+        any(not r.ok for r in results)
+        or any(r.lost or r.duplicated for r in results)
+        or (waits and max(waits) > MAX_READER_WAIT_S)
+    )
     sys.exit(1 if missed else 0)
 
 

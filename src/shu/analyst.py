@@ -47,11 +47,16 @@ ANALYST_CONFIG: dict[str, Any] = {
     "allow_persistent_secrets": False,
     "lock_configuration": True,
 }
-READ_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN,
-                             duckdb.StatementType.PRAGMA, duckdb.StatementType.CALL})
+READ_STATEMENTS = frozenset(
+    {
+        duckdb.StatementType.SELECT,
+        duckdb.StatementType.EXPLAIN,
+        duckdb.StatementType.PRAGMA,
+        duckdb.StatementType.CALL,
+    }
+)
 EXPORT_FORMATS = ("csv", "json", "parquet")
-REFUSED = ("analyst SQL sees only the store's tables; export with --csv, --json or --out "
-           "PATH")
+REFUSED = "analyst SQL sees only the store's tables; export with --csv, --json or --out PATH"
 
 
 def open_analyst(db: Path | str | None = None) -> tuple[Store, str | None]:
@@ -102,8 +107,9 @@ def check_statement(con: duckdb.DuckDBPyConnection, query: str) -> None:
         raise InputError(f"refused: one statement per query, got {len(statements)}")
     kind = statements[0].type
     if kind not in READ_STATEMENTS:
-        raise InputError(f"refused: {kind.name} statements are not allowed; the store is "
-                         f"read-only and {REFUSED}")
+        raise InputError(
+            f"refused: {kind.name} statements are not allowed; the store is read-only and {REFUSED}"
+        )
 
 
 def run_query(con: duckdb.DuckDBPyConnection, query: str) -> QueryResult | None:

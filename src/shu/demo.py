@@ -25,8 +25,15 @@ REPLAY_STEP = 14
 # The demo trains the templates and horizons a briefing headlines (training all of them is what
 # `shu train` does; here it would cost most of the 60-second budget), and one ROCm template for
 # the ROCm adoption cards (`rocm_share_reach` has too few "yes" in the sample's stable shares).
-DEMO_TEMPLATES = ("star_accel_reach", "star_accel_fall", "star_velocity_up", "release_within",
-                  "star_velocity_interval", "rocm_release_mention", "star_breakout")
+DEMO_TEMPLATES = (
+    "star_accel_reach",
+    "star_accel_fall",
+    "star_velocity_up",
+    "release_within",
+    "star_velocity_interval",
+    "rocm_release_mention",
+    "star_breakout",
+)
 DEMO_HORIZONS = (7, 30)
 # The walk-forward backtest recorded in the demo's model card, so the briefing's skill gate
 # (`forecast.skill`) judges the sample's models as it judges real ones: the card templates at
@@ -36,11 +43,20 @@ DEMO_BACKTEST_DAYS = 300
 # Questions the demo declares (`[[questions]]` in a user's shu.toml): each gets its card whatever
 # its probability or skill, as a user's would.
 DEMO_QUESTIONS = (
-    {"repo": f"{OWNER}/tensorforge", "template": "star_accel_reach", "threshold": 2.0,
-     "horizon": 30},
-    {"repo": f"{OWNER}/servelite", "template": "rocm_release_mention", "threshold": 1.0,
-     "horizon": 30},
+    {
+        "repo": f"{OWNER}/tensorforge",
+        "template": "star_accel_reach",
+        "threshold": 2.0,
+        "horizon": 30,
+    },
+    {
+        "repo": f"{OWNER}/servelite",
+        "template": "rocm_release_mention",
+        "threshold": 1.0,
+        "horizon": 30,
+    },
 )
+
 
 def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) -> Path:
     """Generate the sample, serve it locally, run the real chain, and return the briefing path.
@@ -70,8 +86,13 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
     today = utcnow().date()
     out.mkdir(parents=True, exist_ok=True)
     db = out / "demo.duckdb"
-    for old in (db, db.with_name(db.name + ".wal"), out / "snapshot", out / "models",
-                out / "ranking"):
+    for old in (
+        db,
+        db.with_name(db.name + ".wal"),
+        out / "snapshot",
+        out / "models",
+        out / "ranking",
+    ):
         if old.is_dir():
             shutil.rmtree(old)
         elif old.exists():
@@ -82,14 +103,22 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
     probe_json.write_text(json.dumps(sample.probe, indent=1), encoding="utf-8")
     start = today - timedelta(days=REPLAY_DAYS)
     with GitHubAPIServer([as_of(r, start) for r in sample.repos]) as server:
-        overrides = {"db": str(db), "repos": [r.model_dump() for r in sample.tracked],
-                     "github_api_url": server.url, "reports_dir": str(out),
-                     "models_dir": str(out / "models"), "document_paths": [str(out / "notes")],
-                     "aliases": {}, "questions": list(DEMO_QUESTIONS),
-                     "ranking_files": [str(out / "ranking" / "github-ranking-{day}.csv")]}
+        overrides = {
+            "db": str(db),
+            "repos": [r.model_dump() for r in sample.tracked],
+            "github_api_url": server.url,
+            "reports_dir": str(out),
+            "models_dir": str(out / "models"),
+            "document_paths": [str(out / "notes")],
+            "aliases": {},
+            "questions": list(DEMO_QUESTIONS),
+            "ranking_files": [str(out / "ranking" / "github-ranking-{day}.csv")],
+        }
         settings = settings_from(overrides)
-        say(f"{elapsed()} serving {len(sample.repos)} synthetic repositories at {server.url}, "
-            f"as of {start}")
+        say(
+            f"{elapsed()} serving {len(sample.repos)} synthetic repositories at {server.url}, "
+            f"as of {start}"
+        )
         say(f"{elapsed()} backfill: {stages.ingest(db, settings, start, backfill=True).message}")
         loaded = _load_untracked(db, sample, out, date.min, start)
         say(f"{elapsed()} untracked repositories (ranking file): {loaded}")
@@ -109,8 +138,9 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
             server.add_repo(repo)
         _load_untracked(db, sample, out, day + timedelta(days=1), today - timedelta(days=1))
         sample.write_daily_ranking(out / "ranking", today)  # the daily flow loads it
-        result = daily_flow(day=today, db=str(db), reports_dir=str(out), synthetic=True,
-                            overrides=overrides)
+        result = daily_flow(
+            day=today, db=str(db), reports_dir=str(out), synthetic=True, overrides=overrides
+        )
     for stage in result.values():
         say(f"{stage['stage']}: {stage['message']}")
     say(f"{elapsed()} done")
@@ -131,9 +161,13 @@ def _load_untracked(db: Path, sample: DemoSample, out: Path, first: date, last: 
     return f"{load.rows_inserted:,} counts of {len(sample.untracked)} repositories"
 
 
-def train_demo_model(db: Path, settings: Settings, probe_json: Path,
-                     templates: tuple[str, ...] = DEMO_TEMPLATES,
-                     horizons: tuple[int, ...] = DEMO_HORIZONS) -> str:
+def train_demo_model(
+    db: Path,
+    settings: Settings,
+    probe_json: Path,
+    templates: tuple[str, ...] = DEMO_TEMPLATES,
+    horizons: tuple[int, ...] = DEMO_HORIZONS,
+) -> str:
     """Ingest the synthetic probe result, train the forecaster on what the store holds (the
     ROCm template with `rocm.ESTIMATOR`, as `shu train` does) and record a walk-forward backtest
     of the card templates in its model card."""
@@ -147,16 +181,26 @@ def train_demo_model(db: Path, settings: Settings, probe_json: Path,
     store = open_for_writing(db)
     try:
         probe = ingest_probe_file(store, probe_json).message
-        result = train_forecasters(store, templates=templates, horizons=horizons,
-                                   log=lambda _line: None)
+        result = train_forecasters(
+            store, templates=templates, horizons=horizons, log=lambda _line: None
+        )
         last = result.trained_through
-        backtest = backtest_report(store.con, BacktestConfig(
-            start=last - timedelta(days=DEMO_BACKTEST_DAYS), end=last,
-            templates=DEMO_BACKTEST_TEMPLATES, horizons=(30,)), log=lambda _line: None)
+        backtest = backtest_report(
+            store.con,
+            BacktestConfig(
+                start=last - timedelta(days=DEMO_BACKTEST_DAYS),
+                end=last,
+                templates=DEMO_BACKTEST_TEMPLATES,
+                horizons=(30,),
+            ),
+            log=lambda _line: None,
+        )
     finally:
         store.close()
     artifact = save_forecasters(model_path(settings), result.forecasters, result.version)
     write_model_card(Path(settings.models_dir), result, artifact, backtest)
-    return (f"synthetic probe {probe}; model {result.version} trained through "
-            f"{result.trained_through} ({len(result.forecasters)} template x horizon models, "
-            f"{len(result.skipped)} skipped)")
+    return (
+        f"synthetic probe {probe}; model {result.version} trained through "
+        f"{result.trained_through} ({len(result.forecasters)} template x horizon models, "
+        f"{len(result.skipped)} skipped)"
+    )

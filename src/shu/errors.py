@@ -1,12 +1,12 @@
 """The exception tree every shu module raises; the CLI turns these into one-line errors.
 
-    ShuError                  anything shu reports to a user as one line
-    ├── InputError            bad input: a file, a row, an argument (names what and where)
-    ├── StoreError            the DuckDB store cannot be opened, migrated or written
-    ├── ConfigError           settings or shu.toml are invalid
-    └── SourceError           an outside source failed
-        └── GitHubError       the GitHub API failed after retries
-            └── RateLimited   the rate limit outlasted the allowed wait (says when to retry)
+ShuError                  anything shu reports to a user as one line
+├── InputError            bad input: a file, a row, an argument (names what and where)
+├── StoreError            the DuckDB store cannot be opened, migrated or written
+├── ConfigError           settings or shu.toml are invalid
+└── SourceError           an outside source failed
+    └── GitHubError       the GitHub API failed after retries
+        └── RateLimited   the rate limit outlasted the allowed wait (says when to retry)
 """
 
 from __future__ import annotations

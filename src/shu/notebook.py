@@ -46,8 +46,7 @@ def connect(db: Path | str | None = None) -> duckdb.DuckDBPyConnection:
     return store.con
 
 
-def _con(con: duckdb.DuckDBPyConnection | None, db: Path | str | None
-         ) -> duckdb.DuckDBPyConnection:
+def _con(con: duckdb.DuckDBPyConnection | None, db: Path | str | None) -> duckdb.DuckDBPyConnection:
     return con if con is not None else connect(db)
 
 
@@ -57,56 +56,91 @@ def _repo(name: str) -> str:
     return get_settings().canonical(name)
 
 
-def star_signals(repo: str, since: date | str | None = None, *,
-            con: duckdb.DuckDBPyConnection | None = None,
-            db: Path | str | None = None) -> pd.DataFrame:
+def star_signals(
+    repo: str,
+    since: date | str | None = None,
+    *,
+    con: duckdb.DuckDBPyConnection | None = None,
+    db: Path | str | None = None,
+) -> pd.DataFrame:
     """`star_signals` of `repo` (old names folded), one row per day from `since`, oldest first."""
     c = _con(con, db)
-    df = c.execute("SELECT * FROM star_signals WHERE repo = ? AND day >= coalesce(?::DATE, "
-                   "DATE '0001-01-01') ORDER BY day", [_repo(repo), since]).df()
-    if df.empty and not c.execute("SELECT count(*) FROM star_signals WHERE repo = ?",
-                                  [_repo(repo)]).fetchone()[0]:
+    df = c.execute(
+        "SELECT * FROM star_signals WHERE repo = ? AND day >= coalesce(?::DATE, "
+        "DATE '0001-01-01') ORDER BY day",
+        [_repo(repo), since],
+    ).df()
+    if (
+        df.empty
+        and not c.execute(
+            "SELECT count(*) FROM star_signals WHERE repo = ?", [_repo(repo)]
+        ).fetchone()[0]
+    ):
         raise InputError(f"no star signals for {repo!r}: check the name, or run `shu signals`")
     return df
 
 
-def forecasts(repo: str | None = None, *, con: duckdb.DuckDBPyConnection | None = None,
-              db: Path | str | None = None) -> pd.DataFrame:
+def forecasts(
+    repo: str | None = None,
+    *,
+    con: duckdb.DuckDBPyConnection | None = None,
+    db: Path | str | None = None,
+) -> pd.DataFrame:
     """Issued forecasts (newest origin first) with their resolution columns (NULL until their
     horizon passes): outcome, observed_value, resolved_at."""
-    return _con(con, db).execute(
-        "SELECT f.forecast_id, f.repo, f.template, f.origin, f.horizon_days, f.resolves_on, "
-        "f.threshold, f.question, f.probability, f.confidence, f.model_version, f.issued_at, "
-        "r.outcome, r.observed_value, r.resolved_at FROM forecasts f "
-        "LEFT JOIN forecast_resolutions r USING (forecast_id) "
-        "WHERE ? IS NULL OR f.repo = ? ORDER BY f.origin DESC, f.repo, f.template, "
-        "f.horizon_days, f.threshold",
-        [repo and _repo(repo)] * 2).df()
+    return (
+        _con(con, db)
+        .execute(
+            "SELECT f.forecast_id, f.repo, f.template, f.origin, f.horizon_days, f.resolves_on, "
+            "f.threshold, f.question, f.probability, f.confidence, f.model_version, f.issued_at, "
+            "r.outcome, r.observed_value, r.resolved_at FROM forecasts f "
+            "LEFT JOIN forecast_resolutions r USING (forecast_id) "
+            "WHERE ? IS NULL OR f.repo = ? ORDER BY f.origin DESC, f.repo, f.template, "
+            "f.horizon_days, f.threshold",
+            [repo and _repo(repo)] * 2,
+        )
+        .df()
+    )
 
 
-def track_record(*, con: duckdb.DuckDBPyConnection | None = None,
-                 db: Path | str | None = None) -> pd.DataFrame:
+def track_record(
+    *, con: duckdb.DuckDBPyConnection | None = None, db: Path | str | None = None
+) -> pd.DataFrame:
     """Resolved (non-void) forecasts, one row each: probability, outcome (1 = yes), whether it
     came true as predicted, and its Brier score (p - outcome)^2; newest resolution first."""
-    return _con(con, db).execute(
-        "SELECT f.forecast_id, f.repo, f.template, f.horizon_days, f.origin, f.resolves_on, "
-        "f.probability, f.confidence, CAST(r.outcome = 'yes' AS INTEGER) AS outcome, "
-        "((f.probability >= 0.5) = (r.outcome = 'yes')) AS right_as_predicted, "
-        "power(f.probability - CAST(r.outcome = 'yes' AS INTEGER), 2) AS brier, "
-        "r.observed_value, r.resolved_at FROM forecasts f "
-        "JOIN forecast_resolutions r USING (forecast_id) WHERE r.outcome IN ('yes', 'no') "
-        "ORDER BY r.resolved_at DESC, f.forecast_id").df()
+    return (
+        _con(con, db)
+        .execute(
+            "SELECT f.forecast_id, f.repo, f.template, f.horizon_days, f.origin, f.resolves_on, "
+            "f.probability, f.confidence, CAST(r.outcome = 'yes' AS INTEGER) AS outcome, "
+            "((f.probability >= 0.5) = (r.outcome = 'yes')) AS right_as_predicted, "
+            "power(f.probability - CAST(r.outcome = 'yes' AS INTEGER), 2) AS brier, "
+            "r.observed_value, r.resolved_at FROM forecasts f "
+            "JOIN forecast_resolutions r USING (forecast_id) WHERE r.outcome IN ('yes', 'no') "
+            "ORDER BY r.resolved_at DESC, f.forecast_id"
+        )
+        .df()
+    )
 
 
 def analyst_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     """The tables and views analysts can rely on (internal `_`-prefixed ones left out)."""
-    return [r[0] for r in con.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND "
-        "table_name NOT LIKE '\\_%' ESCAPE '\\' ORDER BY table_name").fetchall()]
+    return [
+        r[0]
+        for r in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND "
+            "table_name NOT LIKE '\\_%' ESCAPE '\\' ORDER BY table_name"
+        ).fetchall()
+    ]
 
 
-def export_tables(out: Path | str, fmt: str = "parquet", *, tables: list[str] | None = None,
-                  db: Path | str | None = None) -> list[tuple[str, int, Path]]:
+def export_tables(
+    out: Path | str,
+    fmt: str = "parquet",
+    *,
+    tables: list[str] | None = None,
+    db: Path | str | None = None,
+) -> list[tuple[str, int, Path]]:
     """Write every analyst table (or `tables`) to `out/<table>.<fmt>`; returns (table, rows,
     path) per file. Each file is written to a temporary name and renamed, so a failed export
     never leaves a half-written file under the final name."""
@@ -127,17 +161,20 @@ def export_tables(out: Path | str, fmt: str = "parquet", *, tables: list[str] | 
         known = analyst_tables(con)
         unknown = sorted(set(tables or []) - set(known))
         if unknown:
-            raise InputError(f"no table {', '.join(unknown)} in the store (have: "
-                             f"{', '.join(known)})")
+            raise InputError(
+                f"no table {', '.join(unknown)} in the store (have: {', '.join(known)})"
+            )
         out.mkdir(parents=True, exist_ok=True)
         written = []
         for name in tables or known:
             path = out / f"{name}.{fmt}"
             partial = path.with_name(path.name + ".partial")
-            options = "FORMAT parquet, COMPRESSION zstd" if fmt == "parquet" else \
-                "FORMAT csv, HEADER true"
-            con.execute(f"COPY (SELECT * FROM \"{name}\") TO '{_sql_path(partial)}' "
-                        f"({options})")
+            options = (
+                "FORMAT parquet, COMPRESSION zstd"
+                if fmt == "parquet"
+                else "FORMAT csv, HEADER true"
+            )
+            con.execute(f"COPY (SELECT * FROM \"{name}\") TO '{_sql_path(partial)}' ({options})")
             partial.replace(path)
             rows = con.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
             written.append((name, int(rows), path))

@@ -24,8 +24,14 @@ from shu.probe import FORMAT_VERSION
 from shu.schema import TABLES_BY_NAME
 from shu.store import Load, Store, utcnow
 
-_ARROW_TYPES = {"VARCHAR": pa.string(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(),
-                "INTEGER": pa.int32(), "BIGINT": pa.int64(), "TIMESTAMP": pa.timestamp("us")}
+_ARROW_TYPES = {
+    "VARCHAR": pa.string(),
+    "DOUBLE": pa.float64(),
+    "BOOLEAN": pa.bool_(),
+    "INTEGER": pa.int32(),
+    "BIGINT": pa.int64(),
+    "TIMESTAMP": pa.timestamp("us"),
+}
 
 _NUMBER = (int, float)
 
@@ -40,8 +46,9 @@ class _Doc:
     def fail(self, field: str, problem: str) -> InputError:
         return InputError(f"probe JSON {self.source}: field '{field}' {problem}")
 
-    def get(self, obj: Any, path: str, key: str, kind: type | tuple[type, ...],
-            required: bool = True) -> Any:
+    def get(
+        self, obj: Any, path: str, key: str, kind: type | tuple[type, ...], required: bool = True
+    ) -> Any:
         field = f"{path}.{key}" if path else key
         if not isinstance(obj, dict):
             raise self.fail(path or "<top>", "must be an object")
@@ -61,8 +68,9 @@ class _Doc:
         try:
             moment = datetime.fromisoformat(text)
         except ValueError as exc:
-            raise self.fail(f"{path}.{key}" if path else key,
-                            f"must be an ISO-8601 timestamp, got {text!r:.40}") from exc
+            raise self.fail(
+                f"{path}.{key}" if path else key, f"must be an ISO-8601 timestamp, got {text!r:.40}"
+            ) from exc
         if moment.tzinfo is not None:
             moment = moment.astimezone(UTC).replace(tzinfo=None)
         return moment
@@ -77,8 +85,9 @@ def load_probe_file(path: Path) -> dict:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"probe JSON {path}: not valid JSON at line {exc.lineno} column "
-                         f"{exc.colno}: {exc.msg}") from exc
+        raise InputError(
+            f"probe JSON {path}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from exc
 
 
 def probe_rows(doc: dict, source: str) -> tuple[dict, list[dict]]:
@@ -126,15 +135,17 @@ def probe_rows(doc: dict, source: str) -> tuple[dict, list[dict]]:
         "n_kernels": d.get(summary, "summary", "n_kernels", int),
         "n_valid": d.get(summary, "summary", "n_valid", int),
         "geomean_speedup": _float(d.get(summary, "summary", "geomean_speedup", _NUMBER, False)),
-        "geomean_speedup_clipped": _float(d.get(summary, "summary", "geomean_speedup_clipped",
-                                                _NUMBER, False)),
+        "geomean_speedup_clipped": _float(
+            d.get(summary, "summary", "geomean_speedup_clipped", _NUMBER, False)
+        ),
         "pass_rate": float(d.get(summary, "summary", "pass_rate", _NUMBER)),
         "source": source,
         "raw_json": json.dumps(doc, sort_keys=True),
     }
     if run["n_kernels"] != len(results):
-        raise d.fail("summary.n_kernels", f"is {run['n_kernels']} but results holds "
-                                          f"{len(results)} kernels")
+        raise d.fail(
+            "summary.n_kernels", f"is {run['n_kernels']} but results holds {len(results)} kernels"
+        )
     rows = [_result_row(d, r, f"results[{i}]", run_id) for i, r in enumerate(results)]
     names = [r["kernel"] for r in rows]
     if len(set(names)) != len(names):
@@ -148,10 +159,27 @@ def _float(value: Any) -> float | None:
 
 # Scalars that have their own column; everything else (timing stats with raw samples, launch
 # costs, reference timers, clocks, cache hits) goes to the `detail` JSON.
-_RESULT_KEYS = {"kernel", "category", "shape", "dtype", "is_valid", "invalid_reason", "correct",
-                "rel_error", "tolerance", "recompiles", "graph_breaks", "compile_s", "timer",
-                "speedup", "speedup_unchecked", "achieved_unit", "achieved_eager",
-                "achieved_compiled", "fraction_of_ceiling"}
+_RESULT_KEYS = {
+    "kernel",
+    "category",
+    "shape",
+    "dtype",
+    "is_valid",
+    "invalid_reason",
+    "correct",
+    "rel_error",
+    "tolerance",
+    "recompiles",
+    "graph_breaks",
+    "compile_s",
+    "timer",
+    "speedup",
+    "speedup_unchecked",
+    "achieved_unit",
+    "achieved_eager",
+    "achieved_compiled",
+    "fraction_of_ceiling",
+}
 
 
 def _result_row(d: _Doc, r: Any, path: str, run_id: str) -> dict:
@@ -178,8 +206,7 @@ def _result_row(d: _Doc, r: Any, path: str, run_id: str) -> dict:
         "achieved_unit": get(r, path, "achieved_unit", str, required=False),
         "achieved_eager": _float(get(r, path, "achieved_eager", _NUMBER, required=False)),
         "achieved_compiled": _float(get(r, path, "achieved_compiled", _NUMBER, required=False)),
-        "fraction_of_ceiling": _float(get(r, path, "fraction_of_ceiling", _NUMBER,
-                                          required=False)),
+        "fraction_of_ceiling": _float(get(r, path, "fraction_of_ceiling", _NUMBER, required=False)),
     }
     if is_valid and not timed:
         raise d.fail(f"{path}.compiled", "is missing for a kernel marked valid")
@@ -189,8 +216,9 @@ def _result_row(d: _Doc, r: Any, path: str, run_id: str) -> dict:
         vpath = f"{path}.{variant}"
         row[f"{variant}_ms"] = _float(get(stats, vpath, "median_ms", _NUMBER)) if timed else None
         for q in ("p20", "p80"):
-            row[f"{variant}_{q}_ms"] = (_float(get(stats, vpath, f"{q}_ms", _NUMBER))
-                                        if timed else None)
+            row[f"{variant}_{q}_ms"] = (
+                _float(get(stats, vpath, f"{q}_ms", _NUMBER)) if timed else None
+            )
         row[f"{variant}_cv"] = _float(get(stats, vpath, "cv", _NUMBER)) if timed else None
         repeats = get(stats, vpath, "repeats", int) if timed else None
     row["repeats"] = repeats
@@ -200,14 +228,21 @@ def _result_row(d: _Doc, r: Any, path: str, run_id: str) -> dict:
         rpath = f"{path}.reference_timers.{variant}"
         row[f"do_bench_{variant}_ms"] = _float(get(ref, rpath, "do_bench_ms", _NUMBER, False))
     compiled_ref = refs.get("compiled") or {}
-    row["per_iteration_compiled_ms"] = _float(get(
-        compiled_ref, f"{path}.reference_timers.compiled", "per_iteration_events_ms", _NUMBER,
-        False))
+    row["per_iteration_compiled_ms"] = _float(
+        get(
+            compiled_ref,
+            f"{path}.reference_timers.compiled",
+            "per_iteration_events_ms",
+            _NUMBER,
+            False,
+        )
+    )
     peak = get(r, path, "peak_bytes", dict, required=False) or {}
     row["peak_bytes_eager"] = get(peak, f"{path}.peak_bytes", "eager", int, required=False)
     row["peak_bytes_compiled"] = get(peak, f"{path}.peak_bytes", "compiled", int, required=False)
-    row["detail"] = json.dumps({k: v for k, v in r.items() if k not in _RESULT_KEYS},
-                               sort_keys=True)
+    row["detail"] = json.dumps(
+        {k: v for k, v in r.items() if k not in _RESULT_KEYS}, sort_keys=True
+    )
     return row
 
 
@@ -232,8 +267,10 @@ def store_probe_document(store: Store, doc: dict, source: str) -> Load:
         load.add(store.upsert("probe_runs", _arrow("probe_runs", [run])))
         if results:
             load.add(store.upsert("probe_results", _arrow("probe_results", results)))
-        load.message = (f"run {run['run_id']} ({run['backend']}, {run['suite']}): "
-                        f"{load.rows_inserted} inserted, {load.rows_updated} updated")
+        load.message = (
+            f"run {run['run_id']} ({run['backend']}, {run['suite']}): "
+            f"{load.rows_inserted} inserted, {load.rows_updated} updated"
+        )
     return load
 
 

@@ -55,8 +55,7 @@ class Tracker:
         """Count `n` more units done; `note` replaces the text after the description."""
         self.completed += n
         if self._bar is not None and self._task is not None:
-            self._bar.update(self._task, advance=n,
-                             **({"note": note} if note is not None else {}))
+            self._bar.update(self._task, advance=n, **({"note": note} if note is not None else {}))
 
     def total(self, total: float | None) -> None:
         """Set (or correct) the number of units once it is known."""
@@ -65,18 +64,25 @@ class Tracker:
 
 
 @contextlib.contextmanager
-def progress(description: str, total: float | None = None, unit: str = "steps"
-             ) -> Iterator[Tracker]:
+def progress(
+    description: str, total: float | None = None, unit: str = "steps"
+) -> Iterator[Tracker]:
     """A bar for `total` units of `unit` (None: unknown; it then shows a pulse and the rate)."""
     if not enabled():
         yield Tracker(None, None)
         return
     bar = Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
         TextColumn("{task.fields[rate]}"),
-        TextColumn("ETA"), TimeRemainingColumn(), TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        TimeElapsedColumn(),
         TextColumn("{task.fields[note]}"),
-        console=Console(stderr=True), transient=True)
+        console=Console(stderr=True),
+        transient=True,
+    )
     with bar:
         task = bar.add_task(description, total=total, note="", rate="")
         yield _RateTracker(bar, task, unit)
@@ -97,8 +103,9 @@ class _RateTracker(Tracker):
             self._bar.update(self._task, rate=f"{self.completed / elapsed:,.1f} {self._unit}/s")
 
 
-def track(items: Iterable[T], description: str, total: int | None = None,
-          unit: str = "items") -> Iterator[T]:
+def track(
+    items: Iterable[T], description: str, total: int | None = None, unit: str = "items"
+) -> Iterator[T]:
     """Iterate `items` under a bar (total from len() when it has one)."""
     if total is None and hasattr(items, "__len__"):
         total = len(items)  # type: ignore[arg-type]

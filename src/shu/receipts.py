@@ -55,8 +55,14 @@ class Receipt:
 
     @property
     def key_json(self) -> str:
-        return json.dumps({k: value_text(v) if isinstance(v, date | datetime) else
-                           (list(v) if isinstance(v, tuple) else v) for k, v in self.key})
+        return json.dumps(
+            {
+                k: value_text(v)
+                if isinstance(v, date | datetime)
+                else (list(v) if isinstance(v, tuple) else v)
+                for k, v in self.key
+            }
+        )
 
 
 @dataclass(frozen=True)
@@ -92,47 +98,121 @@ class ReceiptBook:
             self.display[len(self.receipts)] = display or {}
         return self._numbers[ident]
 
-    def row(self, table: str, key: dict[str, Any], column: str, value: Any,
-            as_of: date | None = None, label: str = "") -> int:
+    def row(
+        self,
+        table: str,
+        key: dict[str, Any],
+        column: str,
+        value: Any,
+        as_of: date | None = None,
+        label: str = "",
+    ) -> int:
         """Cite `table`.`column` = `value` for the row with primary key `key`; its number."""
         declared = TABLES_BY_NAME[table].primary_key
         if set(key) != set(declared):
-            raise ValueError(f"receipt for {table}: key {sorted(key)} is not its primary key "
-                             f"{list(declared)}")
-        return self._add(Receipt("row", table, tuple((k, key[k]) for k in declared), column,
-                                 value_text(value), as_of, label))
+            raise ValueError(
+                f"receipt for {table}: key {sorted(key)} is not its primary key {list(declared)}"
+            )
+        return self._add(
+            Receipt(
+                "row",
+                table,
+                tuple((k, key[k]) for k in declared),
+                column,
+                value_text(value),
+                as_of,
+                label,
+            )
+        )
 
-    def quote(self, table: str, key: dict[str, Any], column: str, quotation: str,
-              as_of: date | None = None, label: str = "") -> int:
+    def quote(
+        self,
+        table: str,
+        key: dict[str, Any],
+        column: str,
+        quotation: str,
+        as_of: date | None = None,
+        label: str = "",
+    ) -> int:
         """Cite `quotation` as appearing in text column `column` of a row; its number."""
         declared = TABLES_BY_NAME[table].primary_key
-        return self._add(Receipt("quote", table, tuple((k, key[k]) for k in declared), column,
-                                 quotation, as_of, label))
+        return self._add(
+            Receipt(
+                "quote",
+                table,
+                tuple((k, key[k]) for k in declared),
+                column,
+                quotation,
+                as_of,
+                label,
+            )
+        )
 
-    def query(self, table: str, sql: str, params: list[Any], value: Any,
-              as_of: date | None = None, label: str = "") -> int:
+    def query(
+        self,
+        table: str,
+        sql: str,
+        params: list[Any],
+        value: Any,
+        as_of: date | None = None,
+        label: str = "",
+    ) -> int:
         """Cite an aggregate `value` over `table` with the SELECT that reproduces it."""
         if not sql.lstrip().upper().startswith(("SELECT", "WITH")):
             raise ValueError("query receipts must be a SELECT")
-        params_key = tuple(value_text(p) if isinstance(p, date | datetime) else p
-                           for p in params)
-        return self._add(Receipt("query", table, (("sql", sql), ("params", params_key)), "",
-                                 value_text(value), as_of, label))
+        params_key = tuple(value_text(p) if isinstance(p, date | datetime) else p for p in params)
+        return self._add(
+            Receipt(
+                "query",
+                table,
+                (("sql", sql), ("params", params_key)),
+                "",
+                value_text(value),
+                as_of,
+                label,
+            )
+        )
 
-    def file(self, path: str, pointer: list[Any], value: Any, as_of: date | None = None,
-             label: str = "") -> int:
+    def file(
+        self, path: str, pointer: list[Any], value: Any, as_of: date | None = None, label: str = ""
+    ) -> int:
         """Cite `value` at `pointer` inside the JSON file at `path`; its number."""
-        return self._add(Receipt("file", str(path), (("path", str(path)),
-                                                     ("pointer", json.dumps(pointer))),
-                                 "", value_text(value), as_of, label))
+        return self._add(
+            Receipt(
+                "file",
+                str(path),
+                (("path", str(path)), ("pointer", json.dumps(pointer))),
+                "",
+                value_text(value),
+                as_of,
+                label,
+            )
+        )
 
-    def passage(self, doc_id: str, passage_no: int, quotation: str, *, title: str | None,
-                location: str | None, published_on: date | None, label: str = "") -> int:
+    def passage(
+        self,
+        doc_id: str,
+        passage_no: int,
+        quotation: str,
+        *,
+        title: str | None,
+        location: str | None,
+        published_on: date | None,
+        label: str = "",
+    ) -> int:
         """Cite `quotation` from passage (doc_id, passage_no); its number."""
         return self._add(
-            Receipt("passage", "passages", (("doc_id", doc_id), ("passage_no", passage_no)),
-                    "text", quotation, published_on, label),
-            {"title": title, "location": location, "published_on": published_on})
+            Receipt(
+                "passage",
+                "passages",
+                (("doc_id", doc_id), ("passage_no", passage_no)),
+                "text",
+                quotation,
+                published_on,
+                label,
+            ),
+            {"title": title, "location": location, "published_on": published_on},
+        )
 
     def cite(self, c: Citation) -> int:
         """Cite a stored fact an evidence line rests on; its number."""
@@ -142,8 +222,15 @@ class ReceiptBook:
             return self.quote(c.table, c.key, c.column, c.value, c.as_of, c.label)
         if c.kind == "query":
             return self.query(c.table, c.sql, c.params, c.value, c.as_of, c.label)
-        return self.passage(c.key["doc_id"], c.key["passage_no"], c.value, title=c.title,
-                            location=c.location, published_on=c.as_of, label=c.label)
+        return self.passage(
+            c.key["doc_id"],
+            c.key["passage_no"],
+            c.value,
+            title=c.title,
+            location=c.location,
+            published_on=c.as_of,
+            label=c.label,
+        )
 
     def get(self, number: int) -> Receipt:
         return self.receipts[number - 1]
@@ -157,7 +244,7 @@ def _file_value(receipt: Receipt) -> tuple[bool, Any]:
         return False, None
     for step in json.loads(key["pointer"]):
         if isinstance(step, dict):
-            (name, wanted), = step.items()
+            ((name, wanted),) = step.items()
             node = next((e for e in node if isinstance(e, dict) and e.get(name) == wanted), None)
         elif isinstance(node, dict):
             node = node.get(step)
@@ -183,8 +270,9 @@ def _stored_value(store: Store, receipt: Receipt) -> tuple[bool, Any]:
         params = [f'$."{name}"', *params]
     else:
         expr = f'"{receipt.column}"'
-    row = store.con.execute(f'SELECT {expr} FROM "{receipt.table}" WHERE {where}',
-                            params).fetchone()
+    row = store.con.execute(
+        f'SELECT {expr} FROM "{receipt.table}" WHERE {where}', params
+    ).fetchone()
     if row is None:
         return False, None
     value = row[0]
@@ -211,8 +299,10 @@ def resolve(store: Store, receipt: Receipt) -> str | None:
             return None
     elif value_text(stored) == receipt.value:
         return None
-    return (f"{receipt.table}.{receipt.column} {receipt.key_json}: stored "
-            f"{value_text(stored)!r}, cited {receipt.value!r}")
+    return (
+        f"{receipt.table}.{receipt.column} {receipt.key_json}: stored "
+        f"{value_text(stored)!r}, cited {receipt.value!r}"
+    )
 
 
 def stored_receipts(store: Store, briefing_id: str) -> list[Receipt]:
@@ -220,7 +310,8 @@ def stored_receipts(store: Store, briefing_id: str) -> list[Receipt]:
     rows = store.con.execute(
         "SELECT kind, table_name, row_key, column_name, value, as_of, label "
         "FROM briefing_receipts WHERE briefing_id = ? ORDER BY receipt_no",
-        [briefing_id]).fetchall()
+        [briefing_id],
+    ).fetchall()
     out = []
     for kind, table, key_json, column, value, as_of, label in rows:
         key = json.loads(key_json)

@@ -14,7 +14,8 @@ def record_alias(store: Store, alias: str, repo: str, origin: str) -> None:
     store.con.execute(
         "INSERT INTO repo_aliases VALUES (?, ?, ?, ?) ON CONFLICT (alias) DO UPDATE SET "
         "repo = excluded.repo, origin = excluded.origin",
-        [alias, repo, origin, utcnow()])
+        [alias, repo, origin, utcnow()],
+    )
 
 
 def rename_repo(store: Store, old: str, new: str, origin: str) -> int:
@@ -23,22 +24,25 @@ def rename_repo(store: Store, old: str, new: str, origin: str) -> int:
     moved = 0
     with store.transaction():
         for table in ALL_TABLES:
-            if ("repo" not in table.column_names or table.name == "repo_aliases"
-                    or table.view_sql):
+            if "repo" not in table.column_names or table.name == "repo_aliases" or table.view_sql:
                 continue
             other_keys = [k for k in table.primary_key if k != "repo"]
             if table.primary_key and "repo" in table.primary_key and other_keys:
                 match = " AND ".join(f'n."{k}" = o."{k}"' for k in other_keys)
                 store.con.execute(
                     f'DELETE FROM "{table.name}" o WHERE o.repo = ? AND EXISTS '
-                    f'(SELECT 1 FROM "{table.name}" n WHERE n.repo = ? AND {match})', [old, new])
+                    f'(SELECT 1 FROM "{table.name}" n WHERE n.repo = ? AND {match})',
+                    [old, new],
+                )
             elif table.primary_key == ("repo",):
                 exists = store.con.execute(
-                    f'SELECT count(*) FROM "{table.name}" WHERE repo = ?', [new]).fetchone()[0]
+                    f'SELECT count(*) FROM "{table.name}" WHERE repo = ?', [new]
+                ).fetchone()[0]
                 if exists:
                     store.con.execute(f'DELETE FROM "{table.name}" WHERE repo = ?', [old])
                     continue
             moved += store.con.execute(
-                f'UPDATE "{table.name}" SET repo = ? WHERE repo = ?', [new, old]).fetchone()[0]
+                f'UPDATE "{table.name}" SET repo = ? WHERE repo = ?', [new, old]
+            ).fetchone()[0]
         record_alias(store, old, new, origin)
     return moved

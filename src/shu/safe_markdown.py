@@ -34,8 +34,11 @@ PIPE = "\ue000"  # an outside `|`, until `finish_markdown` knows whether it sits
 _INVISIBLE_CATEGORIES = {"Cc", "Cf", "Co", "Cs", "Cn"}
 _WHITESPACE = re.compile(r"\s+")
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*)>")
-_RAW_HTML = re.compile(r"<!--.*?(?:-->|$)|<![^>]*>?|<\?.*?(?:\?>|$)"
-                       r"|</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>", re.S)
+_RAW_HTML = re.compile(
+    r"<!--.*?(?:-->|$)|<![^>]*>?|<\?.*?(?:\?>|$)"
+    r"|</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>",
+    re.S,
+)
 _LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()]|\([^()]*\))*\)")
 _REF_LINK = re.compile(r"!?\[([^\[\]]*)\]\[[^\[\]]*\]")
 _MARKUP = re.compile(r"[`*_\[\]\\~]|<[A-Za-z/!?]|&#?\w+;|://|^www\.", re.IGNORECASE)
@@ -45,8 +48,14 @@ _TABLE_ROW = re.compile(r"^\s*\|")
 
 
 def _strip_invisible(text: str) -> str:
-    return "".join(" " if ch in "\t\n\r\x0b\x0c" else "" if unicodedata.category(ch)
-                   in _INVISIBLE_CATEGORIES else ch for ch in text)
+    return "".join(
+        " "
+        if ch in "\t\n\r\x0b\x0c"
+        else ""
+        if unicodedata.category(ch) in _INVISIBLE_CATEGORIES
+        else ch
+        for ch in text
+    )
 
 
 def _decode(text: str) -> str:
@@ -143,8 +152,10 @@ def safe_link(label: object, target: str | None) -> str:
 
 def finish_markdown(markdown: str) -> str:
     """The briefing's markdown with each outside `|` placed: `\\|` on table rows, `|` elsewhere."""
-    return "\n".join(line.replace(PIPE, "\\|" if _TABLE_ROW.match(line) else "|")
-                     for line in markdown.split("\n"))
+    return "\n".join(
+        line.replace(PIPE, "\\|" if _TABLE_ROW.match(line) else "|")
+        for line in markdown.split("\n")
+    )
 
 
 class Md(str):

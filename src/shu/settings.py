@@ -30,9 +30,11 @@ class DeclaredQuestion(BaseModel):
     its template x horizon model is trained; the template's own threshold rule is not applied."""
 
     repo: str = Field(description="GitHub 'owner/name'.", pattern=r"^[\w.-]+/[\w.-]+$")
-    template: str = Field(description="A binary template, e.g. 'star_accel_reach', "
-                          "'star_accel_fall', 'star_velocity_level', 'star_gain', "
-                          "'rocm_share_reach' (a share), 'rocm_release_mention'.")
+    template: str = Field(
+        description="A binary template, e.g. 'star_accel_reach', "
+        "'star_accel_fall', 'star_velocity_level', 'star_gain', "
+        "'rocm_share_reach' (a share), 'rocm_release_mention'."
+    )
     threshold: float = Field(description="X in the template's question (its unit).")
     horizon: int = Field(description="Horizon in days (a trained one: 7, 30 or 90).", ge=1)
 
@@ -41,12 +43,18 @@ class Topic(BaseModel):
     """A topic shu can attribute activity to (e.g. rocm-adoption), defined by regex patterns."""
 
     name: str = Field(description="Topic slug, e.g. 'rocm-adoption'.")
-    pattern: str = Field(description="Case-insensitive Python regex over commit subjects/paths, "
-                         "release notes and documents.")
-    flag_column: str | None = Field(default=None,
-                                    description="Boolean column on `commits` this topic fills.")
-    term: str | None = Field(default=None, description="The term the briefing's context "
-                             "questions ask about (e.g. 'ROCm'); defaults to the name.")
+    pattern: str = Field(
+        description="Case-insensitive Python regex over commit subjects/paths, "
+        "release notes and documents."
+    )
+    flag_column: str | None = Field(
+        default=None, description="Boolean column on `commits` this topic fills."
+    )
+    term: str | None = Field(
+        default=None,
+        description="The term the briefing's context "
+        "questions ask about (e.g. 'ROCm'); defaults to the name.",
+    )
 
 
 DEFAULT_REPOS = [
@@ -60,10 +68,16 @@ ROCM_PATTERN = r"rocm|\bhip\b|hipify|amdgpu|\bamd\b|gfx9|gfx1|mi300|mi250|miopen
 DEFAULT_TOPICS = [
     Topic(name="rocm-adoption", pattern=ROCM_PATTERN, flag_column="touches_rocm", term="ROCm"),
     Topic(name="tpu-support", pattern=r"\btpus?\b|\bxla\b|pjrt", term="TPU"),
-    Topic(name="compiler-uplift", pattern=r"inductor|torch\.compile|\btriton\b|dynamo",
-          term="torch.compile"),
-    Topic(name="quantization", pattern=r"quantiz|\bint[48]\b|\bfp8\b|gguf|\bawq\b|\bgptq\b",
-          term="quantization"),
+    Topic(
+        name="compiler-uplift",
+        pattern=r"inductor|torch\.compile|\btriton\b|dynamo",
+        term="torch.compile",
+    ),
+    Topic(
+        name="quantization",
+        pattern=r"quantiz|\bint[48]\b|\bfp8\b|gguf|\bawq\b|\bgptq\b",
+        term="quantization",
+    ),
 ]
 
 DEFAULT_ALIASES = {"jmorganca/ollama": "ollama/ollama"}
@@ -79,43 +93,81 @@ class ConfiguredClaim(BaseModel):
 
     id: str = Field(description="Stable id, e.g. 'inductor_geomean_1_5x'.")
     text: str = Field(description="The claim as a sentence (shown in reports).")
-    metric: str = Field(description="'speedup', 'TFLOP/s', 'GB/s', 'fraction_of_ceiling', "
-                        "'relative' (time of workload / eager time of baseline kernel) or "
-                        "'build' (workload 'rocm': the torch build reports HIP).")
-    workload: str = Field(default="suite", description="A probe kernel, 'suite' (geomean), "
-                          "'matmul' or 'copy' (measured ceilings), or 'rocm' for 'build'.")
-    comparison: str = Field(default="at least", description="'about', 'up to', 'at least', "
-                            "'at most', 'between', 'within' or 'no speedup'.")
+    metric: str = Field(
+        description="'speedup', 'TFLOP/s', 'GB/s', 'fraction_of_ceiling', "
+        "'relative' (time of workload / eager time of baseline kernel) or "
+        "'build' (workload 'rocm': the torch build reports HIP)."
+    )
+    workload: str = Field(
+        default="suite",
+        description="A probe kernel, 'suite' (geomean), "
+        "'matmul' or 'copy' (measured ceilings), or 'rocm' for 'build'.",
+    )
+    comparison: str = Field(
+        default="at least",
+        description="'about', 'up to', 'at least', 'at most', 'between', 'within' or 'no speedup'.",
+    )
     value: float | None = Field(default=None, description="Claimed value (fractions for %).")
     value_high: float | None = Field(default=None, description="High end for 'between'.")
-    tolerance: float | None = Field(default=None, description="Relative tolerance for "
-                                    "'about'/'within' (default: claim_tolerance).")
+    tolerance: float | None = Field(
+        default=None,
+        description="Relative tolerance for 'about'/'within' (default: claim_tolerance).",
+    )
     device: str | None = Field(default=None, description="Device class (H100, MI300X, CPU…).")
     backend: str | None = Field(default=None, description="'cuda', 'rocm', 'cpu' or 'mps'.")
     dtype: str | None = Field(default=None, description="dtype the claim is about.")
-    baseline: str | None = Field(default="eager", description="What it compares against "
-                                 "(a kernel for metric 'relative').")
+    baseline: str | None = Field(
+        default="eager", description="What it compares against (a kernel for metric 'relative')."
+    )
 
 
 DEFAULT_CLAIMS = [
-    ConfiguredClaim(id="inductor_geomean_1_5x", text="Inductor gives >= 1.5x over eager on "
-                    "average on this backend", metric="speedup", value=1.5),
-    ConfiguredClaim(id="rocm_inductor_geomean_1_5x", text="Inductor gives >= 1.5x over eager "
-                    "on average on AMD GPUs (ROCm)", metric="speedup", value=1.5,
-                    backend="rocm"),
-    ConfiguredClaim(id="torch_build_supports_rocm", text="This PyTorch build supports ROCm",
-                    metric="build", workload="rocm", baseline=None),
-    ConfiguredClaim(id="layernorm_gelu_30pct_copy_bw", text="Compiled layernorm+GELU reaches "
-                    ">= 30% of the device's copy bandwidth", metric="fraction_of_ceiling",
-                    workload="layernorm_gelu", value=0.30, baseline="copy"),
-    ConfiguredClaim(id="gemm_epilogue_70pct_matmul_peak", text="A compiled GEMM with a "
-                    "bias+ReLU epilogue reaches >= 70% of the device's measured matmul rate",
-                    metric="fraction_of_ceiling", workload="gemm_bias_relu", value=0.70,
-                    baseline="matmul"),
-    ConfiguredClaim(id="naive_attention_fused_to_sdpa_speed", text="Inductor makes naive "
-                    "attention as fast as fused SDPA (within 10%)", metric="relative",
-                    workload="naive_attention", comparison="at most", value=1.10,
-                    baseline="sdpa"),
+    ConfiguredClaim(
+        id="inductor_geomean_1_5x",
+        text="Inductor gives >= 1.5x over eager on average on this backend",
+        metric="speedup",
+        value=1.5,
+    ),
+    ConfiguredClaim(
+        id="rocm_inductor_geomean_1_5x",
+        text="Inductor gives >= 1.5x over eager on average on AMD GPUs (ROCm)",
+        metric="speedup",
+        value=1.5,
+        backend="rocm",
+    ),
+    ConfiguredClaim(
+        id="torch_build_supports_rocm",
+        text="This PyTorch build supports ROCm",
+        metric="build",
+        workload="rocm",
+        baseline=None,
+    ),
+    ConfiguredClaim(
+        id="layernorm_gelu_30pct_copy_bw",
+        text="Compiled layernorm+GELU reaches >= 30% of the device's copy bandwidth",
+        metric="fraction_of_ceiling",
+        workload="layernorm_gelu",
+        value=0.30,
+        baseline="copy",
+    ),
+    ConfiguredClaim(
+        id="gemm_epilogue_70pct_matmul_peak",
+        text="A compiled GEMM with a "
+        "bias+ReLU epilogue reaches >= 70% of the device's measured matmul rate",
+        metric="fraction_of_ceiling",
+        workload="gemm_bias_relu",
+        value=0.70,
+        baseline="matmul",
+    ),
+    ConfiguredClaim(
+        id="naive_attention_fused_to_sdpa_speed",
+        text="Inductor makes naive attention as fast as fused SDPA (within 10%)",
+        metric="relative",
+        workload="naive_attention",
+        comparison="at most",
+        value=1.10,
+        baseline="sdpa",
+    ),
 ]
 
 
@@ -124,94 +176,150 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="SHU_", extra="ignore", populate_by_name=True)
 
-    db: Path = Field(default=Path("data/shu.duckdb"),
-                     description="Path of the DuckDB store (env SHU_DB).")
-    repos: list[TrackedRepo] = Field(default_factory=lambda: list(DEFAULT_REPOS),
-                                     description="Tracked repositories and their categories.")
-    aliases: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_ALIASES),
-                                    description="Old repository name -> current name; folded "
-                                                "on every import.")
-    topics: list[Topic] = Field(default_factory=lambda: list(DEFAULT_TOPICS),
-                                description="Topic definitions used for flags and attribution.")
+    db: Path = Field(
+        default=Path("data/shu.duckdb"), description="Path of the DuckDB store (env SHU_DB)."
+    )
+    repos: list[TrackedRepo] = Field(
+        default_factory=lambda: list(DEFAULT_REPOS),
+        description="Tracked repositories and their categories.",
+    )
+    aliases: dict[str, str] = Field(
+        default_factory=lambda: dict(DEFAULT_ALIASES),
+        description="Old repository name -> current name; folded on every import.",
+    )
+    topics: list[Topic] = Field(
+        default_factory=lambda: list(DEFAULT_TOPICS),
+        description="Topic definitions used for flags and attribution.",
+    )
     github_token: SecretStr | None = Field(
-        default=None, validation_alias=AliasChoices("GITHUB_TOKEN", "SHU_GITHUB_TOKEN"),
-        description="GitHub token (env GITHUB_TOKEN); never logged or stored.")
+        default=None,
+        validation_alias=AliasChoices("GITHUB_TOKEN", "SHU_GITHUB_TOKEN"),
+        description="GitHub token (env GITHUB_TOKEN); never logged or stored.",
+    )
     github_api_url: str = Field(
         default="https://api.github.com",
         validation_alias=AliasChoices("SHU_GITHUB_API_URL", "github_api_url"),
-        description="GitHub REST base URL (GitHub Enterprise: https://HOST/api/v3).")
-    github_max_wait_s: float = Field(default=900.0, description="Longest wait for a rate-limit "
-                                     "reset before stopping cleanly and saying when to retry.")
+        description="GitHub REST base URL (GitHub Enterprise: https://HOST/api/v3).",
+    )
+    github_max_wait_s: float = Field(
+        default=900.0,
+        description="Longest wait for a rate-limit "
+        "reset before stopping cleanly and saying when to retry.",
+    )
     github_timeout_s: float = Field(default=30.0, description="Per-request timeout, seconds.")
     github_retries: int = Field(default=4, description="Retries on 5xx/connection errors.")
     github_commit_lookback_days: int = Field(
-        default=90, description="Days of commits a first `shu ingest github` fetches when none "
-        "are stored and --backfill is not given (--backfill fetches the whole history).")
+        default=90,
+        description="Days of commits a first `shu ingest github` fetches when none "
+        "are stored and --backfill is not given (--backfill fetches the whole history).",
+    )
     version_tag_pattern: str = Field(
         default=r"^(?:[\w.-]*?[-_/])?v?\d+\.\d+",
-        description="Regex a git tag must match to count as a release (`shu ingest git`).")
+        description="Regex a git tag must match to count as a release (`shu ingest git`).",
+    )
     reports_dir: Path = Field(default=Path("reports"), description="Where briefings are written.")
-    models_dir: Path = Field(default=Path("models"), description="Where trained models live; "
-                             "a relative path is taken under `home`, so `shu daily` finds the "
-                             "models wherever it is started from.")
-    home: Path | None = Field(default=None, description="Folder a relative models_dir is "
-                              "resolved against (env SHU_HOME); default: the folder of the "
-                              "shu.toml in use, else the current directory when settings load.")
-    schedule_cron: str = Field(default="0 6 * * *",
-                               description="Cron (UTC) on which `shu serve` runs the daily flow.")
-    document_paths: list[Path] = Field(default_factory=list, description="Files or folders of "
-                                       "documents the daily flow (re-)ingests into the corpus.")
+    models_dir: Path = Field(
+        default=Path("models"),
+        description="Where trained models live; "
+        "a relative path is taken under `home`, so `shu daily` finds the "
+        "models wherever it is started from.",
+    )
+    home: Path | None = Field(
+        default=None,
+        description="Folder a relative models_dir is "
+        "resolved against (env SHU_HOME); default: the folder of the "
+        "shu.toml in use, else the current directory when settings load.",
+    )
+    schedule_cron: str = Field(
+        default="0 6 * * *", description="Cron (UTC) on which `shu serve` runs the daily flow."
+    )
+    document_paths: list[Path] = Field(
+        default_factory=list,
+        description="Files or folders of documents the daily flow (re-)ingests into the corpus.",
+    )
     questions: list[DeclaredQuestion] = Field(
-        default_factory=list, description="User-declared forecast questions ([[questions]] in "
-        "shu.toml: repo, template, threshold, horizon).")
-    probe_max_age_days: int = Field(default=7, description="Daily flow re-runs the probe when "
-                                    "the latest run is older than this.")
+        default_factory=list,
+        description="User-declared forecast questions ([[questions]] in "
+        "shu.toml: repo, template, threshold, horizon).",
+    )
+    probe_max_age_days: int = Field(
+        default=7,
+        description="Daily flow re-runs the probe when the latest run is older than this.",
+    )
     claims: list[ConfiguredClaim] = Field(
         default_factory=lambda: list(DEFAULT_CLAIMS),
         description="Hardware/compiler claims checked against the probe besides those read "
-        "from documents (`[[shu.claims]]` tables in shu.toml; the list replaces the defaults).")
-    claim_tolerance: float = Field(default=0.10, description="Relative tolerance of an 'about' "
-                                   "claim ('about 2.5x' holds for 2.25-2.75x).")
-    claim_no_speedup_tolerance: float = Field(default=0.05, description="A 'no speedup' claim "
-                                              "holds while the measured speedup is at most "
-                                              "1 + this.")
+        "from documents (`[[shu.claims]]` tables in shu.toml; the list replaces the defaults).",
+    )
+    claim_tolerance: float = Field(
+        default=0.10,
+        description="Relative tolerance of an 'about' claim ('about 2.5x' holds for 2.25-2.75x).",
+    )
+    claim_no_speedup_tolerance: float = Field(
+        default=0.05,
+        description="A 'no speedup' claim holds while the measured speedup is at most 1 + this.",
+    )
     claim_dtype_equivalents: dict[str, str] = Field(
         default_factory=lambda: {"float16": "bfloat16"},
         description="Claim dtype -> probe dtype it may be checked against, said so in the "
-        "verdict (fp16 and bf16 share tensor-core rates on the GPUs the probe has run on).")
+        "verdict (fp16 and bf16 share tensor-core rates on the GPUs the probe has run on).",
+    )
     gharchive_url: str = Field(
         default="https://data.gharchive.org",
         validation_alias=AliasChoices("SHU_GHARCHIVE_URL", "gharchive_url"),
-        description="Base URL of GH Archive's hourly files (`shu ingest gharchive --from/--to`).")
-    gharchive_dir: Path = Field(default=Path("data/gharchive"), description="Where downloaded "
-                                "GH Archive hourly files are kept.")
-    gharchive_paths: list[str] = Field(default_factory=list, description="Files, directories "
-                                       "or globs of GH Archive hourly files the daily flow loads "
-                                       "(files already loaded are skipped).")
-    ranking_files: list[str] = Field(default_factory=list, description="Daily ranking files "
-                                     "(github-ranking-YYYY-MM-DD.csv) the daily flow loads, "
-                                     "'{day}' standing for the run's day, e.g. "
-                                     "'data/ranking/github-ranking-{day}.csv': fresh counts of "
-                                     "the untracked repositories, for the breakout radar.")
-    gharchive_batch_files: int = Field(default=24, ge=1, description="Hourly files per DuckDB "
-                                       "scan, and per Dask task (a day: each scan's fixed cost "
-                                       "is paid once a day of hours; memory stays within "
-                                       "gharchive_memory_limit, DuckDB spills beyond it).")
-    gharchive_files_per_write: int = Field(default=168, ge=1, description="Hourly files "
-                                           "written per transaction (168 = a week).")
-    gharchive_memory_limit: str = Field(default="2GB", description="DuckDB memory_limit of each "
-                                        "GH Archive scan (spills beyond it).")
-    task_runner: str = Field(default="threads", pattern="^(threads|dask)$",
-                             description="Prefect task runner of the daily flow's fan-out: "
-                             "'threads' or 'dask' (needs `pip install 'shu[dask]'`).")
-    dask_address: str | None = Field(default=None, description="Dask scheduler address "
-                                     "(tcp://HOST:8786); unset: a temporary LocalCluster.")
-    dask_workers: int = Field(default=2, ge=1, description="Workers of the temporary Dask "
-                              "LocalCluster.")
+        description="Base URL of GH Archive's hourly files (`shu ingest gharchive --from/--to`).",
+    )
+    gharchive_dir: Path = Field(
+        default=Path("data/gharchive"),
+        description="Where downloaded GH Archive hourly files are kept.",
+    )
+    gharchive_paths: list[str] = Field(
+        default_factory=list,
+        description="Files, directories "
+        "or globs of GH Archive hourly files the daily flow loads "
+        "(files already loaded are skipped).",
+    )
+    ranking_files: list[str] = Field(
+        default_factory=list,
+        description="Daily ranking files "
+        "(github-ranking-YYYY-MM-DD.csv) the daily flow loads, "
+        "'{day}' standing for the run's day, e.g. "
+        "'data/ranking/github-ranking-{day}.csv': fresh counts of "
+        "the untracked repositories, for the breakout radar.",
+    )
+    gharchive_batch_files: int = Field(
+        default=24,
+        ge=1,
+        description="Hourly files per DuckDB "
+        "scan, and per Dask task (a day: each scan's fixed cost "
+        "is paid once a day of hours; memory stays within "
+        "gharchive_memory_limit, DuckDB spills beyond it).",
+    )
+    gharchive_files_per_write: int = Field(
+        default=168, ge=1, description="Hourly files written per transaction (168 = a week)."
+    )
+    gharchive_memory_limit: str = Field(
+        default="2GB", description="DuckDB memory_limit of each GH Archive scan (spills beyond it)."
+    )
+    task_runner: str = Field(
+        default="threads",
+        pattern="^(threads|dask)$",
+        description="Prefect task runner of the daily flow's fan-out: "
+        "'threads' or 'dask' (needs `pip install 'shu[dask]'`).",
+    )
+    dask_address: str | None = Field(
+        default=None,
+        description="Dask scheduler address (tcp://HOST:8786); unset: a temporary LocalCluster.",
+    )
+    dask_workers: int = Field(
+        default=2, ge=1, description="Workers of the temporary Dask LocalCluster."
+    )
     prefect_analytics: bool = Field(
-        default=False, description="Let Prefect send its anonymous usage analytics (server "
+        default=False,
+        description="Let Prefect send its anonymous usage analytics (server "
         "telemetry heartbeat, SDK events; env SHU_PREFECT_ANALYTICS). Off: shu's flows run with "
-        "PREFECT_SERVER_ANALYTICS_ENABLED=false and DO_NOT_TRACK=1.")
+        "PREFECT_SERVER_ANALYTICS_ENABLED=false and DO_NOT_TRACK=1.",
+    )
 
     @classmethod
     def settings_customise_sources(

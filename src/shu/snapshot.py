@@ -41,8 +41,9 @@ def refresh_snapshot(store: Store) -> Path:
     return target
 
 
-def open_for_reading(db: Path | str, config: dict[str, Any] | None = None
-                     ) -> tuple[Store, str | None]:
+def open_for_reading(
+    db: Path | str, config: dict[str, Any] | None = None
+) -> tuple[Store, str | None]:
     """The live store read-only, or its snapshot when a writer holds the store.
 
     `config` is extra DuckDB configuration for the connection (e.g. `shu.analyst`'s
@@ -56,8 +57,10 @@ def open_for_reading(db: Path | str, config: dict[str, Any] | None = None
         if LOCKED not in str(exc) or not snap.exists():
             raise
     taken = datetime.fromtimestamp(snap.stat().st_mtime, UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return (Store(snap, read_only=True, config=config),
-            f"{db} is being written by a running flow; reading its snapshot of {taken}")
+    return (
+        Store(snap, read_only=True, config=config),
+        f"{db} is being written by a running flow; reading its snapshot of {taken}",
+    )
 
 
 def open_for_writing(db: Path | str, wait_s: float = 60.0) -> Store:

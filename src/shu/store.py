@@ -44,10 +44,15 @@ def _m003_unindexed_keys(con: duckdb.DuckDBPyConnection) -> None:
     (stars_daily) that a store created earlier built with one. Its rows are copied as they are
     (they are unique: the index held them so)."""
     for table in ALL_TABLES:
-        if table.key_indexed or table.view_sql or not con.execute(
+        if (
+            table.key_indexed
+            or table.view_sql
+            or not con.execute(
                 "SELECT count(*) FROM duckdb_constraints() WHERE schema_name = 'main' AND "
-                "table_name = ? AND constraint_type = 'PRIMARY KEY'", [table.name]
-        ).fetchone()[0]:
+                "table_name = ? AND constraint_type = 'PRIMARY KEY'",
+                [table.name],
+            ).fetchone()[0]
+        ):
             continue
         old = f"_{table.name}_keyed"
         con.execute(f'ALTER TABLE "{table.name}" RENAME TO "{old}"')
@@ -59,8 +64,11 @@ def _m003_unindexed_keys(con: duckdb.DuckDBPyConnection) -> None:
 # Ordered, append-only. Never edit an entry that has shipped: add a new one.
 MIGRATIONS: list[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     (1, "initial schema: every declared table", _m001_initial),
-    (2, "star_signals.velocity_90d: recreated, rebuilt in full by the next refresh",
-     _m002_star_signals_velocity_90d),
+    (
+        2,
+        "star_signals.velocity_90d: recreated, rebuilt in full by the next refresh",
+        _m002_star_signals_velocity_90d,
+    ),
     (3, "stars_daily: primary key unique by construction, no index", _m003_unindexed_keys),
 ]
 
@@ -108,8 +116,9 @@ class Load:
 class Store:
     """An open DuckDB store. Use `open_store()`; close it (or use it as a context manager)."""
 
-    def __init__(self, path: Path | str, read_only: bool = False,
-                 config: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, path: Path | str, read_only: bool = False, config: dict[str, Any] | None = None
+    ) -> None:
         self.path = Path(path)
         self.read_only = read_only
         self.config = dict(config or {})
@@ -122,14 +131,18 @@ class Store:
     def _connect(self) -> duckdb.DuckDBPyConnection:
         if str(self.path) != ":memory:":
             if self.read_only and not self.path.exists():
-                raise StoreError(f"no store at {self.path}: load data first "
-                                 "(e.g. `shu ingest ranking PATH`)")
+                raise StoreError(
+                    f"no store at {self.path}: load data first (e.g. `shu ingest ranking PATH`)"
+                )
             if not self.read_only:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             lock = self.config.get("lock_configuration", False)
-            con = duckdb.connect(str(self.path), read_only=self.read_only, config={
-                k: v for k, v in self.config.items() if k != "lock_configuration"})
+            con = duckdb.connect(
+                str(self.path),
+                read_only=self.read_only,
+                config={k: v for k, v in self.config.items() if k != "lock_configuration"},
+            )
             con.execute("SET enable_progress_bar = false")
             if lock:  # last: nothing may change the configuration after this
                 con.execute("SET lock_configuration = true")
@@ -137,8 +150,10 @@ class Store:
         except duckdb.IOException as exc:
             msg = str(exc).splitlines()[0]
             if "lock" in msg.lower():
-                raise StoreError(f"{self.path} is being written by another process; retry when it"
-                                 " finishes (or read the snapshot under data/snapshot/)") from exc
+                raise StoreError(
+                    f"{self.path} is being written by another process; retry when it"
+                    " finishes (or read the snapshot under data/snapshot/)"
+                ) from exc
             raise StoreError(f"cannot open {self.path}: {msg}") from exc
         except duckdb.Error as exc:
             raise StoreError(f"cannot open {self.path}: {str(exc).splitlines()[0]}") from exc
@@ -159,9 +174,11 @@ class Store:
         with self.transaction():
             self.con.execute(
                 f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, "
-                "name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)")
-            done = {r[0] for r in self.con.execute(
-                f"SELECT version FROM {MIGRATIONS_TABLE}").fetchall()}
+                "name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+            )
+            done = {
+                r[0] for r in self.con.execute(f"SELECT version FROM {MIGRATIONS_TABLE}").fetchall()
+            }
             for version, name, fn in MIGRATIONS:
                 if version in done:
                     continue
@@ -172,15 +189,17 @@ class Store:
         return applied
 
     def _record_migration(self, version: int, name: str) -> None:
-        self.con.execute(f"INSERT INTO {MIGRATIONS_TABLE} VALUES (?, ?, ?)",
-                         [version, name, utcnow()])
+        self.con.execute(
+            f"INSERT INTO {MIGRATIONS_TABLE} VALUES (?, ?, ?)", [version, name, utcnow()]
+        )
 
     def _reconcile(self) -> list[str]:
         """Create declared tables/columns that the file lacks (additive changes only)."""
         existing: dict[str, set[str]] = {}
         for table_name, column_name in self.con.execute(
-                "SELECT table_name, column_name FROM information_schema.columns "
-                "WHERE table_schema = 'main'").fetchall():
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema = 'main'"
+        ).fetchall():
             existing.setdefault(table_name, set()).add(column_name)
         changes: list[str] = []
         for table in ALL_TABLES:
@@ -199,7 +218,8 @@ class Store:
                     changes.append(f"auto: add column {table.name}.{c.name}")
         if changes:
             top = self.con.execute(
-                f"SELECT coalesce(max(version), 0) FROM {MIGRATIONS_TABLE}").fetchone()[0]
+                f"SELECT coalesce(max(version), 0) FROM {MIGRATIONS_TABLE}"
+            ).fetchone()[0]
             for i, change in enumerate(changes, start=1):
                 self._record_migration(max(top, 1000) + i, change)
         return changes
@@ -213,8 +233,10 @@ class Store:
     @contextlib.contextmanager
     def settings(self, values: dict[str, str]) -> Iterator[None]:
         """DuckDB settings changed for a block, then put back as they were."""
-        old = {name: self.con.execute("SELECT current_setting(?)", [name]).fetchall()[0][0]
-               for name in values}
+        old = {
+            name: self.con.execute("SELECT current_setting(?)", [name]).fetchall()[0][0]
+            for name in values
+        }
         for name, value in values.items():
             self.con.execute(f"SET {name} = '{value}'")
         try:
@@ -227,8 +249,7 @@ class Store:
         """Settings for a bulk load: DuckDB's memory capped at `memory_limit` (it spills to
         disk beyond it, so peak memory stays bounded) and insertion order not kept (nothing
         depends on it, and keeping it costs time); both restored after."""
-        return self.settings({"memory_limit": memory_limit,
-                              "preserve_insertion_order": "false"})
+        return self.settings({"memory_limit": memory_limit, "preserve_insertion_order": "false"})
 
     # ---------------------------------------------------------------- transactions
     @property
@@ -258,8 +279,9 @@ class Store:
         self.con.execute("COMMIT")
 
     # ---------------------------------------------------------------- writes
-    def upsert(self, table: str, rows: Any, *, keys_unique: bool = False,
-               scope: str = "") -> UpsertResult:
+    def upsert(
+        self, table: str, rows: Any, *, keys_unique: bool = False, scope: str = ""
+    ) -> UpsertResult:
         """Insert new rows and update changed ones, keyed on `table`'s primary key.
 
         Args:
@@ -283,39 +305,52 @@ class Store:
             cols = [d[0] for d in self.con.execute("SELECT * FROM _shu_stage LIMIT 0").description]
             unknown = [c for c in cols if c not in decl.column_names]
             if unknown or not set(pk) <= set(cols):
-                raise StoreError(f"upsert into {table}: columns {cols} must include the key "
-                                 f"{pk} and be among {decl.column_names}")
+                raise StoreError(
+                    f"upsert into {table}: columns {cols} must include the key "
+                    f"{pk} and be among {decl.column_names}"
+                )
             q = ", ".join(f'"{c}"' for c in cols)
             on = " AND ".join(f't."{k}" = s."{k}"' for k in pk)
             values = [c for c in cols if c not in pk]
             differs = " OR ".join(f't."{c}" IS DISTINCT FROM s."{c}"' for c in values) or "FALSE"
             target = f'(SELECT * FROM "{table}" WHERE {scope})' if scope else f'"{table}"'
             with self.transaction():
-                dupes = 0 if keys_unique else self.con.execute(
-                    f"SELECT count(*) - count(DISTINCT ({', '.join(pk)})) FROM _shu_stage"
-                ).fetchone()[0]
+                dupes = (
+                    0
+                    if keys_unique
+                    else self.con.execute(
+                        f"SELECT count(*) - count(DISTINCT ({', '.join(pk)})) FROM _shu_stage"
+                    ).fetchone()[0]
+                )
                 if dupes:
                     raise StoreError(f"upsert into {table}: {dupes} duplicate key rows in input")
-                if not self.con.execute(f'SELECT count(*) FROM (SELECT 1 FROM "{table}" LIMIT 1)'
-                                        ).fetchone()[0]:
+                if not self.con.execute(
+                    f'SELECT count(*) FROM (SELECT 1 FROM "{table}" LIMIT 1)'
+                ).fetchone()[0]:
                     # Empty table (a first load): everything is new, no comparison needed.
                     inserted = self.con.execute(
-                        f'INSERT INTO "{table}" ({q}) SELECT {q} FROM _shu_stage').fetchone()[0]
+                        f'INSERT INTO "{table}" ({q}) SELECT {q} FROM _shu_stage'
+                    ).fetchone()[0]
                     return UpsertResult(int(inserted), 0)
                 self.con.execute(
                     "CREATE OR REPLACE TEMP TABLE _shu_changed AS "
-                    f"SELECT s.*, t.\"{pk[0]}\" IS NULL AS _is_new FROM _shu_stage s "
-                    f"LEFT JOIN {target} t ON {on} WHERE t.\"{pk[0]}\" IS NULL OR ({differs})")
+                    f'SELECT s.*, t."{pk[0]}" IS NULL AS _is_new FROM _shu_stage s '
+                    f'LEFT JOIN {target} t ON {on} WHERE t."{pk[0]}" IS NULL OR ({differs})'
+                )
                 inserted, updated = self.con.execute(
                     "SELECT count(*) FILTER (WHERE _is_new), count(*) FILTER (WHERE NOT _is_new) "
-                    "FROM _shu_changed").fetchone()
+                    "FROM _shu_changed"
+                ).fetchone()
                 if inserted:
-                    self.con.execute(f'INSERT INTO "{table}" ({q}) SELECT {q} FROM _shu_changed '
-                                     "WHERE _is_new")
+                    self.con.execute(
+                        f'INSERT INTO "{table}" ({q}) SELECT {q} FROM _shu_changed WHERE _is_new'
+                    )
                 if updated:
                     sets = ", ".join(f'"{c}" = s."{c}"' for c in values)
-                    self.con.execute(f'UPDATE "{table}" t SET {sets} FROM _shu_changed s '
-                                     f"WHERE NOT s._is_new AND {on}")
+                    self.con.execute(
+                        f'UPDATE "{table}" t SET {sets} FROM _shu_changed s '
+                        f"WHERE NOT s._is_new AND {on}"
+                    )
                 self.con.execute("DROP TABLE IF EXISTS _shu_changed")
         finally:
             self.con.unregister("_shu_stage")
@@ -359,22 +394,39 @@ class Store:
         thousands of files logs each without a statement per file)."""
         finished = utcnow()
         for start in range(0, len(records), 500):
-            chunk = records[start:start + 500]
+            chunk = records[start : start + 500]
             self.con.execute(
                 "INSERT OR REPLACE INTO ingest_log VALUES "
                 + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(chunk)),
-                [v for r in chunk for v in (
-                    r.load_id, r.source, r.target, r.rows_read, r.rows_inserted,
-                    r.rows_updated, r.rows_rejected, r.started_at, finished, r.status,
-                    r.message)])
+                [
+                    v
+                    for r in chunk
+                    for v in (
+                        r.load_id,
+                        r.source,
+                        r.target,
+                        r.rows_read,
+                        r.rows_inserted,
+                        r.rows_updated,
+                        r.rows_rejected,
+                        r.started_at,
+                        finished,
+                        r.status,
+                        r.message,
+                    )
+                ],
+            )
 
     # ---------------------------------------------------------------- reads
     def duplicate_keys(self, table: str) -> int:
         """Rows of `table` beyond one per primary-key value (0 when the key is unique): the
         check for tables whose key is unique by construction rather than indexed."""
         keys = ", ".join(f'"{k}"' for k in TABLES_BY_NAME[table].primary_key)
-        return int(self.con.execute(
-            f'SELECT count(*) - count(DISTINCT ({keys})) FROM "{table}"').fetchone()[0])
+        return int(
+            self.con.execute(
+                f'SELECT count(*) - count(DISTINCT ({keys})) FROM "{table}"'
+            ).fetchone()[0]
+        )
 
     def tables(self) -> list[tuple[str, str, int]]:
         """(name, kind, rows) for every user-facing table and view."""
@@ -385,9 +437,10 @@ def list_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, int]]:
     """(name, kind, rows) for every user-facing table and view of the store open on `con`."""
     out = []
     for name, kind in con.execute(
-            "SELECT table_name, table_type FROM information_schema.tables "
-            "WHERE table_schema = 'main' AND table_name NOT LIKE '\\_%' ESCAPE '\\' "
-            "ORDER BY table_name").fetchall():
+        "SELECT table_name, table_type FROM information_schema.tables "
+        "WHERE table_schema = 'main' AND table_name NOT LIKE '\\_%' ESCAPE '\\' "
+        "ORDER BY table_name"
+    ).fetchall():
         rows = con.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
         out.append((name, "view" if "VIEW" in kind else "table", int(rows)))
     return out

@@ -21,8 +21,16 @@ from shu.testing.demo_sample import synthetic_sample
 from shu.testing.github_server import GitHubAPIServer
 
 DAY = date(2026, 3, 2)
-SECTIONS = ("## What moved", "## Forecasts", "## Signals", "## Probe results and claim checks",
-            "## Track record", "## Calibration watch", "## Receipts", "*Horizon ~")
+SECTIONS = (
+    "## What moved",
+    "## Forecasts",
+    "## Signals",
+    "## Probe results and claim checks",
+    "## Track record",
+    "## Calibration watch",
+    "## Receipts",
+    "*Horizon ~",
+)
 
 
 @pytest.fixture(scope="module")
@@ -32,18 +40,23 @@ def served(tmp_path_factory):
     sample.write_notes(out / "notes")
     (out / "probe.json").write_text(json.dumps(sample.probe))
     with GitHubAPIServer(sample.repos) as server:
-        overrides = {"db": str(out / "shu.duckdb"),
-                     "repos": [r.model_dump() for r in sample.tracked],
-                     "github_api_url": server.url, "reports_dir": str(out / "reports"),
-                     "models_dir": str(out / "models"), "document_paths": [str(out / "notes")],
-                     "aliases": {}}
+        overrides = {
+            "db": str(out / "shu.duckdb"),
+            "repos": [r.model_dump() for r in sample.tracked],
+            "github_api_url": server.url,
+            "reports_dir": str(out / "reports"),
+            "models_dir": str(out / "models"),
+            "document_paths": [str(out / "notes")],
+            "aliases": {},
+        }
         yield out, overrides, server
 
 
 def _forecasts(db) -> list[tuple]:
     with open_store(db, read_only=True) as store:
         return store.con.execute(
-            "SELECT * EXCLUDE (issued_at) FROM forecasts ORDER BY forecast_id").fetchall()
+            "SELECT * EXCLUDE (issued_at) FROM forecasts ORDER BY forecast_id"
+        ).fetchall()
 
 
 class _Lines(logging.Handler):
@@ -67,8 +80,9 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     db = out / "shu.duckdb"
     assert stages.ingest(db, settings, DAY, backfill=True).ok
     stages.signals(db, settings)
-    train_demo_model(db, settings, out / "probe.json",
-                     ("star_accel_reach", "star_velocity_interval"), (30,))
+    train_demo_model(
+        db, settings, out / "probe.json", ("star_accel_reach", "star_velocity_interval"), (30,)
+    )
 
     stage_lines = _Lines()
     STAGES.addHandler(stage_lines)
@@ -103,8 +117,9 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     assert _forecasts(db) == issued
     assert second["briefing"]["counts"]["path"] == path
     # The re-run only asked GitHub whether anything changed.
-    assert server.requests and all(r.conditional for r in server.requests
-                                   if "/repos/" in r.path and r.path.count("/") > 3)
+    assert server.requests and all(
+        r.conditional for r in server.requests if "/repos/" in r.path and r.path.count("/") > 3
+    )
     with open_store(db, read_only=True) as store:
         assert store.con.execute("SELECT count(*) FROM briefings").fetchone()[0] == 1
 

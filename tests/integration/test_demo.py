@@ -19,8 +19,14 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path) -> None:
     env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect")}
     env.pop("PREFECT_API_URL", None)
     env.pop("GITHUB_TOKEN", None)
-    run = subprocess.run([sys.executable, "-m", "shu", "demo", "--out", str(out)], env=env,
-                         capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    run = subprocess.run(
+        [sys.executable, "-m", "shu", "demo", "--out", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.splitlines()[0].startswith("shu demo: SYNTHETIC data")
     # A quiet console: no traceback (Prefect's telemetry is off) and no Prefect INFO lines
@@ -32,8 +38,13 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path) -> None:
     assert len(briefings) == 1
     text = briefings[0].read_text(encoding="utf-8")
     assert text.splitlines()[0].startswith("> **SYNTHETIC DATA**")
-    for section in ("## Forecasts", "## Signals", "## Probe results and claim checks",
-                    "## Track record", "## Receipts"):
+    for section in (
+        "## Forecasts",
+        "## Signals",
+        "## Probe results and claim checks",
+        "## Track record",
+        "## Receipts",
+    ):
         assert section in text
     assert "28-day velocity on " in text and "(80%: " in text  # interval forecasts briefed
     # The radar: today's ranking file loaded by the daily flow, untracked repositories briefed.
@@ -55,15 +66,24 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path) -> None:
         assert cards, "no ROCm adoption card in the demo briefing"
         assert any(c["declared"] and c["repo"] == "synthetic-demo/servelite" for c in cards)
         today = date.fromisoformat(briefings[0].stem)
-        numbers = [n for (n,) in store.con.execute(
-            "SELECT receipt_no FROM briefing_receipts WHERE briefing_id = ? ORDER BY receipt_no",
-            [row[0]]).fetchall()]
+        numbers = [
+            n
+            for (n,) in store.con.execute(
+                "SELECT receipt_no FROM briefing_receipts WHERE briefing_id = ? "
+                "ORDER BY receipt_no",
+                [row[0]],
+            ).fetchall()
+        ]
         for card in cards:
             assert store.con.execute(
                 "SELECT repo, template, origin FROM forecasts WHERE forecast_id = ?",
-                [card["forecast_id"]]).fetchone() == (card["repo"], card["template"], today)
-            first, last = re.search(rf"· receipts R(\d+)(?:–R(\d+))? · forecast "
-                                    rf"`{card['forecast_id']}`", text).groups()
+                [card["forecast_id"]],
+            ).fetchone() == (card["repo"], card["template"], today)
+            first, last = re.search(
+                rf"· receipts R(\d+)(?:–R(\d+))? · forecast "
+                rf"`{card['forecast_id']}`",
+                text,
+            ).groups()
             for ref in range(int(first), int(last or first) + 1):
                 assert resolve(store, receipts[numbers.index(ref)]) is None
         # what the briefing writes beside the markdown: the data and the expandable details
@@ -72,6 +92,11 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path) -> None:
         page = briefings[0].with_suffix(".html").read_text(encoding="utf-8")
         assert page.count("<details><summary>") == len(doc["cards"])
         # The ROCm model tells repositories apart (not the base rate for every one of them).
-        assert store.con.execute(
-            "SELECT count(DISTINCT round(probability, 6)) FROM forecasts WHERE template = ? "
-            "AND origin = ?", [cards[0]["template"], today]).fetchone()[0] > 1
+        assert (
+            store.con.execute(
+                "SELECT count(DISTINCT round(probability, 6)) FROM forecasts WHERE template = ? "
+                "AND origin = ?",
+                [cards[0]["template"], today],
+            ).fetchone()[0]
+            > 1
+        )

@@ -16,15 +16,23 @@ pytest.importorskip("prefect_dask", reason="needs the optional extra: pip instal
 def test_gharchive_flow_on_a_two_worker_dask_cluster(prefect_harness, tmp_path) -> None:
     from shu.flows.fanout import run_gharchive_flow
 
-    _, truth = generate_days(tmp_path / "hours", date(2026, 6, 1), days=1,
-                             events_per_day=2400, n_repos=30)
+    _, truth = generate_days(
+        tmp_path / "hours", date(2026, 6, 1), days=1, events_per_day=2400, n_repos=30
+    )
     db = tmp_path / "shu.duckdb"
     with open_store(db) as store:  # an anchor, so the fold has something to derive
         repo = max(truth.stars, key=truth.stars.get)[0]
-        store.con.execute("INSERT INTO stars_daily (repo, day, stars, source) VALUES "
-                          "(?, DATE '2026-05-31', 1000, 'ranking')", [repo])
-    overrides = {"task_runner": "dask", "dask_workers": 2, "gharchive_batch_files": 6,
-                 "aliases": {}}
+        store.con.execute(
+            "INSERT INTO stars_daily (repo, day, stars, source) VALUES "
+            "(?, DATE '2026-05-31', 1000, 'ranking')",
+            [repo],
+        )
+    overrides = {
+        "task_runner": "dask",
+        "dask_workers": 2,
+        "gharchive_batch_files": 6,
+        "aliases": {},
+    }
     result = run_gharchive_flow(db, [str(tmp_path / "hours")], overrides)
     assert result["ok"], result["message"]
     assert result["batches"] == 4
@@ -32,12 +40,16 @@ def test_gharchive_flow_on_a_two_worker_dask_cluster(prefect_harness, tmp_path) 
     assert pids and str(os.getpid()) not in pids  # parsed in Dask worker processes
     assert result["folded"] == {"removed": 0, "written": 1}
     with open_store(db, read_only=True) as store:
-        stars = dict(((r, d), n) for r, d, n in store.con.execute(
-            "SELECT repo, day, stars_added FROM stars_added_daily").fetchall())
+        stars = dict(
+            ((r, d), n)
+            for r, d, n in store.con.execute(
+                "SELECT repo, day, stars_added FROM stars_added_daily"
+            ).fetchall()
+        )
         assert stars == dict(truth.stars)
-        assert store.con.execute("SELECT stars FROM stars_daily WHERE repo = ? AND "
-                                 "source = 'gharchive'", [repo]).fetchone()[0] == (
-            1000 + truth.stars[(repo, date(2026, 6, 1))])
+        assert store.con.execute(
+            "SELECT stars FROM stars_daily WHERE repo = ? AND source = 'gharchive'", [repo]
+        ).fetchone()[0] == (1000 + truth.stars[(repo, date(2026, 6, 1))])
     again = run_gharchive_flow(db, [str(tmp_path / "hours")], overrides)
     assert again["batches"] == 0 and "24 already loaded" in again["message"]
 
@@ -48,18 +60,21 @@ def test_daily_ingest_stage_loads_gharchive_paths_on_threads(prefect_harness, tm
     from shu.flows import fanout
     from shu.settings import load_settings
 
-    _, truth = generate_days(tmp_path / "hours", date(2026, 6, 2), days=1, events_per_day=480,
-                             n_repos=10)
+    _, truth = generate_days(
+        tmp_path / "hours", date(2026, 6, 2), days=1, events_per_day=480, n_repos=10
+    )
     overrides = {"repos": [], "aliases": {}, "gharchive_paths": [str(tmp_path / "hours")]}
 
     @flow
     def ingest_only() -> dict:
         settings = load_settings(**overrides)
-        return fanout.ingest(tmp_path / "s.duckdb", settings, date(2026, 6, 2), False,
-                             overrides).as_dict()
+        return fanout.ingest(
+            tmp_path / "s.duckdb", settings, date(2026, 6, 2), False, overrides
+        ).as_dict()
 
     report = ingest_only()
     assert report["ok"] and "GH Archive: 24 files loaded" in report["message"]
     with open_store(tmp_path / "s.duckdb", read_only=True) as store:
-        assert store.con.execute("SELECT sum(stars_added) FROM stars_added_daily"
-                                 ).fetchone()[0] == sum(truth.stars.values())
+        assert store.con.execute("SELECT sum(stars_added) FROM stars_added_daily").fetchone()[
+            0
+        ] == sum(truth.stars.values())

@@ -30,24 +30,34 @@ def _contents(db) -> dict[str, list[tuple]]:
         return {
             "repos": q("SELECT * EXCLUDE (updated_at) FROM repos ORDER BY repo").fetchall(),
             "repo_aliases": q("SELECT alias, repo, origin FROM repo_aliases ORDER BY 1").fetchall(),
-            **{t: q(f"SELECT * FROM {t} ORDER BY ALL").fetchall()
-               for t in ("stars_daily", "commits", "releases")},
-            "http_cache": q("SELECT url, etag, last_modified FROM http_cache ORDER BY url"
-                            ).fetchall(),
-            "ingest_log": q("SELECT source, target, rows_read, rows_inserted, rows_updated, "
-                            "status FROM ingest_log ORDER BY ALL").fetchall(),
+            **{
+                t: q(f"SELECT * FROM {t} ORDER BY ALL").fetchall()
+                for t in ("stars_daily", "commits", "releases")
+            },
+            "http_cache": q(
+                "SELECT url, etag, last_modified FROM http_cache ORDER BY url"
+            ).fetchall(),
+            "ingest_log": q(
+                "SELECT source, target, rows_read, rows_inserted, rows_updated, "
+                "status FROM ingest_log ORDER BY ALL"
+            ).fetchall(),
         }
 
 
-def test_github_fetches_on_a_two_worker_dask_cluster_one_writer(prefect_harness, tmp_path,
-                                                                monkeypatch) -> None:
+def test_github_fetches_on_a_two_worker_dask_cluster_one_writer(
+    prefect_harness, tmp_path, monkeypatch
+) -> None:
     from shu.flows.fanout import run_github_flow
 
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)  # the workers inherit it; no task sees it
     with GitHubAPIServer(small_dataset()) as server:
         server.rename("ollama/ollama", "ollama/ollama-ng")  # a 301, followed on a worker
-        overrides = {"github_api_url": server.url, "github_retries": 1, "aliases": {},
-                     "repos": [{"repo": r, "category": "ml"} for r in REPOS]}
+        overrides = {
+            "github_api_url": server.url,
+            "github_retries": 1,
+            "aliases": {},
+            "repos": [{"repo": r, "category": "ml"} for r in REPOS],
+        }
         with open_store(tmp_path / "sequential.duckdb") as store:
             expected = ingest_github(store, load_settings(**overrides), backfill=True, today=DAY)
         assert not expected.failed and expected.renamed == {"ollama/ollama": "ollama/ollama-ng"}
@@ -57,8 +67,9 @@ def test_github_fetches_on_a_two_worker_dask_cluster_one_writer(prefect_harness,
         result = run_github_flow(tmp_path / "fanout.duckdb", REPOS, DAY, True, dask)
         assert [r["repo"] for r in result["results"]] == REPOS
         assert all(r["ok"] for r in result["results"]), result
-        assert server.requests and all(r.headers.get("authorization") == "<redacted>"
-                                       for r in server.requests)
+        assert server.requests and all(
+            r.headers.get("authorization") == "<redacted>" for r in server.requests
+        )
         pids = {w.rsplit(":", 1)[1] for w in result["workers"]}
         assert pids and str(os.getpid()) not in pids  # fetched in Dask worker processes
         assert TOKEN.encode() not in pickle.dumps(result)
@@ -91,5 +102,6 @@ def _ingest_stage(db, overrides: dict) -> dict:
 
 
 def _seen(server: GitHubAPIServer) -> list[tuple]:
-    return [(r.path, tuple(sorted(r.query.items())), r.conditional, r.status)
-            for r in server.requests]
+    return [
+        (r.path, tuple(sorted(r.query.items())), r.conditional, r.status) for r in server.requests
+    ]

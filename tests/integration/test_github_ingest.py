@@ -37,8 +37,13 @@ def server(real_repos):
 
 
 def shu(server: GitHubAPIServer, *args: str, **popen) -> subprocess.Popen | str:
-    env = {**os.environ, "SHU_GITHUB_API_URL": server.url, "GITHUB_TOKEN": TOKEN,
-           "COLUMNS": "200", "SHU_GITHUB_RETRIES": "2"}
+    env = {
+        **os.environ,
+        "SHU_GITHUB_API_URL": server.url,
+        "GITHUB_TOKEN": TOKEN,
+        "COLUMNS": "200",
+        "SHU_GITHUB_RETRIES": "2",
+    }
     if popen:
         return subprocess.Popen([*SHU, *args], env=env, **popen)
     done = subprocess.run([*SHU, *args], env=env, capture_output=True, text=True, timeout=120)
@@ -55,12 +60,16 @@ def requests_line(output: str) -> tuple[int, int]:
 
 def snapshot(path: Path) -> dict[str, list[tuple]]:
     with open_store(path, read_only=True) as store:
-        return {t: sorted(store.con.execute(q).fetchall(), key=repr) for t, q in {
-            "repos": "SELECT * EXCLUDE (updated_at) FROM repos",
-            "stars_daily": "SELECT * FROM stars_daily",
-            "commits": "SELECT * FROM commits",
-            "releases": "SELECT * FROM releases",
-            "http_cache": "SELECT * EXCLUDE (fetched_at) FROM http_cache"}.items()}
+        return {
+            t: sorted(store.con.execute(q).fetchall(), key=repr)
+            for t, q in {
+                "repos": "SELECT * EXCLUDE (updated_at) FROM repos",
+                "stars_daily": "SELECT * FROM stars_daily",
+                "commits": "SELECT * FROM commits",
+                "releases": "SELECT * FROM releases",
+                "http_cache": "SELECT * EXCLUDE (fetched_at) FROM http_cache",
+            }.items()
+        }
 
 
 def test_backfill_then_conditional_reruns_via_cli(server, tmp_path, real_repos):
@@ -70,6 +79,7 @@ def test_backfill_then_conditional_reruns_via_cli(server, tmp_path, real_repos):
     assert not_modified == 0 and total == len(server.requests)
     assert all(r.headers.get("authorization") == "<redacted>" for r in server.requests)
     with open_store(db, read_only=True) as store:
+
         def one(sql, *params):
             return store.con.execute(sql, list(params)).fetchall()[0][0]
 
@@ -80,16 +90,31 @@ def test_backfill_then_conditional_reruns_via_cli(server, tmp_path, real_repos):
         for repo in real_repos:
             last_day, last_stars = repo.star_counts[-1]
             # the reconciled series ends on the real count of the last day served
-            assert one("SELECT stars FROM stars_daily WHERE repo = ? AND day = ?",
-                       repo.full_name, last_day) == last_stars
-            first_day = one("SELECT min(day) FROM stars_daily WHERE repo = ? AND "
-                            "stars_added > 0", repo.full_name)
+            assert (
+                one(
+                    "SELECT stars FROM stars_daily WHERE repo = ? AND day = ?",
+                    repo.full_name,
+                    last_day,
+                )
+                == last_stars
+            )
+            first_day = one(
+                "SELECT min(day) FROM stars_daily WHERE repo = ? AND stars_added > 0",
+                repo.full_name,
+            )
             assert first_day == repo.created_at.date()
-            assert one("SELECT count(*) FROM (SELECT stars - lag(stars) OVER (ORDER BY day) "
-                       "AS d FROM stars_daily WHERE repo = ? AND source = "
-                       "'github-star-history') WHERE d < 0", repo.full_name) == 0
-        ollama_rocm = one("SELECT count(*) FROM commits WHERE repo = 'ollama/ollama' AND "
-                          "touches_rocm")
+            assert (
+                one(
+                    "SELECT count(*) FROM (SELECT stars - lag(stars) OVER (ORDER BY day) "
+                    "AS d FROM stars_daily WHERE repo = ? AND source = "
+                    "'github-star-history') WHERE d < 0",
+                    repo.full_name,
+                )
+                == 0
+            )
+        ollama_rocm = one(
+            "SELECT count(*) FROM commits WHERE repo = 'ollama/ollama' AND touches_rocm"
+        )
         assert ollama_rocm > 0
     before = snapshot(db)
     server.clear_requests()
@@ -102,8 +127,9 @@ def test_backfill_then_conditional_reruns_via_cli(server, tmp_path, real_repos):
     assert requests_line(daily) == (12, 12)  # the daily incremental run: <= 15 requests
     assert "rate budget left" in daily
     with open_store(db, read_only=True) as store:
-        assert not store.con.execute("SELECT count(*) FROM ingest_log WHERE message LIKE ?",
-                                     [f"%{TOKEN[:10]}%"]).fetchall()[0][0]
+        assert not store.con.execute(
+            "SELECT count(*) FROM ingest_log WHERE message LIKE ?", [f"%{TOKEN[:10]}%"]
+        ).fetchall()[0][0]
     assert TOKEN.encode() not in db.read_bytes()
 
 
@@ -113,8 +139,16 @@ def test_killed_run_converges_to_an_uninterrupted_run(server, tmp_path):
     total = len(server.requests)
     server.clear_requests()
     slow = server.fail("slow", delay=0.05, times=None)
-    proc = shu(server, "ingest", "github", "--backfill", "--db", str(killed),
-               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = shu(
+        server,
+        "ingest",
+        "github",
+        "--backfill",
+        "--db",
+        str(killed),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60
     while len(server.requests) < total // 2 and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -133,12 +167,21 @@ def test_killed_run_converges_to_an_uninterrupted_run(server, tmp_path):
 def test_git_and_docs_commands_are_idempotent(shared_dir, tmp_path, server):
     clone = tmp_path / "clone"
     clone.mkdir()
-    env = {**os.environ, "GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@example.com",
-           "GIT_COMMITTER_NAME": "A", "GIT_COMMITTER_EMAIL": "a@example.com",
-           "GIT_CONFIG_GLOBAL": os.devnull}
-    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "one"],
-                 ["tag", "v0.1.0"], ["commit", "-q", "--allow-empty", "-m", "rocm: two"],
-                 ["tag", "-a", "v0.2.0", "-m", "second"]):
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "A",
+        "GIT_AUTHOR_EMAIL": "a@example.com",
+        "GIT_COMMITTER_NAME": "A",
+        "GIT_COMMITTER_EMAIL": "a@example.com",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+    }
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["commit", "-q", "--allow-empty", "-m", "one"],
+        ["tag", "v0.1.0"],
+        ["commit", "-q", "--allow-empty", "-m", "rocm: two"],
+        ["tag", "-a", "v0.2.0", "-m", "second"],
+    ):
         subprocess.run(["git", "-C", str(clone), *args], env=env, check=True)
     db = str(tmp_path / "shu.duckdb")
     first = shu(server, "ingest", "git", str(clone), "--repo", "acme/rocket", "--db", db)

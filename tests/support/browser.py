@@ -13,8 +13,14 @@ from typing import Any
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 # Headless, and nothing that phones home or updates itself while a test runs.
-CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run")
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
 
 
 def find_chromium() -> str | None:
@@ -37,18 +43,26 @@ class HeadlessBrowser:
         self._playwright = sync_playwright().start()
         try:
             self._browser = self._playwright.chromium.launch(
-                executable_path=self.binary, headless=True, args=list(CHROMIUM_ARGS),
-                timeout=timeout_s * 1000)
+                executable_path=self.binary,
+                headless=True,
+                args=list(CHROMIUM_ARGS),
+                timeout=timeout_s * 1000,
+            )
             self.page = self._browser.new_page()
         except Exception:
             self._playwright.stop()
             raise
         self.page.set_default_timeout(timeout_s * 1000)
-        self.page.on("console", lambda m: self.console.append(
-            {"type": m.type, "text": m.text, "url": m.location.get("url", "")}))
+        self.page.on(
+            "console",
+            lambda m: self.console.append(
+                {"type": m.type, "text": m.text, "url": m.location.get("url", "")}
+            ),
+        )
         self.page.on("pageerror", lambda exc: self.exceptions.append(str(exc)))
-        self.page.on("requestfailed", lambda r: self.failed_requests.append(
-            f"{r.url}: {r.failure}"))
+        self.page.on(
+            "requestfailed", lambda r: self.failed_requests.append(f"{r.url}: {r.failure}")
+        )
 
     def open(self, url: str) -> None:
         """Navigate to `url` and wait until the page and everything it loads has arrived."""
@@ -60,8 +74,11 @@ class HeadlessBrowser:
 
     def errors(self) -> list[str]:
         """Console errors and assertions, uncaught exceptions and failed loads, as text."""
-        return ([c["text"] for c in self.console if c["type"] in ("error", "assert")]
-                + self.exceptions + self.failed_requests)
+        return (
+            [c["text"] for c in self.console if c["type"] in ("error", "assert")]
+            + self.exceptions
+            + self.failed_requests
+        )
 
     def close(self) -> None:
         self._browser.close()

@@ -58,8 +58,10 @@ INGEST_TABLES = {
     "releases": "SELECT * FROM releases",
     "repos": "SELECT * EXCLUDE (updated_at) FROM repos",
 }
-SIGNAL_TABLES = {"star_signals": "SELECT * FROM star_signals",
-                 "commit_signals": "SELECT * FROM commit_signals"}
+SIGNAL_TABLES = {
+    "star_signals": "SELECT * FROM star_signals",
+    "commit_signals": "SELECT * FROM commit_signals",
+}
 FIVE_MB = 5 * 1024 * 1024
 TIMEOUT_S = 1.5  # the client's read timeout in API cases (a slow fault sleeps past it)
 
@@ -86,9 +88,12 @@ class CaseResult:
 def table_rows(db: Path, tables: dict[str, str]) -> dict[str, Counter]:
     """Every row of `tables` in the store at `db`, as multisets."""
     with open_store(db, read_only=True) as store:
-        return {name: Counter(tuple(_hashable(v) for v in row)
-                              for row in store.con.execute(sql).fetchall())
-                for name, sql in tables.items()}
+        return {
+            name: Counter(
+                tuple(_hashable(v) for v in row) for row in store.con.execute(sql).fetchall()
+            )
+            for name, sql in tables.items()
+        }
 
 
 def duplicate_keys(db: Path) -> int:
@@ -97,8 +102,9 @@ def duplicate_keys(db: Path) -> int:
     from shu.schema import ALL_TABLES
 
     with open_store(db, read_only=True) as store:
-        return sum(store.duplicate_keys(t.name) for t in ALL_TABLES
-                   if not t.key_indexed and not t.view_sql)
+        return sum(
+            store.duplicate_keys(t.name) for t in ALL_TABLES if not t.key_indexed and not t.view_sql
+        )
 
 
 def _hashable(value: Any) -> Any:
@@ -139,43 +145,91 @@ def _rename(server: GitHubAPIServer) -> None:
 
 
 def _big_release(server: GitHubAPIServer) -> None:
-    server.add_release("pytorch/pytorch", ReleaseRecord(
-        tag="v9.9.9", name="huge", published_at=datetime(2026, 2, 1),
-        body=("Release notes line with ROCm and CUDA. " * (FIVE_MB // 38 + 1))[:FIVE_MB]))
+    server.add_release(
+        "pytorch/pytorch",
+        ReleaseRecord(
+            tag="v9.9.9",
+            name="huge",
+            published_at=datetime(2026, 2, 1),
+            body=("Release notes line with ROCm and CUDA. " * (FIVE_MB // 38 + 1))[:FIVE_MB],
+        ),
+    )
 
 
 API_CASES = [
-    ApiCase("5xx burst (502 x3 on a commits page)", lambda s: s.fail(
-        "server_error", match="/commits?per_page=100&sha=main&page=2", times=3), fast=True),
-    ApiCase("503 that never ends for one repository", lambda s: s.fail(
-        "server_error", status=503, match="/repos/ollama/ollama/releases", times=None)),
-    ApiCase("403 rate limit with x-ratelimit-reset", lambda s: s.fail(
-        "rate_limit", match="/repos/tensorflow/tensorflow/commits", reset_in=30)),
-    ApiCase("429 with Retry-After", lambda s: s.fail(
-        "rate_limit", status=429, retry_after=5, match="/releases", times=2)),
-    ApiCase("403 with Retry-After", lambda s: s.fail(
-        "rate_limit", retry_after=3, match="/stargazers/history", times=2)),
-    ApiCase("rate limit past github_max_wait_s", lambda s: s.fail(
-        "rate_limit", reset_in=7200, match="/repos/ollama/ollama/commits", times=None)),
-    ApiCase("secondary limit, no headers", lambda s: s.fail(
-        "secondary_limit", match="/repos/pytorch/pytorch/releases", times=2), fast=True),
-    ApiCase("202 for statistics, then ready", lambda s: s.fail(
-        "accepted", match="/stargazers/history", times=2)),
-    ApiCase("202 for statistics, never ready", lambda s: s.fail(
-        "accepted", match="/repos/ollama/ollama/stargazers/history", times=None)),
-    ApiCase("301 rename", _rename, renames={"tensorflow/tensorflow": "tensorflow/tensorflow-ng"},
-            fast=True),
-    ApiCase("malformed JSON once", lambda s: s.fail(
-        "malformed_json", match="/history?page=3&per_page=30", times=1)),
-    ApiCase("malformed JSON always, one repository", lambda s: s.fail(
-        "malformed_json", match="/repos/tensorflow/tensorflow/releases", times=None), fast=True),
+    ApiCase(
+        "5xx burst (502 x3 on a commits page)",
+        lambda s: s.fail("server_error", match="/commits?per_page=100&sha=main&page=2", times=3),
+        fast=True,
+    ),
+    ApiCase(
+        "503 that never ends for one repository",
+        lambda s: s.fail(
+            "server_error", status=503, match="/repos/ollama/ollama/releases", times=None
+        ),
+    ),
+    ApiCase(
+        "403 rate limit with x-ratelimit-reset",
+        lambda s: s.fail("rate_limit", match="/repos/tensorflow/tensorflow/commits", reset_in=30),
+    ),
+    ApiCase(
+        "429 with Retry-After",
+        lambda s: s.fail("rate_limit", status=429, retry_after=5, match="/releases", times=2),
+    ),
+    ApiCase(
+        "403 with Retry-After",
+        lambda s: s.fail("rate_limit", retry_after=3, match="/stargazers/history", times=2),
+    ),
+    ApiCase(
+        "rate limit past github_max_wait_s",
+        lambda s: s.fail(
+            "rate_limit", reset_in=7200, match="/repos/ollama/ollama/commits", times=None
+        ),
+    ),
+    ApiCase(
+        "secondary limit, no headers",
+        lambda s: s.fail("secondary_limit", match="/repos/pytorch/pytorch/releases", times=2),
+        fast=True,
+    ),
+    ApiCase(
+        "202 for statistics, then ready",
+        lambda s: s.fail("accepted", match="/stargazers/history", times=2),
+    ),
+    ApiCase(
+        "202 for statistics, never ready",
+        lambda s: s.fail("accepted", match="/repos/ollama/ollama/stargazers/history", times=None),
+    ),
+    ApiCase(
+        "301 rename",
+        _rename,
+        renames={"tensorflow/tensorflow": "tensorflow/tensorflow-ng"},
+        fast=True,
+    ),
+    ApiCase(
+        "malformed JSON once",
+        lambda s: s.fail("malformed_json", match="/history?page=3&per_page=30", times=1),
+    ),
+    ApiCase(
+        "malformed JSON always, one repository",
+        lambda s: s.fail(
+            "malformed_json", match="/repos/tensorflow/tensorflow/releases", times=None
+        ),
+        fast=True,
+    ),
     ApiCase("truncated bodies", lambda s: s.fail("truncated", match="/commits", times=2)),
-    ApiCase("slow responses past the timeout", lambda s: s.fail(
-        "slow", delay=TIMEOUT_S + 0.5, match="/releases", times=2)),
-    ApiCase("endless Link loop (page N+1 forever)", lambda s: s.fail(
-        "link_loop", match="/repos/pytorch/pytorch/releases", times=None), fast=True),
-    ApiCase("Link pointing at itself", lambda s: s.fail(
-        "link_loop", status=0, match="/repos/ollama/ollama/commits", times=None)),
+    ApiCase(
+        "slow responses past the timeout",
+        lambda s: s.fail("slow", delay=TIMEOUT_S + 0.5, match="/releases", times=2),
+    ),
+    ApiCase(
+        "endless Link loop (page N+1 forever)",
+        lambda s: s.fail("link_loop", match="/repos/pytorch/pytorch/releases", times=None),
+        fast=True,
+    ),
+    ApiCase(
+        "Link pointing at itself",
+        lambda s: s.fail("link_loop", status=0, match="/repos/ollama/ollama/commits", times=None),
+    ),
     ApiCase("5 MB release body", lambda s: None, setup=_big_release),
 ]
 
@@ -186,8 +240,13 @@ class _NoSleep(list):
 
 
 def _settings(server: GitHubAPIServer, db: Path) -> Settings:
-    return load_settings(db=db, github_api_url=server.url, github_retries=3,
-                         github_max_wait_s=900, github_timeout_s=TIMEOUT_S)
+    return load_settings(
+        db=db,
+        github_api_url=server.url,
+        github_retries=3,
+        github_max_wait_s=900,
+        github_timeout_s=TIMEOUT_S,
+    )
 
 
 def _ingest(server: GitHubAPIServer, db: Path) -> tuple[str, str]:
@@ -216,8 +275,9 @@ def _renamed(rows: dict[str, Counter], renames: dict[str, str]) -> dict[str, Cou
     for table, counter in rows.items():
         if table == "repos":
             continue  # a rename rewrites the repository row itself (renamed_from)
-        out[table] = Counter({tuple(_rename_in(v, renames) for v in row): n
-                              for row, n in counter.items()})
+        out[table] = Counter(
+            {tuple(_rename_in(v, renames) for v in row): n for row, n in counter.items()}
+        )
     return out
 
 
@@ -250,8 +310,9 @@ def run_api_case(case: ApiCase, workdir: Path) -> CaseResult:
         server.clear_faults()
         rerun, rerun_message = _ingest(server, faulty_db)
         lost, dup = compare(clean, _pick(table_rows(faulty_db, INGEST_TABLES), clean))
-    result = CaseResult("api", case.name, "FAILED", message, lost, dup,
-                        seconds=time.perf_counter() - t0)
+    result = CaseResult(
+        "api", case.name, "FAILED", message, lost, dup, seconds=time.perf_counter() - t0
+    )
     if rerun != "ok":
         result.detail = f"re-run: {rerun_message}"
     elif lost or dup:
@@ -324,39 +385,54 @@ def make_ranking_dir(path: Path, start: date, days: int, repos: int, seed: int) 
     """`days` daily github-ranking CSV files with `repos` rows each (deterministic)."""
     path.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
-    header = ("rank,item,repo_name,stars,forks,language,repo_url,username,issues,last_commit,"
-              "description")
+    header = (
+        "rank,item,repo_name,stars,forks,language,repo_url,username,issues,last_commit,description"
+    )
     base = [rng.randint(1_000, 200_000) for _ in range(repos)]
     for d in range(days):
         day = start + timedelta(days=d)
         lines = [header]
         for i in range(repos):
             stars = base[i] + d * (i % 17 + 1)
-            lines.append(f"{i + 1},top,name{i},{stars},{stars // 5},Python,"
-                         f"https://github.com/org{i % 40}/name{i},org{i % 40},{i % 300},"
-                         f"{day}T00:00:00Z,repo {i}")
-        (path / f"github-ranking-{day}.csv").write_text("\n".join(lines) + "\n",
-                                                       encoding="utf-8")
+            lines.append(
+                f"{i + 1},top,name{i},{stars},{stars // 5},Python,"
+                f"https://github.com/org{i % 40}/name{i},org{i % 40},{i % 300},"
+                f"{day}T00:00:00Z,repo {i}"
+            )
+        (path / f"github-ranking-{day}.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
 @contextmanager
-def workload(root: Path, ranking_days: int = 60, ranking_repos: int = 300
-             ) -> Iterator[Workload]:
+def workload(root: Path, ranking_days: int = 60, ranking_repos: int = 300) -> Iterator[Workload]:
     """The served API and generated ranking files the subprocess cases use."""
     root.mkdir(parents=True, exist_ok=True)
-    dirs = [make_ranking_dir(root / "ranking-a", date(2025, 11, 1), ranking_days,
-                             ranking_repos, 1),
-            make_ranking_dir(root / "ranking-b", date(2025, 11, 1) + timedelta(ranking_days),
-                             ranking_days, ranking_repos, 2)]
+    dirs = [
+        make_ranking_dir(root / "ranking-a", date(2025, 11, 1), ranking_days, ranking_repos, 1),
+        make_ranking_dir(
+            root / "ranking-b",
+            date(2025, 11, 1) + timedelta(ranking_days),
+            ranking_days,
+            ranking_repos,
+            2,
+        ),
+    ]
     with GitHubAPIServer(small_dataset()) as server:
         config = root / "shu.toml"
-        config.write_text(f'[shu]\ngithub_api_url = "{server.url}"\ngithub_retries = 2\n'
-                          f'reports_dir = "{root / "reports"}"\nmodels_dir = "{root / "models"}"'
-                          '\nprobe_max_age_days = 3650\n', encoding="utf-8")
-        env = {**os.environ, "SHU_CONFIG": str(config), "COLUMNS": "200",
-               "PREFECT_HOME": str(root / "prefect"),
-               "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PYTHONUNBUFFERED": "1"}
+        config.write_text(
+            f'[shu]\ngithub_api_url = "{server.url}"\ngithub_retries = 2\n'
+            f'reports_dir = "{root / "reports"}"\nmodels_dir = "{root / "models"}"'
+            "\nprobe_max_age_days = 3650\n",
+            encoding="utf-8",
+        )
+        env = {
+            **os.environ,
+            "SHU_CONFIG": str(config),
+            "COLUMNS": "200",
+            "PREFECT_HOME": str(root / "prefect"),
+            "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+            "PYTHONUNBUFFERED": "1",
+        }
         env.pop("SHU_DB", None)
         env.pop("GITHUB_TOKEN", None)
         yield Workload(root, server, dirs, env)
@@ -379,9 +455,11 @@ def _prepare(db: Path, how: str, work: Workload) -> None:
             from shu.signals import refresh_signals
 
             refresh_signals(store, full=True)
-            store.con.execute("UPDATE stars_daily SET stars = stars + 5 WHERE repo IN (SELECT "
-                              "DISTINCT repo FROM stars_daily ORDER BY repo LIMIT 12) AND day "
-                              "> (SELECT min(day) + 3 FROM stars_daily)")
+            store.con.execute(
+                "UPDATE stars_daily SET stars = stars + 5 WHERE repo IN (SELECT "
+                "DISTINCT repo FROM stars_daily ORDER BY repo LIMIT 12) AND day "
+                "> (SELECT min(day) + 3 FROM stars_daily)"
+            )
         elif how == "daily":
             from shu.probe_ingest import store_probe_document
             from shu.testing.demo_sample import synthetic_sample
@@ -404,29 +482,49 @@ class KillCommand:
 
 
 KILL_COMMANDS = [
-    KillCommand("shu ingest ranking", lambda w: ["ingest", "ranking", str(w.ranking_dirs[0])],
-                "empty", {"stars_daily": "SELECT * FROM stars_daily"}, fast=True),
-    KillCommand("shu ingest github", lambda w: ["ingest", "github", "--backfill"], "empty",
-                INGEST_TABLES),
-    KillCommand("shu signals --full", lambda w: ["signals", "--full"], "ranked", SIGNAL_TABLES,
-                atomic=True),
-    KillCommand("shu signals --full after a corrected history", lambda w: ["signals", "--full"],
-                "corrected", SIGNAL_TABLES, atomic=True),
-    KillCommand("shu daily", lambda w: ["daily", "--day", str(DAY), "--backfill"], "daily",
-                {**INGEST_TABLES, **SIGNAL_TABLES}, ok_codes=(0,)),
+    KillCommand(
+        "shu ingest ranking",
+        lambda w: ["ingest", "ranking", str(w.ranking_dirs[0])],
+        "empty",
+        {"stars_daily": "SELECT * FROM stars_daily"},
+        fast=True,
+    ),
+    KillCommand(
+        "shu ingest github", lambda w: ["ingest", "github", "--backfill"], "empty", INGEST_TABLES
+    ),
+    KillCommand(
+        "shu signals --full", lambda w: ["signals", "--full"], "ranked", SIGNAL_TABLES, atomic=True
+    ),
+    KillCommand(
+        "shu signals --full after a corrected history",
+        lambda w: ["signals", "--full"],
+        "corrected",
+        SIGNAL_TABLES,
+        atomic=True,
+    ),
+    KillCommand(
+        "shu daily",
+        lambda w: ["daily", "--day", str(DAY), "--backfill"],
+        "daily",
+        {**INGEST_TABLES, **SIGNAL_TABLES},
+        ok_codes=(0,),
+    ),
 ]
 
 
-def _run(cmd: list[str], env: dict[str, str], db: Path, timeout: float = 600
-         ) -> tuple[int, str, float]:
+def _run(
+    cmd: list[str], env: dict[str, str], db: Path, timeout: float = 600
+) -> tuple[int, str, float]:
     t0 = time.perf_counter()
-    proc = subprocess.run([*cmd, "--db", str(db)], env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    proc = subprocess.run(
+        [*cmd, "--db", str(db)], env=env, capture_output=True, text=True, timeout=timeout
+    )
     return proc.returncode, proc.stderr, time.perf_counter() - t0
 
 
-def run_kill_cases(command: KillCommand, work: Workload, kills: int, rng: random.Random
-                   ) -> list[CaseResult]:
+def run_kill_cases(
+    command: KillCommand, work: Workload, kills: int, rng: random.Random
+) -> list[CaseResult]:
     """A clean run of `command`, then `kills` runs SIGKILLed at random points, each re-run."""
     base = work.root / command.name.replace(" ", "_").replace("-", "")
     base.mkdir(parents=True, exist_ok=True)
@@ -435,18 +533,40 @@ def run_kill_cases(command: KillCommand, work: Workload, kills: int, rng: random
     cmd = _shu(*command.args(work))
     code, err, duration = _run(cmd, work.env, clean_db)
     if code not in command.ok_codes:
-        return [CaseResult("kill", command.name, "FAILED", f"clean run exit {code}: "
-                           f"{err.strip().splitlines()[-1:] or ''}")]
+        return [
+            CaseResult(
+                "kill",
+                command.name,
+                "FAILED",
+                f"clean run exit {code}: {err.strip().splitlines()[-1:] or ''}",
+            )
+        ]
     clean = table_rows(clean_db, command.tables)
     results = []
     for k in range(kills):
-        results.append(_kill_once(command, work, cmd, base / f"killed{k}" / "shu.duckdb",
-                                  rng.uniform(0.0, 0.9), duration, clean))
+        results.append(
+            _kill_once(
+                command,
+                work,
+                cmd,
+                base / f"killed{k}" / "shu.duckdb",
+                rng.uniform(0.0, 0.9),
+                duration,
+                clean,
+            )
+        )
     return results
 
 
-def _kill_once(command: KillCommand, work: Workload, cmd: list[str], db: Path,
-               fraction: float, duration: float, clean: dict[str, Counter]) -> CaseResult:
+def _kill_once(
+    command: KillCommand,
+    work: Workload,
+    cmd: list[str],
+    db: Path,
+    fraction: float,
+    duration: float,
+    clean: dict[str, Counter],
+) -> CaseResult:
     """Start `cmd`; once the reader sees it hold the store, SIGKILL it `fraction` of the way
     through the rest of a clean run's duration; check the store, run it again, compare."""
     t0 = time.perf_counter()
@@ -455,10 +575,17 @@ def _kill_once(command: KillCommand, work: Workload, cmd: list[str], db: Path,
     before = table_rows(db, command.tables)
     with Reader(db) as reader:
         start = time.perf_counter()
-        proc = subprocess.Popen([*cmd, "--db", str(db)], env=work.env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        while proc.poll() is None and not reader.writer_seen.wait(0.01) and \
-                time.perf_counter() - start < duration:
+        proc = subprocess.Popen(
+            [*cmd, "--db", str(db)],
+            env=work.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        while (
+            proc.poll() is None
+            and not reader.writer_seen.wait(0.01)
+            and time.perf_counter() - start < duration
+        ):
             pass
         seen = time.perf_counter() - start
         at = seen + fraction * max(duration - seen, 0.05)
@@ -475,24 +602,41 @@ def _kill_once(command: KillCommand, work: Workload, cmd: list[str], db: Path,
     try:
         after_kill = table_rows(db, command.tables)
     except Exception as exc:  # the store must open after a kill
-        return CaseResult("kill", name, "FAILED", f"store unreadable after the kill: {exc}",
-                          seconds=time.perf_counter() - t0)
+        return CaseResult(
+            "kill",
+            name,
+            "FAILED",
+            f"store unreadable after the kill: {exc}",
+            seconds=time.perf_counter() - t0,
+        )
     if command.atomic:  # each table as the command found it, or as the clean run left it
-        stray = sum(max(1, compare({t: clean[t]}, after_kill)[1]) for t in clean
-                    if after_kill[t] not in (before[t], clean[t]))
+        stray = sum(
+            max(1, compare({t: clean[t]}, after_kill)[1])
+            for t in clean
+            if after_kill[t] not in (before[t], clean[t])
+        )
     else:  # rows no clean run has: a half-written load
         _, stray = compare(clean, after_kill)
     with Reader(db) as rerun_reader:
         code, err, _ = _run(cmd, work.env, db)
     lost, dup = compare(clean, table_rows(db, command.tables))
     dup += duplicate_keys(db)
-    when = (" (finished first)" if finished else
-            " (after it took the write lock)" if reader.writer_seen.is_set() else
-            " (before it took the write lock)")
-    result = CaseResult("kill", name + when, "FAILED",
-                        lost=lost, duplicated=dup + stray,
-                        reader_wait_s=max(reader.worst, rerun_reader.worst),
-                        seconds=time.perf_counter() - t0)
+    when = (
+        " (finished first)"
+        if finished
+        else " (after it took the write lock)"
+        if reader.writer_seen.is_set()
+        else " (before it took the write lock)"
+    )
+    result = CaseResult(
+        "kill",
+        name + when,
+        "FAILED",
+        lost=lost,
+        duplicated=dup + stray,
+        reader_wait_s=max(reader.worst, rerun_reader.worst),
+        seconds=time.perf_counter() - t0,
+    )
     reader.errors += rerun_reader.errors
     if code not in command.ok_codes:
         result.detail = f"re-run exit {code}: {err.strip().splitlines()[-1:]}"
@@ -537,17 +681,31 @@ def run_two_writers(work: Workload) -> CaseResult:
     clean = table_rows(clean_db, tables)
     _prepare(db, "empty", work)
     with Reader(db) as reader:
-        procs = [subprocess.Popen(_shu("ingest", "ranking", str(d), "--db", str(db)),
-                                  env=work.env, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, text=True) for d in work.ranking_dirs]
+        procs = [
+            subprocess.Popen(
+                _shu("ingest", "ranking", str(d), "--db", str(db)),
+                env=work.env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for d in work.ranking_dirs
+        ]
         outcomes = [(p.wait(timeout=600), p.stderr.read() if p.stderr else "") for p in procs]
         refused = [(d, e) for d, (c, e) in zip(work.ranking_dirs, outcomes, strict=True) if c]
     for d, _ in refused:  # a refused writer runs again afterwards
         _run(_shu("ingest", "ranking", str(d)), work.env, db)
     lost, dup = compare(clean, table_rows(db, tables))
     dup += duplicate_keys(db)
-    result = CaseResult("writers", "two writers at once", "FAILED", lost=lost, duplicated=dup,
-                        reader_wait_s=reader.worst, seconds=time.perf_counter() - t0)
+    result = CaseResult(
+        "writers",
+        "two writers at once",
+        "FAILED",
+        lost=lost,
+        duplicated=dup,
+        reader_wait_s=reader.worst,
+        seconds=time.perf_counter() - t0,
+    )
     if any(not one_line(e) for _, e in refused):
         result.detail = f"a refused writer did not say why in one line: {refused}"
     elif reader.errors:
@@ -561,9 +719,15 @@ def run_two_writers(work: Workload) -> CaseResult:
 
 
 # ---------------------------------------------------------------------------------- harness
-def run_harness(root: Path, *, fast: bool = False, kills: int = 2, seed: int = 12,
-                include_daily: bool = True, progress: Callable[[CaseResult], None] | None = None
-                ) -> list[CaseResult]:
+def run_harness(
+    root: Path,
+    *,
+    fast: bool = False,
+    kills: int = 2,
+    seed: int = 12,
+    include_daily: bool = True,
+    progress: Callable[[CaseResult], None] | None = None,
+) -> list[CaseResult]:
     """Run every case (or the fast subset) under `root`; returns one result per case."""
     rng = random.Random(seed)
     results: list[CaseResult] = []
@@ -577,11 +741,11 @@ def run_harness(root: Path, *, fast: bool = False, kills: int = 2, seed: int = 1
         if fast and not case.fast:
             continue
         done(run_api_case(case, root / f"api{i:02d}"))
-    with workload(root / "work", ranking_days=10 if fast else 60,
-                  ranking_repos=100 if fast else 300) as work:
+    with workload(
+        root / "work", ranking_days=10 if fast else 60, ranking_repos=100 if fast else 300
+    ) as work:
         for command in KILL_COMMANDS:
-            if (fast and not command.fast) or (command.name == "shu daily"
-                                               and not include_daily):
+            if (fast and not command.fast) or (command.name == "shu daily" and not include_daily):
                 continue
             for result in run_kill_cases(command, work, 1 if fast else kills, rng):
                 done(result)
@@ -592,18 +756,25 @@ def run_harness(root: Path, *, fast: bool = False, kills: int = 2, seed: int = 1
 
 def summary_table(results: list[CaseResult]) -> str:
     """The harness's one table (markdown): per group and in total."""
-    groups = {"api": "GitHub API faults", "kill": "SIGKILL mid-run, then re-run",
-              "writers": "two writers at once"}
-    header = ("| cases | tried | survived | refused (one line) | failed | rows lost | "
-              "rows duplicated | worst reader wait |")
+    groups = {
+        "api": "GitHub API faults",
+        "kill": "SIGKILL mid-run, then re-run",
+        "writers": "two writers at once",
+    }
+    header = (
+        "| cases | tried | survived | refused (one line) | failed | rows lost | "
+        "rows duplicated | worst reader wait |"
+    )
     lines = [header, "|---|---:|---:|---:|---:|---:|---:|---:|"]
 
     def row(label: str, rs: list[CaseResult]) -> str:
         waits = [r.reader_wait_s for r in rs if r.reader_wait_s is not None]
         wait = f"{max(waits):.3f} s" if waits else "—"
-        return (f"| {label} | {len(rs)} | {sum(r.outcome == 'survived' for r in rs)} | "
-                f"{sum(r.outcome == 'refused' for r in rs)} | {sum(not r.ok for r in rs)} | "
-                f"{sum(r.lost for r in rs)} | {sum(r.duplicated for r in rs)} | {wait} |")
+        return (
+            f"| {label} | {len(rs)} | {sum(r.outcome == 'survived' for r in rs)} | "
+            f"{sum(r.outcome == 'refused' for r in rs)} | {sum(not r.ok for r in rs)} | "
+            f"{sum(r.lost for r in rs)} | {sum(r.duplicated for r in rs)} | {wait} |"
+        )
 
     for key, label in groups.items():
         members = [r for r in results if r.group == key]

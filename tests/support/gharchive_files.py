@@ -25,13 +25,22 @@ from pathlib import Path
 
 # (type, weight) close to GH Archive's 2025 mix; CreateEvent is split into branch and tag.
 EVENT_MIX = (
-    ("PushEvent", 46), ("CreateEvent:branch", 8), ("CreateEvent:tag", 2), ("WatchEvent", 11),
-    ("PullRequestEvent", 9), ("IssueCommentEvent", 7), ("IssuesEvent", 4), ("DeleteEvent", 4),
-    ("PullRequestReviewEvent", 3), ("ForkEvent", 2), ("ReleaseEvent:published", 1),
-    ("ReleaseEvent:created", 1), ("GollumEvent", 1), ("MemberEvent", 1),
+    ("PushEvent", 46),
+    ("CreateEvent:branch", 8),
+    ("CreateEvent:tag", 2),
+    ("WatchEvent", 11),
+    ("PullRequestEvent", 9),
+    ("IssueCommentEvent", 7),
+    ("IssuesEvent", 4),
+    ("DeleteEvent", 4),
+    ("PullRequestReviewEvent", 3),
+    ("ForkEvent", 2),
+    ("ReleaseEvent:published", 1),
+    ("ReleaseEvent:created", 1),
+    ("GollumEvent", 1),
+    ("MemberEvent", 1),
 )
-UNICODE_WORDS = ("naïve", "Größe", "日本語", "emoji 🚀", "Ελληνικά", "ещё", "ä\u00a0b",
-                 "中文 \"q\"")
+UNICODE_WORDS = ("naïve", "Größe", "日本語", "emoji 🚀", "Ελληνικά", "ещё", "ä\u00a0b", '中文 "q"')
 
 
 @dataclass
@@ -71,42 +80,49 @@ def _templates() -> dict[str, str]:
     tail = ',"public":true,"created_at":"%(ts)s"%(org)s}\n'
     payloads = {
         "PushEvent": '{"repository_id":%(rid)s,"push_id":%(id)s,"ref":"refs/heads/main",'
-                     '"head":"%(sha)s","before":"%(sha)s"}',
+        '"head":"%(sha)s","before":"%(sha)s"}',
         "CreateEvent:branch": '{"ref":"feature-%(n)s","ref_type":"branch","full_ref":'
-                              '"refs/heads/feature-%(n)s","master_branch":"main",'
-                              '"description":%(text)s,"pusher_type":"user"}',
+        '"refs/heads/feature-%(n)s","master_branch":"main",'
+        '"description":%(text)s,"pusher_type":"user"}',
         "CreateEvent:tag": '{"ref":"v%(n)s.0","ref_type":"tag","full_ref":"refs/tags/v%(n)s.0",'
-                           '"master_branch":"main","description":null,"pusher_type":"user"}',
+        '"master_branch":"main","description":null,"pusher_type":"user"}',
         "WatchEvent": '{"action":"started"}',
         "PullRequestEvent": '{"action":"opened","number":%(n)s,"pull_request":{"url":'
-                            '"https://api.github.com/repos/x/pulls/%(n)s","id":%(id)s,"number":'
-                            '%(n)s,"state":"open","title":%(text)s,"body":%(text)s,"head":{'
-                            '"ref":"f","sha":"%(sha)s"},"base":{"ref":"main","sha":"%(sha)s"}}}',
+        '"https://api.github.com/repos/x/pulls/%(n)s","id":%(id)s,"number":'
+        '%(n)s,"state":"open","title":%(text)s,"body":%(text)s,"head":{'
+        '"ref":"f","sha":"%(sha)s"},"base":{"ref":"main","sha":"%(sha)s"}}}',
         "IssueCommentEvent": '{"action":"created","issue":{"number":%(n)s,"title":%(text)s},'
-                             '"comment":{"id":%(id)s,"body":%(text)s}}',
+        '"comment":{"id":%(id)s,"body":%(text)s}}',
         "IssuesEvent": '{"action":"opened","issue":{"number":%(n)s,"title":%(text)s,"body":'
-                       '%(text)s,"labels":[{"name":"bug"}]}}',
+        '%(text)s,"labels":[{"name":"bug"}]}}',
         "DeleteEvent": '{"ref":"feature-%(n)s","ref_type":"branch","full_ref":'
-                       '"refs/heads/feature-%(n)s","pusher_type":"user"}',
+        '"refs/heads/feature-%(n)s","pusher_type":"user"}',
         "PullRequestReviewEvent": '{"action":"created","review":{"id":%(id)s,"state":'
-                                  '"approved","body":%(text)s},"pull_request":{"number":%(n)s}}',
+        '"approved","body":%(text)s},"pull_request":{"number":%(n)s}}',
         "ForkEvent": '{"forkee":{"id":%(id)s,"full_name":"someone/fork-%(n)s","private":false}}',
         "ReleaseEvent:published": '{"action":"published","release":{"id":%(id)s,"tag_name":'
-                                  '"v%(n)s.0","name":%(text)s,"body":%(text)s,"draft":false,'
-                                  '"prerelease":%(pre)s,"created_at":"%(ts)s","published_at":'
-                                  '"%(ts)s","html_url":"https://github.com/%(name)s/releases/'
-                                  'tag/v%(n)s.0","assets":[]}}',
+        '"v%(n)s.0","name":%(text)s,"body":%(text)s,"draft":false,'
+        '"prerelease":%(pre)s,"created_at":"%(ts)s","published_at":'
+        '"%(ts)s","html_url":"https://github.com/%(name)s/releases/'
+        'tag/v%(n)s.0","assets":[]}}',
         "ReleaseEvent:created": '{"action":"created","release":{"id":%(id)s,"tag_name":'
-                                '"draft-%(n)s","name":null,"body":null,"draft":true,'
-                                '"prerelease":false,"published_at":null}}',
+        '"draft-%(n)s","name":null,"body":null,"draft":true,'
+        '"prerelease":false,"published_at":null}}',
         "GollumEvent": '{"pages":[{"page_name":"Home","action":"edited"}]}',
         "MemberEvent": '{"action":"added","member":{"login":"m%(n)s"}}',
     }
     return {k: head.replace("%(type)s", k.split(":")[0]) + p + tail for k, p in payloads.items()}
 
 
-def write_hour(path: Path, hour: datetime, n_events: int, repos: list[str], seed: int,
-               truncate: bool = False, count_truth: bool = True) -> Truth:
+def write_hour(
+    path: Path,
+    hour: datetime,
+    n_events: int,
+    repos: list[str],
+    seed: int,
+    truncate: bool = False,
+    count_truth: bool = True,
+) -> Truth:
     """Write one hourly file of `n_events` events (a truncated gzip stream when `truncate`)."""
     rng = random.Random(seed)
     templates = _templates()
@@ -114,14 +130,28 @@ def write_hour(path: Path, hour: datetime, n_events: int, repos: list[str], seed
     # Popularity is heavy-tailed, as on GitHub: a few repositories get most events.
     weights = [1.0 / (i + 1) ** 1.1 for i in range(len(repos))]
     picks = rng.choices(range(len(repos)), weights, k=n_events)
-    repo_frag = [_fragment({"id": 1000 + i, "name": r, "url": f"https://api.github.com/repos/{r}"})
-                 for i, r in enumerate(repos)]
-    org_frag = ["" if "user-" in r else
-                ',"org":' + _fragment({"id": 7, "login": r.split("/")[0], "avatar_url": ""})
-                for r in repos]
+    repo_frag = [
+        _fragment({"id": 1000 + i, "name": r, "url": f"https://api.github.com/repos/{r}"})
+        for i, r in enumerate(repos)
+    ]
+    org_frag = [
+        ""
+        if "user-" in r
+        else ',"org":' + _fragment({"id": 7, "login": r.split("/")[0], "avatar_url": ""})
+        for r in repos
+    ]
     texts = [_fragment(f"{w} — fix #{i}") for i, w in enumerate(UNICODE_WORDS)]
-    actors = [_fragment({"id": i, "login": f"dev{i}", "display_login": f"dev{i}",
-                         "url": f"https://api.github.com/users/dev{i}"}) for i in range(97)]
+    actors = [
+        _fragment(
+            {
+                "id": i,
+                "login": f"dev{i}",
+                "display_login": f"dev{i}",
+                "url": f"https://api.github.com/users/dev{i}",
+            }
+        )
+        for i in range(97)
+    ]
     day = hour.date()
     truth = Truth(events=n_events)
     base_id = int(hour.timestamp()) * 10_000_000
@@ -130,12 +160,22 @@ def write_hour(path: Path, hour: datetime, n_events: int, repos: list[str], seed
     lines: list[str] = []
     for i, (kind, ri) in enumerate(zip(kinds, picks, strict=True)):
         n = i % 50
-        lines.append(templates[kind] % {
-            "id": base_id + i, "actor": actors[i % 97], "repo": repo_frag[ri],
-            "ts": stamps[i * 3600 // n_events], "org": org_frag[ri], "rid": 1000 + ri,
-            "sha": shas[i % 1009], "n": n,
-            "text": texts[i % len(texts)], "pre": "true" if n % 5 == 0 else "false",
-            "name": repos[ri]})
+        lines.append(
+            templates[kind]
+            % {
+                "id": base_id + i,
+                "actor": actors[i % 97],
+                "repo": repo_frag[ri],
+                "ts": stamps[i * 3600 // n_events],
+                "org": org_frag[ri],
+                "rid": 1000 + ri,
+                "sha": shas[i % 1009],
+                "n": n,
+                "text": texts[i % len(texts)],
+                "pre": "true" if n % 5 == 0 else "false",
+                "name": repos[ri],
+            }
+        )
         if count_truth:
             key = (repos[ri], day)
             if kind == "WatchEvent":
@@ -162,9 +202,16 @@ def _write_hour_job(args: tuple) -> Truth:
     return write_hour(*args)
 
 
-def generate_days(directory: Path, first: date, days: int = 1, events_per_day: int = 2400,
-                  n_repos: int = 200, seed: int = 0, processes: int = 1,
-                  count_truth: bool = True) -> tuple[list[Path], Truth]:
+def generate_days(
+    directory: Path,
+    first: date,
+    days: int = 1,
+    events_per_day: int = 2400,
+    n_repos: int = 200,
+    seed: int = 0,
+    processes: int = 1,
+    count_truth: bool = True,
+) -> tuple[list[Path], Truth]:
     """Write 24 hourly files per day for `days` days from `first`; returns the paths and truth."""
     directory.mkdir(parents=True, exist_ok=True)
     repos = repo_names(n_repos, seed)
@@ -172,8 +219,17 @@ def generate_days(directory: Path, first: date, days: int = 1, events_per_day: i
     for d in range(days):
         for h in range(24):
             hour = datetime(first.year, first.month, first.day) + timedelta(days=d, hours=h)
-            jobs.append((hour_file(directory, hour), hour, events_per_day // 24, repos,
-                         seed * 100_003 + d * 24 + h, False, count_truth))
+            jobs.append(
+                (
+                    hour_file(directory, hour),
+                    hour,
+                    events_per_day // 24,
+                    repos,
+                    seed * 100_003 + d * 24 + h,
+                    False,
+                    count_truth,
+                )
+            )
     truth = Truth()
     if processes > 1:
         with ProcessPoolExecutor(processes) as pool:

@@ -34,8 +34,9 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "x"
 
 
-def velocity_chart(store: Store, repos: list[str], as_of: date,
-                   forecasts: list[dict[str, Any]], path: Path) -> Path:
+def velocity_chart(
+    store: Store, repos: list[str], as_of: date, forecasts: list[dict[str, Any]], path: Path
+) -> Path:
     """Velocity/acceleration panels for `repos` up to `as_of`, with forecast thresholds."""
     fig, (ax_v, ax_a) = plt.subplots(2, 1, figsize=(9, 6), sharex=True, dpi=100)
     start = as_of - timedelta(days=HISTORY_DAYS)
@@ -43,7 +44,9 @@ def velocity_chart(store: Store, repos: list[str], as_of: date,
     for i, repo in enumerate(repos):
         rows = store.con.execute(
             "SELECT day, velocity_28d, acceleration_28d FROM star_signals WHERE repo = ? AND "
-            "day > ? AND day <= ? ORDER BY day", [repo, start, as_of]).fetchall()
+            "day > ? AND day <= ? ORDER BY day",
+            [repo, start, as_of],
+        ).fetchall()
         if not rows:
             continue
         drawn = True
@@ -53,10 +56,15 @@ def velocity_chart(store: Store, repos: list[str], as_of: date,
         ax_a.plot(days, [r[2] for r in rows], color=color, label=repo)
         for f in forecasts:
             if f["repo"] == repo and f["template"] == "star_accel_reach":
-                ax_a.hlines(f["threshold"], f["origin"], f["resolves_on"], colors=color,
-                            linestyles="dashed",
-                            label=f"{repo} ≥ {f['threshold']:+.2f} by {f['resolves_on']} "
-                                  f"(p={f['probability']:.2f})")
+                ax_a.hlines(
+                    f["threshold"],
+                    f["origin"],
+                    f["resolves_on"],
+                    colors=color,
+                    linestyles="dashed",
+                    label=f"{repo} ≥ {f['threshold']:+.2f} by {f['resolves_on']} "
+                    f"(p={f['probability']:.2f})",
+                )
     ax_v.set_ylabel("velocity 28d (stars/day)")
     ax_a.set_ylabel("acceleration 28d (stars/day)")
     ax_a.axhline(0, color="grey", linewidth=0.5)
@@ -66,8 +74,9 @@ def velocity_chart(store: Store, repos: list[str], as_of: date,
         ax_a.legend(fontsize=7, loc="upper left")
     else:
         ax_v.text(0.5, 0.5, "no star signals stored", ha="center", transform=ax_v.transAxes)
-    fig.text(0.01, 0.01, "Source: shu store, tables star_signals and forecasts", fontsize=7,
-             color="grey")
+    fig.text(
+        0.01, 0.01, "Source: shu store, tables star_signals and forecasts", fontsize=7, color="grey"
+    )
     fig.autofmt_xdate()
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     fig.savefig(path)
@@ -75,8 +84,9 @@ def velocity_chart(store: Store, repos: list[str], as_of: date,
     return path
 
 
-def reliability_chart(pairs: list[tuple[float, int]], path: Path, title: str,
-                      bins: int = 10) -> Path:
+def reliability_chart(
+    pairs: list[tuple[float, int]], path: Path, title: str, bins: int = 10
+) -> Path:
     """Reliability diagram of (probability, outcome) pairs in equal-count bins."""
     fig, ax = plt.subplots(figsize=(5, 5), dpi=100)
     ax.plot([0, 1], [0, 1], color="grey", linestyle="dotted", label="perfect calibration")
@@ -86,7 +96,7 @@ def reliability_chart(pairs: list[tuple[float, int]], path: Path, title: str,
         k = min(bins, n)
         xs, ys, counts = [], [], []
         for b in range(k):
-            chunk = ordered[b * n // k:(b + 1) * n // k]
+            chunk = ordered[b * n // k : (b + 1) * n // k]
             if chunk:
                 xs.append(sum(p for p, _ in chunk) / len(chunk))
                 ys.append(sum(y for _, y in chunk) / len(chunk))
@@ -102,16 +112,22 @@ def reliability_chart(pairs: list[tuple[float, int]], path: Path, title: str,
     ax.set_ylabel("observed frequency")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8, loc="upper left")
-    fig.text(0.01, 0.01, "Source: shu store, forecasts and forecast_resolutions", fontsize=7,
-             color="grey")
+    fig.text(
+        0.01,
+        0.01,
+        "Source: shu store, forecasts and forecast_resolutions",
+        fontsize=7,
+        color="grey",
+    )
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     fig.savefig(path)
     plt.close(fig)
     return path
 
 
-def rocm_chart(store: Store, forecast: dict[str, Any], as_of: date, path: Path,
-               history_days: int = 365) -> Path:
+def rocm_chart(
+    store: Store, forecast: dict[str, Any], as_of: date, path: Path, history_days: int = 365
+) -> Path:
     """The ROCm card's chart for `forecast` (a ROCm template's question) up to `as_of`."""
     repo = forecast["repo"]
     start = as_of - timedelta(days=history_days)
@@ -120,31 +136,55 @@ def rocm_chart(store: Store, forecast: dict[str, Any], as_of: date, path: Path,
         "SELECT published_at::DATE FROM releases WHERE repo = ? AND published_at >= ? AND "
         "published_at < ? AND regexp_matches(coalesce(name, '') || chr(10) || "
         "coalesce(body, ''), ?) ORDER BY 1",
-        [repo, start, as_of + timedelta(days=1), f"(?i)({ROCM_PATTERN})"]).fetchall()
+        [repo, start, as_of + timedelta(days=1), f"(?i)({ROCM_PATTERN})"],
+    ).fetchall()
     fig, ax = plt.subplots(figsize=(9, 3.6), dpi=100)
-    ax.plot(share["day"], 100 * share["share_90d"], color="C3",
-            label="ROCm share of mainline commits, 90 days (%)")
+    ax.plot(
+        share["day"],
+        100 * share["share_90d"],
+        color="C3",
+        label="ROCm share of mainline commits, 90 days (%)",
+    )
     for i, (day,) in enumerate(releases):
-        ax.axvline(day, color="C2", linewidth=0.8, alpha=0.7,
-                   label="release mentioning ROCm" if i == 0 else None)
+        ax.axvline(
+            day,
+            color="C2",
+            linewidth=0.8,
+            alpha=0.7,
+            label="release mentioning ROCm" if i == 0 else None,
+        )
     p = forecast["probability"]
     if forecast["template"] == "rocm_share_reach":
-        ax.hlines(100 * forecast["threshold"], forecast["origin"], forecast["resolves_on"],
-                  colors="C1", linestyles="dashed",
-                  label=f"asked: reaches {100 * forecast['threshold']:.1f}% by "
-                        f"{forecast['resolves_on']} (p = {p:.2f})")
+        ax.hlines(
+            100 * forecast["threshold"],
+            forecast["origin"],
+            forecast["resolves_on"],
+            colors="C1",
+            linestyles="dashed",
+            label=f"asked: reaches {100 * forecast['threshold']:.1f}% by "
+            f"{forecast['resolves_on']} (p = {p:.2f})",
+        )
     else:
-        ax.axvspan(forecast["origin"], forecast["resolves_on"], color="C1", alpha=0.15,
-                   label=f"asked: {forecast['template'].replace('_', ' ')} by "
-                         f"{forecast['resolves_on']} (p = {p:.2f})")
+        ax.axvspan(
+            forecast["origin"],
+            forecast["resolves_on"],
+            color="C1",
+            alpha=0.15,
+            label=f"asked: {forecast['template'].replace('_', ' ')} by "
+            f"{forecast['resolves_on']} (p = {p:.2f})",
+        )
     ax.set_xlim(start, forecast["resolves_on"])
     ax.set_ylim(bottom=0)
     ax.set_ylabel("share of commits (%)")
-    ax.set_title(f"{repo}: ROCm share of mainline commits to {as_of} and the forecast",
-                 fontsize=10)
+    ax.set_title(f"{repo}: ROCm share of mainline commits to {as_of} and the forecast", fontsize=10)
     ax.legend(fontsize=7, loc="upper left")
-    fig.text(0.01, 0.01, "Source: shu store, tables commits, releases and forecasts", fontsize=7,
-             color="grey")
+    fig.text(
+        0.01,
+        0.01,
+        "Source: shu store, tables commits, releases and forecasts",
+        fontsize=7,
+        color="grey",
+    )
     fig.autofmt_xdate()
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     fig.savefig(path)

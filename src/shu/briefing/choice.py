@@ -61,9 +61,13 @@ class CardChoice:
 
 def is_declared(f: dict[str, Any], questions: list[DeclaredQuestion]) -> bool:
     """Whether forecast `f` asks a question the user declared."""
-    return any(q.repo == f["repo"] and q.template == f["template"]
-               and q.horizon == f["horizon_days"] and math.isclose(q.threshold, f["threshold"])
-               for q in questions)
+    return any(
+        q.repo == f["repo"]
+        and q.template == f["template"]
+        and q.horizon == f["horizon_days"]
+        and math.isclose(q.threshold, f["threshold"])
+        for q in questions
+    )
 
 
 def departure(f: dict[str, Any]) -> float | None:
@@ -73,17 +77,22 @@ def departure(f: dict[str, Any]) -> float | None:
     return abs(_logit(f["probability"]) - _logit(f["base_rate"]))
 
 
-def choose_cards(forecasts: list[dict[str, Any]], tracked: list[str],
-                 questions: list[DeclaredQuestion], skill: SkillGate,
-                 rocm_active: Callable[[str], bool]) -> list[CardChoice]:
+def choose_cards(
+    forecasts: list[dict[str, Any]],
+    tracked: list[str],
+    questions: list[DeclaredQuestion],
+    skill: SkillGate,
+    rocm_active: Callable[[str], bool],
+) -> list[CardChoice]:
     """The cards of the tracked repositories: per repository its declared questions, else its
     chosen star card, then its ROCm card (see the module docstring)."""
     out: list[CardChoice] = []
     for repo in tracked:
         mine = [f for f in forecasts if f["repo"] == repo]
         intervals = [f for f in mine if f["template"] == INTERVAL]
-        star = [f for f in mine if f["template"] != INTERVAL
-                and f["template"] not in ROCM_TEMPLATES]
+        star = [
+            f for f in mine if f["template"] != INTERVAL and f["template"] not in ROCM_TEMPLATES
+        ]
         rocm = [f for f in mine if f["template"] in ROCM_TEMPLATES]
         out += _cards(repo, "star", star, intervals, questions, skill)
         if rocm and (rocm_active(repo) or any(is_declared(f, questions) for f in rocm)):
@@ -98,49 +107,93 @@ def _near(intervals: list[dict[str, Any]], horizon: int) -> dict[str, Any] | Non
     return min(intervals, key=lambda f: (abs(f["horizon_days"] - horizon), f["horizon_days"]))
 
 
-def _cards(repo: str, kind: str, candidates: list[dict[str, Any]],
-           intervals: list[dict[str, Any]], questions: list[DeclaredQuestion],
-           skill: SkillGate) -> list[CardChoice]:
+def _cards(
+    repo: str,
+    kind: str,
+    candidates: list[dict[str, Any]],
+    intervals: list[dict[str, Any]],
+    questions: list[DeclaredQuestion],
+    skill: SkillGate,
+) -> list[CardChoice]:
     declared = [f for f in candidates if is_declared(f, questions)]
     if declared:
         out = []
         for f in declared:
             skilled, reason = skill(f["template"], f["horizon_days"])
-            out.append(CardChoice(repo, kind, f, _near(intervals, f["horizon_days"]), True,
-                                  skilled, reason, "declared in shu.toml"))
+            out.append(
+                CardChoice(
+                    repo,
+                    kind,
+                    f,
+                    _near(intervals, f["horizon_days"]),
+                    True,
+                    skilled,
+                    reason,
+                    "declared in shu.toml",
+                )
+            )
         return out
     qualifying = []
     for f in candidates:
         skilled, reason = skill(f["template"], f["horizon_days"])
         moved = departure(f)
-        if (skilled and moved is not None and moved >= MARGIN
-                and SHOWN[0] <= f["probability"] <= SHOWN[1]):
-            qualifying.append((abs(f["base_rate"] - 0.5), -moved,
-                               abs(f["horizon_days"] - 30), f["forecast_id"], f, reason))
+        if (
+            skilled
+            and moved is not None
+            and moved >= MARGIN
+            and SHOWN[0] <= f["probability"] <= SHOWN[1]
+        ):
+            qualifying.append(
+                (
+                    abs(f["base_rate"] - 0.5),
+                    -moved,
+                    abs(f["horizon_days"] - 30),
+                    f["forecast_id"],
+                    f,
+                    reason,
+                )
+            )
     if qualifying:
         *_, f, reason = min(qualifying, key=lambda q: q[:4])
-        return [CardChoice(repo, kind, f, _near(intervals, f["horizon_days"]), False, True,
-                           reason, _why_chosen(f, len(candidates)))]
+        return [
+            CardChoice(
+                repo,
+                kind,
+                f,
+                _near(intervals, f["horizon_days"]),
+                False,
+                True,
+                reason,
+                _why_chosen(f, len(candidates)),
+            )
+        ]
     interval = _near(intervals, 30)
     if interval is not None:
         skilled, reason = skill(interval["template"], interval["horizon_days"])
-        return [CardChoice(repo, kind, None, interval, False, skilled, reason,
-                           _why_none(len(candidates)))]
+        return [
+            CardChoice(
+                repo, kind, None, interval, False, skilled, reason, _why_none(len(candidates))
+            )
+        ]
     return []
 
 
 def _why_chosen(f: dict[str, Any], n: int) -> str:
-    return (f"of {n} questions issued for this repository, the one whose base rate is nearest "
-            f"50% among those with demonstrated skill where the model departs from the base "
-            f"rate by at least {MARGIN} in log-odds and answers between "
-            f"{100 * SHOWN[0]:.0f}% and {100 * SHOWN[1]:.0f}%")
+    return (
+        f"of {n} questions issued for this repository, the one whose base rate is nearest "
+        f"50% among those with demonstrated skill where the model departs from the base "
+        f"rate by at least {MARGIN} in log-odds and answers between "
+        f"{100 * SHOWN[0]:.0f}% and {100 * SHOWN[1]:.0f}%"
+    )
 
 
 def _why_none(n: int) -> str:
-    return (f"none of the {n} yes/no questions issued for this repository has demonstrated "
-            f"skill, a model departing from its base rate by at least {MARGIN} in log-odds and "
-            f"an answer between {100 * SHOWN[0]:.0f}% and {100 * SHOWN[1]:.0f}%, so the card "
-            "leads with the interval alone")
+    return (
+        f"none of the {n} yes/no questions issued for this repository has demonstrated "
+        f"skill, a model departing from its base rate by at least {MARGIN} in log-odds and "
+        f"an answer between {100 * SHOWN[0]:.0f}% and {100 * SHOWN[1]:.0f}%, so the card "
+        "leads with the interval alone"
+    )
 
 
 def _logit(p: float) -> float:

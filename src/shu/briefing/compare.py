@@ -37,8 +37,9 @@ class Metric:
 METRICS = {
     "stars": Metric("stars", "Star count", "stars"),
     "velocity": Metric("velocity_28d", "28-day star velocity", "stars/day"),
-    "acceleration": Metric("acceleration_28d", "28-day star acceleration",
-                           "stars/day change over 28 days"),
+    "acceleration": Metric(
+        "acceleration_28d", "28-day star acceleration", "stars/day change over 28 days"
+    ),
 }
 SOURCE = "Source: shu store, table star_signals (daily GitHub star counts)"
 
@@ -50,25 +51,36 @@ def metric(name: str) -> Metric:
     return METRICS[name]
 
 
-def compare_frame(con: duckdb.DuckDBPyConnection, repos: list[str], metric_name: str,
-                  since: date | None = None, until: date | None = None) -> pd.DataFrame:
+def compare_frame(
+    con: duckdb.DuckDBPyConnection,
+    repos: list[str],
+    metric_name: str,
+    since: date | None = None,
+    until: date | None = None,
+) -> pd.DataFrame:
     """Long frame (repo, day, value) of `metric_name` for `repos` from `since` to `until`, in
     the order of `repos` (so each repository keeps its colour across charts).
 
     Raises InputError naming the repositories that have no star signals at all."""
     m = metric(metric_name)
-    known = {r[0] for r in con.execute(
-        "SELECT DISTINCT repo FROM star_signals WHERE list_contains(?, repo)",
-        [repos]).fetchall()}
+    known = {
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT repo FROM star_signals WHERE list_contains(?, repo)", [repos]
+        ).fetchall()
+    }
     missing = [r for r in repos if r not in known]
     if missing:
-        raise InputError(f"no star signals for {', '.join(missing)}: check the names, or load "
-                         "and compute them (`shu ingest …`, `shu signals`)")
+        raise InputError(
+            f"no star signals for {', '.join(missing)}: check the names, or load "
+            "and compute them (`shu ingest …`, `shu signals`)"
+        )
     return con.execute(
         f"SELECT repo, day, {m.column} AS value FROM star_signals WHERE list_contains(?, repo) "
         "AND day >= coalesce(?::DATE, DATE '0001-01-01') "
         "AND day <= coalesce(?::DATE, DATE '9999-12-31') ORDER BY list_position(?, repo), day",
-        [repos, since, until, repos]).df()
+        [repos, since, until, repos],
+    ).df()
 
 
 def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -77,16 +89,31 @@ def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
     for repo, g in frame.dropna(subset=["value"]).groupby("repo", sort=False):
         first, last = g.iloc[0], g.iloc[-1]
         peak = g.loc[g["value"].idxmax()]
-        rows.append({"repo": repo, "from": first["day"].date(), "value then": first["value"],
-                     "to": last["day"].date(), "value now": last["value"],
-                     "change": last["value"] - first["value"], "peak": peak["value"],
-                     "peak on": peak["day"].date()})
-    return pd.DataFrame(rows, columns=["repo", "from", "value then", "to", "value now",
-                                       "change", "peak", "peak on"])
+        rows.append(
+            {
+                "repo": repo,
+                "from": first["day"].date(),
+                "value then": first["value"],
+                "to": last["day"].date(),
+                "value now": last["value"],
+                "change": last["value"] - first["value"],
+                "peak": peak["value"],
+                "peak on": peak["day"].date(),
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["repo", "from", "value then", "to", "value now", "change", "peak", "peak on"]
+    )
 
 
-def compare_chart(frame: pd.DataFrame, metric_name: str, path: Path, *, log: bool = False,
-                  title: str | None = None) -> Path:
+def compare_chart(
+    frame: pd.DataFrame,
+    metric_name: str,
+    path: Path,
+    *,
+    log: bool = False,
+    title: str | None = None,
+) -> Path:
     """One line per repository of `frame` (from `compare_frame`) as a PNG at `path`."""
     m = metric(metric_name)
     fig, ax = plt.subplots(figsize=(9, 4.8), dpi=100)
@@ -94,8 +121,15 @@ def compare_chart(frame: pd.DataFrame, metric_name: str, path: Path, *, log: boo
     for i, (repo, g) in enumerate(frame.groupby("repo", sort=False)):
         if g["value"].notna().any():
             days, values = _broken_at_gaps(g)
-            ax.plot(days, values, color=f"C{i % 10}", label=repo, linewidth=1.4, marker=".",
-                    markersize=2 if len(g) < 400 else 0)
+            ax.plot(
+                days,
+                values,
+                color=f"C{i % 10}",
+                label=repo,
+                linewidth=1.4,
+                marker=".",
+                markersize=2 if len(g) < 400 else 0,
+            )
             drawn += 1
     if log:
         if m.column == "stars":
@@ -105,7 +139,7 @@ def compare_chart(frame: pd.DataFrame, metric_name: str, path: Path, *, log: boo
     if m.column != "stars":
         ax.axhline(0, color="grey", linewidth=0.5)
     days = frame["day"].dropna()
-    span = (f"{days.min().date()} to {days.max().date()}" if len(days) else "no data")
+    span = f"{days.min().date()} to {days.max().date()}" if len(days) else "no data"
     ax.set_title(title or f"{m.label} ({m.unit}), {span}", fontsize=10)
     ax.set_ylabel(f"{m.label} ({m.unit})" + (", log scale" if log else ""))
     ax.set_xlabel("day (UTC)")
@@ -131,33 +165,39 @@ def _broken_at_gaps(g: pd.DataFrame, max_gap_days: int = 7) -> tuple[pd.Series, 
     return both["day"], both["value"]
 
 
-def interval_forecasts(con: duckdb.DuckDBPyConnection, repo: str, as_of: date
-                       ) -> pd.DataFrame:
+def interval_forecasts(con: duckdb.DuckDBPyConnection, repo: str, as_of: date) -> pd.DataFrame:
     """The latest origin's interval forecasts of `repo` issued up to `as_of` (one row per
     horizon: resolves_on, median, lower/upper 50/80/95), or an empty frame when none are stored
     (or the store has no `forecast_intervals` table)."""
-    has = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = "
-                      "'main' AND table_name = 'forecast_intervals'").fetchone()[0]
+    has = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_schema = "
+        "'main' AND table_name = 'forecast_intervals'"
+    ).fetchone()[0]
     if not has:
         return pd.DataFrame()
-    return con.execute("""
+    return con.execute(
+        """
         WITH f AS (SELECT * FROM forecasts WHERE repo = ? AND origin <= ?
                    AND forecast_id IN (SELECT forecast_id FROM forecast_intervals))
         SELECT f.origin, f.horizon_days, f.resolves_on, i.unit, i.median, i.lower_50,
                i.upper_50, i.lower_80, i.upper_80, i.lower_95, i.upper_95
         FROM f JOIN forecast_intervals i USING (forecast_id)
         WHERE f.origin = (SELECT max(origin) FROM f) ORDER BY f.horizon_days""",
-                       [repo, as_of]).df()
+        [repo, as_of],
+    ).df()
 
 
-def fan_chart(con: duckdb.DuckDBPyConnection, repo: str, as_of: date, path: Path,
-              history_days: int = 180) -> tuple[Path, bool]:
+def fan_chart(
+    con: duckdb.DuckDBPyConnection, repo: str, as_of: date, path: Path, history_days: int = 180
+) -> tuple[Path, bool]:
     """28-day velocity of `repo` for `history_days` to `as_of`, then its forecast fan.
 
     Returns the path and whether a fan (interval forecasts) was drawn."""
-    hist = con.execute("SELECT day, velocity_28d FROM star_signals WHERE repo = ? AND day > ? "
-                       "AND day <= ? ORDER BY day",
-                       [repo, as_of - timedelta(days=history_days), as_of]).df()
+    hist = con.execute(
+        "SELECT day, velocity_28d FROM star_signals WHERE repo = ? AND day > ? "
+        "AND day <= ? ORDER BY day",
+        [repo, as_of - timedelta(days=history_days), as_of],
+    ).df()
     fan = interval_forecasts(con, repo, as_of)
     fig, ax = plt.subplots(figsize=(9, 3.6), dpi=100)
     ax.plot(hist["day"], hist["velocity_28d"], color="C0", label="observed")
@@ -171,10 +211,24 @@ def fan_chart(con: duckdb.DuckDBPyConnection, repo: str, as_of: date, path: Path
             return [anchor, *fan[col].astype(float).tolist()]
 
         for level, alpha in ((95, 0.15), (80, 0.25), (50, 0.4)):
-            ax.fill_between(x, series(f"lower_{level}"), series(f"upper_{level}"), color="C1",
-                            alpha=alpha, linewidth=0, label=f"{level}% interval")
-        ax.plot(x, series("median"), color="C1", linestyle="--", marker="o", markersize=3,
-                label="forecast median")
+            ax.fill_between(
+                x,
+                series(f"lower_{level}"),
+                series(f"upper_{level}"),
+                color="C1",
+                alpha=alpha,
+                linewidth=0,
+                label=f"{level}% interval",
+            )
+        ax.plot(
+            x,
+            series("median"),
+            color="C1",
+            linestyle="--",
+            marker="o",
+            markersize=3,
+            label="forecast median",
+        )
         ax.axvline(origin, color="grey", linewidth=0.6, linestyle=":")
     ax.axhline(0, color="grey", linewidth=0.5)
     what = "and its forecast fan" if not fan.empty else "(no interval forecast stored)"
@@ -182,8 +236,13 @@ def fan_chart(con: duckdb.DuckDBPyConnection, repo: str, as_of: date, path: Path
     ax.set_ylabel("velocity 28d (stars/day)")
     ax.set_xlabel("day (UTC)")
     ax.legend(fontsize=7, loc="upper left")
-    fig.text(0.01, 0.01, SOURCE + (" and forecast_intervals" if not fan.empty else ""),
-             fontsize=7, color="grey")
+    fig.text(
+        0.01,
+        0.01,
+        SOURCE + (" and forecast_intervals" if not fan.empty else ""),
+        fontsize=7,
+        color="grey",
+    )
     fig.autofmt_xdate()
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     fig.savefig(path)

@@ -42,9 +42,15 @@ class BriefingResult:
     stale_repos: list[str] = field(default_factory=list)
 
 
-def compose_briefing(store: Store, day: date | None = None, settings: Settings | None = None,
-                     *, reports_dir: Path | None = None, synthetic: bool = False,
-                     notices: list[str] | None = None) -> BriefingResult:
+def compose_briefing(
+    store: Store,
+    day: date | None = None,
+    settings: Settings | None = None,
+    *,
+    reports_dir: Path | None = None,
+    synthetic: bool = False,
+    notices: list[str] | None = None,
+) -> BriefingResult:
     """Write the briefing for `day` (default: the latest day with star signals) and record it.
 
     Args:
@@ -64,35 +70,75 @@ def compose_briefing(store: Store, day: date | None = None, settings: Settings |
     markdown = finish_markdown("".join(part.markdown for part in parts))
     path = out_dir / f"{ctx.day}.md"
     path.write_text(markdown, encoding="utf-8")
-    html.write_html(path, ctx.title,
-                    finish_markdown("".join(part.page or part.markdown for part in parts)))
+    html.write_html(
+        path, ctx.title, finish_markdown("".join(part.page or part.markdown for part in parts))
+    )
     html.write_index(out_dir)
     write_data(path.with_suffix(".json"), briefing_data(ctx, parts))
     n_cards = len(ctx.cards)
     _record(ctx, briefing_id, path, markdown, n_cards)
-    return BriefingResult(briefing_id, path, ctx.title, n_cards, len(ctx.book.receipts),
-                          list(ctx.charts), [s["repo"] for s in ctx.stale])
+    return BriefingResult(
+        briefing_id,
+        path,
+        ctx.title,
+        n_cards,
+        len(ctx.book.receipts),
+        list(ctx.charts),
+        [s["repo"] for s in ctx.stale],
+    )
 
 
-def _record(ctx: BriefingContext, briefing_id: str, path: Path, markdown: str,
-            n_cards: int) -> None:
+def _record(
+    ctx: BriefingContext, briefing_id: str, path: Path, markdown: str, n_cards: int
+) -> None:
     import pandas as pd
 
-    receipts = pd.DataFrame([{
-        "briefing_id": briefing_id, "receipt_no": i, "kind": r.kind, "table_name": r.table,
-        "row_key": r.key_json, "column_name": r.column, "value": r.value, "as_of": r.as_of,
-        "label": r.label} for i, r in enumerate(ctx.book.receipts, start=1)],
-        columns=["briefing_id", "receipt_no", "kind", "table_name", "row_key", "column_name",
-                 "value", "as_of", "label"])
+    receipts = pd.DataFrame(
+        [
+            {
+                "briefing_id": briefing_id,
+                "receipt_no": i,
+                "kind": r.kind,
+                "table_name": r.table,
+                "row_key": r.key_json,
+                "column_name": r.column,
+                "value": r.value,
+                "as_of": r.as_of,
+                "label": r.label,
+            }
+            for i, r in enumerate(ctx.book.receipts, start=1)
+        ],
+        columns=[
+            "briefing_id",
+            "receipt_no",
+            "kind",
+            "table_name",
+            "row_key",
+            "column_name",
+            "value",
+            "as_of",
+            "label",
+        ],
+    )
     receipts["as_of"] = pd.to_datetime(receipts["as_of"]).dt.date
-    briefing = pd.DataFrame([{
-        "briefing_id": briefing_id, "day": ctx.day, "title": ctx.title, "path": str(path),
-        "content_hash": hashlib.sha256(markdown.encode()).hexdigest(), "n_forecasts": n_cards,
-        "is_synthetic": ctx.synthetic, "generated_at": utcnow(), "data_as_of": ctx.as_of,
-        "stale_repos": [s["repo"] for s in ctx.stale]}])
+    briefing = pd.DataFrame(
+        [
+            {
+                "briefing_id": briefing_id,
+                "day": ctx.day,
+                "title": ctx.title,
+                "path": str(path),
+                "content_hash": hashlib.sha256(markdown.encode()).hexdigest(),
+                "n_forecasts": n_cards,
+                "is_synthetic": ctx.synthetic,
+                "generated_at": utcnow(),
+                "data_as_of": ctx.as_of,
+                "stale_repos": [s["repo"] for s in ctx.stale],
+            }
+        ]
+    )
     with ctx.store.transaction():
-        ctx.store.con.execute("DELETE FROM briefing_receipts WHERE briefing_id = ?",
-                              [briefing_id])
+        ctx.store.con.execute("DELETE FROM briefing_receipts WHERE briefing_id = ?", [briefing_id])
         if len(receipts):
             ctx.store.upsert("briefing_receipts", receipts)
         ctx.store.upsert("briefings", briefing)

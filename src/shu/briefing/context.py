@@ -53,8 +53,15 @@ class BriefingContext:
     _rocm: dict[str, facts.RocmActivity] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def open(cls, store: Store, day: date | None, settings: Settings, out_dir: Path,
-             synthetic: bool = False, notices: list[str] | None = None) -> BriefingContext:
+    def open(
+        cls,
+        store: Store,
+        day: date | None,
+        settings: Settings,
+        out_dir: Path,
+        synthetic: bool = False,
+        notices: list[str] | None = None,
+    ) -> BriefingContext:
         """The context for `day` (default: the latest day with star signals of a tracked
         repository; today when there is none); `as_of` is that latest day, not after `day`."""
         as_of = facts.data_as_of(store, [r.repo for r in settings.repos], day)
@@ -91,8 +98,13 @@ class BriefingContext:
     @cached_property
     def cards(self) -> list[CardChoice]:
         """What each card asks (`shu.briefing.choice`), in the order the cards are shown."""
-        return choose_cards(self.forecasts, self.tracked, self.settings.questions, self.skill,
-                            lambda repo: self.rocm_activity(repo).active)
+        return choose_cards(
+            self.forecasts,
+            self.tracked,
+            self.settings.questions,
+            self.skill,
+            lambda repo: self.rocm_activity(repo).active,
+        )
 
     @cached_property
     def headline(self) -> list[dict[str, Any]]:

@@ -36,9 +36,13 @@ KEYS = ("cards", "radar", "claims", "calibration_watch", "track_record")
 
 def briefing_data(ctx: BriefingContext, parts: list[Part]) -> dict[str, Any]:
     """The JSON document of the briefing whose sections built `parts`."""
-    doc: dict[str, Any] = {"day": ctx.day, "data_as_of": ctx.as_of, "title": ctx.title,
-                           "generated_at": utcnow().replace(microsecond=0),
-                           "synthetic": ctx.synthetic}
+    doc: dict[str, Any] = {
+        "day": ctx.day,
+        "data_as_of": ctx.as_of,
+        "title": ctx.title,
+        "generated_at": utcnow().replace(microsecond=0),
+        "synthetic": ctx.synthetic,
+    }
     notes: dict[str, str] = {}
     for part in parts:
         for key, value in part.data.items():
@@ -56,8 +60,7 @@ def briefing_data(ctx: BriefingContext, parts: list[Part]) -> dict[str, Any]:
 
 def write_data(path: Path, doc: dict[str, Any]) -> Path:
     """Write `doc` as JSON to `path` (dates as ISO text, NaN as null)."""
-    path.write_text(json.dumps(_plain(doc), indent=1, ensure_ascii=False) + "\n",
-                    encoding="utf-8")
+    path.write_text(json.dumps(_plain(doc), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 
 

@@ -18,16 +18,20 @@ from shu.forecast.ranking import RANKED_TEMPLATES
 from shu.settings import ROCM_PATTERN, Settings
 from shu.store import Store
 
-BAND_SQL = ("CASE WHEN greatest(f.probability, 1 - f.probability) >= 0.80 THEN 'high' "
-            "WHEN greatest(f.probability, 1 - f.probability) >= 0.65 THEN 'medium' "
-            "ELSE 'low' END")
+BAND_SQL = (
+    "CASE WHEN greatest(f.probability, 1 - f.probability) >= 0.80 THEN 'high' "
+    "WHEN greatest(f.probability, 1 - f.probability) >= 0.65 THEN 'medium' "
+    "ELSE 'low' END"
+)
 RIGHT_SQL = "((f.probability >= 0.5) = (r.outcome = 'yes'))"
 MOVE_TOLERANCE = 0.05
 # The radar's forecasts (every repository in the store) have their own section and record.
 RADAR_SQL_LIST = ", ".join(f"'{t}'" for t in RANKED_TEMPLATES)
-LIFECYCLE_RULE = ("decline: velocity under 0.01% of stars a day; emerging: at least 0.5% a day "
-                  "and not decelerating; expansion: acceleration at least 10% of velocity; "
-                  "else maturation")
+LIFECYCLE_RULE = (
+    "decline: velocity under 0.01% of stars a day; emerging: at least 0.5% a day "
+    "and not decelerating; expansion: acceleration at least 10% of velocity; "
+    "else maturation"
+)
 
 
 def dicts(cur) -> list[dict[str, Any]]:
@@ -41,8 +45,9 @@ def data_as_of(store: Store, tracked: list[str], day: date | None) -> date | Non
     marks = ", ".join("?" for _ in tracked) or "NULL"
     bound = "AND day <= ?" if day else ""
     params = [*tracked, day] if day else list(tracked)
-    row = store.con.execute(f"SELECT max(day) FROM star_signals WHERE repo IN ({marks}) {bound}",
-                            params).fetchone()
+    row = store.con.execute(
+        f"SELECT max(day) FROM star_signals WHERE repo IN ({marks}) {bound}", params
+    ).fetchone()
     return row[0]
 
 
@@ -50,8 +55,9 @@ def stale_repos(store: Store, tracked: list[str], day: date) -> list[dict[str, A
     """Tracked repositories whose latest star observation is older than the day before `day`."""
     out = []
     for repo in tracked:
-        last = store.con.execute("SELECT max(day) FROM stars_daily WHERE repo = ? AND day <= ?",
-                                 [repo, day]).fetchone()[0]
+        last = store.con.execute(
+            "SELECT max(day) FROM stars_daily WHERE repo = ? AND day <= ?", [repo, day]
+        ).fetchone()[0]
         if last is None or last < day - timedelta(days=1):
             out.append({"repo": repo, "last_day": last or "never"})
     return out
@@ -91,17 +97,20 @@ def category_accelerations(store: Store, settings: Settings, as_of: date) -> lis
         categories.setdefault(r.category, []).append(r.repo)
     out = []
     for category, members in categories.items():
-        sql = ("SELECT acceleration_28d_mean FROM category_signals WHERE category = ? AND "
-               "day = ?")
-        velocity_sql = ("SELECT velocity_28d_mean FROM category_signals WHERE category = ? AND "
-                        "day = ?")
+        sql = "SELECT acceleration_28d_mean FROM category_signals WHERE category = ? AND day = ?"
+        velocity_sql = (
+            "SELECT velocity_28d_mean FROM category_signals WHERE category = ? AND day = ?"
+        )
         params = [category, as_of]
         row = store.con.execute(
             "SELECT acceleration_28d_mean, velocity_28d_mean FROM category_signals "
-            "WHERE category = ? AND day = ?", params).fetchone()
+            "WHERE category = ? AND day = ?",
+            params,
+        ).fetchone()
         acceleration, velocity = row if row else (None, None)
-        out.append(CategoryMove(category, members, acceleration, velocity, sql, velocity_sql,
-                                params))
+        out.append(
+            CategoryMove(category, members, acceleration, velocity, sql, velocity_sql, params)
+        )
     return out
 
 
@@ -113,41 +122,54 @@ def latest_forecasts(store: Store, tracked: list[str], day: date) -> list[dict[s
     have their own section. Interval forecasts carry their median and 50/80/95% bounds
     (`median`, `lower_50` … `upper_95`; NULL for the other templates)."""
     marks = ", ".join("?" for _ in tracked) or "NULL"
-    return dicts(store.con.execute(
-        f"WITH mine AS (SELECT * FROM forecasts WHERE origin <= ? AND repo IN ({marks}) "
-        f"AND template NOT IN ({RADAR_SQL_LIST})), "
-        "latest AS (SELECT repo, template, arg_max(model_version, issued_at) AS model_version "
-        "FROM mine WHERE origin = (SELECT max(origin) FROM mine) GROUP BY repo, template) "
-        "SELECT f.*, i.median, i.lower_50, i.upper_50, i.lower_80, i.upper_80, i.lower_95, "
-        "i.upper_95 FROM mine f JOIN latest USING (repo, template, model_version) "
-        "LEFT JOIN forecast_intervals i USING (forecast_id) "
-        "WHERE f.origin = (SELECT max(origin) FROM mine) "
-        "ORDER BY repo, template, horizon_days, threshold, forecast_id",
-        [day, *tracked]))
+    return dicts(
+        store.con.execute(
+            f"WITH mine AS (SELECT * FROM forecasts WHERE origin <= ? AND repo IN ({marks}) "
+            f"AND template NOT IN ({RADAR_SQL_LIST})), "
+            "latest AS (SELECT repo, template, arg_max(model_version, issued_at) AS model_version "
+            "FROM mine WHERE origin = (SELECT max(origin) FROM mine) GROUP BY repo, template) "
+            "SELECT f.*, i.median, i.lower_50, i.upper_50, i.lower_80, i.upper_80, i.lower_95, "
+            "i.upper_95 FROM mine f JOIN latest USING (repo, template, model_version) "
+            "LEFT JOIN forecast_intervals i USING (forecast_id) "
+            "WHERE f.origin = (SELECT max(origin) FROM mine) "
+            "ORDER BY repo, template, horizon_days, threshold, forecast_id",
+            [day, *tracked],
+        )
+    )
 
 
 def latest_row(store: Store, table: str, repo: str, day: date) -> dict[str, Any] | None:
     """The latest row of a (repo, day)-keyed table for `repo` not after `day`."""
-    rows = dicts(store.con.execute(
-        f'SELECT * FROM "{table}" WHERE repo = ? AND day <= ? ORDER BY day DESC LIMIT 1',
-        [repo, day]))
+    rows = dicts(
+        store.con.execute(
+            f'SELECT * FROM "{table}" WHERE repo = ? AND day <= ? ORDER BY day DESC LIMIT 1',
+            [repo, day],
+        )
+    )
     return rows[0] if rows else None
 
 
 def latest_release(store: Store, repo: str, day: date) -> dict[str, Any] | None:
     """The latest release (or tag) of `repo` published on or before `day`."""
-    rows = dicts(store.con.execute(
-        "SELECT tag, name, published_at, is_prerelease FROM releases WHERE repo = ? AND "
-        "published_at < ? ORDER BY published_at DESC, tag LIMIT 1",
-        [repo, day + timedelta(days=1)]))
+    rows = dicts(
+        store.con.execute(
+            "SELECT tag, name, published_at, is_prerelease FROM releases WHERE repo = ? AND "
+            "published_at < ? ORDER BY published_at DESC, tag LIMIT 1",
+            [repo, day + timedelta(days=1)],
+        )
+    )
     return rows[0] if rows else None
 
 
 def last_release_lift(store: Store, repo: str, day: date) -> dict[str, Any] | None:
     """The latest release whose 14-day star lift was measurable by `day` (d + 14 <= day)."""
-    rows = dicts(store.con.execute(
-        "SELECT tag, day, star_lift FROM release_signals WHERE repo = ? AND star_lift IS NOT "
-        "NULL AND day + INTERVAL 14 DAY <= ? ORDER BY day DESC, tag LIMIT 1", [repo, day]))
+    rows = dicts(
+        store.con.execute(
+            "SELECT tag, day, star_lift FROM release_signals WHERE repo = ? AND star_lift IS NOT "
+            "NULL AND day + INTERVAL 14 DAY <= ? ORDER BY day DESC, tag LIMIT 1",
+            [repo, day],
+        )
+    )
     return rows[0] if rows else None
 
 
@@ -168,8 +190,14 @@ def lifecycle_phase(store: Store, repo: str, day: date) -> Phase | None:
     row = latest_row(store, "star_signals", repo, day)
     if row is None or row.get("lifecycle_phase") is None:
         return None
-    return Phase("star_signals", {"repo": repo, "day": row["day"]}, "lifecycle_phase",
-                 row["lifecycle_phase"], row["day"], LIFECYCLE_RULE)
+    return Phase(
+        "star_signals",
+        {"repo": repo, "day": row["day"]},
+        "lifecycle_phase",
+        row["lifecycle_phase"],
+        row["day"],
+        LIFECYCLE_RULE,
+    )
 
 
 @dataclass
@@ -183,22 +211,28 @@ class BandRate:
     pointer: list[Any]
 
 
-def backtest_band_rate(settings: Settings, forecast: dict[str, Any],
-                       band: str) -> BandRate | None:
+def backtest_band_rate(settings: Settings, forecast: dict[str, Any], band: str) -> BandRate | None:
     """The backtest hit rate of the forecast's template, horizon and band from the model card
     (`forecaster.json` beside the model), when the card holds one for this model version."""
     from shu.forecast.card import CARD_JSON, band_track_record
 
     card = Path(settings.models_dir) / CARD_JSON
-    rate = band_track_record(Path(settings.models_dir), forecast["template"],
-                             forecast["horizon_days"], band)
+    rate = band_track_record(
+        Path(settings.models_dir), forecast["template"], forecast["horizon_days"], band
+    )
     if rate is None or rate.get("hit_rate") is None:
         return None
     version = json.loads(card.read_text(encoding="utf-8")).get("version")
     if version != forecast["model_version"]:
         return None
-    pointer = ["backtest", "slices", f"{forecast['template']}/{forecast['horizon_days']}",
-               "bands", {"band": band}, "hit_rate"]
+    pointer = [
+        "backtest",
+        "slices",
+        f"{forecast['template']}/{forecast['horizon_days']}",
+        "bands",
+        {"band": band},
+        "hit_rate",
+    ]
     return BandRate(version, int(rate["n"]), float(rate["hit_rate"]), str(card), pointer)
 
 
@@ -216,8 +250,13 @@ def backtest_interval_coverage(settings: Settings, forecast: dict[str, Any]) -> 
     coverage = (slice_.get("coverage") or {}).get("0.8")
     if coverage is None or card.get("version") != forecast["model_version"]:
         return None
-    return BandRate(card["version"], int(slice_.get("n") or 0), float(coverage), str(path),
-                    ["backtest", "slices", key, "coverage", "0.8"])
+    return BandRate(
+        card["version"],
+        int(slice_.get("n") or 0),
+        float(coverage),
+        str(path),
+        ["backtest", "slices", key, "coverage", "0.8"],
+    )
 
 
 @dataclass
@@ -229,8 +268,9 @@ class BaseRate:
     pointer: list[Any]
 
 
-def fit_base_rate(settings: Settings, template: str, horizon_days: int,
-                  model_version: str) -> BaseRate | None:
+def fit_base_rate(
+    settings: Settings, template: str, horizon_days: int, model_version: str
+) -> BaseRate | None:
     """The fitting block's base rate from the model card, when the card is this model's."""
     from shu.forecast.card import CARD_JSON
 
@@ -256,11 +296,12 @@ class LiveRecord:
     params: list[Any]
 
 
-def live_band_record(store: Store, template: str, horizon: int, band: str,
-                     day: date) -> LiveRecord:
-    base = ("FROM forecasts f JOIN forecast_resolutions r USING (forecast_id) WHERE "
-            f"f.template = ? AND f.horizon_days = ? AND {BAND_SQL} = ? AND "
-            "r.outcome <> 'void' AND f.resolves_on <= ?")
+def live_band_record(store: Store, template: str, horizon: int, band: str, day: date) -> LiveRecord:
+    base = (
+        "FROM forecasts f JOIN forecast_resolutions r USING (forecast_id) WHERE "
+        f"f.template = ? AND f.horizon_days = ? AND {BAND_SQL} = ? AND "
+        "r.outcome <> 'void' AND f.resolves_on <= ?"
+    )
     params = [template, horizon, band, day]
     n_sql = f"SELECT count(*) {base}"
     hits_sql = f"SELECT count(*) FILTER (WHERE {RIGHT_SQL}) {base}"
@@ -272,8 +313,10 @@ def live_band_record(store: Store, template: str, horizon: int, band: str,
 def live_interval_record(store: Store, horizon: int, day: date) -> LiveRecord:
     """Resolved interval forecasts of `horizon` in this store: how many, and how many fell
     inside their 80% interval."""
-    base = ("FROM forecasts f JOIN interval_resolutions i USING (forecast_id) WHERE "
-            f"f.template = '{INTERVAL_TEMPLATE}' AND f.horizon_days = ? AND f.resolves_on <= ?")
+    base = (
+        "FROM forecasts f JOIN interval_resolutions i USING (forecast_id) WHERE "
+        f"f.template = '{INTERVAL_TEMPLATE}' AND f.horizon_days = ? AND f.resolves_on <= ?"
+    )
     params = [horizon, day]
     n_sql = f"SELECT count(*) {base}"
     hits_sql = f"SELECT count(*) FILTER (WHERE i.held_80) {base}"
@@ -284,15 +327,22 @@ def live_interval_record(store: Store, horizon: int, day: date) -> LiveRecord:
 
 def latest_probe_runs(store: Store) -> list[dict[str, Any]]:
     """The latest probe run per backend."""
-    return dicts(store.con.execute(
-        "SELECT * EXCLUDE (raw_json) FROM probe_runs QUALIFY row_number() OVER "
-        "(PARTITION BY backend ORDER BY started_at DESC, run_id) = 1 ORDER BY backend"))
+    return dicts(
+        store.con.execute(
+            "SELECT * EXCLUDE (raw_json) FROM probe_runs QUALIFY row_number() OVER "
+            "(PARTITION BY backend ORDER BY started_at DESC, run_id) = 1 ORDER BY backend"
+        )
+    )
 
 
 def probe_kernels(store: Store, run_id: str) -> list[dict[str, Any]]:
-    return dicts(store.con.execute(
-        "SELECT kernel, is_valid, eager_ms, compiled_ms, speedup FROM probe_results "
-        "WHERE run_id = ? ORDER BY kernel", [run_id]))
+    return dicts(
+        store.con.execute(
+            "SELECT kernel, is_valid, eager_ms, compiled_ms, speedup FROM probe_results "
+            "WHERE run_id = ? ORDER BY kernel",
+            [run_id],
+        )
+    )
 
 
 def latest_probe_age_days(store: Store, day: date) -> int | None:
@@ -319,11 +369,15 @@ class RocmActivity:
 def rocm_activity(store: Store, repo: str, day: date) -> RocmActivity:
     """ROCm-touching commits and releases whose name or notes mention ROCm, in (day - 365, day]."""
     params = [repo, day - timedelta(days=364), day + timedelta(days=1)]
-    commits_sql = ("SELECT count(*) FROM commits WHERE repo = ? AND touches_rocm AND "
-                   "committed_at >= ? AND committed_at < ?")
-    releases_sql = ("SELECT count(*) FROM releases WHERE repo = ? AND published_at >= ? AND "
-                    "published_at < ? AND regexp_matches(coalesce(name, '') || chr(10) || "
-                    "coalesce(body, ''), '(?i)(" + ROCM_PATTERN.replace("'", "''") + ")')")
+    commits_sql = (
+        "SELECT count(*) FROM commits WHERE repo = ? AND touches_rocm AND "
+        "committed_at >= ? AND committed_at < ?"
+    )
+    releases_sql = (
+        "SELECT count(*) FROM releases WHERE repo = ? AND published_at >= ? AND "
+        "published_at < ? AND regexp_matches(coalesce(name, '') || chr(10) || "
+        "coalesce(body, ''), '(?i)(" + ROCM_PATTERN.replace("'", "''") + ")')"
+    )
     commits = int(store.con.execute(commits_sql, params).fetchone()[0])
     releases = int(store.con.execute(releases_sql, params).fetchone()[0])
     return RocmActivity(commits, releases, commits_sql, releases_sql, params)

@@ -25,13 +25,45 @@ import nh3
 from markdown_it import MarkdownIt
 
 INDEX_NAME = "index.html"
-CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; "
-       "form-action 'none'")
-TAGS = {"a", "blockquote", "br", "code", "em", "h1", "h2", "h3", "h4", "hr", "img", "li", "ol",
-        "p", "pre", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul", "del",
-        "details", "summary"}
-ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title"}, "li": {"id"},
-              "td": {"style"}, "th": {"style"}}
+CSP = (
+    "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; "
+    "form-action 'none'"
+)
+TAGS = {
+    "a",
+    "blockquote",
+    "br",
+    "code",
+    "em",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "hr",
+    "img",
+    "li",
+    "ol",
+    "p",
+    "pre",
+    "strong",
+    "table",
+    "tbody",
+    "td",
+    "th",
+    "thead",
+    "tr",
+    "ul",
+    "del",
+    "details",
+    "summary",
+}
+ATTRIBUTES = {
+    "a": {"href", "title"},
+    "img": {"src", "alt", "title"},
+    "li": {"id"},
+    "td": {"style"},
+    "th": {"style"},
+}
 _DATA_PNG = re.compile(r"^data:image/png;base64,[A-Za-z0-9+/=]+$")
 _ALIGN = re.compile(r"^text-align:(left|right|center)$")
 _REFS = re.compile(r"\[(R\d+(?:, R\d+)*)\]")
@@ -79,9 +111,15 @@ def _attribute_filter(tag: str, attr: str, value: str) -> str | None:
 
 def sanitize(fragment: str) -> str:
     """`fragment` with only the allowed tags, attributes and link/image targets left."""
-    return nh3.clean(fragment, tags=TAGS, attributes=ATTRIBUTES,
-                     url_schemes={"http", "https", "data"}, attribute_filter=_attribute_filter,
-                     link_rel="noopener noreferrer", strip_comments=True)
+    return nh3.clean(
+        fragment,
+        tags=TAGS,
+        attributes=ATTRIBUTES,
+        url_schemes={"http", "https", "data"},
+        attribute_filter=_attribute_filter,
+        link_rel="noopener noreferrer",
+        strip_comments=True,
+    )
 
 
 def render_body(markdown: str, assets_dir: Path) -> str:
@@ -92,8 +130,10 @@ def render_body(markdown: str, assets_dir: Path) -> str:
     body = body.replace(_DETAILS_CLOSE, "</details>")
     body = _IMG.sub(lambda m: f'<img src="{_inline_png(m.group(1), assets_dir)}"', body)
     body = _RECEIPT_ITEM.sub(r'<li id="\1"><strong>\1</strong>', body)
-    body = _REFS.sub(lambda m: "[" + ", ".join(
-        f'<a href="#{r}">{r}</a>' for r in m.group(1).split(", ")) + "]", body)
+    body = _REFS.sub(
+        lambda m: "[" + ", ".join(f'<a href="#{r}">{r}</a>' for r in m.group(1).split(", ")) + "]",
+        body,
+    )
     return sanitize(body)
 
 
@@ -110,18 +150,22 @@ def _inline_png(src: str, assets_dir: Path) -> str:
 
 def page(title: str, body: str, nav: str = "") -> str:
     """A complete HTML document around an already sanitised `body`."""
-    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            f"<title>{html.escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-            f"{nav}{body}\n</body>\n</html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{html.escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+        f"{nav}{body}\n</body>\n</html>\n"
+    )
 
 
 def write_html(md_path: Path, title: str, page_markdown: str | None = None) -> Path:
     """Write the HTML page beside the markdown briefing `md_path` (same stem) from
     `page_markdown` (default: the briefing itself); return its path."""
-    body = render_body(page_markdown if page_markdown is not None
-                       else md_path.read_text(encoding="utf-8"), md_path.parent)
+    body = render_body(
+        page_markdown if page_markdown is not None else md_path.read_text(encoding="utf-8"),
+        md_path.parent,
+    )
     nav = f'<nav><a href="{INDEX_NAME}">All briefings</a></nav>\n'
     out = md_path.with_suffix(".html")
     out.write_text(page(title, body, sanitize(nav)), encoding="utf-8")
@@ -136,10 +180,13 @@ def write_index(reports_dir: Path) -> Path:
             continue
         found = _TITLE.search(path.read_text(encoding="utf-8", errors="replace")[:4000])
         title = html.unescape(found.group(1)) if found else path.stem
-        items.append(f'<li><a href="{html.escape(path.name)}">{html.escape(path.stem)}</a> · '
-                     f"{html.escape(title)}</li>")
-    body = ("<h1>shu briefings</h1>\n"
-            + (f"<ul>\n{''.join(items)}\n</ul>" if items else "<p>No briefing yet.</p>"))
+        items.append(
+            f'<li><a href="{html.escape(path.name)}">{html.escape(path.stem)}</a> · '
+            f"{html.escape(title)}</li>"
+        )
+    body = "<h1>shu briefings</h1>\n" + (
+        f"<ul>\n{''.join(items)}\n</ul>" if items else "<p>No briefing yet.</p>"
+    )
     out = reports_dir / INDEX_NAME
     out.write_text(page("shu briefings", sanitize(body)), encoding="utf-8")
     return out

@@ -22,11 +22,17 @@ _REFS = re.compile(r"\s*\[R\d+(?:, R\d+)*\]")
 BANDS = (("low", 0.5, 0.65), ("medium", 0.65, 0.80), ("high", 0.80, 1.0001))
 # What each template asks about, in words (headings and prose never show template identifiers).
 TEMPLATE_WORDS = {
-    "star_accel_reach": "star acceleration", "star_accel_fall": "star acceleration",
-    "star_velocity_up": "star velocity", "star_velocity_level": "star velocity level",
-    "star_gain": "star gain", "release_within": "release", "commit_velocity_up": "commit velocity",
-    "star_velocity_interval": "star velocity", "star_breakout": "breakout",
-    "rocm_share_reach": "ROCm share", "rocm_release_mention": "ROCm release notes",
+    "star_accel_reach": "star acceleration",
+    "star_accel_fall": "star acceleration",
+    "star_velocity_up": "star velocity",
+    "star_velocity_level": "star velocity level",
+    "star_gain": "star gain",
+    "release_within": "release",
+    "commit_velocity_up": "commit velocity",
+    "star_velocity_interval": "star velocity",
+    "star_breakout": "breakout",
+    "rocm_share_reach": "ROCm share",
+    "rocm_release_mention": "ROCm release notes",
     "rocm_first_commit": "first ROCm commit",
 }
 
@@ -35,8 +41,9 @@ def num(value: float | None, digits: int = 2, signed: bool = False) -> str:
     """A number for prose: thousands separators, fixed digits, '—' for missing."""
     if value is None:
         return "—"
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer() and
-                                  abs(value) >= 1000):
+    if isinstance(value, int) or (
+        isinstance(value, float) and value.is_integer() and abs(value) >= 1000
+    ):
         return f"{int(value):+,}" if signed else f"{int(value):,}"
     return f"{value:+,.{digits}f}" if signed else f"{value:,.{digits}f}"
 
@@ -81,10 +88,13 @@ def briefing_title(categories: list[CategoryMove]) -> str:
         return f"{category_phrase(first.category)} {first.verb}"
     second = moves[1]
     if first.verb == second.verb:
-        return (f"{category_phrase(first.category)} and {category_phrase(second.category)} "
-                f"{first.verb}")
-    return (f"{category_phrase(first.category)} {first.verb} as "
-            f"{category_phrase(second.category)} {second.verb}")
+        return (
+            f"{category_phrase(first.category)} and {category_phrase(second.category)} {first.verb}"
+        )
+    return (
+        f"{category_phrase(first.category)} {first.verb} as "
+        f"{category_phrase(second.category)} {second.verb}"
+    )
 
 
 def interval_text(f: dict[str, Any]) -> str | None:
@@ -99,9 +109,13 @@ def visible_text(markdown: str) -> str:
     """What a reader sees of `markdown` (text and code, no markup), receipt references left out:
     how long a card's prose is."""
     tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
-    text = " ".join("".join(child.content for child in tok.children or []
-                            if child.type in ("text", "code_inline"))
-                    for tok in tokens if tok.type == "inline")
+    text = " ".join(
+        "".join(
+            child.content for child in tok.children or [] if child.type in ("text", "code_inline")
+        )
+        for tok in tokens
+        if tok.type == "inline"
+    )
     return _REFS.sub("", text)
 
 
@@ -120,7 +134,12 @@ def template_env() -> jinja2.Environment:
     """The Jinja2 environment: package templates, default-deny escaping via `finalize`."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("shu.briefing", "templates"),
-        finalize=_finalize, autoescape=False, trim_blocks=True, lstrip_blocks=True,
-        keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+        finalize=_finalize,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
     env.filters["code"] = lambda value: Md(safe_code(value))  # identifiers, shown literally
     return env

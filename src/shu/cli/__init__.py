@@ -36,14 +36,20 @@ app.add_typer(ingest_app, name="ingest")
 
 @app.callback()
 def _global_options(
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars (also SHU_QUIET=1;"
-                               " they are off anyway in CI logs and when stderr is not a "
-                               "terminal)."),
+    quiet: bool = typer.Option(
+        False,
+        "--quiet",
+        "-q",
+        help="No progress bars (also SHU_QUIET=1;"
+        " they are off anyway in CI logs and when stderr is not a "
+        "terminal).",
+    ),
 ) -> None:
     """Options every command shares (before the command name: `shu --quiet signals`)."""
     from shu.progress import set_quiet
 
     set_quiet(quiet)
+
 
 console = Console()
 err_console = Console(stderr=True)
@@ -52,8 +58,13 @@ err_console = Console(stderr=True)
 # named on stderr and has a 'failed' row in ingest_log); 1 is a run refused or stopped outright.
 PARTIAL_EXIT = 3
 
-DbOption = typer.Option(None, "--db", envvar="SHU_DB", help="DuckDB store path "
-                        "[default: data/shu.duckdb].", show_default=False)
+DbOption = typer.Option(
+    None,
+    "--db",
+    envvar="SHU_DB",
+    help="DuckDB store path [default: data/shu.duckdb].",
+    show_default=False,
+)
 
 
 def db_path(db: Path | None) -> Path:
@@ -79,8 +90,9 @@ def main() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(1)
     except ShuError as exc:
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False,
-                          markup=True, soft_wrap=True)
+        err_console.print(
+            f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True, soft_wrap=True
+        )
         sys.exit(1)
     except (click.exceptions.Exit, typer.Exit) as exc:
         sys.exit(exc.exit_code)

@@ -40,15 +40,29 @@ SUFFIX_FORMATS = {".csv": "csv", ".json": "json", ".parquet": "parquet"}
 @app.command()
 def sql(
     query: str = typer.Argument(..., help="One read-only SQL statement over the store's tables."),
-    as_csv: bool = typer.Option(False, "--csv", help="CSV on standard output (with --out: "
-                                "CSV into the file)."),
-    as_json: bool = typer.Option(False, "--json", help="A JSON array of objects on standard "
-                                 "output (with --out: into the file)."),
-    out: str = typer.Option(None, "--out", "-o", metavar="PATH", help="Write the result to "
-                            "PATH, in the format its suffix names (.csv, .json, .parquet) "
-                            "unless --csv/--json says; '-' is standard output."),
-    parquet: str = typer.Option(None, "--parquet", metavar="PATH",
-                                help="Same as --out PATH, in Parquet whatever the suffix."),
+    as_csv: bool = typer.Option(
+        False, "--csv", help="CSV on standard output (with --out: CSV into the file)."
+    ),
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help="A JSON array of objects on standard output (with --out: into the file).",
+    ),
+    out: str = typer.Option(
+        None,
+        "--out",
+        "-o",
+        metavar="PATH",
+        help="Write the result to "
+        "PATH, in the format its suffix names (.csv, .json, .parquet) "
+        "unless --csv/--json says; '-' is standard output.",
+    ),
+    parquet: str = typer.Option(
+        None,
+        "--parquet",
+        metavar="PATH",
+        help="Same as --out PATH, in Parquet whatever the suffix.",
+    ),
     limit: int = typer.Option(1000, help="Most rows shown in the table view (not exports)."),
     db: Path = DbOption,
 ) -> None:
@@ -79,8 +93,9 @@ def sql(
         fmt, path = target
         export_result(result, fmt, path)
         if path != "-":
-            err_console.print(f"wrote {result.table.num_rows:,} rows to {path}",
-                              highlight=False, markup=False)
+            err_console.print(
+                f"wrote {result.table.num_rows:,} rows to {path}", highlight=False, markup=False
+            )
         return
     table = RichTable(*result.names)
     rows = result.rows()
@@ -91,8 +106,9 @@ def sql(
         console.print(f"({len(rows) - limit:,} more rows; use --csv, --out PATH or --limit)")
 
 
-def output_target(as_csv: bool, as_json: bool, out: str | None, parquet: str | None
-                  ) -> tuple[str, str] | None:
+def output_target(
+    as_csv: bool, as_json: bool, out: str | None, parquet: str | None
+) -> tuple[str, str] | None:
     """(format, path or '-') that `shu sql`'s options ask for; None for the table view."""
     if as_csv and as_json:
         raise InputError("--csv and --json: choose one format")
@@ -109,8 +125,10 @@ def output_target(as_csv: bool, as_json: bool, out: str | None, parquet: str | N
     if flag and named and flag != named:
         raise InputError(f"--{flag} with --out {out}: the suffix says {named}")
     if not (flag or named):
-        raise InputError(f"--out {out}: cannot tell the format from the suffix; use .csv, "
-                         ".json or .parquet, or add --csv or --json")
+        raise InputError(
+            f"--out {out}: cannot tell the format from the suffix; use .csv, "
+            ".json or .parquet, or add --csv or --json"
+        )
     return flag or named, out
 
 

@@ -27,12 +27,17 @@ def _day(value: str | None) -> date | None:
 
 @app.command()
 def brief(
-    day: str = typer.Option(None, "--day", help="Day to brief (YYYY-MM-DD) [default: the latest "
-                            "day with star signals]."),
-    out: Path = typer.Option(None, "--out", help="Folder for the markdown and charts "
-                             "[default: settings.reports_dir]."),
-    open_page: bool = typer.Option(False, "--open", help="Open the HTML briefing in the "
-                                   "default web browser (BROWSER env var) when written."),
+    day: str = typer.Option(
+        None, "--day", help="Day to brief (YYYY-MM-DD) [default: the latest day with star signals]."
+    ),
+    out: Path = typer.Option(
+        None, "--out", help="Folder for the markdown and charts [default: settings.reports_dir]."
+    ),
+    open_page: bool = typer.Option(
+        False,
+        "--open",
+        help="Open the HTML briefing in the default web browser (BROWSER env var) when written.",
+    ),
     db: Path = DbOption,
 ) -> None:
     """Write the briefing (markdown, a self-contained HTML page and the index of pages) from
@@ -47,8 +52,10 @@ def brief(
     with open_for_writing(db_path(db)) as store:
         result = compose_briefing(store, _day(day), get_settings(), reports_dir=out)
     page = result.path.with_suffix(".html")
-    console.print(f"wrote {result.path} and {page.name}: {result.title} ({result.n_forecasts} "
-                  f"forecast cards, {result.n_receipts} receipts)")
+    console.print(
+        f"wrote {result.path} and {page.name}: {result.title} ({result.n_forecasts} "
+        f"forecast cards, {result.n_receipts} receipts)"
+    )
     if open_page:
         import webbrowser
 
@@ -58,14 +65,20 @@ def brief(
         console.print(f"stale data marked for: {', '.join(result.stale_repos)}")
 
 
-VerboseOption = typer.Option(False, "--verbose", "-v", help="Also show Prefect's and Dask's "
-                             "INFO lines (server start, each flow and task run, the cluster).")
+VerboseOption = typer.Option(
+    False,
+    "--verbose",
+    "-v",
+    help="Also show Prefect's and Dask's "
+    "INFO lines (server start, each flow and task run, the cluster).",
+)
 
 
 @app.command()
 def daily(
-    day: str = typer.Option(None, "--day", help="Day to run for (YYYY-MM-DD) [default: today "
-                            "UTC]."),
+    day: str = typer.Option(
+        None, "--day", help="Day to run for (YYYY-MM-DD) [default: today UTC]."
+    ),
     backfill: bool = typer.Option(False, "--backfill", help="Fetch whole GitHub histories."),
     verbose: bool = VerboseOption,
     db: Path = DbOption,
@@ -96,8 +109,9 @@ class _StageLines(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         ok = record.levelno < logging.WARNING
-        (console if ok else err_console).print(record.getMessage(), highlight=False,
-                                               markup=False, soft_wrap=True)
+        (console if ok else err_console).print(
+            record.getMessage(), highlight=False, markup=False, soft_wrap=True
+        )
 
 
 @contextlib.contextmanager
@@ -133,8 +147,9 @@ def serve() -> None:
 
 @app.command()
 def demo(
-    out: Path = typer.Option(Path("reports/demo"), "--out", help="Folder for the demo store, "
-                             "notes, model and briefing."),
+    out: Path = typer.Option(
+        Path("reports/demo"), "--out", help="Folder for the demo store, notes, model and briefing."
+    ),
     seed: int = typer.Option(None, "--seed", help="Seed of the synthetic sample."),
     verbose: bool = VerboseOption,
 ) -> None:
@@ -154,7 +169,9 @@ def demo(
 
     console.print("shu demo: SYNTHETIC data, generated here; it describes no real project.")
     t0 = time.perf_counter()
-    result = run_demo(out, seed if seed is not None else SEED,
-                      say=lambda line: console.print(line, highlight=False, markup=False))
-    console.print(f"wrote {result} in {time.perf_counter() - t0:.1f} s (Prefect start-up "
-                  "included)")
+    result = run_demo(
+        out,
+        seed if seed is not None else SEED,
+        say=lambda line: console.print(line, highlight=False, markup=False),
+    )
+    console.print(f"wrote {result} in {time.perf_counter() - t0:.1f} s (Prefect start-up included)")

@@ -17,11 +17,16 @@ VERDICT_ORDER = {"contradicted": 0, "supported": 1, "untestable here": 2}
 
 @app.command()
 def claims(
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON list: one object per "
-                                 "claim and verdict (claim, verdict, source, device, metric, "
-                                 "claimed, measured, run_id, …)."),
-    verdict: str | None = typer.Option(None, help="Only this verdict: supported, "
-                                       "contradicted or 'untestable here'."),
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help="Print a JSON list: one object per "
+        "claim and verdict (claim, verdict, source, device, metric, "
+        "claimed, measured, run_id, …).",
+    ),
+    verdict: str | None = typer.Option(
+        None, help="Only this verdict: supported, contradicted or 'untestable here'."
+    ),
     db: Path = DbOption,
 ) -> None:
     """Check hardware/compiler claims (shu.toml's list and those read from ingested documents)
@@ -48,8 +53,9 @@ def claims(
         source = c.spec.source if c.spec else "shu.toml"
         claimed = c.spec.describe() if c.spec else ""
         run = c.device_name or c.backend
-        out.add_row(escape(c.claim), escape(source), escape(claimed), escape(run), shown,
-                    escape(c.evidence))
+        out.add_row(
+            escape(c.claim), escape(source), escape(claimed), escape(run), shown, escape(c.evidence)
+        )
     console.print(out)
     counts = {v: sum(c.verdict == v for c in checks) for v in VERDICT_ORDER}
     console.print(", ".join(f"{n} {v}" for v, n in counts.items()), highlight=False)

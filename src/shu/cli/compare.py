@@ -17,12 +17,17 @@ from shu.errors import InputError
 def compare(
     repos: list[str] = typer.Argument(..., help="Repositories 'owner/name' (one or more)."),
     since: str = typer.Option(None, "--since", help="First day (YYYY-MM-DD) [default: all]."),
-    metric: str = typer.Option("velocity", "--metric", help="stars, velocity (28-day, "
-                               "stars/day) or acceleration (28-day)."),
-    log: bool = typer.Option(False, "--log", help="Logarithmic y axis (symmetric log for "
-                             "velocity/acceleration)."),
-    out: Path = typer.Option(None, "--out", help="PNG to write [default: "
-                             "REPORTS/compare-METRIC.png]; the data goes beside it as .csv."),
+    metric: str = typer.Option(
+        "velocity", "--metric", help="stars, velocity (28-day, stars/day) or acceleration (28-day)."
+    ),
+    log: bool = typer.Option(
+        False, "--log", help="Logarithmic y axis (symmetric log for velocity/acceleration)."
+    ),
+    out: Path = typer.Option(
+        None,
+        "--out",
+        help="PNG to write [default: REPORTS/compare-METRIC.png]; the data goes beside it as .csv.",
+    ),
     db: Path = DbOption,
 ) -> None:
     """Compare repositories on one chart (PNG) and print the table behind it (read-only).
@@ -58,8 +63,11 @@ def compare(
         table.add_row(*(_cell(v) for v in row))
     console.print(table)
     for name in sorted(set(names) - set(summary["repo"])):
-        err_console.print(f"{name}: no {metric} value in this window (a window spanning a gap "
-                          "of more than 7 days in the star data is undefined)", highlight=False)
+        err_console.print(
+            f"{name}: no {metric} value in this window (a window spanning a gap "
+            "of more than 7 days in the star data is undefined)",
+            highlight=False,
+        )
     console.print(f"wrote {path} and {data} ({len(frame):,} rows)", highlight=False)
 
 

@@ -41,17 +41,25 @@ def _horizons(value: str | None) -> tuple[int, ...] | None:
 def train(
     db: Path = DbOption,
     estimator: str = typer.Option("hgb", help="'hgb' (gradient boosting) or 'logistic'."),
-    backtest: Path | None = typer.Option(None, help="JSON from `shu backtest --json` to put "
-                                         "in the model card."),
-    models_dir: Path | None = typer.Option(None, help="Where to write the model "
-                                           "[default: settings.models_dir]."),
-    template: str | None = typer.Option(None, help="Template(s), comma-separated [default: "
-                                        "all with enough history]."),
-    horizon: str | None = typer.Option(None, help="Horizon(s) in days, comma-separated "
-                                       "[default: 7,30,90]."),
-    merge: bool = typer.Option(False, "--merge", help="Keep the saved models this run does "
-                               "not retrain (e.g. train the ROCm templates from a store of "
-                               "imported histories into the star model)."),
+    backtest: Path | None = typer.Option(
+        None, help="JSON from `shu backtest --json` to put in the model card."
+    ),
+    models_dir: Path | None = typer.Option(
+        None, help="Where to write the model [default: settings.models_dir]."
+    ),
+    template: str | None = typer.Option(
+        None, help="Template(s), comma-separated [default: all with enough history]."
+    ),
+    horizon: str | None = typer.Option(
+        None, help="Horizon(s) in days, comma-separated [default: 7,30,90]."
+    ),
+    merge: bool = typer.Option(
+        False,
+        "--merge",
+        help="Keep the saved models this run does "
+        "not retrain (e.g. train the ROCm templates from a store of "
+        "imported histories into the star model).",
+    ),
 ) -> None:
     """Fit and calibrate the forecaster on the store; save it (skops) with its model card.
 
@@ -84,30 +92,36 @@ def train(
             raise InputError(f"--backtest {backtest}: not a readable JSON file ({exc})") from exc
     out_dir = models_dir or get_settings().models_dir
     if merge and not (Path(out_dir) / MODEL_FILE).exists():
-        raise InputError(f"--merge: no saved model in {out_dir} to merge into (train without "
-                         "--merge first)")
+        raise InputError(
+            f"--merge: no saved model in {out_dir} to merge into (train without --merge first)"
+        )
     with open_store(db_path(db), read_only=True) as store:
         store.con.execute("SET memory_limit='1500MB'")
         store.con.execute("SET preserve_insertion_order=false")
         # (a walk-forward's dates do not apply to training: it trains as of the data's end)
-        result = train_forecasters(store, templates, horizons,
-                                   config=BacktestConfig(start=date.min, end=date.min,
-                                                         estimator=estimator),
-                                   log=console.print)
+        result = train_forecasters(
+            store,
+            templates,
+            horizons,
+            config=BacktestConfig(start=date.min, end=date.min, estimator=estimator),
+            log=console.print,
+        )
     if merge:
         result, previous_backtest = merge_previous(result, Path(out_dir))
         bt = bt or previous_backtest
     artifact = save_forecasters(Path(out_dir) / MODEL_FILE, result.forecasters, result.version)
     _, card_md = write_model_card(Path(out_dir), result, artifact, bt)
-    console.print(f"model {result.version}: {artifact} ({artifact.stat().st_size:,} bytes), "
-                  f"card {card_md}")
+    console.print(
+        f"model {result.version}: {artifact} ({artifact.stat().st_size:,} bytes), card {card_md}"
+    )
 
 
 @app.command()
 def forecast(
     db: Path = DbOption,
-    origin: str | None = typer.Option(None, help="Issue as of this day (YYYY-MM-DD) "
-                                      "[default: last day with star data]."),
+    origin: str | None = typer.Option(
+        None, help="Issue as of this day (YYYY-MM-DD) [default: last day with star data]."
+    ),
 ) -> None:
     """Issue forecasts for the tracked repositories (append-only; a re-run issues nothing new).
 
@@ -127,8 +141,9 @@ def forecast(
 @app.command()
 def resolve(
     db: Path = DbOption,
-    as_of: str | None = typer.Option(None, "--as-of", help="Resolve as of this day "
-                                     "[default: today, UTC]."),
+    as_of: str | None = typer.Option(
+        None, "--as-of", help="Resolve as of this day [default: today, UTC]."
+    ),
 ) -> None:
     """Resolve every forecast whose horizon has passed (yes / no / void), once.
 
@@ -145,26 +160,34 @@ def resolve(
 def backtest(
     start: str = typer.Option(..., "--from", help="First origin (YYYY-MM-DD)."),
     end: str = typer.Option(..., "--to", help="Last origin (YYYY-MM-DD)."),
-    template: str | None = typer.Option(None, help="Template(s), comma-separated "
-                                        "[default: star_accel_reach,star_velocity_up]."),
-    horizon: str | None = typer.Option(None, help="Horizon(s) in days, comma-separated "
-                                       "[default: 30]."),
+    template: str | None = typer.Option(
+        None, help="Template(s), comma-separated [default: star_accel_reach,star_velocity_up]."
+    ),
+    horizon: str | None = typer.Option(
+        None, help="Horizon(s) in days, comma-separated [default: 30]."
+    ),
     estimator: str = typer.Option("hgb", help="'hgb' or 'logistic'."),
     refit_weeks: int = typer.Option(8, help="Refit the model every N weekly origins."),
-    plain: bool = typer.Option(False, "--plain", help="Score the fitted models alone: no "
-                               "regime guard, no online conformal levels (for comparison)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (keys in "
-                                 "docs/forecast/method.md)."),
-    out: Path | None = typer.Option(None, help="Write backtest.json and reliability.png "
-                                    "here."),
+    plain: bool = typer.Option(
+        False,
+        "--plain",
+        help="Score the fitted models alone: no "
+        "regime guard, no online conformal levels (for comparison).",
+    ),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print one JSON object (keys in docs/forecast/method.md)."
+    ),
+    out: Path | None = typer.Option(None, help="Write backtest.json and reliability.png here."),
     predictions: Path | None = typer.Option(
-        None, help="Write every scored prediction as Parquet (a .parquet path). One template: "
+        None,
+        help="Write every scored prediction as Parquet (a .parquet path). One template: "
         "that file; several: one file per template beside it, the template's name before the "
         "suffix (preds.parquet -> preds.star_velocity_up.parquet); a template's horizons share "
         "its file. Binary columns: repo, origin, template, horizon, threshold, velocity_28d, "
         "probability, outcome; interval columns: repo, origin, template, horizon, "
         "velocity_28d, median, lower_50, upper_50, lower_80, upper_80, lower_95, upper_95, "
-        "observed."),
+        "observed.",
+    ),
     db: Path = DbOption,
 ) -> None:
     """Walk-forward backtest over weekly origins, training only on labels known before each.
@@ -191,8 +214,15 @@ def backtest(
     horizons = _horizons(horizon) or (30,)
     if estimator not in ESTIMATORS:
         raise InputError(f"--estimator {estimator!r}: choose from {', '.join(ESTIMATORS)}")
-    config = BacktestConfig(d1, d2, templates, horizons, estimator=estimator,
-                            refit_weeks=refit_weeks, recalibrate=not plain)
+    config = BacktestConfig(
+        d1,
+        d2,
+        templates,
+        horizons,
+        estimator=estimator,
+        refit_weeks=refit_weeks,
+        recalibrate=not plain,
+    )
 
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
@@ -208,39 +238,66 @@ def backtest(
     scored: list | None = [] if predictions is not None else None
     star = tuple(t for t in templates if t not in rocm.NAMES)
     with open_store(db_path(db), read_only=True) as store:
-        metrics = (backtest_report(store.con, replace(config, templates=star), out_dir=out,
-                                   log=log, scored=scored) if star else None)
+        metrics = (
+            backtest_report(
+                store.con, replace(config, templates=star), out_dir=out, log=log, scored=scored
+            )
+            if star
+            else None
+        )
         if len(star) < len(templates):  # ROCm adoption slices: commits/releases, no stars
-            metrics = rocm_report(store.con, config, metrics, out_dir=out, log=log,
-                                  scored=scored)
+            metrics = rocm_report(store.con, config, metrics, out_dir=out, log=log, scored=scored)
     if predictions is not None:
         for path in write_predictions(predictions, scored or [], list(templates)):
             log(f"predictions: {path}")
     if as_json:
         print(json.dumps(metrics, default=str))
         return
-    table = RichTable("slice", "n", "repos", "base", "Brier", "BSS clim [95%]", "BSS pers",
-                      "ECE", "high right", "void")
-    intervals = RichTable("slice", "n", "repos", "coverage 50/80/95%", "CRPS",
-                          "CRPS persistence", "CRPS skill")
+    table = RichTable(
+        "slice",
+        "n",
+        "repos",
+        "base",
+        "Brier",
+        "BSS clim [95%]",
+        "BSS pers",
+        "ECE",
+        "high right",
+        "void",
+    )
+    intervals = RichTable(
+        "slice", "n", "repos", "coverage 50/80/95%", "CRPS", "CRPS persistence", "CRPS skill"
+    )
     for key, m in metrics["slices"].items():
         if m.get("n") and "coverage" in m:
             c = m["coverage"]
-            intervals.add_row(key, f"{m['n']:,}", f"{m['n_repos']:,}",
-                              f"{c['0.5']:.3f} / {c['0.8']:.3f} / {c['0.95']:.3f}",
-                              f"{m['crps']:.4f}", f"{m['crps_persistence']:.4f}",
-                              f"{m['crps_skill_persistence']:.3f}")
+            intervals.add_row(
+                key,
+                f"{m['n']:,}",
+                f"{m['n_repos']:,}",
+                f"{c['0.5']:.3f} / {c['0.8']:.3f} / {c['0.95']:.3f}",
+                f"{m['crps']:.4f}",
+                f"{m['crps_persistence']:.4f}",
+                f"{m['crps_skill_persistence']:.3f}",
+            )
             continue
         if not m.get("n"):
             table.add_row(key, "0", "", "", "", "", "", "", "", "")
             continue
         ci = m["ci95"]["bss_climatology"]
         high = next(b for b in m["bands"] if b["band"] == "high")
-        table.add_row(key, f"{m['n']:,}", f"{m['n_repos']:,}", f"{m['base_rate']:.3f}",
-                      f"{m['brier']:.4f}",
-                      f"{m['bss_climatology']:.3f} [{ci['low']:.3f}, {ci['high']:.3f}]",
-                      f"{m['bss_persistence']:.3f}", f"{m['ece']:.4f}",
-                      f"{high['hit_rate']:.3f} (n={high['n']:,})", f"{m['n_void']:,}")
+        table.add_row(
+            key,
+            f"{m['n']:,}",
+            f"{m['n_repos']:,}",
+            f"{m['base_rate']:.3f}",
+            f"{m['brier']:.4f}",
+            f"{m['bss_climatology']:.3f} [{ci['low']:.3f}, {ci['high']:.3f}]",
+            f"{m['bss_persistence']:.3f}",
+            f"{m['ece']:.4f}",
+            f"{high['hit_rate']:.3f} (n={high['n']:,})",
+            f"{m['n_void']:,}",
+        )
     console.print(table)
     if intervals.row_count:
         console.print(intervals)
@@ -257,16 +314,20 @@ def _print_rankings(metrics: dict) -> None:
     """precision@k of the radar slices (star_breakout) beside the momentum ranking."""
     from shu.forecast.ranking import KS
 
-    table = RichTable("slice", "ranking", *(f"precision@{k} [95%]" for k in KS), "origins",
-                      "events/origin")
+    table = RichTable(
+        "slice", "ranking", *(f"precision@{k} [95%]" for k in KS), "origins", "events/origin"
+    )
     for key, m in metrics["slices"].items():
         ranked = m.get("ranking")
         if not ranked or not ranked.get("n_origins"):
             continue
         for name in ("model", "momentum"):
-            cells = [f"{c['mean']:.3f} [{c['low']:.3f}, {c['high']:.3f}]"
-                     for c in (ranked[name][f"precision_at_{k}"] for k in KS)]
-            table.add_row(key, name, *cells, f"{ranked['n_origins']}",
-                          f"{ranked['events_per_origin']:.1f}")
+            cells = [
+                f"{c['mean']:.3f} [{c['low']:.3f}, {c['high']:.3f}]"
+                for c in (ranked[name][f"precision_at_{k}"] for k in KS)
+            ]
+            table.add_row(
+                key, name, *cells, f"{ranked['n_origins']}", f"{ranked['events_per_origin']:.1f}"
+            )
     if table.row_count:
         console.print(table)

@@ -15,13 +15,22 @@ from shu.errors import InputError
 
 @ingest_app.command("gharchive")
 def ingest_gharchive(
-    paths: list[str] = typer.Argument(None, help="Hourly YYYY-MM-DD-H.json.gz files, "
-                                      "directories of them, or globs (quote the glob)."),
-    start: str = typer.Option(None, "--from", help="First UTC day (YYYY-MM-DD) to download "
-                              "from GH Archive (SHU_GHARCHIVE_URL) before loading."),
+    paths: list[str] = typer.Argument(
+        None,
+        help="Hourly YYYY-MM-DD-H.json.gz files, directories of them, or globs (quote the glob).",
+    ),
+    start: str = typer.Option(
+        None,
+        "--from",
+        help="First UTC day (YYYY-MM-DD) to download "
+        "from GH Archive (SHU_GHARCHIVE_URL) before loading.",
+    ),
     end: str = typer.Option(None, "--to", help="Last UTC day to download (default: --from)."),
-    fold: bool = typer.Option(True, help="Fold stars into stars_daily (source 'gharchive') "
-                              "for repositories with an anchor count."),
+    fold: bool = typer.Option(
+        True,
+        help="Fold stars into stars_daily (source 'gharchive') "
+        "for repositories with an anchor count.",
+    ),
     db: Path = DbOption,
 ) -> None:
     """Load GH Archive events: stars added, pushes, tags and releases per repository and day.
@@ -57,15 +66,22 @@ def ingest_gharchive(
             summary = run(store, specs, settings, progress=advance)
         console.print(summary.line(), highlight=False)
         if summary.rows:
-            console.print("rows written: " + ", ".join(f"{k} {v:,}" for k, v in
-                                                        summary.rows.items()), highlight=False)
+            console.print(
+                "rows written: " + ", ".join(f"{k} {v:,}" for k, v in summary.rows.items()),
+                highlight=False,
+            )
         if fold:
             folded = fold_into_stars_daily(store)
-            console.print(f"stars_daily (source 'gharchive'): {folded['written']:,} rows "
-                          "derived from anchors", highlight=False)
+            console.print(
+                f"stars_daily (source 'gharchive'): {folded['written']:,} rows "
+                "derived from anchors",
+                highlight=False,
+            )
     if summary.failed:
-        raise InputError(f"{len(summary.failed)} file(s) could not be read (the others loaded): "
-                         + "; ".join(f"{name}: {why}" for name, why in summary.failed.items()))
+        raise InputError(
+            f"{len(summary.failed)} file(s) could not be read (the others loaded): "
+            + "; ".join(f"{name}: {why}" for name, why in summary.failed.items())
+        )
 
 
 @contextlib.contextmanager

@@ -15,10 +15,17 @@ from shu.snapshot import open_for_writing
 @ingest_app.command("github")
 def github(
     repo: list[str] = typer.Option(
-        None, "--repo", metavar="OWNER/NAME",
-        help="Repository (repeatable); default: every tracked repository."),
-    backfill: bool = typer.Option(False, "--backfill", help="Fetch whole histories (every "
-                                  "star-history page, commit and release), not just what is new."),
+        None,
+        "--repo",
+        metavar="OWNER/NAME",
+        help="Repository (repeatable); default: every tracked repository.",
+    ),
+    backfill: bool = typer.Option(
+        False,
+        "--backfill",
+        help="Fetch whole histories (every "
+        "star-history page, commit and release), not just what is new.",
+    ),
     db: Path = DbOption,
 ) -> None:
     """Load repository snapshots, star history, commits and releases from the GitHub API.
@@ -37,11 +44,17 @@ def github(
     names = repo or [r.repo for r in settings.repos]
     from shu.progress import progress
 
-    with open_for_writing(db_path(db)) as store, progress(
-            "GitHub", total=len(names) * len(STEPS), unit="steps") as bar:
+    with (
+        open_for_writing(db_path(db)) as store,
+        progress("GitHub", total=len(names) * len(STEPS), unit="steps") as bar,
+    ):
         summary = ingest_github(
-            store, settings, repos=names, backfill=backfill,
-            progress=lambda name, step: bar.advance(note=f"{name}: {step}"))
+            store,
+            settings,
+            repos=names,
+            backfill=backfill,
+            progress=lambda name, step: bar.advance(note=f"{name}: {step}"),
+        )
     table = RichTable("table", "inserted", "updated", title="shu ingest github")
     for name, result in sorted(summary.rows.items()):
         table.add_row(name, f"{result.inserted:,}", f"{result.updated:,}")
@@ -53,13 +66,16 @@ def github(
             reset = datetime.fromtimestamp(summary.rate_reset, UTC).strftime("%H:%M UTC")
             budget += f" (resets {reset})"
     console.print(f"repositories: {', '.join(summary.repos) or 'none'}")
-    console.print(f"requests: {summary.requests} ({summary.not_modified} answered 304 "
-                  f"Not Modified; {summary.retries} retries)  rate budget left: {budget}")
+    console.print(
+        f"requests: {summary.requests} ({summary.not_modified} answered 304 "
+        f"Not Modified; {summary.retries} retries)  rate budget left: {budget}"
+    )
     for note in summary.notes:
         console.print(f"note: {note}", highlight=False)
     for name, reason in summary.failed.items():
-        err_console.print(f"failed: {name}: {reason}", highlight=False, markup=False,
-                          soft_wrap=True)
+        err_console.print(
+            f"failed: {name}: {reason}", highlight=False, markup=False, soft_wrap=True
+        )
     if summary.failed:
         raise typer.Exit(PARTIAL_EXIT)
 
@@ -67,8 +83,9 @@ def github(
 @ingest_app.command("git")
 def git(
     path: Path = typer.Argument(..., help="A local clone (working tree or bare)."),
-    repo: str = typer.Option(..., "--repo", metavar="OWNER/NAME",
-                             help="The repository it is a clone of."),
+    repo: str = typer.Option(
+        ..., "--repo", metavar="OWNER/NAME", help="The repository it is a clone of."
+    ),
     db: Path = DbOption,
 ) -> None:
     """Load commits and version tags from a local git clone (no network).
@@ -79,10 +96,13 @@ def git(
 
     with open_for_writing(db_path(db)) as store:
         result = ingest_git(store, path, repo)
-    console.print(f"{result.repo}: {result.commits_read:,} commits read "
-                  f"({result.commits.inserted:,} new, {result.commits.updated:,} updated); "
-                  f"{result.tags_read:,} version tags ({result.releases.inserted:,} new, "
-                  f"{result.releases.updated:,} updated)", highlight=False)
+    console.print(
+        f"{result.repo}: {result.commits_read:,} commits read "
+        f"({result.commits.inserted:,} new, {result.commits.updated:,} updated); "
+        f"{result.tags_read:,} version tags ({result.releases.inserted:,} new, "
+        f"{result.releases.updated:,} updated)",
+        highlight=False,
+    )
 
 
 @ingest_app.command("docs")
@@ -100,7 +120,9 @@ def docs(
 
     with open_for_writing(db_path(db)) as store:
         result = ingest_with_claims(store, paths)
-    console.print(f"{result.read} documents read: {result.added} new, {result.changed} changed, "
-                  f"{result.unchanged} unchanged; {result.passages} passages written; "
-                  f"{result.claims} claims extracted",
-                  highlight=False)
+    console.print(
+        f"{result.read} documents read: {result.added} new, {result.changed} changed, "
+        f"{result.unchanged} unchanged; {result.passages} passages written; "
+        f"{result.claims} claims extracted",
+        highlight=False,
+    )

@@ -12,8 +12,11 @@ from shu.store import open_store
 
 @ingest_app.command("history")
 def history(
-    paths: list[Path] = typer.Argument(..., help="Export directories or files named "
-                                       "<owner>__<name>.{commits,tags,release_notes}.csv[.gz]."),
+    paths: list[Path] = typer.Argument(
+        ...,
+        help="Export directories or files named "
+        "<owner>__<name>.{commits,tags,release_notes}.csv[.gz].",
+    ),
     db: Path = DbOption,
 ) -> None:
     """Load commit/tag/release-note history exports into `commits` and `releases` (no network).
@@ -28,8 +31,11 @@ def history(
     with open_store(db_path(db)) as store:
         results = ingest_history(store, paths)
     for r in results:
-        console.print(f"{r.repo}: {r.commits_read:,} commits ({r.commits.inserted:,} new, "
-                      f"{r.commits.updated:,} updated); {r.version_tags:,} version tags "
-                      f"({r.releases.inserted:,} new, {r.releases.updated:,} updated); "
-                      f"{r.notes_matched} release-note sections attached, "
-                      f"{r.notes_unmatched} matched no tag", highlight=False)
+        console.print(
+            f"{r.repo}: {r.commits_read:,} commits ({r.commits.inserted:,} new, "
+            f"{r.commits.updated:,} updated); {r.version_tags:,} version tags "
+            f"({r.releases.inserted:,} new, {r.releases.updated:,} updated); "
+            f"{r.notes_matched} release-note sections attached, "
+            f"{r.notes_unmatched} matched no tag",
+            highlight=False,
+        )

@@ -11,9 +11,12 @@ from shu.cli import PARTIAL_EXIT, DbOption, console, db_path, err_console, inges
 
 @ingest_app.command("ranking")
 def ingest_ranking(
-    path: Path = typer.Argument(..., help="Directory of github-ranking-YYYY-MM-DD.csv files, "
-                                "one such file, or a long Parquet/CSV table (day, repo, stars"
-                                "[, forks, open_issues])."),
+    path: Path = typer.Argument(
+        ...,
+        help="Directory of github-ranking-YYYY-MM-DD.csv files, "
+        "one such file, or a long Parquet/CSV table (day, repo, stars"
+        "[, forks, open_issues]).",
+    ),
     db: Path = DbOption,
 ) -> None:
     """Load daily star counts into stars_daily (idempotent; a bad file alone changes nothing).
@@ -28,11 +31,15 @@ def ingest_ranking(
 
     with open_for_writing(db_path(db)) as store:
         load = import_ranking(store, path)
-    console.print(f"{path}: read {load.rows_read:,}, inserted {load.rows_inserted:,}, updated "
-                  f"{load.rows_updated:,}, rejected {load.rows_rejected:,}"
-                  + (f"; {load.message}" if load.message else ""), highlight=False)
+    console.print(
+        f"{path}: read {load.rows_read:,}, inserted {load.rows_inserted:,}, updated "
+        f"{load.rows_updated:,}, rejected {load.rows_rejected:,}"
+        + (f"; {load.message}" if load.message else ""),
+        highlight=False,
+    )
     for bad, reason in load.failed_files.items():
-        err_console.print(f"failed: {bad.name}: {reason}", highlight=False, markup=False,
-                          soft_wrap=True)
+        err_console.print(
+            f"failed: {bad.name}: {reason}", highlight=False, markup=False, soft_wrap=True
+        )
     if load.failed_files:
         raise typer.Exit(PARTIAL_EXIT)

@@ -32,14 +32,19 @@ def probe(
         from shu.probe.__main__ import format_table
         from shu.probe.runner import run_probe
     except ImportError as exc:
-        raise InputError(f"shu probe needs torch ({exc}); install it with "
-                         "`pip install -e .[probe]`") from exc
+        raise InputError(
+            f"shu probe needs torch ({exc}); install it with `pip install -e .[probe]`"
+        ) from exc
     from shu.probe_ingest import store_probe_document
     from shu.store import open_store
 
     try:
-        doc = run_probe(device=device, suite=suite, threads=threads,
-                        progress=lambda m: err_console.print(m, highlight=False, markup=False))
+        doc = run_probe(
+            device=device,
+            suite=suite,
+            threads=threads,
+            progress=lambda m: err_console.print(m, highlight=False, markup=False),
+        )
     except (RuntimeError, ValueError) as exc:
         raise InputError(str(exc).splitlines()[0]) from exc
     console.print(format_table(doc), highlight=False, markup=False, soft_wrap=True)
@@ -52,8 +57,9 @@ def probe(
 
 @ingest_app.command("probe")
 def ingest_probe(
-    paths: list[Path] = typer.Argument(..., help="Probe JSON file(s) from `python -m shu.probe "
-                                       "--json PATH`."),
+    paths: list[Path] = typer.Argument(
+        ..., help="Probe JSON file(s) from `python -m shu.probe --json PATH`."
+    ),
     db: Path = DbOption,
 ) -> None:
     """Store probe results produced on any host (idempotent by run_id).

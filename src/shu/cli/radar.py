@@ -16,13 +16,22 @@ from shu.store import open_store
 
 @app.command()
 def radar(
-    as_of: str | None = typer.Option(None, "--as-of", help="The newest forecasts issued on or "
-                                     "before this day (YYYY-MM-DD) [default: the newest]."),
+    as_of: str | None = typer.Option(
+        None,
+        "--as-of",
+        help="The newest forecasts issued on or "
+        "before this day (YYYY-MM-DD) [default: the newest].",
+    ),
     top: int = typer.Option(20, "--top", help="How many repositories to list."),
-    untracked: bool = typer.Option(False, "--untracked", help="Leave out the tracked "
-                                   "repositories (as the briefing does)."),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON list: each repository "
-                                 "with its probability, velocities, bar, drivers and receipts."),
+    untracked: bool = typer.Option(
+        False, "--untracked", help="Leave out the tracked repositories (as the briefing does)."
+    ),
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help="Print a JSON list: each repository "
+        "with its probability, velocities, bar, drivers and receipts.",
+    ),
     db: Path = DbOption,
 ) -> None:
     """Repositories by probability of a star breakout (the 28-day velocity 30 days on at least
@@ -47,13 +56,23 @@ def radar(
         print(json.dumps([e.as_json() for e in entries]))
         return
     if not entries:
-        console.print(f"no star_breakout forecast issued{f' on or before {day}' if day else ''}"
-                      ": train a model with star_breakout (`shu train`), then `shu forecast`",
-                      highlight=False)
+        console.print(
+            f"no star_breakout forecast issued{f' on or before {day}' if day else ''}"
+            ": train a model with star_breakout (`shu train`), then `shu forecast`",
+            highlight=False,
+        )
         return
-    table = RichTable("#", "repository", "velocity 28d", "P(breakout)", "bar", "why",
-                      title=f"Breakout radar, forecasts of {entries[0].origin} "
-                            f"(resolving {entries[0].resolves_on})", show_lines=True)
+    table = RichTable(
+        "#",
+        "repository",
+        "velocity 28d",
+        "P(breakout)",
+        "bar",
+        "why",
+        title=f"Breakout radar, forecasts of {entries[0].origin} "
+        f"(resolving {entries[0].resolves_on})",
+        show_lines=True,
+    )
     receipts: list = []
 
     def mark(citations: list) -> str:
@@ -64,16 +83,31 @@ def radar(
         return "[" + ", ".join(str(receipts.index(c) + 1) for c in citations) + "]"
 
     for i, e in enumerate(entries, start=1):
-        velocity = ("—" if e.velocity_28d is None else
-                    f"{e.velocity_28d:,.1f} {mark([e.velocity_citation])}")
-        why = "\n".join(f"{'+' if d.towards else '-'} {d.text} {mark(d.citations)}"
-                        for d in e.drivers) or "—"
-        table.add_row(str(i), e.repo, velocity,
-                      f"{100 * e.probability:.1f}% {mark([e.probability_citation])}",
-                      f"{e.bar:,.1f}", why)
+        velocity = (
+            "—"
+            if e.velocity_28d is None
+            else f"{e.velocity_28d:,.1f} {mark([e.velocity_citation])}"
+        )
+        why = (
+            "\n".join(
+                f"{'+' if d.towards else '-'} {d.text} {mark(d.citations)}" for d in e.drivers
+            )
+            or "—"
+        )
+        table.add_row(
+            str(i),
+            e.repo,
+            velocity,
+            f"{100 * e.probability:.1f}% {mark([e.probability_citation])}",
+            f"{e.bar:,.1f}",
+            why,
+        )
     console.print(table, highlight=False)
     console.print("receipts:", highlight=False)
     for n, c in enumerate(receipts, start=1):
-        where = (f"{c.sql.strip()} {c.params}" if c.kind == "query" else
-                 f"{c.table} {json.dumps({k: str(v) for k, v in c.key.items()})} {c.column}")
+        where = (
+            f"{c.sql.strip()} {c.params}"
+            if c.kind == "query"
+            else f"{c.table} {json.dumps({k: str(v) for k, v in c.key.items()})} {c.column}"
+        )
         console.print(f"  [{n}] {where} = {c.value}", highlight=False, markup=False)

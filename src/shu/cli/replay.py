@@ -14,14 +14,24 @@ from shu.store import open_store
 def replay(
     start: str = typer.Option(..., "--from", help="First day to replay (YYYY-MM-DD)."),
     end: str = typer.Option(..., "--to", help="Last day to replay (YYYY-MM-DD)."),
-    template: str | None = typer.Option(None, help="Template(s), comma-separated [default: "
-                                        "all with enough history]."),
-    horizon: str | None = typer.Option(None, help="Horizon(s) in days, comma-separated "
-                                       "[default: 7,30,90]."),
-    every: int = typer.Option(1, "--every", help="Issue forecasts every N days from --from "
-                              "(resolution still runs daily), e.g. 7 for the breakout radar."),
-    brief: bool = typer.Option(False, "--brief", help="Then write the briefing of --to (its "
-                               "track record is the replay's, labelled as replayed)."),
+    template: str | None = typer.Option(
+        None, help="Template(s), comma-separated [default: all with enough history]."
+    ),
+    horizon: str | None = typer.Option(
+        None, help="Horizon(s) in days, comma-separated [default: 7,30,90]."
+    ),
+    every: int = typer.Option(
+        1,
+        "--every",
+        help="Issue forecasts every N days from --from "
+        "(resolution still runs daily), e.g. 7 for the breakout radar.",
+    ),
+    brief: bool = typer.Option(
+        False,
+        "--brief",
+        help="Then write the briefing of --to (its "
+        "track record is the replay's, labelled as replayed).",
+    ),
     db: Path = DbOption,
 ) -> None:
     """Issue and resolve forecasts for each past day as they would have been (model refitted
@@ -44,14 +54,25 @@ def replay(
         get_template(name)
     settings = get_settings()
     with open_store(db_path(db)) as store:
-        result = run_replay(store, d1, d2, settings, templates, _horizons(horizon) or HORIZONS,
-                            log=lambda m: console.print(m, highlight=False), every_days=every)
+        result = run_replay(
+            store,
+            d1,
+            d2,
+            settings,
+            templates,
+            _horizons(horizon) or HORIZONS,
+            log=lambda m: console.print(m, highlight=False),
+            every_days=every,
+        )
         if brief:
             from shu.briefing.compose import compose_briefing
 
             written = compose_briefing(store, d2, settings)
             console.print(f"wrote {written.path}", highlight=False)
-    console.print(f"run {result.run_id}: {result.issued:,} forecasts issued, "
-                  + ", ".join(f"{k} {v:,}" for k, v in result.resolved.items())
-                  + f"; refits on {', '.join(map(str, result.refit_days)) or 'none'}; "
-                  f"{result.wall_s:.0f} s", highlight=False)
+    console.print(
+        f"run {result.run_id}: {result.issued:,} forecasts issued, "
+        + ", ".join(f"{k} {v:,}" for k, v in result.resolved.items())
+        + f"; refits on {', '.join(map(str, result.refit_days)) or 'none'}; "
+        f"{result.wall_s:.0f} s",
+        highlight=False,
+    )

@@ -39,8 +39,14 @@ def refresh(
     out = RichTable("table", "mode", "rows written", "seconds", "through", "reason")
     for table, r in result.items():
         if isinstance(r, dict):
-            out.add_row(table, r["mode"], f"{r['rows']:,}", f"{r['seconds']:.2f}",
-                        str(r.get("to_day") or ""), r.get("reason", ""))
+            out.add_row(
+                table,
+                r["mode"],
+                f"{r['rows']:,}",
+                f"{r['seconds']:.2f}",
+                str(r.get("to_day") or ""),
+                r.get("reason", ""),
+            )
     console.print(out)
     console.print(f"signals refreshed in {result['seconds']:.2f} s")
 

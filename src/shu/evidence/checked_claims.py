@@ -37,17 +37,31 @@ def configured_checks(store: Store) -> list[ConfiguredCheck]:
     for check in evaluate_claims(store, documents=False):
         citations = []
         if check.run_id:
-            citations.append(Citation("row", "probe_runs", {"run_id": check.run_id},
-                                      "started_at", check.run_started_at,
-                                      check.run_started_at.date() if check.run_started_at
-                                      else None, f"probe run {check.run_id}"))
-        out.append(ConfiguredCheck(f"{check.claim} [{check.backend}]", check.verdict,
-                                   check.evidence, citations))
+            citations.append(
+                Citation(
+                    "row",
+                    "probe_runs",
+                    {"run_id": check.run_id},
+                    "started_at",
+                    check.run_started_at,
+                    check.run_started_at.date() if check.run_started_at else None,
+                    f"probe run {check.run_id}",
+                )
+            )
+        out.append(
+            ConfiguredCheck(
+                f"{check.claim} [{check.backend}]", check.verdict, check.evidence, citations
+            )
+        )
     return out
 
 
 def document_checks(store: Store, as_of: date) -> list[ClaimCheck]:
     """Checks of the claims read from documents published by `as_of` (or undated)."""
-    return [c for c in evaluate_claims(store)
-            if c.spec is not None and c.spec.from_document
-            and (c.spec.published_on is None or c.spec.published_on <= as_of)]
+    return [
+        c
+        for c in evaluate_claims(store)
+        if c.spec is not None
+        and c.spec.from_document
+        and (c.spec.published_on is None or c.spec.published_on <= as_of)
+    ]

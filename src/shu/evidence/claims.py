@@ -42,8 +42,14 @@ CONTRADICTED = "contradicted"
 UNTESTABLE = "untestable here"
 
 BACKENDS = ("cuda", "rocm", "cpu", "mps")
-KERNELS = ("layernorm_gelu", "softmax", "gemm_bias_relu", "sdpa", "naive_attention",
-           "transformer_block")
+KERNELS = (
+    "layernorm_gelu",
+    "softmax",
+    "gemm_bias_relu",
+    "sdpa",
+    "naive_attention",
+    "transformer_block",
+)
 CONFIG_SOURCE = "shu.toml"
 
 
@@ -84,14 +90,21 @@ class ClaimSpec:
         if self.comparison == "no speedup":
             return f"{who} · {what}: no speedup"
         percent = self.unit == "fraction" or self.metric == "fraction_of_ceiling"
-        value = "?" if self.value is None else (
-            f"{100 * self.value:.4g}%" if percent else f"{self.value:.4g}")
+        value = (
+            "?"
+            if self.value is None
+            else (f"{100 * self.value:.4g}%" if percent else f"{self.value:.4g}")
+        )
         if self.value_high is not None:
-            value += "-" + (f"{100 * self.value_high:.4g}%" if percent
-                            else f"{self.value_high:.4g}")
+            value += "-" + (
+                f"{100 * self.value_high:.4g}%" if percent else f"{self.value_high:.4g}"
+            )
         unit = "" if percent else {"x": "×"}.get(self.unit, f" {self.unit}" if self.unit else "")
-        of = f" of {self.baseline}" if self.metric in ("relative", "fraction_of_ceiling") \
-            and self.baseline else ""
+        of = (
+            f" of {self.baseline}"
+            if self.metric in ("relative", "fraction_of_ceiling") and self.baseline
+            else ""
+        )
         quantity = f" {self.quantity}" if self.metric == "relative" and self.quantity else ""
         return f"{who} · {what}: {self.comparison} {value}{unit}{quantity}{of}"
 
@@ -132,21 +145,38 @@ class ClaimCheck:
         s = self.spec
         source: Any = CONFIG_SOURCE
         if s is not None and s.from_document:
-            source = {"document": s.location, "title": s.title, "doc_id": s.doc_id,
-                      "passage": s.passage_no}
+            source = {
+                "document": s.location,
+                "title": s.title,
+                "doc_id": s.doc_id,
+                "passage": s.passage_no,
+            }
         return {
-            "id": self.claim_id, "claim": self.claim, "verdict": self.verdict,
+            "id": self.claim_id,
+            "claim": self.claim,
+            "verdict": self.verdict,
             "claimed_as": s.describe() if s else None,
-            "source": source, "device": s.device if s else None,
-            "backend": self.backend, "stack": s.stack if s else None,
-            "workload": s.workload if s else None, "dtype": s.dtype if s else None,
-            "metric": s.metric if s else None, "unit": s.unit if s else None,
-            "comparison": s.comparison if s else None, "claimed": self.threshold,
-            "claimed_high": s.value_high if s else None, "baseline": s.baseline if s else None,
-            "measured": self.measured, "ratio": self.ratio, "run_id": self.run_id,
-            "run_device": self.device_name, "evidence": self.evidence,
-            "probe_rows": [{"table": c.table, "key": c.key, "column": c.column,
-                            "value": c.value} for c in self.probe_cites],
+            "source": source,
+            "device": s.device if s else None,
+            "backend": self.backend,
+            "stack": s.stack if s else None,
+            "workload": s.workload if s else None,
+            "dtype": s.dtype if s else None,
+            "metric": s.metric if s else None,
+            "unit": s.unit if s else None,
+            "comparison": s.comparison if s else None,
+            "claimed": self.threshold,
+            "claimed_high": s.value_high if s else None,
+            "baseline": s.baseline if s else None,
+            "measured": self.measured,
+            "ratio": self.ratio,
+            "run_id": self.run_id,
+            "run_device": self.device_name,
+            "evidence": self.evidence,
+            "probe_rows": [
+                {"table": c.table, "key": c.key, "column": c.column, "value": c.value}
+                for c in self.probe_cites
+            ],
         }
 
 
@@ -168,16 +198,24 @@ class ProbeRun:
 
     def describe(self) -> str:
         r = self.run
-        return (f"{r['device_name']}, torch {r['torch_version']}, {r['suite']} suite "
-                f"v{r['suite_version']}, run {r['run_id']}")
+        return (
+            f"{r['device_name']}, torch {r['torch_version']}, {r['suite']} suite "
+            f"v{r['suite_version']}, run {r['run_id']}"
+        )
 
     def cite_run(self, column: str, label: str) -> ProbeCite:
-        return ProbeCite("probe_runs", {"run_id": self.run["run_id"]}, column,
-                         self.run[column], label)
+        return ProbeCite(
+            "probe_runs", {"run_id": self.run["run_id"]}, column, self.run[column], label
+        )
 
     def cite_kernel(self, kernel: str, column: str, label: str) -> ProbeCite:
-        return ProbeCite("probe_results", {"run_id": self.run["run_id"], "kernel": kernel},
-                         column, self.results[kernel][column], label)
+        return ProbeCite(
+            "probe_results",
+            {"run_id": self.run["run_id"], "kernel": kernel},
+            column,
+            self.results[kernel][column],
+            label,
+        )
 
 
 class _UntestableError(Exception):
@@ -204,27 +242,57 @@ def configured_specs(settings: Settings | None = None) -> tuple[ClaimSpec, ...]:
 
 
 def _from_config(c: ConfiguredClaim) -> ClaimSpec:
-    return ClaimSpec(c.id, c.text, c.metric, c.value, c.comparison, workload=c.workload,
-                     device=c.device, backend=c.backend, dtype=c.dtype,
-                     value_high=c.value_high, tolerance=c.tolerance, baseline=c.baseline)
+    return ClaimSpec(
+        c.id,
+        c.text,
+        c.metric,
+        c.value,
+        c.comparison,
+        workload=c.workload,
+        device=c.device,
+        backend=c.backend,
+        dtype=c.dtype,
+        value_high=c.value_high,
+        tolerance=c.tolerance,
+        baseline=c.baseline,
+    )
 
 
 def stored_specs(store: Store) -> list[ClaimSpec]:
     """Every claim read from documents (the `claims` table) as ClaimSpecs."""
-    return [ClaimSpec(
-        r["claim_id"], r["quote"], r["metric"], r["value"], r["comparison"], unit=r["unit"],
-        workload=r["workload"], device=r["device"], backend=r["backend"], stack=r["stack"],
-        dtype=r["dtype"], quantity=r["quantity"], value_high=r["value_high"],
-        tolerance=r["tolerance"], baseline=r["baseline"],
-        source=f"{r['location']} · passage {r['passage_no']}", doc_id=r["doc_id"],
-        passage_no=r["passage_no"], title=r["title"], location=r["location"],
-        published_on=r["published_on"]) for r in document_claims(store)]
+    return [
+        ClaimSpec(
+            r["claim_id"],
+            r["quote"],
+            r["metric"],
+            r["value"],
+            r["comparison"],
+            unit=r["unit"],
+            workload=r["workload"],
+            device=r["device"],
+            backend=r["backend"],
+            stack=r["stack"],
+            dtype=r["dtype"],
+            quantity=r["quantity"],
+            value_high=r["value_high"],
+            tolerance=r["tolerance"],
+            baseline=r["baseline"],
+            source=f"{r['location']} · passage {r['passage_no']}",
+            doc_id=r["doc_id"],
+            passage_no=r["passage_no"],
+            title=r["title"],
+            location=r["location"],
+            published_on=r["published_on"],
+        )
+        for r in document_claims(store)
+    ]
 
 
 def all_runs(store: Store) -> list[ProbeRun]:
     """Every probe run with its results, newest first."""
-    cur = store.con.execute("SELECT * EXCLUDE (raw_json) FROM probe_runs "
-                            "ORDER BY started_at DESC, run_id DESC")
+    cur = store.con.execute(
+        "SELECT * EXCLUDE (raw_json) FROM probe_runs ORDER BY started_at DESC, run_id DESC"
+    )
     names = [d[0] for d in cur.description]
     runs = [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
     rcur = store.con.execute("SELECT * FROM probe_results")
@@ -236,9 +304,12 @@ def all_runs(store: Store) -> list[ProbeRun]:
     return [ProbeRun(run, results.get(run["run_id"], {})) for run in runs]
 
 
-def evaluate_claims(store: Store, claims: tuple[ClaimSpec, ...] | None = None,
-                    settings: Settings | None = None,
-                    documents: bool = True) -> list[ClaimCheck]:
+def evaluate_claims(
+    store: Store,
+    claims: tuple[ClaimSpec, ...] | None = None,
+    settings: Settings | None = None,
+    documents: bool = True,
+) -> list[ClaimCheck]:
     """Every claim (configured, then read from documents unless `documents` is False) against
     the runs it applies to."""
     settings = settings or get_settings()
@@ -250,9 +321,18 @@ def evaluate_claims(store: Store, claims: tuple[ClaimSpec, ...] | None = None,
     for spec in specs:
         for backend, run, reason in _targets(spec, runs):
             if run is None:
-                checks.append(ClaimCheck(spec.claim_id, spec.text, backend, UNTESTABLE,
-                                         reason, threshold=spec.value, spec=spec,
-                                         reason=reason))
+                checks.append(
+                    ClaimCheck(
+                        spec.claim_id,
+                        spec.text,
+                        backend,
+                        UNTESTABLE,
+                        reason,
+                        threshold=spec.value,
+                        spec=spec,
+                        reason=reason,
+                    )
+                )
                 continue
             checks.append(_check(spec, run, runs, settings))
     return checks
@@ -261,14 +341,26 @@ def evaluate_claims(store: Store, claims: tuple[ClaimSpec, ...] | None = None,
 def _targets(spec: ClaimSpec, runs: list[ProbeRun]) -> list[tuple[str, ProbeRun | None, str]]:
     """The runs a claim is checked on, or (backend, None, why not)."""
     if spec.device:
-        run = next((r for r in runs if r.device_class == spec.device.upper()
-                    or r.device_class == spec.device), None)
+        run = next(
+            (
+                r
+                for r in runs
+                if r.device_class == spec.device.upper() or r.device_class == spec.device
+            ),
+            None,
+        )
         backend = spec.backend or next((b for n, _, b in DEVICES if n == spec.device), "any")
         if run is None:
             have = sorted({r.device_class for r in runs})
             gap = _workload_gap(spec)
-            return [(backend, None, f"no probe run on {spec.device} in the store (runs on: "
-                     f"{', '.join(have) or 'none'})" + (f"; and {gap}" if gap else ""))]
+            return [
+                (
+                    backend,
+                    None,
+                    f"no probe run on {spec.device} in the store (runs on: "
+                    f"{', '.join(have) or 'none'})" + (f"; and {gap}" if gap else ""),
+                )
+            ]
         return [(run.run["backend"], run, "")]
     latest = {}
     for run in runs:
@@ -285,29 +377,42 @@ def _targets(spec: ClaimSpec, runs: list[ProbeRun]) -> list[tuple[str, ProbeRun 
     return [(b, latest[b], "") for b in BACKENDS if b in latest]
 
 
-def _check(spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun],
-           settings: Settings) -> ClaimCheck:
-    base = {"claim_id": spec.claim_id, "claim": spec.text, "backend": run.run["backend"],
-            "threshold": spec.value, "run_id": run.run["run_id"],
-            "run_started_at": run.run["started_at"], "device_name": run.run["device_name"],
-            "suite": run.run["suite"], "spec": spec}
+def _check(spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun], settings: Settings) -> ClaimCheck:
+    base = {
+        "claim_id": spec.claim_id,
+        "claim": spec.text,
+        "backend": run.run["backend"],
+        "threshold": spec.value,
+        "run_id": run.run["run_id"],
+        "run_started_at": run.run["started_at"],
+        "device_name": run.run["device_name"],
+        "suite": run.run["suite"],
+        "spec": spec,
+    }
     try:
         measured, sentence, cites = _measure(spec, run, runs, settings)
     except _UntestableError as why:
-        return ClaimCheck(verdict=UNTESTABLE, evidence=f"{why}; {run.describe()}",
-                          reason=str(why), **base)
+        return ClaimCheck(
+            verdict=UNTESTABLE, evidence=f"{why}; {run.describe()}", reason=str(why), **base
+        )
     if spec.metric == "build":
         ok = bool(measured)
-        return ClaimCheck(verdict=SUPPORTED if ok else CONTRADICTED, evidence=sentence,
-                          probe_cites=cites, **base)
+        return ClaimCheck(
+            verdict=SUPPORTED if ok else CONTRADICTED, evidence=sentence, probe_cites=cites, **base
+        )
     ok, rule = _holds(spec, measured, settings)
     ratio = measured / spec.value if spec.value else None
     evidence = f"{sentence}; claim {rule}" + _stack_note(spec, run)
     if ratio is not None and not ok:
         evidence += f"; measured/claimed = {ratio:.2f}"
-    return ClaimCheck(verdict=SUPPORTED if ok else CONTRADICTED,
-                      evidence=f"{evidence}; {run.describe()}", measured=measured, ratio=ratio,
-                      probe_cites=cites, **base)
+    return ClaimCheck(
+        verdict=SUPPORTED if ok else CONTRADICTED,
+        evidence=f"{evidence}; {run.describe()}",
+        measured=measured,
+        ratio=ratio,
+        probe_cites=cites,
+        **base,
+    )
 
 
 def _stack_note(spec: ClaimSpec, run: ProbeRun) -> str:
@@ -345,23 +450,32 @@ def _holds(spec: ClaimSpec, m: float, settings: Settings) -> tuple[bool, str]:
     return abs(m / v - 1) <= tol, f"'{c} {show(v)}' read as within ±{100 * tol:.0f}%"
 
 
-def _measure(spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun],
-             settings: Settings) -> Measurement:
+def _measure(
+    spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun], settings: Settings
+) -> Measurement:
     wl, metric = spec.workload, spec.metric
     if metric == "build":
         hip = run.run["hip_version"]
-        build = (f"HIP {hip}" if hip else f"torch.version.hip = None (CUDA "
-                 f"{run.run['cuda_version']} build)" if run.run["cuda_version"] else
-                 "torch.version.hip = None (CPU-only build)")
-        return (1.0 if hip else 0.0,
-                f"torch {run.run['torch_version']} reports {build}; run {run.run['run_id']}",
-                (run.cite_run("hip_version", "probe run HIP version"),))
+        build = (
+            f"HIP {hip}"
+            if hip
+            else f"torch.version.hip = None (CUDA {run.run['cuda_version']} build)"
+            if run.run["cuda_version"]
+            else "torch.version.hip = None (CPU-only build)"
+        )
+        return (
+            1.0 if hip else 0.0,
+            f"torch {run.run['torch_version']} reports {build}; run {run.run['run_id']}",
+            (run.cite_run("hip_version", "probe run HIP version"),),
+        )
     gap = _workload_gap(spec)
     if gap:
         raise _UntestableError(gap)
     if metric in ("latency", "throughput"):
-        raise _UntestableError(f"no {metric} measurement comparable to the claim's (the probe's "
-                          "timings are at its own shapes)")
+        raise _UntestableError(
+            f"no {metric} measurement comparable to the claim's (the probe's "
+            "timings are at its own shapes)"
+        )
     if metric == "relative":
         return _relative(spec, run, runs, settings)
     return _quantity(spec, run, wl, metric, settings)
@@ -379,55 +493,77 @@ def _workload_gap(spec: ClaimSpec) -> str | None:
     return None
 
 
-def _quantity(spec: ClaimSpec, run: ProbeRun, wl: str, metric: str,
-              settings: Settings) -> Measurement:
+def _quantity(
+    spec: ClaimSpec, run: ProbeRun, wl: str, metric: str, settings: Settings
+) -> Measurement:
     r = run.run
     if metric == "speedup":
         if wl == "suite":
             if not r["n_valid"] or r["geomean_speedup"] is None:
                 raise _UntestableError("no valid kernel")
-            return (r["geomean_speedup"],
-                    f"geomean speedup {r['geomean_speedup']:.2f}x raw "
-                    f"({r['geomean_speedup_clipped']:.2f}x with slowdowns clipped to 1.0) over "
-                    f"{r['n_valid']}/{r['n_kernels']} valid kernels",
-                    (run.cite_run("geomean_speedup", "probe geomean speedup"),))
+            return (
+                r["geomean_speedup"],
+                f"geomean speedup {r['geomean_speedup']:.2f}x raw "
+                f"({r['geomean_speedup_clipped']:.2f}x with slowdowns clipped to 1.0) over "
+                f"{r['n_valid']}/{r['n_kernels']} valid kernels",
+                (run.cite_run("geomean_speedup", "probe geomean speedup"),),
+            )
         row = _kernel(run, wl)
         _dtype_matches(spec, row["dtype"], settings)
-        return (row["speedup"], f"compiled {wl} {row['speedup']:.2f}x eager ({row['shape']}, "
-                f"{row['dtype']})", (run.cite_kernel(wl, "speedup", f"probe {wl} speedup"),))
+        return (
+            row["speedup"],
+            f"compiled {wl} {row['speedup']:.2f}x eager ({row['shape']}, {row['dtype']})",
+            (run.cite_kernel(wl, "speedup", f"probe {wl} speedup"),),
+        )
     if metric == "fraction_of_ceiling":
         row = _kernel(run, wl)
         frac = row["fraction_of_ceiling"]
         if frac is None:
             raise _UntestableError(f"no achieved rate for {wl}")
-        ceiling = (f"copy bandwidth {r['copy_gbps']:.0f} GB/s" if row["achieved_unit"] == "GB/s"
-                   else f"{r['matmul_dtype']} matmul {r['matmul_tflops']:.4g} TFLOP/s")
-        return (frac, f"compiled {wl} reached {row['achieved_compiled']:.4g} "
-                f"{row['achieved_unit']} = {100 * frac:.0f}% of the measured {ceiling}",
-                (run.cite_kernel(wl, "fraction_of_ceiling", f"probe {wl} fraction of ceiling"),))
+        ceiling = (
+            f"copy bandwidth {r['copy_gbps']:.0f} GB/s"
+            if row["achieved_unit"] == "GB/s"
+            else f"{r['matmul_dtype']} matmul {r['matmul_tflops']:.4g} TFLOP/s"
+        )
+        return (
+            frac,
+            f"compiled {wl} reached {row['achieved_compiled']:.4g} "
+            f"{row['achieved_unit']} = {100 * frac:.0f}% of the measured {ceiling}",
+            (run.cite_kernel(wl, "fraction_of_ceiling", f"probe {wl} fraction of ceiling"),),
+        )
     if metric in ("TFLOP/s", "GB/s"):
         if wl == "matmul" and metric == "TFLOP/s":
             if r["matmul_tflops"] is None:
                 raise _UntestableError("no matmul ceiling measured")
             note = _dtype_matches(spec, r["matmul_dtype"], settings)
-            return (r["matmul_tflops"], f"measured {r['matmul_dtype']} matmul ceiling "
-                    f"{r['matmul_tflops']:.4g} TFLOP/s{note}",
-                    (run.cite_run("matmul_tflops", "probe matmul ceiling"),))
+            return (
+                r["matmul_tflops"],
+                f"measured {r['matmul_dtype']} matmul ceiling "
+                f"{r['matmul_tflops']:.4g} TFLOP/s{note}",
+                (run.cite_run("matmul_tflops", "probe matmul ceiling"),),
+            )
         if wl == "copy" and metric == "GB/s":
             if r["copy_gbps"] is None:
                 raise _UntestableError("no copy bandwidth measured")
-            return (r["copy_gbps"], f"measured copy bandwidth {r['copy_gbps']:.4g} GB/s",
-                    (run.cite_run("copy_gbps", "probe copy bandwidth"),))
+            return (
+                r["copy_gbps"],
+                f"measured copy bandwidth {r['copy_gbps']:.4g} GB/s",
+                (run.cite_run("copy_gbps", "probe copy bandwidth"),),
+            )
         if wl in KERNELS:
             row = _kernel(run, wl)
             if row["achieved_unit"] != metric:
-                raise _UntestableError(f"the probe reports {wl} in {row['achieved_unit']}, not "
-                                  f"{metric}")
+                raise _UntestableError(
+                    f"the probe reports {wl} in {row['achieved_unit']}, not {metric}"
+                )
             note = _dtype_matches(spec, row["dtype"], settings)
-            return (row["achieved_compiled"], f"compiled {wl} reached "
-                    f"{row['achieved_compiled']:.4g} {metric} ({row['shape']}, {row['dtype']})"
-                    f"{note}", (run.cite_kernel(wl, "achieved_compiled",
-                                                f"probe {wl} achieved {metric}"),))
+            return (
+                row["achieved_compiled"],
+                f"compiled {wl} reached "
+                f"{row['achieved_compiled']:.4g} {metric} ({row['shape']}, {row['dtype']})"
+                f"{note}",
+                (run.cite_kernel(wl, "achieved_compiled", f"probe {wl} achieved {metric}"),),
+            )
     raise _UntestableError(f"no {metric} measurement for workload {wl}")
 
 
@@ -446,36 +582,51 @@ def _dtype_matches(spec: ClaimSpec, measured: str | None, settings: Settings) ->
     if spec.dtype is None or measured is None or spec.dtype == measured:
         return ""
     if settings.claim_dtype_equivalents.get(spec.dtype) == measured:
-        return (f" (the claim is about {spec.dtype}; checked against {measured}, configured "
-                "as equivalent)")
+        return (
+            f" (the claim is about {spec.dtype}; checked against {measured}, configured "
+            "as equivalent)"
+        )
     raise _UntestableError(f"the claim is about {spec.dtype}, the probe measured {measured}")
 
 
-def _relative(spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun],
-              settings: Settings) -> Measurement:
+def _relative(
+    spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun], settings: Settings
+) -> Measurement:
     wl, base = spec.workload, spec.baseline
     if base in KERNELS and wl in KERNELS:  # time of the compiled kernel / eager baseline
         row, other = _kernel(run, wl), _kernel(run, base)
         ratio = row["compiled_ms"] / other["eager_ms"]
-        return (ratio, f"compiled {wl.replace('_', ' ')} {row['compiled_ms']:.4g} ms vs eager "
-                f"{base} {other['eager_ms']:.4g} ms at the same shapes ({ratio:.2f}x; eager "
-                f"{wl.replace('_', ' ')} {row['eager_ms']:.4g} ms)",
-                (run.cite_kernel(wl, "compiled_ms", f"probe {wl} compiled ms"),
-                 run.cite_kernel(base, "eager_ms", f"probe {base} eager ms")))
+        return (
+            ratio,
+            f"compiled {wl.replace('_', ' ')} {row['compiled_ms']:.4g} ms vs eager "
+            f"{base} {other['eager_ms']:.4g} ms at the same shapes ({ratio:.2f}x; eager "
+            f"{wl.replace('_', ' ')} {row['eager_ms']:.4g} ms)",
+            (
+                run.cite_kernel(wl, "compiled_ms", f"probe {wl} compiled ms"),
+                run.cite_kernel(base, "eager_ms", f"probe {base} eager ms"),
+            ),
+        )
     if base is None:
         raise _UntestableError("the claim names nothing to compare with")
     other = next((r for r in runs if r.device_class == base), None)
     if other is None and base.split()[0].lower() in ("cuda", "rocm"):
-        other = next((r for r in runs if r.run["backend"] == base.split()[0].lower()
-                      and r is not run), None)
+        other = next(
+            (r for r in runs if r.run["backend"] == base.split()[0].lower() and r is not run), None
+        )
     if other is None:
         raise _UntestableError(f"no probe run on {base}, the claim's baseline")
     metric = {"TFLOP/s": "TFLOP/s", "GB/s": "GB/s", "bandwidth": "GB/s"}.get(spec.quantity or "")
     if metric is None or wl is None:
-        raise _UntestableError(f"no measurement of {spec.quantity or 'that quantity'} to compare "
-                          f"{run.device_class} with {base}")
+        raise _UntestableError(
+            f"no measurement of {spec.quantity or 'that quantity'} to compare "
+            f"{run.device_class} with {base}"
+        )
     mine = _quantity(spec, run, wl, metric, settings)
     theirs = _quantity(spec, other, wl, metric, settings)
     ratio = mine[0] / theirs[0]
-    return (ratio, f"{run.device_class}: {mine[1]}; {other.device_class}: {theirs[1]} "
-            f"(ratio {100 * ratio:.1f}%)", mine[2] + theirs[2])
+    return (
+        ratio,
+        f"{run.device_class}: {mine[1]}; {other.device_class}: {theirs[1]} "
+        f"(ratio {100 * ratio:.1f}%)",
+        mine[2] + theirs[2],
+    )

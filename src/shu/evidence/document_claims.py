@@ -33,47 +33,78 @@ def refresh_claims(store: Store, doc_ids: list[str], force: bool = False) -> int
     of claims written."""
     if not doc_ids:
         return 0
-    stale = [row[0] for row in store.con.execute(
-        "SELECT d.doc_id FROM documents d LEFT JOIN claim_extractions e USING (doc_id) "
-        "WHERE d.doc_id IN (SELECT unnest(?)) AND (? OR e.doc_id IS NULL OR "
-        "e.extractor_version IS DISTINCT FROM ? OR e.content_hash IS DISTINCT FROM "
-        "d.content_hash) ORDER BY d.doc_id", [doc_ids, force, EXTRACTOR_VERSION]).fetchall()]
+    stale = [
+        row[0]
+        for row in store.con.execute(
+            "SELECT d.doc_id FROM documents d LEFT JOIN claim_extractions e USING (doc_id) "
+            "WHERE d.doc_id IN (SELECT unnest(?)) AND (? OR e.doc_id IS NULL OR "
+            "e.extractor_version IS DISTINCT FROM ? OR e.content_hash IS DISTINCT FROM "
+            "d.content_hash) ORDER BY d.doc_id",
+            [doc_ids, force, EXTRACTOR_VERSION],
+        ).fetchall()
+    ]
     if not stale:
         return 0
     passages = store.con.execute(
         "SELECT doc_id, passage_no, text FROM passages WHERE doc_id IN (SELECT unnest(?)) "
-        "ORDER BY doc_id, passage_no", [stale]).fetchall()
+        "ORDER BY doc_id, passage_no",
+        [stale],
+    ).fetchall()
     now = utcnow()
     rows: list[dict[str, Any]] = []
     counts = dict.fromkeys(stale, 0)
     for doc_id, passage_no, text in passages:
         for n, claim in enumerate(extract_claims(text)):
-            rows.append({"claim_id": f"{doc_id}:{passage_no}:{n}", "doc_id": doc_id,
-                         "passage_no": passage_no, "claim_no": n, **asdict(claim),
-                         "extractor_version": EXTRACTOR_VERSION, "extracted_at": now})
+            rows.append(
+                {
+                    "claim_id": f"{doc_id}:{passage_no}:{n}",
+                    "doc_id": doc_id,
+                    "passage_no": passage_no,
+                    "claim_no": n,
+                    **asdict(claim),
+                    "extractor_version": EXTRACTOR_VERSION,
+                    "extracted_at": now,
+                }
+            )
             counts[doc_id] += 1
-    hashes = dict(store.con.execute(
-        "SELECT doc_id, content_hash FROM documents WHERE doc_id IN (SELECT unnest(?))",
-        [stale]).fetchall())
+    hashes = dict(
+        store.con.execute(
+            "SELECT doc_id, content_hash FROM documents WHERE doc_id IN (SELECT unnest(?))", [stale]
+        ).fetchall()
+    )
     with store.transaction():
         store.con.execute("DELETE FROM claims WHERE doc_id IN (SELECT unnest(?))", [stale])
         if rows:
             frame = pd.DataFrame(rows, columns=TABLES_BY_NAME["claims"].column_names)
             store.upsert("claims", frame)
-        store.upsert("claim_extractions", pd.DataFrame([
-            {"doc_id": d, "content_hash": hashes[d], "extractor_version": EXTRACTOR_VERSION,
-             "n_claims": counts[d], "extracted_at": now} for d in stale]))
+        store.upsert(
+            "claim_extractions",
+            pd.DataFrame(
+                [
+                    {
+                        "doc_id": d,
+                        "content_hash": hashes[d],
+                        "extractor_version": EXTRACTOR_VERSION,
+                        "n_claims": counts[d],
+                        "extracted_at": now,
+                    }
+                    for d in stale
+                ]
+            ),
+        )
     return len(rows)
 
 
 def document_claims(store: Store) -> list[dict[str, Any]]:
     """Every stored claim with its document's title, location and date, in document order
     (none from a store opened read-only that predates the `claims` table)."""
-    if not store.con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'claims' "
-                             "AND schema_name = 'main'").fetchone()[0]:
+    if not store.con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'claims' AND schema_name = 'main'"
+    ).fetchone()[0]:
         return []
     cur = store.con.execute(
         "SELECT c.*, d.title, d.location, d.published_on FROM claims c JOIN documents d "
-        "USING (doc_id) ORDER BY d.location, c.passage_no, c.claim_no")
+        "USING (doc_id) ORDER BY d.location, c.passage_no, c.claim_no"
+    )
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]

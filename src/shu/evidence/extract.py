@@ -30,55 +30,116 @@ _N = r"(?:\d{1,3}(?:[,\u202f\u2009]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 _RANGE = rf"(?<![\w.,/-])(?P<lo>{_N})(?:\s*(?:-|–|to)\s*(?P<hi>{_N}))?"
 
 DEVICES = (
-    ("H200", r"H200s?", "cuda"), ("H100", r"H100s?", "cuda"), ("A100", r"A100s?", "cuda"),
-    ("V100", r"V100s?", "cuda"), ("B200", r"B200s?", "cuda"), ("L40S", r"L40S", "cuda"),
-    ("MI300X", r"MI300X?s?", "rocm"), ("MI250", r"MI250X?s?", "rocm"),
-    ("MI210", r"MI210s?", "rocm"), ("MI100", r"MI100s?", "rocm"), ("CPU", r"CPUs?", "cpu"),
+    ("H200", r"H200s?", "cuda"),
+    ("H100", r"H100s?", "cuda"),
+    ("A100", r"A100s?", "cuda"),
+    ("V100", r"V100s?", "cuda"),
+    ("B200", r"B200s?", "cuda"),
+    ("L40S", r"L40S", "cuda"),
+    ("MI300X", r"MI300X?s?", "rocm"),
+    ("MI250", r"MI250X?s?", "rocm"),
+    ("MI210", r"MI210s?", "rocm"),
+    ("MI100", r"MI100s?", "rocm"),
+    ("CPU", r"CPUs?", "cpu"),
 )
-_DEVICE = re.compile(r"\b(?:" + "|".join(f"(?P<d{i}>{p})" for i, (_, p, _) in
-                                         enumerate(DEVICES)) + r")\b")
-_STACK = re.compile(r"\b(?P<name>CUDA|ROCm|HIP|MIOpen|RCCL|rccl|cuDNN|cuBLAS|NCCL|hipBLASLt)"
-                    r"(?:™)?(?:\s+(?P<ver>\d+(?:\.\d+)+|\d+(?![\d.])))?\b")
-STACK_BACKEND = {"cuda": "cuda", "cudnn": "cuda", "cublas": "cuda", "nccl": "cuda",
-                 "rocm": "rocm", "hip": "rocm", "miopen": "rocm", "rccl": "rocm",
-                 "hipblaslt": "rocm"}
+_DEVICE = re.compile(
+    r"\b(?:" + "|".join(f"(?P<d{i}>{p})" for i, (_, p, _) in enumerate(DEVICES)) + r")\b"
+)
+_STACK = re.compile(
+    r"\b(?P<name>CUDA|ROCm|HIP|MIOpen|RCCL|rccl|cuDNN|cuBLAS|NCCL|hipBLASLt)"
+    r"(?:™)?(?:\s+(?P<ver>\d+(?:\.\d+)+|\d+(?![\d.])))?\b"
+)
+STACK_BACKEND = {
+    "cuda": "cuda",
+    "cudnn": "cuda",
+    "cublas": "cuda",
+    "nccl": "cuda",
+    "rocm": "rocm",
+    "hip": "rocm",
+    "miopen": "rocm",
+    "rccl": "rocm",
+    "hipblaslt": "rocm",
+}
 
 WORKLOADS = (
-    ("naive_attention", r"naive attention|unfused attention|attention written out|"
-                        r"hand-written attention|plain attention"),
-    ("sdpa", r"\bSDPA\b|scaled[- ]dot[- ]product(?: attention)?|flash ?attention(?:-?\d)?|"
-             r"fused attention|memory[- ]efficient attention"),
-    ("layernorm_gelu", r"layer ?norm(?:alization)?\s*(?:\+|and|with|followed by)?\s*GELU|"
-                       r"layernorm_gelu"),
+    (
+        "naive_attention",
+        r"naive attention|unfused attention|attention written out|"
+        r"hand-written attention|plain attention",
+    ),
+    (
+        "sdpa",
+        r"\bSDPA\b|scaled[- ]dot[- ]product(?: attention)?|flash ?attention(?:-?\d)?|"
+        r"fused attention|memory[- ]efficient attention",
+    ),
+    (
+        "layernorm_gelu",
+        r"layer ?norm(?:alization)?\s*(?:\+|and|with|followed by)?\s*GELU|"
+        r"layernorm_gelu",
+    ),
     ("softmax", r"\bsoftmax\b"),
     ("transformer_block", r"transformer (?:block|layer)"),
-    ("gemm_bias_relu", r"(?:GEMM|matmul|matrix multipl\w*)\s*(?:with\s+)?(?:an?\s+)?"
-                       r"(?:fused\s+)?(?:bias|epilogue|\+\s*bias)|gemm_bias_relu"),
+    (
+        "gemm_bias_relu",
+        r"(?:GEMM|matmul|matrix multipl\w*)\s*(?:with\s+)?(?:an?\s+)?"
+        r"(?:fused\s+)?(?:bias|epilogue|\+\s*bias)|gemm_bias_relu",
+    ),
     ("matmul", r"\bGEMMs?\b|\bmat(?:rix)?[- ]?mul(?:tipl(?:y|ies|ication)s?)?\b|\bmatmuls?\b"),
-    ("copy", r"memory bandwidth|copy bandwidth|HBM\d?e? bandwidth|memcpy|device copy|"
-             r"memory copy"),
+    (
+        "copy",
+        r"memory bandwidth|copy bandwidth|HBM\d?e? bandwidth|memcpy|device copy|"
+        r"memory copy",
+    ),
     ("all-reduce", r"all[- ]?reduce|collectives?\b"),
 )
-_WORKLOAD = re.compile("|".join(f"(?P<w{i}>{p})" for i, (_, p) in enumerate(WORKLOADS)),
-                       re.IGNORECASE)
-_MODEL = re.compile(r"\b(?P<m>ResNet-?\d+|BERT[\w-]*|GPT-?\d[\w.-]*(?:\s+\d+B)?|T5\w*|"
-                    r"Llama[\w.-]*|CamemBert|DistilGPT2|DistillGPT2|VGG-?\d+|"
-                    r"(?:HuggingFace|Hugging Face)(?= models| benchmark| suite| transformers)|"
-                    r"\d+B(?: parameter)? model|LLMs?|CNNs?)\b", re.IGNORECASE)
-_SUITE = re.compile(r"\b(?:geomean|geometric mean|on average|average speed-?up|across the "
-                    r"suite)\b", re.IGNORECASE)
-_DTYPE = re.compile(r"\b(FP16|BF16|bfloat16|float16|half[- ]precision|FP32|float32|TF32|FP8|"
-                    r"INT8)\b", re.IGNORECASE)
-DTYPES = {"fp16": "float16", "float16": "float16", "half-precision": "float16",
-          "half precision": "float16", "bf16": "bfloat16", "bfloat16": "bfloat16",
-          "fp32": "float32", "float32": "float32", "tf32": "tf32", "fp8": "fp8", "int8": "int8"}
+_WORKLOAD = re.compile(
+    "|".join(f"(?P<w{i}>{p})" for i, (_, p) in enumerate(WORKLOADS)), re.IGNORECASE
+)
+_MODEL = re.compile(
+    r"\b(?P<m>ResNet-?\d+|BERT[\w-]*|GPT-?\d[\w.-]*(?:\s+\d+B)?|T5\w*|"
+    r"Llama[\w.-]*|CamemBert|DistilGPT2|DistillGPT2|VGG-?\d+|"
+    r"(?:HuggingFace|Hugging Face)(?= models| benchmark| suite| transformers)|"
+    r"\d+B(?: parameter)? model|LLMs?|CNNs?)\b",
+    re.IGNORECASE,
+)
+_SUITE = re.compile(
+    r"\b(?:geomean|geometric mean|on average|average speed-?up|across the "
+    r"suite)\b",
+    re.IGNORECASE,
+)
+_DTYPE = re.compile(
+    r"\b(FP16|BF16|bfloat16|float16|half[- ]precision|FP32|float32|TF32|FP8|"
+    r"INT8)\b",
+    re.IGNORECASE,
+)
+DTYPES = {
+    "fp16": "float16",
+    "float16": "float16",
+    "half-precision": "float16",
+    "half precision": "float16",
+    "bf16": "bfloat16",
+    "bfloat16": "bfloat16",
+    "fp32": "float32",
+    "float32": "float32",
+    "tf32": "tf32",
+    "fp8": "fp8",
+    "int8": "int8",
+}
 
 # number + unit: (regex, metric, unit, scale to the unit)
 _UNITS = (
-    (r"(?:x|×|X)(?![\w\d])(?!\s*(?:AMD|NVIDIA|Instinct|GPUs?|nodes?|cards?|H\d|A\d|MI\d))",
-     "speedup", "x", 1.0),
-    (r"-?fold\b|\s+times\s+(?=faster|quicker|the speed|higher throughput|speed-?up)",
-     "speedup", "x", 1.0),
+    (
+        r"(?:x|×|X)(?![\w\d])(?!\s*(?:AMD|NVIDIA|Instinct|GPUs?|nodes?|cards?|H\d|A\d|MI\d))",
+        "speedup",
+        "x",
+        1.0,
+    ),
+    (
+        r"-?fold\b|\s+times\s+(?=faster|quicker|the speed|higher throughput|speed-?up)",
+        "speedup",
+        "x",
+        1.0,
+    ),
     (r"PFLOP/?S\b|PFLOPS\b|petaflops\b", "TFLOP/s", "TFLOP/s", 1000.0),
     (r"TFLOP/?s\b|TFLOPS\b|TFLOP\s+per\s+second\b|teraflops\b", "TFLOP/s", "TFLOP/s", 1.0),
     (r"GFLOP/?s\b|GFLOPS\b", "TFLOP/s", "TFLOP/s", 0.001),
@@ -91,51 +152,98 @@ _UNITS = (
     (r"samples?\s*(?:/|per\s+)\s*(?:s|sec|second)\b", "throughput", "samples/s", 1.0),
     (r"%|\s+percent\b", "percent", "fraction", 0.01),
 )
-_VALUE = re.compile(_RANGE + r"\s*(?P<plus>\+)?\s*(?P<unit>" +
-                    "|".join(f"(?:{u})" for u, *_ in _UNITS) + ")", re.IGNORECASE)
-_UNIT_RES = [(re.compile(u + "$", re.IGNORECASE), metric, unit, scale)
-             for u, metric, unit, scale in _UNITS]
+_VALUE = re.compile(
+    _RANGE + r"\s*(?P<plus>\+)?\s*(?P<unit>" + "|".join(f"(?:{u})" for u, *_ in _UNITS) + ")",
+    re.IGNORECASE,
+)
+_UNIT_RES = [
+    (re.compile(u + "$", re.IGNORECASE), metric, unit, scale) for u, metric, unit, scale in _UNITS
+]
 _PREFIX_X = re.compile(r"(?<![\w])(?:x|×)\s?(?P<lo>\d+(?:\.\d+)?)(?![\w.]*\d)")
-_UNIT_FIRST = re.compile(r"\b(?P<unit>TFLOP/?s|TFLOPS|GB/s|speed-?up)\)?\s*(?:of|:|=|was|is)\s*"
-                         rf"(?:about\s+|~\s*)?(?P<lo>{_N})(?!\s*(?:%|x|×|[A-Za-z]))",
-                         re.IGNORECASE)
-_QUICK = re.compile(r"\d\s*(?:[x×%]|-?fold|\s+times|\s*(?:[TGP]FLOP|[TG]B\s*/|[TG]Bps|ms\b|"
-                    r"µs|μs|us\b|micro|milli|images?|imgs?|tokens?|samples?|percent))|"
-                    r"[x×]\s?\d|(?:TFLOP/?s|TFLOPS|GB/s|speed-?up)\)?\s*(?:of|:|=|was|is)\s*"
-                    r"(?:about\s+|~\s*)?\d|\bno (?:\w+ )?speed-?ups?\b|\bnot (?:any )?faster\b",
-                    re.IGNORECASE)
+_UNIT_FIRST = re.compile(
+    r"\b(?P<unit>TFLOP/?s|TFLOPS|GB/s|speed-?up)\)?\s*(?:of|:|=|was|is)\s*"
+    rf"(?:about\s+|~\s*)?(?P<lo>{_N})(?!\s*(?:%|x|×|[A-Za-z]))",
+    re.IGNORECASE,
+)
+_QUICK = re.compile(
+    r"\d\s*(?:[x×%]|-?fold|\s+times|\s*(?:[TGP]FLOP|[TG]B\s*/|[TG]Bps|ms\b|"
+    r"µs|μs|us\b|micro|milli|images?|imgs?|tokens?|samples?|percent))|"
+    r"[x×]\s?\d|(?:TFLOP/?s|TFLOPS|GB/s|speed-?up)\)?\s*(?:of|:|=|was|is)\s*"
+    r"(?:about\s+|~\s*)?\d|\bno (?:\w+ )?speed-?ups?\b|\bnot (?:any )?faster\b",
+    re.IGNORECASE,
+)
 
 _BEFORE = (  # phrases that end the text right before a figure, checked with str.endswith
     ("up to", (" up to",)),
-    ("at least", (" at least", " more than", " over", " above", " exceeds", " exceeding",
-                  " exceed", " in excess of", " better than", "≥", ">=", ">")),
-    ("at most", (" at most", " less than", " under", " below", " no more than", "≤", "<=",
-                 "<")),
-    ("about", (" about", " around", " roughly", " approximately", " approx.", "~", "≈",
-               " nearly", " close to", " almost")),
+    (
+        "at least",
+        (
+            " at least",
+            " more than",
+            " over",
+            " above",
+            " exceeds",
+            " exceeding",
+            " exceed",
+            " in excess of",
+            " better than",
+            "≥",
+            ">=",
+            ">",
+        ),
+    ),
+    ("at most", (" at most", " less than", " under", " below", " no more than", "≤", "<=", "<")),
+    (
+        "about",
+        (
+            " about",
+            " around",
+            " roughly",
+            " approximately",
+            " approx.",
+            "~",
+            "≈",
+            " nearly",
+            " close to",
+            " almost",
+        ),
+    ),
 )
-_AFTER_AT_LEAST = re.compile(r"^\s*(?:\+|or more\b|or better\b|or higher\b|and up\b)",
-                             re.IGNORECASE)
+_AFTER_AT_LEAST = re.compile(
+    r"^\s*(?:\+|or more\b|or better\b|or higher\b|and up\b)", re.IGNORECASE
+)
 _WITHIN = re.compile(r"\bwithin\s*(?:about\s+)?$", re.IGNORECASE)
 _OF = re.compile(r"^\s*of\s+(?P<span>[^.;:!?]{1,80})", re.IGNORECASE)
-_PERF_NOUN = re.compile(r"\b(throughput|performance|bandwidth|speed|peak|rate|flops|tflop/?s|"
-                        r"ceiling|roofline|theoretical)\b", re.IGNORECASE)
-_CEILING = re.compile(r"\b(peak|ceiling|roofline|theoretical|copy bandwidth|memory bandwidth|"
-                      r"matmul rate|HBM bandwidth)\b", re.IGNORECASE)
-_SPEEDUP_WORD = re.compile(r"faster|speed-?ups?|speed up|performance|improvement|increase|"
-                           r"uplift|gains?\b|over eager|than eager|vs\.? eager|compared|"
-                           r"torch\.compile|inductor|compiled|slower", re.IGNORECASE)
-_PCT_SPEEDUP = re.compile(r"^\s*(?P<dir>faster|quicker|speed-?up|higher throughput|"
-                          r"improvement|performance (?:increase|improvement|uplift)|slower)\b",
-                          re.IGNORECASE)
-_NO_SPEEDUP = re.compile(r"\bno (?:measurable |real |significant |meaningful )?"
-                         r"(?:speed-?ups?|speed up|improvement|gain)\b|\bnot (?:any )?faster\b",
-                         re.IGNORECASE)
+_PERF_NOUN = re.compile(
+    r"\b(throughput|performance|bandwidth|speed|peak|rate|flops|tflop/?s|"
+    r"ceiling|roofline|theoretical)\b",
+    re.IGNORECASE,
+)
+_CEILING = re.compile(
+    r"\b(peak|ceiling|roofline|theoretical|copy bandwidth|memory bandwidth|"
+    r"matmul rate|HBM bandwidth)\b",
+    re.IGNORECASE,
+)
+_SPEEDUP_WORD = re.compile(
+    r"faster|speed-?ups?|speed up|performance|improvement|increase|"
+    r"uplift|gains?\b|over eager|than eager|vs\.? eager|compared|"
+    r"torch\.compile|inductor|compiled|slower",
+    re.IGNORECASE,
+)
+_PCT_SPEEDUP = re.compile(
+    r"^\s*(?P<dir>faster|quicker|speed-?up|higher throughput|"
+    r"improvement|performance (?:increase|improvement|uplift)|slower)\b",
+    re.IGNORECASE,
+)
+_NO_SPEEDUP = re.compile(
+    r"\bno (?:measurable |real |significant |meaningful )?"
+    r"(?:speed-?ups?|speed up|improvement|gain)\b|\bnot (?:any )?faster\b",
+    re.IGNORECASE,
+)
 _EAGER = re.compile(r"\beager\b|torch\.compile|inductor|compiled", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“(\[*])")
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_RATIO_HEADER = re.compile(r"^(?:ratio|relative|%|share|percent(?:age)?|of [\w ]+)$",
-                           re.IGNORECASE)
+_RATIO_HEADER = re.compile(r"^(?:ratio|relative|%|share|percent(?:age)?|of [\w ]+)$", re.IGNORECASE)
 _PAREN = re.compile(r"\(([^()]*)\)")
 
 
@@ -201,10 +309,13 @@ def extract_claims(text: str) -> list[ExtractedClaim]:
 
 def _rounded(claim: ExtractedClaim) -> ExtractedClaim:
     """Values to 12 significant digits (0.7, not 0.7000000000000001 from 70 * 0.01)."""
+
     def r(v: float | None) -> float | None:
         return None if v is None else float(f"{v:.12g}")
-    return replace(claim, value=r(claim.value), value_high=r(claim.value_high),
-                   tolerance=r(claim.tolerance))
+
+    return replace(
+        claim, value=r(claim.value), value_high=r(claim.value_high), tolerance=r(claim.tolerance)
+    )
 
 
 def _carry(context: _Subject, subject: _Subject) -> _Subject:
@@ -269,7 +380,7 @@ def _comparison(before: str, after: str) -> str:
     tail = " " + " ".join(before[-40:].lower().split())
     for article in (" a", " an", " the"):
         if tail.endswith(article):
-            tail = tail[:-len(article)]
+            tail = tail[: -len(article)]
     for name, phrases in _BEFORE:
         if tail.endswith(phrases):
             return name
@@ -297,9 +408,15 @@ def _sentence_claims(sentence: str, context: _Subject) -> list[ExtractedClaim]:
         return known[name]
 
     def base(**kw) -> ExtractedClaim:
-        return ExtractedClaim(quote=quote, device=context.device, backend=context.backend,
-                              stack=context.stack, workload=about("workload"),
-                              dtype=about("dtype"), **kw)
+        return ExtractedClaim(
+            quote=quote,
+            device=context.device,
+            backend=context.backend,
+            stack=context.stack,
+            workload=about("workload"),
+            dtype=about("dtype"),
+            **kw,
+        )
 
     for m in _VALUE.finditer(sentence):
         try:
@@ -308,7 +425,7 @@ def _sentence_claims(sentence: str, context: _Subject) -> list[ExtractedClaim]:
             continue
         lo = parse_number(m.group("lo")) * scale
         hi = parse_number(m.group("hi")) * scale if m.group("hi") else None
-        before, after = sentence[:m.start()], sentence[m.end():]
+        before, after = sentence[: m.start()], sentence[m.end() :]
         if metric == "percent" and not (_OF.match(after) or _PCT_SPEEDUP.match(after)):
             continue
         comparison = "between" if hi is not None else _comparison(before, after)
@@ -318,38 +435,72 @@ def _sentence_claims(sentence: str, context: _Subject) -> list[ExtractedClaim]:
         if metric == "speedup":
             if not _SPEEDUP_WORD.search(sentence):
                 continue
-            claims.append(base(metric="speedup", unit="x", value=lo, value_high=hi,
-                               comparison=comparison, baseline=_speedup_baseline(sentence)))
+            claims.append(
+                base(
+                    metric="speedup",
+                    unit="x",
+                    value=lo,
+                    value_high=hi,
+                    comparison=comparison,
+                    baseline=_speedup_baseline(sentence),
+                )
+            )
         elif metric == "percent":
-            claim = _percent_claim(base, sentence, m, lo, hi, comparison, before, after,
-                                   context.device)
+            claim = _percent_claim(
+                base, sentence, m, lo, hi, comparison, before, after, context.device
+            )
             if claim is not None:
                 claims.append(claim)
         elif about("workload") is not None or metric in ("TFLOP/s", "GB/s"):
-            wl = about("workload") or ("matmul" if metric == "TFLOP/s" and _CEILING.search(sentence)
-                              else "copy" if metric == "GB/s" and _CEILING.search(sentence)
-                              else None)
+            wl = about("workload") or (
+                "matmul"
+                if metric == "TFLOP/s" and _CEILING.search(sentence)
+                else "copy"
+                if metric == "GB/s" and _CEILING.search(sentence)
+                else None
+            )
             if metric == "latency" and wl is None:
                 continue
-            claims.append(replace(base(metric=metric, unit=unit, value=lo, value_high=hi,
-                                       comparison=comparison), workload=wl))
+            claims.append(
+                replace(
+                    base(metric=metric, unit=unit, value=lo, value_high=hi, comparison=comparison),
+                    workload=wl,
+                )
+            )
     extra = [(m, "x") for m in _PREFIX_X.finditer(sentence)]
     extra += [(m, m.group("unit").lower()) for m in _UNIT_FIRST.finditer(sentence)]
     for m, unit_raw in extra:
         if any(s <= m.start() < e or s < m.end() <= e for s, e in used):
             continue
-        metric, unit = (("TFLOP/s", "TFLOP/s") if unit_raw.startswith("tflop") else
-                        ("GB/s", "GB/s") if unit_raw == "gb/s" else ("speedup", "x"))
+        metric, unit = (
+            ("TFLOP/s", "TFLOP/s")
+            if unit_raw.startswith("tflop")
+            else ("GB/s", "GB/s")
+            if unit_raw == "gb/s"
+            else ("speedup", "x")
+        )
         if metric == "speedup" and not _SPEEDUP_WORD.search(sentence):
             continue
         used.append(m.span())
-        claims.append(base(metric=metric, unit=unit, value=parse_number(m.group("lo")),
-                           comparison=_comparison(sentence[:m.start()], ""),
-                           baseline=_speedup_baseline(sentence) if metric == "speedup"
-                           else None))
+        claims.append(
+            base(
+                metric=metric,
+                unit=unit,
+                value=parse_number(m.group("lo")),
+                comparison=_comparison(sentence[: m.start()], ""),
+                baseline=_speedup_baseline(sentence) if metric == "speedup" else None,
+            )
+        )
     if not claims and _NO_SPEEDUP.search(sentence) and about("workload") is not None:
-        claims.append(base(metric="speedup", unit="x", value=1.0, comparison="no speedup",
-                           baseline=_speedup_baseline(sentence)))
+        claims.append(
+            base(
+                metric="speedup",
+                unit="x",
+                value=1.0,
+                comparison="no speedup",
+                baseline=_speedup_baseline(sentence),
+            )
+        )
     # a figure about nothing named (no device, stack or workload) is not a claim
     return [c for c in claims if c.device or c.backend or c.workload]
 
@@ -358,15 +509,28 @@ def _speedup_baseline(sentence: str) -> str | None:
     return "eager" if _EAGER.search(sentence) else None
 
 
-def _percent_claim(base, sentence: str, m: re.Match, lo: float, hi: float | None,
-                   comparison: str, before: str, after: str,
-                   device: str | None) -> ExtractedClaim | None:
+def _percent_claim(
+    base,
+    sentence: str,
+    m: re.Match,
+    lo: float,
+    hi: float | None,
+    comparison: str,
+    before: str,
+    after: str,
+    device: str | None,
+) -> ExtractedClaim | None:
     direction = _PCT_SPEEDUP.match(after)
     if direction and _SPEEDUP_WORD.search(sentence):
         sign = -1.0 if direction.group("dir").lower() == "slower" else 1.0
-        return base(metric="speedup", unit="x", value=1.0 + sign * lo,
-                    value_high=None if hi is None else 1.0 + sign * hi,
-                    comparison=comparison, baseline=_speedup_baseline(sentence))
+        return base(
+            metric="speedup",
+            unit="x",
+            value=1.0 + sign * lo,
+            value_high=None if hi is None else 1.0 + sign * hi,
+            comparison=comparison,
+            baseline=_speedup_baseline(sentence),
+        )
     of = _OF.match(after)
     if _WITHIN.search(before[-20:]):
         if of is None:
@@ -374,13 +538,20 @@ def _percent_claim(base, sentence: str, m: re.Match, lo: float, hi: float | None
         span = of.group("span")
         target = _workload(span)
         devices, stacks = _devices(span), _stacks(span)
-        baseline = (target if target else devices[0][1] if devices else
-                    stacks[0][1] if stacks else None)
+        baseline = (
+            target if target else devices[0][1] if devices else stacks[0][1] if stacks else None
+        )
         if baseline is None:
             return None
-        return base(metric="relative", unit="fraction", value=1.0, comparison="within",
-                    tolerance=hi if hi is not None else lo, baseline=baseline,
-                    quantity=_quantity(span) or "time")
+        return base(
+            metric="relative",
+            unit="fraction",
+            value=1.0,
+            comparison="within",
+            tolerance=hi if hi is not None else lo,
+            baseline=baseline,
+            quantity=_quantity(span) or "time",
+        )
     if of is None:
         return None
     span = of.group("span")
@@ -388,19 +559,37 @@ def _percent_claim(base, sentence: str, m: re.Match, lo: float, hi: float | None
         return None
     devices, stacks = _devices(span), _stacks(span)
     if _CEILING.search(span) and not stacks and all(d[1] == device for d in devices):
-        return base(metric="fraction_of_ceiling", unit="fraction", value=lo, value_high=hi,
-                    comparison=comparison,
-                    baseline="matmul" if re.search(r"matmul|flop", span, re.I) else
-                    "copy" if re.search(r"bandwidth|copy", span, re.I) else "peak")
+        return base(
+            metric="fraction_of_ceiling",
+            unit="fraction",
+            value=lo,
+            value_high=hi,
+            comparison=comparison,
+            baseline="matmul"
+            if re.search(r"matmul|flop", span, re.I)
+            else "copy"
+            if re.search(r"bandwidth|copy", span, re.I)
+            else "peak",
+        )
     baseline = devices[0][1] if devices else stacks[0][1] if stacks else None
     if baseline is None:
         return None
-    claim = base(metric="relative", unit="fraction", value=lo, value_high=hi,
-                 comparison=comparison, baseline=baseline, quantity=_quantity(span))
-    subject = _subject(sentence[:m.start()])
+    claim = base(
+        metric="relative",
+        unit="fraction",
+        value=lo,
+        value_high=hi,
+        comparison=comparison,
+        baseline=baseline,
+        quantity=_quantity(span),
+    )
+    subject = _subject(sentence[: m.start()])
     if subject.device or subject.stack:  # the subject is what precedes the share
-        keep = claim.device if subject.device is None and claim.backend == subject.backend \
+        keep = (
+            claim.device
+            if subject.device is None and claim.backend == subject.backend
             else subject.device
+        )
         claim = replace(claim, device=keep, backend=subject.backend, stack=subject.stack)
     if _workload(span) is not None:
         claim = replace(claim, workload=_workload(span))
@@ -432,8 +621,11 @@ def _table_claims(rows: list[str]) -> list[ExtractedClaim]:
     header = _cells(body[0])
     columns = [_subject(h) for h in header]
     ratio_cols = {i for i, h in enumerate(header) if _RATIO_HEADER.match(h.strip())}
-    value_cols = [i for i in range(1, len(header))
-                  if i not in ratio_cols and (columns[i].device or columns[i].stack)]
+    value_cols = [
+        i
+        for i in range(1, len(header))
+        if i not in ratio_cols and (columns[i].device or columns[i].stack)
+    ]
     if not value_cols:
         return _transposed_claims(header, body[1:])
     out = []
@@ -447,8 +639,11 @@ def _table_claims(rows: list[str]) -> list[ExtractedClaim]:
         dtype = _dtype(label)
         if label_unit is None and re.search(r"latency", label, re.IGNORECASE):
             label_unit = "ms"
-        if label_unit is not None and workload is None and not re.search(
-                r"latency|bandwidth|throughput|speed", label, re.IGNORECASE):
+        if (
+            label_unit is not None
+            and workload is None
+            and not re.search(r"latency|bandwidth|throughput|speed", label, re.IGNORECASE)
+        ):
             continue
         for i in value_cols:
             claim = _cell_claim(cells[i], label_unit, row.strip(), columns[i], workload, dtype)
@@ -461,12 +656,22 @@ def _table_claims(rows: list[str]) -> list[ExtractedClaim]:
                 if m is None or metric is None:
                     continue
                 subject, other = columns[value_cols[0]], columns[value_cols[1]]
-                out.append(ExtractedClaim(
-                    quote=row.strip(), metric="relative", unit="fraction",
-                    value=parse_number(m.group("lo")) / 100, comparison="about",
-                    device=subject.device, backend=subject.backend, stack=subject.stack,
-                    workload=workload, dtype=dtype, quantity=metric[0],
-                    baseline=other.device or other.stack))
+                out.append(
+                    ExtractedClaim(
+                        quote=row.strip(),
+                        metric="relative",
+                        unit="fraction",
+                        value=parse_number(m.group("lo")) / 100,
+                        comparison="about",
+                        device=subject.device,
+                        backend=subject.backend,
+                        stack=subject.stack,
+                        workload=workload,
+                        dtype=dtype,
+                        quantity=metric[0],
+                        baseline=other.device or other.stack,
+                    )
+                )
     return out
 
 
@@ -483,8 +688,14 @@ def _transposed_claims(header: list[str], rows: list[str]) -> list[ExtractedClai
             workload = _workload(header[i])
             if workload is None:
                 continue
-            claim = _cell_claim(cells[i], label_unit, row.strip(), subject, workload,
-                                _dtype(header[i]) or _dtype(cells[0]))
+            claim = _cell_claim(
+                cells[i],
+                label_unit,
+                row.strip(),
+                subject,
+                workload,
+                _dtype(header[i]) or _dtype(cells[0]),
+            )
             if claim is not None:
                 out.append(claim)
     return out
@@ -506,10 +717,19 @@ def _cell_unit(cell: str) -> str | None:
     return m.group("u") if m else None
 
 
-def _cell_claim(cell: str, label_unit: str | None, quote: str, subject: _Subject,
-                workload: str | None, dtype: str | None) -> ExtractedClaim | None:
-    m = re.fullmatch(rf"\s*(?P<about>[~≈]|about\s+)?\s*(?P<lo>{_N})\s*(?:(?:-|–)\s*"
-                     rf"(?P<hi>{_N}))?\s*(?P<plus>\+)?\s*(?P<u>[^\d\s|][^|]*?)?\s*", cell)
+def _cell_claim(
+    cell: str,
+    label_unit: str | None,
+    quote: str,
+    subject: _Subject,
+    workload: str | None,
+    dtype: str | None,
+) -> ExtractedClaim | None:
+    m = re.fullmatch(
+        rf"\s*(?P<about>[~≈]|about\s+)?\s*(?P<lo>{_N})\s*(?:(?:-|–)\s*"
+        rf"(?P<hi>{_N}))?\s*(?P<plus>\+)?\s*(?P<u>[^\d\s|][^|]*?)?\s*",
+        cell,
+    )
     if m is None:
         return None
     unit_text = m.group("u") or label_unit
@@ -521,7 +741,17 @@ def _cell_claim(cell: str, label_unit: str | None, quote: str, subject: _Subject
         return None
     lo = parse_number(m.group("lo")) * scale
     hi = parse_number(m.group("hi")) * scale if m.group("hi") else None
-    comparison = ("at least" if m.group("plus") else "between" if hi is not None else "about")
-    return ExtractedClaim(quote=quote, metric=metric, unit=unit, value=lo, value_high=hi,
-                          comparison=comparison, device=subject.device, backend=subject.backend,
-                          stack=subject.stack, workload=workload, dtype=dtype)
+    comparison = "at least" if m.group("plus") else "between" if hi is not None else "about"
+    return ExtractedClaim(
+        quote=quote,
+        metric=metric,
+        unit=unit,
+        value=lo,
+        value_high=hi,
+        comparison=comparison,
+        device=subject.device,
+        backend=subject.backend,
+        stack=subject.stack,
+        workload=workload,
+        dtype=dtype,
+    )

@@ -35,7 +35,8 @@ _STOP_TEXT = (
     "a an and are as at be been but by can could did do does for from had has have how i if in "
     "into is it its it's may might more most no not of on or our so such than that the their "
     "them then there these they this those to was we were what when where which while who why "
-    "will with would you your")
+    "will with would you your"
+)
 STOPWORDS = frozenset(_STOP_TEXT.split(" "))
 
 
@@ -87,8 +88,9 @@ class PassageIndex:
 
             vocab = {term: i for i, term in enumerate(sorted(self._df))}
             self._bm25 = bm25s.BM25(k1=K1, b=B, method="lucene", dtype="float64")
-            self._bm25.index(([[vocab[t] for t in doc] for doc in docs], vocab),
-                             show_progress=False)
+            self._bm25.index(
+                ([[vocab[t] for t in doc] for doc in docs], vocab), show_progress=False
+            )
 
     @classmethod
     def from_store(cls, store: Store, as_of: date | None = None) -> PassageIndex:
@@ -98,7 +100,9 @@ class PassageIndex:
             "SELECT p.doc_id, p.passage_no, p.text, d.title, d.location, d.published_on "
             "FROM passages p JOIN documents d USING (doc_id) "
             "WHERE ? IS NULL OR d.published_on IS NULL OR d.published_on <= ? "
-            "ORDER BY p.doc_id, p.passage_no", [as_of, as_of]).fetchall()
+            "ORDER BY p.doc_id, p.passage_no",
+            [as_of, as_of],
+        ).fetchall()
         return cls(rows)
 
     def __len__(self) -> int:
@@ -127,9 +131,18 @@ class PassageIndex:
         out = []
         for i in order:
             doc_id, passage_no, text, title, location, published_on = self._rows[i]
-            out.append(ScoredPassage(doc_id, int(passage_no), text, float(scores[i]),
-                                     float(matched[i] / n_terms), title, location,
-                                     published_on))
+            out.append(
+                ScoredPassage(
+                    doc_id,
+                    int(passage_no),
+                    text,
+                    float(scores[i]),
+                    float(matched[i] / n_terms),
+                    title,
+                    location,
+                    published_on,
+                )
+            )
         return out
 
     def answer(self, query: str, k: int = 3, max_sentences: int = 2) -> Answer:

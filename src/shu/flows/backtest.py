@@ -14,8 +14,14 @@ from shu.snapshot import open_for_reading
 
 
 @task(name="backtest", cache_policy=NO_CACHE)
-def backtest_task(db: Path, start: date, end: date, templates: list[str] | None,
-                  horizons: list[int] | None, out_dir: Path | None) -> dict[str, Any]:
+def backtest_task(
+    db: Path,
+    start: date,
+    end: date,
+    templates: list[str] | None,
+    horizons: list[int] | None,
+    out_dir: Path | None,
+) -> dict[str, Any]:
     """Run the backtest on a read-only view of the store and return its metrics JSON."""
     from prefect import get_run_logger
 
@@ -23,20 +29,34 @@ def backtest_task(db: Path, start: date, end: date, templates: list[str] | None,
 
     store, _ = open_for_reading(db)
     try:
-        config = BacktestConfig(start=start, end=end,
-                                **({"templates": tuple(templates)} if templates else {}),
-                                **({"horizons": tuple(horizons)} if horizons else {}))
+        config = BacktestConfig(
+            start=start,
+            end=end,
+            **({"templates": tuple(templates)} if templates else {}),
+            **({"horizons": tuple(horizons)} if horizons else {}),
+        )
         return backtest_report(store.con, config, out_dir, log=get_run_logger().info)
     finally:
         store.close()
 
 
 @flow(name="shu-backtest", log_prints=True)
-def backtest_flow(start: date, end: date, db: str | None = None,
-                  templates: list[str] | None = None, horizons: list[int] | None = None,
-                  out_dir: str | None = None,
-                  overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+def backtest_flow(
+    start: date,
+    end: date,
+    db: str | None = None,
+    templates: list[str] | None = None,
+    horizons: list[int] | None = None,
+    out_dir: str | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Walk-forward backtest over origins in [start, end]."""
     settings = settings_from(overrides)
-    return backtest_task(Path(db) if db else settings.db, start, end, templates, horizons,
-                         Path(out_dir) if out_dir else None)
+    return backtest_task(
+        Path(db) if db else settings.db,
+        start,
+        end,
+        templates,
+        horizons,
+        Path(out_dir) if out_dir else None,
+    )

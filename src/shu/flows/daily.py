@@ -38,9 +38,14 @@ snapshot_task = task(stages.snapshot, name="snapshot", cache_policy=NO_CACHE, **
 
 
 @flow(name="shu-daily", log_prints=True)
-def daily_flow(day: date | None = None, db: str | None = None, reports_dir: str | None = None,
-               synthetic: bool = False, backfill: bool = False,
-               overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+def daily_flow(
+    day: date | None = None,
+    db: str | None = None,
+    reports_dir: str | None = None,
+    synthetic: bool = False,
+    backfill: bool = False,
+    overrides: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The whole daily chain for `day` (default today, UTC); returns each stage's report."""
     logger = get_run_logger()
     settings = settings_from(overrides)
@@ -50,8 +55,9 @@ def daily_flow(day: date | None = None, db: str | None = None, reports_dir: str 
 
     def finished(report: stages.StageReport) -> stages.StageReport:
         reports.append(report)
-        STAGES.log(logging.INFO if report.ok else logging.WARNING, "%s: %s", report.stage,
-                   report.message)
+        STAGES.log(
+            logging.INFO if report.ok else logging.WARNING, "%s: %s", report.stage, report.message
+        )
         return report
 
     # ---------------------------------------------------------------- inputs
@@ -67,9 +73,16 @@ def daily_flow(day: date | None = None, db: str | None = None, reports_dir: str 
     if not probed.ok:
         notices.append(probed.message)
     # ---------------------------------------------------------------- outputs
-    finished(briefing_task(path, settings, day,
-                           reports_dir=Path(reports_dir) if reports_dir else None,
-                           synthetic=synthetic, notices=notices))
+    finished(
+        briefing_task(
+            path,
+            settings,
+            day,
+            reports_dir=Path(reports_dir) if reports_dir else None,
+            synthetic=synthetic,
+            notices=notices,
+        )
+    )
     finished(snapshot_task(path))
     for report in reports:  # the run's log in Prefect (its UI), all stages together
         logger.info("%s: %s", report.stage, report.message)

@@ -19,9 +19,11 @@ from shu.settings import Settings
 def deployments(settings: Settings) -> list:
     """The deployments shu serves: daily on the cron schedule, probe and backtest on demand."""
     return [
-        daily_flow.to_deployment(name="shu-daily", cron=settings.schedule_cron,
-                                 description="ingest -> signals -> resolve -> forecast -> probe "
-                                             "-> briefing"),
+        daily_flow.to_deployment(
+            name="shu-daily",
+            cron=settings.schedule_cron,
+            description="ingest -> signals -> resolve -> forecast -> probe -> briefing",
+        ),
         probe_flow.to_deployment(name="shu-probe", parameters={"force": False}),
         backtest_flow.to_deployment(name="shu-backtest"),
     ]

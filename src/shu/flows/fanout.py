@@ -54,18 +54,26 @@ def runner_for(settings: Settings) -> Any:
     try:
         from prefect_dask import DaskTaskRunner
     except ImportError as exc:
-        raise ConfigError("SHU_TASK_RUNNER=dask needs prefect-dask: pip install 'shu[dask]'"
-                          ) from exc
+        raise ConfigError(
+            "SHU_TASK_RUNNER=dask needs prefect-dask: pip install 'shu[dask]'"
+        ) from exc
     if settings.dask_address:
         return DaskTaskRunner(address=settings.dask_address)
-    return DaskTaskRunner(cluster_class="distributed.LocalCluster", cluster_kwargs={
-        "n_workers": settings.dask_workers, "threads_per_worker": 1, "processes": True,
-        "dashboard_address": None})
+    return DaskTaskRunner(
+        cluster_class="distributed.LocalCluster",
+        cluster_kwargs={
+            "n_workers": settings.dask_workers,
+            "threads_per_worker": 1,
+            "processes": True,
+            "dashboard_address": None,
+        },
+    )
 
 
 # ---------------------------------------------------------------------------- GitHub, per repo
-def github_repo(db: Path, settings: Settings, day: date, backfill: bool, repo: str
-                ) -> dict[str, Any]:
+def github_repo(
+    db: Path, settings: Settings, day: date, backfill: bool, repo: str
+) -> dict[str, Any]:
     """Ingest one repository from GitHub (holding the single-writer lock); never raises
     SourceError: returns {repo, ok, requests, not_modified, changed, error}."""
     from shu.sources.github_ingest import ingest_github
@@ -87,8 +95,13 @@ def _outcome(repo: str, summary: Any, error: str | None = None) -> dict[str, Any
         error = "; ".join(summary.failed.values())
     if error is not None:
         return {"repo": repo, "ok": False, "error": error}
-    return {"repo": repo, "ok": True, "requests": summary.requests,
-            "not_modified": summary.not_modified, "changed": summary.changed}
+    return {
+        "repo": repo,
+        "ok": True,
+        "requests": summary.requests,
+        "not_modified": summary.not_modified,
+        "changed": summary.changed,
+    }
 
 
 def documents(db: Path, settings: Settings) -> str:
@@ -104,14 +117,20 @@ def documents(db: Path, settings: Settings) -> str:
     return f"documents: {docs.added} new, {docs.changed} changed, {docs.unchanged} unchanged"
 
 
-github_repo_task = task(github_repo, name="github-repo", cache_policy=NO_CACHE,
-                        task_run_name="github {repo}", **IO_RETRIES)
+github_repo_task = task(
+    github_repo,
+    name="github-repo",
+    cache_policy=NO_CACHE,
+    task_run_name="github {repo}",
+    **IO_RETRIES,
+)
 documents_task = task(documents, name="documents", cache_policy=NO_CACHE)
 
 
 # ---------------------------------------------------------------------------- GitHub on Dask
-def fetch(snapshot: Any, overrides: dict[str, Any] | None, day: date, backfill: bool
-          ) -> dict[str, Any]:
+def fetch(
+    snapshot: Any, overrides: dict[str, Any] | None, day: date, backfill: bool
+) -> dict[str, Any]:
     """One repository's GitHub fetch where the task runs (a Dask worker): settings and the token
     from the worker's environment, no store; returns {worker: 'host:pid', fetch: RepoFetch}."""
     from shu.sources.github_ingest import fetch_repo
@@ -120,13 +139,23 @@ def fetch(snapshot: Any, overrides: dict[str, Any] | None, day: date, backfill: 
     return {"worker": f"{socket.gethostname()}:{os.getpid()}", "fetch": fetched}
 
 
-fetch_task = task(fetch, name="github-fetch", cache_policy=NO_CACHE,
-                  task_run_name="github fetch {snapshot.repo}", **IO_RETRIES)
+fetch_task = task(
+    fetch,
+    name="github-fetch",
+    cache_policy=NO_CACHE,
+    task_run_name="github fetch {snapshot.repo}",
+    **IO_RETRIES,
+)
 
 
 @flow(name="shu-github", log_prints=True)
-def github_ingest_flow(db: str, repos: list[str], day: date, backfill: bool = False,
-                       overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+def github_ingest_flow(
+    db: str,
+    repos: list[str],
+    day: date,
+    backfill: bool = False,
+    overrides: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Tracked repositories from GitHub: fetches mapped over the task runner, one writer (this
     flow, as results come back). Run it with `run_github_flow`."""
     snapshots = _snapshots(Path(db), settings_from(overrides), repos)
@@ -170,12 +199,18 @@ def _write_fetch(db: Path, fetched: Any) -> dict[str, Any]:
     return _outcome(fetched.requested, summary)
 
 
-def run_github_flow(db: Path | str, repos: list[str], day: date, backfill: bool = False,
-                    overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+def run_github_flow(
+    db: Path | str,
+    repos: list[str],
+    day: date,
+    backfill: bool = False,
+    overrides: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """`github_ingest_flow` on the task runner the settings name (threads or Dask)."""
     runner = runner_for(settings_from(overrides))
     return github_ingest_flow.with_options(task_runner=runner)(
-        db=str(db), repos=list(repos), day=day, backfill=backfill, overrides=overrides)
+        db=str(db), repos=list(repos), day=day, backfill=backfill, overrides=overrides
+    )
 
 
 # ---------------------------------------------------------------------------- GH Archive
@@ -184,8 +219,9 @@ aggregate_task = task(aggregate_files, name="gharchive-aggregate", cache_policy=
 
 
 @flow(name="shu-gharchive", log_prints=True)
-def gharchive_ingest_flow(db: str, paths: list[str], overrides: dict[str, Any] | None = None,
-                          fold: bool = True) -> dict[str, Any]:
+def gharchive_ingest_flow(
+    db: str, paths: list[str], overrides: dict[str, Any] | None = None, fold: bool = True
+) -> dict[str, Any]:
     """GH Archive files -> store: batches mapped over the task runner, one writer (this flow).
 
     Run it with `run_gharchive_flow` so the task runner follows the settings.
@@ -203,8 +239,9 @@ def gharchive_ingest_flow(db: str, paths: list[str], overrides: dict[str, Any] |
     n_batches, workers = 0, set()
     for file_set in batches(todo, settings.gharchive_files_per_write):
         parts = batches(file_set, settings.gharchive_batch_files)
-        futures = aggregate_task.map([[str(p) for p in b] for b in parts],
-                                     unmapped(settings.gharchive_memory_limit))
+        futures = aggregate_task.map(
+            [[str(p) for p in b] for b in parts], unmapped(settings.gharchive_memory_limit)
+        )
         agg = combine(f.result() for f in futures)
         summary.add(agg, _write(Path(db), agg, settings))
         n_batches += len(parts)
@@ -212,9 +249,14 @@ def gharchive_ingest_flow(db: str, paths: list[str], overrides: dict[str, Any] |
     folded = _fold(Path(db)) if fold and summary.files_loaded else None
     summary.seconds = time.perf_counter() - t0
     get_run_logger().info("GH Archive: %s", summary.line())
-    return {"ok": not summary.failed, "message": "GH Archive: " + summary.line(),
-            "batches": n_batches, "workers": sorted(workers), "rows": summary.rows,
-            "folded": folded}
+    return {
+        "ok": not summary.failed,
+        "message": "GH Archive: " + summary.line(),
+        "batches": n_batches,
+        "workers": sorted(workers),
+        "rows": summary.rows,
+        "folded": folded,
+    }
 
 
 # The writer's steps are module-level functions holding the lock, so the flow's own code
@@ -243,18 +285,22 @@ def _fold(db: Path) -> dict[str, int]:
             store.close()
 
 
-def run_gharchive_flow(db: Path | str, paths: list[str], overrides: dict[str, Any] | None = None,
-                       fold: bool = True) -> dict[str, Any]:
+def run_gharchive_flow(
+    db: Path | str, paths: list[str], overrides: dict[str, Any] | None = None, fold: bool = True
+) -> dict[str, Any]:
     """`gharchive_ingest_flow` on the task runner the settings name (threads or Dask)."""
     runner = runner_for(settings_from(overrides))
     return gharchive_ingest_flow.with_options(task_runner=runner)(
-        db=str(db), paths=[str(p) for p in paths], overrides=overrides, fold=fold)
+        db=str(db), paths=[str(p) for p in paths], overrides=overrides, fold=fold
+    )
 
 
 # ---------------------------------------------------------------------------- ranking files
-NO_UNTRACKED_SOURCE = ("no daily ranking file or GH Archive hours configured (ranking_files, "
-                       "gharchive_paths): untracked repositories keep the counts the store has, "
-                       "and the radar forecasts from the newest of them")
+NO_UNTRACKED_SOURCE = (
+    "no daily ranking file or GH Archive hours configured (ranking_files, "
+    "gharchive_paths): untracked repositories keep the counts the store has, "
+    "and the radar forecasts from the newest of them"
+)
 
 
 def ranking(db: Path, settings: Settings, day: date) -> tuple[bool, str]:
@@ -279,8 +325,10 @@ def ranking(db: Path, settings: Settings, day: date) -> tuple[bool, str]:
                 continue
             finally:
                 store.close()
-        notes.append(f"ranking: {load.rows_inserted:,} new and {load.rows_updated:,} updated "
-                     f"counts from {path}")
+        notes.append(
+            f"ranking: {load.rows_inserted:,} new and {load.rows_updated:,} updated "
+            f"counts from {path}"
+        )
     return ok, "; ".join(notes)
 
 
@@ -288,27 +336,36 @@ ranking_task = task(ranking, name="ranking", cache_policy=NO_CACHE)
 
 
 # ---------------------------------------------------------------------------- the stage
-def ingest(db: Path, settings: Settings, day: date, backfill: bool,
-           overrides: dict[str, Any] | None) -> StageReport:
+def ingest(
+    db: Path, settings: Settings, day: date, backfill: bool, overrides: dict[str, Any] | None
+) -> StageReport:
     """The daily flow's ingest stage, fanned out (call inside a flow)."""
     repos = [r.repo for r in settings.repos]
     if settings.task_runner == "dask" and repos:
         results = run_github_flow(db, repos, day, backfill, overrides)["results"]
     else:
-        results = [f.result() for f in github_repo_task.map(
-            unmapped(db), unmapped(settings), unmapped(day), unmapped(backfill), repos)]
+        results = [
+            f.result()
+            for f in github_repo_task.map(
+                unmapped(db), unmapped(settings), unmapped(day), unmapped(backfill), repos
+            )
+        ]
     failed = [r for r in results if not r["ok"]]
     good = [r for r in results if r["ok"]]
     notes = []
     if good:
-        notes.append(f"GitHub: {sum(r['requests'] for r in good)} requests "
-                     f"({sum(r['not_modified'] for r in good)} not modified), "
-                     f"{sum(r['changed'] for r in good)} rows changed")
+        notes.append(
+            f"GitHub: {sum(r['requests'] for r in good)} requests "
+            f"({sum(r['not_modified'] for r in good)} not modified), "
+            f"{sum(r['changed'] for r in good)} rows changed"
+        )
     if failed:
         what = "unreachable" if len(failed) == len(results) else "failed"
-        notes.append(f"GitHub {what} for {len(failed)} of {len(results)} repositories "
-                     f"({failed[0]['repo']}: {failed[0]['error']}); building the briefing from "
-                     "the store as it is")
+        notes.append(
+            f"GitHub {what} for {len(failed)} of {len(results)} repositories "
+            f"({failed[0]['repo']}: {failed[0]['error']}); building the briefing from "
+            "the store as it is"
+        )
     if settings.document_paths:
         notes.append(documents_task(db, settings))
     ok = not failed
@@ -322,5 +379,9 @@ def ingest(db: Path, settings: Settings, day: date, backfill: bool,
         ok = ok and gha["ok"]
     if not settings.ranking_files and not settings.gharchive_paths:
         notes.append(NO_UNTRACKED_SOURCE)
-    return StageReport("ingest", "; ".join(notes), ok,
-                       counts={"github_repos": len(results), "github_failed": len(failed)})
+    return StageReport(
+        "ingest",
+        "; ".join(notes),
+        ok,
+        counts={"github_repos": len(results), "github_failed": len(failed)},
+    )

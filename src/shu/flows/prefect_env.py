@@ -23,8 +23,10 @@ from __future__ import annotations
 import os
 
 ANALYTICS_OFF = {"PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1"}
-QUIET_CONSOLE = {"PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "WARNING",
-                 "DASK_LOGGING__DISTRIBUTED": "error"}
+QUIET_CONSOLE = {
+    "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "WARNING",
+    "DASK_LOGGING__DISTRIBUTED": "error",
+}
 
 
 def analytics_off() -> None:

@@ -20,8 +20,9 @@ probe_task = task(stages.probe, name="probe", cache_policy=NO_CACHE)
 
 
 @flow(name="shu-probe", log_prints=True)
-def probe_flow(db: str | None = None, force: bool = True,
-               overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+def probe_flow(
+    db: str | None = None, force: bool = True, overrides: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Run the probe now (force) or only when the latest run is too old."""
     settings = settings_from(overrides)
     if force:

@@ -55,20 +55,26 @@ def ingest(db: Path, settings: Settings, day: date, backfill: bool = False) -> S
         ok = True
         try:
             summary = ingest_github(store, settings, backfill=backfill, today=day)
-            notes.append(f"GitHub: {summary.requests} requests ({summary.not_modified} not "
-                         f"modified), {summary.changed} rows changed")
+            notes.append(
+                f"GitHub: {summary.requests} requests ({summary.not_modified} not "
+                f"modified), {summary.changed} rows changed"
+            )
             if summary.failed:  # the other repositories loaded; these are stale today
                 ok = False
-                notes += [f"GitHub failed for {name} ({why})" for name, why in
-                          summary.failed.items()]
+                notes += [
+                    f"GitHub failed for {name} ({why})" for name, why in summary.failed.items()
+                ]
         except SourceError as exc:
             ok = False
-            notes.append(f"GitHub unreachable ({str(exc).splitlines()[0]}); building the briefing "
-                         "from the store as it is")
+            notes.append(
+                f"GitHub unreachable ({str(exc).splitlines()[0]}); building the briefing "
+                "from the store as it is"
+            )
         if settings.document_paths:
             docs = ingest_with_claims(store, list(settings.document_paths))
-            notes.append(f"documents: {docs.added} new, {docs.changed} changed, "
-                         f"{docs.unchanged} unchanged")
+            notes.append(
+                f"documents: {docs.added} new, {docs.changed} changed, {docs.unchanged} unchanged"
+            )
         return StageReport("ingest", "; ".join(notes), ok)
     finally:
         store.close()
@@ -82,8 +88,11 @@ def signals(db: Path, settings: Settings) -> StageReport:
     try:
         result = refresh_signals(store, full=False, settings=settings)
         rows = sum(v.get("rows", 0) for v in result.values() if isinstance(v, dict))
-        return StageReport("signals", f"{rows:,} signal rows written in {result['seconds']} s",
-                           counts={"rows": rows})
+        return StageReport(
+            "signals",
+            f"{rows:,} signal rows written in {result['seconds']} s",
+            counts={"rows": rows},
+        )
     finally:
         store.close()
 
@@ -95,8 +104,9 @@ def resolve(db: Path, day: date) -> StageReport:
     store = open_for_writing(db)
     try:
         counts = resolve_forecasts(store, as_of=day)
-        return StageReport("resolve", ", ".join(f"{k} {v}" for k, v in counts.items()),
-                           counts=counts)
+        return StageReport(
+            "resolve", ", ".join(f"{k} {v}" for k, v in counts.items()), counts=counts
+        )
     finally:
         store.close()
 
@@ -107,13 +117,19 @@ def forecast(db: Path, settings: Settings, day: date) -> StageReport:
     from shu.forecast.issue import issue_forecasts
 
     if not model_path(settings).exists():
-        return StageReport("forecast", f"no trained model at {model_path(settings)} (run `shu "
-                           "train`); no forecast issued", ok=False)
+        return StageReport(
+            "forecast",
+            f"no trained model at {model_path(settings)} (run `shu train`); no forecast issued",
+            ok=False,
+        )
     store = open_for_writing(db)
     try:
         issued = issue_forecasts(store, origin=day, settings=settings)
-        return StageReport("forecast", f"{len(issued)} new forecasts (existing ones are never "
-                           "changed)", counts={"issued": len(issued)})
+        return StageReport(
+            "forecast",
+            f"{len(issued)} new forecasts (existing ones are never changed)",
+            counts={"issued": len(issued)},
+        )
     finally:
         store.close()
 
@@ -131,8 +147,11 @@ def probe(db: Path, settings: Settings, day: date) -> StageReport:
             from shu.probe.runner import run_probe
         except ImportError:
             latest = "none stored" if age is None else f"the latest is {age} days old"
-            return StageReport("probe", f"probe due but torch is not installed here (pip "
-                               f"install 'shu[probe]'); {latest}", ok=False)
+            return StageReport(
+                "probe",
+                f"probe due but torch is not installed here (pip install 'shu[probe]'); {latest}",
+                ok=False,
+            )
         from shu.probe_ingest import store_probe_document
 
         load = store_probe_document(store, run_probe(suite="quick"), "shu daily")
@@ -141,19 +160,29 @@ def probe(db: Path, settings: Settings, day: date) -> StageReport:
         store.close()
 
 
-def briefing(db: Path, settings: Settings, day: date, *, reports_dir: Path | None = None,
-             synthetic: bool = False, notices: list[str] | None = None) -> StageReport:
+def briefing(
+    db: Path,
+    settings: Settings,
+    day: date,
+    *,
+    reports_dir: Path | None = None,
+    synthetic: bool = False,
+    notices: list[str] | None = None,
+) -> StageReport:
     """Compose and record the briefing for `day`."""
     from shu.briefing.compose import compose_briefing
 
     store = open_for_writing(db)
     try:
-        result = compose_briefing(store, day, settings, reports_dir=reports_dir,
-                                  synthetic=synthetic, notices=notices)
-        return StageReport("briefing", f"wrote {result.path} ({result.n_forecasts} forecast "
-                           f"cards, {result.n_receipts} receipts)",
-                           counts={"path": str(result.path), "title": result.title,
-                                   "stale": result.stale_repos})
+        result = compose_briefing(
+            store, day, settings, reports_dir=reports_dir, synthetic=synthetic, notices=notices
+        )
+        return StageReport(
+            "briefing",
+            f"wrote {result.path} ({result.n_forecasts} forecast "
+            f"cards, {result.n_receipts} receipts)",
+            counts={"path": str(result.path), "title": result.title, "stale": result.stale_repos},
+        )
     finally:
         store.close()
 

@@ -54,21 +54,34 @@ def load_forecasters(path: Path) -> tuple[str, list]:
     if not path.exists():
         raise StoreError(f"no model at {path}: run `shu train` first")
     untrusted = sio.get_untrusted_types(file=path)
-    unexpected = [t for t in untrusted
-                  if not t.startswith(_EXPECTED_TYPE_PREFIXES) and t not in _OWN_TYPES]
+    unexpected = [
+        t for t in untrusted if not t.startswith(_EXPECTED_TYPE_PREFIXES) and t not in _OWN_TYPES
+    ]
     if unexpected:
         raise StoreError(f"{path}: refusing to load unexpected types {unexpected[:3]}")
     bundle = sio.load(path, trusted=untrusted)
     return bundle["version"], [
-        IntervalForecaster.from_bundle(d) if d.get("kind") == "interval" else
-        Forecaster(d["template"], int(d["horizon_days"]), list(d["features"]), d["model"],
-                   np.asarray(d["reference"]), d["estimator"], int(d["fit_rows"]),
-                   int(d["calibration_rows"]),
-                   {int(b): float(v) for b, v in zip(d.get("base_rate_buckets", ()),
-                                                     d.get("base_rate_values", ()),
-                                                     strict=True)},
-                   climatology=d.get("climatology"))
-        for d in bundle["forecasters"]]
+        IntervalForecaster.from_bundle(d)
+        if d.get("kind") == "interval"
+        else Forecaster(
+            d["template"],
+            int(d["horizon_days"]),
+            list(d["features"]),
+            d["model"],
+            np.asarray(d["reference"]),
+            d["estimator"],
+            int(d["fit_rows"]),
+            int(d["calibration_rows"]),
+            {
+                int(b): float(v)
+                for b, v in zip(
+                    d.get("base_rate_buckets", ()), d.get("base_rate_values", ()), strict=True
+                )
+            },
+            climatology=d.get("climatology"),
+        )
+        for d in bundle["forecasters"]
+    ]
 
 
 def merge_previous(result: TrainResult, models_dir: Path) -> tuple[TrainResult, dict | None]:
@@ -88,6 +101,7 @@ def merge_previous(result: TrainResult, models_dir: Path) -> tuple[TrainResult, 
     last = max(result.trained_through, date.fromisoformat(card["trained_through"]))
     estimators = "+".join(sorted({w.get("estimator", "hgb") for w in windows.values()}))
     forecasters = kept + result.forecasters
-    merged = TrainResult(version_of(last, estimators, windows, forecasters), last, forecasters,
-                         skipped, windows)
+    merged = TrainResult(
+        version_of(last, estimators, windows, forecasters), last, forecasters, skipped, windows
+    )
     return merged, card.get("backtest")

@@ -50,18 +50,28 @@ PERSISTENCE_PRIOR = 2.0
 # How a past example of the same repository counts as "the event happened" for persistence.
 PERSISTENCE_EVENT = {
     "star_accel_reach": "(p.observed_value - p.acceleration_28d) >= "
-                        "(t.threshold - t.acceleration_28d)",
+    "(t.threshold - t.acceleration_28d)",
     "star_accel_fall": "(p.observed_value - p.acceleration_28d) <= "
-                       "(t.threshold - t.acceleration_28d)",
+    "(t.threshold - t.acceleration_28d)",
     "star_gain": "p.observed_value >= t.threshold",
     "star_velocity_level": "p.observed_value / greatest(p.velocity_28d, 0.01) > "
-                           "t.threshold / greatest(t.velocity_28d, 0.01)",
+    "t.threshold / greatest(t.velocity_28d, 0.01)",
 }
 
 
 # Columns of each prediction kept for scoring (the features are dropped to save memory).
-_KEPT = ["repo", "origin", "threshold", "acceleration_28d", "velocity_28d", "velocity_7d",
-         "bucket", "label", "outcome", "observed_value"]
+_KEPT = [
+    "repo",
+    "origin",
+    "threshold",
+    "acceleration_28d",
+    "velocity_28d",
+    "velocity_7d",
+    "bucket",
+    "label",
+    "outcome",
+    "observed_value",
+]
 
 
 @dataclass
@@ -104,8 +114,9 @@ def data_end(con: duckdb.DuckDBPyConnection) -> date:
     return day
 
 
-def run_backtest(con: duckdb.DuckDBPyConnection, config: BacktestConfig,
-                 log=print) -> list[SliceResult]:
+def run_backtest(
+    con: duckdb.DuckDBPyConnection, config: BacktestConfig, log=print
+) -> list[SliceResult]:
     """Run the walk-forward backtest for every template x horizon in `config`."""
     if config.end < config.start:
         raise InputError(f"--to {config.end} is before --from {config.start}")
@@ -116,8 +127,10 @@ def run_backtest(con: duckdb.DuckDBPyConnection, config: BacktestConfig,
     t0 = time.perf_counter()
     base = base_frame(con, grid)
     distance = regime_frame(con, grid).set_index("origin")["distance"]
-    log(f"features: {len(base):,} repo-origins on {len(grid)} weekly origins "
-        f"({time.perf_counter() - t0:.0f}s)")
+    log(
+        f"features: {len(base):,} repo-origins on {len(grid)} weekly origins "
+        f"({time.perf_counter() - t0:.0f}s)"
+    )
     results = []
     for template in config.templates:
         for horizon in config.horizons:
@@ -125,8 +138,10 @@ def run_backtest(con: duckdb.DuckDBPyConnection, config: BacktestConfig,
             examples = build_examples(con, base, template, horizon, last)
             walk = _walk_forward_interval if template == interval.TEMPLATE else _walk_forward
             result = walk(con, examples, config, distance, log)
-            log(f"{template}/{horizon}d: {result.metrics.get('n', 0):,} scored, "
-                f"{examples.n_void:,} void ({time.perf_counter() - t1:.0f}s)")
+            log(
+                f"{template}/{horizon}d: {result.metrics.get('n', 0):,} scored, "
+                f"{examples.n_void:,} void ({time.perf_counter() - t1:.0f}s)"
+            )
             results.append(result)
     return results
 
@@ -141,13 +156,20 @@ def _refit_blocks(examples: Examples, config: BacktestConfig, refits: list[dict]
     step = pd.Timedelta(days=7 * config.refit_weeks)
     refit_days = list(pd.date_range(start, end, freq=step)) if start <= end else []
     for refit_day in track(refit_days, f"backtest {examples.template}/{h}d", unit="refits"):
-        test = ex[(ex["origin"] >= refit_day) & (ex["origin"] < refit_day + step)
-                  & (ex["origin"] <= end)]
+        test = ex[
+            (ex["origin"] >= refit_day) & (ex["origin"] < refit_day + step) & (ex["origin"] <= end)
+        ]
         if not len(test):
             continue
         fit, cal = fit_calibration_split(ex, refit_day, h, config, rng)
-        refits.append({"refit_day": str(refit_day.date()), "fit_rows": len(fit),
-                       "calibration_rows": len(cal), "test_rows": len(test)})
+        refits.append(
+            {
+                "refit_day": str(refit_day.date()),
+                "fit_rows": len(fit),
+                "calibration_rows": len(cal),
+                "test_rows": len(test),
+            }
+        )
         yield refit_day, test, fit, cal
 
 
@@ -155,31 +177,53 @@ def _guards(origins: pd.Series, distance: pd.Series, config: BacktestConfig) -> 
     """The regime guard (`recalibration.guard`) of each row's origin (off without recalibrate)."""
     days = pd.to_datetime(origins)
     found = distance.reindex(days.unique())
-    table = {day: recalibration.guard(d if config.recalibrate and pd.notna(d) else None)
-             for day, d in found.items()}
-    return pd.DataFrame({"shrink": [table[d].shrink for d in days],
-                         "widen": [table[d].widen for d in days]}, index=origins.index)
+    table = {
+        day: recalibration.guard(d if config.recalibrate and pd.notna(d) else None)
+        for day, d in found.items()
+    }
+    return pd.DataFrame(
+        {"shrink": [table[d].shrink for d in days], "widen": [table[d].widen for d in days]},
+        index=origins.index,
+    )
 
 
-def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
-                  config: BacktestConfig, distance: pd.Series, log) -> SliceResult:
+def _walk_forward(
+    con: duckdb.DuckDBPyConnection,
+    examples: Examples,
+    config: BacktestConfig,
+    distance: pd.Series,
+    log,
+) -> SliceResult:
     ex = examples.frame
     h = examples.horizon_days
     chunks, refits = [], []
     t_fit = time.perf_counter()
     for refit_day, test, fit, cal in _refit_blocks(examples, config, refits):
         if len(fit) < 200 or len(cal) < 100:
-            raise StoreError(f"{examples.template}/{h}d: too little history before "
-                             f"{refit_day.date()} ({len(fit)} fitting, {len(cal)} "
-                             "calibration rows); start the backtest later")
-        forecaster = fit_forecaster(examples.template, h, examples.features, fit, cal,
-                                    config.estimator, config.calibration_method, config.seed)
+            raise StoreError(
+                f"{examples.template}/{h}d: too little history before "
+                f"{refit_day.date()} ({len(fit)} fitting, {len(cal)} "
+                "calibration rows); start the backtest later"
+            )
+        forecaster = fit_forecaster(
+            examples.template,
+            h,
+            examples.features,
+            fit,
+            cal,
+            config.estimator,
+            config.calibration_method,
+            config.seed,
+        )
         kept = test[_KEPT].copy()
         kept["probability_model"] = forecaster.predict(test)
         kept["shrink"] = _guards(test["origin"], distance, config)["shrink"]
         kept["probability"] = recalibration.shrink_probabilities(
-            kept["probability_model"].to_numpy(), forecaster.base_rate(test["bucket"]),
-            test["velocity_28d"].to_numpy(), kept["shrink"].to_numpy())
+            kept["probability_model"].to_numpy(),
+            forecaster.base_rate(test["bucket"]),
+            test["velocity_28d"].to_numpy(),
+            kept["shrink"].to_numpy(),
+        )
         kept["refit_day"] = refit_day
         chunks.append(kept)
     log(f"  {len(refits)} refits: {time.perf_counter() - t_fit:.0f}s")
@@ -192,23 +236,38 @@ def _walk_forward(con: duckdb.DuckDBPyConnection, examples: Examples,
     pred["persistence"] = persistence(con, ex, pred, examples.template)
     log(f"  baselines: climatology {t1 - t0:.0f}s, persistence {time.perf_counter() - t1:.0f}s")
     boot_blocks = pred["repo"] + "|" + pred["origin"].dt.strftime("%Y-%m")
-    metrics = summarize(pred["label"].to_numpy(), pred["probability"].to_numpy(),
-                        pred["climatology"].to_numpy(), pred["persistence"].to_numpy(),
-                        boot_blocks.to_numpy(), n_boot=config.n_boot, seed=config.seed)
-    metrics.update({
-        "template": examples.template, "horizon_days": h, "n_void": examples.n_void,
-        "void_share_all_history": examples.n_void / max(examples.n_void + len(ex), 1),
-        "n_repos": int(pred["repo"].nunique()), "n_origins": int(pred["origin"].nunique()),
-        "n_refits": len(refits), "estimator": config.estimator,
-        "last_12_months": _recent_binary(pred),
-        "blocks": blocks.binary_blocks(pred, pd.Timestamp(config.start)),
-        "guard": _guard_effect(pred),
-    })
+    metrics = summarize(
+        pred["label"].to_numpy(),
+        pred["probability"].to_numpy(),
+        pred["climatology"].to_numpy(),
+        pred["persistence"].to_numpy(),
+        boot_blocks.to_numpy(),
+        n_boot=config.n_boot,
+        seed=config.seed,
+    )
+    metrics.update(
+        {
+            "template": examples.template,
+            "horizon_days": h,
+            "n_void": examples.n_void,
+            "void_share_all_history": examples.n_void / max(examples.n_void + len(ex), 1),
+            "n_repos": int(pred["repo"].nunique()),
+            "n_origins": int(pred["origin"].nunique()),
+            "n_refits": len(refits),
+            "estimator": config.estimator,
+            "last_12_months": _recent_binary(pred),
+            "blocks": blocks.binary_blocks(pred, pd.Timestamp(config.start)),
+            "guard": _guard_effect(pred),
+        }
+    )
     if examples.template in ranking.RANKED_TEMPLATES:  # a radar: read from the top
         metrics["ranking"] = ranking.ranking_metrics(
             pred.assign(momentum=ranking.momentum(pred)),
-            {"model": "probability", "momentum": "momentum"}, baseline="momentum",
-            n_boot=config.n_boot, seed=config.seed)
+            {"model": "probability", "momentum": "momentum"},
+            baseline="momentum",
+            n_boot=config.n_boot,
+            seed=config.seed,
+        )
     return SliceResult(examples.template, h, pred, metrics, refits)
 
 
@@ -218,21 +277,25 @@ def _guard_effect(pred: pd.DataFrame) -> dict:
     moved = (pred["probability"] - pred["probability_model"]).abs() > 1e-12
     o = pred.loc[moved, "label"].to_numpy()
     labels = pred["label"].to_numpy()
-    return {"bss_climatology_without_guard": skill_score(
-                brier(labels, pred["probability_model"]), brier(labels, pred["climatology"])),
-            "origins_on": int(pred.loc[pred["shrink"] < 1, "origin"].nunique()),
-            "forecasts_moved": int(moved.sum()),
-            "brier_model": brier(o, pred.loc[moved, "probability_model"]) if moved.any()
-            else None,
-            "brier_guarded": brier(o, pred.loc[moved, "probability"]) if moved.any() else None}
+    return {
+        "bss_climatology_without_guard": skill_score(
+            brier(labels, pred["probability_model"]), brier(labels, pred["climatology"])
+        ),
+        "origins_on": int(pred.loc[pred["shrink"] < 1, "origin"].nunique()),
+        "forecasts_moved": int(moved.sum()),
+        "brier_model": brier(o, pred.loc[moved, "probability_model"]) if moved.any() else None,
+        "brier_guarded": brier(o, pred.loc[moved, "probability"]) if moved.any() else None,
+    }
 
 
 def _recent(pred: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     """The predictions of the last `RECENT_DAYS` of origins, and the range they cover."""
     first = pred["origin"].max() - pd.Timedelta(days=RECENT_DAYS - 1)
     recent = pred[pred["origin"] >= first]
-    return recent, {"n": len(recent), "origins": [str(recent["origin"].min().date()),
-                                                  str(recent["origin"].max().date())]}
+    return recent, {
+        "n": len(recent),
+        "origins": [str(recent["origin"].min().date()), str(recent["origin"].max().date())],
+    }
 
 
 def _recent_binary(pred: pd.DataFrame) -> dict:
@@ -241,14 +304,27 @@ def _recent_binary(pred: pd.DataFrame) -> dict:
     recent, out = _recent(pred)
     o, p = recent["label"].to_numpy(), recent["probability"].to_numpy()
     high = next(b for b in hits_by_band(o, p) if b.band == "high")
-    out.update({"bss_climatology": skill_score(brier(o, p), brier(o, recent["climatology"])),
-                "ece": ece(o, p), "high_band": {"n": high.n, "hit_rate": high.hit_rate,
-                                                "mean_confidence": high.mean_confidence}})
+    out.update(
+        {
+            "bss_climatology": skill_score(brier(o, p), brier(o, recent["climatology"])),
+            "ece": ece(o, p),
+            "high_band": {
+                "n": high.n,
+                "hit_rate": high.hit_rate,
+                "mean_confidence": high.mean_confidence,
+            },
+        }
+    )
     return out
 
 
-def _walk_forward_interval(con: duckdb.DuckDBPyConnection, examples: Examples,
-                           config: BacktestConfig, distance: pd.Series, log) -> SliceResult:
+def _walk_forward_interval(
+    con: duckdb.DuckDBPyConnection,
+    examples: Examples,
+    config: BacktestConfig,
+    distance: pd.Series,
+    log,
+) -> SliceResult:
     """The same refits and splits as `_walk_forward`, scoring predictive quantiles instead.
 
     Origins are issued in order: before each, the online conformal levels read the questions
@@ -267,7 +343,8 @@ def _walk_forward_interval(con: duckdb.DuckDBPyConnection, examples: Examples,
             widen = _guards(rows["origin"], distance, config)["widen"].to_numpy()
             kept = rows[["repo", "origin", "known_on", "velocity_28d", "observed_value"]].copy()
             kept[[f"q{q}" for q in interval.QUANTILES]] = forecaster.quantiles(
-                rows, state.levels if config.recalibrate else None, widen)
+                rows, state.levels if config.recalibrate else None, widen
+            )
             kept["widen"] = widen
             kept["refit_day"] = refit_day
             chunks.append(kept)
@@ -278,56 +355,96 @@ def _walk_forward_interval(con: duckdb.DuckDBPyConnection, examples: Examples,
     model_q = pred[[f"q{q}" for q in interval.QUANTILES]].to_numpy()
     baseline_q = interval.persistence_quantiles(con, ex, pred)
     metrics = interval.interval_metrics(pred["observed_value"].to_numpy(), model_q, baseline_q)
-    metrics.update({
-        "template": examples.template, "horizon_days": h, "n_void": examples.n_void,
-        "n_repos": int(pred["repo"].nunique()), "n_origins": int(pred["origin"].nunique()),
-        "n_refits": len(refits), "estimator": "hgb-quantile+conformal",
-    })
+    metrics.update(
+        {
+            "template": examples.template,
+            "horizon_days": h,
+            "n_void": examples.n_void,
+            "n_repos": int(pred["repo"].nunique()),
+            "n_origins": int(pred["origin"].nunique()),
+            "n_refits": len(refits),
+            "estimator": "hgb-quantile+conformal",
+        }
+    )
     boot_blocks = (pred["repo"] + "|" + pred["origin"].dt.strftime("%Y-%m")).to_numpy()
-    metrics["ci95"] = {"crps_skill_persistence": interval.crps_skill_ci(
-        pred["observed_value"].to_numpy(), model_q, baseline_q, boot_blocks, config.n_boot,
-        config.seed)}
+    metrics["ci95"] = {
+        "crps_skill_persistence": interval.crps_skill_ci(
+            pred["observed_value"].to_numpy(),
+            model_q,
+            baseline_q,
+            boot_blocks,
+            config.n_boot,
+            config.seed,
+        )
+    }
     band = interval.velocity_band(pred["velocity_28d"].to_numpy())
     observed = pred["observed_value"].to_numpy()
     metrics["coverage_by_velocity"] = {
-        label: {"n": int((band == k).sum()),
-                "coverage": interval.coverage(observed[band == k], model_q[band == k])}
-        for k, label in enumerate(interval.VELOCITY_BANDS) if (band == k).any()}
+        label: {
+            "n": int((band == k).sum()),
+            "coverage": interval.coverage(observed[band == k], model_q[band == k]),
+        }
+        for k, label in enumerate(interval.VELOCITY_BANDS)
+        if (band == k).any()
+    }
     metrics["blocks"] = blocks.interval_blocks(pred, model_q, pd.Timestamp(config.start))
     metrics["online"] = {
-        "questions_read": state.n_resolved, "resolved_through": state.resolved_through,
+        "questions_read": state.n_resolved,
+        "resolved_through": state.resolved_through,
         "guard_origins_on": int(pred.loc[pred["widen"] > 1, "origin"].nunique()),
-        "final_levels": {band: [round(float(x), 4) for x in state.levels[k]]
-                         for k, band in enumerate(interval.VELOCITY_BANDS)}}
+        "final_levels": {
+            band: [round(float(x), 4) for x in state.levels[k]]
+            for k, band in enumerate(interval.VELOCITY_BANDS)
+        },
+    }
     recent, metrics["last_12_months"] = _recent(pred)
     rows = pred.index.get_indexer(recent.index)
-    metrics["last_12_months"].update({
-        k: v for k, v in interval.interval_metrics(
-            recent["observed_value"].to_numpy(), model_q[rows], baseline_q[rows]).items()
-        if k in ("coverage", "crps_skill_persistence")})
+    metrics["last_12_months"].update(
+        {
+            k: v
+            for k, v in interval.interval_metrics(
+                recent["observed_value"].to_numpy(), model_q[rows], baseline_q[rows]
+            ).items()
+            if k in ("coverage", "crps_skill_persistence")
+        }
+    )
     return SliceResult(examples.template, h, pred, metrics, refits)
 
 
-def _read_resolved(state: recalibration.State,
-                   pending: list[tuple[pd.DataFrame, interval.IntervalForecaster]],
-                   origin: pd.Timestamp) -> tuple[recalibration.State, list]:
+def _read_resolved(
+    state: recalibration.State,
+    pending: list[tuple[pd.DataFrame, interval.IntervalForecaster]],
+    origin: pd.Timestamp,
+) -> tuple[recalibration.State, list]:
     """Update `state` on `origin` from the issued questions resolved by then (each read as the
     forecast that was issued: its model and its widening); return it and the still pending."""
     due = [(rows, fc) for rows, fc in pending if rows["known_on"].max() <= origin]
     left = [(rows, fc) for rows, fc in pending if rows["known_on"].max() > origin]
     if not due:
         return state, left
-    batch = pd.concat([pd.DataFrame({
-        "known_on": rows["known_on"].to_numpy(),
-        "band": interval.velocity_band(rows["velocity_28d"].to_numpy()),
-        "pit": fc.pit(rows, rows["widen"].to_numpy())}) for rows, fc in due],
-        ignore_index=True)
+    batch = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "known_on": rows["known_on"].to_numpy(),
+                    "band": interval.velocity_band(rows["velocity_28d"].to_numpy()),
+                    "pit": fc.pit(rows, rows["widen"].to_numpy()),
+                }
+            )
+            for rows, fc in due
+        ],
+        ignore_index=True,
+    )
     return recalibration.update(state, batch, origin), left
 
 
-def fit_calibration_split(ex: pd.DataFrame, day: pd.Timestamp, horizon_days: int,
-                          config: BacktestConfig, rng: np.random.Generator
-                          ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def fit_calibration_split(
+    ex: pd.DataFrame,
+    day: pd.Timestamp,
+    horizon_days: int,
+    config: BacktestConfig,
+    rng: np.random.Generator,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The fitting and calibration rows available on `day` (only outcomes known by then).
 
     The calibration block is the `cal_days` before the latest origin whose outcome is known
@@ -340,8 +457,10 @@ def fit_calibration_split(ex: pd.DataFrame, day: pd.Timestamp, horizon_days: int
     latest = known["origin"].max() if len(known) else day - pd.Timedelta(days=horizon_days)
     cal_start = latest - pd.Timedelta(days=config.cal_days)
     cal = known[known["origin"] > cal_start]
-    fit = known[(known["known_on"] <= cal_start)
-                & (known["origin"] > day - pd.Timedelta(days=config.train_days))]
+    fit = known[
+        (known["known_on"] <= cal_start)
+        & (known["origin"] > day - pd.Timedelta(days=config.train_days))
+    ]
     if len(fit) > config.max_fit_rows:
         fit = fit.iloc[np.sort(rng.choice(len(fit), config.max_fit_rows, replace=False))]
     return fit, cal
@@ -351,8 +470,10 @@ def climatology(ex: pd.DataFrame, pred: pd.DataFrame, horizon_days: int) -> np.n
     """Per prediction: smoothed base rate of outcomes known in the trailing year, same bucket."""
     out = np.full(len(pred), np.nan)
     window = pd.Timedelta(days=CLIMATOLOGY_DAYS)
-    by_bucket = {b: g.groupby("known_on")["label"].agg(["sum", "count"]).sort_index()
-                 for b, g in ex.groupby("bucket")}
+    by_bucket = {
+        b: g.groupby("known_on")["label"].agg(["sum", "count"]).sort_index()
+        for b, g in ex.groupby("bucket")
+    }
     overall = ex.groupby("known_on")["label"].agg(["sum", "count"]).sort_index()
     for (origin, bucket), idx in pred.groupby(["origin", "bucket"]).groups.items():
         table = by_bucket.get(bucket, overall)
@@ -362,15 +483,25 @@ def climatology(ex: pd.DataFrame, pred: pd.DataFrame, horizon_days: int) -> np.n
     return out
 
 
-def persistence(con: duckdb.DuckDBPyConnection, ex: pd.DataFrame, pred: pd.DataFrame,
-                template: str) -> np.ndarray:
+def persistence(
+    con: duckdb.DuckDBPyConnection, ex: pd.DataFrame, pred: pd.DataFrame, template: str
+) -> np.ndarray:
     """Per prediction: the repository's own trailing-year event rate, shrunk to climatology."""
     event = PERSISTENCE_EVENT.get(template, "p.label = 1")
-    cols = ["repo", "origin", "known_on", "label", "observed_value", "acceleration_28d",
-            "velocity_28d", "threshold"]
+    cols = [
+        "repo",
+        "origin",
+        "known_on",
+        "label",
+        "observed_value",
+        "acceleration_28d",
+        "velocity_28d",
+        "threshold",
+    ]
     history = ex[cols]
-    target = pred[["repo", "origin", "threshold", "acceleration_28d", "velocity_28d",
-                   "climatology"]].copy()
+    target = pred[
+        ["repo", "origin", "threshold", "acceleration_28d", "velocity_28d", "climatology"]
+    ].copy()
     target["row"] = np.arange(len(target))
     con.register("_fc_hist", history)
     con.register("_fc_target", target)
@@ -390,8 +521,12 @@ def persistence(con: duckdb.DuckDBPyConnection, ex: pd.DataFrame, pred: pd.DataF
     return (k + PERSISTENCE_PRIOR * target["climatology"].to_numpy()) / (n + PERSISTENCE_PRIOR)
 
 
-def metrics_json(results: list[SliceResult], config: BacktestConfig, runtime_s: float,
-                 peak_rss_mib: float | None = None) -> dict:
+def metrics_json(
+    results: list[SliceResult],
+    config: BacktestConfig,
+    runtime_s: float,
+    peak_rss_mib: float | None = None,
+) -> dict:
     """The one JSON object `shu backtest --json` prints (keys in docs/forecast/method.md)."""
     cfg = asdict(config)
     cfg["start"], cfg["end"] = str(config.start), str(config.end)
@@ -411,16 +546,19 @@ def prediction_frames(results: list[SliceResult]) -> list[pd.DataFrame]:
             continue
         if r.template == interval.TEMPLATE:
             q = r.predictions[[f"q{q}" for q in interval.QUANTILES]].to_numpy()
-            frames.append(predictions.interval_frame(r.predictions, q, r.template,
-                                                     r.horizon_days))
+            frames.append(predictions.interval_frame(r.predictions, q, r.template, r.horizon_days))
         else:
             frames.append(predictions.binary_frame(r.predictions, r.template, r.horizon_days))
     return frames
 
 
-def backtest_report(con: duckdb.DuckDBPyConnection, config: BacktestConfig,
-                    out_dir: Path | None = None, log=print,
-                    scored: list[pd.DataFrame] | None = None) -> dict:
+def backtest_report(
+    con: duckdb.DuckDBPyConnection,
+    config: BacktestConfig,
+    out_dir: Path | None = None,
+    log=print,
+    scored: list[pd.DataFrame] | None = None,
+) -> dict:
     """Run the backtest and return the `--json` object; with `out_dir`, also write
     `backtest.json` and `reliability.png` there; with `scored` (a list), append every scored
     prediction to it (`prediction_frames`). (What `shu backtest` and flows call.)
@@ -441,8 +579,9 @@ def backtest_report(con: duckdb.DuckDBPyConnection, config: BacktestConfig,
         scored.extend(prediction_frames(results))
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "backtest.json").write_text(json.dumps(metrics, indent=1, default=str) + "\n",
-                                               encoding="utf-8")
+        (out_dir / "backtest.json").write_text(
+            json.dumps(metrics, indent=1, default=str) + "\n", encoding="utf-8"
+        )
         write_reliability_diagram(results, out_dir / "reliability.png")
     return metrics
 
@@ -455,20 +594,30 @@ def write_reliability_diagram(results: list[SliceResult], path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     slices = [r for r in results if r.metrics.get("n") and "reliability" in r.metrics]
-    fig, axes = plt.subplots(1, max(len(slices), 1), figsize=(4.6 * max(len(slices), 1), 4.6),
-                             squeeze=False)
+    fig, axes = plt.subplots(
+        1, max(len(slices), 1), figsize=(4.6 * max(len(slices), 1), 4.6), squeeze=False
+    )
     for ax, r in zip(axes[0], slices, strict=False):
         rel = r.metrics["reliability"]
         x = [b["mean_probability"] for b in rel]
         y = [b["observed_frequency"] for b in rel]
         ax.plot([0, 1], [0, 1], color="grey", lw=1, ls="--", label="perfect")
         ax.plot(x, y, marker="o", color="tab:blue", label="model")
-        ax.hist(r.predictions["probability"], bins=20, range=(0, 1), weights=np.full(
-            len(r.predictions), 1 / len(r.predictions)), color="tab:blue", alpha=0.15,
-            label="share of forecasts")
+        ax.hist(
+            r.predictions["probability"],
+            bins=20,
+            range=(0, 1),
+            weights=np.full(len(r.predictions), 1 / len(r.predictions)),
+            color="tab:blue",
+            alpha=0.15,
+            label="share of forecasts",
+        )
         m = r.metrics
-        ax.set_title(f"{r.template} H={r.horizon_days}d\nn={m['n']:,}  "
-                     f"BSS={m['bss_climatology']:.3f}  ECE={m['ece']:.3f}", fontsize=9)
+        ax.set_title(
+            f"{r.template} H={r.horizon_days}d\nn={m['n']:,}  "
+            f"BSS={m['bss_climatology']:.3f}  ECE={m['ece']:.3f}",
+            fontsize=9,
+        )
         ax.set_xlabel("forecast probability")
         ax.set_ylabel("observed frequency")
         ax.set_xlim(0, 1)

@@ -27,11 +27,15 @@ def climatology_counts(examples: pd.DataFrame, as_of: date) -> dict[str, list[in
     """Per bucket (its number as text, and ALL_BUCKETS): [yes, n] of the examples whose outcome
     became known in the trailing year up to `as_of` (`examples`: bucket, known_on, label)."""
     known = pd.to_datetime(examples["known_on"])
-    recent = examples[(known <= pd.Timestamp(as_of))
-                      & (known > pd.Timestamp(as_of - timedelta(days=CLIMATOLOGY_DAYS)))]
+    recent = examples[
+        (known <= pd.Timestamp(as_of))
+        & (known > pd.Timestamp(as_of - timedelta(days=CLIMATOLOGY_DAYS)))
+    ]
     counts = {str(int(bucket)): [0, 0] for bucket in examples["bucket"].unique()}
-    counts |= {str(int(bucket)): [int(group["label"].sum()), len(group)]
-               for bucket, group in recent.groupby("bucket")}
+    counts |= {
+        str(int(bucket)): [int(group["label"].sum()), len(group)]
+        for bucket, group in recent.groupby("bucket")
+    }
     counts[ALL_BUCKETS] = [int(recent["label"].sum()), len(recent)]
     return counts
 

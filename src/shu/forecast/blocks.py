@@ -35,17 +35,22 @@ MIN_BAND_ROWS = 100
 MIN_WORST_ORIGINS = 4
 
 
-def block_index(origins: pd.Series, anchor: pd.Timestamp,
-                block_weeks: int = BLOCK_WEEKS) -> np.ndarray:
+def block_index(
+    origins: pd.Series, anchor: pd.Timestamp, block_weeks: int = BLOCK_WEEKS
+) -> np.ndarray:
     """Block number of each origin: whole `block_weeks`-week steps since `anchor`."""
     days = (pd.to_datetime(origins) - pd.Timestamp(anchor)).dt.days.to_numpy()
     return days // (7 * block_weeks)
 
 
 def _span(origins: pd.Series) -> dict:
-    return {"origins": [str(pd.Timestamp(origins.min()).date()),
-                        str(pd.Timestamp(origins.max()).date())],
-            "n_origins": int(pd.Series(origins).nunique())}
+    return {
+        "origins": [
+            str(pd.Timestamp(origins.min()).date()),
+            str(pd.Timestamp(origins.max()).date()),
+        ],
+        "n_origins": int(pd.Series(origins).nunique()),
+    }
 
 
 def decile_table(outcomes: np.ndarray, probabilities: np.ndarray) -> list[dict]:
@@ -57,9 +62,14 @@ def decile_table(outcomes: np.ndarray, probabilities: np.ndarray) -> list[dict]:
     for k in range(10):
         m = bins == k
         if m.any():
-            rows.append({"n": int(m.sum()), "mean_probability": float(p[m].mean()),
-                         "observed": float(o[m].mean()),
-                         "gap": float(p[m].mean() - o[m].mean())})
+            rows.append(
+                {
+                    "n": int(m.sum()),
+                    "mean_probability": float(p[m].mean()),
+                    "observed": float(o[m].mean()),
+                    "gap": float(p[m].mean() - o[m].mean()),
+                }
+            )
     return rows
 
 
@@ -70,14 +80,23 @@ def binary_block(outcomes: np.ndarray, probabilities: np.ndarray) -> dict:
     deciles = decile_table(o, p)
     bands = confidence_bands(p)
     right = (p >= 0.5) == (o == 1)
-    out = {"n": len(o), "base_rate": float(o.mean()), "mean_probability": float(p.mean()),
-           "ece": ece(o, p, 10), "top_decile": deciles[-1], "bottom_decile": deciles[0],
-           "max_decile_gap": max(abs(d["gap"]) for d in deciles), "bands": {}}
+    out = {
+        "n": len(o),
+        "base_rate": float(o.mean()),
+        "mean_probability": float(p.mean()),
+        "ece": ece(o, p, 10),
+        "top_decile": deciles[-1],
+        "bottom_decile": deciles[0],
+        "max_decile_gap": max(abs(d["gap"]) for d in deciles),
+        "bands": {},
+    }
     for band in BANDS:
         m = bands == band
         out["bands"][band] = {
-            "n": int(m.sum()), "hit_rate": float(right[m].mean()) if m.any() else math.nan,
-            "mean_confidence": float(np.maximum(p[m], 1 - p[m]).mean()) if m.any() else math.nan}
+            "n": int(m.sum()),
+            "hit_rate": float(right[m].mean()) if m.any() else math.nan,
+            "mean_confidence": float(np.maximum(p[m], 1 - p[m]).mean()) if m.any() else math.nan,
+        }
     out["miss"] = max(out["ece"] / ECE_TARGET, out["max_decile_gap"] / DECILE_TOLERANCE)
     return out
 
@@ -100,8 +119,7 @@ def interval_block(observed: np.ndarray, quantiles: np.ndarray, velocity: np.nda
     return out
 
 
-def binary_blocks(pred: pd.DataFrame, anchor: pd.Timestamp,
-                  block_weeks: int = BLOCK_WEEKS) -> dict:
+def binary_blocks(pred: pd.DataFrame, anchor: pd.Timestamp, block_weeks: int = BLOCK_WEEKS) -> dict:
     """{"block_weeks", "blocks": [...], "worst": the block with the largest miss} for a frame
     with origin, probability and label."""
     idx = block_index(pred["origin"], anchor, block_weeks)
@@ -114,8 +132,9 @@ def binary_blocks(pred: pd.DataFrame, anchor: pd.Timestamp,
     return _with_worst(blocks, block_weeks)
 
 
-def interval_blocks(pred: pd.DataFrame, quantiles: np.ndarray, anchor: pd.Timestamp,
-                    block_weeks: int = BLOCK_WEEKS) -> dict:
+def interval_blocks(
+    pred: pd.DataFrame, quantiles: np.ndarray, anchor: pd.Timestamp, block_weeks: int = BLOCK_WEEKS
+) -> dict:
     """The same for interval forecasts: a frame with origin, observed_value and velocity_28d,
     and its (rows, len(QUANTILES)) predictive quantiles."""
     idx = block_index(pred["origin"], anchor, block_weeks)
@@ -124,8 +143,11 @@ def interval_blocks(pred: pd.DataFrame, quantiles: np.ndarray, anchor: pd.Timest
         m = idx == k
         part = pred[m]
         row = _span(part["origin"])
-        row.update(interval_block(part["observed_value"].to_numpy(), quantiles[m],
-                                  part["velocity_28d"].to_numpy()))
+        row.update(
+            interval_block(
+                part["observed_value"].to_numpy(), quantiles[m], part["velocity_28d"].to_numpy()
+            )
+        )
         blocks.append(row)
     return _with_worst(blocks, block_weeks)
 
@@ -144,11 +166,14 @@ def describe_worst(key: str, blocks: dict) -> str:
     span = f"{w['origins'][0]}..{w['origins'][1]}"
     if "ece" in w:
         top, bottom = w["top_decile"], w["bottom_decile"]
-        return (f"{key} worst {blocks['block_weeks']}-week block {span} (n={w['n']:,}): ECE "
-                f"{w['ece']:.4f}, top decile {top['mean_probability']:.3f} -> "
-                f"{top['observed']:.3f}, bottom decile {bottom['mean_probability']:.3f} -> "
-                f"{bottom['observed']:.3f}, largest decile gap {w['max_decile_gap']:.3f}")
-    bands = ", ".join(f"{b} {v['coverage_80']:.3f}" for b, v in
-                      w["coverage_by_velocity"].items())
-    return (f"{key} worst {blocks['block_weeks']}-week block {span} (n={w['n']:,}): 80% "
-            f"coverage {w['coverage']['0.8']:.3f}; by velocity band {bands}")
+        return (
+            f"{key} worst {blocks['block_weeks']}-week block {span} (n={w['n']:,}): ECE "
+            f"{w['ece']:.4f}, top decile {top['mean_probability']:.3f} -> "
+            f"{top['observed']:.3f}, bottom decile {bottom['mean_probability']:.3f} -> "
+            f"{bottom['observed']:.3f}, largest decile gap {w['max_decile_gap']:.3f}"
+        )
+    bands = ", ".join(f"{b} {v['coverage_80']:.3f}" for b, v in w["coverage_by_velocity"].items())
+    return (
+        f"{key} worst {blocks['block_weeks']}-week block {span} (n={w['n']:,}): 80% "
+        f"coverage {w['coverage']['0.8']:.3f}; by velocity band {bands}"
+    )

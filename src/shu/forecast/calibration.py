@@ -20,13 +20,13 @@ def calibration_method(n_rows: int, prefer: str = "sigmoid") -> str:
     return "isotonic" if prefer == "isotonic" and n_rows >= ISOTONIC_MIN_ROWS else "sigmoid"
 
 
-def calibrate(estimator: object, features: np.ndarray, outcomes: np.ndarray,
-              prefer: str = "sigmoid") -> CalibratedClassifierCV:
+def calibrate(
+    estimator: object, features: np.ndarray, outcomes: np.ndarray, prefer: str = "sigmoid"
+) -> CalibratedClassifierCV:
     """Wrap the fitted `estimator` (frozen) and fit the calibration map on a later block."""
     method = calibration_method(len(outcomes), prefer)
     # ensemble=False: one calibration map over the whole block (the frozen estimator gives the
     # same scores in every fold, so an ensemble of per-fold maps would only cost time).
-    calibrated = CalibratedClassifierCV(FrozenEstimator(estimator), method=method,
-                                        ensemble=False)
+    calibrated = CalibratedClassifierCV(FrozenEstimator(estimator), method=method, ensemble=False)
     calibrated.fit(features, outcomes)
     return calibrated

@@ -48,25 +48,52 @@ class Applied:
     state: State | None = None  # interval templates only
     rows: list[dict] = field(default_factory=list)  # its `forecast_calibration` rows
 
-    def describe(self, origin: date, model_version: str, velocity: float | None = None,
-                 base_rate: float | None = None) -> dict:
+    def describe(
+        self,
+        origin: date,
+        model_version: str,
+        velocity: float | None = None,
+        base_rate: float | None = None,
+    ) -> dict:
         """The `calibration` JSON of one forecast (its state row and what it applied)."""
-        band = ALL_BANDS if self.state is None else VELOCITY_BANDS[
-            int(velocity_band(np.array([velocity if velocity is not None else 0.0]))[0])]
-        out = {"row": {"origin": str(origin), "model_version": model_version,
-                       "template": self.template, "horizon_days": self.horizon_days,
-                       "band": band},
-               "regime_distance": self.guard.distance}
+        band = (
+            ALL_BANDS
+            if self.state is None
+            else VELOCITY_BANDS[
+                int(velocity_band(np.array([velocity if velocity is not None else 0.0]))[0])
+            ]
+        )
+        out = {
+            "row": {
+                "origin": str(origin),
+                "model_version": model_version,
+                "template": self.template,
+                "horizon_days": self.horizon_days,
+                "band": band,
+            },
+            "regime_distance": self.guard.distance,
+        }
         if self.state is None:
-            out.update({"shrink": self.guard.shrink, "base_rate": base_rate,
-                        "applies": bool(self.guard.shrink < 1 and velocity is not None
-                                        and velocity <= 0)})
+            out.update(
+                {
+                    "shrink": self.guard.shrink,
+                    "base_rate": base_rate,
+                    "applies": bool(
+                        self.guard.shrink < 1 and velocity is not None and velocity <= 0
+                    ),
+                }
+            )
         else:
             k = VELOCITY_BANDS.index(band)
-            out.update({"widen": self.guard.widen,
-                        "levels": [round(float(x), 4) for x in self.state.levels[k]],
-                        "resolved_through": None if self.state.resolved_through is None
-                        else str(self.state.resolved_through.date())})
+            out.update(
+                {
+                    "widen": self.guard.widen,
+                    "levels": [round(float(x), 4) for x in self.state.levels[k]],
+                    "resolved_through": None
+                    if self.state.resolved_through is None
+                    else str(self.state.resolved_through.date()),
+                }
+            )
         return out
 
 
@@ -74,8 +101,7 @@ def origin_regime(store: Store, origin: date) -> dict:
     """The store's regime on `origin` (`regime.COLUMNS`), written to `market_regime`."""
     row = regime_frame(store.con, [origin]).iloc[0]
     record = {k: (None if pd.isna(v) else v) for k, v in row.items()}
-    frame = pd.DataFrame([{**{k: v for k, v in record.items() if k != "origin"},
-                           "day": origin}])
+    frame = pd.DataFrame([{**{k: v for k, v in record.items() if k != "origin"}, "day": origin}])
     frame["n_repos"] = frame["n_repos"].astype("int64")
     store.upsert("market_regime", frame)
     return record
@@ -90,8 +116,7 @@ def prepare(store: Store, forecasters: list, origin: date, model_version: str) -
     for fc in forecasters:
         key = (fc.template, fc.horizon_days)
         if isinstance(fc, IntervalForecaster):
-            state = (_stored(store, fc, origin, model_version)
-                     or _advance(store, fc, origin))
+            state = _stored(store, fc, origin, model_version) or _advance(store, fc, origin)
             applied = Applied(fc.template, fc.horizon_days, guard, state)
         else:
             applied = Applied(fc.template, fc.horizon_days, guard)
@@ -104,44 +129,66 @@ def prepare(store: Store, forecasters: list, origin: date, model_version: str) -
 
 
 def _rows(applied: Applied, origin: date, model_version: str) -> list[dict]:
-    common = {"origin": origin, "model_version": model_version, "template": applied.template,
-              "horizon_days": applied.horizon_days, "regime_distance": applied.guard.distance}
+    common = {
+        "origin": origin,
+        "model_version": model_version,
+        "template": applied.template,
+        "horizon_days": applied.horizon_days,
+        "regime_distance": applied.guard.distance,
+    }
     if applied.state is None:
-        return [{**common, "band": ALL_BANDS, "shrink": applied.guard.shrink, "widen": None,
-                 "levels": None, "resolved_through": None, "n_resolved": None,
-                 "updated_on": None}]
+        return [
+            {
+                **common,
+                "band": ALL_BANDS,
+                "shrink": applied.guard.shrink,
+                "widen": None,
+                "levels": None,
+                "resolved_through": None,
+                "n_resolved": None,
+                "updated_on": None,
+            }
+        ]
     s = applied.state
-    return [{**common, "band": band, "shrink": None, "widen": applied.guard.widen,
-             "levels": [float(x) for x in s.levels[k]],
-             "resolved_through": None if s.resolved_through is None
-             else s.resolved_through.date(),
-             "n_resolved": s.n_resolved,
-             "updated_on": None if s.updated_on is None else s.updated_on.date()}
-            for k, band in enumerate(VELOCITY_BANDS)]
+    return [
+        {
+            **common,
+            "band": band,
+            "shrink": None,
+            "widen": applied.guard.widen,
+            "levels": [float(x) for x in s.levels[k]],
+            "resolved_through": None if s.resolved_through is None else s.resolved_through.date(),
+            "n_resolved": s.n_resolved,
+            "updated_on": None if s.updated_on is None else s.updated_on.date(),
+        }
+        for k, band in enumerate(VELOCITY_BANDS)
+    ]
 
 
-def _stored(store: Store, fc: IntervalForecaster, origin: date,
-            model_version: str) -> State | None:
+def _stored(store: Store, fc: IntervalForecaster, origin: date, model_version: str) -> State | None:
     """The state already written for this origin and model (a re-run), if any."""
     return _load(store, fc, "origin = ? AND model_version = ?", [origin, model_version])
 
 
 def _load(store: Store, fc: IntervalForecaster, where: str, params: list) -> State | None:
-    rows = store.con.execute(f"""
+    rows = store.con.execute(
+        f"""
         SELECT origin, band, levels, resolved_through, n_resolved, updated_on
         FROM forecast_calibration
         WHERE template = ? AND horizon_days = ? AND levels IS NOT NULL AND {where}
         QUALIFY origin = max(origin) OVER ()
           AND model_version = min(model_version) OVER (PARTITION BY origin)""",
-        [fc.template, fc.horizon_days, *params]).df()
+        [fc.template, fc.horizon_days, *params],
+    ).df()
     if rows.empty:
         return None
     state = recalibration.initial_state(fc.template, fc.horizon_days)
     for _, r in rows.iterrows():
         state.levels[VELOCITY_BANDS.index(r["band"])] = np.asarray(r["levels"], dtype=float)
     first = rows.iloc[0]
-    state.resolved_through = (None if pd.isna(first["resolved_through"])
-                              else pd.Timestamp(first["resolved_through"]))
+    state.resolved_through = (
+        None if pd.isna(first["resolved_through"]) else pd.Timestamp(first["resolved_through"])
+    )
     state.n_resolved = int(first["n_resolved"] or 0)
     state.updated_on = None if pd.isna(first["updated_on"]) else pd.Timestamp(first["updated_on"])
     return state
@@ -156,8 +203,12 @@ def _advance(store: Store, fc: IntervalForecaster, origin: date) -> State:
         weekly = [origin - timedelta(days=h + 7 * k) for k in range(WARMUP_UPDATES)]
     elif state.due(origin):
         weekly = [origin - timedelta(days=h + 7 * k) for k in range(WARMUP_UPDATES)]
-        weekly = [o for o in weekly if state.resolved_through is None
-                  or pd.Timestamp(o + timedelta(days=h)) > state.resolved_through]
+        weekly = [
+            o
+            for o in weekly
+            if state.resolved_through is None
+            or pd.Timestamp(o + timedelta(days=h)) > state.resolved_through
+        ]
     else:
         return state
     batch = resolved_batch(store, fc, sorted(weekly), origin)
@@ -169,13 +220,18 @@ def _advance(store: Store, fc: IntervalForecaster, origin: date) -> State:
 
 
 # No resolved question: typed like a batch, so comparing its `known_on` with a day works.
-_NO_BATCH = pd.DataFrame({"known_on": pd.Series([], dtype="datetime64[us]"),
-                          "band": pd.Series([], dtype="int64"),
-                          "pit": pd.Series([], dtype="float64")})
+_NO_BATCH = pd.DataFrame(
+    {
+        "known_on": pd.Series([], dtype="datetime64[us]"),
+        "band": pd.Series([], dtype="int64"),
+        "pit": pd.Series([], dtype="float64"),
+    }
+)
 
 
-def resolved_batch(store: Store, fc: IntervalForecaster, origins: list[date],
-                   as_of: date) -> pd.DataFrame:
+def resolved_batch(
+    store: Store, fc: IntervalForecaster, origins: list[date], as_of: date
+) -> pd.DataFrame:
     """The questions of `fc`'s template x horizon asked on `origins` about every repository
     with star signals, resolved by `as_of` (as the backtest builds them), as (known_on, band,
     pit) under the current model and each origin's guard."""
@@ -186,10 +242,16 @@ def resolved_batch(store: Store, fc: IntervalForecaster, origins: list[date],
     if examples.empty:
         return _NO_BATCH.copy()
     distance = regime_frame(store.con, origins).set_index("origin")["distance"]
-    widen = np.array([recalibration.guard(None if pd.isna(d) else float(d)).widen
-                      for d in distance.reindex(pd.to_datetime(examples["origin"]))])
-    return pd.DataFrame({
-        "known_on": pd.to_datetime(examples["known_on"]).to_numpy(),
-        "band": velocity_band(examples["velocity_28d"].to_numpy()),
-        "pit": fc.pit(examples, widen)})
-
+    widen = np.array(
+        [
+            recalibration.guard(None if pd.isna(d) else float(d)).widen
+            for d in distance.reindex(pd.to_datetime(examples["origin"]))
+        ]
+    )
+    return pd.DataFrame(
+        {
+            "known_on": pd.to_datetime(examples["known_on"]).to_numpy(),
+            "band": velocity_band(examples["velocity_28d"].to_numpy()),
+            "pit": fc.pit(examples, widen),
+        }
+    )

@@ -32,10 +32,12 @@ ELIGIBLE = {
     "star_breakout": "velocity_28d IS NOT NULL",
 }
 # Climatology is computed per template and threshold bucket: edges on the threshold feature.
-BUCKETS = {"star_accel_reach": ("gap_rel_sd", (0.25, 0.5, 1.0, 2.0, 4.0)),
-           "star_accel_fall": ("gap_rel_sd", (-4.0, -2.0, -1.0, -0.5, -0.25)),
-           "star_velocity_level": ("log_level_vs_velocity", (-0.5, -0.2, 0.0, 0.2, 0.5)),
-           "star_gain": ("log_gain_vs_pace", (-1.0, -0.5, 0.0, 0.5, 1.0))}
+BUCKETS = {
+    "star_accel_reach": ("gap_rel_sd", (0.25, 0.5, 1.0, 2.0, 4.0)),
+    "star_accel_fall": ("gap_rel_sd", (-4.0, -2.0, -1.0, -0.5, -0.25)),
+    "star_velocity_level": ("log_level_vs_velocity", (-0.5, -0.2, 0.0, 0.2, 0.5)),
+    "star_gain": ("log_gain_vs_pace", (-1.0, -0.5, 0.0, 0.5, 1.0)),
+}
 
 
 @dataclass
@@ -63,8 +65,9 @@ def weekly_grid(anchor: date, first: date, last: date) -> list[date]:
     return out
 
 
-def base_frame(con: duckdb.DuckDBPyConnection, origins: list[date],
-               repos: list[str] | None = None) -> pd.DataFrame:
+def base_frame(
+    con: duckdb.DuckDBPyConnection, origins: list[date], repos: list[str] | None = None
+) -> pd.DataFrame:
     """Features for every repository with star signals on each origin (or only `repos`)."""
     con.execute("CREATE OR REPLACE TEMP TABLE _fc_grid (origin DATE)")
     con.executemany("INSERT INTO _fc_grid VALUES (?)", [[d] for d in origins])
@@ -83,15 +86,17 @@ def base_frame(con: duckdb.DuckDBPyConnection, origins: list[date],
         con.execute("DROP TABLE IF EXISTS _fc_grid")
 
 
-def with_thresholds(con: duckdb.DuckDBPyConnection, base: pd.DataFrame, template: str,
-                    horizon_days: int) -> pd.DataFrame:
+def with_thresholds(
+    con: duckdb.DuckDBPyConnection, base: pd.DataFrame, template: str, horizon_days: int
+) -> pd.DataFrame:
     """Eligible rows of `base` for `template`, with threshold, threshold features and bucket."""
     con.register("_fc_base", base)
     try:
         picked = con.execute(
             f"SELECT row_number() OVER () - 1 AS qid, f.*, "
             f"{threshold_sql(template, 'f', str(horizon_days))}::DOUBLE AS threshold "
-            f"FROM _fc_base f WHERE {ELIGIBLE[template]}").df()
+            f"FROM _fc_base f WHERE {ELIGIBLE[template]}"
+        ).df()
     finally:
         con.unregister("_fc_base")
     picked = picked[picked["threshold"].notna()].reset_index(drop=True)
@@ -110,16 +115,19 @@ def threshold_bucket(template: str, frame: pd.DataFrame) -> np.ndarray:
     return np.searchsorted(np.asarray(edges), frame[column].to_numpy(dtype=float), side="right")
 
 
-def resolve_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame,
-                  template: str) -> pd.DataFrame:
+def resolve_frame(
+    con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, template: str
+) -> pd.DataFrame:
     """outcome / observed_value / detail for each row of `frame` (qid, repo, origin, ...)."""
     questions = frame[["qid", "repo", "origin", "horizon_days", "threshold"]].copy()
     questions["origin"] = pd.to_datetime(questions["origin"]).dt.date
     con.register("_fc_q_df", questions)
     try:
-        con.execute("CREATE OR REPLACE TEMP TABLE _fc_q AS SELECT qid, repo, origin::DATE AS "
-                    "origin, horizon_days::INTEGER AS horizon_days, threshold, "
-                    "NULL::DOUBLE AS lower_80, NULL::DOUBLE AS upper_80 FROM _fc_q_df")
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE _fc_q AS SELECT qid, repo, origin::DATE AS "
+            "origin, horizon_days::INTEGER AS horizon_days, threshold, "
+            "NULL::DOUBLE AS lower_80, NULL::DOUBLE AS upper_80 FROM _fc_q_df"
+        )
         resolved = resolve_questions(con, template, "_fc_q")
     finally:
         con.unregister("_fc_q_df")
@@ -127,8 +135,13 @@ def resolve_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame,
     return frame.merge(resolved, on="qid", how="left")
 
 
-def build_examples(con: duckdb.DuckDBPyConnection, base: pd.DataFrame, template: str,
-                   horizon_days: int, data_end: date) -> Examples:
+def build_examples(
+    con: duckdb.DuckDBPyConnection,
+    base: pd.DataFrame,
+    template: str,
+    horizon_days: int,
+    data_end: date,
+) -> Examples:
     """Resolved examples of `template` x `horizon_days` whose horizon ends by `data_end`."""
     frame = with_thresholds(con, base, template, horizon_days)
     end = pd.Timestamp(data_end - timedelta(days=horizon_days))

@@ -33,21 +33,50 @@ import pandas as pd
 
 # Base features (one row per repo x origin), in model order.
 BASE_FEATURES = (
-    "log_stars", "slog_velocity_28d", "rel_velocity_7d", "rel_acceleration_7d",
-    "rel_acceleration_28d", "velocity_7d_z", "velocity_28d_z", "rel_accel_sd_91d",
-    "rel_accel_max_91d", "rel_velocity_vs_max_91d", "velocity_change_91d",
-    "velocity_change_364d", "log_star_growth_364d", "history_years", "coverage_91d",
-    "market_velocity_z", "market_rel_acceleration", "category_accelerating_share",
-    "category_rel_acceleration", "phase_emerging", "phase_expansion", "phase_decline",
-    "months_since_release", "releases_365d", "release_interval_ratio",
-    "slog_commit_velocity_28d", "rel_commit_acceleration_28d", "rocm_share_28d",
-    "rel_velocity_7d_lag7", "rel_velocity_7d_lag14", "rel_velocity_7d_lag21",
-    "rel_median_gain_28d", "max_day_share_28d", "rel_velocity_3d",
+    "log_stars",
+    "slog_velocity_28d",
+    "rel_velocity_7d",
+    "rel_acceleration_7d",
+    "rel_acceleration_28d",
+    "velocity_7d_z",
+    "velocity_28d_z",
+    "rel_accel_sd_91d",
+    "rel_accel_max_91d",
+    "rel_velocity_vs_max_91d",
+    "velocity_change_91d",
+    "velocity_change_364d",
+    "log_star_growth_364d",
+    "history_years",
+    "coverage_91d",
+    "market_velocity_z",
+    "market_rel_acceleration",
+    "category_accelerating_share",
+    "category_rel_acceleration",
+    "phase_emerging",
+    "phase_expansion",
+    "phase_decline",
+    "months_since_release",
+    "releases_365d",
+    "release_interval_ratio",
+    "slog_commit_velocity_28d",
+    "rel_commit_acceleration_28d",
+    "rocm_share_28d",
+    "rel_velocity_7d_lag7",
+    "rel_velocity_7d_lag14",
+    "rel_velocity_7d_lag21",
+    "rel_median_gain_28d",
+    "max_day_share_28d",
+    "rel_velocity_3d",
 )
 # Extra features per template: the threshold relative to the current state.
 THRESHOLD_FEATURES = {
-    "star_breakout": ("log_velocity_7d_vs_bar", "log_velocity_3d_vs_bar",
-                      "log_velocity_28d_vs_bar", "rel_velocity_28d_vs_90d", "log_bar"),
+    "star_breakout": (
+        "log_velocity_7d_vs_bar",
+        "log_velocity_3d_vs_bar",
+        "log_velocity_28d_vs_bar",
+        "rel_velocity_28d_vs_90d",
+        "log_bar",
+    ),
     "star_accel_reach": ("gap_rel_velocity", "gap_rel_sd", "slog_threshold"),
     "star_accel_fall": ("gap_rel_velocity", "gap_rel_sd", "slog_threshold"),
     "star_velocity_up": (),
@@ -178,8 +207,9 @@ def build_features(con: duckdb.DuckDBPyConnection, origins: str) -> pd.DataFrame
     return df
 
 
-def threshold_features(df: pd.DataFrame, template: str, threshold: pd.Series,
-                       horizon_days: int) -> pd.DataFrame:
+def threshold_features(
+    df: pd.DataFrame, template: str, threshold: pd.Series, horizon_days: int
+) -> pd.DataFrame:
     """Columns of `THRESHOLD_FEATURES[template]` for rows of `build_features` and thresholds."""
     x = threshold.astype("float64").to_numpy()
     scale = np.maximum(np.abs(df["velocity_28d"].to_numpy(dtype="float64")), 0.5)

@@ -78,8 +78,16 @@ def relative_change(frame: pd.DataFrame) -> np.ndarray:
 
 def _regressor(seed: int) -> HistGradientBoostingRegressor:
     return HistGradientBoostingRegressor(
-        loss="quantile", quantile=0.5, max_iter=100, learning_rate=0.08, max_leaf_nodes=15,
-        min_samples_leaf=200, l2_regularization=1.0, early_stopping=False, random_state=seed)
+        loss="quantile",
+        quantile=0.5,
+        max_iter=100,
+        learning_rate=0.08,
+        max_leaf_nodes=15,
+        min_samples_leaf=200,
+        l2_regularization=1.0,
+        early_stopping=False,
+        random_state=seed,
+    )
 
 
 @dataclass
@@ -103,8 +111,9 @@ class IntervalForecaster:
         with single_openmp_thread():
             return self.center.predict(x), np.maximum(self.spread.predict(x), MIN_SPREAD)
 
-    def quantiles(self, frame: pd.DataFrame, levels: np.ndarray | None = None,
-                  widen: np.ndarray | float = 1.0) -> np.ndarray:
+    def quantiles(
+        self, frame: pd.DataFrame, levels: np.ndarray | None = None, widen: np.ndarray | float = 1.0
+    ) -> np.ndarray:
         """(rows, len(QUANTILES)) predictive quantiles of velocity_28d on t+H, stars/day.
 
         `levels` (bands x QUANTILES), when given, are the levels whose conformal score
@@ -118,8 +127,9 @@ class IntervalForecaster:
         if levels is None:
             scores = np.atleast_2d(self.offsets)[band]
         else:
-            table = np.vstack([np.interp(levels[k], GRID_LEVELS, self.grid()[k])
-                               for k in range(len(levels))])
+            table = np.vstack(
+                [np.interp(levels[k], GRID_LEVELS, self.grid()[k]) for k in range(len(levels))]
+            )
             scores = table[band]
         middle = self.grid()[band, _GRID_MEDIAN][:, None]
         scores = middle + np.asarray(widen, dtype=float).reshape(-1, 1) * (scores - middle)
@@ -137,16 +147,19 @@ class IntervalForecaster:
         grid = self.grid()[band]
         middle = grid[:, _GRID_MEDIAN]
         score = middle + (score - middle) / np.asarray(widen, dtype=float).reshape(-1)
-        return np.array([np.interp(x, g, GRID_LEVELS, left=0.0, right=1.0)
-                         for x, g in zip(score, grid, strict=True)])
+        return np.array(
+            [
+                np.interp(x, g, GRID_LEVELS, left=0.0, right=1.0)
+                for x, g in zip(score, grid, strict=True)
+            ]
+        )
 
     def grid(self) -> np.ndarray:
         """The calibration scores' quantiles at GRID_LEVELS per band (models saved before the
         grid existed: their seven offsets, interpolated and held flat beyond 2.5% / 97.5%)."""
         if self.score_grid is None:
             offsets = np.atleast_2d(self.offsets)
-            self.score_grid = np.vstack([np.interp(GRID_LEVELS, QUANTILES, row)
-                                         for row in offsets])
+            self.score_grid = np.vstack([np.interp(GRID_LEVELS, QUANTILES, row) for row in offsets])
         return self.score_grid
 
     def _band(self, velocity: np.ndarray) -> np.ndarray:
@@ -159,29 +172,52 @@ class IntervalForecaster:
             self.center = BoostedTrees.from_hgb(self.center)
         if not isinstance(self.spread, BoostedTrees):
             self.spread = BoostedTrees.from_hgb(self.spread)
-        return {"kind": "interval", "template": self.template, "horizon_days": self.horizon_days,
-                "features": list(self.features), "center": self.center, "spread": self.spread,
-                "offsets": np.asarray(self.offsets), "score_grid": self.grid(),
-                "estimator": self.estimator, "fit_rows": self.fit_rows,
-                "calibration_rows": self.calibration_rows}
+        return {
+            "kind": "interval",
+            "template": self.template,
+            "horizon_days": self.horizon_days,
+            "features": list(self.features),
+            "center": self.center,
+            "spread": self.spread,
+            "offsets": np.asarray(self.offsets),
+            "score_grid": self.grid(),
+            "estimator": self.estimator,
+            "fit_rows": self.fit_rows,
+            "calibration_rows": self.calibration_rows,
+        }
 
     @classmethod
     def from_bundle(cls, d: dict) -> IntervalForecaster:
         """Inverse of `bundle`."""
         grid = d.get("score_grid")
-        return cls(int(d["horizon_days"]), list(d["features"]), d["center"], d["spread"],
-                   np.asarray(d["offsets"], dtype=float),
-                   None if grid is None else np.asarray(grid, dtype=float), int(d["fit_rows"]),
-                   int(d["calibration_rows"]), d["estimator"], d["template"])
+        return cls(
+            int(d["horizon_days"]),
+            list(d["features"]),
+            d["center"],
+            d["spread"],
+            np.asarray(d["offsets"], dtype=float),
+            None if grid is None else np.asarray(grid, dtype=float),
+            int(d["fit_rows"]),
+            int(d["calibration_rows"]),
+            d["estimator"],
+            d["template"],
+        )
 
 
-def fit_interval(horizon_days: int, features: list[str], fit: pd.DataFrame,
-                 calibration: pd.DataFrame, seed: int = 0) -> IntervalForecaster:
+def fit_interval(
+    horizon_days: int,
+    features: list[str],
+    fit: pd.DataFrame,
+    calibration: pd.DataFrame,
+    seed: int = 0,
+) -> IntervalForecaster:
     """Fit center and spread on `fit` (earlier block); conformalise on `calibration` (later)."""
     if len(fit) < 50 or len(calibration) < 20:
-        raise StoreError(f"{TEMPLATE}/{horizon_days}d: too few resolved examples "
-                         f"({len(fit)} fitting, {len(calibration)} calibration); load more "
-                         "history")
+        raise StoreError(
+            f"{TEMPLATE}/{horizon_days}d: too few resolved examples "
+            f"({len(fit)} fitting, {len(calibration)} calibration); load more "
+            "history"
+        )
     if len(fit) > FIT_ROWS:  # the fitting block is sized for the bagged binary models
         rows = np.random.default_rng(seed).choice(len(fit), FIT_ROWS, replace=False)
         fit = fit.iloc[np.sort(rows)]
@@ -192,14 +228,27 @@ def fit_interval(horizon_days: int, features: list[str], fit: pd.DataFrame,
     with single_openmp_thread():
         center.fit(x_fit, y_fit)
         spread.fit(x_fit, np.abs(y_fit - center.predict(x_fit)))
-    forecaster = IntervalForecaster(horizon_days, features, center, spread,
-                                    np.zeros(len(QUANTILES)), None, len(fit), len(calibration))
+    forecaster = IntervalForecaster(
+        horizon_days,
+        features,
+        center,
+        spread,
+        np.zeros(len(QUANTILES)),
+        None,
+        len(fit),
+        len(calibration),
+    )
     c, s = forecaster._parts(calibration)
     score = (relative_change(calibration) - c) / s
     band = velocity_band(calibration["velocity_28d"].to_numpy(dtype=float))
-    forecaster.score_grid = np.vstack([
-        np.quantile(score[band == k] if (band == k).sum() >= MIN_BAND_ROWS else score,
-                    GRID_LEVELS) for k in range(len(VELOCITY_EDGES) + 1)])
+    forecaster.score_grid = np.vstack(
+        [
+            np.quantile(
+                score[band == k] if (band == k).sum() >= MIN_BAND_ROWS else score, GRID_LEVELS
+            )
+            for k in range(len(VELOCITY_EDGES) + 1)
+        ]
+    )
     forecaster.offsets = forecaster.score_grid[:, _GRID_QUANTILES]
     return forecaster
 
@@ -216,24 +265,35 @@ def crps_from_quantiles(observed: np.ndarray, quantiles: np.ndarray) -> np.ndarr
 def coverage(observed: np.ndarray, quantiles: np.ndarray) -> dict[str, float]:
     """Share of rows inside each central interval: {"0.5": .., "0.8": .., "0.95": ..}."""
     y = np.asarray(observed, dtype=float)
-    return {str(level): float(np.mean((y >= quantiles[:, lo]) & (y <= quantiles[:, hi])))
-            for level, (lo, hi) in LEVELS.items()}
+    return {
+        str(level): float(np.mean((y >= quantiles[:, lo]) & (y <= quantiles[:, hi])))
+        for level, (lo, hi) in LEVELS.items()
+    }
 
 
-def interval_metrics(observed: np.ndarray, model_q: np.ndarray,
-                     baseline_q: np.ndarray) -> dict:
+def interval_metrics(observed: np.ndarray, model_q: np.ndarray, baseline_q: np.ndarray) -> dict:
     """The backtest keys of an interval slice: n, coverage, crps, crps_persistence, skill."""
     crps = float(np.mean(crps_from_quantiles(observed, model_q)))
     base = float(np.mean(crps_from_quantiles(observed, baseline_q)))
-    return {"n": len(observed), "coverage": coverage(observed, model_q),
-            "coverage_persistence": coverage(observed, baseline_q), "crps": crps,
-            "crps_persistence": base,
-            "crps_skill_persistence": 1.0 - crps / base if base > 0 else float("nan"),
-            "mean_width_80": float(np.mean(model_q[:, 5] - model_q[:, 1]))}
+    return {
+        "n": len(observed),
+        "coverage": coverage(observed, model_q),
+        "coverage_persistence": coverage(observed, baseline_q),
+        "crps": crps,
+        "crps_persistence": base,
+        "crps_skill_persistence": 1.0 - crps / base if base > 0 else float("nan"),
+        "mean_width_80": float(np.mean(model_q[:, 5] - model_q[:, 1])),
+    }
 
 
-def crps_skill_ci(observed: np.ndarray, model_q: np.ndarray, baseline_q: np.ndarray,
-                  blocks: np.ndarray, n_boot: int = 300, seed: int = 0) -> dict[str, float]:
+def crps_skill_ci(
+    observed: np.ndarray,
+    model_q: np.ndarray,
+    baseline_q: np.ndarray,
+    blocks: np.ndarray,
+    n_boot: int = 300,
+    seed: int = 0,
+) -> dict[str, float]:
     """CRPS skill vs the baseline with a block-bootstrap 95% interval ({value, low, high});
     blocks (e.g. 'repo|YYYY-MM') are resampled whole, as for the binary scores."""
     model = crps_from_quantiles(observed, model_q)
@@ -249,12 +309,16 @@ def crps_skill_ci(observed: np.ndarray, model_q: np.ndarray, baseline_q: np.ndar
         denominator = weights @ sum_base
         reps.append(1.0 - (weights @ sum_model) / denominator if denominator > 0 else np.nan)
     value = 1.0 - sum_model.sum() / sum_base.sum() if sum_base.sum() > 0 else float("nan")
-    return {"value": float(value), "low": float(np.nanpercentile(reps, 2.5)),
-            "high": float(np.nanpercentile(reps, 97.5))}
+    return {
+        "value": float(value),
+        "low": float(np.nanpercentile(reps, 2.5)),
+        "high": float(np.nanpercentile(reps, 97.5)),
+    }
 
 
-def persistence_quantiles(con: duckdb.DuckDBPyConnection, ex: pd.DataFrame,
-                          pred: pd.DataFrame) -> np.ndarray:
+def persistence_quantiles(
+    con: duckdb.DuckDBPyConnection, ex: pd.DataFrame, pred: pd.DataFrame
+) -> np.ndarray:
     """Baseline quantiles per row of `pred`: today's velocity + pre-origin changes over H.
 
     Only examples with `known_on` <= the origin (and within BASELINE_DAYS of it) are read.
@@ -298,12 +362,14 @@ def _pooled_relative_quantiles(ex: pd.DataFrame, origins: pd.Series) -> np.ndarr
     rows = []
     for origin in pd.to_datetime(origins):
         if origin not in cache:
-            lo = np.searchsorted(days, np.datetime64(origin - pd.Timedelta(days=BASELINE_DAYS)),
-                                 side="right")
+            lo = np.searchsorted(
+                days, np.datetime64(origin - pd.Timedelta(days=BASELINE_DAYS)), side="right"
+            )
             hi = np.searchsorted(days, np.datetime64(origin), side="right")
             window = values[lo:hi]
-            cache[origin] = (np.quantile(window, QUANTILES) if len(window)
-                             else np.zeros(len(QUANTILES)))
+            cache[origin] = (
+                np.quantile(window, QUANTILES) if len(window) else np.zeros(len(QUANTILES))
+            )
         rows.append(cache[origin])
     return np.vstack(rows) if rows else np.empty((0, len(QUANTILES)))
 
@@ -324,8 +390,11 @@ WHERE r.outcome <> 'void' AND i.forecast_id NOT IN (SELECT forecast_id FROM inte
 
 def _pinball_sql() -> str:
     terms = []
-    for tau, name in zip(QUANTILES, ("lower_95", "lower_80", "lower_50", "median", "upper_50",
-                                     "upper_80", "upper_95"), strict=True):
+    for tau, name in zip(
+        QUANTILES,
+        ("lower_95", "lower_80", "lower_50", "median", "upper_50", "upper_80", "upper_95"),
+        strict=True,
+    ):
         d = f"(r.observed_value - i.{name})"
         terms.append(f"greatest({tau} * {d}, {tau - 1.0:.3f} * {d})")
     return " + ".join(terms)

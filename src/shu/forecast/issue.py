@@ -71,17 +71,22 @@ class IssuedForecast:
     base_rate_n: int | None = None
 
 
-def forecast_id(repo: str, template: str, threshold: float, horizon_days: int, origin: date,
-                model_version: str) -> str:
+def forecast_id(
+    repo: str, template: str, threshold: float, horizon_days: int, origin: date, model_version: str
+) -> str:
     """Deterministic id of a forecast (16 hex of SHA-256 over its defining fields)."""
     key = f"{repo}|{template}|{threshold:.6g}|{horizon_days}|{origin.isoformat()}|{model_version}"
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
-def issue_forecasts(store: Store, origin: date | None = None, settings: Settings | None = None,
-                    forecasters: list[Forecaster] | None = None,
-                    model_version: str | None = None,
-                    once_per: str | None = None) -> list[IssuedForecast]:
+def issue_forecasts(
+    store: Store,
+    origin: date | None = None,
+    settings: Settings | None = None,
+    forecasters: list[Forecaster] | None = None,
+    model_version: str | None = None,
+    once_per: str | None = None,
+) -> list[IssuedForecast]:
     """Issue forecasts for the tracked repositories as of `origin` (default: last data day).
 
     Loads the model from `settings.models_dir` unless `forecasters` and `model_version` are
@@ -97,59 +102,81 @@ def issue_forecasts(store: Store, origin: date | None = None, settings: Settings
         raise StoreError("a model version is needed to issue forecasts")
     origin = origin or data_end(store.con)
     _check_declared(settings.questions)
-    repos = list(dict.fromkeys([r.repo for r in settings.repos]
-                               + [q.repo for q in settings.questions]))
+    repos = list(
+        dict.fromkeys([r.repo for r in settings.repos] + [q.repo for q in settings.questions])
+    )
     base = base_frame(store.con, [origin], repos)
     everyone = None  # every repository with signals on the origin (the radar), when needed
     issued: list[IssuedForecast] = []
     intervals: dict[str, list[float]] = {}
     with store.transaction():  # the calibration rows commit with the forecasts that use them
         applied = calibration_store.prepare(
-            store, [fc for fc in forecasters if fc.template not in rocm.NAMES], origin,
-            model_version)
+            store,
+            [fc for fc in forecasters if fc.template not in rocm.NAMES],
+            origin,
+            model_version,
+        )
         for fc in forecasters:
             if fc.template in rocm.NAMES:
-                rows = rocm.question_rows(store.con, origin, repos, fc.template,
-                                          fc.horizon_days)
-                rows = pd.concat([rows, rocm.declared_rows(store.con, origin, fc.template,
-                                                           fc.horizon_days,
-                                                           settings.questions)],
-                                 ignore_index=True)
+                rows = rocm.question_rows(store.con, origin, repos, fc.template, fc.horizon_days)
+                rows = pd.concat(
+                    [
+                        rows,
+                        rocm.declared_rows(
+                            store.con, origin, fc.template, fc.horizon_days, settings.questions
+                        ),
+                    ],
+                    ignore_index=True,
+                )
             else:
                 if fc.template in RANKED_TEMPLATES and everyone is None:
                     everyone = base_frame(store.con, [radar_origin(store, origin, repos)])
-                rows = with_thresholds(store.con, everyone if fc.template in RANKED_TEMPLATES
-                                       else base, fc.template, fc.horizon_days)
+                rows = with_thresholds(
+                    store.con,
+                    everyone if fc.template in RANKED_TEMPLATES else base,
+                    fc.template,
+                    fc.horizon_days,
+                )
             if rows.empty:
                 continue
             calibration = applied.get((fc.template, fc.horizon_days))
             if isinstance(fc, IntervalForecaster):
                 quantiles = fc.quantiles(rows, calibration.state.levels, calibration.guard.widen)
                 for i, row in rows.reset_index(drop=True).iterrows():
-                    record = _record(row, fc, NOMINAL_80, [], origin, model_version,
-                                     calibration)
+                    record = _record(row, fc, NOMINAL_80, [], origin, model_version, calibration)
                     intervals[record.forecast_id] = [float(q) for q in quantiles[i]]
                     issued.append(record)
                 continue
             if fc.template not in rocm.NAMES:
-                rows = pd.concat([rows, _declared_rows(base, fc, settings.questions)],
-                                 ignore_index=True)
+                rows = pd.concat(
+                    [rows, _declared_rows(base, fc, settings.questions)], ignore_index=True
+                )
             probabilities = fc.predict(rows)
             # of the model itself, before the guard; the radar words its drivers from the raw
             # values behind them, so it keeps enough to find three it can word
-            drivers = fc.drivers(rows, top=RADAR_DRIVERS if fc.template in RANKED_TEMPLATES
-                                 else 4)
+            drivers = fc.drivers(rows, top=RADAR_DRIVERS if fc.template in RANKED_TEMPLATES else 4)
             base_rates = None
             if calibration is not None:
                 base_rates = fc.base_rate(threshold_bucket(fc.template, rows))
                 probabilities = recalibration.shrink_probabilities(
-                    probabilities, base_rates, rows["velocity_28d"].to_numpy(),
-                    calibration.guard.shrink)
+                    probabilities,
+                    base_rates,
+                    rows["velocity_28d"].to_numpy(),
+                    calibration.guard.shrink,
+                )
             for i, row in rows.reset_index(drop=True).iterrows():
-                issued.append(_record(
-                    row, fc, float(probabilities[i]), drivers[i],
-                    pd.Timestamp(row["origin"]).date(), model_version, calibration,
-                    None if base_rates is None else float(base_rates[i])))
+                issued.append(
+                    _record(
+                        row,
+                        fc,
+                        float(probabilities[i]),
+                        drivers[i],
+                        pd.Timestamp(row["origin"]).date(),
+                        model_version,
+                        calibration,
+                        None if base_rates is None else float(base_rates[i]),
+                    )
+                )
         issued = list({f.forecast_id: f for f in issued}.values())
         inserted = _append(store, issued, intervals, once_per)
     return [f for f in issued if f.forecast_id in inserted]
@@ -165,7 +192,9 @@ def radar_origin(store: Store, origin: date, tracked: list[str]) -> date:
     marks = ", ".join("?" for _ in tracked) or "NULL"
     day = store.con.execute(
         f"SELECT max(day) FROM star_signals WHERE day <= ? AND stars_age_days = 0 "
-        f"AND repo NOT IN ({marks})", [origin, *tracked]).fetchone()[0]
+        f"AND repo NOT IN ({marks})",
+        [origin, *tracked],
+    ).fetchone()[0]
     return day or origin
 
 
@@ -173,18 +202,22 @@ def _check_declared(questions: list[DeclaredQuestion]) -> None:
     for i, q in enumerate(questions):
         if q.template not in TEMPLATES or q.template == INTERVAL_TEMPLATE:
             choices = ", ".join(t for t in TEMPLATES if t != INTERVAL_TEMPLATE)
-            raise ConfigError(f"questions[{i}] ({q.repo}): template {q.template!r} cannot be "
-                              f"declared; choose from {choices}")
+            raise ConfigError(
+                f"questions[{i}] ({q.repo}): template {q.template!r} cannot be "
+                f"declared; choose from {choices}"
+            )
 
 
-def _declared_rows(base: pd.DataFrame, fc: Forecaster,
-                   questions: list[DeclaredQuestion]) -> pd.DataFrame:
+def _declared_rows(
+    base: pd.DataFrame, fc: Forecaster, questions: list[DeclaredQuestion]
+) -> pd.DataFrame:
     """Rows of `base` for the user-declared questions of fc's template x horizon, with the
     declared threshold (repositories without a defined state on the origin are skipped)."""
     mine = [q for q in questions if q.template == fc.template and q.horizon == fc.horizon_days]
     eligible = base[base["velocity_28d"].notna() & base["acceleration_28d"].notna()]
-    parts = [eligible[eligible["repo"] == q.repo].assign(threshold=float(q.threshold))
-             for q in mine]
+    parts = [
+        eligible[eligible["repo"] == q.repo].assign(threshold=float(q.threshold)) for q in mine
+    ]
     parts = [p for p in parts if not p.empty]
     if not parts:
         return pd.DataFrame()
@@ -196,42 +229,79 @@ def _declared_rows(base: pd.DataFrame, fc: Forecaster,
     return rows
 
 
-def _record(row: pd.Series, fc: Forecaster | IntervalForecaster, probability: float,
-            drivers: list[dict], origin: date, model_version: str,
-            calibration: calibration_store.Applied | None = None,
-            base_rate: float | None = None) -> IssuedForecast:
+def _record(
+    row: pd.Series,
+    fc: Forecaster | IntervalForecaster,
+    probability: float,
+    drivers: list[dict],
+    origin: date,
+    model_version: str,
+    calibration: calibration_store.Applied | None = None,
+    base_rate: float | None = None,
+) -> IssuedForecast:
     threshold = float(row["threshold"])
     template = TEMPLATES[fc.template]
-    seen = {name: (None if pd.isna(row[name]) else round(float(row[name]), 6))
-            for name in fc.features}
-    receipts = rocm.receipts(row, origin) if fc.template in rocm.NAMES else [
-        {"table": "star_signals", "key": {"repo": row["repo"], "day": str(origin)},
-         "column": c, "value": None if pd.isna(row[c]) else float(row[c]),
-         "as_of": str(origin)} for c in (RADAR_RECEIPT_COLUMNS if fc.template in RANKED_TEMPLATES
-                                         else RECEIPT_COLUMNS)]
+    seen = {
+        name: (None if pd.isna(row[name]) else round(float(row[name]), 6)) for name in fc.features
+    }
+    receipts = (
+        rocm.receipts(row, origin)
+        if fc.template in rocm.NAMES
+        else [
+            {
+                "table": "star_signals",
+                "key": {"repo": row["repo"], "day": str(origin)},
+                "column": c,
+                "value": None if pd.isna(row[c]) else float(row[c]),
+                "as_of": str(origin),
+            }
+            for c in (RADAR_RECEIPT_COLUMNS if fc.template in RANKED_TEMPLATES else RECEIPT_COLUMNS)
+        ]
+    )
     known = climatology_rate(getattr(fc, "climatology", None), row.get("bucket", 0))
     state = None
     if calibration is not None:
         velocity = None if pd.isna(row["velocity_28d"]) else float(row["velocity_28d"])
         state = calibration.describe(origin, model_version, velocity, base_rate)
         column = "shrink" if calibration.state is None else "levels"
-        receipts.append({"table": "forecast_calibration", "key": state["row"],
-                         "column": column, "value": state.get(column), "as_of": str(origin)})
+        receipts.append(
+            {
+                "table": "forecast_calibration",
+                "key": state["row"],
+                "column": column,
+                "value": state.get(column),
+                "as_of": str(origin),
+            }
+        )
     return IssuedForecast(
-        forecast_id=forecast_id(row["repo"], fc.template, threshold, fc.horizon_days, origin,
-                                model_version),
-        repo=row["repo"], template=fc.template, origin=origin, horizon_days=fc.horizon_days,
-        resolves_on=origin + timedelta(days=fc.horizon_days), threshold=threshold,
+        forecast_id=forecast_id(
+            row["repo"], fc.template, threshold, fc.horizon_days, origin, model_version
+        ),
+        repo=row["repo"],
+        template=fc.template,
+        origin=origin,
+        horizon_days=fc.horizon_days,
+        resolves_on=origin + timedelta(days=fc.horizon_days),
+        threshold=threshold,
         question=template.question(row["repo"], origin, fc.horizon_days, threshold),
         probability=probability if not math.isnan(probability) else 0.5,
-        confidence=confidence_band(probability), model_version=model_version,
-        features=json.dumps(seen), drivers=json.dumps(drivers), receipts=json.dumps(receipts),
+        confidence=confidence_band(probability),
+        model_version=model_version,
+        features=json.dumps(seen),
+        drivers=json.dumps(drivers),
+        receipts=json.dumps(receipts),
         calibration=None if state is None else json.dumps(state),
-        base_rate=known[0] if known else None, base_rate_n=known[1] if known else None)
+        base_rate=known[0] if known else None,
+        base_rate_n=known[1] if known else None,
+    )
 
 
-def _append(store: Store, issued: list[IssuedForecast], intervals: dict[str, list[float]],
-            once_per: str | None = None) -> set[str]:
+def _append(
+    store: Store,
+    issued: list[IssuedForecast],
+    intervals: dict[str, list[float]],
+    once_per: str | None = None,
+) -> set[str]:
     """Insert forecasts whose id is not stored yet (never touching existing rows), with the
     predictive quantiles of interval forecasts (`intervals`: forecast_id -> QUANTILES values)
     in `forecast_intervals`, in one transaction; return the new ids. With `once_per`, questions
@@ -246,15 +316,22 @@ def _append(store: Store, issued: list[IssuedForecast], intervals: dict[str, lis
     version = issued[0].model_version
     marks = ", ".join("?" for _ in origins)
     with store.transaction():
-        existing = {r[0] for r in store.con.execute(
-            f"SELECT forecast_id FROM forecasts WHERE origin IN ({marks})", origins).fetchall()}
+        existing = {
+            r[0]
+            for r in store.con.execute(
+                f"SELECT forecast_id FROM forecasts WHERE origin IN ({marks})", origins
+            ).fetchall()
+        }
         if once_per:
-            existing |= {forecast_id(repo, template, threshold, horizon, day, version)
-                         for repo, template, threshold, horizon, day in store.con.execute(
-                             "SELECT repo, template, threshold, horizon_days, origin "
-                             f"FROM forecasts WHERE origin IN ({marks}) "
-                             "AND starts_with(model_version, ?)",
-                             [*origins, once_per]).fetchall()}
+            existing |= {
+                forecast_id(repo, template, threshold, horizon, day, version)
+                for repo, template, threshold, horizon, day in store.con.execute(
+                    "SELECT repo, template, threshold, horizon_days, origin "
+                    f"FROM forecasts WHERE origin IN ({marks}) "
+                    "AND starts_with(model_version, ?)",
+                    [*origins, once_per],
+                ).fetchall()
+            }
         frame = frame[~frame["forecast_id"].isin(existing)]
         if frame.empty:
             return set()
@@ -264,12 +341,14 @@ def _append(store: Store, issued: list[IssuedForecast], intervals: dict[str, lis
             store.con.execute(f"INSERT INTO forecasts ({cols}) SELECT {cols} FROM _fc_new")
         finally:
             store.con.unregister("_fc_new")
-        new_intervals = [[fid, *q] for fid, q in intervals.items()
-                         if fid in set(frame["forecast_id"])]
+        new_intervals = [
+            [fid, *q] for fid, q in intervals.items() if fid in set(frame["forecast_id"])
+        ]
         if new_intervals:
             store.con.executemany(
                 "INSERT INTO forecast_intervals (forecast_id, quantity, unit, lower_95, lower_80, "
                 "lower_50, median, upper_50, upper_80, upper_95) VALUES "
                 "(?, 'velocity_28d on resolves_on', 'stars/day', ?, ?, ?, ?, ?, ?, ?)",
-                new_intervals)
+                new_intervals,
+            )
     return set(frame["forecast_id"])

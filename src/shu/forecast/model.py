@@ -60,8 +60,14 @@ FEATURE_CLIP = 25.0  # features are scale-free; clip outliers from data glitches
 
 def _tree(seed: int) -> HistGradientBoostingClassifier:
     return HistGradientBoostingClassifier(
-        max_iter=120, learning_rate=0.08, max_leaf_nodes=15, min_samples_leaf=200,
-        l2_regularization=1.0, early_stopping=False, random_state=seed)
+        max_iter=120,
+        learning_rate=0.08,
+        max_leaf_nodes=15,
+        min_samples_leaf=200,
+        l2_regularization=1.0,
+        early_stopping=False,
+        random_state=seed,
+    )
 
 
 class LogitVote(ClassifierMixin, BaseEstimator):
@@ -72,8 +78,13 @@ class LogitVote(ClassifierMixin, BaseEstimator):
     Members are fitted scikit-learn estimators until `compact` keeps only their trees' arrays
     (`trees.BoostedTrees`, which predict the same: what is saved); either votes the same way."""
 
-    def __init__(self, max_members: int = MAX_MEMBERS, member_rows: int = MEMBER_ROWS,
-                 seed: int = 0, keep_positives: bool = False):
+    def __init__(
+        self,
+        max_members: int = MAX_MEMBERS,
+        member_rows: int = MEMBER_ROWS,
+        seed: int = 0,
+        keep_positives: bool = False,
+    ):
         self.max_members = max_members
         self.member_rows = member_rows
         self.seed = seed
@@ -93,8 +104,16 @@ class LogitVote(ClassifierMixin, BaseEstimator):
             if count == 1:
                 rows = np.arange(n)
             elif self.keep_positives and len(yes) < self.member_rows:
-                rows = np.sort(np.concatenate([yes, rng.choice(
-                    no, min(len(no), self.member_rows - len(yes)), replace=False)]))
+                rows = np.sort(
+                    np.concatenate(
+                        [
+                            yes,
+                            rng.choice(
+                                no, min(len(no), self.member_rows - len(yes)), replace=False
+                            ),
+                        ]
+                    )
+                )
             else:
                 rows = np.sort(rng.choice(n, self.member_rows, replace=False))
             fitted = _tree(self.seed).fit(x[rows], y[rows])
@@ -105,8 +124,9 @@ class LogitVote(ClassifierMixin, BaseEstimator):
 
     def compact(self) -> LogitVote:
         """Keep each member as its trees' arrays only (idempotent); returns self."""
-        self.members_ = [m if isinstance(m, BoostedTrees) else BoostedTrees.from_hgb(m)
-                         for m in self.members_]
+        self.members_ = [
+            m if isinstance(m, BoostedTrees) else BoostedTrees.from_hgb(m) for m in self.members_
+        ]
         return self
 
     def decision_function(self, x: np.ndarray) -> np.ndarray:
@@ -136,9 +156,11 @@ def make_estimator(kind: str, seed: int = 0, rare_event: bool = False) -> object
     if kind == "hgb":
         return LogitVote(MAX_MEMBERS, MEMBER_ROWS, seed, keep_positives=rare_event)
     if kind == "logistic":
-        return make_pipeline(SimpleImputer(strategy="median", add_indicator=True,
-                                           keep_empty_features=True),
-                             StandardScaler(), LogisticRegression(C=1.0, max_iter=1000))
+        return make_pipeline(
+            SimpleImputer(strategy="median", add_indicator=True, keep_empty_features=True),
+            StandardScaler(),
+            LogisticRegression(C=1.0, max_iter=1000),
+        )
     raise ValueError(f"unknown estimator {kind!r}; choose from {', '.join(ESTIMATORS)}")
 
 
@@ -186,14 +208,20 @@ class Forecaster:
         their trees' arrays from here on: `LogitVote.compact`)."""
         for vote in _votes(self.model):
             vote.compact()
-        return {"kind": "binary", "template": self.template, "horizon_days": self.horizon_days,
-                "features": list(self.features), "model": self.model,
-                "reference": self.reference, "estimator": self.estimator,
-                "fit_rows": self.fit_rows, "calibration_rows": self.calibration_rows,
-                "base_rate_buckets": np.array(sorted(self.base_rates), dtype=np.int64),
-                "base_rate_values": np.array([self.base_rates[b]
-                                              for b in sorted(self.base_rates)]),
-                "climatology": self.climatology}
+        return {
+            "kind": "binary",
+            "template": self.template,
+            "horizon_days": self.horizon_days,
+            "features": list(self.features),
+            "model": self.model,
+            "reference": self.reference,
+            "estimator": self.estimator,
+            "fit_rows": self.fit_rows,
+            "calibration_rows": self.calibration_rows,
+            "base_rate_buckets": np.array(sorted(self.base_rates), dtype=np.int64),
+            "base_rate_values": np.array([self.base_rates[b] for b in sorted(self.base_rates)]),
+            "climatology": self.climatology,
+        }
 
     def drivers(self, frame: pd.DataFrame, top: int = 4) -> list[list[dict]]:
         """Per row: the `top` features that move the log-odds most, by occlusion.
@@ -213,22 +241,37 @@ class Forecaster:
         out = []
         for i in range(n):
             order = np.argsort(-np.abs(contribution[:, i]), kind="stable")[:top]
-            out.append([{
-                "feature": self.features[j],
-                "value": None if math.isnan(x[i, j]) else round(float(x[i, j]), 4),
-                "sign": "+" if contribution[j, i] >= 0 else "-",
-                "contribution": round(float(contribution[j, i]), 4),
-            } for j in order if abs(contribution[j, i]) > 0])
+            out.append(
+                [
+                    {
+                        "feature": self.features[j],
+                        "value": None if math.isnan(x[i, j]) else round(float(x[i, j]), 4),
+                        "sign": "+" if contribution[j, i] >= 0 else "-",
+                        "contribution": round(float(contribution[j, i]), 4),
+                    }
+                    for j in order
+                    if abs(contribution[j, i]) > 0
+                ]
+            )
         return out
 
 
-def fit_forecaster(template: str, horizon_days: int, features: list[str], fit: pd.DataFrame,
-                   calibration: pd.DataFrame, estimator: str = "hgb",
-                   calibration_method: str = "sigmoid", seed: int = 0) -> Forecaster:
+def fit_forecaster(
+    template: str,
+    horizon_days: int,
+    features: list[str],
+    fit: pd.DataFrame,
+    calibration: pd.DataFrame,
+    estimator: str = "hgb",
+    calibration_method: str = "sigmoid",
+    seed: int = 0,
+) -> Forecaster:
     """Fit on `fit` (earlier block) and calibrate on `calibration` (later block)."""
     if fit["label"].nunique() < 2 or calibration["label"].nunique() < 2:
-        raise StoreError(f"{template}/{horizon_days}d: need both outcomes in the fitting and the "
-                         "calibration blocks; load more history")
+        raise StoreError(
+            f"{template}/{horizon_days}d: need both outcomes in the fitting and the "
+            "calibration blocks; load more history"
+        )
     # Features with no value at all in the fitting block (e.g. commit signals on a store with
     # stars only) carry no information and are left out of this model.
     features = [f for f in features if fit[f].notna().any()]
@@ -236,22 +279,36 @@ def fit_forecaster(template: str, horizon_days: int, features: list[str], fit: p
     est = make_estimator(estimator, seed, rare_event=template in RARE_EVENT_TEMPLATES)
     with single_openmp_thread():
         est.fit(x_fit, fit["label"].to_numpy())
-        model = calibrate(est, model_matrix(calibration, features),
-                          calibration["label"].to_numpy(), prefer=calibration_method)
+        model = calibrate(
+            est,
+            model_matrix(calibration, features),
+            calibration["label"].to_numpy(),
+            prefer=calibration_method,
+        )
     reference = np.nanmedian(x_fit, axis=0)
     reference = np.where(np.isnan(reference), 0.0, reference)
-    return Forecaster(template, horizon_days, features, model, reference, estimator,
-                      fit_rows=len(fit), calibration_rows=len(calibration),
-                      base_rates=calibration_base_rates(calibration))
+    return Forecaster(
+        template,
+        horizon_days,
+        features,
+        model,
+        reference,
+        estimator,
+        fit_rows=len(fit),
+        calibration_rows=len(calibration),
+        base_rates=calibration_base_rates(calibration),
+    )
 
 
 def calibration_base_rates(calibration: pd.DataFrame) -> dict[int, float]:
     """Smoothed base rate, (yes + 1) / (n + 2), per climatology bucket of the calibration block,
     and over the whole block under key -1."""
     counts = calibration.groupby(calibration.get("bucket", pd.Series(0, calibration.index)))[
-        "label"].agg(["sum", "count"])
-    rates = {int(b): (float(r["sum"]) + 1.0) / (float(r["count"]) + 2.0)
-             for b, r in counts.iterrows()}
+        "label"
+    ].agg(["sum", "count"])
+    rates = {
+        int(b): (float(r["sum"]) + 1.0) / (float(r["count"]) + 2.0) for b, r in counts.iterrows()
+    }
     rates[-1] = (float(calibration["label"].sum()) + 1.0) / (len(calibration) + 2.0)
     return rates
 

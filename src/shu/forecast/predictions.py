@@ -25,48 +25,73 @@ import pandas as pd
 
 from shu.errors import InputError
 
-BINARY_COLUMNS = ("repo", "origin", "template", "horizon", "threshold", "velocity_28d",
-                  "probability", "outcome")
-INTERVAL_COLUMNS = ("repo", "origin", "template", "horizon", "velocity_28d", "median",
-                    "lower_50", "upper_50", "lower_80", "upper_80", "lower_95", "upper_95",
-                    "observed")
+BINARY_COLUMNS = (
+    "repo",
+    "origin",
+    "template",
+    "horizon",
+    "threshold",
+    "velocity_28d",
+    "probability",
+    "outcome",
+)
+INTERVAL_COLUMNS = (
+    "repo",
+    "origin",
+    "template",
+    "horizon",
+    "velocity_28d",
+    "median",
+    "lower_50",
+    "upper_50",
+    "lower_80",
+    "upper_80",
+    "lower_95",
+    "upper_95",
+    "observed",
+)
 # Interval bound column -> the predictive quantile it is (index into interval.QUANTILES order).
-INTERVAL_BOUNDS = ("lower_95", "lower_80", "lower_50", "median", "upper_50", "upper_80",
-                   "upper_95")
+INTERVAL_BOUNDS = ("lower_95", "lower_80", "lower_50", "median", "upper_50", "upper_80", "upper_95")
 
 
 def binary_frame(pred: pd.DataFrame, template: str, horizon_days: int) -> pd.DataFrame:
     """`BINARY_COLUMNS` from a frame with repo, origin, threshold, velocity_28d, probability and
     label (0/1)."""
-    out = pd.DataFrame({
-        "repo": pred["repo"].astype(str).to_numpy(),
-        "origin": pd.to_datetime(pred["origin"]).dt.date.to_numpy(),
-        "template": template,
-        "horizon": np.full(len(pred), horizon_days, dtype=np.int32),
-        "threshold": pred["threshold"].to_numpy(dtype=float),
-        "velocity_28d": pred["velocity_28d"].to_numpy(dtype=float),
-        "probability": pred["probability"].to_numpy(dtype=float),
-        "outcome": pred["label"].to_numpy().astype(np.int8),
-    })
+    out = pd.DataFrame(
+        {
+            "repo": pred["repo"].astype(str).to_numpy(),
+            "origin": pd.to_datetime(pred["origin"]).dt.date.to_numpy(),
+            "template": template,
+            "horizon": np.full(len(pred), horizon_days, dtype=np.int32),
+            "threshold": pred["threshold"].to_numpy(dtype=float),
+            "velocity_28d": pred["velocity_28d"].to_numpy(dtype=float),
+            "probability": pred["probability"].to_numpy(dtype=float),
+            "outcome": pred["label"].to_numpy().astype(np.int8),
+        }
+    )
     return out[list(BINARY_COLUMNS)]
 
 
-def interval_frame(pred: pd.DataFrame, quantiles: np.ndarray, template: str,
-                   horizon_days: int) -> pd.DataFrame:
+def interval_frame(
+    pred: pd.DataFrame, quantiles: np.ndarray, template: str, horizon_days: int
+) -> pd.DataFrame:
     """`INTERVAL_COLUMNS` from a frame with repo, origin, velocity_28d and observed_value, and
     the (rows, 7) predictive quantiles in `interval.QUANTILES` order."""
     q = np.asarray(quantiles, dtype=float)
     if q.shape != (len(pred), len(INTERVAL_BOUNDS)):
-        raise ValueError(f"quantiles {q.shape} do not match {len(pred)} rows x "
-                         f"{len(INTERVAL_BOUNDS)} levels")
-    out = pd.DataFrame({
-        "repo": pred["repo"].astype(str).to_numpy(),
-        "origin": pd.to_datetime(pred["origin"]).dt.date.to_numpy(),
-        "template": template,
-        "horizon": np.full(len(pred), horizon_days, dtype=np.int32),
-        "velocity_28d": pred["velocity_28d"].to_numpy(dtype=float),
-        "observed": pred["observed_value"].to_numpy(dtype=float),
-    })
+        raise ValueError(
+            f"quantiles {q.shape} do not match {len(pred)} rows x {len(INTERVAL_BOUNDS)} levels"
+        )
+    out = pd.DataFrame(
+        {
+            "repo": pred["repo"].astype(str).to_numpy(),
+            "origin": pd.to_datetime(pred["origin"]).dt.date.to_numpy(),
+            "template": template,
+            "horizon": np.full(len(pred), horizon_days, dtype=np.int32),
+            "velocity_28d": pred["velocity_28d"].to_numpy(dtype=float),
+            "observed": pred["observed_value"].to_numpy(dtype=float),
+        }
+    )
     for k, name in enumerate(INTERVAL_BOUNDS):
         out[name] = q[:, k]
     return out[list(INTERVAL_COLUMNS)]
@@ -84,8 +109,9 @@ def predictions_paths(path: Path, templates: list[str]) -> dict[str, Path]:
     return {t: path.with_name(f"{path.stem}.{t}{path.suffix}") for t in unique}
 
 
-def write_predictions(path: Path, frames: list[pd.DataFrame],
-                      templates: list[str] | None = None) -> list[Path]:
+def write_predictions(
+    path: Path, frames: list[pd.DataFrame], templates: list[str] | None = None
+) -> list[Path]:
     """Write the frames (from `binary_frame` / `interval_frame`) as Parquet, grouped by template
     (the run's `templates`, default those in the frames, decide the layout: see the module
     docstring); a template without predictions gets no file. Each file is written whole and

@@ -59,8 +59,29 @@ from shu.errors import InputError
 HORIZONS = (7, 30, 90)
 
 # Round levels (stars/day) that acceleration thresholds are drawn from.
-_POS = (0.1, 0.2, 0.5, 1, 1.5, 2, 3, 5, 10, 15, 20, 30, 50, 100, 150, 200, 300, 500, 1000,
-        2000, 5000)
+_POS = (
+    0.1,
+    0.2,
+    0.5,
+    1,
+    1.5,
+    2,
+    3,
+    5,
+    10,
+    15,
+    20,
+    30,
+    50,
+    100,
+    150,
+    200,
+    300,
+    500,
+    1000,
+    2000,
+    5000,
+)
 ACCEL_LADDER = tuple(sorted({0.0, *_POS, *(-x for x in _POS)}))
 _LADDER_SQL = "[" + ", ".join(f"{x}::DOUBLE" for x in ACCEL_LADDER) + "]"
 # Round star counts (10, 20, 50, 100, ...) that gain thresholds are drawn from.
@@ -83,40 +104,74 @@ class Template:
     def question(self, repo: str, origin: date, horizon_days: int, threshold: float) -> str:
         """The question in one sentence, with its resolution rule."""
         end = origin + timedelta(days=horizon_days)
-        return self.wording.format(repo=repo, origin=origin, end=end, h=horizon_days,
-                                   x=threshold)
+        return self.wording.format(repo=repo, origin=origin, end=end, h=horizon_days, x=threshold)
 
 
-TEMPLATES: dict[str, Template] = {t.name: t for t in (
-    Template("star_accel_reach",
-             "Will the 28-day star acceleration of {repo} reach >= {x:+.2f} stars/day on any "
-             "day in ({origin}, {end}]?", "stars/day", "star_signals"),
-    Template("star_accel_fall",
-             "Will the 28-day star acceleration of {repo} fall to <= {x:+.2f} stars/day on any "
-             "day in ({origin}, {end}]?", "stars/day", "star_signals"),
-    Template("star_velocity_up",
-             "Will the 28-day star velocity of {repo} on {end} be above its value on {origin} "
-             "({x:.2f} stars/day)?", "stars/day", "star_signals"),
-    Template("star_velocity_level",
-             "Will the 28-day star velocity of {repo} on {end} be above {x:g} stars/day?",
-             "stars/day", "star_signals"),
-    Template("star_gain",
-             "Will {repo} gain >= {x:,.0f} stars in ({origin}, {end}]?", "stars",
-             "star_signals"),
-    Template("release_within",
-             "Will {repo} publish a release or version tag in ({origin}, {end}]?", "releases",
-             "releases"),
-    Template("commit_velocity_up",
-             "Will the 28-day commit velocity of {repo} on {end} be above its value on {origin} "
-             "({x:.2f} commits/day)?", "commits/day", "commit_signals"),
-    Template("star_breakout",
-             "Will {repo} break out: a 28-day star velocity on {end} of >= {x:.1f} stars/day "
-             "(at least twice its 28- and 90-day pace on {origin}, and at least 10 stars/day)?",
-             "stars/day", "star_signals"),
-    Template("star_velocity_interval",
-             "What will the 28-day star velocity of {repo} be on {end} (it was {x:.2f} "
-             "stars/day on {origin})?", "stars/day", "star_signals"),
-)}
+TEMPLATES: dict[str, Template] = {
+    t.name: t
+    for t in (
+        Template(
+            "star_accel_reach",
+            "Will the 28-day star acceleration of {repo} reach >= {x:+.2f} stars/day on any "
+            "day in ({origin}, {end}]?",
+            "stars/day",
+            "star_signals",
+        ),
+        Template(
+            "star_accel_fall",
+            "Will the 28-day star acceleration of {repo} fall to <= {x:+.2f} stars/day on any "
+            "day in ({origin}, {end}]?",
+            "stars/day",
+            "star_signals",
+        ),
+        Template(
+            "star_velocity_up",
+            "Will the 28-day star velocity of {repo} on {end} be above its value on {origin} "
+            "({x:.2f} stars/day)?",
+            "stars/day",
+            "star_signals",
+        ),
+        Template(
+            "star_velocity_level",
+            "Will the 28-day star velocity of {repo} on {end} be above {x:g} stars/day?",
+            "stars/day",
+            "star_signals",
+        ),
+        Template(
+            "star_gain",
+            "Will {repo} gain >= {x:,.0f} stars in ({origin}, {end}]?",
+            "stars",
+            "star_signals",
+        ),
+        Template(
+            "release_within",
+            "Will {repo} publish a release or version tag in ({origin}, {end}]?",
+            "releases",
+            "releases",
+        ),
+        Template(
+            "commit_velocity_up",
+            "Will the 28-day commit velocity of {repo} on {end} be above its value on {origin} "
+            "({x:.2f} commits/day)?",
+            "commits/day",
+            "commit_signals",
+        ),
+        Template(
+            "star_breakout",
+            "Will {repo} break out: a 28-day star velocity on {end} of >= {x:.1f} stars/day "
+            "(at least twice its 28- and 90-day pace on {origin}, and at least 10 stars/day)?",
+            "stars/day",
+            "star_signals",
+        ),
+        Template(
+            "star_velocity_interval",
+            "What will the 28-day star velocity of {repo} be on {end} (it was {x:.2f} "
+            "stars/day on {origin})?",
+            "stars/day",
+            "star_signals",
+        ),
+    )
+}
 
 
 def template(name: str) -> Template:
@@ -137,34 +192,44 @@ def threshold_sql(name: str, state: str, horizon_days: str = "horizon_days") -> 
     a, sd = f"{state}.acceleration_28d", f"coalesce({state}.accel_sd_91d, 0.0)"
     if name in ("star_accel_reach", "star_accel_fall"):
         up = name == "star_accel_reach"
-        op, pick, target = (">", "list_min", f"{a} + {sd}") if up else ("<", "list_max",
-                                                                      f"{a} - {sd}")
+        op, pick, target = (
+            (">", "list_min", f"{a} + {sd}") if up else ("<", "list_max", f"{a} - {sd}")
+        )
         # candidate levels: strictly beyond the next ladder step from today's value
-        beyond = (f"list_filter({_LADDER_SQL}, lambda x: x {op} {pick}(list_filter("
-                  f"{_LADDER_SQL}, lambda y: y {op} {a})))")
-        nearest = (f"list_sort({beyond}, 'ASC')[list_position(list_transform({beyond}, "
-                   f"lambda x: abs(x - ({target}))), list_min(list_transform({beyond}, "
-                   f"lambda x: abs(x - ({target})))))]")
+        beyond = (
+            f"list_filter({_LADDER_SQL}, lambda x: x {op} {pick}(list_filter("
+            f"{_LADDER_SQL}, lambda y: y {op} {a})))"
+        )
+        nearest = (
+            f"list_sort({beyond}, 'ASC')[list_position(list_transform({beyond}, "
+            f"lambda x: abs(x - ({target}))), list_min(list_transform({beyond}, "
+            f"lambda x: abs(x - ({target})))))]"
+        )
         sign_question = f"{a} < 0" if up else f"{a} > 0"
-        return (f"CASE WHEN {a} IS NULL THEN NULL WHEN {sign_question} THEN 0.0 "
-                f"ELSE {nearest} END")
+        return f"CASE WHEN {a} IS NULL THEN NULL WHEN {sign_question} THEN 0.0 ELSE {nearest} END"
     if name == "star_velocity_level":
         v = f"{state}.velocity_28d"
         score = f"abs(ln(x / greatest({v}, 0.01)))"
-        allowed = (f"list_filter({_VELOCITY_SQL}, lambda x: NOT (x > {v} AND x <= {v} * 1.1))")
-        return (f"CASE WHEN {v} IS NULL OR {v} <= 0 THEN NULL ELSE "
-                f"{allowed}[list_position(list_transform({allowed}, lambda x: {score}), "
-                f"list_min(list_transform({allowed}, lambda x: {score})))] END")
+        allowed = f"list_filter({_VELOCITY_SQL}, lambda x: NOT (x > {v} AND x <= {v} * 1.1))"
+        return (
+            f"CASE WHEN {v} IS NULL OR {v} <= 0 THEN NULL ELSE "
+            f"{allowed}[list_position(list_transform({allowed}, lambda x: {score}), "
+            f"list_min(list_transform({allowed}, lambda x: {score})))] END"
+        )
     if name == "star_breakout":
         v28, v90 = f"{state}.velocity_28d", f"{state}.velocity_90d"
-        return (f"CASE WHEN {v28} IS NULL THEN NULL ELSE greatest(2.0 * greatest({v28}, "
-                f"coalesce({v90}, {v28}), 1.0), 10.0) END")
+        return (
+            f"CASE WHEN {v28} IS NULL THEN NULL ELSE greatest(2.0 * greatest({v28}, "
+            f"coalesce({v90}, {v28}), 1.0), 10.0) END"
+        )
     if name in ("star_velocity_up", "star_velocity_interval"):
         return f"{state}.velocity_28d"
     if name == "star_gain":
         pace = f"greatest({state}.velocity_28d * {horizon_days}, 10.0)"
-        return (f"CASE WHEN {state}.velocity_28d IS NULL THEN NULL ELSE "
-                f"list_min(list_filter({_GAIN_SQL}, lambda n: n >= {pace})) END")
+        return (
+            f"CASE WHEN {state}.velocity_28d IS NULL THEN NULL ELSE "
+            f"list_min(list_filter({_GAIN_SQL}, lambda n: n >= {pace})) END"
+        )
     if name == "release_within":
         return "1.0"
     if name == "commit_velocity_up":
@@ -227,15 +292,19 @@ FROM {{q}} q JOIN w USING (qid)
 
 _RESOLUTION_SQL = {
     "star_velocity_up": _AT_HORIZON.format(
-        col="velocity_28d", table="star_signals", label="velocity_28d", gap="", gap0="",
-        gap1=""),
+        col="velocity_28d", table="star_signals", label="velocity_28d", gap="", gap0="", gap1=""
+    ),
     "star_velocity_level": _AT_HORIZON.format(
-        col="velocity_28d", table="star_signals", label="velocity_28d", gap="", gap0="",
-        gap1=""),
+        col="velocity_28d", table="star_signals", label="velocity_28d", gap="", gap0="", gap1=""
+    ),
     "commit_velocity_up": _AT_HORIZON.format(
-        col="velocity_28d", table="commit_signals", label="commit velocity_28d",
+        col="velocity_28d",
+        table="commit_signals",
+        label="commit velocity_28d",
         gap="OR coalesce(s0.gap, FALSE) OR coalesce(s1.gap, FALSE)",
-        gap0="OR coalesce(s0.gap, FALSE)", gap1="OR coalesce(s1.gap, FALSE)"),
+        gap0="OR coalesce(s0.gap, FALSE)",
+        gap1="OR coalesce(s1.gap, FALSE)",
+    ),
     "star_breakout": """
 SELECT q.qid,
   CASE WHEN s0.velocity_28d IS NULL OR s1.velocity_28d IS NULL THEN 'void'

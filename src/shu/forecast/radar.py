@@ -36,6 +36,7 @@ from shu.store import Store
 TEMPLATE = "star_breakout"
 HORIZON_DAYS = 30
 
+
 @dataclass
 class RadarEntry:
     """One repository on the radar."""
@@ -57,13 +58,24 @@ class RadarEntry:
     def as_json(self) -> dict[str, Any]:
         """The entry as JSON-ready plain data (what `shu radar --json` prints)."""
         return {
-            "repo": self.repo, "origin": str(self.origin), "horizon_days": self.horizon_days,
-            "resolves_on": str(self.resolves_on), "probability": self.probability,
-            "bar": self.bar, "velocity_28d": self.velocity_28d, "velocity_7d": self.velocity_7d,
-            "forecast_id": self.forecast_id, "model_version": self.model_version,
-            "drivers": [{"text": d.text, "towards_breakout": d.towards,
-                         "receipts": [_citation_json(c) for c in d.citations]}
-                        for d in self.drivers],
+            "repo": self.repo,
+            "origin": str(self.origin),
+            "horizon_days": self.horizon_days,
+            "resolves_on": str(self.resolves_on),
+            "probability": self.probability,
+            "bar": self.bar,
+            "velocity_28d": self.velocity_28d,
+            "velocity_7d": self.velocity_7d,
+            "forecast_id": self.forecast_id,
+            "model_version": self.model_version,
+            "drivers": [
+                {
+                    "text": d.text,
+                    "towards_breakout": d.towards,
+                    "receipts": [_citation_json(c) for c in d.citations],
+                }
+                for d in self.drivers
+            ],
             "receipts": [_citation_json(c) for c in self.citations()],
         }
 
@@ -106,17 +118,25 @@ LEFT JOIN category_signals cs ON cs.category = coalesce(r.category, 'untracked')
 ORDER BY p.probability DESC, p.repo
 LIMIT ?
 """
-def radar(store: Store, as_of: date | None = None, top: int = 20,
-          horizon_days: int = HORIZON_DAYS, exclude: list[str] | None = None
-          ) -> list[RadarEntry]:
+
+
+def radar(
+    store: Store,
+    as_of: date | None = None,
+    top: int = 20,
+    horizon_days: int = HORIZON_DAYS,
+    exclude: list[str] | None = None,
+) -> list[RadarEntry]:
     """The `top` repositories by probability of a breakout, from the newest star_breakout
     forecasts issued for an origin on or before `as_of` (default: any), leaving out the
     repositories in `exclude` (e.g. the tracked ones). Empty when none was issued."""
     as_of = as_of or date.max
     names = list(exclude or [])
-    not_in = (f"AND f.repo NOT IN ({', '.join('?' for _ in names)})" if names else "")
-    rows = store.con.execute(_RADAR_SQL.format(exclude=not_in), [
-        TEMPLATE, horizon_days, as_of, TEMPLATE, horizon_days, *names, top]).df()
+    not_in = f"AND f.repo NOT IN ({', '.join('?' for _ in names)})" if names else ""
+    rows = store.con.execute(
+        _RADAR_SQL.format(exclude=not_in),
+        [TEMPLATE, horizon_days, as_of, TEMPLATE, horizon_days, *names, top],
+    ).df()
     return [_entry(store, r) for r in rows.to_dict("records")]
 
 
@@ -125,18 +145,31 @@ def _entry(store: Store, row: dict[str, Any]) -> RadarEntry:
     repo = row["repo"]
     probability = float(row["probability"])
     v28 = float_or_none(row["velocity_28d"])
-    prob = Citation("row", "forecasts", {"forecast_id": row["forecast_id"]}, "probability",
-                    probability, origin, f"{repo} breakout probability")
-    velocity = (None if v28 is None else
-                signal_citation(repo, origin, "velocity_28d", v28))
+    prob = Citation(
+        "row",
+        "forecasts",
+        {"forecast_id": row["forecast_id"]},
+        "probability",
+        probability,
+        origin,
+        f"{repo} breakout probability",
+    )
+    velocity = None if v28 is None else signal_citation(repo, origin, "velocity_28d", v28)
     return RadarEntry(
-        repo=repo, origin=origin, horizon_days=int(row["horizon_days"]),
-        resolves_on=as_date(row["resolves_on"]), probability=probability,
-        bar=float(row["threshold"]), velocity_28d=v28,
+        repo=repo,
+        origin=origin,
+        horizon_days=int(row["horizon_days"]),
+        resolves_on=as_date(row["resolves_on"]),
+        probability=probability,
+        bar=float(row["threshold"]),
+        velocity_28d=v28,
         velocity_7d=float_or_none(row["velocity_7d"]),
-        forecast_id=row["forecast_id"], model_version=row["model_version"],
-        drivers=drivers_in_words(store, row), probability_citation=prob,
-        velocity_citation=velocity)
+        forecast_id=row["forecast_id"],
+        model_version=row["model_version"],
+        drivers=drivers_in_words(store, row),
+        probability_citation=prob,
+        velocity_citation=velocity,
+    )
 
 
 def _citation_json(c: Citation) -> dict[str, Any]:
@@ -163,8 +196,9 @@ QUALIFY row_number() OVER (PARTITION BY f.repo, f.origin ORDER BY f.issued_at DE
 """
 
 
-def radar_record(store: Store, day: date, horizon_days: int = HORIZON_DAYS,
-                 n_boot: int = 1000, seed: int = 0) -> dict[str, Any] | None:
+def radar_record(
+    store: Store, day: date, horizon_days: int = HORIZON_DAYS, n_boot: int = 1000, seed: int = 0
+) -> dict[str, Any] | None:
     """How the radar's resolved forecasts (resolved on or before `day`) scored: precision@k
     per origin averaged over origins, the Brier score and its skill against the base rate of
     the same forecasts, each with n (forecasts, origins) and a 95% interval from resampling
@@ -192,9 +226,12 @@ def radar_record(store: Store, day: date, horizon_days: int = HORIZON_DAYS,
     boot = np.array([brier_and_skill(d) for d in draws])
     low, high = np.nanpercentile(boot, [2.5, 97.5], axis=0)
     return {
-        "n": len(frame), "n_origins": len(origins), "events": int(frame["label"].sum()),
+        "n": len(frame),
+        "n_origins": len(origins),
+        "events": int(frame["label"].sum()),
         "precision": {k: ranked["radar"][f"precision_at_{k}"] for k in KS},
         "brier": {"mean": float(brier), "low": float(low[0]), "high": float(high[0])},
         "skill": {"mean": float(skill), "low": float(low[1]), "high": float(high[1])},
-        "sql": _RECORD_SQL, "params": params,
+        "sql": _RECORD_SQL,
+        "params": params,
     }

@@ -32,13 +32,19 @@ def precision_by_origin(frame: pd.DataFrame, score: str, k: int) -> pd.Series:
     """Per origin: the share of label 1 among the k rows of `frame` with the highest `score`
     (columns origin, repo, label and `score`)."""
     ordered = frame.assign(_missing=frame[score].isna()).sort_values(
-        ["origin", "_missing", score, "repo"], ascending=[True, True, False, True],
-        kind="stable")
+        ["origin", "_missing", score, "repo"], ascending=[True, True, False, True], kind="stable"
+    )
     return ordered.groupby("origin", sort=True).head(k).groupby("origin")["label"].mean()
 
 
-def ranking_metrics(frame: pd.DataFrame, scores: dict[str, str], baseline: str | None = None,
-                    ks: tuple[int, ...] = KS, n_boot: int = 1000, seed: int = 0) -> dict:
+def ranking_metrics(
+    frame: pd.DataFrame,
+    scores: dict[str, str],
+    baseline: str | None = None,
+    ks: tuple[int, ...] = KS,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> dict:
     """precision@k of each named score column (name -> column of `frame`), with 95% intervals
     over origins; with `baseline` (one of the names), each other score's lead over it, paired
     over the same resampled origins.
@@ -47,15 +53,19 @@ def ranking_metrics(frame: pd.DataFrame, scores: dict[str, str], baseline: str |
     {"precision_at_<k>": {"mean", "low", "high"}, "lead_over_<baseline>_at_<k>": {...}}}.
     """
     origins = np.sort(frame["origin"].unique())
-    out: dict = {"n_origins": len(origins),
-                 "rows_per_origin": float(len(frame) / max(len(origins), 1)),
-                 "events_per_origin": float(frame["label"].sum() / max(len(origins), 1))}
+    out: dict = {
+        "n_origins": len(origins),
+        "rows_per_origin": float(len(frame) / max(len(origins), 1)),
+        "events_per_origin": float(frame["label"].sum() / max(len(origins), 1)),
+    }
     if not len(origins):
         return out
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, len(origins), size=(n_boot, len(origins)))
-    per_origin = {name: {k: precision_by_origin(frame, column, k).reindex(origins).to_numpy()
-                         for k in ks} for name, column in scores.items()}
+    per_origin = {
+        name: {k: precision_by_origin(frame, column, k).reindex(origins).to_numpy() for k in ks}
+        for name, column in scores.items()
+    }
     for name in scores:
         entry = {}
         for k in ks:
@@ -63,7 +73,8 @@ def ranking_metrics(frame: pd.DataFrame, scores: dict[str, str], baseline: str |
             entry[f"precision_at_{k}"] = _mean_ci(values, draws)
             if baseline is not None and name != baseline:
                 entry[f"lead_over_{baseline}_at_{k}"] = _mean_ci(
-                    values - per_origin[baseline][k], draws)
+                    values - per_origin[baseline][k], draws
+                )
         out[name] = entry
     return out
 

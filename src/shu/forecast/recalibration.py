@@ -68,12 +68,17 @@ def guard(distance: float | None) -> Guard:
     if distance is None or not np.isfinite(distance):
         return Guard(None, 1.0, 1.0)
     ramp = float(np.clip((distance - GUARD_FROM) / (GUARD_FULL - GUARD_FROM), 0.0, 1.0))
-    return Guard(float(distance), 1.0 - ramp * (1.0 - SHRINK_AT_FULL),
-                 1.0 + ramp * (WIDEN_AT_FULL - 1.0))
+    return Guard(
+        float(distance), 1.0 - ramp * (1.0 - SHRINK_AT_FULL), 1.0 + ramp * (WIDEN_AT_FULL - 1.0)
+    )
 
 
-def shrink_probabilities(probability: np.ndarray, base_rate: np.ndarray,
-                         velocity_28d: np.ndarray, shrink: np.ndarray | float) -> np.ndarray:
+def shrink_probabilities(
+    probability: np.ndarray,
+    base_rate: np.ndarray,
+    velocity_28d: np.ndarray,
+    shrink: np.ndarray | float,
+) -> np.ndarray:
     """The guard applied to yes/no forecasts: repositories losing stars (velocity_28d <= 0)
     have their log-odds pulled towards `base_rate` by `shrink` (one factor or one per row); the
     others, and rows without a base rate (NaN: a model saved before base rates), are
@@ -102,14 +107,19 @@ class State:
 
     def due(self, origin: date) -> bool:
         """Whether an update is due on `origin` (every `UPDATE_EVERY_DAYS`)."""
-        return (self.updated_on is None
-                or (pd.Timestamp(origin) - self.updated_on).days >= UPDATE_EVERY_DAYS)
+        return (
+            self.updated_on is None
+            or (pd.Timestamp(origin) - self.updated_on).days >= UPDATE_EVERY_DAYS
+        )
 
 
 def initial_state(template: str, horizon_days: int) -> State:
     """A state that issues the nominal levels (nothing read yet)."""
-    return State(template, horizon_days, np.tile(np.asarray(QUANTILES, dtype=float),
-                                                 (len(VELOCITY_BANDS), 1)))
+    return State(
+        template,
+        horizon_days,
+        np.tile(np.asarray(QUANTILES, dtype=float), (len(VELOCITY_BANDS), 1)),
+    )
 
 
 def update(state: State, batch: pd.DataFrame, origin: date) -> State:
@@ -121,10 +131,10 @@ def update(state: State, batch: pd.DataFrame, origin: date) -> State:
     day = pd.Timestamp(origin)
     known = pd.to_datetime(batch["known_on"])
     if (known > day).any():
-        raise ValueError(f"update on {day.date()} was given outcomes resolved as late as "
-                         f"{known.max().date()}")
-    fresh = batch[known > state.resolved_through] if state.resolved_through is not None \
-        else batch
+        raise ValueError(
+            f"update on {day.date()} was given outcomes resolved as late as {known.max().date()}"
+        )
+    fresh = batch[known > state.resolved_through] if state.resolved_through is not None else batch
     levels = state.levels.copy()
     nominal = np.asarray(QUANTILES, dtype=float)
     band = fresh["band"].to_numpy()
@@ -139,5 +149,6 @@ def update(state: State, batch: pd.DataFrame, origin: date) -> State:
     if len(fresh):
         newest = pd.to_datetime(fresh["known_on"]).max()
         through = newest if through is None else max(through, newest)
-    return State(state.template, state.horizon_days, levels, through,
-                 state.n_resolved + len(fresh), day)
+    return State(
+        state.template, state.horizon_days, levels, through, state.n_resolved + len(fresh), day
+    )

@@ -38,8 +38,14 @@ MIN_REFERENCE_DAYS = 180
 MIN_REPOS = 100
 MASS_LOSS_FACTOR = 2.0
 STATS = ("share_falling_7d", "share_falling_28d", "share_v28_nonpos", "mass_loss_days_28d")
-COLUMNS = ("origin", *STATS, *(f"usual_{s}" for s in STATS), *(f"{s}_z" for s in STATS),
-           "distance", "n_repos")
+COLUMNS = (
+    "origin",
+    *STATS,
+    *(f"usual_{s}" for s in STATS),
+    *(f"{s}_z" for s in STATS),
+    "distance",
+    "n_repos",
+)
 
 _SQL = """
 WITH fresh AS (
@@ -101,19 +107,30 @@ def _sql() -> str:
             f"count({s}) OVER wr AS n_ref_{s}",
             f"quantile_cont({s}, 0.5) OVER wr AS usual_{s}",
             f"(quantile_cont({s}, 0.75) OVER wr - quantile_cont({s}, 0.25) OVER wr) / 1.349 "
-            f"AS spread_{s}"]
+            f"AS spread_{s}",
+        ]
         selected += [
-            f"ref.{s}", f"ref.usual_{s}",
+            f"ref.{s}",
+            f"ref.usual_{s}",
             f"CASE WHEN ref.n_ref_{s} >= {MIN_REFERENCE_DAYS} THEN (ref.{s} - ref.usual_{s}) / "
-            f"greatest(ref.spread_{s}, {_SPREAD_FLOOR[s]}) END AS {s}_z"]
-    return _SQL.format(factor=MASS_LOSS_FACTOR, reference=",\n         ".join(reference),
-                       ref_end=REFERENCE_DAYS + REFERENCE_LAG_DAYS - 1, lag=REFERENCE_LAG_DAYS,
-                       selected=", ".join(selected))
+            f"greatest(ref.spread_{s}, {_SPREAD_FLOOR[s]}) END AS {s}_z",
+        ]
+    return _SQL.format(
+        factor=MASS_LOSS_FACTOR,
+        reference=",\n         ".join(reference),
+        ref_end=REFERENCE_DAYS + REFERENCE_LAG_DAYS - 1,
+        lag=REFERENCE_LAG_DAYS,
+        selected=", ".join(selected),
+    )
 
 
 # Smallest spread a z-score divides by (a flat reference must not make a tiny change look huge).
-_SPREAD_FLOOR = {"share_falling_7d": 0.002, "share_falling_28d": 0.002,
-                 "share_v28_nonpos": 0.005, "mass_loss_days_28d": 0.5}
+_SPREAD_FLOOR = {
+    "share_falling_7d": 0.002,
+    "share_falling_28d": 0.002,
+    "share_v28_nonpos": 0.005,
+    "mass_loss_days_28d": 0.5,
+}
 
 
 def regime_frame(con: duckdb.DuckDBPyConnection, origins: list[date]) -> pd.DataFrame:
@@ -136,4 +153,3 @@ def regime_frame(con: duckdb.DuckDBPyConnection, origins: list[date]) -> pd.Data
     frame["distance"] = z.max(axis=1, skipna=False)
     frame["origin"] = pd.to_datetime(frame["origin"])
     return frame[list(COLUMNS)]
-

@@ -63,9 +63,17 @@ def refit_days(start: date, end: date) -> list[date]:
         days.append(day)
 
 
-def replay(store: Store, start: date, end: date, settings: Settings | None = None,
-           templates: tuple[str, ...] = tuple(TEMPLATES), horizons: tuple[int, ...] = HORIZONS,
-           config: BacktestConfig | None = None, log=print, every_days: int = 1) -> ReplayResult:
+def replay(
+    store: Store,
+    start: date,
+    end: date,
+    settings: Settings | None = None,
+    templates: tuple[str, ...] = tuple(TEMPLATES),
+    horizons: tuple[int, ...] = HORIZONS,
+    config: BacktestConfig | None = None,
+    log=print,
+    every_days: int = 1,
+) -> ReplayResult:
     """Replay the days `start`..`end` (see the module docstring); returns what it wrote.
 
     With `every_days` > 1 forecasts are issued only on `start` and every `every_days` days after
@@ -92,36 +100,68 @@ def replay(store: Store, start: date, end: date, settings: Settings | None = Non
         if day in refits:
             forecasters, version = _refit(store, day, templates, horizons, config, result, log)
         if forecasters and (day - start).days % every_days == 0:
-            issued = issue_forecasts(store, origin=day, settings=settings,
-                                     forecasters=forecasters, model_version=version,
-                                     once_per=REPLAY_PREFIX)
+            issued = issue_forecasts(
+                store,
+                origin=day,
+                settings=settings,
+                forecasters=forecasters,
+                model_version=version,
+                once_per=REPLAY_PREFIX,
+            )
             result.issued += len(issued)
         counts = resolve_forecasts(store, as_of=day)
         for outcome in ("yes", "no", "void"):
             result.resolved[outcome] += counts.get(outcome, 0)
         day += timedelta(days=1)
     result.wall_s = time.perf_counter() - t0
-    store.upsert("replay_runs", pd.DataFrame([{
-        "run_id": result.run_id, "day_from": start, "day_to": end,
-        "refit_days": sorted(result.refit_days), "model_versions": result.versions,
-        "forecasts_issued": result.issued,
-        "resolutions_written": sum(result.resolved.values()),
-        "wall_s": round(result.wall_s, 1), "started_at": started, "finished_at": utcnow()}]))
-    log(f"replayed {start}..{end}: {result.issued:,} forecasts issued, "
+    store.upsert(
+        "replay_runs",
+        pd.DataFrame(
+            [
+                {
+                    "run_id": result.run_id,
+                    "day_from": start,
+                    "day_to": end,
+                    "refit_days": sorted(result.refit_days),
+                    "model_versions": result.versions,
+                    "forecasts_issued": result.issued,
+                    "resolutions_written": sum(result.resolved.values()),
+                    "wall_s": round(result.wall_s, 1),
+                    "started_at": started,
+                    "finished_at": utcnow(),
+                }
+            ]
+        ),
+    )
+    log(
+        f"replayed {start}..{end}: {result.issued:,} forecasts issued, "
         f"{sum(result.resolved.values()):,} resolved, {len(result.refit_days)} refits, "
-        f"{result.wall_s:.0f} s")
+        f"{result.wall_s:.0f} s"
+    )
     return result
 
 
-def _refit(store: Store, day: date, templates: tuple[str, ...], horizons: tuple[int, ...],
-           config: BacktestConfig | None, result: ReplayResult, log) -> tuple[list, str]:
+def _refit(
+    store: Store,
+    day: date,
+    templates: tuple[str, ...],
+    horizons: tuple[int, ...],
+    config: BacktestConfig | None,
+    result: ReplayResult,
+    log,
+) -> tuple[list, str]:
     """Train on outcomes known the day before `day`; the replay model version."""
     as_of = day - timedelta(days=1)
     t0 = time.perf_counter()
     try:
-        trained = train_forecasters(store, templates, horizons,
-                                    config or BacktestConfig(start=as_of, end=as_of),
-                                    log=lambda _m: None, as_of=as_of)
+        trained = train_forecasters(
+            store,
+            templates,
+            horizons,
+            config or BacktestConfig(start=as_of, end=as_of),
+            log=lambda _m: None,
+            as_of=as_of,
+        )
     except StoreError as exc:
         result.skipped[str(day)] = str(exc)
         log(f"refit on {day}: nothing trainable ({exc}); no forecasts until the next refit")
@@ -131,6 +171,8 @@ def _refit(store: Store, day: date, templates: tuple[str, ...], horizons: tuple[
     result.versions.append(version)
     for key, why in trained.skipped.items():
         result.skipped[f"{day} {key}"] = why
-    log(f"refit on {day} (outcomes known by {as_of}): {len(trained.forecasters)} models, "
-        f"{time.perf_counter() - t0:.0f} s")
+    log(
+        f"refit on {day} (outcomes known by {as_of}): {len(trained.forecasters)} models, "
+        f"{time.perf_counter() - t0:.0f} s"
+    )
     return trained.forecasters, version

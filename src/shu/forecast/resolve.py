@@ -62,7 +62,8 @@ def resolve_forecasts(store: Store, as_of: date | None = None) -> dict[str, int]
                 store.con.execute(
                     "CREATE OR REPLACE TEMP TABLE _fc_due AS SELECT qid, repo, origin::DATE AS "
                     "origin, horizon_days::INTEGER AS horizon_days, threshold, "
-                    "lower_80::DOUBLE AS lower_80, upper_80::DOUBLE AS upper_80 FROM _fc_due_df")
+                    "lower_80::DOUBLE AS lower_80, upper_80::DOUBLE AS upper_80 FROM _fc_due_df"
+                )
                 resolved = resolve_questions(store.con, name, "_fc_due")
             finally:
                 store.con.unregister("_fc_due_df")
@@ -100,12 +101,18 @@ def track_record(store: Store) -> list[dict]:
         scored = g[g["outcome"] != "void"]
         o = (scored["outcome"] == "yes").to_numpy(dtype=float)
         p = scored["probability"].to_numpy(dtype=float)
-        out.append({
-            "template": name, "horizon_days": int(horizon), "n": len(scored),
-            "n_void": int((g["outcome"] == "void").sum()),
-            "base_rate": float(o.mean()) if len(o) else np.nan,
-            "brier": brier(o, p) if len(o) else np.nan,
-            "bands": [{"band": b.band, "n": b.n, "right": b.right, "hit_rate": b.hit_rate}
-                      for b in hits_by_band(o, p)],
-        })
+        out.append(
+            {
+                "template": name,
+                "horizon_days": int(horizon),
+                "n": len(scored),
+                "n_void": int((g["outcome"] == "void").sum()),
+                "base_rate": float(o.mean()) if len(o) else np.nan,
+                "brier": brier(o, p) if len(o) else np.nan,
+                "bands": [
+                    {"band": b.band, "n": b.n, "right": b.right, "hit_rate": b.hit_rate}
+                    for b in hits_by_band(o, p)
+                ],
+            }
+        )
     return out

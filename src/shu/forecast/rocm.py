@@ -45,36 +45,68 @@ NAMES = ("rocm_share_reach", "rocm_release_mention", "rocm_first_commit")
 # The estimator these templates are trained with: 22 repositories give a few thousand weekly
 # questions, too few for the gradient boosting's 200-row leaves (it answers the base rate).
 ESTIMATOR = "logistic"
-SHARE_LADDER = (0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8,
-                0.9, 0.95)
+SHARE_LADDER = (
+    0.01,
+    0.02,
+    0.03,
+    0.05,
+    0.075,
+    0.1,
+    0.15,
+    0.2,
+    0.3,
+    0.4,
+    0.5,
+    0.6,
+    0.7,
+    0.8,
+    0.9,
+    0.95,
+)
 _LADDER_SQL = "[" + ", ".join(f"{x}::DOUBLE" for x in SHARE_LADDER) + "]"
 _PATTERN_SQL = "'(?i)(" + ROCM_PATTERN.replace("'", "''") + ")'"
 
 # (name, wording, unit, table it reads): registered in `questions.TEMPLATES`.
 TEMPLATE_SPECS = (
-    ("rocm_share_reach",
-     "Will the 90-day share of {repo}'s mainline commits that touch ROCm/HIP reach >= {x:.1%} "
-     "on any day in ({origin}, {end}]?", "share of commits", "commits"),
-    ("rocm_release_mention",
-     "Will {repo} publish a release or version tag whose notes mention ROCm in "
-     "({origin}, {end}]?", "releases", "releases"),
-    ("rocm_first_commit",
-     "Will {repo} land its first mainline commit touching ROCm/HIP in ({origin}, {end}]?",
-     "commits", "commits"),
+    (
+        "rocm_share_reach",
+        "Will the 90-day share of {repo}'s mainline commits that touch ROCm/HIP reach >= {x:.1%} "
+        "on any day in ({origin}, {end}]?",
+        "share of commits",
+        "commits",
+    ),
+    (
+        "rocm_release_mention",
+        "Will {repo} publish a release or version tag whose notes mention ROCm in "
+        "({origin}, {end}]?",
+        "releases",
+        "releases",
+    ),
+    (
+        "rocm_first_commit",
+        "Will {repo} land its first mainline commit touching ROCm/HIP in ({origin}, {end}]?",
+        "commits",
+        "commits",
+    ),
 )
 
 # Counted commits per repository and day (the rule of `commit_signals`), each repository's
 # coverage end, and the 90-day ROCm share. {repos} is a subquery of repository names.
-_COUNTED = COUNTED_COMMITS_SQL + """,
+_COUNTED = (
+    COUNTED_COMMITS_SQL
+    + """,
 share AS (
   SELECT repo, day,
     sum(rocm_commits_day) OVER w90 / nullif(sum(commits_day) OVER w90, 0) AS share_90d
   FROM daily
   WINDOW w90 AS (PARTITION BY repo ORDER BY day ROWS BETWEEN 89 PRECEDING AND CURRENT ROW))
 """
+)
 
 RESOLUTION_SQL = {
-    "rocm_share_reach": "WITH " + _COUNTED.format(repos="SELECT repo FROM {q}") + """
+    "rocm_share_reach": "WITH "
+    + _COUNTED.format(repos="SELECT repo FROM {q}")
+    + """
 SELECT q.qid,
   CASE WHEN p.newest_day IS NULL OR q.origin + q.horizon_days > p.newest_day THEN 'void'
        WHEN count(s.share_90d) < q.horizon_days THEN 'void'
@@ -105,7 +137,8 @@ hits AS (
   FROM {q} q JOIN releases r ON r.repo = q.repo AND r.published_at >= q.origin + 1
     AND r.published_at < q.origin + q.horizon_days + 1
     AND regexp_matches(coalesce(r.name, '') || chr(10) || coalesce(r.body, ''), """
-    + _PATTERN_SQL + """)
+    + _PATTERN_SQL
+    + """)
   GROUP BY q.qid)
 SELECT q.qid,
   CASE WHEN NOT e.has_history OR e.newest_day < q.origin + q.horizon_days THEN 'void'
@@ -117,7 +150,9 @@ SELECT q.qid,
        ELSE 'no release mentioning ROCm in the window' END AS detail
 FROM {q} q JOIN ends e USING (qid) LEFT JOIN hits h USING (qid)
 """,
-    "rocm_first_commit": "WITH " + _COUNTED.format(repos="SELECT repo FROM {q}") + """,
+    "rocm_first_commit": "WITH "
+    + _COUNTED.format(repos="SELECT repo FROM {q}")
+    + """,
 firsts AS (SELECT repo, min(day) FILTER (WHERE rocm_commits_day > 0) AS first_rocm FROM counted
            GROUP BY repo)
 SELECT q.qid,
@@ -137,13 +172,26 @@ FROM {q} q LEFT JOIN policy p ON p.repo = q.repo LEFT JOIN firsts f ON f.repo = 
 
 # ------------------------------------------------------------------------------- features
 FEATURES = (
-    "share_28d", "share_90d", "share_365d", "share_90d_change", "log_rocm_commits_90d",
-    "log_rocm_commits_365d", "log_commits_90d", "ever_rocm", "years_since_rocm",
-    "log_releases_365d", "rocm_releases_365d_share", "months_since_release", "history_years",
+    "share_28d",
+    "share_90d",
+    "share_365d",
+    "share_90d_change",
+    "log_rocm_commits_90d",
+    "log_rocm_commits_365d",
+    "log_commits_90d",
+    "ever_rocm",
+    "years_since_rocm",
+    "log_releases_365d",
+    "rocm_releases_365d_share",
+    "months_since_release",
+    "history_years",
 )
 THRESHOLD_FEATURES = {"rocm_share_reach": ("threshold_gap", "log_threshold_ratio")}
 
-_FEATURES_SQL = "WITH " + _COUNTED.format(repos="SELECT DISTINCT repo FROM {origins}") + """,
+_FEATURES_SQL = (
+    "WITH "
+    + _COUNTED.format(repos="SELECT DISTINCT repo FROM {origins}")
+    + """,
 roll AS (
   SELECT repo, day, commits_day AS n, rocm_commits_day AS k,
     sum(n) OVER (PARTITION BY repo ORDER BY day ROWS BETWEEN 27 PRECEDING AND CURRENT ROW) AS n28,
@@ -163,7 +211,9 @@ rel AS (
   SELECT o.repo, o.origin, count(r.tag) FILTER (WHERE r.published_at >= o.origin - 364)
            AS releases_365d,
          count(r.tag) FILTER (WHERE r.published_at >= o.origin - 364 AND regexp_matches(
-           coalesce(r.name, '') || chr(10) || coalesce(r.body, ''), """ + _PATTERN_SQL + """))
+           coalesce(r.name, '') || chr(10) || coalesce(r.body, ''), """
+    + _PATTERN_SQL
+    + """))
            AS rocm_releases_365d,
          max(r.published_at)::DATE AS last_release
   FROM o LEFT JOIN releases r ON r.repo = o.repo AND r.published_at < o.origin + 1
@@ -188,6 +238,7 @@ LEFT JOIN roll l ON l.repo = o.repo AND l.day = o.origin - 90
 LEFT JOIN rel ON rel.repo = o.repo AND rel.origin = o.origin
 ORDER BY o.repo, o.origin
 """
+)
 
 
 def feature_names(template: str) -> list[str]:
@@ -205,8 +256,10 @@ def build_features(con: duckdb.DuckDBPyConnection, origins: pd.DataFrame) -> pd.
     frame["origin"] = pd.to_datetime(frame["origin"]).dt.date
     con.register("_rocm_origins_df", frame)
     try:
-        con.execute("CREATE OR REPLACE TEMP TABLE _rocm_origins AS "
-                    "SELECT repo, origin::DATE AS origin FROM _rocm_origins_df")
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE _rocm_origins AS "
+            "SELECT repo, origin::DATE AS origin FROM _rocm_origins_df"
+        )
         df = con.execute(_FEATURES_SQL.format(origins="_rocm_origins")).df()
     finally:
         con.unregister("_rocm_origins_df")
@@ -227,8 +280,9 @@ def with_questions(base: pd.DataFrame, template: str, horizon_days: int) -> pd.D
         rows = base[ok].copy()
         rows["threshold"] = ladder[idx[ok]]
         rows["threshold_gap"] = rows["threshold"] - rows["share_90d"]
-        rows["log_threshold_ratio"] = np.log((rows["threshold"] + 0.005)
-                                             / (rows["share_90d"] + 0.005))
+        rows["log_threshold_ratio"] = np.log(
+            (rows["threshold"] + 0.005) / (rows["share_90d"] + 0.005)
+        )
     elif template == "rocm_release_mention":
         rows = base[base["has_release"].astype(bool)].copy()
         rows["threshold"] = 1.0
@@ -249,8 +303,10 @@ def resolve(con: duckdb.DuckDBPyConnection, template: str, frame: pd.DataFrame) 
     questions["origin"] = pd.to_datetime(questions["origin"]).dt.date
     con.register("_rocm_q_df", questions)
     try:
-        con.execute("CREATE OR REPLACE TEMP TABLE _rocm_q AS SELECT qid, repo, origin::DATE AS "
-                    "origin, horizon_days::INTEGER AS horizon_days, threshold FROM _rocm_q_df")
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE _rocm_q AS SELECT qid, repo, origin::DATE AS "
+            "origin, horizon_days::INTEGER AS horizon_days, threshold FROM _rocm_q_df"
+        )
         out = con.execute(RESOLUTION_SQL[template].format(q="_rocm_q")).df()
     finally:
         con.unregister("_rocm_q_df")
@@ -285,13 +341,17 @@ def data_end(con: duckdb.DuckDBPyConnection) -> date | None:
 
 def repos_with_commits(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Repositories with any commit loaded."""
-    return [r[0] for r in con.execute(
-        "SELECT DISTINCT repo FROM commits WHERE committed_at IS NOT NULL ORDER BY repo"
-    ).fetchall()]
+    return [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT repo FROM commits WHERE committed_at IS NOT NULL ORDER BY repo"
+        ).fetchall()
+    ]
 
 
-def weekly_origins(con: duckdb.DuckDBPyConnection, first: date, last: date,
-                   repos: list[str] | None = None) -> pd.DataFrame:
+def weekly_origins(
+    con: duckdb.DuckDBPyConnection, first: date, last: date, repos: list[str] | None = None
+) -> pd.DataFrame:
     """(repo, origin) for every Monday in [first, last] within each repository's commit span."""
     repos = repos if repos is not None else repos_with_commits(con)
     spans = con.execute("""SELECT repo, min(committed_at)::DATE, max(committed_at)::DATE
@@ -310,14 +370,19 @@ def weekly_origins(con: duckdb.DuckDBPyConnection, first: date, last: date,
     return pd.DataFrame(rows, columns=["repo", "origin"])
 
 
-def build_examples(con: duckdb.DuckDBPyConnection, base: pd.DataFrame, template: str,
-                   horizon_days: int) -> RocmExamples:
+def build_examples(
+    con: duckdb.DuckDBPyConnection, base: pd.DataFrame, template: str, horizon_days: int
+) -> RocmExamples:
     """Resolve every eligible question of `base` (from `build_features`); voids are counted."""
     rows = with_questions(base, template, horizon_days)
     if rows.empty:
-        resolved = pd.DataFrame({"outcome": pd.Series(dtype=str),
-                                 "observed_value": pd.Series(dtype=float),
-                                 "detail": pd.Series(dtype=str)})
+        resolved = pd.DataFrame(
+            {
+                "outcome": pd.Series(dtype=str),
+                "observed_value": pd.Series(dtype=float),
+                "detail": pd.Series(dtype=str),
+            }
+        )
     else:
         resolved = resolve(con, template, rows)
     rows = pd.concat([rows, resolved[["outcome", "observed_value", "detail"]]], axis=1)
@@ -333,27 +398,37 @@ def build_examples(con: duckdb.DuckDBPyConnection, base: pd.DataFrame, template:
 
 
 # ------------------------------------------------------------------------------- issuing
-RECEIPT_COLUMNS = ("commits_90d", "rocm_commits_90d", "share_90d", "share_365d",
-                   "months_since_release")
+RECEIPT_COLUMNS = (
+    "commits_90d",
+    "rocm_commits_90d",
+    "share_90d",
+    "share_365d",
+    "months_since_release",
+)
 
 
-def question_rows(con: duckdb.DuckDBPyConnection, origin: date, repos: list[str],
-                  template: str, horizon_days: int) -> pd.DataFrame:
+def question_rows(
+    con: duckdb.DuckDBPyConnection, origin: date, repos: list[str], template: str, horizon_days: int
+) -> pd.DataFrame:
     """Today's questions of `template` for `repos` as of `origin`, with their features."""
     base = build_features(con, pd.DataFrame({"repo": repos, "origin": [origin] * len(repos)}))
     return with_questions(base, template, horizon_days)
 
 
-def share_series(con: duckdb.DuckDBPyConnection, repo: str, first: date,
-                 last: date) -> pd.DataFrame:
+def share_series(
+    con: duckdb.DuckDBPyConnection, repo: str, first: date, last: date
+) -> pd.DataFrame:
     """The repository's daily share_90d (the rocm_share_reach quantity) from `first` to `last`."""
-    sql = ("WITH " + _COUNTED.format(repos="SELECT $repo") + " SELECT day, share_90d FROM share "
-           "WHERE repo = $repo AND day BETWEEN $first AND $last ORDER BY day")
+    sql = (
+        "WITH " + _COUNTED.format(repos="SELECT $repo") + " SELECT day, share_90d FROM share "
+        "WHERE repo = $repo AND day BETWEEN $first AND $last ORDER BY day"
+    )
     return con.execute(sql, {"repo": repo, "first": first, "last": last}).df()
 
 
-def declared_rows(con: duckdb.DuckDBPyConnection, origin: date, template: str,
-                  horizon_days: int, questions: list) -> pd.DataFrame:
+def declared_rows(
+    con: duckdb.DuckDBPyConnection, origin: date, template: str, horizon_days: int, questions: list
+) -> pd.DataFrame:
     """Rows for the ROCm questions users declared (`[[questions]]`) for `template` x
     `horizon_days`, with the declared threshold (a share for rocm_share_reach; the other ROCm
     templates have no threshold to choose). Repositories without counted commits on the origin
@@ -361,8 +436,9 @@ def declared_rows(con: duckdb.DuckDBPyConnection, origin: date, template: str,
     mine = [q for q in questions if q.template == template and q.horizon == horizon_days]
     if not mine:
         return pd.DataFrame()
-    base = build_features(con, pd.DataFrame({"repo": [q.repo for q in mine],
-                                             "origin": [origin] * len(mine)}))
+    base = build_features(
+        con, pd.DataFrame({"repo": [q.repo for q in mine], "origin": [origin] * len(mine)})
+    )
     parts = []
     for q in mine:
         rows = base[base["repo"] == q.repo].copy()
@@ -371,8 +447,9 @@ def declared_rows(con: duckdb.DuckDBPyConnection, origin: date, template: str,
         rows["threshold"] = float(q.threshold) if template == "rocm_share_reach" else 1.0
         if template == "rocm_share_reach":
             rows["threshold_gap"] = rows["threshold"] - rows["share_90d"]
-            rows["log_threshold_ratio"] = np.log((rows["threshold"] + 0.005)
-                                                 / (rows["share_90d"] + 0.005))
+            rows["log_threshold_ratio"] = np.log(
+                (rows["threshold"] + 0.005) / (rows["share_90d"] + 0.005)
+            )
         parts.append(rows)
     if not parts:
         return pd.DataFrame()
@@ -384,7 +461,13 @@ def declared_rows(con: duckdb.DuckDBPyConnection, origin: date, template: str,
 
 def receipts(row: pd.Series, origin: date) -> list[dict]:
     """The commit/release aggregates behind a ROCm forecast's features (trailing windows)."""
-    return [{"table": "commits" if c != "months_since_release" else "releases",
-             "key": {"repo": row["repo"], "window_end": str(origin)}, "column": c,
-             "value": None if pd.isna(row[c]) else float(row[c]), "as_of": str(origin)}
-            for c in RECEIPT_COLUMNS]
+    return [
+        {
+            "table": "commits" if c != "months_since_release" else "releases",
+            "key": {"repo": row["repo"], "window_end": str(origin)},
+            "column": c,
+            "value": None if pd.isna(row[c]) else float(row[c]),
+            "as_of": str(origin),
+        }
+        for c in RECEIPT_COLUMNS
+    ]

@@ -40,14 +40,29 @@ MIN_EVENTS = 30
 MIN_INDEPENDENT_EVENTS = 10
 MIN_FIT_ROWS = 100
 MIN_CAL_ROWS = 50
-_KEPT = ["repo", "origin", "threshold", "acceleration_28d", "velocity_28d", "bucket", "label",
-         "outcome", "observed_value"]
-DEFAULT = BacktestConfig(start=date(2019, 1, 1), end=date(2026, 8, 22),
-                         templates=rocm.NAMES, horizons=(30, 90), estimator="logistic")
+_KEPT = [
+    "repo",
+    "origin",
+    "threshold",
+    "acceleration_28d",
+    "velocity_28d",
+    "bucket",
+    "label",
+    "outcome",
+    "observed_value",
+]
+DEFAULT = BacktestConfig(
+    start=date(2019, 1, 1),
+    end=date(2026, 8, 22),
+    templates=rocm.NAMES,
+    horizons=(30, 90),
+    estimator="logistic",
+)
 
 
-def run_rocm_backtest(con: duckdb.DuckDBPyConnection, config: BacktestConfig = DEFAULT,
-                      log=print) -> list[SliceResult]:
+def run_rocm_backtest(
+    con: duckdb.DuckDBPyConnection, config: BacktestConfig = DEFAULT, log=print
+) -> list[SliceResult]:
     """Backtest each ROCm template x horizon of `config` (templates outside rocm.NAMES ignored)."""
     t0 = time.perf_counter()
     first = config.start - timedelta(days=config.train_days + config.cal_days + 400)
@@ -62,8 +77,9 @@ def run_rocm_backtest(con: duckdb.DuckDBPyConnection, config: BacktestConfig = D
     return results
 
 
-def _score(con: duckdb.DuckDBPyConnection, examples: rocm.RocmExamples,
-           config: BacktestConfig, log) -> SliceResult:
+def _score(
+    con: duckdb.DuckDBPyConnection, examples: rocm.RocmExamples, config: BacktestConfig, log
+) -> SliceResult:
     key = f"{examples.template}/{examples.horizon_days}"
     ex, h = examples.frame, examples.horizon_days
     rng = np.random.default_rng(config.seed)
@@ -71,62 +87,103 @@ def _score(con: duckdb.DuckDBPyConnection, examples: rocm.RocmExamples,
     step = pd.Timedelta(days=7 * config.refit_weeks)
     refit_day, end = pd.Timestamp(config.start), pd.Timestamp(config.end)
     while len(ex) and refit_day <= end:
-        test = ex[(ex["origin"] >= refit_day) & (ex["origin"] < refit_day + step)
-                  & (ex["origin"] <= end)]
+        test = ex[
+            (ex["origin"] >= refit_day) & (ex["origin"] < refit_day + step) & (ex["origin"] <= end)
+        ]
         if len(test):
             fit, cal = fit_calibration_split(ex, refit_day, h, config, rng)
-            if (len(fit) < MIN_FIT_ROWS or len(cal) < MIN_CAL_ROWS
-                    or fit["label"].nunique() < 2 or cal["label"].nunique() < 2):
+            if (
+                len(fit) < MIN_FIT_ROWS
+                or len(cal) < MIN_CAL_ROWS
+                or fit["label"].nunique() < 2
+                or cal["label"].nunique() < 2
+            ):
                 skipped += 1
                 unscored += len(test)
             else:
-                fc = fit_forecaster(examples.template, h, examples.features, fit, cal,
-                                    config.estimator, config.calibration_method, config.seed)
+                fc = fit_forecaster(
+                    examples.template,
+                    h,
+                    examples.features,
+                    fit,
+                    cal,
+                    config.estimator,
+                    config.calibration_method,
+                    config.seed,
+                )
                 kept = test[_KEPT].copy()
                 kept["probability"] = fc.predict(test)
                 chunks.append(kept)
-                refits.append({"refit_day": str(refit_day.date()), "fit_rows": len(fit),
-                               "calibration_rows": len(cal), "test_rows": len(test)})
+                refits.append(
+                    {
+                        "refit_day": str(refit_day.date()),
+                        "fit_rows": len(fit),
+                        "calibration_rows": len(cal),
+                        "test_rows": len(test),
+                    }
+                )
         refit_day += step
     pred = pd.concat(chunks, ignore_index=True) if chunks else pd.DataFrame(columns=_KEPT)
     yes = int(pred["label"].sum()) if len(pred) else 0
-    counts = {"template": examples.template, "horizon_days": h, "n_void": examples.n_void,
-              "n_yes": yes, "n_no": len(pred) - yes, "n_refits": len(refits),
-              "refits_skipped": skipped, "test_rows_unscored": unscored,
-              "n_repos": int(pred["repo"].nunique()) if len(pred) else 0,
-              "estimator": config.estimator}
+    counts = {
+        "template": examples.template,
+        "horizon_days": h,
+        "n_void": examples.n_void,
+        "n_yes": yes,
+        "n_no": len(pred) - yes,
+        "n_refits": len(refits),
+        "refits_skipped": skipped,
+        "test_rows_unscored": unscored,
+        "n_repos": int(pred["repo"].nunique()) if len(pred) else 0,
+        "estimator": config.estimator,
+    }
     events = int(pred.loc[pred["label"] == 1, "repo"].nunique()) if len(pred) else 0
-    counts["n_independent_events"] = (events if examples.template == "rocm_first_commit"
-                                      else None)
+    counts["n_independent_events"] = events if examples.template == "rocm_first_commit" else None
     status = None
     if min(yes, len(pred) - yes) < MIN_EVENTS:
-        status = (f"too few resolved questions to score: {yes} yes / {len(pred) - yes} no "
-                  f"scored (at least {MIN_EVENTS} of each needed); {unscored} test questions "
-                  f"fell in {skipped} refits without enough history")
+        status = (
+            f"too few resolved questions to score: {yes} yes / {len(pred) - yes} no "
+            f"scored (at least {MIN_EVENTS} of each needed); {unscored} test questions "
+            f"fell in {skipped} refits without enough history"
+        )
     elif examples.template == "rocm_first_commit" and events < MIN_INDEPENDENT_EVENTS:
-        status = (f"too few resolved questions to score: the {yes} yes answers are {events} "
-                  f"repositories' first ROCm commits (at least {MIN_INDEPENDENT_EVENTS} "
-                  "independent events needed)")
+        status = (
+            f"too few resolved questions to score: the {yes} yes answers are {events} "
+            f"repositories' first ROCm commits (at least {MIN_INDEPENDENT_EVENTS} "
+            "independent events needed)"
+        )
     if status:
         log(f"{key}: {status}")
-        return SliceResult(examples.template, h, pred, {"n": 0, "status": status, **counts},
-                           refits)
+        return SliceResult(examples.template, h, pred, {"n": 0, "status": status, **counts}, refits)
     pred["climatology"] = climatology(ex, pred, h)
     pred["persistence"] = persistence(con, ex, pred, examples.template)
     blocks = pred["repo"] + "|" + pd.to_datetime(pred["origin"]).dt.strftime("%Y-%m")
-    metrics = summarize(pred["label"].to_numpy(), pred["probability"].to_numpy(),
-                        pred["climatology"].to_numpy(), pred["persistence"].to_numpy(),
-                        blocks.to_numpy(), n_boot=config.n_boot, seed=config.seed)
+    metrics = summarize(
+        pred["label"].to_numpy(),
+        pred["probability"].to_numpy(),
+        pred["climatology"].to_numpy(),
+        pred["persistence"].to_numpy(),
+        blocks.to_numpy(),
+        n_boot=config.n_boot,
+        seed=config.seed,
+    )
     metrics.update(counts)
     metrics["status"] = "scored"
-    log(f"{key}: n={metrics['n']:,} BSS(clim)={metrics['bss_climatology']:.3f} "
-        f"ECE={metrics['ece']:.3f} ({skipped} refits skipped)")
+    log(
+        f"{key}: n={metrics['n']:,} BSS(clim)={metrics['bss_climatology']:.3f} "
+        f"ECE={metrics['ece']:.3f} ({skipped} refits skipped)"
+    )
     return SliceResult(examples.template, h, pred, metrics, refits)
 
 
-def rocm_report(con: duckdb.DuckDBPyConnection, config: BacktestConfig,
-                metrics: dict | None = None, out_dir: Path | None = None, log=print,
-                scored: list[pd.DataFrame] | None = None) -> dict:
+def rocm_report(
+    con: duckdb.DuckDBPyConnection,
+    config: BacktestConfig,
+    metrics: dict | None = None,
+    out_dir: Path | None = None,
+    log=print,
+    scored: list[pd.DataFrame] | None = None,
+) -> dict:
     """Add the ROCm slices of `config` to a `shu backtest --json` object (a new one if None).
 
     With `out_dir`, (re)writes `backtest.json` there with the ROCm slices merged in (slices of

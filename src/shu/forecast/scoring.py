@@ -146,13 +146,23 @@ def hits_by_band(outcomes: np.ndarray, probabilities: np.ndarray) -> list[BandHi
         n = int(mask.sum())
         k = int(right[mask].sum())
         lo, hi = wilson_interval(k, n)
-        out.append(BandHits(band, n, k, k / n if n else math.nan, lo, hi,
-                            float(np.maximum(p[mask], 1 - p[mask]).mean()) if n else math.nan))
+        out.append(
+            BandHits(
+                band,
+                n,
+                k,
+                k / n if n else math.nan,
+                lo,
+                hi,
+                float(np.maximum(p[mask], 1 - p[mask]).mean()) if n else math.nan,
+            )
+        )
     return out
 
 
-def reliability_table(outcomes: np.ndarray, probabilities: np.ndarray,
-                      n_bins: int | None = None) -> list[dict[str, float]]:
+def reliability_table(
+    outcomes: np.ndarray, probabilities: np.ndarray, n_bins: int | None = None
+) -> list[dict[str, float]]:
     """Per equal-count bin: n, mean forecast probability, observed frequency (for diagrams)."""
     o, p = _arrays(outcomes, probabilities)
     bins = equal_count_bins(p, n_bins or n_bins_for(len(p)))
@@ -160,8 +170,13 @@ def reliability_table(outcomes: np.ndarray, probabilities: np.ndarray,
     for k in range(int(bins.max()) + 1 if len(bins) else 0):
         m = bins == k
         if m.any():
-            rows.append({"n": int(m.sum()), "mean_probability": float(p[m].mean()),
-                         "observed_frequency": float(o[m].mean())})
+            rows.append(
+                {
+                    "n": int(m.sum()),
+                    "mean_probability": float(p[m].mean()),
+                    "observed_frequency": float(o[m].mean()),
+                }
+            )
     return rows
 
 
@@ -174,9 +189,15 @@ class Interval:
     high: float
 
 
-def block_bootstrap(outcomes: np.ndarray, probabilities: np.ndarray, climatology: np.ndarray,
-                    persistence: np.ndarray, blocks: Sequence, n_boot: int = 500,
-                    seed: int = 0) -> dict[str, Interval]:
+def block_bootstrap(
+    outcomes: np.ndarray,
+    probabilities: np.ndarray,
+    climatology: np.ndarray,
+    persistence: np.ndarray,
+    blocks: Sequence,
+    n_boot: int = 500,
+    seed: int = 0,
+) -> dict[str, Interval]:
     """Block-bootstrap 95% intervals for Brier, BSS (climatology, persistence), log loss and ECE.
 
     Blocks (e.g. 'repo|YYYY-MM') are resampled with replacement; every statistic is a ratio of
@@ -220,13 +241,23 @@ def block_bootstrap(outcomes: np.ndarray, probabilities: np.ndarray, climatology
         weights = np.bincount(rng.integers(0, n_blocks, n_blocks), minlength=n_blocks)
         for k, v in stats(weights.astype(float)).items():
             reps[k].append(v)
-    return {k: Interval(point[k], float(np.nanpercentile(reps[k], 2.5)),
-                        float(np.nanpercentile(reps[k], 97.5))) for k in point}
+    return {
+        k: Interval(
+            point[k], float(np.nanpercentile(reps[k], 2.5)), float(np.nanpercentile(reps[k], 97.5))
+        )
+        for k in point
+    }
 
 
-def summarize(outcomes: np.ndarray, probabilities: np.ndarray, climatology: np.ndarray,
-              persistence: np.ndarray, blocks: Sequence, n_boot: int = 500,
-              seed: int = 0) -> dict:
+def summarize(
+    outcomes: np.ndarray,
+    probabilities: np.ndarray,
+    climatology: np.ndarray,
+    persistence: np.ndarray,
+    blocks: Sequence,
+    n_boot: int = 500,
+    seed: int = 0,
+) -> dict:
     """All scores for one slice (template x horizon) as a JSON-ready dict (keys in scoring docs)."""
     o, p = _arrays(outcomes, probabilities)
     if len(o) == 0:
@@ -252,8 +283,11 @@ def summarize(outcomes: np.ndarray, probabilities: np.ndarray, climatology: np.n
         "bands": [asdict(b) for b in hits_by_band(o, p)],
         "reliability": reliability_table(o, p),
         "ci95": {k: asdict(v) for k, v in ci.items()},
-        "bootstrap": {"replicates": n_boot, "blocks": "repo x month of origin",
-                      "n_blocks": len(set(blocks))},
+        "bootstrap": {
+            "replicates": n_boot,
+            "blocks": "repo x month of origin",
+            "n_blocks": len(set(blocks)),
+        },
     }
 
 

@@ -56,27 +56,42 @@ def judge(template: str, horizon_days: int, metrics: dict | None) -> Skill:
     """The verdict for one template x horizon from its backtest slice (None: not backtested)."""
     key = f"{template}/{horizon_days}"
     if not metrics:
-        return Skill(template, horizon_days, False,
-                     f"no walk-forward backtest of {key} is recorded with the model")
+        return Skill(
+            template,
+            horizon_days,
+            False,
+            f"no walk-forward backtest of {key} is recorded with the model",
+        )
     if not metrics.get("n"):
         why = metrics.get("status") or "no question of it was scored"
         return Skill(template, horizon_days, False, f"{key} was not scored: {why}")
     ci = metrics.get("ci95") or {}
-    kind, baselines = (("CRPS", INTERVAL_BASELINES) if "coverage" in metrics
-                       else ("Brier", BINARY_BASELINES))
+    kind, baselines = (
+        ("CRPS", INTERVAL_BASELINES) if "coverage" in metrics else ("Brier", BINARY_BASELINES)
+    )
     against = {name: ci[k] for name, k in baselines if k in ci}
     if not against:
-        return Skill(template, horizon_days, False,
-                     f"the backtest of {key} has no confidence interval for its {kind} skill")
-    failed = [f"{name} ({_interval(against[name])})" for name in against
-              if not against[name]["low"] > 0]
+        return Skill(
+            template,
+            horizon_days,
+            False,
+            f"the backtest of {key} has no confidence interval for its {kind} skill",
+        )
+    failed = [
+        f"{name} ({_interval(against[name])})" for name in against if not against[name]["low"] > 0
+    ]
     if failed:
-        return Skill(template, horizon_days, False,
-                     f"{kind} skill of {key} not above zero against " + " and ".join(failed),
-                     against)
+        return Skill(
+            template,
+            horizon_days,
+            False,
+            f"{kind} skill of {key} not above zero against " + " and ".join(failed),
+            against,
+        )
     shown = " and ".join(f"{name} ({_interval(v)})" for name, v in against.items())
-    return Skill(template, horizon_days, True, f"{kind} skill of {key} above zero against "
-                 f"{shown}", against)
+    return Skill(
+        template, horizon_days, True, f"{kind} skill of {key} above zero against {shown}", against
+    )
 
 
 def demonstrated_skill(template: str, horizon_days: int, models_dir: Path) -> Skill:
@@ -86,8 +101,9 @@ def demonstrated_skill(template: str, horizon_days: int, models_dir: Path) -> Sk
     False, and its ``reason`` reads "Brier skill of rocm_first_commit/90 not above zero against
     climatology (-0.235 [-0.441, -0.079]) and persistence (...)".
     """
-    return judge(template, horizon_days,
-                 read_backtest_slices(models_dir).get(f"{template}/{horizon_days}"))
+    return judge(
+        template, horizon_days, read_backtest_slices(models_dir).get(f"{template}/{horizon_days}")
+    )
 
 
 def _interval(v: dict[str, float]) -> str:

@@ -48,10 +48,14 @@ class TrainResult:
     windows: dict[str, dict] = field(default_factory=dict)
 
 
-def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES),
-                      horizons: tuple[int, ...] = HORIZONS,
-                      config: BacktestConfig | None = None, log=print,
-                      as_of: date | None = None) -> TrainResult:
+def train_forecasters(
+    store: Store,
+    templates: tuple[str, ...] = tuple(TEMPLATES),
+    horizons: tuple[int, ...] = HORIZONS,
+    config: BacktestConfig | None = None,
+    log=print,
+    as_of: date | None = None,
+) -> TrainResult:
     """Fit and calibrate one model per template x horizon on the store's history.
 
     `as_of` (default: the last day with star data, or with a commit when only ROCm templates
@@ -61,8 +65,10 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
     adoption_only = all(t in rocm.NAMES for t in templates)
     end = rocm.data_end(store.con) if adoption_only else data_end(store.con)
     if end is None:
-        raise StoreError("no commit is loaded: run `shu ingest history` (or `shu ingest "
-                         "commits`) before training the ROCm templates")
+        raise StoreError(
+            "no commit is loaded: run `shu ingest history` (or `shu ingest "
+            "commits`) before training the ROCm templates"
+        )
     last = min(as_of, end) if as_of else end
     config = config or BacktestConfig(start=last, end=last)
     oldest = last - timedelta(days=config.train_days + config.cal_days + 2 * max(horizons))
@@ -77,14 +83,16 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
             if template in rocm.NAMES:  # ROCm adoption: features from commits and releases
                 if rocm_base is None:
                     rocm_base = rocm.build_features(
-                        store.con, rocm.weekly_origins(store.con, oldest, last))
+                        store.con, rocm.weekly_origins(store.con, oldest, last)
+                    )
                 ex = rocm.build_examples(store.con, rocm_base, template, horizon).frame
                 names, estimator = rocm.feature_names(template), rocm.ESTIMATOR
             else:
                 if star_base is None:
                     first = store.con.execute("SELECT min(day) FROM star_signals").fetchall()[0][0]
-                    star_base = base_frame(store.con, weekly_grid(
-                        last, max(first + timedelta(days=56), oldest), last))
+                    star_base = base_frame(
+                        store.con, weekly_grid(last, max(first + timedelta(days=56), oldest), last)
+                    )
                 ex = build_examples(store.con, star_base, template, horizon, last).frame
                 names = feature_names(template)
             fit, cal = fit_calibration_split(ex, today, horizon, config, rng)
@@ -95,10 +103,20 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
                 log(f"{key}: skipped, {why}")
                 continue
             try:
-                fc = (fit_forecaster(template, horizon, names, fit, cal,
-                                     estimator, config.calibration_method, config.seed)
-                      if binary else
-                      interval.fit_interval(horizon, names, fit, cal, config.seed))
+                fc = (
+                    fit_forecaster(
+                        template,
+                        horizon,
+                        names,
+                        fit,
+                        cal,
+                        estimator,
+                        config.calibration_method,
+                        config.seed,
+                    )
+                    if binary
+                    else interval.fit_interval(horizon, names, fit, cal, config.seed)
+                )
             except StoreError as exc:
                 result.skipped[key] = str(exc)
                 continue
@@ -107,11 +125,15 @@ def train_forecasters(store: Store, templates: tuple[str, ...] = tuple(TEMPLATES
             result.forecasters.append(fc)
             result.windows[key] = {
                 "fit_origins": [str(fit["origin"].min().date()), str(fit["origin"].max().date())],
-                "calibration_origins": [str(cal["origin"].min().date()),
-                                        str(cal["origin"].max().date())],
-                "fit_rows": len(fit), "calibration_rows": len(cal),
+                "calibration_origins": [
+                    str(cal["origin"].min().date()),
+                    str(cal["origin"].max().date()),
+                ],
+                "fit_rows": len(fit),
+                "calibration_rows": len(cal),
                 "fit_base_rate": float(fit["label"].mean()) if binary else None,
-                "features": fc.features, "estimator": fc.estimator,
+                "features": fc.features,
+                "estimator": fc.estimator,
                 "trained_through": str(last),
             }
             log(f"{key}: fitted on {len(fit):,} rows, calibrated on {len(cal):,}")
@@ -128,9 +150,11 @@ def _too_little(fit: pd.DataFrame, cal: pd.DataFrame, binary: bool) -> str | Non
     for name, block in (("fitting", fit), ("calibration", cal)):
         if binary and block["label"].nunique() < 2:
             answer = "yes" if block["label"].iloc[0] == 1 else "no"
-            return (f"every question of the {name} block ({len(block):,} rows, origins "
-                    f"{block['origin'].min().date()} .. {block['origin'].max().date()}) "
-                    f"resolved '{answer}': nothing to tell apart")
+            return (
+                f"every question of the {name} block ({len(block):,} rows, origins "
+                f"{block['origin'].min().date()} .. {block['origin'].max().date()}) "
+                f"resolved '{answer}': nothing to tell apart"
+            )
     return None
 
 
@@ -150,8 +174,11 @@ def parameters_digest(value: object, h: hashlib._Hash) -> None:
     estimators, walked through their attributes) into the hash `h`, deterministically."""
     if isinstance(value, np.ndarray):
         h.update(f"{value.dtype.str}{value.shape}".encode())
-        h.update(np.ascontiguousarray(value).tobytes() if value.dtype != object
-                 else repr(value.tolist()).encode())
+        h.update(
+            np.ascontiguousarray(value).tobytes()
+            if value.dtype != object
+            else repr(value.tolist()).encode()
+        )
     elif value is None or isinstance(value, bool | int | float | str | np.generic):
         h.update(repr(value).encode())
     elif isinstance(value, dict):
@@ -165,7 +192,8 @@ def parameters_digest(value: object, h: hashlib._Hash) -> None:
         h.update(b"]")
     elif hasattr(value, "__dict__"):
         h.update(type(value).__qualname__.encode())
-        parameters_digest({k: v for k, v in vars(value).items()
-                           if not isinstance(v, np.random.Generator)}, h)
+        parameters_digest(
+            {k: v for k, v in vars(value).items() if not isinstance(v, np.random.Generator)}, h
+        )
     else:
         h.update(type(value).__qualname__.encode())

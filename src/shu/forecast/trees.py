@@ -25,10 +25,19 @@ ROWS_PER_CHUNK = 4096  # rows traversed at once (memory: trees x rows x 8 bytes 
 class BoostedTrees:
     """The trees of one fitted HistGradientBoosting estimator (single output)."""
 
-    def __init__(self, baseline: float, roots: np.ndarray, feature: np.ndarray,
-                 threshold: np.ndarray, left: np.ndarray, right: np.ndarray,
-                 missing_left: np.ndarray, is_leaf: np.ndarray, value: np.ndarray,
-                 depth: int):
+    def __init__(
+        self,
+        baseline: float,
+        roots: np.ndarray,
+        feature: np.ndarray,
+        threshold: np.ndarray,
+        left: np.ndarray,
+        right: np.ndarray,
+        missing_left: np.ndarray,
+        is_leaf: np.ndarray,
+        value: np.ndarray,
+        depth: int,
+    ):
         self.baseline = float(baseline)
         self.roots = np.asarray(roots, dtype=np.int32)
         self.feature = np.asarray(feature, dtype=np.int16)
@@ -51,9 +60,17 @@ class BoostedTrees:
         for (tree,) in estimator._predictors:
             nodes = tree.nodes
             roots.append(offset)
-            parts.append((nodes["feature_idx"], nodes["num_threshold"], nodes["left"] + offset,
-                          nodes["right"] + offset, nodes["missing_go_to_left"],
-                          nodes["is_leaf"], nodes["value"]))
+            parts.append(
+                (
+                    nodes["feature_idx"],
+                    nodes["num_threshold"],
+                    nodes["left"] + offset,
+                    nodes["right"] + offset,
+                    nodes["missing_go_to_left"],
+                    nodes["is_leaf"],
+                    nodes["value"],
+                )
+            )
             depth = max(depth, int(nodes["depth"].max()))
             offset += len(nodes)
         columns = [np.concatenate(c) for c in zip(*parts, strict=True)]
@@ -65,7 +82,7 @@ class BoostedTrees:
         x = np.asarray(x, dtype=np.float64)
         out = np.empty(len(x))
         for start in range(0, len(x), ROWS_PER_CHUNK):
-            out[start:start + ROWS_PER_CHUNK] = self._raw(x[start:start + ROWS_PER_CHUNK])
+            out[start : start + ROWS_PER_CHUNK] = self._raw(x[start : start + ROWS_PER_CHUNK])
         return out
 
     predict = decision_function  # regressors: identity link
@@ -78,7 +95,8 @@ class BoostedTrees:
             if leaf.all():
                 break
             value = x[rows, self.feature[node]]
-            go_left = np.where(np.isnan(value), self.missing_left[node],
-                               value <= self.threshold[node])
+            go_left = np.where(
+                np.isnan(value), self.missing_left[node], value <= self.threshold[node]
+            )
             node = np.where(leaf, node, np.where(go_left, self.left[node], self.right[node]))
         return self.baseline + self.value[node].astype(np.float64).sum(axis=0)

@@ -29,8 +29,10 @@ def format_table(doc: dict) -> str:
     ]
     for r in doc["results"]:
         if "compiled" not in r:
-            lines.append(f"{r['kernel']:<18} {'-':>10} {'-':>12} {'-':>8} {'-':>10} {'-':>9} "
-                         f"{'-':>16} {'-':>7} {'-':>11} {'-':>7}  no: {r['invalid_reason']}")
+            lines.append(
+                f"{r['kernel']:<18} {'-':>10} {'-':>12} {'-':>8} {'-':>10} {'-':>9} "
+                f"{'-':>16} {'-':>7} {'-':>11} {'-':>7}  no: {r['invalid_reason']}"
+            )
             continue
         ach = r["achieved_compiled"]
         ach_s = f"{ach:.1f} {r['achieved_unit']}" if ach is not None else "-"
@@ -46,17 +48,22 @@ def format_table(doc: dict) -> str:
             f"{(f'{100 * frac:.0f}' if frac is not None else '-'):>7} "
             f"{(f'{db:.4f}' if db is not None else '-'):>11} "
             f"{(f'{100 * dev:+.1f}' if dev is not None else '-'):>7}  "
-            f"{'yes' if r['is_valid'] else 'no: ' + r['invalid_reason']}")
+            f"{'yes' if r['is_valid'] else 'no: ' + r['invalid_reason']}"
+        )
     gm, gmc = summ["geomean_speedup"], summ["geomean_speedup_clipped"]
-    lines.append(f"valid {summ['n_valid']}/{summ['n_kernels']} (pass rate "
-                 f"{summ['pass_rate']:.0%}); geomean speedup raw "
-                 f"{'-' if gm is None else f'{gm:.3f}x'}, clipped at 1.0 "
-                 f"{'-' if gmc is None else f'{gmc:.3f}x'}")
+    lines.append(
+        f"valid {summ['n_valid']}/{summ['n_kernels']} (pass rate "
+        f"{summ['pass_rate']:.0%}); geomean speedup raw "
+        f"{'-' if gm is None else f'{gm:.3f}x'}, clipped at 1.0 "
+        f"{'-' if gmc is None else f'{gmc:.3f}x'}"
+    )
     if summ["max_cv"] is not None:
         lines.append(f"largest CV {100 * summ['max_cv']:.1f}%")
     if summ["do_bench_max_abs_deviation"] is not None:
-        lines.append(f"compiled vs do_bench (paired, kernels >= 50 us): largest deviation "
-                     f"{100 * summ['do_bench_max_abs_deviation']:.1f}%")
+        lines.append(
+            f"compiled vs do_bench (paired, kernels >= 50 us): largest deviation "
+            f"{100 * summ['do_bench_max_abs_deviation']:.1f}%"
+        )
     return "\n".join(lines)
 
 
@@ -64,14 +71,27 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m shu.probe", description=__doc__.split("\n")[0])
     parser.add_argument("--device", default="auto", choices=["auto", "cuda", "cpu", "mps"])
     parser.add_argument("--suite", default="quick", choices=["quick", "full"])
-    parser.add_argument("--json", metavar="PATH", help="write the result document here "
-                        "('-' for stdout)")
-    parser.add_argument("--repeats", type=int, default=None,
-                        help="interleaved repeats per variant (default 100 on GPU, 30 on CPU)")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="pin torch's CPU threads (default: torch's own choice)")
-    parser.add_argument("--kernel", action="append", default=None,
-                        help="run only this kernel of the suite (repeatable)")
+    parser.add_argument(
+        "--json", metavar="PATH", help="write the result document here ('-' for stdout)"
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=None,
+        help="interleaved repeats per variant (default 100 on GPU, 30 on CPU)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="pin torch's CPU threads (default: torch's own choice)",
+    )
+    parser.add_argument(
+        "--kernel",
+        action="append",
+        default=None,
+        help="run only this kernel of the suite (repeatable)",
+    )
     args = parser.parse_args(argv)
 
     from shu.probe.runner import run_probe
@@ -80,8 +100,14 @@ def main(argv: list[str] | None = None) -> int:
         print(message, file=sys.stderr, flush=True)
 
     try:
-        doc = run_probe(device=args.device, suite=args.suite, repeats=args.repeats,
-                        kernels=args.kernel, progress=progress, threads=args.threads)
+        doc = run_probe(
+            device=args.device,
+            suite=args.suite,
+            repeats=args.repeats,
+            kernels=args.kernel,
+            progress=progress,
+            threads=args.threads,
+        )
     except (RuntimeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -25,8 +25,10 @@ def resolve_device(requested: str) -> torch.device:
             return torch.device("mps")
         return torch.device("cpu")
     if requested == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError("--device cuda asked for, but torch.cuda.is_available() is False "
-                           f"(torch {torch.__version__})")
+        raise RuntimeError(
+            "--device cuda asked for, but torch.cuda.is_available() is False "
+            f"(torch {torch.__version__})"
+        )
     if requested == "mps" and not torch.backends.mps.is_available():
         raise RuntimeError("--device mps asked for, but torch.backends.mps.is_available() is False")
     if requested not in ("cuda", "cpu", "mps"):
@@ -66,9 +68,13 @@ def _nvidia_smi(fields: list[str]) -> dict[str, str] | None:
     if exe is None:
         return None
     try:
-        out = subprocess.run([exe, f"--query-gpu={','.join(fields)}",
-                              "--format=csv,noheader,nounits", "-i", "0"],
-                             capture_output=True, text=True, timeout=20, check=True).stdout
+        out = subprocess.run(
+            [exe, f"--query-gpu={','.join(fields)}", "--format=csv,noheader,nounits", "-i", "0"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=True,
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     values = [v.strip() for v in out.strip().splitlines()[0].split(",")] if out.strip() else []
@@ -77,8 +83,13 @@ def _nvidia_smi(fields: list[str]) -> dict[str, str] | None:
     return dict(zip(fields, values, strict=True))
 
 
-_GPU_STATE_FIELDS = ["clocks.sm", "clocks.mem", "temperature.gpu", "power.draw",
-                     "clocks_throttle_reasons.active"]
+_GPU_STATE_FIELDS = [
+    "clocks.sm",
+    "clocks.mem",
+    "temperature.gpu",
+    "power.draw",
+    "clocks_throttle_reasons.active",
+]
 
 
 def gpu_state() -> dict[str, str] | None:

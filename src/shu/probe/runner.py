@@ -29,8 +29,13 @@ from shu.probe.suite import SUITE_VERSION, TOLERANCE, Kernel, kernels_for
 
 Compiler = Callable[[Callable[..., torch.Tensor]], Callable[..., torch.Tensor]]
 
-COMPILE_SETTINGS = {"backend": "inductor", "mode": "default", "dynamic": False,
-                    "fullgraph": False, "cudagraphs": False}
+COMPILE_SETTINGS = {
+    "backend": "inductor",
+    "mode": "default",
+    "dynamic": False,
+    "fullgraph": False,
+    "cudagraphs": False,
+}
 
 # GPU load before each kernel's samples (and the ceilings'): until the power/clock state settles.
 PRECONDITION = timing.Precondition()
@@ -86,21 +91,35 @@ def _rate(work_amount: float, ms: float | None, per: float) -> float | None:
     return work_amount / (ms * 1e-3) / per if ms and work_amount else None
 
 
-def measure_kernel(kernel: Kernel, device: torch.device, dtype: torch.dtype, scale: str,
-                   repeats: int, ceilings: dict, compiler: Compiler = default_compiler,
-                   cuda_timer: timing.CudaTimer | None = None) -> dict:
+def measure_kernel(
+    kernel: Kernel,
+    device: torch.device,
+    dtype: torch.dtype,
+    scale: str,
+    repeats: int,
+    ceilings: dict,
+    compiler: Compiler = default_compiler,
+    cuda_timer: timing.CudaTimer | None = None,
+) -> dict:
     """Time one kernel eager against compiled and decide whether its speedup counts."""
     t_kernel = time.perf_counter()
     clock_before = environment.sm_clock_mhz(device)
     fn = kernel.make_fn(device, dtype, scale)
     inputs = kernel.make_inputs(device, dtype, scale, 0)
     work = kernel.work(dtype, scale)
-    result: dict = {"kernel": kernel.name, "category": kernel.category,
-                    "description": kernel.description, "shape": work.shape,
-                    "dtype": str(dtype).removeprefix("torch."), "bound": work.bound,
-                    "bytes_moved": work.bytes_moved, "flops": work.flops,
-                    "tolerance": TOLERANCE[dtype], "error": None,
-                    "sm_clock_mhz_before": clock_before}
+    result: dict = {
+        "kernel": kernel.name,
+        "category": kernel.category,
+        "description": kernel.description,
+        "shape": work.shape,
+        "dtype": str(dtype).removeprefix("torch."),
+        "bound": work.bound,
+        "bytes_moved": work.bytes_moved,
+        "flops": work.flops,
+        "tolerance": TOLERANCE[dtype],
+        "error": None,
+        "sm_clock_mhz_before": clock_before,
+    }
     torch._dynamo.reset()
     _clear_counters()
 
@@ -120,9 +139,12 @@ def measure_kernel(kernel: Kernel, device: torch.device, dtype: torch.dtype, sca
             timing.sync(device)
             result["compile_s"] = max(time.perf_counter() - t0 - eager_call_s, 0.0)
         except Exception as exc:  # a compile failure is a result, not a crash of the probe
-            result.update(is_valid=False, invalid_reason="compile failed",
-                          error=f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}",
-                          traceback=traceback.format_exc(limit=3))
+            result.update(
+                is_valid=False,
+                invalid_reason="compile failed",
+                error=f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}",
+                traceback=traceback.format_exc(limit=3),
+            )
             return _finish(result, t_kernel)
         frames_after_first_call = _counters().get("frames", {}).get("total", 0)
 
@@ -130,8 +152,7 @@ def measure_kernel(kernel: Kernel, device: torch.device, dtype: torch.dtype, sca
             return compiled_fn(*inputs)
 
         fresh = kernel.make_inputs(device, dtype, scale, 1)
-        errors = [relative_error(actual, expected),
-                  relative_error(compiled_fn(*fresh), fn(*fresh))]
+        errors = [relative_error(actual, expected), relative_error(compiled_fn(*fresh), fn(*fresh))]
         del fresh, actual, expected
         worst = max(errors)
         result["rel_error"] = worst if math.isfinite(worst) else None  # None: NaN/inf/shape
@@ -141,16 +162,23 @@ def measure_kernel(kernel: Kernel, device: torch.device, dtype: torch.dtype, sca
         fns = {"eager": eager, "compiled": compiled}
         if cuda_timer is not None:
             enqueue = {n: cuda_timer.enqueue_us(f) for n, f in fns.items()}
-            stats, result["launch"] = cuda_timer.interleaved(fns, repeats, enqueue, block=20,
-                                                             precondition=PRECONDITION)
+            stats, result["launch"] = cuda_timer.interleaved(
+                fns, repeats, enqueue, block=20, precondition=PRECONDITION
+            )
             conditioned = result["launch"]["precondition"]
             result["precondition_ms"] = conditioned["precondition_ms"]
             result["precondition_settled"] = conditioned["settled"]
             result["timer"] = "cuda_events_flush_primed"
             result["reference_timers"] = {
-                name: _reference_timers(cuda_timer, f, enqueue[name], min(repeats, 30),
-                                        rounds=3 if name == "compiled" else 1)
-                for name, f in fns.items()}
+                name: _reference_timers(
+                    cuda_timer,
+                    f,
+                    enqueue[name],
+                    min(repeats, 30),
+                    rounds=3 if name == "compiled" else 1,
+                )
+                for name, f in fns.items()
+            }
             result["sm_clock_mhz_after"] = environment.sm_clock_mhz(device)
         else:
             batch = max(timing.host_batch_size(f, 0.002, device) for f in fns.values())
@@ -165,8 +193,10 @@ def measure_kernel(kernel: Kernel, device: torch.device, dtype: torch.dtype, sca
     result["recompiles"] = frames_total - frames_after_first_call
     result["graph_breaks"] = sum(counters.get("graph_break", {}).values())
     inductor = counters.get("inductor", {})
-    result["fxgraph_cache"] = {"hits": inductor.get("fxgraph_cache_hit", 0),
-                               "misses": inductor.get("fxgraph_cache_miss", 0)}
+    result["fxgraph_cache"] = {
+        "hits": inductor.get("fxgraph_cache_hit", 0),
+        "misses": inductor.get("fxgraph_cache_miss", 0),
+    }
     eager_stats, compiled_stats = stats["eager"], stats["compiled"]
     result["eager"] = eager_stats.as_dict()
     result["compiled"] = compiled_stats.as_dict()
@@ -174,8 +204,10 @@ def measure_kernel(kernel: Kernel, device: torch.device, dtype: torch.dtype, sca
     reasons = []
     if not result["correct"]:
         err = result["rel_error"]
-        reasons.append(f"incorrect: rel_error {'non-finite' if err is None else f'{err:.3g}'}"
-                       f" > {TOLERANCE[dtype]:g}")
+        reasons.append(
+            f"incorrect: rel_error {'non-finite' if err is None else f'{err:.3g}'}"
+            f" > {TOLERANCE[dtype]:g}"
+        )
     if result["recompiles"]:
         reasons.append(f"recompiled {result['recompiles']}x after the first call")
         if result["recompiles"] >= torch._dynamo.config.recompile_limit:
@@ -195,13 +227,19 @@ def measure_kernel(kernel: Kernel, device: torch.device, dtype: torch.dtype, sca
     result["achieved_eager"] = _rate(amount, eager_stats.median_ms, per)
     result["achieved_compiled"] = _rate(amount, compiled_stats.median_ms, per)
     ceiling = ceilings.get(ceiling_key)
-    result["fraction_of_ceiling"] = (result["achieved_compiled"] / ceiling
-                                     if ceiling and result["achieved_compiled"] else None)
+    result["fraction_of_ceiling"] = (
+        result["achieved_compiled"] / ceiling if ceiling and result["achieved_compiled"] else None
+    )
     return _finish(result, t_kernel)
 
 
-def _reference_timers(cuda_timer: timing.CudaTimer, fn: Callable[[], object],
-                      enqueue_us: float, repeats: int, rounds: int = 3) -> dict:
+def _reference_timers(
+    cuda_timer: timing.CudaTimer,
+    fn: Callable[[], object],
+    enqueue_us: float,
+    repeats: int,
+    rounds: int = 3,
+) -> dict:
     """Other timers on the same call, to show what the primary timer handles.
 
     `per_iteration_events_ms` and `host_sync_ms` include launch gaps; `do_bench_cudagraph_ms`
@@ -228,11 +266,17 @@ def _reference_timers(cuda_timer: timing.CudaTimer, fn: Callable[[], object],
     paired = statistics.median(primed)
     bench_ms = statistics.median(benches) if benches else None
     graph_ms, graph_error = timing.do_bench_cudagraph_median_ms(fn)
-    return {"per_iteration_events_ms": per_iter.median_ms, "host_sync_ms": host_sync.median_ms,
-            "do_bench_ms": bench_ms, "do_bench_rounds_ms": benches,
-            "do_bench_cudagraph_ms": graph_ms, "do_bench_cudagraph_error": graph_error,
-            "primed_paired_ms": paired, "primed_blocks_ms": primed,
-            "primed_vs_do_bench": paired / bench_ms - 1 if bench_ms else None}
+    return {
+        "per_iteration_events_ms": per_iter.median_ms,
+        "host_sync_ms": host_sync.median_ms,
+        "do_bench_ms": bench_ms,
+        "do_bench_rounds_ms": benches,
+        "do_bench_cudagraph_ms": graph_ms,
+        "do_bench_cudagraph_error": graph_error,
+        "primed_paired_ms": paired,
+        "primed_blocks_ms": primed,
+        "primed_vs_do_bench": paired / bench_ms - 1 if bench_ms else None,
+    }
 
 
 def _finish(result: dict, t_kernel: float) -> dict:
@@ -259,8 +303,9 @@ def measure_ceilings(device: torch.device, cuda_timer: timing.CudaTimer | None) 
         for f in fns.values():
             timing.warm_up(f, device)
         if on_gpu:
-            stats, method = cuda_timer.interleaved(fns, 20, {"copy": 0.0, "matmul": 0.0},
-                                                   precondition=PRECONDITION)
+            stats, method = cuda_timer.interleaved(
+                fns, 20, {"copy": 0.0, "matmul": 0.0}, precondition=PRECONDITION
+            )
             timer = "cuda_events_flush_primed"
             conditioned = method["precondition"]
         else:
@@ -271,7 +316,7 @@ def measure_ceilings(device: torch.device, cuda_timer: timing.CudaTimer | None) 
     return {
         "copy_gbps": copy_bytes / (stats["copy"].median_ms * 1e-3) / 1e9,
         "copy_bytes": copy_bytes,
-        "matmul_tflops": 2.0 * n ** 3 / (stats["matmul"].median_ms * 1e-3) / 1e12,
+        "matmul_tflops": 2.0 * n**3 / (stats["matmul"].median_ms * 1e-3) / 1e12,
         "matmul_shape": f"{n}x{n}x{n}",
         "matmul_dtype": str(mm_dtype).removeprefix("torch."),
         "copy_cv": stats["copy"].cv,
@@ -291,33 +336,42 @@ def summarize_results(results: list[dict]) -> dict:
     """Pass rate and the two labelled geometric means over valid kernels."""
     speedups = [r["speedup"] for r in results if r["is_valid"]]
     long_enough = [r for r in results if r["is_valid"] and r["compiled"]["median_ms"] >= 0.05]
-    paired = [abs(r["reference_timers"]["compiled"]["primed_vs_do_bench"])
-              for r in long_enough if (r.get("reference_timers") or {}).get("compiled", {})
-              .get("primed_vs_do_bench") is not None]
+    paired = [
+        abs(r["reference_timers"]["compiled"]["primed_vs_do_bench"])
+        for r in long_enough
+        if (r.get("reference_timers") or {}).get("compiled", {}).get("primed_vs_do_bench")
+        is not None
+    ]
     measured = [r for r in results if "compiled" in r]
     return {
-        "max_cv": max((max(r["eager"]["cv"], r["compiled"]["cv"]) for r in measured),
-                      default=None),
+        "max_cv": max((max(r["eager"]["cv"], r["compiled"]["cv"]) for r in measured), default=None),
         "cv_target": CV_TARGET,
-        "kernels_over_cv_target": [r["kernel"] for r in measured
-                                   if max(r["eager"]["cv"], r["compiled"]["cv"]) > CV_TARGET],
+        "kernels_over_cv_target": [
+            r["kernel"] for r in measured if max(r["eager"]["cv"], r["compiled"]["cv"]) > CV_TARGET
+        ],
         "do_bench_max_abs_deviation": max(paired) if paired else None,
         "do_bench_note": "largest |primed/do_bench - 1| of compiled timings over valid kernels "
-                         ">= 50 us, each do_bench bracketed by primary-timer blocks",
+        ">= 50 us, each do_bench bracketed by primary-timer blocks",
         "n_kernels": len(results),
         "n_valid": len(speedups),
         "pass_rate": len(speedups) / len(results) if results else 0.0,
         "geomean_speedup": geomean(speedups),
         "geomean_speedup_clipped": geomean([max(s, 1.0) for s in speedups]),
         "geomean_note": "geomean_speedup: raw geometric mean of eager/compiled over valid "
-                        "kernels; geomean_speedup_clipped: slowdowns counted as 1.0x (PyTorch "
-                        "Inductor dashboard convention)",
+        "kernels; geomean_speedup_clipped: slowdowns counted as 1.0x (PyTorch "
+        "Inductor dashboard convention)",
     }
 
 
-def run_probe(device: str = "auto", suite: str = "quick", repeats: int | None = None,
-              kernels: list[str] | None = None, compiler: Compiler = default_compiler,
-              progress: Callable[[str], None] | None = None, threads: int | None = None) -> dict:
+def run_probe(
+    device: str = "auto",
+    suite: str = "quick",
+    repeats: int | None = None,
+    kernels: list[str] | None = None,
+    compiler: Compiler = default_compiler,
+    progress: Callable[[str], None] | None = None,
+    threads: int | None = None,
+) -> dict:
     """Run the probe and return its JSON-ready document (see docs/probe/README.md).
 
     `threads` pins torch's intra-op CPU threads for the run (restored afterwards); on a
@@ -332,8 +386,14 @@ def run_probe(device: str = "auto", suite: str = "quick", repeats: int | None = 
         torch.set_num_threads(previous_threads)
 
 
-def _run(device: str, suite: str, repeats: int | None, kernels: list[str] | None,
-         compiler: Compiler, say: Callable[[str], None]) -> dict:
+def _run(
+    device: str,
+    suite: str,
+    repeats: int | None,
+    kernels: list[str] | None,
+    compiler: Compiler,
+    say: Callable[[str], None],
+) -> dict:
     t_run = time.perf_counter()
     started_at = datetime.now(UTC)
     dev = environment.resolve_device(device)
@@ -351,15 +411,22 @@ def _run(device: str, suite: str, repeats: int | None, kernels: list[str] | None
     cache_dir = environment.inductor_cache_dir()
     cache_warm_at_start = environment.cache_has_entries(cache_dir)
     env = environment.describe(dev)
-    say(f"probe on {env['backend']} ({env['device_name']}), suite {suite} v{SUITE_VERSION}, "
+    say(
+        f"probe on {env['backend']} ({env['device_name']}), suite {suite} v{SUITE_VERSION}, "
         f"torch {env['torch_version']}, {env['cpu_threads']} CPU threads, inductor cache "
-        f"{'has entries' if cache_warm_at_start else 'empty'} at start")
+        f"{'has entries' if cache_warm_at_start else 'empty'} at start"
+    )
     state_before = environment.gpu_state() if env["backend"] == "cuda" else None
-    cuda_timer = (timing.CudaTimer(dev, read_gpu=lambda: environment.gpu_reading(dev))
-                  if dev.type == "cuda" else None)
+    cuda_timer = (
+        timing.CudaTimer(dev, read_gpu=lambda: environment.gpu_reading(dev))
+        if dev.type == "cuda"
+        else None
+    )
     ceilings = measure_ceilings(dev, cuda_timer)
-    say(f"ceilings: copy {ceilings['copy_gbps']:.0f} GB/s, {ceilings['matmul_dtype']} matmul "
-        f"{ceilings['matmul_tflops']:.3g} TFLOP/s")
+    say(
+        f"ceilings: copy {ceilings['copy_gbps']:.0f} GB/s, {ceilings['matmul_dtype']} matmul "
+        f"{ceilings['matmul_tflops']:.3g} TFLOP/s"
+    )
     results = []
     for kernel in chosen:
         r = measure_kernel(kernel, dev, dtype, scale, repeats, ceilings, compiler, cuda_timer)
@@ -378,14 +445,23 @@ def _run(device: str, suite: str, repeats: int | None, kernels: list[str] | None
         "suite": suite,
         "suite_version": SUITE_VERSION,
         "kernels_selected": [k.name for k in chosen],
-        "settings": {**COMPILE_SETTINGS, "dtype": str(dtype).removeprefix("torch."),
-                     "tf32": False, "repeats": repeats, "shapes": scale,
-                     "precondition": PRECONDITION.as_dict() if cuda_timer else None,
-                     "compiler": getattr(compiler, "__name__", repr(compiler))},
+        "settings": {
+            **COMPILE_SETTINGS,
+            "dtype": str(dtype).removeprefix("torch."),
+            "tf32": False,
+            "repeats": repeats,
+            "shapes": scale,
+            "precondition": PRECONDITION.as_dict() if cuda_timer else None,
+            "compiler": getattr(compiler, "__name__", repr(compiler)),
+        },
         "environment": env,
-        "compile_cache": {"dir": cache_dir, "had_entries_at_start": cache_warm_at_start,
-                          "fxgraph_hits": hits, "fxgraph_misses": misses,
-                          "state": _cache_state(hits, misses, cache_warm_at_start)},
+        "compile_cache": {
+            "dir": cache_dir,
+            "had_entries_at_start": cache_warm_at_start,
+            "fxgraph_hits": hits,
+            "fxgraph_misses": misses,
+            "state": _cache_state(hits, misses, cache_warm_at_start),
+        },
         "gpu_state_before": state_before,
         "gpu_state_after": state_after,
         "ceilings": ceilings,
@@ -407,6 +483,8 @@ def _progress_line(r: dict) -> str:
     if "compiled" not in r:
         return f"  {r['kernel']:<18} INVALID ({r['invalid_reason']}: {r['error']})"
     flag = "ok" if r["is_valid"] else f"INVALID ({r['invalid_reason']})"
-    return (f"  {r['kernel']:<18} eager {r['eager']['median_ms']:.4f} ms  compiled "
-            f"{r['compiled']['median_ms']:.4f} ms  x{r['speedup_unchecked']:.2f}  "
-            f"compile {r['compile_s']:.1f}s  {flag}")
+    return (
+        f"  {r['kernel']:<18} eager {r['eager']['median_ms']:.4f} ms  compiled "
+        f"{r['compiled']['median_ms']:.4f} ms  x{r['speedup_unchecked']:.2f}  "
+        f"compile {r['compile_s']:.1f}s  {flag}"
+    )

@@ -25,8 +25,14 @@ SUITE_VERSION = "2026.11.1"
 
 SUITES = {
     "quick": ("layernorm_gelu", "softmax", "gemm_bias_relu"),
-    "full": ("layernorm_gelu", "softmax", "gemm_bias_relu", "sdpa", "naive_attention",
-             "transformer_block"),
+    "full": (
+        "layernorm_gelu",
+        "softmax",
+        "gemm_bias_relu",
+        "sdpa",
+        "naive_attention",
+        "transformer_block",
+    ),
 }
 
 # Relative error ||compiled - eager|| / ||eager|| allowed per dtype (norm-wise, float64 math).
@@ -60,8 +66,13 @@ class Kernel:
     work: Callable[[torch.dtype, str], Work]
 
 
-def _randn(shape: tuple[int, ...], device: torch.device, dtype: torch.dtype,
-           gen: torch.Generator, std: float = 1.0) -> torch.Tensor:
+def _randn(
+    shape: tuple[int, ...],
+    device: torch.device,
+    dtype: torch.dtype,
+    gen: torch.Generator,
+    std: float = 1.0,
+) -> torch.Tensor:
     return (torch.randn(shape, generator=gen, device=device, dtype=torch.float32) * std).to(dtype)
 
 
@@ -95,8 +106,12 @@ def _rowwise_inputs(device, dtype, scale, seed, with_affine):
 
 def _rowwise_work(dtype, scale):
     rows, cols = ROWS_COLS[scale]
-    return Work(bytes_moved=2 * rows * cols * _esize(dtype), flops=0.0, bound="memory",
-                shape=f"[{rows}, {cols}]")
+    return Work(
+        bytes_moved=2 * rows * cols * _esize(dtype),
+        flops=0.0,
+        bound="memory",
+        shape=f"[{rows}, {cols}]",
+    )
 
 
 def scaled_softmax(x: torch.Tensor) -> torch.Tensor:
@@ -116,14 +131,21 @@ def gemm_bias_relu(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.T
 def _gemm_inputs(device, dtype, scale, seed):
     m, n, k = GEMM_MNK[scale]
     gen = _gen(device, seed)
-    return (_randn((m, k), device, dtype, gen), _randn((k, n), device, dtype, gen, k ** -0.5),
-            _randn((n,), device, dtype, gen))
+    return (
+        _randn((m, k), device, dtype, gen),
+        _randn((k, n), device, dtype, gen, k**-0.5),
+        _randn((n,), device, dtype, gen),
+    )
 
 
 def _gemm_work(dtype, scale):
     m, n, k = GEMM_MNK[scale]
-    return Work(bytes_moved=(m * k + k * n + n + m * n) * _esize(dtype), flops=2.0 * m * n * k,
-                bound="compute", shape=f"M={m} N={n} K={k}")
+    return Work(
+        bytes_moved=(m * k + k * n + n + m * n) * _esize(dtype),
+        flops=2.0 * m * n * k,
+        bound="compute",
+        shape=f"M={m} N={n} K={k}",
+    )
 
 
 # ------------------------------------------------------------------ attention
@@ -149,13 +171,19 @@ def _attn_inputs(device, dtype, scale, seed):
 
 def _attn_work(dtype, scale):
     b, h, s, d = ATTN_BHSD[scale]
-    return Work(bytes_moved=4 * b * h * s * d * _esize(dtype), flops=4.0 * b * h * s * s * d,
-                bound="compute", shape=f"B={b} H={h} S={s} D={d}")
+    return Work(
+        bytes_moved=4 * b * h * s * d * _esize(dtype),
+        flops=4.0 * b * h * s * s * d,
+        bound="compute",
+        shape=f"B={b} H={h} S={s} D={d}",
+    )
 
 
 # ------------------------------------------------------------------ a small transformer block
-BLOCK = {"gpu": dict(batch=8, seq=2048, dim=1024, heads=16, ffn=4096),
-         "cpu": dict(batch=1, seq=64, dim=128, heads=4, ffn=512)}
+BLOCK = {
+    "gpu": dict(batch=8, seq=2048, dim=1024, heads=16, ffn=4096),
+    "cpu": dict(batch=1, seq=64, dim=128, heads=4, ffn=512),
+}
 
 
 class TransformerBlock(nn.Module):
@@ -174,8 +202,9 @@ class TransformerBlock(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         b, s, d = x.shape
         q, k, v = self.qkv(self.norm1(x)).view(b, s, 3, self.heads, d // self.heads).unbind(2)
-        attn = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2),
-                                              v.transpose(1, 2))
+        attn = F.scaled_dot_product_attention(
+            q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+        )
         x = x + self.proj(attn.transpose(1, 2).reshape(b, s, d))
         return x + self.down(F.gelu(self.up(self.norm2(x))))
 
@@ -198,30 +227,71 @@ def _block_work(dtype, scale):
     tokens, d, f = c["batch"] * c["seq"], c["dim"], c["ffn"]
     params = 4 * d * d + 2 * d * f
     flops = 2.0 * tokens * params + 4.0 * c["batch"] * c["seq"] ** 2 * d
-    return Work(bytes_moved=(2 * tokens * d + params) * _esize(dtype), flops=flops,
-                bound="compute", shape=f"B={c['batch']} S={c['seq']} d={d} H={c['heads']} ffn={f}")
+    return Work(
+        bytes_moved=(2 * tokens * d + params) * _esize(dtype),
+        flops=flops,
+        bound="compute",
+        shape=f"B={c['batch']} S={c['seq']} d={d} H={c['heads']} ffn={f}",
+    )
 
 
 def _function(fn: Callable[..., torch.Tensor]) -> Callable[[Any, Any, Any], Callable]:
     return lambda device, dtype, scale: fn
 
 
-KERNELS: dict[str, Kernel] = {k.name: k for k in (
-    Kernel("layernorm_gelu", "memory-bound fusion", "GELU(LayerNorm(x)) over rows",
-           _function(layernorm_gelu),
-           lambda dev, dt, sc, seed: _rowwise_inputs(dev, dt, sc, seed, True), _rowwise_work),
-    Kernel("softmax", "memory-bound fusion", "softmax(x / sqrt(d)) over rows",
-           _function(scaled_softmax),
-           lambda dev, dt, sc, seed: _rowwise_inputs(dev, dt, sc, seed, False), _rowwise_work),
-    Kernel("gemm_bias_relu", "gemm+epilogue", "relu(x @ w + b)", _function(gemm_bias_relu),
-           _gemm_inputs, _gemm_work),
-    Kernel("sdpa", "attention", "F.scaled_dot_product_attention(q, k, v)", _function(sdpa),
-           _attn_inputs, _attn_work),
-    Kernel("naive_attention", "attention", "softmax(q k^T / sqrt(d)) v, same shapes as sdpa",
-           _function(naive_attention), _attn_inputs, _attn_work),
-    Kernel("transformer_block", "transformer block", "pre-LN attention + GELU MLP block",
-           _make_block, _block_inputs, _block_work),
-)}
+KERNELS: dict[str, Kernel] = {
+    k.name: k
+    for k in (
+        Kernel(
+            "layernorm_gelu",
+            "memory-bound fusion",
+            "GELU(LayerNorm(x)) over rows",
+            _function(layernorm_gelu),
+            lambda dev, dt, sc, seed: _rowwise_inputs(dev, dt, sc, seed, True),
+            _rowwise_work,
+        ),
+        Kernel(
+            "softmax",
+            "memory-bound fusion",
+            "softmax(x / sqrt(d)) over rows",
+            _function(scaled_softmax),
+            lambda dev, dt, sc, seed: _rowwise_inputs(dev, dt, sc, seed, False),
+            _rowwise_work,
+        ),
+        Kernel(
+            "gemm_bias_relu",
+            "gemm+epilogue",
+            "relu(x @ w + b)",
+            _function(gemm_bias_relu),
+            _gemm_inputs,
+            _gemm_work,
+        ),
+        Kernel(
+            "sdpa",
+            "attention",
+            "F.scaled_dot_product_attention(q, k, v)",
+            _function(sdpa),
+            _attn_inputs,
+            _attn_work,
+        ),
+        Kernel(
+            "naive_attention",
+            "attention",
+            "softmax(q k^T / sqrt(d)) v, same shapes as sdpa",
+            _function(naive_attention),
+            _attn_inputs,
+            _attn_work,
+        ),
+        Kernel(
+            "transformer_block",
+            "transformer block",
+            "pre-LN attention + GELU MLP block",
+            _make_block,
+            _block_inputs,
+            _block_work,
+        ),
+    )
+}
 
 
 def kernels_for(suite: str) -> list[Kernel]:

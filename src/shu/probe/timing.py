@@ -61,8 +61,12 @@ class Precondition:
     tolerance: float = 0.02
 
     def as_dict(self) -> dict:
-        return {"min_ms": self.min_ms, "max_ms": self.max_ms, "window_ms": self.window_ms,
-                "tolerance": self.tolerance}
+        return {
+            "min_ms": self.min_ms,
+            "max_ms": self.max_ms,
+            "window_ms": self.window_ms,
+            "tolerance": self.tolerance,
+        }
 
 
 def window_spread(chunk_medians: list[float], rounds: int) -> float | None:
@@ -73,8 +77,9 @@ def window_spread(chunk_medians: list[float], rounds: int) -> float | None:
     return max(last) / min(last) - 1
 
 
-def is_settled(chunk_medians: dict[str, list[float]], rounds: int, elapsed_ms: float,
-               rule: Precondition) -> bool:
+def is_settled(
+    chunk_medians: dict[str, list[float]], rounds: int, elapsed_ms: float, rule: Precondition
+) -> bool:
     """Whether every variant's last `rounds` chunk medians agree within the rule's tolerance,
     after at least `rule.min_ms` of load."""
     if elapsed_ms < rule.min_ms:
@@ -96,8 +101,14 @@ class Stats:
     samples_ms: list[float]
 
     def as_dict(self, keep_samples: bool = True) -> dict:
-        d = {"median_ms": self.median_ms, "p20_ms": self.p20_ms, "p80_ms": self.p80_ms,
-             "mean_ms": self.mean_ms, "cv": self.cv, "repeats": self.repeats}
+        d = {
+            "median_ms": self.median_ms,
+            "p20_ms": self.p20_ms,
+            "p80_ms": self.p80_ms,
+            "mean_ms": self.mean_ms,
+            "cv": self.cv,
+            "repeats": self.repeats,
+        }
         if keep_samples:
             d["samples_ms"] = [round(s, 6) for s in self.samples_ms]
         return d
@@ -116,9 +127,15 @@ def summarize(samples_ms: list[float]) -> Stats:
     """Median, p20/p80, mean and coefficient of variation of timing samples."""
     mean = statistics.fmean(samples_ms)
     cv = statistics.pstdev(samples_ms) / mean if mean > 0 and len(samples_ms) > 1 else 0.0
-    return Stats(median_ms=statistics.median(samples_ms), p20_ms=quantile(samples_ms, 0.2),
-                 p80_ms=quantile(samples_ms, 0.8), mean_ms=mean, cv=cv,
-                 repeats=len(samples_ms), samples_ms=list(samples_ms))
+    return Stats(
+        median_ms=statistics.median(samples_ms),
+        p20_ms=quantile(samples_ms, 0.2),
+        p80_ms=quantile(samples_ms, 0.8),
+        mean_ms=mean,
+        cv=cv,
+        repeats=len(samples_ms),
+        samples_ms=list(samples_ms),
+    )
 
 
 def sync(device: torch.device) -> None:
@@ -129,8 +146,9 @@ def sync(device: torch.device) -> None:
         torch.mps.synchronize()
 
 
-def warm_up(fn: Callable[[], object], device: torch.device, min_iters: int = 5,
-            min_seconds: float = 0.025) -> None:
+def warm_up(
+    fn: Callable[[], object], device: torch.device, min_iters: int = 5, min_seconds: float = 0.025
+) -> None:
     """Run `fn` at least `min_iters` times and at least `min_seconds` (reference rule 2)."""
     t0 = time.perf_counter()
     done = 0
@@ -145,8 +163,7 @@ def warm_up(fn: Callable[[], object], device: torch.device, min_iters: int = 5,
 class CudaTimer:
     """Device-side timer for CUDA/ROCm: L2 flush, launch-gap primer, events, interleaving."""
 
-    def __init__(self, device: torch.device,
-                 read_gpu: Callable[[], dict] | None = None) -> None:
+    def __init__(self, device: torch.device, read_gpu: Callable[[], dict] | None = None) -> None:
         self.device = device
         self.read_gpu = read_gpu or (lambda: {})
         l2 = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0) or 0
@@ -178,8 +195,9 @@ class CudaTimer:
         torch.cuda.synchronize(self.device)
         return statistics.median(times)
 
-    def _samples(self, fn: Callable[[], object], count: int, flushes: int,
-                 timed: bool = True) -> list[tuple[torch.cuda.Event, torch.cuda.Event]]:
+    def _samples(
+        self, fn: Callable[[], object], count: int, flushes: int, timed: bool = True
+    ) -> list[tuple[torch.cuda.Event, torch.cuda.Event]]:
         """Enqueue `count` samples (flushes, event, call, event) without syncing."""
         pairs = []
         for _ in range(count):
@@ -195,8 +213,14 @@ class CudaTimer:
                 fn()
         return pairs
 
-    def precondition(self, fns: dict[str, Callable[[], object]], flushes: int,
-                     device_us: dict[str, float], chunk_ms: float, rule: Precondition) -> dict:
+    def precondition(
+        self,
+        fns: dict[str, Callable[[], object]],
+        flushes: int,
+        device_us: dict[str, float],
+        chunk_ms: float,
+        rule: Precondition,
+    ) -> dict:
         """Load the GPU with the measurement's own pattern until its timings settle.
 
         Rounds of `chunk_ms` per variant (order flipped each round, samples as in the
@@ -206,8 +230,10 @@ class CudaTimer:
         once `is_settled` or past `rule.max_ms`. Returns what was done, with the trace.
         """
         names = list(fns)
-        calls = {n: max(1, math.ceil(chunk_ms * 1000 / (device_us[n] + flushes * self.flush_us)))
-                 for n in names}
+        calls = {
+            n: max(1, math.ceil(chunk_ms * 1000 / (device_us[n] + flushes * self.flush_us)))
+            for n in names
+        }
         window_rounds = max(2, math.ceil(rule.window_ms / (chunk_ms * len(names))))
         medians: dict[str, list[float]] = {n: [] for n in names}
         trace: list[dict] = []
@@ -218,8 +244,10 @@ class CudaTimer:
         settled = False
         r = 0
         while True:
-            current = {n: self._samples(fns[n], calls[n], flushes)
-                       for n in (names if r % 2 == 0 else list(reversed(names)))}
+            current = {
+                n: self._samples(fns[n], calls[n], flushes)
+                for n in (names if r % 2 == 0 else list(reversed(names)))
+            }
             last_end = list(current.values())[-1][-1][1]
             if first is None:
                 first = next(iter(current.values()))[0][0]
@@ -230,24 +258,41 @@ class CudaTimer:
                 for n in names:
                     medians[n].append(statistics.median(s.elapsed_time(e) for s, e in pending[n]))
                 elapsed = first.elapsed_time(pending_end)
-                trace.append({"elapsed_ms": round(elapsed, 1),
-                              "chunk_median_ms": {n: round(medians[n][-1], 5) for n in names},
-                              **self.read_gpu()})
+                trace.append(
+                    {
+                        "elapsed_ms": round(elapsed, 1),
+                        "chunk_median_ms": {n: round(medians[n][-1], 5) for n in names},
+                        **self.read_gpu(),
+                    }
+                )
                 settled = is_settled(medians, window_rounds, elapsed, rule)
                 if settled or elapsed >= rule.max_ms:
                     break
             pending = current
         last_end.synchronize()
-        return {"precondition_ms": first.elapsed_time(last_end), "settled": settled,
-                "rounds": r, "window_rounds": window_rounds, "chunk_ms": chunk_ms,
-                "calls_per_chunk": calls, "rule": rule.as_dict(),
-                "window_spread": {n: window_spread(medians[n], window_rounds) for n in names},
-                "gpu_start": gpu_start, "gpu_end": self.read_gpu(), "trace": trace}
+        return {
+            "precondition_ms": first.elapsed_time(last_end),
+            "settled": settled,
+            "rounds": r,
+            "window_rounds": window_rounds,
+            "chunk_ms": chunk_ms,
+            "calls_per_chunk": calls,
+            "rule": rule.as_dict(),
+            "window_spread": {n: window_spread(medians[n], window_rounds) for n in names},
+            "gpu_start": gpu_start,
+            "gpu_end": self.read_gpu(),
+            "trace": trace,
+        }
 
-    def interleaved(self, fns: dict[str, Callable[[], object]], repeats: int,
-                    enqueue_us: dict[str, float], block: int = 10,
-                    settle_ms: float = 100.0,
-                    precondition: Precondition | None = None) -> tuple[dict[str, Stats], dict]:
+    def interleaved(
+        self,
+        fns: dict[str, Callable[[], object]],
+        repeats: int,
+        enqueue_us: dict[str, float],
+        block: int = 10,
+        settle_ms: float = 100.0,
+        precondition: Precondition | None = None,
+    ) -> tuple[dict[str, Stats], dict]:
         """Device time of each function: `repeats` samples each, interleaved in blocks.
 
         Each sample is flush(es), event, call, event. The number of flushes per sample is the
@@ -266,30 +311,42 @@ class CudaTimer:
         """
         names = list(fns)
         lead = max(enqueue_us.values()) * 1.5
-        probe = {n: self._samples(fns[n], 5, max(1, math.ceil(lead / self.flush_us)))
-                 for n in names}
+        probe = {
+            n: self._samples(fns[n], 5, max(1, math.ceil(lead / self.flush_us))) for n in names
+        }
         torch.cuda.synchronize(self.device)
-        device_us = {n: 1000 * statistics.median(s.elapsed_time(e) for s, e in probe[n])
-                     for n in names}
+        device_us = {
+            n: 1000 * statistics.median(s.elapsed_time(e) for s, e in probe[n]) for n in names
+        }
         flushes = max(1, math.ceil((lead - min(device_us.values())) / self.flush_us))
-        conditioned = (self.precondition(fns, flushes, device_us, settle_ms, precondition)
-                       if precondition is not None else None)
+        conditioned = (
+            self.precondition(fns, flushes, device_us, settle_ms, precondition)
+            if precondition is not None
+            else None
+        )
         t_measure = time.perf_counter()
         events: dict[str, list[tuple[torch.cuda.Event, torch.cuda.Event]]] = {n: [] for n in names}
         for r in range(math.ceil(repeats / block)):
             for name in names if r % 2 == 0 else reversed(names):
                 per_sample_us = device_us[name] + flushes * self.flush_us
-                self._samples(fns[name], math.ceil(settle_ms * 1000 / per_sample_us), flushes,
-                              timed=False)
-                events[name] += self._samples(fns[name], min(block, repeats - r * block),
-                                              flushes)
+                self._samples(
+                    fns[name], math.ceil(settle_ms * 1000 / per_sample_us), flushes, timed=False
+                )
+                events[name] += self._samples(fns[name], min(block, repeats - r * block), flushes)
         torch.cuda.synchronize(self.device)
         stats = {n: summarize([s.elapsed_time(e) for s, e in events[n]]) for n in names}
-        method = {"flushes_per_sample": flushes, "flush_us": self.flush_us,
-                  "l2_flush_bytes": self.flush_bytes, "block": block, "settle_ms": settle_ms,
-                  "enqueue_us": enqueue_us, "estimated_device_us": device_us,
-                  "measure_wall_ms": (time.perf_counter() - t_measure) * 1e3,
-                  "precondition": conditioned, "gpu_after_samples": self.read_gpu()}
+        method = {
+            "flushes_per_sample": flushes,
+            "flush_us": self.flush_us,
+            "l2_flush_bytes": self.flush_bytes,
+            "block": block,
+            "settle_ms": settle_ms,
+            "enqueue_us": enqueue_us,
+            "estimated_device_us": device_us,
+            "measure_wall_ms": (time.perf_counter() - t_measure) * 1e3,
+            "precondition": conditioned,
+            "gpu_after_samples": self.read_gpu(),
+        }
         return stats, method
 
     def per_iteration(self, fn: Callable[[], object], repeats: int) -> tuple[Stats, Stats]:
@@ -342,8 +399,9 @@ def host_batch_size(fn: Callable[[], object], min_sample_s: float, device: torch
     return max(1, math.ceil(min_sample_s / once))
 
 
-def host_interleaved(fns: dict[str, Callable[[], object]], repeats: int, batch: int,
-                     device: torch.device) -> dict[str, Stats]:
+def host_interleaved(
+    fns: dict[str, Callable[[], object]], repeats: int, batch: int, device: torch.device
+) -> dict[str, Stats]:
     """Host time per call of each function, `repeats` interleaved samples of `batch` calls.
 
     Used on CPU (and MPS, with a sync closing each sample).

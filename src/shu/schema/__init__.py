@@ -20,8 +20,16 @@ from shu.schema import (
 from shu.schema.base import Column, Table
 
 ALL_TABLES: tuple[Table, ...] = (
-    core.TABLES + activity.TABLES + signals.TABLES + forecasts.TABLES + intervals.TABLES
-    + calibration.TABLES + probe.TABLES + briefing.TABLES + claims.TABLES + gharchive.TABLES
+    core.TABLES
+    + activity.TABLES
+    + signals.TABLES
+    + forecasts.TABLES
+    + intervals.TABLES
+    + calibration.TABLES
+    + probe.TABLES
+    + briefing.TABLES
+    + claims.TABLES
+    + gharchive.TABLES
     + replay.TABLES
 )
 TABLES_BY_NAME: dict[str, Table] = {t.name: t for t in ALL_TABLES}

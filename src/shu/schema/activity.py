@@ -12,12 +12,18 @@ COMMITS = Table(
         col("sha", "VARCHAR", "Commit SHA-1."),
         col("authored_at", "TIMESTAMP", "Author time (UTC)."),
         col("committed_at", "TIMESTAMP", "Committer time (UTC): when it landed."),
-        col("author_id", "VARCHAR", "First 12 hex of SHA-1 of the lower-cased author e-mail; "
-            "never the e-mail itself."),
+        col(
+            "author_id",
+            "VARCHAR",
+            "First 12 hex of SHA-1 of the lower-cased author e-mail; never the e-mail itself.",
+        ),
         col("subject", "VARCHAR", "First line of the message (untrusted text)."),
         col("parents", "INTEGER", "Number of parents (2+ = merge)."),
-        col("is_mainline", "BOOLEAN", "On the first-parent chain of the default branch "
-            "(NULL when unknown)."),
+        col(
+            "is_mainline",
+            "BOOLEAN",
+            "On the first-parent chain of the default branch (NULL when unknown).",
+        ),
         col("author_is_bot", "BOOLEAN", "Author looks like an automation account."),
         col("files_changed", "INTEGER", "Paths changed (NULL when not cheap to get).", "files"),
         col("insertions", "INTEGER", "Lines added.", "lines"),

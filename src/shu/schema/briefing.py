@@ -17,8 +17,12 @@ BRIEFINGS = Table(
         col("is_synthetic", "BOOLEAN", "True for `shu demo` briefings."),
         col("generated_at", "TIMESTAMP", "When it was written (UTC)."),
         col("data_as_of", "DATE", "Latest day of star data the briefing used."),
-        col("stale_repos", "VARCHAR[]", "Tracked repositories whose latest observation is older "
-            "than the day before the briefing (marked stale in it)."),
+        col(
+            "stale_repos",
+            "VARCHAR[]",
+            "Tracked repositories whose latest observation is older "
+            "than the day before the briefing (marked stale in it).",
+        ),
     ),
 )
 
@@ -34,8 +38,11 @@ BRIEFING_RECEIPTS = Table(
         col("kind", "VARCHAR", "'passage' (a document passage) or 'row' (a table row)."),
         col("table_name", "VARCHAR", "Table the row is in ('passages' for documents)."),
         col("row_key", "VARCHAR", "JSON object: the row's primary-key values."),
-        col("column_name", "VARCHAR", "Column holding the value; 'features.NAME' reads a key of a "
-            "JSON column."),
+        col(
+            "column_name",
+            "VARCHAR",
+            "Column holding the value; 'features.NAME' reads a key of a JSON column.",
+        ),
         col("value", "VARCHAR", "The value as cited (text)."),
         col("as_of", "DATE", "Day the value is as of (documents: their stated date)."),
         col("label", "VARCHAR", "What it backs, e.g. 'pytorch/pytorch velocity_28d'."),

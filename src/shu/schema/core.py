@@ -9,8 +9,11 @@ REPOS = Table(
     columns=(
         col("repo", "VARCHAR", "Current GitHub 'owner/name'."),
         col("repo_id", "BIGINT", "GitHub's numeric repository id (stable across renames)."),
-        col("category", "VARCHAR", "Configured peer category (platform, inference-runtime, …); "
-            "NULL when not tracked."),
+        col(
+            "category",
+            "VARCHAR",
+            "Configured peer category (platform, inference-runtime, …); NULL when not tracked.",
+        ),
         col("is_tracked", "BOOLEAN", "True when the repository is in the tracked list."),
         col("default_branch", "VARCHAR", "Default branch name."),
         col("description", "VARCHAR", "Repository description as published (untrusted text)."),
@@ -49,12 +52,20 @@ STARS_DAILY = Table(
         col("forks", "BIGINT", "Fork count on that day.", "forks"),
         col("open_issues", "BIGINT", "Open issues + PRs on that day.", "issues"),
         col("watchers", "BIGINT", "Subscribers/watchers on that day (GitHub only).", "users"),
-        col("stars_added", "BIGINT", "Stars given that day that are still held "
-            "(stargazer history only).", "stars"),
-        col("source", "VARCHAR", "Where the row came from: 'ranking', 'github', "
+        col(
+            "stars_added",
+            "BIGINT",
+            "Stars given that day that are still held (stargazer history only).",
+            "stars",
+        ),
+        col(
+            "source",
+            "VARCHAR",
+            "Where the row came from: 'ranking', 'github', "
             "'github-star-history', 'github-stargazers', 'gharchive' (derived from ranking/API "
             "counts and GH Archive stars given, which miss unstars and part of the stars: "
-            "docs/gharchive-at-scale.md)."),
+            "docs/gharchive-at-scale.md).",
+        ),
     ),
 )
 

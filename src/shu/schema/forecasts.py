@@ -8,8 +8,12 @@ FORECASTS = Table(
     primary_key=("forecast_id",),
     group="forecasts",
     columns=(
-        col("forecast_id", "VARCHAR", "Deterministic id: hash of (repo, template, threshold, "
-            "horizon, origin, model_version)."),
+        col(
+            "forecast_id",
+            "VARCHAR",
+            "Deterministic id: hash of (repo, template, threshold, "
+            "horizon, origin, model_version).",
+        ),
         col("repo", "VARCHAR", "Repository the question is about."),
         col("template", "VARCHAR", "Question template (star_accel_reach, star_velocity_up, …)."),
         col("origin", "DATE", "Day t the forecast is issued as of; features see data <= t."),
@@ -22,17 +26,29 @@ FORECASTS = Table(
         col("model_version", "VARCHAR", "Model that issued it."),
         col("features", "VARCHAR", "JSON: the features it saw (name -> value)."),
         col("drivers", "VARCHAR", "JSON list: top drivers (feature, value, sign, contribution)."),
-        col("receipts", "VARCHAR", "JSON list: data rows behind its numbers (table, key, value, "
-            "as_of)."),
+        col(
+            "receipts",
+            "VARCHAR",
+            "JSON list: data rows behind its numbers (table, key, value, as_of).",
+        ),
         col("issued_at", "TIMESTAMP", "Wall-clock time of issue (UTC)."),
-        col("calibration", "VARCHAR", "JSON: the calibration state it was issued with: its "
+        col(
+            "calibration",
+            "VARCHAR",
+            "JSON: the calibration state it was issued with: its "
             "`forecast_calibration` row (origin, model_version, template, horizon_days, band), "
             "the guard's distance, shrink or widen and base rate, the online levels (NULL for "
-            "forecasts issued before it was recorded)."),
-        col("base_rate", "DOUBLE", "Climatology the forecast is read against: share of yes among "
+            "forecasts issued before it was recorded).",
+        ),
+        col(
+            "base_rate",
+            "DOUBLE",
+            "Climatology the forecast is read against: share of yes among "
             "the resolved questions of its template, horizon and threshold bucket known in the "
             "year before its model was trained, (yes + 1) / (n + 2); NULL for interval "
-            "forecasts and models saved without it.", "fraction"),
+            "forecasts and models saved without it.",
+            "fraction",
+        ),
         col("base_rate_n", "INTEGER", "Resolved questions behind base_rate."),
     ),
 )

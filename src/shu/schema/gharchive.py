@@ -18,8 +18,12 @@ STARS_ADDED_DAILY = Table(
     columns=(
         col("repo", "VARCHAR", "'owner/name' (aliases folded)."),
         col("day", "DATE", "UTC day of the events."),
-        col("stars_added", "BIGINT", "WatchEvents (stars given) that day; unstars not "
-            "subtracted.", "stars"),
+        col(
+            "stars_added",
+            "BIGINT",
+            "WatchEvents (stars given) that day; unstars not subtracted.",
+            "stars",
+        ),
         col("source", "VARCHAR", "'gharchive'."),
     ),
 )
@@ -33,11 +37,19 @@ ACTIVITY_DAILY = Table(
     columns=(
         col("repo", "VARCHAR", "'owner/name' (aliases folded)."),
         col("day", "DATE", "UTC day of the events."),
-        col("pushes", "BIGINT", "PushEvents that day (one per `git push`, not per commit).",
-            "pushes"),
+        col(
+            "pushes",
+            "BIGINT",
+            "PushEvents that day (one per `git push`, not per commit).",
+            "pushes",
+        ),
         col("tags_created", "BIGINT", "CreateEvents with ref_type 'tag' that day.", "tags"),
-        col("releases_published", "BIGINT", "ReleaseEvents with action 'published' that day.",
-            "releases"),
+        col(
+            "releases_published",
+            "BIGINT",
+            "ReleaseEvents with action 'published' that day.",
+            "releases",
+        ),
         col("source", "VARCHAR", "'gharchive'."),
     ),
 )
@@ -101,10 +113,19 @@ GHARCHIVE_TRENDING = Table(
         col("stars_28d", "BIGINT", "Stars given in (as_of - 28, as_of].", "stars"),
         col("stars_prev_28d", "BIGINT", "Stars given in (as_of - 56, as_of - 28].", "stars"),
         col("velocity_28d", "DOUBLE", "stars_28d / 28.", "stars/day"),
-        col("acceleration_28d", "DOUBLE", "(stars_28d - stars_prev_28d) / 28: change in the "
-            "28-day velocity.", "stars/day"),
-        col("size_stars", "BIGINT", "Latest anchored count from `stars_daily` (ranking/API), "
-            "else stars given seen in GH Archive (a lower bound).", "stars"),
+        col(
+            "acceleration_28d",
+            "DOUBLE",
+            "(stars_28d - stars_prev_28d) / 28: change in the 28-day velocity.",
+            "stars/day",
+        ),
+        col(
+            "size_stars",
+            "BIGINT",
+            "Latest anchored count from `stars_daily` (ranking/API), "
+            "else stars given seen in GH Archive (a lower bound).",
+            "stars",
+        ),
         col("size_source", "VARCHAR", "'stars_daily' or 'gharchive-lower-bound'."),
         col("rank", "BIGINT", "1 = most accelerating."),
     ),

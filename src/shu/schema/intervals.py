@@ -6,7 +6,7 @@ from shu.schema.base import Table, col
 FORECAST_INTERVALS = Table(
     name="forecast_intervals",
     description="Predictive distribution of an interval forecast (one row per forecast in "
-                "`forecasts` whose template is star_velocity_interval). Append-only.",
+    "`forecasts` whose template is star_velocity_interval). Append-only.",
     primary_key=("forecast_id",),
     group="forecasts",
     columns=(
@@ -26,19 +26,25 @@ FORECAST_INTERVALS = Table(
 INTERVAL_RESOLUTIONS = Table(
     name="interval_resolutions",
     description="The observed value of a resolved interval forecast and whether each central "
-                "interval held (void forecasts have no row). Written once, with the forecast's "
-                "row in `forecast_resolutions`.",
+    "interval held (void forecasts have no row). Written once, with the forecast's "
+    "row in `forecast_resolutions`.",
     primary_key=("forecast_id",),
     group="forecasts",
     columns=(
         col("forecast_id", "VARCHAR", "The forecast in `forecasts`."),
-        col("observed_value", "DOUBLE", "The value observed on resolves_on (unit of the "
-            "forecast's `forecast_intervals` row)."),
+        col(
+            "observed_value",
+            "DOUBLE",
+            "The value observed on resolves_on (unit of the forecast's `forecast_intervals` row).",
+        ),
         col("held_50", "BOOLEAN", "Observed value inside the central 50% interval."),
         col("held_80", "BOOLEAN", "Observed value inside the central 80% interval."),
         col("held_95", "BOOLEAN", "Observed value inside the central 95% interval."),
-        col("crps", "DOUBLE", "2 x mean pinball loss over the quantiles 0.025 .. 0.975 (unit "
-            "of the forecast)."),
+        col(
+            "crps",
+            "DOUBLE",
+            "2 x mean pinball loss over the quantiles 0.025 .. 0.975 (unit of the forecast).",
+        ),
         col("resolved_at", "TIMESTAMP", "When it was resolved (UTC)."),
     ),
 )

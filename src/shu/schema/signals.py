@@ -16,8 +16,10 @@ Definitions (one meaning everywhere; the SQL in `shu/signals/sql/` and the panda
 
 from shu.schema.base import Table, col
 
-_WINDOW_NOTE = ("A window [t-w, t] is defined only when every day in it has an observation at "
-                "most 7 days old; otherwise the value is NULL (never interpolated).")
+_WINDOW_NOTE = (
+    "A window [t-w, t] is defined only when every day in it has an observation at "
+    "most 7 days old; otherwise the value is NULL (never interpolated)."
+)
 
 STAR_SIGNALS = Table(
     name="star_signals",
@@ -32,28 +34,55 @@ STAR_SIGNALS = Table(
     columns=(
         col("repo", "VARCHAR", "Current 'owner/name'."),
         col("day", "DATE", "Day the values are as of."),
-        col("stars", "BIGINT", "Stars ASOF the day (latest observation at or before it).",
-            "stars"),
-        col("stars_age_days", "INTEGER", "Days between the day and the observation `stars` "
-            "comes from (0 = observed that day; at most 7).", "days"),
+        col("stars", "BIGINT", "Stars ASOF the day (latest observation at or before it).", "stars"),
+        col(
+            "stars_age_days",
+            "INTEGER",
+            "Days between the day and the observation `stars` "
+            "comes from (0 = observed that day; at most 7).",
+            "days",
+        ),
         col("velocity_7d", "DOUBLE", "(stars(t) - stars(t-7)) / 7.", "stars/day"),
         col("velocity_28d", "DOUBLE", "(stars(t) - stars(t-28)) / 28.", "stars/day"),
-        col("velocity_90d", "DOUBLE", "(stars(t) - stars(t-90)) / 90 (NULL when the 90-day "
-            "window overlaps a gap, like the others, but not counted in `gap`).", "stars/day"),
+        col(
+            "velocity_90d",
+            "DOUBLE",
+            "(stars(t) - stars(t-90)) / 90 (NULL when the 90-day "
+            "window overlaps a gap, like the others, but not counted in `gap`).",
+            "stars/day",
+        ),
         col("acceleration_7d", "DOUBLE", "velocity_7d(t) - velocity_7d(t-7).", "stars/day"),
         col("acceleration_28d", "DOUBLE", "velocity_28d(t) - velocity_28d(t-28).", "stars/day"),
-        col("velocity_7d_z", "DOUBLE", "z-score of velocity_7d against its values over the "
-            "trailing 365 days (day included; >= 28 values).", "sd"),
-        col("velocity_28d_z", "DOUBLE", "z-score of velocity_28d against its values over the "
-            "trailing 365 days (day included; >= 28 values).", "sd"),
-        col("gap", "BOOLEAN", "True when a 7- or 28-day velocity or acceleration of the day is "
+        col(
+            "velocity_7d_z",
+            "DOUBLE",
+            "z-score of velocity_7d against its values over the "
+            "trailing 365 days (day included; >= 28 values).",
+            "sd",
+        ),
+        col(
+            "velocity_28d_z",
+            "DOUBLE",
+            "z-score of velocity_28d against its values over the "
+            "trailing 365 days (day included; >= 28 values).",
+            "sd",
+        ),
+        col(
+            "gap",
+            "BOOLEAN",
+            "True when a 7- or 28-day velocity or acceleration of the day is "
             "NULL because its window overlaps a data gap (a stale day after the repository's "
-            "first observation), not because the history is too short."),
-        col("lifecycle_phase", "VARCHAR", "Shape of the curve that day (thresholds in "
+            "first observation), not because the history is too short.",
+        ),
+        col(
+            "lifecycle_phase",
+            "VARCHAR",
+            "Shape of the curve that day (thresholds in "
             "shu.signals.lifecycle): 'decline' when velocity_28d < 0.01% of stars per day; "
             "'emerging' when >= 0.5% per day and acceleration_28d >= 0; 'expansion' when "
             "acceleration_28d >= 10% of velocity_28d; else 'maturation'. NULL when velocity_28d "
-            "or acceleration_28d is NULL."),
+            "or acceleration_28d is NULL.",
+        ),
     ),
 )
 
@@ -68,14 +97,16 @@ SIGNAL_RUNS = Table(
         col("run_id", "VARCHAR", "Id of the refresh (uuid4), shared by its tables."),
         col("target", "VARCHAR", "Table refreshed, e.g. star_signals."),
         col("mode", "VARCHAR", "'full' or 'incremental'."),
-        col("reason", "VARCHAR", "Why this mode (e.g. 'requested', 'first run', 'input before "
-            "2026-02-27 changed')."),
+        col(
+            "reason",
+            "VARCHAR",
+            "Why this mode (e.g. 'requested', 'first run', 'input before 2026-02-27 changed').",
+        ),
         col("from_day", "DATE", "First day written (NULL = all)."),
         col("to_day", "DATE", "Last day covered."),
         col("rows_written", "BIGINT", "Rows written.", "rows"),
         col("source_rows", "BIGINT", "Input rows on or before to_day (fingerprint).", "rows"),
-        col("source_sum", "HUGEINT", "Sum of the input counts on or before to_day "
-            "(fingerprint)."),
+        col("source_sum", "HUGEINT", "Sum of the input counts on or before to_day (fingerprint)."),
         col("seconds", "DOUBLE", "Wall time of this table's refresh.", "s"),
         col("finished_at", "TIMESTAMP", "When it finished (UTC)."),
     ),
@@ -96,25 +127,50 @@ COMMIT_SIGNALS = Table(
     columns=(
         col("repo", "VARCHAR", "Current 'owner/name'."),
         col("day", "DATE", "Day the values are as of (UTC)."),
-        col("commits", "BIGINT", "Counted commits from the first counted day through this day.",
-            "commits"),
+        col(
+            "commits",
+            "BIGINT",
+            "Counted commits from the first counted day through this day.",
+            "commits",
+        ),
         col("commits_day", "BIGINT", "Counted commits on this day.", "commits"),
         col("velocity_7d", "DOUBLE", "(commits(t) - commits(t-7)) / 7.", "commits/day"),
         col("velocity_28d", "DOUBLE", "(commits(t) - commits(t-28)) / 28.", "commits/day"),
         col("acceleration_7d", "DOUBLE", "velocity_7d(t) - velocity_7d(t-7).", "commits/day"),
-        col("acceleration_28d", "DOUBLE", "velocity_28d(t) - velocity_28d(t-28).",
-            "commits/day"),
-        col("velocity_7d_z", "DOUBLE", "z-score of velocity_7d against its values over the "
-            "trailing 365 days (day included; >= 28 values).", "sd"),
-        col("velocity_28d_z", "DOUBLE", "z-score of velocity_28d against its values over the "
-            "trailing 365 days (day included; >= 28 values).", "sd"),
-        col("rocm_commits_28d", "BIGINT", "Counted commits flagged touches_rocm in the 28 days "
-            "t-27 .. t.", "commits"),
-        col("rocm_share_28d", "DOUBLE", "rocm_commits_28d / counted commits in the same 28 days "
-            "(NULL when there were none).", "fraction"),
-        col("gap", "BOOLEAN", "True when a window overlaps a day the commit data does not "
+        col("acceleration_28d", "DOUBLE", "velocity_28d(t) - velocity_28d(t-28).", "commits/day"),
+        col(
+            "velocity_7d_z",
+            "DOUBLE",
+            "z-score of velocity_7d against its values over the "
+            "trailing 365 days (day included; >= 28 values).",
+            "sd",
+        ),
+        col(
+            "velocity_28d_z",
+            "DOUBLE",
+            "z-score of velocity_28d against its values over the "
+            "trailing 365 days (day included; >= 28 values).",
+            "sd",
+        ),
+        col(
+            "rocm_commits_28d",
+            "BIGINT",
+            "Counted commits flagged touches_rocm in the 28 days t-27 .. t.",
+            "commits",
+        ),
+        col(
+            "rocm_share_28d",
+            "DOUBLE",
+            "rocm_commits_28d / counted commits in the same 28 days (NULL when there were none).",
+            "fraction",
+        ),
+        col(
+            "gap",
+            "BOOLEAN",
+            "True when a window overlaps a day the commit data does not "
             "cover; always false within the covered span (kept for symmetry with "
-            "star_signals)."),
+            "star_signals).",
+        ),
     ),
 )
 
@@ -127,28 +183,49 @@ CATEGORY_SIGNALS = Table(
     primary_key=("category", "day"),
     group="signals",
     columns=(
-        col("category", "VARCHAR", "Configured category (platform, inference-runtime, …) or "
-            "'untracked'."),
+        col(
+            "category",
+            "VARCHAR",
+            "Configured category (platform, inference-runtime, …) or 'untracked'.",
+        ),
         col("day", "DATE", "Day the values are as of."),
         col("repos", "INTEGER", "Members with an acceleration_28d that day.", "repos"),
         col("velocity_28d_mean", "DOUBLE", "Mean velocity_28d of the members.", "stars/day"),
-        col("acceleration_28d_mean", "DOUBLE", "Mean acceleration_28d of the members.",
-            "stars/day"),
-        col("acceleration_28d_median", "DOUBLE", "Median acceleration_28d of the members.",
-            "stars/day"),
-        col("acceleration_28d_sd", "DOUBLE", "Sample standard deviation of the members' "
-            "acceleration_28d (NULL with one member).", "stars/day"),
-        col("accelerating_share", "DOUBLE", "Share of members with acceleration_28d > 0.",
-            "fraction"),
-        col("acceleration_28d_total", "DOUBLE", "Sum of the members' acceleration_28d (the "
-            "acceleration of their combined star count when all have a value).", "stars/day"),
+        col(
+            "acceleration_28d_mean", "DOUBLE", "Mean acceleration_28d of the members.", "stars/day"
+        ),
+        col(
+            "acceleration_28d_median",
+            "DOUBLE",
+            "Median acceleration_28d of the members.",
+            "stars/day",
+        ),
+        col(
+            "acceleration_28d_sd",
+            "DOUBLE",
+            "Sample standard deviation of the members' acceleration_28d (NULL with one member).",
+            "stars/day",
+        ),
+        col(
+            "accelerating_share",
+            "DOUBLE",
+            "Share of members with acceleration_28d > 0.",
+            "fraction",
+        ),
+        col(
+            "acceleration_28d_total",
+            "DOUBLE",
+            "Sum of the members' acceleration_28d (the "
+            "acceleration of their combined star count when all have a value).",
+            "stars/day",
+        ),
     ),
 )
 
 PEER_SIGNALS = Table(
     name="peer_signals",
     description="Per tracked repository and day: its 28-day star acceleration against the other "
-    "members of its configured category (its peers), e.g. \"TensorFlow's parallel +1.1\" is "
+    'members of its configured category (its peers), e.g. "TensorFlow\'s parallel +1.1" is '
     "tensorflow/tensorflow's acceleration_28d on a day when pytorch/pytorch is the subject.",
     primary_key=("repo", "day"),
     group="signals",
@@ -158,16 +235,30 @@ PEER_SIGNALS = Table(
         col("category", "VARCHAR", "Its configured category."),
         col("velocity_28d", "DOUBLE", "Its velocity_28d (star_signals).", "stars/day"),
         col("acceleration_28d", "DOUBLE", "Its acceleration_28d (star_signals).", "stars/day"),
-        col("peers", "INTEGER", "Other members of the category with an acceleration_28d that "
-            "day.", "repos"),
-        col("peer_velocity_28d", "DOUBLE", "Mean velocity_28d of the other members.",
-            "stars/day"),
-        col("peer_acceleration_28d", "DOUBLE", "Mean acceleration_28d of the other members "
-            "(NULL without peers).", "stars/day"),
-        col("relative_acceleration_28d", "DOUBLE", "acceleration_28d - peer_acceleration_28d.",
-            "stars/day"),
-        col("category_rank", "INTEGER", "1 = highest acceleration_28d in the category that day "
-            "(ties share a rank)."),
+        col(
+            "peers",
+            "INTEGER",
+            "Other members of the category with an acceleration_28d that day.",
+            "repos",
+        ),
+        col("peer_velocity_28d", "DOUBLE", "Mean velocity_28d of the other members.", "stars/day"),
+        col(
+            "peer_acceleration_28d",
+            "DOUBLE",
+            "Mean acceleration_28d of the other members (NULL without peers).",
+            "stars/day",
+        ),
+        col(
+            "relative_acceleration_28d",
+            "DOUBLE",
+            "acceleration_28d - peer_acceleration_28d.",
+            "stars/day",
+        ),
+        col(
+            "category_rank",
+            "INTEGER",
+            "1 = highest acceleration_28d in the category that day (ties share a rank).",
+        ),
     ),
 )
 
@@ -185,21 +276,44 @@ RELEASE_SIGNALS = Table(
         col("published_at", "TIMESTAMP", "When it was published (UTC)."),
         col("day", "DATE", "Release day d (UTC date of published_at)."),
         col("is_prerelease", "BOOLEAN", "Pre-release (rc, beta, …); unknown counts as stable."),
-        col("days_since_previous_release", "INTEGER", "Days since the previous stable release "
-            "day of the repository.", "days"),
-        col("star_velocity_before_28d", "DOUBLE", "(stars(d) - stars(d-28)) / 28.",
-            "stars/day"),
+        col(
+            "days_since_previous_release",
+            "INTEGER",
+            "Days since the previous stable release day of the repository.",
+            "days",
+        ),
+        col("star_velocity_before_28d", "DOUBLE", "(stars(d) - stars(d-28)) / 28.", "stars/day"),
         col("star_velocity_after_14d", "DOUBLE", "(stars(d+14) - stars(d)) / 14.", "stars/day"),
-        col("star_lift", "DOUBLE", "star_velocity_after_14d - star_velocity_before_28d.",
-            "stars/day"),
-        col("star_lift_ratio", "DOUBLE", "star_velocity_after_14d / star_velocity_before_28d "
-            "(when before > 0).", "ratio"),
-        col("commit_velocity_before_28d", "DOUBLE", "(commits(d) - commits(d-28)) / 28 "
-            "(commit_signals).", "commits/day"),
-        col("commit_velocity_after_14d", "DOUBLE", "(commits(d+14) - commits(d)) / 14.",
-            "commits/day"),
-        col("commit_lift", "DOUBLE", "commit_velocity_after_14d - commit_velocity_before_28d.",
-            "commits/day"),
+        col(
+            "star_lift",
+            "DOUBLE",
+            "star_velocity_after_14d - star_velocity_before_28d.",
+            "stars/day",
+        ),
+        col(
+            "star_lift_ratio",
+            "DOUBLE",
+            "star_velocity_after_14d / star_velocity_before_28d (when before > 0).",
+            "ratio",
+        ),
+        col(
+            "commit_velocity_before_28d",
+            "DOUBLE",
+            "(commits(d) - commits(d-28)) / 28 (commit_signals).",
+            "commits/day",
+        ),
+        col(
+            "commit_velocity_after_14d",
+            "DOUBLE",
+            "(commits(d+14) - commits(d)) / 14.",
+            "commits/day",
+        ),
+        col(
+            "commit_lift",
+            "DOUBLE",
+            "commit_velocity_after_14d - commit_velocity_before_28d.",
+            "commits/day",
+        ),
     ),
 )
 
@@ -213,13 +327,22 @@ RELEASE_CONTEXT = Table(
     columns=(
         col("repo", "VARCHAR", "Current 'owner/name'."),
         col("day", "DATE", "Day the values are as of."),
-        col("last_release_tag", "VARCHAR", "Tag of the latest stable release on or before the "
-            "day (the greatest tag when several share that day)."),
+        col(
+            "last_release_tag",
+            "VARCHAR",
+            "Tag of the latest stable release on or before the "
+            "day (the greatest tag when several share that day).",
+        ),
         col("last_release_day", "DATE", "Its release day."),
         col("days_since_release", "INTEGER", "day - last_release_day.", "days"),
         col("releases_365d", "INTEGER", "Stable release days in t-364 .. t.", "releases"),
-        col("median_interval_days", "DOUBLE", "Median interval between the last up to 6 stable "
-            "release days (5 intervals) as of the last release; NULL after the first.", "days"),
+        col(
+            "median_interval_days",
+            "DOUBLE",
+            "Median interval between the last up to 6 stable "
+            "release days (5 intervals) as of the last release; NULL after the first.",
+            "days",
+        ),
     ),
 )
 
@@ -236,5 +359,13 @@ STAR_SIGNAL_REPOS = Table(
     ),
 )
 
-TABLES = (STAR_SIGNALS, COMMIT_SIGNALS, CATEGORY_SIGNALS, PEER_SIGNALS, RELEASE_SIGNALS,
-          RELEASE_CONTEXT, SIGNAL_RUNS, STAR_SIGNAL_REPOS)
+TABLES = (
+    STAR_SIGNALS,
+    COMMIT_SIGNALS,
+    CATEGORY_SIGNALS,
+    PEER_SIGNALS,
+    RELEASE_SIGNALS,
+    RELEASE_CONTEXT,
+    SIGNAL_RUNS,
+    STAR_SIGNAL_REPOS,
+)

@@ -18,8 +18,9 @@ from shu.settings import Settings
 from shu.store import Store
 
 
-def refresh_signals(store: Store, full: bool = False,
-                    settings: Settings | None = None) -> dict[str, Any]:
+def refresh_signals(
+    store: Store, full: bool = False, settings: Settings | None = None
+) -> dict[str, Any]:
     """Recompute every signal table: star_signals (only the days after the last computed one,
     unless `full` or older input changed), commit_signals, category_signals and peer_signals
     (from the first new star day), release_signals and release_context.
@@ -53,10 +54,15 @@ def latest_signals(store: Store, repo: str) -> dict[str, Any]:
     and under 'commits', 'peers' and 'releases' the latest commit_signals, peer_signals and
     release_context rows (each only when it has one). {} when it has none of them."""
     out: dict[str, Any] = {}
-    for key, table in (("", "star_signals"), ("commits", "commit_signals"),
-                       ("peers", "peer_signals"), ("releases", "release_context")):
+    for key, table in (
+        ("", "star_signals"),
+        ("commits", "commit_signals"),
+        ("peers", "peer_signals"),
+        ("releases", "release_context"),
+    ):
         cur = store.con.execute(
-            f"SELECT * FROM {table} WHERE repo = ? ORDER BY day DESC LIMIT 1", [repo])
+            f"SELECT * FROM {table} WHERE repo = ? ORDER BY day DESC LIMIT 1", [repo]
+        )
         row = cur.fetchone()
         if row is None:
             continue
@@ -70,4 +76,3 @@ def latest_signals(store: Store, repo: str) -> dict[str, Any]:
 
 
 __all__ = ["latest_signals", "refresh_signals"]
-

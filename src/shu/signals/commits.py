@@ -50,11 +50,25 @@ def refresh_commit_signals(store: Store, run_id: str) -> TableRefresh:
     t0 = time.perf_counter()
     con = store.con
     with store.transaction():
-        run_sql(con, "commit_signals", target="TABLE commit_signals", z_min_values=Z_MIN_VALUES,
-                counted_commits=COUNTED_COMMITS_SQL.format(repos="SELECT repo FROM commits"))
+        run_sql(
+            con,
+            "commit_signals",
+            target="TABLE commit_signals",
+            z_min_values=Z_MIN_VALUES,
+            counted_commits=COUNTED_COMMITS_SQL.format(repos="SELECT repo FROM commits"),
+        )
         rows, to_day = con.execute("SELECT count(*), max(day) FROM commit_signals").fetchone()
         source_rows = con.execute("SELECT count(*) FROM commits").fetchone()[0]
-        result = TableRefresh("commit_signals", "full", "always full (small)", None, to_day,
-                              int(rows), time.perf_counter() - t0, int(source_rows), 0)
+        result = TableRefresh(
+            "commit_signals",
+            "full",
+            "always full (small)",
+            None,
+            to_day,
+            int(rows),
+            time.perf_counter() - t0,
+            int(source_rows),
+            0,
+        )
         record_run(store, result, run_id)
     return result

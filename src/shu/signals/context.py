@@ -21,17 +21,20 @@ EARLIEST = date(1, 1, 1)
 
 def _replace_days(store: Store, table: str, staged: str, from_day: date) -> int:
     """Delete `table`'s days >= from_day and insert the staged rows; return rows written."""
-    cols = ", ".join(f'"{d[0]}"' for d in store.con.execute(
-        f"SELECT * FROM {staged} LIMIT 0").description)
+    cols = ", ".join(
+        f'"{d[0]}"' for d in store.con.execute(f"SELECT * FROM {staged} LIMIT 0").description
+    )
     store.con.execute(f"DELETE FROM {table} WHERE day >= ?", [from_day])
     store.con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {staged}")
     store.con.execute(f"DROP TABLE {staged}")
-    return int(store.con.execute(f"SELECT count(*) FROM {table} WHERE day >= ?",
-                                 [from_day]).fetchone()[0])
+    return int(
+        store.con.execute(f"SELECT count(*) FROM {table} WHERE day >= ?", [from_day]).fetchone()[0]
+    )
 
 
-def refresh_peer_signals(store: Store, run_id: str, from_day: date | None,
-                         settings: Settings | None = None) -> list[TableRefresh]:
+def refresh_peer_signals(
+    store: Store, run_id: str, from_day: date | None, settings: Settings | None = None
+) -> list[TableRefresh]:
     """Recompute category_signals and peer_signals for days >= from_day (None = all)."""
     t0 = time.perf_counter()
     settings = settings or get_settings()
@@ -40,8 +43,7 @@ def refresh_peer_signals(store: Store, run_id: str, from_day: date | None,
     for tracked in settings.repos:  # a repository configured twice keeps its first category
         categories.setdefault(settings.canonical(tracked.repo), tracked.category)
     con = store.con
-    con.execute("CREATE OR REPLACE TEMP TABLE _signal_categories "
-                "(repo VARCHAR, category VARCHAR)")
+    con.execute("CREATE OR REPLACE TEMP TABLE _signal_categories (repo VARCHAR, category VARCHAR)")
     if categories:
         con.executemany("INSERT INTO _signal_categories VALUES (?, ?)", list(categories.items()))
     mode = "full" if from_day is None else "incremental"
@@ -51,8 +53,15 @@ def refresh_peer_signals(store: Store, run_id: str, from_day: date | None,
         for table in ("category_signals", "peer_signals"):
             rows = _replace_days(store, table, f"_{table}_new", start)
             to_day = con.execute(f"SELECT max(day) FROM {table}").fetchone()[0]
-            result = TableRefresh(table, mode, "from the first new star day", from_day, to_day,
-                                  rows, time.perf_counter() - t0)
+            result = TableRefresh(
+                table,
+                mode,
+                "from the first new star day",
+                from_day,
+                to_day,
+                rows,
+                time.perf_counter() - t0,
+            )
             record_run(store, result, run_id)
             out.append(result)
     return out
@@ -65,20 +74,31 @@ def refresh_release_signals(store: Store, run_id: str) -> list[TableRefresh]:
     end_day = con.execute(
         "SELECT greatest((SELECT max(day) FROM stars_daily), "
         "(SELECT max(committed_at)::DATE FROM commits), "
-        "(SELECT max(published_at)::DATE FROM releases))").fetchone()[0]
+        "(SELECT max(published_at)::DATE FROM releases))"
+    ).fetchone()[0]
     out = []
     with store.transaction():
         run_sql(con, "release_signals", end_day=(end_day or EARLIEST).isoformat())
-        for table, staged in (("release_signals", "_release_signals_new"),
-                              ("release_context", "_release_context_new")):
-            cols = ", ".join(f'"{d[0]}"' for d in con.execute(
-                f"SELECT * FROM {staged} LIMIT 0").description)
+        for table, staged in (
+            ("release_signals", "_release_signals_new"),
+            ("release_context", "_release_context_new"),
+        ):
+            cols = ", ".join(
+                f'"{d[0]}"' for d in con.execute(f"SELECT * FROM {staged} LIMIT 0").description
+            )
             con.execute(f"DELETE FROM {table}")
             con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {staged}")
             con.execute(f"DROP TABLE {staged}")
             rows, to_day = con.execute(f"SELECT count(*), max(day) FROM {table}").fetchone()
-            result = TableRefresh(table, "full", "always full (small)", None, to_day, int(rows),
-                                  time.perf_counter() - t0)
+            result = TableRefresh(
+                table,
+                "full",
+                "always full (small)",
+                None,
+                to_day,
+                int(rows),
+                time.perf_counter() - t0,
+            )
             record_run(store, result, run_id)
             out.append(result)
     return out

@@ -17,8 +17,8 @@ import math
 
 # Thresholds as exact fractions 1/N so both implementations compare integers (star deltas over
 # 28 days are integers): no disagreement at a boundary from floating-point rounding.
-DECLINE_GROWTH_PER = 10_000   # decline below 1/10000 of stars per day (0.01 %)
-EMERGING_GROWTH_PER = 200     # emerging from 1/200 of stars per day (0.5 %)
+DECLINE_GROWTH_PER = 10_000  # decline below 1/10000 of stars per day (0.01 %)
+EMERGING_GROWTH_PER = 200  # emerging from 1/200 of stars per day (0.5 %)
 EXPANSION_ACCELERATION_PER = 10  # expansion from acceleration_28d >= velocity_28d / 10
 
 PHASES = ("emerging", "expansion", "maturation", "decline")
@@ -28,22 +28,25 @@ def sql_lifecycle_phase(stars: str, gained: str, speedup: str) -> str:
     """The rule as a SQL expression over integer columns: `stars`, `gained` (stars(t) -
     stars(t-28)) and `speedup` (gained minus the same 28 days earlier), the changes NULL when
     undefined."""
-    return (f"CASE WHEN {gained} IS NULL OR {speedup} IS NULL OR {stars} <= 0 THEN NULL "
-            f"WHEN {gained} * {DECLINE_GROWTH_PER} < 28 * {stars} THEN 'decline' "
-            f"WHEN {gained} * {EMERGING_GROWTH_PER} >= 28 * {stars} AND {speedup} >= 0 "
-            "THEN 'emerging' "
-            f"WHEN {speedup} * {EXPANSION_ACCELERATION_PER} >= {gained} THEN 'expansion' "
-            "ELSE 'maturation' END")
+    return (
+        f"CASE WHEN {gained} IS NULL OR {speedup} IS NULL OR {stars} <= 0 THEN NULL "
+        f"WHEN {gained} * {DECLINE_GROWTH_PER} < 28 * {stars} THEN 'decline' "
+        f"WHEN {gained} * {EMERGING_GROWTH_PER} >= 28 * {stars} AND {speedup} >= 0 "
+        "THEN 'emerging' "
+        f"WHEN {speedup} * {EXPANSION_ACCELERATION_PER} >= {gained} THEN 'expansion' "
+        "ELSE 'maturation' END"
+    )
 
 
-def lifecycle_phase(stars: float | None, velocity_28d: float | None,
-                    acceleration_28d: float | None) -> str | None:
+def lifecycle_phase(
+    stars: float | None, velocity_28d: float | None, acceleration_28d: float | None
+) -> str | None:
     """The phase the rules above give (None when undefined)."""
     values = (stars, velocity_28d, acceleration_28d)
     if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values) or stars <= 0:
         return None
-    gained = round(velocity_28d * 28)            # stars gained over t-28 .. t
-    speedup = round(acceleration_28d * 28)       # gained minus gained over t-56 .. t-28
+    gained = round(velocity_28d * 28)  # stars gained over t-28 .. t
+    speedup = round(acceleration_28d * 28)  # gained minus gained over t-56 .. t-28
     if gained * DECLINE_GROWTH_PER < 28 * stars:
         return "decline"
     if gained * EMERGING_GROWTH_PER >= 28 * stars and speedup >= 0:

@@ -28,8 +28,9 @@ Z_MIN_VALUES = 28
 WINDOWS = (7, 28)
 
 
-def star_signals_reference(stars_daily: pd.DataFrame,
-                           max_day: pd.Timestamp | None = None) -> pd.DataFrame:
+def star_signals_reference(
+    stars_daily: pd.DataFrame, max_day: pd.Timestamp | None = None
+) -> pd.DataFrame:
     """star_signals computed with pandas from (repo, day, stars) observations.
 
     Args:
@@ -52,8 +53,14 @@ def star_signals_reference(stars_daily: pd.DataFrame,
 
     # stars ASOF the day, and how old that observation is
     observed = obs.rename(columns={"day": "observed_on"})
-    grid = pd.merge_asof(grid.sort_values("day"), observed.sort_values("observed_on"),
-                         left_on="day", right_on="observed_on", by="repo", direction="backward")
+    grid = pd.merge_asof(
+        grid.sort_values("day"),
+        observed.sort_values("observed_on"),
+        left_on="day",
+        right_on="observed_on",
+        by="repo",
+        direction="backward",
+    )
     grid = grid.sort_values(["repo", "day"]).reset_index(drop=True)
     grid["stars_age_days"] = (grid["day"] - grid["observed_on"]).dt.days
     grid["fresh"] = grid["stars_age_days"] <= FRESH_DAYS
@@ -71,8 +78,7 @@ def star_signals_reference(stars_daily: pd.DataFrame,
         ok = all_fresh(w)
         stars_w = by_repo["stars"].shift(w)
         grid[f"velocity_{w}d"] = ((grid["stars"] - stars_w) / w).where(ok)
-        grid[f"acceleration_{w}d"] = (grid[f"velocity_{w}d"]
-                                      - by_repo[f"velocity_{w}d"].shift(w))
+        grid[f"acceleration_{w}d"] = grid[f"velocity_{w}d"] - by_repo[f"velocity_{w}d"].shift(w)
         for span in (w, 2 * w):
             gap |= (grid["position"] >= span) & ~all_fresh(span)
         rolling = by_repo[f"velocity_{w}d"].rolling(Z_WINDOW_DAYS, min_periods=1)
@@ -81,16 +87,30 @@ def star_signals_reference(stars_daily: pd.DataFrame,
         count = rolling.count().reset_index(level=0, drop=True).sort_index()
         z = (grid[f"velocity_{w}d"] - mean) / std
         grid[f"velocity_{w}d_z"] = z.where((count >= Z_MIN_VALUES) & (std > NO_SPREAD))
-    grid["velocity_90d"] = ((grid["stars"] - by_repo["stars"].shift(90)) / 90).where(
-        all_fresh(90))
+    grid["velocity_90d"] = ((grid["stars"] - by_repo["stars"].shift(90)) / 90).where(all_fresh(90))
     grid["gap"] = gap
     out = grid[grid["fresh"]].copy()
     out["lifecycle_phase"] = [
-        lifecycle_phase(s, v, a) for s, v, a in
-        zip(out["stars"], out["velocity_28d"], out["acceleration_28d"], strict=True)]
-    return out[["repo", "day", "stars", "stars_age_days", "velocity_7d", "velocity_28d",
-                "velocity_90d", "acceleration_7d", "acceleration_28d", "velocity_7d_z",
-                "velocity_28d_z", "gap", "lifecycle_phase"]].reset_index(drop=True)
+        lifecycle_phase(s, v, a)
+        for s, v, a in zip(out["stars"], out["velocity_28d"], out["acceleration_28d"], strict=True)
+    ]
+    return out[
+        [
+            "repo",
+            "day",
+            "stars",
+            "stars_age_days",
+            "velocity_7d",
+            "velocity_28d",
+            "velocity_90d",
+            "acceleration_7d",
+            "acceleration_28d",
+            "velocity_7d_z",
+            "velocity_28d_z",
+            "gap",
+            "lifecycle_phase",
+        ]
+    ].reset_index(drop=True)
 
 
 def commit_signals_reference(commits: pd.DataFrame) -> pd.DataFrame:

@@ -24,14 +24,30 @@ class TableRefresh:
 
     def summary(self) -> dict[str, object]:
         """The figures `refresh_signals` returns for this table."""
-        return {"mode": self.mode, "reason": self.reason, "rows": self.rows_written,
-                "seconds": round(self.seconds, 3),
-                "to_day": self.to_day.isoformat() if self.to_day else None}
+        return {
+            "mode": self.mode,
+            "reason": self.reason,
+            "rows": self.rows_written,
+            "seconds": round(self.seconds, 3),
+            "to_day": self.to_day.isoformat() if self.to_day else None,
+        }
 
 
 def record_run(store: Store, r: TableRefresh, run_id: str) -> None:
     """Append one `signal_runs` row for this table's refresh."""
     store.con.execute(
         "INSERT INTO signal_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [run_id, r.target, r.mode, r.reason, r.from_day, r.to_day, r.rows_written,
-         r.source_rows, r.source_sum, r.seconds, utcnow()])
+        [
+            run_id,
+            r.target,
+            r.mode,
+            r.reason,
+            r.from_day,
+            r.to_day,
+            r.rows_written,
+            r.source_rows,
+            r.source_sum,
+            r.seconds,
+            utcnow(),
+        ],
+    )

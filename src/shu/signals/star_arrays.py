@@ -65,8 +65,10 @@ def star_signal_arrays(key: np.ndarray, stars: np.ndarray, max_dn: int) -> dict[
     np.subtract(dn[1:], dn[:-1], out=to_next[:-1])
     to_next[-1] = 0
     if n and (to_next[~last_of_repo] <= 0).any():
-        raise StoreError("star_signals: observations out of (repository, day) order or a day "
-                         "observed twice; star_signals left as it was")
+        raise StoreError(
+            "star_signals: observations out of (repository, day) order or a day "
+            "observed twice; star_signals left as it was"
+        )
     # days each observation covers: until the next one, at most 8 (ages 0..7), never past max_dn
     span = np.minimum(to_next, FRESH_DAYS + 1)
     span[last_of_repo] = np.minimum(FRESH_DAYS + 1, max_dn - dn[last_of_repo] + 1)
@@ -76,7 +78,7 @@ def star_signal_arrays(key: np.ndarray, stars: np.ndarray, max_dn: int) -> dict[
     repo_first = np.flatnonzero(new_repo)
     since_run = dn - np.repeat(dn[run_first], np.diff(np.append(run_first, n)))
     since_repo = dn - np.repeat(dn[repo_first], np.diff(np.append(repo_first, n)))
-    row0 = np.zeros(n, np.int64)              # row of each observation's own day
+    row0 = np.zeros(n, np.int64)  # row of each observation's own day
     np.cumsum(span[:-1], out=row0[1:])
     rows = int(row0[-1] + span[-1]) if n else 0
 
@@ -85,9 +87,9 @@ def star_signal_arrays(key: np.ndarray, stars: np.ndarray, max_dn: int) -> dict[
     age -= np.repeat(row0.astype(np.int32), span)
     day = np.repeat(dn, span)
     day += age
-    back = np.repeat(since_run, span)         # days since the run's first day
+    back = np.repeat(since_run, span)  # days since the run's first day
     back += age
-    since = np.repeat(since_repo, span)       # days since the repository's first day
+    since = np.repeat(since_repo, span)  # days since the repository's first day
     since += age
     g_stars = np.repeat(stars, span)
     ok = {w: back >= w for w in (7, 14, 28, 56, 90)}
@@ -99,15 +101,18 @@ def star_signal_arrays(key: np.ndarray, stars: np.ndarray, max_dn: int) -> dict[
     for w in (7, 14, 28, 56):
         gap |= (since >= w) & ~ok[w]
     if (np.abs(d28[ok[28]]) >= MAX_DELTA).any() or (np.abs(d7[ok[7]]) >= MAX_DELTA).any():
-        raise StoreError("star_signals: a 28-day star change of 2^24 or more cannot be summed "
-                         "exactly; star_signals left as it was")
+        raise StoreError(
+            "star_signals: a 28-day star change of 2^24 or more cannot be summed "
+            "exactly; star_signals left as it was"
+        )
 
     # ---------------------------------------------------------------- trailing year
     # start[i]: the first row of the trailing year of row i (running sums before it subtract)
     start = np.arange(1 - Z_WINDOW_DAYS, rows + 1 - Z_WINDOW_DAYS, dtype=np.int64)
-    young = since < Z_WINDOW_DAYS             # the year reaches before the repository's start
-    start[young] = np.repeat(np.repeat(row0[repo_first], np.diff(np.append(repo_first, n))),
-                             span)[young]
+    young = since < Z_WINDOW_DAYS  # the year reaches before the repository's start
+    start[young] = np.repeat(np.repeat(row0[repo_first], np.diff(np.append(repo_first, n))), span)[
+        young
+    ]
     lookup = np.flatnonzero(~young & (back < Z_WINDOW_DAYS))  # t-365 is before this run
     del back, since, young
     if len(lookup):
@@ -115,16 +120,32 @@ def star_signal_arrays(key: np.ndarray, stars: np.ndarray, max_dn: int) -> dict[
         run_len = np.diff(np.append(run_row0, rows))
         run_key = key[run_first]
         target = (np.repeat(rid, span)[lookup].astype(np.int64) << DAY_BITS) + (
-            day[lookup] - Z_WINDOW_DAYS)
+            day[lookup] - Z_WINDOW_DAYS
+        )
         r = np.searchsorted(run_key, target, side="right") - 1  # the run holding t-365 or before
         start[lookup] = run_row0[r] + np.minimum(target - run_key[r], run_len[r] - 1) + 1
     z7 = _zscores(d7, ok[7], start)
     z28 = _zscores(d28, ok[28], start)
 
-    return {"rid": np.repeat(rid, span), "dn": day, "stars": g_stars, "age": age,
-            "d7": d7, "d28": d28, "d90": d90, "dd7": dd7, "dd28": dd28,
-            "ok7": ok[7], "ok28": ok[28], "ok90": ok[90], "ok14": ok[14], "ok56": ok[56],
-            "z7": z7, "z28": z28, "gap": gap}
+    return {
+        "rid": np.repeat(rid, span),
+        "dn": day,
+        "stars": g_stars,
+        "age": age,
+        "d7": d7,
+        "d28": d28,
+        "d90": d90,
+        "dd7": dd7,
+        "dd28": dd28,
+        "ok7": ok[7],
+        "ok28": ok[28],
+        "ok90": ok[90],
+        "ok14": ok[14],
+        "ok56": ok[56],
+        "z7": z7,
+        "z28": z28,
+        "gap": gap,
+    }
 
 
 def _zscores(d: np.ndarray, defined: np.ndarray, start: np.ndarray) -> np.ndarray:
@@ -138,8 +159,7 @@ def _zscores(d: np.ndarray, defined: np.ndarray, start: np.ndarray) -> np.ndarra
         running[part] = np.zeros(rows + 1, np.int64)
         np.cumsum(series, out=running[part][1:], dtype=np.int64)
     del values
-    cnt, total, squares = (
-        (running[p][1:] - running[p][start]).astype(np.float64) for p in "nsq")
+    cnt, total, squares = ((running[p][1:] - running[p][start]).astype(np.float64) for p in "nsq")
     del running
     with np.errstate(divide="ignore", invalid="ignore"):
         spread = cnt * squares - total * total

@@ -64,7 +64,7 @@ from shu.store import Store
 EPOCH = date(1970, 1, 1)
 BUILD_TABLE = "_star_signals_build"
 SLICE_ROWS = 1 << 16  # observations per slice (whole repositories)
-REBUILD_SHARE = 0.5   # rebuild the whole table when more than this share of its rows changes
+REBUILD_SHARE = 0.5  # rebuild the whole table when more than this share of its rows changes
 # Writing many rows: in no particular order (nothing reads star_signals by position; keeping the
 # order cost ~0.7 s of CPU) and without bit-packing (its analysis cost ~0.4 s of CPU for ~60 MiB
 # less on disk).
@@ -79,19 +79,26 @@ class Observations:
 
     key: np.ndarray
     stars: np.ndarray
-    names: pa.Array    # the name of repository id r at names[r - 1]
-    max_dn: int        # day number of the newest day of the input (no row after it)
+    names: pa.Array  # the name of repository id r at names[r - 1]
+    max_dn: int  # day number of the newest day of the input (no row after it)
 
     def rows_of(self, repos: set[str]) -> Observations:
         """The observations of these repositories only."""
-        ids = np.flatnonzero(np.isin(self.names.to_numpy(zero_copy_only=False),
-                                     np.array(sorted(repos), dtype=object))) + 1
+        ids = (
+            np.flatnonzero(
+                np.isin(
+                    self.names.to_numpy(zero_copy_only=False), np.array(sorted(repos), dtype=object)
+                )
+            )
+            + 1
+        )
         keep = np.isin(self.key >> DAY_BITS, ids)
         return Observations(self.key[keep], self.stars[keep], self.names, self.max_dn)
 
 
-def refresh_full(store: Store, run_id: str, max_day: date, reason: str, t0: float,
-                 fingerprint: tuple[int, int]) -> TableRefresh:
+def refresh_full(
+    store: Store, run_id: str, max_day: date, reason: str, t0: float, fingerprint: tuple[int, int]
+) -> TableRefresh:
     """Recompute every row of star_signals; write what differs from the stored rows."""
     con = store.con
     try:
@@ -99,27 +106,46 @@ def refresh_full(store: Store, run_id: str, max_day: date, reason: str, t0: floa
         observations = _read_observations(store, (max_day - EPOCH).days)
         stored_rows = con.execute("SELECT count(*) FROM star_signals").fetchall()[0][0]
         if not stored_rows or not len(observations.key):
-            return _rebuild(store, run_id, observations, None, f"{reason}; every row written",
-                            max_day, t0, fingerprint)
+            return _rebuild(
+                store,
+                run_id,
+                observations,
+                None,
+                f"{reason}; every row written",
+                max_day,
+                t0,
+                fingerprint,
+            )
         batches = _batches(observations)
         first = next(batches)
         # a probe: the first slice against its stored rows (read by key range: cheap). When most
         # of it differs, so will the rest (new definitions): no checking, every row written
         names = first.column("repo").dictionary
-        probe = _digest(con, "star_signals WHERE repo BETWEEN ? AND ?",
-                        [names[0].as_py(), names[-1].as_py()])
+        probe = _digest(
+            con, "star_signals WHERE repo BETWEEN ? AND ?", [names[0].as_py(), names[-1].as_py()]
+        )
         first_fresh = _digest_of(con, [first])
         if _changed_rows(first_fresh, probe, partial=True) > REBUILD_SHARE * first.num_rows:
-            return _rebuild(store, run_id, observations, itertools.chain([first], batches),
-                            f"{reason}; most rows differed, every row written", max_day, t0,
-                            fingerprint)
-        with ThreadPoolExecutor(1, thread_name_prefix="star-digest") as pool, \
-                contextlib.closing(con.cursor()) as reader:
+            return _rebuild(
+                store,
+                run_id,
+                observations,
+                itertools.chain([first], batches),
+                f"{reason}; most rows differed, every row written",
+                max_day,
+                t0,
+                fingerprint,
+            )
+        with (
+            ThreadPoolExecutor(1, thread_name_prefix="star-digest") as pool,
+            contextlib.closing(con.cursor()) as reader,
+        ):
             # the stored rows digested on a connection of their own while the recomputed ones
             # are (inside a caller's transaction: after, on its connection, the only one that
             # sees what that transaction wrote)
-            stored_future = None if store.in_transaction else pool.submit(
-                _digest, reader, "star_signals")
+            stored_future = (
+                None if store.in_transaction else pool.submit(_digest, reader, "star_signals")
+            )
             # slices hold whole repositories: the first one's are in no other
             fresh = {**first_fresh, **_digest_of(con, batches)}
             stored = stored_future.result() if stored_future else _digest(con, "star_signals")
@@ -127,10 +153,26 @@ def refresh_full(store: Store, run_id: str, max_day: date, reason: str, t0: floa
         gone = set(stored) - set(fresh)
         counted = f"{len(fresh):,} repositories recomputed, {len(changed) + len(gone):,} differed"
         if _changed_rows(fresh, stored) > REBUILD_SHARE * stored_rows:
-            return _rebuild(store, run_id, observations, None,
-                            f"{reason}; {counted}, every row written", max_day, t0, fingerprint)
-        return _patch(store, run_id, observations.rows_of(changed), changed | gone,
-                      f"{reason}; {counted}", max_day, t0, fingerprint)
+            return _rebuild(
+                store,
+                run_id,
+                observations,
+                None,
+                f"{reason}; {counted}, every row written",
+                max_day,
+                t0,
+                fingerprint,
+            )
+        return _patch(
+            store,
+            run_id,
+            observations.rows_of(changed),
+            changed | gone,
+            f"{reason}; {counted}",
+            max_day,
+            t0,
+            fingerprint,
+        )
     finally:
         con.execute(f"DROP TABLE IF EXISTS {BUILD_TABLE}")
         con.execute("DROP TABLE IF EXISTS _star_signal_repos")
@@ -153,16 +195,23 @@ def _read_observations(store: Store, max_dn: int) -> Observations:
         f"SELECT r.rid, (s.day - DATE '{EPOCH}')::INTEGER AS dn, s.stars::BIGINT AS stars "
         "FROM stars_daily s JOIN _star_signal_repos r USING (repo) WHERE s.stars IS NOT NULL"
     ).fetchnumpy()
-    key, stars = _sorted_observations(np.asarray(observed.pop("rid")),
-                                      np.asarray(observed.pop("dn")),
-                                      np.asarray(observed.pop("stars")))
-    names = con.sql("SELECT repo FROM _star_signal_repos ORDER BY rid"
-                    ).to_arrow_table().column(0).combine_chunks()
+    key, stars = _sorted_observations(
+        np.asarray(observed.pop("rid")),
+        np.asarray(observed.pop("dn")),
+        np.asarray(observed.pop("stars")),
+    )
+    names = (
+        con.sql("SELECT repo FROM _star_signal_repos ORDER BY rid")
+        .to_arrow_table()
+        .column(0)
+        .combine_chunks()
+    )
     return Observations(key, stars, names, max_dn)
 
 
-def _sorted_observations(rid: np.ndarray, dn: np.ndarray, stars: np.ndarray
-                         ) -> tuple[np.ndarray, np.ndarray]:
+def _sorted_observations(
+    rid: np.ndarray, dn: np.ndarray, stars: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(key = rid << 20 | dn, stars), sorted by key (ties in input order). While key and row
     number fit in 63 bits together, the row number goes into the key's low bits and one plain
     sort of the packed integers does it (numpy's vectorised sort: ~4x faster than a stable
@@ -190,21 +239,24 @@ def _batches(observations: Observations) -> Iterator[pa.RecordBatch]:
     if not len(key):
         return
     starts = np.flatnonzero(np.diff(key >> DAY_BITS, prepend=-1))  # each repository's first
-    bounds = [*starts[np.unique(np.searchsorted(starts, np.arange(0, len(key), SLICE_ROWS)))],
-              len(key)]
+    bounds = [
+        *starts[np.unique(np.searchsorted(starts, np.arange(0, len(key), SLICE_ROWS)))],
+        len(key),
+    ]
 
     def batch(lo: int, hi: int) -> pa.RecordBatch:
         arrays = star_signal_arrays(key[lo:hi], stars[lo:hi], observations.max_dn)
         rid = arrays.pop("rid")  # ascending: the dictionary holds this slice's range of names
         first = int(rid[0])
-        repo = pa.DictionaryArray.from_arrays(rid - first, names[first - 1:int(rid[-1])])
+        repo = pa.DictionaryArray.from_arrays(rid - first, names[first - 1 : int(rid[-1])])
         return pa.RecordBatch.from_pydict({"repo": repo, **arrays})
 
     yield from _computed_ahead(batch, itertools.pairwise(bounds))
 
 
-def _computed_ahead(compute: Callable[[int, int], pa.RecordBatch],
-                    slices: Iterable[tuple[int, int]], ahead: int = 2) -> Iterator[pa.RecordBatch]:
+def _computed_ahead(
+    compute: Callable[[int, int], pa.RecordBatch], slices: Iterable[tuple[int, int]], ahead: int = 2
+) -> Iterator[pa.RecordBatch]:
     """compute(lo, hi) for each slice, in order, on a thread of its own that keeps up to `ahead`
     batches ready: numpy (which lets go of the GIL) computes the next slices while DuckDB
     consumes the last one."""
@@ -219,8 +271,9 @@ def _computed_ahead(compute: Callable[[int, int], pa.RecordBatch],
 
 
 @contextlib.contextmanager
-def _rows_from(con: duckdb.DuckDBPyConnection, batches: Iterable[pa.RecordBatch]
-               ) -> Iterator[str | None]:
+def _rows_from(
+    con: duckdb.DuckDBPyConnection, batches: Iterable[pa.RecordBatch]
+) -> Iterator[str | None]:
     """A SELECT (on `con`) of the star_signals rows, in the declared column types, of the
     batches, while they are registered; None when there are none."""
     batches = iter(batches)
@@ -230,8 +283,9 @@ def _rows_from(con: duckdb.DuckDBPyConnection, batches: Iterable[pa.RecordBatch]
         return
     stream = pa.RecordBatchReader.from_batches(first.schema, itertools.chain([first], batches))
     (rows,) = load_sql("star_signal_rows")
-    rows = rows.format(arrays="_star_rows",
-                       lifecycle_phase=sql_lifecycle_phase("a.stars", "a.d28", "a.dd28"))
+    rows = rows.format(
+        arrays="_star_rows", lifecycle_phase=sql_lifecycle_phase("a.stars", "a.d28", "a.dd28")
+    )
     typed = ", ".join(f'CAST("{c.name}" AS {c.type}) AS "{c.name}"' for c in STAR_SIGNALS.columns)
     con.register("_star_rows", stream)
     try:
@@ -240,14 +294,18 @@ def _rows_from(con: duckdb.DuckDBPyConnection, batches: Iterable[pa.RecordBatch]
         con.unregister("_star_rows")
 
 
-def _digest(con: duckdb.DuckDBPyConnection, source: str,
-            parameters: list[object] | None = None) -> Digest:
+def _digest(
+    con: duckdb.DuckDBPyConnection, source: str, parameters: list[object] | None = None
+) -> Digest:
     """repo -> (rows, sum of row hashes) of the rows of `source` (a table or a subquery, either
     with a WHERE clause) with the star_signals columns."""
     hashed = ", ".join(f'"{c}"' for c in VALUE_COLUMNS)
-    return {repo: (int(n), int(h)) for repo, n, h in con.execute(
-        f"SELECT repo, count(*), sum(hash({hashed})) FROM {source} GROUP BY repo",
-        parameters).fetchall()}
+    return {
+        repo: (int(n), int(h))
+        for repo, n, h in con.execute(
+            f"SELECT repo, count(*), sum(hash({hashed})) FROM {source} GROUP BY repo", parameters
+        ).fetchall()
+    }
 
 
 def _digest_of(con: duckdb.DuckDBPyConnection, batches: Iterable[pa.RecordBatch]) -> Digest:
@@ -271,25 +329,49 @@ def _insert(store: Store, target: str, batches: Iterable[pa.RecordBatch]) -> Non
             store.con.execute(f"INSERT INTO {target} {rows}")
 
 
-def _finish(store: Store, run_id: str, written: int, reason: str, max_day: date, t0: float,
-            fingerprint: tuple[int, int]) -> TableRefresh:
+def _finish(
+    store: Store,
+    run_id: str,
+    written: int,
+    reason: str,
+    max_day: date,
+    t0: float,
+    fingerprint: tuple[int, int],
+) -> TableRefresh:
     """Inside the write's transaction: star_signal_repos brought up to date with
     _star_signal_repos (only the rows that differ: rewriting its 22k keys costs ~0.2 s), and the
     run recorded."""
     con = store.con
     first_days = f"SELECT repo, DATE '{EPOCH}' + first_dn AS first_day FROM _star_signal_repos"
     con.execute(f"DELETE FROM star_signal_repos WHERE (repo, first_day) NOT IN ({first_days})")
-    con.execute(f"INSERT INTO star_signal_repos SELECT * FROM ({first_days}) n "
-                "WHERE n.repo NOT IN (SELECT repo FROM star_signal_repos)")
-    result = TableRefresh("star_signals", "full", reason, None, max_day, written,
-                          time.perf_counter() - t0, *fingerprint)
+    con.execute(
+        f"INSERT INTO star_signal_repos SELECT * FROM ({first_days}) n "
+        "WHERE n.repo NOT IN (SELECT repo FROM star_signal_repos)"
+    )
+    result = TableRefresh(
+        "star_signals",
+        "full",
+        reason,
+        None,
+        max_day,
+        written,
+        time.perf_counter() - t0,
+        *fingerprint,
+    )
     record_run(store, result, run_id)
     return result
 
 
-def _rebuild(store: Store, run_id: str, observations: Observations,
-             batches: Iterable[pa.RecordBatch] | None, reason: str, max_day: date, t0: float,
-             fingerprint: tuple[int, int]) -> TableRefresh:
+def _rebuild(
+    store: Store,
+    run_id: str,
+    observations: Observations,
+    batches: Iterable[pa.RecordBatch] | None,
+    reason: str,
+    max_day: date,
+    t0: float,
+    fingerprint: tuple[int, int],
+) -> TableRefresh:
     """Every row into a build table, swapped in for star_signals in one transaction."""
     con = store.con
     columns = ", ".join(f'"{c.name}" {c.type}' for c in STAR_SIGNALS.columns)
@@ -302,8 +384,16 @@ def _rebuild(store: Store, run_id: str, observations: Observations,
         return _finish(store, run_id, int(written), reason, max_day, t0, fingerprint)
 
 
-def _patch(store: Store, run_id: str, observations: Observations, repos: set[str], reason: str,
-           max_day: date, t0: float, fingerprint: tuple[int, int]) -> TableRefresh:
+def _patch(
+    store: Store,
+    run_id: str,
+    observations: Observations,
+    repos: set[str],
+    reason: str,
+    max_day: date,
+    t0: float,
+    fingerprint: tuple[int, int],
+) -> TableRefresh:
     """The stored rows of `repos` replaced by their recomputed ones (`observations` holds the
     repositories among them still in stars_daily), in one transaction."""
     con = store.con
@@ -311,8 +401,9 @@ def _patch(store: Store, run_id: str, observations: Observations, repos: set[str
         if repos:
             con.register("_star_changed", pa.table({"repo": sorted(repos)}))
             try:
-                con.execute("DELETE FROM star_signals WHERE repo IN "
-                            "(SELECT repo FROM _star_changed)")
+                con.execute(
+                    "DELETE FROM star_signals WHERE repo IN (SELECT repo FROM _star_changed)"
+                )
             finally:
                 con.unregister("_star_changed")
         before = con.execute("SELECT count(*) FROM star_signals").fetchall()[0][0]

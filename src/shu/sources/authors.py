@@ -12,7 +12,9 @@ import re
 
 BOT_PATTERN = re.compile(
     r"\[bot\]|\bbot\b|dependabot|renovate|github-actions|copybara|pre-commit-ci|mergify|"
-    r"jenkins|-ci@|pytorchbot|updatebot|facebook-github-bot", re.IGNORECASE)
+    r"jenkins|-ci@|pytorchbot|updatebot|facebook-github-bot",
+    re.IGNORECASE,
+)
 
 
 def author_id(email: str | None) -> str | None:

@@ -30,14 +30,32 @@ from shu.progress import track
 from shu.store import Store, utcnow
 
 SOURCE = "docs"
-FORMATS = {".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
-           ".txt": "text", ".text": "text"}
+FORMATS = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+    ".txt": "text",
+    ".text": "text",
+}
 PASSAGE_CHARS = 1200
 HEADER_LINES = 15
 FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", re.DOTALL)
 MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
-          "september", "october", "november", "december")
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 DATE_PATTERNS = (
     (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), "ymd"),
@@ -73,9 +91,11 @@ class Document:
     text: str
 
 
-def ingest_documents(store: Store, paths: list[Path | str],
-                     extract_claims: Callable[[Store, list[str]], int] | None = None
-                     ) -> DocumentsResult:
+def ingest_documents(
+    store: Store,
+    paths: list[Path | str],
+    extract_claims: Callable[[Store, list[str]], int] | None = None,
+) -> DocumentsResult:
     """Load each file (directories: every markdown/HTML/text file inside, recursively).
 
     `extract_claims(store, doc_ids)` runs in the same transaction and returns the number of
@@ -91,9 +111,12 @@ def ingest_documents(store: Store, paths: list[Path | str],
     target = ", ".join(str(p) for p in paths)[:500]
     with store.load(SOURCE, target) as load:
         load.rows_read = len(documents)
-        stored = dict(store.con.execute(
-            "SELECT doc_id, content_hash FROM documents WHERE doc_id IN (SELECT unnest(?))",
-            [[d.doc_id for d in documents]]).fetchall())
+        stored = dict(
+            store.con.execute(
+                "SELECT doc_id, content_hash FROM documents WHERE doc_id IN (SELECT unnest(?))",
+                [[d.doc_id for d in documents]],
+            ).fetchall()
+        )
         fresh = [d for d in documents if stored.get(d.doc_id) != d.content_hash]
         result.unchanged = len(documents) - len(fresh)
         result.changed = sum(1 for d in fresh if d.doc_id in stored)
@@ -105,17 +128,23 @@ def ingest_documents(store: Store, paths: list[Path | str],
             load.add(store.upsert("documents", frame))
             ids = [d.doc_id for d in fresh]
             store.con.execute("DELETE FROM passages WHERE doc_id IN (SELECT unnest(?))", [ids])
-            passages = pd.DataFrame([
-                {"doc_id": d.doc_id, "passage_no": n, "text": text}
-                for d in fresh for n, text in enumerate(split_passages(d.text))])
+            passages = pd.DataFrame(
+                [
+                    {"doc_id": d.doc_id, "passage_no": n, "text": text}
+                    for d in fresh
+                    for n, text in enumerate(split_passages(d.text))
+                ]
+            )
             if not passages.empty:
                 load.add(store.upsert("passages", passages))
             result.passages = len(passages)
         if extract_claims is not None:
             result.claims = extract_claims(store, [d.doc_id for d in documents])
-        load.message = (f"{result.added} new, {result.changed} changed, "
-                        f"{result.unchanged} unchanged documents; {result.claims} claims "
-                        "extracted")
+        load.message = (
+            f"{result.added} new, {result.changed} changed, "
+            f"{result.unchanged} unchanged documents; {result.claims} claims "
+            "extracted"
+        )
     return result
 
 
@@ -142,9 +171,14 @@ def parse_document(path: Path) -> Document:
     published = _date_from(meta.get("date", "")) or _stated_date(text)
     location = str(path.resolve())
     return Document(
-        doc_id=hashlib.sha256(location.encode("utf-8")).hexdigest()[:16], location=location,
-        title=" ".join(title.split())[:300], published_on=published,
-        content_hash=hashlib.sha256(raw.encode("utf-8")).hexdigest(), format=fmt, text=text)
+        doc_id=hashlib.sha256(location.encode("utf-8")).hexdigest()[:16],
+        location=location,
+        title=" ".join(title.split())[:300],
+        published_on=published,
+        content_hash=hashlib.sha256(raw.encode("utf-8")).hexdigest(),
+        format=fmt,
+        text=text,
+    )
 
 
 def split_passages(text: str, limit: int = PASSAGE_CHARS) -> list[str]:
@@ -195,15 +229,16 @@ def _segments(text: str, limit: int) -> list[str]:
                 continue
             if block:
                 out += _table_parts(block, limit) if is_table else ["\n".join(block).strip()]
-            block, is_table = ([line.strip() if row else line], row) if line is not None else \
-                ([], False)
+            block, is_table = (
+                ([line.strip() if row else line], row) if line is not None else ([], False)
+            )
     return [p for p in out if p]
 
 
 def _table_parts(rows: list[str], limit: int) -> list[str]:
     head = rows[:2] if len(rows) > 1 and re.fullmatch(r"[|:\-\s]+", rows[1]) else rows[:1]
     parts, current = [], list(head)
-    for row in rows[len(head):]:
+    for row in rows[len(head) :]:
         if len(current) > len(head) and len("\n".join([*current, row])) > limit:
             parts.append("\n".join(current))
             current = list(head)
@@ -217,12 +252,15 @@ def _collect(paths: list[Path]) -> list[Path]:
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            files += sorted(p for p in path.rglob("*")
-                            if p.is_file() and p.suffix.lower() in FORMATS)
+            files += sorted(
+                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in FORMATS
+            )
         elif path.is_file():
             if path.suffix and path.suffix.lower() not in FORMATS:
-                raise InputError(f"{path}: unsupported document type {path.suffix!r} "
-                                 f"(expected one of {', '.join(sorted(FORMATS))})")
+                raise InputError(
+                    f"{path}: unsupported document type {path.suffix!r} "
+                    f"(expected one of {', '.join(sorted(FORMATS))})"
+                )
             files.append(path)
         else:
             raise InputError(f"{path}: no such file or directory")
@@ -241,7 +279,7 @@ def _front_matter(raw: str) -> tuple[dict[str, str], str]:
         key, sep, value = line.partition(":")
         if sep and key.strip() and not key.startswith((" ", "\t")):
             meta[key.strip().lower()] = value.strip().strip("\"'")
-    return meta, raw[match.end():]
+    return meta, raw[match.end() :]
 
 
 def _first_heading(text: str) -> str | None:
@@ -299,8 +337,26 @@ class _HtmlText(HTMLParser):
     remembers <title> and the first <h1>."""
 
     BLOCKS: ClassVar[set[str]] = {
-        "p", "div", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article",
-        "header", "footer", "blockquote", "pre", "table", "ul", "ol"}
+        "p",
+        "div",
+        "br",
+        "li",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "blockquote",
+        "pre",
+        "table",
+        "ul",
+        "ol",
+    }
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)

@@ -55,8 +55,10 @@ if TYPE_CHECKING:  # pyarrow is imported where worker results are built, not by 
 
 SOURCE = "gharchive"
 FILE_GLOB = "*.json.gz"
-RELEASE = ("STRUCT(tag_name VARCHAR, name VARCHAR, body VARCHAR, published_at TIMESTAMP, "
-           "prerelease BOOLEAN, html_url VARCHAR)")
+RELEASE = (
+    "STRUCT(tag_name VARCHAR, name VARCHAR, body VARCHAR, published_at TIMESTAMP, "
+    "prerelease BOOLEAN, html_url VARCHAR)"
+)
 EVENT_COLUMNS = {
     "type": "VARCHAR",
     "repo": "STRUCT(name VARCHAR)",
@@ -113,8 +115,10 @@ class GharchiveSummary:
 
     def line(self) -> str:
         rate = f" ({self.events / self.seconds:,.0f} events/s)" if self.seconds else ""
-        text = (f"{self.files_loaded} files loaded, {self.files_skipped} already loaded, "
-                f"{len(self.failed)} failed; {self.events:,} events in {self.seconds:.1f}s{rate}")
+        text = (
+            f"{self.files_loaded} files loaded, {self.files_skipped} already loaded, "
+            f"{len(self.failed)} failed; {self.events:,} events in {self.seconds:.1f}s{rate}"
+        )
         return text + "".join(f"; {name}: {why}" for name, why in self.failed.items())
 
 
@@ -151,36 +155,41 @@ def file_key(path: Path | str) -> str:
 
 def loaded_files(store: Store) -> set[str]:
     """Names of files already loaded successfully."""
-    return {r[0] for r in store.con.execute(
-        "SELECT target FROM ingest_log WHERE source = ? AND status = 'ok'", [SOURCE]).fetchall()}
+    return {
+        r[0]
+        for r in store.con.execute(
+            "SELECT target FROM ingest_log WHERE source = ? AND status = 'ok'", [SOURCE]
+        ).fetchall()
+    }
 
 
 # ---------------------------------------------------------------------------- both sides
 # Per file, repository and day of one scan (table {g}) -> the three aggregates, appended to
 # the accumulators _gha_activity, _gha_tags and _gha_releases (schemas in SCHEMAS).
 SCHEMAS = {
-    "activity": "repo VARCHAR, day DATE, stars BIGINT, pushes BIGINT, tags BIGINT, "
-                "releases BIGINT",
+    "activity": "repo VARCHAR, day DATE, stars BIGINT, pushes BIGINT, tags BIGINT, releases BIGINT",
     "tags": "repo VARCHAR, tag VARCHAR, created_at TIMESTAMP",
     "releases": "repo VARCHAR, tag VARCHAR, name VARCHAR, body VARCHAR, "
-                "published_at TIMESTAMP, prerelease BOOLEAN, url VARCHAR",
+    "published_at TIMESTAMP, prerelease BOOLEAN, url VARCHAR",
 }
-SCAN_SCHEMA = ("filename VARCHAR, repo VARCHAR, day DATE, events BIGINT, stars BIGINT, "
-               "pushes BIGINT, tags STRUCT(tag VARCHAR, created_at TIMESTAMP)[], "
-               f"releases {RELEASE}[]")
+SCAN_SCHEMA = (
+    "filename VARCHAR, repo VARCHAR, day DATE, events BIGINT, stars BIGINT, "
+    "pushes BIGINT, tags STRUCT(tag VARCHAR, created_at TIMESTAMP)[], "
+    f"releases {RELEASE}[]"
+)
 _DERIVED = {
     "activity": "SELECT * FROM (SELECT g.repo, g.day, sum(g.stars)::BIGINT AS stars, "
-                "sum(g.pushes)::BIGINT AS pushes, coalesce(sum(len(g.tags)), 0)::BIGINT AS tags, "
-                "coalesce(sum(len(g.releases)), 0)::BIGINT AS releases FROM {g} g "
-                "WHERE g.repo IS NOT NULL AND g.day IS NOT NULL GROUP BY g.repo, g.day) "
-                "WHERE stars + pushes + tags + releases > 0",
+    "sum(g.pushes)::BIGINT AS pushes, coalesce(sum(len(g.tags)), 0)::BIGINT AS tags, "
+    "coalesce(sum(len(g.releases)), 0)::BIGINT AS releases FROM {g} g "
+    "WHERE g.repo IS NOT NULL AND g.day IS NOT NULL GROUP BY g.repo, g.day) "
+    "WHERE stars + pushes + tags + releases > 0",
     "tags": "SELECT repo, t.tag AS tag, t.created_at AS created_at FROM "
-            "(SELECT repo, unnest(tags) AS t FROM {g} WHERE len(tags) > 0) "
-            "WHERE t.tag IS NOT NULL",
+    "(SELECT repo, unnest(tags) AS t FROM {g} WHERE len(tags) > 0) "
+    "WHERE t.tag IS NOT NULL",
     "releases": "SELECT repo, r.tag_name AS tag, r.name AS name, r.body AS body, "
-                "r.published_at AS published_at, r.prerelease AS prerelease, r.html_url AS url "
-                "FROM (SELECT repo, unnest(releases) AS r FROM {g} WHERE len(releases) > 0) "
-                "WHERE r.tag_name IS NOT NULL",
+    "r.published_at AS published_at, r.prerelease AS prerelease, r.html_url AS url "
+    "FROM (SELECT repo, unnest(releases) AS r FROM {g} WHERE len(releases) > 0) "
+    "WHERE r.tag_name IS NOT NULL",
 }
 
 
@@ -194,15 +203,17 @@ def _drop_accumulators(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"DROP TABLE IF EXISTS _gha_{name}")
 
 
-def _aggregate_into(con: duckdb.DuckDBPyConnection, files: list[str], events: dict[str, int],
-                    failed: dict[str, str]) -> None:
+def _aggregate_into(
+    con: duckdb.DuckDBPyConnection, files: list[str], events: dict[str, int], failed: dict[str, str]
+) -> None:
     """Scan `files` once (a failing scan is retried file by file, so a corrupt file is named
     and the others count) and append their aggregates to the accumulators; events per file go
     to `events`, unreadable files to `failed`. Runs outside any transaction of `con`."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE _gha_g ({SCAN_SCHEMA})")
     good = _scan(con, files, failed)
-    by_file = dict(con.execute("SELECT filename, sum(events)::BIGINT FROM _gha_g GROUP BY ALL")
-                   .fetchall())
+    by_file = dict(
+        con.execute("SELECT filename, sum(events)::BIGINT FROM _gha_g GROUP BY ALL").fetchall()
+    )
     events.update({file_key(f): int(by_file.get(f, 0)) for f in good})
     for name, sql in _DERIVED.items():
         con.execute(f"INSERT INTO _gha_{name} {sql.format(g='_gha_g')}")
@@ -222,8 +233,9 @@ def _scan(con: duckdb.DuckDBPyConnection, files: list[str], failed: dict[str, st
 
 
 # ---------------------------------------------------------------------------- worker side
-def aggregate_files(paths: Sequence[Path | str], memory_limit: str = "2GB",
-                    threads: int | None = None) -> Aggregate:
+def aggregate_files(
+    paths: Sequence[Path | str], memory_limit: str = "2GB", threads: int | None = None
+) -> Aggregate:
     """Aggregate a batch of hourly files (one scan) on a connection of its own (no store):
     a Dask worker's job; the aggregates come back as Arrow tables."""
     con = duckdb.connect()
@@ -276,8 +288,10 @@ def write_aggregates(store: Store, agg: Aggregate, settings: Settings | None = N
         if table is not None:
             con.register(f"_gha_{name}", table)
         else:
-            con.execute(f"CREATE OR REPLACE TEMP VIEW _gha_{name} AS SELECT unnest(s) FROM "
-                        f"(SELECT NULL::STRUCT({schema}) AS s) WHERE false")
+            con.execute(
+                f"CREATE OR REPLACE TEMP VIEW _gha_{name} AS SELECT unnest(s) FROM "
+                f"(SELECT NULL::STRUCT({schema}) AS s) WHERE false"
+            )
     try:
         return _write(store, agg.events_by_file, agg.failed, settings or get_settings())
     finally:
@@ -288,8 +302,9 @@ def write_aggregates(store: Store, agg: Aggregate, settings: Settings | None = N
                 con.execute(f"DROP VIEW _gha_{name}")
 
 
-def _write(store: Store, events_by_file: dict[str, int], failed: dict[str, str],
-           settings: Settings) -> dict[str, int]:
+def _write(
+    store: Store, events_by_file: dict[str, int], failed: dict[str, str], settings: Settings
+) -> dict[str, int]:
     """The aggregates in `_gha_activity`, `_gha_tags`, `_gha_releases` (tables or views of the
     store's connection) into the store in one transaction with one ingest_log row per file;
     files in `failed` get a 'failed' row each, in a transaction of their own (so the good
@@ -299,23 +314,33 @@ def _write(store: Store, events_by_file: dict[str, int], failed: dict[str, str],
         with store.transaction():
             _alias_map(store, settings)
             rows = _merge(store.con)
-            store.log_loads([Load(source=SOURCE, target=name, rows_read=events,
-                                  message=f"{events:,} events")
-                             for name, events in events_by_file.items()])
+            store.log_loads(
+                [
+                    Load(source=SOURCE, target=name, rows_read=events, message=f"{events:,} events")
+                    for name, events in events_by_file.items()
+                ]
+            )
     if failed:
         with store.transaction():
-            store.log_loads([Load(source=SOURCE, target=name, status="failed", message=why)
-                             for name, why in failed.items()])
+            store.log_loads(
+                [
+                    Load(source=SOURCE, target=name, status="failed", message=why)
+                    for name, why in failed.items()
+                ]
+            )
     return rows
 
 
 def _alias_map(store: Store, settings: Settings) -> None:
     """Temp table _gha_alias(alias, repo): stored aliases plus configured ones."""
-    store.con.execute("CREATE OR REPLACE TEMP TABLE _gha_alias AS "
-                      "SELECT alias, repo FROM repo_aliases")
+    store.con.execute(
+        "CREATE OR REPLACE TEMP TABLE _gha_alias AS SELECT alias, repo FROM repo_aliases"
+    )
     for alias, repo in settings.aliases.items():
-        store.con.execute("INSERT INTO _gha_alias SELECT ?, ? WHERE ? NOT IN "
-                          "(SELECT alias FROM _gha_alias)", [alias, repo, alias])
+        store.con.execute(
+            "INSERT INTO _gha_alias SELECT ?, ? WHERE ? NOT IN (SELECT alias FROM _gha_alias)",
+            [alias, repo, alias],
+        )
 
 
 _FOLD = "coalesce(a.repo, x.repo)"
@@ -327,7 +352,8 @@ def _merge(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
         f"CREATE OR REPLACE TEMP TABLE _gha_day AS SELECT {_FOLD} AS repo, day, "
         "sum(stars)::BIGINT AS stars, sum(pushes)::BIGINT AS pushes, sum(tags)::BIGINT AS tags, "
         "sum(releases)::BIGINT AS releases FROM _gha_activity x "
-        "LEFT JOIN _gha_alias a ON a.alias = x.repo GROUP BY ALL")
+        "LEFT JOIN _gha_alias a ON a.alias = x.repo GROUP BY ALL"
+    )
     stars = con.execute(
         "INSERT INTO stars_added_daily BY NAME SELECT repo, day, stars AS stars_added, "
         f"'{SOURCE}' AS source FROM _gha_day WHERE stars > 0 "
@@ -338,29 +364,36 @@ def _merge(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
         f"releases AS releases_published, '{SOURCE}' AS source FROM _gha_day "
         "WHERE pushes + tags + releases > 0 ON CONFLICT (repo, day) DO UPDATE SET "
         "pushes = pushes + EXCLUDED.pushes, tags_created = tags_created + EXCLUDED.tags_created, "
-        "releases_published = releases_published + EXCLUDED.releases_published").fetchone()[0]
+        "releases_published = releases_published + EXCLUDED.releases_published"
+    ).fetchone()[0]
     tags = con.execute(
         f"INSERT INTO tags_created BY NAME SELECT {_FOLD} AS repo, tag, min(created_at) AS "
         f"created_at, '{SOURCE}' AS source FROM _gha_tags x LEFT JOIN _gha_alias a "
         "ON a.alias = x.repo GROUP BY ALL ON CONFLICT (repo, tag) DO UPDATE SET "
-        "created_at = least(created_at, EXCLUDED.created_at)").fetchone()[0]
+        "created_at = least(created_at, EXCLUDED.created_at)"
+    ).fetchone()[0]
     releases = con.execute(
         f"INSERT INTO releases BY NAME SELECT {_FOLD} AS repo, tag, "
         "arg_max(name, published_at) AS name, max(published_at) AS published_at, "
         "arg_max(prerelease, published_at) AS is_prerelease, arg_max(body, published_at) AS body, "
         f"arg_max(url, published_at) AS url, '{SOURCE}' AS source FROM _gha_releases x "
         "LEFT JOIN _gha_alias a ON a.alias = x.repo GROUP BY ALL "
-        "ON CONFLICT (repo, tag) DO NOTHING").fetchone()[0]
+        "ON CONFLICT (repo, tag) DO NOTHING"
+    ).fetchone()[0]
     con.execute("DROP TABLE _gha_day")
-    return {"stars_added_daily": int(stars), "activity_daily": int(activity),
-            "tags_created": int(tags), "releases": int(releases)}
+    return {
+        "stars_added_daily": int(stars),
+        "activity_daily": int(activity),
+        "tags_created": int(tags),
+        "releases": int(releases),
+    }
 
 
 # ---------------------------------------------------------------------------- both
 def batches(paths: Sequence[Path], size: int) -> list[list[Path]]:
     """`paths` cut into consecutive batches of at most `size` files."""
     size = max(1, size)
-    return [list(paths[i:i + size]) for i in range(0, len(paths), size)]
+    return [list(paths[i : i + size]) for i in range(0, len(paths), size)]
 
 
 def pending(store: Store, specs: Iterable[str | Path]) -> tuple[list[Path], int]:
@@ -374,8 +407,12 @@ def pending(store: Store, specs: Iterable[str | Path]) -> tuple[list[Path], int]
     return list(todo.values()), sum(file_key(p) in done for p in paths)
 
 
-def ingest_gharchive(store: Store, specs: Iterable[str | Path], settings: Settings | None = None,
-                     progress: Callable[[int, int], None] | None = None) -> GharchiveSummary:
+def ingest_gharchive(
+    store: Store,
+    specs: Iterable[str | Path],
+    settings: Settings | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> GharchiveSummary:
     """Load hourly GH Archive files (files, directories or globs) into the store; see the module.
 
     Files already loaded are skipped; a truncated or corrupt file is reported by name (in the
@@ -409,8 +446,9 @@ def ingest_gharchive(store: Store, specs: Iterable[str | Path], settings: Settin
             _create_accumulators(store.con)
             try:
                 for batch in batches(file_set, settings.gharchive_batch_files):
-                    _aggregate_into(store.con, [str(p) for p in batch], agg.events_by_file,
-                                    agg.failed)
+                    _aggregate_into(
+                        store.con, [str(p) for p in batch], agg.events_by_file, agg.failed
+                    )
                     done += len(batch)
                     if progress:
                         progress(done, len(todo))

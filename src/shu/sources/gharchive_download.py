@@ -45,8 +45,10 @@ class DownloadSummary:
     bytes: int = 0
 
     def line(self) -> str:
-        text = (f"{self.downloaded} hourly files downloaded ({self.bytes / 1e6:,.1f} MB), "
-                f"{self.already_there} already there, {self.retries} retries")
+        text = (
+            f"{self.downloaded} hourly files downloaded ({self.bytes / 1e6:,.1f} MB), "
+            f"{self.already_there} already there, {self.retries} retries"
+        )
         if self.missing:
             text += f"; not published: {', '.join(self.missing[:5])}"
             text += f" and {len(self.missing) - 5} more" if len(self.missing) > 5 else ""
@@ -70,11 +72,18 @@ def file_name(hour: datetime) -> str:
     return f"{hour:%Y-%m-%d}-{hour.hour}.json.gz"
 
 
-def download_range(settings: Settings, start: date, end: date, dest: Path | None = None, *,
-                   session: requests.Session | None = None,
-                   sleep: Callable[[float], None] = time.sleep,
-                   jitter: Callable[[], float] = random.random, backoff_s: float = 1.0,
-                   progress: Callable[[int, int], None] | None = None) -> DownloadSummary:
+def download_range(
+    settings: Settings,
+    start: date,
+    end: date,
+    dest: Path | None = None,
+    *,
+    session: requests.Session | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    jitter: Callable[[], float] = random.random,
+    backoff_s: float = 1.0,
+    progress: Callable[[int, int], None] | None = None,
+) -> DownloadSummary:
     """Fetch every hourly file of [start, end] that is not on disk yet; see the module docstring.
 
     Raises SourceError in one line when a file keeps failing or a rate limit outlasts
@@ -106,9 +115,14 @@ def download_range(settings: Settings, start: date, end: date, dest: Path | None
 class _Fetcher:
     """One file at a time, with retries, rate-limit waits and resume."""
 
-    def __init__(self, settings: Settings, session: requests.Session,
-                 sleep: Callable[[float], None], jitter: Callable[[], float],
-                 backoff_s: float) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        session: requests.Session,
+        sleep: Callable[[float], None],
+        jitter: Callable[[], float],
+        backoff_s: float,
+    ) -> None:
         self.session = session
         self.sleep = sleep
         self.jitter = jitter
@@ -184,15 +198,19 @@ class _Fetcher:
         except ValueError:
             wait = SECONDARY_LIMIT_WAIT_S
         if self.waited_s + wait > self.max_wait_s:
-            raise SourceError(f"GH Archive rate limit on {url}: retry in {wait:.0f}s (exceeds "
-                              f"github_max_wait_s={self.max_wait_s:g}s); a re-run resumes")
+            raise SourceError(
+                f"GH Archive rate limit on {url}: retry in {wait:.0f}s (exceeds "
+                f"github_max_wait_s={self.max_wait_s:g}s); a re-run resumes"
+            )
         self.waited_s += wait
         self.sleep(wait)
 
     def _backoff(self, url: str, attempt: int, reason: str) -> int:
         if attempt >= self.max_retries:
-            raise SourceError(f"GH Archive GET {url} failed after {attempt + 1} attempts: "
-                              f"{reason}; a re-run resumes")
+            raise SourceError(
+                f"GH Archive GET {url} failed after {attempt + 1} attempts: "
+                f"{reason}; a re-run resumes"
+            )
         self.retries += 1
-        self.sleep(min(MAX_BACKOFF_S, self.backoff_s * 2 ** attempt) * (0.5 + 0.5 * self.jitter()))
+        self.sleep(min(MAX_BACKOFF_S, self.backoff_s * 2**attempt) * (0.5 + 0.5 * self.jitter()))
         return attempt + 1

@@ -29,9 +29,11 @@ from shu.store import Store, UpsertResult, utcnow
 SOURCE = "git"
 RECORD = "\x00\x1e\x1fCOMMIT\x1f\x1e\x00"
 LOG_FORMAT = "%x00%x1e%x1fCOMMIT%x1f%x1e%x00%H%x00%at%x00%ct%x00%ae%x00%an%x00%P%x00%B%x00E"
-TAG_FORMAT = ("%(refname:strip=2)%00%(objecttype)%00%(objectname)%00%(*objecttype)%00"
-              "%(*objectname)%00%(taggerdate:unix)%00%(committerdate:unix)%00"
-              "%(*committerdate:unix)%00%(contents:subject)%0a%0a%(contents:body)%00%1e")
+TAG_FORMAT = (
+    "%(refname:strip=2)%00%(objecttype)%00%(objectname)%00%(*objecttype)%00"
+    "%(*objectname)%00%(taggerdate:unix)%00%(committerdate:unix)%00"
+    "%(*committerdate:unix)%00%(contents:subject)%0a%0a%(contents:body)%00%1e"
+)
 PRERELEASE = re.compile(r"rc\d*|alpha|beta|dev|pre(?:view)?|nightly", re.IGNORECASE)
 MAX_TAG_MESSAGE = 20_000
 REPO_NAME = re.compile(r"^[\w.-]+/[\w.-]+$")
@@ -48,8 +50,9 @@ class GitIngestResult:
     releases: UpsertResult = field(default_factory=UpsertResult)
 
 
-def ingest_git(store: Store, path: Path | str, repo: str,
-               settings: Settings | None = None) -> GitIngestResult:
+def ingest_git(
+    store: Store, path: Path | str, repo: str, settings: Settings | None = None
+) -> GitIngestResult:
     """Load commits reachable from HEAD and version tags of the clone at `path` as `repo`.
 
     Raises InputError naming the path when it is not a git repository, has no commits, or git
@@ -81,15 +84,23 @@ def ingest_git(store: Store, path: Path | str, repo: str,
         ensure_repo_row(store, settings, repo, _branch(path))
         load.add(result.commits)
         load.add(result.releases)
-        load.message = (f"{len(commits)} commits, {len(releases)} version tags from "
-                        f"{path.name}")
+        load.message = f"{len(commits)} commits, {len(releases)} version tags from {path.name}"
     return result
 
 
 def read_commits(path: Path, head: str, repo: str, matcher: TopicMatcher) -> pd.DataFrame:
     """Every commit reachable from `head` as `commits` rows (source 'git')."""
-    out = _git(path, "-c", "core.quotepath=true", "log", head, f"--format={LOG_FORMAT}",
-               "--numstat", "--diff-merges=first-parent", "--")
+    out = _git(
+        path,
+        "-c",
+        "core.quotepath=true",
+        "log",
+        head,
+        f"--format={LOG_FORMAT}",
+        "--numstat",
+        "--diff-merges=first-parent",
+        "--",
+    )
     mainline = set(_git(path, "rev-list", "--first-parent", head).split())
     rows = []
     for chunk in out.split(RECORD)[1:]:
@@ -110,12 +121,25 @@ def read_commits(path: Path, head: str, repo: str, matcher: TopicMatcher) -> pd.
             paths.append(parts[2])
         subject = message.split("\n", 1)[0].strip()
         topics = matcher.match(subject, *paths)
-        rows.append({
-            "repo": repo, "sha": sha, "authored_at": _epoch(at), "committed_at": _epoch(ct),
-            "author_id": author_id(email), "subject": subject, "parents": len(parents.split()),
-            "is_mainline": sha in mainline, "author_is_bot": looks_like_bot(name, email),
-            "files_changed": files, "insertions": insertions, "deletions": deletions,
-            "topics": topics, **matcher.flags(topics), "source": SOURCE})
+        rows.append(
+            {
+                "repo": repo,
+                "sha": sha,
+                "authored_at": _epoch(at),
+                "committed_at": _epoch(ct),
+                "author_id": author_id(email),
+                "subject": subject,
+                "parents": len(parents.split()),
+                "is_mainline": sha in mainline,
+                "author_is_bot": looks_like_bot(name, email),
+                "files_changed": files,
+                "insertions": insertions,
+                "deletions": deletions,
+                "topics": topics,
+                **matcher.flags(topics),
+                "source": SOURCE,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -133,28 +157,45 @@ def read_version_tags(path: Path, repo: str, version: re.Pattern[str]) -> pd.Dat
         annotated = kind == "tag"
         if annotated and peeled_kind != "commit":
             continue
-        when = tagger_time if annotated and tagger_time else (
-            peeled_time if annotated else commit_time)
+        when = (
+            tagger_time
+            if annotated and tagger_time
+            else (peeled_time if annotated else commit_time)
+        )
         if not when:
             continue
         body = message.strip() if annotated else ""
-        rows.append({"repo": repo, "tag": tag, "name": tag, "published_at": _epoch(when),
-                     "is_prerelease": bool(PRERELEASE.search(tag)),
-                     "body": body[:MAX_TAG_MESSAGE] or None, "url": None, "source": SOURCE})
+        rows.append(
+            {
+                "repo": repo,
+                "tag": tag,
+                "name": tag,
+                "published_at": _epoch(when),
+                "is_prerelease": bool(PRERELEASE.search(tag)),
+                "body": body[:MAX_TAG_MESSAGE] or None,
+                "url": None,
+                "source": SOURCE,
+            }
+        )
     frame = pd.DataFrame(rows)
     if not frame.empty:
         frame["url"] = frame["url"].astype("string")
     return frame
 
 
-def without_richer_rows(store: Store, table: str, key: str, repo: str, source: str,
-                        frame: pd.DataFrame) -> pd.DataFrame:
+def without_richer_rows(
+    store: Store, table: str, key: str, repo: str, source: str, frame: pd.DataFrame
+) -> pd.DataFrame:
     """`frame` less the rows whose `key` the store already holds for `repo` from another
     source (the API's rows are richer than a clone's or an export's, so they are kept)."""
     if frame.empty:
         return frame
-    held = {r[0] for r in store.con.execute(
-        f"SELECT {key} FROM {table} WHERE repo = ? AND source <> ?", [repo, source]).fetchall()}
+    held = {
+        r[0]
+        for r in store.con.execute(
+            f"SELECT {key} FROM {table} WHERE repo = ? AND source <> ?", [repo, source]
+        ).fetchall()
+    }
     return frame[~frame[key].isin(held)]
 
 
@@ -164,9 +205,20 @@ def ensure_repo_row(store: Store, settings: Settings, repo: str, branch: str | N
     if exists[0][0]:
         return
     category = settings.category_of(repo)
-    store.upsert("repos", pd.DataFrame([{
-        "repo": repo, "category": category, "is_tracked": category is not None,
-        "default_branch": branch, "updated_at": utcnow()}]))
+    store.upsert(
+        "repos",
+        pd.DataFrame(
+            [
+                {
+                    "repo": repo,
+                    "category": category,
+                    "is_tracked": category is not None,
+                    "default_branch": branch,
+                    "updated_at": utcnow(),
+                }
+            ]
+        ),
+    )
 
 
 def _branch(path: Path) -> str | None:

@@ -85,13 +85,22 @@ class StoreValidatorCache:
 
     def get(self, url: str) -> tuple[str | None, str | None] | None:
         rows = self.store.con.execute(
-            "SELECT etag, last_modified FROM http_cache WHERE url = ?", [url]).fetchall()
+            "SELECT etag, last_modified FROM http_cache WHERE url = ?", [url]
+        ).fetchall()
         return (rows[0][0], rows[0][1]) if rows else None
 
     def put(self, url: str, etag: str | None, last_modified: str | None) -> None:
-        self.store.upsert("http_cache", pd.DataFrame(
-            {"url": [url], "etag": [etag], "last_modified": [last_modified],
-             "fetched_at": [utcnow()]}))
+        self.store.upsert(
+            "http_cache",
+            pd.DataFrame(
+                {
+                    "url": [url],
+                    "etag": [etag],
+                    "last_modified": [last_modified],
+                    "fetched_at": [utcnow()],
+                }
+            ),
+        )
 
 
 @dataclass
@@ -194,8 +203,11 @@ class GitHubClient:
         """A client configured from `Settings` (URL, token, timeout, retries, max wait)."""
         token = settings.github_token.get_secret_value() if settings.github_token else None
         kwargs: dict[str, Any] = {
-            "token": token, "max_wait_s": settings.github_max_wait_s,
-            "timeout_s": settings.github_timeout_s, "retries": settings.github_retries}
+            "token": token,
+            "max_wait_s": settings.github_max_wait_s,
+            "timeout_s": settings.github_timeout_s,
+            "retries": settings.github_retries,
+        }
         kwargs.update(overrides)
         return cls(settings.github_api_url, **kwargs)
 
@@ -264,8 +276,9 @@ class GitHubClient:
             if status in allow:
                 return Response(_display(url), status, _json_or_none(resp), resp.headers)
             if not 200 <= status < 300:
-                raise GitHubError(f"GitHub GET {_display(url)}: {_describe_failure(resp)}",
-                                  status=status)
+                raise GitHubError(
+                    f"GitHub GET {_display(url)}: {_describe_failure(resp)}", status=status
+                )
             try:
                 data = json.loads(resp.content) if resp.content.strip() else None
             except ValueError:
@@ -276,9 +289,15 @@ class GitHubClient:
                 self.cache.put(_display(url), etag, modified)
             return Response(_display(url), status, data, resp.headers)
 
-    def pages(self, path: str, params: Mapping[str, Any] | None = None, *,
-              accept: str = ACCEPT_JSON, conditional: bool = True,
-              allow: tuple[int, ...] = ()) -> Iterator[Response]:
+    def pages(
+        self,
+        path: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        accept: str = ACCEPT_JSON,
+        conditional: bool = True,
+        allow: tuple[int, ...] = (),
+    ) -> Iterator[Response]:
         """Each page of a listing, following `Link: rel="next"`; stops after a 304/202 page.
 
         A `Link` header that leads back to a page already read, or to a page whose items repeat
@@ -290,19 +309,26 @@ class GitHubClient:
             previous = response
             target = response.next_url
             if _display(target) in seen or len(seen) >= MAX_PAGES:
-                raise GitHubError(f"GitHub GET {previous.url}: the Link header loops (next page "
-                                  f"{_display(target)} after {len(seen)} pages); stopped")
+                raise GitHubError(
+                    f"GitHub GET {previous.url}: the Link header loops (next page "
+                    f"{_display(target)} after {len(seen)} pages); stopped"
+                )
             response = self.get(target, accept=accept, conditional=conditional, allow=allow)
             if response.status == 200 and response.data and response.data == previous.data:
-                raise GitHubError(f"GitHub GET {response.url}: the Link header loops (this page "
-                                  "repeats the previous one); stopped")
+                raise GitHubError(
+                    f"GitHub GET {response.url}: the Link header loops (this page "
+                    "repeats the previous one); stopped"
+                )
             seen.add(response.url)
             yield response
 
     # ------------------------------------------------------------------ internals
     def _send(self, url: str, accept: str, conditional: bool) -> requests.Response:
-        headers = {"Accept": accept, "User-Agent": self.user_agent,
-                   "X-GitHub-Api-Version": self.api_version}
+        headers = {
+            "Accept": accept,
+            "User-Agent": self.user_agent,
+            "X-GitHub-Api-Version": self.api_version,
+        }
         if self._token and _origin(url) == self._origin:
             headers["Authorization"] = f"Bearer {self._token}"
         if conditional:
@@ -315,8 +341,9 @@ class GitHubClient:
                     headers["If-Modified-Since"] = modified
         self.stats.requests += 1
         try:
-            resp = self.session.get(url, headers=headers, timeout=self.timeout_s,
-                                    allow_redirects=False)
+            resp = self.session.get(
+                url, headers=headers, timeout=self.timeout_s, allow_redirects=False
+            )
         except requests.Timeout as exc:
             raise _Transient(f"timed out after {self.timeout_s:g}s") from exc
         except requests.RequestException as exc:
@@ -327,9 +354,11 @@ class GitHubClient:
         return resp
 
     def _note_rate(self, headers: Mapping[str, str]) -> None:
-        for attr, name in (("rate_limit", "x-ratelimit-limit"),
-                           ("rate_remaining", "x-ratelimit-remaining"),
-                           ("rate_reset", "x-ratelimit-reset")):
+        for attr, name in (
+            ("rate_limit", "x-ratelimit-limit"),
+            ("rate_remaining", "x-ratelimit-remaining"),
+            ("rate_reset", "x-ratelimit-reset"),
+        ):
             value = headers.get(name)
             if value is not None and value.strip().lstrip("-").isdigit():
                 setattr(self.stats, attr, int(value) if attr != "rate_reset" else float(value))
@@ -337,12 +366,15 @@ class GitHubClient:
     def _follow(self, url: str, resp: requests.Response) -> str:
         location = resp.headers.get("Location")
         if not location:
-            raise GitHubError(f"GitHub GET {_display(url)}: HTTP {resp.status_code} "
-                              "without a Location header")
+            raise GitHubError(
+                f"GitHub GET {_display(url)}: HTTP {resp.status_code} without a Location header"
+            )
         target = urljoin(url, location)
         if _origin(target) != self._origin:
-            raise GitHubError(f"GitHub GET {_display(url)}: redirected off the API host to "
-                              f"{_display(target)}; not followed")
+            raise GitHubError(
+                f"GitHub GET {_display(url)}: redirected off the API host to "
+                f"{_display(target)}; not followed"
+            )
         log.info("GitHub redirect %s -> %s", _display(url), _display(target))
         self.redirects.append((url, target))
         return target
@@ -372,7 +404,9 @@ class GitHubClient:
             raise RateLimited(
                 f"GitHub rate limit reached on {_display(url)}: retry after "
                 f"{_iso(retry_at)} (a {wait:.0f}s wait exceeds github_max_wait_s="
-                f"{self.max_wait_s:g}s)", retry_at=retry_at)
+                f"{self.max_wait_s:g}s)",
+                retry_at=retry_at,
+            )
         log.warning("GitHub rate limit on %s: waiting %.0fs", _display(url), wait)
         self.stats.rate_limit_waits += 1
         self.stats.waited_s += wait
@@ -389,9 +423,11 @@ class GitHubClient:
 
     def _backoff_or_raise(self, url: str, attempt: int, reason: str) -> int:
         if attempt >= self.retries:
-            raise GitHubError(f"GitHub GET {_display(url)} failed after {attempt + 1} "
-                              f"attempt{'s' if attempt else ''}: {reason}")
-        delay = min(MAX_BACKOFF_S, self.backoff_s * 2 ** attempt) * (0.5 + 0.5 * self.jitter())
+            raise GitHubError(
+                f"GitHub GET {_display(url)} failed after {attempt + 1} "
+                f"attempt{'s' if attempt else ''}: {reason}"
+            )
+        delay = min(MAX_BACKOFF_S, self.backoff_s * 2**attempt) * (0.5 + 0.5 * self.jitter())
         log.warning("GitHub GET %s: %s; retrying in %.1fs", _display(url), reason, delay)
         self.stats.retries += 1
         self.sleep(delay)

@@ -83,8 +83,11 @@ class IngestSummary:
     rate_remaining: int | None = None
     rate_limit: int | None = None
     rate_reset: float | None = None
-    rows: dict[str, UpsertResult] = field(default_factory=lambda: {
-        table: UpsertResult() for table in ("repos", "stars_daily", "commits", "releases")})
+    rows: dict[str, UpsertResult] = field(
+        default_factory=lambda: {
+            table: UpsertResult() for table in ("repos", "stars_daily", "commits", "releases")
+        }
+    )
     renamed: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
@@ -145,8 +148,9 @@ def ingest_github(
     names = list(repos) if repos is not None else [r.repo for r in settings.repos]
     for requested in names:
         snapshot = read_snapshot(store, current_name(store, settings, requested))
-        write_fetch(store, fetch_repo(snapshot, settings, backfill, today, client, progress),
-                    summary)
+        write_fetch(
+            store, fetch_repo(snapshot, settings, backfill, today, client, progress), summary
+        )
     return summary
 
 
@@ -161,9 +165,14 @@ class RepoFetch:
     fatal: BaseException | None = None
 
 
-def fetch_repo(snapshot: RepoSnapshot, settings: Settings, backfill: bool, today: date,
-               client: GitHubClient | None = None,
-               progress: Callable[[str, str], None] | None = None) -> RepoFetch:
+def fetch_repo(
+    snapshot: RepoSnapshot,
+    settings: Settings,
+    backfill: bool,
+    today: date,
+    client: GitHubClient | None = None,
+    progress: Callable[[str, str], None] | None = None,
+) -> RepoFetch:
     """Run one repository's four steps against a scratch copy of its `snapshot`; no store.
 
     The client defaults to one from `settings` (a worker's settings read GITHUB_TOKEN from its
@@ -249,16 +258,25 @@ def _one_line(exc: BaseException) -> str:
 def current_name(store: Store, settings: Settings, repo: str) -> str:
     """`repo` with settings' and the store's aliases folded (its name after renames)."""
     repo = settings.canonical(repo)
-    row = store.con.execute("SELECT repo FROM repo_aliases WHERE lower(alias) = lower(?)",
-                            [repo]).fetchall()
+    row = store.con.execute(
+        "SELECT repo FROM repo_aliases WHERE lower(alias) = lower(?)", [repo]
+    ).fetchall()
     return row[0][0] if row else repo
 
 
 class _RepoIngest:
     """The four steps for one repository (state shared between them: name, stars, branch)."""
 
-    def __init__(self, store: ScratchStore, settings: Settings, client: GitHubClient,
-                 summary: IngestSummary, repo: str, backfill: bool, today: date) -> None:
+    def __init__(
+        self,
+        store: ScratchStore,
+        settings: Settings,
+        client: GitHubClient,
+        summary: IngestSummary,
+        repo: str,
+        backfill: bool,
+        today: date,
+    ) -> None:
         self.store, self.settings, self.client = store, settings, client
         self.summary, self.repo, self.backfill, self.today = summary, repo, backfill, today
         self.stars: int | None = None
@@ -267,8 +285,12 @@ class _RepoIngest:
 
     def run(self, step: str) -> bool:
         """Run one step in its own load; False when the repository cannot be continued."""
-        method = {"snapshot": self.snapshot, "star history": self.star_history,
-                  "commits": self.commits, "releases": self.releases}[step]
+        method = {
+            "snapshot": self.snapshot,
+            "star history": self.star_history,
+            "commits": self.commits,
+            "releases": self.releases,
+        }[step]
         try:
             with self.store.load(SOURCE, f"{self.repo} {step}") as load:
                 result = method(load)
@@ -296,11 +318,14 @@ class _RepoIngest:
         stored = self.store.con.execute(
             "SELECT r.default_branch, s.stars, s.forks, s.open_issues, s.watchers "
             "FROM repos r JOIN stars_daily s ON s.repo = r.repo AND s.source = ? "
-            "WHERE r.repo = ? ORDER BY s.day DESC LIMIT 1", [SOURCE, self.repo]).fetchall()
+            "WHERE r.repo = ? ORDER BY s.day DESC LIMIT 1",
+            [SOURCE, self.repo],
+        ).fetchall()
         stored = stored[0] if stored else None
         redirects_before = len(self.client.redirects)
-        resp = self.client.get(f"/repos/{self.repo}", conditional=stored is not None,
-                               allow=(404, 451))
+        resp = self.client.get(
+            f"/repos/{self.repo}", conditional=stored is not None, allow=(404, 451)
+        )
         if resp.status in (404, 451):
             self.note(f"not found on GitHub (HTTP {resp.status}); skipped")
             return False
@@ -314,18 +339,28 @@ class _RepoIngest:
                 watchers = data.get("subscribers_count")
                 branch, full_name = data["default_branch"], data["full_name"]
             except (KeyError, TypeError, ValueError) as exc:
-                raise GitHubError(f"GitHub GET {resp.url}: repository object lacks {exc}") \
-                    from exc
+                raise GitHubError(f"GitHub GET {resp.url}: repository object lacks {exc}") from exc
             renamed = len(self.client.redirects) > redirects_before
             if renamed or full_name.lower() != self.repo.lower():
                 self.follow_rename(full_name)
             self.write_repo(load, data)
         self.stars, self.default_branch = int(stars), branch
         load.rows_read += 1
-        self.upsert(load, "stars_daily", pd.DataFrame({
-            "repo": [self.repo], "day": [self.today], "stars": [int(stars)],
-            "forks": [int(forks)], "open_issues": [int(issues)],
-            "watchers": pd.array([watchers], dtype="Int64"), "source": [SOURCE]}))
+        self.upsert(
+            load,
+            "stars_daily",
+            pd.DataFrame(
+                {
+                    "repo": [self.repo],
+                    "day": [self.today],
+                    "stars": [int(stars)],
+                    "forks": [int(forks)],
+                    "open_issues": [int(issues)],
+                    "watchers": pd.array([watchers], dtype="Int64"),
+                    "source": [SOURCE],
+                }
+            ),
+        )
         return "unchanged (304)" if resp.not_modified else f"{stars} stars"
 
     def follow_rename(self, new: str) -> None:
@@ -339,25 +374,32 @@ class _RepoIngest:
 
     def write_repo(self, load: Load, data: dict[str, Any]) -> None:
         category = self.settings.category_of(self.repo)
-        renamed_from = next((old for old, new in self.summary.renamed.items()
-                             if new == self.repo), None)
+        renamed_from = next(
+            (old for old, new in self.summary.renamed.items() if new == self.repo), None
+        )
         if renamed_from is None:
-            row = self.store.con.execute("SELECT renamed_from FROM repos WHERE repo = ?",
-                                         [self.repo]).fetchall()
+            row = self.store.con.execute(
+                "SELECT renamed_from FROM repos WHERE repo = ?", [self.repo]
+            ).fetchall()
             renamed_from = row[0][0] if row else None
         values = {
-            "repo": self.repo, "repo_id": int(data["id"]) if data.get("id") is not None else None,
-            "category": category, "is_tracked": category is not None or bool(
-                renamed_from and self.settings.category_of(renamed_from)),
+            "repo": self.repo,
+            "repo_id": int(data["id"]) if data.get("id") is not None else None,
+            "category": category,
+            "is_tracked": category is not None
+            or bool(renamed_from and self.settings.category_of(renamed_from)),
             "default_branch": data.get("default_branch"),
-            "description": data.get("description"), "language": data.get("language"),
+            "description": data.get("description"),
+            "language": data.get("language"),
             "created_at": _timestamp(data.get("created_at")),
-            "archived": bool(data.get("archived", False)), "renamed_from": renamed_from,
+            "archived": bool(data.get("archived", False)),
+            "renamed_from": renamed_from,
         }
         if values["category"] is None and renamed_from:
             values["category"] = self.settings.category_of(renamed_from)
         current = self.store.con.execute(
-            f"SELECT {', '.join(values)} FROM repos WHERE repo = ?", [self.repo]).fetchall()
+            f"SELECT {', '.join(values)} FROM repos WHERE repo = ?", [self.repo]
+        ).fetchall()
         if current and tuple(current[0]) == tuple(values.values()):
             return  # unchanged: leave updated_at alone so a re-run changes nothing
         frame = pd.DataFrame([{**values, "updated_at": utcnow()}])
@@ -372,7 +414,8 @@ class _RepoIngest:
         first_stored, created = self.store.con.execute(
             "SELECT min(s.day), any_value(r.created_at) FROM stars_daily s LEFT JOIN repos r "
             "USING (repo) WHERE s.repo = ? AND s.stars_added IS NOT NULL",
-            [self.repo]).fetchall()[0]
+            [self.repo],
+        ).fetchall()[0]
         have = first_stored is not None
         whole = have and created is not None and first_stored <= created.date()
         path = f"/repos/{self.repo}/stargazers/history"
@@ -398,8 +441,9 @@ class _RepoIngest:
                 break
         if not added:
             return "unchanged (304)"
-        self.write_star_series(load, {d: n for d, n in added.items() if d <= self.today},
-                               HISTORY_SOURCE, complete=True)
+        self.write_star_series(
+            load, {d: n for d, n in added.items() if d <= self.today}, HISTORY_SOURCE, complete=True
+        )
         return f"{len(added)} days of star history"
 
     def stargazers_fallback(self, load: Load) -> str:
@@ -412,19 +456,24 @@ class _RepoIngest:
         """
         boundary = self.store.con.execute(
             "SELECT max(day) FROM stars_daily WHERE repo = ? AND source = ?",
-            [self.repo, STARGAZERS_SOURCE]).fetchall()[0][0]
+            [self.repo, STARGAZERS_SOURCE],
+        ).fetchall()[0][0]
         path, accept = f"/repos/{self.repo}/stargazers", ACCEPT_STAR
-        first = self.client.get(path, {"per_page": LIST_PER_PAGE}, accept=accept,
-                                conditional=False, allow=(403, 404))
+        first = self.client.get(
+            path, {"per_page": LIST_PER_PAGE}, accept=accept, conditional=False, allow=(403, 404)
+        )
         if first.status in (403, 404):
-            return self.note("no star history: /stargazers/history absent and the stargazer "
-                             "list is restricted for this token")
+            return self.note(
+                "no star history: /stargazers/history absent and the stargazer "
+                "list is restricted for this token"
+            )
         last_page = _last_page(first)
         capped = last_page > STARGAZER_PAGE_CAP
         incremental = boundary is not None and not self.backfill
         if incremental and capped:
-            return self.note("stargazer list capped by GitHub at 40,000 stars: nothing newer "
-                             "can be read from it")
+            return self.note(
+                "stargazer list capped by GitHub at 40,000 stars: nothing newer can be read from it"
+            )
         if incremental:
             numbers = range(last_page, 1, -1)
         else:
@@ -432,8 +481,13 @@ class _RepoIngest:
         starred = self.starred_days(first, load)
         crossed = False  # an incremental walk reached a page that starts before `boundary`
         for number in numbers:
-            resp = self.client.get(path, {"page": number, "per_page": LIST_PER_PAGE},
-                                   accept=accept, conditional=False, allow=(422,))
+            resp = self.client.get(
+                path,
+                {"page": number, "per_page": LIST_PER_PAGE},
+                accept=accept,
+                conditional=False,
+                allow=(422,),
+            )
             if resp.status == 422:  # GitHub's page cap
                 capped = True
                 break
@@ -450,13 +504,14 @@ class _RepoIngest:
         # whole days only: after crossing, every day from `boundary` on was read in full
         first_day = boundary if crossed else min(per_day)
         last_day = (max(per_day) - timedelta(days=1)) if capped else self.today
-        days = {first_day + timedelta(days=i): 0
-                for i in range((last_day - first_day).days + 1)}
+        days = {first_day + timedelta(days=i): 0 for i in range((last_day - first_day).days + 1)}
         days.update({d: n for d, n in per_day.items() if first_day <= d <= last_day})
         self.write_star_series(load, days, STARGAZERS_SOURCE, complete=not capped)
         if capped:
-            self.note(f"stargazer list capped by GitHub at 40,000 stars; days after {last_day} "
-                      "have no stars_added")
+            self.note(
+                f"stargazer list capped by GitHub at 40,000 stars; days after {last_day} "
+                "have no stars_added"
+            )
         return f"{len(days)} days from the stargazer list"
 
     def starred_days(self, resp: Response, load: Load) -> list[date]:
@@ -466,19 +521,23 @@ class _RepoIngest:
         for item in items:
             starred = _timestamp(item.get("starred_at") if isinstance(item, dict) else None)
             if starred is None:
-                raise GitHubError(f"GitHub GET {resp.url}: stargazer without starred_at "
-                                  "(was the star+json media type ignored?)")
+                raise GitHubError(
+                    f"GitHub GET {resp.url}: stargazer without starred_at "
+                    "(was the star+json media type ignored?)"
+                )
             days.append(starred.date())
         return days
 
-    def write_star_series(self, load: Load, added: dict[date, int], source: str,
-                          complete: bool) -> None:
+    def write_star_series(
+        self, load: Load, added: dict[date, int], source: str, complete: bool
+    ) -> None:
         """Store stars added per day and, on days no observed count covers, the cumulative
         `stars`: stargazers_count minus the stars added after the day (a complete series), or
         the running sum (a listing GitHub capped). Observed rows keep their stars and source."""
         stored = self.store.con.execute(
             "SELECT day, stars, stars_added, source FROM stars_daily WHERE repo = ? ORDER BY day",
-            [self.repo]).fetchdf()
+            [self.repo],
+        ).fetchdf()
         stored["day"] = pd.to_datetime(stored["day"]).dt.date
         fetched = pd.DataFrame({"day": list(added), "fetched": list(added.values())})
         series = stored.merge(fetched, on="day", how="outer").sort_values("day")
@@ -494,16 +553,43 @@ class _RepoIngest:
         is_new = series["source"].isna()
         derived = series["source"].isin(DERIVED_SOURCES)
         new_rows = series[is_new].assign(source=source)
-        self.upsert(load, "stars_daily", pd.DataFrame({
-            "repo": self.repo, "day": new_rows["day"], "stars": new_rows["cumulative"],
-            "stars_added": new_rows["stars_added"], "source": new_rows["source"]}))
-        self.upsert(load, "stars_daily", pd.DataFrame({
-            "repo": self.repo, "day": series["day"][derived],
-            "stars": series["cumulative"][derived], "stars_added": series["stars_added"][derived]}))
+        self.upsert(
+            load,
+            "stars_daily",
+            pd.DataFrame(
+                {
+                    "repo": self.repo,
+                    "day": new_rows["day"],
+                    "stars": new_rows["cumulative"],
+                    "stars_added": new_rows["stars_added"],
+                    "source": new_rows["source"],
+                }
+            ),
+        )
+        self.upsert(
+            load,
+            "stars_daily",
+            pd.DataFrame(
+                {
+                    "repo": self.repo,
+                    "day": series["day"][derived],
+                    "stars": series["cumulative"][derived],
+                    "stars_added": series["stars_added"][derived],
+                }
+            ),
+        )
         observed = ~is_new & ~derived
-        self.upsert(load, "stars_daily", pd.DataFrame({
-            "repo": self.repo, "day": series["day"][observed],
-            "stars_added": series["stars_added"][observed]}))
+        self.upsert(
+            load,
+            "stars_daily",
+            pd.DataFrame(
+                {
+                    "repo": self.repo,
+                    "day": series["day"][observed],
+                    "stars_added": series["stars_added"][observed],
+                }
+            ),
+        )
 
     # ------------------------------------------------------------------ 3. commits
     def commits(self, load: Load) -> bool | str:
@@ -512,10 +598,13 @@ class _RepoIngest:
         unless the whole history was walked before or the oldest stored commit is a root."""
         newest, oldest, oldest_parents = self.store.con.execute(
             "SELECT max(committed_at), min(committed_at), arg_min(parents, committed_at) "
-            "FROM commits WHERE repo = ?", [self.repo]).fetchall()[0]
+            "FROM commits WHERE repo = ?",
+            [self.repo],
+        ).fetchall()[0]
         path, branch = f"/repos/{self.repo}/commits", self.default_branch
-        probe = self.client.get(path, {"sha": branch, "per_page": 1},
-                                conditional=newest is not None, allow=(409,))
+        probe = self.client.get(
+            path, {"sha": branch, "per_page": 1}, conditional=newest is not None, allow=(409,)
+        )
         if probe.status == 409:
             return "empty repository"
         walks: list[dict[str, Any]] = []
@@ -525,9 +614,12 @@ class _RepoIngest:
             if newest is not None:
                 params["since"] = _iso(newest)
             elif not self.backfill:
-                params["since"] = _iso(datetime.combine(
-                    self.today - timedelta(days=self.settings.github_commit_lookback_days),
-                    datetime.min.time()))
+                params["since"] = _iso(
+                    datetime.combine(
+                        self.today - timedelta(days=self.settings.github_commit_lookback_days),
+                        datetime.min.time(),
+                    )
+                )
             walks.append(params)
         whole = self.client.seen(path, {"sha": branch, "per_page": LIST_PER_PAGE})
         if self.backfill and oldest is not None and oldest_parents != 0 and not whole:
@@ -556,7 +648,8 @@ class _RepoIngest:
             return set()
         found = self.store.con.execute(
             "SELECT sha FROM commits WHERE repo = ? AND sha IN (SELECT unnest(?))",
-            [self.repo, shas]).fetchall()
+            [self.repo, shas],
+        ).fetchall()
         return {r[0] for r in found}
 
     def commit_row(self, item: Any, url: str) -> dict[str, Any]:
@@ -568,25 +661,33 @@ class _RepoIngest:
             subject = message.split("\n", 1)[0].strip()
             topics = self.topics.match(subject)
             return {
-                "repo": self.repo, "sha": _text(item["sha"], "sha"),
+                "repo": self.repo,
+                "sha": _text(item["sha"], "sha"),
                 "authored_at": _timestamp(author.get("date")),
                 "committed_at": _timestamp(committer.get("date")),
-                "author_id": author_id(author.get("email")), "subject": subject,
+                "author_id": author_id(author.get("email")),
+                "subject": subject,
                 "parents": len(item.get("parents") or []),
                 "author_is_bot": looks_like_bot(author.get("name"), author.get("email"), login),
-                "topics": topics, **self.topics.flags(topics), "source": SOURCE,
+                "topics": topics,
+                **self.topics.flags(topics),
+                "source": SOURCE,
             }
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             raise GitHubError(f"GitHub GET {url}: malformed commit object ({exc})") from exc
 
     # ------------------------------------------------------------------ 4. releases
     def releases(self, load: Load) -> bool | str:
-        have = self.store.con.execute(
-            "SELECT count(*) FROM releases WHERE repo = ? AND source = ?",
-            [self.repo, SOURCE]).fetchall()[0][0] > 0
+        have = (
+            self.store.con.execute(
+                "SELECT count(*) FROM releases WHERE repo = ? AND source = ?", [self.repo, SOURCE]
+            ).fetchall()[0][0]
+            > 0
+        )
         rows = []
-        for resp in self.client.pages(f"/repos/{self.repo}/releases",
-                                      {"per_page": LIST_PER_PAGE}, conditional=have):
+        for resp in self.client.pages(
+            f"/repos/{self.repo}/releases", {"per_page": LIST_PER_PAGE}, conditional=have
+        ):
             if resp.not_modified:
                 break
             items = _expect(resp, list, "releases")
@@ -596,7 +697,9 @@ class _RepoIngest:
             tags = [r["tag"] for r in rows]
             known = self.store.con.execute(
                 "SELECT count(*) FROM releases WHERE repo = ? AND source = ? AND tag IN "
-                "(SELECT unnest(?))", [self.repo, SOURCE, tags]).fetchall()[0][0]
+                "(SELECT unnest(?))",
+                [self.repo, SOURCE, tags],
+            ).fetchall()[0][0]
             if have and not self.backfill and known:
                 break
         if not rows:
@@ -609,11 +712,16 @@ class _RepoIngest:
         try:
             if item.get("draft"):
                 return None
-            return {"repo": self.repo, "tag": _text(item["tag_name"], "tag_name"),
-                    "name": item.get("name"),
-                    "published_at": _timestamp(item.get("published_at") or item["created_at"]),
-                    "is_prerelease": bool(item.get("prerelease")), "body": item.get("body"),
-                    "url": item.get("html_url"), "source": SOURCE}
+            return {
+                "repo": self.repo,
+                "tag": _text(item["tag_name"], "tag_name"),
+                "name": item.get("name"),
+                "published_at": _timestamp(item.get("published_at") or item["created_at"]),
+                "is_prerelease": bool(item.get("prerelease")),
+                "body": item.get("body"),
+                "url": item.get("html_url"),
+                "source": SOURCE,
+            }
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             raise GitHubError(f"GitHub GET {url}: malformed release object ({exc})") from exc
 
@@ -675,4 +783,3 @@ def _timestamp(text: Any) -> datetime | None:
 
 def _iso(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-

@@ -39,12 +39,15 @@ class RepoSnapshot:
 
 def read_snapshot(store: Store, repo: str) -> RepoSnapshot:
     """The rows of `repo` (already alias-folded) an ingest reads, and its cached ETags."""
-    tables = {name: store.con.execute(
-        f'SELECT {SNAPSHOT_COLUMNS.get(name, "*")} FROM "{name}" WHERE repo = ?', [repo]).fetchdf()
-        for name in SNAPSHOT_TABLES}
+    tables = {
+        name: store.con.execute(
+            f'SELECT {SNAPSHOT_COLUMNS.get(name, "*")} FROM "{name}" WHERE repo = ?', [repo]
+        ).fetchdf()
+        for name in SNAPSHOT_TABLES
+    }
     tables["http_cache"] = store.con.execute(
-        "SELECT * FROM http_cache WHERE strpos(lower(url), lower(?)) > 0",
-        [f"/repos/{repo}"]).fetchdf()
+        "SELECT * FROM http_cache WHERE strpos(lower(url), lower(?)) > 0", [f"/repos/{repo}"]
+    ).fetchdf()
     return RepoSnapshot(repo, tables)
 
 
@@ -119,8 +122,7 @@ class _Replayed(Exception):
     """Re-raises a failed step's message inside `store.load` so it logs the same 'failed' row."""
 
 
-def replay(store: Store, record: LoadRecord,
-           counted: Callable[[str, UpsertResult], None]) -> None:
+def replay(store: Store, record: LoadRecord, counted: Callable[[str, UpsertResult], None]) -> None:
     """Apply one journaled load to `store` in one transaction with its `ingest_log` row.
 
     `counted(table, result)` is told every upsert into a data table (not `http_cache`), whose

@@ -39,11 +39,23 @@ from shu.store import Store, UpsertResult
 
 SOURCE = "history"
 KINDS = ("commits", "tags", "release_notes")
-FILE_NAME = re.compile(r"^(?P<owner>[\w.-]+?)__(?P<name>[\w.-]+)\."
-                       r"(?P<kind>commits|tags|release_notes)\.csv(?:\.gz)?$")
+FILE_NAME = re.compile(
+    r"^(?P<owner>[\w.-]+?)__(?P<name>[\w.-]+)\."
+    r"(?P<kind>commits|tags|release_notes)\.csv(?:\.gz)?$"
+)
 COLUMNS = {
-    "commits": ("sha", "author_time", "commit_time", "author_id", "parents", "files_changed",
-                "insertions", "deletions", "subject", "touches_rocm"),
+    "commits": (
+        "sha",
+        "author_time",
+        "commit_time",
+        "author_id",
+        "parents",
+        "files_changed",
+        "insertions",
+        "deletions",
+        "subject",
+        "touches_rocm",
+    ),
     "tags": ("tag", "tag_time", "annotated", "message"),
     "release_notes": ("version", "heading_line", "body"),
 }
@@ -79,8 +91,10 @@ def find_exports(paths: Iterable[Path | str]) -> dict[str, dict[str, Path]]:
             files = sorted(p for p in path.iterdir() if FILE_NAME.match(p.name))
         elif path.is_file():
             if not FILE_NAME.match(path.name):
-                raise InputError(f"{path}: not a history export file (expected "
-                                 "<owner>__<name>.{commits,tags,release_notes}.csv[.gz])")
+                raise InputError(
+                    f"{path}: not a history export file (expected "
+                    "<owner>__<name>.{commits,tags,release_notes}.csv[.gz])"
+                )
             files = [path]
         else:
             raise InputError(f"{path}: no such file or directory")
@@ -91,13 +105,13 @@ def find_exports(paths: Iterable[Path | str]) -> dict[str, dict[str, Path]]:
         raise InputError(f"no history export files in {', '.join(map(str, paths))}")
     for repo, kinds in found.items():
         if "commits" not in kinds:
-            raise InputError(f"{repo}: {sorted(kinds.values())[0]} has no matching "
-                             "commits file")
+            raise InputError(f"{repo}: {sorted(kinds.values())[0]} has no matching commits file")
     return dict(sorted(found.items()))
 
 
-def ingest_history(store: Store, paths: Iterable[Path | str],
-                   settings: Settings | None = None) -> list[HistoryIngestResult]:
+def ingest_history(
+    store: Store, paths: Iterable[Path | str], settings: Settings | None = None
+) -> list[HistoryIngestResult]:
     """Load every repository's export found under `paths`; one transaction per repository."""
     settings = settings or get_settings()
     matcher = TopicMatcher.from_topics(settings.topics)
@@ -107,8 +121,9 @@ def ingest_history(store: Store, paths: Iterable[Path | str],
         repo = settings.canonical(repo)
         result = HistoryIngestResult(repo=repo)
         commits = read_commits(files["commits"], repo, matcher)
-        releases = read_releases(files.get("tags"), files.get("release_notes"), repo,
-                                 version_tag, result)
+        releases = read_releases(
+            files.get("tags"), files.get("release_notes"), repo, version_tag, result
+        )
         result.commits_read = len(commits)
         with store.load(SOURCE, f"{repo} {files['commits'].parent.resolve()}") as load:
             load.rows_read = len(commits) + result.tags_read
@@ -121,8 +136,10 @@ def ingest_history(store: Store, paths: Iterable[Path | str],
             ensure_repo_row(store, settings, repo, None)
             load.add(result.commits)
             load.add(result.releases)
-            load.message = (f"{result.commits_read} commits, {result.version_tags} version "
-                            f"tags, {result.notes_matched} release-note sections from history")
+            load.message = (
+                f"{result.commits_read} commits, {result.version_tags} version "
+                f"tags, {result.notes_matched} release-note sections from history"
+            )
         results.append(result)
     return results
 
@@ -143,8 +160,9 @@ def _times(frame: pd.DataFrame, column: str, path: Path) -> pd.Series:
     bad = parsed.isna()
     if bad.any():
         row = int(bad.to_numpy().nonzero()[0][0])
-        raise InputError(f"{path}: row {row + 2}: {column} {frame[column].iloc[row]!r} is not an "
-                         "ISO 8601 time")
+        raise InputError(
+            f"{path}: row {row + 2}: {column} {frame[column].iloc[row]!r} is not an ISO 8601 time"
+        )
     return parsed.dt.tz_localize(None)
 
 
@@ -153,8 +171,9 @@ def _ints(frame: pd.DataFrame, column: str, path: Path) -> pd.Series:
     bad = parsed.isna() & frame[column].ne("")
     if bad.any():
         row = int(bad.to_numpy().nonzero()[0][0])
-        raise InputError(f"{path}: row {row + 2}: {column} {frame[column].iloc[row]!r} is not "
-                         "an integer")
+        raise InputError(
+            f"{path}: row {row + 2}: {column} {frame[column].iloc[row]!r} is not an integer"
+        )
     return parsed.astype("Int64")
 
 
@@ -166,26 +185,33 @@ def read_commits(path: Path, repo: str, matcher: TopicMatcher) -> pd.DataFrame:
         raise InputError(f"{path}: commit {sha} appears twice")
     export_flag = _ints(raw, "touches_rocm", path).fillna(0).astype(bool)
     topics, flags = [], []
-    rocm_topic = next((name for name, _, column in matcher.topics if column == ROCM_TOPIC_FLAG),
-                      None)
+    rocm_topic = next(
+        (name for name, _, column in matcher.topics if column == ROCM_TOPIC_FLAG), None
+    )
     for subject, exported in zip(raw["subject"], export_flag, strict=True):
         matched = matcher.match(subject)
         if exported and rocm_topic and rocm_topic not in matched:
             matched = [*matched, rocm_topic]  # a path-only match the export saw and we cannot
         topics.append(matched)
         flags.append(matcher.flags(matched))
-    frame = pd.DataFrame({
-        "repo": repo, "sha": raw["sha"],
-        "authored_at": _times(raw, "author_time", path),
-        "committed_at": _times(raw, "commit_time", path),
-        "author_id": raw["author_id"].replace("", None), "subject": raw["subject"],
-        "parents": _ints(raw, "parents", path).astype("Int32"),
-        "is_mainline": _optional_flag(raw, "first_parent", path),
-        "author_is_bot": _optional_flag(raw, "author_is_bot", path),
-        "files_changed": _ints(raw, "files_changed", path).astype("Int32"),
-        "insertions": _ints(raw, "insertions", path).astype("Int32"),
-        "deletions": _ints(raw, "deletions", path).astype("Int32"),
-        "topics": topics, "source": SOURCE})
+    frame = pd.DataFrame(
+        {
+            "repo": repo,
+            "sha": raw["sha"],
+            "authored_at": _times(raw, "author_time", path),
+            "committed_at": _times(raw, "commit_time", path),
+            "author_id": raw["author_id"].replace("", None),
+            "subject": raw["subject"],
+            "parents": _ints(raw, "parents", path).astype("Int32"),
+            "is_mainline": _optional_flag(raw, "first_parent", path),
+            "author_is_bot": _optional_flag(raw, "author_is_bot", path),
+            "files_changed": _ints(raw, "files_changed", path).astype("Int32"),
+            "insertions": _ints(raw, "insertions", path).astype("Int32"),
+            "deletions": _ints(raw, "deletions", path).astype("Int32"),
+            "topics": topics,
+            "source": SOURCE,
+        }
+    )
     flag_frame = pd.DataFrame(flags, index=frame.index)
     for column in flag_frame.columns:
         frame[column] = flag_frame[column].astype(bool)
@@ -199,8 +225,13 @@ def _optional_flag(raw: pd.DataFrame, column: str, path: Path) -> pd.Series:
     return _ints(raw, column, path).astype("boolean")
 
 
-def read_releases(tags_path: Path | None, notes_path: Path | None, repo: str,
-                  version_tag: re.Pattern[str], result: HistoryIngestResult) -> pd.DataFrame:
+def read_releases(
+    tags_path: Path | None,
+    notes_path: Path | None,
+    repo: str,
+    version_tag: re.Pattern[str],
+    result: HistoryIngestResult,
+) -> pd.DataFrame:
     """Version tags as `releases` rows, with matching release-note sections in their body."""
     if tags_path is None:
         if notes_path is not None:
@@ -213,8 +244,10 @@ def read_releases(tags_path: Path | None, notes_path: Path | None, repo: str,
     tags = tags.loc[pd.Series(keep, index=tags.index, dtype=bool)]
     tags = tags.drop_duplicates("tag", keep="last").reset_index(drop=True)
     result.version_tags = len(tags)
-    bodies = [m.strip() if a == "1" else "" for m, a in zip(tags["message"], tags["annotated"],
-                                                            strict=True)]
+    bodies = [
+        m.strip() if a == "1" else ""
+        for m, a in zip(tags["message"], tags["annotated"], strict=True)
+    ]
     if notes_path is not None:
         by_version: dict[str, list[int]] = {}
         for i, tag in enumerate(tags["tag"]):
@@ -231,9 +264,15 @@ def read_releases(tags_path: Path | None, notes_path: Path | None, repo: str,
             for i in hits:
                 section = f"{heading.strip()}\n{body.strip()}".strip()
                 bodies[i] = f"{bodies[i]}\n\n{section}".strip() if bodies[i] else section
-    return pd.DataFrame({
-        "repo": repo, "tag": tags["tag"], "name": tags["tag"],
-        "published_at": tags["published_at"],
-        "is_prerelease": tags["tag"].map(lambda t: bool(PRERELEASE.search(t))),
-        "body": [b[:MAX_BODY] or None for b in bodies],
-        "url": pd.Series([None] * len(tags), dtype="string"), "source": SOURCE})
+    return pd.DataFrame(
+        {
+            "repo": repo,
+            "tag": tags["tag"],
+            "name": tags["tag"],
+            "published_at": tags["published_at"],
+            "is_prerelease": tags["tag"].map(lambda t: bool(PRERELEASE.search(t))),
+            "body": [b[:MAX_BODY] or None for b in bodies],
+            "url": pd.Series([None] * len(tags), dtype="string"),
+            "source": SOURCE,
+        }
+    )

@@ -43,8 +43,19 @@ from shu.store import Load, Store
 if TYPE_CHECKING:
     import pyarrow as pa
 
-RAW_COLUMNS = ["rank", "item", "repo_name", "stars", "forks", "language", "repo_url",
-               "username", "issues", "last_commit", "description"]
+RAW_COLUMNS = [
+    "rank",
+    "item",
+    "repo_name",
+    "stars",
+    "forks",
+    "language",
+    "repo_url",
+    "username",
+    "issues",
+    "last_commit",
+    "description",
+]
 LONG_REQUIRED = {"day", "repo", "stars"}
 LONG_OPTIONAL = ("forks", "open_issues")
 RAW_NAME = re.compile(r"github-ranking-(\d{4}-\d{2}-\d{2})\.csv$")
@@ -68,8 +79,11 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")
     # Peak memory of the 7.2M-row load stays under 2 GiB (bench_ranking prints it).
-    with (store.bulk(IMPORT_MEMORY_LIMIT), store.load(SOURCE, str(path)) as load,
-          progress(f"ranking {path.name}", total=4) as bar):
+    with (
+        store.bulk(IMPORT_MEMORY_LIMIT),
+        store.load(SOURCE, str(path)) as load,
+        progress(f"ranking {path.name}", total=4) as bar,
+    ):
         rejects: Counter[str] = Counter()
         _drop_staged(store)
         if path.is_dir():
@@ -79,8 +93,10 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
             # One malformed file never sinks the others: it is left out whole and logged.
             _stage_arrow(store, _read_raw_files(files, rejects, load.failed_files))
             if len(load.failed_files) == len(files):
-                raise InputError(f"{path}: every file is malformed; first: "
-                                 f"{next(iter(load.failed_files.values()))}")
+                raise InputError(
+                    f"{path}: every file is malformed; first: "
+                    f"{next(iter(load.failed_files.values()))}"
+                )
             for bad, reason in load.failed_files.items():
                 store.log_failure(SOURCE, str(bad), reason)
         elif RAW_NAME.search(path.name):
@@ -113,8 +129,9 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
 
 # ------------------------------------------------------------------------------- staging
 def _drop_staged(store: Store) -> None:
-    for kind, in store.con.execute("SELECT table_type FROM information_schema.tables WHERE "
-                                   "table_name = '_rank_raw'").fetchall():
+    for (kind,) in store.con.execute(
+        "SELECT table_type FROM information_schema.tables WHERE table_name = '_rank_raw'"
+    ).fetchall():
         store.con.execute(f"DROP {'VIEW' if 'VIEW' in kind else 'TABLE'} _rank_raw")
 
 
@@ -128,44 +145,62 @@ def _stage_long_parquet(store: Store, path: Path) -> None:
     """`_rank_raw` as a view over the file (typed), after checking its columns and, where their
     types do not guarantee it, that every day is a date and every star count a whole number."""
     try:
-        types = {d[0]: str(d[1]) for d in store.con.execute(
-            "SELECT * FROM read_parquet(?) LIMIT 0", [str(path)]).description}
+        types = {
+            d[0]: str(d[1])
+            for d in store.con.execute(
+                "SELECT * FROM read_parquet(?) LIMIT 0", [str(path)]
+            ).description
+        }
     except Exception as exc:  # duckdb raises several error types for unreadable files
         raise InputError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from exc
     missing = LONG_REQUIRED - set(types)
     if missing:
-        raise InputError(f"{path}: missing column(s) {sorted(missing)}; a long table needs "
-                         f"{sorted(LONG_REQUIRED)} (+ optional {list(LONG_OPTIONAL)})")
+        raise InputError(
+            f"{path}: missing column(s) {sorted(missing)}; a long table needs "
+            f"{sorted(LONG_REQUIRED)} (+ optional {list(LONG_OPTIONAL)})"
+        )
     if types["stars"] not in WHOLE_TYPES or types["day"] not in DAY_TYPES:
         bad = store.con.execute(
             "SELECT row_number, day, stars FROM (SELECT row_number() OVER () AS row_number, * "
             "FROM read_parquet(?)) WHERE (stars IS NOT NULL AND TRY_CAST(stars AS BIGINT) IS "
             "NULL) OR (day IS NOT NULL AND TRY_CAST(day AS DATE) IS NULL) LIMIT 1",
-            [str(path)]).fetchall()[0]
+            [str(path)],
+        ).fetchall()[0]
         if bad:
-            raise InputError(f"{path}: row {bad[0]}: day {bad[1]!r} / stars {bad[2]!r} is not a "
-                             "date / a whole number")
+            raise InputError(
+                f"{path}: row {bad[0]}: day {bad[1]!r} / stars {bad[2]!r} is not a "
+                "date / a whole number"
+            )
     # Columns already of a fitting type are read as they are (an INTEGER count stays INTEGER
     # until the aggregate has run: casting 7.2M values first measured ~15% of the load's CPU).
-    exprs = ["repo" if types["repo"] == "VARCHAR" else "CAST(repo AS VARCHAR) AS repo",
-             "day" if types["day"] == "DATE" else "CAST(day AS DATE) AS day",
-             "stars" if types["stars"] in WHOLE_TYPES else "CAST(stars AS BIGINT) AS stars"]
-    exprs += [c if types.get(c) in WHOLE_TYPES
-              else f"TRY_CAST({c} AS BIGINT) AS {c}" if c in types else f"NULL::BIGINT AS {c}"
-              for c in LONG_OPTIONAL]
+    exprs = [
+        "repo" if types["repo"] == "VARCHAR" else "CAST(repo AS VARCHAR) AS repo",
+        "day" if types["day"] == "DATE" else "CAST(day AS DATE) AS day",
+        "stars" if types["stars"] in WHOLE_TYPES else "CAST(stars AS BIGINT) AS stars",
+    ]
+    exprs += [
+        c
+        if types.get(c) in WHOLE_TYPES
+        else f"TRY_CAST({c} AS BIGINT) AS {c}"
+        if c in types
+        else f"NULL::BIGINT AS {c}"
+        for c in LONG_OPTIONAL
+    ]
     literal = "'" + str(path).replace("'", "''") + "'"  # a view cannot take a parameter
-    store.con.execute(f"CREATE TEMP VIEW _rank_raw AS SELECT {', '.join(exprs)} "
-                      f"FROM read_parquet({literal})")
+    store.con.execute(
+        f"CREATE TEMP VIEW _rank_raw AS SELECT {', '.join(exprs)} FROM read_parquet({literal})"
+    )
 
 
 # ------------------------------------------------------------------------------- readers
-def _read_raw_files(files: list[Path], rejects: Counter[str],
-                    failed: dict[Path, str] | None = None) -> pa.Table:
+def _read_raw_files(
+    files: list[Path], rejects: Counter[str], failed: dict[Path, str] | None = None
+) -> pa.Table:
     """Rows of the daily files. A malformed file raises InputError, or, when `failed` is given,
     is left out whole (none of its rows) and its one-line reason recorded there."""
     import pyarrow as pa
-    columns: dict[str, list] = {"repo": [], "day": [], "stars": [], "forks": [],
-                                "open_issues": []}
+
+    columns: dict[str, list] = {"repo": [], "day": [], "stars": [], "forks": [], "open_issues": []}
     for f in files:
         own: Counter[str] = Counter()
         try:
@@ -178,11 +213,15 @@ def _read_raw_files(files: list[Path], rejects: Counter[str],
         rejects.update(own)
         for name, values in rows.items():
             columns[name] += values
-    return pa.table({"repo": pa.array(columns["repo"], pa.string()),
-                     "day": pa.array(columns["day"], pa.date32()),
-                     "stars": pa.array(columns["stars"], pa.int64()),
-                     "forks": pa.array(columns["forks"], pa.int64()),
-                     "open_issues": pa.array(columns["open_issues"], pa.int64())})
+    return pa.table(
+        {
+            "repo": pa.array(columns["repo"], pa.string()),
+            "day": pa.array(columns["day"], pa.date32()),
+            "stars": pa.array(columns["stars"], pa.int64()),
+            "forks": pa.array(columns["forks"], pa.int64()),
+            "open_issues": pa.array(columns["open_issues"], pa.int64()),
+        }
+    )
 
 
 def _read_raw_file(f: Path, rejects: Counter[str]) -> dict[str, list]:
@@ -194,15 +233,18 @@ def _read_raw_file(f: Path, rejects: Counter[str]) -> dict[str, list]:
         if header is None:
             raise InputError(f"{f}: empty file (no header)")
         if [h.strip().lower() for h in header] != RAW_COLUMNS:
-            raise InputError(f"{f}: line 1: unexpected columns {header}; expected "
-                             + ",".join(RAW_COLUMNS))
+            raise InputError(
+                f"{f}: line 1: unexpected columns {header}; expected " + ",".join(RAW_COLUMNS)
+            )
         for row in reader:
             line = reader.line_num
             if not row:
                 continue
             if len(row) != len(RAW_COLUMNS):
-                raise InputError(f"{f}: line {line}: expected {len(RAW_COLUMNS)} fields, got "
-                                 f"{len(row)} (truncated or malformed row)")
+                raise InputError(
+                    f"{f}: line {line}: expected {len(RAW_COLUMNS)} fields, got "
+                    f"{len(row)} (truncated or malformed row)"
+                )
             rec = dict(zip(RAW_COLUMNS, row, strict=True))
             repo = _repo_from(rec)
             if repo is None:
@@ -227,16 +269,19 @@ def _read_long_csv(path: Path, rejects: Counter[str]) -> pa.Table:
     cols = set(reader.fieldnames or [])
     missing = LONG_REQUIRED - cols
     if missing:
-        raise InputError(f"{path}: line 1: missing column(s) {sorted(missing)}; expected ranking "
-                         f"columns ({','.join(RAW_COLUMNS)}) or a long table "
-                         f"({', '.join(sorted(LONG_REQUIRED))}[, forks, open_issues])")
+        raise InputError(
+            f"{path}: line 1: missing column(s) {sorted(missing)}; expected ranking "
+            f"columns ({','.join(RAW_COLUMNS)}) or a long table "
+            f"({', '.join(sorted(LONG_REQUIRED))}[, forks, open_issues])"
+        )
     out: dict[str, list] = {"repo": [], "day": [], "stars": [], "forks": [], "open_issues": []}
     try:
         for rec in reader:
             line = reader.line_num
             if None in rec or any(rec.get(c) is None for c in LONG_REQUIRED):
-                raise InputError(f"{path}: line {line}: wrong number of fields (truncated or "
-                                 "malformed row)")
+                raise InputError(
+                    f"{path}: line {line}: wrong number of fields (truncated or malformed row)"
+                )
             try:
                 day = date.fromisoformat(rec["day"].strip()[:10])
             except ValueError as exc:
@@ -252,9 +297,13 @@ def _read_long_csv(path: Path, rejects: Counter[str]) -> pa.Table:
                 out[c].append(_count(rec.get(c) or "", path, line, c))
     except csv.Error as exc:
         raise InputError(f"{path}: line {reader.line_num}: {exc} (truncated file?)") from exc
-    return pa.table({"repo": pa.array(out["repo"], pa.string()),
-                     "day": pa.array(out["day"], pa.date32()),
-                     **{c: pa.array(out[c], pa.int64()) for c in ("stars", *LONG_OPTIONAL)}})
+    return pa.table(
+        {
+            "repo": pa.array(out["repo"], pa.string()),
+            "day": pa.array(out["day"], pa.date32()),
+            **{c: pa.array(out[c], pa.int64()) for c in ("stars", *LONG_OPTIONAL)},
+        }
+    )
 
 
 def _open_text(path: Path) -> io.TextIOBase:
@@ -281,8 +330,9 @@ def _count(text: str, path: Path, line: int, field: str) -> int | None:
     try:
         value = int(text)
     except ValueError:
-        raise InputError(f"{path}: line {line}: {field} {text[:40]!r} is not a whole "
-                         "number") from None
+        raise InputError(
+            f"{path}: line {line}: {field} {text[:40]!r} is not a whole number"
+        ) from None
     if value < 0:
         raise InputError(f"{path}: line {line}: {field} {value} is negative")
     return value
@@ -294,11 +344,12 @@ def _first_line(exc: Exception) -> str:
 
 # ------------------------------------------------------------------------------- rejects
 # (reason, condition over the staged columns, each prefixed by {r}: '' or a table alias)
-REJECT_RULES = (("rows without a repository", "{r}repo IS NULL OR {r}repo = ''"),
-                ("rows without a day", "{r}day IS NULL"),
-                ("rows without a star count", "{r}stars IS NULL"),
-                ("rows with a negative count",
-                 "{r}stars < 0 OR {r}forks < 0 OR {r}open_issues < 0"))
+REJECT_RULES = (
+    ("rows without a repository", "{r}repo IS NULL OR {r}repo = ''"),
+    ("rows without a day", "{r}day IS NULL"),
+    ("rows without a star count", "{r}stars IS NULL"),
+    ("rows with a negative count", "{r}stars < 0 OR {r}forks < 0 OR {r}open_issues < 0"),
+)
 
 
 def _invalid(r: str = "") -> str:
@@ -313,8 +364,10 @@ def _scan_names(store: Store, rejects: Counter[str]) -> tuple[int, str]:
     exclusive, earlier = [], "false"
     for _, cond in REJECT_RULES:
         cond = cond.format(r="")
-        exclusive.append(f"count(*) FILTER (WHERE coalesce({cond}, false) "
-                         f"AND NOT ({earlier})) AS r{len(exclusive)}")
+        exclusive.append(
+            f"count(*) FILTER (WHERE coalesce({cond}, false) "
+            f"AND NOT ({earlier})) AS r{len(exclusive)}"
+        )
         earlier = f"{earlier} OR coalesce({cond}, false)"
     store.con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _rank_seen AS
@@ -324,7 +377,8 @@ def _scan_names(store: Store, rejects: Counter[str]) -> tuple[int, str]:
         FROM _rank_raw GROUP BY repo""")
     sums = ", ".join(f"coalesce(sum(r{i}), 0)" for i in range(len(REJECT_RULES)))
     read, *counts = store.con.execute(
-        f"SELECT coalesce(sum(rows_read), 0), {sums} FROM _rank_seen").fetchall()[0]
+        f"SELECT coalesce(sum(rows_read), 0), {sums} FROM _rank_seen"
+    ).fetchall()[0]
     for (why, _), n in zip(REJECT_RULES, counts, strict=True):
         if n:
             rejects[why] += int(n)

@@ -70,8 +70,10 @@ def fold_names(store: Store, settings: Settings) -> None:
         SELECT s.raw, coalesce(a.repo, s.raw) AS repo, s.last_day
         FROM _rank_seen s LEFT JOIN _rank_alias a ON lower(s.raw) = a.alias
         WHERE s.rows_valid > 0""")
-    con.execute("CREATE OR REPLACE TEMP TABLE _rank_stored AS "
-                "SELECT repo, max(day) AS last_day FROM stars_daily GROUP BY repo")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _rank_stored AS "
+        "SELECT repo, max(day) AS last_day FROM stars_daily GROUP BY repo"
+    )
     # Latest spelling per case-insensitive name, across the new rows and the stored ones.
     con.execute("""
         CREATE OR REPLACE TEMP TABLE _rank_case AS
@@ -91,8 +93,9 @@ def fold_names(store: Store, settings: Settings) -> None:
         SELECT s.repo, a.repo FROM _rank_stored s
         JOIN _rank_alias a ON lower(s.repo) = a.alias WHERE s.repo <> a.repo""").fetchall()
     for old, new in sorted(stale):
-        rename_repo(store, old, new, origin="ranking-case" if old.lower() == new.lower()
-                    else "config")
+        rename_repo(
+            store, old, new, origin="ranking-case" if old.lower() == new.lower() else "config"
+        )
     for alias, repo in settings.aliases.items():
         record_alias(store, alias, repo, "config")
     for table in ("_rank_alias", "_rank_named", "_rank_stored", "_rank_case"):
@@ -106,20 +109,26 @@ def write_rows(store: Store, valid: str) -> tuple[UpsertResult, str]:
     con = store.con
     # Only the spellings that change are joined (a few dozen in the 7.2M-row history; the
     # others keep their name, and invalid rows are left out by `valid`).
-    con.execute("CREATE OR REPLACE TEMP TABLE _rank_renamed AS "
-                "SELECT raw, repo FROM _rank_names WHERE raw <> repo")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _rank_renamed AS "
+        "SELECT raw, repo FROM _rank_names WHERE raw <> repo"
+    )
     renamed = con.execute("SELECT count(*) FROM _rank_renamed").fetchall()[0][0]
-    name, join = (("coalesce(n.repo, r.repo)", "LEFT JOIN _rank_renamed n ON r.repo = n.raw")
-                  if renamed else ("r.repo", ""))
+    name, join = (
+        ("coalesce(n.repo, r.repo)", "LEFT JOIN _rank_renamed n ON r.repo = n.raw")
+        if renamed
+        else ("r.repo", "")
+    )
     rows_in = con.execute("SELECT coalesce(sum(rows_valid), 0) FROM _rank_seen").fetchall()[0][0]
 
     def aggregated(where: str) -> str:
-        return (f"SELECT {name} AS repo, r.day, "
-                + ", ".join(f"max(r.{c})::BIGINT AS {c}" for c in VALUE_COLUMNS)
-                + f", '{SOURCE}' AS source FROM _rank_raw r {join} WHERE {where} GROUP BY 1, 2")
+        return (
+            f"SELECT {name} AS repo, r.day, "
+            + ", ".join(f"max(r.{c})::BIGINT AS {c}" for c in VALUE_COLUMNS)
+            + f", '{SOURCE}' AS source FROM _rank_raw r {join} WHERE {where} GROUP BY 1, 2"
+        )
 
-    if not con.execute("SELECT count(*) FROM (SELECT 1 FROM stars_daily LIMIT 1)"
-                       ).fetchall()[0][0]:
+    if not con.execute("SELECT count(*) FROM (SELECT 1 FROM stars_daily LIMIT 1)").fetchall()[0][0]:
         groups = _fill_empty(con, aggregated(valid))
         result = UpsertResult(groups, 0)
     else:
@@ -127,10 +136,14 @@ def write_rows(store: Store, valid: str) -> tuple[UpsertResult, str]:
         result = UpsertResult()
         if con.execute("SELECT count(*) FROM _rank_changed_repos").fetchall()[0][0]:
             scope = "repo IN (SELECT repo FROM _rank_changed_repos)"
-            result = store.upsert("stars_daily", con.sql(aggregated(f"({valid}) AND {name} IN "
-                                                                    "(SELECT repo FROM "
-                                                                    "_rank_changed_repos)")),
-                                  keys_unique=True, scope=scope)
+            result = store.upsert(
+                "stars_daily",
+                con.sql(
+                    aggregated(f"({valid}) AND {name} IN (SELECT repo FROM _rank_changed_repos)")
+                ),
+                keys_unique=True,
+                scope=scope,
+            )
         con.execute("DROP TABLE _rank_changed_repos")
     note = _repeats_note(con, rows_in - groups, name, join, valid)
     con.execute("DROP TABLE _rank_names")
@@ -145,8 +158,10 @@ def _fill_empty(con, aggregated: str) -> int:
     constraint checks and local storage. Returns the rows written."""
     decl = TABLES_BY_NAME["stars_daily"]
     given = {"repo", "day", *VALUE_COLUMNS, "source"}
-    columns = ", ".join(f'CAST({c.name if c.name in given else "NULL"} AS {c.type}) AS "{c.name}"'
-                        for c in decl.columns)
+    columns = ", ".join(
+        f'CAST({c.name if c.name in given else "NULL"} AS {c.type}) AS "{c.name}"'
+        for c in decl.columns
+    )
     con.execute("DROP TABLE stars_daily")
     con.execute(f"CREATE TABLE stars_daily AS SELECT {columns} FROM ({aggregated})")
     for c in decl.columns:
@@ -155,14 +170,16 @@ def _fill_empty(con, aggregated: str) -> int:
     return int(con.execute("SELECT count(*) FROM stars_daily").fetchall()[0][0])
 
 
-_FINGERPRINT = ("count(*) AS n, sum(hash(day, stars, forks, open_issues)::HUGEINT) AS h")
+_FINGERPRINT = "count(*) AS n, sum(hash(day, stars, forks, open_issues)::HUGEINT) AS h"
 
 
 def _differing_repos(con, aggregated: str) -> int:
     """`_rank_changed_repos`: repositories whose aggregated rows differ from their stored
     'ranking' rows by fingerprint (see the module). Returns the number of aggregated rows."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE _rank_new_fp AS SELECT repo, {_FINGERPRINT} "
-                f"FROM ({aggregated}) GROUP BY repo")
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE _rank_new_fp AS SELECT repo, {_FINGERPRINT} "
+        f"FROM ({aggregated}) GROUP BY repo"
+    )
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _rank_changed_repos AS
         SELECT f.repo FROM _rank_new_fp f LEFT JOIN (
@@ -181,9 +198,12 @@ def _repeats_note(con, repeated: int, name: str, join: str, valid: str) -> str:
     # A group's rows differ iff some column takes two values (NULL counting as a value).
     differs = " OR ".join(
         f"coalesce(min(r.{c}) <> max(r.{c}), false) OR count(r.{c}) NOT IN (0, count(*))"
-        for c in VALUE_COLUMNS)
+        for c in VALUE_COLUMNS
+    )
     differing = con.execute(f"""
         SELECT count(*) FROM (SELECT 1 FROM _rank_raw r {join} WHERE {valid}
         GROUP BY {name}, r.day HAVING count(*) > 1 AND ({differs}))""").fetchall()[0][0]
-    return (f"merged {repeated} repeated rows ({differing} repo-days with differing counts: kept "
-            "the highest of each count)")
+    return (
+        f"merged {repeated} repeated rows ({differing} repo-days with differing counts: kept "
+        "the highest of each count)"
+    )

@@ -27,8 +27,9 @@ class TopicMatcher:
         compiled = []
         for topic in topics:
             try:
-                compiled.append((topic.name, re.compile(topic.pattern, re.IGNORECASE),
-                                 topic.flag_column))
+                compiled.append(
+                    (topic.name, re.compile(topic.pattern, re.IGNORECASE), topic.flag_column)
+                )
             except re.error as exc:
                 raise ConfigError(f"topic {topic.name!r}: invalid pattern: {exc}") from exc
         return cls(tuple(compiled))
@@ -36,8 +37,7 @@ class TopicMatcher:
     def match(self, *texts: str | None) -> list[str]:
         """Names of every topic whose pattern matches any of `texts` (in configured order)."""
         present = [t for t in texts if t]
-        return [name for name, pattern, _ in self.topics
-                if any(pattern.search(t) for t in present)]
+        return [name for name, pattern, _ in self.topics if any(pattern.search(t) for t in present)]
 
     def flags(self, matched: list[str]) -> dict[str, bool]:
         """Boolean flag columns (e.g. touches_rocm) for a list of matched topic names."""

@@ -71,39 +71,59 @@ def repo_json(repo: RepoRecord, base_url: str) -> dict[str, Any]:
     """`GET /repos/{o}/{r}` for `repo`, as served from `base_url`."""
     owner, name = repo.full_name.split("/")
     return {
-        "id": repo.repo_id, "node_id": f"R_{repo.repo_id}", "name": name,
-        "full_name": repo.full_name, "owner": {"login": owner, "type": "Organization"},
-        "private": False, "html_url": f"https://github.com/{repo.full_name}",
-        "description": repo.description, "fork": False,
+        "id": repo.repo_id,
+        "node_id": f"R_{repo.repo_id}",
+        "name": name,
+        "full_name": repo.full_name,
+        "owner": {"login": owner, "type": "Organization"},
+        "private": False,
+        "html_url": f"https://github.com/{repo.full_name}",
+        "description": repo.description,
+        "fork": False,
         "url": f"{base_url}/repos/{repo.full_name}",
-        "created_at": iso(repo.created_at), "updated_at": iso(repo.created_at),
-        "pushed_at": iso(max((c.committed_at for c in repo.commits),
-                             default=repo.created_at)),
-        "language": repo.language, "archived": repo.archived, "disabled": False,
+        "created_at": iso(repo.created_at),
+        "updated_at": iso(repo.created_at),
+        "pushed_at": iso(max((c.committed_at for c in repo.commits), default=repo.created_at)),
+        "language": repo.language,
+        "archived": repo.archived,
+        "disabled": False,
         "default_branch": repo.default_branch,
-        "stargazers_count": repo.stars, "watchers_count": repo.stars,
-        "subscribers_count": repo.watchers, "forks_count": repo.forks,
-        "forks": repo.forks, "open_issues_count": repo.open_issues,
-        "open_issues": repo.open_issues, "watchers": repo.stars,
+        "stargazers_count": repo.stars,
+        "watchers_count": repo.stars,
+        "subscribers_count": repo.watchers,
+        "forks_count": repo.forks,
+        "forks": repo.forks,
+        "open_issues_count": repo.open_issues,
+        "open_issues": repo.open_issues,
+        "watchers": repo.stars,
     }
 
 
 def commit_json(repo: RepoRecord, c: CommitRecord, base_url: str) -> dict[str, Any]:
     """One item of `GET /repos/{o}/{r}/commits`."""
-    person = {"login": c.author_login, "id": int(c.sha[:7], 16), "type": "User"} \
-        if c.author_login else None
+    person = (
+        {"login": c.author_login, "id": int(c.sha[:7], 16), "type": "User"}
+        if c.author_login
+        else None
+    )
     return {
-        "sha": c.sha, "node_id": f"C_{c.sha[:12]}",
+        "sha": c.sha,
+        "node_id": f"C_{c.sha[:12]}",
         "commit": {
-            "author": {"name": c.author_name, "email": c.author_email,
-                       "date": iso(c.authored_at)},
-            "committer": {"name": c.author_name, "email": c.author_email,
-                          "date": iso(c.committed_at)},
-            "message": c.message, "comment_count": 0,
-            "tree": {"sha": hashlib.sha1(c.sha.encode()).hexdigest()}},
+            "author": {"name": c.author_name, "email": c.author_email, "date": iso(c.authored_at)},
+            "committer": {
+                "name": c.author_name,
+                "email": c.author_email,
+                "date": iso(c.committed_at),
+            },
+            "message": c.message,
+            "comment_count": 0,
+            "tree": {"sha": hashlib.sha1(c.sha.encode()).hexdigest()},
+        },
         "url": f"{base_url}/repos/{repo.full_name}/commits/{c.sha}",
         "html_url": f"https://github.com/{repo.full_name}/commit/{c.sha}",
-        "author": person, "committer": person,
+        "author": person,
+        "committer": person,
         "parents": [{"sha": p} for p in c.parents],
     }
 
@@ -112,8 +132,11 @@ def release_json(repo: RepoRecord, r: ReleaseRecord) -> dict[str, Any]:
     """One item of `GET /repos/{o}/{r}/releases`."""
     return {
         "id": int(hashlib.sha1(f"{repo.full_name}@{r.tag}".encode()).hexdigest()[:8], 16),
-        "tag_name": r.tag, "name": r.name if r.name is not None else r.tag, "body": r.body,
-        "draft": r.draft, "prerelease": r.prerelease,
+        "tag_name": r.tag,
+        "name": r.name if r.name is not None else r.tag,
+        "body": r.body,
+        "draft": r.draft,
+        "prerelease": r.prerelease,
         "created_at": iso(r.published_at),
         "published_at": None if r.draft else iso(r.published_at),
         "html_url": f"https://github.com/{repo.full_name}/releases/tag/{r.tag}",
@@ -159,12 +182,19 @@ def history_weeks(days: list[date], added: list[int]) -> list[dict[str, Any]]:
         while sunday <= days[-1]:
             weeks.setdefault(sunday, [0] * 7)
             sunday += timedelta(days=7)
-    return [{"week": int(datetime(w.year, w.month, w.day, tzinfo=UTC).timestamp()),
-             "total": sum(v), "days": v} for w, v in sorted(weeks.items(), reverse=True)]
+    return [
+        {
+            "week": int(datetime(w.year, w.month, w.day, tzinfo=UTC).timestamp()),
+            "total": sum(v),
+            "days": v,
+        }
+        for w, v in sorted(weeks.items(), reverse=True)
+    ]
 
 
-def stargazers(days: list[date], added: list[int], first: int, stop: int, star_json: bool
-               ) -> tuple[int, list[dict[str, Any]]]:
+def stargazers(
+    days: list[date], added: list[int], first: int, stop: int, star_json: bool
+) -> tuple[int, list[dict[str, Any]]]:
     """(total stars, stargazers number `first` .. `stop - 1`, oldest first): `{starred_at,
     user}` with `star_json`, plain users otherwise; each day's stars spread over the day."""
     cumulative = [0]
@@ -176,7 +206,8 @@ def stargazers(days: list[date], added: list[int], first: int, stop: int, star_j
         d = bisect.bisect_right(cumulative, index) - 1
         within, count = index - cumulative[d], added[d]
         at = datetime(days[d].year, days[d].month, days[d].day) + timedelta(
-            seconds=int((within + 0.5) * 86400 / count))
+            seconds=int((within + 0.5) * 86400 / count)
+        )
         user = {"login": f"stargazer{index + 1}", "id": 10_000_000 + index, "type": "User"}
         items.append({"starred_at": iso(at), "user": user} if star_json else user)
     return total, items

@@ -91,8 +91,15 @@ from shu.testing.github_records import (
     stargazers,
 )
 
-__all__ = ["CommitRecord", "Fault", "GitHubAPIServer", "RecordedRequest", "ReleaseRecord",
-           "RepoRecord", "main"]
+__all__ = [
+    "CommitRecord",
+    "Fault",
+    "GitHubAPIServer",
+    "RecordedRequest",
+    "ReleaseRecord",
+    "RepoRecord",
+    "main",
+]
 
 HISTORY_MAX_PER_PAGE = 30
 LIST_MAX_PER_PAGE = 100
@@ -132,8 +139,14 @@ class GitHubAPIServer:
     """The local GitHub API (see the module docstring). Use as a context manager or
     call start()/stop()."""
 
-    def __init__(self, repos: Iterable[RepoRecord] = (), *, host: str = "127.0.0.1",
-                 port: int = 0, rate_limit: int = RATE_LIMIT) -> None:
+    def __init__(
+        self,
+        repos: Iterable[RepoRecord] = (),
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        rate_limit: int = RATE_LIMIT,
+    ) -> None:
         self._lock = threading.RLock()
         self._repos: dict[str, RepoRecord] = {}
         self._renames: dict[str, str] = {}
@@ -157,8 +170,9 @@ class GitHubAPIServer:
         return f"http://{host}:{port}"
 
     def start(self) -> GitHubAPIServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,),
-                                        daemon=True, name="github-api-server")
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(0.05,), daemon=True, name="github-api-server"
+        )
         self._thread.start()
         return self
 
@@ -226,8 +240,9 @@ class GitHubAPIServer:
 
     def count(self, match: str = "", status: int | None = None) -> int:
         """Requests whose path contains `match` (and answered `status`, when given)."""
-        return sum(1 for r in self.requests
-                   if match in r.path and (status is None or r.status == status))
+        return sum(
+            1 for r in self.requests if match in r.path and (status is None or r.status == status)
+        )
 
     def _take_fault(self, target: str) -> Fault | None:
         with self._lock:
@@ -253,18 +268,25 @@ class GitHubAPIServer:
             return repo, parts[2:], None
         return None, [], None
 
-    def respond(self, path: str, query: dict[str, str], headers: dict[str, str]
-                ) -> tuple[int, dict[str, str], Any]:
+    def respond(
+        self, path: str, query: dict[str, str], headers: dict[str, str]
+    ) -> tuple[int, dict[str, str], Any]:
         """(status, headers, JSON body or None) for a GET (without faults or ETags)."""
         parts = [p for p in path.split("/") if p]
         with self._lock:
             repo, rest, redirect = self._resolve(parts)
             if redirect:
                 location = self.url + redirect + (f"?{urlencode(query)}" if query else "")
-                return 301, {"Location": location}, {
-                    "message": "Moved Permanently", "url": location,
-                    "documentation_url": "https://docs.github.com/rest/guides/best-practices-"
-                                         "for-using-the-rest-api#follow-redirects"}
+                return (
+                    301,
+                    {"Location": location},
+                    {
+                        "message": "Moved Permanently",
+                        "url": location,
+                        "documentation_url": "https://docs.github.com/rest/guides/best-practices-"
+                        "for-using-the-rest-api#follow-redirects",
+                    },
+                )
             if repo is None:
                 return _not_found()
             if not rest:
@@ -282,8 +304,9 @@ class GitHubAPIServer:
                 return self._commits(repo, path, query)
             if rest == ["releases"]:
                 items = sorted(repo.releases, key=lambda r: r.published_at, reverse=True)
-                return self._page([release_json(repo, r) for r in items], path, query,
-                                  LIST_MAX_PER_PAGE)
+                return self._page(
+                    [release_json(repo, r) for r in items], path, query, LIST_MAX_PER_PAGE
+                )
             return _not_found()
 
     def _daily_added(self, repo: RepoRecord) -> tuple[list[date], list[int]]:
@@ -292,52 +315,75 @@ class GitHubAPIServer:
             self._history_cache[key] = daily_added(repo)
         return self._history_cache[key]
 
-    def _history(self, repo: RepoRecord, path: str, query: dict[str, str]
-                 ) -> tuple[int, dict[str, str], Any]:
-        return self._page(history_weeks(*self._daily_added(repo)), path, query,
-                          HISTORY_MAX_PER_PAGE)
+    def _history(
+        self, repo: RepoRecord, path: str, query: dict[str, str]
+    ) -> tuple[int, dict[str, str], Any]:
+        return self._page(
+            history_weeks(*self._daily_added(repo)), path, query, HISTORY_MAX_PER_PAGE
+        )
 
-    def _stargazers(self, repo: RepoRecord, path: str, query: dict[str, str], star_json: bool
-                    ) -> tuple[int, dict[str, str], Any]:
+    def _stargazers(
+        self, repo: RepoRecord, path: str, query: dict[str, str], star_json: bool
+    ) -> tuple[int, dict[str, str], Any]:
         page, per_page = _paging(query, LIST_MAX_PER_PAGE)
         if page > STARGAZERS_MAX_PAGE:
-            return 422, {}, {"message": "In order to keep the API fast for everyone, pagination "
-                             "is limited for this resource.", "documentation_url": ""}
-        total, items = stargazers(*self._daily_added(repo), (page - 1) * per_page,
-                                  page * per_page, star_json)
+            return (
+                422,
+                {},
+                {
+                    "message": "In order to keep the API fast for everyone, pagination "
+                    "is limited for this resource.",
+                    "documentation_url": "",
+                },
+            )
+        total, items = stargazers(
+            *self._daily_added(repo), (page - 1) * per_page, page * per_page, star_json
+        )
         last = max(1, -(-total // per_page))
         return 200, _link_header(self.url + path, query, page, last), items
 
-    def _commits(self, repo: RepoRecord, path: str, query: dict[str, str]
-                 ) -> tuple[int, dict[str, str], Any]:
+    def _commits(
+        self, repo: RepoRecord, path: str, query: dict[str, str]
+    ) -> tuple[int, dict[str, str], Any]:
         branch = query.get("sha")
-        if branch and branch != repo.default_branch and not any(
-                c.sha == branch for c in repo.commits):
+        if (
+            branch
+            and branch != repo.default_branch
+            and not any(c.sha == branch for c in repo.commits)
+        ):
             return 404, {}, {"message": "No commit found for SHA: " + branch}
         try:
             since = parse_iso(query["since"]) if "since" in query else None
             until = parse_iso(query["until"]) if "until" in query else None
         except ValueError:
             return 422, {}, {"message": "Invalid request: since/until must be ISO 8601"}
-        items = [c for c in sorted(repo.commits, key=lambda c: c.committed_at, reverse=True)
-                 if (since is None or c.committed_at >= since)
-                 and (until is None or c.committed_at <= until)]
-        return self._page([commit_json(repo, c, self.url) for c in items], path, query,
-                          LIST_MAX_PER_PAGE)
+        items = [
+            c
+            for c in sorted(repo.commits, key=lambda c: c.committed_at, reverse=True)
+            if (since is None or c.committed_at >= since)
+            and (until is None or c.committed_at <= until)
+        ]
+        return self._page(
+            [commit_json(repo, c, self.url) for c in items], path, query, LIST_MAX_PER_PAGE
+        )
 
-    def _page(self, items: list[Any], path: str, query: dict[str, str], max_per_page: int
-              ) -> tuple[int, dict[str, str], Any]:
+    def _page(
+        self, items: list[Any], path: str, query: dict[str, str], max_per_page: int
+    ) -> tuple[int, dict[str, str], Any]:
         page, per_page = _paging(query, max_per_page)
         last = max(1, -(-len(items) // per_page))
-        chunk = items[(page - 1) * per_page: page * per_page]
+        chunk = items[(page - 1) * per_page : page * per_page]
         return 200, _link_header(self.url + path, query, page, last), chunk
 
     # ------------------------------------------------------------------ HTTP
     def rate_headers(self) -> dict[str, str]:
-        return {"x-ratelimit-limit": str(self.rate_limit),
-                "x-ratelimit-remaining": str(self.rate_remaining),
-                "x-ratelimit-used": str(self.rate_limit - self.rate_remaining),
-                "x-ratelimit-reset": str(self.rate_reset), "x-ratelimit-resource": "core"}
+        return {
+            "x-ratelimit-limit": str(self.rate_limit),
+            "x-ratelimit-remaining": str(self.rate_remaining),
+            "x-ratelimit-used": str(self.rate_limit - self.rate_remaining),
+            "x-ratelimit-reset": str(self.rate_reset),
+            "x-ratelimit-resource": "core",
+        }
 
 
 class _QuietHTTPServer(ThreadingHTTPServer):
@@ -361,8 +407,10 @@ def _handler_for(server: GitHubAPIServer) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             split = urlsplit(self.path)
             query = dict(parse_qsl(split.query))
-            headers = {k.lower(): ("<redacted>" if k.lower() == "authorization" else v)
-                       for k, v in self.headers.items()}
+            headers = {
+                k.lower(): ("<redacted>" if k.lower() == "authorization" else v)
+                for k, v in self.headers.items()
+            }
             record = RecordedRequest("GET", self.path, query, headers)
             with server._lock:
                 server.requests.append(record)
@@ -374,16 +422,22 @@ def _handler_for(server: GitHubAPIServer) -> type[BaseHTTPRequestHandler]:
                 self._fault(record, fault)
                 return
             status, extra, body = server.respond(
-                split.path, {k: v for k, v in query.items() if not fault or k != "page"}, headers)
+                split.path, {k: v for k, v in query.items() if not fault or k != "page"}, headers
+            )
             if fault:  # link_loop: always another page
                 page = 0 if fault.status == 0 else int(query.get("page", 1)) + 1
-                target = server.url + split.path + "?" + urlencode(
-                    {**query, **({"page": page} if page else {})})
+                target = (
+                    server.url
+                    + split.path
+                    + "?"
+                    + urlencode({**query, **({"page": page} if page else {})})
+                )
                 extra["Link"] = f'<{target}>; rel="next"'
             payload = json.dumps(body).encode() if body is not None else b""
             if status == 200:
-                etag = 'W/"' + hashlib.sha1(
-                    payload + extra.get("Link", "").encode()).hexdigest() + '"'
+                etag = (
+                    'W/"' + hashlib.sha1(payload + extra.get("Link", "").encode()).hexdigest() + '"'
+                )
                 extra["ETag"] = etag
                 sent = self.headers.get("If-None-Match", "")
                 if etag in [t.strip() for t in sent.split(",")]:
@@ -401,11 +455,14 @@ def _handler_for(server: GitHubAPIServer) -> type[BaseHTTPRequestHandler]:
                 extra["x-ratelimit-reset"] = str(int(time.time() + (fault.reset_in or 60)))
                 if fault.retry_after is not None:
                     extra["retry-after"] = str(int(fault.retry_after))
-                body = {"message": "API rate limit exceeded for 127.0.0.1.",
-                        "documentation_url": "https://docs.github.com/rest/overview/"
-                                             "rate-limits-for-the-rest-api"}
-                self._send(record, fault.status or 403, extra, json.dumps(body).encode(),
-                           rate=False)
+                body = {
+                    "message": "API rate limit exceeded for 127.0.0.1.",
+                    "documentation_url": "https://docs.github.com/rest/overview/"
+                    "rate-limits-for-the-rest-api",
+                }
+                self._send(
+                    record, fault.status or 403, extra, json.dumps(body).encode(), rate=False
+                )
             elif fault.kind == "server_error":
                 self._send(record, fault.status or 502, {}, b'{"message": "Server Error"}')
             elif fault.kind == "accepted":
@@ -423,9 +480,12 @@ def _handler_for(server: GitHubAPIServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.flush()
                 self.close_connection = True
             elif fault.kind == "secondary_limit":
-                body = {"message": "You have exceeded a secondary rate limit. Please wait a few "
-                        "minutes before you try again.", "documentation_url": "https://docs."
-                        "github.com/rest/overview/rate-limits-for-the-rest-api"}
+                body = {
+                    "message": "You have exceeded a secondary rate limit. Please wait a few "
+                    "minutes before you try again.",
+                    "documentation_url": "https://docs."
+                    "github.com/rest/overview/rate-limits-for-the-rest-api",
+                }
                 self._send(record, 403, {}, json.dumps(body).encode(), rate=False)
             elif fault.kind == "not_found":
                 status, _, body = _not_found()
@@ -434,8 +494,14 @@ def _handler_for(server: GitHubAPIServer) -> type[BaseHTTPRequestHandler]:
                 body = {"message": f"injected HTTP {fault.status}"}
                 self._send(record, fault.status or 500, {}, json.dumps(body).encode())
 
-        def _send(self, record: RecordedRequest, status: int, extra: dict[str, str],
-                  payload: bytes, rate: bool = True) -> None:
+        def _send(
+            self,
+            record: RecordedRequest,
+            status: int,
+            extra: dict[str, str],
+            payload: bytes,
+            rate: bool = True,
+        ) -> None:
             record.status = status
             try:
                 self.send_response(status)
@@ -454,8 +520,7 @@ def _handler_for(server: GitHubAPIServer) -> type[BaseHTTPRequestHandler]:
 
 
 def _not_found() -> tuple[int, dict[str, str], Any]:
-    return 404, {}, {"message": "Not Found",
-                     "documentation_url": "https://docs.github.com/rest"}
+    return 404, {}, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}
 
 
 def _paging(query: dict[str, str], max_per_page: int) -> tuple[int, int]:

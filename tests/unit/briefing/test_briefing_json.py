@@ -14,24 +14,54 @@ from shu.evidence.document_claims import refresh_claims
 
 def _add_document_claim(store, location: str = "notes/claims.md") -> None:
     text = "On CPU, torch.compile gives a 2.5x speedup over eager for softmax."
-    store.upsert("documents", pd.DataFrame([{
-        "doc_id": "c1", "location": location, "title": "Compiler claims",
-        "published_on": date(2026, 2, 10), "content_hash": "c1", "format": "markdown",
-        "text": text}]))
+    store.upsert(
+        "documents",
+        pd.DataFrame(
+            [
+                {
+                    "doc_id": "c1",
+                    "location": location,
+                    "title": "Compiler claims",
+                    "published_on": date(2026, 2, 10),
+                    "content_hash": "c1",
+                    "format": "markdown",
+                    "text": text,
+                }
+            ]
+        ),
+    )
     store.upsert("passages", pd.DataFrame([{"doc_id": "c1", "passage_no": 0, "text": text}]))
     assert refresh_claims(store, ["c1"]) >= 1
 
 
 def _add_breakouts(store, day) -> None:
-    store.upsert("star_signals", pd.DataFrame([{
-        "repo": "rising/star", "day": day, "stars": 900, "velocity_28d": 12.5, "gap": False}]))
+    store.upsert(
+        "star_signals",
+        pd.DataFrame(
+            [{"repo": "rising/star", "day": day, "stars": 900, "velocity_28d": 12.5, "gap": False}]
+        ),
+    )
     rows = []
     for repo, p in (("rising/star", 0.31), ("acme/platform", 0.55)):  # the second is tracked
-        rows.append({"forecast_id": f"b-{repo}", "repo": repo, "template": "star_breakout",
-                     "origin": day, "horizon_days": 30, "resolves_on": day, "threshold": 10.0,
-                     "question": "q", "probability": p, "confidence": "low",
-                     "model_version": "test-1", "features": "{}", "drivers": "[]",
-                     "receipts": "[]", "issued_at": datetime(2026, 2, 28, 6)})
+        rows.append(
+            {
+                "forecast_id": f"b-{repo}",
+                "repo": repo,
+                "template": "star_breakout",
+                "origin": day,
+                "horizon_days": 30,
+                "resolves_on": day,
+                "threshold": 10.0,
+                "question": "q",
+                "probability": p,
+                "confidence": "low",
+                "model_version": "test-1",
+                "features": "{}",
+                "drivers": "[]",
+                "receipts": "[]",
+                "issued_at": datetime(2026, 2, 28, 6),
+            }
+        )
     store.upsert("forecasts", pd.DataFrame(rows))
 
 
@@ -43,8 +73,15 @@ def test_briefing_json_has_every_key_in_shape(filled, settings, day):
     assert doc["day"] == str(day) and doc["title"] == result.title
     assert len(doc["cards"]) == result.n_forecasts == 3
     for card in doc["cards"]:
-        assert {"repo", "template", "horizon", "question", "probability", "declared",
-                "interval"} <= set(card)
+        assert {
+            "repo",
+            "template",
+            "horizon",
+            "question",
+            "probability",
+            "declared",
+            "interval",
+        } <= set(card)
         assert card["declared"] is False and 0.1 <= card["probability"] <= 0.9
         assert card["template"] == "star_accel_reach" and card["horizon"] == 30
         assert card["base_rate"] == 0.45 and card["skill"]["demonstrated"] is True
@@ -65,21 +102,28 @@ def test_briefing_json_has_every_key_in_shape(filled, settings, day):
     assert watch["window_days"] == 56 and {"yes_no", "intervals", "lines"} <= set(watch)
 
 
-def test_radar_holds_the_stored_breakout_forecasts_of_untracked_repositories(filled, settings,
-                                                                              day):
+def test_radar_holds_the_stored_breakout_forecasts_of_untracked_repositories(filled, settings, day):
     _add_breakouts(filled, day)
-    doc = json.loads(compose_briefing(filled, day, settings).path.with_suffix(".json")
-                     .read_text())
-    assert doc["radar"] == [{"repo": "rising/star", "probability": 0.31, "velocity_28d": 12.5,
-                             "origin": str(day), "horizon": 30, "bar": 10.0,
-                             "forecast_id": "b-rising/star", "drivers": []}]
+    doc = json.loads(compose_briefing(filled, day, settings).path.with_suffix(".json").read_text())
+    assert doc["radar"] == [
+        {
+            "repo": "rising/star",
+            "probability": 0.31,
+            "velocity_28d": 12.5,
+            "origin": str(day),
+            "horizon": 30,
+            "bar": 10.0,
+            "forecast_id": "b-rising/star",
+            "drivers": [],
+        }
+    ]
     assert "radar" not in doc["notes"]
 
 
-def test_a_claim_source_under_the_working_directory_is_written_relative(filled, settings, day,
-                                                                         tmp_path, monkeypatch):
+def test_a_claim_source_under_the_working_directory_is_written_relative(
+    filled, settings, day, tmp_path, monkeypatch
+):
     monkeypatch.chdir(tmp_path)  # a document ingested by its absolute path names no machine path
     _add_document_claim(filled, str(tmp_path / "notes" / "claims.md"))
-    doc = json.loads(compose_briefing(filled, day, settings).path.with_suffix(".json")
-                     .read_text())
+    doc = json.loads(compose_briefing(filled, day, settings).path.with_suffix(".json").read_text())
     assert {c["source"] for c in doc["claims"]} - {"built-in"} == {"notes/claims.md"}

@@ -15,8 +15,10 @@ DAY = date(2026, 2, 28)
 
 def _forecasts(store, rows: list[dict]) -> None:
     frame = pd.DataFrame(rows)
-    frame["origin"] = [d - timedelta(days=int(h))
-                       for d, h in zip(frame["resolves_on"], frame["horizon_days"], strict=True)]
+    frame["origin"] = [
+        d - timedelta(days=int(h))
+        for d, h in zip(frame["resolves_on"], frame["horizon_days"], strict=True)
+    ]
     frame["model_version"] = "v1"
     store.upsert("forecasts", frame.drop(columns=["outcome", "held_80"], errors="ignore"))
     store.upsert("forecast_resolutions", frame[["forecast_id", "outcome"]])
@@ -26,29 +28,66 @@ def _fill(store) -> None:
     rows = []
     for i in range(300):  # high band: says 0.90, right 60% of the time
         yes = i % 10 < 6
-        rows.append({"forecast_id": f"h{i}", "repo": "a/b", "template": "star_velocity_up",
-                     "horizon_days": 30, "probability": 0.9, "threshold": 1.0,
-                     "resolves_on": DAY - timedelta(days=int(i % 50)),
-                     "outcome": "yes" if yes else "no"})
+        rows.append(
+            {
+                "forecast_id": f"h{i}",
+                "repo": "a/b",
+                "template": "star_velocity_up",
+                "horizon_days": 30,
+                "probability": 0.9,
+                "threshold": 1.0,
+                "resolves_on": DAY - timedelta(days=int(i % 50)),
+                "outcome": "yes" if yes else "no",
+            }
+        )
     for i in range(200):  # low band: says 0.55, right 55%
-        rows.append({"forecast_id": f"l{i}", "repo": "a/b", "template": "star_velocity_up",
-                     "horizon_days": 30, "probability": 0.55, "threshold": 1.0,
-                     "resolves_on": DAY - timedelta(days=int(i % 50)),
-                     "outcome": "yes" if i % 20 < 11 else "no"})
-    rows.append({"forecast_id": "old", "repo": "a/b", "template": "star_velocity_up",
-                 "horizon_days": 30, "probability": 0.9, "threshold": 1.0,
-                 "resolves_on": DAY - timedelta(days=WATCH_DAYS), "outcome": "no"})
+        rows.append(
+            {
+                "forecast_id": f"l{i}",
+                "repo": "a/b",
+                "template": "star_velocity_up",
+                "horizon_days": 30,
+                "probability": 0.55,
+                "threshold": 1.0,
+                "resolves_on": DAY - timedelta(days=int(i % 50)),
+                "outcome": "yes" if i % 20 < 11 else "no",
+            }
+        )
+    rows.append(
+        {
+            "forecast_id": "old",
+            "repo": "a/b",
+            "template": "star_velocity_up",
+            "horizon_days": 30,
+            "probability": 0.9,
+            "threshold": 1.0,
+            "resolves_on": DAY - timedelta(days=WATCH_DAYS),
+            "outcome": "no",
+        }
+    )
     _forecasts(store, rows)
     intervals = []
     for i in range(200):  # >= 20 stars/day: the 80% interval held half the time
-        intervals.append({"forecast_id": f"i{i}", "repo": "a/b",
-                          "template": "star_velocity_interval", "horizon_days": 30,
-                          "probability": 0.8, "threshold": 40.0 if i < 100 else 0.5,
-                          "resolves_on": DAY - timedelta(days=int(i % 40)),
-                          "outcome": "yes", "held_80": (i % 2 == 0) if i < 100 else i % 5 != 0})
+        intervals.append(
+            {
+                "forecast_id": f"i{i}",
+                "repo": "a/b",
+                "template": "star_velocity_interval",
+                "horizon_days": 30,
+                "probability": 0.8,
+                "threshold": 40.0 if i < 100 else 0.5,
+                "resolves_on": DAY - timedelta(days=int(i % 40)),
+                "outcome": "yes",
+                "held_80": (i % 2 == 0) if i < 100 else i % 5 != 0,
+            }
+        )
     _forecasts(store, intervals)
-    store.upsert("interval_resolutions", pd.DataFrame(
-        [{"forecast_id": r["forecast_id"], "held_80": r["held_80"]} for r in intervals]))
+    store.upsert(
+        "interval_resolutions",
+        pd.DataFrame(
+            [{"forecast_id": r["forecast_id"], "held_80": r["held_80"]} for r in intervals]
+        ),
+    )
 
 
 def test_off_bands_get_a_line_and_the_plain_data_holds_every_figure(store):
@@ -72,18 +111,44 @@ def test_off_bands_get_a_line_and_the_plain_data_holds_every_figure(store):
 
 def test_lines_say_what_the_guard_and_the_online_levels_do(store, tmp_path):
     _fill(store)
-    store.upsert("market_regime", pd.DataFrame([{
-        "day": DAY, "share_falling_7d": 0.088, "usual_share_falling_7d": 0.051,
-        "distance": 4.9, "n_repos": 3449}]))
+    store.upsert(
+        "market_regime",
+        pd.DataFrame(
+            [
+                {
+                    "day": DAY,
+                    "share_falling_7d": 0.088,
+                    "usual_share_falling_7d": 0.051,
+                    "distance": 4.9,
+                    "n_repos": 3449,
+                }
+            ]
+        ),
+    )
     levels = [0.01, 0.04, 0.2, 0.5, 0.8, 0.96, 0.99]
-    store.upsert("forecast_calibration", pd.DataFrame([{
-        "origin": DAY, "model_version": "v1", "template": "star_velocity_interval",
-        "horizon_days": 30, "band": ">=20", "widen": 1.03, "levels": levels,
-        "resolved_through": DAY}]))
+    store.upsert(
+        "forecast_calibration",
+        pd.DataFrame(
+            [
+                {
+                    "origin": DAY,
+                    "model_version": "v1",
+                    "template": "star_velocity_interval",
+                    "horizon_days": 30,
+                    "band": ">=20",
+                    "widen": 1.03,
+                    "levels": levels,
+                    "resolved_through": DAY,
+                }
+            ]
+        ),
+    )
     watch = calibration_watch(store, DAY)
-    assert watch["guard_line"].startswith("On an average day this week 8.8% of repositories "
-                                          "lost stars, against 5.1% usually: star forecasts "
-                                          "are held closer to base rates today")
+    assert watch["guard_line"].startswith(
+        "On an average day this week 8.8% of repositories "
+        "lost stars, against 5.1% usually: star forecasts "
+        "are held closer to base rates today"
+    )
     assert "regime guard is on" in watch["lines"][0]
     assert "between the levels 0.040 and 0.960" in watch["lines"][1]
     book = ReceiptBook()
@@ -97,19 +162,33 @@ def test_the_briefing_says_so_when_the_guard_is_on(filled, settings, day):
     from shu.briefing.compose import compose_briefing
     from shu.receipts import stored_receipts
 
-    filled.upsert("market_regime", pd.DataFrame([{
-        "day": day, "share_falling_7d": 0.088, "usual_share_falling_7d": 0.051,
-        "distance": 4.9, "n_repos": 3449}]))
+    filled.upsert(
+        "market_regime",
+        pd.DataFrame(
+            [
+                {
+                    "day": day,
+                    "share_falling_7d": 0.088,
+                    "usual_share_falling_7d": 0.051,
+                    "distance": 4.9,
+                    "n_repos": 3449,
+                }
+            ]
+        ),
+    )
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
-    forecasts = text[text.index("## Forecasts"):]
+    forecasts = text[text.index("## Forecasts") :]
     assert forecasts.splitlines()[2].startswith(
         "**Regime guard on.** On an average day this week 8.8% of repositories lost stars, "
-        "against 5.1% usually: star forecasts are held closer to base rates today")
+        "against 5.1% usually: star forecasts are held closer to base rates today"
+    )
     # The radar has no entry in this store: no line of its own (it would have nothing to hold).
     assert text.count("**Regime guard on.**") == 1
-    assert "## Calibration watch" in text and (result.path.parent / f"{day}-calibration-watch.png"
-                                               ).exists()
+    assert (
+        "## Calibration watch" in text
+        and (result.path.parent / f"{day}-calibration-watch.png").exists()
+    )
     receipts = stored_receipts(filled, result.briefing_id)
     assert any(r.table == "market_regime" for r in receipts)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
@@ -120,24 +199,58 @@ def _radar(briefing: str) -> str:
     return briefing.split("## Breaking out", 1)[1].split("\n## ", 1)[0]
 
 
-def test_the_radar_says_its_percentages_are_a_ranking_while_the_guard_is_on(filled, settings,
-                                                                              day):
+def test_the_radar_says_its_percentages_are_a_ranking_while_the_guard_is_on(filled, settings, day):
     from shu.briefing.compose import compose_briefing
 
-    filled.upsert("star_signals", pd.DataFrame([{
-        "repo": "rising/star", "day": day, "stars": 900, "velocity_28d": 12.5, "gap": False}]))
-    filled.upsert("forecasts", pd.DataFrame([{
-        "forecast_id": "b-rising", "repo": "rising/star", "template": "star_breakout",
-        "origin": day, "horizon_days": 30, "resolves_on": day + timedelta(days=30),
-        "threshold": 25.0, "question": "q", "probability": 0.31, "confidence": "low",
-        "model_version": "test-1", "features": "{}", "drivers": "[]", "receipts": "[]",
-        "issued_at": pd.Timestamp(day)}]))
+    filled.upsert(
+        "star_signals",
+        pd.DataFrame(
+            [{"repo": "rising/star", "day": day, "stars": 900, "velocity_28d": 12.5, "gap": False}]
+        ),
+    )
+    filled.upsert(
+        "forecasts",
+        pd.DataFrame(
+            [
+                {
+                    "forecast_id": "b-rising",
+                    "repo": "rising/star",
+                    "template": "star_breakout",
+                    "origin": day,
+                    "horizon_days": 30,
+                    "resolves_on": day + timedelta(days=30),
+                    "threshold": 25.0,
+                    "question": "q",
+                    "probability": 0.31,
+                    "confidence": "low",
+                    "model_version": "test-1",
+                    "features": "{}",
+                    "drivers": "[]",
+                    "receipts": "[]",
+                    "issued_at": pd.Timestamp(day),
+                }
+            ]
+        ),
+    )
     calm = _radar(compose_briefing(filled, day, settings).path.read_text())
     assert "rising/star" in calm and "Regime guard" not in calm
-    filled.upsert("market_regime", pd.DataFrame([{
-        "day": day, "share_falling_7d": 0.088, "usual_share_falling_7d": 0.051,
-        "distance": 4.9, "n_repos": 3449}]))
+    filled.upsert(
+        "market_regime",
+        pd.DataFrame(
+            [
+                {
+                    "day": day,
+                    "share_falling_7d": 0.088,
+                    "usual_share_falling_7d": 0.051,
+                    "distance": 4.9,
+                    "n_repos": 3449,
+                }
+            ]
+        ),
+    )
     radar = _radar(compose_briefing(filled, day, settings).path.read_text())
-    assert ("**Regime guard on.** On an average day this week 8.8% of repositories lost stars, "
-            "against 5.1% usually. Breakout forecasts are not held back for it") in radar
+    assert (
+        "**Regime guard on.** On an average day this week 8.8% of repositories lost stars, "
+        "against 5.1% usually. Breakout forecasts are not held back for it"
+    ) in radar
     assert "read the top of the table as a ranking. [R" in radar

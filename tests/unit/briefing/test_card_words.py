@@ -22,8 +22,7 @@ FLAGS = {"phase_emerging", "phase_expansion", "phase_decline", "ever_rocm"}
 def _features() -> list[tuple[str, str]]:
     out = []
     for template in TEMPLATES:
-        names = (rocm.feature_names(template) if template in rocm.NAMES
-                 else feature_names(template))
+        names = rocm.feature_names(template) if template in rocm.NAMES else feature_names(template)
         out += [(template, name) for name in names]
     return out
 
@@ -43,16 +42,21 @@ def test_every_feature_the_models_use_reads_as_a_statement():
 
 def test_statements_give_the_number_the_feature_encodes():
     assert statement("rel_velocity_7d", 1.3, "star_velocity_up") == (
-        "The last 7 days ran 30% above the 28-day pace")
+        "The last 7 days ran 30% above the 28-day pace"
+    )
     assert statement("rel_velocity_7d", 0.75, "star_velocity_up") == (
-        "The last 7 days ran 25% below the 28-day pace")
+        "The last 7 days ran 25% below the 28-day pace"
+    )
     assert statement("log_stars", math.log1p(12345), "star_gain") == "It has 12,345 stars"
     assert statement("slog_velocity_28d", -math.log1p(3.5), "star_gain") == (
-        "It lost 3.5 stars a day over the last 28 days")
+        "It lost 3.5 stars a day over the last 28 days"
+    )
     assert statement("velocity_change_91d", 0.25, "star_gain") == (
-        "91 days ago the 28-day pace was 75% of today's")
+        "91 days ago the 28-day pace was 75% of today's"
+    )
     assert statement("share_90d", 0.034, "rocm_share_reach") == (
-        "3.4% of its mainline commits in 90 days touched ROCm")
+        "3.4% of its mainline commits in 90 days touched ROCm"
+    )
     # the same name reads by what the ROCm templates measure with it
     assert "commit history" in statement("history_years", 2.0, "rocm_share_reach")
     assert "star history" in statement("history_years", 2.0, "star_gain")
@@ -61,7 +65,7 @@ def test_statements_give_the_number_the_feature_encodes():
 
 
 def _cards(markdown: str) -> list[str]:
-    body = markdown[markdown.index("## Forecasts"):markdown.index("## Signals")]
+    body = markdown[markdown.index("## Forecasts") : markdown.index("## Signals")]
     return [c for c in re.split(r"\n(?=### )", body) if c.startswith("### `")]
 
 
@@ -71,8 +75,11 @@ def test_a_card_fits_a_screen_and_shows_no_identifier(filled, settings, day):
     assert len(cards) == 3
     md = MarkdownIt("commonmark").enable("table")
     for card in cards:
-        blocks = [t for t in md.parse(card) if t.type == "list_item_open"
-                  or (t.type == "paragraph_open" and not t.hidden)]
+        blocks = [
+            t
+            for t in md.parse(card)
+            if t.type == "list_item_open" or (t.type == "paragraph_open" and not t.hidden)
+        ]
         prose = visible_text(card.split("\n", 1)[1])
         assert len(blocks) <= MAX_BLOCKS and len(prose) <= MAX_PROSE, card
         why = next(line for line in card.splitlines() if "**Why this prediction:**" in line)

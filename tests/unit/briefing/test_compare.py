@@ -16,13 +16,15 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 
 def test_compare_frame_and_table(filled, day):
-    frame = compare_frame(filled.con, ["acme/platform", "acme/runtime"], "stars",
-                          since=day - timedelta(days=30))
+    frame = compare_frame(
+        filled.con, ["acme/platform", "acme/runtime"], "stars", since=day - timedelta(days=30)
+    )
     assert set(frame["repo"]) == {"acme/platform", "acme/runtime"}
     assert frame["day"].min().date() == day - timedelta(days=30)
     table = summary_table(frame).set_index("repo")
-    stored = filled.con.execute("SELECT stars FROM star_signals WHERE repo = 'acme/platform' "
-                                "AND day = ?", [day]).fetchone()[0]
+    stored = filled.con.execute(
+        "SELECT stars FROM star_signals WHERE repo = 'acme/platform' AND day = ?", [day]
+    ).fetchone()[0]
     assert table.loc["acme/platform", "value now"] == stored
     assert table.loc["acme/platform", "change"] > 0
     with pytest.raises(InputError, match="no star signals for nope/nope"):
@@ -42,17 +44,48 @@ def test_shu_compare_prints_the_table_and_writes_png_and_csv(filled, tmp_path):
     filled.close()
     out = tmp_path / "cmp.png"
     proc = subprocess.run(
-        [sys.executable, "-m", "shu", "compare", "acme/platform", "acme/other-platform",
-         "--metric", "velocity", "--since", "2026-01-01", "--log", "--out", str(out), "--db",
-         str(db)], capture_output=True, text=True, env={**_env(), "COLUMNS": "200"})
+        [
+            sys.executable,
+            "-m",
+            "shu",
+            "compare",
+            "acme/platform",
+            "acme/other-platform",
+            "--metric",
+            "velocity",
+            "--since",
+            "2026-01-01",
+            "--log",
+            "--out",
+            str(out),
+            "--db",
+            str(db),
+        ],
+        capture_output=True,
+        text=True,
+        env={**_env(), "COLUMNS": "200"},
+    )
     assert proc.returncode == 0, proc.stderr
     assert "acme/platform" in proc.stdout and "value now" in proc.stdout
     assert out.read_bytes()[:8] == PNG
     data = pd.read_csv(out.with_suffix(".csv"))
     assert list(data.columns) == ["repo", "day", "value"]
     assert data["day"].min() == "2026-01-01"
-    bad = subprocess.run([sys.executable, "-m", "shu", "compare", "acme/platform", "--since",
-                          "yesterday", "--db", str(db)], capture_output=True, text=True)
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "shu",
+            "compare",
+            "acme/platform",
+            "--since",
+            "yesterday",
+            "--db",
+            str(db),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode == 1 and "--since 'yesterday'" in bad.stderr
 
 
@@ -72,21 +105,26 @@ def test_fan_appears_when_interval_forecasts_are_stored(filled, day, tmp_path):
         lower_80 DOUBLE, upper_80 DOUBLE, lower_95 DOUBLE, upper_95 DOUBLE)""")
     for h, mid in ((7, 12.0), (30, 13.0), (90, 15.0)):
         fid = f"iv-{h}"
-        con.execute("INSERT INTO forecasts (forecast_id, repo, template, origin, horizon_days, "
-                    "resolves_on, threshold, question, probability) VALUES (?, 'acme/platform',"
-                    " 'star_velocity_interval', ?, ?, ?, 0, 'q', 0.8)",
-                    [fid, day, h, day + timedelta(days=h)])
-        con.execute("INSERT INTO forecast_intervals VALUES (?, 'velocity_28d', 'stars/day', ?, "
-                    "?, ?, ?, ?, ?, ?)", [fid, mid, mid - 1, mid + 1, mid - 2, mid + 2, mid - 4,
-                                          mid + 4])
+        con.execute(
+            "INSERT INTO forecasts (forecast_id, repo, template, origin, horizon_days, "
+            "resolves_on, threshold, question, probability) VALUES (?, 'acme/platform',"
+            " 'star_velocity_interval', ?, ?, ?, 0, 'q', 0.8)",
+            [fid, day, h, day + timedelta(days=h)],
+        )
+        con.execute(
+            "INSERT INTO forecast_intervals VALUES (?, 'velocity_28d', 'stars/day', ?, "
+            "?, ?, ?, ?, ?, ?)",
+            [fid, mid, mid - 1, mid + 1, mid - 2, mid + 2, mid - 4, mid + 4],
+        )
     path, drawn = fan_chart(con, "acme/platform", day, tmp_path / "fan.png")
     assert drawn and path.read_bytes()[:8] == PNG
     from shu.briefing.sections.glance import summary_rows
     from shu.receipts import ReceiptBook
 
     rows = summary_rows(filled, ReceiptBook(), ["acme/platform"], [], day, day)["rows"]
-    assert rows[0]["forecast"].startswith(f"velocity on {day + timedelta(days=30)}: median "
-                                          "13.00 (80%: 11.00 to 15.00) stars/day")
+    assert rows[0]["forecast"].startswith(
+        f"velocity on {day + timedelta(days=30)}: median 13.00 (80%: 11.00 to 15.00) stars/day"
+    )
 
 
 def test_lines_break_at_gaps_instead_of_bridging_them():

@@ -13,20 +13,33 @@ def test_briefing_has_every_section_and_card_part(filled, settings, day) -> None
     text = result.path.read_text()
     page = result.path.with_suffix(".html").read_text()
     assert result.path.name == f"{day}.md"
-    for heading in ("## What moved", "## Forecasts", "## Signals",
-                    "## Probe results and claim checks", "## Track record", "## Receipts"):
+    for heading in (
+        "## What moved",
+        "## Forecasts",
+        "## Signals",
+        "## Probe results and claim checks",
+        "## Track record",
+        "## Receipts",
+    ):
         assert heading in text
     assert result.n_forecasts == 3
-    for part in ("**Why this prediction:**", "**Why this confidence:**", "**Topic:**",
-                 "against a base rate of 45%"):
+    for part in (
+        "**Why this prediction:**",
+        "**Why this confidence:**",
+        "**Topic:**",
+        "against a base rate of 45%",
+    ):
         assert text.count(part) == 3, part
     # Context questions appear only where the corpus answers them (acme/platform's ROCm ones).
     assert text.count("**Context:**") == 1 and "*What is ROCm?*" in text
     assert "*Horizon ~30 days · confidence: medium · topic: ROCm ·" in text
     # the rest of each card is in the HTML page's expandable details, not in the markdown
     assert page.count("<details><summary>More on this card</summary>") == 3
-    for part in ("From signals, 28-day star velocity in the", "Release context:",
-                 "Why this question:"):
+    for part in (
+        "From signals, 28-day star velocity in the",
+        "Release context:",
+        "Why this question:",
+    ):
         assert part not in text and part in page, part
     assert all(p.exists() for p in result.charts)
 
@@ -34,8 +47,10 @@ def test_briefing_has_every_section_and_card_part(filled, settings, day) -> None
 def test_title_comes_from_category_signals(filled, settings, day) -> None:
     result = compose_briefing(filled, day, settings)
     # platform repos have positive curvature (accelerating), the runtime negative.
-    assert result.title in ("Platforms Accelerate as Inference Runtimes Decelerate",
-                            "Inference Runtimes Decelerate as Platforms Accelerate")
+    assert result.title in (
+        "Platforms Accelerate as Inference Runtimes Decelerate",
+        "Inference Runtimes Decelerate as Platforms Accelerate",
+    )
 
 
 def test_every_receipt_resolves_and_is_stored(filled, settings, day) -> None:
@@ -83,8 +98,9 @@ def test_outside_text_is_inert(filled, settings, day) -> None:
     text = compose_briefing(filled, day, settings).path.read_text()
     html = MarkdownIt("commonmark", {"html": True}).enable("table").render(text)
     assert "<script" not in html
-    assert "javascript:" not in html.replace("javascript:alert", "") or 'href="javascript' \
-        not in html
+    assert (
+        "javascript:" not in html.replace("javascript:alert", "") or 'href="javascript' not in html
+    )
     assert 'href="javascript' not in html
 
 
@@ -94,8 +110,10 @@ def test_rerun_rewrites_the_same_briefing(filled, settings, day) -> None:
     second = compose_briefing(filled, day, settings)
     assert second.path.read_text().split("\n", 3)[3] == body
     assert filled.con.execute("SELECT count(*) FROM briefings").fetchone()[0] == 1
-    assert filled.con.execute("SELECT count(*) FROM briefing_receipts").fetchone()[0] == \
-        first.n_receipts
+    assert (
+        filled.con.execute("SELECT count(*) FROM briefing_receipts").fetchone()[0]
+        == first.n_receipts
+    )
 
 
 def test_synthetic_briefing_says_so_first(filled, settings, day) -> None:
@@ -117,11 +135,16 @@ def test_cards_read_cleanly(filled, settings, day) -> None:
     assert "### `acme/platform` · star acceleration · 30 days" in text
     assert "\\_" not in "".join(line for line in text.splitlines() if line.startswith("#"))
     md = MarkdownIt("commonmark").enable("table")
-    spans = [t.content for tok in md.parse(text) if tok.children
-             for t in tok.children if t.type == "code_inline"]
+    spans = [
+        t.content
+        for tok in md.parse(text)
+        if tok.children
+        for t in tok.children
+        if t.type == "code_inline"
+    ]
     assert spans and not [s for s in spans if "\\" in s]
     # A one-screen summary before the details: every tracked repository, with its forecast.
-    glance = text[text.index("## At a glance"):text.index("## What moved")]
+    glance = text[text.index("## At a glance") : text.index("## What moved")]
     for repo in ("acme/platform", "acme/other-platform", "acme/runtime"):
         assert f"| `{repo}` |" in glance
     assert glance.count("P(yes) 72%") == 3 and "first briefing" in glance
@@ -129,8 +152,8 @@ def test_cards_read_cleanly(filled, settings, day) -> None:
     other = _card(text, "acme/other-platform")
     assert "**Context:**" not in other and "“" not in other
     page = result.path.with_suffix(".html").read_text()
-    other_page = page[page.index("acme/other-platform</code> · star"):]
-    other_page = other_page[:other_page.index("</details>")]
+    other_page = page[page.index("acme/other-platform</code> · star") :]
+    other_page = other_page[: other_page.index("</details>")]
     assert other_page.count("The corpus has no passage answering:") == 1
     platform = _card(text, "acme/platform")
     context = next(line for line in platform.splitlines() if line.startswith("- **Context:**"))
@@ -142,7 +165,7 @@ def test_summary_says_what_changed_since_the_previous_briefing(filled, settings,
 
     compose_briefing(filled, day - timedelta(days=7), settings)
     text = compose_briefing(filled, day, settings).path.read_text()
-    glance = text[text.index("## At a glance"):text.index("## What moved")]
+    glance = text[text.index("## At a glance") : text.index("## What moved")]
     assert f"since the {day - timedelta(days=7)} briefing" in glance
     assert glance.count("velocity +") + glance.count("velocity -") >= 2
     assert "(was " in glance

@@ -56,8 +56,22 @@ def test_probe_document_is_accepted_by_the_probe_ingest(store, tmp_path) -> None
 
 def test_file_receipts_resolve_against_the_json_they_cite(store, tmp_path) -> None:
     card = tmp_path / "forecaster.json"
-    card.write_text(json.dumps({"backtest": {"slices": {"t/30": {"bands": [
-        {"band": "low", "hit_rate": 0.6}, {"band": "high", "hit_rate": 0.83}]}}}}))
+    card.write_text(
+        json.dumps(
+            {
+                "backtest": {
+                    "slices": {
+                        "t/30": {
+                            "bands": [
+                                {"band": "low", "hit_rate": 0.6},
+                                {"band": "high", "hit_rate": 0.83},
+                            ]
+                        }
+                    }
+                }
+            }
+        )
+    )
     book = ReceiptBook()
     pointer = ["backtest", "slices", "t/30", "bands", {"band": "high"}, "hit_rate"]
     good = book.get(book.file(str(card), pointer, 0.83))

@@ -38,53 +38,125 @@ BODY = "Adds ROCm 6.4 support for MI300. " + " ".join(HOSTILE)
 
 def _poison(store) -> None:
     """Replace every piece of outside text the sample store holds with the hostile corpus."""
-    store.upsert("releases", pd.DataFrame([
-        {"repo": "acme/platform", "tag": f"v9<script>{MARK}</script>|x",
-         "name": HOSTILE[3], "published_at": datetime(2026, 2, 20, 12),
-         "is_prerelease": False, "body": BODY + " " + "x" * (5 * 1024 * 1024),  # 5 MB notes
-         "url": f"javascript:alert('{MARK}')", "source": "github"}]))
+    store.upsert(
+        "releases",
+        pd.DataFrame(
+            [
+                {
+                    "repo": "acme/platform",
+                    "tag": f"v9<script>{MARK}</script>|x",
+                    "name": HOSTILE[3],
+                    "published_at": datetime(2026, 2, 20, 12),
+                    "is_prerelease": False,
+                    "body": BODY + " " + "x" * (5 * 1024 * 1024),  # 5 MB notes
+                    "url": f"javascript:alert('{MARK}')",
+                    "source": "github",
+                }
+            ]
+        ),
+    )
     commits = []
     for i, text in enumerate(HOSTILE * 2):
-        commits.append({"repo": "acme/platform", "sha": f"{i + 1000:040x}",
-                        "committed_at": datetime(2026, 2, 20) + timedelta(hours=i),
-                        "subject": "[ROCm] " + text.replace("\n", " "),
-                        "topics": ["rocm-adoption"], "touches_rocm": True, "source": "github"})
+        commits.append(
+            {
+                "repo": "acme/platform",
+                "sha": f"{i + 1000:040x}",
+                "committed_at": datetime(2026, 2, 20) + timedelta(hours=i),
+                "subject": "[ROCm] " + text.replace("\n", " "),
+                "topics": ["rocm-adoption"],
+                "touches_rocm": True,
+                "source": "github",
+            }
+        )
     store.upsert("commits", pd.DataFrame(commits))
-    store.upsert("documents", pd.DataFrame([
-        {"doc_id": f"h{i}", "location": loc, "title": f"ROCm {text}",
-         "published_on": date(2026, 2, 1) + timedelta(days=i), "content_hash": f"h{i}",
-         "format": "markdown", "text": text}
-        for i, (loc, text) in enumerate([
-            (f"javascript:alert('{MARK}')", HOSTILE[0]),
-            ("data:text/html;base64,PHNjcmlwdD4=", HOSTILE[1]),
-            (f"https://evil.example/{MARK})<script>", HOSTILE[6]),
-            (f"//evil.example/{MARK}", HOSTILE[7])])]))
-    store.upsert("passages", pd.DataFrame([
-        {"doc_id": f"h{i}", "passage_no": 0,
-         "text": f"ROCm is AMD's GPU stack for the platform project MI300. {text}"}
-        for i, text in enumerate([HOSTILE[0] + HOSTILE[4], HOSTILE[6] + HOSTILE[9],
-                                  HOSTILE[7] + HOSTILE[10], LONG])]))
-    claim = (f"On CPU, <script>{MARK}</script> [x](javascript:alert(1)) torch.compile gives a "
-             f"2.5x speedup over eager for softmax | {MARK} | \u202eevil {MARK}. On H100 it "
-             f"reaches 900 TFLOP/s in bfloat16 <img src=https://evil.example/{MARK}.png>.")
-    store.upsert("documents", pd.DataFrame([{
-        "doc_id": "h4", "location": "notes/claims.md", "title": f"# {MARK} claims",
-        "published_on": date(2026, 2, 10), "content_hash": "h4", "format": "markdown",
-        "text": claim}]))
+    store.upsert(
+        "documents",
+        pd.DataFrame(
+            [
+                {
+                    "doc_id": f"h{i}",
+                    "location": loc,
+                    "title": f"ROCm {text}",
+                    "published_on": date(2026, 2, 1) + timedelta(days=i),
+                    "content_hash": f"h{i}",
+                    "format": "markdown",
+                    "text": text,
+                }
+                for i, (loc, text) in enumerate(
+                    [
+                        (f"javascript:alert('{MARK}')", HOSTILE[0]),
+                        ("data:text/html;base64,PHNjcmlwdD4=", HOSTILE[1]),
+                        (f"https://evil.example/{MARK})<script>", HOSTILE[6]),
+                        (f"//evil.example/{MARK}", HOSTILE[7]),
+                    ]
+                )
+            ]
+        ),
+    )
+    store.upsert(
+        "passages",
+        pd.DataFrame(
+            [
+                {
+                    "doc_id": f"h{i}",
+                    "passage_no": 0,
+                    "text": f"ROCm is AMD's GPU stack for the platform project MI300. {text}",
+                }
+                for i, text in enumerate(
+                    [
+                        HOSTILE[0] + HOSTILE[4],
+                        HOSTILE[6] + HOSTILE[9],
+                        HOSTILE[7] + HOSTILE[10],
+                        LONG,
+                    ]
+                )
+            ]
+        ),
+    )
+    claim = (
+        f"On CPU, <script>{MARK}</script> [x](javascript:alert(1)) torch.compile gives a "
+        f"2.5x speedup over eager for softmax | {MARK} | \u202eevil {MARK}. On H100 it "
+        f"reaches 900 TFLOP/s in bfloat16 <img src=https://evil.example/{MARK}.png>."
+    )
+    store.upsert(
+        "documents",
+        pd.DataFrame(
+            [
+                {
+                    "doc_id": "h4",
+                    "location": "notes/claims.md",
+                    "title": f"# {MARK} claims",
+                    "published_on": date(2026, 2, 10),
+                    "content_hash": "h4",
+                    "format": "markdown",
+                    "text": claim,
+                }
+            ]
+        ),
+    )
     store.upsert("passages", pd.DataFrame([{"doc_id": "h4", "passage_no": 0, "text": claim}]))
     assert refresh_claims(store, [f"h{i}" for i in range(5)]) >= 2
     store.con.execute("UPDATE repos SET description = ? ", [" ".join(HOSTILE[:10])])
-    store.con.execute("UPDATE probe_runs SET device_name = ?, host = ?",
-                      [HOSTILE[0] + HOSTILE[7], HOSTILE[6]])
+    store.con.execute(
+        "UPDATE probe_runs SET device_name = ?, host = ?", [HOSTILE[0] + HOSTILE[7], HOSTILE[6]]
+    )
 
 
 FAKE_STRUCTURE = [
-    rf"<h[1-6]>[^<]*{MARK}",                  # fake headings
-    rf"<th>[^<]*{MARK}", rf"<td>\s*{MARK}",   # a table smuggled in
-    rf"<pre><code>{MARK}", rf"<code>code {MARK}", r"<code>    indented",
-    rf"<li>list {MARK}", rf"<blockquote>\s*<p>quoted {MARK}",
-    rf"<em>emph {MARK}", r"<strong>strong</strong>", r"<del>strike",
-    rf">click {MARK}</a>", rf">data {MARK}</a>", rf"<a href=\"https://evil.example/{MARK}\">",
+    rf"<h[1-6]>[^<]*{MARK}",  # fake headings
+    rf"<th>[^<]*{MARK}",
+    rf"<td>\s*{MARK}",  # a table smuggled in
+    rf"<pre><code>{MARK}",
+    rf"<code>code {MARK}",
+    r"<code>    indented",
+    rf"<li>list {MARK}",
+    rf"<blockquote>\s*<p>quoted {MARK}",
+    rf"<em>emph {MARK}",
+    r"<strong>strong</strong>",
+    r"<del>strike",
+    rf">click {MARK}</a>",
+    rf">data {MARK}</a>",
+    rf"<a href=\"https://evil.example/{MARK}\">",
 ]
 
 
@@ -92,14 +164,13 @@ def test_briefing_from_hostile_text_is_inert(filled, settings, day):
     _poison(filled)
     notices = [f"GitHub failed for acme/platform ({h})" for h in HOSTILE]
     text = compose_briefing(filled, day, settings, notices=notices).path.read_text()
-    html = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]
-                                                          ).render(text)
+    html = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(text)
     # the corpus did get in (else the other checks prove nothing), claims section included
     assert text.count(MARK) >= 10 and "evil" in text
     claims = text.split("## Claims checked against the probe")[1].split("\n## ")[0]
     assert MARK in claims
     # no live HTML, script, event handler, remote image or javascript:/data: link
-    for tag in ("<script", "<iframe", "<!--", "<a href=\"javascript"):
+    for tag in ("<script", "<iframe", "<!--", '<a href="javascript'):
         assert tag not in html.lower(), tag
     assert not re.search(r"<[a-z][^>]*\son\w+=", html, re.I)
     for src in re.findall(r'<img src="([^"]*)"', html):  # only shu's own charts

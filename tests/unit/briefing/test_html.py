@@ -21,28 +21,54 @@ from support.browser import HeadlessBrowser, find_chromium
 from shu.briefing.compose import compose_briefing
 from shu.briefing.html import sanitize
 
-PAYLOADS = ('<img src=x onerror="console.error(\'pwned-img\')"> '
-            "<script>console.error('pwned-script')</script> "
-            '<a href="javascript:console.error(\'pwned-link\')">click</a> '
-            "![i](javascript:console.error('pwned-md')) <svg onload=console.error('pwned-svg')>")
+PAYLOADS = (
+    "<img src=x onerror=\"console.error('pwned-img')\"> "
+    "<script>console.error('pwned-script')</script> "
+    "<a href=\"javascript:console.error('pwned-link')\">click</a> "
+    "![i](javascript:console.error('pwned-md')) <svg onload=console.error('pwned-svg')>"
+)
 
-needs_chromium = pytest.mark.skipif(find_chromium() is None, reason="needs chromium for the "
-                                    "headless-browser test (apt-get install chromium)")
-needs_playwright = pytest.mark.skipif(importlib.util.find_spec("playwright") is None,
-                                      reason="needs playwright for the headless-browser test "
-                                      "(pip install -e '.[dev]')")
+needs_chromium = pytest.mark.skipif(
+    find_chromium() is None,
+    reason="needs chromium for the headless-browser test (apt-get install chromium)",
+)
+needs_playwright = pytest.mark.skipif(
+    importlib.util.find_spec("playwright") is None,
+    reason="needs playwright for the headless-browser test (pip install -e '.[dev]')",
+)
 
 
 @pytest.fixture
 def briefing(filled, settings, day):
     """A briefing whose outside text (a release note, a passage) carries script payloads."""
-    filled.upsert("releases", pd.DataFrame([{
-        "repo": "acme/platform", "tag": "v2.4.0", "name": "v2.4.0 " + PAYLOADS,
-        "published_at": datetime(2026, 2, 20, 12), "is_prerelease": False,
-        "body": "Adds ROCm 7 support. " + PAYLOADS, "source": "git"}]))
-    filled.upsert("passages", pd.DataFrame([{
-        "doc_id": "n2", "passage_no": 1,
-        "text": "The platform project and ROCm: " + PAYLOADS}]))
+    filled.upsert(
+        "releases",
+        pd.DataFrame(
+            [
+                {
+                    "repo": "acme/platform",
+                    "tag": "v2.4.0",
+                    "name": "v2.4.0 " + PAYLOADS,
+                    "published_at": datetime(2026, 2, 20, 12),
+                    "is_prerelease": False,
+                    "body": "Adds ROCm 7 support. " + PAYLOADS,
+                    "source": "git",
+                }
+            ]
+        ),
+    )
+    filled.upsert(
+        "passages",
+        pd.DataFrame(
+            [
+                {
+                    "doc_id": "n2",
+                    "passage_no": 1,
+                    "text": "The platform project and ROCm: " + PAYLOADS,
+                }
+            ]
+        ),
+    )
     return compose_briefing(filled, day, settings)
 
 
@@ -66,21 +92,21 @@ def test_html_page_is_self_contained_and_sanitised(briefing):
     assert not {"script", "iframe", "svg", "object", "embed"} & set(parsed.tags)
     assert not [a for a in parsed.attrs if a[1].startswith("on")]
     hrefs = [v for t, k, v in parsed.attrs if k == "href"]
-    assert hrefs and all(h.startswith(("#R", "http://", "https://", "index.html"))
-                         for h in hrefs)
-    assert all(v.startswith("data:image/png;base64,") for t, k, v in parsed.attrs
-               if k == "src")
+    assert hrefs and all(h.startswith(("#R", "http://", "https://", "index.html")) for h in hrefs)
+    assert all(v.startswith("data:image/png;base64,") for t, k, v in parsed.attrs if k == "src")
     assert "pwned-script" in page  # the payload is shown as text, not dropped silently
-    assert ".png\"" not in page  # every chart embedded, none linked
+    assert '.png"' not in page  # every chart embedded, none linked
     assert "Content-Security-Policy" in page
     index = (briefing.path.parent / "index.html").read_text(encoding="utf-8")
     assert f'href="{briefing.path.with_suffix(".html").name}"' in index
 
 
 def test_sanitizer_drops_active_content():
-    dirty = ('<p onclick="x()">a<script>alert(1)</script><a href="javascript:alert(1)">l</a>'
-             '<img src="https://evil/x.png"><img src="data:image/png;base64,AAAA">'
-             '<iframe src="https://evil"></iframe><a href="#R3">R3</a></p>')
+    dirty = (
+        '<p onclick="x()">a<script>alert(1)</script><a href="javascript:alert(1)">l</a>'
+        '<img src="https://evil/x.png"><img src="data:image/png;base64,AAAA">'
+        '<iframe src="https://evil"></iframe><a href="#R3">R3</a></p>'
+    )
     clean = sanitize(dirty)
     for bad in ("onclick", "<script", "javascript:", "evil", "<iframe"):
         assert bad not in clean
@@ -97,7 +123,8 @@ def test_in_a_headless_browser(briefing):
         assert browser.console == []  # no payload logged anything: no outside script ran
         assert browser.evaluate("document.querySelectorAll('script').length") == 0
         images = browser.evaluate(
-            "Array.from(document.images).map(i => [i.complete, i.naturalWidth])")
+            "Array.from(document.images).map(i => [i.complete, i.naturalWidth])"
+        )
         assert len(images) >= 4 and all(ok and width > 0 for ok, width in images)
         broken = browser.evaluate("""(() => {
             const bad = [];
@@ -133,10 +160,28 @@ def test_shu_brief_open_hands_the_page_to_the_browser(filled, settings, day, tmp
     fake.write_text(f'#!/bin/sh\necho "$1" > {opened}\n')
     fake.chmod(0o755)
     out = tmp_path / "out"
-    env = {**os.environ, "BROWSER": str(fake), "SHU_REPOS": settings.model_dump_json(
-        include={"repos"})[len('{"repos":'):-1]}
-    proc = subprocess.run([sys.executable, "-m", "shu", "brief", "--day", str(day), "--out",
-                           str(out), "--db", str(db), "--open"], capture_output=True, text=True,
-                          env=env)
+    env = {
+        **os.environ,
+        "BROWSER": str(fake),
+        "SHU_REPOS": settings.model_dump_json(include={"repos"})[len('{"repos":') : -1],
+    }
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "shu",
+            "brief",
+            "--day",
+            str(day),
+            "--out",
+            str(out),
+            "--db",
+            str(db),
+            "--open",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     assert opened.read_text().strip() == (out / f"{day}.html").resolve().as_uri()

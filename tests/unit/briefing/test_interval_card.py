@@ -13,24 +13,56 @@ from shu.receipts import resolve, stored_receipts
 
 def test_card_leads_with_the_interval_and_cites_it(filled, settings, day) -> None:
     repo = settings.repos[0].repo
-    filled.upsert("forecasts", pd.DataFrame([{
-        "forecast_id": "iv-1", "repo": repo, "template": "star_velocity_interval",
-        "origin": day, "horizon_days": 30, "resolves_on": day + timedelta(days=30),
-        "threshold": 22.0, "question": "q", "probability": 0.8, "confidence": "high",
-        "model_version": "test-1", "features": "{}", "drivers": "[]", "receipts": "[]",
-        "issued_at": datetime(2026, 2, 28, 6)}]))
-    filled.upsert("forecast_intervals", pd.DataFrame([{
-        "forecast_id": "iv-1", "quantity": "velocity_28d on resolves_on", "unit": "stars/day",
-        "median": 24.1, "lower_50": 21.5, "upper_50": 26.9, "lower_80": 18.9, "upper_80": 30.2,
-        "lower_95": 15.0, "upper_95": 35.5}]))
+    filled.upsert(
+        "forecasts",
+        pd.DataFrame(
+            [
+                {
+                    "forecast_id": "iv-1",
+                    "repo": repo,
+                    "template": "star_velocity_interval",
+                    "origin": day,
+                    "horizon_days": 30,
+                    "resolves_on": day + timedelta(days=30),
+                    "threshold": 22.0,
+                    "question": "q",
+                    "probability": 0.8,
+                    "confidence": "high",
+                    "model_version": "test-1",
+                    "features": "{}",
+                    "drivers": "[]",
+                    "receipts": "[]",
+                    "issued_at": datetime(2026, 2, 28, 6),
+                }
+            ]
+        ),
+    )
+    filled.upsert(
+        "forecast_intervals",
+        pd.DataFrame(
+            [
+                {
+                    "forecast_id": "iv-1",
+                    "quantity": "velocity_28d on resolves_on",
+                    "unit": "stars/day",
+                    "median": 24.1,
+                    "lower_50": 21.5,
+                    "upper_50": 26.9,
+                    "lower_80": 18.9,
+                    "upper_80": 30.2,
+                    "lower_95": 15.0,
+                    "upper_95": 35.5,
+                }
+            ]
+        ),
+    )
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
     assert f"**28-day velocity on {day + timedelta(days=30)}: 24.1 stars/day" in text
     assert "(80%: 18.9–30.2)" in text
     assert "95% interval 15.0–35.5" in result.path.with_suffix(".html").read_text()
-    heading = next(line for line in text.splitlines()
-                   if line.startswith("### ") and repo in line)
-    card = text[text.index(heading):]
+    heading = next(line for line in text.splitlines() if line.startswith("### ") and repo in line)
+    card = text[text.index(heading) :]
     assert card.index("(80%: 18.9–30.2)") < card.index("**Why this prediction:**")
     receipts = stored_receipts(filled, result.briefing_id)
     assert any(r.table == "forecast_intervals" for r in receipts)
@@ -40,8 +72,15 @@ def test_card_leads_with_the_interval_and_cites_it(filled, settings, day) -> Non
 def test_sign_questions_read_as_turning() -> None:
     from shu.briefing.sections.cards import question_sentence
 
-    f = {"repo": "a/b", "template": "star_accel_reach", "threshold": 0.0, "probability": 0.7,
-         "horizon_days": 30, "resolves_on": "2026-03-30", "origin": "2026-02-28"}
+    f = {
+        "repo": "a/b",
+        "template": "star_accel_reach",
+        "threshold": 0.0,
+        "probability": 0.7,
+        "horizon_days": 30,
+        "resolves_on": "2026-03-30",
+        "origin": "2026-02-28",
+    }
     assert "acceleration turn positive within 30 days" in question_sentence(f)
     fall = f | {"template": "star_accel_fall", "probability": 0.2}
     assert "acceleration turn negative within 30 days" in question_sentence(fall)
@@ -56,26 +95,71 @@ def test_interval_forecasts_are_listed_as_intervals_not_probabilities(filled, se
     repo = settings.repos[0].repo
     rows = []
     for fid, origin in (("iv-old", day - timedelta(days=30)), ("iv-new", day)):
-        rows.append({
-            "forecast_id": fid, "repo": repo, "template": "star_velocity_interval",
-            "origin": origin, "horizon_days": 30, "resolves_on": origin + timedelta(days=30),
-            "threshold": 22.0, "question": "q", "probability": 0.8, "confidence": "high",
-            "model_version": "test-1", "features": "{}", "drivers": "[]", "receipts": "[]",
-            "issued_at": datetime.combine(origin, datetime.min.time())})
+        rows.append(
+            {
+                "forecast_id": fid,
+                "repo": repo,
+                "template": "star_velocity_interval",
+                "origin": origin,
+                "horizon_days": 30,
+                "resolves_on": origin + timedelta(days=30),
+                "threshold": 22.0,
+                "question": "q",
+                "probability": 0.8,
+                "confidence": "high",
+                "model_version": "test-1",
+                "features": "{}",
+                "drivers": "[]",
+                "receipts": "[]",
+                "issued_at": datetime.combine(origin, datetime.min.time()),
+            }
+        )
     filled.upsert("forecasts", pd.DataFrame(rows))
-    filled.upsert("forecast_intervals", pd.DataFrame([{
-        "forecast_id": fid, "quantity": "velocity_28d on resolves_on", "unit": "stars/day",
-        "median": m, "lower_50": m - 2, "upper_50": m + 2, "lower_80": m - 5, "upper_80": m + 5,
-        "lower_95": m - 9, "upper_95": m + 9} for fid, m in (("iv-old", 20.0), ("iv-new", 31.0))]))
-    filled.upsert("forecast_resolutions", pd.DataFrame([{
-        "forecast_id": "iv-old", "outcome": "no", "observed_value": 27.5, "detail": "outside",
-        "resolved_at": datetime.combine(day, datetime.min.time())}]))
+    filled.upsert(
+        "forecast_intervals",
+        pd.DataFrame(
+            [
+                {
+                    "forecast_id": fid,
+                    "quantity": "velocity_28d on resolves_on",
+                    "unit": "stars/day",
+                    "median": m,
+                    "lower_50": m - 2,
+                    "upper_50": m + 2,
+                    "lower_80": m - 5,
+                    "upper_80": m + 5,
+                    "lower_95": m - 9,
+                    "upper_95": m + 9,
+                }
+                for fid, m in (("iv-old", 20.0), ("iv-new", 31.0))
+            ]
+        ),
+    )
+    filled.upsert(
+        "forecast_resolutions",
+        pd.DataFrame(
+            [
+                {
+                    "forecast_id": "iv-old",
+                    "outcome": "no",
+                    "observed_value": 27.5,
+                    "detail": "outside",
+                    "resolved_at": datetime.combine(day, datetime.min.time()),
+                }
+            ]
+        ),
+    )
     text = compose_briefing(filled, day, settings).path.read_text()
-    listed = next(line for line in text.splitlines()
-                  if line.startswith(f"| {repo} | `star_velocity_interval` | 30 | 22.00"))
+    listed = next(
+        line
+        for line in text.splitlines()
+        if line.startswith(f"| {repo} | `star_velocity_interval` | 30 | 22.00")
+    )
     assert "median 31.00, 80%: 26.00–36.00" in listed and "80%" not in listed.split("|")[5][:4]
-    resolved = next(line for line in text.splitlines()
-                    if line.startswith(f"| {repo} | `star_velocity_interval` | 30 | "
-                                       f"{day - timedelta(days=30)}"))
+    resolved = next(
+        line
+        for line in text.splitlines()
+        if line.startswith(f"| {repo} | `star_velocity_interval` | 30 | {day - timedelta(days=30)}")
+    )
     assert "median 20.00, 80%: 15.00–25.00" in resolved and "outside 80%" in resolved
     assert "27.50" in resolved

@@ -78,8 +78,9 @@ def test_helpers_return_dataframes(db):
 def test_connect_reads_the_snapshot_while_a_run_holds_the_store(db):
     with open_store(db) as store:
         refresh_snapshot(store)
-    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(db)], stdout=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(db)], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout.readline().strip() == "locked"
         with pytest.warns(UserWarning, match="reading its snapshot"):
@@ -94,8 +95,11 @@ def test_connect_reads_the_snapshot_while_a_run_holds_the_store(db):
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
 def test_shu_export_writes_every_analyst_table(db, tmp_path, fmt):
     out = tmp_path / "export"
-    proc = subprocess.run([sys.executable, "-m", "shu", "export", str(out), "--format", fmt,
-                           "--db", str(db)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "shu", "export", str(out), "--format", fmt, "--db", str(db)],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     con = duckdb.connect(str(db), read_only=True)
     tables = analyst_tables(con)
@@ -104,8 +108,9 @@ def test_shu_export_writes_every_analyst_table(db, tmp_path, fmt):
         path = out / f"{name}.{fmt}"
         reader = "read_parquet" if fmt == "parquet" else "read_csv_auto"
         stored = con.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
-        assert con.execute(f"SELECT count(*) FROM {reader}(?)", [str(path)]).fetchone()[0] \
-            == stored, name
+        assert (
+            con.execute(f"SELECT count(*) FROM {reader}(?)", [str(path)]).fetchone()[0] == stored
+        ), name
     con.close()
     assert not list(out.glob("*.partial"))
 

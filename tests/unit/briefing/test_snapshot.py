@@ -25,8 +25,9 @@ HOLD = textwrap.dedent("""
 
 
 def _hold_write_lock(path, seconds: float) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(path), str(seconds)],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(path), str(seconds)], stdout=subprocess.PIPE, text=True
+    )
     assert proc.stdout.readline().strip() == "locked"
     return proc
 
@@ -57,9 +58,21 @@ def test_shu_sql_works_during_a_run(store_path) -> None:
     _store_with_snapshot(store_path)
     proc = _hold_write_lock(store_path, 20)
     try:
-        out = subprocess.run([sys.executable, "-m", "shu", "sql", "select count(*) AS n "
-                              "from repos", "--csv", "--db", str(store_path)],
-                             capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "shu",
+                "sql",
+                "select count(*) AS n from repos",
+                "--csv",
+                "--db",
+                str(store_path),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     finally:
         proc.kill()
         proc.wait()
@@ -83,13 +96,22 @@ def test_without_a_snapshot_the_lock_error_is_one_line(store_path) -> None:
 def test_writer_waits_for_a_reader_to_finish(store_path) -> None:
     with open_store(store_path):
         pass
-    reader = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+    reader = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent("""
         import sys, time
         from shu.store import open_store
         s = open_store(sys.argv[1], read_only=True)
         print("reading", flush=True)
         time.sleep(1.5)
-        """), str(store_path)], stdout=subprocess.PIPE, text=True)
+        """),
+            str(store_path),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert reader.stdout.readline().strip() == "reading"
     t0 = time.monotonic()
     with open_for_writing(store_path, wait_s=30) as store:

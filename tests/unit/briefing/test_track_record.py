@@ -20,18 +20,45 @@ def _add_resolved_intervals(store, settings, day) -> None:
     forecasts, resolutions, intervals = [], [], []
     for k, held in enumerate(HELD):
         fid, origin = f"iv-{k}", day - timedelta(days=35 + k)
-        forecasts.append({
-            "forecast_id": fid, "repo": repo, "template": "star_velocity_interval",
-            "origin": origin, "horizon_days": 30, "resolves_on": origin + timedelta(days=30),
-            "threshold": 22.0, "question": "q", "probability": 0.8, "confidence": "high",
-            "model_version": "test-1", "features": "{}", "drivers": "[]", "receipts": "[]",
-            "issued_at": datetime(2026, 1, 1, 6)})
-        resolutions.append({"forecast_id": fid, "outcome": "yes" if held[1] else "no",
-                            "observed_value": 20.0, "detail": "",
-                            "resolved_at": datetime(2026, 2, 26, 6)})
-        intervals.append({"forecast_id": fid, "observed_value": 20.0, "held_50": held[0],
-                          "held_80": held[1], "held_95": held[2], "crps": 1.0,
-                          "resolved_at": datetime(2026, 2, 26, 6)})
+        forecasts.append(
+            {
+                "forecast_id": fid,
+                "repo": repo,
+                "template": "star_velocity_interval",
+                "origin": origin,
+                "horizon_days": 30,
+                "resolves_on": origin + timedelta(days=30),
+                "threshold": 22.0,
+                "question": "q",
+                "probability": 0.8,
+                "confidence": "high",
+                "model_version": "test-1",
+                "features": "{}",
+                "drivers": "[]",
+                "receipts": "[]",
+                "issued_at": datetime(2026, 1, 1, 6),
+            }
+        )
+        resolutions.append(
+            {
+                "forecast_id": fid,
+                "outcome": "yes" if held[1] else "no",
+                "observed_value": 20.0,
+                "detail": "",
+                "resolved_at": datetime(2026, 2, 26, 6),
+            }
+        )
+        intervals.append(
+            {
+                "forecast_id": fid,
+                "observed_value": 20.0,
+                "held_50": held[0],
+                "held_80": held[1],
+                "held_95": held[2],
+                "crps": 1.0,
+                "resolved_at": datetime(2026, 2, 26, 6),
+            }
+        )
     store.upsert("forecasts", pd.DataFrame(forecasts))
     store.upsert("forecast_resolutions", pd.DataFrame(resolutions))
     store.upsert("interval_resolutions", pd.DataFrame(intervals))
@@ -42,10 +69,25 @@ def test_interval_forecasts_do_not_enter_the_yes_no_scores(filled, settings, day
     assert before.n > 0 and before.intervals is None
     _add_resolved_intervals(filled, settings, day)
     after = track_record(filled, day, TRACK_WINDOW_DAYS)
-    assert (after.n, after.n_void, after.brier, after.base_rate, after.skill, after.ece,
-            after.bands, after.pairs) == (
-        before.n, before.n_void, before.brier, before.base_rate, before.skill, before.ece,
-        before.bands, before.pairs)
+    assert (
+        after.n,
+        after.n_void,
+        after.brier,
+        after.base_rate,
+        after.skill,
+        after.ece,
+        after.bands,
+        after.pairs,
+    ) == (
+        before.n,
+        before.n_void,
+        before.brier,
+        before.base_rate,
+        before.skill,
+        before.ece,
+        before.bands,
+        before.pairs,
+    )
     assert after.intervals.n == len(HELD)
     assert after.intervals.coverage == {50: 0.25, 80: 0.75, 95: 1.0}
 
@@ -54,14 +96,19 @@ def test_briefing_shows_interval_coverage_with_receipts(filled, settings, day) -
     _add_resolved_intervals(filled, settings, day)
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
-    section = text[text.index("## Track record"):]
+    section = text[text.index("## Track record") :]
     assert "Interval forecasts, scored apart" in section
     for nominal, observed in (("50%", "25.0%"), ("80%", "75.0%"), ("95%", "100.0%")):
         line = next(x for x in section.splitlines() if x.startswith(f"| {nominal} |"))
         assert f"| {observed} [R" in line
     receipts = stored_receipts(filled, result.briefing_id)
-    labels = {r.label for r in receipts if r.table == "interval_resolutions"
-              and "watch window" not in r.label}  # (the calibration watch cites its own)
-    assert labels == {"resolved interval forecasts in window",
-                      *(f"observed coverage of the {v}% intervals" for v in (50, 80, 95))}
+    labels = {
+        r.label
+        for r in receipts
+        if r.table == "interval_resolutions" and "watch window" not in r.label
+    }  # (the calibration watch cites its own)
+    assert labels == {
+        "resolved interval forecasts in window",
+        *(f"observed coverage of the {v}% intervals" for v in (50, 80, 95)),
+    }
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)

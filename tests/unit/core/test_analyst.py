@@ -23,8 +23,10 @@ ROOT = Path(__file__).resolve().parents[3]
 def db(tmp_path: Path) -> Path:
     path = tmp_path / "store" / "shu.duckdb"
     with open_store(path) as store:
-        store.con.execute("INSERT INTO stars_daily (repo, day, stars, source) VALUES "
-                          "('a/b', DATE '2024-01-01', 5, 't'), ('a/b', DATE '2024-01-02', 7, 't')")
+        store.con.execute(
+            "INSERT INTO stars_daily (repo, day, stars, source) VALUES "
+            "('a/b', DATE '2024-01-01', 5, 't'), ('a/b', DATE '2024-01-02', 7, 't')"
+        )
     return path
 
 
@@ -46,51 +48,63 @@ def _refused(db: Path, query: str) -> str:
     return message
 
 
-@pytest.mark.parametrize("template", [
-    "select * from read_csv('{csv}', header=false)",
-    "select * from '{csv}'",
-    "select * from read_text('{csv}')",
-    "select * from read_blob('{csv}')",
-    "select * from read_parquet('{parquet}')",
-    "select * from glob('{dir}/*')",
-    "select * from sniff_csv('{csv}')",
-    "select * from read_csv('https://example.com/x.csv')",
-])
+@pytest.mark.parametrize(
+    "template",
+    [
+        "select * from read_csv('{csv}', header=false)",
+        "select * from '{csv}'",
+        "select * from read_text('{csv}')",
+        "select * from read_blob('{csv}')",
+        "select * from read_parquet('{parquet}')",
+        "select * from glob('{dir}/*')",
+        "select * from sniff_csv('{csv}')",
+        "select * from read_csv('https://example.com/x.csv')",
+    ],
+)
 def test_reading_files_is_refused(db, secret, template):
     query = template.format(csv=secret, parquet=secret.with_suffix(".parquet"), dir=secret.parent)
     assert "refused" in _refused(db, query)
 
 
-@pytest.mark.parametrize("template", [
-    "copy (select 42) to '{out}'",
-    "copy stars_daily to '{out}' (format parquet)",
-    "export database '{dir}'",
-])
+@pytest.mark.parametrize(
+    "template",
+    [
+        "copy (select 42) to '{out}'",
+        "copy stars_daily to '{out}' (format parquet)",
+        "export database '{dir}'",
+    ],
+)
 def test_writing_files_is_refused(db, tmp_path, template):
     out = tmp_path / "out.csv"
     assert "refused" in _refused(db, template.format(out=out, dir=tmp_path / "exported"))
     assert not out.exists() and not (tmp_path / "exported").exists()
 
 
-@pytest.mark.parametrize("query, says", [
-    ("attach '{other}' as other", "refused"),
-    ("install httpfs", "refused"),
-    ("load httpfs", "refused"),
-    ("load '{other}'", "refused"),
-    ("set enable_external_access = true", "SET statements are not allowed"),
-    ("reset enable_external_access", "refused"),
-    ("pragma enable_external_access = true", "refused"),
-    ("pragma threads = 1", "refused"),
-    ("select 1; copy (select 1) to '{other}'", "one statement per query, got 2"),
-    ("select 1; select 2", "one statement per query, got 2"),
-    ("delete from stars_daily", "DELETE statements are not allowed"),
-    ("insert into stars_daily (repo, day, stars, source) values ('x/y', current_date, 1, 't')",
-     "INSERT statements are not allowed"),
-    ("create temp table t as select 1", "CREATE statements are not allowed"),
-    ("drop table stars_daily", "DROP statements are not allowed"),
-    ("update stars_daily set stars = 0", "UPDATE statements are not allowed"),
-    ("create secret s (type s3, key_id 'k', secret 's')", "CREATE statements are not allowed"),
-])
+@pytest.mark.parametrize(
+    "query, says",
+    [
+        ("attach '{other}' as other", "refused"),
+        ("install httpfs", "refused"),
+        ("load httpfs", "refused"),
+        ("load '{other}'", "refused"),
+        ("set enable_external_access = true", "SET statements are not allowed"),
+        ("reset enable_external_access", "refused"),
+        ("pragma enable_external_access = true", "refused"),
+        ("pragma threads = 1", "refused"),
+        ("select 1; copy (select 1) to '{other}'", "one statement per query, got 2"),
+        ("select 1; select 2", "one statement per query, got 2"),
+        ("delete from stars_daily", "DELETE statements are not allowed"),
+        (
+            "insert into stars_daily (repo, day, stars, source) "
+            "values ('x/y', current_date, 1, 't')",
+            "INSERT statements are not allowed",
+        ),
+        ("create temp table t as select 1", "CREATE statements are not allowed"),
+        ("drop table stars_daily", "DROP statements are not allowed"),
+        ("update stars_daily set stars = 0", "UPDATE statements are not allowed"),
+        ("create secret s (type s3, key_id 'k', secret 's')", "CREATE statements are not allowed"),
+    ],
+)
 def test_other_escapes_and_writes_are_refused(db, tmp_path, query, says):
     other = tmp_path / "other.duckdb"
     assert says in _refused(db, query.format(other=other))
@@ -119,8 +133,9 @@ def test_store_unchanged_and_reads_still_work(db):
         assert run_query(store.con, "select sum(stars) from stars_daily").rows() == [(12,)]
         assert run_query(store.con, "pragma table_info('stars_daily')").table.num_rows > 3
         assert run_query(store.con, "describe stars_daily") is not None
-        assert run_query(store.con, "with s as (from stars_daily) select count(*) from s"
-                         ).rows() == [(2,)]
+        assert run_query(
+            store.con, "with s as (from stars_daily) select count(*) from s"
+        ).rows() == [(2,)]
         with pytest.raises(InputError) as bad:
             run_query(store.con, "select nope from stars_daily")
         assert str(bad.value).startswith("query failed:")
@@ -130,7 +145,8 @@ def test_connect_analyst_is_confined_and_locked(db, secret):
     con = connect_analyst(db)
     try:
         assert con.execute("select current_setting('enable_external_access')").fetchone() == (
-            False,)
+            False,
+        )
         with pytest.raises(Exception, match="disabled by configuration"):
             con.read_csv(str(secret))
         with pytest.raises(Exception, match="locked"):
@@ -148,7 +164,9 @@ def test_exports_go_through_shu(db, tmp_path):
     export_result(result, "parquet", tmp_path / "x.parquet")
     assert (tmp_path / "x.csv").read_text().splitlines() == ["repo,stars", "a/b,5", "a/b,7"]
     assert json.loads((tmp_path / "x.json").read_text()) == [
-        {"repo": "a/b", "stars": 5}, {"repo": "a/b", "stars": 7}]
+        {"repo": "a/b", "stars": 5},
+        {"repo": "a/b", "stars": 7},
+    ]
     assert pq.read_table(tmp_path / "x.parquet").to_pylist()[1] == {"repo": "a/b", "stars": 7}
     with pytest.raises(InputError, match="does not exist"):
         export_result(result, "csv", tmp_path / "missing" / "x.csv")
@@ -157,8 +175,14 @@ def test_exports_go_through_shu(db, tmp_path):
 
 def _shu(db: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "SHU_DB": str(db), "COLUMNS": "200"}
-    return subprocess.run([sys.executable, "-m", "shu", *args], capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "shu", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
 
 
 def test_cli_refuses_in_one_line_and_exports(db, tmp_path):
@@ -171,7 +195,12 @@ def test_cli_refuses_in_one_line_and_exports(db, tmp_path):
     copy = _shu(db, "sql", f"copy (select 42) to '{made}'")
     assert copy.returncode == 1 and not made.exists()
     out = tmp_path / "top.parquet"
-    ok = _shu(db, "sql", "select repo, max(stars) as stars from stars_daily group by repo",
-              "--parquet", str(out))
+    ok = _shu(
+        db,
+        "sql",
+        "select repo, max(stars) as stars from stars_daily group by repo",
+        "--parquet",
+        str(out),
+    )
     assert ok.returncode == 0, ok.stderr
     assert pq.read_table(out).to_pylist() == [{"repo": "a/b", "stars": 7}]

@@ -19,8 +19,14 @@ def shu(*args: str, db: Path | None = None, check: bool = True) -> subprocess.Co
     env = {**os.environ, "COLUMNS": "200"}
     if db is not None:
         env["SHU_DB"] = str(db)
-    proc = subprocess.run([sys.executable, "-m", "shu", *args], capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "shu", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+    )
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
@@ -43,10 +49,12 @@ def test_tables_lists_counts(loaded):
 
 def test_sql_table_csv_json(loaded):
     assert "7" in shu("sql", "select max(stars) from stars_daily", db=loaded).stdout
-    assert shu("sql", "select repo, stars from stars_daily order by day", "--csv",
-               db=loaded).stdout.splitlines() == ["repo,stars", "a/b,5", "a/b,7"]
-    rows = json.loads(shu("sql", "select stars from stars_daily order by day", "--json",
-                          db=loaded).stdout)
+    assert shu(
+        "sql", "select repo, stars from stars_daily order by day", "--csv", db=loaded
+    ).stdout.splitlines() == ["repo,stars", "a/b,5", "a/b,7"]
+    rows = json.loads(
+        shu("sql", "select stars from stars_daily order by day", "--json", db=loaded).stdout
+    )
     assert rows == [{"stars": 5}, {"stars": 7}]
 
 
@@ -55,10 +63,18 @@ def test_sql_csv_goes_down_a_pipe_that_closes_early(loaded):
     quietly like any click tool (status 1, nothing on stderr: no traceback, no 'Exception
     ignored' at exit)."""
     proc = subprocess.run(
-        ["bash", "-c", f'set -o pipefail; "{sys.executable}" -m shu sql "select range AS n from '
-         'range(200000)" --csv | head -3; echo "status ${PIPESTATUS[0]}" >&2'],
-        capture_output=True, text=True, env={**os.environ, "SHU_DB": str(loaded)}, cwd=ROOT,
-        timeout=300)
+        [
+            "bash",
+            "-c",
+            f'set -o pipefail; "{sys.executable}" -m shu sql "select range AS n from '
+            'range(200000)" --csv | head -3; echo "status ${PIPESTATUS[0]}" >&2',
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SHU_DB": str(loaded)},
+        cwd=ROOT,
+        timeout=300,
+    )
     assert proc.stdout.splitlines() == ["n", "0", "1"]
     assert proc.stderr.strip() in ("status 0", "status 1"), proc.stderr
 
@@ -88,10 +104,12 @@ def test_sql_output_options_resolve_to_one_format_and_place():
     assert output_target(False, False, "a/b.PARQUET", None) == ("parquet", "a/b.PARQUET")
     assert output_target(False, True, "-", None) == ("json", "-")
     assert output_target(False, False, None, "x.bin") == ("parquet", "x.bin")
-    for args, message in [((True, True, None, None), "choose one format"),
-                          ((True, False, "x.json", None), "the suffix says json"),
-                          ((False, False, "x.csv", "y.parquet"), "give it alone"),
-                          ((False, False, "x", None), "cannot tell the format")]:
+    for args, message in [
+        ((True, True, None, None), "choose one format"),
+        ((True, False, "x.json", None), "the suffix says json"),
+        ((False, False, "x.csv", "y.parquet"), "give it alone"),
+        ((False, False, "x", None), "cannot tell the format"),
+    ]:
         with pytest.raises(InputError, match=message):
             output_target(*args)
 
@@ -101,15 +119,17 @@ def test_sql_is_read_only_and_errors_are_one_line(loaded):
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and "DELETE statements are not allowed" in proc.stderr
     assert "Traceback" not in proc.stderr
-    assert shu("sql", "select count(*) from stars_daily", "--csv",
-               db=loaded).stdout.split()[1] == "2"
+    assert (
+        shu("sql", "select count(*) from stars_daily", "--csv", db=loaded).stdout.split()[1] == "2"
+    )
     bad = shu("sql", "select nope from stars_daily", db=loaded, check=False)
     assert bad.returncode == 1 and "query failed" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def test_bad_input_is_one_line(tmp_path):
-    proc = shu("ingest", "ranking", str(tmp_path / "missing.csv"), db=tmp_path / "x.duckdb",
-               check=False)
+    proc = shu(
+        "ingest", "ranking", str(tmp_path / "missing.csv"), db=tmp_path / "x.duckdb", check=False
+    )
     assert proc.returncode == 1
     assert "missing.csv: no such file or directory" in proc.stderr
     assert "Traceback" not in proc.stderr

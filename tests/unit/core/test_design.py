@@ -16,7 +16,7 @@ DESIGN = ROOT / "docs" / "design.md"
 def _layers() -> dict[str, int]:
     """Top-level module or package of shu -> its layer's rank (0 = foundation); 'apart' = -1."""
     text = DESIGN.read_text(encoding="utf-8")
-    table = text[text.index("| layer | modules |"):].split("\n\n")[0]
+    table = text[text.index("| layer | modules |") :].split("\n\n")[0]
     ranks: dict[str, int] = {}
     rows = [line for line in table.splitlines()[2:] if line.startswith("|")]
     for rank, line in enumerate(rows):
@@ -28,8 +28,11 @@ def _layers() -> dict[str, int]:
 
 def _top_level_names() -> set[str]:
     names = {p.stem for p in PACKAGE.glob("*.py") if p.stem not in ("__init__", "__main__")}
-    names |= {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"
-              and any(p.glob("*.py"))}
+    names |= {
+        p.name
+        for p in PACKAGE.iterdir()
+        if p.is_dir() and p.name != "__pycache__" and any(p.glob("*.py"))
+    }
     return names
 
 
@@ -43,8 +46,11 @@ def _imports(path: Path) -> set[str]:
                 continue
             out |= {parts[1]} if len(parts) > 1 else {a.name for a in node.names}
         elif isinstance(node, ast.Import):
-            out |= {a.name.split(".")[1] for a in node.names
-                    if a.name.startswith("shu.") and a.name.count(".") >= 1}
+            out |= {
+                a.name.split(".")[1]
+                for a in node.names
+                if a.name.startswith("shu.") and a.name.count(".") >= 1
+            }
     return out
 
 

@@ -45,9 +45,16 @@ def test_the_users_own_prefect_variables_win(clean_env):
 
 def test_prefect_imported_after_shu_flows_has_analytics_off(clean_env):
     """What Prefect itself reads, in a fresh process that imports a flow the way `shu` does."""
-    code = ("import shu.flows.daily, prefect.settings as s; "
-            "print(s.get_current_settings().server.analytics_enabled)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=dict(os.environ), timeout=120)
+    code = (
+        "import shu.flows.daily, prefect.settings as s; "
+        "print(s.get_current_settings().server.analytics_enabled)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"

@@ -57,15 +57,25 @@ def test_silent_in_ci_quiet_or_dumb_terminal(extra):
 
 
 def test_silent_when_stderr_is_not_a_terminal():
-    proc = subprocess.run([sys.executable, "-c", BAR_SCRIPT], capture_output=True, text=True,
-                          env=_env(), check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", BAR_SCRIPT], capture_output=True, text=True, env=_env(), check=True
+    )
     assert proc.stderr == "" and proc.stdout.strip() == "done"
 
 
 def test_quiet_flag_of_the_cli(tmp_path):
     csv = tmp_path / "long.csv"
     csv.write_text("day,repo,stars\n2024-01-01,a/b,5\n", encoding="utf-8")
-    args = [sys.executable, "-m", "shu", "--quiet", "ingest", "ranking", str(csv), "--db",
-            str(tmp_path / "s.duckdb")]
+    args = [
+        sys.executable,
+        "-m",
+        "shu",
+        "--quiet",
+        "ingest",
+        "ranking",
+        str(csv),
+        "--db",
+        str(tmp_path / "s.duckdb"),
+    ]
     out = _run_in_pty(args, _env())
     assert "inserted 1" in out and "ranking long.csv" not in out

@@ -22,10 +22,19 @@ def _daily(tmp_path: Path, day: str, *rows: str) -> Path:
     return path
 
 
-def _row(owner: str, name: str, stars: str, forks: str = "10", issues: str = "3",
-         item: str = "top-100-stars", desc: str = "plain") -> str:
-    return (f"1,{item},{name},{stars},{forks},Python,https://github.com/{owner}/{name},{owner},"
-            f"{issues},2024-01-01T00:00:00Z,{desc}")
+def _row(
+    owner: str,
+    name: str,
+    stars: str,
+    forks: str = "10",
+    issues: str = "3",
+    item: str = "top-100-stars",
+    desc: str = "plain",
+) -> str:
+    return (
+        f"1,{item},{name},{stars},{forks},Python,https://github.com/{owner}/{name},{owner},"
+        f"{issues},2024-01-01T00:00:00Z,{desc}"
+    )
 
 
 def _snapshot(store) -> list[tuple]:
@@ -43,18 +52,25 @@ def test_raw_sample_dedupes_lists_and_folds_the_ollama_rename(store, shared_dir)
         "SELECT day::VARCHAR, stars FROM stars_daily WHERE repo = 'ollama/ollama' ORDER BY day"
     ).fetchall()
     assert ollama[:2] == [("2024-01-23", 32304), ("2024-01-24", 32457)]
-    assert store.con.execute(
-        "SELECT count(*) FROM stars_daily WHERE repo ILIKE 'jmorganca/%'").fetchone()[0] == 0
+    assert (
+        store.con.execute(
+            "SELECT count(*) FROM stars_daily WHERE repo ILIKE 'jmorganca/%'"
+        ).fetchone()[0]
+        == 0
+    )
     again = import_ranking(store, shared_dir / "data/stars/raw-sample")
     assert (again.rows_inserted, again.rows_updated) == (0, 0)
 
 
 def test_quoted_commas_emoji_and_missing_fields(store, tmp_path):
-    path = _daily(tmp_path, "2024-02-01",
-                  _row("a", "x", "100", desc='"commas, ""quotes"" and 😎 emoji"'),
-                  _row("b", "y", "50", forks="", issues=""),
-                  _row("c", "z", ""),
-                  _row("a", "x", "100", item="Python"))
+    path = _daily(
+        tmp_path,
+        "2024-02-01",
+        _row("a", "x", "100", desc='"commas, ""quotes"" and 😎 emoji"'),
+        _row("b", "y", "50", forks="", issues=""),
+        _row("c", "z", ""),
+        _row("a", "x", "100", item="Python"),
+    )
     load = import_ranking(store, path)
     assert (load.rows_read, load.rows_inserted, load.rows_rejected) == (4, 2, 1)
     assert "1 rows without a star count" in load.message
@@ -78,25 +94,43 @@ def test_case_variants_fold_into_the_latest_spelling_across_loads(store, tmp_pat
 
 
 def test_configured_alias_folds_rows_stored_earlier(store, tmp_path):
-    import_ranking(store, _daily(tmp_path, "2024-02-01", _row("old", "name", "1")),
-                   load_settings(aliases={}))
-    import_ranking(store, _daily(tmp_path, "2024-02-02", _row("new", "name", "2")),
-                   load_settings(aliases={"old/name": "new/name"}))
-    assert store.con.execute("SELECT repo, count(*) FROM stars_daily GROUP BY 1").fetchall() \
-        == [("new/name", 2)]
+    import_ranking(
+        store, _daily(tmp_path, "2024-02-01", _row("old", "name", "1")), load_settings(aliases={})
+    )
+    import_ranking(
+        store,
+        _daily(tmp_path, "2024-02-02", _row("new", "name", "2")),
+        load_settings(aliases={"old/name": "new/name"}),
+    )
+    assert store.con.execute("SELECT repo, count(*) FROM stars_daily GROUP BY 1").fetchall() == [
+        ("new/name", 2)
+    ]
 
 
-@pytest.mark.parametrize("content, message", [
-    ("rank,item,name\n1,x,y\n", "line 1: unexpected columns"),
-    (HEADER + "\n" + _row("a", "x", "12k") + "\n", "line 2: stars '12k' is not a whole number"),
-    (HEADER + "\n" + _row("a", "x", "5") + "\n" + _row("b", "y", "7")[:40] + "\n",
-     "line 3: expected 11 fields, got"),
-    (HEADER + "\n" + _row("a", "x", "5") + "\n" + '1,top,q,5,6,Py,https://github.com/q/q,q,1,'
-     '2024-01-01,"unterminated', "line 3"),
-    ("", "empty file"),
-])
-def test_corrupt_daily_file_names_file_and_line_and_changes_nothing(store, tmp_path, content,
-                                                                     message):
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("rank,item,name\n1,x,y\n", "line 1: unexpected columns"),
+        (HEADER + "\n" + _row("a", "x", "12k") + "\n", "line 2: stars '12k' is not a whole number"),
+        (
+            HEADER + "\n" + _row("a", "x", "5") + "\n" + _row("b", "y", "7")[:40] + "\n",
+            "line 3: expected 11 fields, got",
+        ),
+        (
+            HEADER
+            + "\n"
+            + _row("a", "x", "5")
+            + "\n"
+            + "1,top,q,5,6,Py,https://github.com/q/q,q,1,"
+            '2024-01-01,"unterminated',
+            "line 3",
+        ),
+        ("", "empty file"),
+    ],
+)
+def test_corrupt_daily_file_names_file_and_line_and_changes_nothing(
+    store, tmp_path, content, message
+):
     import_ranking(store, _daily(tmp_path, "2024-01-31", _row("keep", "me", "1")))
     before = _snapshot(store)
     bad = tmp_path / "bad"
@@ -108,8 +142,12 @@ def test_corrupt_daily_file_names_file_and_line_and_changes_nothing(store, tmp_p
     assert str(path) in str(err.value) and message in str(err.value)
     assert "\n" not in str(err.value)
     assert _snapshot(store) == before
-    assert store.con.execute(
-        "SELECT status FROM ingest_log ORDER BY started_at DESC LIMIT 1").fetchone()[0] == "failed"
+    assert (
+        store.con.execute(
+            "SELECT status FROM ingest_log ORDER BY started_at DESC LIMIT 1"
+        ).fetchone()[0]
+        == "failed"
+    )
 
 
 def test_directory_with_one_bad_file_loads_the_others_and_logs_it(store, tmp_path):
@@ -122,23 +160,26 @@ def test_directory_with_one_bad_file_loads_the_others_and_logs_it(store, tmp_pat
     assert "1 malformed file(s) left out" in load.message
     # the bad file is left out whole (not even its good first row), the others load
     assert [r[1] for r in _snapshot(store)] == [date(2024, 2, 1), date(2024, 2, 3)]
-    assert store.con.execute("SELECT target, status FROM ingest_log ORDER BY status").fetchall() \
-        == [(str(bad), "failed"), (str(tmp_path), "ok")]
+    assert store.con.execute(
+        "SELECT target, status FROM ingest_log ORDER BY status"
+    ).fetchall() == [(str(bad), "failed"), (str(tmp_path), "ok")]
     assert import_ranking(store, tmp_path).rows_inserted == 0  # a re-run changes nothing
 
 
 def test_directory_of_only_bad_files_loads_nothing(store, tmp_path):
     _daily(tmp_path, "2024-02-02", _row("a", "x", "two"))
-    with pytest.raises(InputError, match="every file is malformed; first: .*2024-02-02.csv: "
-                                         "line 2"):
+    with pytest.raises(
+        InputError, match="every file is malformed; first: .*2024-02-02.csv: line 2"
+    ):
         import_ranking(store, tmp_path)
     assert _snapshot(store) == []
 
 
 def test_long_csv_and_gzip(store, tmp_path):
     path = tmp_path / "long.csv"
-    path.write_text("day,repo,stars,forks\n2024-01-01,a/b,5,1\n2024-01-02,a/b,7,\n",
-                    encoding="utf-8")
+    path.write_text(
+        "day,repo,stars,forks\n2024-01-01,a/b,5,1\n2024-01-02,a/b,7,\n", encoding="utf-8"
+    )
     assert import_ranking(store, path).rows_inserted == 2
     gz = tmp_path / "long.csv.gz"
     with path.open("rb") as src, gzip.open(gz, "wb") as dst:
@@ -177,11 +218,13 @@ def test_parquet_wrong_columns_and_unreadable(store, tmp_path):
 def test_full_real_table(store, shared_dir):
     load = import_ranking(store, shared_dir / "data/stars/stars_daily.parquet")
     assert (load.rows_read, load.rows_inserted, load.rows_rejected) == (7223950, 7223950, 0)
-    counts = dict(store.con.execute(
-        "SELECT repo, count(*) FROM stars_daily WHERE repo IN "
-        "('pytorch/pytorch', 'tensorflow/tensorflow', 'ollama/ollama') GROUP BY 1").fetchall())
-    assert counts == {"pytorch/pytorch": 2324, "tensorflow/tensorflow": 2347,
-                      "ollama/ollama": 697}
+    counts = dict(
+        store.con.execute(
+            "SELECT repo, count(*) FROM stars_daily WHERE repo IN "
+            "('pytorch/pytorch', 'tensorflow/tensorflow', 'ollama/ollama') GROUP BY 1"
+        ).fetchall()
+    )
+    assert counts == {"pytorch/pytorch": 2324, "tensorflow/tensorflow": 2347, "ollama/ollama": 697}
 
 
 def test_first_load_keeps_the_declared_table_and_key_unique_without_an_index(store, tmp_path):
@@ -191,16 +234,23 @@ def test_first_load_keeps_the_declared_table_and_key_unique_without_an_index(sto
     import_ranking(store, _daily(tmp_path, "2024-02-01", _row("a", "x", "1"), _row("b", "y", "2")))
     assert store.con.execute("DESCRIBE stars_daily").fetchall() == before
     # Declared key_indexed=False: no index to build or persist; unique by construction.
-    assert store.con.execute(
-        "SELECT count(*) FROM duckdb_constraints() WHERE table_name = 'stars_daily' AND "
-        "constraint_type = 'PRIMARY KEY'").fetchone()[0] == 0
-    again = import_ranking(store, _daily(tmp_path, "2024-02-02", _row("a", "x", "3"),
-                                         _row("b", "y", "2")))
+    assert (
+        store.con.execute(
+            "SELECT count(*) FROM duckdb_constraints() WHERE table_name = 'stars_daily' AND "
+            "constraint_type = 'PRIMARY KEY'"
+        ).fetchone()[0]
+        == 0
+    )
+    again = import_ranking(
+        store, _daily(tmp_path, "2024-02-02", _row("a", "x", "3"), _row("b", "y", "2"))
+    )
     assert (again.rows_inserted, again.rows_updated) == (2, 0)
     overlap = tmp_path / "long.csv"
-    overlap.write_text("day,repo,stars,forks,open_issues\n2024-02-01,a/x,1,10,3\n"
-                       "2024-02-01,b/y,5,10,3\n2024-02-02,A/X,3,10,3\n2024-02-03,c/z,1,,\n",
-                       encoding="utf-8")
+    overlap.write_text(
+        "day,repo,stars,forks,open_issues\n2024-02-01,a/x,1,10,3\n"
+        "2024-02-01,b/y,5,10,3\n2024-02-02,A/X,3,10,3\n2024-02-03,c/z,1,,\n",
+        encoding="utf-8",
+    )
     third = import_ranking(store, overlap)
     assert (third.rows_inserted, third.rows_updated) == (1, 1)  # c/z new; b/y's count changed
     assert store.duplicate_keys("stars_daily") == 0
@@ -213,26 +263,40 @@ def test_first_load_keeps_the_declared_table_and_key_unique_without_an_index(sto
 
 def test_reload_writes_only_repositories_whose_rows_differ(store, tmp_path):
     path = tmp_path / "long.csv"
-    path.write_text("day,repo,stars,forks\n2024-01-01,a/b,5,1\n2024-01-02,a/b,7,1\n"
-                    "2024-01-01,c/d,9,\n", encoding="utf-8")
+    path.write_text(
+        "day,repo,stars,forks\n2024-01-01,a/b,5,1\n2024-01-02,a/b,7,1\n2024-01-01,c/d,9,\n",
+        encoding="utf-8",
+    )
     import_ranking(store, path)
     # Another source's row on a day the file has: the file's ranking count replaces it.
-    store.upsert("stars_daily", store.con.sql(
-        "SELECT 'c/d' AS repo, DATE '2024-01-01' AS day, 8::BIGINT AS stars, "
-        "'github' AS source"))
+    store.upsert(
+        "stars_daily",
+        store.con.sql(
+            "SELECT 'c/d' AS repo, DATE '2024-01-01' AS day, 8::BIGINT AS stars, 'github' AS source"
+        ),
+    )
     # Another source's row on a day the file lacks: left alone, and no reason to compare a/b.
-    store.upsert("stars_daily", store.con.sql(
-        "SELECT 'a/b' AS repo, DATE '2024-01-03' AS day, 8::BIGINT AS stars, "
-        "'github' AS source"))
+    store.upsert(
+        "stars_daily",
+        store.con.sql(
+            "SELECT 'a/b' AS repo, DATE '2024-01-03' AS day, 8::BIGINT AS stars, 'github' AS source"
+        ),
+    )
     again = import_ranking(store, path)
     assert (again.rows_inserted, again.rows_updated) == (0, 1)
     assert _snapshot(store)[-1][2:] == (9, None, None, None, None, "ranking")
-    path.write_text("day,repo,stars,forks\n2024-01-01,a/b,5,2\n2024-01-02,a/b,7,1\n"
-                    "2024-01-01,c/d,9,\n", encoding="utf-8")
+    path.write_text(
+        "day,repo,stars,forks\n2024-01-01,a/b,5,2\n2024-01-02,a/b,7,1\n2024-01-01,c/d,9,\n",
+        encoding="utf-8",
+    )
     changed = import_ranking(store, path)  # one fork count changed: one row updated
     assert (changed.rows_inserted, changed.rows_updated) == (0, 1)
-    assert store.con.execute("SELECT forks FROM stars_daily WHERE repo = 'a/b' AND "
-                             "day = '2024-01-01'").fetchone()[0] == 2
+    assert (
+        store.con.execute(
+            "SELECT forks FROM stars_daily WHERE repo = 'a/b' AND day = '2024-01-01'"
+        ).fetchone()[0]
+        == 2
+    )
     once_more = import_ranking(store, path)
     assert (once_more.rows_inserted, once_more.rows_updated) == (0, 0)
 
@@ -242,12 +306,27 @@ def test_parquet_with_typed_columns_counts_rejects_and_folds_case(store, tmp_pat
     import pyarrow.parquet as pq
 
     path = tmp_path / "t.parquet"
-    pq.write_table(pa.table({
-        "day": pa.array([date(2024, 1, 1), date(2024, 1, 2), date(2024, 1, 2), None,
-                         date(2024, 1, 3), date(2024, 1, 3)], pa.date32()),
-        "repo": ["Own/Repo", "own/repo", "own/repo", "a/b", "a/b", None],
-        "stars": pa.array([1, 2, 3, 4, None, 6], pa.int32()),
-        "forks": pa.array([0, 5, 4, 0, 0, -1], pa.int32())}), path)
+    pq.write_table(
+        pa.table(
+            {
+                "day": pa.array(
+                    [
+                        date(2024, 1, 1),
+                        date(2024, 1, 2),
+                        date(2024, 1, 2),
+                        None,
+                        date(2024, 1, 3),
+                        date(2024, 1, 3),
+                    ],
+                    pa.date32(),
+                ),
+                "repo": ["Own/Repo", "own/repo", "own/repo", "a/b", "a/b", None],
+                "stars": pa.array([1, 2, 3, 4, None, 6], pa.int32()),
+                "forks": pa.array([0, 5, 4, 0, 0, -1], pa.int32()),
+            }
+        ),
+        path,
+    )
     load = import_ranking(store, path)
     assert (load.rows_read, load.rows_inserted, load.rows_rejected) == (6, 2, 3)
     assert "rejected 1 rows without a day" in load.message
@@ -256,8 +335,7 @@ def test_parquet_with_typed_columns_counts_rejects_and_folds_case(store, tmp_pat
         ("own/repo", *_d("2024-01-01"), 1, 0, None, None, None, "ranking"),
         ("own/repo", *_d("2024-01-02"), 3, 5, None, None, None, "ranking"),
     ]
-    assert (import_ranking(store, path).rows_updated, store.duplicate_keys("stars_daily")) \
-        == (0, 0)
+    assert (import_ranking(store, path).rows_updated, store.duplicate_keys("stars_daily")) == (0, 0)
 
 
 def test_a_store_made_with_the_key_index_loses_it_in_a_migration(store_path):
@@ -267,24 +345,31 @@ def test_a_store_made_with_the_key_index_loses_it_in_a_migration(store_path):
     from shu.store import open_store
 
     decl = TABLES_BY_NAME["stars_daily"]
-    keyed = decl.ddl().replace('"source" VARCHAR', '"source" VARCHAR,\n  PRIMARY KEY ("repo", '
-                               '"day")')
+    keyed = decl.ddl().replace(
+        '"source" VARCHAR', '"source" VARCHAR,\n  PRIMARY KEY ("repo", "day")'
+    )
     con = duckdb.connect(str(store_path))  # what migration 1 made before key_indexed=False
-    con.execute("CREATE TABLE _shu_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT "
-                "NULL, applied_at TIMESTAMP NOT NULL)")
+    con.execute(
+        "CREATE TABLE _shu_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT "
+        "NULL, applied_at TIMESTAMP NOT NULL)"
+    )
     con.execute("INSERT INTO _shu_migrations VALUES (1, 'initial schema', now())")
     con.execute(keyed)
     con.execute("INSERT INTO stars_daily (repo, day, stars) VALUES ('a/b', '2024-01-01', 5)")
     con.close()
     with open_store(store_path) as store:
         assert 3 in [m[0] for m in store.migrations()]
-        assert store.con.execute(
-            "SELECT count(*) FROM duckdb_constraints() WHERE table_name = 'stars_daily' AND "
-            "constraint_type = 'PRIMARY KEY'").fetchone()[0] == 0
-        assert store.con.execute("SELECT repo, stars FROM stars_daily").fetchall() == [
-            ("a/b", 5)]
-        assert [r[0] for r in store.con.execute("DESCRIBE stars_daily").fetchall()] \
-            == decl.column_names
+        assert (
+            store.con.execute(
+                "SELECT count(*) FROM duckdb_constraints() WHERE table_name = 'stars_daily' AND "
+                "constraint_type = 'PRIMARY KEY'"
+            ).fetchone()[0]
+            == 0
+        )
+        assert store.con.execute("SELECT repo, stars FROM stars_daily").fetchall() == [("a/b", 5)]
+        assert [
+            r[0] for r in store.con.execute("DESCRIBE stars_daily").fetchall()
+        ] == decl.column_names
 
 
 def test_daily_flow_loads_the_days_ranking_file(store_path, tmp_path):
@@ -296,8 +381,10 @@ def test_daily_flow_loads_the_days_ranking_file(store_path, tmp_path):
     folder.mkdir()
     _daily(folder, "2024-03-01", _row("a", "b", "50"), _row("c", "d", "70"))
     (folder / "broken-2024-03-01.csv").write_text(HEADER + "\n1,x,y\n", encoding="utf-8")
-    settings = load_settings(repos=[], ranking_files=[
-        str(folder / "github-ranking-{day}.csv"), str(folder / "broken-{day}.csv")])
+    settings = load_settings(
+        repos=[],
+        ranking_files=[str(folder / "github-ranking-{day}.csv"), str(folder / "broken-{day}.csv")],
+    )
     ok, message = ranking(store_path, settings, date(2024, 3, 1))
     assert not ok and message.count("ranking: ") == 2 and "\n" not in message
     assert f"2 new and 0 updated counts from {folder}/github-ranking-2024-03-01.csv" in message

@@ -11,8 +11,11 @@ from shu.settings import Settings, load_settings
 def test_defaults_track_three_repos_with_categories(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     s = load_settings()
-    assert [r.repo for r in s.repos] == ["pytorch/pytorch", "tensorflow/tensorflow",
-                                        "ollama/ollama"]
+    assert [r.repo for r in s.repos] == [
+        "pytorch/pytorch",
+        "tensorflow/tensorflow",
+        "ollama/ollama",
+    ]
     assert s.category_of("ollama/ollama") == "inference-runtime"
     assert s.canonical("jmorganca/ollama") == "ollama/ollama"
     assert str(s.db) == "data/shu.duckdb"
@@ -22,7 +25,8 @@ def test_defaults_track_three_repos_with_categories(monkeypatch, tmp_path):
 def test_env_and_toml(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "shu.toml").write_text(
-        '[shu]\ndb = "from-toml.duckdb"\nrepos = [{repo = "a/b", category = "x"}]\n')
+        '[shu]\ndb = "from-toml.duckdb"\nrepos = [{repo = "a/b", category = "x"}]\n'
+    )
     assert str(load_settings().db) == "from-toml.duckdb"
     monkeypatch.setenv("SHU_DB", "from-env.duckdb")
     monkeypatch.setenv("SHU_GITHUB_API_URL", "http://127.0.0.1:9/api")

@@ -14,15 +14,26 @@ from shu.store import MIGRATIONS, open_store
 
 
 def _rows(stars: list[int]) -> pd.DataFrame:
-    return pd.DataFrame({"repo": "a/b", "day": [date(2024, 1, d + 1) for d in range(len(stars))],
-                         "stars": stars, "source": "test"})
+    return pd.DataFrame(
+        {
+            "repo": "a/b",
+            "day": [date(2024, 1, d + 1) for d in range(len(stars))],
+            "stars": stars,
+            "source": "test",
+        }
+    )
 
 
 def test_fresh_store_has_every_declared_table_and_column(store):
     for table in ALL_TABLES:
-        cols = [r[0] for r in store.con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
-            "ORDER BY ordinal_position", [table.name]).fetchall()]
+        cols = [
+            r[0]
+            for r in store.con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+                "ORDER BY ordinal_position",
+                [table.name],
+            ).fetchall()
+        ]
         assert cols == table.column_names, table.name
     versions = [v for v, _, _ in store.migrations()]
     assert versions == [m[0] for m in MIGRATIONS]
@@ -42,8 +53,9 @@ def test_missing_declared_column_is_added_and_recorded(store_path):
     with open_store(store_path) as s:
         s.con.execute("ALTER TABLE stars_daily DROP COLUMN watchers")
     with open_store(store_path) as s:
-        assert "watchers" in [d[0] for d in s.con.execute(
-            "SELECT * FROM stars_daily LIMIT 0").description]
+        assert "watchers" in [
+            d[0] for d in s.con.execute("SELECT * FROM stars_daily LIMIT 0").description
+        ]
         assert any("stars_daily.watchers" in name for _, name, _ in s.migrations())
 
 
@@ -53,8 +65,11 @@ def test_upsert_counts_inserts_updates_and_is_idempotent(store):
     assert (again.inserted, again.updated) == (0, 0)
     changed = store.upsert("stars_daily", _rows([1, 5, 7]))
     assert (changed.inserted, changed.updated) == (1, 1)
-    assert store.con.execute("SELECT list(stars ORDER BY day) FROM stars_daily").fetchone()[0] \
-        == [1, 5, 7]
+    assert store.con.execute("SELECT list(stars ORDER BY day) FROM stars_daily").fetchone()[0] == [
+        1,
+        5,
+        7,
+    ]
 
 
 def test_scoped_upsert_keeps_a_key_unique_without_an_index(store):
@@ -66,11 +81,12 @@ def test_scoped_upsert_keeps_a_key_unique_without_an_index(store):
     again = store.upsert("stars_daily", _rows([1, 4, 6]), scope="repo = 'a/b'")
     assert (again.inserted, again.updated) == (1, 1)
     assert store.duplicate_keys("stars_daily") == 0
-    assert store.con.execute("SELECT repo, list(stars ORDER BY day) FROM stars_daily "
-                             "GROUP BY repo ORDER BY repo").fetchall() == [
-        ("a/b", [1, 4, 6]), ("c/d", [3])]
-    store.con.execute("INSERT INTO stars_daily (repo, day, stars) VALUES ('c/d', ?, 9)",
-                      [date(2024, 1, 1)])  # what the check exists to catch
+    assert store.con.execute(
+        "SELECT repo, list(stars ORDER BY day) FROM stars_daily GROUP BY repo ORDER BY repo"
+    ).fetchall() == [("a/b", [1, 4, 6]), ("c/d", [3])]
+    store.con.execute(
+        "INSERT INTO stars_daily (repo, day, stars) VALUES ('c/d', ?, 9)", [date(2024, 1, 1)]
+    )  # what the check exists to catch
     assert store.duplicate_keys("stars_daily") == 1
 
 
@@ -80,7 +96,9 @@ def test_log_loads_writes_every_row_across_its_chunks(store):
     loads = [Load(source="test", target=f"file-{i}", rows_read=i) for i in range(1203)]
     store.log_loads(loads)
     assert store.con.execute("SELECT count(*), sum(rows_read) FROM ingest_log").fetchone() == (
-        1203, sum(range(1203)))
+        1203,
+        sum(range(1203)),
+    )
 
 
 def test_upsert_refuses_duplicate_keys_and_unknown_columns(store):
@@ -98,8 +116,7 @@ def test_failed_load_rolls_back_data_and_logs_failure(store):
         load.add(store.upsert("stars_daily", _rows([9, 9, 9])))
         raise RuntimeError("boom")
     assert store.con.execute("SELECT list(stars) FROM stars_daily").fetchone()[0] == [1]
-    status, message = store.con.execute(
-        "SELECT status, message FROM ingest_log").fetchone()
+    status, message = store.con.execute("SELECT status, message FROM ingest_log").fetchone()
     assert (status, message) == ("failed", "boom")
 
 

@@ -44,16 +44,20 @@ def probed(store):
 
 
 def doc_checks(store, settings=None):
-    return [c for c in evaluate_claims(store, settings=settings or load_settings())
-            if c.spec.from_document]
+    return [
+        c
+        for c in evaluate_claims(store, settings=settings or load_settings())
+        if c.spec.from_document
+    ]
 
 
 def test_own_fixture_verdicts_against_h100_and_h200(probed, tmp_path):
     shutil.copytree(FIXTURES, tmp_path / "docs")
     result = ingest_with_claims(probed, [tmp_path / "docs"])
     assert result.claims == 15
-    got = {(c.spec.device, c.spec.workload, c.spec.metric, c.spec.value): c
-           for c in doc_checks(probed)}
+    got = {
+        (c.spec.device, c.spec.workload, c.spec.metric, c.spec.value): c for c in doc_checks(probed)
+    }
     verdicts = {k: c.verdict for k, c in got.items()}
     assert verdicts == {
         ("H100", "softmax", "speedup", 2.5): SUPPORTED,  # 2.58x, within ±10%
@@ -82,15 +86,18 @@ def test_own_fixture_verdicts_against_h100_and_h200(probed, tmp_path):
     assert "the claim states CUDA 12.4; this run used CUDA 13.0" in softmax.evidence
     # a tighter configured tolerance flips the 'about 2.5x' softmax claim (2.58x is 3% off)
     strict = load_settings(claim_tolerance=0.02)
-    tight = {(c.spec.device, c.spec.workload, c.spec.value): c.verdict
-             for c in doc_checks(probed, strict)}
+    tight = {
+        (c.spec.device, c.spec.workload, c.spec.value): c.verdict
+        for c in doc_checks(probed, strict)
+    }
     assert tight[("H100", "softmax", 2.5)] == CONTRADICTED
 
 
 def test_reingest_is_idempotent_and_replaces_a_documents_claims(probed, tmp_path):
     doc = tmp_path / "notes.md"
-    doc.write_text("On the H100, compiled softmax runs about 2.5x faster than eager.\n",
-                   encoding="utf-8")
+    doc.write_text(
+        "On the H100, compiled softmax runs about 2.5x faster than eager.\n", encoding="utf-8"
+    )
     ingest_with_claims(probed, [doc])
     before = probed.con.execute("SELECT * FROM claims ORDER BY claim_id").fetchall()
     again = ingest_with_claims(probed, [doc])
@@ -101,8 +108,9 @@ def test_reingest_is_idempotent_and_replaces_a_documents_claims(probed, tmp_path
     assert probed.con.execute("SELECT count(*) FROM claims").fetchone()[0] == 0
     assert probed.con.execute("SELECT n_claims FROM claim_extractions").fetchall() == [(0,)]
     # rules upgraded: an unchanged document is re-read on the next ingest
-    doc.write_text("On the H200, compiled softmax runs at least 2x faster than eager.\n",
-                   encoding="utf-8")
+    doc.write_text(
+        "On the H200, compiled softmax runs at least 2x faster than eager.\n", encoding="utf-8"
+    )
     ingest_with_claims(probed, [doc])
     probed.con.execute("UPDATE claim_extractions SET extractor_version = 'old'")
     probed.con.execute("DELETE FROM claims")
@@ -111,8 +119,10 @@ def test_reingest_is_idempotent_and_replaces_a_documents_claims(probed, tmp_path
 
 def test_empty_and_numberless_documents_ingest_with_no_claims(store, tmp_path):
     (tmp_path / "empty.md").write_text("", encoding="utf-8")
-    (tmp_path / "table.md").write_text("# T\n\n| GPU | H100 | H200 |\n|---|---|---|\n"
-                                       "| verdict | good | better |\n", encoding="utf-8")
+    (tmp_path / "table.md").write_text(
+        "# T\n\n| GPU | H100 | H200 |\n|---|---|---|\n| verdict | good | better |\n",
+        encoding="utf-8",
+    )
     result = ingest_with_claims(store, [tmp_path])
     assert result.read == 2 and result.claims == 0
     assert store.con.execute("SELECT count(*) FROM claim_extractions").fetchone()[0] == 2
@@ -125,12 +135,14 @@ def test_seed_claims(probed):
     checks = doc_checks(probed)
     decided = [c for c in checks if c.verdict != UNTESTABLE]
     assert [(c.spec.device, c.spec.workload, c.verdict) for c in decided] == [
-        ("H100", "matmul", CONTRADICTED)]  # FP16 matmul 1,580 TFLOPS vs 681 measured (bf16)
+        ("H100", "matmul", CONTRADICTED)
+    ]  # FP16 matmul 1,580 TFLOPS vs 681 measured (bf16)
     assert decided[0].ratio == pytest.approx(680.6 / 1580, 1e-3)
     assert "checked against bfloat16, configured as equivalent" in decided[0].evidence
     mi250 = [c for c in checks if c.spec.device == "MI250"]
-    assert mi250 and all("no probe run on MI250" in c.evidence and "not models" in c.evidence
-                         for c in mi250)
+    assert mi250 and all(
+        "no probe run on MI250" in c.evidence and "not models" in c.evidence for c in mi250
+    )
 
 
 def test_briefing_section_contradicted_first_and_receipts_resolve(probed, tmp_path):
@@ -155,25 +167,51 @@ def test_cli_json_and_configured_claims(probed, store_path, tmp_path):
     ingest_with_claims(probed, [tmp_path / "docs"])
     probed.close()
     config = tmp_path / "shu.toml"
-    config.write_text('[shu]\n[[shu.claims]]\nid = "h200_softmax_3x"\n'
-                      'text = "Compiled softmax is at least 3x eager on an H200"\n'
-                      'metric = "speedup"\nworkload = "softmax"\ndevice = "H200"\n'
-                      'comparison = "at least"\nvalue = 3.0\n', encoding="utf-8")
+    config.write_text(
+        '[shu]\n[[shu.claims]]\nid = "h200_softmax_3x"\n'
+        'text = "Compiled softmax is at least 3x eager on an H200"\n'
+        'metric = "speedup"\nworkload = "softmax"\ndevice = "H200"\n'
+        'comparison = "at least"\nvalue = 3.0\n',
+        encoding="utf-8",
+    )
     env = {k: v for k, v in os.environ.items() if k != "SHU_DB"} | {"SHU_CONFIG": str(config)}
-    out = subprocess.run([sys.executable, "-m", "shu", "claims", "--json", "--db",
-                          str(store_path)], capture_output=True, text=True, env=env, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "shu", "claims", "--json", "--db", str(store_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)
-    assert {"claim", "verdict", "source", "device", "metric", "claimed", "measured",
-            "run_id"} <= set(rows[0])
+    assert {
+        "claim",
+        "verdict",
+        "source",
+        "device",
+        "metric",
+        "claimed",
+        "measured",
+        "run_id",
+    } <= set(rows[0])
     configured = [r for r in rows if r["source"] == "shu.toml"]
     assert [(r["id"], r["verdict"]) for r in configured] == [("h200_softmax_3x", CONTRADICTED)]
     h200 = next(r for r in rows if r["claim"].startswith("The H200 sustains"))
     assert (h200["verdict"], h200["device"], h200["metric"], h200["claimed"]) == (
-        CONTRADICTED, "H200", "GB/s", 4800.0)
+        CONTRADICTED,
+        "H200",
+        "GB/s",
+        4800.0,
+    )
     assert h200["source"]["passage"] == 0 and h200["source"]["document"].endswith(
-        "bringup-notes.md")
+        "bringup-notes.md"
+    )
     assert h200["measured"] == pytest.approx(4225.07, 1e-4) and h200["run_id"]
-    bad = subprocess.run([sys.executable, "-m", "shu", "claims", "--verdict", "maybe", "--db",
-                          str(store_path)], capture_output=True, text=True, env=env, timeout=300)
+    bad = subprocess.run(
+        [sys.executable, "-m", "shu", "claims", "--verdict", "maybe", "--db", str(store_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert bad.returncode == 1 and "--verdict 'maybe'" in bad.stderr

@@ -12,8 +12,12 @@ import pytest
 from shu.evidence.retrieval import PassageIndex, tokenize
 
 PASSAGES = [
-    ("d1", 0, "ROCm is AMD's open software platform for GPU computing. It runs PyTorch on "
-              "Instinct accelerators."),
+    (
+        "d1",
+        0,
+        "ROCm is AMD's open software platform for GPU computing. It runs PyTorch on "
+        "Instinct accelerators.",
+    ),
     ("d1", 1, "HIP lets developers port CUDA kernels to AMD hardware with few changes."),
     ("d2", 0, "TPU support in the XLA compiler lets JAX and TensorFlow target Google TPUs."),
     ("d3", 0, "Ollama packages quantized models as GGUF files for local inference."),
@@ -22,12 +26,17 @@ PASSAGES = [
 
 @pytest.fixture
 def index(store) -> PassageIndex:
-    docs = pd.DataFrame({
-        "doc_id": ["d1", "d2", "d3"], "location": ["n/rocm.md", "n/tpu.md", "n/ollama.md"],
-        "title": ["ROCm notes", "TPU notes", "Ollama notes"],
-        "published_on": [date(2026, 1, 5), None, date(2025, 6, 1)],
-        "content_hash": ["h1", "h2", "h3"], "format": ["markdown"] * 3,
-        "text": ["", "", ""]})
+    docs = pd.DataFrame(
+        {
+            "doc_id": ["d1", "d2", "d3"],
+            "location": ["n/rocm.md", "n/tpu.md", "n/ollama.md"],
+            "title": ["ROCm notes", "TPU notes", "Ollama notes"],
+            "published_on": [date(2026, 1, 5), None, date(2025, 6, 1)],
+            "content_hash": ["h1", "h2", "h3"],
+            "format": ["markdown"] * 3,
+            "text": ["", "", ""],
+        }
+    )
     store.upsert("documents", docs)
     store.upsert("passages", pd.DataFrame(PASSAGES, columns=["doc_id", "passage_no", "text"]))
     return PassageIndex.from_store(store)
@@ -50,9 +59,12 @@ def test_bm25_score_matches_the_formula(index) -> None:
     hit = index.search("gguf")[0]
     n_docs, df, tf = 4, 1, 1
     idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
-    lengths = [len(tokenize(t + " " + title)) for (_, _, t), title in
-               zip(PASSAGES, ["ROCm notes", "ROCm notes", "TPU notes", "Ollama notes"],
-                   strict=True)]
+    lengths = [
+        len(tokenize(t + " " + title))
+        for (_, _, t), title in zip(
+            PASSAGES, ["ROCm notes", "ROCm notes", "TPU notes", "Ollama notes"], strict=True
+        )
+    ]
     norm = 1.5 * (1 - 0.75 + 0.75 * lengths[3] / (sum(lengths) / 4))
     assert hit.score == pytest.approx(idf * tf * 2.5 / (tf + norm))
 

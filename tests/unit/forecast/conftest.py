@@ -22,20 +22,28 @@ def signals_from_stars(repo: str, stars: np.ndarray, first: date = FIRST_DAY) ->
     roll = v28.rolling(365, min_periods=2)
     roll7 = v7.rolling(365, min_periods=2)
     a28 = v28 - v28.shift(28)
-    phases = [lifecycle_phase(float(n), None if np.isnan(v) else float(v),
-                              None if np.isnan(a) else float(a))
-              for n, v, a in zip(s, v28, a28, strict=True)]
-    return pd.DataFrame({
-        "repo": repo,
-        "day": [first + timedelta(days=i) for i in range(len(s))],
-        "stars": s.astype("int64"),
-        "velocity_7d": v7, "velocity_28d": v28, "velocity_90d": (s - s.shift(90)) / 90,
-        "acceleration_7d": v7 - v7.shift(7), "acceleration_28d": a28,
-        "velocity_7d_z": (v7 - roll7.mean()) / roll7.std(),
-        "velocity_28d_z": (v28 - roll.mean()) / roll.std(),
-        "gap": False,
-        "lifecycle_phase": phases,
-    })
+    phases = [
+        lifecycle_phase(
+            float(n), None if np.isnan(v) else float(v), None if np.isnan(a) else float(a)
+        )
+        for n, v, a in zip(s, v28, a28, strict=True)
+    ]
+    return pd.DataFrame(
+        {
+            "repo": repo,
+            "day": [first + timedelta(days=i) for i in range(len(s))],
+            "stars": s.astype("int64"),
+            "velocity_7d": v7,
+            "velocity_28d": v28,
+            "velocity_90d": (s - s.shift(90)) / 90,
+            "acceleration_7d": v7 - v7.shift(7),
+            "acceleration_28d": a28,
+            "velocity_7d_z": (v7 - roll7.mean()) / roll7.std(),
+            "velocity_28d_z": (v28 - roll.mean()) / roll.std(),
+            "gap": False,
+            "lifecycle_phase": phases,
+        }
+    )
 
 
 def synthetic_signals(n_repos: int = 24, n_days: int = N_DAYS, seed: int = 7) -> pd.DataFrame:

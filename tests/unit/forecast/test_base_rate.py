@@ -15,11 +15,17 @@ def _examples(seed: int = 3) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     n = 4000
     origins = pd.to_datetime(date(2023, 1, 2)) + pd.to_timedelta(
-        rng.integers(0, 800, n) // 7 * 7, unit="D")
+        rng.integers(0, 800, n) // 7 * 7, unit="D"
+    )
     bucket = rng.integers(0, 4, n)
-    return pd.DataFrame({"origin": origins, "known_on": origins + pd.Timedelta(days=30),
-                         "bucket": bucket,
-                         "label": (rng.random(n) < 0.15 + 0.2 * bucket).astype(np.int8)})
+    return pd.DataFrame(
+        {
+            "origin": origins,
+            "known_on": origins + pd.Timedelta(days=30),
+            "bucket": bucket,
+            "label": (rng.random(n) < 0.15 + 0.2 * bucket).astype(np.int8),
+        }
+    )
 
 
 def test_counts_give_the_backtest_climatology_of_every_bucket():

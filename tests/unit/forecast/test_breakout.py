@@ -42,8 +42,9 @@ SERIES = {
     "b/dip": _series([(ORIGIN + 1 - 15, 20), (15, 0), (H + 10, 20)]),
     # 40/day, a 10-day gap 70..61 days before the origin, 5/day after it, then 15/day: the 90-day
     # window spans the gap (velocity_90d NULL), so the bar is max(2 x 5, 10) = 10: yes
-    "b/gap": _series([(ORIGIN + 1 - 75, 40), (75, 5), (H + 10, 15)],
-                     skip=range(ORIGIN - 70, ORIGIN - 60)),
+    "b/gap": _series(
+        [(ORIGIN + 1 - 75, 40), (75, 5), (H + 10, 15)], skip=range(ORIGIN - 70, ORIGIN - 60)
+    ),
     # 5/day then 25/day, but no observation after ORIGIN + 20: velocity_28d(t+H) undefined
     "b/gone": _series([(ORIGIN + 1, 5), (20, 25)]),
 }
@@ -51,8 +52,12 @@ SERIES = {
 
 @pytest.fixture
 def breakout_store(store):
-    rows = [{"repo": repo, "day": DAY0 + timedelta(days=i), "stars": s, "source": "test"}
-            for repo, series in SERIES.items() for i, s in enumerate(series) if s >= 0]
+    rows = [
+        {"repo": repo, "day": DAY0 + timedelta(days=i), "stars": s, "source": "test"}
+        for repo, series in SERIES.items()
+        for i, s in enumerate(series)
+        if s >= 0
+    ]
     store.upsert("stars_daily", pd.DataFrame(rows))
     refresh_signals(store, full=True)
     return store

@@ -13,16 +13,36 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def shu(*args: str, db: Path, cwd: Path = ROOT, **env_vars: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": "200", "SHU_DB": str(db), **env_vars}
-    return subprocess.run([sys.executable, "-m", "shu", *args], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "shu", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=300,
+    )
 
 
 def test_backtest_json_train_forecast_resolve(synthetic_store, tmp_path):
     db = synthetic_store.path
     synthetic_store.close()
-    out = shu("backtest", "--from", "2024-01-01", "--to", "2024-02-10", "--horizon", "7",
-              "--template", "star_velocity_up", "--refit-weeks", "8", "--json", "--out",
-              str(tmp_path / "bt"), db=db)
+    out = shu(
+        "backtest",
+        "--from",
+        "2024-01-01",
+        "--to",
+        "2024-02-10",
+        "--horizon",
+        "7",
+        "--template",
+        "star_velocity_up",
+        "--refit-weeks",
+        "8",
+        "--json",
+        "--out",
+        str(tmp_path / "bt"),
+        db=db,
+    )
     assert out.returncode == 0, out.stderr
     metrics = json.loads(out.stdout)
     s = metrics["slices"]["star_velocity_up/7"]
@@ -35,9 +55,18 @@ def test_backtest_json_train_forecast_resolve(synthetic_store, tmp_path):
     assert bad.returncode == 1 and "--from '2024-13-01'" in bad.stderr
 
     models = tmp_path / "models"
-    out = shu("train", "--models-dir", str(models), "--horizon", "7", "--template",
-              "star_velocity_up,release_within", "--backtest",
-              str(tmp_path / "bt" / "backtest.json"), db=db)
+    out = shu(
+        "train",
+        "--models-dir",
+        str(models),
+        "--horizon",
+        "7",
+        "--template",
+        "star_velocity_up,release_within",
+        "--backtest",
+        str(tmp_path / "bt" / "backtest.json"),
+        db=db,
+    )
     assert out.returncode == 0, out.stderr
     assert (models / "forecaster.skops").stat().st_size < 5_000_000
     card = json.loads((models / "forecaster.json").read_text())
@@ -45,8 +74,12 @@ def test_backtest_json_train_forecast_resolve(synthetic_store, tmp_path):
     assert set(card["skipped"]) == {"release_within/7"}  # no release history in the store
     assert card["backtest"]["slices"]["star_velocity_up/7"]["n"] == s["n"]
 
-    tracked = {"SHU_MODELS_DIR": str(models), "SHU_REPOS": json.dumps(
-        [{"repo": "org01/repo01", "category": "x"}, {"repo": "org02/repo02", "category": "x"}])}
+    tracked = {
+        "SHU_MODELS_DIR": str(models),
+        "SHU_REPOS": json.dumps(
+            [{"repo": "org01/repo01", "category": "x"}, {"repo": "org02/repo02", "category": "x"}]
+        ),
+    }
     out = shu("forecast", "--origin", "2024-02-10", db=db, **tracked)
     assert out.returncode == 0, out.stderr
     assert "2 new forecasts" in out.stdout
@@ -74,16 +107,30 @@ def _history_store(path: Path) -> None:
         repo = f"hist/repo{r:02d}"
         for week in range(260):
             for k in range(3):
-                commits.append({"repo": repo, "sha": f"{repo}-{week}-{k}",
-                                "committed_at": t0 + pd.Timedelta(days=7 * week + 2 * k),
-                                "subject": "work", "parents": 1, "is_mainline": True,
-                                "touches_rocm": bool(r < 4 and rng.random() < 0.2),
-                                "source": "history"})
+                commits.append(
+                    {
+                        "repo": repo,
+                        "sha": f"{repo}-{week}-{k}",
+                        "committed_at": t0 + pd.Timedelta(days=7 * week + 2 * k),
+                        "subject": "work",
+                        "parents": 1,
+                        "is_mainline": True,
+                        "touches_rocm": bool(r < 4 and rng.random() < 0.2),
+                        "source": "history",
+                    }
+                )
         for n, day in enumerate(range(0, 7 * 260, 14)):
             mention = rng.random() < (0.7 if r < 4 else 0.05)
-            releases.append({"repo": repo, "tag": f"v{n}", "name": f"v{n}", "source": "history",
-                             "body": "Adds ROCm 6 support" if mention else "Bug fixes",
-                             "published_at": t0 + pd.Timedelta(days=day)})
+            releases.append(
+                {
+                    "repo": repo,
+                    "tag": f"v{n}",
+                    "name": f"v{n}",
+                    "source": "history",
+                    "body": "Adds ROCm 6 support" if mention else "Bug fixes",
+                    "published_at": t0 + pd.Timedelta(days=day),
+                }
+            )
     with open_store(path) as store:
         store.upsert("commits", pd.DataFrame(commits))
         store.upsert("releases", pd.DataFrame(releases))
@@ -97,22 +144,62 @@ def test_train_rocm_from_a_history_store_merges_into_the_star_model(synthetic_st
     db = synthetic_store.path
     synthetic_store.close()
     models = tmp_path / "models"
-    out = shu("backtest", "--from", "2024-01-01", "--to", "2024-02-10", "--horizon", "7",
-              "--template", "star_velocity_up", "--json", "--out", str(tmp_path / "bt"), db=db)
+    out = shu(
+        "backtest",
+        "--from",
+        "2024-01-01",
+        "--to",
+        "2024-02-10",
+        "--horizon",
+        "7",
+        "--template",
+        "star_velocity_up",
+        "--json",
+        "--out",
+        str(tmp_path / "bt"),
+        db=db,
+    )
     assert out.returncode == 0, out.stderr
-    out = shu("train", "--models-dir", str(models), "--horizon", "7", "--template",
-              "star_velocity_up", "--backtest", str(tmp_path / "bt" / "backtest.json"), db=db)
+    out = shu(
+        "train",
+        "--models-dir",
+        str(models),
+        "--horizon",
+        "7",
+        "--template",
+        "star_velocity_up",
+        "--backtest",
+        str(tmp_path / "bt" / "backtest.json"),
+        db=db,
+    )
     assert out.returncode == 0, out.stderr
     star_card = json.loads((models / "forecaster.json").read_text())
 
     history = tmp_path / "history.duckdb"
     _history_store(history)
-    alone = shu("train", "--models-dir", str(tmp_path / "alone"), "--horizon", "30",
-                "--template", "rocm_release_mention", db=history)
+    alone = shu(
+        "train",
+        "--models-dir",
+        str(tmp_path / "alone"),
+        "--horizon",
+        "30",
+        "--template",
+        "rocm_release_mention",
+        db=history,
+    )
     assert alone.returncode == 0, alone.stderr  # trains as of the newest commit: no stars needed
     for _ in range(2):
-        out = shu("train", "--models-dir", str(models), "--horizon", "30", "--template",
-                  "rocm_release_mention", "--merge", db=history)
+        out = shu(
+            "train",
+            "--models-dir",
+            str(models),
+            "--horizon",
+            "30",
+            "--template",
+            "rocm_release_mention",
+            "--merge",
+            db=history,
+        )
         assert out.returncode == 0, out.stderr
         card = json.loads((models / "forecaster.json").read_text())
         assert set(card["models"]) == {"star_velocity_up/7", "rocm_release_mention/30"}
@@ -126,6 +213,13 @@ def test_train_rocm_from_a_history_store_merges_into_the_star_model(synthetic_st
         assert by_key["rocm_release_mention/30"].estimator == "logistic"
         assert card["models"]["rocm_release_mention/30"]["trained_through"] == "2023-12-29"
 
-    empty = shu("train", "--models-dir", str(tmp_path / "none"), "--template",
-                "rocm_first_commit", "--merge", db=history)
+    empty = shu(
+        "train",
+        "--models-dir",
+        str(tmp_path / "none"),
+        "--template",
+        "rocm_first_commit",
+        "--merge",
+        db=history,
+    )
     assert empty.returncode == 1 and "--merge: no saved model" in empty.stderr

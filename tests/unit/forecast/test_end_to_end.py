@@ -41,24 +41,35 @@ def test_issue_resolve_score_end_to_end(synthetic_store, synthetic, tmp_path):
     signals = synthetic
     last = signals["day"].max()
     repos = sorted(signals["repo"].unique())[:6]
-    settings = load_settings(repos=[TrackedRepo(repo=r, category="test") for r in repos],
-                             models_dir=tmp_path / "models")
+    settings = load_settings(
+        repos=[TrackedRepo(repo=r, category="test") for r in repos], models_dir=tmp_path / "models"
+    )
     config = BacktestConfig(start=last, end=last, cal_days=56, train_days=400)
-    result = train_forecasters(store, templates=TEMPLATES, horizons=(7,), config=config,
-                               log=lambda _m: None)
-    assert {(f.template, f.horizon_days) for f in result.forecasters} == {
-        (t, 7) for t in TEMPLATES}
+    result = train_forecasters(
+        store, templates=TEMPLATES, horizons=(7,), config=config, log=lambda _m: None
+    )
+    assert {(f.template, f.horizon_days) for f in result.forecasters} == {(t, 7) for t in TEMPLATES}
     artifact = save_forecasters(model_path(settings), result.forecasters, result.version)
     # a backtest slice where the high band was right 8 times out of 10
     p = np.array([0.9] * 8 + [0.1] * 2 + [0.5] * 4)
     o = np.array([1] * 8 + [1] * 2 + [0, 1, 0, 1])
-    metrics = summarize(o, p, np.full(14, 0.5), np.full(14, 0.5), list("abcdefghijklmn"),
-                        n_boot=20) | {"n_repos": 14, "n_void": 1}
-    write_model_card(settings.models_dir, result, artifact, backtest={
-        "config": {"start": "2024-01-01", "end": "2024-02-01"},
-        "slices": {"star_velocity_up/7": metrics}})
+    metrics = summarize(
+        o, p, np.full(14, 0.5), np.full(14, 0.5), list("abcdefghijklmn"), n_boot=20
+    ) | {"n_repos": 14, "n_void": 1}
+    write_model_card(
+        settings.models_dir,
+        result,
+        artifact,
+        backtest={
+            "config": {"start": "2024-01-01", "end": "2024-02-01"},
+            "slices": {"star_velocity_up/7": metrics},
+        },
+    )
     assert band_track_record(settings.models_dir, "star_velocity_up", 7, "high") == {
-        "n": 10, "right": 8, "hit_rate": 0.8}
+        "n": 10,
+        "right": 8,
+        "hit_rate": 0.8,
+    }
     assert "star_velocity_up/7" in (settings.models_dir / "forecaster.md").read_text()
 
     origin = last - timedelta(days=7)
@@ -89,8 +100,7 @@ def test_issue_resolve_score_end_to_end(synthetic_store, synthetic, tmp_path):
     rows = store.con.execute("""SELECT f.repo, f.template, f.threshold, r.outcome, f.probability
         FROM forecasts f JOIN forecast_resolutions r USING (forecast_id)""").fetchall()
     for repo, template, threshold, outcome, _ in rows:
-        assert outcome == _expected(signals, repo, template, origin, 7, threshold), (repo,
-                                                                                     template)
+        assert outcome == _expected(signals, repo, template, origin, 7, threshold), (repo, template)
     assert ("star_velocity_up", "void") in {(t, o) for r, t, _, o, _ in rows if r == VOID_REPO}
     assert resolve_forecasts(store, as_of=last) == {"yes": 0, "no": 0, "void": 0, "pending": 0}
 

@@ -28,20 +28,33 @@ T0 = date(2024, 3, 1)
 
 
 def test_resolution_rule_observed_value_inside_outside_void(store):
-    rows = [{"repo": r, "day": T0 + timedelta(days=i), "stars": 100 + i, "velocity_28d": v}
-            for r, vs in {"i/in": [2.0, 9.0, 3.0], "i/out": [2.0, 9.0, 7.5],
-                          "i/edge": [2.0, 9.0, 6.0], "i/gone": [2.0, 9.0, None]}.items()
-            for i, v in enumerate(vs)]
+    rows = [
+        {"repo": r, "day": T0 + timedelta(days=i), "stars": 100 + i, "velocity_28d": v}
+        for r, vs in {
+            "i/in": [2.0, 9.0, 3.0],
+            "i/out": [2.0, 9.0, 7.5],
+            "i/edge": [2.0, 9.0, 6.0],
+            "i/gone": [2.0, 9.0, None],
+        }.items()
+        for i, v in enumerate(vs)
+    ]
     store.upsert("star_signals", pd.DataFrame(rows))
-    q = pd.DataFrame([(1, "i/in", T0, 2, 2.0, 1.0, 6.0), (2, "i/out", T0, 2, 2.0, 1.0, 6.0),
-                      (3, "i/edge", T0, 2, 2.0, 1.0, 6.0), (4, "i/gone", T0, 2, 2.0, 1.0, 6.0),
-                      (5, "i/none", T0, 2, 2.0, 1.0, 6.0)],
-                     columns=["qid", "repo", "origin", "horizon_days", "threshold", "lower_80",
-                              "upper_80"])
+    q = pd.DataFrame(
+        [
+            (1, "i/in", T0, 2, 2.0, 1.0, 6.0),
+            (2, "i/out", T0, 2, 2.0, 1.0, 6.0),
+            (3, "i/edge", T0, 2, 2.0, 1.0, 6.0),
+            (4, "i/gone", T0, 2, 2.0, 1.0, 6.0),
+            (5, "i/none", T0, 2, 2.0, 1.0, 6.0),
+        ],
+        columns=["qid", "repo", "origin", "horizon_days", "threshold", "lower_80", "upper_80"],
+    )
     store.con.register("_q_df", q)
-    store.con.execute("CREATE TEMP TABLE q AS SELECT qid, repo, origin::DATE AS origin, "
-                      "horizon_days::INTEGER AS horizon_days, threshold, lower_80, upper_80 "
-                      "FROM _q_df")
+    store.con.execute(
+        "CREATE TEMP TABLE q AS SELECT qid, repo, origin::DATE AS origin, "
+        "horizon_days::INTEGER AS horizon_days, threshold, lower_80, upper_80 "
+        "FROM _q_df"
+    )
     got = resolve_questions(store.con, interval.TEMPLATE, "q").set_index("qid")
     assert (got.loc[1, "outcome"], got.loc[1, "observed_value"]) == ("yes", 3.0)
     assert (got.loc[2, "outcome"], got.loc[2, "observed_value"]) == ("no", 7.5)
@@ -66,11 +79,15 @@ def test_crps_and_coverage_by_hand():
 
 def test_persistence_quantiles_read_only_changes_known_before_the_origin(store):
     origin = pd.Timestamp("2024-06-01")
-    hist = pd.DataFrame({
-        "repo": "p/one",
-        "known_on": [origin - pd.Timedelta(days=7 * k) for k in range(10)]
-        + [origin + pd.Timedelta(days=7)],
-        "velocity_28d": 10.0, "observed_value": [10.0 + k for k in range(10)] + [1000.0]})
+    hist = pd.DataFrame(
+        {
+            "repo": "p/one",
+            "known_on": [origin - pd.Timedelta(days=7 * k) for k in range(10)]
+            + [origin + pd.Timedelta(days=7)],
+            "velocity_28d": 10.0,
+            "observed_value": [10.0 + k for k in range(10)] + [1000.0],
+        }
+    )
     hist["origin"] = hist["known_on"] - pd.Timedelta(days=30)
     pred = pd.DataFrame({"repo": ["p/one"], "origin": [origin], "velocity_28d": [20.0]})
     got = interval.persistence_quantiles(store.con, hist, pred)[0]
@@ -113,11 +130,13 @@ def test_issue_store_resolve_interval_forecasts(synthetic_store, synthetic, tmp_
     store = synthetic_store
     last = synthetic["day"].max()
     repos = sorted(synthetic["repo"].unique())[:4]
-    settings = load_settings(repos=[TrackedRepo(repo=r, category="test") for r in repos],
-                             models_dir=tmp_path / "models")
+    settings = load_settings(
+        repos=[TrackedRepo(repo=r, category="test") for r in repos], models_dir=tmp_path / "models"
+    )
     config = BacktestConfig(start=last, end=last, cal_days=56, train_days=400)
-    result = train_forecasters(store, templates=(interval.TEMPLATE,), horizons=(7,),
-                               config=config, log=lambda _m: None)
+    result = train_forecasters(
+        store, templates=(interval.TEMPLATE,), horizons=(7,), config=config, log=lambda _m: None
+    )
     save_forecasters(model_path(settings), result.forecasters, result.version)
     version, loaded = load_forecasters(model_path(settings))
     assert version == result.version
@@ -130,7 +149,8 @@ def test_issue_store_resolve_interval_forecasts(synthetic_store, synthetic, tmp_
     assert all(f.probability == 0.8 and f.template == interval.TEMPLATE for f in issued)
     bounds = store.con.execute(
         "SELECT forecast_id, lower_95, lower_80, lower_50, median, upper_50, upper_80, upper_95 "
-        "FROM forecast_intervals ORDER BY forecast_id").fetchall()
+        "FROM forecast_intervals ORDER BY forecast_id"
+    ).fetchall()
     assert len(bounds) == len(repos)
     assert all(list(b[1:]) == sorted(b[1:]) for b in bounds)
     assert issue_forecasts(store, origin=origin, settings=settings) == []
@@ -144,8 +164,9 @@ def test_issue_store_resolve_interval_forecasts(synthetic_store, synthetic, tmp_
     assert len(got) == len(repos)
     s = synthetic.set_index(["repo", "day"])["velocity_28d"]
     for _, row in got.iterrows():
-        repo = store.con.execute("SELECT repo FROM forecasts WHERE forecast_id = ?",
-                                 [row["forecast_id"]]).fetchall()[0][0]
+        repo = store.con.execute(
+            "SELECT repo FROM forecasts WHERE forecast_id = ?", [row["forecast_id"]]
+        ).fetchall()[0][0]
         observed = s[(repo, last)]
         assert row["obs"] == pytest.approx(observed)
         for level in ("50", "80", "95"):
@@ -154,17 +175,35 @@ def test_issue_store_resolve_interval_forecasts(synthetic_store, synthetic, tmp_
         assert row["outcome"] == ("yes" if row["held_80"] else "no")
     resolve_forecasts(store, as_of=last)  # a re-run writes nothing twice
     assert store.con.execute("SELECT count(*) FROM interval_resolutions").fetchall()[0][0] == len(
-        repos)
+        repos
+    )
 
 
 def test_cli_backtest_interval_json_keys(synthetic_store, tmp_path):
     db = synthetic_store.path
     synthetic_store.close()
     env = {**os.environ, "COLUMNS": "200", "SHU_DB": str(db)}
-    out = subprocess.run([sys.executable, "-m", "shu", "backtest", "--from", "2024-01-01",
-                          "--to", "2024-02-10", "--horizon", "7", "--template",
-                          interval.TEMPLATE, "--json"], capture_output=True, text=True,
-                         env=env, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "shu",
+            "backtest",
+            "--from",
+            "2024-01-01",
+            "--to",
+            "2024-02-10",
+            "--horizon",
+            "7",
+            "--template",
+            interval.TEMPLATE,
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     s = json.loads(out.stdout)["slices"][f"{interval.TEMPLATE}/7"]
     assert s["n"] > 100 and set(s["coverage"]) == {"0.5", "0.8", "0.95"}
@@ -172,35 +211,55 @@ def test_cli_backtest_interval_json_keys(synthetic_store, tmp_path):
     assert set(bands) <= set(interval.VELOCITY_BANDS)
     assert sum(b["n"] for b in bands.values()) == s["n"]
     assert sum(b["n"] * b["coverage"]["0.8"] for b in bands.values()) == pytest.approx(
-        s["n"] * s["coverage"]["0.8"])
+        s["n"] * s["coverage"]["0.8"]
+    )
     assert 0 <= s["coverage"]["0.5"] <= s["coverage"]["0.8"] <= s["coverage"]["0.95"] <= 1
     assert s["crps"] > 0 and s["crps_persistence"] > 0
     assert s["crps_skill_persistence"] == pytest.approx(1 - s["crps"] / s["crps_persistence"])
-    table = subprocess.run([sys.executable, "-m", "shu", "backtest", "--from", "2024-01-01",
-                            "--to", "2024-02-10", "--horizon", "7", "--template",
-                            interval.TEMPLATE], capture_output=True, text=True, env=env,
-                           timeout=300)
+    table = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "shu",
+            "backtest",
+            "--from",
+            "2024-01-01",
+            "--to",
+            "2024-02-10",
+            "--horizon",
+            "7",
+            "--template",
+            interval.TEMPLATE,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert table.returncode == 0, table.stderr
     assert "CRPS skill" in table.stdout
 
 
-def test_declared_questions_are_issued_with_their_threshold(synthetic_store, synthetic,
-                                                            tmp_path):
+def test_declared_questions_are_issued_with_their_threshold(synthetic_store, synthetic, tmp_path):
     from shu.errors import ConfigError
     from shu.settings import DeclaredQuestion
 
     store = synthetic_store
     last = synthetic["day"].max()
     repos = sorted(synthetic["repo"].unique())[:2]
-    declared = [DeclaredQuestion(repo=repos[0], template="star_accel_reach", threshold=1.5,
-                                 horizon=7),
-                DeclaredQuestion(repo=repos[1], template="star_accel_reach", threshold=-0.25,
-                                 horizon=30)]  # no 30-day model: not issued
-    settings = load_settings(repos=[TrackedRepo(repo=r, category="test") for r in repos],
-                             models_dir=tmp_path / "models", questions=declared)
+    declared = [
+        DeclaredQuestion(repo=repos[0], template="star_accel_reach", threshold=1.5, horizon=7),
+        DeclaredQuestion(repo=repos[1], template="star_accel_reach", threshold=-0.25, horizon=30),
+    ]  # no 30-day model: not issued
+    settings = load_settings(
+        repos=[TrackedRepo(repo=r, category="test") for r in repos],
+        models_dir=tmp_path / "models",
+        questions=declared,
+    )
     config = BacktestConfig(start=last, end=last, cal_days=56, train_days=400)
-    result = train_forecasters(store, templates=("star_accel_reach",), horizons=(7,),
-                               config=config, log=lambda _m: None)
+    result = train_forecasters(
+        store, templates=("star_accel_reach",), horizons=(7,), config=config, log=lambda _m: None
+    )
     save_forecasters(model_path(settings), result.forecasters, result.version)
     issued = issue_forecasts(store, origin=last - timedelta(days=7), settings=settings)
     mine = [f for f in issued if f.threshold == 1.5 and f.repo == repos[0]]
@@ -214,20 +273,31 @@ def test_declared_questions_are_issued_with_their_threshold(synthetic_store, syn
     rates = {base_rate(counts, int(b)) for b in counts if b != "all"}
     stored = store.con.execute("SELECT base_rate, base_rate_n FROM forecasts").fetchall()
     assert len(stored) == len(issued) and all((r, n) in rates for r, n in stored)
-    bad = settings.model_copy(update={"questions": [DeclaredQuestion(
-        repo=repos[0], template="star_velocity_interval", threshold=1.0, horizon=7)]})
+    bad = settings.model_copy(
+        update={
+            "questions": [
+                DeclaredQuestion(
+                    repo=repos[0], template="star_velocity_interval", threshold=1.0, horizon=7
+                )
+            ]
+        }
+    )
     with pytest.raises(ConfigError, match=r"questions\[0\].*star_velocity_interval"):
         issue_forecasts(store, origin=last, settings=bad)
 
 
 def test_questions_read_from_shu_toml(tmp_path, monkeypatch):
     path = tmp_path / "shu.toml"
-    path.write_text('[[questions]]\nrepo = "pytorch/pytorch"\ntemplate = "star_accel_reach"\n'
-                    'threshold = 1.5\nhorizon = 30\n', encoding="utf-8")
+    path.write_text(
+        '[[questions]]\nrepo = "pytorch/pytorch"\ntemplate = "star_accel_reach"\n'
+        "threshold = 1.5\nhorizon = 30\n",
+        encoding="utf-8",
+    )
     monkeypatch.setenv("SHU_CONFIG", str(path))
     q = load_settings().questions
     assert [(x.repo, x.template, x.threshold, x.horizon) for x in q] == [
-        ("pytorch/pytorch", "star_accel_reach", 1.5, 30)]
+        ("pytorch/pytorch", "star_accel_reach", 1.5, 30)
+    ]
 
 
 def _banded(n: int, seed: int) -> pd.DataFrame:
@@ -237,8 +307,9 @@ def _banded(n: int, seed: int) -> pd.DataFrame:
     velocity = rng.choice([0.5, 3.0, 10.0, 40.0], size=n)
     wide = np.where(velocity >= 20, 3.0, 1.0)
     observed = velocity + interval.scale_of(velocity) * 0.2 * wide * rng.normal(size=n)
-    return pd.DataFrame({"noise": rng.normal(size=n), "velocity_28d": velocity,
-                         "observed_value": observed})
+    return pd.DataFrame(
+        {"noise": rng.normal(size=n), "velocity_28d": velocity, "observed_value": observed}
+    )
 
 
 def test_each_velocity_band_is_conformalised_apart():
@@ -253,6 +324,8 @@ def test_each_velocity_band_is_conformalised_apart():
     few = _banded(4000, 4)
     few = few[(few["velocity_28d"] < 20) | (np.arange(len(few)) % 40 == 0)]
     sparse = interval.fit_interval(30, ["noise"], _banded(4000, 1), few)
-    pooled = np.quantile((interval.relative_change(few) - sparse._parts(few)[0])
-                         / sparse._parts(few)[1], interval.QUANTILES)
+    pooled = np.quantile(
+        (interval.relative_change(few) - sparse._parts(few)[0]) / sparse._parts(few)[1],
+        interval.QUANTILES,
+    )
     np.testing.assert_allclose(sparse.offsets[3], pooled)

@@ -77,12 +77,15 @@ def test_members_predict_as_the_fitted_boosting_does_and_ship_small(tmp_path):
     trees = BoostedTrees.from_hgb(hgb)
     test = _frame(2000, 4)[["a", "b", "c"]].to_numpy().copy()
     test[::5, 2] = np.nan
-    np.testing.assert_allclose(trees.decision_function(test), hgb.decision_function(test),
-                               atol=1e-6)
-    reg = HistGradientBoostingRegressor(loss="quantile", quantile=0.5, max_iter=50,
-                                        random_state=0).fit(x, df["a"].fillna(0) * 3 + y)
-    np.testing.assert_allclose(BoostedTrees.from_hgb(reg).predict(test), reg.predict(test),
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        trees.decision_function(test), hgb.decision_function(test), atol=1e-6
+    )
+    reg = HistGradientBoostingRegressor(
+        loss="quantile", quantile=0.5, max_iter=50, random_state=0
+    ).fit(x, df["a"].fillna(0) * 3 + y)
+    np.testing.assert_allclose(
+        BoostedTrees.from_hgb(reg).predict(test), reg.predict(test), atol=1e-6
+    )
     import skops.io as sio
 
     sio.dump(hgb, tmp_path / "hgb.skops")

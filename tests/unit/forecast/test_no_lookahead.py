@@ -16,17 +16,43 @@ ORIGIN = date(2024, 2, 5)
 
 def _context_rows(store, repos, days):
     """category_signals, release_context, commit_signals and releases around the origin."""
-    store.upsert("category_signals", pd.DataFrame({
-        "category": "untracked", "day": days, "repos": 10,
-        "velocity_28d_mean": np.linspace(5, 9, len(days)),
-        "acceleration_28d_median": np.linspace(-1, 1, len(days)),
-        "accelerating_share": np.linspace(0.2, 0.8, len(days))}))
-    rows = [{"repo": r, "day": d, "days_since_release": (d - date(2023, 1, 1)).days % 40,
-             "releases_365d": 3, "median_interval_days": 40.0} for r in repos for d in days]
+    store.upsert(
+        "category_signals",
+        pd.DataFrame(
+            {
+                "category": "untracked",
+                "day": days,
+                "repos": 10,
+                "velocity_28d_mean": np.linspace(5, 9, len(days)),
+                "acceleration_28d_median": np.linspace(-1, 1, len(days)),
+                "accelerating_share": np.linspace(0.2, 0.8, len(days)),
+            }
+        ),
+    )
+    rows = [
+        {
+            "repo": r,
+            "day": d,
+            "days_since_release": (d - date(2023, 1, 1)).days % 40,
+            "releases_365d": 3,
+            "median_interval_days": 40.0,
+        }
+        for r in repos
+        for d in days
+    ]
     store.upsert("release_context", pd.DataFrame(rows))
-    commits = [{"repo": r, "day": d, "velocity_28d": 2.0 + i % 5, "acceleration_28d": 0.5,
-                "rocm_share_28d": 0.1, "gap": False}
-               for r in repos for i, d in enumerate(days)]
+    commits = [
+        {
+            "repo": r,
+            "day": d,
+            "velocity_28d": 2.0 + i % 5,
+            "acceleration_28d": 0.5,
+            "rocm_share_28d": 0.1,
+            "gap": False,
+        }
+        for r in repos
+        for i, d in enumerate(days)
+    ]
     store.upsert("commit_signals", pd.DataFrame(commits))
 
 
@@ -35,8 +61,10 @@ def _features(store, repos):
     accel = with_thresholds(store.con, base, "star_accel_reach", 30)
     breakout = with_thresholds(store.con, base, "star_breakout", 30)
     thresholds = accel[["repo", "threshold", "gap_rel_sd"]].merge(
-        breakout[["repo", "threshold", *THRESHOLD_FEATURES["star_breakout"]]], on="repo",
-        suffixes=("", "_breakout"))
+        breakout[["repo", "threshold", *THRESHOLD_FEATURES["star_breakout"]]],
+        on="repo",
+        suffixes=("", "_breakout"),
+    )
     return base.sort_values("repo").reset_index(drop=True), thresholds
 
 
@@ -53,23 +81,29 @@ def test_changing_the_future_does_not_change_features(synthetic_store, synthetic
 
     # rewrite the future of every input table: scale, delete, and add rows after the origin
     after_origin = "day > DATE '2024-02-05'"
-    store.con.execute(f"UPDATE star_signals SET stars = stars * 3, velocity_7d = -velocity_7d, "
-                      f"velocity_28d = velocity_28d * 5, velocity_90d = 70, acceleration_28d = 99, "
-                      f"acceleration_7d = 7, velocity_28d_z = 4 WHERE {after_origin}")
-    store.con.execute(f"DELETE FROM star_signals WHERE {after_origin} AND day < DATE "
-                      "'2024-02-10'")
+    store.con.execute(
+        f"UPDATE star_signals SET stars = stars * 3, velocity_7d = -velocity_7d, "
+        f"velocity_28d = velocity_28d * 5, velocity_90d = 70, acceleration_28d = 99, "
+        f"acceleration_7d = 7, velocity_28d_z = 4 WHERE {after_origin}"
+    )
+    store.con.execute(f"DELETE FROM star_signals WHERE {after_origin} AND day < DATE '2024-02-10'")
     store.con.execute(f"UPDATE category_signals SET accelerating_share = 1 WHERE {after_origin}")
-    store.con.execute(f"UPDATE release_context SET days_since_release = 0, releases_365d = 50 "
-                      f"WHERE {after_origin}")
+    store.con.execute(
+        f"UPDATE release_context SET days_since_release = 0, releases_365d = 50 "
+        f"WHERE {after_origin}"
+    )
     store.con.execute(f"UPDATE commit_signals SET velocity_28d = 100 WHERE {after_origin}")
-    store.con.execute("INSERT INTO releases (repo, tag, published_at) VALUES (?, 'v9', ?)",
-                      [repos[0], ORIGIN + timedelta(days=1)])
+    store.con.execute(
+        "INSERT INTO releases (repo, tag, published_at) VALUES (?, 'v9', ?)",
+        [repos[0], ORIGIN + timedelta(days=1)],
+    )
     after, thresholds_after = _features(store, repos)
     assert_frame_equal(before, after)
     assert_frame_equal(thresholds_before, thresholds_after)
 
     # and the test can fail: changing the origin day itself does change them
-    store.con.execute("UPDATE star_signals SET velocity_28d = velocity_28d * 2 "
-                      "WHERE day = DATE '2024-02-05'")
+    store.con.execute(
+        "UPDATE star_signals SET velocity_28d = velocity_28d * 2 WHERE day = DATE '2024-02-05'"
+    )
     changed, _ = _features(store, repos)
     assert not changed["slog_velocity_28d"].equals(before["slog_velocity_28d"])

@@ -13,9 +13,15 @@ from shu.forecast.ranking import momentum, precision_by_origin, ranking_metrics
 def _frame() -> pd.DataFrame:
     # origin 1: the two events score highest under "good", lowest under "bad"
     # origin 2: one event, tied with a non-event at the top; "good" misses a score there
-    rows = [("o1", "a", 1, 0.9, 0.1), ("o1", "b", 1, 0.8, 0.2), ("o1", "c", 0, 0.3, 0.7),
-            ("o1", "d", 0, 0.1, 0.9),
-            ("o2", "a", 0, 0.5, 0.5), ("o2", "b", 1, 0.5, 0.4), ("o2", "c", 0, np.nan, 0.9)]
+    rows = [
+        ("o1", "a", 1, 0.9, 0.1),
+        ("o1", "b", 1, 0.8, 0.2),
+        ("o1", "c", 0, 0.3, 0.7),
+        ("o1", "d", 0, 0.1, 0.9),
+        ("o2", "a", 0, 0.5, 0.5),
+        ("o2", "b", 1, 0.5, 0.4),
+        ("o2", "c", 0, np.nan, 0.9),
+    ]
     return pd.DataFrame(rows, columns=["origin", "repo", "label", "good", "bad"])
 
 
@@ -30,8 +36,7 @@ def test_precision_by_origin_by_hand():
 
 def test_ranking_metrics_mean_interval_and_lead():
     f = _frame()
-    m = ranking_metrics(f, {"good": "good", "bad": "bad"}, baseline="bad", ks=(1, 2),
-                        n_boot=200)
+    m = ranking_metrics(f, {"good": "good", "bad": "bad"}, baseline="bad", ks=(1, 2), n_boot=200)
     assert m["n_origins"] == 2 and m["events_per_origin"] == 1.5
     p2 = m["good"]["precision_at_2"]
     assert p2["mean"] == pytest.approx(0.75)

@@ -19,14 +19,27 @@ from shu.forecast.predictions import (
 from tests.unit.forecast.test_cli_forecast import shu
 
 
-def test_backtest_writes_one_file_per_template_that_recomputes_its_figures(synthetic_store,
-                                                                          tmp_path):
+def test_backtest_writes_one_file_per_template_that_recomputes_its_figures(
+    synthetic_store, tmp_path
+):
     db = synthetic_store.path
     synthetic_store.close()
     target = tmp_path / "out" / "preds.parquet"
-    out = shu("backtest", "--from", "2024-01-01", "--to", "2024-02-10", "--horizon", "7",
-              "--template", "star_velocity_up,star_velocity_interval", "--json",
-              "--predictions", str(target), db=db)
+    out = shu(
+        "backtest",
+        "--from",
+        "2024-01-01",
+        "--to",
+        "2024-02-10",
+        "--horizon",
+        "7",
+        "--template",
+        "star_velocity_up,star_velocity_interval",
+        "--json",
+        "--predictions",
+        str(target),
+        db=db,
+    )
     assert out.returncode == 0, out.stderr
     metrics = json.loads(out.stdout)["slices"]
     assert not target.exists()  # two templates: one file each, beside the path given
@@ -49,9 +62,18 @@ def test_backtest_writes_one_file_per_template_that_recomputes_its_figures(synth
 
 
 def test_one_template_writes_the_path_itself_and_a_bad_path_is_refused(tmp_path):
-    frame = pd.DataFrame({"repo": ["a/b"], "origin": [pd.Timestamp("2024-01-01").date()],
-                          "template": ["star_velocity_up"], "horizon": [30], "threshold": [1.0],
-                          "velocity_28d": [1.0], "probability": [0.7], "outcome": [1]})
+    frame = pd.DataFrame(
+        {
+            "repo": ["a/b"],
+            "origin": [pd.Timestamp("2024-01-01").date()],
+            "template": ["star_velocity_up"],
+            "horizon": [30],
+            "threshold": [1.0],
+            "velocity_28d": [1.0],
+            "probability": [0.7],
+            "outcome": [1],
+        }
+    )
     target = tmp_path / "p.parquet"
     assert write_predictions(target, [frame]) == [target]
     assert pd.read_parquet(target).shape == (1, len(BINARY_COLUMNS))

@@ -45,15 +45,16 @@ def market(n_repos: int = 40, seed: int = 3) -> pd.DataFrame:
         while day < DAYS:
             if rng.random() < 0.3:
                 length = int(rng.integers(25, 45))
-                rate[day:day + 4] *= 2
-                rate[day + 4:day + length] *= rng.uniform(4, 8)
+                rate[day : day + 4] *= 2
+                rate[day + 4 : day + length] *= rng.uniform(4, 8)
                 day += length
             day += int(rng.integers(40, 80))
         stars = 1000 + np.cumsum(rng.poisson(rate))
         repo = f"mark/et-{r:02d}"
         last = DAYS if repo == TRACKED else DAYS - 10
-        rows += [(repo, START + timedelta(days=i), int(stars[i]), 100 + i // 3)
-                 for i in range(last)]
+        rows += [
+            (repo, START + timedelta(days=i), int(stars[i]), 100 + i // 3) for i in range(last)
+        ]
     return pd.DataFrame(rows, columns=["repo", "day", "stars", "forks"])
 
 
@@ -64,11 +65,13 @@ def radar_store(tmp_path_factory):
     refresh_signals(s, full=True)
     settings = Settings(repos=[TrackedRepo(repo=TRACKED, category="platform")], questions=[])
     origin = START + timedelta(days=DAYS - 1)
-    trained = train_forecasters(s, templates=("star_breakout",), horizons=(30,),
-                                log=lambda _line: None)
+    trained = train_forecasters(
+        s, templates=("star_breakout",), horizons=(30,), log=lambda _line: None
+    )
     fc, version = trained.forecasters[0], trained.version
-    issued = issue_forecasts(s, origin=origin, settings=settings, forecasters=[fc],
-                             model_version=version)
+    issued = issue_forecasts(
+        s, origin=origin, settings=settings, forecasters=[fc], model_version=version
+    )
     yield s, settings, origin, fc, version, issued
     s.close()
 
@@ -77,14 +80,19 @@ def test_issued_for_every_repository_at_the_newest_observed_day(radar_store):
     s, settings, origin, fc, version, issued = radar_store
     others = origin - timedelta(days=10)  # the untracked counts stop 10 days before the origin
     assert radar_origin(s, origin, [TRACKED]) == others
-    eligible = s.con.execute("SELECT count(*) FROM star_signals WHERE day = ? AND "
-                             "velocity_28d IS NOT NULL", [others]).fetchone()[0]
+    eligible = s.con.execute(
+        "SELECT count(*) FROM star_signals WHERE day = ? AND velocity_28d IS NOT NULL", [others]
+    ).fetchone()[0]
     assert eligible == 40 and len(issued) == 40
     assert {f.origin for f in issued} == {others}
     assert all(f.template == "star_breakout" for f in issued)
     # append-only: the same day again issues nothing
-    assert issue_forecasts(s, origin=origin, settings=settings, forecasters=[fc],
-                           model_version=version) == []
+    assert (
+        issue_forecasts(
+            s, origin=origin, settings=settings, forecasters=[fc], model_version=version
+        )
+        == []
+    )
 
 
 def test_radar_lists_by_probability_with_drivers_in_words(radar_store):
@@ -128,16 +136,20 @@ def test_radar_record_once_forecasts_resolve(tmp_path, radar_store):
     assert radar_mod.radar_record(s, origin) is None  # nothing resolved yet
     # issue on earlier origins whose horizon has passed, then resolve them
     for back in (120, 113, 106, 99):
-        issue_forecasts(s, origin=origin - timedelta(days=back), settings=settings,
-                        forecasters=[fc], model_version=version)
+        issue_forecasts(
+            s,
+            origin=origin - timedelta(days=back),
+            settings=settings,
+            forecasters=[fc],
+            model_version=version,
+        )
     resolve_forecasts(s, as_of=origin)
     record = radar_mod.radar_record(s, origin, n_boot=200)
     assert record["n_origins"] == 4 and record["n"] > 100
     for k, p in record["precision"].items():
         assert 0 <= p["low"] <= p["mean"] <= p["high"] <= 1, k
     assert record["brier"]["low"] <= record["brier"]["mean"] <= record["brier"]["high"]
-    count = s.con.execute(f"SELECT count(*) FROM ({record['sql']})",
-                          record["params"]).fetchone()[0]
+    count = s.con.execute(f"SELECT count(*) FROM ({record['sql']})", record["params"]).fetchone()[0]
     assert count == record["n"]
 
 
@@ -147,12 +159,22 @@ def test_shu_radar_cli(radar_store, tmp_path):
     copy = tmp_path / "copy.duckdb"  # the fixture's connection holds the original's write lock
     shutil.copy(s.path, copy)
     env = {**os.environ, "COLUMNS": "200", "SHU_DB": str(copy)}
-    run = subprocess.run([sys.executable, "-m", "shu", "radar", "--top", "5", "--json"],
-                         capture_output=True, text=True, env=env, timeout=300,
-                         cwd=Path(__file__).resolve().parents[3])
+    run = subprocess.run(
+        [sys.executable, "-m", "shu", "radar", "--top", "5", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=Path(__file__).resolve().parents[3],
+    )
     assert run.returncode == 0, run.stderr
     listed = json.loads(run.stdout)
     assert len(listed) == 5 and listed[0]["drivers"]
-    bad = subprocess.run([sys.executable, "-m", "shu", "radar", "--as-of", "yesterday"],
-                         capture_output=True, text=True, env=env, timeout=300)
+    bad = subprocess.run(
+        [sys.executable, "-m", "shu", "radar", "--as-of", "yesterday"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert bad.returncode == 1 and "--as-of 'yesterday'" in bad.stderr

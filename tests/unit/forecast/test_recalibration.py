@@ -20,8 +20,9 @@ def _stream(n: int, seed: int, wide_top: float = 1.0) -> pd.DataFrame:
     velocity = rng.choice([0.5, 3.0, 10.0, 40.0], size=n)
     spread = np.where(velocity >= 20, wide_top, 1.0)
     observed = velocity + interval.scale_of(velocity) * 0.2 * spread * rng.normal(size=n)
-    return pd.DataFrame({"noise": rng.normal(size=n), "velocity_28d": velocity,
-                         "observed_value": observed})
+    return pd.DataFrame(
+        {"noise": rng.normal(size=n), "velocity_28d": velocity, "observed_value": observed}
+    )
 
 
 def _coverage_80(fc, frame, levels=None, widen=1.0) -> pd.Series:
@@ -52,9 +53,17 @@ def test_a_shifted_stream_is_pulled_back_to_nominal_coverage():
     for week in range(80):  # weekly batches of newly resolved questions
         batch = _stream(1200, 100 + week, wide_top=1.8)
         day += pd.Timedelta(days=7)
-        state = recalibration.update(state, pd.DataFrame({
-            "known_on": day, "band": interval.velocity_band(batch["velocity_28d"]),
-            "pit": fc.pit(batch)}), day)
+        state = recalibration.update(
+            state,
+            pd.DataFrame(
+                {
+                    "known_on": day,
+                    "band": interval.velocity_band(batch["velocity_28d"]),
+                    "pit": fc.pit(batch),
+                }
+            ),
+            day,
+        )
     after = _coverage_80(fc, shifted, state.levels)
     assert after.between(0.77, 0.83).all(), after
     assert state.levels[3, 1] < 0.05 and state.levels[3, 5] > 0.95  # widened at the top band
@@ -63,8 +72,13 @@ def test_a_shifted_stream_is_pulled_back_to_nominal_coverage():
 
 def test_update_refuses_an_outcome_resolved_after_its_origin_and_reads_each_once():
     state = recalibration.initial_state(interval.TEMPLATE, 30)
-    batch = pd.DataFrame({"known_on": pd.to_datetime(["2026-03-01", "2026-03-09"]),
-                          "band": [0, 0], "pit": [0.5, 0.5]})
+    batch = pd.DataFrame(
+        {
+            "known_on": pd.to_datetime(["2026-03-01", "2026-03-09"]),
+            "band": [0, 0],
+            "pit": [0.5, 0.5],
+        }
+    )
     with pytest.raises(ValueError, match="resolved as late as 2026-03-09"):
         recalibration.update(state, batch, date(2026, 3, 8))
     first = recalibration.update(state, batch, date(2026, 3, 9))
@@ -77,13 +91,14 @@ def test_guard_is_off_inside_the_history_and_acts_on_repositories_losing_stars()
     assert not recalibration.guard(None).on and not recalibration.guard(2.9).on
     half, full = recalibration.guard(4.5), recalibration.guard(9.0)
     assert half.shrink == pytest.approx(1 - (1 - recalibration.SHRINK_AT_FULL) / 2)
-    assert (full.shrink, full.widen) == (recalibration.SHRINK_AT_FULL,
-                                         recalibration.WIDEN_AT_FULL)
+    assert (full.shrink, full.widen) == (recalibration.SHRINK_AT_FULL, recalibration.WIDEN_AT_FULL)
     p = np.array([0.9, 0.9, 0.1, 0.9])
-    moved = recalibration.shrink_probabilities(p, np.array([0.4, 0.4, 0.4, np.nan]),
-                                               np.array([-1.0, 2.0, 0.0, -1.0]), 0.5)
-    assert moved[0] == pytest.approx(1 / (1 + np.exp(-(np.log(0.4 / 0.6)
-                                                       + 0.5 * (np.log(9) - np.log(0.4 / 0.6))))))
+    moved = recalibration.shrink_probabilities(
+        p, np.array([0.4, 0.4, 0.4, np.nan]), np.array([-1.0, 2.0, 0.0, -1.0]), 0.5
+    )
+    assert moved[0] == pytest.approx(
+        1 / (1 + np.exp(-(np.log(0.4 / 0.6) + 0.5 * (np.log(9) - np.log(0.4 / 0.6)))))
+    )
     assert moved[1] == 0.9 and moved[3] == 0.9  # gaining stars; no base rate: unchanged
     assert 0.1 < moved[2] < 0.4  # zero velocity counts as losing: pulled up towards 0.4
 
@@ -97,8 +112,9 @@ def test_walk_forward_reads_no_outcome_resolved_after_the_origin(synthetic_store
     start = date(2023, 10, 1)
     grid = weekly_grid(start, first + timedelta(days=56), last)
     examples = build_examples(con, base_frame(con, grid), interval.TEMPLATE, 7, last)
-    config = BacktestConfig(start=start, end=last, horizons=(7,), cal_days=56,
-                            train_days=300, refit_weeks=4, n_boot=10)
+    config = BacktestConfig(
+        start=start, end=last, horizons=(7,), cal_days=56, train_days=300, refit_weeks=4, n_boot=10
+    )
     distance = pd.Series(dtype=float)
     plain = _walk_forward_interval(con, examples, config, distance, lambda _m: None)
     cut = pd.Timestamp(start) + pd.Timedelta(days=60)
@@ -109,10 +125,12 @@ def test_walk_forward_reads_no_outcome_resolved_after_the_origin(synthetic_store
     cols = [f"q{q}" for q in interval.QUANTILES]
     early = plain.predictions["origin"] <= cut
     assert early.sum() > 50 and plain.metrics["online"]["questions_read"] > 0
-    pd.testing.assert_frame_equal(plain.predictions.loc[early, cols],
-                                  poisoned.predictions.loc[early, cols])
-    assert not np.allclose(plain.predictions.loc[~early, cols],
-                           poisoned.predictions.loc[~early, cols])
+    pd.testing.assert_frame_equal(
+        plain.predictions.loc[early, cols], poisoned.predictions.loc[early, cols]
+    )
+    assert not np.allclose(
+        plain.predictions.loc[~early, cols], poisoned.predictions.loc[~early, cols]
+    )
 
 
 def test_a_batch_without_resolved_questions_still_compares_by_day(store):

@@ -23,9 +23,17 @@ def _stars(n_repos: int, falls) -> pd.DataFrame:
         steps = np.array([-1 if falls(i, d) else 1 for d in range(DAYS)])
         stars = 1000 + np.cumsum(steps)
         v28 = pd.Series(stars, dtype=float).diff(28) / 28
-        rows.append(pd.DataFrame({"repo": f"o/r{i:03d}", "stars": stars, "velocity_28d": v28,
-                                  "day": [FIRST + timedelta(days=d) for d in range(DAYS)],
-                                  "stars_age_days": 0}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    "repo": f"o/r{i:03d}",
+                    "stars": stars,
+                    "velocity_28d": v28,
+                    "day": [FIRST + timedelta(days=d) for d in range(DAYS)],
+                    "stars_age_days": 0,
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -55,8 +63,9 @@ def test_shares_by_hand_and_distance_from_their_own_history(store):
 def test_no_value_reads_past_the_origin(store):
     store.upsert("star_signals", _stars(120, _usual))
     before = regime_frame(store.con, [ORIGIN])
-    store.con.execute("UPDATE star_signals SET stars = stars - 500, velocity_28d = -9 "
-                      "WHERE day > ?", [ORIGIN])
+    store.con.execute(
+        "UPDATE star_signals SET stars = stars - 500, velocity_28d = -9 WHERE day > ?", [ORIGIN]
+    )
     pd.testing.assert_frame_equal(before, regime_frame(store.con, [ORIGIN]))
 
 

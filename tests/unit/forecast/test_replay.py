@@ -15,8 +15,7 @@ from shu.settings import TrackedRepo, load_settings
 from shu.store import open_store
 
 TEMPLATES = ("star_velocity_up", "star_velocity_interval")
-CONFIG = BacktestConfig(start=date(2024, 1, 1), end=date(2024, 1, 1), cal_days=56,
-                        train_days=400)
+CONFIG = BacktestConfig(start=date(2024, 1, 1), end=date(2024, 1, 1), cal_days=56, train_days=400)
 
 
 def _run(store, settings, start, end):
@@ -24,12 +23,15 @@ def _run(store, settings, start, end):
 
 
 def _rows(store, end):
-    return store.con.execute("""
+    return store.con.execute(
+        """
         SELECT f.forecast_id, f.repo, f.origin, f.probability, f.model_version, r.outcome,
                r.observed_value, i.lower_80, i.upper_80, f.calibration
         FROM forecasts f LEFT JOIN forecast_resolutions r USING (forecast_id)
         LEFT JOIN forecast_intervals i USING (forecast_id)
-        WHERE f.origin <= ? ORDER BY f.forecast_id""", [end]).fetchall()
+        WHERE f.origin <= ? ORDER BY f.forecast_id""",
+        [end],
+    ).fetchall()
 
 
 def _states(store):
@@ -38,19 +40,23 @@ def _states(store):
 
 def test_refit_days_are_the_start_and_each_first_of_month():
     assert refit_days(date(2024, 1, 20), date(2024, 3, 1)) == [
-        date(2024, 1, 20), date(2024, 2, 1), date(2024, 3, 1)]
-    assert refit_days(date(2024, 12, 5), date(2025, 1, 1)) == [date(2024, 12, 5),
-                                                               date(2025, 1, 1)]
+        date(2024, 1, 20),
+        date(2024, 2, 1),
+        date(2024, 3, 1),
+    ]
+    assert refit_days(date(2024, 12, 5), date(2025, 1, 1)) == [date(2024, 12, 5), date(2025, 1, 1)]
 
 
 def test_replay_matches_a_store_that_ends_on_the_last_replayed_day(
-        synthetic_store, synthetic, tmp_path):
+    synthetic_store, synthetic, tmp_path
+):
     last = synthetic["day"].max()
     end = last - timedelta(days=20)
     start = date(end.year, end.month, 1) - timedelta(days=10)
     repos = sorted(synthetic["repo"].unique())[:6]
-    settings = load_settings(repos=[TrackedRepo(repo=r, category="test") for r in repos],
-                             models_dir=tmp_path / "models")
+    settings = load_settings(
+        repos=[TrackedRepo(repo=r, category="test") for r in repos], models_dir=tmp_path / "models"
+    )
     result = _run(synthetic_store, settings, start, end)
     n_days = (end - start).days + 1
     assert result.refit_days == [start, date(end.year, end.month, 1)]
@@ -61,13 +67,13 @@ def test_replay_matches_a_store_that_ends_on_the_last_replayed_day(
     rows = _rows(synthetic_store, end)
     assert all(r[4].startswith(REPLAY_PREFIX) for r in rows)
     for _fid, _repo, origin, _p, version, outcome, *_ in rows:
-        trained_through = date.fromisoformat(version[len(REPLAY_PREFIX):][:10])
+        trained_through = date.fromisoformat(version[len(REPLAY_PREFIX) :][:10])
         assert trained_through < origin
         resolved_by_end = origin + timedelta(days=7) <= end
         assert (outcome is not None) == resolved_by_end
     assert synthetic_store.con.execute(
-        "SELECT forecasts_issued, day_from, day_to FROM replay_runs").fetchall() == [
-        (result.issued, start, end)]
+        "SELECT forecasts_issued, day_from, day_to FROM replay_runs"
+    ).fetchall() == [(result.issued, start, end)]
 
     # the online conformal levels were carried day to day and read resolved questions
     states = _states(synthetic_store)
@@ -103,8 +109,10 @@ def test_replay_rejects_bad_ranges(synthetic_store, synthetic):
 
 
 def _counts(store):
-    return {t: store.con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-            for t in ("forecasts", "forecast_resolutions", "forecast_intervals")}
+    return {
+        t: store.con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+        for t in ("forecasts", "forecast_resolutions", "forecast_intervals")
+    }
 
 
 def test_a_rerun_over_overlapping_days_issues_nothing_new(synthetic_store, synthetic, tmp_path):
@@ -113,13 +121,15 @@ def test_a_rerun_over_overlapping_days_issues_nothing_new(synthetic_store, synth
     end = synthetic["day"].max() - timedelta(days=20)
     start = date(end.year, end.month, 1) - timedelta(days=6)
     repos = sorted(synthetic["repo"].unique())[:4]
-    settings = load_settings(repos=[TrackedRepo(repo=r, category="test") for r in repos],
-                             models_dir=tmp_path / "models")
+    settings = load_settings(
+        repos=[TrackedRepo(repo=r, category="test") for r in repos], models_dir=tmp_path / "models"
+    )
     templates = (*TEMPLATES, "star_velocity_interval")
 
     def run(first, names):
-        return replay(synthetic_store, first, end, settings, names, (7,), CONFIG,
-                      log=lambda _m: None)
+        return replay(
+            synthetic_store, first, end, settings, names, (7,), CONFIG, log=lambda _m: None
+        )
 
     first = run(start, templates)
     before = _counts(synthetic_store)
@@ -129,22 +139,42 @@ def test_a_rerun_over_overlapping_days_issues_nothing_new(synthetic_store, synth
     fewer = run(start + timedelta(days=1), TEMPLATES)
     assert shifted.issued == fewer.issued == 0
     assert _counts(synthetic_store) == before
-    assert synthetic_store.con.execute(
-        "SELECT count(*) FROM replay_runs").fetchone()[0] == 3
+    assert synthetic_store.con.execute("SELECT count(*) FROM replay_runs").fetchone()[0] == 3
 
 
 def test_every_n_days_issues_on_those_origins_only(synthetic_store, synthetic, tmp_path):
     end = synthetic["day"].max() - timedelta(days=20)
     start = end - timedelta(days=20)
     repos = sorted(synthetic["repo"].unique())[:3]
-    settings = load_settings(repos=[TrackedRepo(repo=r, category="test") for r in repos],
-                             models_dir=tmp_path / "models")
+    settings = load_settings(
+        repos=[TrackedRepo(repo=r, category="test") for r in repos], models_dir=tmp_path / "models"
+    )
     with pytest.raises(InputError, match="--every 0"):
-        replay(synthetic_store, start, end, settings, TEMPLATES, (7,), CONFIG,
-               log=lambda _m: None, every_days=0)
-    result = replay(synthetic_store, start, end, settings, TEMPLATES, (7,), CONFIG,
-                    log=lambda _m: None, every_days=7)
-    origins = {r[0] for r in synthetic_store.con.execute(
-        "SELECT DISTINCT origin FROM forecasts").fetchall()}
+        replay(
+            synthetic_store,
+            start,
+            end,
+            settings,
+            TEMPLATES,
+            (7,),
+            CONFIG,
+            log=lambda _m: None,
+            every_days=0,
+        )
+    result = replay(
+        synthetic_store,
+        start,
+        end,
+        settings,
+        TEMPLATES,
+        (7,),
+        CONFIG,
+        log=lambda _m: None,
+        every_days=7,
+    )
+    origins = {
+        r[0]
+        for r in synthetic_store.con.execute("SELECT DISTINCT origin FROM forecasts").fetchall()
+    }
     assert result.issued and origins == {start + timedelta(days=d) for d in (0, 7, 14)}
     assert result.resolved["yes"] + result.resolved["no"] > 0  # resolved on the days between

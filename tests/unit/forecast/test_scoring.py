@@ -33,7 +33,8 @@ def test_murphy_by_hand_and_identity_with_within_bin_variance():
     assert m.uncertainty == pytest.approx(0.25)
     within = (0.01 + 0.0225) / 2  # mean within-bin variance of the forecasts
     assert m.reliability - m.resolution + m.uncertainty + within == pytest.approx(
-        scoring.brier(OUTCOMES, PROBS))
+        scoring.brier(OUTCOMES, PROBS)
+    )
 
 
 def test_murphy_is_exact_for_constant_forecasts_per_bin():
@@ -44,17 +45,31 @@ def test_murphy_is_exact_for_constant_forecasts_per_bin():
     assert m.reliability - m.resolution + m.uncertainty == pytest.approx(scoring.brier(o, p))
 
 
-@pytest.mark.parametrize(("p", "band"), [(0.5, "low"), (0.64, "low"), (0.65, "medium"),
-                                         (0.35, "medium"), (0.79, "medium"), (0.8, "high"),
-                                         (0.2, "high"), (0.0, "high")])
+@pytest.mark.parametrize(
+    ("p", "band"),
+    [
+        (0.5, "low"),
+        (0.64, "low"),
+        (0.65, "medium"),
+        (0.35, "medium"),
+        (0.79, "medium"),
+        (0.8, "high"),
+        (0.2, "high"),
+        (0.0, "high"),
+    ],
+)
 def test_confidence_bands_edges(p, band):
     assert scoring.confidence_band(p) == band
     assert scoring.confidence_bands(np.array([p]))[0] == band
 
 
 def test_hits_by_band_counts_right_answers():
-    hits = {b.band: b for b in scoring.hits_by_band(np.array([1, 0, 1, 0, 1]),
-                                                    np.array([0.9, 0.2, 0.6, 0.4, 0.3]))}
+    hits = {
+        b.band: b
+        for b in scoring.hits_by_band(
+            np.array([1, 0, 1, 0, 1]), np.array([0.9, 0.2, 0.6, 0.4, 0.3])
+        )
+    }
     assert (hits["high"].n, hits["high"].right) == (2, 2)
     assert (hits["low"].n, hits["low"].right) == (2, 2)
     assert (hits["medium"].n, hits["medium"].right) == (1, 0)  # p=0.3 said no, it was yes
@@ -78,16 +93,29 @@ def test_block_bootstrap_one_block_has_no_spread_and_many_blocks_bracket_the_val
     for interval in many.values():
         assert interval.low <= interval.value <= interval.high
     assert many["bss_climatology"].value == pytest.approx(
-        1 - scoring.brier(o, p) / scoring.brier(o, clim))
+        1 - scoring.brier(o, p) / scoring.brier(o, clim)
+    )
     assert many["ece"].value == pytest.approx(scoring.ece(o, p))
     assert many["brier"].high > many["brier"].low
 
 
 def test_summarize_keys_and_shape_errors():
-    out = scoring.summarize(OUTCOMES, PROBS, np.full(4, 0.5), np.full(4, 0.5), ["a", "b", "c", "d"],
-                            n_boot=20)
-    for key in ("n", "base_rate", "brier", "bss_climatology", "bss_persistence", "log_loss",
-                "ece", "murphy", "bands", "reliability", "ci95"):
+    out = scoring.summarize(
+        OUTCOMES, PROBS, np.full(4, 0.5), np.full(4, 0.5), ["a", "b", "c", "d"], n_boot=20
+    )
+    for key in (
+        "n",
+        "base_rate",
+        "brier",
+        "bss_climatology",
+        "bss_persistence",
+        "log_loss",
+        "ece",
+        "murphy",
+        "bands",
+        "reliability",
+        "ci95",
+    ):
         assert key in out
     assert out["bss_climatology"] == pytest.approx(1 - 0.0925 / 0.25)
     with pytest.raises(ValueError, match="shape"):

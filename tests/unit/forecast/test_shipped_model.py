@@ -26,24 +26,40 @@ def test_shipped_model_loads_and_its_card_matches():
     keys = {f"{f.template}/{f.horizon_days}" for f in forecasters}
     assert keys == set(card["models"])
     for f in forecasters:
-        known = (rocm.feature_names(f.template) if f.template in rocm.NAMES
-                 else feature_names(f.template))
+        known = (
+            rocm.feature_names(f.template)
+            if f.template in rocm.NAMES
+            else feature_names(f.template)
+        )
         assert set(f.features) <= set(known), f"{f.template}: features the code no longer makes"
     assert {"star_velocity_up/30", "star_velocity_interval/30", "rocm_share_reach/90"} <= keys
 
 
-def test_shipped_model_issues_star_interval_and_rocm_forecasts(synthetic_store, synthetic,
-                                                                tmp_path):
+def test_shipped_model_issues_star_interval_and_rocm_forecasts(
+    synthetic_store, synthetic, tmp_path
+):
     repo = sorted(synthetic["repo"].unique())[0]
     last = synthetic["day"].max()
     t0 = datetime.combine(last - timedelta(days=400), datetime.min.time())
-    synthetic_store.upsert("commits", pd.DataFrame([
-        {"repo": repo, "sha": f"c{i}", "committed_at": t0 + timedelta(days=i, hours=9),
-         "subject": "hip: fix kernel" if i % 9 == 0 else "work", "parents": 1,
-         "is_mainline": True, "touches_rocm": i % 9 == 0, "source": "history"}
-        for i in range(401)]))  # through the origin: the share is defined on it
-    settings = load_settings(repos=[TrackedRepo(repo=repo, category="test")],
-                             models_dir=MODELS)
+    synthetic_store.upsert(
+        "commits",
+        pd.DataFrame(
+            [
+                {
+                    "repo": repo,
+                    "sha": f"c{i}",
+                    "committed_at": t0 + timedelta(days=i, hours=9),
+                    "subject": "hip: fix kernel" if i % 9 == 0 else "work",
+                    "parents": 1,
+                    "is_mainline": True,
+                    "touches_rocm": i % 9 == 0,
+                    "source": "history",
+                }
+                for i in range(401)
+            ]
+        ),
+    )  # through the origin: the share is defined on it
+    settings = load_settings(repos=[TrackedRepo(repo=repo, category="test")], models_dir=MODELS)
     issued = issue_forecasts(synthetic_store, origin=last, settings=settings)
     templates = {f.template for f in issued}
     assert {"star_velocity_up", "star_velocity_interval", "rocm_share_reach"} <= templates

@@ -12,8 +12,9 @@ import pytest
 
 def shu(*args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "SHU_DB"} | {"COLUMNS": "200"}
-    return subprocess.run([sys.executable, "-m", "shu", *args], capture_output=True, text=True,
-                          timeout=300, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "shu", *args], capture_output=True, text=True, timeout=300, env=env
+    )
 
 
 def test_ingest_sql_and_claims_on_the_gpu_run(store_path, h200_run, tmp_path):
@@ -24,8 +25,13 @@ def test_ingest_sql_and_claims_on_the_gpu_run(store_path, h200_run, tmp_path):
     assert "7 inserted, 0 updated" in first.stdout
     again = shu("ingest", "probe", str(path), "--db", str(store_path))
     assert "0 inserted, 0 updated" in again.stdout
-    sql = shu("sql", "select kernel, speedup from probe_results order by kernel", "--csv",
-              "--db", str(store_path))
+    sql = shu(
+        "sql",
+        "select kernel, speedup from probe_results order by kernel",
+        "--csv",
+        "--db",
+        str(store_path),
+    )
     assert sql.returncode == 0, sql.stderr
     lines = sql.stdout.strip().splitlines()
     assert lines[0] == "kernel,speedup" and len(lines) == 7

@@ -22,9 +22,15 @@ def _eager_backend(torch):
 
 
 def _measure(torch, kernel, compiler, cpu):
-    return measure_kernel(kernel, cpu, torch.float32, "cpu", 30, {"copy_gbps": 10.0,
-                                                                   "matmul_tflops": 0.1},
-                          compiler=compiler)
+    return measure_kernel(
+        kernel,
+        cpu,
+        torch.float32,
+        "cpu",
+        30,
+        {"copy_gbps": 10.0, "matmul_tflops": 0.1},
+        compiler=compiler,
+    )
 
 
 def test_a_correct_compile_is_valid(torch, cpu):
@@ -49,8 +55,7 @@ def test_a_deliberately_wrong_compile_is_invalid(torch, cpu):
 
 def test_non_finite_output_is_invalid(torch, cpu):
     def poisoned(fn):
-        return torch.compile(lambda *args: fn(*args) * float("nan"), backend="eager",
-                             dynamic=False)
+        return torch.compile(lambda *args: fn(*args) * float("nan"), backend="eager", dynamic=False)
 
     result = _measure(torch, KERNELS["softmax"], poisoned, cpu)
     assert not result["is_valid"] and result["rel_error"] is None
@@ -62,8 +67,14 @@ def _tiny_kernel(torch, name, fn):
         gen = torch.Generator().manual_seed(seed)
         return (torch.randn(64, 64, generator=gen, dtype=dtype),)
 
-    return Kernel(name, "test", name, lambda device, dtype, scale: fn, inputs,
-                  lambda dtype, scale: Work(2 * 64 * 64 * 4, 0.0, "memory", "[64, 64]"))
+    return Kernel(
+        name,
+        "test",
+        name,
+        lambda device, dtype, scale: fn,
+        inputs,
+        lambda dtype, scale: Work(2 * 64 * 64 * 4, 0.0, "memory", "[64, 64]"),
+    )
 
 
 def test_recompiles_are_detected_and_invalidate(torch, cpu):
@@ -73,8 +84,7 @@ def test_recompiles_are_detected_and_invalidate(torch, cpu):
         calls["n"] += 1  # a new Python int every call: a guard fails, Dynamo recompiles
         return x + 0 * calls["n"]
 
-    result = _measure(torch, _tiny_kernel(torch, "drifting", drifting), _eager_backend(torch),
-                      cpu)
+    result = _measure(torch, _tiny_kernel(torch, "drifting", drifting), _eager_backend(torch), cpu)
     assert result["correct"]
     assert result["recompiles"] >= torch._dynamo.config.recompile_limit
     assert not result["is_valid"]

@@ -22,7 +22,8 @@ def test_quick_run_round_trips_into_the_store(store, quick_run):
     run = store.con.execute(
         "SELECT backend, suite, suite_version, geomean_speedup, geomean_speedup_clipped, "
         "pass_rate, n_valid, copy_gbps, cpu_threads, raw_json FROM probe_runs WHERE run_id = ?",
-        [quick_run["run_id"]]).fetchall()[0]
+        [quick_run["run_id"]],
+    ).fetchall()[0]
     summary = quick_run["summary"]
     assert run[:3] == ("cpu", "quick", quick_run["suite_version"])
     assert run[3] == pytest.approx(summary["geomean_speedup"])
@@ -31,14 +32,21 @@ def test_quick_run_round_trips_into_the_store(store, quick_run):
     assert run[7] == pytest.approx(quick_run["ceilings"]["copy_gbps"])
     assert run[8] == 1
     assert json.loads(run[9]) == json.loads(json.dumps(quick_run))
-    stored = {r[0]: r[1:] for r in _rows(
-        store, "SELECT kernel, is_valid, eager_ms, compiled_ms, eager_p20_ms, compiled_p80_ms, "
-        "repeats, speedup, detail FROM probe_results WHERE run_id = ?", quick_run["run_id"])}
+    stored = {
+        r[0]: r[1:]
+        for r in _rows(
+            store,
+            "SELECT kernel, is_valid, eager_ms, compiled_ms, eager_p20_ms, compiled_p80_ms, "
+            "repeats, speedup, detail FROM probe_results WHERE run_id = ?",
+            quick_run["run_id"],
+        )
+    }
     for r in quick_run["results"]:
         valid, eager, compiled, p20, p80, repeats, speedup, detail = stored[r["kernel"]]
         assert valid is r["is_valid"]
-        assert (eager, compiled) == pytest.approx((r["eager"]["median_ms"],
-                                                   r["compiled"]["median_ms"]))
+        assert (eager, compiled) == pytest.approx(
+            (r["eager"]["median_ms"], r["compiled"]["median_ms"])
+        )
         assert (p20, p80) == pytest.approx((r["eager"]["p20_ms"], r["compiled"]["p80_ms"]))
         assert repeats == r["compiled"]["repeats"]
         assert speedup == pytest.approx(r["speedup"])
@@ -72,26 +80,35 @@ def test_the_same_document_from_another_path_updates_nothing(store, quick_run, t
 
 def test_gpu_run_from_another_host_is_stored(store, h200_run):
     store_probe_document(store, h200_run, "docs/probe/h200-full-warm.json")
-    assert _rows(store, "SELECT backend, device_arch, hip_version IS NULL, compile_cache FROM "
-                 "probe_runs") == [("cuda", "sm_90", True, "warm")]
-    rows = _rows(store, "SELECT kernel, timer, do_bench_compiled_ms, per_iteration_compiled_ms, "
-                 "peak_bytes_eager FROM probe_results ORDER BY kernel")
+    assert _rows(
+        store, "SELECT backend, device_arch, hip_version IS NULL, compile_cache FROM probe_runs"
+    ) == [("cuda", "sm_90", True, "warm")]
+    rows = _rows(
+        store,
+        "SELECT kernel, timer, do_bench_compiled_ms, per_iteration_compiled_ms, "
+        "peak_bytes_eager FROM probe_results ORDER BY kernel",
+    )
     assert len(rows) == 6
     for kernel, timer, do_bench, per_iteration, peak in rows:
         assert timer == "cuda_events_flush_primed", kernel
         assert do_bench > 0 and per_iteration > 0 and peak > 0
 
 
-@pytest.mark.parametrize(("mutate", "field"), [
-    (lambda d: d["results"][1]["compiled"].__setitem__("median_ms", "fast"),
-     "results[1].compiled.median_ms"),
-    (lambda d: d["environment"].pop("backend"), "environment.backend"),
-    (lambda d: d["environment"].__setitem__("backend", "tpu"), "environment.backend"),
-    (lambda d: d.__setitem__("started_at", "yesterday"), "started_at"),
-    (lambda d: d["results"][0].__setitem__("is_valid", "yes"), "results[0].is_valid"),
-    (lambda d: d["summary"].__setitem__("n_kernels", 99), "summary.n_kernels"),
-    (lambda d: d.__setitem__("format_version", 99), "format_version"),
-])
+@pytest.mark.parametrize(
+    ("mutate", "field"),
+    [
+        (
+            lambda d: d["results"][1]["compiled"].__setitem__("median_ms", "fast"),
+            "results[1].compiled.median_ms",
+        ),
+        (lambda d: d["environment"].pop("backend"), "environment.backend"),
+        (lambda d: d["environment"].__setitem__("backend", "tpu"), "environment.backend"),
+        (lambda d: d.__setitem__("started_at", "yesterday"), "started_at"),
+        (lambda d: d["results"][0].__setitem__("is_valid", "yes"), "results[0].is_valid"),
+        (lambda d: d["summary"].__setitem__("n_kernels", 99), "summary.n_kernels"),
+        (lambda d: d.__setitem__("format_version", 99), "format_version"),
+    ],
+)
 def test_malformed_documents_fail_with_file_and_field(store, quick_run, tmp_path, mutate, field):
     doc = copy.deepcopy(quick_run)
     mutate(doc)

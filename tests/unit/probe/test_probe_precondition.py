@@ -38,8 +38,11 @@ def test_cpu_runs_do_not_precondition(quick_run):
     assert all("precondition_ms" not in r for r in quick_run["results"])
     summary = quick_run["summary"]
     assert summary["cv_target"] == CV_TARGET
-    over = [r["kernel"] for r in quick_run["results"]
-            if max(r["eager"]["cv"], r["compiled"]["cv"]) > CV_TARGET]
+    over = [
+        r["kernel"]
+        for r in quick_run["results"]
+        if max(r["eager"]["cv"], r["compiled"]["cv"]) > CV_TARGET
+    ]
     assert summary["kernels_over_cv_target"] == over
 
 

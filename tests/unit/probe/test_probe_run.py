@@ -51,8 +51,9 @@ def test_summary_is_the_geomean_of_valid_kernels(quick_run):
     assert summary["n_valid"] == len(speedups)
     assert summary["pass_rate"] == len(speedups) / len(quick_run["results"])
     assert math.isclose(summary["geomean_speedup"], geomean(speedups))
-    assert math.isclose(summary["geomean_speedup_clipped"],
-                        geomean([max(s, 1.0) for s in speedups]))
+    assert math.isclose(
+        summary["geomean_speedup_clipped"], geomean([max(s, 1.0) for s in speedups])
+    )
     assert summary["geomean_speedup_clipped"] >= summary["geomean_speedup"]
 
 
@@ -66,10 +67,13 @@ def test_document_is_strict_json_and_prints_as_a_table(quick_run):
 
 
 def test_probe_package_imports_only_torch_and_the_standard_library():
-    code = ("import sys, shu.probe.runner, shu.probe.__main__\n"
-            "heavy = {'duckdb', 'pydantic', 'pandas', 'prefect', 'pyarrow', 'shu.store', "
-            "'shu.settings'} & set(sys.modules)\n"
-            "print(sorted(heavy))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, timeout=120).stdout.strip()
+    code = (
+        "import sys, shu.probe.runner, shu.probe.__main__\n"
+        "heavy = {'duckdb', 'pydantic', 'pandas', 'prefect', 'pyarrow', 'shu.store', "
+        "'shu.settings'} & set(sys.modules)\n"
+        "print(sorted(heavy))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    ).stdout.strip()
     assert out == "[]"

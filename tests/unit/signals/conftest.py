@@ -15,15 +15,26 @@ from shu.store import Store, open_store
 # Real repositories: the big three (ollama renamed from jmorganca/ollama on 2024-01-24), some that
 # enter and leave the rankings many times (gaps), and short-lived ones.
 SAMPLE_REPOS = (
-    "pytorch/pytorch", "tensorflow/tensorflow", "ollama/ollama", "jmorganca/ollama",
-    "Meituan-Dianping/mpvue", "Netflix/zuul", "reduxjs/reselect", "bin456789/reinstall",
+    "pytorch/pytorch",
+    "tensorflow/tensorflow",
+    "ollama/ollama",
+    "jmorganca/ollama",
+    "Meituan-Dianping/mpvue",
+    "Netflix/zuul",
+    "reduxjs/reselect",
+    "bin456789/reinstall",
     "bootstrap-vue/bootstrap-vue",
 )
 START = date(2024, 1, 1)
 
 
-def load_real_sample(store: Store, parquet: Path, repos=SAMPLE_REPOS,
-                     until: date | None = None, only_day: date | None = None) -> None:
+def load_real_sample(
+    store: Store,
+    parquet: Path,
+    repos=SAMPLE_REPOS,
+    until: date | None = None,
+    only_day: date | None = None,
+) -> None:
     """Insert the sample's rows from the shared parquet into stars_daily, aliases folded
     (all days, those up to `until`, or those of `only_day`)."""
     fold = " ".join(f"WHEN '{old}' THEN '{new}'" for old, new in DEFAULT_ALIASES.items())
@@ -45,15 +56,17 @@ def synthetic_observations() -> pd.DataFrame:
             rows.append(("lin/ear", START + timedelta(days=i), 1000 + 10 * i))
     for i in range(400):  # quadratic: velocity grows, acceleration constant
         rows.append(("quad/ratic", START + timedelta(days=i), 50 + i * i))
-    for i in range(20):   # too short for 28-day windows
+    for i in range(20):  # too short for 28-day windows
         rows.append(("sho/rt", START + timedelta(days=100 + i), 7 * i))
     return pd.DataFrame(rows, columns=["repo", "day", "stars"])
 
 
 def insert_observations(store: Store, frame: pd.DataFrame) -> None:
     store.con.register("_obs", frame)
-    store.con.execute("INSERT INTO stars_daily (repo, day, stars, source) "
-                      "SELECT repo, day, stars, 'synthetic' FROM _obs")
+    store.con.execute(
+        "INSERT INTO stars_daily (repo, day, stars, source) "
+        "SELECT repo, day, stars, 'synthetic' FROM _obs"
+    )
     store.con.unregister("_obs")
 
 
@@ -87,8 +100,17 @@ def signals_frame(store: Store) -> pd.DataFrame:
     return df
 
 
-VALUE_COLUMNS = ["stars", "stars_age_days", "velocity_7d", "velocity_28d", "velocity_90d",
-                 "acceleration_7d", "acceleration_28d", "velocity_7d_z", "velocity_28d_z"]
+VALUE_COLUMNS = [
+    "stars",
+    "stars_age_days",
+    "velocity_7d",
+    "velocity_28d",
+    "velocity_90d",
+    "acceleration_7d",
+    "acceleration_28d",
+    "velocity_7d_z",
+    "velocity_28d_z",
+]
 
 
 def assert_same_signals(actual: pd.DataFrame, expected: pd.DataFrame) -> None:
@@ -143,13 +165,16 @@ def synthetic_commits() -> pd.DataFrame:
         day = t0 + pd.Timedelta(days=i, hours=3)
         rows.append(("no/mainline", f"d{i}", day, 1, None, False))
         rows.append(("no/mainline", f"e{i}", day, 2, None, False))
-    return pd.DataFrame(rows, columns=["repo", "sha", "committed_at", "parents", "is_mainline",
-                                       "touches_rocm"])
+    return pd.DataFrame(
+        rows, columns=["repo", "sha", "committed_at", "parents", "is_mainline", "touches_rocm"]
+    )
 
 
 def insert_commits(store: Store, frame: pd.DataFrame) -> None:
     store.con.register("_commits", frame)
-    store.con.execute("INSERT INTO commits (repo, sha, committed_at, parents, is_mainline, "
-                      "touches_rocm, source) SELECT repo, sha, committed_at, parents, "
-                      "is_mainline, touches_rocm, 'synthetic' FROM _commits")
+    store.con.execute(
+        "INSERT INTO commits (repo, sha, committed_at, parents, is_mainline, "
+        "touches_rocm, source) SELECT repo, sha, committed_at, parents, "
+        "is_mainline, touches_rocm, 'synthetic' FROM _commits"
+    )
     store.con.unregister("_commits")

@@ -16,8 +16,14 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def shu(*args: str, db: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": "200", "SHU_DB": str(db)}
-    return subprocess.run([sys.executable, "-m", "shu", *args], capture_output=True, text=True,
-                          env=env, cwd=ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "shu", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+    )
 
 
 def test_signals_refresh_and_show(tmp_path):

@@ -12,9 +12,18 @@ from conftest import START, insert_commits, load_history_commits, synthetic_comm
 from shu.signals import refresh_signals
 from shu.signals.reference import commit_signals_reference
 
-COLUMNS = ["commits", "commits_day", "velocity_7d", "velocity_28d", "acceleration_7d",
-           "acceleration_28d", "velocity_7d_z", "velocity_28d_z", "rocm_commits_28d",
-           "rocm_share_28d"]
+COLUMNS = [
+    "commits",
+    "commits_day",
+    "velocity_7d",
+    "velocity_28d",
+    "acceleration_7d",
+    "acceleration_28d",
+    "velocity_7d_z",
+    "velocity_28d_z",
+    "rocm_commits_28d",
+    "rocm_share_28d",
+]
 
 
 def commit_frame(store) -> pd.DataFrame:
@@ -48,10 +57,13 @@ def test_synthetic_commit_signals(store):
     assert np.isnan(main.loc[pd.Timestamp(START + timedelta(days=27)), "velocity_28d"])
     other = df.loc["no/mainline"]  # one non-merge commit every third day
     assert other.loc[pd.Timestamp(START + timedelta(days=57)), "commits"] == 20
-    assert other.loc[pd.Timestamp(START + timedelta(days=57)), "velocity_28d"] == \
-        pytest.approx(10 / 28)
-    assert_same(commit_frame(store), commit_signals_reference(
-        store.con.execute("SELECT * FROM commits").df()))
+    assert other.loc[pd.Timestamp(START + timedelta(days=57)), "velocity_28d"] == pytest.approx(
+        10 / 28
+    )
+    assert_same(
+        commit_frame(store),
+        commit_signals_reference(store.con.execute("SELECT * FROM commits").df()),
+    )
 
 
 def test_real_commit_history_matches_reference(store, shared_dir):

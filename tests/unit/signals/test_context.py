@@ -20,16 +20,19 @@ from shu.signals import latest_signals, refresh_signals
 from shu.signals.lifecycle import lifecycle_phase
 
 
-@pytest.mark.parametrize(("stars", "gained_28d", "speedup_28d", "phase"), [
-    (100_000, 279, 0, "decline"),         # 279 / 28 < 100000 / 10000 = 10 stars/day
-    (100_000, 280, 0, "maturation"),      # exactly 10 stars/day: not decline
-    (100_000, -50, 0, "decline"),         # losing stars
-    (10_000, 1_400, 0, "emerging"),       # 50 stars/day = 0.5 % of 10000, not slowing
-    (10_000, 1_400, -1, "maturation"),    # just as fast but slowing: not emerging
-    (10_000, 1_399, 140, "expansion"),    # under 0.5 %/day; speed-up = 10 % of velocity
-    (10_000, 1_399, 139, "maturation"),   # speed-up just under 10 % of velocity
-    (0, 10, 10, None),
-])
+@pytest.mark.parametrize(
+    ("stars", "gained_28d", "speedup_28d", "phase"),
+    [
+        (100_000, 279, 0, "decline"),  # 279 / 28 < 100000 / 10000 = 10 stars/day
+        (100_000, 280, 0, "maturation"),  # exactly 10 stars/day: not decline
+        (100_000, -50, 0, "decline"),  # losing stars
+        (10_000, 1_400, 0, "emerging"),  # 50 stars/day = 0.5 % of 10000, not slowing
+        (10_000, 1_400, -1, "maturation"),  # just as fast but slowing: not emerging
+        (10_000, 1_399, 140, "expansion"),  # under 0.5 %/day; speed-up = 10 % of velocity
+        (10_000, 1_399, 139, "maturation"),  # speed-up just under 10 % of velocity
+        (0, 10, 10, None),
+    ],
+)
 def test_lifecycle_thresholds(stars, gained_28d, speedup_28d, phase):
     assert lifecycle_phase(stars, gained_28d / 28, speedup_28d / 28) == phase
 
@@ -46,19 +49,30 @@ def test_lifecycle_in_star_signals(store):
     rows += [("old/repo", d, 1_000_000 + i) for i, d in enumerate(days)]
     insert_observations(store, pd.DataFrame(rows, columns=["repo", "day", "stars"]))
     refresh_signals(store)
-    phases = dict(store.con.execute(
-        "SELECT repo, lifecycle_phase FROM star_signals WHERE day = ?", [days[-1]]).fetchall())
+    phases = dict(
+        store.con.execute(
+            "SELECT repo, lifecycle_phase FROM star_signals WHERE day = ?", [days[-1]]
+        ).fetchall()
+    )
     assert phases == {"hot/repo": "emerging", "old/repo": "decline"}
-    assert store.con.execute("SELECT count(*) FROM star_signals WHERE lifecycle_phase IS NOT NULL "
-                             "AND acceleration_28d IS NULL").fetchone()[0] == 0
+    assert (
+        store.con.execute(
+            "SELECT count(*) FROM star_signals WHERE lifecycle_phase IS NOT NULL "
+            "AND acceleration_28d IS NULL"
+        ).fetchone()[0]
+        == 0
+    )
 
 
 def test_peer_context(store):
-    settings = load_settings(repos=[
-        TrackedRepo(repo="a/one", category="platform"),
-        TrackedRepo(repo="b/two", category="platform"),
-        TrackedRepo(repo="c/three", category="platform"),
-        TrackedRepo(repo="d/four", category="runtime")])
+    settings = load_settings(
+        repos=[
+            TrackedRepo(repo="a/one", category="platform"),
+            TrackedRepo(repo="b/two", category="platform"),
+            TrackedRepo(repo="c/three", category="platform"),
+            TrackedRepo(repo="d/four", category="runtime"),
+        ]
+    )
     days = [START + timedelta(days=i) for i in range(90)]
     growth = {"a/one": 1, "b/two": 2, "c/three": 3, "d/four": 1, "e/untracked": 5}
     rows = [(repo, d, 1000 + g * i * i) for repo, g in growth.items() for i, d in enumerate(days)]
@@ -68,30 +82,44 @@ def test_peer_context(store):
     # stars = 1000 + g i^2: acceleration_28d = 2 g 28^2 / 28 = 56 g
     peers = store.con.execute(
         "SELECT repo, acceleration_28d, peers, peer_acceleration_28d, relative_acceleration_28d, "
-        "category_rank FROM peer_signals WHERE day = ? ORDER BY repo", [days[-1]]).fetchall()
+        "category_rank FROM peer_signals WHERE day = ? ORDER BY repo",
+        [days[-1]],
+    ).fetchall()
     assert peers == [
         ("a/one", 56.0, 2, 140.0, -84.0, 3),
         ("b/two", 112.0, 2, 112.0, 0.0, 2),
         ("c/three", 168.0, 2, 84.0, 84.0, 1),
-        ("d/four", 56.0, 0, None, None, 1)]
-    cats = dict(store.con.execute(
-        "SELECT category, acceleration_28d_mean FROM category_signals WHERE day = ?",
-        [days[-1]]).fetchall())
+        ("d/four", 56.0, 0, None, None, 1),
+    ]
+    cats = dict(
+        store.con.execute(
+            "SELECT category, acceleration_28d_mean FROM category_signals WHERE day = ?", [days[-1]]
+        ).fetchall()
+    )
     assert cats == {"platform": 112.0, "runtime": 56.0, "untracked": 280.0}
 
 
 def test_peer_context_incremental_equals_full(store):
-    settings = load_settings(repos=[TrackedRepo(repo="a/one", category="x"),
-                                    TrackedRepo(repo="b/two", category="x")])
+    settings = load_settings(
+        repos=[TrackedRepo(repo="a/one", category="x"), TrackedRepo(repo="b/two", category="x")]
+    )
     days = [START + timedelta(days=i) for i in range(80)]
-    rows = pd.DataFrame([(r, d, 10 * (k + 1) * i + i * i) for k, r in enumerate(("a/one", "b/two"))
-                         for i, d in enumerate(days)], columns=["repo", "day", "stars"])
+    rows = pd.DataFrame(
+        [
+            (r, d, 10 * (k + 1) * i + i * i)
+            for k, r in enumerate(("a/one", "b/two"))
+            for i, d in enumerate(days)
+        ],
+        columns=["repo", "day", "stars"],
+    )
     insert_observations(store, rows[rows["day"] < days[-1]])
     refresh_signals(store, settings=settings)
     insert_observations(store, rows[rows["day"] == days[-1]])
     assert refresh_signals(store, settings=settings)["peer_signals"]["mode"] == "incremental"
-    query = ("SELECT * FROM peer_signals ORDER BY repo, day", "SELECT * FROM category_signals "
-             "ORDER BY category, day")
+    query = (
+        "SELECT * FROM peer_signals ORDER BY repo, day",
+        "SELECT * FROM category_signals ORDER BY category, day",
+    )
     incremental = [store.con.execute(q).fetchall() for q in query]
     refresh_signals(store, full=True, settings=settings)
     assert incremental == [store.con.execute(q).fetchall() for q in query]
@@ -100,8 +128,10 @@ def test_peer_context_incremental_equals_full(store):
 def insert_releases(store, rows):
     frame = pd.DataFrame(rows, columns=["repo", "tag", "published_at", "is_prerelease"])
     store.con.register("_rel", frame)
-    store.con.execute("INSERT INTO releases (repo, tag, published_at, is_prerelease, source) "
-                      "SELECT repo, tag, published_at, is_prerelease, 'github' FROM _rel")
+    store.con.execute(
+        "INSERT INTO releases (repo, tag, published_at, is_prerelease, source) "
+        "SELECT repo, tag, published_at, is_prerelease, 'github' FROM _rel"
+    )
     store.con.unregister("_rel")
 
 
@@ -112,21 +142,36 @@ def test_release_lift_and_cadence(store):
     insert_observations(store, pd.DataFrame({"repo": "r/el", "day": days, "stars": stars}))
     insert_commits(store, synthetic_commits().assign(repo="r/el"))
     at = lambda i: pd.Timestamp(START + timedelta(days=i, hours=15))  # noqa: E731
-    insert_releases(store, [("r/el", "v1", at(10), False), ("r/el", "v2", at(40), False),
-                            ("r/el", "v3-rc1", at(55), True), ("r/el", "v3", at(60), False),
-                            ("r/el", "v4", at(95), False)])
+    insert_releases(
+        store,
+        [
+            ("r/el", "v1", at(10), False),
+            ("r/el", "v2", at(40), False),
+            ("r/el", "v3-rc1", at(55), True),
+            ("r/el", "v3", at(60), False),
+            ("r/el", "v4", at(95), False),
+        ],
+    )
     refresh_signals(store)
-    rel = {r[0]: r[1:] for r in store.con.execute(
-        "SELECT tag, days_since_previous_release, star_velocity_before_28d, "
-        "star_velocity_after_14d, star_lift, star_lift_ratio, commit_velocity_before_28d, "
-        "commit_velocity_after_14d FROM release_signals").fetchall()}
+    rel = {
+        r[0]: r[1:]
+        for r in store.con.execute(
+            "SELECT tag, days_since_previous_release, star_velocity_before_28d, "
+            "star_velocity_after_14d, star_lift, star_lift_ratio, commit_velocity_before_28d, "
+            "commit_velocity_after_14d FROM release_signals"
+        ).fetchall()
+    }
     assert rel["v3"] == (20, 10.0, 40.0, 30.0, 4.0, 2.0, 2.0)
     assert rel["v1"][0] is None and rel["v1"][1] is None  # no earlier release; history < 28 d
     assert rel["v4"][2] is None  # the 14 days after are not in the data yet
     assert rel["v3-rc1"][0] == 15
-    ctx = {r[0]: r[1:] for r in store.con.execute(
-        "SELECT day, last_release_tag, days_since_release, releases_365d, median_interval_days "
-        "FROM release_context WHERE repo = 'r/el'").fetchall()}
+    ctx = {
+        r[0]: r[1:]
+        for r in store.con.execute(
+            "SELECT day, last_release_tag, days_since_release, releases_365d, median_interval_days "
+            "FROM release_context WHERE repo = 'r/el'"
+        ).fetchall()
+    }
     assert min(ctx) == START + timedelta(days=10)
     assert ctx[START + timedelta(days=70)] == ("v3", 10, 3, 25.0)  # intervals 30, 20
     assert ctx[START + timedelta(days=39)] == ("v1", 29, 1, None)
@@ -143,17 +188,27 @@ def test_real_context(shared_dir, store):
         FROM read_csv('{tags}', header = true)""")
     refresh_signals(store)
     t = date(2025, 12, 31)
-    peers = dict((r[0], r[1:]) for r in store.con.execute(
-        "SELECT repo, category, acceleration_28d, peer_acceleration_28d, relative_acceleration_28d"
-        " FROM peer_signals WHERE day = ?", [t]).fetchall())
-    stars = dict(store.con.execute("SELECT repo, acceleration_28d FROM star_signals "
-                                   "WHERE day = ?", [t]).fetchall())
+    peers = dict(
+        (r[0], r[1:])
+        for r in store.con.execute(
+            "SELECT repo, category, acceleration_28d, peer_acceleration_28d, "
+            "relative_acceleration_28d"
+            " FROM peer_signals WHERE day = ?",
+            [t],
+        ).fetchall()
+    )
+    stars = dict(
+        store.con.execute(
+            "SELECT repo, acceleration_28d FROM star_signals WHERE day = ?", [t]
+        ).fetchall()
+    )
     pt, tf = stars["pytorch/pytorch"], stars["tensorflow/tensorflow"]
     assert peers["pytorch/pytorch"] == ("platform", pt, tf, pytest.approx(pt - tf))
     assert peers["ollama/ollama"][2] is None  # alone in its category
     lift = store.con.execute(
         "SELECT count(*), count(star_lift) FROM release_signals WHERE repo = 'ollama/ollama' "
-        "AND day BETWEEN '2024-02-01' AND '2026-02-01'").fetchone()
+        "AND day BETWEEN '2024-02-01' AND '2026-02-01'"
+    ).fetchone()
     assert lift[0] > 50 and 0 < lift[1] < lift[0]  # windows over dataset gaps stay NULL
     latest = latest_signals(store, "ollama/ollama")
     assert latest["day"] == date(2026, 2, 28) and latest["commits"]["repo"] == "ollama/ollama"

@@ -21,8 +21,9 @@ def full(store) -> dict:
 
 def rows_of(store, *repos: str) -> int:
     marks = ", ".join("?" for _ in repos)
-    return store.con.execute(f"SELECT count(*) FROM star_signals WHERE repo IN ({marks})",
-                             list(repos)).fetchone()[0]
+    return store.con.execute(
+        f"SELECT count(*) FROM star_signals WHERE repo IN ({marks})", list(repos)
+    ).fetchone()[0]
 
 
 def assert_equals_reference(store) -> None:
@@ -41,10 +42,13 @@ def test_full_over_current_signals_writes_nothing(synthetic_store):
 def test_full_rewrites_only_the_repositories_that_differ(synthetic_store):
     full(synthetic_store)
     con = synthetic_store.con
-    con.execute("UPDATE star_signals SET velocity_7d = velocity_7d + 1 WHERE repo = 'lin/ear' "
-                "AND day = ?", [START + timedelta(days=30)])
-    con.execute("DELETE FROM star_signals WHERE repo = 'sho/rt' AND day = ?",
-                [START + timedelta(days=105)])
+    con.execute(
+        "UPDATE star_signals SET velocity_7d = velocity_7d + 1 WHERE repo = 'lin/ear' AND day = ?",
+        [START + timedelta(days=30)],
+    )
+    con.execute(
+        "DELETE FROM star_signals WHERE repo = 'sho/rt' AND day = ?", [START + timedelta(days=105)]
+    )
     con.execute("INSERT INTO star_signals (repo, day, stars) VALUES ('gone/repo', ?, 1)", [START])
     result = full(synthetic_store)
     assert "3 repositories recomputed, 3 differed" in result["reason"]
@@ -62,8 +66,7 @@ def test_full_writes_every_row_when_the_first_slice_mostly_differs(synthetic_sto
     assert_equals_reference(synthetic_store)
 
 
-def test_full_writes_every_row_when_most_differ_after_the_first_slice(synthetic_store,
-                                                                      monkeypatch):
+def test_full_writes_every_row_when_most_differ_after_the_first_slice(synthetic_store, monkeypatch):
     """Slices of ~50 observations: the first (lin/ear) is unchanged, so every slice is checked;
     quad/ratic, most of the rows, differs: every row is written."""
     monkeypatch.setattr(star_full, "SLICE_ROWS", 50)
@@ -81,8 +84,7 @@ def test_full_inside_a_transaction_checks_on_its_connection(synthetic_store):
     with synthetic_store.transaction():
         synthetic_store.con.execute("DELETE FROM star_signals WHERE repo = 'sho/rt'")
         result = full(synthetic_store)
-    assert "1 differed" in result["reason"] and result["rows"] == rows_of(synthetic_store,
-                                                                          "sho/rt")
+    assert "1 differed" in result["reason"] and result["rows"] == rows_of(synthetic_store, "sho/rt")
     assert_equals_reference(synthetic_store)
 
 
@@ -92,8 +94,7 @@ def test_a_failure_in_a_later_slice_leaves_the_table(synthetic_store, monkeypatc
     monkeypatch.setattr(star_full, "SLICE_ROWS", 50)
     full(synthetic_store)
     before = signals_frame(synthetic_store)
-    jump = [("zz/jump", START + timedelta(days=i), 0 if i < 10 else 20_000_000)
-            for i in range(20)]
+    jump = [("zz/jump", START + timedelta(days=i), 0 if i < 10 else 20_000_000) for i in range(20)]
     insert_observations(synthetic_store, pd.DataFrame(jump, columns=["repo", "day", "stars"]))
     with pytest.raises(StoreError, match="cannot be summed exactly") as caught:
         full(synthetic_store)

@@ -66,7 +66,7 @@ def test_synthetic_values_by_hand(synthetic_store):
     # every 90-day window of lin/ear (rows 90..126: observed to 119, held 7 days) spans the
     # 10-day gap: NULL, though by day 110 its 7- and 28-day windows and accelerations are clear
     # of it (`gap` flags those only)
-    assert lin.loc[day(90):, "velocity_90d"].isna().all() and len(lin.loc[day(90):]) == 37
+    assert lin.loc[day(90) :, "velocity_90d"].isna().all() and len(lin.loc[day(90) :]) == 37
     assert lin.loc[day(110), "velocity_28d"] == 10 and not lin.loc[day(110), "gap"]
     # windows before the first observation are NULL but not a gap
     short = df.loc["sho/rt"]
@@ -78,13 +78,15 @@ def test_zscore_by_hand(synthetic_store):
     refresh_signals(synthetic_store, full=True)
     df = signals_frame(synthetic_store).set_index(["repo", "day"]).loc["quad/ratic"]
     t = pd.Timestamp(START + timedelta(days=399))
-    window = df.loc[t - pd.Timedelta(days=364):t, "velocity_7d"].dropna()
+    window = df.loc[t - pd.Timedelta(days=364) : t, "velocity_7d"].dropna()
     assert len(window) == 365
     expected = (window.iloc[-1] - window.mean()) / window.std(ddof=1)
     assert df.loc[t, "velocity_7d_z"] == pytest.approx(expected, rel=1e-12)
     # fewer than 28 values in the trailing year: no z-score
-    assert df.loc[pd.Timestamp(START + timedelta(days=30)), "velocity_7d_z"] != \
+    assert (
         df.loc[pd.Timestamp(START + timedelta(days=30)), "velocity_7d_z"]
+        != df.loc[pd.Timestamp(START + timedelta(days=30)), "velocity_7d_z"]
+    )
 
 
 def test_incremental_equals_full_synthetic(store_path, tmp_path):
@@ -121,8 +123,10 @@ def test_incremental_inside_a_transaction_equals_full(store_path):
 def test_incremental_with_returning_and_new_repos(store_path):
     """A repository back after a year away, and one seen for the first time, refreshed a day
     at a time, equal a full refresh and the reference."""
-    rows = [("back/again", START + timedelta(days=i), 100 + 3 * i + i * i // 50)
-            for i in list(range(0, 120)) + list(range(520, 640))]
+    rows = [
+        ("back/again", START + timedelta(days=i), 100 + 3 * i + i * i // 50)
+        for i in list(range(0, 120)) + list(range(520, 640))
+    ]
     rows += [("brand/new", START + timedelta(days=i), 5 * i) for i in range(636, 640)]
     rows += [("always/there", START + timedelta(days=i), i * i) for i in range(640)]
     frame = pd.DataFrame(rows, columns=["repo", "day", "stars"])
@@ -148,9 +152,13 @@ def test_first_days_are_recorded_and_an_empty_record_means_full(synthetic_store)
     reads it instead of the whole history); without it the next refresh is a full one."""
     refresh_signals(synthetic_store)
     con = synthetic_store.con
-    assert con.execute("SELECT * FROM star_signal_repos ORDER BY repo").fetchall() == \
-        con.execute("SELECT repo, min(day) FROM stars_daily WHERE stars IS NOT NULL "
-                    "GROUP BY repo ORDER BY repo").fetchall()
+    assert (
+        con.execute("SELECT * FROM star_signal_repos ORDER BY repo").fetchall()
+        == con.execute(
+            "SELECT repo, min(day) FROM stars_daily WHERE stars IS NOT NULL "
+            "GROUP BY repo ORDER BY repo"
+        ).fetchall()
+    )
     con.execute("DELETE FROM star_signal_repos")
     result = refresh_signals(synthetic_store)["star_signals"]
     assert result["mode"] == "full" and "first days" in result["reason"]
@@ -159,12 +167,15 @@ def test_first_days_are_recorded_and_an_empty_record_means_full(synthetic_store)
 
 def test_changed_history_falls_back_to_full(synthetic_store):
     refresh_signals(synthetic_store)
-    synthetic_store.con.execute("UPDATE stars_daily SET stars = stars + 1 WHERE repo = 'lin/ear' "
-                                "AND day = ?", [START + timedelta(days=5)])
+    synthetic_store.con.execute(
+        "UPDATE stars_daily SET stars = stars + 1 WHERE repo = 'lin/ear' AND day = ?",
+        [START + timedelta(days=5)],
+    )
     result = refresh_signals(synthetic_store)["star_signals"]
     assert result["mode"] == "full" and "changed" in result["reason"]
-    assert_same_signals(signals_frame(synthetic_store),
-                        star_signals_reference(stars_frame(synthetic_store)))
+    assert_same_signals(
+        signals_frame(synthetic_store), star_signals_reference(stars_frame(synthetic_store))
+    )
 
 
 def test_latest_signals(synthetic_store):
@@ -201,8 +212,10 @@ def test_pytorch_2025_12_31_by_hand(real_store, parquet):
     import duckdb
 
     # independent: read the raw parquet, take the latest observation at or before each day
-    raw = duckdb.sql(f"SELECT day, stars FROM read_parquet('{parquet}') "
-                     "WHERE repo = 'pytorch/pytorch' ORDER BY day").fetchall()
+    raw = duckdb.sql(
+        f"SELECT day, stars FROM read_parquet('{parquet}') "
+        "WHERE repo = 'pytorch/pytorch' ORDER BY day"
+    ).fetchall()
     observed = dict(raw)
 
     def stars(d: date) -> int:
@@ -220,7 +233,9 @@ def test_pytorch_2025_12_31_by_hand(real_store, parquet):
     a28 = v28 - (stars(t - timedelta(days=28)) - stars(t - timedelta(days=56))) / 28
     row = real_store.con.execute(
         "SELECT stars, velocity_7d, velocity_28d, acceleration_7d, acceleration_28d, gap "
-        "FROM star_signals WHERE repo = 'pytorch/pytorch' AND day = ?", [t]).fetchone()
+        "FROM star_signals WHERE repo = 'pytorch/pytorch' AND day = ?",
+        [t],
+    ).fetchone()
     assert row[0] == stars(t)
     assert row[1:5] == pytest.approx((v7, v28, a7, a28), rel=1e-12)
     assert row[5] is False
@@ -228,9 +243,12 @@ def test_pytorch_2025_12_31_by_hand(real_store, parquet):
 
 def test_dataset_gap_windows_are_null(real_store):
     # whole-dataset gap 2024-10-24..2025-01-07: pytorch last seen 2024-10-23
-    rows = dict(real_store.con.execute(
-        "SELECT day, velocity_28d FROM star_signals WHERE repo = 'pytorch/pytorch' "
-        "AND day BETWEEN '2024-10-20' AND '2025-02-10'").fetchall())
+    rows = dict(
+        real_store.con.execute(
+            "SELECT day, velocity_28d FROM star_signals WHERE repo = 'pytorch/pytorch' "
+            "AND day BETWEEN '2024-10-20' AND '2025-02-10'"
+        ).fetchall()
+    )
     assert date(2024, 10, 30) in rows and date(2024, 10, 31) not in rows  # stale: no row
     assert date(2025, 1, 7) not in rows
     after = [d for d in rows if d >= date(2025, 1, 8)]
@@ -263,11 +281,13 @@ def test_full_refresh_inside_a_transaction_uses_one_connection(synthetic_store):
     it was."""
     with synthetic_store.transaction():
         refresh_signals(synthetic_store, full=True)
-    assert_same_signals(signals_frame(synthetic_store),
-                        star_signals_reference(stars_frame(synthetic_store)))
+    assert_same_signals(
+        signals_frame(synthetic_store), star_signals_reference(stars_frame(synthetic_store))
+    )
     before = signals_frame(synthetic_store)
-    jump = [("huge/jump", START + timedelta(days=i), 0 if i < 10 else 20_000_000)
-            for i in range(20)]  # 20M stars in a day: more than the packed sums allow
+    jump = [
+        ("huge/jump", START + timedelta(days=i), 0 if i < 10 else 20_000_000) for i in range(20)
+    ]  # 20M stars in a day: more than the packed sums allow
     insert_observations(synthetic_store, pd.DataFrame(jump, columns=["repo", "day", "stars"]))
     with pytest.raises(StoreError, match="cannot be summed exactly"):
         refresh_signals(synthetic_store, full=True)

@@ -49,8 +49,9 @@ def token() -> str:
 def make_client():
     """Factory: the real client against the local server, instant sleeps, fixed jitter."""
 
-    def make(server: GitHubAPIServer, sleeps: Sleeps, store: Store | None = None,
-             **kwargs) -> GitHubClient:
+    def make(
+        server: GitHubAPIServer, sleeps: Sleeps, store: Store | None = None, **kwargs
+    ) -> GitHubClient:
         if store is not None:
             kwargs.setdefault("cache", StoreValidatorCache(store))
         kwargs.setdefault("retries", 3)
@@ -75,5 +76,4 @@ def _snapshot(store: Store) -> dict[str, list[tuple]]:
         "releases": "SELECT * FROM releases",
         "http_cache": "SELECT * EXCLUDE (fetched_at) FROM http_cache",
     }
-    return {name: sorted(store.con.execute(q).fetchall(), key=repr)
-            for name, q in queries.items()}
+    return {name: sorted(store.con.execute(q).fetchall(), key=repr) for name, q in queries.items()}

@@ -17,26 +17,49 @@ def write(path: Path, text: str) -> Path:
 
 
 def test_markdown_front_matter_heading_and_dates(tmp_path):
-    front = parse_document(write(tmp_path / "a.md", '---\nlayout: post\ntitle: "ROCm 7 lands"\n'
-                                 "date: 2026-03-04\n---\n\n# Other heading\n\nBody text.\n"))
-    assert (front.title, front.published_on, front.format) == ("ROCm 7 lands",
-                                                              date(2026, 3, 4), "markdown")
+    front = parse_document(
+        write(
+            tmp_path / "a.md",
+            '---\nlayout: post\ntitle: "ROCm 7 lands"\n'
+            "date: 2026-03-04\n---\n\n# Other heading\n\nBody text.\n",
+        )
+    )
+    assert (front.title, front.published_on, front.format) == (
+        "ROCm 7 lands",
+        date(2026, 3, 4),
+        "markdown",
+    )
     assert front.text.startswith("# Other heading") and "layout" not in front.text
-    heading = parse_document(write(tmp_path / "b.md", "Intro line\n\n## Real Title ##\n\n"
-                                   "**Generated:** Wednesday, August 27, 2025 at 12:02\n"))
+    heading = parse_document(
+        write(
+            tmp_path / "b.md",
+            "Intro line\n\n## Real Title ##\n\n"
+            "**Generated:** Wednesday, August 27, 2025 at 12:02\n",
+        )
+    )
     assert (heading.title, heading.published_on) == ("Real Title", date(2025, 8, 27))
-    undated = parse_document(write(tmp_path / "c.txt", "by AMD\n\nPyTorch 2.0 is out. "
-                                   "It has 3 features, " + "and more " * 20 + "\n"))
+    undated = parse_document(
+        write(
+            tmp_path / "c.txt",
+            "by AMD\n\nPyTorch 2.0 is out. It has 3 features, " + "and more " * 20 + "\n",
+        )
+    )
     assert undated.title == "PyTorch 2.0 is out." and undated.published_on is None
     european = parse_document(write(tmp_path / "d.txt", "Notes\nPosted 3 March 2026\n"))
     assert european.published_on == date(2026, 3, 3)
 
 
 def test_html_text_title_and_scripts(tmp_path):
-    doc = parse_document(write(tmp_path / "p.html", (
-        "<html><head><title>Page &amp; Title</title><script>var x = 1;</script>"
-        "<style>p {}</style></head><body><h1>Heading</h1><p>First para.</p>"
-        "<p>Second <b>bold</b> para.</p></body></html>")))
+    doc = parse_document(
+        write(
+            tmp_path / "p.html",
+            (
+                "<html><head><title>Page &amp; Title</title><script>var x = 1;</script>"
+                "<style>p {}</style></head><body><h1>Heading</h1><p>First para.</p>"
+                "<p>Second <b>bold</b> para.</p></body></html>"
+            ),
+        )
+    )
     assert doc.title == "Page & Title" and doc.format == "html"
     assert doc.text == "Heading\n\nFirst para.\n\nSecond bold para."
     assert "var x" not in doc.text and "p {}" not in doc.text
@@ -67,8 +90,10 @@ def test_ingest_is_idempotent_and_replaces_changed_files(store, tmp_path):
     write(docs / "two.txt", "Two, revised\n\nnew text")
     changed = ingest_documents(store, [docs])
     assert (changed.added, changed.changed, changed.unchanged) == (0, 1, 1)
-    rows = store.con.execute("SELECT d.title, p.text FROM documents d JOIN passages p "
-                             "USING (doc_id) WHERE d.location LIKE '%two.txt'").fetchall()
+    rows = store.con.execute(
+        "SELECT d.title, p.text FROM documents d JOIN passages p "
+        "USING (doc_id) WHERE d.location LIKE '%two.txt'"
+    ).fetchall()
     assert rows == [("Two, revised", "Two, revised\n\nnew text")]
     assert store.con.execute("SELECT count(*) FROM documents").fetchall() == [(2,)]
 
@@ -90,15 +115,20 @@ def test_seed_documents(store, shared_dir):
     assert len(seeds) == 4
     first = ingest_documents(store, seeds)
     assert (first.added, first.unchanged) == (4, 0)
-    titles = dict(store.con.execute("SELECT regexp_extract(location, '00[1-4]'), title "
-                                    "FROM documents").fetchall())
+    titles = dict(
+        store.con.execute(
+            "SELECT regexp_extract(location, '00[1-4]'), title FROM documents"
+        ).fetchall()
+    )
     assert titles["004"] == "AMD's Journey to Openness and Performance"
     assert titles["002"] == "Technical Deep Dive"
     assert titles["003"].startswith("Research Query: PyTorch nightly breakage")
-    dated = store.con.execute("SELECT published_on FROM documents WHERE location LIKE "
-                              "'%003_%'").fetchall()
+    dated = store.con.execute(
+        "SELECT published_on FROM documents WHERE location LIKE '%003_%'"
+    ).fetchall()
     assert dated == [(date(2025, 8, 27),)]
-    assert store.con.execute("SELECT count(*) FROM passages WHERE length(text) > 1200"
-                             ).fetchall() == [(0,)]
+    assert store.con.execute(
+        "SELECT count(*) FROM passages WHERE length(text) > 1200"
+    ).fetchall() == [(0,)]
     again = ingest_documents(store, seeds)
     assert (again.added, again.changed, again.unchanged) == (0, 0, 4)

@@ -33,16 +33,31 @@ def archive(tmp_path_factory):
 def _counts(store) -> dict[str, dict]:
     con = store.con
     return {
-        "stars": dict(((r, d), n) for r, d, n in con.execute(
-            "SELECT repo, day, stars_added FROM stars_added_daily").fetchall()),
-        "pushes": dict(((r, d), n) for r, d, n in con.execute(
-            "SELECT repo, day, pushes FROM activity_daily WHERE pushes > 0").fetchall()),
-        "tags": dict(((r, d), n) for r, d, n in con.execute(
-            "SELECT repo, day, tags_created FROM activity_daily WHERE tags_created > 0"
-        ).fetchall()),
-        "releases": dict(((r, d), n) for r, d, n in con.execute(
-            "SELECT repo, day, releases_published FROM activity_daily "
-            "WHERE releases_published > 0").fetchall()),
+        "stars": dict(
+            ((r, d), n)
+            for r, d, n in con.execute(
+                "SELECT repo, day, stars_added FROM stars_added_daily"
+            ).fetchall()
+        ),
+        "pushes": dict(
+            ((r, d), n)
+            for r, d, n in con.execute(
+                "SELECT repo, day, pushes FROM activity_daily WHERE pushes > 0"
+            ).fetchall()
+        ),
+        "tags": dict(
+            ((r, d), n)
+            for r, d, n in con.execute(
+                "SELECT repo, day, tags_created FROM activity_daily WHERE tags_created > 0"
+            ).fetchall()
+        ),
+        "releases": dict(
+            ((r, d), n)
+            for r, d, n in con.execute(
+                "SELECT repo, day, releases_published FROM activity_daily "
+                "WHERE releases_published > 0"
+            ).fetchall()
+        ),
     }
 
 
@@ -64,32 +79,53 @@ def test_counts_match_the_events_and_reruns_change_nothing(store, archive) -> No
     first = ingest_gharchive(store, [hours], settings)
     assert (first.files_loaded, first.files_skipped, first.failed) == (48, 0, {})
     assert first.events == truth.events
-    expected = {"stars": dict(truth.stars), "pushes": dict(truth.pushes),
-                "tags": dict(truth.tags), "releases": dict(truth.releases)}
+    expected = {
+        "stars": dict(truth.stars),
+        "pushes": dict(truth.pushes),
+        "tags": dict(truth.tags),
+        "releases": dict(truth.releases),
+    }
     assert _counts(store) == expected
-    assert {tuple(r) for r in store.con.execute("SELECT repo, tag FROM tags_created").fetchall()
-            } == truth.tag_names
-    assert {tuple(r) for r in store.con.execute(
-        "SELECT repo, tag FROM releases WHERE source = 'gharchive'").fetchall()
-            } == truth.release_tags
+    assert {
+        tuple(r) for r in store.con.execute("SELECT repo, tag FROM tags_created").fetchall()
+    } == truth.tag_names
+    assert {
+        tuple(r)
+        for r in store.con.execute(
+            "SELECT repo, tag FROM releases WHERE source = 'gharchive'"
+        ).fetchall()
+    } == truth.release_tags
     for _ in range(2):  # the same files again, also by a glob: nothing is counted twice
         again = ingest_gharchive(store, [hours, str(hours / "*.json.gz")], settings)
         assert (again.files_loaded, again.files_skipped) == (0, 48)
     assert _counts(store) == expected
-    logged = store.con.execute("SELECT count(*), sum(rows_read) FROM ingest_log "
-                               "WHERE source = 'gharchive' AND status = 'ok'").fetchone()
+    logged = store.con.execute(
+        "SELECT count(*), sum(rows_read) FROM ingest_log "
+        "WHERE source = 'gharchive' AND status = 'ok'"
+    ).fetchone()
     assert logged == (48, 4800)
 
 
 def test_corrupt_files_are_named_and_the_rest_load(store, tmp_path) -> None:
     repos = repo_names(10)
-    good = write_hour(hour_file(tmp_path, datetime(2026, 2, 1, 0)), datetime(2026, 2, 1, 0),
-                      300, repos, seed=1)
-    write_hour(hour_file(tmp_path, datetime(2026, 2, 1, 1)), datetime(2026, 2, 1, 1), 300,
-               repos, seed=2, truncate=True)
+    good = write_hour(
+        hour_file(tmp_path, datetime(2026, 2, 1, 0)), datetime(2026, 2, 1, 0), 300, repos, seed=1
+    )
+    write_hour(
+        hour_file(tmp_path, datetime(2026, 2, 1, 1)),
+        datetime(2026, 2, 1, 1),
+        300,
+        repos,
+        seed=2,
+        truncate=True,
+    )
     bad_json = hour_file(tmp_path, datetime(2026, 2, 1, 2))
-    bad_json.write_bytes(gzip.compress(b'{"id":"1","type":"WatchEvent","repo":{"name":"a/b"'
-                                       b',"created_at":"2026-02-01T02:00:00Z"}\n{"id": oops\n'))
+    bad_json.write_bytes(
+        gzip.compress(
+            b'{"id":"1","type":"WatchEvent","repo":{"name":"a/b"'
+            b',"created_at":"2026-02-01T02:00:00Z"}\n{"id": oops\n'
+        )
+    )
     settings = load_settings(aliases={}, gharchive_batch_files=8)
     result = ingest_gharchive(store, [tmp_path], settings)
     assert set(result.failed) == {"2026-02-01-1.json.gz", "2026-02-01-2.json.gz"}
@@ -97,12 +133,14 @@ def test_corrupt_files_are_named_and_the_rest_load(store, tmp_path) -> None:
     assert "2026-02-01-2.json.gz" in result.line()
     assert result.files_loaded == 1 and result.events == good.events
     assert _counts(store)["stars"] == dict(good.stars)
-    failed = store.con.execute("SELECT target FROM ingest_log WHERE status = 'failed' "
-                               "ORDER BY target").fetchall()
+    failed = store.con.execute(
+        "SELECT target FROM ingest_log WHERE status = 'failed' ORDER BY target"
+    ).fetchall()
     assert [r[0] for r in failed] == ["2026-02-01-1.json.gz", "2026-02-01-2.json.gz"]
     # A repaired file loads on the next run; the good one is not counted twice.
-    fixed = write_hour(hour_file(tmp_path, datetime(2026, 2, 1, 1)), datetime(2026, 2, 1, 1),
-                       300, repos, seed=2)
+    fixed = write_hour(
+        hour_file(tmp_path, datetime(2026, 2, 1, 1)), datetime(2026, 2, 1, 1), 300, repos, seed=2
+    )
     bad_json.unlink()
     again = ingest_gharchive(store, [tmp_path], settings)
     assert (again.files_loaded, again.files_skipped, again.failed) == (1, 1, {})
@@ -114,18 +152,24 @@ def test_corrupt_files_are_named_and_the_rest_load(store, tmp_path) -> None:
 
 def test_api_releases_win_and_aliases_fold(store, tmp_path) -> None:
     repos = ["old/name", "other/repo"]
-    truth = write_hour(hour_file(tmp_path, datetime(2026, 3, 1, 5)), datetime(2026, 3, 1, 5),
-                       2000, repos, seed=3)
+    truth = write_hour(
+        hour_file(tmp_path, datetime(2026, 3, 1, 5)), datetime(2026, 3, 1, 5), 2000, repos, seed=3
+    )
     tag = sorted(t for r, t in truth.release_tags if r == "other/repo")[0]
-    store.con.execute("INSERT INTO releases (repo, tag, name, source) VALUES "
-                      "('other/repo', ?, 'from the API', 'github')", [tag])
+    store.con.execute(
+        "INSERT INTO releases (repo, tag, name, source) VALUES "
+        "('other/repo', ?, 'from the API', 'github')",
+        [tag],
+    )
     ingest_gharchive(store, [tmp_path], load_settings(aliases={"old/name": "new/name"}))
-    assert store.con.execute("SELECT name, source FROM releases WHERE repo = 'other/repo' AND "
-                             "tag = ?", [tag]).fetchone() == ("from the API", "github")
+    assert store.con.execute(
+        "SELECT name, source FROM releases WHERE repo = 'other/repo' AND tag = ?", [tag]
+    ).fetchone() == ("from the API", "github")
     names = {r[0] for r in store.con.execute("SELECT repo FROM stars_added_daily").fetchall()}
     assert names == {"new/name", "other/repo"}
-    body = store.con.execute("SELECT name FROM releases WHERE source = 'gharchive' LIMIT 1"
-                             ).fetchone()[0]
+    body = store.con.execute(
+        "SELECT name FROM releases WHERE source = 'gharchive' LIMIT 1"
+    ).fetchone()[0]
     assert "—" in body  # untrusted text kept as given, unicode intact
 
 
@@ -144,16 +188,20 @@ def test_fold_uses_anchors_and_never_bridges_a_hole(store, archive, tmp_path) ->
     ingest_gharchive(store, [tmp_path], load_settings(aliases={}))
     repo = max(truth.stars, key=truth.stars.get)[0]
     d1, d2 = DAY, date(2026, 1, 6)
-    store.con.execute("INSERT INTO stars_daily (repo, day, stars, source) VALUES "
-                      "(?, ?, 50000, 'ranking')", [repo, d2])
+    store.con.execute(
+        "INSERT INTO stars_daily (repo, day, stars, source) VALUES (?, ?, 50000, 'ranking')",
+        [repo, d2],
+    )
     assert fold_into_stars_daily(store) == {"removed": 0, "written": 1}
-    rows = store.con.execute("SELECT day, stars, source FROM stars_daily WHERE repo = ? "
-                             "ORDER BY day", [repo]).fetchall()
+    rows = store.con.execute(
+        "SELECT day, stars, source FROM stars_daily WHERE repo = ? ORDER BY day", [repo]
+    ).fetchall()
     assert rows == [(d1, 50000 - truth.stars[(repo, d2)], "gharchive"), (d2, 50000, "ranking")]
     assert fold_into_stars_daily(store) == {"removed": 1, "written": 1}
     # The ranking/API value wins: an observed row for d1 replaces the derived one.
-    store.con.execute("UPDATE stars_daily SET stars = 49000, source = 'ranking' WHERE day = ?",
-                      [d1])
+    store.con.execute(
+        "UPDATE stars_daily SET stars = 49000, source = 'ranking' WHERE day = ?", [d1]
+    )
     assert fold_into_stars_daily(store)["written"] == 0
 
 
@@ -169,13 +217,16 @@ def test_trending_view(store) -> None:
         FROM range(56) t(i)""")
     con.execute("""INSERT INTO stars_added_daily
         SELECT 'big/flat', DATE '2026-03-31' - i::INTEGER, 5, 'gharchive' FROM range(56) t(i)""")
-    con.execute("INSERT INTO stars_daily (repo, day, stars, source) VALUES "
-                "('big/flat', DATE '2026-03-01', 90000, 'ranking'), "
-                "('small/repo', DATE '2026-03-01', 300, 'github')")
-    rows = con.execute("SELECT repo, as_of, stars_28d, stars_prev_28d, acceleration_28d, "
-                       "size_source, rank FROM gharchive_trending").fetchall()
-    assert rows == [("hot/repo", date(2026, 3, 31), 1680, 280, 50.0, "gharchive-lower-bound",
-                     1)]
+    con.execute(
+        "INSERT INTO stars_daily (repo, day, stars, source) VALUES "
+        "('big/flat', DATE '2026-03-01', 90000, 'ranking'), "
+        "('small/repo', DATE '2026-03-01', 300, 'github')"
+    )
+    rows = con.execute(
+        "SELECT repo, as_of, stars_28d, stars_prev_28d, acceleration_28d, "
+        "size_source, rank FROM gharchive_trending"
+    ).fetchall()
+    assert rows == [("hot/repo", date(2026, 3, 31), 1680, 280, 50.0, "gharchive-lower-bound", 1)]
 
 
 def test_cli_names_the_bad_file_and_fails(tmp_path) -> None:
@@ -184,8 +235,14 @@ def test_cli_names_the_bad_file_and_fails(tmp_path) -> None:
     bad = hour_file(tmp_path, datetime(2026, 4, 1, 4))
     write_hour(bad, datetime(2026, 4, 1, 4), 50, repo_names(5), seed=5, truncate=True)
     env = {**os.environ, "COLUMNS": "200", "SHU_DB": str(tmp_path / "s.duckdb")}
-    proc = subprocess.run([sys.executable, "-m", "shu", "ingest", "gharchive", str(tmp_path)],
-                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "shu", "ingest", "gharchive", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert proc.returncode == 1, proc.stderr
     assert "1 files loaded" in proc.stdout
     assert "could not be read" in proc.stderr and "2026-04-01-4.json.gz" in proc.stderr
@@ -202,17 +259,25 @@ def test_small_batches_and_write_sets_give_the_same_counts(store, archive) -> No
 
 
 def test_fold_between_two_anchors_meets_both(store, tmp_path) -> None:
-    _, truth = generate_days(tmp_path / "h", date(2026, 7, 1), days=3, events_per_day=720,
-                             n_repos=4)
+    _, truth = generate_days(
+        tmp_path / "h", date(2026, 7, 1), days=3, events_per_day=720, n_repos=4
+    )
     ingest_gharchive(store, [tmp_path / "h"], load_settings(aliases={}))
     repo = max(truth.stars, key=truth.stars.get)[0]
     d1, d2, d3 = (date(2026, 7, n) for n in (1, 2, 3))
     # The archive saw fewer stars than the anchors say (capture < 100%): the fold distributes
     # the observed change over the day in between, in proportion to the stars it saw.
-    store.con.execute("INSERT INTO stars_daily (repo, day, stars, source) VALUES "
-                      "(?, ?, 10000, 'ranking'), (?, ?, 11000, 'github')", [repo, d1, repo, d3])
+    store.con.execute(
+        "INSERT INTO stars_daily (repo, day, stars, source) VALUES "
+        "(?, ?, 10000, 'ranking'), (?, ?, 11000, 'github')",
+        [repo, d1, repo, d3],
+    )
     assert fold_into_stars_daily(store)["written"] == 1
     seen2, seen3 = truth.stars[(repo, d2)], truth.stars[(repo, d3)]
     expected = round(10000 + 1000 * seen2 / (seen2 + seen3))
-    assert store.con.execute("SELECT stars FROM stars_daily WHERE repo = ? AND day = ?",
-                             [repo, d2]).fetchone()[0] == expected
+    assert (
+        store.con.execute(
+            "SELECT stars FROM stars_daily WHERE repo = ? AND day = ?", [repo, d2]
+        ).fetchone()[0]
+        == expected
+    )

@@ -69,8 +69,11 @@ def server(tmp_path: Path):
         size = 6000 if h == 4 else 20  # hour 4 is cut mid-body: big enough to arrive in parts
         write_hour(hour_file(src, when), when, size, repo_names(5), seed=h)
     _Archive.files = {p.name: p.read_bytes() for p in src.iterdir()}
-    _Archive.script = {"2026-05-01-3.json.gz": ["500", "500"], "2026-05-01-4.json.gz": ["cut"],
-                       "2026-05-01-5.json.gz": ["429"]}
+    _Archive.script = {
+        "2026-05-01-3.json.gz": ["500", "500"],
+        "2026-05-01-4.json.gz": ["cut"],
+        "2026-05-01-5.json.gz": ["429"],
+    }
     _Archive.log = []
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Archive)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -82,8 +85,9 @@ def server(tmp_path: Path):
 
 def test_download_retries_resumes_and_skips_finished_files(server, tmp_path) -> None:
     slept: list[float] = []
-    settings = load_settings(gharchive_url=server, gharchive_dir=str(tmp_path / "dl"),
-                             github_retries=3)
+    settings = load_settings(
+        gharchive_url=server, gharchive_dir=str(tmp_path / "dl"), github_retries=3
+    )
     got = download_range(settings, DAY, DAY, sleep=slept.append, jitter=lambda: 0.0)
     assert got.downloaded == 23 and got.missing == ["2026-05-01-23.json.gz"]
     assert got.retries == 3  # two 5xx and one truncated body
@@ -102,8 +106,9 @@ def test_download_retries_resumes_and_skips_finished_files(server, tmp_path) -> 
 
 def test_download_gives_up_in_one_line_and_resumes_later(server, tmp_path) -> None:
     _Archive.script["2026-05-01-0.json.gz"] = ["500"] * 5
-    settings = load_settings(gharchive_url=server, gharchive_dir=str(tmp_path / "dl"),
-                             github_retries=1)
+    settings = load_settings(
+        gharchive_url=server, gharchive_dir=str(tmp_path / "dl"), github_retries=1
+    )
     with pytest.raises(SourceError, match=r"2026-05-01-0\.json\.gz failed after 2 attempts"):
         download_range(settings, DAY, DAY, sleep=lambda s: None)
     assert not (tmp_path / "dl" / "2026-05-01-0.json.gz").exists()
@@ -113,7 +118,8 @@ def test_download_gives_up_in_one_line_and_resumes_later(server, tmp_path) -> No
 
 
 def test_rate_limit_beyond_the_allowed_wait_stops(server, tmp_path) -> None:
-    settings = load_settings(gharchive_url=server, gharchive_dir=str(tmp_path / "dl"),
-                             github_max_wait_s=5)
+    settings = load_settings(
+        gharchive_url=server, gharchive_dir=str(tmp_path / "dl"), github_max_wait_s=5
+    )
     with pytest.raises(SourceError, match="rate limit.*retry in 7s"):
         download_range(settings, DAY, DAY, sleep=lambda s: None)

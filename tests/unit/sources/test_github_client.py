@@ -38,8 +38,9 @@ def test_etag_304_and_cache(server, sleeps, make_client):
     assert client.stats.not_modified == 1
     unconditional = client.get("/repos/pytorch/pytorch", conditional=False)
     assert unconditional.status == 200 and not server.requests[-1].conditional
-    server.set_stars("pytorch/pytorch", max(d for d, _ in server.repo(
-        "pytorch/pytorch").star_counts), 1)
+    server.set_stars(
+        "pytorch/pytorch", max(d for d, _ in server.repo("pytorch/pytorch").star_counts), 1
+    )
     changed = client.get("/repos/pytorch/pytorch")
     assert changed.status == 200 and changed.data["stargazers_count"] == 1
 
@@ -108,8 +109,9 @@ def test_5xx_gives_up_with_one_line(server, sleeps, make_client):
     server.fail("server_error", match="/commits", times=None)
     with pytest.raises(GitHubError) as caught:
         client.get("/repos/ollama/ollama/commits")
-    assert str(caught.value) == (f"GitHub GET {server.url}/repos/ollama/ollama/commits failed "
-                                 "after 3 attempts: HTTP 502")
+    assert str(caught.value) == (
+        f"GitHub GET {server.url}/repos/ollama/ollama/commits failed after 3 attempts: HTTP 502"
+    )
 
 
 def test_202_retried_until_ready_or_reported(server, sleeps, make_client):
@@ -128,8 +130,9 @@ def test_301_rename_is_followed_and_recorded(server, sleeps, make_client, token)
     response = client.get("/repos/ollama/ollama/releases", {"per_page": 2})
     assert response.status == 200 and len(response.data) == 2
     assert response.url.startswith(f"{server.url}/repositories/658928958/releases")
-    assert client.redirects == [(f"{server.url}/repos/ollama/ollama/releases?per_page=2",
-                                 response.url)]
+    assert client.redirects == [
+        (f"{server.url}/repos/ollama/ollama/releases?per_page=2", response.url)
+    ]
     assert server.requests[-1].headers["authorization"] == "<redacted>"
 
 
@@ -205,8 +208,11 @@ def test_token_never_in_logs_or_errors(server, sleeps, caplog, make_client, toke
     server.fail("server_error", match="/releases", times=None)
     server.fail("rate_limit", match="/stargazers", reset_in=3600, times=None)
     errors = []
-    for path in ("/repos/ollama/ollama/commits", "/repos/ollama/ollama/releases",
-                 "/repos/ollama/ollama/stargazers/history"):
+    for path in (
+        "/repos/ollama/ollama/commits",
+        "/repos/ollama/ollama/releases",
+        "/repos/ollama/ollama/stargazers/history",
+    ):
         with pytest.raises(GitHubError) as caught:
             client.get(path)
         errors.append(caught.value)

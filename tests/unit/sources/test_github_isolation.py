@@ -19,27 +19,32 @@ TODAY = date(2026, 3, 2)
 
 
 def _failed_log(store):
-    return store.con.execute("SELECT target, message FROM ingest_log WHERE status = 'failed' "
-                             "ORDER BY target").fetchall()
+    return store.con.execute(
+        "SELECT target, message FROM ingest_log WHERE status = 'failed' ORDER BY target"
+    ).fetchall()
 
 
-@pytest.mark.parametrize("kind, options", [
-    ("malformed_json", {}),                       # invalid JSON on every try
-    ("server_error", {"status": 503}),            # a 5xx that outlasts the retries
-    ("status", {"status": 422}),                  # an unexpected client error
-])
-def test_one_bad_repository_is_reported_and_the_others_load(tmp_path, server, sleeps, settings,
-                                                            make_client, store_snapshot, kind,
-                                                            options):
+@pytest.mark.parametrize(
+    "kind, options",
+    [
+        ("malformed_json", {}),  # invalid JSON on every try
+        ("server_error", {"status": 503}),  # a 5xx that outlasts the retries
+        ("status", {"status": 422}),  # an unexpected client error
+    ],
+)
+def test_one_bad_repository_is_reported_and_the_others_load(
+    tmp_path, server, sleeps, settings, make_client, store_snapshot, kind, options
+):
     with open_store(tmp_path / "clean.duckdb") as clean:
-        ingest_github(clean, settings, backfill=True, today=TODAY,
-                      client=make_client(server, sleeps, clean))
+        ingest_github(
+            clean, settings, backfill=True, today=TODAY, client=make_client(server, sleeps, clean)
+        )
         expected = store_snapshot(clean)
-    fault = server.fail(kind, match="/repos/tensorflow/tensorflow/releases", times=None,
-                        **options)
+    fault = server.fail(kind, match="/repos/tensorflow/tensorflow/releases", times=None, **options)
     with open_store(tmp_path / "bad.duckdb") as bad:
-        summary = ingest_github(bad, settings, backfill=True, today=TODAY,
-                                client=make_client(server, sleeps, bad))
+        summary = ingest_github(
+            bad, settings, backfill=True, today=TODAY, client=make_client(server, sleeps, bad)
+        )
         assert summary.repos == ["pytorch/pytorch", "ollama/ollama"]
         assert list(summary.failed) == ["tensorflow/tensorflow"]
         assert summary.failed["tensorflow/tensorflow"].startswith("releases: GitHub GET ")
@@ -47,19 +52,22 @@ def test_one_bad_repository_is_reported_and_the_others_load(tmp_path, server, sl
         got = store_snapshot(bad)
         for table in ("commits", "stars_daily"):  # its earlier steps and the others are whole
             assert got[table] == expected[table]
-        assert [r for r in got["releases"] if r[0] != "tensorflow/tensorflow"] == \
-            [r for r in expected["releases"] if r[0] != "tensorflow/tensorflow"]
+        assert [r for r in got["releases"] if r[0] != "tensorflow/tensorflow"] == [
+            r for r in expected["releases"] if r[0] != "tensorflow/tensorflow"
+        ]
         fault.times = 0
-        again = ingest_github(bad, settings, backfill=True, today=TODAY,
-                              client=make_client(server, sleeps, bad))
+        again = ingest_github(
+            bad, settings, backfill=True, today=TODAY, client=make_client(server, sleeps, bad)
+        )
         assert again.failed == {}
         assert store_snapshot(bad) == expected
 
 
 def test_malformed_object_in_one_repository(store, server, sleeps, settings, make_client):
     server.repo("pytorch/pytorch").releases[0].tag = None  # tag_name: null
-    summary = ingest_github(store, settings, backfill=True, today=TODAY,
-                            client=make_client(server, sleeps, store))
+    summary = ingest_github(
+        store, settings, backfill=True, today=TODAY, client=make_client(server, sleeps, store)
+    )
     assert "pytorch/pytorch" in summary.failed and len(summary.repos) == 2
     assert "malformed release object" in summary.failed["pytorch/pytorch"]
 
@@ -67,25 +75,36 @@ def test_malformed_object_in_one_repository(store, server, sleeps, settings, mak
 def test_rejected_credentials_still_stop_the_run(store, server, sleeps, settings, make_client):
     server.fail("status", match="/repos/pytorch/pytorch/commits", status=401, times=None)
     with pytest.raises(GitHubError, match="HTTP 401"):
-        ingest_github(store, settings, backfill=True, today=TODAY,
-                      client=make_client(server, sleeps, store))
+        ingest_github(
+            store, settings, backfill=True, today=TODAY, client=make_client(server, sleeps, store)
+        )
 
 
 def test_cli_exit_status_names_the_failed_repository(tmp_path, server):
     server.fail("malformed_json", match="/repos/ollama/ollama/commits", times=None)
-    env = {**os.environ, "SHU_GITHUB_API_URL": server.url, "SHU_GITHUB_RETRIES": "0",
-           "COLUMNS": "200"}
+    env = {
+        **os.environ,
+        "SHU_GITHUB_API_URL": server.url,
+        "SHU_GITHUB_RETRIES": "0",
+        "COLUMNS": "200",
+    }
     db = tmp_path / "s.duckdb"
-    proc = subprocess.run([sys.executable, "-m", "shu", "ingest", "github", "--db", str(db)],
-                          env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "shu", "ingest", "github", "--db", str(db)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == PARTIAL_EXIT, proc.stderr
     assert "failed: ollama/ollama: commits: GitHub GET" in proc.stderr
     assert "Traceback" not in proc.stderr
     with open_store(db, read_only=True) as store:
         assert [t for t, _ in _failed_log(store)] == ["ollama/ollama commits"]
-        assert store.con.execute("SELECT list(target ORDER BY target) FROM ingest_log WHERE "
-                                 "status = 'ok' AND target LIKE '%releases'").fetchone()[0] == [
-            "pytorch/pytorch releases", "tensorflow/tensorflow releases"]
+        assert store.con.execute(
+            "SELECT list(target ORDER BY target) FROM ingest_log WHERE "
+            "status = 'ok' AND target LIKE '%releases'"
+        ).fetchone()[0] == ["pytorch/pytorch releases", "tensorflow/tensorflow releases"]
 
 
 def test_daily_flow_per_repository_task_reports_the_failure(tmp_path, server, settings):

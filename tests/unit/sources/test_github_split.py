@@ -17,12 +17,14 @@ REPO = "tensorflow/tensorflow"
 
 
 def _log(store) -> list[tuple]:
-    return store.con.execute("SELECT target, rows_read, rows_inserted, rows_updated, status "
-                             "FROM ingest_log ORDER BY ALL").fetchall()
+    return store.con.execute(
+        "SELECT target, rows_read, rows_inserted, rows_updated, status FROM ingest_log ORDER BY ALL"
+    ).fetchall()
 
 
-def test_fetch_needs_no_store_and_its_replay_equals_a_direct_run(tmp_path, server, settings,
-                                                                  token, store_snapshot) -> None:
+def test_fetch_needs_no_store_and_its_replay_equals_a_direct_run(
+    tmp_path, server, settings, token, store_snapshot
+) -> None:
     with open_store(tmp_path / "direct.duckdb") as direct:
         ingest_github(direct, settings, repos=[REPO], backfill=True, today=TODAY)
         expected, expected_log = store_snapshot(direct), _log(direct)
@@ -32,9 +34,9 @@ def test_fetch_needs_no_store_and_its_replay_equals_a_direct_run(tmp_path, serve
     worker = load_settings(github_api_url=server.url, github_token=token)
     fetched = pickle.loads(pickle.dumps(fetch_repo(snapshot, worker, True, TODAY)))
     assert token.encode() not in pickle.dumps(fetched)
-    assert [r.target for r in fetched.journal] == [f"{REPO} {step}" for step in
-                                                   ("snapshot", "star history", "commits",
-                                                    "releases")]
+    assert [r.target for r in fetched.journal] == [
+        f"{REPO} {step}" for step in ("snapshot", "star history", "commits", "releases")
+    ]
     assert fetched.summary.requests > 4 and fetched.fatal is None
     summary = IngestSummary()
     with open_store(tmp_path / "split.duckdb") as store:
@@ -44,12 +46,18 @@ def test_fetch_needs_no_store_and_its_replay_equals_a_direct_run(tmp_path, serve
     assert summary.repos == [REPO] and summary.rows["commits"].inserted == 150
 
 
-def test_a_failed_step_replays_as_its_failed_row_only(tmp_path, server, settings, sleeps,
-                                                      make_client) -> None:
+def test_a_failed_step_replays_as_its_failed_row_only(
+    tmp_path, server, settings, sleeps, make_client
+) -> None:
     server.fail("malformed_json", match=f"/repos/{REPO}/releases", times=None)
     with open_store(tmp_path / "s.duckdb") as store:
-        fetched = fetch_repo(read_snapshot(store, REPO), settings, True, TODAY,
-                             client=make_client(server, sleeps, store))
+        fetched = fetch_repo(
+            read_snapshot(store, REPO),
+            settings,
+            True,
+            TODAY,
+            client=make_client(server, sleeps, store),
+        )
         # the client's store cache was pointed at the scratch store: nothing written here yet
         assert store.con.execute("SELECT count(*) FROM http_cache").fetchone()[0] == 0
         failed = fetched.journal[-1]
@@ -60,7 +68,8 @@ def test_a_failed_step_replays_as_its_failed_row_only(tmp_path, server, settings
         assert store.con.execute("SELECT count(*) FROM releases").fetchone()[0] == 0
         assert store.con.execute("SELECT count(*) FROM commits").fetchone()[0] == 150
         assert store.con.execute("SELECT count(*) FROM http_cache").fetchone()[0] > 0
-        rows = store.con.execute("SELECT target, status, message FROM ingest_log WHERE status = "
-                                 "'failed'").fetchall()
+        rows = store.con.execute(
+            "SELECT target, status, message FROM ingest_log WHERE status = 'failed'"
+        ).fetchall()
         assert [(t, s) for t, s, _ in rows] == [(f"{REPO} releases", "failed")]
         assert rows[0][2] == failed.message and failed.message

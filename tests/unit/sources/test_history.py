@@ -14,9 +14,20 @@ from shu.settings import ROCM_PATTERN, Settings
 from shu.sources.history import find_exports, ingest_history
 from shu.sources.topics import TopicMatcher
 
-COMMIT_COLS = ["sha", "author_time", "commit_time", "author_id", "parents", "files_changed",
-               "insertions", "deletions", "subject", "touches_rocm", "first_parent",
-               "author_is_bot"]
+COMMIT_COLS = [
+    "sha",
+    "author_time",
+    "commit_time",
+    "author_id",
+    "parents",
+    "files_changed",
+    "insertions",
+    "deletions",
+    "subject",
+    "touches_rocm",
+    "first_parent",
+    "author_is_bot",
+]
 
 
 def _write(path: Path, header: list[str], rows: list[list]) -> Path:
@@ -31,21 +42,70 @@ def _write(path: Path, header: list[str], rows: list[list]) -> Path:
 def _export(tmp_path: Path) -> Path:
     d = tmp_path / "hist"
     d.mkdir()
-    _write(d / "acme__lib.commits.csv.gz", COMMIT_COLS, [
-        ["a" * 40, "2024-01-01T10:00:00Z", "2024-01-02T10:00:00Z", "abc", 1, 2, 10, 1,
-         "Add HIP backend (#12)", 1, 1, 0],
-        ["b" * 40, "2024-01-03T10:00:00Z", "2024-01-03T11:00:00Z", "abd", 1, 1, 1, 1,
-         "Fix docs", 1, 1, 0],   # the export matched a path (e.g. rocm/...): kept as a flag
-        ["c" * 40, "2024-01-04T10:00:00Z", "2024-01-04T11:00:00Z", "abe", 2, 3, 3, 0,
-         "Merge branch 'x'", 0, 0, 1]])
-    _write(d / "acme__lib.tags.csv.gz", ["tag", "sha", "tag_time", "commit_time", "annotated",
-                                         "message"], [
-        ["v1.0.0", "a" * 40, "2024-01-05T00:00:00Z", "2024-01-02T10:00:00Z", 1, "First"],
-        ["ciflow/trunk/1", "a" * 40, "2024-01-05T00:00:00Z", "2024-01-02T10:00:00Z", 0, ""]])
-    _write(d / "acme__lib.release_notes.csv.gz", ["version", "heading_line", "body",
-                                                  "source_path"], [
-        ["1.0.0", "## lib 1.0.0 for ROCm 6.0", "Adds MI300 support", "CHANGELOG.md"],
-        ["0.9", "## lib 0.9", "old", "CHANGELOG.md"]])
+    _write(
+        d / "acme__lib.commits.csv.gz",
+        COMMIT_COLS,
+        [
+            [
+                "a" * 40,
+                "2024-01-01T10:00:00Z",
+                "2024-01-02T10:00:00Z",
+                "abc",
+                1,
+                2,
+                10,
+                1,
+                "Add HIP backend (#12)",
+                1,
+                1,
+                0,
+            ],
+            [
+                "b" * 40,
+                "2024-01-03T10:00:00Z",
+                "2024-01-03T11:00:00Z",
+                "abd",
+                1,
+                1,
+                1,
+                1,
+                "Fix docs",
+                1,
+                1,
+                0,
+            ],  # the export matched a path (e.g. rocm/...): kept as a flag
+            [
+                "c" * 40,
+                "2024-01-04T10:00:00Z",
+                "2024-01-04T11:00:00Z",
+                "abe",
+                2,
+                3,
+                3,
+                0,
+                "Merge branch 'x'",
+                0,
+                0,
+                1,
+            ],
+        ],
+    )
+    _write(
+        d / "acme__lib.tags.csv.gz",
+        ["tag", "sha", "tag_time", "commit_time", "annotated", "message"],
+        [
+            ["v1.0.0", "a" * 40, "2024-01-05T00:00:00Z", "2024-01-02T10:00:00Z", 1, "First"],
+            ["ciflow/trunk/1", "a" * 40, "2024-01-05T00:00:00Z", "2024-01-02T10:00:00Z", 0, ""],
+        ],
+    )
+    _write(
+        d / "acme__lib.release_notes.csv.gz",
+        ["version", "heading_line", "body", "source_path"],
+        [
+            ["1.0.0", "## lib 1.0.0 for ROCm 6.0", "Adds MI300 support", "CHANGELOG.md"],
+            ["0.9", "## lib 0.9", "old", "CHANGELOG.md"],
+        ],
+    )
     return d
 
 
@@ -53,28 +113,41 @@ def test_loads_commits_tags_and_notes_idempotently(store, tmp_path):
     d = _export(tmp_path)
     first = ingest_history(store, [d], Settings())
     assert [(r.repo, r.commits.inserted, r.releases.inserted) for r in first] == [
-        ("acme/lib", 3, 1)]
+        ("acme/lib", 3, 1)
+    ]
     assert (first[0].notes_matched, first[0].notes_unmatched) == (1, 1)
-    rows = store.con.execute("SELECT sha, touches_rocm, is_mainline, parents, author_is_bot, "
-                             "source FROM commits ORDER BY sha").fetchall()
-    assert rows == [("a" * 40, True, True, 1, False, "history"),
-                    ("b" * 40, True, True, 1, False, "history"),
-                    ("c" * 40, False, False, 2, True, "history")]
+    rows = store.con.execute(
+        "SELECT sha, touches_rocm, is_mainline, parents, author_is_bot, "
+        "source FROM commits ORDER BY sha"
+    ).fetchall()
+    assert rows == [
+        ("a" * 40, True, True, 1, False, "history"),
+        ("b" * 40, True, True, 1, False, "history"),
+        ("c" * 40, False, False, 2, True, "history"),
+    ]
     body = store.con.execute("SELECT body FROM releases WHERE tag = 'v1.0.0'").fetchone()[0]
     assert body.startswith("First") and "MI300" in body
     again = ingest_history(store, [d], Settings())
-    assert (again[0].commits.inserted, again[0].commits.updated,
-            again[0].releases.inserted, again[0].releases.updated) == (0, 0, 0, 0)
-    assert store.con.execute("SELECT count(*) FROM repos WHERE repo = 'acme/lib'").fetchone() \
-        == (1,)
+    assert (
+        again[0].commits.inserted,
+        again[0].commits.updated,
+        again[0].releases.inserted,
+        again[0].releases.updated,
+    ) == (0, 0, 0, 0)
+    assert store.con.execute("SELECT count(*) FROM repos WHERE repo = 'acme/lib'").fetchone() == (
+        1,
+    )
 
 
 def test_bad_row_names_file_and_row_and_writes_nothing(store, tmp_path):
     d = _export(tmp_path)
     bad = tmp_path / "bad"
     bad.mkdir()
-    _write(bad / "acme__lib.commits.csv", COMMIT_COLS, [
-        ["a" * 40, "2024-01-01T10:00:00Z", "yesterday", "abc", 1, 2, 10, 1, "x", 0, 1, 0]])
+    _write(
+        bad / "acme__lib.commits.csv",
+        COMMIT_COLS,
+        [["a" * 40, "2024-01-01T10:00:00Z", "yesterday", "abc", 1, 2, 10, 1, "x", 0, 1, 0]],
+    )
     with pytest.raises(InputError, match=r"acme__lib\.commits\.csv: row 2: commit_time"):
         ingest_history(store, [bad], Settings())
     assert store.con.execute("SELECT count(*) FROM commits").fetchone() == (0,)

@@ -14,8 +14,9 @@ from shu.evidence.retrieval import Answer
 from shu.evidence.topics import TopicEvidence
 
 
-def question_subject(label: str, repo: str, topic: TopicEvidence | None,
-                     quantity: str) -> tuple[str, ...]:
+def question_subject(
+    label: str, repo: str, topic: TopicEvidence | None, quantity: str
+) -> tuple[str, ...]:
     """The words a sentence must contain to answer the question labelled `label`."""
     short = repo.split("/")[-1]
     if topic is not None and topic.asserted:

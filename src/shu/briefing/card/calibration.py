@@ -22,35 +22,56 @@ def calibration_line(store: Store, book: ReceiptBook, f: dict[str, Any]) -> Md |
     state = json.loads(f["calibration"])
     key = state["row"]
     distance = state.get("regime_distance")
-    regime = ("the store's regime could not be measured (too few repositories or too little "
-              "history)" if distance is None else
-              f"the store's regime was {distance:+.1f} robust standard deviations from its "
-              "usual share of repositories losing stars")
+    regime = (
+        "the store's regime could not be measured (too few repositories or too little history)"
+        if distance is None
+        else f"the store's regime was {distance:+.1f} robust standard deviations from its "
+        "usual share of repositories losing stars"
+    )
     origin = date.fromisoformat(key["origin"])
     if "levels" in state:
         levels = state["levels"]
         stored = store.con.execute(
             "SELECT levels FROM forecast_calibration WHERE origin = ? AND model_version = ? AND "
             "template = ? AND horizon_days = ? AND band = ?",
-            [origin, key["model_version"], key["template"], key["horizon_days"],
-             key["band"]]).fetchone()
-        r = book.row("forecast_calibration", key, "levels",
-                     stored[0] if stored else json.dumps(levels), origin,
-                     f"{f['repo']} online conformal levels")
-        read = (f"from the questions resolved through {state['resolved_through']}"
-                if state.get("resolved_through") else "before any question had resolved")
+            [origin, key["model_version"], key["template"], key["horizon_days"], key["band"]],
+        ).fetchone()
+        r = book.row(
+            "forecast_calibration",
+            key,
+            "levels",
+            stored[0] if stored else json.dumps(levels),
+            origin,
+            f"{f['repo']} online conformal levels",
+        )
+        read = (
+            f"from the questions resolved through {state['resolved_through']}"
+            if state.get("resolved_through")
+            else "before any question had resolved"
+        )
         widen = state.get("widen", 1.0)
-        return Md(f"Calibration: {regime}; the interval is read at the online levels "
-                  f"{levels[1]:.3f}–{levels[5]:.3f} for its 80% bounds (nominal 0.100–0.900; "
-                  f"{key['band']} stars/day band, updated {read})"
-                  + (f" and widened {100 * (widen - 1):.0f}% by the regime guard"
-                     if widen > 1 else "") + f" [R{r}].")
-    r = book.row("forecast_calibration", key, "shrink", state.get("shrink"), origin,
-                 f"{f['repo']} regime guard")
+        return Md(
+            f"Calibration: {regime}; the interval is read at the online levels "
+            f"{levels[1]:.3f}–{levels[5]:.3f} for its 80% bounds (nominal 0.100–0.900; "
+            f"{key['band']} stars/day band, updated {read})"
+            + (f" and widened {100 * (widen - 1):.0f}% by the regime guard" if widen > 1 else "")
+            + f" [R{r}]."
+        )
+    r = book.row(
+        "forecast_calibration",
+        key,
+        "shrink",
+        state.get("shrink"),
+        origin,
+        f"{f['repo']} regime guard",
+    )
     if state.get("applies"):
         base = 100 * state["base_rate"]
-        return Md(f"Calibration: {regime}, so the regime guard held this forecast of a "
-                  f"repository losing stars closer to the base rate ({base:.0f}%): its "
-                  f"log-odds distance from it × {state['shrink']:.2f} [R{r}].")
-    return Md(f"Calibration: {regime}; the regime guard left this forecast as the model gave "
-              f"it [R{r}].")
+        return Md(
+            f"Calibration: {regime}, so the regime guard held this forecast of a "
+            f"repository losing stars closer to the base rate ({base:.0f}%): its "
+            f"log-odds distance from it × {state['shrink']:.2f} [R{r}]."
+        )
+    return Md(
+        f"Calibration: {regime}; the regime guard left this forecast as the model gave it [R{r}]."
+    )

@@ -34,8 +34,10 @@ def _pace_vs(v: float, what: str) -> str:
 
 
 def _sd(v: float, what: str) -> str:
-    return (f"{what} is {abs(v):.1f} standard deviations {'above' if v >= 0 else 'below'} its "
-            "mean of the past year")
+    return (
+        f"{what} is {abs(v):.1f} standard deviations {'above' if v >= 0 else 'below'} its "
+        "mean of the past year"
+    )
 
 
 def _change(v: float, when: str) -> str:
@@ -58,26 +60,37 @@ def _flag(v: float, yes: str, no: str) -> str:
 
 
 def _months(v: float) -> str:
-    return ("its last release was a year or more ago" if v >= 12.1 else
-            f"its last release was {v:.1f} months ago")
+    return (
+        "its last release was a year or more ago"
+        if v >= 12.1
+        else f"its last release was {v:.1f} months ago"
+    )
 
 
 WORDS: dict[str, Words] = {
     "log_stars": lambda v: f"it has {math.expm1(v):,.0f} stars",
-    "slog_velocity_28d": lambda v: (f"it gained {_count(v):,.1f} stars a day over the last 28 days"
-                                    if v >= 0 else
-                                    f"it lost {-_count(v):,.1f} stars a day over the last 28 days"),
+    "slog_velocity_28d": lambda v: (
+        f"it gained {_count(v):,.1f} stars a day over the last 28 days"
+        if v >= 0
+        else f"it lost {-_count(v):,.1f} stars a day over the last 28 days"
+    ),
     "rel_velocity_7d": lambda v: _pace_vs(v, "the last 7 days"),
-    "rel_acceleration_7d": lambda v: (f"the 7-day pace {'rose' if v >= 0 else 'fell'} in a week "
-                                      f"by {abs(v):.0%} of the 28-day pace"),
-    "rel_acceleration_28d": lambda v: (f"the 28-day pace {'rose' if v >= 0 else 'fell'} in 28 "
-                                       f"days by {abs(v):.0%} of its current value"),
+    "rel_acceleration_7d": lambda v: (
+        f"the 7-day pace {'rose' if v >= 0 else 'fell'} in a week "
+        f"by {abs(v):.0%} of the 28-day pace"
+    ),
+    "rel_acceleration_28d": lambda v: (
+        f"the 28-day pace {'rose' if v >= 0 else 'fell'} in 28 "
+        f"days by {abs(v):.0%} of its current value"
+    ),
     "velocity_7d_z": lambda v: _sd(v, "the 7-day pace"),
     "velocity_28d_z": lambda v: _sd(v, "the 28-day pace"),
-    "rel_accel_sd_91d": lambda v: (f"its acceleration swung by {v:.0%} of the pace (one standard "
-                                   "deviation) over 91 days"),
-    "rel_accel_max_91d": lambda v: (f"its highest acceleration in 91 days was {v:.0%} of today's "
-                                    "pace"),
+    "rel_accel_sd_91d": lambda v: (
+        f"its acceleration swung by {v:.0%} of the pace (one standard deviation) over 91 days"
+    ),
+    "rel_accel_max_91d": lambda v: (
+        f"its highest acceleration in 91 days was {v:.0%} of today's pace"
+    ),
     "rel_velocity_vs_max_91d": lambda v: f"the 28-day pace is {v:.0%} of its 91-day high",
     "velocity_change_91d": lambda v: _change(v, "91 days ago"),
     "velocity_change_364d": lambda v: _change(v, "a year ago"),
@@ -85,43 +98,57 @@ WORDS: dict[str, Words] = {
     "history_years": lambda v: f"its star history spans {v:.1f} years (counted up to 3)",
     "coverage_91d": lambda v: f"its 28-day pace is known on {v:.0%} of the last 91 days",
     "market_velocity_z": lambda v: _sd(v, "the median repository's 28-day pace"),
-    "market_rel_acceleration": lambda v: (f"the median repository's pace "
-                                          f"{'rose' if v >= 0 else 'fell'} by {abs(v):.0%} in 28 "
-                                          "days"),
+    "market_rel_acceleration": lambda v: (
+        f"the median repository's pace {'rose' if v >= 0 else 'fell'} by {abs(v):.0%} in 28 days"
+    ),
     "category_accelerating_share": lambda v: f"{v:.0%} of its category is accelerating",
-    "category_rel_acceleration": lambda v: (f"its category's median pace "
-                                            f"{'rose' if v >= 0 else 'fell'} by {abs(v):.0%} of "
-                                            "the category's mean pace in 28 days"),
-    "phase_emerging": lambda v: _flag(v, "it is in its emerging phase",
-                                      "it is not in its emerging phase"),
-    "phase_expansion": lambda v: _flag(v, "it is in its expansion phase",
-                                       "it is not in its expansion phase"),
+    "category_rel_acceleration": lambda v: (
+        f"its category's median pace "
+        f"{'rose' if v >= 0 else 'fell'} by {abs(v):.0%} of "
+        "the category's mean pace in 28 days"
+    ),
+    "phase_emerging": lambda v: _flag(
+        v, "it is in its emerging phase", "it is not in its emerging phase"
+    ),
+    "phase_expansion": lambda v: _flag(
+        v, "it is in its expansion phase", "it is not in its expansion phase"
+    ),
     "phase_decline": lambda v: _flag(v, "it is in decline", "it is not in decline"),
     "months_since_release": _months,
     "releases_365d": lambda v: f"it published {v:.0f} releases in the last year",
-    "release_interval_ratio": lambda v: (f"its last release was {v:.1f} times its usual interval "
-                                         "between releases ago"),
-    "slog_commit_velocity_28d": lambda v: (f"it had {_count(v):,.1f} commits a day over the last "
-                                           "28 days"),
-    "rel_commit_acceleration_28d": lambda v: (f"its commit pace {'rose' if v >= 0 else 'fell'} by "
-                                              f"{abs(v):.0%} in 28 days"),
+    "release_interval_ratio": lambda v: (
+        f"its last release was {v:.1f} times its usual interval between releases ago"
+    ),
+    "slog_commit_velocity_28d": lambda v: (
+        f"it had {_count(v):,.1f} commits a day over the last 28 days"
+    ),
+    "rel_commit_acceleration_28d": lambda v: (
+        f"its commit pace {'rose' if v >= 0 else 'fell'} by {abs(v):.0%} in 28 days"
+    ),
     "rocm_share_28d": lambda v: f"{v:.1%} of its commits in the last 28 days touched ROCm",
     "rel_velocity_7d_lag7": lambda v: _pace_vs(v, "the week before last"),
     "rel_velocity_7d_lag14": lambda v: _pace_vs(v, "the week two weeks back"),
     "rel_velocity_7d_lag21": lambda v: _pace_vs(v, "the week three weeks back"),
-    "rel_median_gain_28d": lambda v: (f"its median day of the last 28 brought {v:.0%} of the "
-                                      "average day's stars"),
+    "rel_median_gain_28d": lambda v: (
+        f"its median day of the last 28 brought {v:.0%} of the average day's stars"
+    ),
     "max_day_share_28d": lambda v: f"its busiest day brought {v:.0%} of the 28 days' stars",
     "rel_velocity_3d": lambda v: _pace_vs(v, "the last 3 days"),
-    "gap_rel_velocity": lambda v: (f"the threshold is {abs(v):.0%} of today's pace "
-                                   f"{'above' if v >= 0 else 'below'} today's acceleration"),
-    "gap_rel_sd": lambda v: (f"the threshold is {abs(v):.1f} typical 91-day swings "
-                             f"{'above' if v >= 0 else 'below'} today's acceleration"),
+    "gap_rel_velocity": lambda v: (
+        f"the threshold is {abs(v):.0%} of today's pace "
+        f"{'above' if v >= 0 else 'below'} today's acceleration"
+    ),
+    "gap_rel_sd": lambda v: (
+        f"the threshold is {abs(v):.1f} typical 91-day swings "
+        f"{'above' if v >= 0 else 'below'} today's acceleration"
+    ),
     "slog_threshold": lambda v: f"the threshold asked is {_count(v):+,.2f} stars a day",
-    "log_level_vs_velocity": lambda v: (f"the level asked is {math.exp(v):.2f} times today's "
-                                        "28-day pace"),
-    "log_gain_vs_pace": lambda v: (f"the gain asked is {math.exp(v):.2f} times what today's pace "
-                                   "would bring"),
+    "log_level_vs_velocity": lambda v: (
+        f"the level asked is {math.exp(v):.2f} times today's 28-day pace"
+    ),
+    "log_gain_vs_pace": lambda v: (
+        f"the gain asked is {math.exp(v):.2f} times what today's pace would bring"
+    ),
     # the breakout bar of `star_breakout` (X stars/day over the 28 days ending on t + H)
     "log_velocity_7d_vs_bar": lambda v: _vs_bar(v, "the last 7 days"),
     "log_velocity_3d_vs_bar": lambda v: _vs_bar(v, "the last 3 days"),
@@ -132,24 +159,30 @@ WORDS: dict[str, Words] = {
     "share_28d": lambda v: f"{v:.1%} of its mainline commits in 28 days touched ROCm",
     "share_90d": lambda v: f"{v:.1%} of its mainline commits in 90 days touched ROCm",
     "share_365d": lambda v: f"{v:.1%} of its mainline commits in a year touched ROCm",
-    "share_90d_change": lambda v: (f"its 90-day ROCm share moved {100 * v:+.1f} points in 90 "
-                                   "days"),
-    "log_rocm_commits_90d": lambda v: (f"it had {math.expm1(v):,.0f} ROCm-touching commits in 90 "
-                                       "days"),
-    "log_rocm_commits_365d": lambda v: (f"it had {math.expm1(v):,.0f} ROCm-touching commits in a "
-                                        "year"),
+    "share_90d_change": lambda v: f"its 90-day ROCm share moved {100 * v:+.1f} points in 90 days",
+    "log_rocm_commits_90d": lambda v: (
+        f"it had {math.expm1(v):,.0f} ROCm-touching commits in 90 days"
+    ),
+    "log_rocm_commits_365d": lambda v: (
+        f"it had {math.expm1(v):,.0f} ROCm-touching commits in a year"
+    ),
     "log_commits_90d": lambda v: f"it had {math.expm1(v):,.0f} mainline commits in 90 days",
-    "ever_rocm": lambda v: _flag(v, "it has had ROCm-touching commits",
-                                 "it has never had a ROCm-touching commit"),
-    "years_since_rocm": lambda v: ("it has had no ROCm-touching commit in 5 years or more"
-                                   if v >= 4.99 else
-                                   f"its last ROCm-touching commit was {v:.1f} years ago"),
+    "ever_rocm": lambda v: _flag(
+        v, "it has had ROCm-touching commits", "it has never had a ROCm-touching commit"
+    ),
+    "years_since_rocm": lambda v: (
+        "it has had no ROCm-touching commit in 5 years or more"
+        if v >= 4.99
+        else f"its last ROCm-touching commit was {v:.1f} years ago"
+    ),
     "log_releases_365d": lambda v: f"it published {math.expm1(v):,.0f} releases in a year",
     "rocm_releases_365d_share": lambda v: f"{v:.0%} of its releases in a year mention ROCm",
-    "threshold_gap": lambda v: (f"the share asked is {100 * v:.1f} points above today's 90-day "
-                                "share"),
-    "log_threshold_ratio": lambda v: (f"the share asked is {math.exp(v):.1f} times today's "
-                                      "90-day share"),
+    "threshold_gap": lambda v: (
+        f"the share asked is {100 * v:.1f} points above today's 90-day share"
+    ),
+    "log_threshold_ratio": lambda v: (
+        f"the share asked is {math.exp(v):.1f} times today's 90-day share"
+    ),
 }
 ROCM_WORDS: dict[str, Words] = {
     "history_years": lambda v: f"its commit history spans {v:.1f} years (counted up to 5)",

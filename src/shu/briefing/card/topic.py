@@ -37,25 +37,34 @@ def card_topic(ctx: BriefingContext, repo: str, kind: str) -> topics.TopicEviden
     return topics.attribute_topic(ctx.store, ctx.settings, ctx.index, repo, ctx.as_of)
 
 
-def topic_lines(ctx: BriefingContext, topic: topics.TopicEvidence | None, used: Used,
-                short: bool) -> list[Md]:
+def topic_lines(
+    ctx: BriefingContext, topic: topics.TopicEvidence | None, used: Used, short: bool
+) -> list[Md]:
     """The card's topic evidence: with `short` its first line (or why no topic is asserted),
     else the others, leaving out a line whose passages the card already quotes. Passages cited
     count as quoted on the card."""
     if topic is None:
-        return ([Md("No configured topic has evidence for this repository; none is asserted.")]
-                if short else [])
+        return (
+            [Md("No configured topic has evidence for this repository; none is asserted.")]
+            if short
+            else []
+        )
     items = topic.items[:1] if short else topic.items[1:]
     lines = []
     for item in items:
-        passages = {(c.key["doc_id"], c.key["passage_no"]) for c in item.citations
-                    if c.kind == "passage"}
+        passages = {
+            (c.key["doc_id"], c.key["passage_no"]) for c in item.citations if c.kind == "passage"
+        }
         if not short and passages and passages <= used:
             continue
         lines.append(Md(item.text + " " + ref(*[_cite(ctx, c, used) for c in item.citations])))
     if not short and not topic.asserted:
-        lines.append(Md(f"Evidence for {safe_inline(topic.term)} is below the bar "
-                        f"({safe_inline(topic.reason)}); the topic is not asserted."))
+        lines.append(
+            Md(
+                f"Evidence for {safe_inline(topic.term)} is below the bar "
+                f"({safe_inline(topic.reason)}); the topic is not asserted."
+            )
+        )
     return lines
 
 
@@ -65,8 +74,9 @@ def _cite(ctx: BriefingContext, c: Citation, used: Used) -> int:
     return ctx.book.cite(c)
 
 
-def context_answers(ctx: BriefingContext, repo: str, template: str,
-                    topic: topics.TopicEvidence | None, used: Used) -> tuple[list[Md], list[Md]]:
+def context_answers(
+    ctx: BriefingContext, repo: str, template: str, topic: topics.TopicEvidence | None, used: Used
+) -> tuple[list[Md], list[Md]]:
     """The context questions a passage not yet quoted on the card answers (short: up to
     SHORT_ANSWERS; details: the others, those nothing answers, and the repository's landscape
     among its peers and lifecycle phase)."""
@@ -76,18 +86,27 @@ def context_answers(ctx: BriefingContext, repo: str, template: str,
         term = topic.term
         questions = [
             ("WHAT", f"What is {term}?", f"{term} {short}"),
-            ("WHY IT MATTERED", f"Why has {term} mattered for {short}?",
-             f"{term} {short} performance support adoption"),
-            ("WHY NOW", f"What recent activity ties {repo} to {term}?",
-             f"{term} {short} release new"),
+            (
+                "WHY IT MATTERED",
+                f"Why has {term} mattered for {short}?",
+                f"{term} {short} performance support adoption",
+            ),
+            (
+                "WHY NOW",
+                f"What recent activity ties {repo} to {term}?",
+                f"{term} {short} release new",
+            ),
             ("TERM", f"What does '{term}' mean here?", f"{term} means platform software"),
         ]
     else:
         questions = [
             ("WHAT", f"What is {short}?", f"{short}"),
             ("WHY IT MATTERED", f"Why does {short} matter to its users?", f"{short} users"),
-            ("WHY NOW", f"What explains {repo}'s current pace?",
-             f"{short} release attention stars"),
+            (
+                "WHY NOW",
+                f"What explains {repo}'s current pace?",
+                f"{short} release attention stars",
+            ),
             ("TERM", f"What does '{quantity}' measure?", f"{quantity} measure"),
         ]
     answered: list[Md] = []
@@ -97,15 +116,23 @@ def context_answers(ctx: BriefingContext, repo: str, template: str,
         sentences = answered_sentences(answer, question_subject(label, repo, topic, quantity))
         quotes = []
         for sentence in sentences:
-            hit = next(c for c in answer.citations if sentence in c.text or
-                       sentence.rstrip("…") in " ".join(c.text.split()))
+            hit = next(
+                c
+                for c in answer.citations
+                if sentence in c.text or sentence.rstrip("…") in " ".join(c.text.split())
+            )
             if (hit.doc_id, hit.passage_no) in used:
                 continue
             used.add((hit.doc_id, hit.passage_no))
-            r = ctx.book.passage(hit.doc_id, hit.passage_no, sentence.rstrip("…"),
-                                 title=hit.title, location=hit.location,
-                                 published_on=hit.published_on,
-                                 label=f"{repo} {label.lower()}")
+            r = ctx.book.passage(
+                hit.doc_id,
+                hit.passage_no,
+                sentence.rstrip("…"),
+                title=hit.title,
+                location=hit.location,
+                published_on=hit.published_on,
+                label=f"{repo} {label.lower()}",
+            )
             quotes.append(f"“{safe_inline(sentence, QUOTE_CHARS)}” {ref(r)}")
         if quotes:
             answered.append(Md(f"*{safe_inline(question)}* " + " ".join(quotes)))
@@ -113,8 +140,12 @@ def context_answers(ctx: BriefingContext, repo: str, template: str,
             unanswered.append(question)
     details = answered[SHORT_ANSWERS:]
     if unanswered:
-        details.append(Md("The corpus has no passage answering: "
-                          + "; ".join(safe_inline(q) for q in unanswered)))
+        details.append(
+            Md(
+                "The corpus has no passage answering: "
+                + "; ".join(safe_inline(q) for q in unanswered)
+            )
+        )
     details += [_landscape(ctx, repo), _lifecycle(ctx, repo)]
     return answered[:SHORT_ANSWERS], details
 
@@ -126,24 +157,42 @@ def _landscape(ctx: BriefingContext, repo: str) -> Md:
         row = ev.latest_row(ctx.store, "star_signals", peer, ctx.as_of)
         if row is None or row["velocity_28d"] is None:
             continue
-        r = ctx.book.row("star_signals", {"repo": peer, "day": row["day"]}, "velocity_28d",
-                         row["velocity_28d"], row["day"], f"{peer} velocity_28d")
-        rows.append((row["velocity_28d"], f"{safe_inline(peer)} {num(row['velocity_28d'])} "
-                                          f"stars/day {ref(r)}"))
+        r = ctx.book.row(
+            "star_signals",
+            {"repo": peer, "day": row["day"]},
+            "velocity_28d",
+            row["velocity_28d"],
+            row["day"],
+            f"{peer} velocity_28d",
+        )
+        rows.append(
+            (
+                row["velocity_28d"],
+                f"{safe_inline(peer)} {num(row['velocity_28d'])} stars/day {ref(r)}",
+            )
+        )
     if len(rows) < 2:
-        return Md(f"From signals: {safe_inline(repo)} has no other tracked peer with a "
-                  f"measurable 28-day velocity in the {safe_inline(category or 'unset')} "
-                  "category.")
+        return Md(
+            f"From signals: {safe_inline(repo)} has no other tracked peer with a "
+            f"measurable 28-day velocity in the {safe_inline(category or 'unset')} "
+            "category."
+        )
     rows.sort(key=lambda r: -r[0])
-    return Md(f"From signals, 28-day star velocity in the {safe_inline(category)} category on "
-              f"{ctx.as_of}: " + "; ".join(r[1] for r in rows) + ".")
+    return Md(
+        f"From signals, 28-day star velocity in the {safe_inline(category)} category on "
+        f"{ctx.as_of}: " + "; ".join(r[1] for r in rows) + "."
+    )
 
 
 def _lifecycle(ctx: BriefingContext, repo: str) -> Md:
     phase = ev.lifecycle_phase(ctx.store, repo, ctx.as_of)
     if phase is None:
         return Md("From signals: no lifecycle phase is stored for this repository yet.")
-    r = ctx.book.row(phase.table, phase.key, phase.column, phase.phase, phase.day,
-                     f"{repo} lifecycle phase")
-    return Md(f"From signals: **{safe_inline(phase.phase)}** on {phase.day} {ref(r)}"
-              + (f" ({safe_inline(phase.why)})" if phase.why else "") + ".")
+    r = ctx.book.row(
+        phase.table, phase.key, phase.column, phase.phase, phase.day, f"{repo} lifecycle phase"
+    )
+    return Md(
+        f"From signals: **{safe_inline(phase.phase)}** on {phase.day} {ref(r)}"
+        + (f" ({safe_inline(phase.why)})" if phase.why else "")
+        + "."
+    )

@@ -20,8 +20,9 @@ from shu.safe_markdown import Md, safe_inline
 SHORT_DRIVERS = 2
 
 
-def why_prediction(ctx: BriefingContext, f: dict[str, Any] | None, repo: str,
-                   kind: str) -> tuple[list[Md], list[Md]]:
+def why_prediction(
+    ctx: BriefingContext, f: dict[str, Any] | None, repo: str, kind: str
+) -> tuple[list[Md], list[Md]]:
     """The card's "Why this prediction" lines (short, details), each number with its receipt.
     `f` is the card's question (None: the card leads with the interval alone); `kind` "rocm"
     puts the repository's ROCm activity where a star card has its star signals."""
@@ -45,12 +46,28 @@ def why_prediction(ctx: BriefingContext, f: dict[str, Any] | None, repo: str,
 def rocm_context(ctx: BriefingContext, repo: str) -> list[Md]:
     """The repository's ROCm activity in the year to the data day, as query receipts."""
     act = ctx.rocm_activity(repo)
-    r_c = ctx.book.query("commits", act.commits_sql, act.params, act.commits, ctx.as_of,
-                         f"{repo} ROCm-touching commits in a year")
-    r_r = ctx.book.query("releases", act.releases_sql, act.params, act.releases, ctx.as_of,
-                         f"{repo} releases mentioning ROCm in a year")
-    return [Md(f"In the year to {ctx.as_of}: {act.commits:,} ROCm-touching commits {ref(r_c)} "
-               f"and {act.releases:,} releases whose notes mention ROCm {ref(r_r)}.")]
+    r_c = ctx.book.query(
+        "commits",
+        act.commits_sql,
+        act.params,
+        act.commits,
+        ctx.as_of,
+        f"{repo} ROCm-touching commits in a year",
+    )
+    r_r = ctx.book.query(
+        "releases",
+        act.releases_sql,
+        act.params,
+        act.releases,
+        ctx.as_of,
+        f"{repo} releases mentioning ROCm in a year",
+    )
+    return [
+        Md(
+            f"In the year to {ctx.as_of}: {act.commits:,} ROCm-touching commits {ref(r_c)} "
+            f"and {act.releases:,} releases whose notes mention ROCm {ref(r_r)}."
+        )
+    ]
 
 
 def driver_lines(ctx: BriefingContext, f: dict[str, Any]) -> list[Md]:
@@ -60,28 +77,37 @@ def driver_lines(ctx: BriefingContext, f: dict[str, Any]) -> list[Md]:
     for d in json.loads(f["drivers"] or "[]"):
         name = str(d.get("feature"))
         value, r = _feature_receipt(ctx, f, name)
-        said = statement(name, _as_float(value if value is not None else d.get("value")),
-                         f["template"])
+        said = statement(
+            name, _as_float(value if value is not None else d.get("value")), f["template"]
+        )
         contribution = _as_float(d.get("contribution"))
         if said is None or contribution is None:
             continue
         typical = _expit(_logit(f["probability"]) - contribution)
         effect = "raises" if contribution > 0 else "lowers"
-        lines.append(Md(f"{safe_inline(said)} {ref(r)}: this {effect} the chance "
-                        f"({pct(typical)} with a typical value, {num(contribution, signed=True)} "
-                        "in log-odds)."))
+        lines.append(
+            Md(
+                f"{safe_inline(said)} {ref(r)}: this {effect} the chance "
+                f"({pct(typical)} with a typical value, {num(contribution, signed=True)} "
+                "in log-odds)."
+            )
+        )
     return lines
 
 
-def _feature_receipt(ctx: BriefingContext, f: dict[str, Any],
-                     name: str) -> tuple[Any, int]:
+def _feature_receipt(ctx: BriefingContext, f: dict[str, Any], name: str) -> tuple[Any, int]:
     features = json.loads(f["features"] or "{}")
     if name not in features:
         return None, 0
     value = features[name]
-    return value, ctx.book.row("forecasts", {"forecast_id": f["forecast_id"]},
-                               f"features.{name}", value, f["origin"],
-                               f"{f['repo']} feature {name}")
+    return value, ctx.book.row(
+        "forecasts",
+        {"forecast_id": f["forecast_id"]},
+        f"features.{name}",
+        value,
+        f["origin"],
+        f"{f['repo']} feature {name}",
+    )
 
 
 def _as_float(value: Any) -> float | None:
@@ -105,22 +131,32 @@ def _signal_context(ctx: BriefingContext, repo: str) -> list[Md]:
     if row is None:
         return [Md(f"No star signals are stored for {safe_inline(repo)} up to {ctx.as_of}.")]
     key = {"repo": repo, "day": row["day"]}
-    cite = {c: ctx.book.row("star_signals", key, c, row[c], row["day"], f"{repo} {c}")
-            for c in ("stars", "velocity_28d", "acceleration_28d") if row[c] is not None}
+    cite = {
+        c: ctx.book.row("star_signals", key, c, row[c], row["day"], f"{repo} {c}")
+        for c in ("stars", "velocity_28d", "acceleration_28d")
+        if row[c] is not None
+    }
     if "velocity_28d" not in cite:
-        return [Md(f"{safe_inline(repo)}'s 28-day velocity is undefined on {row['day']} "
-                   "(a gap in the star data spans the window).")]
-    text = (f"On {row['day']} {safe_inline(repo)} had {num(row['stars'])} stars "
-            f"{ref(cite.get('stars', 0))}, a 28-day velocity of {num(row['velocity_28d'])} "
-            f"stars/day {ref(cite['velocity_28d'])}")
+        return [
+            Md(
+                f"{safe_inline(repo)}'s 28-day velocity is undefined on {row['day']} "
+                "(a gap in the star data spans the window)."
+            )
+        ]
+    text = (
+        f"On {row['day']} {safe_inline(repo)} had {num(row['stars'])} stars "
+        f"{ref(cite.get('stars', 0))}, a 28-day velocity of {num(row['velocity_28d'])} "
+        f"stars/day {ref(cite['velocity_28d'])}"
+    )
     if "acceleration_28d" in cite:
-        text += (f" and a 28-day acceleration of {num(row['acceleration_28d'], signed=True)} "
-                 f"{ref(cite['acceleration_28d'])}")
+        text += (
+            f" and a 28-day acceleration of {num(row['acceleration_28d'], signed=True)} "
+            f"{ref(cite['acceleration_28d'])}"
+        )
     return [Md(text + ".")]
 
 
-def _peer_context(ctx: BriefingContext, repo: str,
-                  categories: list[ev.CategoryMove]) -> list[Md]:
+def _peer_context(ctx: BriefingContext, repo: str, categories: list[ev.CategoryMove]) -> list[Md]:
     category = ctx.settings.category_of(repo)
     move = next((c for c in categories if c.category == category), None)
     peers = [p for p in (move.members if move else []) if p != repo]
@@ -129,56 +165,105 @@ def _peer_context(ctx: BriefingContext, repo: str,
         row = ev.latest_row(ctx.store, "star_signals", peer, ctx.as_of)
         if row is None or row["acceleration_28d"] is None:
             continue
-        r = ctx.book.row("star_signals", {"repo": peer, "day": row["day"]}, "acceleration_28d",
-                         row["acceleration_28d"], row["day"], f"{peer} acceleration_28d")
+        r = ctx.book.row(
+            "star_signals",
+            {"repo": peer, "day": row["day"]},
+            "acceleration_28d",
+            row["acceleration_28d"],
+            row["day"],
+            f"{peer} acceleration_28d",
+        )
         parts.append(f"{safe_inline(peer)} {num(row['acceleration_28d'], signed=True)} {ref(r)}")
     if not move or move.acceleration is None:
         return []
-    r_cat = ctx.book.row("category_signals", {"category": move.category, "day": ctx.as_of},
-                         "acceleration_28d_mean", move.acceleration, ctx.as_of,
-                         f"{move.category} mean acceleration_28d")
-    text = (f"Peer context: the {safe_inline(category)} category's mean 28-day acceleration is "
-            f"{num(move.acceleration, signed=True)} {ref(r_cat)}")
+    r_cat = ctx.book.row(
+        "category_signals",
+        {"category": move.category, "day": ctx.as_of},
+        "acceleration_28d_mean",
+        move.acceleration,
+        ctx.as_of,
+        f"{move.category} mean acceleration_28d",
+    )
+    text = (
+        f"Peer context: the {safe_inline(category)} category's mean 28-day acceleration is "
+        f"{num(move.acceleration, signed=True)} {ref(r_cat)}"
+    )
     if parts:
         text += "; peers: " + ", ".join(parts)
     peer = ev.latest_row(ctx.store, "peer_signals", repo, ctx.as_of)
     if peer and peer.get("relative_acceleration_28d") is not None:
         key = {"repo": repo, "day": peer["day"]}
-        r_rel = ctx.book.row("peer_signals", key, "relative_acceleration_28d",
-                             peer["relative_acceleration_28d"], peer["day"],
-                             f"{repo} acceleration relative to peers")
-        r_rank = ctx.book.row("peer_signals", key, "category_rank", peer["category_rank"],
-                              peer["day"], f"{repo} rank in category")
-        text += (f"; relative to its peers' mean it is "
-                 f"{num(peer['relative_acceleration_28d'], signed=True)} {ref(r_rel)}, rank "
-                 f"{peer['category_rank']} {ref(r_rank)} of {peer['peers'] + 1} in the category")
+        r_rel = ctx.book.row(
+            "peer_signals",
+            key,
+            "relative_acceleration_28d",
+            peer["relative_acceleration_28d"],
+            peer["day"],
+            f"{repo} acceleration relative to peers",
+        )
+        r_rank = ctx.book.row(
+            "peer_signals",
+            key,
+            "category_rank",
+            peer["category_rank"],
+            peer["day"],
+            f"{repo} rank in category",
+        )
+        text += (
+            f"; relative to its peers' mean it is "
+            f"{num(peer['relative_acceleration_28d'], signed=True)} {ref(r_rel)}, rank "
+            f"{peer['category_rank']} {ref(r_rank)} of {peer['peers'] + 1} in the category"
+        )
     return [Md(text + ".")]
 
 
 def _release_context(ctx: BriefingContext, repo: str) -> list[Md]:
     rel = ev.latest_release(ctx.store, repo, ctx.as_of)
     if rel is None:
-        return [Md(f"Release context: no release of {safe_inline(repo)} is stored up to "
-                   f"{ctx.as_of}.")]
-    r = ctx.book.row("releases", {"repo": repo, "tag": rel["tag"]}, "published_at",
-                     rel["published_at"], rel["published_at"].date(), f"{repo} latest release")
+        return [
+            Md(f"Release context: no release of {safe_inline(repo)} is stored up to {ctx.as_of}.")
+        ]
+    r = ctx.book.row(
+        "releases",
+        {"repo": repo, "tag": rel["tag"]},
+        "published_at",
+        rel["published_at"],
+        rel["published_at"].date(),
+        f"{repo} latest release",
+    )
     days = (ctx.as_of - rel["published_at"].date()).days
-    text = (f"Release context: the latest release, {safe_inline(rel['tag'])}, was published on "
-            f"{rel['published_at'].date()} {ref(r)}, {days} day{'s' if days != 1 else ''} "
-            f"before {ctx.as_of}")
+    text = (
+        f"Release context: the latest release, {safe_inline(rel['tag'])}, was published on "
+        f"{rel['published_at'].date()} {ref(r)}, {days} day{'s' if days != 1 else ''} "
+        f"before {ctx.as_of}"
+    )
     context = ev.latest_row(ctx.store, "release_context", repo, ctx.as_of)
     if context and context.get("median_interval_days") is not None:
-        r_cad = ctx.book.row("release_context", {"repo": repo, "day": context["day"]},
-                             "median_interval_days", context["median_interval_days"],
-                             context["day"], f"{repo} release cadence")
-        text += (f"; its stable releases come every {num(context['median_interval_days'], 0)} "
-                 f"days (median) {ref(r_cad)}")
+        r_cad = ctx.book.row(
+            "release_context",
+            {"repo": repo, "day": context["day"]},
+            "median_interval_days",
+            context["median_interval_days"],
+            context["day"],
+            f"{repo} release cadence",
+        )
+        text += (
+            f"; its stable releases come every {num(context['median_interval_days'], 0)} "
+            f"days (median) {ref(r_cad)}"
+        )
     lift = ev.last_release_lift(ctx.store, repo, ctx.as_of)
     if lift is not None:
-        r_lift = ctx.book.row("release_signals", {"repo": repo, "tag": lift["tag"]},
-                              "star_lift", lift["star_lift"], lift["day"],
-                              f"{repo} {lift['tag']} star lift")
-        text += (f"; after {safe_inline(lift['tag'])} star velocity moved "
-                 f"{num(lift['star_lift'], signed=True)} stars/day over the 14 days after it "
-                 f"against the 28 before {ref(r_lift)}")
+        r_lift = ctx.book.row(
+            "release_signals",
+            {"repo": repo, "tag": lift["tag"]},
+            "star_lift",
+            lift["star_lift"],
+            lift["day"],
+            f"{repo} {lift['tag']} star lift",
+        )
+        text += (
+            f"; after {safe_inline(lift['tag'])} star velocity moved "
+            f"{num(lift['star_lift'], signed=True)} stars/day over the 14 days after it "
+            f"against the 28 before {ref(r_lift)}"
+        )
     return [Md(text + ".")]

@@ -37,16 +37,16 @@ from shu.briefing.sections import (
 )
 
 SECTIONS: tuple[ModuleType, ...] = (
-    header,    # title, data day, notices, stale data
-    glance,    # At a glance
-    radar,     # Breaking out: the radar's top untracked repositories
-    moved,     # What moved
-    cards,     # Forecasts
-    signals,   # Signals
-    probe,     # Probe results and claim checks
-    claims,    # Claims checked against the probe
+    header,  # title, data day, notices, stale data
+    glance,  # At a glance
+    radar,  # Breaking out: the radar's top untracked repositories
+    moved,  # What moved
+    cards,  # Forecasts
+    signals,  # Signals
+    probe,  # Probe results and claim checks
+    claims,  # Claims checked against the probe
     calibration_watch,  # Calibration watch
-    track,     # Track record
+    track,  # Track record
     receipts,  # Receipts
 )
 # The cards are built first so that each card's receipts are one run of numbers from its first

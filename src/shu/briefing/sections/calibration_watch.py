@@ -49,10 +49,14 @@ WHERE r.outcome IN ('yes', 'no') AND f.template <> '{INTERVAL}'
   AND f.template NOT IN ({RADAR_SQL_LIST})
   AND f.resolves_on > ? AND f.resolves_on <= ?"""
 
-_VELOCITY_CASE = "CASE " + " ".join(
-    f"WHEN f.threshold < {edge} THEN '{band}'"
-    for edge, band in zip(VELOCITY_EDGES, VELOCITY_BANDS, strict=False)
-) + f" ELSE '{VELOCITY_BANDS[-1]}' END"
+_VELOCITY_CASE = (
+    "CASE "
+    + " ".join(
+        f"WHEN f.threshold < {edge} THEN '{band}'"
+        for edge, band in zip(VELOCITY_EDGES, VELOCITY_BANDS, strict=False)
+    )
+    + f" ELSE '{VELOCITY_BANDS[-1]}' END"
+)
 
 _INTERVAL_ROWS = f"""
 SELECT {_VELOCITY_CASE} AS band, i.held_80::INT AS held
@@ -60,10 +64,14 @@ FROM forecasts f JOIN interval_resolutions i USING (forecast_id)
 WHERE f.template = '{INTERVAL}' AND f.resolves_on > ? AND f.resolves_on <= ?"""
 
 # Per band, one number each (what a receipt cites; params: window start, day, band).
-N_SQL = {"yes_no": f"SELECT count(*) FROM ({_BAND_ROWS}) WHERE band = ?",
-         "intervals": f"SELECT count(*) FROM ({_INTERVAL_ROWS}) WHERE band = ?"}
-OBSERVED_SQL = {"yes_no": f"SELECT avg(came_true) FROM ({_BAND_ROWS}) WHERE band = ?",
-                "intervals": f"SELECT avg(held) FROM ({_INTERVAL_ROWS}) WHERE band = ?"}
+N_SQL = {
+    "yes_no": f"SELECT count(*) FROM ({_BAND_ROWS}) WHERE band = ?",
+    "intervals": f"SELECT count(*) FROM ({_INTERVAL_ROWS}) WHERE band = ?",
+}
+OBSERVED_SQL = {
+    "yes_no": f"SELECT avg(came_true) FROM ({_BAND_ROWS}) WHERE band = ?",
+    "intervals": f"SELECT avg(held) FROM ({_INTERVAL_ROWS}) WHERE band = ?",
+}
 
 _REGIME_SQL = "SELECT * FROM market_regime WHERE day <= ? ORDER BY day DESC LIMIT 1"
 
@@ -79,8 +87,10 @@ def build(ctx: BriefingContext) -> Part:
     watch = calibration_watch(ctx.store, ctx.day)
     view = watch_section(ctx.store, ctx.book, ctx.day, ctx.out_dir, watch)
     ctx.charts.append(ctx.out_dir / view["chart"])
-    return Part(ctx.render("sections/calibration_watch.md.j2", calibration_watch=view),
-                data={"calibration_watch": watch})
+    return Part(
+        ctx.render("sections/calibration_watch.md.j2", calibration_watch=view),
+        data={"calibration_watch": watch},
+    )
 
 
 def guard_notice(ctx: BriefingContext, radar: bool = False) -> Md | None:
@@ -90,39 +100,65 @@ def guard_notice(ctx: BriefingContext, radar: bool = False) -> Md | None:
     line = guard_line(regime, radar)
     if line is None:
         return None
-    r = ctx.book.row("market_regime", {"day": regime["day"]}, "share_falling_7d",
-                     regime["share_falling_7d"], date.fromisoformat(regime["day"]),
-                     "share of repositories losing stars per day, last 7 days")
+    r = ctx.book.row(
+        "market_regime",
+        {"day": regime["day"]},
+        "share_falling_7d",
+        regime["share_falling_7d"],
+        date.fromisoformat(regime["day"]),
+        "share of repositories losing stars per day, last 7 days",
+    )
     return Md(f"{line} [R{r}]")
 
 
 def calibration_watch(store: Store, day: date, window_days: int = WATCH_DAYS) -> dict[str, Any]:
     """The watch as plain data (see the module docstring)."""
     params = [day - timedelta(days=window_days), day]
-    bands = {r[0]: r for r in store.con.execute(
-        f"SELECT band, count(*), avg(sure), sum(came_true) FROM ({_BAND_ROWS}) GROUP BY band",
-        params).fetchall()}
+    bands = {
+        r[0]: r
+        for r in store.con.execute(
+            f"SELECT band, count(*), avg(sure), sum(came_true) FROM ({_BAND_ROWS}) GROUP BY band",
+            params,
+        ).fetchall()
+    }
     yes_no = []
     for band in BANDS:
         _, n, mean_confidence, right = bands.get(band, (band, 0, None, 0))
-        row = _with_interval({"band": band, "n": int(n), "mean_confidence": mean_confidence},
-                             int(right), int(n), mean_confidence)
+        row = _with_interval(
+            {"band": band, "n": int(n), "mean_confidence": mean_confidence},
+            int(right),
+            int(n),
+            mean_confidence,
+        )
         yes_no.append(row)
-    held = {r[0]: r for r in store.con.execute(
-        f"SELECT band, count(*), sum(held) FROM ({_INTERVAL_ROWS}) GROUP BY band",
-        params).fetchall()}
+    held = {
+        r[0]: r
+        for r in store.con.execute(
+            f"SELECT band, count(*), sum(held) FROM ({_INTERVAL_ROWS}) GROUP BY band", params
+        ).fetchall()
+    }
     intervals = []
     for band in VELOCITY_BANDS:
         _, n, k = held.get(band, (band, 0, 0))
-        intervals.append(_with_interval({"band": band, "n": int(n), "nominal": 0.8},
-                                        int(k), int(n), 0.8))
+        intervals.append(
+            _with_interval({"band": band, "n": int(n), "nominal": 0.8}, int(k), int(n), 0.8)
+        )
     regime = _newest_regime(store, day)
     levels = _newest_levels(store, day)
-    watch = {"day": str(day), "window": [str(params[0] + timedelta(days=1)), str(day)],
-             "window_days": window_days, "yes_no": yes_no, "intervals": intervals,
-             "regime": regime, "interval_levels": levels,
-             "sql": {"n": N_SQL, "observed": OBSERVED_SQL,
-                     "params": [str(p) for p in params] + ["<band>"]}}
+    watch = {
+        "day": str(day),
+        "window": [str(params[0] + timedelta(days=1)), str(day)],
+        "window_days": window_days,
+        "yes_no": yes_no,
+        "intervals": intervals,
+        "regime": regime,
+        "interval_levels": levels,
+        "sql": {
+            "n": N_SQL,
+            "observed": OBSERVED_SQL,
+            "params": [str(p) for p in params] + ["<band>"],
+        },
+    }
     watch["guard_line"] = guard_line(regime)
     watch["lines"] = _action_lines(watch)
     return watch
@@ -130,9 +166,14 @@ def calibration_watch(store: Store, day: date, window_days: int = WATCH_DAYS) ->
 
 def _with_interval(row: dict, right: int, n: int, nominal: float | None) -> dict:
     lo, hi = wilson_interval(right, n)
-    row.update({"observed": right / n if n else None, "ci_low": None if n == 0 else lo,
-                "ci_high": None if n == 0 else hi,
-                "off": bool(n and nominal is not None and not lo <= nominal <= hi)})
+    row.update(
+        {
+            "observed": right / n if n else None,
+            "ci_low": None if n == 0 else lo,
+            "ci_high": None if n == 0 else hi,
+            "off": bool(n and nominal is not None and not lo <= nominal <= hi),
+        }
+    )
     return row
 
 
@@ -142,8 +183,14 @@ def _newest_regime(store: Store, day: date) -> dict | None:
     if row is None:
         return None
     out = dict(zip([d[0] for d in cur.description], row, strict=True))
-    out = {k: (str(v) if isinstance(v, date) else
-               (None if isinstance(v, float) and math.isnan(v) else v)) for k, v in out.items()}
+    out = {
+        k: (
+            str(v)
+            if isinstance(v, date)
+            else (None if isinstance(v, float) and math.isnan(v) else v)
+        )
+        for k, v in out.items()
+    }
     g = recalibration.guard(out.get("distance"))
     out.update({"guard_on": g.on, "shrink": g.shrink, "widen": g.widen})
     return out
@@ -153,9 +200,11 @@ def _newest_levels(store: Store, day: date) -> dict | None:
     rows = store.con.execute(_LEVELS_SQL, [day]).fetchall()
     if not rows:
         return None
-    out: dict[str, Any] = {"origin": str(rows[0][3]),
-                           "resolved_through": None if rows[0][2] is None else str(rows[0][2]),
-                           "bands": {}}
+    out: dict[str, Any] = {
+        "origin": str(rows[0][3]),
+        "resolved_through": None if rows[0][2] is None else str(rows[0][2]),
+        "bands": {},
+    }
     for band, levels, _, _ in rows:  # the horizon nearest 30 days first
         out["bands"].setdefault(band, [round(float(x), 4) for x in levels])
     return out
@@ -166,17 +215,23 @@ def guard_line(regime: dict | None, radar: bool = False) -> str | None:
     Forecasts, or with `radar` the radar's own (the guard does not move breakout forecasts)."""
     if not regime or not regime.get("guard_on"):
         return None
-    losing = (f"On an average day this week {100 * regime['share_falling_7d']:.1f}% of "
-              f"repositories lost stars, against {100 * regime['usual_share_falling_7d']:.1f}% "
-              "usually")
+    losing = (
+        f"On an average day this week {100 * regime['share_falling_7d']:.1f}% of "
+        f"repositories lost stars, against {100 * regime['usual_share_falling_7d']:.1f}% "
+        "usually"
+    )
     if radar:
-        return (f"{losing}. Breakout forecasts are not held back for it: in the guard-on weeks "
-                "of the walk-forward, holding them back made them worse. Over the whole "
-                "walk-forward the radar's forecasts above 20% came true less often than they "
-                "said: read the top of the table as a ranking.")
-    return (f"{losing}: star forecasts are held closer to base rates today (the yes/no "
-            "forecasts of repositories losing stars are pulled towards their base rate, and "
-            f"intervals are {100 * (regime['widen'] - 1):.0f}% wider).")
+        return (
+            f"{losing}. Breakout forecasts are not held back for it: in the guard-on weeks "
+            "of the walk-forward, holding them back made them worse. Over the whole "
+            "walk-forward the radar's forecasts above 20% came true less often than they "
+            "said: read the top of the table as a ranking."
+        )
+    return (
+        f"{losing}: star forecasts are held closer to base rates today (the yes/no "
+        "forecasts of repositories losing stars are pulled towards their base rate, and "
+        f"intervals are {100 * (regime['widen'] - 1):.0f}% wider)."
+    )
 
 
 def _action_lines(watch: dict) -> list[str]:
@@ -187,66 +242,96 @@ def _action_lines(watch: dict) -> list[str]:
         if not b["off"]:
             continue
         said = "more" if b["mean_confidence"] > b["observed"] else "less"
-        what = ("the regime guard is on: forecasts of repositories losing stars are pulled "
-                "towards their base rate" if regime.get("guard_on") else
-                "shu has not changed yes/no forecasts since the model's refit (recalibrating "
-                "them from month-old outcomes made the backtest worse); the next `shu train` "
-                "refits on these outcomes")
-        lines.append(f"{b['band'].capitalize()}-band forecasts came true "
-                     f"{100 * b['observed']:.0f}% of the time (95% interval "
-                     f"{100 * b['ci_low']:.0f}-{100 * b['ci_high']:.0f}%, n = {b['n']:,}) "
-                     f"against {100 * b['mean_confidence']:.0f}% said: shu was {said} sure "
-                     f"than it should have been; {what}.")
+        what = (
+            "the regime guard is on: forecasts of repositories losing stars are pulled "
+            "towards their base rate"
+            if regime.get("guard_on")
+            else "shu has not changed yes/no forecasts since the model's refit (recalibrating "
+            "them from month-old outcomes made the backtest worse); the next `shu train` "
+            "refits on these outcomes"
+        )
+        lines.append(
+            f"{b['band'].capitalize()}-band forecasts came true "
+            f"{100 * b['observed']:.0f}% of the time (95% interval "
+            f"{100 * b['ci_low']:.0f}-{100 * b['ci_high']:.0f}%, n = {b['n']:,}) "
+            f"against {100 * b['mean_confidence']:.0f}% said: shu was {said} sure "
+            f"than it should have been; {what}."
+        )
     levels = (watch["interval_levels"] or {}).get("bands", {})
     for b in watch["intervals"]:
         if not b["off"]:
             continue
         now = levels.get(b["band"])
-        what = (f"the online conformal levels of this band now issue the 80% interval between "
-                f"the levels {now[1]:.3f} and {now[5]:.3f} of its calibration scores (nominal "
-                "0.100 and 0.900), read from the questions resolved through "
-                f"{watch['interval_levels']['resolved_through']}" if now else
-                "no online state is stored yet for this band")
+        what = (
+            f"the online conformal levels of this band now issue the 80% interval between "
+            f"the levels {now[1]:.3f} and {now[5]:.3f} of its calibration scores (nominal "
+            "0.100 and 0.900), read from the questions resolved through "
+            f"{watch['interval_levels']['resolved_through']}"
+            if now
+            else "no online state is stored yet for this band"
+        )
         label = _velocity_label(b["band"])
-        lines.append(f"80% intervals of repositories at {label} stars/day held "
-                     f"{100 * b['observed']:.0f}% of the time (95% interval "
-                     f"{100 * b['ci_low']:.0f}-{100 * b['ci_high']:.0f}%, n = {b['n']:,}); "
-                     f"{what}.")
+        lines.append(
+            f"80% intervals of repositories at {label} stars/day held "
+            f"{100 * b['observed']:.0f}% of the time (95% interval "
+            f"{100 * b['ci_low']:.0f}-{100 * b['ci_high']:.0f}%, n = {b['n']:,}); "
+            f"{what}."
+        )
     return lines
 
 
-def watch_section(store: Store, book: ReceiptBook, day: date, out_dir: Path,
-                  watch: dict[str, Any] | None = None) -> dict[str, Any]:
+def watch_section(
+    store: Store, book: ReceiptBook, day: date, out_dir: Path, watch: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The section's view: the watch (`calibration_watch`, computed here unless given) with
     receipts on its numbers, its lines, and the chart (written to
     OUT_DIR/DAY-calibration-watch.png)."""
     watch = watch if watch is not None else calibration_watch(store, day)
     params = [day - timedelta(days=watch["window_days"]), day]
-    rows = [_cited_row(book, "yes_no", b, params, day, "forecasts") | {
-        "said": Md(_pct(b["mean_confidence"]))} for b in watch["yes_no"]]
-    coverage = [_cited_row(book, "intervals", b, params, day, "80% intervals")
-                for b in watch["intervals"]]
+    rows = [
+        _cited_row(book, "yes_no", b, params, day, "forecasts")
+        | {"said": Md(_pct(b["mean_confidence"]))}
+        for b in watch["yes_no"]
+    ]
+    coverage = [
+        _cited_row(book, "intervals", b, params, day, "80% intervals") for b in watch["intervals"]
+    ]
     chart = out_dir / f"{day}-calibration-watch.png"
     watch_chart(watch, chart)
-    return {"window": watch["window"], "yes_no": rows, "intervals": coverage,
-            "lines": [Md(line) for line in watch["lines"]],
-            "chart": chart.name, "any": any(b["n"] for b in watch["yes_no"] + watch["intervals"])}
+    return {
+        "window": watch["window"],
+        "yes_no": rows,
+        "intervals": coverage,
+        "lines": [Md(line) for line in watch["lines"]],
+        "chart": chart.name,
+        "any": any(b["n"] for b in watch["yes_no"] + watch["intervals"]),
+    }
 
 
-def _cited_row(book: ReceiptBook, kind: str, b: dict, params: list, day: date,
-               what: str) -> dict:
+def _cited_row(book: ReceiptBook, kind: str, b: dict, params: list, day: date, what: str) -> dict:
     """A table row of the section: n and the observed share, each with its query receipt."""
     table = "forecast_resolutions" if kind == "yes_no" else "interval_resolutions"
     label = f"{what} in the {b['band']} band resolved in the watch window"
     r_n = book.query(table, N_SQL[kind], [*params, b["band"]], b["n"], day, label)
     observed = Md(_pct(b["observed"]))
     if b["n"]:
-        r_o = book.query(table, OBSERVED_SQL[kind], [*params, b["band"]], b["observed"], day,
-                         f"share of the {label} that held")
+        r_o = book.query(
+            table,
+            OBSERVED_SQL[kind],
+            [*params, b["band"]],
+            b["observed"],
+            day,
+            f"share of the {label} that held",
+        )
         observed = Md(f"{_pct(b['observed'])} [R{r_o}]")
     band = Md(_velocity_label(b["band"])) if kind == "intervals" else b["band"]
-    return {"band": band, "n": Md(f"{b['n']:,} [R{r_n}]"), "observed": observed,
-            "ci": Md(_ci(b)), "off": "off" if b["off"] else ""}
+    return {
+        "band": band,
+        "n": Md(f"{b['n']:,} [R{r_n}]"),
+        "observed": observed,
+        "ci": Md(_ci(b)),
+        "off": "off" if b["off"] else "",
+    }
 
 
 def _velocity_label(band: str) -> str:
@@ -275,9 +360,14 @@ def watch_chart(watch: dict, path: Path) -> Path:
     for b in watch["yes_no"]:
         if not b["n"]:
             continue
-        left.errorbar([b["mean_confidence"]], [b["observed"]],
-                      yerr=[[b["observed"] - b["ci_low"]], [b["ci_high"] - b["observed"]]],
-                      marker="o", capsize=3, label=f"{b['band']} (n = {b['n']:,})")
+        left.errorbar(
+            [b["mean_confidence"]],
+            [b["observed"]],
+            yerr=[[b["observed"] - b["ci_low"]], [b["ci_high"] - b["observed"]]],
+            marker="o",
+            capsize=3,
+            label=f"{b['band']} (n = {b['n']:,})",
+        )
     left.set_xlim(0.5, 1)
     left.set_ylim(0.3, 1)
     left.set_xlabel("mean confidence said")
@@ -287,11 +377,17 @@ def watch_chart(watch: dict, path: Path) -> Path:
     shown = [b for b in watch["intervals"] if b["n"]]
     right.axhline(0.8, color="grey", linestyle="dotted", label="nominal 80%")
     for i, b in enumerate(shown):
-        right.errorbar([i], [b["observed"]],
-                       yerr=[[b["observed"] - b["ci_low"]], [b["ci_high"] - b["observed"]]],
-                       marker="s", capsize=3, color="tab:orange")
-    right.set_xticks(range(len(shown)), [f"{b['band']}\n(n = {b['n']:,})" for b in shown],
-                     fontsize=7)
+        right.errorbar(
+            [i],
+            [b["observed"]],
+            yerr=[[b["observed"] - b["ci_low"]], [b["ci_high"] - b["observed"]]],
+            marker="s",
+            capsize=3,
+            color="tab:orange",
+        )
+    right.set_xticks(
+        range(len(shown)), [f"{b['band']}\n(n = {b['n']:,})" for b in shown], fontsize=7
+    )
     right.set_ylim(0.5, 1)
     right.set_xlabel("28-day velocity on the origin, stars/day")
     right.set_ylabel("80% interval held")
@@ -299,10 +395,17 @@ def watch_chart(watch: dict, path: Path) -> Path:
     right.legend(fontsize=7, loc="lower right")
     if not any(b["n"] for b in watch["yes_no"] + watch["intervals"]):
         fig.text(0.5, 0.5, "no forecast resolved in the window yet", ha="center")
-    fig.suptitle(f"Calibration watch: forecasts resolved {watch['window'][0]} .. "
-                 f"{watch['window'][1]}", fontsize=10)
-    fig.text(0.01, 0.01, "Source: shu store, forecasts, forecast_resolutions and "
-             "interval_resolutions", fontsize=7, color="grey")
+    fig.suptitle(
+        f"Calibration watch: forecasts resolved {watch['window'][0]} .. {watch['window'][1]}",
+        fontsize=10,
+    )
+    fig.text(
+        0.01,
+        0.01,
+        "Source: shu store, forecasts, forecast_resolutions and interval_resolutions",
+        fontsize=7,
+        color="grey",
+    )
     fig.tight_layout(rect=(0, 0.03, 1, 0.95))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)

@@ -26,26 +26,41 @@ QUOTE_CHARS = 300
 def build(ctx: BriefingContext) -> Part:
     """The checked claims, contradicted first, and the untestable ones in short."""
     checks = document_checks(ctx.store, ctx.as_of)
-    data = [{"text": c.claim,
-             "source": display_path(c.spec.location) if c.spec.location else c.spec.title,
-             "title": c.spec.title, "passage_no": c.spec.passage_no, "verdict": c.verdict,
-             "evidence": c.reason or c.evidence} for c in checks]
-    return Part(ctx.render("sections/claims.md.j2", claims=claims_view(checks, ctx.book)),
-                data={"claims": data})
+    data = [
+        {
+            "text": c.claim,
+            "source": display_path(c.spec.location) if c.spec.location else c.spec.title,
+            "title": c.spec.title,
+            "passage_no": c.spec.passage_no,
+            "verdict": c.verdict,
+            "evidence": c.reason or c.evidence,
+        }
+        for c in checks
+    ]
+    return Part(
+        ctx.render("sections/claims.md.j2", claims=claims_view(checks, ctx.book)),
+        data={"claims": data},
+    )
 
 
 def cite_passage(book: ReceiptBook, check: ClaimCheck) -> int:
     """The receipt of the passage a document claim was read from."""
     s = check.spec
-    return book.passage(s.doc_id, s.passage_no, s.text, title=s.title, location=s.location,
-                        published_on=s.published_on, label="claim source")
+    return book.passage(
+        s.doc_id,
+        s.passage_no,
+        s.text,
+        title=s.title,
+        location=s.location,
+        published_on=s.published_on,
+        label="claim source",
+    )
 
 
 def cite_probe(book: ReceiptBook, check: ClaimCheck) -> list[int]:
     """The receipts of the probe rows a verdict rests on."""
     as_of = check.run_started_at.date() if check.run_started_at else None
-    return [book.row(c.table, c.key, c.column, c.value, as_of, c.label)
-            for c in check.probe_cites]
+    return [book.row(c.table, c.key, c.column, c.value, as_of, c.label) for c in check.probe_cites]
 
 
 def claims_section(store: Store, book: ReceiptBook, as_of: date) -> dict[str, Any]:
@@ -56,27 +71,43 @@ def claims_section(store: Store, book: ReceiptBook, as_of: date) -> dict[str, An
 def claims_view(checks: list[ClaimCheck], book: ReceiptBook) -> dict[str, Any]:
     """The section's view: counts, checked claims (contradicted first) and untestable ones."""
     order = {CONTRADICTED: 0, SUPPORTED: 1}
-    checked = sorted((c for c in checks if c.verdict in order),
-                     key=lambda c: (order[c.verdict], c.spec.location or "", c.claim_id))
+    checked = sorted(
+        (c for c in checks if c.verdict in order),
+        key=lambda c: (order[c.verdict], c.spec.location or "", c.claim_id),
+    )
     items = []
     for c in checked:
         r_passage = cite_passage(book, c)
         r_probe = cite_probe(book, c)
-        items.append({"verdict": c.verdict, "text": Md(
-            f"**{c.verdict}** · “{safe_inline(c.claim, QUOTE_CHARS)}” — "
-            f"{safe_inline(c.spec.title or c.spec.location)}, passage {c.spec.passage_no} "
-            f"{ref(r_passage)} · claimed: {safe_inline(c.spec.describe())} · probe: "
-            f"{safe_inline(c.evidence)} {ref(*r_probe)}")})
+        items.append(
+            {
+                "verdict": c.verdict,
+                "text": Md(
+                    f"**{c.verdict}** · “{safe_inline(c.claim, QUOTE_CHARS)}” — "
+                    f"{safe_inline(c.spec.title or c.spec.location)}, passage {c.spec.passage_no} "
+                    f"{ref(r_passage)} · claimed: {safe_inline(c.spec.describe())} · probe: "
+                    f"{safe_inline(c.evidence)} {ref(*r_probe)}"
+                ),
+            }
+        )
     untestable = [c for c in checks if c.verdict == UNTESTABLE]
     shown = []
     for c in untestable[:MAX_UNTESTABLE]:
         r_passage = cite_passage(book, c)
-        shown.append(Md(f"“{safe_inline(c.claim, 160)}” {ref(r_passage)} "
-                        f"({safe_inline(c.spec.describe())}) — "
-                        f"{safe_inline(c.reason or c.evidence, 300)}"))
-    return {"n": len(checks), "n_documents": len({c.spec.doc_id for c in checks}),
-            "n_contradicted": sum(c.verdict == CONTRADICTED for c in checks),
-            "n_supported": sum(c.verdict == SUPPORTED for c in checks),
-            "n_untestable": len(untestable), "checked": items, "untestable": shown,
-            "more_untestable": max(0, len(untestable) - MAX_UNTESTABLE)}
-
+        shown.append(
+            Md(
+                f"“{safe_inline(c.claim, 160)}” {ref(r_passage)} "
+                f"({safe_inline(c.spec.describe())}) — "
+                f"{safe_inline(c.reason or c.evidence, 300)}"
+            )
+        )
+    return {
+        "n": len(checks),
+        "n_documents": len({c.spec.doc_id for c in checks}),
+        "n_contradicted": sum(c.verdict == CONTRADICTED for c in checks),
+        "n_supported": sum(c.verdict == SUPPORTED for c in checks),
+        "n_untestable": len(untestable),
+        "checked": items,
+        "untestable": shown,
+        "more_untestable": max(0, len(untestable) - MAX_UNTESTABLE),
+    }

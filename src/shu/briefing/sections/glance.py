@@ -22,8 +22,9 @@ from shu.store import Store
 
 def build(ctx: BriefingContext) -> Part:
     """The summary table."""
-    summary = summary_rows(ctx.store, ctx.book, ctx.tracked, ctx.headline, ctx.as_of, ctx.day,
-                           ctx.synthetic)
+    summary = summary_rows(
+        ctx.store, ctx.book, ctx.tracked, ctx.headline, ctx.as_of, ctx.day, ctx.synthetic
+    )
     return Part(ctx.render("sections/glance.md.j2", summary=summary))
 
 
@@ -31,7 +32,9 @@ def previous_briefing(store: Store, day: date, synthetic: bool) -> dict[str, Any
     """The latest briefing before `day` of the same kind (real or synthetic), if any."""
     row = store.con.execute(
         "SELECT day, data_as_of FROM briefings WHERE day < ? AND is_synthetic = ? "
-        "ORDER BY day DESC LIMIT 1", [day, synthetic]).fetchone()
+        "ORDER BY day DESC LIMIT 1",
+        [day, synthetic],
+    ).fetchone()
     return {"day": row[0], "as_of": row[1]} if row else None
 
 
@@ -45,20 +48,33 @@ def _ref(n: int) -> str:
     return f"[R{n}]" if n else ""
 
 
-def summary_rows(store: Store, book: ReceiptBook, tracked: list[str], headline: list[dict],
-                 as_of: date, day: date, synthetic: bool = False) -> dict[str, Any]:
+def summary_rows(
+    store: Store,
+    book: ReceiptBook,
+    tracked: list[str],
+    headline: list[dict],
+    as_of: date,
+    day: date,
+    synthetic: bool = False,
+) -> dict[str, Any]:
     """The summary table's rows and the previous briefing it compares with."""
     before = previous_briefing(store, day, synthetic)
     rows = []
     for repo in tracked:
         now = ev.latest_row(store, "star_signals", repo, as_of)
-        cells = {"repo": Md(safe_code(repo)), "velocity": Md("—"), "acceleration": Md("—"),
-                 "forecast": Md("none issued"), "change": Md("first briefing" if not before
-                                                             else "—")}
+        cells = {
+            "repo": Md(safe_code(repo)),
+            "velocity": Md("—"),
+            "acceleration": Md("—"),
+            "forecast": Md("none issued"),
+            "change": Md("first briefing" if not before else "—"),
+        }
         if now is not None:
             key = {"repo": repo, "day": now["day"]}
-            for name, col, signed in (("velocity", "velocity_28d", False),
-                                      ("acceleration", "acceleration_28d", True)):
+            for name, col, signed in (
+                ("velocity", "velocity_28d", False),
+                ("acceleration", "acceleration_28d", True),
+            ):
                 if now[col] is not None:
                     r = book.row("star_signals", key, col, now[col], now["day"], f"{repo} {col}")
                     cells[name] = Md(f"{_fmt(now[col], signed)} {_ref(r)}")
@@ -69,19 +85,28 @@ def summary_rows(store: Store, book: ReceiptBook, tracked: list[str], headline: 
     return {"rows": rows, "before": before}
 
 
-def _forecast_cell(store: Store, book: ReceiptBook, repo: str, headline: list[dict],
-                   as_of: date) -> Md:
+def _forecast_cell(
+    store: Store, book: ReceiptBook, repo: str, headline: list[dict], as_of: date
+) -> Md:
     fan = interval_forecasts(store.con, repo, as_of)
     if not fan.empty:
         near = fan.iloc[(fan["horizon_days"] - 30).abs().argsort().iloc[0]]
-        return Md(f"velocity on {near['resolves_on'].date()}: median {_fmt(near['median'])} "
-                  f"(80%: {_fmt(near['lower_80'])} to {_fmt(near['upper_80'])}) "
-                  f"{safe_inline(near['unit'])}")
+        return Md(
+            f"velocity on {near['resolves_on'].date()}: median {_fmt(near['median'])} "
+            f"(80%: {_fmt(near['lower_80'])} to {_fmt(near['upper_80'])}) "
+            f"{safe_inline(near['unit'])}"
+        )
     f = next((h for h in headline if h["repo"] == repo), None)
     if f is None:
         return Md("none issued")
-    r = book.row("forecasts", {"forecast_id": f["forecast_id"]}, "probability",
-                 f["probability"], f["origin"], f"{repo} probability")
+    r = book.row(
+        "forecasts",
+        {"forecast_id": f["forecast_id"]},
+        "probability",
+        f["probability"],
+        f["origin"],
+        f"{repo} probability",
+    )
     x, on = f["threshold"], f["resolves_on"]
     question = {
         "star_accel_reach": f"acceleration reaches ≥ {_fmt(x, signed=True)} by {on}",
@@ -93,8 +118,9 @@ def _forecast_cell(store: Store, book: ReceiptBook, repo: str, headline: list[di
     return Md(f"{question}: P(yes) {100 * f['probability']:.0f}% {_ref(r)}")
 
 
-def _change_cell(store: Store, book: ReceiptBook, repo: str, now: dict,
-                 before: dict[str, Any]) -> Md:
+def _change_cell(
+    store: Store, book: ReceiptBook, repo: str, now: dict, before: dict[str, Any]
+) -> Md:
     then = ev.latest_row(store, "star_signals", repo, before["as_of"])
     if then is None or then["day"] == now["day"]:
         return Md(f"no new data since the {before['day']} briefing")
@@ -102,10 +128,18 @@ def _change_cell(store: Store, book: ReceiptBook, repo: str, now: dict,
     for label, col in (("velocity", "velocity_28d"), ("acceleration", "acceleration_28d")):
         if then[col] is None or now[col] is None:
             continue
-        r = book.row("star_signals", {"repo": repo, "day": then["day"]}, col, then[col],
-                     then["day"], f"{repo} {col} at the previous briefing")
-        parts.append(f"{label} {_fmt(now[col] - then[col], signed=True)} (was "
-                     f"{_fmt(then[col], label == 'acceleration')} {_ref(r)})")
+        r = book.row(
+            "star_signals",
+            {"repo": repo, "day": then["day"]},
+            col,
+            then[col],
+            then["day"],
+            f"{repo} {col} at the previous briefing",
+        )
+        parts.append(
+            f"{label} {_fmt(now[col] - then[col], signed=True)} (was "
+            f"{_fmt(then[col], label == 'acceleration')} {_ref(r)})"
+        )
     if not parts:
         return Md(f"undefined then or now (data gap) since the {before['day']} briefing")
     return Md("; ".join(parts) + f" since the {before['day']} briefing")

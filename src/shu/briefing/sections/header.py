@@ -12,9 +12,18 @@ NOTICE_MAX_CHARS = 400  # a notice may quote outside text (an error message): ke
 
 def build(ctx: BriefingContext) -> Part:
     """The title block down to the first section."""
-    return Part(ctx.render(
-        "sections/header.md.j2", synthetic=ctx.synthetic, title=ctx.title, day=ctx.day,
-        as_of=ctx.as_of, generated_at=utcnow().replace(microsecond=0),
-        model_versions=sorted({f["model_version"] for f in ctx.forecasts if f["model_version"]}),
-        notices=[Md(safe_inline(n, max_chars=NOTICE_MAX_CHARS)) for n in ctx.notices],
-        stale=ctx.stale))
+    return Part(
+        ctx.render(
+            "sections/header.md.j2",
+            synthetic=ctx.synthetic,
+            title=ctx.title,
+            day=ctx.day,
+            as_of=ctx.as_of,
+            generated_at=utcnow().replace(microsecond=0),
+            model_versions=sorted(
+                {f["model_version"] for f in ctx.forecasts if f["model_version"]}
+            ),
+            notices=[Md(safe_inline(n, max_chars=NOTICE_MAX_CHARS)) for n in ctx.notices],
+            stale=ctx.stale,
+        )
+    )

@@ -24,25 +24,46 @@ def build(ctx: BriefingContext) -> Part:
     for e in entries:
         r_p = ctx.book.cite(e.probability_citation)
         r_v = ctx.book.cite(e.velocity_citation) if e.velocity_citation else 0
-        why = "; ".join(f"{d.text} ({'towards' if d.towards else 'against'}) "
-                        f"{ref(*(ctx.book.cite(c) for c in d.citations))}" for d in e.drivers)
-        rows.append({"repo": Md(safe_code(e.repo)),
-                     "velocity": Md(f"{num(e.velocity_28d, 1)} {ref(r_v)}"),
-                     "probability": Md(f"{pct(e.probability, 1)} {ref(r_p)}"),
-                     "bar": Md(f"{num(e.bar, 1)} by {e.resolves_on}"),
-                     "why": Md(why or "—")})
+        why = "; ".join(
+            f"{d.text} ({'towards' if d.towards else 'against'}) "
+            f"{ref(*(ctx.book.cite(c) for c in d.citations))}"
+            for d in e.drivers
+        )
+        rows.append(
+            {
+                "repo": Md(safe_code(e.repo)),
+                "velocity": Md(f"{num(e.velocity_28d, 1)} {ref(r_v)}"),
+                "probability": Md(f"{pct(e.probability, 1)} {ref(r_p)}"),
+                "bar": Md(f"{num(e.bar, 1)} by {e.resolves_on}"),
+                "why": Md(why or "—"),
+            }
+        )
     origin = entries[0].origin if entries else None
-    data: dict[str, Any] = {"radar": [
-        {"repo": e.repo, "probability": e.probability, "velocity_28d": e.velocity_28d,
-         "origin": e.origin, "horizon": e.horizon_days, "bar": e.bar,
-         "forecast_id": e.forecast_id, "drivers": [d.text for d in e.drivers]}
-        for e in entries]}
+    data: dict[str, Any] = {
+        "radar": [
+            {
+                "repo": e.repo,
+                "probability": e.probability,
+                "velocity_28d": e.velocity_28d,
+                "origin": e.origin,
+                "horizon": e.horizon_days,
+                "bar": e.bar,
+                "forecast_id": e.forecast_id,
+                "drivers": [d.text for d in e.drivers],
+            }
+            for e in entries
+        ]
+    }
     if not entries:
-        data["notes"] = {"radar": "no star_breakout forecast of an untracked repository is "
-                                  f"stored at an origin up to {ctx.day}"}
+        data["notes"] = {
+            "radar": "no star_breakout forecast of an untracked repository is "
+            f"stored at an origin up to {ctx.day}"
+        }
     guard = guard_notice(ctx, radar=True) if entries else None
-    return Part(ctx.render("sections/radar.md.j2", rows=rows, origin=origin, top=TOP,
-                           guard=guard), data=data)
+    return Part(
+        ctx.render("sections/radar.md.j2", rows=rows, origin=origin, top=TOP, guard=guard),
+        data=data,
+    )
 
 
 def record_data(ctx: BriefingContext) -> dict[str, Any] | None:
@@ -59,16 +80,24 @@ def record_view(ctx: BriefingContext) -> dict[str, Any] | None:
     record = radar_data.radar_record(ctx.store, ctx.day)
     if record is None:
         return None
-    r_n = ctx.book.query("forecast_resolutions", f"SELECT count(*) FROM ({record['sql']})",
-                         record["params"], record["n"], ctx.day, "resolved radar forecasts")
+    r_n = ctx.book.query(
+        "forecast_resolutions",
+        f"SELECT count(*) FROM ({record['sql']})",
+        record["params"],
+        record["n"],
+        ctx.day,
+        "resolved radar forecasts",
+    )
 
     def interval(m: dict, digits: int = 3) -> Md:
         return Md(f"{m['mean']:.{digits}f} [{m['low']:.{digits}f}, {m['high']:.{digits}f}]")
 
     origins = record["n_origins"]
-    return {"n": Md(f"{record['n']:,} {ref(r_n)}"),
-            "origins": f"{origins} origin{'' if origins == 1 else 's'}",
-            "events": record["events"],
-            "precision": Md(", ".join(f"top {k} {interval(record['precision'][k], 2)}"
-                                      for k in KS)),
-            "brier": interval(record["brier"], 4), "skill": interval(record["skill"])}
+    return {
+        "n": Md(f"{record['n']:,} {ref(r_n)}"),
+        "origins": f"{origins} origin{'' if origins == 1 else 's'}",
+        "events": record["events"],
+        "precision": Md(", ".join(f"top {k} {interval(record['precision'][k], 2)}" for k in KS)),
+        "brier": interval(record["brier"], 4),
+        "skill": interval(record["skill"]),
+    }

@@ -29,30 +29,64 @@ def receipt_rows(book: ReceiptBook) -> list[dict[str, Any]]:
             title = safe_link(shown.get("title") or where, _link_target(where))
             if where and not _link_target(where):
                 title += f" · {safe_inline(display_path(where))}"
-            rows.append({"no": number, "kind": "document", "what": Md(
-                f"{title} · {shown.get('published_on') or 'undated'} · passage "
-                f"{dict(receipt.key)['passage_no']}: “{safe_inline(receipt.value, 300)}”")})
+            rows.append(
+                {
+                    "no": number,
+                    "kind": "document",
+                    "what": Md(
+                        f"{title} · {shown.get('published_on') or 'undated'} · passage "
+                        f"{dict(receipt.key)['passage_no']}: “{safe_inline(receipt.value, 300)}”"
+                    ),
+                }
+            )
         elif receipt.kind == "file":
-            pointer = " → ".join(json.dumps(p) if isinstance(p, dict) else str(p)
-                                 for p in json.loads(dict(receipt.key)["pointer"]))
-            rows.append({"no": number, "kind": "model card", "what": Md(
-                f"{safe_inline(receipt.label)} = `{receipt.value}` · "
-                f"{safe_inline(display_path(receipt.table))} · {safe_inline(pointer)}")})
+            pointer = " → ".join(
+                json.dumps(p) if isinstance(p, dict) else str(p)
+                for p in json.loads(dict(receipt.key)["pointer"])
+            )
+            rows.append(
+                {
+                    "no": number,
+                    "kind": "model card",
+                    "what": Md(
+                        f"{safe_inline(receipt.label)} = `{receipt.value}` · "
+                        f"{safe_inline(display_path(receipt.table))} · {safe_inline(pointer)}"
+                    ),
+                }
+            )
         elif receipt.kind == "query":
             sql = dict(receipt.key)["sql"]
             params = ", ".join(map(str, dict(receipt.key)["params"]))
-            rows.append({"no": number, "kind": "query", "what": Md(
-                f"{safe_inline(receipt.label)} = `{receipt.value}` from `{receipt.table}` · as of "
-                f"{receipt.as_of or '—'} · `{_code(sql)}` with ({safe_inline(params)})")})
+            rows.append(
+                {
+                    "no": number,
+                    "kind": "query",
+                    "what": Md(
+                        f"{safe_inline(receipt.label)} = `{receipt.value}` "
+                        f"from `{receipt.table}` · as of {receipt.as_of or '—'} · "
+                        f"`{_code(sql)}` with ({safe_inline(params)})"
+                    ),
+                }
+            )
         else:
             key = ", ".join(f"{k}={v}" for k, v in receipt.key)
-            value = (f"`{receipt.value}`" if _NUMERIC.fullmatch(receipt.value)
-                     else safe_inline(receipt.value, 300))
-            rows.append({"no": number, "kind": "row" if receipt.kind == "row" else "quote",
-                         "what": Md(f"`{receipt.table}` · {safe_inline(key)} · "
-                                    f"{safe_inline(receipt.column)} = "
-                                    + (f"“{value}”" if receipt.kind == "quote" else value)
-                                    + f" · as of {receipt.as_of or '—'}")})
+            value = (
+                f"`{receipt.value}`"
+                if _NUMERIC.fullmatch(receipt.value)
+                else safe_inline(receipt.value, 300)
+            )
+            rows.append(
+                {
+                    "no": number,
+                    "kind": "row" if receipt.kind == "row" else "quote",
+                    "what": Md(
+                        f"`{receipt.table}` · {safe_inline(key)} · "
+                        f"{safe_inline(receipt.column)} = "
+                        + (f"“{value}”" if receipt.kind == "quote" else value)
+                        + f" · as of {receipt.as_of or '—'}"
+                    ),
+                }
+            )
     return rows
 
 

@@ -13,8 +13,9 @@ from shu.safe_markdown import Md, safe_inline
 
 def build(ctx: BriefingContext) -> Part:
     """The signals table."""
-    return Part(ctx.render("sections/signals.md.j2",
-                           signals=[_row(ctx, repo) for repo in ctx.tracked]))
+    return Part(
+        ctx.render("sections/signals.md.j2", signals=[_row(ctx, repo) for repo in ctx.tracked])
+    )
 
 
 def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
@@ -36,10 +37,21 @@ def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
         "commits_28d": Md(num(commit.get("velocity_28d"))),
         "rocm_share": Md(pct(commit.get("rocm_share_28d"), 1)),
         "phase": phase.phase if phase else "—",
-        "peer_rank": (Md(f"{peer['category_rank']}/{peer['peers'] + 1}")
-                      if peer and peer.get("category_rank") is not None else Md("—")),
-        "last_release": (Md(f"{safe_inline(rel['tag'])} ({rel['published_at'].date()})")
-                         if rel else Md("—")),
-        "stale": (Md("**stale** (never observed)" if stale["last_day"] == "never" else
-                     f"**stale** (last observed {stale['last_day']})") if stale else Md("")),
+        "peer_rank": (
+            Md(f"{peer['category_rank']}/{peer['peers'] + 1}")
+            if peer and peer.get("category_rank") is not None
+            else Md("—")
+        ),
+        "last_release": (
+            Md(f"{safe_inline(rel['tag'])} ({rel['published_at'].date()})") if rel else Md("—")
+        ),
+        "stale": (
+            Md(
+                "**stale** (never observed)"
+                if stale["last_day"] == "never"
+                else f"**stale** (last observed {stale['last_day']})"
+            )
+            if stale
+            else Md("")
+        ),
     }

@@ -30,60 +30,117 @@ def build(ctx: BriefingContext) -> Part:
     """The track record's tables and its reliability chart (written beside the markdown)."""
     track = track_record(ctx.store, ctx.day, TRACK_WINDOW_DAYS)
     reliability_png = ctx.out_dir / f"{ctx.day}-reliability.png"
-    charts.reliability_chart(track.pairs, reliability_png,
-                             title=f"Reliability of resolved forecasts, {TRACK_WINDOW_DAYS} days "
-                                   f"to {ctx.day}")
+    charts.reliability_chart(
+        track.pairs,
+        reliability_png,
+        title=f"Reliability of resolved forecasts, {TRACK_WINDOW_DAYS} days to {ctx.day}",
+    )
     ctx.charts.append(reliability_png)
-    return Part(ctx.render("sections/track.md.j2", track=_view(ctx, track),
-                           reliability_png=reliability_png.name,
-                           radar=radar.record_view(ctx)),
-                data={"track_record": track_data(track, radar.record_data(ctx))})
+    return Part(
+        ctx.render(
+            "sections/track.md.j2",
+            track=_view(ctx, track),
+            reliability_png=reliability_png.name,
+            radar=radar.record_view(ctx),
+        ),
+        data={"track_record": track_data(track, radar.record_data(ctx))},
+    )
 
 
 def track_data(track: TrackRecord, radar_record: dict[str, Any] | None) -> dict[str, Any]:
     """The track record as plain data (`reports/DATE.json`); `radar` is the breakout radar's
     own record (None before any of its forecasts resolved)."""
     return {
-        "window_days": TRACK_WINDOW_DAYS, "n": track.n, "n_void": track.n_void,
-        "n_replayed": track.n_replayed, "brier": track.brier,
-        "climatology_brier": track.climatology_brier, "brier_skill": track.skill,
-        "ece": track.ece, "base_rate": track.base_rate,
+        "window_days": TRACK_WINDOW_DAYS,
+        "n": track.n,
+        "n_void": track.n_void,
+        "n_replayed": track.n_replayed,
+        "brier": track.brier,
+        "climatology_brier": track.climatology_brier,
+        "brier_skill": track.skill,
+        "ece": track.ece,
+        "base_rate": track.base_rate,
         "bands": [{"band": b, "n": n, "hit_rate": h} for b, n, h in track.bands],
-        "intervals": None if not track.intervals else {
+        "intervals": None
+        if not track.intervals
+        else {
             "n": track.intervals.n,
-            "coverage": {str(level): track.intervals.coverage[level]
-                         for level in INTERVAL_LEVELS}},
+            "coverage": {str(level): track.intervals.coverage[level] for level in INTERVAL_LEVELS},
+        },
         "resolved_since_last_briefing": [
-            {k: row[k] for k in ("repo", "template", "horizon_days", "origin", "probability",
-                                 "base_rate", "outcome", "observed_value", "replayed",
-                                 "forecast_id")} for row in track.since_last],
+            {
+                k: row[k]
+                for k in (
+                    "repo",
+                    "template",
+                    "horizon_days",
+                    "origin",
+                    "probability",
+                    "base_rate",
+                    "outcome",
+                    "observed_value",
+                    "replayed",
+                    "forecast_id",
+                )
+            }
+            for row in track.since_last
+        ],
     }
 
 
 def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
     resolved = []
     for row in track.since_last:
-        r = ctx.book.row("forecast_resolutions", {"forecast_id": row["forecast_id"]}, "outcome",
-                         row["outcome"], row["resolved_at"].date(), "resolution")
+        r = ctx.book.row(
+            "forecast_resolutions",
+            {"forecast_id": row["forecast_id"]},
+            "outcome",
+            row["outcome"],
+            row["resolved_at"].date(),
+            "resolution",
+        )
         interval = interval_text(row)
         outcome = safe_inline(row["outcome"])
         if interval:
             outcome = {"yes": "inside 80%", "no": "outside 80%"}.get(row["outcome"], outcome)
-        resolved.append({"repo": row["repo"], "template": row["template"],
-                         "horizon": row["horizon_days"],
-                         "origin": f"{row['origin']}{' (replayed)' if row['replayed'] else ''}",
-                         "forecast": Md(interval or pct(row["probability"])),
-                         "base_rate": Md("—" if interval else pct(row["base_rate"])),
-                         "outcome": Md(f"{outcome} {ref(r)}"),
-                         "observed": Md(num(row["observed_value"]))})
+        resolved.append(
+            {
+                "repo": row["repo"],
+                "template": row["template"],
+                "horizon": row["horizon_days"],
+                "origin": f"{row['origin']}{' (replayed)' if row['replayed'] else ''}",
+                "forecast": Md(interval or pct(row["probability"])),
+                "base_rate": Md("—" if interval else pct(row["base_rate"])),
+                "outcome": Md(f"{outcome} {ref(r)}"),
+                "observed": Md(num(row["observed_value"])),
+            }
+        )
     metrics = None
     if track.n:
-        r_n = ctx.book.query("forecast_resolutions", track.n_sql, track.params, track.n,
-                             ctx.day, "resolved forecasts in window")
-        r_b = ctx.book.query("forecast_resolutions", track.brier_sql, track.params, track.brier,
-                             ctx.day, "rolling Brier")
-        r_c = ctx.book.query("forecast_resolutions", track.base_sql, track.params,
-                             track.base_rate, ctx.day, "climatology base rate")
+        r_n = ctx.book.query(
+            "forecast_resolutions",
+            track.n_sql,
+            track.params,
+            track.n,
+            ctx.day,
+            "resolved forecasts in window",
+        )
+        r_b = ctx.book.query(
+            "forecast_resolutions",
+            track.brier_sql,
+            track.params,
+            track.brier,
+            ctx.day,
+            "rolling Brier",
+        )
+        r_c = ctx.book.query(
+            "forecast_resolutions",
+            track.base_sql,
+            track.params,
+            track.base_rate,
+            ctx.day,
+            "climatology base rate",
+        )
         metrics = {
             "n": Md(f"{track.n:,} {ref(r_n)}"),
             "n_void": track.n_void,
@@ -97,17 +154,46 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
     intervals = None
     if track.intervals:
         iv = track.intervals
-        r_n = ctx.book.query("interval_resolutions", iv.n_sql, track.params, iv.n, ctx.day,
-                             "resolved interval forecasts in window")
-        intervals = {"n": Md(f"{iv.n:,} {ref(r_n)}"), "levels": [
-            {"nominal": f"{level}%", "observed": Md(pct(iv.coverage[level], 1) + " " + ref(
-                ctx.book.query("interval_resolutions", iv.coverage_sql[level], track.params,
-                               iv.coverage[level], ctx.day,
-                               f"observed coverage of the {level}% intervals")))}
-            for level in INTERVAL_LEVELS]}
-    return {"since": track.since, "resolved": resolved, "metrics": metrics,
-            "intervals": intervals, "window_days": TRACK_WINDOW_DAYS,
-            "n_void": track.n_void, "n_replayed": track.n_replayed}
+        r_n = ctx.book.query(
+            "interval_resolutions",
+            iv.n_sql,
+            track.params,
+            iv.n,
+            ctx.day,
+            "resolved interval forecasts in window",
+        )
+        intervals = {
+            "n": Md(f"{iv.n:,} {ref(r_n)}"),
+            "levels": [
+                {
+                    "nominal": f"{level}%",
+                    "observed": Md(
+                        pct(iv.coverage[level], 1)
+                        + " "
+                        + ref(
+                            ctx.book.query(
+                                "interval_resolutions",
+                                iv.coverage_sql[level],
+                                track.params,
+                                iv.coverage[level],
+                                ctx.day,
+                                f"observed coverage of the {level}% intervals",
+                            )
+                        )
+                    ),
+                }
+                for level in INTERVAL_LEVELS
+            ],
+        }
+    return {
+        "since": track.since,
+        "resolved": resolved,
+        "metrics": metrics,
+        "intervals": intervals,
+        "window_days": TRACK_WINDOW_DAYS,
+        "n_void": track.n_void,
+        "n_replayed": track.n_replayed,
+    }
 
 
 @dataclass
@@ -159,36 +245,44 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
     forecasts (every repository in the store) are left out: they have their own record
     (`shu.forecast.radar.radar_record`).
     """
-    since = store.con.execute("SELECT max(generated_at) FROM briefings WHERE day < ?",
-                              [day]).fetchone()[0]
-    since_last = dicts(store.con.execute(
-        "SELECT f.forecast_id, f.repo, f.template, f.horizon_days, f.origin, f.probability, "
-        "f.base_rate, "
-        "r.outcome, r.observed_value, r.resolved_at, "
-        f"f.model_version LIKE '{REPLAY_PREFIX}%' AS replayed, "
-        "i.median, i.lower_80, i.upper_80 "
-        "FROM forecast_resolutions r JOIN forecasts f USING (forecast_id) "
-        "LEFT JOIN forecast_intervals i USING (forecast_id) "
-        "WHERE r.resolved_at > ? AND f.resolves_on <= ? "
-        f"AND f.template NOT IN ({RADAR_SQL_LIST}) "
-        "ORDER BY r.resolved_at DESC, f.forecast_id LIMIT 12",
-        [since or datetime(1970, 1, 1), day]))
-    window = ("FROM forecasts f JOIN forecast_resolutions r USING (forecast_id) WHERE "
-              "f.resolves_on > ? AND f.resolves_on <= ? "
-              f"AND f.template NOT IN ({RADAR_SQL_LIST})")
+    since = store.con.execute(
+        "SELECT max(generated_at) FROM briefings WHERE day < ?", [day]
+    ).fetchone()[0]
+    since_last = dicts(
+        store.con.execute(
+            "SELECT f.forecast_id, f.repo, f.template, f.horizon_days, f.origin, f.probability, "
+            "f.base_rate, "
+            "r.outcome, r.observed_value, r.resolved_at, "
+            f"f.model_version LIKE '{REPLAY_PREFIX}%' AS replayed, "
+            "i.median, i.lower_80, i.upper_80 "
+            "FROM forecast_resolutions r JOIN forecasts f USING (forecast_id) "
+            "LEFT JOIN forecast_intervals i USING (forecast_id) "
+            "WHERE r.resolved_at > ? AND f.resolves_on <= ? "
+            f"AND f.template NOT IN ({RADAR_SQL_LIST}) "
+            "ORDER BY r.resolved_at DESC, f.forecast_id LIMIT 12",
+            [since or datetime(1970, 1, 1), day],
+        )
+    )
+    window = (
+        "FROM forecasts f JOIN forecast_resolutions r USING (forecast_id) WHERE "
+        "f.resolves_on > ? AND f.resolves_on <= ? "
+        f"AND f.template NOT IN ({RADAR_SQL_LIST})"
+    )
     params = [day - timedelta(days=window_days), day]
     record = TrackRecord(since, since_last, params=params)
-    record.n_replayed = int(store.con.execute(
-        f"SELECT count(*) {window} AND f.model_version LIKE '{REPLAY_PREFIX}%'",
-        params).fetchone()[0])
+    record.n_replayed = int(
+        store.con.execute(
+            f"SELECT count(*) {window} AND f.model_version LIKE '{REPLAY_PREFIX}%'", params
+        ).fetchone()[0]
+    )
     record.intervals = _interval_record(store, params)
     window += f" AND f.template <> '{INTERVAL_TEMPLATE}'"
-    record.n_void = int(store.con.execute(
-        f"SELECT count(*) {window} AND r.outcome = 'void'", params).fetchone()[0])
+    record.n_void = int(
+        store.con.execute(f"SELECT count(*) {window} AND r.outcome = 'void'", params).fetchone()[0]
+    )
     scored = f"{window} AND r.outcome IN ('yes', 'no')"
     record.n_sql = f"SELECT count(*) {scored}"
-    record.brier_sql = (f"SELECT avg(power(f.probability - (r.outcome = 'yes')::INT, 2)) "
-                        f"{scored}")
+    record.brier_sql = f"SELECT avg(power(f.probability - (r.outcome = 'yes')::INT, 2)) {scored}"
     record.base_sql = f"SELECT avg((r.outcome = 'yes')::INT) {scored}"
     record.n = int(store.con.execute(record.n_sql, params).fetchone()[0])
     if not record.n:
@@ -199,7 +293,8 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
         f"SELECT f.probability, (r.outcome = 'yes')::INT AS y, "
         f"avg((r.outcome = 'yes')::INT) OVER (PARTITION BY f.template, f.horizon_days) AS clim, "
         f"{BAND_SQL} AS band, {RIGHT_SQL} AS is_right {scored} ORDER BY f.probability",
-        params).fetchall()
+        params,
+    ).fetchall()
     record.pairs = [(float(p), int(y)) for p, y, _, _, _ in rows]
     record.climatology_brier = sum((c - y) ** 2 for _, y, c, _, _ in rows) / len(rows)
     if record.climatology_brier > 0:
@@ -208,15 +303,18 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
     for band in ("low", "medium", "high"):
         members = [r for r in rows if r[3] == band]
         if members:
-            record.bands.append((band, len(members),
-                                 sum(1 for r in members if r[4]) / len(members)))
+            record.bands.append(
+                (band, len(members), sum(1 for r in members if r[4]) / len(members))
+            )
     return record
 
 
 def _interval_record(store: Store, params: list[Any]) -> IntervalRecord | None:
     """Coverage of the interval forecasts resolved in the window (None when there is none)."""
-    base = ("FROM forecasts f JOIN interval_resolutions i USING (forecast_id) WHERE "
-            f"f.template = '{INTERVAL_TEMPLATE}' AND f.resolves_on > ? AND f.resolves_on <= ?")
+    base = (
+        "FROM forecasts f JOIN interval_resolutions i USING (forecast_id) WHERE "
+        f"f.template = '{INTERVAL_TEMPLATE}' AND f.resolves_on > ? AND f.resolves_on <= ?"
+    )
     n_sql = f"SELECT count(*) {base}"
     n = int(store.con.execute(n_sql, params).fetchone()[0])
     if not n:
@@ -225,7 +323,8 @@ def _interval_record(store: Store, params: list[Any]) -> IntervalRecord | None:
     for level in INTERVAL_LEVELS:
         record.coverage_sql[level] = f"SELECT avg(i.held_{level}::INT) {base}"
         record.coverage[level] = float(
-            store.con.execute(record.coverage_sql[level], params).fetchone()[0])
+            store.con.execute(record.coverage_sql[level], params).fetchone()[0]
+        )
     return record
 
 
@@ -237,7 +336,7 @@ def expected_calibration_error(pairs: list[tuple[float, int]], bins: int = 10) -
         return 0.0
     total = 0.0
     for b in range(min(bins, n)):
-        chunk = ordered[b * n // min(bins, n):(b + 1) * n // min(bins, n)]
+        chunk = ordered[b * n // min(bins, n) : (b + 1) * n // min(bins, n)]
         if chunk:
             mean_p = sum(p for p, _ in chunk) / len(chunk)
             mean_y = sum(y for _, y in chunk) / len(chunk)
