@@ -3,6 +3,7 @@ interval forecasts are listed as intervals, never as the probability they are st
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 
 import pandas as pd
@@ -58,12 +59,17 @@ def test_card_leads_with_the_interval_and_cites_it(filled, settings, day) -> Non
     )
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
-    assert f"**28-day velocity on {day + timedelta(days=30)}: 24.1 stars/day" in text
-    assert "(80%: 18.9–30.2)" in text
-    assert "95% interval 15.0–35.5" in result.path.with_suffix(".html").read_text()
+    lead = "28-day pace on 30 Mar 2026: 24.1 stars/day, 80% likely between 18.9 and 30.2"
+    assert lead in text
+    assert "95% likely between 15.0 and 35.5" in result.path.with_suffix(".html").read_text()
     heading = next(line for line in text.splitlines() if line.startswith("### ") and repo in line)
     card = text[text.index(heading) :]
-    assert card.index("(80%: 18.9–30.2)") < card.index("**Why this prediction:**")
+    # the question and its answer, then the range it expects, then the reasons
+    assert card.index("72% yes") < card.index(lead) < card.index("**Why higher than the base")
+    doc = json.loads(result.path.with_suffix(".json").read_text())
+    shown = next(c for c in doc["cards"] if c["repo"] == repo)
+    assert (shown["threshold"], shown["comparator"]) == (0.5, ">=")
+    assert shown["interval"]["forecast_id"] == "iv-1" and shown["interval"]["lower_80"] == 18.9
     receipts = stored_receipts(filled, result.briefing_id)
     assert any(r.table == "forecast_intervals" for r in receipts)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
@@ -85,7 +91,7 @@ def test_sign_questions_read_as_turning() -> None:
     fall = f | {"template": "star_accel_fall", "probability": 0.2}
     assert "acceleration turn negative within 30 days" in question_sentence(fall)
     level = f | {"template": "star_accel_fall", "threshold": -2.0}
-    assert "fall to ≤ -2.00 stars/day" in question_sentence(level)
+    assert "fall to -2.00 stars/day or less" in question_sentence(level)
 
 
 def test_interval_forecasts_are_listed_as_intervals_not_probabilities(filled, settings, day):
@@ -153,13 +159,14 @@ def test_interval_forecasts_are_listed_as_intervals_not_probabilities(filled, se
     listed = next(
         line
         for line in text.splitlines()
-        if line.startswith(f"| {repo} | `star_velocity_interval` | 30 | 22.00")
+        if line.startswith(f"| {repo} | star velocity: 28-day pace on 30 Mar 2026 | 30 |")
     )
-    assert "median 31.00, 80%: 26.00–36.00" in listed and "80%" not in listed.split("|")[5][:4]
+    assert "median 31.00, 80%: 26.00–36.00" in listed and "80%" not in listed.split("|")[4][:5]
+    assert listed.endswith("| range | `star_velocity_interval` |")
     resolved = next(
         line
         for line in text.splitlines()
-        if line.startswith(f"| {repo} | `star_velocity_interval` | 30 | {day - timedelta(days=30)}")
+        if line.startswith(f"| {repo} | star velocity | 30 | {day - timedelta(days=30)}")
     )
     assert "median 20.00, 80%: 15.00–25.00" in resolved and "outside 80%" in resolved
     assert "27.50" in resolved

@@ -1,14 +1,14 @@
 """The line a forecast card leads with: the repository's predictive interval for its 28-day
-star velocity, e.g. "28-day velocity on 2026-03-30: 24.1 stars/day (80%: 18.9–30.2)", with
-receipts to the `forecast_intervals` row it quotes (the interval forecast issued with the card's
-forecast: same origin and model version, horizon nearest to the card's)."""
+star velocity, e.g. "28-day pace on 30 Mar 2026: 24.1 stars/day, 80% likely between 18.9 and
+30.2", with receipts to the `forecast_intervals` row it quotes (the interval forecast issued
+with the card's forecast: same origin and model version, horizon nearest to the card's)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from shu.briefing.card.calibration import calibration_line
-from shu.briefing.text import num, ref
+from shu.briefing.text import day_text, num, ref
 from shu.forecast.interval import TEMPLATE
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
@@ -48,18 +48,18 @@ def interval_lead(store: Store, book: ReceiptBook, f: dict[str, Any]) -> list[Md
 
     r_med, r_lo, r_hi = cite("median"), cite("lower_80"), cite("upper_80")
     lead = Md(
-        f"28-day velocity on {iv['resolves_on']}: {num(iv['median'], 1)} stars/day "
-        f"(80%: {num(iv['lower_80'], 1)}–{num(iv['upper_80'], 1)}) "
+        f"28-day pace on {day_text(iv['resolves_on'])}: {num(iv['median'], 1)} stars/day, "
+        f"80% likely between {num(iv['lower_80'], 1)} and {num(iv['upper_80'], 1)} "
         f"{ref(r_med, r_lo, r_hi)}"
     )
     r50 = (cite("lower_50"), cite("upper_50"))
     r95 = (cite("lower_95"), cite("upper_95"))
     detail = Md(
-        f"Predictive distribution {iv['horizon_days']} days out, from "
-        f"{num(iv['threshold'], 1)} stars/day on {iv['origin']}: 50% interval "
-        f"{num(iv['lower_50'], 1)}–{num(iv['upper_50'], 1)} {ref(*r50)}, 95% interval "
-        f"{num(iv['lower_95'], 1)}–{num(iv['upper_95'], 1)} {ref(*r95)} (conformalised "
-        "on a later block than the model; coverage in the model card)."
+        f"The 28-day pace {iv['horizon_days']} days out, from {num(iv['threshold'], 1)} "
+        f"stars/day on {iv['origin']}: 50% likely between {num(iv['lower_50'], 1)} and "
+        f"{num(iv['upper_50'], 1)} {ref(*r50)}, 95% likely between {num(iv['lower_95'], 1)} "
+        f"and {num(iv['upper_95'], 1)} {ref(*r95)} (ranges calibrated on later data than the "
+        "model was fitted on; how often they held is in the model card)."
     )
     calibration = calibration_line(store, book, iv)
     return [lead, detail] if calibration is None else [lead, detail, calibration]

@@ -1,4 +1,6 @@
-"""The "Claims checked against the probe" section: claims read from documents, with verdicts.
+"""Claims read from documents, checked against the probe: in the body, how many were
+contradicted, supported or untestable and each contradicted one in short; in the appendix,
+every claim with its verdict.
 
 Every claim read from a document published by the briefing's data day (undated documents
 included) is listed with its verdict, contradicted first, then supported, each citing both
@@ -21,6 +23,7 @@ from shu.store import Store
 
 MAX_UNTESTABLE = 12
 QUOTE_CHARS = 300
+SHORT_QUOTE_CHARS = 140  # a contradicted claim as the body quotes it (the appendix has it whole)
 
 
 def build(ctx: BriefingContext) -> Part:
@@ -37,9 +40,11 @@ def build(ctx: BriefingContext) -> Part:
         }
         for c in checks
     ]
+    view = claims_view(checks, ctx.book)
     return Part(
-        ctx.render("sections/claims.md.j2", claims=claims_view(checks, ctx.book)),
+        ctx.render("sections/claims.md.j2", claims=view),
         data={"claims": data},
+        appendix=ctx.render("sections/claims_appendix.md.j2", claims=view),
     )
 
 
@@ -82,6 +87,11 @@ def claims_view(checks: list[ClaimCheck], book: ReceiptBook) -> dict[str, Any]:
         items.append(
             {
                 "verdict": c.verdict,
+                "short": Md(
+                    f"“{safe_inline(c.claim, SHORT_QUOTE_CHARS)}” "
+                    f"({safe_inline(c.spec.title or c.spec.location)}) {ref(r_passage)}; "
+                    f"the probe measured otherwise {ref(*r_probe)}"
+                ),
                 "text": Md(
                     f"**{c.verdict}** · “{safe_inline(c.claim, QUOTE_CHARS)}” — "
                     f"{safe_inline(c.spec.title or c.spec.location)}, passage {c.spec.passage_no} "

@@ -1,5 +1,6 @@
-"""The "Probe results and claim checks" section: the latest probe run per backend (its geomean
-speedup, pass rate and kernels) and the configured claims checked against it."""
+"""The probe: in the body, one sentence per backend's latest run (how much faster compiled
+kernels ran than eager, on average); in the appendix, its kernels and the configured claims
+checked against it. The claims read from documents follow (`sections.claims`)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ def build(ctx: BriefingContext) -> Part:
                 "geomean": Md(f"{num(run['geomean_speedup'])}× {ref(r)}"),
                 "clipped": Md(f"{num(run['geomean_speedup_clipped'])}×"),
                 "pass_rate": Md(pct(run["pass_rate"])),
+                "n_kernels": sum(1 for k in facts.probe_kernels(ctx.store, run["run_id"])),
                 "kernels": [_kernel_row(k) for k in facts.probe_kernels(ctx.store, run["run_id"])],
             }
         )
@@ -57,7 +59,11 @@ def build(ctx: BriefingContext) -> Part:
             }
         )
     probe = {"runs": out_runs, "claims": claims, "max_age_days": ctx.settings.probe_max_age_days}
-    return Part(ctx.render("sections/probe.md.j2", probe=probe), data={"claims": data})
+    return Part(
+        ctx.render("sections/probe.md.j2", probe=probe),
+        data={"claims": data},
+        appendix=ctx.render("sections/probe_appendix.md.j2", probe=probe),
+    )
 
 
 def _kernel_row(k: dict[str, Any]) -> dict[str, Any]:

@@ -8,13 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.sections.calibration_watch import guard_notice
-from shu.briefing.text import num, pct, ref
+from shu.briefing.text import day_text, num, pct, ref, repo_link
 from shu.forecast import radar as radar_data
 from shu.forecast.ranking import KS
-from shu.safe_markdown import Md, safe_code
+from shu.safe_markdown import Md
 
 TOP = 10
+REASONS = 2  # reasons shown per repository (the JSON keeps every driver)
 
 
 def build(ctx: BriefingContext) -> Part:
@@ -24,17 +24,18 @@ def build(ctx: BriefingContext) -> Part:
     for e in entries:
         r_p = ctx.book.cite(e.probability_citation)
         r_v = ctx.book.cite(e.velocity_citation) if e.velocity_citation else 0
+        # Every top repository's chance is far above the breakout base rate, so the reasons
+        # shown are those the model counts towards a breakout (the others stay in the JSON).
         why = "; ".join(
-            f"{d.text} ({'towards' if d.towards else 'against'}) "
-            f"{ref(*(ctx.book.cite(c) for c in d.citations))}"
-            for d in e.drivers
+            f"{d.text} {ref(*(ctx.book.cite(c) for c in d.citations))}"
+            for d in [d for d in e.drivers if d.towards][:REASONS]
         )
         rows.append(
             {
-                "repo": Md(safe_code(e.repo)),
+                "repo": repo_link(e.repo),
                 "velocity": Md(f"{num(e.velocity_28d, 1)} {ref(r_v)}"),
                 "probability": Md(f"{pct(e.probability, 1)} {ref(r_p)}"),
-                "bar": Md(f"{num(e.bar, 1)} by {e.resolves_on}"),
+                "bar": Md(num(e.bar, 1)),
                 "why": Md(why or "—"),
             }
         )
@@ -49,7 +50,7 @@ def build(ctx: BriefingContext) -> Part:
                 "horizon": e.horizon_days,
                 "bar": e.bar,
                 "forecast_id": e.forecast_id,
-                "drivers": [d.text for d in e.drivers],
+                "drivers": [{"text": d.text, "towards_breakout": d.towards} for d in e.drivers],
             }
             for e in entries
         ]
@@ -59,10 +60,9 @@ def build(ctx: BriefingContext) -> Part:
             "radar": "no star_breakout forecast of an untracked repository is "
             f"stored at an origin up to {ctx.day}"
         }
-    guard = guard_notice(ctx, radar=True) if entries else None
+    by = day_text(entries[0].resolves_on) if entries else None
     return Part(
-        ctx.render("sections/radar.md.j2", rows=rows, origin=origin, top=TOP, guard=guard),
-        data=data,
+        ctx.render("sections/radar.md.j2", rows=rows, origin=origin, by=by, top=TOP), data=data
     )
 
 
@@ -95,9 +95,10 @@ def record_view(ctx: BriefingContext) -> dict[str, Any] | None:
     origins = record["n_origins"]
     return {
         "n": Md(f"{record['n']:,} {ref(r_n)}"),
-        "origins": f"{origins} origin{'' if origins == 1 else 's'}",
+        "origins": f"{origins} day{'' if origins == 1 else 's'} it ran",
         "events": record["events"],
         "precision": Md(", ".join(f"top {k} {interval(record['precision'][k], 2)}" for k in KS)),
+        "top": [(k, pct(record["precision"][k]["mean"])) for k in KS[:1]],
         "brier": interval(record["brier"], 4),
         "skill": interval(record["skill"]),
     }

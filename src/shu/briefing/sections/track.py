@@ -17,7 +17,7 @@ from shu.briefing import charts
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import BAND_SQL, RADAR_SQL_LIST, RIGHT_SQL, dicts
 from shu.briefing.sections import radar
-from shu.briefing.text import interval_text, num, pct, ref
+from shu.briefing.text import interval_text, num, pct, ref, template_words
 from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
 from shu.forecast.replay import REPLAY_PREFIX
 from shu.safe_markdown import Md, safe_inline
@@ -36,14 +36,16 @@ def build(ctx: BriefingContext) -> Part:
         title=f"Reliability of resolved forecasts, {TRACK_WINDOW_DAYS} days to {ctx.day}",
     )
     ctx.charts.append(reliability_png)
+    view = {
+        "track": _view(ctx, track),
+        "reliability_png": reliability_png.name,
+        "radar": radar.record_view(ctx),
+        "day": ctx.day,
+    }
     return Part(
-        ctx.render(
-            "sections/track.md.j2",
-            track=_view(ctx, track),
-            reliability_png=reliability_png.name,
-            radar=radar.record_view(ctx),
-        ),
+        ctx.render("sections/track.md.j2", **view),
         data={"track_record": track_data(track, radar.record_data(ctx))},
+        appendix=ctx.render("sections/track_appendix.md.j2", **view),
     )
 
 
@@ -106,7 +108,7 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
         resolved.append(
             {
                 "repo": row["repo"],
-                "template": row["template"],
+                "template": template_words(row["template"]),
                 "horizon": row["horizon_days"],
                 "origin": f"{row['origin']}{' (replayed)' if row['replayed'] else ''}",
                 "forecast": Md(interval or pct(row["probability"])),
@@ -148,6 +150,7 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
             "base_rate": Md(f"{pct(track.base_rate, 1)} {ref(r_c)}"),
             "climatology_brier": Md(f"{track.climatology_brier:.3f}"),
             "skill": Md(num(track.skill, 3, signed=True)),
+            "skill_words": _skill_words(track.skill),
             "ece": Md(f"{track.ece:.3f}"),
             "bands": [{"band": b, "n": n, "hit_rate": Md(pct(h))} for b, n, h in track.bands],
         }
@@ -164,6 +167,20 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
         )
         intervals = {
             "n": Md(f"{iv.n:,} {ref(r_n)}"),
+            "held_80": Md(
+                pct(iv.coverage[80])
+                + " "
+                + ref(
+                    ctx.book.query(
+                        "interval_resolutions",
+                        iv.coverage_sql[80],
+                        track.params,
+                        iv.coverage[80],
+                        ctx.day,
+                        "observed coverage of the 80% intervals",
+                    )
+                )
+            ),
             "levels": [
                 {
                     "nominal": f"{level}%",
@@ -194,6 +211,14 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
         "n_void": track.n_void,
         "n_replayed": track.n_replayed,
     }
+
+
+def _skill_words(skill: float | None) -> str:
+    if skill is None:
+        return "no base rate to compare with"
+    if abs(skill) < 0.005:
+        return "no better than that"
+    return f"{abs(100 * skill):.0f}% {'better' if skill > 0 else 'worse'}"
 
 
 @dataclass
