@@ -20,6 +20,10 @@ that project path), issues its forecasts and writes the briefing for the last da
 
 Usage: .venv/bin/python docs/examples/build_example.py [--store PATH] [--day 2026-02-28]
        [--replay-from 2025-08-28] [--backtest BACKTEST.json] [--retrain] [--replay-only]
+       [--out DIR] [--compose-only]
+
+It ends by printing what the note measures (`benchmarks/note_metrics.py`: body and card words,
+jargon, At a glance sentences, links, receipts, the velocity cards against their interval).
 
 A replay already recorded in the store's `replay_runs` for the same days is not run again, so
 the build can stop after the replays (`--replay-only`, the long part) and go on later.
@@ -65,6 +69,13 @@ def main() -> None:
                         "writes the briefing).")
     parser.add_argument("--replay-from", type=date.fromisoformat, default=None,
                         help="First replayed day [default: --day minus 184 days].")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "examples",
+                        help="Folder the briefing is written to [default: docs/examples]; "
+                        "another folder composes it from the same store without touching the "
+                        "committed example.")
+    parser.add_argument("--compose-only", action="store_true", help="Only compose the "
+                        "briefing from a store already built, trained and issued (no ingest, "
+                        "replay, training or issuing).")
     args = parser.parse_args()
     os.chdir(ROOT)
 
@@ -77,10 +88,13 @@ def main() -> None:
     from shu.testing.github_server import GitHubAPIServer
 
     args.store.parent.mkdir(parents=True, exist_ok=True)
-    settings = load_settings(db=args.store, reports_dir=ROOT / "docs" / "examples",
+    settings = load_settings(db=args.store, reports_dir=args.out,
                              models_dir=ROOT / "data" / "example-models",
                              repos=[TrackedRepo(repo=r, category=c) for r, c in TRACKED])
     with open_for_writing(args.store) as store:
+        if args.compose_only:
+            compose(store, settings, args.day)
+            return
         if not store.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0]:
             print(import_ranking(store, SHARED / "stars" / "stars_daily.parquet", settings)
                   .message)
@@ -135,12 +149,22 @@ def main() -> None:
         if args.replay_only:
             return
         train_and_issue(store, settings, args.day, args.backtest, args.retrain)
+        compose(store, settings, args.day)
 
-        from shu.briefing.compose import compose_briefing
 
-        result = compose_briefing(store, args.day, settings)
-        print(f"wrote {result.path.relative_to(ROOT)}: {result.title} "
-              f"({result.n_forecasts} cards, {result.n_receipts} receipts)")
+def compose(store, settings, day: date) -> None:
+    """Write the briefing of `day` and print what the note measures (benchmarks/note_metrics.py)."""
+    import subprocess
+    import sys
+
+    from shu.briefing.compose import compose_briefing
+
+    result = compose_briefing(store, day, settings)
+    shown = result.path.relative_to(ROOT) if result.path.is_relative_to(ROOT) else result.path
+    print(f"wrote {shown}: {result.title} "
+          f"({result.n_forecasts} cards, {result.n_receipts} receipts)")
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "note_metrics.py"),
+                    str(result.path)], check=False)
 
 
 def train_and_issue(store, settings, day: date, backtest_json: Path, retrain: bool) -> None:

@@ -26,7 +26,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from shu.briefing.stories import Story, daily_gains, stored_counts
-from shu.briefing.story_words import KIND_WORDS
+from shu.briefing.story_words import kind_words
 from shu.briefing.text import day_text, days_text
 from shu.forecast import rocm
 from shu.settings import ROCM_PATTERN
@@ -171,7 +171,7 @@ def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -
         shade_gaps(ax, pace_gaps(store, [story.repo], start, as_of))
         ax.axhline(0, color="grey", linewidth=0.5)
         ax.set_xlim(start, as_of + timedelta(days=1))  # type: ignore[arg-type]
-        ax.set_title(f"{story.repo}: {KIND_WORDS[story.kind]}", fontsize=9, loc="left")
+        ax.set_title(f"{story.repo}: {kind_words(story)}", fontsize=9, loc="left")
         ax.set_ylabel("stars/day", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.legend(fontsize=6, loc="upper left")
@@ -180,7 +180,7 @@ def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -
             0.5, 0.5, "no tracked repository", ha="center", transform=axes[0, 0].transAxes
         )
     fig.suptitle(
-        f"Stars gained per day (bars) and the 28-day pace (line), {STORY_DAYS} days to {as_of}; "
+        f"Stars gained per day (bars) and the 28-day pace (line), {STORY_DAYS} days to {as_of}\n"
         "dotted: the start of the 28-day window; shaded: the days each story names",
         fontsize=9,
     )
@@ -192,7 +192,7 @@ def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -
         color="grey",
     )
     fig.autofmt_xdate()
-    fig.tight_layout(rect=(0, 0.02, 1, 0.97))
+    fig.tight_layout(rect=(0, 0.02, 1, 1 - 0.5 / (1.9 * n + 0.8)))
     fig.savefig(path)
     plt.close(fig)
     return path

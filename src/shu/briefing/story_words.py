@@ -30,7 +30,15 @@ KIND_WORDS = {
     "steady": "steady",
     "no_data": "gap in the star counts",
 }
-TITLE_ARTEFACT_SHARE = 0.2  # an episode names itself in the title when it moved the pace this much
+TITLE_ARTEFACT_SHARE = 0.2
+
+
+def kind_words(story: Story) -> str:
+    """The story in a few words, with a change of pace underneath a burst or removal."""
+    words = KIND_WORDS[story.kind]
+    if story.pace_change and story.kind not in ("pace_down", "pace_up"):
+        words += "; " + KIND_WORDS[f"pace_{story.pace_change}"] + " underneath"
+    return words  # an episode names itself in the title when it moved the pace this much
 
 
 class _Cite:
@@ -270,8 +278,7 @@ def story_title(stories: list[Story]) -> str:
             if len(measured) > 1
             else f"{_names(measured)} holds its pace"
         )
-    title = "; ".join(parts)
-    return title[0].upper() + title[1:]
+    return "; ".join(parts)  # names keep their own spelling, even first
 
 
 def _name(story: Story) -> str:

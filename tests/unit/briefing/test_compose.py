@@ -66,7 +66,7 @@ def test_title_comes_from_the_stories(filled, settings, day) -> None:
     # the runtime's daily gains fall (negative curvature) and its last days were not observed:
     # its ordinary days and the days since run below the 28 days before; the platforms' pace
     # rises by less than a change of pace needs (their 28-day acceleration is no news).
-    assert result.title == "Runtime slows down"
+    assert result.title == "runtime slows down"
     moved = result.path.read_text().split("## What moved")[1].split("\n## ")[0]
     assert moved.index("acme/runtime") < moved.index("acme/platform")
     assert "[acme/runtime](https://github.com/acme/runtime) is slowing: its ordinary days" in moved

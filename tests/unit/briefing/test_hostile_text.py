@@ -218,12 +218,15 @@ def test_markdown_reads_clean_and_nothing_from_a_document_is_live(filled, settin
     text = result.path.read_text()
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
     locations = {row[0] for row in filled.con.execute("SELECT location FROM documents").fetchall()}
-    # shu's own links: each repository's GitHub page and its releases' pages
+    # shu's own links: each repository's GitHub page, its releases' and its commits' pages
     repos = {r for (r,) in filled.con.execute("SELECT DISTINCT repo FROM stars_daily").fetchall()}
     releases = filled.con.execute("SELECT repo, tag FROM releases").fetchall()
-    github = {f"https://github.com/{r}" for r in repos} | {
-        f"https://github.com/{r}/releases/tag/{t}" for r, t in releases
-    }
+    commits = filled.con.execute("SELECT repo, sha FROM commits").fetchall()
+    github = (
+        {f"https://github.com/{r}" for r in repos}
+        | {f"https://github.com/{r}/releases/tag/{t}" for r, t in releases}
+        | {f"https://github.com/{r}/commit/{sha}" for r, sha in commits}
+    )
     in_cell = False
     seen_links = 0
     for tok in tokens:

@@ -262,13 +262,20 @@ def _action_lines(watch: dict) -> list[str]:
         if not b["off"]:
             continue
         now = levels.get(b["band"])
-        what = (
-            f"shu now reads them between the {100 * now[1]:.1f}th and {100 * now[5]:.1f}th "
-            "percentiles of past errors instead of the 10th and 90th, as the questions "
-            f"resolved through {watch['interval_levels']['resolved_through']} asked"
-            if now
-            else "shu has no correction stored yet for ranges of this size"
-        )
+        through = (watch["interval_levels"] or {}).get("resolved_through")
+        if not now:
+            what = "shu has no correction stored yet for ranges of this size"
+        elif abs(now[1] - 0.1) < 0.005 and abs(now[5] - 0.9) < 0.005:
+            what = (
+                "shu has not moved them yet: the questions resolved through "
+                f"{through} keep them at the 10th and 90th percentiles of past errors"
+            )
+        else:
+            what = (
+                f"shu now reads them between the {100 * now[1]:.1f}th and "
+                f"{100 * now[5]:.1f}th percentiles of past errors instead of the 10th and "
+                f"90th, as the questions resolved through {through} asked"
+            )
         label = _velocity_label(b["band"])
         width = "too wide" if b["observed"] > 0.8 else "too narrow"
         lines.append(

@@ -262,7 +262,7 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
             f"{head['horizon_days']} days"
         ),
         "question": question,
-        "lead": (lead[0] if f is not None else Md(f"**{lead[0]}**")) if lead else None,
+        "lead": (Md(f"{lead[0]}.") if f is not None else Md(f"**{lead[0]}**")) if lead else None,
         "marks": Md("*" + " ".join(marks) + "*") if marks else None,
         "chart": _chart(ctx, choice),
         "reasons": reasons,

@@ -18,7 +18,7 @@ from shu.briefing.compare import interval_forecasts
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections import calibration_watch as watch
 from shu.briefing.sections.cards import question_clause
-from shu.briefing.story_words import KIND_WORDS, story_sentence, story_short
+from shu.briefing.story_words import kind_words, story_sentence, story_short
 from shu.briefing.text import day_text, num, pct, ref, repo_link
 from shu.forecast import radar as radar_data
 from shu.safe_markdown import Md
@@ -141,7 +141,7 @@ def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
         "repo": repo_link(repo),
         "velocity": Md("—"),
         "recent": Md("—"),
-        "story": KIND_WORDS[story.kind] if story else "—",
+        "story": kind_words(story) if story else "—",
         "forecast": _forecast_cell(ctx, repo),
     }
     if now is not None:

@@ -13,7 +13,7 @@ from shu.briefing import charts
 from shu.briefing.charts import HISTORY_DAYS, pace_gaps, slug
 from shu.briefing.compare import compare_chart, compare_frame, needs_log
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.story_words import KIND_WORDS, story_sentence
+from shu.briefing.story_words import kind_words, story_sentence
 
 
 def build(ctx: BriefingContext) -> Part:
@@ -34,7 +34,7 @@ def build(ctx: BriefingContext) -> Part:
                 {
                     "repo": s.repo,
                     "kind": s.kind,
-                    "in_words": KIND_WORDS[s.kind],
+                    "in_words": kind_words(s),
                     "sentence": str(line),
                     "velocity_28d": s.velocity_28d,
                     "velocity_28d_before": s.velocity_28d_before,

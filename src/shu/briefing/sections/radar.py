@@ -95,7 +95,7 @@ def record_view(ctx: BriefingContext) -> dict[str, Any] | None:
     origins = record["n_origins"]
     return {
         "n": Md(f"{record['n']:,} {ref(r_n)}"),
-        "origins": f"{origins} day{'' if origins == 1 else 's'} it ran",
+        "origins": f"{origins} day{'' if origins == 1 else 's'}",
         "events": record["events"],
         "precision": Md(", ".join(f"top {k} {interval(record['precision'][k], 2)}" for k in KS)),
         "top": [(k, pct(record["precision"][k]["mean"])) for k in KS[:1]],
