@@ -12,9 +12,9 @@ from shu.briefing.card.drivers import statement
 from shu.briefing.compose import compose_briefing
 from shu.briefing.sections.cards import MAX_BLOCKS, MAX_PROSE
 from shu.briefing.text import visible_text
-from shu.forecast import rocm
-from shu.forecast.features import feature_names
-from shu.forecast.questions import TEMPLATES
+from shu.forecast.features.star import feature_names
+from shu.forecast.questions import rocm
+from shu.forecast.questions.templates import TEMPLATES
 
 FLAGS = {"phase_emerging", "phase_expansion", "phase_decline", "ever_rocm"}
 

@@ -8,13 +8,13 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
-from shu.forecast.artifact import model_path, save_forecasters
-from shu.forecast.backtest import BacktestConfig
-from shu.forecast.card import band_track_record, write_model_card
-from shu.forecast.issue import issue_forecasts
-from shu.forecast.resolve import resolve_forecasts, track_record
-from shu.forecast.scoring import summarize
-from shu.forecast.train import train_forecasters
+from shu.forecast.evaluation.backtest import BacktestConfig
+from shu.forecast.evaluation.model_card import band_track_record, write_model_card
+from shu.forecast.evaluation.scoring import summarize
+from shu.forecast.live.issue import issue_forecasts
+from shu.forecast.live.resolve import resolve_forecasts, track_record
+from shu.forecast.models.artifact import model_path, save_forecasters
+from shu.forecast.models.train import train_forecasters
 from shu.settings import TrackedRepo, load_settings
 
 TEMPLATES = ("star_accel_reach", "star_velocity_up")

@@ -12,16 +12,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from shu.forecast import interval
-from shu.forecast.artifact import load_forecasters, model_path, save_forecasters
-from shu.forecast.backtest import BacktestConfig, fit_calibration_split
-from shu.forecast.base_rate import base_rate
-from shu.forecast.examples import base_frame, build_examples, weekly_grid
-from shu.forecast.features import feature_names
-from shu.forecast.issue import issue_forecasts
-from shu.forecast.questions import resolve_questions
-from shu.forecast.resolve import resolve_forecasts
-from shu.forecast.train import train_forecasters
+from shu.forecast.base_rates import base_rate
+from shu.forecast.evaluation.backtest import BacktestConfig, fit_calibration_split
+from shu.forecast.features.examples import base_frame, build_examples, weekly_grid
+from shu.forecast.features.star import feature_names
+from shu.forecast.live.issue import issue_forecasts
+from shu.forecast.live.resolve import resolve_forecasts
+from shu.forecast.models import interval
+from shu.forecast.models.artifact import load_forecasters, model_path, save_forecasters
+from shu.forecast.models.train import train_forecasters
+from shu.forecast.questions.templates import resolve_questions
 from shu.settings import TrackedRepo, load_settings
 
 T0 = date(2024, 3, 1)

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 from pandas.testing import assert_frame_equal
 
-from shu.forecast.examples import base_frame, with_thresholds
-from shu.forecast.features import BASE_FEATURES, THRESHOLD_FEATURES
+from shu.forecast.features.examples import base_frame, with_thresholds
+from shu.forecast.features.star import BASE_FEATURES, THRESHOLD_FEATURES
 
 ORIGIN = date(2024, 2, 5)
 

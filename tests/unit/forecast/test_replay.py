@@ -9,8 +9,8 @@ import pytest
 
 from shu.briefing.sections.track import track_record
 from shu.errors import InputError
-from shu.forecast.backtest import BacktestConfig
-from shu.forecast.replay import REPLAY_PREFIX, refit_days, replay
+from shu.forecast.evaluation.backtest import BacktestConfig
+from shu.forecast.live.replay import REPLAY_PREFIX, refit_days, replay
 from shu.settings import TrackedRepo, load_settings
 from shu.store import open_store
 

@@ -8,8 +8,8 @@ from datetime import date, datetime, timedelta
 import numpy as np
 import pandas as pd
 
-from shu.forecast import rocm
-from shu.forecast.questions import TEMPLATES, resolve_questions
+from shu.forecast.questions import rocm
+from shu.forecast.questions.templates import TEMPLATES, resolve_questions
 
 T0 = date(2024, 6, 1)
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from shu.forecast import rocm
-from shu.forecast.artifact import load_forecasters
-from shu.forecast.features import feature_names
-from shu.forecast.issue import issue_forecasts
+from shu.forecast.features.star import feature_names
+from shu.forecast.live.issue import issue_forecasts
+from shu.forecast.models.artifact import load_forecasters
+from shu.forecast.questions import rocm
 from shu.settings import TrackedRepo, load_settings
 
 MODELS = Path(__file__).resolve().parents[3] / "models"

@@ -22,8 +22,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from shu.forecast import rocm
-from shu.forecast.backtest import (
+from shu.forecast.evaluation.backtest import (
     BacktestConfig,
     SliceResult,
     climatology,
@@ -31,8 +30,9 @@ from shu.forecast.backtest import (
     persistence,
     prediction_frames,
 )
-from shu.forecast.model import fit_forecaster
-from shu.forecast.scoring import summarize
+from shu.forecast.evaluation.scoring import summarize
+from shu.forecast.models.forecaster import fit_forecaster
+from shu.forecast.questions import rocm
 
 MIN_EVENTS = 30
 # rocm_first_commit: a repository has one first ROCm commit, so its yes answers on successive

@@ -33,8 +33,8 @@ import pandas as pd
 from sklearn.ensemble import HistGradientBoostingRegressor
 
 from shu.errors import StoreError
-from shu.forecast.model import model_matrix, single_openmp_thread
-from shu.forecast.trees import BoostedTrees
+from shu.forecast.models.estimator import model_matrix, single_openmp_thread
+from shu.forecast.models.trees import BoostedTrees
 
 TEMPLATE = "star_velocity_interval"
 QUANTILES = (0.025, 0.1, 0.25, 0.5, 0.75, 0.9, 0.975)

@@ -14,9 +14,9 @@ from datetime import date
 import numpy as np
 import pandas as pd
 
-from shu.forecast.interval import record_interval_resolutions
-from shu.forecast.questions import TEMPLATES, resolve_questions
-from shu.forecast.scoring import brier, hits_by_band
+from shu.forecast.evaluation.scoring import brier, hits_by_band
+from shu.forecast.models.interval import record_interval_resolutions
+from shu.forecast.questions.templates import TEMPLATES, resolve_questions
 from shu.store import Store, utcnow
 
 _COVERAGE_SQL = {

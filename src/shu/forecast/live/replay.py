@@ -27,11 +27,11 @@ from datetime import date, timedelta
 import pandas as pd
 
 from shu.errors import InputError, StoreError
-from shu.forecast.backtest import BacktestConfig, data_end
-from shu.forecast.issue import issue_forecasts
-from shu.forecast.questions import HORIZONS, TEMPLATES
-from shu.forecast.resolve import resolve_forecasts
-from shu.forecast.train import train_forecasters
+from shu.forecast.evaluation.backtest import BacktestConfig, data_end
+from shu.forecast.live.issue import issue_forecasts
+from shu.forecast.live.resolve import resolve_forecasts
+from shu.forecast.models.train import train_forecasters
+from shu.forecast.questions.templates import HORIZONS, TEMPLATES
 from shu.settings import Settings, get_settings
 from shu.store import Store, utcnow
 

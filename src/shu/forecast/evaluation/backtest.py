@@ -21,7 +21,7 @@ docs/forecast/method.md.
 Why one module of ~480 lines: the refit blocks, the binary and interval walk-forwards and the
 baselines they are scored against are one procedure whose no-look-ahead rules (what is known on
 each day) must be read together; the per-block diagnostics (`blocks`), the online state
-(`recalibration`) and the Parquet export (`predictions`) live apart.
+(`calibration.guard`, `calibration.conformal`) and the Parquet export (`predictions`) live apart.
 """
 
 from __future__ import annotations
@@ -36,11 +36,13 @@ import numpy as np
 import pandas as pd
 
 from shu.errors import InputError, StoreError
-from shu.forecast import blocks, interval, predictions, ranking, recalibration
-from shu.forecast.examples import Examples, base_frame, build_examples, weekly_grid
-from shu.forecast.model import fit_forecaster
-from shu.forecast.regime import regime_frame
-from shu.forecast.scoring import brier, ece, hits_by_band, skill_score, summarize
+from shu.forecast.calibration import conformal, guard
+from shu.forecast.calibration.regime import regime_frame
+from shu.forecast.evaluation import blocks, precision_at_k, predictions
+from shu.forecast.evaluation.scoring import brier, ece, hits_by_band, skill_score, summarize
+from shu.forecast.features.examples import Examples, base_frame, build_examples, weekly_grid
+from shu.forecast.models import interval
+from shu.forecast.models.forecaster import fit_forecaster
 from shu.progress import track
 
 CLIMATOLOGY_DAYS = 365
@@ -90,8 +92,8 @@ class BacktestConfig:
     max_fit_rows: int = 300_000
     n_boot: int = 300
     seed: int = 0
-    # the regime guard and the online conformal levels (`recalibration`); False scores the
-    # fitted models alone (for comparison)
+    # the regime guard and the online conformal levels (`calibration.guard`,
+    # `calibration.conformal`); False scores the fitted models alone (for comparison)
     recalibrate: bool = True
 
 
@@ -174,11 +176,11 @@ def _refit_blocks(examples: Examples, config: BacktestConfig, refits: list[dict]
 
 
 def _guards(origins: pd.Series, distance: pd.Series, config: BacktestConfig) -> pd.DataFrame:
-    """The regime guard (`recalibration.guard`) of each row's origin (off without recalibrate)."""
+    """The regime guard (`guard.guard`) of each row's origin (off without recalibrate)."""
     days = pd.to_datetime(origins)
     found = distance.reindex(days.unique())
     table = {
-        day: recalibration.guard(d if config.recalibrate and pd.notna(d) else None)
+        day: guard.guard(d if config.recalibrate and pd.notna(d) else None)
         for day, d in found.items()
     }
     return pd.DataFrame(
@@ -218,7 +220,7 @@ def _walk_forward(
         kept = test[_KEPT].copy()
         kept["probability_model"] = forecaster.predict(test)
         kept["shrink"] = _guards(test["origin"], distance, config)["shrink"]
-        kept["probability"] = recalibration.shrink_probabilities(
+        kept["probability"] = guard.shrink_probabilities(
             kept["probability_model"].to_numpy(),
             forecaster.base_rate(test["bucket"]),
             test["velocity_28d"].to_numpy(),
@@ -260,9 +262,9 @@ def _walk_forward(
             "guard": _guard_effect(pred),
         }
     )
-    if examples.template in ranking.RANKED_TEMPLATES:  # a radar: read from the top
-        metrics["ranking"] = ranking.ranking_metrics(
-            pred.assign(momentum=ranking.momentum(pred)),
+    if examples.template in precision_at_k.RANKED_TEMPLATES:  # a radar: read from the top
+        metrics["ranking"] = precision_at_k.ranking_metrics(
+            pred.assign(momentum=precision_at_k.momentum(pred)),
             {"model": "probability", "momentum": "momentum"},
             baseline="momentum",
             n_boot=config.n_boot,
@@ -328,12 +330,12 @@ def _walk_forward_interval(
     """The same refits and splits as `_walk_forward`, scoring predictive quantiles instead.
 
     Origins are issued in order: before each, the online conformal levels read the questions
-    issued earlier whose outcome is known by then (`recalibration.update`), and the regime
+    issued earlier whose outcome is known by then (`conformal.update`), and the regime
     guard's widening applies."""
     ex = examples.frame
     h = examples.horizon_days
     chunks, refits = [], []
-    state = recalibration.initial_state(examples.template, h)
+    state = conformal.initial_state(examples.template, h)
     pending: list[tuple[pd.DataFrame, interval.IntervalForecaster]] = []  # issued, unresolved
     for refit_day, test, fit, cal in _refit_blocks(examples, config, refits):
         forecaster = interval.fit_interval(h, examples.features, fit, cal, config.seed)
@@ -412,10 +414,10 @@ def _walk_forward_interval(
 
 
 def _read_resolved(
-    state: recalibration.State,
+    state: conformal.State,
     pending: list[tuple[pd.DataFrame, interval.IntervalForecaster]],
     origin: pd.Timestamp,
-) -> tuple[recalibration.State, list]:
+) -> tuple[conformal.State, list]:
     """Update `state` on `origin` from the issued questions resolved by then (each read as the
     forecast that was issued: its model and its widening); return it and the still pending."""
     due = [(rows, fc) for rows, fc in pending if rows["known_on"].max() <= origin]
@@ -435,7 +437,7 @@ def _read_resolved(
         ],
         ignore_index=True,
     )
-    return recalibration.update(state, batch, origin), left
+    return conformal.update(state, batch, origin), left
 
 
 def fit_calibration_split(

@@ -10,7 +10,7 @@ fitted with `rocm.ESTIMATOR` whatever the estimator asked for; trained alone (a 
 imported histories, no star counts) they train as of the newest commit.
 
 Saving the result, and folding it into models already saved (`shu train --merge`), is
-`shu.forecast.artifact`'s.
+`shu.forecast.models.artifact`'s.
 """
 
 from __future__ import annotations
@@ -23,13 +23,14 @@ import numpy as np
 import pandas as pd
 
 from shu.errors import StoreError
-from shu.forecast import interval, rocm
-from shu.forecast.backtest import BacktestConfig, data_end, fit_calibration_split
-from shu.forecast.base_rate import climatology_counts
-from shu.forecast.examples import base_frame, build_examples, weekly_grid
-from shu.forecast.features import feature_names
-from shu.forecast.model import Forecaster, fit_forecaster
-from shu.forecast.questions import HORIZONS, TEMPLATES
+from shu.forecast.base_rates import climatology_counts
+from shu.forecast.evaluation.backtest import BacktestConfig, data_end, fit_calibration_split
+from shu.forecast.features.examples import base_frame, build_examples, weekly_grid
+from shu.forecast.features.star import feature_names
+from shu.forecast.models import interval
+from shu.forecast.models.forecaster import Forecaster, fit_forecaster
+from shu.forecast.questions import rocm
+from shu.forecast.questions.templates import HORIZONS, TEMPLATES
 from shu.progress import track
 from shu.store import Store
 

@@ -42,8 +42,8 @@ Templates (t = origin, H = horizon in days):
   [lower_80, upper_80] (the questions table carries those bounds; `interval` records all three
   intervals in `interval_resolutions`).
 - rocm_share_reach, rocm_release_mention, rocm_first_commit: ROCm adoption, from commits and
-  releases; wording, rules and features in `forecast/rocm.py`, registered at the end of this
-  module.
+  releases; wording, rules and features in `forecast/questions/rocm.py`, registered at the
+  end of this module.
 """
 
 from __future__ import annotations
@@ -368,8 +368,8 @@ GROUP BY q.qid, q.repo, q.origin
 }
 
 
-# ROCm adoption templates (forecast/rocm.py) join the registry and the resolution rules.
-from shu.forecast import rocm as _rocm  # noqa: E402
+# ROCm adoption templates (forecast/questions/rocm.py) join the registry and the resolution rules.
+from shu.forecast.questions import rocm as _rocm  # noqa: E402
 
 TEMPLATES.update({spec[0]: Template(*spec) for spec in _rocm.TEMPLATE_SPECS})
 _RESOLUTION_SQL.update(_rocm.RESOLUTION_SQL)

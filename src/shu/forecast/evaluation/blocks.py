@@ -24,8 +24,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from shu.forecast import interval
-from shu.forecast.scoring import BANDS, confidence_bands, ece, equal_count_bins
+from shu.forecast.evaluation.scoring import BANDS, confidence_bands, ece, equal_count_bins
+from shu.forecast.models import interval
 
 BLOCK_WEEKS = 8
 ECE_TARGET = 0.02

@@ -16,8 +16,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from shu.forecast.features import build_features, feature_names, threshold_features
-from shu.forecast.questions import resolve_questions, threshold_sql
+from shu.forecast.features.star import build_features, feature_names, threshold_features
+from shu.forecast.questions.templates import resolve_questions, threshold_sql
 
 # Which state on the origin makes a repository eligible for a template's question.
 ELIGIBLE = {

@@ -26,18 +26,19 @@ from datetime import date, timedelta
 import pandas as pd
 
 from shu.errors import ConfigError, StoreError
-from shu.forecast import calibration_store, recalibration, rocm
-from shu.forecast.artifact import load_forecasters, model_path
-from shu.forecast.backtest import data_end
-from shu.forecast.base_rate import base_rate as climatology_rate
-from shu.forecast.examples import base_frame, threshold_bucket, with_thresholds
-from shu.forecast.features import threshold_features
-from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
-from shu.forecast.interval import IntervalForecaster
-from shu.forecast.model import Forecaster
-from shu.forecast.questions import TEMPLATES
-from shu.forecast.ranking import RANKED_TEMPLATES
-from shu.forecast.scoring import confidence_band
+from shu.forecast.base_rates import base_rate as climatology_rate
+from shu.forecast.calibration import guard, state_store
+from shu.forecast.evaluation.backtest import data_end
+from shu.forecast.evaluation.precision_at_k import RANKED_TEMPLATES
+from shu.forecast.evaluation.scoring import confidence_band
+from shu.forecast.features.examples import base_frame, threshold_bucket, with_thresholds
+from shu.forecast.features.star import threshold_features
+from shu.forecast.models.artifact import load_forecasters, model_path
+from shu.forecast.models.forecaster import Forecaster
+from shu.forecast.models.interval import TEMPLATE as INTERVAL_TEMPLATE
+from shu.forecast.models.interval import IntervalForecaster
+from shu.forecast.questions import rocm
+from shu.forecast.questions.templates import TEMPLATES
 from shu.settings import DeclaredQuestion, Settings, get_settings
 from shu.store import Store, utcnow
 
@@ -110,7 +111,7 @@ def issue_forecasts(
     issued: list[IssuedForecast] = []
     intervals: dict[str, list[float]] = {}
     with store.transaction():  # the calibration rows commit with the forecasts that use them
-        applied = calibration_store.prepare(
+        applied = state_store.prepare(
             store,
             [fc for fc in forecasters if fc.template not in rocm.NAMES],
             origin,
@@ -158,7 +159,7 @@ def issue_forecasts(
             base_rates = None
             if calibration is not None:
                 base_rates = fc.base_rate(threshold_bucket(fc.template, rows))
-                probabilities = recalibration.shrink_probabilities(
+                probabilities = guard.shrink_probabilities(
                     probabilities,
                     base_rates,
                     rows["velocity_28d"].to_numpy(),
@@ -236,7 +237,7 @@ def _record(
     drivers: list[dict],
     origin: date,
     model_version: str,
-    calibration: calibration_store.Applied | None = None,
+    calibration: state_store.Applied | None = None,
     base_rate: float | None = None,
 ) -> IssuedForecast:
     threshold = float(row["threshold"])
