@@ -29,8 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from shu.forecast.models.interval import TEMPLATE as INTERVAL
-from shu.forecast.questions.rocm import NAMES as ROCM_TEMPLATES
+from shu.forecast.questions.registry import INTERVAL_TEMPLATE as INTERVAL
+from shu.forecast.questions.registry import ROCM_TEMPLATES
 from shu.settings import DeclaredQuestion
 
 MARGIN = 0.4  # log-odds between a forecast and its base rate for the forecast to say something

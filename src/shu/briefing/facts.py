@@ -13,8 +13,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from shu.forecast.evaluation.precision_at_k import RANKED_TEMPLATES
-from shu.forecast.models.interval import TEMPLATE as INTERVAL_TEMPLATE
+from shu.forecast.questions.registry import INTERVAL_TEMPLATE, RANKED_TEMPLATES
 from shu.settings import ROCM_PATTERN, Settings
 from shu.store import Store
 

@@ -44,8 +44,8 @@ def replay(
     """
     from shu.cli.forecast import _csv, _day, _horizons
     from shu.forecast.live.replay import replay as run_replay
-    from shu.forecast.questions.templates import HORIZONS, TEMPLATES
-    from shu.forecast.questions.templates import template as get_template
+    from shu.forecast.questions.registry import HORIZONS, TEMPLATES
+    from shu.forecast.questions.registry import template as get_template
     from shu.settings import get_settings
 
     d1, d2 = _day(start, "--from"), _day(end, "--to")

@@ -10,6 +10,7 @@ from shu.forecast.models import estimator
 from shu.forecast.models.artifact import load_forecasters, save_forecasters
 from shu.forecast.models.estimator import LogitVote
 from shu.forecast.models.forecaster import fit_forecaster
+from shu.forecast.questions.registry import template
 
 
 def _frame(n: int, seed: int) -> pd.DataFrame:
@@ -45,7 +46,7 @@ def test_rare_event_members_each_keep_every_yes():
     assert max(plain.member_yes_) < y.sum()  # drawn regardless of the answer: about a third
     # a rare-event template gets the rare-event members
     assert estimator.make_estimator("hgb", rare_event=True).keep_positives
-    assert "star_breakout" in estimator.RARE_EVENT_TEMPLATES
+    assert template("star_breakout").rare_event
 
 
 def test_a_bagged_forecaster_round_trips_through_skops(monkeypatch, tmp_path):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from shu.forecast.questions.rocm import NAMES as ROCM_TEMPLATES
+from shu.forecast.questions.registry import ROCM_TEMPLATES
 
 Words = Callable[[float], str]
 

@@ -30,8 +30,8 @@ from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import RADAR_SQL_LIST
 from shu.forecast.calibration import guard as regime_guard
 from shu.forecast.evaluation.scoring import BANDS, HIGH_FROM, MEDIUM_FROM, wilson_interval
-from shu.forecast.models.interval import TEMPLATE as INTERVAL
 from shu.forecast.models.interval import VELOCITY_BANDS, VELOCITY_EDGES
+from shu.forecast.questions.registry import INTERVAL_TEMPLATE as INTERVAL
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
 from shu.store import Store

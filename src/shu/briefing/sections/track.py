@@ -19,7 +19,7 @@ from shu.briefing.facts import BAND_SQL, RADAR_SQL_LIST, RIGHT_SQL, dicts
 from shu.briefing.sections import radar
 from shu.briefing.text import interval_text, num, pct, ref
 from shu.forecast.live.replay import REPLAY_PREFIX
-from shu.forecast.models.interval import TEMPLATE as INTERVAL_TEMPLATE
+from shu.forecast.questions.registry import INTERVAL_TEMPLATE
 from shu.safe_markdown import Md, safe_inline
 from shu.store import Store
 

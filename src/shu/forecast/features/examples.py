@@ -1,10 +1,15 @@
 """Historical questions with their features and resolved outcomes: the rows models learn from.
 
-For a weekly grid of origins, every repository whose state is defined on the origin gets one
-question per template and horizon, with the threshold the issuer would choose, features computed
-as of the origin, and the outcome resolved by the same rule that resolves issued forecasts.
-An example's label becomes known on `known_on = origin + horizon`; training code must only use
-examples known before the day it trains for.
+For a weekly grid of origins, every repository eligible for a template on an origin gets one
+question per horizon, with the threshold the issuer would choose, features computed as of the
+origin, and the outcome resolved by the same rule that resolves issued forecasts (the template's
+record in `questions.registry` says which repositories are eligible, how the threshold is chosen
+and how it resolves). An example's label becomes known on `known_on = origin + horizon`;
+training code must only use examples known before the day it trains for.
+
+Star-family templates read the star features (`base_frame`) on a grid anchored at a chosen day;
+ROCm templates read the commit features on every Monday of each repository's commit span
+(`features.rocm.weekly_origins`).
 """
 
 from __future__ import annotations
@@ -16,28 +21,9 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from shu.forecast.features.star import build_features, feature_names, threshold_features
-from shu.forecast.questions.templates import resolve_questions, threshold_sql
-
-# Which state on the origin makes a repository eligible for a template's question.
-ELIGIBLE = {
-    "star_accel_reach": "acceleration_28d IS NOT NULL AND velocity_28d IS NOT NULL",
-    "star_accel_fall": "acceleration_28d IS NOT NULL AND velocity_28d IS NOT NULL",
-    "star_velocity_up": "acceleration_28d IS NOT NULL AND velocity_28d IS NOT NULL",
-    "star_velocity_level": "acceleration_28d IS NOT NULL AND velocity_28d > 0",
-    "star_gain": "acceleration_28d IS NOT NULL AND velocity_28d IS NOT NULL",
-    "release_within": "months_since_release IS NOT NULL",
-    "commit_velocity_up": "commit_velocity_28d IS NOT NULL",
-    "star_velocity_interval": "acceleration_28d IS NOT NULL AND velocity_28d IS NOT NULL",
-    "star_breakout": "velocity_28d IS NOT NULL",
-}
-# Climatology is computed per template and threshold bucket: edges on the threshold feature.
-BUCKETS = {
-    "star_accel_reach": ("gap_rel_sd", (0.25, 0.5, 1.0, 2.0, 4.0)),
-    "star_accel_fall": ("gap_rel_sd", (-4.0, -2.0, -1.0, -0.5, -0.25)),
-    "star_velocity_level": ("log_level_vs_velocity", (-0.5, -0.2, 0.0, 0.2, 0.5)),
-    "star_gain": ("log_gain_vs_pace", (-1.0, -0.5, 0.0, 0.5, 1.0)),
-}
+from shu.forecast.features.star import build_features
+from shu.forecast.questions.registry import feature_names, template, threshold_features
+from shu.forecast.questions.resolution import resolve_rows
 
 
 @dataclass
@@ -87,70 +73,109 @@ def base_frame(
 
 
 def with_thresholds(
-    con: duckdb.DuckDBPyConnection, base: pd.DataFrame, template: str, horizon_days: int
+    con: duckdb.DuckDBPyConnection, base: pd.DataFrame, name: str, horizon_days: int
 ) -> pd.DataFrame:
-    """Eligible rows of `base` for `template`, with threshold, threshold features and bucket."""
+    """Eligible rows of `base` for star-family template `name`, with threshold, threshold
+    features and bucket."""
+    spec = template(name)
+    if spec.threshold_sql is None or spec.eligible is None:
+        raise ValueError(f"{name} is not a star-family template")
     con.register("_fc_base", base)
     try:
         picked = con.execute(
             f"SELECT row_number() OVER () - 1 AS qid, f.*, "
-            f"{threshold_sql(template, 'f', str(horizon_days))}::DOUBLE AS threshold "
-            f"FROM _fc_base f WHERE {ELIGIBLE[template]}"
+            f"{spec.threshold_sql('f', str(horizon_days))}::DOUBLE AS threshold "
+            f"FROM _fc_base f WHERE {spec.eligible}"
         ).df()
     finally:
         con.unregister("_fc_base")
     picked = picked[picked["threshold"].notna()].reset_index(drop=True)
-    extra = threshold_features(picked, template, picked["threshold"], horizon_days)
+    extra = threshold_features(picked, name, picked["threshold"], horizon_days)
     picked = pd.concat([picked, extra], axis=1)
     picked["horizon_days"] = horizon_days
-    picked["bucket"] = threshold_bucket(template, picked)
+    picked["bucket"] = threshold_bucket(name, picked)
     return picked
 
 
-def threshold_bucket(template: str, frame: pd.DataFrame) -> np.ndarray:
+def threshold_bucket(name: str, frame: pd.DataFrame) -> np.ndarray:
     """Climatology bucket per row (0 for templates with one bucket)."""
-    if template not in BUCKETS:
+    buckets = template(name).buckets
+    if buckets is None:
         return np.zeros(len(frame), dtype=np.int64)
-    column, edges = BUCKETS[template]
+    column, edges = buckets
     return np.searchsorted(np.asarray(edges), frame[column].to_numpy(dtype=float), side="right")
 
 
-def resolve_frame(
-    con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, template: str
-) -> pd.DataFrame:
-    """outcome / observed_value / detail for each row of `frame` (qid, repo, origin, ...)."""
-    questions = frame[["qid", "repo", "origin", "horizon_days", "threshold"]].copy()
-    questions["origin"] = pd.to_datetime(questions["origin"]).dt.date
-    con.register("_fc_q_df", questions)
-    try:
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE _fc_q AS SELECT qid, repo, origin::DATE AS "
-            "origin, horizon_days::INTEGER AS horizon_days, threshold, "
-            "NULL::DOUBLE AS lower_80, NULL::DOUBLE AS upper_80 FROM _fc_q_df"
-        )
-        resolved = resolve_questions(con, template, "_fc_q")
-    finally:
-        con.unregister("_fc_q_df")
-        con.execute("DROP TABLE IF EXISTS _fc_q")
-    return frame.merge(resolved, on="qid", how="left")
+def resolve_frame(con: duckdb.DuckDBPyConnection, frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """`frame` (repo, origin, horizon_days, threshold, ...) with each row's outcome,
+    observed_value and detail."""
+    resolved = resolve_rows(con, frame, name)
+    return pd.concat([frame.reset_index(drop=True), resolved], axis=1)
 
 
 def build_examples(
     con: duckdb.DuckDBPyConnection,
     base: pd.DataFrame,
-    template: str,
+    name: str,
     horizon_days: int,
     data_end: date,
 ) -> Examples:
-    """Resolved examples of `template` x `horizon_days` whose horizon ends by `data_end`."""
-    frame = with_thresholds(con, base, template, horizon_days)
+    """Resolved examples of star-family `name` x `horizon_days` whose horizon ends by
+    `data_end`."""
+    frame = with_thresholds(con, base, name, horizon_days)
     end = pd.Timestamp(data_end - timedelta(days=horizon_days))
     frame = frame[pd.to_datetime(frame["origin"]) <= end].reset_index(drop=True)
-    frame = resolve_frame(con, frame, template)
-    void = frame["outcome"].ne("yes") & frame["outcome"].ne("no")
+    frame = resolve_frame(con, frame, name)
+    return _labelled(name, horizon_days, frame)
+
+
+# ---------------------------------------------------------------- ROCm adoption
+def rocm_question_rows(base: pd.DataFrame, name: str, horizon_days: int) -> pd.DataFrame:
+    """Rows of `base` (`features.rocm.build_features`) eligible for ROCm template `name`, with
+    its threshold and threshold features."""
+    pick = template(name).pick_rows
+    if pick is None:
+        raise ValueError(f"not a ROCm template: {name!r}")
+    rows = pick(base)
+    rows = pd.concat(
+        [rows, threshold_features(rows, name, rows["threshold"], horizon_days)], axis=1
+    )
+    rows["horizon_days"] = horizon_days
+    rows["bucket"] = 0
+    return rows.reset_index(drop=True)
+
+
+def build_rocm_examples(
+    con: duckdb.DuckDBPyConnection, base: pd.DataFrame, name: str, horizon_days: int
+) -> Examples:
+    """Resolve every eligible question of `base` (from `features.rocm.build_features`); voids
+    are counted. The frame also holds NaN acceleration_28d / velocity_28d (the star state the
+    star templates keep; ROCm has none), so the backtest reads both families alike."""
+    rows = rocm_question_rows(base, name, horizon_days)
+    if rows.empty:
+        resolved = pd.DataFrame(
+            {
+                "outcome": pd.Series(dtype=str),
+                "observed_value": pd.Series(dtype=float),
+                "detail": pd.Series(dtype=str),
+            }
+        )
+    else:
+        resolved = resolve_rows(con, rows, name)
+    rows = pd.concat([rows, resolved[["outcome", "observed_value", "detail"]]], axis=1)
+    examples = _labelled(name, horizon_days, rows)
+    examples.frame["acceleration_28d"] = np.nan
+    examples.frame["velocity_28d"] = np.nan
+    return examples
+
+
+def _labelled(name: str, horizon_days: int, frame: pd.DataFrame) -> Examples:
+    """Resolved rows without the voids (counted), with label, origin as a timestamp and
+    known_on."""
+    void = ~frame["outcome"].isin(["yes", "no"])
     n_void = int(void.sum())
     frame = frame[~void].reset_index(drop=True)
     frame["label"] = (frame["outcome"] == "yes").astype(np.int8)
     frame["origin"] = pd.to_datetime(frame["origin"])
     frame["known_on"] = frame["origin"] + pd.Timedelta(days=horizon_days)
-    return Examples(template, horizon_days, frame, n_void)
+    return Examples(name, horizon_days, frame, n_void)

@@ -28,21 +28,12 @@ from shu.forecast.models.trees import BoostedTrees
 ESTIMATORS = ("hgb", "logistic")
 MEMBER_ROWS = 100_000  # fitting rows per gradient-boosting model
 MAX_MEMBERS = 3
-# Rare events (about 1% yes): each member is fitted on every 'yes' of the fitting block plus
-# 'no' rows drawn to MEMBER_ROWS, instead of rows drawn regardless of the answer (the sigmoid
-# calibration on the later block maps the members' shifted log-odds back to probabilities).
-# Measured on star_breakout/30 (fit on origins 2021-2024, test 2025-03..2026-01, three seeds):
-# precision@20 0.100 against 0.091, precision@50 0.078 against 0.073.
-RARE_EVENT_TEMPLATES = ("star_breakout",)
 
 
 def single_openmp_thread() -> threadpool_limits:
-    """Run gradient boosting on one OpenMP thread.
-
-    Measured on the shared 2-core machine: fitting 100,000 x 30 rows took 3.5 s on one thread
-    and 71 s on two while other processes competed for the cores (OpenMP threads spin waiting
-    for each other); DuckDB's own threads are not affected.
-    """
+    """Run gradient boosting on one OpenMP thread: on a machine whose cores other processes
+    compete for, OpenMP threads spin waiting for each other and a fit takes many times longer
+    (benchmarks/README.md, Forecast); DuckDB's own threads are not affected."""
     return threadpool_limits(limits=1, user_api="openmp")
 
 
@@ -65,7 +56,7 @@ class LogitVote(ClassifierMixin, BaseEstimator):
     """Gradient-boosting members, each fitted on its own `member_rows` rows drawn without
     replacement (one member on all rows when there are no more than `member_rows`); the vote is
     the mean of their log-odds, so the sigmoid calibration that follows reads log-odds, as it
-    does from a single model (averaging probabilities instead measured ECE 0.016 vs 0.008).
+    does from a single model (averaging probabilities instead calibrated worse).
     Members are fitted scikit-learn estimators until `compact` keeps only their trees' arrays
     (`trees.BoostedTrees`, which predict the same: what is saved); either votes the same way."""
 
@@ -143,7 +134,9 @@ def _votes(model: object) -> list[LogitVote]:
 
 def make_estimator(kind: str, seed: int = 0, rare_event: bool = False) -> object:
     """A fresh, unfitted estimator of `kind` ('hgb' or 'logistic'); `rare_event`: gradient
-    boosting members keep every 'yes' (`RARE_EVENT_TEMPLATES`)."""
+    boosting members keep every 'yes' (the registry's `rare_event` templates) plus 'no' rows
+    drawn to `MEMBER_ROWS`, instead of rows drawn regardless of the answer (the calibration on
+    the later block maps the members' shifted log-odds back to probabilities)."""
     if kind == "hgb":
         return LogitVote(MAX_MEMBERS, MEMBER_ROWS, seed, keep_positives=rare_event)
     if kind == "logistic":

@@ -19,12 +19,12 @@ import pandas as pd
 from shu.errors import StoreError
 from shu.forecast.calibration.platt import calibrate
 from shu.forecast.models.estimator import (
-    RARE_EVENT_TEMPLATES,
     _votes,
     make_estimator,
     model_matrix,
     single_openmp_thread,
 )
+from shu.forecast.questions import registry
 
 
 @dataclass
@@ -134,7 +134,7 @@ def fit_forecaster(
     # stars only) carry no information and are left out of this model.
     features = [f for f in features if fit[f].notna().any()]
     x_fit = model_matrix(fit, features)
-    est = make_estimator(estimator, seed, rare_event=template in RARE_EVENT_TEMPLATES)
+    est = make_estimator(estimator, seed, rare_event=registry.template(template).rare_event)
     with single_openmp_thread():
         est.fit(x_fit, fit["label"].to_numpy())
         model = calibrate(

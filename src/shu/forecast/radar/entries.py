@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from shu.forecast.evaluation.precision_at_k import KS, ranking_metrics
+from shu.forecast.questions.registry import RANKED_TEMPLATES
 from shu.forecast.radar.statements import (
     Driver,
     as_date,
@@ -33,7 +34,7 @@ from shu.forecast.radar.statements import (
 from shu.receipts import Citation
 from shu.store import Store
 
-TEMPLATE = "star_breakout"
+(TEMPLATE,) = RANKED_TEMPLATES  # the radar's template: asked of every repository
 HORIZON_DAYS = 30
 
 
