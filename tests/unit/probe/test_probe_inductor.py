@@ -1,0 +1,162 @@
+"""What Inductor did: the output code read (both torch versions' spellings), substitutions found
+by op family, the record on a real CPU run, and that reading it never touches the timing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shu.probe import inductor
+from shu.probe.inductor import describe, family_of, find_substitutions, parse_output_code
+
+OUTPUT_CODE = Path(__file__).parent / "output_code"
+
+
+def code(name: str) -> str:
+    """An output-code module from output_code/ (see its README)."""
+    return (OUTPUT_CODE / name).read_text()
+
+
+LAYERNORM_GELU_CUDA = code("layernorm_gelu-cuda-sketch.txt")
+GEMM_CUDA = code("gemm_bias_relu-cuda-sketch.txt")
+NAIVE_ATTENTION_CUDA = code("naive_attention-cuda-sketch.txt")
+SOFTMAX_CPU = code("softmax-cpu-sketch.txt")
+
+
+def test_a_fused_triton_kernel_is_one_generated_kernel_and_one_launch():
+    got = parse_output_code([LAYERNORM_GELU_CUDA])
+    assert got["generated_kernels"] == 1
+    assert got["generated_kernel_names"] == ["triton_red_fused_gelu_native_layer_norm_0"]
+    assert got["kernel_language"] == "Triton"
+    assert got["generated_launches"] == 1 and got["extern_calls"] == []
+    assert got["kernel_calls"] == 1
+
+
+def test_a_library_gemm_and_its_epilogue_are_two_kernel_calls():
+    got = parse_output_code([GEMM_CUDA])
+    assert got["generated_kernels"] == 1
+    assert got["extern_calls"] == [{"op": "extern_kernels.mm", "family": "matmul", "count": 1}]
+    assert got["kernel_calls"] == 2
+
+
+def test_an_sdpa_call_is_read_from_the_call_not_from_comments_or_strings():
+    got = parse_output_code([NAIVE_ATTENTION_CUDA])
+    assert got["generated_kernels"] == 0
+    assert got["extern_calls"] == [
+        {"op": "aten._scaled_dot_product_flash_attention", "family": "sdpa", "count": 1}
+    ]
+    assert got["kernel_calls"] == 1
+
+
+def test_cpp_kernels_of_the_cpu_backend_are_counted_by_their_calls():
+    got = parse_output_code([SOFTMAX_CPU, GEMM_CUDA])
+    assert got["generated_kernel_names"] == [
+        "cpp_fused__softmax_mul_0",
+        "triton_poi_fused_add_relu_0",
+    ]
+    assert got["kernel_language"] == "C+++Triton"
+    assert got["graphs"] == 2 and got["generated_launches"] == 2
+
+
+@pytest.mark.parametrize(
+    ("op", "family"),
+    [
+        ("aten._scaled_dot_product_flash_attention", "sdpa"),
+        ("aten._scaled_dot_product_efficient_attention", "sdpa"),
+        ("aten._scaled_dot_product_cudnn_attention", "sdpa"),
+        ("aten._scaled_dot_product_flash_attention_for_cpu", "sdpa"),
+        ("extern_kernels.addmm", "matmul"),
+        ("extern_kernels.bmm", "matmul"),
+        ("aten.bmm", "matmul"),
+        ("mkl._mkl_linear", "matmul"),
+        ("extern_kernels.convolution", "convolution"),
+        ("aten._softmax", "_softmax"),
+    ],
+)
+def test_ops_fall_into_families(op, family):
+    assert family_of(op) == family
+
+
+def test_a_library_op_of_a_family_eager_never_called_is_a_substitution():
+    calls = parse_output_code([NAIVE_ATTENTION_CUDA])["extern_calls"]
+    subs = find_substitutions(["bmm", "mul", "_softmax", "bmm"], calls)
+    assert subs == [
+        {
+            "family": "sdpa",
+            "by": "aten._scaled_dot_product_flash_attention",
+            "replaced": ["bmm", "mul", "_softmax", "bmm"],
+        }
+    ]
+    # eager SDPA compiled to the same library op (another variant of it): no substitution
+    assert find_substitutions(["_scaled_dot_product_efficient_attention"], calls) == []
+    # mm + add + relu compiled to a library GEMM: the same family, no substitution
+    gemm = parse_output_code([GEMM_CUDA])["extern_calls"]
+    assert find_substitutions(["mm", "add", "relu"], gemm) == []
+
+
+def test_describe_says_what_was_replaced_and_counts_kernels():
+    record = {
+        **parse_output_code([NAIVE_ATTENTION_CUDA]),
+        "eager_ops": ["bmm", "mul", "_softmax", "bmm"],
+        "eager_kernels": 4,
+        "compiled_kernels": 1,
+    }
+    record["substitutions"] = find_substitutions(record["eager_ops"], record["extern_calls"])
+    text = describe(record)
+    assert text.startswith("replaced bmm+mul+_softmax+bmm by the library SDPA kernel")
+    assert "device kernels per call: eager 4, compiled 1" in text
+    fused = {**parse_output_code([LAYERNORM_GELU_CUDA]), "eager_ops": ["native_layer_norm", "gelu"]}
+    assert describe(fused) == "1 generated Triton kernel (eager ran 2 aten ops)"
+
+
+# ----------------------------------------------------------------------------- real compiles
+def test_cpu_run_detects_the_attention_substitution(attention_run):
+    doc, _, _ = attention_run
+    by = {r["kernel"]: r["inductor"] for r in doc["results"]}
+    naive, sdpa = by["naive_attention"], by["sdpa"]
+    assert naive["error"] is None and naive["graphs"] == 1
+    assert [s["family"] for s in naive["substitutions"]] == ["sdpa"]
+    assert "scaled_dot_product" in naive["substitutions"][0]["by"]
+    assert naive["generated_kernels"] == 0
+    assert {"bmm", "_softmax"} <= set(naive["eager_ops"])
+    assert "by the library SDPA kernel" in naive["summary"]
+    assert sdpa["substitutions"] == [] and sdpa["generated_kernels"] == 0
+    assert [c["family"] for c in sdpa["extern_calls"]] == ["sdpa"]
+    assert naive["eager_kernels"] is None and "no device profiler on cpu" in naive["profiler_note"]
+    assert doc["summary"]["substituted_kernels"] == ["naive_attention"]
+    sdpa_speedup = next(r["speedup"] for r in doc["results"] if r["kernel"] == "sdpa")
+    assert doc["summary"]["geomean_speedup_without_substitutions"] == pytest.approx(sdpa_speedup)
+
+
+def test_the_code_is_read_only_after_every_kernel_was_timed(attention_run):
+    """Every timed phase ran before the first read of generated code, and reading it changed
+    no field the timing wrote (samples, compile_s, cache counts) nor the cache state."""
+    doc, events, snapshots = attention_run
+    n_timed = events.count("time")  # the ceilings, then each kernel
+    assert n_timed == 3 and events == ["time"] * n_timed + ["inspect"] * 2
+    from shu.probe.runner import _cache_state
+
+    for r in doc["results"]:
+        assert {k: v for k, v in r.items() if k != "inductor"} == snapshots[r["kernel"]]
+    hits = sum(r["fxgraph_cache"]["hits"] for r in doc["results"])
+    misses = sum(r["fxgraph_cache"]["misses"] for r in doc["results"])
+    cache = doc["compile_cache"]
+    assert (cache["fxgraph_hits"], cache["fxgraph_misses"]) == (hits, misses)
+    assert cache["state"] == _cache_state(hits, misses, cache["had_entries_at_start"])
+    assert doc["summary"]["inductor_inspect_s"] > 0
+
+
+def test_a_compiler_without_inductor_records_why_there_is_no_code(torch):
+    from shu.probe.suite import KERNELS
+
+    kernel = KERNELS["softmax"]
+    cpu = torch.device("cpu")
+    fn = kernel.make_fn(cpu, torch.float32, "cpu")
+    inputs = kernel.make_inputs(cpu, torch.float32, "cpu", 0)
+    record = inductor.inspect_kernel(
+        fn, inputs, cpu, lambda f: torch.compile(f, backend="eager", dynamic=False)
+    )
+    assert record["code_source"] is None and record["substitutions"] == []
+    assert record["error"] == "no Inductor output code (the compiler did not run Inductor)"
+    assert record["summary"].startswith("not recorded")
