@@ -1,7 +1,7 @@
 """Store probe results: validate a probe JSON document and upsert it into `probe_runs` and
 `probe_results`.
 
-Documents come from `python -m shu.probe --json PATH` on any host (`shu ingest probe PATH`) or
+Documents come from `python -m shu.probe --out PATH` on any host (`shu ingest probe PATH`) or
 from a local run (`shu probe`). Ingest is idempotent by `run_id`: storing the same document
 again changes nothing, whatever path it is read from (`source` and `ingested_at` keep the first
 ingestion's). A malformed document is rejected whole with one line naming the file

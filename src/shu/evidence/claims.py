@@ -60,6 +60,7 @@ KERNELS = (
     "transformer_block",
 )
 CONFIG_SOURCE = "shu.toml"
+BUILD_WORDS = {"rocm": "ROCm", "cuda": "CUDA"}
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,8 @@ class ClaimSpec:
         what = " ".join(x for x in (self.workload, self.dtype) if x) or "unstated workload"
         if self.comparison == "no speedup":
             return f"{who} · {what}: no speedup"
+        if self.metric == "build":
+            return f"{who} · the torch build supports {BUILD_WORDS.get(self.workload or '', what)}"
         if self.comparison == "within" and self.metric == "relative" and self.tolerance:
             of = f" of {self.baseline}" if self.baseline else ""
             return (
@@ -113,12 +116,15 @@ class ClaimSpec:
             value += "-" + (
                 f"{100 * self.value_high:.4g}%" if percent else f"{self.value_high:.4g}"
             )
-        unit = "" if percent else {"x": "×"}.get(self.unit, f" {self.unit}" if self.unit else "")
+        given = self.unit or ("x" if self.metric in ("speedup", "relative") else "")
+        unit = "" if percent else {"x": "×"}.get(given, f" {given}" if given else "")
         of = (
             f" of {self.baseline}"
             if self.metric in ("relative", "fraction_of_ceiling") and self.baseline
             else ""
         )
+        if self.metric == "relative" and self.baseline in KERNELS and not percent:
+            of = f" the eager time of {self.baseline}"
         quantity = f" {self.quantity}" if self.metric == "relative" and self.quantity else ""
         return f"{who} · {what}: {self.comparison} {value}{unit}{quantity}{of}"
 
@@ -549,7 +555,8 @@ def _stack_note(spec: ClaimSpec, run: ProbeRun) -> str:
 def _holds(spec: ClaimSpec, m: float, settings: Settings) -> tuple[bool, str]:
     """Whether measurement `m` meets the claim, and the rule applied, in words."""
     v, c = spec.value, spec.comparison
-    unit = {"x": "×", "fraction": ""}.get(spec.unit, f" {spec.unit}" if spec.unit else "")
+    given = spec.unit or ("x" if spec.metric in ("speedup", "relative") else "")
+    unit = {"x": "×", "fraction": ""}.get(given, f" {given}" if given else "")
     percent = spec.unit == "fraction" or spec.metric == "fraction_of_ceiling"
 
     def show(x: float) -> str:

@@ -184,7 +184,7 @@ def test_a_store_from_before_gains_the_columns_by_migration(store_path, attentio
     the declared column order with every row kept."""
     with open_store(store_path) as s:
         ingest_probe_file(s, BEFORE_INDUCTOR)
-        before = _rows(s, "SELECT * EXCLUDE (ingested_at) FROM probe_results ORDER BY kernel")
+        before = _rows(s, "SELECT * FROM probe_results ORDER BY kernel")
         for column in INDUCTOR_COLUMNS:
             s.con.execute(f"ALTER TABLE probe_results DROP COLUMN {column}")
         s.con.execute("ALTER TABLE probe_runs DROP COLUMN geomean_speedup_without_substitutions")
@@ -196,7 +196,7 @@ def test_a_store_from_before_gains_the_columns_by_migration(store_path, attentio
         for table in ("probe_runs", "probe_results"):
             cols = [d[0] for d in s.con.execute(f"SELECT * FROM {table} LIMIT 0").description]
             assert cols == TABLES_BY_NAME[table].column_names
-        after = _rows(s, "SELECT * EXCLUDE (ingested_at) FROM probe_results ORDER BY kernel")
+        after = _rows(s, "SELECT * FROM probe_results ORDER BY kernel")
         assert after == before
         store_probe_document(s, attention_run[0], "cpu attention")
         assert _rows(s, "SELECT count(*) FROM probe_results WHERE inductor IS NOT NULL") == [(2,)]

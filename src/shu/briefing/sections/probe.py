@@ -124,5 +124,5 @@ def _substituted(
             started,
             f"probe {run['backend']} geomean without substitutions",
         )
-        lines.append(Md(f"geometric mean without them: {num(without)}× {ref(r)}"))
+        lines.append(Md(f"geometric mean of the other valid kernels: {num(without)}× {ref(r)}"))
     return lines
