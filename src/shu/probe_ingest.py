@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from shu.errors import InputError
 from shu.probe import FORMAT_VERSION
+from shu.probe.inductor import FAMILY_WORDS
 from shu.schema import TABLES_BY_NAME
 from shu.store import Load, Store, utcnow
 
@@ -265,8 +266,10 @@ def _inductor_columns(d: _Doc, r: dict, path: str) -> dict[str, Any]:
     for i, sub in enumerate(subs):
         spath = f"{ipath}.substitutions[{i}]"
         replaced = d.get(sub, spath, "replaced", list, required=False) or []
+        family = d.get(sub, spath, "family", str, required=False)
         texts.append(
             f"{'+'.join(map(str, replaced)) or 'pattern'} → {d.get(sub, spath, 'by', str)}"
+            + (f" ({FAMILY_WORDS.get(family, family)})" if family else "")
         )
     return {
         "generated_kernels": d.get(record, ipath, "generated_kernels", int, required=False),

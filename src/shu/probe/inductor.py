@@ -154,14 +154,17 @@ def parse_output_code(codes: list[str]) -> dict[str, Any]:
 def find_substitutions(eager_ops: list[str], extern_calls: list[dict]) -> list[dict[str, Any]]:
     """Library calls of a family the eager function never dispatched: rewrites by Inductor.
 
+    Only the library families of `FAMILIES` count (an op outside them that eager did not
+    dispatch under the same name is more likely a decomposition's fallback than a rewrite).
     Each names the family, the op Inductor calls (`by`) and the eager ops it stands for (those
     of a family no library call of the compiled code keeps, in eager order).
     """
+    library = {name for name, _ in FAMILIES}
     eager_families = {family_of(f"aten.{op}") for op in eager_ops}
     kept = {c["family"] for c in extern_calls}
     out = []
     for call in extern_calls:
-        if call["family"] in eager_families:
+        if call["family"] not in library or call["family"] in eager_families:
             continue
         replaced = [op for op in eager_ops if family_of(f"aten.{op}") not in kept]
         out.append({"family": call["family"], "by": call["op"], "replaced": replaced})

@@ -198,8 +198,8 @@ PROBE_RESULTS = Table(
             "substitutions",
             "VARCHAR",
             "Patterns Inductor replaced by a library op of a family the eager code never "
-            "called, e.g. 'bmm+mul+_softmax+bmm → aten._scaled_dot_product_flash_attention' "
-            "('; '-separated); NULL when none or not recorded.",
+            "called, e.g. 'bmm+mul+_softmax+bmm → aten._scaled_dot_product_cudnn_attention "
+            "(SDPA)' ('; '-separated); NULL when none or not recorded.",
         ),
         col(
             "inductor_did",

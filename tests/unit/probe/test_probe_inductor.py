@@ -123,6 +123,9 @@ def test_a_library_op_of_a_family_eager_never_called_is_a_substitution():
     # mm + add + relu compiled to a library GEMM: the same family, no substitution
     gemm = parse_output_code([code("cuda", "gemm_bias_relu")])["extern_calls"]
     assert find_substitutions(["mm", "add", "relu"], gemm) == []
+    # a fallback op outside the library families is not taken for a rewrite
+    sort = [{"op": "aten.sort", "family": "sort", "count": 1}]
+    assert find_substitutions(["topk"], sort) == []
 
 
 def test_describe_says_what_was_replaced_and_counts_kernels():

@@ -162,7 +162,7 @@ def test_the_inductor_record_is_stored_in_its_columns(store, attention_run):
         assert json.loads(record) == r["inductor"] and "inductor" not in json.loads(detail)
     assert rows["sdpa"][2] is None
     assert rows["naive_attention"][2] == (
-        "bmm+mul+_softmax+bmm → aten._scaled_dot_product_flash_attention_for_cpu"
+        "bmm+mul+_softmax+bmm → aten._scaled_dot_product_flash_attention_for_cpu (SDPA)"
     )
     (without,) = _rows(store, "SELECT geomean_speedup_without_substitutions FROM probe_runs")[0]
     assert without == pytest.approx(doc["summary"]["geomean_speedup_without_substitutions"])

@@ -110,8 +110,8 @@ def _substituted(
         lines.append(
             Md(
                 f"{safe_inline(k['kernel'])} {num(k['speedup'])}× — Inductor replaced it by a "
-                f"library kernel ({safe_inline(k['substitutions'])}) {ref(r)}: the speedup is the "
-                "library kernel's, not generated code's"
+                f"library kernel: {safe_inline(k['substitutions'])} {ref(r)}; the speedup is that "
+                "kernel's, not generated code's"
             )
         )
     without = run.get("geomean_speedup_without_substitutions")
