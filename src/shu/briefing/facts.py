@@ -213,7 +213,8 @@ class BandRate:
 def backtest_band_rate(settings: Settings, forecast: dict[str, Any], band: str) -> BandRate | None:
     """The backtest hit rate of the forecast's template, horizon and band from the model card
     (`forecaster.json` beside the model), when the card holds one for this model version."""
-    from shu.forecast.evaluation.model_card import CARD_JSON, band_track_record
+    from shu.forecast.evaluation.model_card import band_track_record
+    from shu.forecast.models.artifact import CARD_JSON
 
     card = Path(settings.models_dir) / CARD_JSON
     rate = band_track_record(
@@ -238,7 +239,7 @@ def backtest_band_rate(settings: Settings, forecast: dict[str, Any], band: str) 
 def backtest_interval_coverage(settings: Settings, forecast: dict[str, Any]) -> BandRate | None:
     """How often the backtest's 80% intervals of the interval forecast's horizon held, from the
     model card (`BandRate.hit_rate` = the observed coverage), when the card is its model's."""
-    from shu.forecast.evaluation.model_card import CARD_JSON
+    from shu.forecast.models.artifact import CARD_JSON
 
     path = Path(settings.models_dir) / CARD_JSON
     if not path.exists():
@@ -271,7 +272,7 @@ def fit_base_rate(
     settings: Settings, template: str, horizon_days: int, model_version: str
 ) -> BaseRate | None:
     """The fitting block's base rate from the model card, when the card is this model's."""
-    from shu.forecast.evaluation.model_card import CARD_JSON
+    from shu.forecast.models.artifact import CARD_JSON
 
     card_path = Path(settings.models_dir) / CARD_JSON
     if not card_path.exists():

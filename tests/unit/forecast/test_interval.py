@@ -14,6 +14,7 @@ import pytest
 
 from shu.forecast.base_rates import base_rate
 from shu.forecast.evaluation import interval_scores
+from shu.forecast.features import feature_names
 from shu.forecast.features.examples import base_frame, build_examples, weekly_grid
 from shu.forecast.live.issue import issue_forecasts
 from shu.forecast.live.resolve import resolve_forecasts
@@ -21,7 +22,6 @@ from shu.forecast.models import interval
 from shu.forecast.models.artifact import load_forecasters, model_path, save_forecasters
 from shu.forecast.models.split import TrainingConfig, fit_calibration_split
 from shu.forecast.models.train import train_forecasters
-from shu.forecast.questions.registry import feature_names
 from shu.forecast.questions.resolution import resolve_questions
 from shu.settings import TrackedRepo, load_settings
 

@@ -11,7 +11,8 @@ import json
 from pathlib import Path
 
 from shu.forecast.evaluation.scoring import wilson_interval
-from shu.forecast.evaluation.skill_gate import CARD_JSON, judge
+from shu.forecast.evaluation.skill_gate import judge
+from shu.forecast.models.artifact import CARD_JSON
 from shu.forecast.models.train import TrainResult
 from shu.store import utcnow
 

@@ -2,7 +2,7 @@
 itself.
 
 `fit_forecaster` fits an estimator (`estimator`) on an earlier block of examples and calibrates
-it on a later block (`calibration.platt`), so the probabilities are honest on data the estimator
+it on a later block (`platt`), so the probabilities are honest on data the estimator
 never saw. Drivers of a forecast are computed from the model itself by occlusion: the change in
 the calibrated log-odds when one feature is replaced by its training median. Saving and loading
 (skops) is `artifact`'s.
@@ -17,13 +17,13 @@ import numpy as np
 import pandas as pd
 
 from shu.errors import StoreError
-from shu.forecast.calibration.platt import calibrate
 from shu.forecast.models.estimator import (
     _votes,
     make_estimator,
     model_matrix,
     single_openmp_thread,
 )
+from shu.forecast.models.platt import calibrate
 from shu.forecast.questions import registry
 
 

@@ -23,7 +23,7 @@ import pandas as pd
 
 from shu.errors import StoreError
 from shu.forecast.base_rates import climatology_counts
-from shu.forecast.features import rocm, star
+from shu.forecast.features import feature_names, rocm, star
 from shu.forecast.features.examples import (
     base_frame,
     build_examples,
@@ -85,7 +85,7 @@ def train_forecasters(
             key = f"{name}/{horizon}"
             spec = template(name)
             estimator = spec.estimator or config.estimator
-            names = spec.features
+            names = feature_names(name)
             if spec.family == "rocm":  # ROCm adoption: features from commits and releases
                 if rocm_base is None:
                     rocm_base = rocm.build_features(
