@@ -13,15 +13,12 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from shu.forecast.confidence import band_sql
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE, RANKED_TEMPLATES
 from shu.settings import ROCM_PATTERN, Settings
 from shu.store import Store
 
-BAND_SQL = (
-    "CASE WHEN greatest(f.probability, 1 - f.probability) >= 0.80 THEN 'high' "
-    "WHEN greatest(f.probability, 1 - f.probability) >= 0.65 THEN 'medium' "
-    "ELSE 'low' END"
-)
+BAND_SQL = band_sql("f.probability")  # a stored forecast's confidence band
 RIGHT_SQL = "((f.probability >= 0.5) = (r.outcome = 'yes'))"
 MOVE_TOLERANCE = 0.05
 # The radar's forecasts (every repository in the store) have their own section and record.
@@ -257,32 +254,6 @@ def backtest_interval_coverage(settings: Settings, forecast: dict[str, Any]) -> 
         str(path),
         ["backtest", "slices", key, "coverage", "0.8"],
     )
-
-
-@dataclass
-class BaseRate:
-    """The share of yes among the examples a template x horizon model was fitted on."""
-
-    rate: float
-    card_path: str
-    pointer: list[Any]
-
-
-def fit_base_rate(
-    settings: Settings, template: str, horizon_days: int, model_version: str
-) -> BaseRate | None:
-    """The fitting block's base rate from the model card, when the card is this model's."""
-    from shu.forecast.models.artifact import CARD_JSON
-
-    card_path = Path(settings.models_dir) / CARD_JSON
-    if not card_path.exists():
-        return None
-    card = json.loads(card_path.read_text(encoding="utf-8"))
-    key = f"{template}/{horizon_days}"
-    rate = ((card.get("models") or {}).get(key) or {}).get("fit_base_rate")
-    if card.get("version") != model_version or rate is None:
-        return None
-    return BaseRate(float(rate), str(card_path), ["models", key, "fit_base_rate"])
 
 
 @dataclass

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from shu.forecast.base_rates import base_rate
+from shu.forecast.base_rates import climatology_rate
 from shu.forecast.evaluation import interval_scores
 from shu.forecast.features import feature_names
 from shu.forecast.features.examples import base_frame, build_examples, weekly_grid
@@ -271,7 +271,7 @@ def test_declared_questions_are_issued_with_their_threshold(synthetic_store, syn
     _, loaded = load_forecasters(model_path(settings))
     counts = loaded[0].climatology
     assert counts == result.forecasters[0].climatology and counts["all"][1] > 0
-    rates = {base_rate(counts, int(b)) for b in counts if b != "all"}
+    rates = {climatology_rate(counts, int(b)) for b in counts if b != "all"}
     stored = store.con.execute("SELECT base_rate, base_rate_n FROM forecasts").fetchall()
     assert len(stored) == len(issued) and all((r, n) in rates for r, n in stored)
     bad = settings.model_copy(

@@ -2,7 +2,7 @@
 releases on or before the origin.
 
 Everything here reads `commits` (flag `touches_rocm`, from the one topic matcher in
-`sources.topics`) and `releases`, so it works on any store with commit history: the GitHub
+`sources.topic_match`) and `releases`, so it works on any store with commit history: the GitHub
 API, git clones, or history exports (`shu ingest history`). No star data is needed.
 
 Counted commits, a repository's coverage and the 90-day ROCm share are defined once, with the
