@@ -13,15 +13,12 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from shu.forecast.confidence import band_sql
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE, RANKED_TEMPLATES
 from shu.settings import ROCM_PATTERN, Settings
 from shu.store import Store
 
-BAND_SQL = (
-    "CASE WHEN greatest(f.probability, 1 - f.probability) >= 0.80 THEN 'high' "
-    "WHEN greatest(f.probability, 1 - f.probability) >= 0.65 THEN 'medium' "
-    "ELSE 'low' END"
-)
+BAND_SQL = band_sql("f.probability")  # a stored forecast's confidence band
 RIGHT_SQL = "((f.probability >= 0.5) = (r.outcome = 'yes'))"
 MOVE_TOLERANCE = 0.05
 # The radar's forecasts (every repository in the store) have their own section and record.
@@ -213,7 +210,8 @@ class BandRate:
 def backtest_band_rate(settings: Settings, forecast: dict[str, Any], band: str) -> BandRate | None:
     """The backtest hit rate of the forecast's template, horizon and band from the model card
     (`forecaster.json` beside the model), when the card holds one for this model version."""
-    from shu.forecast.evaluation.model_card import CARD_JSON, band_track_record
+    from shu.forecast.evaluation.model_card import band_track_record
+    from shu.forecast.models.artifact import CARD_JSON
 
     card = Path(settings.models_dir) / CARD_JSON
     rate = band_track_record(
@@ -238,7 +236,7 @@ def backtest_band_rate(settings: Settings, forecast: dict[str, Any], band: str) 
 def backtest_interval_coverage(settings: Settings, forecast: dict[str, Any]) -> BandRate | None:
     """How often the backtest's 80% intervals of the interval forecast's horizon held, from the
     model card (`BandRate.hit_rate` = the observed coverage), when the card is its model's."""
-    from shu.forecast.evaluation.model_card import CARD_JSON
+    from shu.forecast.models.artifact import CARD_JSON
 
     path = Path(settings.models_dir) / CARD_JSON
     if not path.exists():
@@ -256,32 +254,6 @@ def backtest_interval_coverage(settings: Settings, forecast: dict[str, Any]) -> 
         str(path),
         ["backtest", "slices", key, "coverage", "0.8"],
     )
-
-
-@dataclass
-class BaseRate:
-    """The share of yes among the examples a template x horizon model was fitted on."""
-
-    rate: float
-    card_path: str
-    pointer: list[Any]
-
-
-def fit_base_rate(
-    settings: Settings, template: str, horizon_days: int, model_version: str
-) -> BaseRate | None:
-    """The fitting block's base rate from the model card, when the card is this model's."""
-    from shu.forecast.evaluation.model_card import CARD_JSON
-
-    card_path = Path(settings.models_dir) / CARD_JSON
-    if not card_path.exists():
-        return None
-    card = json.loads(card_path.read_text(encoding="utf-8"))
-    key = f"{template}/{horizon_days}"
-    rate = ((card.get("models") or {}).get(key) or {}).get("fit_base_rate")
-    if card.get("version") != model_version or rate is None:
-        return None
-    return BaseRate(float(rate), str(card_path), ["models", key, "fit_base_rate"])
 
 
 @dataclass

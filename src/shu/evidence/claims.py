@@ -43,6 +43,7 @@ from typing import Any
 
 from shu.evidence.document_claims import document_claims
 from shu.evidence.extract import DEVICES
+from shu.receipts import Citation
 from shu.settings import ConfiguredClaim, Settings, get_settings
 from shu.store import Store
 
@@ -130,17 +131,6 @@ class ClaimSpec:
 
 
 @dataclass(frozen=True)
-class ProbeCite:
-    """A stored probe value a verdict rests on: `table`.`column` = `value` at `key`."""
-
-    table: str
-    key: dict[str, Any]
-    column: str
-    value: Any
-    label: str
-
-
-@dataclass(frozen=True)
 class ClaimCheck:
     """One claim's verdict on one run (or why none could be reached), with both receipts."""
 
@@ -157,7 +147,8 @@ class ClaimCheck:
     suite: str | None = None
     spec: ClaimSpec | None = None
     ratio: float | None = None
-    probe_cites: tuple[ProbeCite, ...] = field(default_factory=tuple)
+    # the stored probe values the verdict rests on (`row` citations of probe_runs/probe_results)
+    probe_cites: tuple[Citation, ...] = field(default_factory=tuple)
     reason: str | None = None  # why untestable, without the run description
 
     def as_json(self) -> dict[str, Any]:
@@ -229,18 +220,24 @@ class ProbeRun:
             f"v{r['suite_version']}, run {r['run_id']}"
         )
 
-    def cite_run(self, column: str, label: str) -> ProbeCite:
-        return ProbeCite(
-            "probe_runs", {"run_id": self.run["run_id"]}, column, self.run[column], label
+    def cite_run(self, column: str, label: str) -> Citation:
+        return Citation(
+            "row",
+            "probe_runs",
+            {"run_id": self.run["run_id"]},
+            column,
+            self.run[column],
+            label=label,
         )
 
-    def cite_kernel(self, kernel: str, column: str, label: str) -> ProbeCite:
-        return ProbeCite(
+    def cite_kernel(self, kernel: str, column: str, label: str) -> Citation:
+        return Citation(
+            "row",
             "probe_results",
             {"run_id": self.run["run_id"], "kernel": kernel},
             column,
             self.results[kernel][column],
-            label,
+            label=label,
         )
 
 
@@ -248,7 +245,7 @@ class _UntestableError(Exception):
     """Raised inside measuring: the claim cannot be tested on this run (message says why)."""
 
 
-Measurement = tuple[float, str, tuple[ProbeCite, ...]]  # value, sentence, cites
+Measurement = tuple[float, str, tuple[Citation, ...]]  # value, sentence, cites
 
 
 def device_class(device_name: str | None, backend: str | None) -> str:

@@ -57,7 +57,7 @@ from shu.sources.github import (
     StoreValidatorCache,
 )
 from shu.sources.github_journal import LoadRecord, RepoSnapshot, ScratchStore, read_snapshot, replay
-from shu.sources.topics import TopicMatcher
+from shu.sources.topic_match import TopicMatcher
 from shu.store import Load, Store, UpsertResult, utcnow
 
 SOURCE = "github"

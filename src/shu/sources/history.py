@@ -9,7 +9,7 @@ exports loads them with `shu ingest history DIR|FILES`.
 
 Mapping:
 - commits -> `commits` (source 'history'); `is_mainline` = first_parent, topics and
-  `touches_rocm` from the one topic matcher (`sources.topics`) over the subject, as for clones
+  `touches_rocm` from the one topic matcher (`sources.topic_match`) over the subject, as for clones
   and the API. The export has no paths, so its own `touches_rocm` column (the same pattern over
   subject and paths) adds the 'rocm-adoption' topic for path-only matches; a test checks that
   every subject match of ours is flagged by the export.
@@ -34,7 +34,7 @@ import pandas as pd
 from shu.errors import InputError
 from shu.settings import Settings, get_settings
 from shu.sources.git import PRERELEASE, ensure_repo_row, without_richer_rows
-from shu.sources.topics import TopicMatcher
+from shu.sources.topic_match import TopicMatcher
 from shu.store import Store, UpsertResult
 
 SOURCE = "history"

@@ -12,9 +12,9 @@ import math
 from typing import Any
 
 from shu.briefing import facts as ev
-from shu.briefing.card.drivers import statement
 from shu.briefing.context import BriefingContext
 from shu.briefing.text import num, pct, ref
+from shu.forecast.features.words import statement
 from shu.safe_markdown import Md, safe_inline
 
 SHORT_DRIVERS = 2

@@ -19,7 +19,7 @@ evidence is reported as "not asserted", with the reason.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -294,10 +294,7 @@ def _document_claim_evidence(
                 location=s.location,
             )
         ]
-        citations += [
-            Citation("row", c.table, c.key, c.column, c.value, as_run, c.label)
-            for c in check.probe_cites
-        ]
+        citations += [replace(c, as_of=as_run) for c in check.probe_cites]
         items.append(
             EvidenceItem(
                 "probe",
