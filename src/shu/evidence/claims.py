@@ -477,7 +477,7 @@ MECHANISM = re.compile(
 
 def _mechanism(
     spec: ClaimSpec, run: ProbeRun
-) -> tuple[bool | None, str, tuple[ProbeCite, ...]] | None:
+) -> tuple[bool | None, str, tuple[Citation, ...]] | None:
     """For a claim stating a fusion or single pass of one kernel: whether Inductor's output code
     runs that kernel as one kernel call (None: not recorded), in words, and the row cited.
     None when the claim states no such mechanism or is not about one kernel."""
@@ -740,7 +740,7 @@ def _relative(
     if base in KERNELS and wl in KERNELS:  # time of the compiled kernel / eager baseline
         row, other = _kernel(run, wl), _kernel(run, base)
         ratio = row["compiled_ms"] / other["eager_ms"]
-        cites: tuple[ProbeCite, ...] = (
+        cites: tuple[Citation, ...] = (
             run.cite_kernel(wl, "compiled_ms", f"probe {wl} compiled ms"),
             run.cite_kernel(base, "eager_ms", f"probe {base} eager ms"),
         )
