@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+import pytest
+from support.cli import shu
+from support.forecast_data import synthetic_signals
+
+from shu.store import Store
 
 
-def shu(*args: str, db: Path, cwd: Path = ROOT, **env_vars: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "COLUMNS": "200", "SHU_DB": str(db), **env_vars}
-    return subprocess.run(
-        [sys.executable, "-m", "shu", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=300,
-    )
+@pytest.fixture
+def synthetic_store(store: Store) -> Store:
+    """The `store` fixture filled with the forecast tests' synthetic star_signals."""
+    store.upsert("star_signals", synthetic_signals())
+    return store
 
 
 def test_backtest_json_train_forecast_resolve(synthetic_store, tmp_path):
