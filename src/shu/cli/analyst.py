@@ -12,7 +12,7 @@ from shu.cli import DbOption, app, console, db_path, err_console
 from shu.errors import InputError
 
 # shu.analyst (pyarrow) and shu.store (duckdb) are imported inside the commands: every `shu`
-# invocation imports this module to register them, and most never need those (issue 20).
+# invocation imports this module to register them, and most never need those.
 
 
 @app.command()

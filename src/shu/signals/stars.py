@@ -8,19 +8,12 @@ margin) and taking the z-scores' trailing year from the stored rows
 since (fingerprint in `signal_runs`), it falls back to a full refresh, so incremental and full
 always agree (same integer sums and z formula in both).
 
-Incremental, one new day (3,462 rows): 0.167 s at load ~2.7 (CPU 0.30 s; 0.33 s at load ~4,
-where two cores cannot be had). The stored part of the z-scores' trailing years (~1.3M rows
-summed per repository, `sql/star_year_common.sql`) runs on a connection of its own while the
-velocity windows of the new days, which run on one core, do: 0.20 -> 0.17-0.19 s. Where the CPU
-goes: the fingerprint scan of stars_daily 0.03 s, the 100-day slice of stars_daily 0.07 s,
-windows over the slice 0.09 s, the trailing-year sums 0.10 s, the rest 0.02 s. Both big reads
-are of rows spread over whole tables (stars_daily is in its importer's order, star_signals in
-no order), so DuckDB decodes every row group of the columns it reads, however few rows match.
-Tried and dropped: per-repository trailing-year sums kept in `star_signal_repos`, moved on by
-the day entering and the day leaving the year: no gain (the one leaving day is itself spread
-over all of star_signals: 0.08 s to read, as much as the year it replaces). Less CPU would need
-star_signals (or a small table of the last ~400 days) clustered by day, at the cost of
-reordering ~1.4M rows in every full refresh.
+The stored part of the z-scores' trailing years (`sql/star_year_common.sql`) runs on a
+connection of its own while the velocity windows of the new days, which use one core, run on
+the store's: the two cores share the work. Both big reads are of rows spread over whole tables
+(stars_daily is in its importer's order, star_signals in no order), so DuckDB decodes every row
+group of the columns it reads however few rows match; where the time goes, what was tried and
+dropped, and the figures: `benchmarks/README.md`, "Signals: incremental refresh".
 """
 
 from __future__ import annotations

@@ -21,13 +21,13 @@ already loaded (`ingest_log`, keyed on the file name, so the same hour is never 
 so any number of re-runs gives the same counts. Its scans run on the store's own connection
 into temp tables, which the writer reads directly.
 
-Speed (issue 20; `benchmarks/bench_gharchive.py` prints it against bare DuckDB's `read_json`
-WatchEvent count): the scan itself measured ~1.25x the bare count's CPU (the payload fields
-and the per-file/repository/day aggregate of every event are the extra work), so the command's
-fixed costs were cut instead: a connection and an Arrow round trip per batch of 4 files (the
-aggregates now stay in the store connection's temp tables), one INSERT per file's
-`ingest_log` row (now one statement), pyarrow imported on the command's path (now only where
-worker results are built), and batches of 4 files (now a day's 24: each scan has a fixed cost).
+Speed: the scan itself costs somewhat more CPU than a bare `read_json` count of WatchEvents
+(the payload fields and the per-file/repository/day aggregate of every event are the extra
+work), so the command's fixed costs are kept small: the scans run on the store's own connection
+into temp tables the writer reads (no connection or Arrow round trip per batch), one statement
+writes a file set's `ingest_log` rows, pyarrow is imported only where worker results are built,
+and a batch is a day's 24 files (each scan has a fixed cost). Figures and their history:
+`benchmarks/README.md`, "GH Archive ingest".
 
 Why one module of ~420 lines: the scan, the per-batch aggregates and their one-transaction
 write share the temp tables of one connection; split, they would pass them around by name.
