@@ -124,12 +124,13 @@ def output_target(
     named = SUFFIX_FORMATS.get(Path(out).suffix.lower())
     if flag and named and flag != named:
         raise InputError(f"--{flag} with --out {out}: the suffix says {named}")
-    if not (flag or named):
+    fmt = flag or named
+    if not fmt:
         raise InputError(
             f"--out {out}: cannot tell the format from the suffix; use .csv, "
             ".json or .parquet, or add --csv or --json"
         )
-    return flag or named, out
+    return fmt, out
 
 
 @app.command()

@@ -302,7 +302,7 @@ def measure_ceilings(device: torch.device, cuda_timer: timing.CudaTimer | None) 
     with torch.no_grad():
         for f in fns.values():
             timing.warm_up(f, device)
-        if on_gpu:
+        if cuda_timer is not None:
             stats, method = cuda_timer.interleaved(
                 fns, 20, {"copy": 0.0, "matmul": 0.0}, precondition=PRECONDITION
             )

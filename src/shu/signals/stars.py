@@ -116,6 +116,7 @@ def _refresh(store: Store, run_id: str, full: bool) -> TableRefresh:
     reason = "requested" if full else _why_full(store, last, (rows_before, sum_before))
     if reason:
         return refresh_full(store, run_id, max_day, reason, t0, fingerprint)
+    assert last is not None  # without a last run _why_full gives a reason
     if last[0] >= max_day:
         return TableRefresh(
             "star_signals", "incremental", "up to date", None, last[0], 0, time.perf_counter() - t0
@@ -129,12 +130,11 @@ def _why_full(
     """Why this refresh must be a full one, or None when an incremental one will do (`covered`:
     the fingerprint of today's input on or before the last run's day)."""
     con = store.con
-    computed = con.execute("SELECT max(day) FROM star_signals").fetchone()[0]
+    computed = con.execute("SELECT max(day) FROM star_signals").fetchall()[0][0]
     if last is None or computed is None or computed != last[0]:
         return "no previous run"
-    if not con.execute("SELECT count(*) FROM (SELECT 1 FROM star_signal_repos LIMIT 1)").fetchall()[
-        0
-    ][0]:
+    recorded = con.execute("SELECT count(*) FROM (SELECT 1 FROM star_signal_repos LIMIT 1)")
+    if not recorded.fetchall()[0][0]:
         return "first days of the repositories not recorded"
     if covered != (last[1], last[2]):
         return f"input on or before {last[0]} changed"
@@ -186,7 +186,7 @@ def _incremental(
             )
             con.execute("DELETE FROM star_signals WHERE day >= ?", [emit_from])
             con.execute("INSERT INTO star_signals SELECT * FROM _star_signals_new")
-            written = con.execute("SELECT count(*) FROM _star_signals_new").fetchone()[0]
+            written = con.execute("SELECT count(*) FROM _star_signals_new").fetchall()[0][0]
             result = TableRefresh(
                 "star_signals",
                 "incremental",

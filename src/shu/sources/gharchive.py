@@ -358,20 +358,20 @@ def _merge(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
         "INSERT INTO stars_added_daily BY NAME SELECT repo, day, stars AS stars_added, "
         f"'{SOURCE}' AS source FROM _gha_day WHERE stars > 0 "
         "ON CONFLICT (repo, day) DO UPDATE SET stars_added = stars_added + EXCLUDED.stars_added"
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     activity = con.execute(
         "INSERT INTO activity_daily BY NAME SELECT repo, day, pushes, tags AS tags_created, "
         f"releases AS releases_published, '{SOURCE}' AS source FROM _gha_day "
         "WHERE pushes + tags + releases > 0 ON CONFLICT (repo, day) DO UPDATE SET "
         "pushes = pushes + EXCLUDED.pushes, tags_created = tags_created + EXCLUDED.tags_created, "
         "releases_published = releases_published + EXCLUDED.releases_published"
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     tags = con.execute(
         f"INSERT INTO tags_created BY NAME SELECT {_FOLD} AS repo, tag, min(created_at) AS "
         f"created_at, '{SOURCE}' AS source FROM _gha_tags x LEFT JOIN _gha_alias a "
         "ON a.alias = x.repo GROUP BY ALL ON CONFLICT (repo, tag) DO UPDATE SET "
         "created_at = least(created_at, EXCLUDED.created_at)"
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     releases = con.execute(
         f"INSERT INTO releases BY NAME SELECT {_FOLD} AS repo, tag, "
         "arg_max(name, published_at) AS name, max(published_at) AS published_at, "
@@ -379,7 +379,7 @@ def _merge(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
         f"arg_max(url, published_at) AS url, '{SOURCE}' AS source FROM _gha_releases x "
         "LEFT JOIN _gha_alias a ON a.alias = x.repo GROUP BY ALL "
         "ON CONFLICT (repo, tag) DO NOTHING"
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     con.execute("DROP TABLE _gha_day")
     return {
         "stars_added_daily": int(stars),

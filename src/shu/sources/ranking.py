@@ -362,7 +362,8 @@ def _scan_names(store: Store, rejects: Counter[str]) -> tuple[int, str]:
     """One scan of the staged rows: `_rank_seen` (per spelling: last valid day, valid rows) and
     the invalid rows counted by their first failing rule into `rejects`. Returns (rows read,
     the SQL condition over `_rank_raw` r that keeps the valid rows)."""
-    exclusive, earlier = [], "false"
+    exclusive: list[str] = []
+    earlier = "false"
     for _, cond in REJECT_RULES:
         cond = cond.format(r="")
         exclusive.append(

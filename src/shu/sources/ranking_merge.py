@@ -43,6 +43,8 @@ join to all of them.
 
 from __future__ import annotations
 
+import duckdb
+
 from shu.repos import record_alias, rename_repo
 from shu.schema import TABLES_BY_NAME
 from shu.settings import Settings
@@ -146,7 +148,7 @@ def write_rows(store: Store, valid: str) -> tuple[UpsertResult, str]:
     return result, note
 
 
-def _fill_empty(con, aggregated: str) -> int:
+def _fill_empty(con: duckdb.DuckDBPyConnection, aggregated: str) -> int:
     """Replace the empty `stars_daily` by the aggregated rows, made by CREATE TABLE AS (every
     declared column, in order, with its type; NOT NULL set on the key after): measured
     cheaper than an INSERT into the declared table, which writes through the table's
@@ -168,7 +170,7 @@ def _fill_empty(con, aggregated: str) -> int:
 _FINGERPRINT = "count(*) AS n, sum(hash(day, stars, forks, open_issues)::HUGEINT) AS h"
 
 
-def _differing_repos(con, aggregated: str) -> int:
+def _differing_repos(con: duckdb.DuckDBPyConnection, aggregated: str) -> int:
     """`_rank_changed_repos`: repositories whose aggregated rows differ from their stored
     'ranking' rows by fingerprint (see the module). Returns the number of aggregated rows."""
     con.execute(
@@ -186,7 +188,9 @@ def _differing_repos(con, aggregated: str) -> int:
     return int(groups)
 
 
-def _repeats_note(con, repeated: int, name: str, join: str, valid: str) -> str:
+def _repeats_note(
+    con: duckdb.DuckDBPyConnection, repeated: int, name: str, join: str, valid: str
+) -> str:
     """'merged N repeated rows (M repo-days with differing counts ...)', or '' when none."""
     if not repeated:
         return ""  # the common long table has no repeats: no second aggregation
