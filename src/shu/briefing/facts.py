@@ -15,8 +15,7 @@ from typing import Any
 
 import duckdb
 
-from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
-from shu.forecast.ranking import RANKED_TEMPLATES
+from shu.forecast.questions.registry import INTERVAL_TEMPLATE, RANKED_TEMPLATES
 from shu.settings import ROCM_PATTERN, Settings
 from shu.store import Store
 
@@ -215,7 +214,7 @@ class BandRate:
 def backtest_band_rate(settings: Settings, forecast: dict[str, Any], band: str) -> BandRate | None:
     """The backtest hit rate of the forecast's template, horizon and band from the model card
     (`forecaster.json` beside the model), when the card holds one for this model version."""
-    from shu.forecast.card import CARD_JSON, band_track_record
+    from shu.forecast.evaluation.model_card import CARD_JSON, band_track_record
 
     card = Path(settings.models_dir) / CARD_JSON
     rate = band_track_record(
@@ -240,7 +239,7 @@ def backtest_band_rate(settings: Settings, forecast: dict[str, Any], band: str) 
 def backtest_interval_coverage(settings: Settings, forecast: dict[str, Any]) -> BandRate | None:
     """How often the backtest's 80% intervals of the interval forecast's horizon held, from the
     model card (`BandRate.hit_rate` = the observed coverage), when the card is its model's."""
-    from shu.forecast.card import CARD_JSON
+    from shu.forecast.evaluation.model_card import CARD_JSON
 
     path = Path(settings.models_dir) / CARD_JSON
     if not path.exists():
@@ -273,7 +272,7 @@ def fit_base_rate(
     settings: Settings, template: str, horizon_days: int, model_version: str
 ) -> BaseRate | None:
     """The fitting block's base rate from the model card, when the card is this model's."""
-    from shu.forecast.card import CARD_JSON
+    from shu.forecast.evaluation.model_card import CARD_JSON
 
     card_path = Path(settings.models_dir) / CARD_JSON
     if not card_path.exists():
@@ -339,7 +338,8 @@ def latest_probe_runs(store: Store) -> list[dict[str, Any]]:
 def probe_kernels(store: Store, run_id: str) -> list[dict[str, Any]]:
     return dicts(
         store.con.execute(
-            "SELECT kernel, is_valid, eager_ms, compiled_ms, speedup FROM probe_results "
+            "SELECT kernel, is_valid, eager_ms, compiled_ms, speedup, generated_kernels, "
+            "eager_kernels, substitutions, inductor_did FROM probe_results "
             "WHERE run_id = ? ORDER BY kernel",
             [run_id],
         )

@@ -20,7 +20,7 @@ Z_MIN_VALUES = 28
 # first counted commit day to its newest commit day, with no holes (a day without commits is 0).
 # CTEs `policy` (repo, knows_mainline, newest_day), `counted` and `daily` (repo, day,
 # commits_day, rocm_commits_day), for the repositories of subquery {repos}. Shared by
-# `commit_signals` and the ROCm adoption questions (`shu.forecast.rocm`).
+# `commit_signals` and the ROCm adoption questions (`shu.forecast.questions.rocm`).
 COUNTED_COMMITS_SQL = """
 policy AS (
     SELECT repo, bool_or(is_mainline IS NOT NULL) AS knows_mainline,

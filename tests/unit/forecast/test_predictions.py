@@ -11,7 +11,7 @@ import pytest
 from support.cli import shu
 
 from shu.errors import InputError
-from shu.forecast.predictions import (
+from shu.forecast.evaluation.predictions import (
     BINARY_COLUMNS,
     INTERVAL_COLUMNS,
     predictions_paths,
