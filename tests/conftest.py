@@ -17,8 +17,9 @@ INTEGRATION = Path(__file__).resolve().parent / "integration"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests under tests/integration run whole chains (shu processes, Prefect flows, clusters):
-    marked `integration` by where they live, so no module can forget the marker."""
+    """Tests under tests/integration run whole chains (shu processes, Prefect flows, clusters) or
+    fit models at their real settings: marked `integration` by where they live, so no module can
+    forget the marker."""
     for item in items:
         if item.path.is_relative_to(INTEGRATION):
             item.add_marker(pytest.mark.integration)

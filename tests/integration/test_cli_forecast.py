@@ -5,18 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from support.cli import shu
-from support.forecast_data import synthetic_signals
-
-from shu.store import Store
-
-
-@pytest.fixture
-def synthetic_store(store: Store) -> Store:
-    """The `store` fixture filled with the forecast tests' synthetic star_signals."""
-    store.upsert("star_signals", synthetic_signals())
-    return store
 
 
 def test_backtest_json_train_forecast_resolve(synthetic_store, tmp_path):

@@ -1,8 +1,9 @@
 """Synthetic star_signals for the forecast tests: rows written from known star series by the
 documented definitions, so a test knows the answers its forecasts should reach.
 
-Shared by tests/unit/forecast (through its conftest's fixtures) and the forecast commands'
-end-to-end tests in tests/integration; test modules import it as `support.forecast_data`."""
+Shared by tests/unit/forecast and the forecast tests in tests/integration: both folders'
+conftest.py import the fixtures `synthetic` and `synthetic_store` from here, and test modules
+import the helpers as `support.forecast_data`."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from datetime import date, timedelta
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from shu.signals.lifecycle import lifecycle_phase
+from shu.store import Store
 
 FIRST_DAY = date(2023, 1, 1)
 N_DAYS = 420
@@ -62,3 +65,26 @@ def synthetic_signals(n_repos: int = 24, n_days: int = N_DAYS, seed: int = 7) ->
         stars = np.floor(1000 + np.cumsum(rng.poisson(np.array(rates))))
         frames.append(signals_from_stars(f"org{r:02d}/repo{r:02d}", stars))
     return pd.concat(frames, ignore_index=True)
+
+
+def labelled_frame(n: int, seed: int) -> pd.DataFrame:
+    """`n` rows of three normal features (every ninth `b` missing) and a noisy yes/no label that
+    follows `a`: data for fitting the estimators."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 3))
+    x[::9, 1] = np.nan
+    y = (x[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int)
+    return pd.DataFrame({"a": x[:, 0], "b": x[:, 1], "c": x[:, 2], "label": y})
+
+
+@pytest.fixture
+def synthetic() -> pd.DataFrame:
+    """The synthetic star_signals frame (the known answers)."""
+    return synthetic_signals()
+
+
+@pytest.fixture
+def synthetic_store(store: Store, synthetic: pd.DataFrame) -> Store:
+    """The `store` fixture filled with the synthetic star_signals."""
+    store.upsert("star_signals", synthetic)
+    return store

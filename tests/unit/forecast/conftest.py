@@ -1,22 +1,13 @@
-"""A tiny synthetic store for forecast tests: star_signals written from known series."""
+"""A tiny synthetic store for forecast tests: star_signals written from known series (the
+fixtures `synthetic` and `synthetic_store` live in support.forecast_data, shared with
+tests/integration)."""
 
 from __future__ import annotations
 
 import pytest
-from support.forecast_data import signals_from_stars, synthetic_signals
+from support.forecast_data import signals_from_stars, synthetic, synthetic_store
 
-
-@pytest.fixture
-def synthetic():
-    """The synthetic star_signals frame (the known answers)."""
-    return synthetic_signals()
-
-
-@pytest.fixture
-def synthetic_store(store, synthetic):
-    """The `store` fixture filled with the synthetic star_signals."""
-    store.upsert("star_signals", synthetic)
-    return store
+__all__ = ["synthetic", "synthetic_store"]  # fixtures, found by name
 
 
 @pytest.fixture
