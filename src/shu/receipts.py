@@ -342,6 +342,7 @@ def stored_receipts(store: Store, briefing_id: str) -> list[Receipt]:
     out = []
     for kind, table, key_json, column, value, as_of, label in rows:
         key = json.loads(key_json)
+        items: tuple[tuple[str, Any], ...]
         if kind == "query":
             items = (("sql", key["sql"]), ("params", tuple(key["params"])))
         elif kind == "file":

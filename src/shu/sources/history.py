@@ -100,6 +100,7 @@ def find_exports(paths: Iterable[Path | str]) -> dict[str, dict[str, Path]]:
             raise InputError(f"{path}: no such file or directory")
         for file in files:
             m = FILE_NAME.match(file.name)
+            assert m is not None  # files holds only names FILE_NAME matched above
             found.setdefault(f"{m['owner']}/{m['name']}", {})[m["kind"]] = file
     if not found:
         raise InputError(f"no history export files in {', '.join(map(str, paths))}")

@@ -97,7 +97,7 @@ def guard_notice(ctx: BriefingContext, radar: bool = False) -> Md | None:
     radar's own line with `radar`: the guard does not move breakout forecasts)."""
     regime = _newest_regime(ctx.store, ctx.day)
     line = guard_line(regime, radar)
-    if line is None:
+    if line is None or regime is None:
         return None
     r = ctx.book.row(
         "market_regime",

@@ -252,7 +252,7 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
     """
     since = store.con.execute(
         "SELECT max(generated_at) FROM briefings WHERE day < ?", [day]
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     since_last = dicts(
         store.con.execute(
             "SELECT f.forecast_id, f.repo, f.template, f.horizon_days, f.origin, f.probability, "
@@ -278,22 +278,23 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
     record.n_replayed = int(
         store.con.execute(
             f"SELECT count(*) {window} AND f.model_version LIKE '{REPLAY_PREFIX}%'", params
-        ).fetchone()[0]
+        ).fetchall()[0][0]
     )
     record.intervals = _interval_record(store, params)
     window += f" AND f.template <> '{INTERVAL_TEMPLATE}'"
-    record.n_void = int(
-        store.con.execute(f"SELECT count(*) {window} AND r.outcome = 'void'", params).fetchone()[0]
-    )
+    void_sql = f"SELECT count(*) {window} AND r.outcome = 'void'"
+    record.n_void = int(store.con.execute(void_sql, params).fetchall()[0][0])
     scored = f"{window} AND r.outcome IN ('yes', 'no')"
     record.n_sql = f"SELECT count(*) {scored}"
     record.brier_sql = f"SELECT avg(power(f.probability - (r.outcome = 'yes')::INT, 2)) {scored}"
     record.observed_rate_sql = f"SELECT avg((r.outcome = 'yes')::INT) {scored}"
-    record.n = int(store.con.execute(record.n_sql, params).fetchone()[0])
+    record.n = int(store.con.execute(record.n_sql, params).fetchall()[0][0])
     if not record.n:
         return record
-    record.brier = float(store.con.execute(record.brier_sql, params).fetchone()[0])
-    record.observed_rate = float(store.con.execute(record.observed_rate_sql, params).fetchone()[0])
+    record.brier = float(store.con.execute(record.brier_sql, params).fetchall()[0][0])
+    record.observed_rate = float(
+        store.con.execute(record.observed_rate_sql, params).fetchall()[0][0]
+    )
     rows = store.con.execute(
         f"SELECT f.probability, (r.outcome = 'yes')::INT AS y, "
         f"avg((r.outcome = 'yes')::INT) OVER (PARTITION BY f.template, f.horizon_days) AS rate, "
@@ -324,13 +325,13 @@ def _interval_record(store: Store, params: list[Any]) -> IntervalRecord | None:
         f"f.template = '{INTERVAL_TEMPLATE}' AND f.resolves_on > ? AND f.resolves_on <= ?"
     )
     n_sql = f"SELECT count(*) {base}"
-    n = int(store.con.execute(n_sql, params).fetchone()[0])
+    n = int(store.con.execute(n_sql, params).fetchall()[0][0])
     if not n:
         return None
     record = IntervalRecord(n, n_sql)
     for level in INTERVAL_LEVELS:
         record.coverage_sql[level] = f"SELECT avg(i.held_{level}::INT) {base}"
         record.coverage[level] = float(
-            store.con.execute(record.coverage_sql[level], params).fetchone()[0]
+            store.con.execute(record.coverage_sql[level], params).fetchall()[0][0]
         )
     return record
