@@ -28,7 +28,7 @@ import matplotlib.pyplot as plt
 from shu.briefing.stories import Story, daily_gains, stored_counts
 from shu.briefing.story_words import kind_words
 from shu.briefing.text import day_text, days_text
-from shu.forecast import rocm
+from shu.forecast.features import rocm
 from shu.settings import ROCM_PATTERN
 from shu.store import Store
 
@@ -170,7 +170,7 @@ def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -
         ax.axvline(as_of - timedelta(days=27.5), color="grey", linestyle=":", linewidth=0.8)
         shade_gaps(ax, pace_gaps(store, [story.repo], start, as_of))
         ax.axhline(0, color="grey", linewidth=0.5)
-        ax.set_xlim(start, as_of + timedelta(days=1))  # type: ignore[arg-type]
+        ax.set_xlim(start, as_of + timedelta(days=1))
         ax.set_title(f"{story.repo}: {kind_words(story)}", fontsize=9, loc="left")
         ax.set_ylabel("stars/day", fontsize=8)
         ax.tick_params(labelsize=7)
@@ -287,7 +287,7 @@ def rocm_chart(
             label=f"asked: {forecast['template'].replace('_', ' ')} by "
             f"{forecast['resolves_on']} (p = {p:.2f})",
         )
-    ax.set_xlim(start, forecast["resolves_on"])
+    ax.set_xlim(start, forecast["resolves_on"])  # type: ignore[arg-type]  # dates: matplotlib converts them
     ax.set_ylim(bottom=0)
     ax.set_ylabel("share of commits (%)")
     ax.set_title(f"{repo}: ROCm share of mainline commits to {as_of} and the forecast", fontsize=10)

@@ -21,7 +21,7 @@ from shu.briefing.stories import Story, story_of
 from shu.briefing.story_words import importance, story_title
 from shu.briefing.text import template_env
 from shu.evidence.retrieval import PassageIndex
-from shu.forecast.skill import demonstrated_skill
+from shu.forecast.evaluation.skill_gate import demonstrated_skill
 from shu.receipts import ReceiptBook
 from shu.settings import Settings
 from shu.store import Store, utcnow

@@ -6,13 +6,12 @@ from __future__ import annotations
 import math
 import re
 
-from shu.briefing.card.drivers import statement
 from shu.briefing.compose import compose_briefing
 from shu.briefing.sections.cards import MAX_WORDS
 from shu.briefing.text import word_count
-from shu.forecast import rocm
 from shu.forecast.features import feature_names
-from shu.forecast.questions import TEMPLATES
+from shu.forecast.features.words import statement
+from shu.forecast.questions.registry import TEMPLATES
 
 FLAGS = {"phase_emerging", "phase_expansion", "phase_decline", "ever_rocm"}
 
@@ -20,7 +19,7 @@ FLAGS = {"phase_emerging", "phase_expansion", "phase_decline", "ever_rocm"}
 def _features() -> list[tuple[str, str]]:
     out = []
     for template in TEMPLATES:
-        names = rocm.feature_names(template) if template in rocm.NAMES else feature_names(template)
+        names = feature_names(template)
         out += [(template, name) for name in names]
     return out
 

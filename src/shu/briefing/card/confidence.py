@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from shu.briefing import facts as ev
-from shu.briefing.card.calibration import calibration_line
+from shu.briefing.card.calibration_state import calibration_line
 from shu.briefing.context import BriefingContext
-from shu.briefing.text import BANDS, band_of, pct, ref, template_words
-from shu.forecast.scoring import wilson_interval
+from shu.briefing.text import pct, ref, template_words
+from shu.forecast.confidence import BAND_EDGES, confidence_band
+from shu.forecast.evaluation.scoring import wilson_interval
 from shu.safe_markdown import Md, safe_inline
 
 
@@ -46,7 +47,7 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
     of such forecasts beside this store's live record when both exist, and one sentence when
     they disagree beyond their intervals."""
     p = f["probability"]
-    band = f["confidence"] or band_of(p)
+    band = f["confidence"] or confidence_band(p)
     side = "yes" if p >= 0.5 else "no"
     r_conf = ctx.book.row(
         "forecasts",
@@ -56,7 +57,7 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
         f["origin"],
         f"{f['repo']} confidence band",
     )
-    lo, hi = next((lo, hi) for name, lo, hi in BANDS if name == band)
+    lo, hi = BAND_EDGES[band]
     text = f"{band.capitalize()} confidence ({pct(max(p, 1 - p))} {side}) {ref(r_conf)}"
     backtest = ev.backtest_band_rate(ctx.settings, f, band)
     if backtest is not None:

@@ -80,7 +80,7 @@ def build(ctx: BriefingContext) -> Part:
 def card_data(choice: CardChoice, card: dict[str, Any] | None = None) -> dict[str, Any]:
     """A card as plain data (`reports/DATE.json`)."""
     f, iv = choice.forecast, choice.interval
-    head = _head(choice)
+    head = choice.headline
     quantity, comparator = COMPARATORS.get(head["template"]) or (None, None)
     return {
         "repo": choice.repo,
@@ -124,14 +124,6 @@ def card_data(choice: CardChoice, card: dict[str, Any] | None = None) -> dict[st
         },
         "forecast_id": head["forecast_id"],
     }
-
-
-def _head(choice: CardChoice) -> dict[str, Any]:
-    """The forecast a card is about: its question, else its interval (a card has one)."""
-    head = choice.forecast or choice.interval
-    if head is None:
-        raise ValueError(f"a card of {choice.repo} with neither a question nor an interval")
-    return head
 
 
 def _possessive(subject: str) -> str:
@@ -238,7 +230,7 @@ def _and(items: list[str]) -> str:
 def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     first_receipt = len(ctx.book.receipts) + 1
     f, iv = choice.forecast, choice.interval
-    head = _head(choice)
+    head = choice.headline
     lead, iv_details = ([], []) if iv is None else _split(interval_lead(ctx.store, ctx.book, head))
     question = _question(ctx, f) if f is not None else None
     reasons, context, why_details = why_prediction(ctx, f, choice.repo, choice.kind)
@@ -339,7 +331,7 @@ def _question(ctx: BriefingContext, f: dict[str, Any]) -> Md:
 def _chart(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     if choice.kind == "rocm":
         path = ctx.out_dir / f"{ctx.day}-rocm-{slug(choice.repo)}.png"
-        charts.rocm_chart(ctx.store, _head(choice), ctx.as_of, path)
+        charts.rocm_chart(ctx.store, choice.headline, ctx.as_of, path)
         return {
             "png": path.name,
             "alt": f"{choice.repo}: ROCm share of mainline commits and the forecast",

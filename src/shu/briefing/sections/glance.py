@@ -20,7 +20,7 @@ from shu.briefing.sections import calibration_watch as watch
 from shu.briefing.sections.cards import question_clause
 from shu.briefing.story_words import kind_words, story_sentence, story_short
 from shu.briefing.text import day_text, num, pct, ref, repo_link
-from shu.forecast import radar as radar_data
+from shu.forecast.radar import entries as radar_data
 from shu.safe_markdown import Md
 from shu.store import Store
 

@@ -18,8 +18,8 @@ from shu.briefing.facts import RADAR_SQL_LIST, RIGHT_SQL
 from shu.briefing.sections import radar as radar_section
 from shu.briefing.sections.glance import previous_briefing
 from shu.briefing.text import day_text, num, pct, ref, repo_link, template_words
-from shu.forecast import radar as radar_data
-from shu.forecast.interval import TEMPLATE as INTERVAL
+from shu.forecast.questions.registry import INTERVAL_TEMPLATE as INTERVAL
+from shu.forecast.radar import entries as radar_data
 from shu.safe_markdown import Md
 
 MOVE_POINTS = 10  # percentage points
