@@ -36,6 +36,11 @@ import os
 import time
 from datetime import date, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from shu.settings import Settings
+    from shu.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "data"
@@ -129,7 +134,7 @@ def main() -> None:
         if args.compose_only:
             compose(store, settings, args.day)
             return
-        if not store.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0]:
+        if not store.con.execute("SELECT count(*) FROM stars_daily").fetchall()[0][0]:
             print(import_ranking(store, SHARED / "stars" / "stars_daily.parquet", settings).message)
         served = []
         for i, (repo, branch) in enumerate(WITH_HISTORY.items()):
@@ -186,7 +191,7 @@ def main() -> None:
         for first, last, templates, every in runs:
             if store.con.execute(
                 "SELECT count(*) FROM replay_runs WHERE day_from = ? AND day_to = ?", [first, last]
-            ).fetchone()[0]:
+            ).fetchall()[0][0]:
                 print(
                     f"replay {first}..{last} of {', '.join(templates)}: already in this "
                     "store (replay_runs), not run again"
@@ -204,7 +209,7 @@ def main() -> None:
         compose(store, settings, args.day)
 
 
-def compose(store, settings, day: date) -> None:
+def compose(store: Store, settings: Settings, day: date) -> None:
     """Write the briefing of `day` and print what the note measures (benchmarks/note_metrics.py)."""
     import subprocess
     import sys
@@ -222,15 +227,17 @@ def compose(store, settings, day: date) -> None:
     )
 
 
-def train_and_issue(store, settings, day: date, backtest_json: Path, retrain: bool) -> None:
+def train_and_issue(
+    store: Store, settings: Settings, day: date, backtest_json: Path, retrain: bool
+) -> None:
     """Train the forecaster on the store (with the backtest in its card when the file exists),
     resolve what has resolved, and issue the forecasts of `day`."""
     import json
 
-    from shu.forecast.models.artifact import model_path, save_forecasters
     from shu.forecast.evaluation.model_card import write_model_card
     from shu.forecast.live.issue import issue_forecasts
     from shu.forecast.live.resolve import resolve_forecasts
+    from shu.forecast.models.artifact import model_path, save_forecasters
     from shu.forecast.models.train import train_forecasters
 
     backtest = (

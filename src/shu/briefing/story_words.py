@@ -303,7 +303,9 @@ def _artefact_phrase(story: Story) -> str:
     move = "drop" if (story.acceleration_28d or e.effect) < 0 else "rise"
     when = days_text(e.first, e.last)
     if story.kind == "burst_left":
-        return f"{name}'s {move} is a {e.first:%B} burst leaving its 28-day window"
+        month = f"{e.first:%B}"
+        article = "an" if month[0] in "AEIOU" else "a"
+        return f"{name}'s {move} is {article} {month} burst leaving its 28-day window"
     if story.kind == "release" and e.release:
         return f"{name}'s {move} follows release {e.release[0]}"
     if story.kind == "spike":

@@ -9,7 +9,7 @@ Everything here writes shu's own markdown (`Md`); outside text still goes throug
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 import jinja2
@@ -51,8 +51,12 @@ def commit_link(repo: str, sha: str, label: str | None = None) -> Md:
     return Md(safe_link(label or sha[:10], f"{GITHUB}/{repo}/commit/{sha}"))
 
 
-def day_text(day: date) -> str:
-    """A day as prose writes it: '14 Jan 2026'."""
+def day_text(day: date | str) -> str:
+    """A day (a date, a timestamp or ISO text) as prose writes it: '14 Jan 2026'."""
+    if isinstance(day, datetime):
+        day = day.date()
+    if isinstance(day, str):
+        day = date.fromisoformat(day[:10])
     return f"{day.day} {day:%b %Y}"
 
 
@@ -139,4 +143,5 @@ def template_env() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
     )
     env.filters["code"] = lambda value: Md(safe_code(value))  # identifiers, shown literally
+    env.filters["day"] = day_text
     return env

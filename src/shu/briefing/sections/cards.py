@@ -21,7 +21,7 @@ from typing import Any
 
 from shu.briefing import charts
 from shu.briefing.card.confidence import interval_confidence, why_confidence
-from shu.briefing.card.interval import interval_for, interval_lead
+from shu.briefing.card.interval import interval_for, interval_lead, velocity_reading
 from shu.briefing.card.topic import card_topic, context_answers, topic_lines
 from shu.briefing.card.why import direction, why_prediction
 from shu.briefing.charts import HISTORY_DAYS, slug
@@ -78,9 +78,14 @@ def build(ctx: BriefingContext) -> Part:
 
 
 def card_data(choice: CardChoice, card: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A card as plain data (`reports/DATE.json`)."""
+    """A card as plain data (`reports/DATE.json`): for a question about the velocity at its
+    horizon, also the chance its interval gives the question's side and whether that is the
+    answer (`card.interval.velocity_reading`)."""
     f, iv = choice.forecast, choice.interval
     head = choice.headline
+    reading = (card or {}).get("reading")
+    if reading is not None and reading.interval is not None:
+        iv = reading.interval
     quantity, comparator = COMPARATORS.get(head["template"]) or (None, None)
     return {
         "repo": choice.repo,
@@ -96,6 +101,8 @@ def card_data(choice: CardChoice, card: dict[str, Any] | None = None) -> dict[st
         "threshold": f["threshold"] if f else None,
         "probability": f["probability"] if f else None,
         "base_rate": f.get("base_rate") if f else None,
+        "probability_from_interval": reading.p_interval if reading else None,
+        "interval_agrees": reading.agrees if reading else None,
         "declared": choice.declared,
         "skill": {"demonstrated": choice.skilled, "reason": choice.skill_reason},
         "reasons": [
@@ -160,7 +167,8 @@ def question_clause(f: dict[str, Any], subject: str) -> str:
 
 def question_sentence(f: dict[str, Any]) -> str:
     """The forecast's question in words: repository, quantity, threshold and horizon."""
-    x, repo, on = f["threshold"], safe_inline(f["repo"]), f["resolves_on"]
+    x, repo, on = f["threshold"], safe_inline(f["repo"]), day_text(f["resolves_on"])
+    origin = day_text(f["origin"])
     within = f"within {f['horizon_days']} days (by {on})"
     template = f["template"]
     if template in ("star_accel_reach", "star_accel_fall"):
@@ -177,11 +185,11 @@ def question_sentence(f: dict[str, Any]) -> str:
         "star_velocity_level": f"Will {repo}'s 28-day star velocity on {on} be above {num(x)} "
         "stars/day?",
         "star_velocity_up": f"Will {repo}'s 28-day star velocity on {on} be above its "
-        f"{f['origin']} value, {num(x)} stars/day?",
+        f"{origin} value, {num(x)} stars/day?",
         "star_gain": f"Will {repo} gain at least {num(x, 0)} stars {within}?",
         "release_within": f"Will {repo} publish a release {within}?",
         "commit_velocity_up": f"Will {repo}'s 28-day commit velocity on {on} be above its "
-        f"{f['origin']} value, {num(x)} commits/day?",
+        f"{origin} value, {num(x)} commits/day?",
         "rocm_share_reach": f"Will the share of {repo}'s mainline commits touching ROCm over "
         f"90 days reach {pct(x, 1)} {within}?",
         "rocm_release_mention": f"Will {repo} publish a release whose notes mention ROCm {within}?",
@@ -232,6 +240,7 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     f, iv = choice.forecast, choice.interval
     head = choice.headline
     lead, iv_details = ([], []) if iv is None else _split(interval_lead(ctx.store, ctx.book, head))
+    reading = velocity_reading(ctx.store, head)
     question = _question(ctx, f) if f is not None else None
     reasons, context, why_details = why_prediction(ctx, f, choice.repo, choice.kind)
     confidence, conf_details = (
@@ -249,6 +258,7 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
         marks.append("shu has not yet shown it answers such questions better than their base rate.")
     card: dict[str, Any] = {
         "repo": choice.repo,
+        "reading": reading,
         "heading": Md(
             f"{repo_link(choice.repo)} · {template_words(head['template'])} · "
             f"{head['horizon_days']} days"

@@ -79,6 +79,17 @@ def cite_probe(book: ReceiptBook, check: ClaimCheck) -> list[int]:
     return [book.row(c.table, c.key, c.column, c.value, as_of, c.label) for c in check.probe_cites]
 
 
+def first_clause(text: str) -> str:
+    """`text` up to its first '; ' outside parentheses (a verdict's evidence opens with what
+    was measured)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and text.startswith("; ", i):
+            return text[:i]
+    return text
+
+
 def claims_section(store: Store, book: ReceiptBook, as_of: date) -> dict[str, Any]:
     """The section's view of the claims read from documents published by `as_of`."""
     return claims_view(document_checks(store, as_of), book)
@@ -110,6 +121,7 @@ def claims_view(checks: list[ClaimCheck], book: ReceiptBook) -> dict[str, Any]:
         where = _sources(book, g)
         r_passages = [cite_passage(book, c, spec) for spec in g.sources]
         r_probe = cite_probe(book, c)
+        measured = safe_inline(first_clause(c.evidence), SHORT_QUOTE_CHARS)
         items.append(
             {
                 "verdict": c.verdict,
@@ -117,7 +129,7 @@ def claims_view(checks: list[ClaimCheck], book: ReceiptBook) -> dict[str, Any]:
                     f"“{safe_inline(c.claim, SHORT_QUOTE_CHARS)}” "
                     f"({safe_inline(g.sources[0].title or g.sources[0].location)}) "
                     f"{ref(*r_passages)}; "
-                    f"the probe measured otherwise {ref(*r_probe)}"
+                    f"the probe measured {measured} {ref(*r_probe)}"
                 ),
                 "text": Md(
                     f"**{c.verdict}** · “{safe_inline(c.claim, QUOTE_CHARS)}” — {where} · "

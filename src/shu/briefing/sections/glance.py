@@ -14,7 +14,6 @@ from datetime import date, timedelta
 from typing import Any
 
 from shu.briefing import facts as ev
-from shu.briefing.compare import interval_forecasts
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections import calibration_watch as watch
 from shu.briefing.sections.cards import question_clause
@@ -155,22 +154,28 @@ def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
 
 def _forecast_cell(ctx: BriefingContext, repo: str) -> Md:
     """What the repository's star card asks and answers, else its velocity interval."""
-    f = next((c.forecast for c in ctx.cards if c.repo == repo and c.kind == "star"), None)
-    if f is not None:
+    card = next((c for c in ctx.cards if c.repo == repo and c.kind == "star"), None)
+    if card is None:
+        return Md("none issued")
+    f = card.headline
+    key = {"forecast_id": f["forecast_id"]}
+    if card.forecast is not None:
         r = ctx.book.row(
-            "forecasts",
-            {"forecast_id": f["forecast_id"]},
-            "probability",
-            f["probability"],
-            f["origin"],
-            f"{repo} probability",
+            "forecasts", key, "probability", f["probability"], f["origin"], f"{repo} probability"
         )
         return Md(f"{pct(f['probability'])} {ref(r)} that {question_clause(f, 'it')}")
-    fan = interval_forecasts(ctx.store.con, repo, ctx.as_of)
-    if fan.empty:
-        return Md("none issued")
-    near = fan.iloc[(fan["horizon_days"] - 30).abs().argsort().iloc[0]]
+    refs = [
+        ctx.book.row(
+            "forecast_intervals",
+            key,
+            column,
+            f[column],
+            f["origin"],
+            f"{repo} {column} of velocity_28d on {f['resolves_on']}",
+        )
+        for column in ("median", "lower_80", "upper_80")
+    ]
     return Md(
-        f"28-day pace on {day_text(near['resolves_on'].date())}: {num(near['median'], 1)} "
-        f"(80% between {num(near['lower_80'], 1)} and {num(near['upper_80'], 1)})"
+        f"28-day pace on {day_text(f['resolves_on'])}: {num(f['median'], 1)} "
+        f"(80% between {num(f['lower_80'], 1)} and {num(f['upper_80'], 1)}) {ref(*refs)}"
     )

@@ -41,6 +41,7 @@ def build(ctx: BriefingContext) -> Part:
                 "clipped": Md(f"{num(run['geomean_speedup_clipped'])}×"),
                 "pass_rate": Md(pct(run["pass_rate"])),
                 "n_kernels": len(kernels),
+                "n_valid": sum(1 for k in kernels if k["is_valid"]),
                 "kernels": [_kernel_row(ctx, run, k, started) for k in kernels],
                 **_substituted(ctx, run, kernels, started),
             }

@@ -25,18 +25,19 @@ def build(ctx: BriefingContext) -> Part:
         r_p = ctx.book.cite(e.probability_citation)
         r_v = ctx.book.cite(e.velocity_citation) if e.velocity_citation else 0
         # Every top repository's chance is far above the breakout base rate, so the reasons
-        # shown are those the model counts towards a breakout (the others stay in the JSON).
-        why = "; ".join(
-            f"{d.text} {ref(*(ctx.book.cite(c) for c in d.citations))}"
-            for d in [d for d in e.drivers if d.towards][:REASONS]
-        )
+        # shown are those the model counts towards a breakout, leaving out any that reads
+        # against one on its own (a pace that fell): the model counts such a value towards a
+        # breakout only against a typical repository's, which the table cannot show. The
+        # others stay in the JSON.
+        shown = [d for d in e.drivers if d.towards and d.reads is not False][:REASONS]
+        why = "; ".join(f"{d.text} {ref(*(ctx.book.cite(c) for c in d.citations))}" for d in shown)
         rows.append(
             {
                 "repo": repo_link(e.repo),
                 "velocity": Md(f"{num(e.velocity_28d, 1)} {ref(r_v)}"),
                 "probability": Md(f"{pct(e.probability, 1)} {ref(r_p)}"),
                 "bar": Md(num(e.bar, 1)),
-                "why": Md(why or "—"),
+                "why": Md(why or "no single reason stands out"),
             }
         )
     origin = entries[0].origin if entries else None
@@ -50,7 +51,10 @@ def build(ctx: BriefingContext) -> Part:
                 "horizon": e.horizon_days,
                 "bar": e.bar,
                 "forecast_id": e.forecast_id,
-                "drivers": [{"text": d.text, "towards_breakout": d.towards} for d in e.drivers],
+                "drivers": [
+                    {"text": d.text, "towards_breakout": d.towards, "reads_for_breakout": d.reads}
+                    for d in e.drivers
+                ],
             }
             for e in entries
         ]
@@ -62,7 +66,14 @@ def build(ctx: BriefingContext) -> Part:
         }
     by = day_text(entries[0].resolves_on) if entries else None
     return Part(
-        ctx.render("sections/radar.md.j2", rows=rows, origin=origin, by=by, top=TOP), data=data
+        ctx.render(
+            "sections/radar.md.j2",
+            rows=rows,
+            origin=day_text(origin) if origin else None,
+            by=by,
+            top=TOP,
+        ),
+        data=data,
     )
 
 
