@@ -41,7 +41,7 @@ def kind_words(story: Story) -> str:
     return words  # an episode names itself in the title when it moved the pace this much
 
 
-class _Cite:
+class _StoryReceipts:
     """The receipts of one story's numbers (each number shown as the store gives it)."""
 
     def __init__(self, store: Store, book: ReceiptBook, story: Story) -> None:
@@ -97,7 +97,7 @@ def _release(story: Story, e: Episode) -> str:
     return f" after release {release_link(story.repo, tag)} of {days_text(on, on)}"
 
 
-def _ordinary_clause(c: _Cite) -> str:
+def _ordinary_clause(c: _StoryReceipts) -> str:
     """'on the other days it gained X a day [R], against Y in the 28 days before [R]'."""
     now, r_now = c.ordinary("now")
     before, r_before = c.ordinary("before")
@@ -111,7 +111,7 @@ def _ordinary_clause(c: _Cite) -> str:
 
 def story_sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
     """The repository's "What moved" line: what happened and why, each number cited."""
-    c = _Cite(store, book, story)
+    c = _StoryReceipts(store, book, story)
     link = repo_link(story.repo)
     v28, r_v28 = c.velocity()
     if story.kind == "no_data":
@@ -190,7 +190,7 @@ def story_sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
 
 def story_short(store: Store, book: ReceiptBook, story: Story) -> Md | None:
     """One sentence for "At a glance" (None for a steady pace or no data: not news)."""
-    c = _Cite(store, book, story)
+    c = _StoryReceipts(store, book, story)
     link = repo_link(story.repo)
     e = story.primary
     if story.kind == "burst_left" and e is not None:
@@ -202,8 +202,10 @@ def story_short(store: Store, book: ReceiptBook, story: Story) -> Md | None:
             if story.pace_change == "down"
             else f"its last 7 days ran at {_pace(recent)} stars/day {ref(r_recent)}"
         )
+        moved = "rose" if acceleration is not None and acceleration > 0 else "fell"
+        size = None if acceleration is None else abs(acceleration)
         return Md(
-            f"{link}'s 28-day pace fell by {_pace(acceleration)} stars/day {ref(r_acc)} because "
+            f"{link}'s 28-day pace {moved} by {_pace(size)} stars/day {ref(r_acc)} because "
             f"a burst of {_stars(stars)} stars on {days_text(e.first, e.last)} {ref(r_e)} left "
             f"the window; {tail}."
         )

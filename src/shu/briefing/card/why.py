@@ -15,7 +15,7 @@ from typing import Any
 
 from shu.briefing import facts as ev
 from shu.briefing.context import BriefingContext
-from shu.briefing.text import num, pct, ref
+from shu.briefing.text import day_text, num, pct, ref
 from shu.forecast.features.words import statement
 from shu.safe_markdown import Md, safe_inline
 
@@ -161,18 +161,19 @@ def _signal_context(ctx: BriefingContext, repo: str) -> list[Md]:
     if "velocity_28d" not in cite:
         return [
             Md(
-                f"{safe_inline(repo)}'s 28-day velocity is undefined on {row['day']} "
+                f"{safe_inline(repo)}'s 28-day pace is undefined on {day_text(row['day'])} "
                 "(a gap in the star data spans the window)."
             )
         ]
     text = (
-        f"On {row['day']} {safe_inline(repo)} had {num(row['stars'])} stars "
-        f"{ref(cite.get('stars', 0))}, a 28-day velocity of {num(row['velocity_28d'])} "
-        f"stars/day {ref(cite['velocity_28d'])}"
+        f"On {day_text(row['day'])} {safe_inline(repo)} had {num(row['stars'], 0)} stars "
+        f"{ref(cite.get('stars', 0))} and gained {num(row['velocity_28d'], 1)} a day over the "
+        f"last 28 days {ref(cite['velocity_28d'])}"
     )
     if "acceleration_28d" in cite:
         text += (
-            f" and a 28-day acceleration of {num(row['acceleration_28d'], signed=True)} "
+            f", {num(abs(row['acceleration_28d']), 1)} "
+            f"{'more' if row['acceleration_28d'] >= 0 else 'less'} than in the 28 days before "
             f"{ref(cite['acceleration_28d'])}"
         )
     return [Md(text + ".")]

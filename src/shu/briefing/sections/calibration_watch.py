@@ -28,6 +28,7 @@ from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import RADAR_SQL_LIST
+from shu.briefing.text import day_text
 from shu.forecast.calibration import guard as regime_guard
 from shu.forecast.confidence import BANDS, band_sql
 from shu.forecast.evaluation.scoring import wilson_interval
@@ -262,6 +263,7 @@ def _action_lines(watch: dict) -> list[str]:
             continue
         now = levels.get(b["band"])
         through = (watch["interval_levels"] or {}).get("resolved_through")
+        through = day_text(through) if through else "the briefing's day"
         if not now:
             what = "shu has no correction stored yet for ranges of this size"
         elif abs(now[1] - 0.1) < 0.005 and abs(now[5] - 0.9) < 0.005:

@@ -254,6 +254,8 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     marks = []
     if choice.declared:
         marks.append("Asked because shu.toml declares it.")
+    if f is None and choice.kind == "star":
+        marks.append("No yes/no question about it passed shu's bar today (why: in the details).")
     if not choice.skilled:
         marks.append("shu has not yet shown it answers such questions better than their base rate.")
     card: dict[str, Any] = {

@@ -121,7 +121,8 @@ def claims_view(checks: list[ClaimCheck], book: ReceiptBook) -> dict[str, Any]:
         where = _sources(book, g)
         r_passages = [cite_passage(book, c, spec) for spec in g.sources]
         r_probe = cite_probe(book, c)
-        measured = safe_inline(first_clause(c.evidence), SHORT_QUOTE_CHARS)
+        measured = first_clause(c.evidence).removeprefix("measured ")
+        measured = safe_inline(measured, SHORT_QUOTE_CHARS)
         items.append(
             {
                 "verdict": c.verdict,

@@ -95,7 +95,8 @@ def _radar_sentence(ctx: BriefingContext) -> Md | None:
     e = entries[0]
     r_p = ctx.book.cite(e.probability_citation)
     r_v = ctx.book.cite(e.velocity_citation) if e.velocity_citation else 0
-    now = f", from {num(e.velocity_28d, 1)} now {ref(r_v)}" if e.velocity_28d is not None else ""
+    when = "now" if e.origin == ctx.day else f"on {day_text(e.origin)}, the radar's last run"
+    now = f", from {num(e.velocity_28d, 1)} {when} {ref(r_v)}" if e.velocity_28d is not None else ""
     return Md(
         f"Top of the breakout radar: {repo_link(e.repo)}, {pct(e.probability)} {ref(r_p)} that "
         f"its 28-day pace reaches {num(e.bar, 1)} stars/day by {day_text(e.resolves_on)}{now}."
