@@ -58,6 +58,14 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path) -> None:
     radar = text.split("## Breaking out", 1)[1].split("\n## ", 1)[0]
     linked = r"^\| \[synthetic-demo/radar-(\d\d)\]\(https://github.com/synthetic-demo/radar-\1\) \|"
     assert len(re.findall(linked, radar, re.M)) == 10
+    # Contradicted claims in the body: each names its document, linked to the note it came from,
+    # and says what the probe measured.
+    probe = text.split("## Probe and claims", 1)[1].split("\n## ", 1)[0]
+    contradicted = [line for line in probe.splitlines() if line.startswith("- “")]
+    assert contradicted, probe
+    for line in contradicted:
+        assert re.search(r"\(\[[^]]+\]\(notes/[^)]+\.md\)\)", line), line
+        assert "; the probe measured " in line, line
     assert (out / f"{briefings[0].stem}-stories.png").stat().st_size > 1000
     assert (out / f"{briefings[0].stem}-reliability.png").stat().st_size > 1000
     with open_store(out / "demo.duckdb", read_only=True) as store:

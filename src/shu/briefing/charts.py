@@ -59,10 +59,14 @@ class Gap:
 
 def pace_gaps(store: Store, repos: list[str], since: date, until: date) -> list[Gap]:
     """The runs of days in [since, until] on which the 28-day velocity of any of `repos` is
-    undefined (inside its history), each with the longest run of days without a star count
-    that explains it (a window spanning more than 7 unobserved days is undefined)."""
+    undefined (inside its history, including a run that opens the window when the repository
+    has counts before it), each with the longest run of days without a star count that explains
+    it (a window spanning more than 7 unobserved days is undefined)."""
     missing: set[date] = set()
     for repo in repos:
+        older = store.con.execute(
+            "SELECT count(*) FROM stars_daily WHERE repo = ? AND day < ?", [repo, since]
+        ).fetchall()[0][0]
         days = sorted(
             d
             for (d,) in store.con.execute(
@@ -71,6 +75,8 @@ def pace_gaps(store: Store, repos: list[str], since: date, until: date) -> list[
                 [repo, since, until],
             ).fetchall()
         )
+        if older and days and days[0] > since:
+            days = [since - timedelta(days=1), *days]
         for a, b in pairwise(days):
             missing.update(a + timedelta(days=k) for k in range(1, (b - a).days))
     runs: list[list[date]] = []

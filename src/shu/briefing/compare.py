@@ -134,10 +134,11 @@ def compare_chart(
     log: bool | None = None,
     title: str | None = None,
     gaps: list[Gap] | None = None,
+    span: tuple[date, date] | None = None,
 ) -> Path:
     """One line per repository of `frame` (from `compare_frame`) as a PNG at `path`; a log
     axis with `log`, or by default when the levels differ tenfold (`needs_log`); `gaps` drawn
-    as named grey bands."""
+    as named grey bands; the x axis over `span` (first, last day) when given."""
     m = metric(metric_name)
     if log is None:
         log = needs_log(frame)
@@ -164,10 +165,12 @@ def compare_chart(
     if m.column != "stars":
         ax.axhline(0, color="grey", linewidth=0.5)
     shade_gaps(ax, gaps or [])
+    if span is not None:  # dates: matplotlib converts them
+        ax.set_xlim(span[0], span[1] + timedelta(days=1))  # type: ignore[arg-type]
     days = frame["day"].dropna()
-    span = f"{days.min().date()} to {days.max().date()}" if len(days) else "no data"
+    shown = f"{days.min().date()} to {days.max().date()}" if len(days) else "no data"
     scale = ", log scale" if log else ""
-    ax.set_title((title or f"{m.label} ({m.unit}), {span}") + scale, fontsize=10)
+    ax.set_title((title or f"{m.label} ({m.unit}), {shown}") + scale, fontsize=10)
     ax.set_ylabel(f"{m.label} ({m.unit})" + (", log scale" if log else ""))
     ax.set_xlabel("day (UTC)")
     if drawn:

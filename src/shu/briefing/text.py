@@ -8,8 +8,10 @@ Everything here writes shu's own markdown (`Md`); outside text still goes throug
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -44,6 +46,19 @@ def repo_link(repo: str) -> Md:
 def release_link(repo: str, tag: str) -> Md:
     """A release's tag linked to its page on GitHub."""
     return Md(safe_link(tag, f"{GITHUB}/{repo}/releases/tag/{tag}"))
+
+
+def document_target(location: str | None, out_dir: Path | None) -> str | None:
+    """Where a document's link points: its address, or the local file relative to the
+    briefing's folder (None when neither can be given)."""
+    if not location:
+        return None
+    if location.startswith(("http://", "https://")):
+        return location
+    path = Path(location)
+    if out_dir is None or not path.is_absolute() or not path.is_file():
+        return None
+    return Path(os.path.relpath(path, out_dir.resolve())).as_posix()
 
 
 def commit_link(repo: str, sha: str, label: str | None = None) -> Md:

@@ -176,6 +176,14 @@ def test_gaps_in_the_star_counts_are_found_and_named(store, settings):
     # hole until 28 days after the first count after it (23 Oct)
     assert (gaps[0].first, gaps[0].last) == (date(2025, 10, 20), date(2025, 11, 19))
     assert gaps[0].label() == "no star counts 13–22 Oct 2025: 28-day pace undefined to 19 Nov 2025"
+    # a chart window that opens inside the undefined stretch names it too (the counts before
+    # the window explain it), so a chart's first days are never blank without a word
+    opening = pace_gaps(store, ["gap/repo"], date(2025, 11, 1), date(2025, 12, 29))
+    assert [(g.first, g.last, g.missing) for g in opening] == [
+        (date(2025, 11, 1), date(2025, 11, 19), hole)
+    ]
+    # a repository whose history starts inside the window has no gap before it
+    assert pace_gaps(store, ["gap/repo"], date(2025, 8, 1), date(2025, 9, 30)) == []
 
 
 def test_lines_break_at_gaps_instead_of_bridging_them():

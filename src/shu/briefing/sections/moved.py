@@ -90,6 +90,7 @@ def _category_charts(ctx: BriefingContext) -> list[dict[str, Any]]:
                 f"{category}: 28-day star velocity (stars/day), {HISTORY_DAYS} days to {ctx.as_of}"
             ),
             gaps=gaps,
+            span=(since, ctx.as_of),
         )
         out.append(
             {

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.text import document_target
 from shu.receipts import ReceiptBook, display_path
 from shu.safe_markdown import Md, safe_inline, safe_link
 
@@ -30,7 +30,7 @@ def receipt_rows(book: ReceiptBook, out_dir: Path | None = None) -> list[dict[st
         shown = book.display.get(number, {})
         if receipt.kind == "passage":
             where = shown.get("location")
-            target = _link_target(where, out_dir)
+            target = document_target(where, out_dir)
             title = safe_link(shown.get("title") or where, target)
             if where and not where.startswith(("http://", "https://")):
                 title += f" · {safe_inline(display_path(where))}"
@@ -98,16 +98,3 @@ def receipt_rows(book: ReceiptBook, out_dir: Path | None = None) -> list[dict[st
 def _code(text: str) -> str:
     """Our own SQL inside a code span (backticks removed so the span cannot break)."""
     return re.sub(r"\s+", " ", text.replace("`", "'")).strip()
-
-
-def _link_target(location: str | None, out_dir: Path | None) -> str | None:
-    """Where a document's link points: its address, or the local file relative to the
-    briefing's folder (None when neither can be given)."""
-    if not location:
-        return None
-    if location.startswith(("http://", "https://")):
-        return location
-    path = Path(location)
-    if out_dir is None or not path.is_absolute() or not path.is_file():
-        return None
-    return Path(os.path.relpath(path, out_dir.resolve())).as_posix()
