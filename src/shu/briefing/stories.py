@@ -232,6 +232,26 @@ def detect(
     return story
 
 
+def shared_bursts(stories: list[Story]) -> dict[str, list[str]]:
+    """For each repository, the other repositories among `stories` with a burst on some of the
+    same days as one of its own: several repositories gaining at once on the same days is an
+    event of the market (or of the counts), not of one repository."""
+    days = {
+        s.repo: {
+            e.first + timedelta(days=k)
+            for e in s.episodes
+            if e.kind == "burst"
+            for k in range(e.days)
+        }
+        for s in stories
+    }
+    return {
+        repo: [other for other in days if other != repo and mine & days[other]]
+        for repo, mine in days.items()
+        if mine
+    }
+
+
 def _kind(e: Episode) -> str:
     if e.kind == "removal":
         return "star_removal"

@@ -83,6 +83,19 @@ def test_a_burst_in_the_window() -> None:
     assert story.primary.stars == 450
 
 
+def test_bursts_on_the_same_days_in_several_repositories_are_said_together() -> None:
+    from shu.briefing.stories import shared_bursts
+
+    stories = []
+    for repo, days in (("a/one", (12, 11)), ("a/two", (11, 10)), ("a/three", (20,))):
+        gains = _gains(20)
+        for days_before in days:
+            _set(gains, days_before, 150)
+        stories.append(detect(repo, _counts(gains), DAY))
+    stories.append(detect("a/calm", _counts(_gains(20)), DAY))
+    assert shared_bursts(stories) == {"a/one": ["a/two"], "a/two": ["a/one"], "a/three": []}
+
+
 def test_a_burst_after_a_release_follows_it() -> None:
     gains = _gains(20)
     for days_before in (12, 11, 10):

@@ -1,6 +1,7 @@
 """The "What moved" section: for each tracked repository what moved its star pace and why
 (`shu.briefing.stories`: a burst leaving the 28-day window, a spike, a release, stars removed, or
-a real change of pace), the most important first; the chart of the stars each gained per day
+a real change of pace), the most important first, each saying which other tracked repositories
+had a burst on some of the same days; the chart of the stars each gained per day
 with the days its story names, and one 28-day velocity comparison chart per category (a log
 axis where the repositories differ tenfold, gaps drawn and named)."""
 
@@ -13,7 +14,10 @@ from shu.briefing import charts
 from shu.briefing.charts import HISTORY_DAYS, pace_gaps, slug
 from shu.briefing.compare import compare_chart, compare_frame, needs_log
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.stories import shared_bursts
 from shu.briefing.story_words import kind_words, story_sentence
+from shu.briefing.text import repo_link
+from shu.safe_markdown import Md
 
 
 def build(ctx: BriefingContext) -> Part:
@@ -21,7 +25,11 @@ def build(ctx: BriefingContext) -> Part:
     stories_png = ctx.out_dir / f"{ctx.day}-stories.png"
     charts.stories_chart(ctx.store, ctx.stories, ctx.as_of, stories_png)
     ctx.charts.append(stories_png)
-    lines = [story_sentence(ctx.store, ctx.book, s) for s in ctx.stories]
+    shared = shared_bursts(ctx.stories)
+    lines = [
+        Md(f"{story_sentence(ctx.store, ctx.book, s)}{_same_days(shared.get(s.repo, []))}")
+        for s in ctx.stories
+    ]
     return Part(
         ctx.render(
             "sections/moved.md.j2",
@@ -58,6 +66,15 @@ def build(ctx: BriefingContext) -> Part:
             ]
         },
     )
+
+
+def _same_days(others: list[str]) -> str:
+    """' keras-team/keras had a burst on some of the same days.' (empty when none had)."""
+    if not others:
+        return ""
+    names = [repo_link(r) for r in others]
+    who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f" {who} had a burst on some of the same days."
 
 
 def _category_charts(ctx: BriefingContext) -> list[dict[str, Any]]:
