@@ -30,8 +30,8 @@ def refresh_rocm_index(store: Store, run_id: str) -> TableRefresh:
             counted_commits=COUNTED_COMMITS_SQL.format(repos="SELECT repo FROM commits"),
             rocm_pattern=ROCM_PATTERN_SQL,
         )
-        rows, to_day = con.execute("SELECT count(*), max(day) FROM rocm_index_repos").fetchone()
-        source_rows = con.execute("SELECT count(*) FROM commits").fetchone()[0]
+        rows, to_day = con.execute("SELECT count(*), max(day) FROM rocm_index_repos").fetchall()[0]
+        source_rows = con.execute("SELECT count(*) FROM commits").fetchall()[0][0]
         result = TableRefresh(
             "rocm_index_repos",
             "full",
