@@ -9,11 +9,12 @@ counted repositories with ROCm work, its change over 90 days, the share that did
 but not in the last 90 days, the share of commits touching ROCm and its change over 90 days,
 first-time adopters of the last year per counted repository.
 
-Scored with the ROCm backtest's walk-forward (`rocm_backtest`: refit every 8 weeks, a 182-day
-calibration block after the fitting block, purged by the horizon, logistic estimator; Brier
-skill against the trailing year's base rate with a 95% block-bootstrap interval, blocks of one
-calendar month). One series: successive days share most of their windows, so the interval is,
-if anything, too narrow.
+Scored like the ROCm backtest (`evaluation.rocm_backtest`): refit every 8 weeks on the
+fitting/calibration split `shu train` uses (a 182-day calibration block after the fitting block,
+purged by the horizon), logistic estimator with sigmoid calibration; Brier skill against the
+trailing year's base rate with a 95% block-bootstrap interval, blocks of one calendar month. One
+series: successive days share most of their windows, so the interval is, if anything, too
+narrow.
 
 Usage:
   .venv/bin/python benchmarks/bench_rocm_ecosystem_question.py --store /tmp/i31/history.duckdb
@@ -31,7 +32,12 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from shu.forecast import rocm, rocm_backtest
+from shu.forecast.calibration.platt import calibrate
+from shu.forecast.evaluation.backtest import climatology
+from shu.forecast.evaluation.rocm_backtest import DEFAULT, MIN_CAL_ROWS, MIN_FIT_ROWS
+from shu.forecast.evaluation.scoring import summarize
+from shu.forecast.models.estimator import make_estimator, model_matrix
+from shu.forecast.models.split import fit_calibration_split
 
 FEATURES = [
     "active_share",
@@ -44,15 +50,7 @@ FEATURES = [
 MIN_REPOS = 5
 
 
-class EcosystemExamples(rocm.RocmExamples):
-    """The ecosystem question's resolved examples, with its own feature list."""
-
-    @property
-    def features(self) -> list[str]:
-        return FEATURES
-
-
-def examples(con: duckdb.DuckDBPyConnection, horizon: int) -> EcosystemExamples:
+def examples(con: duckdb.DuckDBPyConnection, horizon: int) -> pd.DataFrame:
     """One resolved question per index day whose t+H is also an index day."""
     rows = con.execute(
         "SELECT repo, day, rocm_commits_90d > 0 AS active FROM rocm_index_repos"
@@ -94,9 +92,38 @@ def examples(con: duckdb.DuckDBPyConnection, horizon: int) -> EcosystemExamples:
     q["threshold"] = 0.0
     q["bucket"] = 0
     q["known_on"] = q["origin"] + pd.Timedelta(days=horizon)
-    q["acceleration_28d"] = np.nan
-    q["velocity_28d"] = np.nan
-    return EcosystemExamples("rocm_ecosystem_up", horizon, q, 0)
+    return q
+
+
+def walk_forward(ex: pd.DataFrame, horizon: int) -> pd.DataFrame:
+    """Each origin from DEFAULT.start on, predicted by the model of its 8-week refit block."""
+    config = DEFAULT.training()
+    rng = np.random.default_rng(DEFAULT.seed)
+    step = pd.Timedelta(days=7 * DEFAULT.refit_weeks)
+    day, out = pd.Timestamp(DEFAULT.start), []
+    while day <= ex["origin"].max():
+        test = ex[(ex["origin"] >= day) & (ex["origin"] < day + step)].dropna(subset=FEATURES)
+        fit, cal = fit_calibration_split(ex.dropna(subset=FEATURES), day, horizon, config, rng)
+        if (
+            len(test)
+            and len(fit) >= MIN_FIT_ROWS
+            and len(cal) >= MIN_CAL_ROWS
+            and fit["label"].nunique() == 2
+            and cal["label"].nunique() == 2
+        ):
+            est = make_estimator("logistic", DEFAULT.seed)
+            est.fit(model_matrix(fit, FEATURES), fit["label"].to_numpy())
+            model = calibrate(
+                est,
+                model_matrix(cal, FEATURES),
+                cal["label"].to_numpy(),
+                DEFAULT.calibration_method,
+            )
+            test = test.copy()
+            test["probability"] = model.predict_proba(model_matrix(test, FEATURES))[:, 1]
+            out.append(test)
+        day += step
+    return pd.concat(out, ignore_index=True)
 
 
 def main() -> int:
@@ -110,14 +137,15 @@ def main() -> int:
     for horizon in (30, 90):
         t0 = time.perf_counter()
         ex = examples(con, horizon)
-        result = rocm_backtest._score(con, ex, rocm_backtest.DEFAULT, log=lambda *_: None)
-        m = result.metrics
-        if not m.get("n"):
-            print(f"ecosystem/{horizon}: not scored -- {m.get('status')}")
-            continue
+        pred = walk_forward(ex, horizon)
+        clim = climatology(ex, pred, horizon)
+        blocks = pred["origin"].dt.strftime("%Y-%m").to_numpy()
+        labels = pred["label"].to_numpy()
+        m = summarize(labels, pred["probability"].to_numpy(), clim, clim, blocks, n_boot=300)
         ci = m["ci95"]["bss_climatology"]
         print(
-            f"ecosystem/{horizon}: n={m['n']:,} yes={m['n_yes']:,} base={m['base_rate']:.3f} "
+            f"ecosystem/{horizon}: n={m['n']:,} yes={int(labels.sum()):,} "
+            f"base={m['base_rate']:.3f} "
             f"BSS_clim={m['bss_climatology']:.3f} [{ci['low']:.3f}, {ci['high']:.3f}] "
             f"ECE={m['ece']:.3f} ({time.perf_counter() - t0:.1f} s)"
         )

@@ -171,10 +171,10 @@ def train_demo_model(
     """Ingest the synthetic probe result, train the forecaster on what the store holds (the
     ROCm template with `rocm.ESTIMATOR`, as `shu train` does) and record a walk-forward backtest
     of the card templates in its model card."""
-    from shu.forecast.artifact import model_path, save_forecasters
-    from shu.forecast.backtest import BacktestConfig, backtest_report
-    from shu.forecast.card import write_model_card
-    from shu.forecast.train import train_forecasters
+    from shu.forecast.evaluation.backtest import BacktestConfig, backtest_report
+    from shu.forecast.evaluation.model_card import write_model_card
+    from shu.forecast.models.artifact import model_path, save_forecasters
+    from shu.forecast.models.train import train_forecasters
     from shu.probe_ingest import ingest_probe_file
     from shu.snapshot import open_for_writing
 

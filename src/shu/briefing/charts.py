@@ -22,7 +22,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from shu.forecast import rocm
+from shu.forecast.features import rocm
 from shu.settings import ROCM_PATTERN
 from shu.store import Store
 

@@ -13,8 +13,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
-from shu.forecast.ranking import RANKED_TEMPLATES
+from shu.forecast.questions.registry import INTERVAL_TEMPLATE, RANKED_TEMPLATES
 from shu.settings import ROCM_PATTERN, Settings
 from shu.store import Store
 
@@ -214,7 +213,7 @@ class BandRate:
 def backtest_band_rate(settings: Settings, forecast: dict[str, Any], band: str) -> BandRate | None:
     """The backtest hit rate of the forecast's template, horizon and band from the model card
     (`forecaster.json` beside the model), when the card holds one for this model version."""
-    from shu.forecast.card import CARD_JSON, band_track_record
+    from shu.forecast.evaluation.model_card import CARD_JSON, band_track_record
 
     card = Path(settings.models_dir) / CARD_JSON
     rate = band_track_record(
@@ -239,7 +238,7 @@ def backtest_band_rate(settings: Settings, forecast: dict[str, Any], band: str) 
 def backtest_interval_coverage(settings: Settings, forecast: dict[str, Any]) -> BandRate | None:
     """How often the backtest's 80% intervals of the interval forecast's horizon held, from the
     model card (`BandRate.hit_rate` = the observed coverage), when the card is its model's."""
-    from shu.forecast.card import CARD_JSON
+    from shu.forecast.evaluation.model_card import CARD_JSON
 
     path = Path(settings.models_dir) / CARD_JSON
     if not path.exists():
@@ -272,7 +271,7 @@ def fit_base_rate(
     settings: Settings, template: str, horizon_days: int, model_version: str
 ) -> BaseRate | None:
     """The fitting block's base rate from the model card, when the card is this model's."""
-    from shu.forecast.card import CARD_JSON
+    from shu.forecast.evaluation.model_card import CARD_JSON
 
     card_path = Path(settings.models_dir) / CARD_JSON
     if not card_path.exists():

@@ -15,7 +15,7 @@ import jinja2
 from markdown_it import MarkdownIt
 
 from shu.briefing.facts import CategoryMove
-from shu.forecast.interval import TEMPLATE as INTERVAL
+from shu.forecast.questions.registry import INTERVAL_TEMPLATE as INTERVAL
 from shu.safe_markdown import Md, safe_code, safe_inline
 
 _REFS = re.compile(r"\s*\[R\d+(?:, R\d+)*\]")

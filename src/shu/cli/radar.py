@@ -43,7 +43,7 @@ def radar(
 
     Example: shu radar --as-of 2026-02-28 --json
     """
-    from shu.forecast.radar import radar as radar_entries
+    from shu.forecast.radar.entries import radar as radar_entries
     from shu.settings import get_settings
 
     if top < 1:

@@ -43,9 +43,9 @@ def replay(
     --every 7
     """
     from shu.cli.forecast import _csv, _day, _horizons
-    from shu.forecast.questions import HORIZONS, TEMPLATES
-    from shu.forecast.questions import template as get_template
-    from shu.forecast.replay import replay as run_replay
+    from shu.forecast.live.replay import replay as run_replay
+    from shu.forecast.questions.registry import HORIZONS, TEMPLATES
+    from shu.forecast.questions.registry import template as get_template
     from shu.settings import get_settings
 
     d1, d2 = _day(start, "--from"), _day(end, "--to")

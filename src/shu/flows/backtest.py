@@ -25,7 +25,7 @@ def backtest_task(
     """Run the backtest on a read-only view of the store and return its metrics JSON."""
     from prefect import get_run_logger
 
-    from shu.forecast.backtest import BacktestConfig, backtest_report
+    from shu.forecast.evaluation.backtest import BacktestConfig, backtest_report
 
     store, _ = open_for_reading(db)
     try:

@@ -99,7 +99,7 @@ def signals(db: Path, settings: Settings) -> StageReport:
 
 def resolve(db: Path, day: date) -> StageReport:
     """Resolve every forecast whose horizon has passed by `day`."""
-    from shu.forecast.resolve import resolve_forecasts
+    from shu.forecast.live.resolve import resolve_forecasts
 
     store = open_for_writing(db)
     try:
@@ -113,8 +113,8 @@ def resolve(db: Path, day: date) -> StageReport:
 
 def forecast(db: Path, settings: Settings, day: date) -> StageReport:
     """Issue today's forecasts for the tracked repositories (existing ones are left alone)."""
-    from shu.forecast.artifact import model_path
-    from shu.forecast.issue import issue_forecasts
+    from shu.forecast.live.issue import issue_forecasts
+    from shu.forecast.models.artifact import model_path
 
     if not model_path(settings).exists():
         return StageReport(

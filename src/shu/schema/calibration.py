@@ -1,5 +1,6 @@
 """Calibration tables: the store's regime on each forecast origin and the online recalibration
-state each day's forecasts used (see `shu.forecast.regime` and `shu.forecast.recalibration`)."""
+state each day's forecasts used (see `shu.forecast.calibration.regime`, `.guard` and
+`.conformal`)."""
 
 from shu.schema.base import Table, col
 

@@ -24,7 +24,7 @@ Z_MIN_VALUES = 28
 # commit), `counted` and `daily` (repo, day, commits_day, rocm_commits_day, nonbot_commits_day,
 # nonbot_rocm_commits_day), for the repositories of subquery {repos}. Shared by
 # `commit_signals`, the ROCm ecosystem index (`rocm_index`) and the ROCm adoption questions
-# (`shu.forecast.rocm`).
+# (`shu.forecast.questions.rocm`).
 COUNTED_COMMITS_SQL = """
 policy AS (
     SELECT repo, bool_or(is_mainline IS NOT NULL) AS knows_mainline,

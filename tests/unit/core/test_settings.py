@@ -52,7 +52,7 @@ def test_every_setting_has_a_description():
 
 
 def test_models_dir_does_not_depend_on_the_working_directory(monkeypatch, tmp_path):
-    from shu.forecast.artifact import model_path
+    from shu.forecast.models.artifact import model_path
 
     project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
     project.mkdir()

@@ -7,8 +7,8 @@ from datetime import date, timedelta
 import numpy as np
 import pandas as pd
 
-from shu.forecast.backtest import climatology
-from shu.forecast.base_rate import ALL_BUCKETS, base_rate, climatology_counts
+from shu.forecast.base_rates import ALL_BUCKETS, base_rate, climatology_counts
+from shu.forecast.evaluation.backtest import climatology
 
 
 def _examples(seed: int = 3) -> pd.DataFrame:

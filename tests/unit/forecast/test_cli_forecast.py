@@ -139,7 +139,7 @@ def _history_store(path: Path) -> None:
 def test_train_rocm_from_a_history_store_merges_into_the_star_model(synthetic_store, tmp_path):
     """`shu train --merge` adds the ROCm models (logistic whatever --estimator says) to a saved
     star model, keeps its models and backtest, and a re-run replaces rather than duplicates."""
-    from shu.forecast.artifact import load_forecasters
+    from shu.forecast.models.artifact import load_forecasters
 
     db = synthetic_store.path
     synthetic_store.close()

@@ -6,9 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from shu.forecast import model
-from shu.forecast.artifact import load_forecasters, save_forecasters
-from shu.forecast.model import LogitVote, fit_forecaster
+from shu.forecast.models import estimator
+from shu.forecast.models.artifact import load_forecasters, save_forecasters
+from shu.forecast.models.estimator import LogitVote
+from shu.forecast.models.forecaster import fit_forecaster
+from shu.forecast.questions.registry import template
 
 
 def _frame(n: int, seed: int) -> pd.DataFrame:
@@ -43,21 +45,21 @@ def test_rare_event_members_each_keep_every_yes():
     plain = LogitVote(max_members=3, member_rows=1000, seed=0).fit(x, y)
     assert max(plain.member_yes_) < y.sum()  # drawn regardless of the answer: about a third
     # a rare-event template gets the rare-event members
-    assert model.make_estimator("hgb", rare_event=True).keep_positives
-    assert "star_breakout" in model.RARE_EVENT_TEMPLATES
+    assert estimator.make_estimator("hgb", rare_event=True).keep_positives
+    assert template("star_breakout").rare_event
 
 
 def test_a_bagged_forecaster_round_trips_through_skops(monkeypatch, tmp_path):
-    monkeypatch.setattr(model, "MEMBER_ROWS", 400)
+    monkeypatch.setattr(estimator, "MEMBER_ROWS", 400)
     fit, cal = _frame(1000, 1), _frame(400, 2)
     fc = fit_forecaster("star_velocity_up", 30, ["a", "b", "c"], fit, cal)
     path = save_forecasters(tmp_path / "f.skops", [fc], "v1")
     version, (loaded,) = load_forecasters(path)
     assert version == "v1" and loaded.features == ["a", "b", "c"]
     np.testing.assert_allclose(loaded.predict(cal), fc.predict(cal))
-    from shu.forecast.trees import BoostedTrees
+    from shu.forecast.models.trees import BoostedTrees
 
-    (vote,) = model._votes(loaded.model)  # saved as the members' trees' arrays
+    (vote,) = estimator._votes(loaded.model)  # saved as the members' trees' arrays
     assert len(vote.members_) == 3
     assert all(isinstance(m, BoostedTrees) for m in vote.members_)
     assert loaded.drivers(cal.head(2))[0]  # occlusion drivers work through the vote
@@ -68,12 +70,12 @@ def test_members_predict_as_the_fitted_boosting_does_and_ship_small(tmp_path):
     included) and save at a fraction of its size."""
     from sklearn.ensemble import HistGradientBoostingRegressor
 
-    from shu.forecast.trees import BoostedTrees
+    from shu.forecast.models.trees import BoostedTrees
 
     df = _frame(3000, 3)
     x, y = df[["a", "b", "c"]].to_numpy().copy(), df["label"].to_numpy()
     x[::7, 0] = np.nan
-    hgb = model._tree(0).fit(x, y)
+    hgb = estimator._tree(0).fit(x, y)
     trees = BoostedTrees.from_hgb(hgb)
     test = _frame(2000, 4)[["a", "b", "c"]].to_numpy().copy()
     test[::5, 2] = np.nan
@@ -96,9 +98,9 @@ def test_members_predict_as_the_fitted_boosting_does_and_ship_small(tmp_path):
 def test_the_version_changes_with_any_fitted_parameter(monkeypatch):
     from datetime import date
 
-    from shu.forecast.train import version_of
+    from shu.forecast.models.train import version_of
 
-    monkeypatch.setattr(model, "MEMBER_ROWS", 400)
+    monkeypatch.setattr(estimator, "MEMBER_ROWS", 400)
     fit, cal = _frame(1000, 1), _frame(400, 2)
     windows = {"star_velocity_up/30": {"fit_origins": ["a", "b"]}}
     day = date(2026, 2, 28)

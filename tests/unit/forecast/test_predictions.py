@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from shu.errors import InputError
-from shu.forecast.predictions import (
+from shu.forecast.evaluation.predictions import (
     BINARY_COLUMNS,
     INTERVAL_COLUMNS,
     predictions_paths,

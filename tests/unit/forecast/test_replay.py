@@ -9,13 +9,13 @@ import pytest
 
 from shu.briefing.sections.track import track_record
 from shu.errors import InputError
-from shu.forecast.backtest import BacktestConfig
-from shu.forecast.replay import REPLAY_PREFIX, refit_days, replay
+from shu.forecast.live.replay import REPLAY_PREFIX, refit_days, replay
+from shu.forecast.models.split import TrainingConfig
 from shu.settings import TrackedRepo, load_settings
 from shu.store import open_store
 
 TEMPLATES = ("star_velocity_up", "star_velocity_interval")
-CONFIG = BacktestConfig(start=date(2024, 1, 1), end=date(2024, 1, 1), cal_days=56, train_days=400)
+CONFIG = TrainingConfig(cal_days=56, train_days=400)
 
 
 def _run(store, settings, start, end):

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from shu.forecast import scoring
+from shu.forecast.evaluation import scoring
 
 OUTCOMES = np.array([1, 0, 1, 0])
 PROBS = np.array([0.9, 0.2, 0.6, 0.4])

@@ -204,7 +204,7 @@ def test_new_changelogs_feed_the_rocm_release_question(store, shared_dir):
     sections without a ROCm mention stay unmatched (they carry no date of their own)."""
     import pandas as pd
 
-    from shu.forecast import rocm
+    from shu.forecast.questions.resolution import resolve_rows
 
     history = shared_dir / "data" / "history"
     files = [
@@ -241,6 +241,6 @@ def test_new_changelogs_feed_the_rocm_release_question(store, shared_dir):
                     "threshold": [1.0],
                 }
             )
-            outcome = rocm.resolve(store.con, "rocm_release_mention", q)
+            outcome = resolve_rows(store.con, q, "rocm_release_mention")
             assert outcome["outcome"].iloc[0] == "yes", (repo, heading, outcome["detail"].iloc[0])
     assert mentioned >= 5

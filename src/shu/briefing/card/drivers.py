@@ -2,11 +2,11 @@
 its number ("the last 7 days ran 30% above the 28-day pace"), never the feature's identifier.
 
 `statement(name, value, template)` turns a feature value (as the forecast stored it) back into
-what it measures, by the feature's definition (`shu.forecast.features`, `shu.forecast.rocm`):
-ratios become "% above/below", signed logs become the count they encode, z-scores become
-standard deviations from the past year's mean. `WORDS` covers every feature of every template
-(a test checks it); the ROCm templates' `history_years` and `months_since_release` read commit
-history and are worded by `ROCM_WORDS`.
+what it measures, by the feature's definition (`shu.forecast.features.star`,
+`shu.forecast.questions.rocm`): ratios become "% above/below", signed logs become the count
+they encode, z-scores become standard deviations from the past year's mean. `WORDS` covers
+every feature of every template (a test checks it); the ROCm templates' `history_years` and
+`months_since_release` read commit history and are worded by `ROCM_WORDS`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from shu.forecast.rocm import NAMES as ROCM_TEMPLATES
+from shu.forecast.questions.registry import ROCM_TEMPLATES
 
 Words = Callable[[float], str]
 

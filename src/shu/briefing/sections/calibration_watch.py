@@ -28,10 +28,10 @@ from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import RADAR_SQL_LIST
-from shu.forecast import recalibration
-from shu.forecast.interval import TEMPLATE as INTERVAL
-from shu.forecast.interval import VELOCITY_BANDS, VELOCITY_EDGES
-from shu.forecast.scoring import BANDS, HIGH_FROM, MEDIUM_FROM, wilson_interval
+from shu.forecast.calibration import guard as regime_guard
+from shu.forecast.evaluation.scoring import BANDS, HIGH_FROM, MEDIUM_FROM, wilson_interval
+from shu.forecast.models.interval import VELOCITY_BANDS, VELOCITY_EDGES
+from shu.forecast.questions.registry import INTERVAL_TEMPLATE as INTERVAL
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
 from shu.store import Store
@@ -191,7 +191,7 @@ def _newest_regime(store: Store, day: date) -> dict | None:
         )
         for k, v in out.items()
     }
-    g = recalibration.guard(out.get("distance"))
+    g = regime_guard.guard(out.get("distance"))
     out.update({"guard_on": g.on, "shrink": g.shrink, "widen": g.widen})
     return out
 

@@ -18,8 +18,8 @@ from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import BAND_SQL, RADAR_SQL_LIST, RIGHT_SQL, dicts
 from shu.briefing.sections import radar
 from shu.briefing.text import interval_text, num, pct, ref
-from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
-from shu.forecast.replay import REPLAY_PREFIX
+from shu.forecast.live.replay import REPLAY_PREFIX
+from shu.forecast.questions.registry import INTERVAL_TEMPLATE
 from shu.safe_markdown import Md, safe_inline
 from shu.store import Store
 

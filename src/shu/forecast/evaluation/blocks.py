@@ -24,8 +24,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from shu.forecast import interval
-from shu.forecast.scoring import BANDS, confidence_bands, ece, equal_count_bins
+from shu.forecast.evaluation import interval_scores
+from shu.forecast.evaluation.scoring import BANDS, confidence_bands, ece, equal_count_bins
+from shu.forecast.models import interval
 
 BLOCK_WEEKS = 8
 ECE_TARGET = 0.02
@@ -105,13 +106,14 @@ def interval_block(observed: np.ndarray, quantiles: np.ndarray, velocity: np.nda
     """The figures of one block of interval forecasts (see the module docstring)."""
     y = np.asarray(observed, dtype=float)
     band = interval.velocity_band(velocity)
-    out = {"n": len(y), "coverage": interval.coverage(y, quantiles), "coverage_by_velocity": {}}
+    coverage = interval_scores.coverage(y, quantiles)
+    out = {"n": len(y), "coverage": coverage, "coverage_by_velocity": {}}
     misses = [abs(out["coverage"]["0.8"] - 0.8)]
     for k, label in enumerate(interval.VELOCITY_BANDS):
         m = band == k
         if not m.any():
             continue
-        cov = interval.coverage(y[m], quantiles[m])["0.8"]
+        cov = interval_scores.coverage(y[m], quantiles[m])["0.8"]
         out["coverage_by_velocity"][label] = {"n": int(m.sum()), "coverage_80": cov}
         if m.sum() >= MIN_BAND_ROWS:
             misses.append(abs(cov - 0.8))

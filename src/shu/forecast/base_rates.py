@@ -18,7 +18,7 @@ from datetime import date, timedelta
 
 import pandas as pd
 
-from shu.forecast.backtest import CLIMATOLOGY_DAYS
+from shu.forecast.evaluation.backtest import CLIMATOLOGY_DAYS
 
 ALL_BUCKETS = "all"
 

@@ -1,16 +1,15 @@
-"""Training the production forecaster on the whole store, with the backtest's split rules.
+"""Training the production forecaster on the whole store, with the split rules the walk-forward
+backtest uses at each refit (`split`).
 
-At T = the last day with star data, for each template x horizon: calibration block = the
-`cal_days` of origins up to the latest one whose outcome is known (T - H without data gaps);
-fitting block = origins whose outcome was known before the
-calibration block starts, at most `train_days` old (the same rules the walk-forward backtest
-uses at each refit). Templates without enough resolved history in the store (e.g. commits or
-releases not loaded) are skipped and listed in the model card. The ROCm adoption templates are
-fitted with `rocm.ESTIMATOR` whatever the estimator asked for; trained alone (a store of
-imported histories, no star counts) they train as of the newest commit.
+At T = the last day with star data, each template x horizon is fitted and calibrated on the
+blocks `split.fit_calibration_split` chooses on T. Templates without enough resolved history in
+the store (e.g. commits or releases not loaded) are skipped and listed in the model card. A
+template whose record names an estimator (the ROCm adoption templates:
+`questions.rocm.ESTIMATOR`) is fitted with it whatever the estimator asked for; trained alone (a
+store of imported histories, no star counts) the ROCm templates train as of the newest commit.
 
 Saving the result, and folding it into models already saved (`shu train --merge`), is
-`shu.forecast.artifact`'s.
+`artifact`'s.
 """
 
 from __future__ import annotations
@@ -23,13 +22,18 @@ import numpy as np
 import pandas as pd
 
 from shu.errors import StoreError
-from shu.forecast import interval, rocm
-from shu.forecast.backtest import BacktestConfig, data_end, fit_calibration_split
-from shu.forecast.base_rate import climatology_counts
-from shu.forecast.examples import base_frame, build_examples, weekly_grid
-from shu.forecast.features import feature_names
-from shu.forecast.model import Forecaster, fit_forecaster
-from shu.forecast.questions import HORIZONS, TEMPLATES
+from shu.forecast.base_rates import climatology_counts
+from shu.forecast.features import rocm, star
+from shu.forecast.features.examples import (
+    base_frame,
+    build_examples,
+    build_rocm_examples,
+    weekly_grid,
+)
+from shu.forecast.models import interval
+from shu.forecast.models.forecaster import Forecaster, fit_forecaster
+from shu.forecast.models.split import TrainingConfig, fit_calibration_split
+from shu.forecast.questions.registry import HORIZONS, ROCM_TEMPLATES, TEMPLATES, template
 from shu.progress import track
 from shu.store import Store
 
@@ -52,7 +56,7 @@ def train_forecasters(
     store: Store,
     templates: tuple[str, ...] = tuple(TEMPLATES),
     horizons: tuple[int, ...] = HORIZONS,
-    config: BacktestConfig | None = None,
+    config: TrainingConfig | None = None,
     log=print,
     as_of: date | None = None,
 ) -> TrainResult:
@@ -62,41 +66,41 @@ def train_forecasters(
     are asked for) trains as on that day: only origins up to it and outcomes known by it
     (`shu replay` refits this way).
     """
-    adoption_only = all(t in rocm.NAMES for t in templates)
-    end = rocm.data_end(store.con) if adoption_only else data_end(store.con)
+    adoption_only = all(t in ROCM_TEMPLATES for t in templates)
+    end = rocm.data_end(store.con) if adoption_only else star.data_end(store.con)
     if end is None:
         raise StoreError(
-            "no commit is loaded: run `shu ingest history` (or `shu ingest "
-            "commits`) before training the ROCm templates"
+            "no commit is loaded: run `shu ingest history`, `shu ingest git` or `shu ingest "
+            "github` before training the ROCm templates"
         )
     last = min(as_of, end) if as_of else end
-    config = config or BacktestConfig(start=last, end=last)
+    config = config or TrainingConfig()
     oldest = last - timedelta(days=config.train_days + config.cal_days + 2 * max(horizons))
     today = pd.Timestamp(last)
     rng = np.random.default_rng(config.seed)
     result = TrainResult(version="", trained_through=last, forecasters=[])
     star_base = rocm_base = None
-    for template in templates:
-        for horizon in track(horizons, f"train {template}", unit="models"):
-            key = f"{template}/{horizon}"
-            estimator = config.estimator
-            if template in rocm.NAMES:  # ROCm adoption: features from commits and releases
+    for name in templates:
+        for horizon in track(horizons, f"train {name}", unit="models"):
+            key = f"{name}/{horizon}"
+            spec = template(name)
+            estimator = spec.estimator or config.estimator
+            names = spec.features
+            if spec.family == "rocm":  # ROCm adoption: features from commits and releases
                 if rocm_base is None:
                     rocm_base = rocm.build_features(
                         store.con, rocm.weekly_origins(store.con, oldest, last)
                     )
-                ex = rocm.build_examples(store.con, rocm_base, template, horizon).frame
-                names, estimator = rocm.feature_names(template), rocm.ESTIMATOR
+                ex = build_rocm_examples(store.con, rocm_base, name, horizon).frame
             else:
                 if star_base is None:
                     first = store.con.execute("SELECT min(day) FROM star_signals").fetchall()[0][0]
                     star_base = base_frame(
                         store.con, weekly_grid(last, max(first + timedelta(days=56), oldest), last)
                     )
-                ex = build_examples(store.con, star_base, template, horizon, last).frame
-                names = feature_names(template)
+                ex = build_examples(store.con, star_base, name, horizon, last).frame
             fit, cal = fit_calibration_split(ex, today, horizon, config, rng)
-            binary = template != interval.TEMPLATE
+            binary = spec.kind == "yes_no"
             why = _too_little(fit, cal, binary)
             if why:
                 result.skipped[key] = why
@@ -105,7 +109,7 @@ def train_forecasters(
             try:
                 fc = (
                     fit_forecaster(
-                        template,
+                        name,
                         horizon,
                         names,
                         fit,

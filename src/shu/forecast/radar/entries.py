@@ -7,7 +7,7 @@ newest origin on or before `as_of`; one per repository, the latest issued when a
 retrained that day) and returns `RadarEntry`s: plain data that `shu radar` prints (or dumps as
 JSON) and the briefing's "Breaking out" section renders. Nothing is recomputed: the
 probability, the bar and the model's drivers are the stored forecast's, worded by
-`shu.forecast.radar_words` with a `Citation` for every number they quote.
+`shu.forecast.radar.statements` with a `Citation` for every number they quote.
 
 `radar_record(store, day)` scores the radar's resolved forecasts the way the backtest does:
 precision@10/20/50 per origin and the Brier score with its skill against the base rate, each
@@ -22,18 +22,19 @@ from typing import Any
 
 import numpy as np
 
-from shu.forecast.radar_words import (
+from shu.forecast.evaluation.precision_at_k import KS, ranking_metrics
+from shu.forecast.questions.registry import RANKED_TEMPLATES
+from shu.forecast.radar.statements import (
     Driver,
     as_date,
     drivers_in_words,
     float_or_none,
     signal_citation,
 )
-from shu.forecast.ranking import KS, ranking_metrics
 from shu.receipts import Citation
 from shu.store import Store
 
-TEMPLATE = "star_breakout"
+(TEMPLATE,) = RANKED_TEMPLATES  # the radar's template: asked of every repository
 HORIZON_DAYS = 30
 
 

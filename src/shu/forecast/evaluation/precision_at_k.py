@@ -17,9 +17,6 @@ import numpy as np
 import pandas as pd
 
 KS = (10, 20, 50)
-# The radar's templates: asked of every repository in the store (not only the tracked ones),
-# read as a ranking, and backtested with precision@k beside the momentum ranking.
-RANKED_TEMPLATES = ("star_breakout",)
 
 
 def momentum(frame: pd.DataFrame) -> pd.Series:

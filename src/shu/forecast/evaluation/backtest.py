@@ -21,7 +21,7 @@ docs/forecast/method.md.
 Why one module of ~480 lines: the refit blocks, the binary and interval walk-forwards and the
 baselines they are scored against are one procedure whose no-look-ahead rules (what is known on
 each day) must be read together; the per-block diagnostics (`blocks`), the online state
-(`recalibration`) and the Parquet export (`predictions`) live apart.
+(`calibration.guard`, `calibration.conformal`) and the Parquet export (`predictions`) live apart.
 """
 
 from __future__ import annotations
@@ -36,29 +36,28 @@ import numpy as np
 import pandas as pd
 
 from shu.errors import InputError, StoreError
-from shu.forecast import blocks, interval, predictions, ranking, recalibration
-from shu.forecast.examples import Examples, base_frame, build_examples, weekly_grid
-from shu.forecast.model import fit_forecaster
-from shu.forecast.regime import regime_frame
-from shu.forecast.scoring import brier, ece, hits_by_band, skill_score, summarize
+from shu.forecast.calibration import conformal, guard
+from shu.forecast.calibration.regime import regime_frame
+from shu.forecast.evaluation import blocks, interval_scores, precision_at_k, predictions
+from shu.forecast.evaluation.scoring import brier, ece, hits_by_band, skill_score, summarize
+from shu.forecast.features.examples import Examples, base_frame, build_examples, weekly_grid
+from shu.forecast.features.star import data_end
+from shu.forecast.models import interval
+from shu.forecast.models.forecaster import fit_forecaster
+from shu.forecast.models.split import (
+    CAL_DAYS,
+    MAX_FIT_ROWS,
+    TRAIN_DAYS,
+    TrainingConfig,
+    fit_calibration_split,
+)
+from shu.forecast.questions import registry
 from shu.progress import track
 
 CLIMATOLOGY_DAYS = 365
 RECENT_DAYS = 365  # the `last_12_months` figures: the months nearest to unseen data
 PERSISTENCE_DAYS = 365
 PERSISTENCE_PRIOR = 2.0
-# How a past example of the same repository counts as "the event happened" for persistence.
-PERSISTENCE_EVENT = {
-    "star_accel_reach": "(p.observed_value - p.acceleration_28d) >= "
-    "(t.threshold - t.acceleration_28d)",
-    "star_accel_fall": "(p.observed_value - p.acceleration_28d) <= "
-    "(t.threshold - t.acceleration_28d)",
-    "star_gain": "p.observed_value >= t.threshold",
-    "star_velocity_level": "p.observed_value / greatest(p.velocity_28d, 0.01) > "
-    "t.threshold / greatest(t.velocity_28d, 0.01)",
-}
-
-
 # Columns of each prediction kept for scoring (the features are dropped to save memory).
 _KEPT = [
     "repo",
@@ -85,14 +84,25 @@ class BacktestConfig:
     estimator: str = "hgb"
     calibration_method: str = "sigmoid"
     refit_weeks: int = 8
-    cal_days: int = 182
-    train_days: int = 1095
-    max_fit_rows: int = 300_000
+    cal_days: int = CAL_DAYS
+    train_days: int = TRAIN_DAYS
+    max_fit_rows: int = MAX_FIT_ROWS
     n_boot: int = 300
     seed: int = 0
-    # the regime guard and the online conformal levels (`recalibration`); False scores the
-    # fitted models alone (for comparison)
+    # the regime guard and the online conformal levels (`calibration.guard`,
+    # `calibration.conformal`); False scores the fitted models alone (for comparison)
     recalibrate: bool = True
+
+    def training(self) -> TrainingConfig:
+        """How each refit fits its model (the split rules `shu train` uses too)."""
+        return TrainingConfig(
+            self.estimator,
+            self.calibration_method,
+            self.cal_days,
+            self.train_days,
+            self.max_fit_rows,
+            self.seed,
+        )
 
 
 @dataclass
@@ -104,14 +114,6 @@ class SliceResult:
     predictions: pd.DataFrame
     metrics: dict
     refits: list[dict] = field(default_factory=list)
-
-
-def data_end(con: duckdb.DuckDBPyConnection) -> date:
-    """The last day with a star count in `star_signals` (StoreError when empty)."""
-    day = con.execute("SELECT max(day) FROM star_signals WHERE stars IS NOT NULL").fetchall()[0][0]
-    if day is None:
-        raise StoreError("star_signals is empty: run `shu signals` after loading stars")
-    return day
 
 
 def run_backtest(
@@ -136,7 +138,8 @@ def run_backtest(
         for horizon in config.horizons:
             t1 = time.perf_counter()
             examples = build_examples(con, base, template, horizon, last)
-            walk = _walk_forward_interval if template == interval.TEMPLATE else _walk_forward
+            interval_kind = registry.template(template).kind == "interval"
+            walk = _walk_forward_interval if interval_kind else _walk_forward
             result = walk(con, examples, config, distance, log)
             log(
                 f"{template}/{horizon}d: {result.metrics.get('n', 0):,} scored, "
@@ -161,7 +164,7 @@ def _refit_blocks(examples: Examples, config: BacktestConfig, refits: list[dict]
         ]
         if not len(test):
             continue
-        fit, cal = fit_calibration_split(ex, refit_day, h, config, rng)
+        fit, cal = fit_calibration_split(ex, refit_day, h, config.training(), rng)
         refits.append(
             {
                 "refit_day": str(refit_day.date()),
@@ -174,11 +177,11 @@ def _refit_blocks(examples: Examples, config: BacktestConfig, refits: list[dict]
 
 
 def _guards(origins: pd.Series, distance: pd.Series, config: BacktestConfig) -> pd.DataFrame:
-    """The regime guard (`recalibration.guard`) of each row's origin (off without recalibrate)."""
+    """The regime guard (`guard.guard`) of each row's origin (off without recalibrate)."""
     days = pd.to_datetime(origins)
     found = distance.reindex(days.unique())
     table = {
-        day: recalibration.guard(d if config.recalibrate and pd.notna(d) else None)
+        day: guard.guard(d if config.recalibrate and pd.notna(d) else None)
         for day, d in found.items()
     }
     return pd.DataFrame(
@@ -218,7 +221,7 @@ def _walk_forward(
         kept = test[_KEPT].copy()
         kept["probability_model"] = forecaster.predict(test)
         kept["shrink"] = _guards(test["origin"], distance, config)["shrink"]
-        kept["probability"] = recalibration.shrink_probabilities(
+        kept["probability"] = guard.shrink_probabilities(
             kept["probability_model"].to_numpy(),
             forecaster.base_rate(test["bucket"]),
             test["velocity_28d"].to_numpy(),
@@ -260,9 +263,9 @@ def _walk_forward(
             "guard": _guard_effect(pred),
         }
     )
-    if examples.template in ranking.RANKED_TEMPLATES:  # a radar: read from the top
-        metrics["ranking"] = ranking.ranking_metrics(
-            pred.assign(momentum=ranking.momentum(pred)),
+    if registry.template(examples.template).ranked:  # a radar: read from the top
+        metrics["ranking"] = precision_at_k.ranking_metrics(
+            pred.assign(momentum=precision_at_k.momentum(pred)),
             {"model": "probability", "momentum": "momentum"},
             baseline="momentum",
             n_boot=config.n_boot,
@@ -328,12 +331,12 @@ def _walk_forward_interval(
     """The same refits and splits as `_walk_forward`, scoring predictive quantiles instead.
 
     Origins are issued in order: before each, the online conformal levels read the questions
-    issued earlier whose outcome is known by then (`recalibration.update`), and the regime
+    issued earlier whose outcome is known by then (`conformal.update`), and the regime
     guard's widening applies."""
     ex = examples.frame
     h = examples.horizon_days
     chunks, refits = [], []
-    state = recalibration.initial_state(examples.template, h)
+    state = conformal.initial_state(examples.template, h)
     pending: list[tuple[pd.DataFrame, interval.IntervalForecaster]] = []  # issued, unresolved
     for refit_day, test, fit, cal in _refit_blocks(examples, config, refits):
         forecaster = interval.fit_interval(h, examples.features, fit, cal, config.seed)
@@ -353,8 +356,9 @@ def _walk_forward_interval(
         return SliceResult(examples.template, h, pd.DataFrame(), {"n": 0}, refits)
     pred = pd.concat(chunks, ignore_index=True)
     model_q = pred[[f"q{q}" for q in interval.QUANTILES]].to_numpy()
-    baseline_q = interval.persistence_quantiles(con, ex, pred)
-    metrics = interval.interval_metrics(pred["observed_value"].to_numpy(), model_q, baseline_q)
+    baseline_q = interval_scores.persistence_quantiles(con, ex, pred)
+    observed = pred["observed_value"].to_numpy()
+    metrics = interval_scores.interval_metrics(observed, model_q, baseline_q)
     metrics.update(
         {
             "template": examples.template,
@@ -368,7 +372,7 @@ def _walk_forward_interval(
     )
     boot_blocks = (pred["repo"] + "|" + pred["origin"].dt.strftime("%Y-%m")).to_numpy()
     metrics["ci95"] = {
-        "crps_skill_persistence": interval.crps_skill_ci(
+        "crps_skill_persistence": interval_scores.crps_skill_ci(
             pred["observed_value"].to_numpy(),
             model_q,
             baseline_q,
@@ -382,7 +386,7 @@ def _walk_forward_interval(
     metrics["coverage_by_velocity"] = {
         label: {
             "n": int((band == k).sum()),
-            "coverage": interval.coverage(observed[band == k], model_q[band == k]),
+            "coverage": interval_scores.coverage(observed[band == k], model_q[band == k]),
         }
         for k, label in enumerate(interval.VELOCITY_BANDS)
         if (band == k).any()
@@ -402,7 +406,7 @@ def _walk_forward_interval(
     metrics["last_12_months"].update(
         {
             k: v
-            for k, v in interval.interval_metrics(
+            for k, v in interval_scores.interval_metrics(
                 recent["observed_value"].to_numpy(), model_q[rows], baseline_q[rows]
             ).items()
             if k in ("coverage", "crps_skill_persistence")
@@ -412,10 +416,10 @@ def _walk_forward_interval(
 
 
 def _read_resolved(
-    state: recalibration.State,
+    state: conformal.State,
     pending: list[tuple[pd.DataFrame, interval.IntervalForecaster]],
     origin: pd.Timestamp,
-) -> tuple[recalibration.State, list]:
+) -> tuple[conformal.State, list]:
     """Update `state` on `origin` from the issued questions resolved by then (each read as the
     forecast that was issued: its model and its widening); return it and the still pending."""
     due = [(rows, fc) for rows, fc in pending if rows["known_on"].max() <= origin]
@@ -435,35 +439,7 @@ def _read_resolved(
         ],
         ignore_index=True,
     )
-    return recalibration.update(state, batch, origin), left
-
-
-def fit_calibration_split(
-    ex: pd.DataFrame,
-    day: pd.Timestamp,
-    horizon_days: int,
-    config: BacktestConfig,
-    rng: np.random.Generator,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The fitting and calibration rows available on `day` (only outcomes known by then).
-
-    The calibration block is the `cal_days` before the latest origin whose outcome is known
-    (normally day - H; earlier when a data gap voided the most recent questions, so the block is
-    never empty just because of a gap). Fitting uses outcomes known before that block (purged),
-    from the last `train_days`, subsampled to `max_fit_rows`. Shared by the backtest and
-    `shu train`, so both split the same way.
-    """
-    known = ex[ex["known_on"] <= day]
-    latest = known["origin"].max() if len(known) else day - pd.Timedelta(days=horizon_days)
-    cal_start = latest - pd.Timedelta(days=config.cal_days)
-    cal = known[known["origin"] > cal_start]
-    fit = known[
-        (known["known_on"] <= cal_start)
-        & (known["origin"] > day - pd.Timedelta(days=config.train_days))
-    ]
-    if len(fit) > config.max_fit_rows:
-        fit = fit.iloc[np.sort(rng.choice(len(fit), config.max_fit_rows, replace=False))]
-    return fit, cal
+    return conformal.update(state, batch, origin), left
 
 
 def climatology(ex: pd.DataFrame, pred: pd.DataFrame, horizon_days: int) -> np.ndarray:
@@ -487,7 +463,7 @@ def persistence(
     con: duckdb.DuckDBPyConnection, ex: pd.DataFrame, pred: pd.DataFrame, template: str
 ) -> np.ndarray:
     """Per prediction: the repository's own trailing-year event rate, shrunk to climatology."""
-    event = PERSISTENCE_EVENT.get(template, "p.label = 1")
+    event = registry.template(template).persistence_event
     cols = [
         "repo",
         "origin",
@@ -544,7 +520,7 @@ def prediction_frames(results: list[SliceResult]) -> list[pd.DataFrame]:
     for r in results:
         if not len(r.predictions):
             continue
-        if r.template == interval.TEMPLATE:
+        if registry.template(r.template).kind == "interval":
             q = r.predictions[[f"q{q}" for q in interval.QUANTILES]].to_numpy()
             frames.append(predictions.interval_frame(r.predictions, q, r.template, r.horizon_days))
         else:

@@ -28,14 +28,17 @@ from datetime import date, timedelta
 import numpy as np
 import pandas as pd
 
-from shu.forecast import recalibration
-from shu.forecast.examples import base_frame, build_examples
-from shu.forecast.interval import VELOCITY_BANDS, IntervalForecaster, velocity_band
-from shu.forecast.recalibration import ALL_BANDS, Guard, State
-from shu.forecast.regime import regime_frame
+from shu.forecast.calibration import conformal
+from shu.forecast.calibration import guard as regime_guard
+from shu.forecast.calibration.conformal import State
+from shu.forecast.calibration.guard import Guard
+from shu.forecast.calibration.regime import regime_frame
+from shu.forecast.features.examples import base_frame, build_examples
+from shu.forecast.models.interval import VELOCITY_BANDS, IntervalForecaster, velocity_band
 from shu.store import Store
 
 WARMUP_UPDATES = 8
+ALL_BANDS = "all"  # the band name of a yes/no template's state
 
 
 @dataclass
@@ -111,7 +114,7 @@ def prepare(store: Store, forecasters: list, origin: date, model_version: str) -
     """{(template, horizon): Applied} for the star forecasters issued on `origin` (see the
     module docstring); writes the origin's `market_regime` and `forecast_calibration` rows."""
     regime = origin_regime(store, origin)
-    guard = recalibration.guard(regime["distance"])
+    guard = regime_guard.guard(regime["distance"])
     out = {}
     for fc in forecasters:
         key = (fc.template, fc.horizon_days)
@@ -182,7 +185,7 @@ def _load(store: Store, fc: IntervalForecaster, where: str, params: list) -> Sta
     ).df()
     if rows.empty:
         return None
-    state = recalibration.initial_state(fc.template, fc.horizon_days)
+    state = conformal.initial_state(fc.template, fc.horizon_days)
     for _, r in rows.iterrows():
         state.levels[VELOCITY_BANDS.index(r["band"])] = np.asarray(r["levels"], dtype=float)
     first = rows.iloc[0]
@@ -199,7 +202,7 @@ def _advance(store: Store, fc: IntervalForecaster, origin: date) -> State:
     state = _load(store, fc, "origin < ?", [origin])
     h = fc.horizon_days
     if state is None:
-        state = recalibration.initial_state(fc.template, h)
+        state = conformal.initial_state(fc.template, h)
         weekly = [origin - timedelta(days=h + 7 * k) for k in range(WARMUP_UPDATES)]
     elif state.due(origin):
         weekly = [origin - timedelta(days=h + 7 * k) for k in range(WARMUP_UPDATES)]
@@ -214,7 +217,7 @@ def _advance(store: Store, fc: IntervalForecaster, origin: date) -> State:
     batch = resolved_batch(store, fc, sorted(weekly), origin)
     for day in sorted(weekly):  # one update per weekly origin, in order, as the backtest does
         part = batch[batch["known_on"] <= pd.Timestamp(day + timedelta(days=h))]
-        state = recalibration.update(state, part, day + timedelta(days=h))
+        state = conformal.update(state, part, day + timedelta(days=h))
     state.updated_on = pd.Timestamp(origin)
     return state
 
@@ -244,7 +247,7 @@ def resolved_batch(
     distance = regime_frame(store.con, origins).set_index("origin")["distance"]
     widen = np.array(
         [
-            recalibration.guard(None if pd.isna(d) else float(d)).widen
+            regime_guard.guard(None if pd.isna(d) else float(d)).widen
             for d in distance.reindex(pd.to_datetime(examples["origin"]))
         ]
     )

@@ -27,11 +27,12 @@ from datetime import date, timedelta
 import pandas as pd
 
 from shu.errors import InputError, StoreError
-from shu.forecast.backtest import BacktestConfig, data_end
-from shu.forecast.issue import issue_forecasts
-from shu.forecast.questions import HORIZONS, TEMPLATES
-from shu.forecast.resolve import resolve_forecasts
-from shu.forecast.train import train_forecasters
+from shu.forecast.features.star import data_end
+from shu.forecast.live.issue import issue_forecasts
+from shu.forecast.live.resolve import resolve_forecasts
+from shu.forecast.models.split import TrainingConfig
+from shu.forecast.models.train import train_forecasters
+from shu.forecast.questions.registry import HORIZONS, TEMPLATES
 from shu.settings import Settings, get_settings
 from shu.store import Store, utcnow
 
@@ -70,7 +71,7 @@ def replay(
     settings: Settings | None = None,
     templates: tuple[str, ...] = tuple(TEMPLATES),
     horizons: tuple[int, ...] = HORIZONS,
-    config: BacktestConfig | None = None,
+    config: TrainingConfig | None = None,
     log=print,
     every_days: int = 1,
 ) -> ReplayResult:
@@ -146,7 +147,7 @@ def _refit(
     day: date,
     templates: tuple[str, ...],
     horizons: tuple[int, ...],
-    config: BacktestConfig | None,
+    config: TrainingConfig | None,
     result: ReplayResult,
     log,
 ) -> tuple[list, str]:
@@ -158,7 +159,7 @@ def _refit(
             store,
             templates,
             horizons,
-            config or BacktestConfig(start=as_of, end=as_of),
+            config,
             log=lambda _m: None,
             as_of=as_of,
         )

@@ -1,7 +1,7 @@
 """Issuing today's forecasts for the tracked repositories, append-only.
 
 For each trained template x horizon and each tracked repository with signals on the origin (for
-the radar's templates, `ranking.RANKED_TEMPLATES`: every repository in the store with a 28-day
+the radar's templates, `ranked` in the registry: every repository in the store with a 28-day
 velocity on the origin, whatever its source), the
 question gets the informative threshold of its template, a calibrated probability, a confidence
 band (interval forecasts: their predictive quantiles in `forecast_intervals`, and the nominal
@@ -26,25 +26,21 @@ from datetime import date, timedelta
 import pandas as pd
 
 from shu.errors import ConfigError, StoreError
-from shu.forecast import calibration_store, recalibration, rocm
-from shu.forecast.artifact import load_forecasters, model_path
-from shu.forecast.backtest import data_end
-from shu.forecast.base_rate import base_rate as climatology_rate
-from shu.forecast.examples import base_frame, threshold_bucket, with_thresholds
-from shu.forecast.features import threshold_features
-from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
-from shu.forecast.interval import IntervalForecaster
-from shu.forecast.model import Forecaster
-from shu.forecast.questions import TEMPLATES
-from shu.forecast.ranking import RANKED_TEMPLATES
-from shu.forecast.scoring import confidence_band
+from shu.forecast.base_rates import base_rate as climatology_rate
+from shu.forecast.calibration import guard, state_store
+from shu.forecast.evaluation.scoring import confidence_band
+from shu.forecast.features.examples import base_frame, threshold_bucket, with_thresholds
+from shu.forecast.features.star import data_end
+from shu.forecast.live.question_rows import declared_rocm_rows, declared_star_rows, rocm_rows
+from shu.forecast.models.artifact import load_forecasters, model_path
+from shu.forecast.models.forecaster import Forecaster
+from shu.forecast.models.interval import IntervalForecaster
+from shu.forecast.questions.registry import TEMPLATES, Template, template
 from shu.settings import DeclaredQuestion, Settings, get_settings
 from shu.store import Store, utcnow
 
 # An interval forecast's row in `forecasts` reads as "the 80% interval will hold" at p = 0.8.
 NOMINAL_80 = 0.8
-RECEIPT_COLUMNS = ("stars", "velocity_7d", "velocity_28d", "acceleration_7d", "acceleration_28d")
-RADAR_RECEIPT_COLUMNS = ("stars", "velocity_7d", "velocity_28d", "velocity_90d")
 RADAR_DRIVERS = 8
 
 
@@ -110,32 +106,30 @@ def issue_forecasts(
     issued: list[IssuedForecast] = []
     intervals: dict[str, list[float]] = {}
     with store.transaction():  # the calibration rows commit with the forecasts that use them
-        applied = calibration_store.prepare(
+        applied = state_store.prepare(
             store,
-            [fc for fc in forecasters if fc.template not in rocm.NAMES],
+            [fc for fc in forecasters if template(fc.template).family == "star"],
             origin,
             model_version,
         )
         for fc in forecasters:
-            if fc.template in rocm.NAMES:
-                rows = rocm.question_rows(store.con, origin, repos, fc.template, fc.horizon_days)
+            spec = template(fc.template)
+            if spec.family == "rocm":
+                rows = rocm_rows(store.con, origin, repos, fc.template, fc.horizon_days)
                 rows = pd.concat(
                     [
                         rows,
-                        rocm.declared_rows(
+                        declared_rocm_rows(
                             store.con, origin, fc.template, fc.horizon_days, settings.questions
                         ),
                     ],
                     ignore_index=True,
                 )
             else:
-                if fc.template in RANKED_TEMPLATES and everyone is None:
+                if spec.ranked and everyone is None:
                     everyone = base_frame(store.con, [radar_origin(store, origin, repos)])
                 rows = with_thresholds(
-                    store.con,
-                    everyone if fc.template in RANKED_TEMPLATES else base,
-                    fc.template,
-                    fc.horizon_days,
+                    store.con, everyone if spec.ranked else base, fc.template, fc.horizon_days
                 )
             if rows.empty:
                 continue
@@ -147,18 +141,19 @@ def issue_forecasts(
                     intervals[record.forecast_id] = [float(q) for q in quantiles[i]]
                     issued.append(record)
                 continue
-            if fc.template not in rocm.NAMES:
-                rows = pd.concat(
-                    [rows, _declared_rows(base, fc, settings.questions)], ignore_index=True
+            if spec.family == "star":
+                declared = declared_star_rows(
+                    base, fc.template, fc.horizon_days, settings.questions
                 )
+                rows = pd.concat([rows, declared], ignore_index=True)
             probabilities = fc.predict(rows)
             # of the model itself, before the guard; the radar words its drivers from the raw
             # values behind them, so it keeps enough to find three it can word
-            drivers = fc.drivers(rows, top=RADAR_DRIVERS if fc.template in RANKED_TEMPLATES else 4)
+            drivers = fc.drivers(rows, top=RADAR_DRIVERS if spec.ranked else 4)
             base_rates = None
             if calibration is not None:
                 base_rates = fc.base_rate(threshold_bucket(fc.template, rows))
-                probabilities = recalibration.shrink_probabilities(
+                probabilities = guard.shrink_probabilities(
                     probabilities,
                     base_rates,
                     rows["velocity_28d"].to_numpy(),
@@ -200,33 +195,12 @@ def radar_origin(store: Store, origin: date, tracked: list[str]) -> date:
 
 def _check_declared(questions: list[DeclaredQuestion]) -> None:
     for i, q in enumerate(questions):
-        if q.template not in TEMPLATES or q.template == INTERVAL_TEMPLATE:
-            choices = ", ".join(t for t in TEMPLATES if t != INTERVAL_TEMPLATE)
+        if q.template not in TEMPLATES or TEMPLATES[q.template].kind != "yes_no":
+            choices = ", ".join(t for t, spec in TEMPLATES.items() if spec.kind == "yes_no")
             raise ConfigError(
                 f"questions[{i}] ({q.repo}): template {q.template!r} cannot be "
                 f"declared; choose from {choices}"
             )
-
-
-def _declared_rows(
-    base: pd.DataFrame, fc: Forecaster, questions: list[DeclaredQuestion]
-) -> pd.DataFrame:
-    """Rows of `base` for the user-declared questions of fc's template x horizon, with the
-    declared threshold (repositories without a defined state on the origin are skipped)."""
-    mine = [q for q in questions if q.template == fc.template and q.horizon == fc.horizon_days]
-    eligible = base[base["velocity_28d"].notna() & base["acceleration_28d"].notna()]
-    parts = [
-        eligible[eligible["repo"] == q.repo].assign(threshold=float(q.threshold)) for q in mine
-    ]
-    parts = [p for p in parts if not p.empty]
-    if not parts:
-        return pd.DataFrame()
-    rows = pd.concat(parts, ignore_index=True)
-    extra = threshold_features(rows, fc.template, rows["threshold"], fc.horizon_days)
-    rows = pd.concat([rows, extra], axis=1)
-    rows["horizon_days"] = fc.horizon_days
-    rows["bucket"] = threshold_bucket(fc.template, rows)
-    return rows
 
 
 def _record(
@@ -236,28 +210,15 @@ def _record(
     drivers: list[dict],
     origin: date,
     model_version: str,
-    calibration: calibration_store.Applied | None = None,
+    calibration: state_store.Applied | None = None,
     base_rate: float | None = None,
 ) -> IssuedForecast:
     threshold = float(row["threshold"])
-    template = TEMPLATES[fc.template]
+    spec = template(fc.template)
     seen = {
         name: (None if pd.isna(row[name]) else round(float(row[name]), 6)) for name in fc.features
     }
-    receipts = (
-        rocm.receipts(row, origin)
-        if fc.template in rocm.NAMES
-        else [
-            {
-                "table": "star_signals",
-                "key": {"repo": row["repo"], "day": str(origin)},
-                "column": c,
-                "value": None if pd.isna(row[c]) else float(row[c]),
-                "as_of": str(origin),
-            }
-            for c in (RADAR_RECEIPT_COLUMNS if fc.template in RANKED_TEMPLATES else RECEIPT_COLUMNS)
-        ]
-    )
+    receipts = _receipts(spec, row, origin)
     known = climatology_rate(getattr(fc, "climatology", None), row.get("bucket", 0))
     state = None
     if calibration is not None:
@@ -283,7 +244,7 @@ def _record(
         horizon_days=fc.horizon_days,
         resolves_on=origin + timedelta(days=fc.horizon_days),
         threshold=threshold,
-        question=template.question(row["repo"], origin, fc.horizon_days, threshold),
+        question=spec.question(row["repo"], origin, fc.horizon_days, threshold),
         probability=probability if not math.isnan(probability) else 0.5,
         confidence=confidence_band(probability),
         model_version=model_version,
@@ -294,6 +255,26 @@ def _record(
         base_rate=known[0] if known else None,
         base_rate_n=known[1] if known else None,
     )
+
+
+def _receipts(spec: Template, row: pd.Series, origin: date) -> list[dict]:
+    """The stored values on the origin behind a forecast's features (`spec.receipts`): star
+    templates cite their `star_signals` row; the ROCm templates the commit and release
+    aggregates over trailing windows ending on the origin."""
+    return [
+        {
+            "table": "star_signals"
+            if spec.family == "star"
+            else ("releases" if c == "months_since_release" else "commits"),
+            "key": {"repo": row["repo"], "day": str(origin)}
+            if spec.family == "star"
+            else {"repo": row["repo"], "window_end": str(origin)},
+            "column": c,
+            "value": None if pd.isna(row[c]) else float(row[c]),
+            "as_of": str(origin),
+        }
+        for c in spec.receipts
+    ]
 
 
 def _append(

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from datetime import date
 
+import duckdb
 import numpy as np
 import pandas as pd
 
-from shu.forecast.interval import record_interval_resolutions
-from shu.forecast.questions import TEMPLATES, resolve_questions
-from shu.forecast.scoring import brier, hits_by_band
+from shu.forecast.evaluation.scoring import brier, hits_by_band
+from shu.forecast.models.interval import QUANTILES
+from shu.forecast.questions.registry import template
+from shu.forecast.questions.resolution import resolve_questions
 from shu.store import Store, utcnow
 
 _COVERAGE_SQL = {
@@ -52,7 +54,7 @@ def resolve_forecasts(store: Store, as_of: date | None = None) -> dict[str, int]
         return counts
     with store.transaction():
         for name, group in pending.groupby("template"):
-            until = _covered_until(store, TEMPLATES[name].reads, as_of)
+            until = _covered_until(store, template(name).reads, as_of)
             due = group[pd.to_datetime(group["resolves_on"]).dt.date <= until]
             counts["pending"] += len(group) - len(due)
             if due.empty:
@@ -116,3 +118,37 @@ def track_record(store: Store) -> list[dict]:
             }
         )
     return out
+
+
+# ---------------------------------------------------------------- interval forecasts
+_RECORD_SQL = """
+INSERT INTO interval_resolutions
+  (forecast_id, observed_value, held_50, held_80, held_95, crps, resolved_at)
+SELECT i.forecast_id, r.observed_value,
+  r.observed_value BETWEEN i.lower_50 AND i.upper_50,
+  r.observed_value BETWEEN i.lower_80 AND i.upper_80,
+  r.observed_value BETWEEN i.lower_95 AND i.upper_95,
+  2.0 / 7.0 * ({pinball}), r.resolved_at
+FROM forecast_intervals i JOIN forecast_resolutions r USING (forecast_id)
+WHERE r.outcome <> 'void' AND i.forecast_id NOT IN (SELECT forecast_id FROM interval_resolutions)
+"""
+
+
+def _pinball_sql() -> str:
+    terms = []
+    for tau, name in zip(
+        QUANTILES,
+        ("lower_95", "lower_80", "lower_50", "median", "upper_50", "upper_80", "upper_95"),
+        strict=True,
+    ):
+        d = f"(r.observed_value - i.{name})"
+        terms.append(f"greatest({tau} * {d}, {tau - 1.0:.3f} * {d})")
+    return " + ".join(terms)
+
+
+def record_interval_resolutions(con: duckdb.DuckDBPyConnection) -> int:
+    """Write `interval_resolutions` for every resolved, non-void interval forecast that has no
+    row yet (whether each interval held, and the CRPS); return how many rows were written."""
+    before = con.execute("SELECT count(*) FROM interval_resolutions").fetchall()[0][0]
+    con.execute(_RECORD_SQL.format(pinball=_pinball_sql()))
+    return con.execute("SELECT count(*) FROM interval_resolutions").fetchall()[0][0] - before

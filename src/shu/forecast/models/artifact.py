@@ -9,7 +9,9 @@ and another the ROCm ones into one artifact.
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import zipfile
 from datetime import date
 from pathlib import Path
@@ -17,11 +19,12 @@ from pathlib import Path
 import numpy as np
 
 from shu.errors import StoreError
-from shu.forecast.card import CARD_JSON
-from shu.forecast.interval import IntervalForecaster
-from shu.forecast.model import Forecaster, LogitVote
-from shu.forecast.train import TrainResult, version_of
-from shu.forecast.trees import BoostedTrees
+from shu.forecast.evaluation.model_card import CARD_JSON
+from shu.forecast.models.estimator import LogitVote
+from shu.forecast.models.forecaster import Forecaster
+from shu.forecast.models.interval import IntervalForecaster
+from shu.forecast.models.train import TrainResult, version_of
+from shu.forecast.models.trees import BoostedTrees
 from shu.settings import Settings
 
 MODEL_FILE = "forecaster.skops"
@@ -45,6 +48,32 @@ def save_forecasters(path: Path, forecasters: list, version: str) -> Path:
 # Types a forecaster file may contain beyond skops' defaults (checked before loading).
 _EXPECTED_TYPE_PREFIXES = ("sklearn.", "numpy.", "builtins.", "scipy.")
 _OWN_TYPES = (f"{LogitVote.__module__}.LogitVote", f"{BoostedTrees.__module__}.BoostedTrees")
+# Modules our own types lived in when older files were written -> where they live now: such a
+# file is read with its recorded module names rewritten, so it loads as the same objects.
+MOVED_MODULES = {
+    "shu.forecast.model": LogitVote.__module__,
+    "shu.forecast.trees": BoostedTrees.__module__,
+}
+
+
+def _current_paths(path: Path) -> bytes:
+    """The file's bytes, its schema's module names of moved types rewritten (`MOVED_MODULES`)."""
+    data = path.read_bytes()
+    with zipfile.ZipFile(io.BytesIO(data)) as old:
+        schema = old.read("schema.json").decode("utf-8")
+        moved = re.sub(
+            r'("__module__":\s*")(' + "|".join(map(re.escape, MOVED_MODULES)) + r')"',
+            lambda m: m.group(1) + MOVED_MODULES[m.group(2)] + '"',
+            schema,
+        )
+        if moved == schema:
+            return data
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as new:
+            for item in old.infolist():
+                content = moved.encode("utf-8") if item.filename == "schema.json" else None
+                new.writestr(item, content if content is not None else old.read(item))
+    return out.getvalue()
 
 
 def load_forecasters(path: Path) -> tuple[str, list]:
@@ -53,13 +82,14 @@ def load_forecasters(path: Path) -> tuple[str, list]:
 
     if not path.exists():
         raise StoreError(f"no model at {path}: run `shu train` first")
-    untrusted = sio.get_untrusted_types(file=path)
+    data = _current_paths(path)
+    untrusted = sio.get_untrusted_types(data=data)
     unexpected = [
         t for t in untrusted if not t.startswith(_EXPECTED_TYPE_PREFIXES) and t not in _OWN_TYPES
     ]
     if unexpected:
         raise StoreError(f"{path}: refusing to load unexpected types {unexpected[:3]}")
-    bundle = sio.load(path, trusted=untrusted)
+    bundle = sio.loads(data, trusted=untrusted)
     return bundle["version"], [
         IntervalForecaster.from_bundle(d)
         if d.get("kind") == "interval"

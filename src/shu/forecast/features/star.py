@@ -1,4 +1,5 @@
-"""Features of a (repository, origin) pair, computed in DuckDB from data on or before the origin.
+"""The star features of a (repository, origin) pair, computed in DuckDB from data on or before
+the origin: what the star, commit and release templates read.
 
 Inputs are the signal tables (`star_signals`, `commit_signals`) and `releases`; nothing here
 recomputes a signal. Every read is either an equality on a day at or before the origin or a
@@ -13,23 +14,25 @@ here from `star_signals`, said where it is done:
 - daily star gains (the change of `stars` between consecutive rows, per day elapsed): their
   median over the 28 days to the origin, the busiest day's share of the window's stars, and the
   3-day mean, each relative to velocity_28d: whether the window's stars came in a spike that
-  will not repeat (with the lags, +0.0015 Brier skill on the walk-forward of star_velocity_up);
+  will not repeat;
 - market context: the cross-sectional median of velocity_28d_z and of relative acceleration
   over every repository on the origin (alongside `category_signals` of the repository's
   category, or the 'untracked' market baseline).
 Release context comes from `release_context`, lifecycle from `star_signals.lifecycle_phase`,
 topic activity from `commit_signals.rocm_share_28d`.
 
-`threshold_features` adds the question's threshold relative to the current state, so one model
-serves any X (for star_breakout: the bar against the 7-, 3- and 28-day paces, the 28-day pace
-against the 90-day one, and the bar itself).
+The question's threshold relative to the current state (threshold features, so one model serves
+any X) is the template's own: `questions.star`, listed in `questions.registry`.
 """
 
 from __future__ import annotations
 
+from datetime import date
+
 import duckdb
-import numpy as np
 import pandas as pd
+
+from shu.errors import StoreError
 
 # Base features (one row per repo x origin), in model order.
 BASE_FEATURES = (
@@ -68,31 +71,6 @@ BASE_FEATURES = (
     "max_day_share_28d",
     "rel_velocity_3d",
 )
-# Extra features per template: the threshold relative to the current state.
-THRESHOLD_FEATURES = {
-    "star_breakout": (
-        "log_velocity_7d_vs_bar",
-        "log_velocity_3d_vs_bar",
-        "log_velocity_28d_vs_bar",
-        "rel_velocity_28d_vs_90d",
-        "log_bar",
-    ),
-    "star_accel_reach": ("gap_rel_velocity", "gap_rel_sd", "slog_threshold"),
-    "star_accel_fall": ("gap_rel_velocity", "gap_rel_sd", "slog_threshold"),
-    "star_velocity_up": (),
-    "star_velocity_level": ("log_level_vs_velocity",),
-    "star_gain": ("log_gain_vs_pace",),
-    "release_within": (),
-    "commit_velocity_up": (),
-    "star_velocity_interval": (),
-}
-
-
-def feature_names(template: str) -> list[str]:
-    """Model input columns for `template`, in order."""
-    return list(BASE_FEATURES) + list(THRESHOLD_FEATURES[template])
-
-
 _FEATURES_SQL = """
 WITH o AS (SELECT DISTINCT repo, origin FROM {origins}),
 lim AS (SELECT min(origin) - 400 AS d0, max(origin) AS d1 FROM o),
@@ -207,31 +185,9 @@ def build_features(con: duckdb.DuckDBPyConnection, origins: str) -> pd.DataFrame
     return df
 
 
-def threshold_features(
-    df: pd.DataFrame, template: str, threshold: pd.Series, horizon_days: int
-) -> pd.DataFrame:
-    """Columns of `THRESHOLD_FEATURES[template]` for rows of `build_features` and thresholds."""
-    x = threshold.astype("float64").to_numpy()
-    scale = np.maximum(np.abs(df["velocity_28d"].to_numpy(dtype="float64")), 0.5)
-    out = pd.DataFrame(index=df.index)
-    if template in ("star_accel_reach", "star_accel_fall"):
-        gap = x - df["acceleration_28d"].to_numpy(dtype="float64")
-        spread = df["accel_sd_91d"].to_numpy(dtype="float64")
-        out["gap_rel_velocity"] = gap / scale
-        out["gap_rel_sd"] = gap / (np.nan_to_num(spread, nan=0.0) + 0.05 * scale)
-        out["slog_threshold"] = np.sign(x) * np.log1p(np.abs(x))
-    elif template == "star_velocity_level":
-        velocity = np.maximum(df["velocity_28d"].to_numpy(dtype="float64"), 0.01)
-        out["log_level_vs_velocity"] = np.log(np.maximum(x, 0.01) / velocity)
-    elif template == "star_breakout":
-        bar = np.maximum(x, 1.0)
-        for window in ("7d", "3d", "28d"):
-            pace = np.maximum(df[f"velocity_{window}"].to_numpy(dtype="float64"), 0.1)
-            out[f"log_velocity_{window}_vs_bar"] = np.log(pace / bar)
-        long_pace = np.maximum(np.abs(df["velocity_90d"].to_numpy(dtype="float64")), 0.5)
-        out["rel_velocity_28d_vs_90d"] = df["velocity_28d"].to_numpy(dtype="float64") / long_pace
-        out["log_bar"] = np.log(bar)
-    elif template == "star_gain":
-        pace = np.maximum(df["velocity_28d"].to_numpy(dtype="float64"), 0.1) * horizon_days
-        out["log_gain_vs_pace"] = np.log(x / pace)
-    return out
+def data_end(con: duckdb.DuckDBPyConnection) -> date:
+    """The last day with a star count in `star_signals` (StoreError when empty)."""
+    day = con.execute("SELECT max(day) FROM star_signals WHERE stars IS NOT NULL").fetchall()[0][0]
+    if day is None:
+        raise StoreError("star_signals is empty: run `shu signals` after loading stars")
+    return day

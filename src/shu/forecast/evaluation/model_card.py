@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from shu.forecast.scoring import wilson_interval
-from shu.forecast.skill import CARD_JSON, judge
-from shu.forecast.train import TrainResult
+from shu.forecast.evaluation.scoring import wilson_interval
+from shu.forecast.evaluation.skill_gate import CARD_JSON, judge
+from shu.forecast.models.train import TrainResult
 from shu.store import utcnow
 
 CARD_MD = "forecaster.md"

@@ -1,6 +1,6 @@
 """Walk-forward backtest of the ROCm adoption templates on a store's commit and release history.
 
-The split rules of the star templates (`backtest.fit_calibration_split`: refit every
+The split rules of the star templates (`models.split`: refit every
 `refit_weeks`, calibration block after the fitting block, purged by the horizon; climatology and
 persistence baselines from outcomes known before each origin; `scoring.summarize`) over weekly
 origins of every repository with commits. The panel is small (about 22 repositories), so a refit
@@ -22,21 +22,24 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from shu.forecast import rocm
-from shu.forecast.backtest import (
+from shu.forecast.evaluation.backtest import (
     BacktestConfig,
     SliceResult,
     climatology,
-    fit_calibration_split,
     persistence,
     prediction_frames,
 )
-from shu.forecast.model import fit_forecaster
-from shu.forecast.scoring import summarize
+from shu.forecast.evaluation.scoring import summarize
+from shu.forecast.features import rocm
+from shu.forecast.features.examples import Examples, build_rocm_examples
+from shu.forecast.models.forecaster import fit_forecaster
+from shu.forecast.models.split import fit_calibration_split
+from shu.forecast.questions.registry import ROCM_TEMPLATES, template
 
 MIN_EVENTS = 30
-# rocm_first_commit: a repository has one first ROCm commit, so its yes answers on successive
-# weekly origins are one event seen several times; at least this many repositories must have one.
+# A template a repository answers 'yes' once at most (`once_per_repository`: a first ROCm
+# commit): its yes answers on successive weekly origins are one event seen several times; at
+# least this many repositories must have one.
 MIN_INDEPENDENT_EVENTS = 10
 MIN_FIT_ROWS = 100
 MIN_CAL_ROWS = 50
@@ -54,7 +57,7 @@ _KEPT = [
 DEFAULT = BacktestConfig(
     start=date(2019, 1, 1),
     end=date(2026, 8, 22),
-    templates=rocm.NAMES,
+    templates=ROCM_TEMPLATES,
     horizons=(30, 90),
     estimator="logistic",
 )
@@ -63,22 +66,22 @@ DEFAULT = BacktestConfig(
 def run_rocm_backtest(
     con: duckdb.DuckDBPyConnection, config: BacktestConfig = DEFAULT, log=print
 ) -> list[SliceResult]:
-    """Backtest each ROCm template x horizon of `config` (templates outside rocm.NAMES ignored)."""
+    """Backtest each ROCm template x horizon of `config` (other templates are ignored)."""
     t0 = time.perf_counter()
     first = config.start - timedelta(days=config.train_days + config.cal_days + 400)
     origins = rocm.weekly_origins(con, first, config.end)
     base = rocm.build_features(con, origins)
     log(f"rocm features: {len(base):,} repo-origins ({time.perf_counter() - t0:.1f}s)")
     results = []
-    for template in (t for t in config.templates if t in rocm.NAMES):
+    for name in (t for t in config.templates if t in ROCM_TEMPLATES):
         for horizon in config.horizons:
-            examples = rocm.build_examples(con, base, template, horizon)
+            examples = build_rocm_examples(con, base, name, horizon)
             results.append(_score(con, examples, config, log))
     return results
 
 
 def _score(
-    con: duckdb.DuckDBPyConnection, examples: rocm.RocmExamples, config: BacktestConfig, log
+    con: duckdb.DuckDBPyConnection, examples: Examples, config: BacktestConfig, log
 ) -> SliceResult:
     key = f"{examples.template}/{examples.horizon_days}"
     ex, h = examples.frame, examples.horizon_days
@@ -91,7 +94,7 @@ def _score(
             (ex["origin"] >= refit_day) & (ex["origin"] < refit_day + step) & (ex["origin"] <= end)
         ]
         if len(test):
-            fit, cal = fit_calibration_split(ex, refit_day, h, config, rng)
+            fit, cal = fit_calibration_split(ex, refit_day, h, config.training(), rng)
             if (
                 len(fit) < MIN_FIT_ROWS
                 or len(cal) < MIN_CAL_ROWS
@@ -138,7 +141,8 @@ def _score(
         "estimator": config.estimator,
     }
     events = int(pred.loc[pred["label"] == 1, "repo"].nunique()) if len(pred) else 0
-    counts["n_independent_events"] = events if examples.template == "rocm_first_commit" else None
+    once = template(examples.template).once_per_repository
+    counts["n_independent_events"] = events if once else None
     status = None
     if min(yes, len(pred) - yes) < MIN_EVENTS:
         status = (
@@ -146,7 +150,7 @@ def _score(
             f"scored (at least {MIN_EVENTS} of each needed); {unscored} test questions "
             f"fell in {skipped} refits without enough history"
         )
-    elif examples.template == "rocm_first_commit" and events < MIN_INDEPENDENT_EVENTS:
+    elif once and events < MIN_INDEPENDENT_EVENTS:
         status = (
             f"too few resolved questions to score: the {yes} yes answers are {events} "
             f"repositories' first ROCm commits (at least {MIN_INDEPENDENT_EVENTS} "
@@ -200,7 +204,7 @@ def rocm_report(
     metrics["slices"].update(slices)
     cfg = asdict(config)
     cfg["start"], cfg["end"] = str(config.start), str(config.end)
-    cfg["templates"] = [t for t in config.templates if t in rocm.NAMES]
+    cfg["templates"] = [t for t in config.templates if t in ROCM_TEMPLATES]
     elapsed = time.perf_counter() - t0
     metrics["rocm_config"] = {**cfg, "runtime_s": round(elapsed, 1)}
     metrics["runtime_s"] = round((metrics.get("runtime_s") or 0.0) + elapsed, 1)
