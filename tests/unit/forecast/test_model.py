@@ -49,6 +49,15 @@ def test_rare_event_members_each_keep_every_yes():
     assert template("star_breakout").rare_event
 
 
+def test_a_template_fits_its_logistic_with_its_own_penalty():
+    fit, cal = _frame(1000, 1), _frame(400, 2)
+    for name in ("rocm_share_reach", "rocm_release_mention"):
+        fc = fit_forecaster(name, 30, ["a", "b", "c"], fit, cal, "logistic")
+        frozen = fc.model.calibrated_classifiers_[0].estimator.estimator
+        assert frozen[-1].C == template(name).logistic_c
+    assert template("rocm_share_reach").logistic_c < template("rocm_release_mention").logistic_c
+
+
 def test_a_bagged_forecaster_round_trips_through_skops(monkeypatch, tmp_path):
     monkeypatch.setattr(estimator, "MEMBER_ROWS", 400)
     fit, cal = _frame(1000, 1), _frame(400, 2)
