@@ -54,7 +54,7 @@ def test_a_template_fits_its_logistic_with_its_own_penalty():
     for name in ("rocm_share_reach", "rocm_release_mention"):
         fc = fit_forecaster(name, 30, ["a", "b", "c"], fit, cal, "logistic")
         frozen = fc.model.calibrated_classifiers_[0].estimator.estimator
-        assert frozen[-1].C == template(name).logistic_c
+        assert template(name).logistic_c == frozen[-1].C
     assert template("rocm_share_reach").logistic_c < template("rocm_release_mention").logistic_c
 
 
