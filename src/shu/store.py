@@ -61,6 +61,32 @@ def _m003_unindexed_keys(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f'DROP TABLE "{old}"')
 
 
+def _m004_probe_inductor(con: duckdb.DuckDBPyConnection) -> None:
+    """probe_runs and probe_results gained what Inductor did (generated kernels, eager kernels,
+    substitutions, the `inductor` record, the geomean without substitutions): each table that
+    lacks them is rebuilt in the declared column order with its rows kept (the new columns NULL:
+    runs before this did not record them)."""
+    for name, column in (
+        ("probe_runs", "geomean_speedup_without_substitutions"),
+        ("probe_results", "inductor"),
+    ):
+        have = {
+            r[0]
+            for r in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' "
+                "AND table_name = ?",
+                [name],
+            ).fetchall()
+        }
+        if not have or column in have:
+            continue
+        old = f"_{name}_before_inductor"
+        con.execute(f'ALTER TABLE "{name}" RENAME TO "{old}"')
+        con.execute(TABLES_BY_NAME[name].ddl())
+        con.execute(f'INSERT INTO "{name}" BY NAME SELECT * FROM "{old}"')
+        con.execute(f'DROP TABLE "{old}"')
+
+
 # Ordered, append-only. Never edit an entry that has shipped: add a new one.
 MIGRATIONS: list[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     (1, "initial schema: every declared table", _m001_initial),
@@ -70,6 +96,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]]] =
         _m002_star_signals_velocity_90d,
     ),
     (3, "stars_daily: primary key unique by construction, no index", _m003_unindexed_keys),
+    (4, "probe_runs, probe_results: what Inductor did, rows kept", _m004_probe_inductor),
 ]
 
 

@@ -337,7 +337,8 @@ def latest_probe_runs(store: Store) -> list[dict[str, Any]]:
 def probe_kernels(store: Store, run_id: str) -> list[dict[str, Any]]:
     return dicts(
         store.con.execute(
-            "SELECT kernel, is_valid, eager_ms, compiled_ms, speedup FROM probe_results "
+            "SELECT kernel, is_valid, eager_ms, compiled_ms, speedup, generated_kernels, "
+            "eager_kernels, substitutions, inductor_did FROM probe_results "
             "WHERE run_id = ? ORDER BY kernel",
             [run_id],
         )
