@@ -32,11 +32,11 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from shu.forecast.calibration.platt import calibrate
-from shu.forecast.evaluation.backtest import climatology
+from shu.forecast.base_rates import climatology
 from shu.forecast.evaluation.rocm_backtest import DEFAULT, MIN_CAL_ROWS, MIN_FIT_ROWS
 from shu.forecast.evaluation.scoring import summarize
 from shu.forecast.models.estimator import make_estimator, model_matrix
+from shu.forecast.models.platt import calibrate
 from shu.forecast.models.split import fit_calibration_split
 
 FEATURES = [
@@ -138,7 +138,7 @@ def main() -> int:
         t0 = time.perf_counter()
         ex = examples(con, horizon)
         pred = walk_forward(ex, horizon)
-        clim = climatology(ex, pred, horizon)
+        clim = climatology(ex, pred)
         blocks = pred["origin"].dt.strftime("%Y-%m").to_numpy()
         labels = pred["label"].to_numpy()
         m = summarize(labels, pred["probability"].to_numpy(), clim, clim, blocks, n_boot=300)

@@ -1,4 +1,4 @@
-"""What `shu daily` prints on a machine without internet: lines and tracebacks (issue 21 part 7).
+"""What `shu daily` prints on a machine without internet: lines and tracebacks.
 
 Builds a small store from the ranking sample (../shared/data/stars/raw-sample, through
 `shu ingest ranking` and `shu signals`), then runs `shu daily` on it as a user would (a fresh

@@ -169,8 +169,8 @@ def train_demo_model(
     horizons: tuple[int, ...] = DEMO_HORIZONS,
 ) -> str:
     """Ingest the synthetic probe result, train the forecaster on what the store holds (the
-    ROCm template with `rocm.ESTIMATOR`, as `shu train` does) and record a walk-forward backtest
-    of the card templates in its model card."""
+    ROCm template with the estimator its record names, as `shu train` does) and record a
+    walk-forward backtest of the card templates in its model card."""
     from shu.forecast.evaluation.backtest import BacktestConfig, backtest_report
     from shu.forecast.evaluation.model_card import write_model_card
     from shu.forecast.models.artifact import model_path, save_forecasters

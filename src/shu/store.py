@@ -51,7 +51,7 @@ def _m003_unindexed_keys(con: duckdb.DuckDBPyConnection) -> None:
                 "SELECT count(*) FROM duckdb_constraints() WHERE schema_name = 'main' AND "
                 "table_name = ? AND constraint_type = 'PRIMARY KEY'",
                 [table.name],
-            ).fetchone()[0]
+            ).fetchall()[0][0]
         ):
             continue
         old = f"_{table.name}_keyed"
@@ -246,7 +246,7 @@ class Store:
         if changes:
             top = self.con.execute(
                 f"SELECT coalesce(max(version), 0) FROM {MIGRATIONS_TABLE}"
-            ).fetchone()[0]
+            ).fetchall()[0][0]
             for i, change in enumerate(changes, start=1):
                 self._record_migration(max(top, 1000) + i, change)
         return changes
@@ -347,17 +347,17 @@ class Store:
                     if keys_unique
                     else self.con.execute(
                         f"SELECT count(*) - count(DISTINCT ({', '.join(pk)})) FROM _shu_stage"
-                    ).fetchone()[0]
+                    ).fetchall()[0][0]
                 )
                 if dupes:
                     raise StoreError(f"upsert into {table}: {dupes} duplicate key rows in input")
                 if not self.con.execute(
                     f'SELECT count(*) FROM (SELECT 1 FROM "{table}" LIMIT 1)'
-                ).fetchone()[0]:
+                ).fetchall()[0][0]:
                     # Empty table (a first load): everything is new, no comparison needed.
                     inserted = self.con.execute(
                         f'INSERT INTO "{table}" ({q}) SELECT {q} FROM _shu_stage'
-                    ).fetchone()[0]
+                    ).fetchall()[0][0]
                     return UpsertResult(int(inserted), 0)
                 self.con.execute(
                     "CREATE OR REPLACE TEMP TABLE _shu_changed AS "
@@ -367,7 +367,7 @@ class Store:
                 inserted, updated = self.con.execute(
                     "SELECT count(*) FILTER (WHERE _is_new), count(*) FILTER (WHERE NOT _is_new) "
                     "FROM _shu_changed"
-                ).fetchone()
+                ).fetchall()[0]
                 if inserted:
                     self.con.execute(
                         f'INSERT INTO "{table}" ({q}) SELECT {q} FROM _shu_changed WHERE _is_new'
@@ -452,7 +452,7 @@ class Store:
         return int(
             self.con.execute(
                 f'SELECT count(*) - count(DISTINCT ({keys})) FROM "{table}"'
-            ).fetchone()[0]
+            ).fetchall()[0][0]
         )
 
     def tables(self) -> list[tuple[str, str, int]]:
@@ -468,7 +468,7 @@ def list_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, int]]:
         "WHERE table_schema = 'main' AND table_name NOT LIKE '\\_%' ESCAPE '\\' "
         "ORDER BY table_name"
     ).fetchall():
-        rows = con.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
+        rows = con.execute(f'SELECT count(*) FROM "{name}"').fetchall()[0][0]
         out.append((name, "view" if "VIEW" in kind else "table", int(rows)))
     return out
 

@@ -173,7 +173,7 @@ def rocm_chart(
             label=f"asked: {forecast['template'].replace('_', ' ')} by "
             f"{forecast['resolves_on']} (p = {p:.2f})",
         )
-    ax.set_xlim(start, forecast["resolves_on"])
+    ax.set_xlim(start, forecast["resolves_on"])  # type: ignore[arg-type]  # dates: matplotlib converts them
     ax.set_ylim(bottom=0)
     ax.set_ylabel("share of commits (%)")
     ax.set_title(f"{repo}: ROCm share of mainline commits to {as_of} and the forecast", fontsize=10)

@@ -54,10 +54,16 @@ class CardChoice:
     skill_reason: str
     why: str  # why this question, or why none, in one sentence
 
+    def __post_init__(self) -> None:
+        if self.forecast is None and self.interval is None:
+            raise ValueError(f"a card for {self.repo} needs a question or an interval")
+
     @property
-    def headline(self) -> dict[str, Any] | None:
+    def headline(self) -> dict[str, Any]:
         """The forecast the card is about: its question, else its interval."""
-        return self.forecast or self.interval
+        lead = self.forecast or self.interval
+        assert lead is not None  # __post_init__
+        return lead
 
 
 def is_declared(f: dict[str, Any], questions: list[DeclaredQuestion]) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import date
 from pathlib import Path
+from typing import overload
 
 import typer
 from rich.table import Table as RichTable
@@ -14,6 +15,10 @@ from shu.errors import InputError
 from shu.store import open_store
 
 
+@overload
+def _day(value: str, option: str) -> date: ...
+@overload
+def _day(value: str | None, option: str) -> date | None: ...
 def _day(value: str | None, option: str) -> date | None:
     if value is None:
         return None
@@ -242,6 +247,7 @@ def backtest(
         )
         if len(star) < len(templates):  # ROCm adoption slices: commits/releases, no stars
             metrics = rocm_report(store.con, config, metrics, out_dir=out, log=log, scored=scored)
+    assert metrics is not None  # star templates, ROCm ones or both: a report ran
     if predictions is not None:
         for path in write_predictions(predictions, scored or [], list(templates)):
             log(f"predictions: {path}")

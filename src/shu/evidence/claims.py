@@ -43,6 +43,7 @@ from typing import Any
 
 from shu.evidence.document_claims import document_claims
 from shu.evidence.extract import DEVICES
+from shu.receipts import Citation
 from shu.settings import ConfiguredClaim, Settings, get_settings
 from shu.store import Store
 
@@ -130,17 +131,6 @@ class ClaimSpec:
 
 
 @dataclass(frozen=True)
-class ProbeCite:
-    """A stored probe value a verdict rests on: `table`.`column` = `value` at `key`."""
-
-    table: str
-    key: dict[str, Any]
-    column: str
-    value: Any
-    label: str
-
-
-@dataclass(frozen=True)
 class ClaimCheck:
     """One claim's verdict on one run (or why none could be reached), with both receipts."""
 
@@ -157,7 +147,8 @@ class ClaimCheck:
     suite: str | None = None
     spec: ClaimSpec | None = None
     ratio: float | None = None
-    probe_cites: tuple[ProbeCite, ...] = field(default_factory=tuple)
+    # the stored probe values the verdict rests on (`row` citations of probe_runs/probe_results)
+    probe_cites: tuple[Citation, ...] = field(default_factory=tuple)
     reason: str | None = None  # why untestable, without the run description
 
     def as_json(self) -> dict[str, Any]:
@@ -229,18 +220,24 @@ class ProbeRun:
             f"v{r['suite_version']}, run {r['run_id']}"
         )
 
-    def cite_run(self, column: str, label: str) -> ProbeCite:
-        return ProbeCite(
-            "probe_runs", {"run_id": self.run["run_id"]}, column, self.run[column], label
+    def cite_run(self, column: str, label: str) -> Citation:
+        return Citation(
+            "row",
+            "probe_runs",
+            {"run_id": self.run["run_id"]},
+            column,
+            self.run[column],
+            label=label,
         )
 
-    def cite_kernel(self, kernel: str, column: str, label: str) -> ProbeCite:
-        return ProbeCite(
+    def cite_kernel(self, kernel: str, column: str, label: str) -> Citation:
+        return Citation(
+            "row",
             "probe_results",
             {"run_id": self.run["run_id"], "kernel": kernel},
             column,
             self.results[kernel][column],
-            label,
+            label=label,
         )
 
 
@@ -248,7 +245,7 @@ class _UntestableError(Exception):
     """Raised inside measuring: the claim cannot be tested on this run (message says why)."""
 
 
-Measurement = tuple[float, str, tuple[ProbeCite, ...]]  # value, sentence, cites
+Measurement = tuple[float, str, tuple[Citation, ...]]  # value, sentence, cites
 
 
 def device_class(device_name: str | None, backend: str | None) -> str:
@@ -480,7 +477,7 @@ MECHANISM = re.compile(
 
 def _mechanism(
     spec: ClaimSpec, run: ProbeRun
-) -> tuple[bool | None, str, tuple[ProbeCite, ...]] | None:
+) -> tuple[bool | None, str, tuple[Citation, ...]] | None:
     """For a claim stating a fusion or single pass of one kernel: whether Inductor's output code
     runs that kernel as one kernel call (None: not recorded), in words, and the row cited.
     None when the claim states no such mechanism or is not about one kernel."""
@@ -743,7 +740,7 @@ def _relative(
     if base in KERNELS and wl in KERNELS:  # time of the compiled kernel / eager baseline
         row, other = _kernel(run, wl), _kernel(run, base)
         ratio = row["compiled_ms"] / other["eager_ms"]
-        cites: tuple[ProbeCite, ...] = (
+        cites: tuple[Citation, ...] = (
             run.cite_kernel(wl, "compiled_ms", f"probe {wl} compiled ms"),
             run.cite_kernel(base, "eager_ms", f"probe {base} eager ms"),
         )

@@ -266,11 +266,11 @@ def output_code(compiled_fn: Callable[..., object], inputs: tuple) -> list[str]:
 
     codes: list[str] = []
     previous = GraphLowering.save_output_code
-    GraphLowering.save_output_code = staticmethod(codes.append)  # type: ignore[assignment]
+    GraphLowering.save_output_code = staticmethod(codes.append)
     try:
         compiled_fn(*inputs)
     finally:
-        GraphLowering.save_output_code = previous  # type: ignore[method-assign]
+        GraphLowering.save_output_code = previous
     return list(dict.fromkeys(codes))
 
 
@@ -320,7 +320,7 @@ def inspect_kernel(
             codes, source, compiled = [], None, None
             record["error"] = f"compile: {type(exc).__name__}: {str(exc).splitlines()[0]}"[:200]
         compiled_k = (
-            device_kernels(lambda: compiled(*inputs), device)  # type: ignore[misc]
+            device_kernels(lambda: compiled(*inputs), device)
             if compiled is not None and codes
             else {"kernels": None, "names": [], "error": "not compiled"}
         )

@@ -96,7 +96,9 @@ def layernorm_gelu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) ->
     return F.gelu(F.layer_norm(x, (x.shape[-1],), weight, bias))
 
 
-def _rowwise_inputs(device, dtype, scale, seed, with_affine):
+def _rowwise_inputs(
+    device: torch.device, dtype: torch.dtype, scale: str, seed: int, with_affine: bool
+) -> tuple[torch.Tensor, ...]:
     rows, cols = ROWS_COLS[scale]
     gen = _gen(device, seed)
     x = _randn((rows, cols), device, dtype, gen)
@@ -105,7 +107,7 @@ def _rowwise_inputs(device, dtype, scale, seed, with_affine):
     return x, 1 + _randn((cols,), device, dtype, gen, 0.1), _randn((cols,), device, dtype, gen, 0.1)
 
 
-def _rowwise_work(dtype, scale):
+def _rowwise_work(dtype: torch.dtype, scale: str) -> Work:
     rows, cols = ROWS_COLS[scale]
     return Work(
         bytes_moved=2 * rows * cols * _esize(dtype),
@@ -133,7 +135,9 @@ def gemm_bias_relu(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.T
     return torch.relu(x @ w + b)
 
 
-def _gemm_inputs(device, dtype, scale, seed):
+def _gemm_inputs(
+    device: torch.device, dtype: torch.dtype, scale: str, seed: int
+) -> tuple[torch.Tensor, ...]:
     m, n, k = GEMM_MNK[scale]
     gen = _gen(device, seed)
     return (
@@ -143,7 +147,7 @@ def _gemm_inputs(device, dtype, scale, seed):
     )
 
 
-def _gemm_work(dtype, scale):
+def _gemm_work(dtype: torch.dtype, scale: str) -> Work:
     m, n, k = GEMM_MNK[scale]
     return Work(
         bytes_moved=(m * k + k * n + n + m * n) * _esize(dtype),
@@ -174,13 +178,15 @@ def naive_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.
     return torch.softmax(scores, dim=-1) @ v
 
 
-def _attn_inputs(device, dtype, scale, seed):
+def _attn_inputs(
+    device: torch.device, dtype: torch.dtype, scale: str, seed: int
+) -> tuple[torch.Tensor, ...]:
     b, h, s, d = ATTN_BHSD[scale]
     gen = _gen(device, seed)
     return tuple(_randn((b, h, s, d), device, dtype, gen) for _ in range(3))
 
 
-def _attn_work(dtype, scale):
+def _attn_work(dtype: torch.dtype, scale: str) -> Work:
     b, h, s, d = ATTN_BHSD[scale]
     return Work(
         bytes_moved=4 * b * h * s * d * _esize(dtype),
@@ -220,7 +226,7 @@ class TransformerBlock(nn.Module):
         return x + self.down(F.gelu(self.up(self.norm2(x))))
 
 
-def _make_block(device, dtype, scale):
+def _make_block(device: torch.device, dtype: torch.dtype, scale: str) -> nn.Module:
     cfg = BLOCK[scale]
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(1234)
@@ -228,12 +234,14 @@ def _make_block(device, dtype, scale):
     return block.to(device=device, dtype=dtype).eval()
 
 
-def _block_inputs(device, dtype, scale, seed):
+def _block_inputs(
+    device: torch.device, dtype: torch.dtype, scale: str, seed: int
+) -> tuple[torch.Tensor, ...]:
     cfg = BLOCK[scale]
     return (_randn((cfg["batch"], cfg["seq"], cfg["dim"]), device, dtype, _gen(device, seed)),)
 
 
-def _block_work(dtype, scale):
+def _block_work(dtype: torch.dtype, scale: str) -> Work:
     c = BLOCK[scale]
     tokens, d, f = c["batch"] * c["seq"], c["dim"], c["ffn"]
     params = 4 * d * d + 2 * d * f

@@ -69,8 +69,8 @@ def refresh_commit_signals(store: Store, run_id: str) -> TableRefresh:
             z_min_values=Z_MIN_VALUES,
             counted_commits=COUNTED_COMMITS_SQL.format(repos="SELECT repo FROM commits"),
         )
-        rows, to_day = con.execute("SELECT count(*), max(day) FROM commit_signals").fetchone()
-        source_rows = con.execute("SELECT count(*) FROM commits").fetchone()[0]
+        rows, to_day = con.execute("SELECT count(*), max(day) FROM commit_signals").fetchall()[0]
+        source_rows = con.execute("SELECT count(*) FROM commits").fetchall()[0][0]
         result = TableRefresh(
             "commit_signals",
             "full",

@@ -8,11 +8,12 @@ import re
 
 from markdown_it import MarkdownIt
 
-from shu.briefing.card.drivers import statement
 from shu.briefing.compose import compose_briefing
 from shu.briefing.sections.cards import MAX_BLOCKS, MAX_PROSE
 from shu.briefing.text import visible_text
-from shu.forecast.questions.registry import TEMPLATES, feature_names
+from shu.forecast.features import feature_names
+from shu.forecast.features.words import statement
+from shu.forecast.questions.registry import TEMPLATES
 
 FLAGS = {"phase_emerging", "phase_expansion", "phase_decline", "ever_rocm"}
 

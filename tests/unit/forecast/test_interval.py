@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from shu.forecast.base_rates import base_rate
+from shu.forecast.base_rates import climatology_rate
 from shu.forecast.evaluation import interval_scores
+from shu.forecast.features import feature_names
 from shu.forecast.features.examples import base_frame, build_examples, weekly_grid
 from shu.forecast.live.issue import issue_forecasts
 from shu.forecast.live.resolve import resolve_forecasts
@@ -21,7 +22,6 @@ from shu.forecast.models import interval
 from shu.forecast.models.artifact import load_forecasters, model_path, save_forecasters
 from shu.forecast.models.split import TrainingConfig, fit_calibration_split
 from shu.forecast.models.train import train_forecasters
-from shu.forecast.questions.registry import feature_names
 from shu.forecast.questions.resolution import resolve_questions
 from shu.settings import TrackedRepo, load_settings
 
@@ -271,7 +271,7 @@ def test_declared_questions_are_issued_with_their_threshold(synthetic_store, syn
     _, loaded = load_forecasters(model_path(settings))
     counts = loaded[0].climatology
     assert counts == result.forecasters[0].climatology and counts["all"][1] > 0
-    rates = {base_rate(counts, int(b)) for b in counts if b != "all"}
+    rates = {climatology_rate(counts, int(b)) for b in counts if b != "all"}
     stored = store.con.execute("SELECT base_rate, base_rate_n FROM forecasts").fetchall()
     assert len(stored) == len(issued) and all((r, n) in rates for r, n in stored)
     bad = settings.model_copy(

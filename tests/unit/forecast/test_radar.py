@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from shu.forecast.features import feature_names
 from shu.forecast.live.issue import issue_forecasts, radar_origin
 from shu.forecast.live.resolve import resolve_forecasts
 from shu.forecast.models.train import train_forecasters
-from shu.forecast.questions.registry import feature_names
 from shu.forecast.radar import entries as radar_mod
 from shu.receipts import ReceiptBook, resolve
 from shu.settings import Settings, TrackedRepo

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from shu.forecast.features import feature_names
 from shu.forecast.live.issue import issue_forecasts
 from shu.forecast.models.artifact import load_forecasters
-from shu.forecast.questions.registry import feature_names
 from shu.settings import TrackedRepo, load_settings
 
 MODELS = Path(__file__).resolve().parents[3] / "models"

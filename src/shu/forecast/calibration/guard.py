@@ -7,7 +7,7 @@ through `issue_forecasts`).
 repositories losing stars is outside its own two-year history, in robust standard deviations)
 into
 - `shrink` tau: for repositories losing stars (velocity_28d <= 0), the forecast's log-odds are
-  pulled towards the calibration block's rate of its bucket (`base_rates.calibration_block_rate`),
+  pulled towards the calibration block's rate of its bucket (`base_rates.calibration_block_rates`),
   logit p' = logit b + tau (logit p - logit b);
 - `widen` w: every interval's conformal scores are stretched by w about the band's median score.
 Both are 1 up to `GUARD_FROM` and move linearly to `SHRINK_AT_FULL` / `WIDEN_AT_FULL` at
@@ -17,7 +17,7 @@ docs/forecast/method.md.
 Yes/no templates are not recalibrated from outcomes (the online conformal levels,
 `conformal`, serve the interval template only): an online Platt or intercept map fitted on the
 newest resolved questions (30 days old at best) did worse on the walk-forward
-(docs/forecast/method.md); only the guard applies to them.
+(benchmarks/README.md, Forecast); only the guard applies to them.
 """
 
 from __future__ import annotations
@@ -58,17 +58,17 @@ def guard(distance: float | None) -> Guard:
 
 def shrink_probabilities(
     probability: np.ndarray,
-    base_rate: np.ndarray,
+    calibration_block_rate: np.ndarray,
     velocity_28d: np.ndarray,
     shrink: np.ndarray | float,
 ) -> np.ndarray:
     """The guard applied to yes/no forecasts: repositories losing stars (velocity_28d <= 0)
-    have their log-odds pulled towards `base_rate` by `shrink` (one factor or one per row); the
-    others, and rows without a base rate (NaN: a model saved before base rates), are
+    have their log-odds pulled towards `calibration_block_rate` by `shrink` (one factor or one
+    per row); the others, and rows without one (NaN: a model saved before it was recorded), are
     unchanged."""
     p = np.asarray(probability, dtype=float)
     tau = np.broadcast_to(np.asarray(shrink, dtype=float), p.shape)
-    b = np.asarray(base_rate, dtype=float)
+    b = np.asarray(calibration_block_rate, dtype=float)
     acts = (tau < 1.0) & (np.asarray(velocity_28d, dtype=float) <= 0) & np.isfinite(b)
     if not acts.any():
         return p.copy()

@@ -15,12 +15,10 @@ or before t):
 - `distance`: how far outside its history the store is, max(share_falling_7d_z,
   share_falling_28d_z) (NULL when the reference holds fewer than `MIN_REFERENCE_DAYS` days or
   `n_repos` is below `MIN_REPOS`: a handful of repositories is no cross-section).
-Measured on the ranking history (2019-2026): the falling share was about 5% of repository-days
-and the share of repositories at or below zero velocity rose slowly from 0.08 to 0.20; the one
-earlier episode, 2023-11..2024-03 (single days with 24-38% of repositories losing stars),
-reached a distance of 5-7; the data's last two weeks (2026-02-14..28: 8-10% falling) reach 4-7.
+What these statistics looked like over the ranking history is in benchmarks/README.md
+(Forecast).
 
-The guard (`recalibration`) reads `distance`. (As model features these statistics did not help
+The regime guard (`guard`) reads `distance`. (As model features these statistics did not help
 on the walk-forward, see docs/forecast/method.md; they are not among the features.)
 """
 

@@ -1,5 +1,5 @@
-"""The online recalibration in production: each origin's regime and the calibration state its
-forecasts use, computed with `recalibration` and kept in the store (`market_regime`,
+"""The calibration state in production: each origin's regime and the state its forecasts are
+issued with, computed with `guard` and `conformal` and kept in the store (`market_regime`,
 `forecast_calibration`).
 
 `prepare(store, forecasters, origin, version)` is what `issue_forecasts` (so `shu forecast`,
@@ -9,7 +9,7 @@ forecasts use, computed with `recalibration` and kept in the store (`market_regi
   the origin (whatever model version wrote it: the state follows the stream of questions, as in
   the backtest) and updated, when due (weekly), from the questions the store's star history has
   resolved since: examples built exactly as the backtest builds them
-  (`examples.build_examples`) for every repository with star signals on each weekly origin
+  (`features.examples.build_examples`) for every repository with star signals on each weekly origin
   o = origin - H - 7k whose resolution day lies after the state's last one and on or before the
   origin (never later), read as PIT values of the current model, widened by the guard of their
   own origin. With no stored state it starts from the nominal levels and reads the last
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -56,7 +57,7 @@ class Applied:
         origin: date,
         model_version: str,
         velocity: float | None = None,
-        base_rate: float | None = None,
+        calibration_block_rate: float | None = None,
     ) -> dict:
         """The `calibration` JSON of one forecast (its state row and what it applied)."""
         band = (
@@ -66,7 +67,7 @@ class Applied:
                 int(velocity_band(np.array([velocity if velocity is not None else 0.0]))[0])
             ]
         )
-        out = {
+        out: dict[str, Any] = {
             "row": {
                 "origin": str(origin),
                 "model_version": model_version,
@@ -80,7 +81,7 @@ class Applied:
             out.update(
                 {
                     "shrink": self.guard.shrink,
-                    "base_rate": base_rate,
+                    "calibration_block_rate": calibration_block_rate,
                     "applies": bool(
                         self.guard.shrink < 1 and velocity is not None and velocity <= 0
                     ),

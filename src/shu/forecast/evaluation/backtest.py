@@ -1,32 +1,29 @@
 """Walk-forward backtest: weekly origins, training only on labels known before each origin.
 
-For each template x horizon, examples (see `examples`) on a weekly grid anchored at the first
-origin are resolved with the production rules. The model is refitted every `refit_weeks` weeks
-at a refit day T, using only examples whose outcome was known by T:
-- calibration block: origins in (L - cal_days, L], L = the latest origin whose outcome is known
-  by T (T - H unless a data gap voided the latest questions);
-- fitting block: origins whose outcome was known before the calibration block's first origin
-  (purged: no fitting label overlaps a calibration window) and at most `train_days` old,
-  subsampled to `max_fit_rows` (shared by the members of `model.LogitVote`);
-- test: origins in [T, T + refit_weeks weeks); the last calibration origin is >= H days before
-  the first test origin (embargo = horizon).
-Baselines use only outcomes known before each origin: climatology = base rate of the trailing
-365 days of known outcomes in the same template and threshold bucket; persistence = the
-repository's own trailing 365 days of known outcomes, replaying its past changes against today's
-threshold, shrunk towards climatology with a weight of 2 examples.
+For each template x horizon, examples (`features.examples`) on a weekly grid anchored at the
+first origin are resolved with the production rules. The model is refitted every `refit_weeks`
+weeks at a refit day T on the fitting and calibration blocks `models.split` chooses on T (the
+rules `shu train` uses), and tested on origins in [T, T + refit_weeks weeks): the last
+calibration origin is >= H days before the first test origin (embargo = horizon). Between
+refits, the regime guard and the online conformal levels (`calibration`) apply as in production.
+Baselines use only outcomes known before each origin: `base_rates.climatology`, and persistence
+= the repository's own trailing 365 days of known outcomes, replaying its past changes against
+today's threshold (the template's `persistence_event`), shrunk towards climatology with a weight
+of 2 examples.
 
 `run_backtest` returns predictions and metrics; `metrics` keys are documented in
 docs/forecast/method.md.
 
-Why one module of ~480 lines: the refit blocks, the binary and interval walk-forwards and the
-baselines they are scored against are one procedure whose no-look-ahead rules (what is known on
-each day) must be read together; the per-block diagnostics (`blocks`), the online state
-(`calibration.guard`, `calibration.conformal`) and the Parquet export (`predictions`) live apart.
+Why one module: the refit blocks, the binary and interval walk-forwards and the baselines they
+are scored against are one procedure whose no-look-ahead rules (what is known on each day) must
+be read together; the per-block diagnostics (`blocks`), the scores (`scoring`,
+`interval_scores`, `precision_at_k`) and the Parquet export (`predictions`) live apart.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -36,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from shu.errors import InputError, StoreError
+from shu.forecast.base_rates import climatology
 from shu.forecast.calibration import conformal, guard
 from shu.forecast.calibration.regime import regime_frame
 from shu.forecast.evaluation import blocks, interval_scores, precision_at_k, predictions
@@ -54,7 +52,6 @@ from shu.forecast.models.split import (
 from shu.forecast.questions import registry
 from shu.progress import track
 
-CLIMATOLOGY_DAYS = 365
 RECENT_DAYS = 365  # the `last_12_months` figures: the months nearest to unseen data
 PERSISTENCE_DAYS = 365
 PERSISTENCE_PRIOR = 2.0
@@ -117,7 +114,7 @@ class SliceResult:
 
 
 def run_backtest(
-    con: duckdb.DuckDBPyConnection, config: BacktestConfig, log=print
+    con: duckdb.DuckDBPyConnection, config: BacktestConfig, log: Callable[[str], None] = print
 ) -> list[SliceResult]:
     """Run the walk-forward backtest for every template x horizon in `config`."""
     if config.end < config.start:
@@ -149,7 +146,9 @@ def run_backtest(
     return results
 
 
-def _refit_blocks(examples: Examples, config: BacktestConfig, refits: list[dict]):
+def _refit_blocks(
+    examples: Examples, config: BacktestConfig, refits: list[dict]
+) -> Iterator[tuple[pd.Timestamp, pd.DataFrame, pd.DataFrame, pd.DataFrame]]:
     """Walk forward every `refit_weeks` from config.start to config.end, yielding (refit_day,
     the origins tested until the next refit, the fitting rows, the calibration rows) for each
     block with test rows and appending its row counts to `refits`."""
@@ -195,11 +194,12 @@ def _walk_forward(
     examples: Examples,
     config: BacktestConfig,
     distance: pd.Series,
-    log,
+    log: Callable[[str], None],
 ) -> SliceResult:
     ex = examples.frame
     h = examples.horizon_days
-    chunks, refits = [], []
+    chunks: list[pd.DataFrame] = []
+    refits: list[dict] = []
     t_fit = time.perf_counter()
     for refit_day, test, fit, cal in _refit_blocks(examples, config, refits):
         if len(fit) < 200 or len(cal) < 100:
@@ -223,7 +223,7 @@ def _walk_forward(
         kept["shrink"] = _guards(test["origin"], distance, config)["shrink"]
         kept["probability"] = guard.shrink_probabilities(
             kept["probability_model"].to_numpy(),
-            forecaster.base_rate(test["bucket"]),
+            forecaster.calibration_block_rate(test["bucket"]),
             test["velocity_28d"].to_numpy(),
             kept["shrink"].to_numpy(),
         )
@@ -234,7 +234,7 @@ def _walk_forward(
         return SliceResult(examples.template, h, pd.DataFrame(), {"n": 0}, refits)
     pred = pd.concat(chunks, ignore_index=True)
     t0 = time.perf_counter()
-    pred["climatology"] = climatology(ex, pred, h)
+    pred["climatology"] = climatology(ex, pred)
     t1 = time.perf_counter()
     pred["persistence"] = persistence(con, ex, pred, examples.template)
     log(f"  baselines: climatology {t1 - t0:.0f}s, persistence {time.perf_counter() - t1:.0f}s")
@@ -326,7 +326,7 @@ def _walk_forward_interval(
     examples: Examples,
     config: BacktestConfig,
     distance: pd.Series,
-    log,
+    log: Callable[[str], None],
 ) -> SliceResult:
     """The same refits and splits as `_walk_forward`, scoring predictive quantiles instead.
 
@@ -335,7 +335,8 @@ def _walk_forward_interval(
     guard's widening applies."""
     ex = examples.frame
     h = examples.horizon_days
-    chunks, refits = [], []
+    chunks: list[pd.DataFrame] = []
+    refits: list[dict] = []
     state = conformal.initial_state(examples.template, h)
     pending: list[tuple[pd.DataFrame, interval.IntervalForecaster]] = []  # issued, unresolved
     for refit_day, test, fit, cal in _refit_blocks(examples, config, refits):
@@ -442,23 +443,6 @@ def _read_resolved(
     return conformal.update(state, batch, origin), left
 
 
-def climatology(ex: pd.DataFrame, pred: pd.DataFrame, horizon_days: int) -> np.ndarray:
-    """Per prediction: smoothed base rate of outcomes known in the trailing year, same bucket."""
-    out = np.full(len(pred), np.nan)
-    window = pd.Timedelta(days=CLIMATOLOGY_DAYS)
-    by_bucket = {
-        b: g.groupby("known_on")["label"].agg(["sum", "count"]).sort_index()
-        for b, g in ex.groupby("bucket")
-    }
-    overall = ex.groupby("known_on")["label"].agg(["sum", "count"]).sort_index()
-    for (origin, bucket), idx in pred.groupby(["origin", "bucket"]).groups.items():
-        table = by_bucket.get(bucket, overall)
-        past = table[(table.index <= origin) & (table.index > origin - window)]
-        yes, n = float(past["sum"].sum()), float(past["count"].sum())
-        out[pred.index.get_indexer(idx)] = (yes + 1.0) / (n + 2.0)
-    return out
-
-
 def persistence(
     con: duckdb.DuckDBPyConnection, ex: pd.DataFrame, pred: pd.DataFrame, template: str
 ) -> np.ndarray:
@@ -532,7 +516,7 @@ def backtest_report(
     con: duckdb.DuckDBPyConnection,
     config: BacktestConfig,
     out_dir: Path | None = None,
-    log=print,
+    log: Callable[[str], None] = print,
     scored: list[pd.DataFrame] | None = None,
 ) -> dict:
     """Run the backtest and return the `--json` object; with `out_dir`, also write

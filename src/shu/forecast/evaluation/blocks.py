@@ -20,12 +20,14 @@ name one week's noise).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from shu.forecast.confidence import BANDS, confidence_bands
 from shu.forecast.evaluation import interval_scores
-from shu.forecast.evaluation.scoring import BANDS, confidence_bands, ece, equal_count_bins
+from shu.forecast.evaluation.scoring import ece, equal_count_bins
 from shu.forecast.models import interval
 
 BLOCK_WEEKS = 8
@@ -85,7 +87,7 @@ def binary_block(outcomes: np.ndarray, probabilities: np.ndarray) -> dict:
         "n": len(o),
         "base_rate": float(o.mean()),
         "mean_probability": float(p.mean()),
-        "ece": ece(o, p, 10),
+        "ece": ece(o, p),
         "top_decile": deciles[-1],
         "bottom_decile": deciles[0],
         "max_decile_gap": max(abs(d["gap"]) for d in deciles),
@@ -107,14 +109,15 @@ def interval_block(observed: np.ndarray, quantiles: np.ndarray, velocity: np.nda
     y = np.asarray(observed, dtype=float)
     band = interval.velocity_band(velocity)
     coverage = interval_scores.coverage(y, quantiles)
-    out = {"n": len(y), "coverage": coverage, "coverage_by_velocity": {}}
+    by_velocity: dict[str, dict[str, Any]] = {}
+    out: dict[str, Any] = {"n": len(y), "coverage": coverage, "coverage_by_velocity": by_velocity}
     misses = [abs(out["coverage"]["0.8"] - 0.8)]
     for k, label in enumerate(interval.VELOCITY_BANDS):
         m = band == k
         if not m.any():
             continue
         cov = interval_scores.coverage(y[m], quantiles[m])["0.8"]
-        out["coverage_by_velocity"][label] = {"n": int(m.sum()), "coverage_80": cov}
+        by_velocity[label] = {"n": int(m.sum()), "coverage_80": cov}
         if m.sum() >= MIN_BAND_ROWS:
             misses.append(abs(cov - 0.8))
     out["miss"] = max(misses) / COVERAGE_TOLERANCE

@@ -70,11 +70,11 @@ def crps_skill_ci(
     sum_model = np.bincount(block, model, minlength=n_blocks)
     sum_base = np.bincount(block, base, minlength=n_blocks)
     rng = np.random.default_rng(seed)
-    reps = []
+    reps: list[float] = []
     for _ in range(n_boot):
         weights = np.bincount(rng.integers(0, n_blocks, n_blocks), minlength=n_blocks)
         denominator = weights @ sum_base
-        reps.append(1.0 - (weights @ sum_model) / denominator if denominator > 0 else np.nan)
+        reps.append(float(1.0 - (weights @ sum_model) / denominator) if denominator > 0 else np.nan)
     value = 1.0 - sum_model.sum() / sum_base.sum() if sum_base.sum() > 0 else float("nan")
     return {
         "value": float(value),

@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from shu.forecast.confidence import HIGH_FROM, MEDIUM_FROM
 from shu.forecast.evaluation.scoring import wilson_interval
-from shu.forecast.evaluation.skill_gate import CARD_JSON, judge
+from shu.forecast.evaluation.skill_gate import judge
+from shu.forecast.models.artifact import CARD_JSON
 from shu.forecast.models.train import TrainResult
 from shu.store import utcnow
 
@@ -103,7 +105,7 @@ def band_track_record(models_dir: Path, template: str, horizon_days: int, band: 
 
 def _skill_gate(card: dict) -> list[str]:
     """The model card's list of templates x horizons shu chooses for cards, and those held back
-    with the reason (`skill.judge` on the backtest recorded here)."""
+    with the reason (`skill_gate.judge` on the backtest recorded here)."""
     slices = (card.get("backtest") or {}).get("slices") or {}
     verdicts = []
     for key in card["models"]:
@@ -197,7 +199,8 @@ def _markdown(card: dict) -> str:
         f"- Artifact: `{card['artifact']}` ({card['artifact_bytes']:,} bytes, skops)"
         if card["artifact_bytes"]
         else f"- Artifact: `{card['artifact']}`",
-        "- Confidence bands on max(p, 1-p): low < 0.65 <= medium < 0.80 <= high",
+        f"- Confidence bands on max(p, 1-p): low < {MEDIUM_FROM:.2f} <= medium < {HIGH_FROM:.2f} "
+        "<= high",
         "",
         "## Models",
         "",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from datetime import date, timedelta
 from pathlib import Path
@@ -22,10 +23,10 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from shu.forecast.base_rates import climatology
 from shu.forecast.evaluation.backtest import (
     BacktestConfig,
     SliceResult,
-    climatology,
     persistence,
     prediction_frames,
 )
@@ -64,7 +65,9 @@ DEFAULT = BacktestConfig(
 
 
 def run_rocm_backtest(
-    con: duckdb.DuckDBPyConnection, config: BacktestConfig = DEFAULT, log=print
+    con: duckdb.DuckDBPyConnection,
+    config: BacktestConfig = DEFAULT,
+    log: Callable[[str], None] = print,
 ) -> list[SliceResult]:
     """Backtest each ROCm template x horizon of `config` (other templates are ignored)."""
     t0 = time.perf_counter()
@@ -81,7 +84,10 @@ def run_rocm_backtest(
 
 
 def _score(
-    con: duckdb.DuckDBPyConnection, examples: Examples, config: BacktestConfig, log
+    con: duckdb.DuckDBPyConnection,
+    examples: Examples,
+    config: BacktestConfig,
+    log: Callable[[str], None],
 ) -> SliceResult:
     key = f"{examples.template}/{examples.horizon_days}"
     ex, h = examples.frame, examples.horizon_days
@@ -159,7 +165,7 @@ def _score(
     if status:
         log(f"{key}: {status}")
         return SliceResult(examples.template, h, pred, {"n": 0, "status": status, **counts}, refits)
-    pred["climatology"] = climatology(ex, pred, h)
+    pred["climatology"] = climatology(ex, pred)
     pred["persistence"] = persistence(con, ex, pred, examples.template)
     blocks = pred["repo"] + "|" + pd.to_datetime(pred["origin"]).dt.strftime("%Y-%m")
     metrics = summarize(
@@ -185,7 +191,7 @@ def rocm_report(
     config: BacktestConfig,
     metrics: dict | None = None,
     out_dir: Path | None = None,
-    log=print,
+    log: Callable[[str], None] = print,
     scored: list[pd.DataFrame] | None = None,
 ) -> dict:
     """Add the ROCm slices of `config` to a `shu backtest --json` object (a new one if None).

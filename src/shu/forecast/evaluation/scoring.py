@@ -16,27 +16,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from shu.forecast.confidence import BANDS, confidence_bands
+
 LOG_LOSS_EPS = 1e-6
-# Confidence bands on max(p, 1 - p): low < 0.65 <= medium < 0.80 <= high.
-MEDIUM_FROM = 0.65
-HIGH_FROM = 0.80
-BANDS = ("low", "medium", "high")
-
-
-def confidence_band(probability: float) -> str:
-    """'low', 'medium' or 'high' from max(p, 1 - p) with the fixed edges 0.65 and 0.80."""
-    sure = max(probability, 1.0 - probability)
-    if sure >= HIGH_FROM:
-        return "high"
-    if sure >= MEDIUM_FROM:
-        return "medium"
-    return "low"
-
-
-def confidence_bands(probabilities: np.ndarray) -> np.ndarray:
-    """Vectorised `confidence_band`."""
-    sure = np.maximum(probabilities, 1.0 - probabilities)
-    return np.where(sure >= HIGH_FROM, "high", np.where(sure >= MEDIUM_FROM, "medium", "low"))
 
 
 def brier(outcomes: np.ndarray, probabilities: np.ndarray) -> float:

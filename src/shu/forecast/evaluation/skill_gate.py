@@ -22,6 +22,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from shu.forecast.models.artifact import CARD_JSON
+
 # Baselines per kind of slice: (name in prose, key under ci95).
 BINARY_BASELINES = (("climatology", "bss_climatology"), ("persistence", "bss_persistence"))
 INTERVAL_BASELINES = (("persistence", "crps_skill_persistence"),)
@@ -37,10 +39,6 @@ class Skill:
     reason: str  # one plain sentence: why it is, or is not, shown as a card chosen by shu
     # baseline -> {"value", "low", "high"}: the walk-forward skill and its 95% interval
     against: dict[str, dict[str, float]] = field(default_factory=dict)
-
-
-# The model card's JSON beside the artifact (written by `forecast.card`, read here).
-CARD_JSON = "forecaster.json"
 
 
 def read_backtest_slices(models_dir: Path) -> dict[str, dict]:

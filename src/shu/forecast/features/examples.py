@@ -21,8 +21,9 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from shu.forecast.features import feature_names
 from shu.forecast.features.star import build_features
-from shu.forecast.questions.registry import feature_names, template, threshold_features
+from shu.forecast.questions.registry import template, threshold_features
 from shu.forecast.questions.resolution import resolve_rows
 
 

@@ -2,14 +2,11 @@
 releases on or before the origin.
 
 Everything here reads `commits` (flag `touches_rocm`, from the one topic matcher in
-`sources.topics`) and `releases`, so it works on any store with commit history: the GitHub
+`sources.topic_match`) and `releases`, so it works on any store with commit history: the GitHub
 API, git clones, or history exports (`shu ingest history`). No star data is needed.
 
-Counted commits (as in `commit_signals`): the first-parent chain of the default branch
-(`is_mainline`); for a repository whose rows never say (API listings), every non-merge commit.
-A commit counts on its `committed_at` day (UTC). A repository's data ends on its newest commit
-day ("covered until"); days after it are unknown, not quiet. `share_90d` = counted commits
-touching ROCm/HIP in the 90 days ending on a day / counted commits in those 90 days.
+Counted commits, a repository's coverage and the 90-day ROCm share are defined once, with the
+questions that ask about them (`questions.rocm`).
 
 Features (`FEATURES`) are backward-looking windows ending on the origin over commits committed
 on or before it and releases published on or before it; a test moves future rows and checks
@@ -25,24 +22,7 @@ from datetime import date, timedelta
 import duckdb
 import pandas as pd
 
-from shu.settings import ROCM_PATTERN
-from shu.signals.commits import COUNTED_COMMITS_SQL
-
-# Releases whose name or notes mention ROCm (case-insensitive `settings.ROCM_PATTERN`), in SQL.
-PATTERN_SQL = "'(?i)(" + ROCM_PATTERN.replace("'", "''") + ")'"
-
-# Counted commits per repository and day (the rule of `commit_signals`), each repository's
-# coverage end, and the 90-day ROCm share. {repos} is a subquery of repository names.
-COUNTED_SQL = (
-    COUNTED_COMMITS_SQL
-    + """,
-share AS (
-  SELECT repo, day,
-    sum(rocm_commits_day) OVER w90 / nullif(sum(commits_day) OVER w90, 0) AS share_90d
-  FROM daily
-  WINDOW w90 AS (PARTITION BY repo ORDER BY day ROWS BETWEEN 89 PRECEDING AND CURRENT ROW))
-"""
-)
+from shu.forecast.questions.rocm import COUNTED_SQL, PATTERN_SQL
 
 FEATURES = (
     "share_28d",

@@ -1,18 +1,20 @@
-"""Issuing today's forecasts for the tracked repositories, append-only.
+"""Issuing today's forecasts, append-only: what `shu forecast`, `shu daily` and `shu replay` write.
 
-For each trained template x horizon and each tracked repository with signals on the origin (for
+For each trained template x horizon, each tracked repository with signals on the origin (for
 the radar's templates, `ranked` in the registry: every repository in the store with a 28-day
-velocity on the origin, whatever its source), the
-question gets the informative threshold of its template, a calibrated probability, a confidence
-band (interval forecasts: their predictive quantiles in `forecast_intervals`, and the nominal
-0.8 that their 80% interval holds), the features it saw, its top drivers (from the model) and
-receipts (the signal rows behind its numbers), and the base rate it is read against (the
-climatology of its template, horizon and threshold bucket its model recorded when trained,
-`forecast.base_rate`). The forecast id is a hash of (repo, template,
-threshold, horizon, origin, model version), so re-running on the same day with the same model
-issues nothing new; existing rows are never edited. Questions users declare in shu.toml
-(`[[questions]]`) are issued the same way with their own threshold, for every trained template x
-horizon they name (ROCm adoption questions included).
+velocity on the origin, whatever its source) gets the question its template's rule chooses
+(`question_rows`), a calibrated probability (after the regime guard, `calibration.guard`), its
+confidence band (`confidence`), the features it saw, its top drivers (from the model) and
+receipts (the stored values behind its numbers), and the base rate it is read against: the
+climatology of its template, horizon and threshold bucket that its model recorded when trained
+(`base_rates.climatology_rate`, stored as `forecasts.base_rate`). Interval forecasts store
+their predictive quantiles in `forecast_intervals` and, in `forecasts`, the nominal 0.8 that
+their 80% interval holds. Questions users declare in shu.toml (`[[questions]]`) are issued the
+same way with their own threshold, for every trained template x horizon they name.
+
+The forecast id is a hash of (repo, template, threshold, horizon, origin, model version), so
+re-running on the same day with the same model issues nothing new; existing rows are never
+edited.
 """
 
 from __future__ import annotations
@@ -26,9 +28,9 @@ from datetime import date, timedelta
 import pandas as pd
 
 from shu.errors import ConfigError, StoreError
-from shu.forecast.base_rates import base_rate as climatology_rate
+from shu.forecast.base_rates import climatology_rate
 from shu.forecast.calibration import guard, state_store
-from shu.forecast.evaluation.scoring import confidence_band
+from shu.forecast.confidence import confidence_band
 from shu.forecast.features.examples import base_frame, threshold_bucket, with_thresholds
 from shu.forecast.features.star import data_end
 from shu.forecast.live.question_rows import declared_rocm_rows, declared_star_rows, rocm_rows
@@ -36,6 +38,7 @@ from shu.forecast.models.artifact import load_forecasters, model_path
 from shu.forecast.models.forecaster import Forecaster
 from shu.forecast.models.interval import IntervalForecaster
 from shu.forecast.questions.registry import TEMPLATES, Template, template
+from shu.receipts import Citation
 from shu.settings import DeclaredQuestion, Settings, get_settings
 from shu.store import Store, utcnow
 
@@ -135,6 +138,8 @@ def issue_forecasts(
                 continue
             calibration = applied.get((fc.template, fc.horizon_days))
             if isinstance(fc, IntervalForecaster):
+                if calibration is None or calibration.state is None:
+                    raise StoreError(f"{fc.template}/{fc.horizon_days}: no calibration state")
                 quantiles = fc.quantiles(rows, calibration.state.levels, calibration.guard.widen)
                 for i, row in rows.reset_index(drop=True).iterrows():
                     record = _record(row, fc, NOMINAL_80, [], origin, model_version, calibration)
@@ -150,12 +155,12 @@ def issue_forecasts(
             # of the model itself, before the guard; the radar words its drivers from the raw
             # values behind them, so it keeps enough to find three it can word
             drivers = fc.drivers(rows, top=RADAR_DRIVERS if spec.ranked else 4)
-            base_rates = None
+            block_rates = None
             if calibration is not None:
-                base_rates = fc.base_rate(threshold_bucket(fc.template, rows))
+                block_rates = fc.calibration_block_rate(threshold_bucket(fc.template, rows))
                 probabilities = guard.shrink_probabilities(
                     probabilities,
-                    base_rates,
+                    block_rates,
                     rows["velocity_28d"].to_numpy(),
                     calibration.guard.shrink,
                 )
@@ -169,7 +174,7 @@ def issue_forecasts(
                         pd.Timestamp(row["origin"]).date(),
                         model_version,
                         calibration,
-                        None if base_rates is None else float(base_rates[i]),
+                        None if block_rates is None else float(block_rates[i]),
                     )
                 )
         issued = list({f.forecast_id: f for f in issued}.values())
@@ -189,8 +194,8 @@ def radar_origin(store: Store, origin: date, tracked: list[str]) -> date:
         f"SELECT max(day) FROM star_signals WHERE day <= ? AND stars_age_days = 0 "
         f"AND repo NOT IN ({marks})",
         [origin, *tracked],
-    ).fetchone()[0]
-    return day or origin
+    ).fetchone()
+    return (day[0] if day else None) or origin
 
 
 def _check_declared(questions: list[DeclaredQuestion]) -> None:
@@ -211,28 +216,25 @@ def _record(
     origin: date,
     model_version: str,
     calibration: state_store.Applied | None = None,
-    base_rate: float | None = None,
+    calibration_block_rate: float | None = None,
 ) -> IssuedForecast:
+    """The row of one forecast. `calibration_block_rate` (the rate the regime guard pulls
+    towards, recorded in the forecast's calibration state) is not its climatology: the
+    climatology its model recorded when trained is stored as `base_rate`."""
     threshold = float(row["threshold"])
     spec = template(fc.template)
     seen = {
         name: (None if pd.isna(row[name]) else round(float(row[name]), 6)) for name in fc.features
     }
     receipts = _receipts(spec, row, origin)
-    known = climatology_rate(getattr(fc, "climatology", None), row.get("bucket", 0))
+    climatology = climatology_rate(getattr(fc, "climatology", None), row.get("bucket", 0))
     state = None
     if calibration is not None:
         velocity = None if pd.isna(row["velocity_28d"]) else float(row["velocity_28d"])
-        state = calibration.describe(origin, model_version, velocity, base_rate)
+        state = calibration.describe(origin, model_version, velocity, calibration_block_rate)
         column = "shrink" if calibration.state is None else "levels"
         receipts.append(
-            {
-                "table": "forecast_calibration",
-                "key": state["row"],
-                "column": column,
-                "value": state.get(column),
-                "as_of": str(origin),
-            }
+            Citation("row", "forecast_calibration", state["row"], column, state.get(column), origin)
         )
     return IssuedForecast(
         forecast_id=forecast_id(
@@ -250,29 +252,27 @@ def _record(
         model_version=model_version,
         features=json.dumps(seen),
         drivers=json.dumps(drivers),
-        receipts=json.dumps(receipts),
+        receipts=json.dumps([c.as_record() for c in receipts]),
         calibration=None if state is None else json.dumps(state),
-        base_rate=known[0] if known else None,
-        base_rate_n=known[1] if known else None,
+        base_rate=climatology[0] if climatology else None,
+        base_rate_n=climatology[1] if climatology else None,
     )
 
 
-def _receipts(spec: Template, row: pd.Series, origin: date) -> list[dict]:
+def _receipts(spec: Template, row: pd.Series, origin: date) -> list[Citation]:
     """The stored values on the origin behind a forecast's features (`spec.receipts`): star
     templates cite their `star_signals` row; the ROCm templates the commit and release
     aggregates over trailing windows ending on the origin."""
+    star = spec.family == "star"
     return [
-        {
-            "table": "star_signals"
-            if spec.family == "star"
-            else ("releases" if c == "months_since_release" else "commits"),
-            "key": {"repo": row["repo"], "day": str(origin)}
-            if spec.family == "star"
-            else {"repo": row["repo"], "window_end": str(origin)},
-            "column": c,
-            "value": None if pd.isna(row[c]) else float(row[c]),
-            "as_of": str(origin),
-        }
+        Citation(
+            "row",
+            "star_signals" if star else ("releases" if c == "months_since_release" else "commits"),
+            {"repo": row["repo"], ("day" if star else "window_end"): str(origin)},
+            c,
+            None if pd.isna(row[c]) else float(row[c]),
+            origin,
+        )
         for c in spec.receipts
     ]
 

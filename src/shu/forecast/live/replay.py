@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -72,7 +73,7 @@ def replay(
     templates: tuple[str, ...] = tuple(TEMPLATES),
     horizons: tuple[int, ...] = HORIZONS,
     config: TrainingConfig | None = None,
-    log=print,
+    log: Callable[[str], None] = print,
     every_days: int = 1,
 ) -> ReplayResult:
     """Replay the days `start`..`end` (see the module docstring); returns what it wrote.
@@ -95,7 +96,8 @@ def replay(
     started = utcnow()
     result = ReplayResult(run_id=uuid.uuid4().hex[:16], day_from=start, day_to=end)
     refits = set(refit_days(start, end))
-    forecasters, version = [], ""
+    forecasters: list = []
+    version = ""
     day = start
     while day <= end:
         if day in refits:
@@ -149,7 +151,7 @@ def _refit(
     horizons: tuple[int, ...],
     config: TrainingConfig | None,
     result: ReplayResult,
-    log,
+    log: Callable[[str], None],
 ) -> tuple[list, str]:
     """Train on outcomes known the day before `day`; the replay model version."""
     as_of = day - timedelta(days=1)

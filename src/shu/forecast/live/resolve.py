@@ -91,7 +91,8 @@ def resolve_forecasts(store: Store, as_of: date | None = None) -> dict[str, int]
 def track_record(store: Store) -> list[dict]:
     """Live scores of resolved forecasts per template x horizon (voids counted apart).
 
-    Each row: template, horizon_days, n (scored), n_void, base_rate, brier, and bands
+    Each row: template, horizon_days, n (scored), n_void, observed_rate (the share of yes among
+    the scored), brier, and bands
     (per confidence band: n, right, hit_rate).
     """
     df = store.con.execute("""
@@ -109,7 +110,7 @@ def track_record(store: Store) -> list[dict]:
                 "horizon_days": int(horizon),
                 "n": len(scored),
                 "n_void": int((g["outcome"] == "void").sum()),
-                "base_rate": float(o.mean()) if len(o) else np.nan,
+                "observed_rate": float(o.mean()) if len(o) else np.nan,
                 "brier": brier(o, p) if len(o) else np.nan,
                 "bands": [
                     {"band": b.band, "n": b.n, "right": b.right, "hit_rate": b.hit_rate}

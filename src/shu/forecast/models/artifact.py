@@ -19,7 +19,6 @@ from pathlib import Path
 import numpy as np
 
 from shu.errors import StoreError
-from shu.forecast.evaluation.model_card import CARD_JSON
 from shu.forecast.models.estimator import LogitVote
 from shu.forecast.models.forecaster import Forecaster
 from shu.forecast.models.interval import IntervalForecaster
@@ -28,6 +27,9 @@ from shu.forecast.models.trees import BoostedTrees
 from shu.settings import Settings
 
 MODEL_FILE = "forecaster.skops"
+# The model card beside it (`evaluation.model_card` writes it; the skill gate and the briefing
+# read its backtest).
+CARD_JSON = "forecaster.json"
 
 
 def model_path(settings: Settings) -> Path:

@@ -5,12 +5,14 @@ with missing-value indicators, standardisation, L2 logistic regression) and `hgb
 (scikit-learn's HistGradientBoostingClassifier, native missing values, wrapped in `LogitVote`:
 on more than `MEMBER_ROWS` fitting rows, up to `MAX_MEMBERS` members, each fitted on its own
 `MEMBER_ROWS` rows drawn without replacement, their log-odds averaged; the benchmark behind
-these settings is in docs/forecast/method.md). For rare events (the registry's `rare_event`
+these settings is in benchmarks/README.md, Forecast). For rare events (the registry's `rare_event`
 templates, e.g. breakouts at about 1% yes) each member keeps every 'yes' row of the fitting
 block. Once saved, each member is kept as its trees' arrays (`trees.BoostedTrees`).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -56,9 +58,10 @@ class LogitVote(ClassifierMixin, BaseEstimator):
     """Gradient-boosting members, each fitted on its own `member_rows` rows drawn without
     replacement (one member on all rows when there are no more than `member_rows`); the vote is
     the mean of their log-odds, so the sigmoid calibration that follows reads log-odds, as it
-    does from a single model (averaging probabilities instead calibrated worse).
-    Members are fitted scikit-learn estimators until `compact` keeps only their trees' arrays
-    (`trees.BoostedTrees`, which predict the same: what is saved); either votes the same way."""
+    does from a single model (averaging probabilities instead calibrated worse, benchmarks/
+    README.md). Members are fitted scikit-learn estimators until `compact` keeps only their
+    trees' arrays (`trees.BoostedTrees`, which predict the same: what is saved); either votes the
+    same way."""
 
     def __init__(
         self,
@@ -134,7 +137,7 @@ def _votes(model: object) -> list[LogitVote]:
 
 def make_estimator(
     kind: str, seed: int = 0, rare_event: bool = False, logistic_c: float = 1.0
-) -> object:
+) -> Any:
     """A fresh, unfitted estimator of `kind` ('hgb' or 'logistic'); `rare_event`: gradient
     boosting members keep every 'yes' (the registry's `rare_event` templates) plus 'no' rows
     drawn to `MEMBER_ROWS`, instead of rows drawn regardless of the answer (the calibration on

@@ -2,7 +2,7 @@
 itself.
 
 `fit_forecaster` fits an estimator (`estimator`) on an earlier block of examples and calibrates
-it on a later block (`calibration.platt`), so the probabilities are honest on data the estimator
+it on a later block (`platt`), so the probabilities are honest on data the estimator
 never saw. Drivers of a forecast are computed from the model itself by occlusion: the change in
 the calibrated log-odds when one feature is replaced by its training median. Saving and loading
 (skops) is `artifact`'s.
@@ -12,18 +12,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from shu.errors import StoreError
-from shu.forecast.calibration.platt import calibrate
+from shu.forecast.base_rates import calibration_block_rates
 from shu.forecast.models.estimator import (
     _votes,
     make_estimator,
     model_matrix,
     single_openmp_thread,
 )
+from shu.forecast.models.platt import calibrate
 from shu.forecast.questions import registry
 
 
@@ -34,18 +36,18 @@ class Forecaster:
     template: str
     horizon_days: int
     features: list[str]
-    model: object  # CalibratedClassifierCV around a frozen estimator
+    model: Any  # CalibratedClassifierCV around a frozen estimator
     reference: np.ndarray  # training medians, the occlusion baseline for drivers
     estimator: str
     fit_rows: int = 0
     calibration_rows: int = 0
-    # base rate of the calibration block per climatology bucket (smoothed: (yes + 1) / (n + 2));
-    # what the regime guard pulls forecasts towards (empty in models saved before it existed)
-    base_rates: dict[int, float] = field(default_factory=dict)
+    # the calibration block's rate of 'yes' per climatology bucket (`base_rates`): what the regime
+    # guard pulls forecasts towards (empty in models saved before it existed)
+    calibration_block_rates: dict[int, float] = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
     # climatology as of the last training day: bucket -> [yes, n] of the trailing year's
-    # resolved examples (`forecast.base_rate`, stored with each forecast); None in models saved
-    # before it was recorded
+    # resolved examples (`base_rates.climatology_counts`, stored with each forecast); None in
+    # models saved before it was recorded
     climatology: dict[str, list[int]] | None = None
 
     def predict(self, frame: pd.DataFrame) -> np.ndarray:
@@ -53,19 +55,21 @@ class Forecaster:
         with single_openmp_thread():
             return self.model.predict_proba(model_matrix(frame, self.features))[:, 1]
 
-    def base_rate(self, buckets: np.ndarray) -> np.ndarray:
-        """The calibration block's base rate for each row's bucket (its pooled rate for a bucket
-        it did not see); NaN throughout for a model saved without base rates."""
-        if not self.base_rates:
+    def calibration_block_rate(self, buckets: np.ndarray) -> np.ndarray:
+        """The calibration block's rate of 'yes' for each row's bucket (its pooled rate for a
+        bucket it did not see); NaN throughout for a model saved without them."""
+        rates = self.calibration_block_rates
+        if not rates:
             return np.full(len(buckets), np.nan)
-        pooled = self.base_rates.get(-1, float(np.mean(list(self.base_rates.values()))))
-        return np.array([self.base_rates.get(int(b), pooled) for b in buckets], dtype=float)
+        pooled = rates.get(-1, float(np.mean(list(rates.values()))))
+        return np.array([rates.get(int(b), pooled) for b in buckets], dtype=float)
 
     def bundle(self) -> dict:
         """What `save_forecasters` writes for this forecaster (its boosting members kept as
         their trees' arrays from here on: `LogitVote.compact`)."""
         for vote in _votes(self.model):
             vote.compact()
+        rates = self.calibration_block_rates
         return {
             "kind": "binary",
             "template": self.template,
@@ -76,8 +80,9 @@ class Forecaster:
             "estimator": self.estimator,
             "fit_rows": self.fit_rows,
             "calibration_rows": self.calibration_rows,
-            "base_rate_buckets": np.array(sorted(self.base_rates), dtype=np.int64),
-            "base_rate_values": np.array([self.base_rates[b] for b in sorted(self.base_rates)]),
+            # the calibration block's rates (the keys files have been written with)
+            "base_rate_buckets": np.array(sorted(rates), dtype=np.int64),
+            "base_rate_values": np.array([rates[b] for b in sorted(rates)]),
             "climatology": self.climatology,
         }
 
@@ -155,21 +160,8 @@ def fit_forecaster(
         estimator,
         fit_rows=len(fit),
         calibration_rows=len(calibration),
-        base_rates=calibration_base_rates(calibration),
+        calibration_block_rates=calibration_block_rates(calibration),
     )
-
-
-def calibration_base_rates(calibration: pd.DataFrame) -> dict[int, float]:
-    """Smoothed base rate, (yes + 1) / (n + 2), per climatology bucket of the calibration block,
-    and over the whole block under key -1."""
-    counts = calibration.groupby(calibration.get("bucket", pd.Series(0, calibration.index)))[
-        "label"
-    ].agg(["sum", "count"])
-    rates = {
-        int(b): (float(r["sum"]) + 1.0) / (float(r["count"]) + 2.0) for b, r in counts.iterrows()
-    }
-    rates[-1] = (float(calibration["label"].sum()) + 1.0) / (len(calibration) + 2.0)
-    return rates
 
 
 def _logit(p: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ Model (one per horizon H), on the scale-free change y = (v(t+H) - v(t)) / max(|v
   at level a is v(t) + scale x (center + spread x r_a), so the central intervals (0.25-0.75,
   0.1-0.9, 0.025-0.975) cover 50/80/95% of each band's calibration rows by construction, and the
   median is conformalised too. Bands, because one pooled set of offsets under-covered the
-  fastest repositories (the ones analysts track; docs/forecast/method.md).
+  fastest repositories (the ones analysts track; benchmarks/README.md, Forecast).
 Nothing here reads past an origin: features are as of the origin, the fitting and calibration
 blocks hold only outcomes known before the refit day (`split.fit_calibration_split`). Scores and
 the persistence baseline are `evaluation.interval_scores`'.
@@ -43,8 +43,8 @@ VELOCITY_EDGES = (1.0, 5.0, 20.0)  # stars/day: bands of velocity_28d(t) conform
 VELOCITY_BANDS = ("<1", "1-5", "5-20", ">=20")  # their names (stars/day), in band order
 MIN_BAND_ROWS = 300
 # Levels at which each band's calibration scores are kept (`score_grid`), so the online
-# recalibration (`recalibration`) can read the conformal quantile at any adjusted level; the
-# grid holds QUANTILES exactly (0.025 = 10 x 0.0025, ...).
+# conformal levels (`calibration.conformal`) can read the conformal quantile at any adjusted
+# level; the grid holds QUANTILES exactly (0.025 = 10 x 0.0025, ...).
 GRID_LEVELS = np.round(np.linspace(0.0025, 0.9975, 399), 4)
 
 

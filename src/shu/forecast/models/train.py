@@ -15,6 +15,7 @@ Saving the result, and folding it into models already saved (`shu train --merge`
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -22,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from shu.errors import StoreError
-from shu.forecast.base_rates import climatology_counts
-from shu.forecast.features import rocm, star
+from shu.forecast.base_rates import climatology_counts, fit_block_rate
+from shu.forecast.features import feature_names, rocm, star
 from shu.forecast.features.examples import (
     base_frame,
     build_examples,
@@ -57,7 +58,7 @@ def train_forecasters(
     templates: tuple[str, ...] = tuple(TEMPLATES),
     horizons: tuple[int, ...] = HORIZONS,
     config: TrainingConfig | None = None,
-    log=print,
+    log: Callable[[str], None] = print,
     as_of: date | None = None,
 ) -> TrainResult:
     """Fit and calibrate one model per template x horizon on the store's history.
@@ -85,7 +86,7 @@ def train_forecasters(
             key = f"{name}/{horizon}"
             spec = template(name)
             estimator = spec.estimator or config.estimator
-            names = spec.features
+            names = feature_names(name)
             if spec.family == "rocm":  # ROCm adoption: features from commits and releases
                 if rocm_base is None:
                     rocm_base = rocm.build_features(
@@ -124,7 +125,7 @@ def train_forecasters(
             except StoreError as exc:
                 result.skipped[key] = str(exc)
                 continue
-            if binary:
+            if isinstance(fc, Forecaster):  # yes/no: the climatology it is read against
                 fc.climatology = climatology_counts(ex, last)
             result.forecasters.append(fc)
             result.windows[key] = {
@@ -135,7 +136,7 @@ def train_forecasters(
                 ],
                 "fit_rows": len(fit),
                 "calibration_rows": len(cal),
-                "fit_base_rate": float(fit["label"].mean()) if binary else None,
+                "fit_base_rate": fit_block_rate(fit) if binary else None,
                 "features": fc.features,
                 "estimator": fc.estimator,
                 "trained_through": str(last),

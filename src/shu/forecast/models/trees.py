@@ -7,8 +7,8 @@ the binning tables of the fit; serialised with skops, every tree is a separate e
 file. `BoostedTrees.from_hgb` keeps only what prediction reads — per node the feature, the
 threshold (float64, so every split decision is the estimator's own), the child nodes, where a
 missing value goes and the leaf value (float32: at most ~1e-7 of a leaf's value) — for all
-trees in one set of arrays. Measured on the shipped star models: 760 kB -> about 120 kB per
-three-member model, predictions equal to the estimator's to 1e-6 in log-odds.
+trees in one set of arrays: a fraction of the size, predicting what the estimator predicts (to
+about 1e-6 in log-odds; the figures are in benchmarks/README.md, Forecast).
 
 `decision_function` / `predict` return the raw prediction (the baseline plus the leaf values of
 every tree): the log-odds of a binary classifier, the prediction of a regressor with an
@@ -16,6 +16,8 @@ identity link (the quantile loss of the interval models).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -50,13 +52,15 @@ class BoostedTrees:
         self.depth = int(depth)
 
     @classmethod
-    def from_hgb(cls, estimator) -> BoostedTrees:
+    def from_hgb(cls, estimator: Any) -> BoostedTrees:
         """The trees of a fitted HistGradientBoostingClassifier (two classes) or Regressor."""
         if getattr(estimator, "n_trees_per_iteration_", 1) != 1:
             raise ValueError("only single-output boosting (binary or regression) is supported")
         if np.any(getattr(estimator, "is_categorical_", None) or False):
             raise ValueError("categorical splits are not supported")
-        parts, roots, offset, depth = [], [], 0, 0
+        parts: list[tuple[np.ndarray, ...]] = []
+        roots: list[int] = []
+        offset = depth = 0
         for (tree,) in estimator._predictors:
             nodes = tree.nodes
             roots.append(offset)
@@ -73,9 +77,22 @@ class BoostedTrees:
             )
             depth = max(depth, int(nodes["depth"].max()))
             offset += len(nodes)
-        columns = [np.concatenate(c) for c in zip(*parts, strict=True)]
+        feature, threshold, left, right, missing_left, is_leaf, value = (
+            np.concatenate(c) for c in zip(*parts, strict=True)
+        )
         baseline = float(np.asarray(estimator._baseline_prediction).ravel()[0])
-        return cls(baseline, np.array(roots), *columns, depth)
+        return cls(
+            baseline,
+            np.array(roots),
+            feature,
+            threshold,
+            left,
+            right,
+            missing_left,
+            is_leaf,
+            value,
+            depth,
+        )
 
     def decision_function(self, x: np.ndarray) -> np.ndarray:
         """The raw prediction for each row of `x` (float64, NaN = missing)."""

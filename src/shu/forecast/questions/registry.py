@@ -1,17 +1,18 @@
 """The one registry of question templates: a record per template saying what it is.
 
 Everything in shu that needs to know which template is which reads it here: the family (`star`:
-questions about a repository's star, commit or release history, answered from the star feature
-set; `rocm`: ROCm adoption, answered from commits and releases alone), the kind (`yes_no`: a
+questions about a repository's star, commit or release history, answered from the star features;
+`rocm`: ROCm adoption, answered from commits and releases alone), the kind (`yes_no`: a
 probability; `interval`: a predictive distribution), what it asks (`at_horizon`: a value on
 t+H; `path`: a quantity reaching a level on some day of (t, t+H]; `event`: something happening
 in (t, t+H]), its wording, the table whose coverage decides when it can be resolved, its
 horizons, its threshold rule (in words, and as SQL or Python), which repositories are eligible
 on an origin, its exact resolution SQL, the persistence baseline it is scored against, the
-features it needs, how it is fitted (a fixed estimator and its penalty, rare events) and how it
-is read (the radar's templates are asked of every repository and read from the top). The rules
-themselves live beside the templates they belong to: `questions.star` (star, commit and release
-templates) and `questions.rocm` (ROCm adoption).
+features it needs beyond its family's (`features.feature_names` adds them up, keeping only the
+family features its record names where it names some), how it is fitted (a fixed estimator and
+its penalty, rare events) and how it is read (the radar's templates are asked of every
+repository and read from the top). The rules themselves live beside the templates they belong
+to: `questions.star` (star, commit and release templates) and `questions.rocm` (ROCm adoption).
 
 To add a template: write its rules in one of those modules (or a new one), add its record to
 `_RECORDS` below and words for any new feature to `features.words`, then run
@@ -29,8 +30,6 @@ import numpy as np
 import pandas as pd
 
 from shu.errors import InputError
-from shu.forecast.features.rocm import FEATURES as ROCM_FEATURES
-from shu.forecast.features.star import BASE_FEATURES
 from shu.forecast.questions import rocm, star
 
 HORIZONS = (7, 30, 90)
@@ -71,7 +70,7 @@ class Template:
     threshold_rule: str  # how the threshold X is chosen, in words
     resolution_sql: str  # over a questions table `{q}` (qid, repo, origin, horizon_days, ...)
     receipts: tuple[str, ...]  # the columns on the origin each forecast cites
-    threshold_features: tuple[str, ...] = ()  # model inputs beyond the family's base features
+    threshold_features: tuple[str, ...] = ()  # inputs beyond the family's base features
     threshold_sql: ThresholdSql | None = None  # star family: the threshold as SQL
     eligible: str | None = None  # star family: SQL over the origin's state
     pick_rows: PickRows | None = None  # rocm family: eligibility and threshold in Python
@@ -91,14 +90,6 @@ class Template:
         """The question in one sentence, with its resolution rule."""
         end = origin + timedelta(days=horizon_days)
         return self.wording.format(repo=repo, origin=origin, end=end, h=horizon_days, x=threshold)
-
-    @property
-    def features(self) -> list[str]:
-        """Model input columns, in order: the family's base features, then the threshold's."""
-        base = ROCM_FEATURES if self.family == "rocm" else BASE_FEATURES
-        if self.base_features is not None:
-            base = tuple(f for f in base if f in self.base_features)
-        return list(base) + list(self.threshold_features)
 
 
 _ACCEL = ("gap_rel_velocity", "gap_rel_sd", "slog_threshold")
@@ -340,11 +331,6 @@ def template(name: str) -> Template:
         return TEMPLATES[name]
     except KeyError:
         raise InputError(f"unknown template {name!r}; choose from {', '.join(TEMPLATES)}") from None
-
-
-def feature_names(name: str) -> list[str]:
-    """Model input columns of template `name`, in order."""
-    return template(name).features
 
 
 def threshold_sql(name: str, state: str, horizon_days: str = "horizon_days") -> str:

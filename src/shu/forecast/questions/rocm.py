@@ -1,8 +1,15 @@
 """The ROCm adoption question templates: threshold rules and exact SQL resolution rules.
 
-They read `commits` and `releases` only (the counted commits and the 90-day share are defined
-in `features.rocm`), so they work on any store with commit history. The templates' records
-(wording, kind, features) are in `registry`.
+They read `commits` (flag `touches_rocm`, from the one topic matcher in `sources`) and
+`releases` only, so they work on any store with commit history: the GitHub API, git clones, or
+history exports (`shu ingest history`). No star data is needed. The templates' records (wording,
+kind, features) are in `registry`; their features in `features.rocm`.
+
+Counted commits (as in `commit_signals`): the first-parent chain of the default branch
+(`is_mainline`); for a repository whose rows never say (API listings), every non-merge commit.
+A commit counts on its `committed_at` day (UTC). A repository's data ends on its newest commit
+day ("covered until"); days after it are unknown, not quiet. `share_90d` = counted commits
+touching ROCm/HIP in the 90 days ending on a day / counted commits in those 90 days.
 
 Templates (t = origin, H = horizon in days; "in (t, t+H]" = on a day after t up to t+H):
 - rocm_share_reach: yes when share_90d >= X on any day in (t, t+H]. Void when the
@@ -23,7 +30,25 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from shu.forecast.features.rocm import COUNTED_SQL, PATTERN_SQL
+from shu.settings import ROCM_PATTERN
+from shu.signals.commits import COUNTED_COMMITS_SQL
+
+# Releases whose name or notes mention ROCm (case-insensitive `settings.ROCM_PATTERN`), in SQL.
+PATTERN_SQL = "'(?i)(" + ROCM_PATTERN.replace("'", "''") + ")'"
+
+# Counted commits per repository and day (the rule of `commit_signals`), each repository's
+# coverage end, and the 90-day ROCm share. {repos} is a subquery of repository names.
+COUNTED_SQL = (
+    COUNTED_COMMITS_SQL
+    + """,
+share AS (
+  SELECT repo, day,
+    sum(rocm_commits_day) OVER w90 / nullif(sum(commits_day) OVER w90, 0) AS share_90d
+  FROM daily
+  WINDOW w90 AS (PARTITION BY repo ORDER BY day ROWS BETWEEN 89 PRECEDING AND CURRENT ROW))
+"""
+)
+
 
 # The estimator these templates are trained with: 38 repositories give about ten thousand weekly
 # questions, too few for the gradient boosting's 200-row leaves (measured on them, it scores

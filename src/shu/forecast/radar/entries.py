@@ -73,11 +73,11 @@ class RadarEntry:
                 {
                     "text": d.text,
                     "towards_breakout": d.towards,
-                    "receipts": [_citation_json(c) for c in d.citations],
+                    "receipts": [c.as_json() for c in d.citations],
                 }
                 for d in self.drivers
             ],
-            "receipts": [_citation_json(c) for c in self.citations()],
+            "receipts": [c.as_json() for c in self.citations()],
         }
 
     def citations(self) -> list[Citation]:
@@ -173,19 +173,6 @@ def _entry(store: Store, row: dict[str, Any]) -> RadarEntry:
     )
 
 
-def _citation_json(c: Citation) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": c.kind, "table": c.table, "value": _json_value(c.value)}
-    if c.kind == "query":
-        out.update({"sql": c.sql, "params": [_json_value(p) for p in c.params]})
-    else:
-        out.update({"key": {k: _json_value(v) for k, v in c.key.items()}, "column": c.column})
-    return out
-
-
-def _json_value(v: Any) -> Any:
-    return str(v) if isinstance(v, date) else v
-
-
 # ---------------------------------------------------------------- the radar's track record
 _RECORD_SQL = """
 SELECT f.repo, f.origin, f.probability, (r.outcome = 'yes')::INT AS label
@@ -201,8 +188,8 @@ def radar_record(
     store: Store, day: date, horizon_days: int = HORIZON_DAYS, n_boot: int = 1000, seed: int = 0
 ) -> dict[str, Any] | None:
     """How the radar's resolved forecasts (resolved on or before `day`) scored: precision@k
-    per origin averaged over origins, the Brier score and its skill against the base rate of
-    the same forecasts, each with n (forecasts, origins) and a 95% interval from resampling
+    per origin averaged over origins, the Brier score and its skill against the observed rate
+    of the same forecasts, each with n (forecasts, origins) and a 95% interval from resampling
     origins. None when none has resolved. `sql`/`params` reproduce the scored rows."""
     params = [TEMPLATE, horizon_days, day]
     frame = store.con.execute(_RECORD_SQL, params).df()

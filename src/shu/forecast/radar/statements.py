@@ -3,10 +3,11 @@ rows behind them (`Citation`s that become receipts).
 
 Drivers come from the model (the features that moved a forecast's log-odds most, stored with it
 at issue) and are worded from the raw values behind them, never with feature names: each feature
-belongs to one statement (`STATEMENTS`); the first `MAX_DRIVERS` statements that the data can
-back are kept, in the order of the model's drivers, each saying whether it points towards a
-breakout or against one. The numbers are stored `star_signals` rows on the origin (or a few days
-before it), or read-only queries over them.
+belongs to one statement (`features.words.RADAR_STATEMENTS`, part of the one driver
+vocabulary); the first `MAX_DRIVERS` statements that the data can back are kept, in the order of
+the model's drivers, each saying whether it points towards a breakout or against one. The
+numbers are stored `star_signals` rows on the origin (or a few days before it), or read-only
+queries over them.
 """
 
 from __future__ import annotations
@@ -19,47 +20,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from shu.forecast.features.words import RADAR_STATEMENTS
 from shu.receipts import Citation
 from shu.store import Store
 
 MAX_DRIVERS = 3
-
-# Feature -> the statement that puts it in words (features without one are not worded).
-STATEMENTS = {
-    "rel_velocity_7d": "week",
-    "log_velocity_7d_vs_bar": "week",
-    "rel_acceleration_7d": "week",
-    "velocity_7d_z": "week",
-    "rel_velocity_3d": "days3",
-    "log_velocity_3d_vs_bar": "days3",
-    "log_velocity_28d_vs_bar": "bar",
-    "log_bar": "bar",
-    "slog_velocity_28d": "bar",
-    "rel_acceleration_28d": "accel",
-    "rel_accel_sd_91d": "accel",
-    "rel_accel_max_91d": "accel",
-    "max_day_share_28d": "spike",
-    "rel_median_gain_28d": "spike",
-    "phase_emerging": "phase",
-    "phase_expansion": "phase",
-    "phase_decline": "phase",
-    "market_velocity_z": "market",
-    "market_rel_acceleration": "market",
-    "category_accelerating_share": "category",
-    "category_rel_acceleration": "category",
-    "rel_velocity_28d_vs_90d": "quarter",
-    "velocity_change_91d": "quarter",
-    "rel_velocity_vs_max_91d": "quarter",
-    "velocity_28d_z": "year",
-    "velocity_change_364d": "year",
-    "log_star_growth_364d": "year",
-    "log_stars": "size",
-    "rel_velocity_7d_lag7": "weeks",
-    "rel_velocity_7d_lag14": "weeks",
-    "rel_velocity_7d_lag21": "weeks",
-    "history_years": "age",
-    "coverage_91d": "age",
-}
 
 
 @dataclass
@@ -126,7 +91,7 @@ def drivers_in_words(store: Store, row: dict[str, Any], limit: int = MAX_DRIVERS
     out: list[Driver] = []
     said: set[str] = set()
     for d in stored:
-        kind = STATEMENTS.get(d["feature"])
+        kind = RADAR_STATEMENTS.get(d["feature"])
         if kind is None or kind in said:
             continue
         driver = _statement(store, kind, row, d["sign"] == "+")
@@ -276,7 +241,8 @@ def _spike(f: _Facts) -> tuple[str, list[Citation]] | None:
     if f.v28 is None or f.v28 <= 0:
         return None
     params = [f.repo, f.origin, f.origin, f.origin]
-    busiest = float_or_none(f.store.con.execute(BUSIEST_DAY_SQL, params).fetchone()[0])
+    found = f.store.con.execute(BUSIEST_DAY_SQL, params).fetchone()
+    busiest = float_or_none(found[0] if found else None)
     if busiest is None:
         return None
     return (

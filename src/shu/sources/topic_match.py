@@ -1,4 +1,6 @@
-"""Topic attribution: the configured topic patterns applied to commit subjects and paths.
+"""Topic matching: the configured topic patterns applied to commit subjects and paths, so each
+commit carries the topics it mentions (attributing a topic to a repository, from evidence, is
+`evidence.topic_evidence`).
 
 `settings.topics` defines each topic as a case-insensitive Python regex; a topic with a
 `flag_column` (e.g. rocm-adoption -> `touches_rocm`) also fills that boolean column on `commits`.

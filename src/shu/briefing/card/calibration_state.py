@@ -66,11 +66,13 @@ def calibration_line(store: Store, book: ReceiptBook, f: dict[str, Any]) -> Md |
         f"{f['repo']} regime guard",
     )
     if state.get("applies"):
-        base = 100 * state["base_rate"]
+        # the rate its model was calibrated on (stored as "base_rate" by forecasts issued before
+        # it was named apart from the climatology the card shows)
+        rate = state.get("calibration_block_rate", state.get("base_rate"))
         return Md(
             f"Calibration: {regime}, so the regime guard held this forecast of a "
-            f"repository losing stars closer to the base rate ({base:.0f}%): its "
-            f"log-odds distance from it × {state['shrink']:.2f} [R{r}]."
+            f"repository losing stars closer to the rate its model was calibrated on "
+            f"({100 * rate:.0f}%): its log-odds distance from it × {state['shrink']:.2f} [R{r}]."
         )
     return Md(
         f"Calibration: {regime}; the regime guard left this forecast as the model gave it [R{r}]."

@@ -1,12 +1,16 @@
-"""A model's drivers in an analyst's words: each feature the models use, as a plain statement with
-its number ("the last 7 days ran 30% above the 28-day pace"), never the feature's identifier.
+"""The one driver vocabulary: every feature the models use, in an analyst's words.
 
-`statement(name, value, template)` turns a feature value (as the forecast stored it) back into
-what it measures, by the feature's definition (`shu.forecast.features.star`,
-`shu.forecast.questions.rocm`): ratios become "% above/below", signed logs become the count
-they encode, z-scores become standard deviations from the past year's mean. `WORDS` covers
-every feature of every template (a test checks it); the ROCm templates' `history_years` and
-`months_since_release` read commit history and are worded by `ROCM_WORDS`.
+A forecast's drivers are features (`models.forecaster.Forecaster.drivers`); readers never see a
+feature's identifier. Two readers word them:
+- cards: `statement(name, value, template)` turns a feature value (as the forecast stored it)
+  back into what it measures, by the feature's definition (`features.star`, `features.rocm`, the
+  templates' threshold features in `questions`): ratios become "% above/below", signed logs
+  become the count they encode, z-scores become standard deviations from the past year's mean
+  ("the last 7 days ran 30% above the 28-day pace"). `WORDS` covers every feature of every
+  template (a test checks it); the ROCm templates' `history_years` and `months_since_release`
+  read commit history and are worded by `ROCM_WORDS`.
+- the breakout radar: `RADAR_STATEMENTS` groups the features into statements that quote the
+  stored rows behind their numbers (`radar.statements`), one statement per group.
 """
 
 from __future__ import annotations
@@ -155,7 +159,7 @@ WORDS: dict[str, Words] = {
     "log_velocity_28d_vs_bar": lambda v: _vs_bar(v, "the last 28 days"),
     "rel_velocity_28d_vs_90d": lambda v: f"the 28-day pace is {v:.0%} of the 90-day pace",
     "log_bar": lambda v: f"a breakout needs {math.exp(v):,.1f} stars a day over 28 days",
-    # ROCm adoption (`shu.forecast.rocm.FEATURES` and threshold features)
+    # ROCm adoption (`features.rocm.FEATURES` and the rocm_share_reach threshold features)
     "share_28d": lambda v: f"{v:.1%} of its mainline commits in 28 days touched ROCm",
     "share_90d": lambda v: f"{v:.1%} of its mainline commits in 90 days touched ROCm",
     "share_365d": lambda v: f"{v:.1%} of its mainline commits in a year touched ROCm",
@@ -208,3 +212,42 @@ def statement(name: str, value: float | None, template: str) -> str | None:
         return None
     text = words(float(value))
     return text[0].upper() + text[1:]
+
+
+# The radar's statements: feature -> the statement (quoting stored rows, `radar.statements`) that
+# puts it in words there; features without one are not worded on the radar.
+RADAR_STATEMENTS = {
+    "rel_velocity_7d": "week",
+    "log_velocity_7d_vs_bar": "week",
+    "rel_acceleration_7d": "week",
+    "velocity_7d_z": "week",
+    "rel_velocity_3d": "days3",
+    "log_velocity_3d_vs_bar": "days3",
+    "log_velocity_28d_vs_bar": "bar",
+    "log_bar": "bar",
+    "slog_velocity_28d": "bar",
+    "rel_acceleration_28d": "accel",
+    "rel_accel_sd_91d": "accel",
+    "rel_accel_max_91d": "accel",
+    "max_day_share_28d": "spike",
+    "rel_median_gain_28d": "spike",
+    "phase_emerging": "phase",
+    "phase_expansion": "phase",
+    "phase_decline": "phase",
+    "market_velocity_z": "market",
+    "market_rel_acceleration": "market",
+    "category_accelerating_share": "category",
+    "category_rel_acceleration": "category",
+    "rel_velocity_28d_vs_90d": "quarter",
+    "velocity_change_91d": "quarter",
+    "rel_velocity_vs_max_91d": "quarter",
+    "velocity_28d_z": "year",
+    "velocity_change_364d": "year",
+    "log_star_growth_364d": "year",
+    "log_stars": "size",
+    "rel_velocity_7d_lag7": "weeks",
+    "rel_velocity_7d_lag14": "weeks",
+    "rel_velocity_7d_lag21": "weeks",
+    "history_years": "age",
+    "coverage_91d": "age",
+}

@@ -1,6 +1,6 @@
-"""Calibration tables: the store's regime on each forecast origin and the online recalibration
-state each day's forecasts used (see `shu.forecast.calibration.regime`, `.guard` and
-`.conformal`)."""
+"""Calibration state tables: the store's regime on each forecast origin (`market_regime`) and
+the state each day's forecasts were issued with (`forecast_calibration`: the regime guard and the
+online conformal levels), written by `shu.forecast.calibration.state_store`."""
 
 from shu.schema.base import Table, col
 

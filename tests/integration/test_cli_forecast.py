@@ -3,24 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def shu(*args: str, db: Path, cwd: Path = ROOT, **env_vars: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "COLUMNS": "200", "SHU_DB": str(db), **env_vars}
-    return subprocess.run(
-        [sys.executable, "-m", "shu", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=300,
-    )
+from support.cli import shu
 
 
 def test_backtest_json_train_forecast_resolve(synthetic_store, tmp_path):

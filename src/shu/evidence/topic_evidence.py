@@ -19,7 +19,7 @@ evidence is reported as "not asserted", with the reason.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -111,8 +111,8 @@ def _commit_evidence(store: Store, topic: Topic, repo: str, as_of: date) -> list
     ]
     total_sql = f"SELECT count(*) {where}"
     flagged_sql = f"SELECT count(*) {where} AND list_contains(topics, ?)"
-    total = store.con.execute(total_sql, params).fetchone()[0]
-    flagged = store.con.execute(flagged_sql, [*params, topic.name]).fetchone()[0]
+    total = store.con.execute(total_sql, params).fetchall()[0][0]
+    flagged = store.con.execute(flagged_sql, [*params, topic.name]).fetchall()[0][0]
     if not flagged:
         return []
     share = flagged / total
@@ -275,11 +275,12 @@ def _document_claim_evidence(
     """Claims read from documents that match the topic and that a probe run decided."""
     items = []
     for check in document_checks(store, as_of):
+        s = check.spec
+        assert s is not None  # document_checks keeps only checks with a spec
         if check.verdict not in ("supported", "contradicted") or not pattern.search(
-            f"{check.claim} {check.spec.stack or ''} {check.backend}"
+            f"{check.claim} {s.stack or ''} {check.backend}"
         ):
             continue
-        s = check.spec
         as_run = check.run_started_at.date() if check.run_started_at else None
         citations = [
             Citation(
@@ -294,10 +295,7 @@ def _document_claim_evidence(
                 location=s.location,
             )
         ]
-        citations += [
-            Citation("row", c.table, c.key, c.column, c.value, as_run, c.label)
-            for c in check.probe_cites
-        ]
+        citations += [replace(c, as_of=as_run) for c in check.probe_cites]
         items.append(
             EvidenceItem(
                 "probe",
