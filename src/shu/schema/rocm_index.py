@@ -6,6 +6,9 @@ the 90 days ending on that day (computed by `shu signals`, `shu.signals.rocm_ind
 `rocm_index` adds those rows up per day. A repository counts only while its own history runs:
 from 89 days after its first counted commit to its newest commit (a copy that ends is not a
 repository that stopped). Counted commits and the ROCm flag are those of `commit_signals`.
+AMD's own ROCm repositories are counted, and also left out in the `third_party_*` columns: most of
+their commits are ROCm work, so as their histories start and end they would move the shares by
+more than the rest of the ecosystem does.
 """
 
 from shu.schema.base import Table, col
@@ -69,6 +72,13 @@ ROCM_INDEX_REPOS = Table(
             "days before (it was watched without ROCm work, so the commit is an adoption, not "
             "a project born with ROCm).",
         ),
+        col(
+            "amd_own",
+            "BOOLEAN",
+            "The repository is one of AMD's own ROCm repositories (its owner is AMD's ROCm "
+            "organisation, shu.signals.rocm_index.AMD_OWNERS): its ROCm work is the vendor's, "
+            "not adoption.",
+        ),
     ),
 )
 
@@ -88,7 +98,16 @@ SELECT day,
        count(*) FILTER (WHERE first_time_adopter AND first_rocm_day > day - 90)::INTEGER
          AS adopters_90d,
        count(*) FILTER (WHERE first_time_adopter AND first_rocm_day > day - 365)::INTEGER
-         AS adopters_365d
+         AS adopters_365d,
+       count(*) FILTER (WHERE amd_own)::INTEGER AS amd_repos,
+       count(*) FILTER (WHERE NOT amd_own AND rocm_commits_90d > 0)::INTEGER
+         AS third_party_repos_rocm_90d,
+       coalesce(sum(commits_90d) FILTER (WHERE NOT amd_own), 0)::BIGINT AS third_party_commits_90d,
+       coalesce(sum(rocm_commits_90d) FILTER (WHERE NOT amd_own), 0)::BIGINT
+         AS third_party_rocm_commits_90d,
+       (sum(rocm_commits_90d) FILTER (WHERE NOT amd_own)
+         / nullif(sum(commits_90d) FILTER (WHERE NOT amd_own), 0))::DOUBLE
+         AS third_party_rocm_share_90d
 FROM rocm_index_repos
 GROUP BY day
 """
@@ -154,6 +173,38 @@ ROCM_INDEX = Table(
             "INTEGER",
             "First-time adopters whose first ROCm commit landed in day-364 .. day.",
             "repos",
+        ),
+        col(
+            "amd_repos",
+            "INTEGER",
+            "Of the repositories counted, AMD's own ROCm repositories (rocm_index_repos.amd_own).",
+            "repos",
+        ),
+        col(
+            "third_party_repos_rocm_90d",
+            "INTEGER",
+            "Repositories with ROCm commits in the window, AMD's own left out.",
+            "repos",
+        ),
+        col(
+            "third_party_commits_90d",
+            "BIGINT",
+            "Counted commits in the window, AMD's own repositories left out.",
+            "commits",
+        ),
+        col(
+            "third_party_rocm_commits_90d",
+            "BIGINT",
+            "Of those, flagged touches_rocm.",
+            "commits",
+        ),
+        col(
+            "third_party_rocm_share_90d",
+            "DOUBLE",
+            "third_party_rocm_commits_90d / third_party_commits_90d (NULL when there are none): "
+            "the share of ROCm work in the software around ROCm, which the vendor's own "
+            "repositories (mostly ROCm work) do not sway as they enter and leave the count.",
+            "fraction",
         ),
     ),
 )

@@ -21,6 +21,7 @@ import pandas as pd
 
 from shu.settings import ROCM_PATTERN
 from shu.signals.lifecycle import lifecycle_phase
+from shu.signals.rocm_index import amd_own
 
 FRESH_DAYS = 7
 Z_WINDOW_DAYS = 365
@@ -218,6 +219,7 @@ def rocm_index_reference(
         ).where(landed)
         adopted = first_rocm is not None and first_rocm >= first_day + pd.Timedelta(days=w - 1)
         out["first_time_adopter"] = landed & adopted
+        out["amd_own"] = amd_own(str(repo))
         frames.append(out[out["day"] >= first_day + pd.Timedelta(days=w - 1)])
     if not frames:
         return pd.DataFrame()
@@ -246,7 +248,17 @@ def rocm_index_from_rows(rows: pd.DataFrame) -> pd.DataFrame:
         repos_rocm_release_365d=("release", "sum"),
         adopters_90d=("adopted_90d", "sum"),
         adopters_365d=("adopted_365d", "sum"),
+        amd_repos=("amd_own", "sum"),
     )
+    third = r[~r["amd_own"].astype(bool)].groupby("day")
+    out["third_party_repos_rocm_90d"] = third["rocm_90d"].sum().reindex(out.index).fillna(0)
+    out["third_party_commits_90d"] = third["commits_90d"].sum().reindex(out.index).fillna(0)
+    out["third_party_rocm_commits_90d"] = (
+        third["rocm_commits_90d"].sum().reindex(out.index).fillna(0)
+    )
+    out["third_party_rocm_share_90d"] = out["third_party_rocm_commits_90d"] / out[
+        "third_party_commits_90d"
+    ].where(out["third_party_commits_90d"] > 0)
     out["rocm_share_90d"] = out["rocm_commits_90d"] / out["commits_90d"].where(
         out["commits_90d"] > 0
     )

@@ -16,6 +16,20 @@ from shu.store import Store
 # The ROCm pattern as a case-insensitive RE2 literal for release names and notes (the rule of
 # the ROCm release question and the briefing's ROCm facts).
 ROCM_PATTERN_SQL = "'(?i)(" + ROCM_PATTERN.replace("'", "''") + ")'"
+# Owners whose repositories are AMD's own ROCm software (the organisation's current and former
+# names): their ROCm work is the vendor's, not adoption, so the index also counts without them.
+AMD_OWNERS = (
+    "ROCm",
+    "ROCmSoftwarePlatform",
+    "RadeonOpenCompute",
+    "GPUOpen-ProfessionalCompute-Libraries",
+)
+AMD_OWNERS_SQL = "[" + ", ".join(f"'{o.lower()}'" for o in AMD_OWNERS) + "]"
+
+
+def amd_own(repo: str) -> bool:
+    """Whether `repo` ('owner/name') is one of AMD's own ROCm repositories (`AMD_OWNERS`)."""
+    return repo.split("/", 1)[0].lower() in {o.lower() for o in AMD_OWNERS}
 
 
 def refresh_rocm_index(store: Store, run_id: str) -> TableRefresh:
@@ -29,6 +43,7 @@ def refresh_rocm_index(store: Store, run_id: str) -> TableRefresh:
             target="TABLE rocm_index_repos",
             counted_commits=COUNTED_COMMITS_SQL.format(repos="SELECT repo FROM commits"),
             rocm_pattern=ROCM_PATTERN_SQL,
+            amd_owners=AMD_OWNERS_SQL,
         )
         rows, to_day = con.execute("SELECT count(*), max(day) FROM rocm_index_repos").fetchall()[0]
         source_rows = con.execute("SELECT count(*) FROM commits").fetchall()[0][0]

@@ -55,3 +55,23 @@ def test_the_version_changes_with_any_fitted_parameter(monkeypatch):
 
     assert version(0) == version(0)  # a refit that changes nothing keeps its version
     assert version(1) != version(0)  # same windows, other members: a new version
+
+
+def test_merging_keeps_the_saved_slices_of_models_not_retrained():
+    from shu.forecast.models.artifact import merge_backtests
+
+    saved = {
+        "config": "star",
+        "slices": {"star_gain/30": {"n": 1}, "rocm_share_reach/90": {"n": 2}},
+    }
+    rocm_only = {"config": None, "slices": {"rocm_share_reach/90": {"n": 3}}}
+    merged = merge_backtests(rocm_only, saved, retrained={"rocm_share_reach/90"})
+    assert merged == {
+        "config": None,
+        "slices": {"rocm_share_reach/90": {"n": 3}, "star_gain/30": {"n": 1}},
+    }
+    # a retrained model's old slice is dropped when the given backtest has none for it
+    assert merge_backtests({"slices": {}}, saved, retrained={"star_gain/30"}) == {
+        "slices": {"rocm_share_reach/90": {"n": 2}}
+    }
+    assert merge_backtests(None, saved, retrained=set()) is saved

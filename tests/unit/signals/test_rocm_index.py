@@ -40,6 +40,11 @@ INDEX_COLUMNS = [
     "repos_rocm_release_365d",
     "adopters_90d",
     "adopters_365d",
+    "amd_repos",
+    "third_party_repos_rocm_90d",
+    "third_party_commits_90d",
+    "third_party_rocm_commits_90d",
+    "third_party_rocm_share_90d",
 ]
 
 
@@ -137,6 +142,7 @@ def assert_same_rows(actual: pd.DataFrame, expected: pd.DataFrame) -> None:
     assert (a_first[a_first.notna()] == e_first[e_first.notna()]).all()
     assert (actual["first_rocm_sha"].fillna("-") == expected["first_rocm_sha"].fillna("-")).all()
     assert (actual["first_time_adopter"] == expected["first_time_adopter"].astype(bool)).all()
+    assert (actual["amd_own"] == expected["amd_own"].astype(bool)).all()
 
 
 def assert_same_index(actual: pd.DataFrame, expected: pd.DataFrame) -> None:
@@ -197,6 +203,10 @@ def test_synthetic_index_known_answers(store):
     assert d["rocm_share_90d"] == pytest.approx(7 / d["commits_90d"])
     assert index.loc[_day(299), "adopters_90d"] == 0 and index.loc[_day(299), "adopters_365d"] == 1
     assert index.index.min() == _day(89) and index.index.max() == _day(399)
+    # none of them is AMD's own: the third-party columns are the whole index's
+    assert (index["amd_repos"] == 0).all()
+    assert (index["third_party_rocm_commits_90d"] == index["rocm_commits_90d"]).all()
+    assert (index["third_party_rocm_share_90d"] == index["rocm_share_90d"]).all()
 
 
 def test_synthetic_index_matches_reference_and_is_idempotent(store):
@@ -204,7 +214,7 @@ def test_synthetic_index_matches_reference_and_is_idempotent(store):
     rng = np.random.default_rng(7)
     extra = pd.DataFrame(
         {
-            "repo": rng.choice(["r/a", "r/b", "r/c"], 3000),
+            "repo": rng.choice(["r/a", "r/b", "ROCm/c"], 3000),  # ROCm/c: AMD's own
             "sha": [f"x{i}" for i in range(3000)],
             "committed_at": [
                 _day(int(d)) + pd.Timedelta(hours=int(h))
@@ -223,7 +233,16 @@ def test_synthetic_index_matches_reference_and_is_idempotent(store):
     stored = store.con.execute("SELECT * FROM commits").df()
     expected = rocm_index_reference(stored, store.con.execute("SELECT * FROM releases").df())
     assert_same_rows(first, expected)
-    assert_same_index(index_frame(store), rocm_index_from_rows(expected))
+    index = index_frame(store)
+    assert_same_index(index, rocm_index_from_rows(expected))
+    amd = first[first["repo"] == "ROCm/c"]
+    assert amd["amd_own"].all() and not first[first["repo"] != "ROCm/c"]["amd_own"].any()
+    both = index.set_index("day").loc[amd["day"]]
+    assert (both["amd_repos"] == 1).all()
+    assert (
+        both["third_party_rocm_commits_90d"]
+        == both["rocm_commits_90d"] - amd.set_index("day")["rocm_commits_90d"]
+    ).all()
     refresh_signals(store)  # a re-run converges to the same rows
     pd.testing.assert_frame_equal(rows_frame(store), first)
 
@@ -278,6 +297,7 @@ def direct_count(exports: pd.DataFrame, day: date) -> dict:
         main["repo"].isin(covered) & (main["day"] > d - pd.Timedelta(days=90)) & (main["day"] <= d)
     ]
     human = window[window["author_is_bot"] != 1]
+    third = window[~window["repo"].str.startswith("ROCm/")]
     rocm_first = main[main["touches_rocm"] == 1].groupby("repo")["day"].min()
     adopters = [
         r
@@ -292,6 +312,10 @@ def direct_count(exports: pd.DataFrame, day: date) -> dict:
         "nonbot_commits_90d": len(human),
         "nonbot_rocm_commits_90d": int((human["touches_rocm"] == 1).sum()),
         "adopters_365d": sum(rocm_first[r] > d - pd.Timedelta(days=365) for r in adopters),
+        "amd_repos": sum(r.startswith("ROCm/") for r in covered),
+        "third_party_repos_rocm_90d": third[third["touches_rocm"] == 1]["repo"].nunique(),
+        "third_party_commits_90d": len(third),
+        "third_party_rocm_commits_90d": int((third["touches_rocm"] == 1).sum()),
         "newest_adopters": sorted(adopters, key=lambda r: rocm_first[r], reverse=True),
         "first_rocm": rocm_first,
     }
@@ -326,6 +350,10 @@ def test_index_agrees_with_a_direct_count_of_the_exports(history_store, shared_d
             "nonbot_commits_90d",
             "nonbot_rocm_commits_90d",
             "adopters_365d",
+            "amd_repos",
+            "third_party_repos_rocm_90d",
+            "third_party_commits_90d",
+            "third_party_rocm_commits_90d",
         ):
             assert int(got[key].iloc[0]) == want[key], (day, key)
         share = got["rocm_share_90d"].iloc[0]

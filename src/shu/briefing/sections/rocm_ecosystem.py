@@ -1,10 +1,12 @@
 """The "ROCm across the ecosystem" section: is ROCm work spreading across the repositories whose
 commit history the store holds? Where the ROCm ecosystem index (`rocm_index`) stands on the data
-day, how it moved over 90 days and a year (also over only the repositories counted on both
-days, since histories that start or end change who is counted), the repositories that made
-their first ROCm commit in the last year with a link to that commit, and a chart of the index
-over time. Every number cites its `rocm_index` row, a query over `rocm_index_repos`, or the
-commit; the same figures go to the briefing JSON under `rocm_ecosystem`.
+day and which repositories make most of its ROCm commits (the share is commit-weighted), how it
+moved over 90 days and a year (also over only the repositories counted on both days, since
+histories that start or end change who is counted, and without AMD's own ROCm repositories,
+whose work is mostly ROCm), the repositories that made their first ROCm commit in the last year
+with a link to that commit and what they did since, and a chart of the index over time. Every
+number cites its `rocm_index` row, a query over `rocm_index_repos`, or the commit; the same
+figures go to the briefing JSON under `rocm_ecosystem`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from shu.store import Store
 
 LOOKBACKS = ((90, "90 days earlier"), (365, "a year earlier"))
 ADOPTERS_SHOWN = 5
+LEADERS_SHOWN = 3
 # Both days' shares over the repositories counted on both days (the first ? is the day whose
 # share it is, the second the other day).
 SAME_REPOS_SQL = (
@@ -35,11 +38,21 @@ SAME_REPOS_COUNT_SQL = (
     "SELECT count(*) FROM rocm_index_repos WHERE day = ? AND repo IN "
     "(SELECT repo FROM rocm_index_repos WHERE day = ?)"
 )
+# Repositories counted on both days with ROCm commits in the first day's window.
+SAME_REPOS_ACTIVE_SQL = (
+    "SELECT count(*) FROM rocm_index_repos WHERE day = ? AND rocm_commits_90d > 0 AND repo IN "
+    "(SELECT repo FROM rocm_index_repos WHERE day = ?)"
+)
 ADOPTERS_SQL = """
-SELECT a.repo, a.first_rocm_day, a.first_rocm_sha, c.committed_at, c.subject
+SELECT a.repo, a.first_rocm_day, a.first_rocm_sha, c.committed_at, c.subject, c.parents,
+       a.rocm_commits_90d
 FROM rocm_index_repos a JOIN commits c ON c.repo = a.repo AND c.sha = a.first_rocm_sha
 WHERE a.day = ? AND a.first_time_adopter AND a.first_rocm_day > ?
 ORDER BY a.first_rocm_day DESC, a.repo
+"""
+LEADERS_SQL = """
+SELECT repo, rocm_commits_90d FROM rocm_index_repos
+WHERE day = ? AND rocm_commits_90d > 0 ORDER BY rocm_commits_90d DESC, repo LIMIT ?
 """
 
 
@@ -58,6 +71,7 @@ def build(ctx: BriefingContext) -> Part:
             },
         )
     now = _state(ctx, day)
+    leaders = now["leaders"]
     moves = [_move(ctx, day, days, words) for days, words in LOOKBACKS]
     adopters = _adopters(ctx, day)
     ended = _histories_ended(ctx.store, day)
@@ -71,6 +85,10 @@ def build(ctx: BriefingContext) -> Part:
         "rocm_share_90d": now["rocm_share_90d"],
         "nonbot_rocm_share_90d": now["nonbot_rocm_share_90d"],
         "adopters_365d": now["adopters_365d"],
+        "amd_repos": now["amd_repos"],
+        "third_party_repos_rocm_90d": now["third_party_repos_rocm_90d"],
+        "third_party_rocm_share_90d": now["third_party_rocm_share_90d"],
+        "most_rocm_commits": [{k: v for k, v in x.items() if k != "line"} for x in leaders],
         "moves": [{k: v for k, v in m.items() if k not in ("line", "words")} for m in moves if m],
         "first_time_adopters": [{k: v for k, v in a.items() if k != "line"} for a in adopters],
         "histories_ended": ended,
@@ -120,10 +138,29 @@ def _state(ctx: BriefingContext, day: date) -> dict[str, Any]:
             "nonbot_rocm_share_90d", "share of their commits by people touching ROCm"
         ),
         "adopters_365d": cite("adopters_365d", "first ROCm commits in the last year"),
+        "rocm_commits_90d": cite("rocm_commits_90d", "their commits touching ROCm"),
     }
+    leaders = _leaders(ctx, day, row["rocm_commits_90d"])
+    amd = None
+    if row["amd_repos"]:
+        r_amd = cite("amd_repos", "of them, AMD's own ROCm repositories")
+        r_n3 = cite("third_party_repos_rocm_90d", "with ROCm commits, AMD's own left out")
+        r_s3 = cite(
+            "third_party_rocm_share_90d", "share of commits touching ROCm, AMD's own left out"
+        )
+        amd = Md(
+            f"{row['amd_repos']} of the {row['repos']} are AMD's own ROCm repositories "
+            f"{ref(r_amd)}; without "
+            f"them, {row['third_party_repos_rocm_90d']} of {row['repos'] - row['amd_repos']} "
+            f"repositories made ROCm commits {ref(r_n3)} and "
+            f"{pct(row['third_party_rocm_share_90d'], 1)} of their commits touched ROCm "
+            f"{ref(r_s3)}."
+        )
     return {
         **row,
         "day": day,
+        "leaders": leaders,
+        "amd": amd,
         "share": Md(pct(row["rocm_share_90d"], 1)),
         "nonbot_share": Md(pct(row["nonbot_rocm_share_90d"], 1)),
         "refs": {
@@ -164,8 +201,50 @@ def _move(ctx: BriefingContext, day: date, days: int, words: str) -> dict[str, A
         then,
         f"share of commits touching ROCm in the 90 days to {then}",
     )
+    amd = ""
+    if row["amd_repos"]:
+        r_amd = ctx.book.row(
+            "rocm_index",
+            {"day": then},
+            "amd_repos",
+            row["amd_repos"],
+            then,
+            f"AMD's own ROCm repositories counted on {then}",
+        )
+        r_s3 = ctx.book.row(
+            "rocm_index",
+            {"day": then},
+            "third_party_rocm_share_90d",
+            row["third_party_rocm_share_90d"],
+            then,
+            f"share of commits touching ROCm in the 90 days to {then}, AMD's own left out",
+        )
+        amd = (
+            f" ({pct(row['third_party_rocm_share_90d'], 1)} {ref(r_s3)} without the "
+            f"{row['amd_repos']} of AMD's own ROCm repositories then counted {ref(r_amd)})"
+        )
     con = ctx.store.con
     both = con.execute(SAME_REPOS_COUNT_SQL, [day, then]).fetchall()[0][0]
+    active_now = con.execute(SAME_REPOS_ACTIVE_SQL, [day, then]).fetchall()[0][0]
+    active_then = con.execute(SAME_REPOS_ACTIVE_SQL, [then, day]).fetchall()[0][0]
+    r_active_now = ctx.book.query(
+        "rocm_index_repos",
+        SAME_REPOS_ACTIVE_SQL,
+        [day, then],
+        active_now,
+        day,
+        f"of the repositories counted on both {then} and {day}, those with ROCm commits in "
+        f"the 90 days to {day}",
+    )
+    r_active_then = ctx.book.query(
+        "rocm_index_repos",
+        SAME_REPOS_ACTIVE_SQL,
+        [then, day],
+        active_then,
+        then,
+        f"of the repositories counted on both {then} and {day}, those with ROCm commits in "
+        f"the 90 days to {then}",
+    )
     share_now = con.execute(SAME_REPOS_SQL, [day, then]).fetchall()[0][0]
     share_then = con.execute(SAME_REPOS_SQL, [then, day]).fetchall()[0][0]
     r_both = ctx.book.query(
@@ -195,9 +274,10 @@ def _move(ctx: BriefingContext, day: date, days: int, words: str) -> dict[str, A
     line = Md(
         f"{words.capitalize()} ({then}): {row['repos_rocm_90d']} of {row['repos']} "
         f"repositories {ref(r_n, r_of)}, {pct(row['rocm_share_90d'], 1)} of commits "
-        f"{ref(r_share)}. Over only the {both} repositories counted on both days "
-        f"{ref(r_both)}, the share went from {pct(share_then, 1)} {ref(r_then)} to "
-        f"{pct(share_now, 1)} {ref(r_now)}."
+        f"{ref(r_share)}{amd}. Over only the {both} repositories counted on both days "
+        f"{ref(r_both)}: {active_then} {ref(r_active_then)} then and {active_now} "
+        f"{ref(r_active_now)} now made ROCm commits, and the share went from "
+        f"{pct(share_then, 1)} {ref(r_then)} to {pct(share_now, 1)} {ref(r_now)}."
     )
     return {
         "days": days,
@@ -206,11 +286,40 @@ def _move(ctx: BriefingContext, day: date, days: int, words: str) -> dict[str, A
         "repos": row["repos"],
         "repos_rocm_90d": row["repos_rocm_90d"],
         "rocm_share_90d": row["rocm_share_90d"],
+        "amd_repos": row["amd_repos"],
+        "third_party_rocm_share_90d": row["third_party_rocm_share_90d"],
         "repos_on_both_days": both,
+        "repos_rocm_then_same_repos": active_then,
+        "repos_rocm_now_same_repos": active_now,
         "share_then_same_repos": share_then,
         "share_now_same_repos": share_now,
         "line": line,
     }
+
+
+def _leaders(ctx: BriefingContext, day: date, total: int) -> list[dict[str, Any]]:
+    """The repositories with the most ROCm commits in the 90 days to `day` (the share is
+    commit-weighted, so these move it most), each with its receipt and share of the total."""
+    rows = ctx.store.con.execute(LEADERS_SQL, [day, LEADERS_SHOWN]).fetchall()
+    out = []
+    for repo, n in rows:
+        r = ctx.book.row(
+            "rocm_index_repos",
+            {"repo": repo, "day": day},
+            "rocm_commits_90d",
+            n,
+            day,
+            f"{repo}'s ROCm commits in the 90 days to {day}",
+        )
+        out.append(
+            {
+                "repo": repo,
+                "rocm_commits_90d": n,
+                "of_all": n / total if total else None,
+                "line": Md(f"{safe_inline(repo)} made {n} {ref(r)}"),
+            }
+        )
+    return out
 
 
 def commit_url(repo: str, sha: str) -> str:
@@ -222,7 +331,7 @@ def _adopters(ctx: BriefingContext, day: date) -> list[dict[str, Any]]:
     """Repositories whose first ROCm commit landed in the year to `day`, newest first."""
     rows = ctx.store.con.execute(ADOPTERS_SQL, [day, day - timedelta(days=365)]).fetchall()
     out = []
-    for repo, first_day, sha, committed_at, subject in rows:
+    for repo, first_day, sha, committed_at, subject, parents, rocm_90d in rows:
         r = ctx.book.row(
             "commits",
             {"repo": repo, "sha": sha},
@@ -231,10 +340,21 @@ def _adopters(ctx: BriefingContext, day: date) -> list[dict[str, Any]]:
             first_day,
             f"{repo}'s first ROCm commit",
         )
+        r_since = ctx.book.row(
+            "rocm_index_repos",
+            {"repo": repo, "day": day},
+            "rocm_commits_90d",
+            rocm_90d,
+            day,
+            f"{repo}'s ROCm commits in the 90 days to {day}",
+        )
         url = commit_url(repo, sha)
+        merge = " (a merge: the ROCm change came in with it)" if (parents or 1) > 1 else ""
         line = Md(
             f"**{safe_inline(repo)}** on {first_day}: "
-            f"{safe_link(sha[:10], url)} “{safe_inline(subject or '', 90)}” {ref(r)}"
+            f"{safe_link(sha[:10], url)} “{safe_inline(subject or '', 90)}”{merge} {ref(r)}; "
+            f"{rocm_90d} ROCm commit{'' if rocm_90d == 1 else 's'} in the last 90 days "
+            f"{ref(r_since)}"
         )
         out.append(
             {
@@ -243,6 +363,8 @@ def _adopters(ctx: BriefingContext, day: date) -> list[dict[str, Any]]:
                 "sha": sha,
                 "url": url,
                 "subject": subject,
+                "merge": (parents or 1) > 1,
+                "rocm_commits_90d": rocm_90d,
                 "line": line,
             }
         )
@@ -263,8 +385,9 @@ def index_chart(store: Store, day: date, path: Path) -> Path:
     """The index up to `day`: repositories counted and those with ROCm work in the trailing 90
     days, first-time adoptions marked; below, the share of commits touching ROCm."""
     rows = store.con.execute(
-        "SELECT day, repos, repos_rocm_90d, rocm_share_90d, nonbot_rocm_share_90d FROM "
-        "rocm_index WHERE day <= ? ORDER BY day",
+        "SELECT day, repos, repos_rocm_90d, rocm_share_90d, nonbot_rocm_share_90d, amd_repos, "
+        "third_party_repos_rocm_90d, third_party_rocm_share_90d FROM rocm_index WHERE day <= ? "
+        "ORDER BY day",
         [day],
     ).fetchall()
     firsts = store.con.execute(
@@ -276,19 +399,35 @@ def index_chart(store: Store, day: date, path: Path) -> Path:
     days = [r[0] for r in rows]
     top.plot(days, [r[1] for r in rows], color="grey", label="repositories counted")
     top.plot(days, [r[2] for r in rows], color="C3", label="with ROCm commits in the last 90 days")
+    if any(r[5] for r in rows):
+        top.plot(
+            days,
+            [r[6] for r in rows],
+            color="C0",
+            linewidth=0.9,
+            label="of those, not AMD's own",
+        )
     if firsts:
         counts = {r[0]: r[2] for r in rows}
         top.scatter(
             [f for f, _ in firsts],
             [counts.get(f, 0) for f, _ in firsts],
             marker="^",
-            color="C0",
+            color="C2",
             zorder=3,
             label="a repository's first ROCm commit",
+            s=18,
         )
     top.set_ylabel("repositories")
     top.legend(fontsize=8, loc="upper left")
     bottom.plot(days, [100 * (r[3] or 0) for r in rows], color="C3", label="all commits")
+    if any(r[5] for r in rows):
+        bottom.plot(
+            days,
+            [100 * (r[7] or 0) for r in rows],
+            color="C0",
+            label="AMD's own ROCm repositories left out",
+        )
     bottom.plot(
         days,
         [100 * (r[4] or 0) for r in rows],

@@ -8,8 +8,8 @@
 -- shu/signals/commits.py, filled in as {counted_commits}. A row exists only while the history
 -- covers its whole 90-day window: day >= first counted day + 89 and day <= newest day.
 -- First-time adopter: the first ROCm commit landed on a day the repository already had a row
--- (89 ROCm-free days of history before it). {rocm_pattern} is the ROCm pattern as a quoted
--- RE2 literal. Writes {target}.
+-- (89 ROCm-free days of history before it). AMD's own: the owner is one of {amd_owners} (a quoted,
+-- lower-case list). {rocm_pattern} is the ROCm pattern as a quoted RE2 literal. Writes {target}.
 
 CREATE OR REPLACE {target} AS
 WITH {counted_commits}, span AS (
@@ -44,7 +44,8 @@ SELECT w.repo::VARCHAR AS repo, w.day::DATE AS day,
        CASE WHEN f.first_rocm_day <= w.day THEN f.first_rocm_day END AS first_rocm_day,
        CASE WHEN f.first_rocm_day <= w.day THEN f.first_rocm_sha END AS first_rocm_sha,
        coalesce(f.first_rocm_day <= w.day AND f.first_rocm_day >= s.first_day + 89, false)
-           AS first_time_adopter
+           AS first_time_adopter,
+       list_contains({amd_owners}, lower(split_part(w.repo, '/', 1))) AS amd_own
 FROM windows w JOIN span s USING (repo) LEFT JOIN firsts f USING (repo)
 WHERE w.day >= s.first_day + 89
 ORDER BY w.repo, w.day
