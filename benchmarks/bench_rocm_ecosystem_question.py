@@ -16,8 +16,12 @@ trailing year's base rate with a 95% block-bootstrap interval, blocks of one cal
 series: successive days share most of their windows, so the interval is, if anything, too
 narrow.
 
+`--without-amd` asks the same question with AMD's own ROCm repositories left out of it and of
+the features (the index's `third_party_*` columns).
+
 Usage:
   .venv/bin/python benchmarks/bench_rocm_ecosystem_question.py --store /tmp/i31/history.duckdb
+      [--without-amd]
 (a store with the 38 histories: `shu ingest history ../shared/data/history --db STORE` then
 `shu signals --db STORE`).
 """
@@ -50,15 +54,30 @@ FEATURES = [
 MIN_REPOS = 5
 
 
-def examples(con: duckdb.DuckDBPyConnection, horizon: int) -> pd.DataFrame:
-    """One resolved question per index day whose t+H is also an index day."""
+def examples(
+    con: duckdb.DuckDBPyConnection, horizon: int, without_amd: bool = False
+) -> pd.DataFrame:
+    """One resolved question per index day whose t+H is also an index day; `without_amd`:
+    AMD's own ROCm repositories are left out of the question and of the features."""
     rows = con.execute(
         "SELECT repo, day, rocm_commits_90d > 0 AS active FROM rocm_index_repos"
+        + (" WHERE NOT amd_own" if without_amd else "")
     ).df()
     rows["day"] = pd.to_datetime(rows["day"])
     active = rows.pivot(index="day", columns="repo", values="active")
     index = con.execute("SELECT * FROM rocm_index ORDER BY day").df()
     index["day"] = pd.to_datetime(index["day"])
+    if without_amd:
+        amd = con.execute(
+            "SELECT day, count(*) FILTER (WHERE first_rocm_day IS NOT NULL) AS amd_ever "
+            "FROM rocm_index_repos WHERE amd_own GROUP BY day"
+        ).df()
+        amd["day"] = pd.to_datetime(amd["day"])
+        index = index.merge(amd, on="day", how="left").fillna({"amd_ever": 0})
+        index["repos_ever_rocm"] = index["repos_ever_rocm"] - index["amd_ever"]
+        index["repos"] = index["repos"] - index["amd_repos"]
+        index["repos_rocm_90d"] = index["third_party_repos_rocm_90d"]
+        index["rocm_share_90d"] = index["third_party_rocm_share_90d"]
     index = index.set_index("day")
     out = []
     for t in active.index:
@@ -129,6 +148,11 @@ def walk_forward(ex: pd.DataFrame, horizon: int) -> pd.DataFrame:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", type=Path, default=Path("/tmp/i31/history.duckdb"))
+    parser.add_argument(
+        "--without-amd",
+        action="store_true",
+        help="leave AMD's own ROCm repositories out of the question and the features",
+    )
     args = parser.parse_args()
     if not args.store.exists():
         print(f"skipped: no store at {args.store} (see the usage in this file's docstring)")
@@ -136,7 +160,7 @@ def main() -> int:
     con = duckdb.connect(str(args.store), read_only=True)
     for horizon in (30, 90):
         t0 = time.perf_counter()
-        ex = examples(con, horizon)
+        ex = examples(con, horizon, args.without_amd)
         pred = walk_forward(ex, horizon)
         clim = climatology(ex, pred)
         blocks = pred["origin"].dt.strftime("%Y-%m").to_numpy()
@@ -144,7 +168,8 @@ def main() -> int:
         m = summarize(labels, pred["probability"].to_numpy(), clim, clim, blocks, n_boot=300)
         ci = m["ci95"]["bss_climatology"]
         print(
-            f"ecosystem/{horizon}: n={m['n']:,} yes={int(labels.sum()):,} "
+            f"ecosystem{'-without-amd' if args.without_amd else ''}/{horizon}: "
+            f"n={m['n']:,} yes={int(labels.sum()):,} "
             f"base={m['base_rate']:.3f} "
             f"BSS_clim={m['bss_climatology']:.3f} [{ci['low']:.3f}, {ci['high']:.3f}] "
             f"ECE={m['ece']:.3f} ({time.perf_counter() - t0:.1f} s)"
