@@ -36,6 +36,7 @@ from shu.briefing.sections import (
     radar,
     reading,
     receipts,
+    rocm_ecosystem,
     signals,
     since,
     track,
@@ -48,6 +49,7 @@ SECTIONS: tuple[ModuleType, ...] = (
     moved,  # What moved: each repository's story, from its causes
     radar,  # Breaking out: the radar's top untracked repositories
     cards,  # Forecasts
+    rocm_ecosystem,  # ROCm across the ecosystem (how it is counted: in the appendix)
     probe,  # Probe and claims: the probe's runs in short ...
     claims,  # ... and the claims checked against them
     calibration_watch,  # Calibration watch, in short
@@ -61,6 +63,7 @@ APPENDIX: tuple[ModuleType, ...] = (
     reading,
     cards,
     signals,
+    rocm_ecosystem,
     calibration_watch,
     track,
     probe,
