@@ -2,7 +2,9 @@
 
 `compose_briefing(store, day)` reads only what is stored (signals, forecasts, resolutions,
 releases, commits, documents, probe runs), builds each section (`shu.briefing.sections`, one
-module per section), writes `REPORTS/YYYY-MM-DD.md` with its charts, the HTML page and the
+module per section), writes `REPORTS/YYYY-MM-DD.md` (the body, then the appendix: how to read
+it, the full tables and the receipts; the HTML page shows the appendix collapsed) with its
+charts, the HTML page and the
 briefing as data (`YYYY-MM-DD.json`, `shu.briefing.data`) beside it, and records the briefing
 and every receipt it cites in `briefings` / `briefing_receipts`. Re-running it for the same day
 rewrites the same files and rows (idempotent).
@@ -27,6 +29,12 @@ from shu.briefing.sections import build_sections
 from shu.safe_markdown import finish_markdown
 from shu.settings import Settings, get_settings
 from shu.store import Store, utcnow
+
+APPENDIX_HEADING = (
+    "## Appendix\n\nHow to read this note, every forecast issued today, the full tables behind "
+    "the short sections above, and the receipts every [Rn] points to.\n\n"
+)
+APPENDIX_SUMMARY = "Appendix: how to read this, every forecast, full tables and receipts"
 
 
 @dataclass
@@ -66,13 +74,18 @@ def compose_briefing(
     out_dir.mkdir(parents=True, exist_ok=True)
     ctx = BriefingContext.open(store, day, settings, out_dir, synthetic, notices)
     briefing_id = f"demo-{ctx.day}" if synthetic else str(ctx.day)
-    parts = build_sections(ctx)
-    markdown = finish_markdown("".join(part.markdown for part in parts))
+    parts, appendix = build_sections(ctx)
+    body = "".join(part.markdown for part in parts)
+    markdown = finish_markdown(body + APPENDIX_HEADING + "".join(p.appendix for p in appendix))
     path = out_dir / f"{ctx.day}.md"
     path.write_text(markdown, encoding="utf-8")
-    html.write_html(
-        path, ctx.title, finish_markdown("".join(part.page or part.markdown for part in parts))
+    page = "".join(part.page or part.markdown for part in parts)
+    page += (
+        f"%%details%% {APPENDIX_SUMMARY}\n\n"
+        + "".join(p.appendix if p.appendix_page is None else p.appendix_page for p in appendix)
+        + "%%/details%%\n"
     )
+    html.write_html(path, ctx.title, finish_markdown(page))
     html.write_index(out_dir)
     write_data(path.with_suffix(".json"), briefing_data(ctx, parts))
     n_cards = len(ctx.cards)
