@@ -1,7 +1,8 @@
 """The line a forecast card leads with: the repository's predictive interval for its 28-day
 star velocity, e.g. "28-day velocity on 2026-03-30: 24.1 stars/day (80%: 18.9–30.2)", with
 receipts to the `forecast_intervals` row it quotes (the interval forecast issued with the card's
-forecast: same origin and model version, horizon nearest to the card's)."""
+forecast: read from the same predictive distribution where the card's forecast names one, else
+the same origin and model version, horizon nearest to the card's)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,16 @@ def interval_for(store: Store, f: dict[str, Any]) -> dict[str, Any] | None:
         "f.calibration, "
         "i.* EXCLUDE (forecast_id) FROM forecasts f JOIN forecast_intervals i USING "
         "(forecast_id) WHERE f.template = ? AND f.repo = ? AND f.origin = ? AND "
-        "f.model_version = ? ORDER BY abs(f.horizon_days - ?), f.horizon_days LIMIT 1",
-        [TEMPLATE, f["repo"], f["origin"], f["model_version"], f["horizon_days"]],
+        "f.model_version = ? ORDER BY f.distribution_id IS NOT DISTINCT FROM ? DESC, "
+        "abs(f.horizon_days - ?), f.horizon_days LIMIT 1",
+        [
+            TEMPLATE,
+            f["repo"],
+            f["origin"],
+            f["model_version"],
+            f.get("distribution_id"),
+            f["horizon_days"],
+        ],
     )
     row = cur.fetchone()
     return None if row is None else dict(zip([d[0] for d in cur.description], row, strict=True))
