@@ -18,7 +18,8 @@ and before (each model alone):
   velocity band); monotone quantiles;
 - Brier skill per template overall (against climatology) and per velocity band against that
   band's own climatology;
-- the interval: CRPS skill against persistence, 80% coverage per band, PIT deciles per band;
+- the interval: CRPS skill against persistence, 80% coverage per band, PIT deciles per band
+  (plain, and randomised for a variable on the 1/28 lattice);
 - the radar (star_breakout): precision@10/20/50 and, per origin, the mean stated probability of
   the top 10 and top 20 against the observed rate, with and without the tail shrink
   (`models.tail`).
@@ -70,15 +71,32 @@ def _outside_p_above(q7: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.array([1 - np.interp(xi, qi, QUANTILES) for qi, xi in zip(q7, x, strict=True)])
 
 
-def _pit(levels: np.ndarray, q: np.ndarray, ax: list, ac: list, observed: np.ndarray) -> np.ndarray:
+LATTICE = 1.0 / 28.0  # velocity_28d takes the values (whole stars) / 28
+
+
+def _pit(
+    levels: np.ndarray, q: np.ndarray, ax: list, ac: list, observed: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per outcome y: F(y) (the plain PIT) and the randomised PIT of a variable on the 1/28
+    lattice, uniform between F(y - 1/28) = P(V < y) and F(y) = P(V <= y) (Czado, Gneiting and
+    Held 2009): the plain PIT of an outcome that repeats today's value, common below 1
+    star/day, sits at the top of its step."""
     from shu.forecast.calibration import distribution as dist
 
-    return np.array(
+    hi = np.array(
         [
             dist.cdf(levels, q[i], np.asarray(ax[i]), np.asarray(ac[i]), observed[i])
             for i in range(len(observed))
         ]
     )
+    lo = np.array(
+        [
+            dist.cdf(levels, q[i], np.asarray(ax[i]), np.asarray(ac[i]), observed[i] - LATTICE)
+            for i in range(len(observed))
+        ]
+    )
+    u = np.random.default_rng(0).uniform(size=len(observed))
+    return hi, lo + u * (hi - lo)
 
 
 def score(cache: Path) -> None:
@@ -184,9 +202,9 @@ def score(cache: Path) -> None:
     )
     observed = iv["observed_value"].to_numpy(dtype=float)
     band = velocity_band(iv["velocity_28d"].to_numpy())
-    pit_f = _pit(DIST_LEVELS, fq, list(iv["anchor_x"]), list(iv["anchor_cdf"]), observed)
+    pit_f, rpit_f = _pit(DIST_LEVELS, fq, list(iv["anchor_x"]), list(iv["anchor_cdf"]), observed)
     empty = [np.array([])] * len(iv)
-    pit_g = _pit(DIST_LEVELS, iv[g_cols].to_numpy(), empty, empty, observed)
+    pit_g, rpit_g = _pit(DIST_LEVELS, iv[g_cols].to_numpy(), empty, empty, observed)
     lo, hi = iv["q0.1"].to_numpy(), iv["q0.9"].to_numpy()
     glo, ghi = iv["g0.1"].to_numpy(), iv["g0.9"].to_numpy()
     for k, name in enumerate(VELOCITY_BANDS):
@@ -195,15 +213,18 @@ def score(cache: Path) -> None:
             continue
         cov = np.mean((observed[s] >= lo[s]) & (observed[s] <= hi[s]))
         gcov = np.mean((observed[s] >= glo[s]) & (observed[s] <= ghi[s]))
-        dec_f = np.histogram(np.clip(pit_f[s], 0, 1 - 1e-12), bins=10, range=(0, 1))[0] / s.sum()
-        dec_g = np.histogram(np.clip(pit_g[s], 0, 1 - 1e-12), bins=10, range=(0, 1))[0] / s.sum()
-        print(
-            f"  {name:>5}: n {s.sum():>7,}  80% coverage after {cov:.3f} before {gcov:.3f}\n"
-            f"         PIT deciles after  {' '.join(f'{v:.3f}' for v in dec_f)} "
-            f"(range {dec_f.min():.3f}-{dec_f.max():.3f})\n"
-            f"         PIT deciles before {' '.join(f'{v:.3f}' for v in dec_g)} "
-            f"(range {dec_g.min():.3f}-{dec_g.max():.3f})"
-        )
+        print(f"  {name:>5}: n {s.sum():>7,}  80% coverage after {cov:.3f} before {gcov:.3f}")
+        for label, pit in (
+            ("PIT after          ", pit_f),
+            ("PIT before         ", pit_g),
+            ("random. PIT after  ", rpit_f),
+            ("random. PIT before ", rpit_g),
+        ):
+            dec = np.histogram(np.clip(pit[s], 0, 1 - 1e-12), bins=10, range=(0, 1))[0] / s.sum()
+            print(
+                f"         {label}{' '.join(f'{v:.3f}' for v in dec)} "
+                f"(range {dec.min():.3f}-{dec.max():.3f})"
+            )
 
     print("\n== radar (star_breakout/30) ==")
     b = pd.read_parquet(cache / "star_breakout.parquet")
