@@ -292,6 +292,10 @@ def _walk_forward(
         kept["probability_model"] = forecaster.predict(test)
         if forecaster.tail is not None:  # the radar's tail shrink: the answer without it too
             kept["probability_untailed"] = forecaster.predict(test, tail=False)
+            log(
+                f"  {refit_day.date()}: tail knee {forecaster.tail[0]:.4f}, "
+                f"factor {forecaster.tail[1]:.3f}"
+            )
         kept["shrink"] = _guards(test["origin"], distance, config)["shrink"]
         kept["probability"] = guard.shrink_probabilities(
             kept["probability_model"].to_numpy(),

@@ -12,6 +12,8 @@ Where the run read the velocity questions and the interval from one distribution
 (repository, origin) (`backtest.read_from_distribution`), extra columns follow: yes/no
 `probability_classifier` (the yes/no model's calibrated, guarded answer before; `probability`
 is the distribution's P(V > threshold)) and `distribution` (whether it was read from one);
+a radar template with a tail shrink adds `probability_untailed` (the model's answer without it,
+before the regime guard);
 interval `distribution_quantiles` (list: the distribution's quantiles at
 `interval.DIST_LEVELS`), `anchor_thresholds` and `anchor_cdf` (lists: the thresholds it passes
 through and P(V <= threshold) there), so any threshold can be read back
@@ -78,7 +80,9 @@ def binary_frame(pred: pd.DataFrame, template: str, horizon_days: int) -> pd.Dat
             "outcome": pred["label"].to_numpy().astype(np.int8),
         }
     )
-    extra = [c for c in ("probability_classifier", "distribution") if c in pred]
+    extra = [
+        c for c in ("probability_classifier", "distribution", "probability_untailed") if c in pred
+    ]
     for c in extra:
         out[c] = pred[c].to_numpy()
     return out[[*BINARY_COLUMNS, *extra]]
