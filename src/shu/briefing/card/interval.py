@@ -1,13 +1,16 @@
 """The line a forecast card leads with: the repository's predictive interval for its 28-day
 star velocity, e.g. "28-day pace on 30 Mar 2026: 24.1 stars/day, 80% likely between 18.9 and
 30.2", with receipts to the `forecast_intervals` row it quotes (the interval forecast issued
-with the card's forecast: same origin and model version, horizon nearest to the card's).
+with the card's forecast: read from the same predictive distribution where the card's forecast
+names one, else the same origin and model version, horizon nearest to the card's).
 
 A yes/no question about that same velocity at its horizon (`asks_velocity`) and the interval
-must tell one story: the chance the interval gives the question's side (`p_above`, read linearly
-between its stored quantiles) should be the answer. `velocity_reading` reads both for a card,
-the one place a card reads them; where they differ by more than `AGREE_WITHIN` (a yes/no model
-and an interval model fitted apart), the card says which number is the forecast: the answer,
+must tell one story: the chance the interval gives the question's side should be the answer.
+`velocity_reading` reads both for a card, the one place a card reads them. Where both name one
+predictive distribution (`forecast_distributions`), that chance is read from the stored
+distribution itself and is the answer by construction; for forecasts issued before there was one
+distribution (`p_above`, linear between the interval's seven stored quantiles) they may differ
+by more than `AGREE_WITHIN`, and the card then says which number is the forecast: the answer,
 with the interval shown as a separate model's view, never as the same forecast.
 """
 
@@ -17,8 +20,11 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+import numpy as np
+
 from shu.briefing.card.calibration_state import calibration_line
 from shu.briefing.text import day_text, num, pct, ref
+from shu.forecast.calibration.distribution import cdf
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE as TEMPLATE
 from shu.forecast.questions.registry import TEMPLATES
 from shu.receipts import ReceiptBook
@@ -30,11 +36,19 @@ def interval_for(store: Store, f: dict[str, Any]) -> dict[str, Any] | None:
     """The interval forecast (with its quantiles) issued alongside forecast `f`, or None."""
     cur = store.con.execute(
         "SELECT f.forecast_id, f.repo, f.origin, f.resolves_on, f.horizon_days, f.threshold, "
-        "f.calibration, "
+        "f.calibration, f.distribution_id, "
         "i.* EXCLUDE (forecast_id) FROM forecasts f JOIN forecast_intervals i USING "
         "(forecast_id) WHERE f.template = ? AND f.repo = ? AND f.origin = ? AND "
-        "f.model_version = ? ORDER BY abs(f.horizon_days - ?), f.horizon_days LIMIT 1",
-        [TEMPLATE, f["repo"], f["origin"], f["model_version"], f["horizon_days"]],
+        "f.model_version = ? ORDER BY f.distribution_id IS NOT DISTINCT FROM ? DESC, "
+        "abs(f.horizon_days - ?), f.horizon_days LIMIT 1",
+        [
+            TEMPLATE,
+            f["repo"],
+            f["origin"],
+            f["model_version"],
+            f.get("distribution_id"),
+            f["horizon_days"],
+        ],
     )
     row = cur.fetchone()
     return None if row is None else dict(zip([d[0] for d in cur.description], row, strict=True))
@@ -82,6 +96,20 @@ def p_above(iv: dict[str, Any], threshold: float) -> float | None:
     return 1 - levels[-1]
 
 
+def p_above_distribution(store: Store, distribution_id: str, threshold: float) -> float | None:
+    """P(velocity > threshold) read from the stored predictive distribution (the one the
+    answers were read from); None when it is not stored."""
+    row = store.con.execute(
+        "SELECT levels, quantiles, anchor_thresholds, anchor_cdf FROM forecast_distributions "
+        "WHERE distribution_id = ?",
+        [distribution_id],
+    ).fetchone()
+    if row is None:
+        return None
+    levels, quantiles, anchor_x, anchor_c = (np.asarray(v or [], dtype=float) for v in row)
+    return 1.0 - cdf(levels, quantiles, anchor_x, anchor_c, threshold)
+
+
 @dataclass(frozen=True)
 class VelocityReading:
     """What a card reads about the velocity at its horizon: its yes/no forecast (None when the
@@ -107,7 +135,11 @@ def velocity_reading(store: Store, head: dict[str, Any]) -> VelocityReading:
     f = None if head["template"] == TEMPLATE else head
     p = None
     if f is not None and iv is not None and asks_velocity(f["template"]):
-        p = p_above(iv, float(f["threshold"]))
+        one = f.get("distribution_id")
+        if one is not None and iv.get("distribution_id") == one:
+            p = p_above_distribution(store, one, float(f["threshold"]))
+        if p is None:
+            p = p_above(iv, float(f["threshold"]))
     return VelocityReading(f, iv, p)
 
 
