@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from shu.cli import DbOption, console, db_path, ingest_app
+from shu.cli import PARTIAL_EXIT, DbOption, console, db_path, err_console, ingest_app
 from shu.errors import InputError
 
 
@@ -35,7 +35,9 @@ def ingest_gharchive(
 ) -> None:
     """Load GH Archive events: stars added, pushes, tags and releases per repository and day.
 
-    Re-runs skip files already loaded; a truncated or corrupt file is named and the rest load.
+    Re-runs skip files already loaded; a truncated or corrupt file is named on stderr (and in
+    ingest_log) while the rest load, and the exit status is then 3; when no file could be read it
+    says why in one line.
 
     Example: shu ingest gharchive data/gharchive/ && shu sql "SELECT * FROM gharchive_trending"
 
@@ -64,24 +66,27 @@ def ingest_gharchive(
     with open_store(db_path(db)) as store:
         with _bar("reading hourly files") as advance:
             summary = run(store, specs, settings, progress=advance)
-        console.print(summary.line(), highlight=False)
+        if summary.failed and not summary.files_loaded and not summary.files_skipped:
+            name, why = next(iter(summary.failed.items()))
+            more = f" (and {len(summary.failed) - 1} more files)" if len(summary.failed) > 1 else ""
+            raise InputError(f"{name}: {why}; nothing loaded{more}")
+        console.print(summary.line(failures=False), highlight=False)
         if summary.rows:
             console.print(
                 "rows written: " + ", ".join(f"{k} {v:,}" for k, v in summary.rows.items()),
                 highlight=False,
             )
-        if fold:
+        if fold and summary.files_loaded:
             folded = fold_into_stars_daily(store)
             console.print(
                 f"stars_daily (source 'gharchive'): {folded['written']:,} rows "
                 "derived from anchors",
                 highlight=False,
             )
+    for name, why in summary.failed.items():  # the others loaded; these are in ingest_log
+        err_console.print(f"failed: {name}: {why}", highlight=False, markup=False, soft_wrap=True)
     if summary.failed:
-        raise InputError(
-            f"{len(summary.failed)} file(s) could not be read (the others loaded): "
-            + "; ".join(f"{name}: {why}" for name, why in summary.failed.items())
-        )
+        raise typer.Exit(PARTIAL_EXIT)
 
 
 @contextlib.contextmanager
