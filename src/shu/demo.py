@@ -74,7 +74,7 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
        runs once (loading that file); its briefing says on its first line that the data is
        synthetic.
     """
-    from shu.flows import stages
+    from shu.flows import fanout, stages
     from shu.flows.daily import daily_flow
     from shu.flows.stages import settings_from
 
@@ -119,7 +119,8 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
             f"{elapsed()} serving {len(sample.repos)} synthetic repositories at {server.url}, "
             f"as of {start}"
         )
-        say(f"{elapsed()} backfill: {stages.ingest(db, settings, start, backfill=True).message}")
+        backfill = fanout.ingest(db, settings, start, backfill=True)
+        say(f"{elapsed()} backfill: {backfill.notes[0]}")
         loaded = _load_untracked(db, sample, out, date.min, start)
         say(f"{elapsed()} untracked repositories (ranking file): {loaded}")
         stages.signals(db, settings)
@@ -128,7 +129,7 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
             day = start + timedelta(days=step)
             for repo in sample.repos:
                 server.add_repo(as_of(repo, day))
-            stages.ingest(db, settings, day)
+            fanout.ingest(db, settings, day)
             _load_untracked(db, sample, out, start + timedelta(days=1), day)
             stages.signals(db, settings)
             resolved = stages.resolve(db, day)

@@ -2,10 +2,11 @@
 
 `compose_briefing(store, day)` reads only what is stored (signals, forecasts, resolutions,
 releases, commits, documents, probe runs), builds each section (`shu.briefing.sections`, one
-module per section), writes `REPORTS/YYYY-MM-DD.md` with its charts, the HTML page and the
-briefing as data (`YYYY-MM-DD.json`, `shu.briefing.data`) beside it, and records the briefing
-and every receipt it cites in `briefings` / `briefing_receipts`. Re-running it for the same day
-rewrites the same files and rows (idempotent).
+module per section; a store with no data on or before the day gets the header and a page that
+says so, `sections/no_data.py`), writes `REPORTS/YYYY-MM-DD.md` with its charts, the HTML page
+and the briefing as data (`YYYY-MM-DD.json`, `shu.briefing.data`) beside it, and records the
+briefing and every receipt it cites in `briefings` / `briefing_receipts`. Re-running it for the
+same day rewrites the same files and rows (idempotent).
 
 Every number shown is either a stored value with a row receipt, or an aggregate with the SELECT
 that reproduces it (a query receipt); quotations come from stored passages or release notes.
@@ -23,7 +24,7 @@ from pathlib import Path
 from shu.briefing import html
 from shu.briefing.context import BriefingContext
 from shu.briefing.data import briefing_data, write_data
-from shu.briefing.sections import build_sections
+from shu.briefing.sections import build_sections, header, no_data
 from shu.safe_markdown import finish_markdown
 from shu.settings import Settings, get_settings
 from shu.store import Store, utcnow
@@ -40,6 +41,7 @@ class BriefingResult:
     n_receipts: int
     charts: list[Path] = field(default_factory=list)
     stale_repos: list[str] = field(default_factory=list)
+    no_data: bool = False  # the store held no data on or before the day: the page says so
 
 
 def compose_briefing(
@@ -66,7 +68,7 @@ def compose_briefing(
     out_dir.mkdir(parents=True, exist_ok=True)
     ctx = BriefingContext.open(store, day, settings, out_dir, synthetic, notices)
     briefing_id = f"demo-{ctx.day}" if synthetic else str(ctx.day)
-    parts = build_sections(ctx)
+    parts = [header.build(ctx), no_data.build(ctx)] if ctx.no_data else build_sections(ctx)
     markdown = finish_markdown("".join(part.markdown for part in parts))
     path = out_dir / f"{ctx.day}.md"
     path.write_text(markdown, encoding="utf-8")
@@ -84,7 +86,8 @@ def compose_briefing(
         n_cards,
         len(ctx.book.receipts),
         list(ctx.charts),
-        [s["repo"] for s in ctx.stale],
+        [] if ctx.no_data else [s["repo"] for s in ctx.stale],
+        ctx.no_data,
     )
 
 

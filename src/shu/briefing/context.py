@@ -22,7 +22,7 @@ from shu.evidence.retrieval import PassageIndex
 from shu.forecast.skill import demonstrated_skill
 from shu.receipts import ReceiptBook
 from shu.settings import Settings
-from shu.store import Store, utcnow
+from shu.store import Store, first_data_day, utcnow
 
 
 @dataclass
@@ -87,7 +87,21 @@ class BriefingContext:
         return facts.category_accelerations(self.store, self.settings, self.as_of)
 
     @cached_property
+    def first_data_day(self) -> date | None:
+        """The first day the store holds a star count or a commit (None: no data at all)."""
+        return first_data_day(self.store.con)
+
+    @cached_property
+    def no_data(self) -> bool:
+        """True when the store holds no data on or before the day: the briefing says so."""
+        return self.first_data_day is None or self.first_data_day > self.day
+
+    @cached_property
     def title(self) -> str:
+        if self.no_data:
+            from shu.briefing.sections.no_data import TITLE
+
+            return TITLE
         return briefing_title(self.categories)
 
     @cached_property

@@ -1,0 +1,30 @@
+"""The page a briefing is when the store holds no data on or before its day: it says so, and
+names the commands that load data (`shu.store.LOAD_COMMANDS`), instead of a page of dashes that
+looks like a quiet day. Built after the header, in place of every other section."""
+
+from __future__ import annotations
+
+from shu.briefing.context import BriefingContext, Part
+from shu.store import LOAD_COMMANDS, NO_DATA
+
+TITLE = "No data yet: nothing to brief"
+KEYS = ("cards", "radar", "claims", "calibration_watch", "track_record")
+
+
+def build(ctx: BriefingContext) -> Part:
+    """Why there is nothing to brief, and what loads data."""
+    first = ctx.first_data_day
+    reason = (
+        f"{NO_DATA[0].upper()}{NO_DATA[1:]}"
+        if first is None
+        else f"The store's data starts on {first}, after this briefing's day"
+    )
+    return Part(
+        ctx.render(
+            "sections/no_data.md.j2",
+            reason=reason,
+            notices=bool(ctx.notices),
+            commands=LOAD_COMMANDS,
+        ),
+        data={"no_data": reason, "notes": {key: f"no data: {reason}" for key in KEYS}},
+    )
