@@ -466,10 +466,10 @@ def load_hint() -> str:
 
 
 def first_data_day(con: duckdb.DuckDBPyConnection) -> date | None:
-    """The first day the store holds an observation of the outside world (a star count or a
-    commit); None when it holds none."""
+    """The first day the store holds an observation of the outside world (a star count, or the
+    signals computed from one, or a commit); None when it holds none."""
     row = con.execute(
-        "SELECT least((SELECT min(day) FROM stars_daily), "
+        "SELECT least((SELECT min(day) FROM stars_daily), (SELECT min(day) FROM star_signals), "
         "(SELECT min(committed_at)::DATE FROM commits))"
     ).fetchone()
     return row[0] if row else None

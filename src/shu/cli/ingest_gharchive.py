@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from datetime import date, datetime
 from pathlib import Path
 
 import typer
 
-from shu.cli import PARTIAL_EXIT, DbOption, console, db_path, err_console, ingest_app
+from shu.cli import PARTIAL_EXIT, DbOption, console, db_path, err_console, ingest_app, parse_day
 from shu.errors import InputError
 
 
@@ -39,8 +38,8 @@ def ingest_gharchive(
     ingest_log) while the rest load, and the exit status is then 3; when no file could be read it
     says why in one line.
 
+    \b
     Example: shu ingest gharchive data/gharchive/ && shu sql "SELECT * FROM gharchive_trending"
-
     Example: shu ingest gharchive --from 2026-01-01 --to 2026-01-07
     """
     from shu.settings import get_settings
@@ -53,8 +52,8 @@ def ingest_gharchive(
     if start:
         from shu.sources.gharchive_download import download_range
 
-        first = _day(start, "--from")
-        last = _day(end, "--to") if end else first
+        first = parse_day(start, "--from")
+        last = parse_day(end, "--to") if end else first
         with _bar("downloading hourly files") as advance:
             got = download_range(settings, first, last, progress=advance)
         console.print(f"download: {got.line()}", highlight=False)
@@ -102,10 +101,3 @@ def _bar(what: str) -> Iterator[Callable[[int, int], None]]:
             bar.advance(done - bar.completed)
 
         yield advance
-
-
-def _day(text: str, option: str) -> date:
-    try:
-        return datetime.strptime(text, "%Y-%m-%d").date()
-    except ValueError as exc:
-        raise InputError(f"{option} {text!r}: expected YYYY-MM-DD") from exc
