@@ -76,9 +76,11 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
     """
     from shu.flows import fanout, stages
     from shu.flows.daily import daily_flow
+    from shu.flows.prefect_env import start_server_early
     from shu.flows.stages import settings_from
 
     t0 = time.perf_counter()
+    prefect_ready = start_server_early()  # answering by the time the daily flow runs
 
     def elapsed() -> str:
         return f"[{time.perf_counter() - t0:5.1f} s]"
@@ -139,6 +141,7 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
             server.add_repo(repo)
         _load_untracked(db, sample, out, day + timedelta(days=1), today - timedelta(days=1))
         sample.write_daily_ranking(out / "ranking", today)  # the daily flow loads it
+        prefect_ready()
         result = daily_flow(
             day=today, db=str(db), reports_dir=str(out), synthetic=True, overrides=overrides
         )

@@ -92,6 +92,31 @@ def github_repo(
     return _outcome(repo, summary)
 
 
+def github_repos(
+    db: Path, settings: Settings, day: date, backfill: bool, repos: list[str]
+) -> list[dict[str, Any]]:
+    """`github_repo` for each of `repos` in turn on one open store (outside a flow: the demo's
+    backfill and replayed days); the same result per repository."""
+    from shu.sources.github_ingest import ingest_github
+
+    results = []
+    with _WRITER:
+        store = open_for_writing(db)
+        try:
+            for repo in repos:
+                try:
+                    summary = ingest_github(
+                        store, settings, repos=[repo], backfill=backfill, today=day
+                    )
+                except SourceError as exc:
+                    results.append({"repo": repo, "ok": False, "error": str(exc).splitlines()[0]})
+                    continue
+                results.append(_outcome(repo, summary))
+        finally:
+            store.close()
+    return results
+
+
 def _outcome(repo: str, summary: Any, error: str | None = None) -> dict[str, Any]:
     """{repo, ok, requests, not_modified, changed, error} of one repository's ingest."""
     if error is None and summary.failed:  # a failing response: that step rolled back, logged
@@ -363,7 +388,7 @@ def ingest(
             )
         ]
     else:
-        results = [github_repo(db, settings, day, backfill, repo) for repo in repos]
+        results = github_repos(db, settings, day, backfill, repos)
     notes, problems = [], []
     good = [r for r in results if r["ok"]]
     failed = [r for r in results if not r["ok"]]
