@@ -122,6 +122,14 @@ def parse_day(value: str | None, option: str = "--as-of") -> date | None:
         raise InputError(f"{option} {value!r}: expected a date as YYYY-MM-DD") from None
 
 
+def required_day(value: str, option: str) -> date:
+    """A YYYY-MM-DD value of an option that must be given (`--from`, `--to`)."""
+    day = parse_day(value, option)
+    if day is None:
+        raise InputError(f"{option}: a date (YYYY-MM-DD) is required")
+    return day
+
+
 def day_option(
     value: str | None, old: str | None, old_option: str, option: str = "--as-of"
 ) -> date | None:

@@ -19,6 +19,7 @@ from shu.cli import (
     old_name,
     parse_day,
     require_data,
+    required_day,
 )
 from shu.errors import InputError
 from shu.store import open_store
@@ -213,7 +214,7 @@ def backtest(
     from shu.forecast.model import ESTIMATORS
     from shu.forecast.questions import template as get_template
 
-    d1, d2 = parse_day(start, "--from"), parse_day(end, "--to")
+    d1, d2 = required_day(start, "--from"), required_day(end, "--to")
     templates = _csv(template) or ("star_accel_reach", "star_velocity_up")
     for name in templates:
         get_template(name)

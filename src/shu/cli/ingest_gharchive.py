@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from shu.cli import PARTIAL_EXIT, DbOption, console, db_path, err_console, ingest_app, parse_day
+from shu.cli import PARTIAL_EXIT, DbOption, console, db_path, err_console, ingest_app, required_day
 from shu.errors import InputError
 
 
@@ -52,8 +52,8 @@ def ingest_gharchive(
     if start:
         from shu.sources.gharchive_download import download_range
 
-        first = parse_day(start, "--from")
-        last = parse_day(end, "--to") if end else first
+        first = required_day(start, "--from")
+        last = required_day(end, "--to") if end else first
         with _bar("downloading hourly files") as advance:
             got = download_range(settings, first, last, progress=advance)
         console.print(f"download: {got.line()}", highlight=False)

@@ -42,14 +42,14 @@ def replay(
     Example: shu replay --from 2025-09-01 --to 2026-02-28 --brief
     Example: shu replay --from 2025-09-04 --to 2026-01-29 --template star_breakout --every 7
     """
-    from shu.cli import parse_day
+    from shu.cli import required_day
     from shu.cli.forecast import _csv, _horizons
     from shu.forecast.questions import HORIZONS, TEMPLATES
     from shu.forecast.questions import template as get_template
     from shu.forecast.replay import replay as run_replay
     from shu.settings import get_settings
 
-    d1, d2 = parse_day(start, "--from"), parse_day(end, "--to")
+    d1, d2 = required_day(start, "--from"), required_day(end, "--to")
     templates = _csv(template) or tuple(TEMPLATES)
     for name in templates:
         get_template(name)
