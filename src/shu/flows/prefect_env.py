@@ -33,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 ANALYTICS_OFF = {"PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1"}
 STARTUP_TIMEOUT = "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"
@@ -92,12 +92,31 @@ def prefect_start_errors() -> Iterator[None]:
         ) from None
 
 
-def start_server_early() -> Callable[[], None]:
+class EarlyStart:
+    """An ephemeral Prefect server being started on a thread (`start_server_early`)."""
+
+    def __init__(self, thread: threading.Thread | None, failure: list[BaseException]) -> None:
+        self._thread = thread
+        self._failure = failure
+
+    def check(self) -> None:
+        """Raise now what starting the server raised, if it has failed already."""
+        if self._failure:
+            raise self._failure[0]
+
+    def wait(self) -> None:
+        """Block until the server answers; raise what starting it raised."""
+        if self._thread is not None:
+            self._thread.join()
+        self.check()
+
+
+def start_server_early() -> EarlyStart:
     """Start the ephemeral Prefect server on a thread now (nothing to do when PREFECT_API_URL
-    names a server); returns `wait()`, which blocks until it answers and raises what starting it
-    raised. Call `wait()` before running a flow: the flow must not find it half started."""
+    names a server). Call `wait()` before running a flow (the flow must not find it half
+    started), `check()` between steps to stop early when it could not start."""
     if os.environ.get("PREFECT_API_URL"):
-        return lambda: None
+        return EarlyStart(None, [])
     from prefect.server.api.server import SubprocessASGIServer
 
     failure: list[BaseException] = []
@@ -105,15 +124,9 @@ def start_server_early() -> Callable[[], None]:
     def start() -> None:
         try:
             SubprocessASGIServer().start()
-        except BaseException as exc:  # handed to the caller's thread by wait()
+        except BaseException as exc:  # handed to the caller's thread by wait() / check()
             failure.append(exc)
 
     thread = threading.Thread(target=start, name="prefect-server-start", daemon=True)
     thread.start()
-
-    def wait() -> None:
-        thread.join()
-        if failure:
-            raise failure[0]
-
-    return wait
+    return EarlyStart(thread, failure)
