@@ -109,13 +109,15 @@ def daily(
 
     when = day_option(as_of, day, "--day")
     get_settings()  # a configuration mistake is one line here, not a failed flow run
+    from shu.flows.prefect_env import prefect_start_errors, quiet_console, start_server_early
+
     if not verbose:
-        from shu.flows.prefect_env import quiet_console
-
         quiet_console()
-    from shu.flows.daily import STAGES, daily_flow
-    from shu.flows.prefect_env import prefect_start_errors
+    with prefect_start_errors():
+        prefect = start_server_early()  # starts while the flow's modules are imported
+        from shu.flows.daily import STAGES, daily_flow
 
+        prefect.wait()
     with _printed(STAGES), prefect_start_errors():
         result = daily_flow(day=when, db=str(db_path(db)), backfill=backfill)
     no_data = result.get("briefing", {}).get("counts", {}).get("no_data", False)

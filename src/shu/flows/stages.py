@@ -87,10 +87,12 @@ def signals(db: Path, settings: Settings) -> StageReport:
 
 def resolve(db: Path, day: date) -> StageReport:
     """Resolve every forecast whose horizon has passed by `day`."""
-    from shu.forecast.resolve import resolve_forecasts
-
     store = open_for_writing(db)
     try:
+        if first_data_day(store.con) is None:
+            return StageReport("resolve", f"nothing to resolve: {NO_DATA}")
+        from shu.forecast.resolve import resolve_forecasts
+
         counts = resolve_forecasts(store, as_of=day)
         return StageReport(
             "resolve", ", ".join(f"{k} {v}" for k, v in counts.items()), counts=counts
@@ -101,13 +103,13 @@ def resolve(db: Path, day: date) -> StageReport:
 
 def forecast(db: Path, settings: Settings, day: date) -> StageReport:
     """Issue today's forecasts for the tracked repositories (existing ones are left alone)."""
-    from shu.forecast.artifact import model_path
-    from shu.forecast.issue import issue_forecasts
-
     store = open_for_writing(db)
     try:
         if first_data_day(store.con) is None:
             return StageReport("forecast", f"nothing to forecast from: {NO_DATA}")
+        from shu.forecast.artifact import model_path
+        from shu.forecast.issue import issue_forecasts
+
         if not model_path(settings).exists():
             return StageReport(
                 "forecast",
