@@ -24,6 +24,9 @@ from shu.receipts import ReceiptBook
 from shu.settings import Settings
 from shu.store import Store, first_data_day, utcnow
 
+# The title of a briefing whose store holds no data on or before its day (sections/no_data.py).
+NO_DATA_TITLE = "No data yet: nothing to brief"
+
 
 @dataclass
 class Part:
@@ -99,9 +102,7 @@ class BriefingContext:
     @cached_property
     def title(self) -> str:
         if self.no_data:
-            from shu.briefing.sections.no_data import TITLE
-
-            return TITLE
+            return NO_DATA_TITLE
         return briefing_title(self.categories)
 
     @cached_property

@@ -7,7 +7,6 @@ from __future__ import annotations
 from shu.briefing.context import BriefingContext, Part
 from shu.store import LOAD_COMMANDS, NO_DATA
 
-TITLE = "No data yet: nothing to brief"
 KEYS = ("cards", "radar", "claims", "calibration_watch", "track_record")
 
 
