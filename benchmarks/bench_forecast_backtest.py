@@ -50,7 +50,7 @@ import sys
 import time
 from pathlib import Path
 
-from shu.forecast.blocks import describe_worst
+from shu.forecast.evaluation.blocks import describe_worst
 
 ROOT = Path(__file__).resolve().parents[1]
 PARQUET = ROOT.parent / "shared" / "data" / "stars" / "stars_daily.parquet"

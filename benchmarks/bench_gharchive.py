@@ -2,7 +2,7 @@
 
 Generates GH Archive hourly files in the real event schema once
 (`tests/support/gharchive_files.py`; default 1,200,000 events over 48 hours and 20,000
-repositories, issue 20's case; kept under --dir for later runs), then each run, each in its own
+repositories; kept under --dir for later runs), then each run, each in its own
 process, back to back:
 
 1. floor: `read_json` of the hourly files with columns `type`, `repo STRUCT(name)`,
@@ -13,7 +13,7 @@ process, back to back:
    (a user's store exists; creating one is not GH Archive's cost).
 
 It checks that shu's stars given equal the floor's count, and prints per run and as medians
-both wall times and their ratio (target <= 1.5x at 1M events and more, issue 20), each
+both wall times and their ratio (target <= 1.5x at 1M events and more), each
 process's CPU time and peak memory, and the throughput: events/s of wall time and events per
 CPU-second (per core). The machine is shared: compare the ratios of one run.
 

@@ -1,6 +1,6 @@
 """Benchmark: what `shu ingest github` costs in requests for the three default repositories.
 
-Target (issue 3): the daily incremental run costs <= 15 requests when nothing changed (304s
+Target: the daily incremental run costs <= 15 requests when nothing changed (304s
 included). Serves the real histories in ../shared/data through the local GitHub API server
 (commits and tags of ollama/ollama, pytorch/ao for pytorch, tensorflow/tfjs for tensorflow;
 each one's real daily star counts as star history), then runs, each in a fresh client:

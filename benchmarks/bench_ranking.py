@@ -4,13 +4,13 @@ Each run, in a fresh temporary directory and each in its own process, back to ba
 
 1. floor: `CREATE TABLE s AS SELECT lower(repo) repo, day, max(stars) stars, max(forks) forks
    FROM 'file' GROUP BY ALL` and `CHECKPOINT` into a new DuckDB file (Python + duckdb, start-up
-   included; issue 20's definition, the same floor for both loads);
+   included; the same floor for both loads);
 2. fresh: the whole command `shu ingest ranking FILE --db NEW` (start-up, store creation, load);
 3. re-load: the same command again onto that store (nothing changes).
 
 It prints per run and as medians the wall time of each, shu's time over the floor's (targets:
-<= 2.0 for both loads, issue 20), the CPU time (user + system) of each process and its peak
-resident memory (target <= 2 GiB, issue 2), plus the load average: the machine is shared, so
+<= 2.0 for both loads), the CPU time (user + system) of each process and its peak
+resident memory (target <= 2 GiB), plus the load average: the machine is shared, so
 compare the ratios of one run, never figures from different runs.
 
     .venv/bin/python benchmarks/bench_ranking.py [PATH] [--runs 3]

@@ -1,4 +1,4 @@
-"""Passage retrieval on bm25s against the hand-written numpy Okapi BM25 it replaced (issue 21).
+"""Passage retrieval on bm25s against the hand-written numpy Okapi BM25 it replaced.
 
 `shu.evidence.retrieval.PassageIndex` scores with bm25s (Lucene BM25, k1 = 1.5, b = 0.75) over
 shu's own tokens. This script keeps the numpy implementation it replaced as the reference and

@@ -4,14 +4,14 @@ Prints:
   1. `shu signals --full` (the whole command: start-up, star_signals, commit, category, peer and
      release signals) against the naive window query, back to back, each in its own process,
      medians of --runs: per repository a calendar of days, an ASOF join to stars_daily and
-     lag(7)/lag(28) velocities into a temp table (issue 20's floor). Target (issue 20): shu <=
+     lag(7)/lag(28) velocities into a temp table (the floor). Target: shu <=
      0.8x the naive query. Twice: over the store as it is (its signals current: every row is
      recomputed and checked against the stored one, none needs writing), and with star_signals
      emptied before the run (untimed), so that every row is written (a first full refresh, or
      one after the definitions changed);
   2. the incremental refresh of star_signals after one new day for all repositories, in
      process (the last day is held back, the signals computed without it, then it is added
-     and refreshed), wall and CPU time, median of --runs. Target (issue 20): <= 0.2 s;
+     and refreshed), wall and CPU time, median of --runs. Target: <= 0.2 s;
   3. the pandas reference (`shu.signals.reference.star_signals_reference`) on the same data,
      once (slow), and a check that SQL and reference agree on every row (exactness).
 The machine is shared: the load average is printed with the figures; compare the ratios of

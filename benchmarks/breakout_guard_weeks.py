@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 
-from shu.forecast import recalibration
-from shu.forecast.regime import regime_frame
+from shu.forecast.calibration import guard as regime_guard
+from shu.forecast.calibration.regime import regime_frame
 
 
 def with_regime(pred: pd.DataFrame, store: Path) -> pd.DataFrame:
@@ -36,7 +36,7 @@ def with_regime(pred: pd.DataFrame, store: Path) -> pd.DataFrame:
     regime = regime_frame(con, sorted(pred.origin.dt.date.unique()))
     con.close()
     regime["origin"] = pd.to_datetime(regime["origin"])
-    regime["shrink"] = [recalibration.guard(d).shrink for d in regime["distance"]]
+    regime["shrink"] = [regime_guard.guard(d).shrink for d in regime["distance"]]
     pred = pred.merge(regime[["origin", "shrink"]], on="origin", how="left")
     per_origin = pred.groupby("origin").outcome.agg(["sum", "count"])
     base = {}

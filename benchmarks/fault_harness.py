@@ -1,4 +1,4 @@
-"""Benchmark: the fault harness (issue 12) — faults and bad input, measured in one table.
+"""Benchmark: the fault harness — faults and bad input, measured in one table.
 
 Runs every case of `tests/support/fault_harness.py` (GitHub API faults against the local server,
 SIGKILL at random points of real `shu ingest ranking`, `shu ingest github`, `shu signals --full`

@@ -1,4 +1,6 @@
-"""Shared fixtures: temporary stores, the ../shared data directory, and one Prefect harness."""
+"""Shared fixtures: temporary stores, the ../shared data directory, and one Prefect harness; and
+the `integration` marker on every test under tests/integration (`-m "not integration"` runs the
+unit tests alone)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,16 @@ from shu.store import Store, open_store
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
+INTEGRATION = Path(__file__).resolve().parent / "integration"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests under tests/integration run whole chains (shu processes, Prefect flows, clusters) or
+    fit models at their real settings: marked `integration` by where they live, so no module can
+    forget the marker."""
+    for item in items:
+        if item.path.is_relative_to(INTEGRATION):
+            item.add_marker(pytest.mark.integration)
 
 
 @pytest.fixture

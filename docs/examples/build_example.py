@@ -116,7 +116,7 @@ def main() -> None:
         for probe_json in sorted((ROOT / "docs" / "probe").glob("*.json")):
             print("probe:", ingest_probe_file(store, probe_json).message)
 
-        from shu.forecast.replay import replay
+        from shu.forecast.live.replay import replay
 
         store.con.execute("SET memory_limit = '8GB'")
         start = args.replay_from or args.day - timedelta(days=184)
@@ -148,11 +148,11 @@ def train_and_issue(store, settings, day: date, backtest_json: Path, retrain: bo
     resolve what has resolved, and issue the forecasts of `day`."""
     import json
 
-    from shu.forecast.artifact import model_path, save_forecasters
-    from shu.forecast.card import write_model_card
-    from shu.forecast.issue import issue_forecasts
-    from shu.forecast.resolve import resolve_forecasts
-    from shu.forecast.train import train_forecasters
+    from shu.forecast.models.artifact import model_path, save_forecasters
+    from shu.forecast.evaluation.model_card import write_model_card
+    from shu.forecast.live.issue import issue_forecasts
+    from shu.forecast.live.resolve import resolve_forecasts
+    from shu.forecast.models.train import train_forecasters
 
     backtest = (json.loads(backtest_json.read_text(encoding="utf-8"))
                 if backtest_json.exists() else None)

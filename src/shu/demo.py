@@ -28,7 +28,7 @@ from shu.testing.demo_sample import OWNER, SEED, DemoSample, as_of, synthetic_sa
 from shu.testing.github_server import GitHubAPIServer
 
 if TYPE_CHECKING:
-    from shu.forecast.train import TrainResult
+    from shu.forecast.models.train import TrainResult
 
 REPLAY_DAYS = 35
 REPLAY_STEP = 14
@@ -89,8 +89,8 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
     from shu.flows.daily import daily_flow
     from shu.flows.prefect_env import start_server_early
     from shu.flows.stages import settings_from
-    from shu.forecast.artifact import model_path
-    from shu.forecast.card import write_model_card
+    from shu.forecast.evaluation.model_card import write_model_card
+    from shu.forecast.models.artifact import model_path
 
     t0 = time.perf_counter()
     prefect = start_server_early()  # answering by the time the daily flow runs
@@ -194,8 +194,8 @@ def train_demo_forecaster(
     ROCm template with `rocm.ESTIMATOR`, as `shu train` does); save it where `settings` says.
     Returns the training result and one line about it (the model card is written by the
     caller, with the backtest)."""
-    from shu.forecast.artifact import model_path, save_forecasters
-    from shu.forecast.train import train_forecasters
+    from shu.forecast.models.artifact import model_path, save_forecasters
+    from shu.forecast.models.train import train_forecasters
     from shu.probe_ingest import ingest_probe_file
     from shu.snapshot import open_for_writing
 
@@ -218,7 +218,7 @@ def train_demo_forecaster(
 def demo_backtest(db: Path | str, last: date) -> dict[str, Any]:
     """The walk-forward backtest of the card templates at 30 days over the DEMO_BACKTEST_DAYS
     before `last` (the day the forecaster was trained through), read-only on the store at `db`."""
-    from shu.forecast.backtest import BacktestConfig, backtest_report
+    from shu.forecast.evaluation.backtest import BacktestConfig, backtest_report
     from shu.store import open_store
 
     with open_store(db, read_only=True) as store:
@@ -280,8 +280,8 @@ def train_demo_model(
 ) -> str:
     """Train the forecaster (`train_demo_forecaster`) and write its model card with the
     walk-forward backtest of the card templates (`demo_backtest`), in this process."""
-    from shu.forecast.artifact import model_path
-    from shu.forecast.card import write_model_card
+    from shu.forecast.evaluation.model_card import write_model_card
+    from shu.forecast.models.artifact import model_path
 
     result, line = train_demo_forecaster(db, settings, probe_json, templates, horizons)
     backtest = demo_backtest(db, result.trained_through)

@@ -74,7 +74,7 @@ def star_signals(
         df.empty
         and not c.execute(
             "SELECT count(*) FROM star_signals WHERE repo = ?", [_repo(repo)]
-        ).fetchone()[0]
+        ).fetchall()[0][0]
     ):
         raise InputError(f"no star signals for {repo!r}: check the name, or run `shu signals`")
     return df
@@ -176,7 +176,7 @@ def export_tables(
             )
             con.execute(f"COPY (SELECT * FROM \"{name}\") TO '{_sql_path(partial)}' ({options})")
             partial.replace(path)
-            rows = con.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
+            rows = con.execute(f'SELECT count(*) FROM "{name}"').fetchall()[0][0]
             written.append((name, int(rows), path))
         return written
     finally:

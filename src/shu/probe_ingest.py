@@ -1,7 +1,7 @@
 """Store probe results: validate a probe JSON document and upsert it into `probe_runs` and
 `probe_results`.
 
-Documents come from `python -m shu.probe --json PATH` on any host (`shu ingest probe PATH`) or
+Documents come from `python -m shu.probe --out PATH` on any host (`shu ingest probe PATH`) or
 from a local run (`shu probe`). Ingest is idempotent by `run_id`: storing the same document
 again changes nothing, whatever path it is read from (`source` and `ingested_at` keep the first
 ingestion's). A malformed document is rejected whole with one line naming the file
@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from shu.errors import InputError
 from shu.probe import FORMAT_VERSION
+from shu.probe.inductor import FAMILY_WORDS
 from shu.schema import TABLES_BY_NAME
 from shu.store import Load, Store, utcnow
 
@@ -138,6 +139,9 @@ def probe_rows(doc: dict, source: str) -> tuple[dict, list[dict]]:
         "geomean_speedup_clipped": _float(
             d.get(summary, "summary", "geomean_speedup_clipped", _NUMBER, False)
         ),
+        "geomean_speedup_without_substitutions": _float(
+            d.get(summary, "summary", "geomean_speedup_without_substitutions", _NUMBER, False)
+        ),
         "pass_rate": float(d.get(summary, "summary", "pass_rate", _NUMBER)),
         "source": source,
         "raw_json": json.dumps(doc, sort_keys=True),
@@ -179,6 +183,7 @@ _RESULT_KEYS = {
     "achieved_eager",
     "achieved_compiled",
     "fraction_of_ceiling",
+    "inductor",
 }
 
 
@@ -240,10 +245,39 @@ def _result_row(d: _Doc, r: Any, path: str, run_id: str) -> dict:
     peak = get(r, path, "peak_bytes", dict, required=False) or {}
     row["peak_bytes_eager"] = get(peak, f"{path}.peak_bytes", "eager", int, required=False)
     row["peak_bytes_compiled"] = get(peak, f"{path}.peak_bytes", "compiled", int, required=False)
+    row.update(_inductor_columns(d, r, path))
     row["detail"] = json.dumps(
         {k: v for k, v in r.items() if k not in _RESULT_KEYS}, sort_keys=True
     )
     return row
+
+
+def _inductor_columns(d: _Doc, r: dict, path: str) -> dict[str, Any]:
+    """The columns of a result's `inductor` record; all NULL for documents without one (runs
+    made before the probe recorded it)."""
+    record = d.get(r, path, "inductor", dict, required=False)
+    if record is None:
+        return dict.fromkeys(
+            ("generated_kernels", "eager_kernels", "substitutions", "inductor_did", "inductor")
+        )
+    ipath = f"{path}.inductor"
+    subs = d.get(record, ipath, "substitutions", list, required=False) or []
+    texts = []
+    for i, sub in enumerate(subs):
+        spath = f"{ipath}.substitutions[{i}]"
+        replaced = d.get(sub, spath, "replaced", list, required=False) or []
+        family = d.get(sub, spath, "family", str, required=False)
+        texts.append(
+            f"{'+'.join(map(str, replaced)) or 'pattern'} → {d.get(sub, spath, 'by', str)}"
+            + (f" ({FAMILY_WORDS.get(family, family)})" if family else "")
+        )
+    return {
+        "generated_kernels": d.get(record, ipath, "generated_kernels", int, required=False),
+        "eager_kernels": d.get(record, ipath, "eager_kernels", int, required=False),
+        "substitutions": "; ".join(texts) or None,
+        "inductor_did": d.get(record, ipath, "summary", str, required=False),
+        "inductor": json.dumps(record, sort_keys=True),
+    }
 
 
 def _arrow(table: str, rows: list[dict]) -> pa.Table:

@@ -13,7 +13,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.progress import (
@@ -49,13 +49,14 @@ class Tracker:
 
     def __init__(self, bar: Progress | None, task: TaskID | None) -> None:
         self._bar, self._task = bar, task
-        self.completed = 0
+        self.completed: float = 0
 
     def advance(self, n: float = 1, note: str | None = None) -> None:
         """Count `n` more units done; `note` replaces the text after the description."""
         self.completed += n
         if self._bar is not None and self._task is not None:
-            self._bar.update(self._task, advance=n, **({"note": note} if note is not None else {}))
+            fields: dict[str, Any] = {"note": note} if note is not None else {}
+            self._bar.update(self._task, advance=n, **fields)
 
     def total(self, total: float | None) -> None:
         """Set (or correct) the number of units once it is known."""

@@ -67,7 +67,9 @@ class Receipt:
 
 @dataclass(frozen=True)
 class Citation:
-    """A stored fact an evidence line rests on (becomes a receipt)."""
+    """A stored fact a number or a line rests on: the one type every part of shu cites with (an
+    evidence line, a probe verdict, a radar driver, a forecast's receipts). A `ReceiptBook` turns
+    it into a numbered `Receipt` (`cite`); `as_json` and `as_record` are its two written forms."""
 
     kind: str  # 'row', 'quote', 'query' or 'passage'
     table: str
@@ -80,6 +82,31 @@ class Citation:
     params: list[Any] = field(default_factory=list)
     title: str | None = None
     location: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """As JSON for readers (`shu radar --json`): kind, table, value, then the SELECT and its
+        parameters (a query) or the row's key and column; dates as ISO text."""
+        out: dict[str, Any] = {"kind": self.kind, "table": self.table, "value": _iso(self.value)}
+        if self.kind == "query":
+            out.update({"sql": self.sql, "params": [_iso(p) for p in self.params]})
+        else:
+            out.update({"key": {k: _iso(v) for k, v in self.key.items()}, "column": self.column})
+        return out
+
+    def as_record(self) -> dict[str, Any]:
+        """As a forecast stores it among its receipts (`forecasts.receipts`): table, key, column,
+        value and the day it is as of."""
+        return {
+            "table": self.table,
+            "key": self.key,
+            "column": self.column,
+            "value": self.value,
+            "as_of": None if self.as_of is None else str(self.as_of),
+        }
+
+
+def _iso(v: Any) -> Any:
+    return str(v) if isinstance(v, date) else v
 
 
 @dataclass
@@ -315,6 +342,7 @@ def stored_receipts(store: Store, briefing_id: str) -> list[Receipt]:
     out = []
     for kind, table, key_json, column, value, as_of, label in rows:
         key = json.loads(key_json)
+        items: tuple[tuple[str, Any], ...]
         if kind == "query":
             items = (("sql", key["sql"]), ("params", tuple(key["params"])))
         elif kind == "file":

@@ -37,12 +37,12 @@ def rename_repo(store: Store, old: str, new: str, origin: str) -> int:
             elif table.primary_key == ("repo",):
                 exists = store.con.execute(
                     f'SELECT count(*) FROM "{table.name}" WHERE repo = ?', [new]
-                ).fetchone()[0]
+                ).fetchall()[0][0]
                 if exists:
                     store.con.execute(f'DELETE FROM "{table.name}" WHERE repo = ?', [old])
                     continue
             moved += store.con.execute(
                 f'UPDATE "{table.name}" SET repo = ? WHERE repo = ?', [new, old]
-            ).fetchone()[0]
+            ).fetchall()[0][0]
         record_alias(store, old, new, origin)
     return moved

@@ -92,7 +92,9 @@ def _needs_code(word: str, first: bool) -> bool:
 def _span(words: list[str]) -> str:
     """Adjacent words markdown could read as markup, as one code span (punctuation around them
     outside it)."""
-    lead, core, trail = _EDGE.match(" ".join(words)).groups()
+    edge = _EDGE.match(" ".join(words))
+    assert edge is not None  # every part of the pattern may be empty: it matches any text
+    lead, core, trail = edge.groups()
     if not core or not _needs_code(core, first=not lead):
         lead, core, trail = "", " ".join(words), ""
     return lead + _code_span(core) + trail.replace("|", PIPE)

@@ -51,13 +51,39 @@ def _m003_unindexed_keys(con: duckdb.DuckDBPyConnection) -> None:
                 "SELECT count(*) FROM duckdb_constraints() WHERE schema_name = 'main' AND "
                 "table_name = ? AND constraint_type = 'PRIMARY KEY'",
                 [table.name],
-            ).fetchone()[0]
+            ).fetchall()[0][0]
         ):
             continue
         old = f"_{table.name}_keyed"
         con.execute(f'ALTER TABLE "{table.name}" RENAME TO "{old}"')
         con.execute(table.ddl())
         con.execute(f'INSERT INTO "{table.name}" BY NAME SELECT * FROM "{old}"')
+        con.execute(f'DROP TABLE "{old}"')
+
+
+def _m004_probe_inductor(con: duckdb.DuckDBPyConnection) -> None:
+    """probe_runs and probe_results gained what Inductor did (generated kernels, eager kernels,
+    substitutions, the `inductor` record, the geomean without substitutions): each table that
+    lacks them is rebuilt in the declared column order with its rows kept (the new columns NULL:
+    runs before this did not record them)."""
+    for name, column in (
+        ("probe_runs", "geomean_speedup_without_substitutions"),
+        ("probe_results", "inductor"),
+    ):
+        have = {
+            r[0]
+            for r in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' "
+                "AND table_name = ?",
+                [name],
+            ).fetchall()
+        }
+        if not have or column in have:
+            continue
+        old = f"_{name}_before_inductor"
+        con.execute(f'ALTER TABLE "{name}" RENAME TO "{old}"')
+        con.execute(TABLES_BY_NAME[name].ddl())
+        con.execute(f'INSERT INTO "{name}" BY NAME SELECT * FROM "{old}"')
         con.execute(f'DROP TABLE "{old}"')
 
 
@@ -70,6 +96,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]]] =
         _m002_star_signals_velocity_90d,
     ),
     (3, "stars_daily: primary key unique by construction, no index", _m003_unindexed_keys),
+    (4, "probe_runs, probe_results: what Inductor did, rows kept", _m004_probe_inductor),
 ]
 
 
@@ -219,7 +246,7 @@ class Store:
         if changes:
             top = self.con.execute(
                 f"SELECT coalesce(max(version), 0) FROM {MIGRATIONS_TABLE}"
-            ).fetchone()[0]
+            ).fetchall()[0][0]
             for i, change in enumerate(changes, start=1):
                 self._record_migration(max(top, 1000) + i, change)
         return changes
@@ -320,17 +347,17 @@ class Store:
                     if keys_unique
                     else self.con.execute(
                         f"SELECT count(*) - count(DISTINCT ({', '.join(pk)})) FROM _shu_stage"
-                    ).fetchone()[0]
+                    ).fetchall()[0][0]
                 )
                 if dupes:
                     raise StoreError(f"upsert into {table}: {dupes} duplicate key rows in input")
                 if not self.con.execute(
                     f'SELECT count(*) FROM (SELECT 1 FROM "{table}" LIMIT 1)'
-                ).fetchone()[0]:
+                ).fetchall()[0][0]:
                     # Empty table (a first load): everything is new, no comparison needed.
                     inserted = self.con.execute(
                         f'INSERT INTO "{table}" ({q}) SELECT {q} FROM _shu_stage'
-                    ).fetchone()[0]
+                    ).fetchall()[0][0]
                     return UpsertResult(int(inserted), 0)
                 self.con.execute(
                     "CREATE OR REPLACE TEMP TABLE _shu_changed AS "
@@ -340,7 +367,7 @@ class Store:
                 inserted, updated = self.con.execute(
                     "SELECT count(*) FILTER (WHERE _is_new), count(*) FILTER (WHERE NOT _is_new) "
                     "FROM _shu_changed"
-                ).fetchone()
+                ).fetchall()[0]
                 if inserted:
                     self.con.execute(
                         f'INSERT INTO "{table}" ({q}) SELECT {q} FROM _shu_changed WHERE _is_new'
@@ -425,7 +452,7 @@ class Store:
         return int(
             self.con.execute(
                 f'SELECT count(*) - count(DISTINCT ({keys})) FROM "{table}"'
-            ).fetchone()[0]
+            ).fetchall()[0][0]
         )
 
     def tables(self) -> list[tuple[str, str, int]]:
@@ -441,7 +468,7 @@ def list_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, int]]:
         "WHERE table_schema = 'main' AND table_name NOT LIKE '\\_%' ESCAPE '\\' "
         "ORDER BY table_name"
     ).fetchall():
-        rows = con.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
+        rows = con.execute(f'SELECT count(*) FROM "{name}"').fetchall()[0][0]
         out.append((name, "view" if "VIEW" in kind else "table", int(rows)))
     return out
 

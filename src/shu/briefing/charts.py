@@ -22,7 +22,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from shu.forecast import rocm
+from shu.forecast.features import rocm
 from shu.settings import ROCM_PATTERN
 from shu.store import Store
 
@@ -173,7 +173,7 @@ def rocm_chart(
             label=f"asked: {forecast['template'].replace('_', ' ')} by "
             f"{forecast['resolves_on']} (p = {p:.2f})",
         )
-    ax.set_xlim(start, forecast["resolves_on"])
+    ax.set_xlim(start, forecast["resolves_on"])  # type: ignore[arg-type]  # dates: matplotlib converts them
     ax.set_ylim(bottom=0)
     ax.set_ylabel("share of commits (%)")
     ax.set_title(f"{repo}: ROCm share of mainline commits to {as_of} and the forecast", fontsize=10)

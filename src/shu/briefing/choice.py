@@ -8,9 +8,10 @@ questions are its binary forecasts at the origin: every template, threshold and 
   and threshold) always gets a card, whatever its probability; when its template x horizon has
   no demonstrated skill the card says so.
 - Otherwise a question qualifies when its template x horizon has demonstrated skill
-  (`shu.forecast.skill`), its base rate is known (the climatology stored with it), the model
-  departs from that base rate by at least `MARGIN` in log-odds (at a 50% base rate: below 40% or
-  above 60%; at 20%: below 14% or above 27%), and its probability lies within `SHOWN` (10-90%).
+  (`shu.forecast.evaluation.skill_gate`), its base rate is known (the climatology stored with
+  it), the model departs from that base rate by at least `MARGIN` in log-odds (at a 50% base
+  rate: below 40% or above 60%; at 20%: below 14% or above 27%), and its probability lies
+  within `SHOWN` (10-90%).
   The card asks the qualifying question whose base rate is nearest 0.5 -- the one whose answer
   was least known beforehand -- breaking ties by the larger departure, then the horizon nearest
   30 days, then the forecast id.
@@ -28,8 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from shu.forecast.interval import TEMPLATE as INTERVAL
-from shu.forecast.rocm import NAMES as ROCM_TEMPLATES
+from shu.forecast.questions.registry import INTERVAL_TEMPLATE as INTERVAL
+from shu.forecast.questions.registry import ROCM_TEMPLATES
 from shu.settings import DeclaredQuestion
 
 MARGIN = 0.4  # log-odds between a forecast and its base rate for the forecast to say something
@@ -53,10 +54,16 @@ class CardChoice:
     skill_reason: str
     why: str  # why this question, or why none, in one sentence
 
+    def __post_init__(self) -> None:
+        if self.forecast is None and self.interval is None:
+            raise ValueError(f"a card for {self.repo} needs a question or an interval")
+
     @property
-    def headline(self) -> dict[str, Any] | None:
+    def headline(self) -> dict[str, Any]:
         """The forecast the card is about: its question, else its interval."""
-        return self.forecast or self.interval
+        lead = self.forecast or self.interval
+        assert lead is not None  # __post_init__
+        return lead
 
 
 def is_declared(f: dict[str, Any], questions: list[DeclaredQuestion]) -> bool:

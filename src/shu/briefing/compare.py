@@ -172,7 +172,7 @@ def interval_forecasts(con: duckdb.DuckDBPyConnection, repo: str, as_of: date) -
     has = con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_schema = "
         "'main' AND table_name = 'forecast_intervals'"
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     if not has:
         return pd.DataFrame()
     return con.execute(

@@ -19,7 +19,7 @@ from shu.briefing import facts
 from shu.briefing.choice import CardChoice, choose_cards
 from shu.briefing.text import briefing_title, template_env
 from shu.evidence.retrieval import PassageIndex
-from shu.forecast.skill import demonstrated_skill
+from shu.forecast.evaluation.skill_gate import demonstrated_skill
 from shu.receipts import ReceiptBook
 from shu.settings import Settings
 from shu.store import Store, first_data_day, utcnow

@@ -13,16 +13,14 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
-from shu.forecast.ranking import RANKED_TEMPLATES
+import duckdb
+
+from shu.forecast.confidence import band_sql
+from shu.forecast.questions.registry import INTERVAL_TEMPLATE, RANKED_TEMPLATES
 from shu.settings import ROCM_PATTERN, Settings
 from shu.store import Store
 
-BAND_SQL = (
-    "CASE WHEN greatest(f.probability, 1 - f.probability) >= 0.80 THEN 'high' "
-    "WHEN greatest(f.probability, 1 - f.probability) >= 0.65 THEN 'medium' "
-    "ELSE 'low' END"
-)
+BAND_SQL = band_sql("f.probability")  # a stored forecast's confidence band
 RIGHT_SQL = "((f.probability >= 0.5) = (r.outcome = 'yes'))"
 MOVE_TOLERANCE = 0.05
 # The radar's forecasts (every repository in the store) have their own section and record.
@@ -34,7 +32,7 @@ LIFECYCLE_RULE = (
 )
 
 
-def dicts(cur) -> list[dict[str, Any]]:
+def dicts(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """The rows of an executed DuckDB cursor as dicts keyed by column name."""
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
@@ -45,10 +43,9 @@ def data_as_of(store: Store, tracked: list[str], day: date | None) -> date | Non
     marks = ", ".join("?" for _ in tracked) or "NULL"
     bound = "AND day <= ?" if day else ""
     params = [*tracked, day] if day else list(tracked)
-    row = store.con.execute(
+    return store.con.execute(
         f"SELECT max(day) FROM star_signals WHERE repo IN ({marks}) {bound}", params
-    ).fetchone()
-    return row[0]
+    ).fetchall()[0][0]
 
 
 def stale_repos(store: Store, tracked: list[str], day: date) -> list[dict[str, Any]]:
@@ -57,7 +54,7 @@ def stale_repos(store: Store, tracked: list[str], day: date) -> list[dict[str, A
     for repo in tracked:
         last = store.con.execute(
             "SELECT max(day) FROM stars_daily WHERE repo = ? AND day <= ?", [repo, day]
-        ).fetchone()[0]
+        ).fetchall()[0][0]
         if last is None or last < day - timedelta(days=1):
             out.append({"repo": repo, "last_day": last or "never"})
     return out
@@ -214,7 +211,8 @@ class BandRate:
 def backtest_band_rate(settings: Settings, forecast: dict[str, Any], band: str) -> BandRate | None:
     """The backtest hit rate of the forecast's template, horizon and band from the model card
     (`forecaster.json` beside the model), when the card holds one for this model version."""
-    from shu.forecast.card import CARD_JSON, band_track_record
+    from shu.forecast.evaluation.model_card import band_track_record
+    from shu.forecast.models.artifact import CARD_JSON
 
     card = Path(settings.models_dir) / CARD_JSON
     rate = band_track_record(
@@ -239,7 +237,7 @@ def backtest_band_rate(settings: Settings, forecast: dict[str, Any], band: str) 
 def backtest_interval_coverage(settings: Settings, forecast: dict[str, Any]) -> BandRate | None:
     """How often the backtest's 80% intervals of the interval forecast's horizon held, from the
     model card (`BandRate.hit_rate` = the observed coverage), when the card is its model's."""
-    from shu.forecast.card import CARD_JSON
+    from shu.forecast.models.artifact import CARD_JSON
 
     path = Path(settings.models_dir) / CARD_JSON
     if not path.exists():
@@ -257,32 +255,6 @@ def backtest_interval_coverage(settings: Settings, forecast: dict[str, Any]) -> 
         str(path),
         ["backtest", "slices", key, "coverage", "0.8"],
     )
-
-
-@dataclass
-class BaseRate:
-    """The share of yes among the examples a template x horizon model was fitted on."""
-
-    rate: float
-    card_path: str
-    pointer: list[Any]
-
-
-def fit_base_rate(
-    settings: Settings, template: str, horizon_days: int, model_version: str
-) -> BaseRate | None:
-    """The fitting block's base rate from the model card, when the card is this model's."""
-    from shu.forecast.card import CARD_JSON
-
-    card_path = Path(settings.models_dir) / CARD_JSON
-    if not card_path.exists():
-        return None
-    card = json.loads(card_path.read_text(encoding="utf-8"))
-    key = f"{template}/{horizon_days}"
-    rate = ((card.get("models") or {}).get(key) or {}).get("fit_base_rate")
-    if card.get("version") != model_version or rate is None:
-        return None
-    return BaseRate(float(rate), str(card_path), ["models", key, "fit_base_rate"])
 
 
 @dataclass
@@ -305,8 +277,8 @@ def live_band_record(store: Store, template: str, horizon: int, band: str, day: 
     params = [template, horizon, band, day]
     n_sql = f"SELECT count(*) {base}"
     hits_sql = f"SELECT count(*) FILTER (WHERE {RIGHT_SQL}) {base}"
-    n = store.con.execute(n_sql, params).fetchone()[0]
-    hits = store.con.execute(hits_sql, params).fetchone()[0]
+    n = store.con.execute(n_sql, params).fetchall()[0][0]
+    hits = store.con.execute(hits_sql, params).fetchall()[0][0]
     return LiveRecord(int(n), int(hits), n_sql, hits_sql, params)
 
 
@@ -320,8 +292,8 @@ def live_interval_record(store: Store, horizon: int, day: date) -> LiveRecord:
     params = [horizon, day]
     n_sql = f"SELECT count(*) {base}"
     hits_sql = f"SELECT count(*) FILTER (WHERE i.held_80) {base}"
-    n = store.con.execute(n_sql, params).fetchone()[0]
-    hits = store.con.execute(hits_sql, params).fetchone()[0]
+    n = store.con.execute(n_sql, params).fetchall()[0][0]
+    hits = store.con.execute(hits_sql, params).fetchall()[0][0]
     return LiveRecord(int(n), int(hits), n_sql, hits_sql, params)
 
 
@@ -338,7 +310,8 @@ def latest_probe_runs(store: Store) -> list[dict[str, Any]]:
 def probe_kernels(store: Store, run_id: str) -> list[dict[str, Any]]:
     return dicts(
         store.con.execute(
-            "SELECT kernel, is_valid, eager_ms, compiled_ms, speedup FROM probe_results "
+            "SELECT kernel, is_valid, eager_ms, compiled_ms, speedup, generated_kernels, "
+            "eager_kernels, substitutions, inductor_did FROM probe_results "
             "WHERE run_id = ? ORDER BY kernel",
             [run_id],
         )
@@ -347,7 +320,7 @@ def probe_kernels(store: Store, run_id: str) -> list[dict[str, Any]]:
 
 def latest_probe_age_days(store: Store, day: date) -> int | None:
     """Days since the newest probe run (None when there is none)."""
-    started = store.con.execute("SELECT max(started_at) FROM probe_runs").fetchone()[0]
+    started = store.con.execute("SELECT max(started_at) FROM probe_runs").fetchall()[0][0]
     return None if started is None else (day - started.date()).days
 
 
@@ -378,6 +351,6 @@ def rocm_activity(store: Store, repo: str, day: date) -> RocmActivity:
         "published_at < ? AND regexp_matches(coalesce(name, '') || chr(10) || "
         "coalesce(body, ''), '(?i)(" + ROCM_PATTERN.replace("'", "''") + ")')"
     )
-    commits = int(store.con.execute(commits_sql, params).fetchone()[0])
-    releases = int(store.con.execute(releases_sql, params).fetchone()[0])
+    commits = int(store.con.execute(commits_sql, params).fetchall()[0][0])
+    releases = int(store.con.execute(releases_sql, params).fetchall()[0][0])
     return RocmActivity(commits, releases, commits_sql, releases_sql, params)

@@ -1,5 +1,5 @@
 """shu's own words and numbers in the briefing: number formats, receipt references, confidence
-bands, the title, and the Jinja2 environment every section renders with.
+the title, and the Jinja2 environment every section renders with.
 
 Everything here writes shu's own markdown (`Md`); outside text still goes through
 `shu.safe_markdown`. The template environment prints an `Md` as is and escapes every other string
@@ -15,26 +15,11 @@ import jinja2
 from markdown_it import MarkdownIt
 
 from shu.briefing.facts import CategoryMove
-from shu.forecast.interval import TEMPLATE as INTERVAL
+from shu.forecast.questions.registry import INTERVAL_TEMPLATE as INTERVAL
+from shu.forecast.questions.registry import TEMPLATES
 from shu.safe_markdown import Md, safe_code, safe_inline
 
 _REFS = re.compile(r"\s*\[R\d+(?:, R\d+)*\]")
-BANDS = (("low", 0.5, 0.65), ("medium", 0.65, 0.80), ("high", 0.80, 1.0001))
-# What each template asks about, in words (headings and prose never show template identifiers).
-TEMPLATE_WORDS = {
-    "star_accel_reach": "star acceleration",
-    "star_accel_fall": "star acceleration",
-    "star_velocity_up": "star velocity",
-    "star_velocity_level": "star velocity level",
-    "star_gain": "star gain",
-    "release_within": "release",
-    "commit_velocity_up": "commit velocity",
-    "star_velocity_interval": "star velocity",
-    "star_breakout": "breakout",
-    "rocm_share_reach": "ROCm share",
-    "rocm_release_mention": "ROCm release notes",
-    "rocm_first_commit": "first ROCm commit",
-}
 
 
 def num(value: float | None, digits: int = 2, signed: bool = False) -> str:
@@ -59,12 +44,6 @@ def ref(*numbers: int) -> Md:
     return Md("[" + ", ".join(f"R{n}" for n in unique) + "]") if unique else Md("")
 
 
-def band_of(probability: float) -> str:
-    """Confidence band of max(p, 1 - p): low < 0.65 <= medium < 0.80 <= high."""
-    sure = max(probability, 1 - probability)
-    return next(name for name, lo, hi in BANDS if lo <= sure < hi)
-
-
 def category_phrase(category: str) -> str:
     """A category as a plural title phrase ('inference-runtime' -> 'Inference Runtimes')."""
     words = category.replace("_", "-").split("-")
@@ -74,7 +53,8 @@ def category_phrase(category: str) -> str:
 
 def template_words(template: str) -> str:
     """What `template` asks about, in words (its identifier with spaces when shu has none)."""
-    return TEMPLATE_WORDS.get(template, template.replace("_", " "))
+    known = TEMPLATES.get(template)
+    return known.words if known else template.replace("_", " ")
 
 
 def briefing_title(categories: list[CategoryMove]) -> str:

@@ -219,7 +219,7 @@ def main() -> None:
         sys.exit(130)
     except (click.ClickException, typer.TyperException) as exc:
         # usage errors (typer >= 0.2x raises its own click copy's exceptions)
-        exc.show()  # type: ignore[attr-defined]
+        exc.show()  # type: ignore[union-attr]
         sys.exit(getattr(exc, "exit_code", 2))
 
 

@@ -12,7 +12,7 @@ from shu.cli import DbOption, app, console, db_path, display, err_console
 from shu.errors import InputError
 
 # shu.analyst (pyarrow) and shu.store (duckdb) are imported inside the commands: every `shu`
-# invocation imports this module to register them, and most never need those (issue 20).
+# invocation imports this module to register them, and most never need those.
 
 
 @app.command()
@@ -125,12 +125,13 @@ def output_target(
     named = SUFFIX_FORMATS.get(Path(out).suffix.lower())
     if flag and named and flag != named:
         raise InputError(f"--{flag} with --out {out}: the suffix says {named}")
-    if not (flag or named):
+    fmt = flag or named
+    if not fmt:
         raise InputError(
             f"--out {out}: cannot tell the format from the suffix; use .csv, "
             ".json or .parquet, or add --csv or --json"
         )
-    return flag or named, out
+    return fmt, out
 
 
 @app.command()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import date
 from pathlib import Path
 
 import typer
@@ -69,13 +68,13 @@ def train(
     Example: shu train --db data/shu.duckdb --models-dir models/
     Example: shu train --db history.duckdb --template rocm_share_reach,rocm_release_mention --merge
     """
-    from shu.forecast.artifact import MODEL_FILE, merge_previous, save_forecasters
-    from shu.forecast.backtest import BacktestConfig
-    from shu.forecast.card import write_model_card
-    from shu.forecast.model import ESTIMATORS
-    from shu.forecast.questions import HORIZONS, TEMPLATES
-    from shu.forecast.questions import template as get_template
-    from shu.forecast.train import train_forecasters
+    from shu.forecast.evaluation.model_card import write_model_card
+    from shu.forecast.models.artifact import MODEL_FILE, merge_previous, save_forecasters
+    from shu.forecast.models.estimator import ESTIMATORS
+    from shu.forecast.models.split import TrainingConfig
+    from shu.forecast.models.train import train_forecasters
+    from shu.forecast.questions.registry import HORIZONS, TEMPLATES
+    from shu.forecast.questions.registry import template as get_template
     from shu.settings import get_settings
 
     templates = _csv(template) or tuple(TEMPLATES)
@@ -99,13 +98,8 @@ def train(
     with open_store(db_path(db), read_only=True) as store:
         store.con.execute("SET memory_limit='1500MB'")
         store.con.execute("SET preserve_insertion_order=false")
-        # (a walk-forward's dates do not apply to training: it trains as of the data's end)
         result = train_forecasters(
-            store,
-            templates,
-            horizons,
-            config=BacktestConfig(start=date.min, end=date.min, estimator=estimator),
-            log=console.print,
+            store, templates, horizons, config=TrainingConfig(estimator), log=console.print
         )
     if merge:
         result, previous_backtest = merge_previous(result, Path(out_dir))
@@ -131,7 +125,7 @@ def forecast(
     Example: shu forecast
     Example: shu forecast --as-of 2026-02-28 --db data/shu.duckdb
     """
-    from shu.forecast.issue import issue_forecasts
+    from shu.forecast.live.issue import issue_forecasts
 
     day = day_option(as_of, origin, "--origin")
     with open_store(db_path(db)) as store:
@@ -155,7 +149,7 @@ def resolve(
     Example: shu resolve
     Example: shu resolve --as-of 2026-02-28 --db data/shu.duckdb
     """
-    from shu.forecast.resolve import resolve_forecasts
+    from shu.forecast.live.resolve import resolve_forecasts
 
     day = parse_day(as_of)
     with open_store(db_path(db)) as store:
@@ -209,10 +203,10 @@ def backtest(
     """
     import sys
 
-    from shu.forecast.backtest import BacktestConfig, backtest_report
-    from shu.forecast.blocks import describe_worst
-    from shu.forecast.model import ESTIMATORS
-    from shu.forecast.questions import template as get_template
+    from shu.forecast.evaluation.backtest import BacktestConfig, backtest_report
+    from shu.forecast.evaluation.blocks import describe_worst
+    from shu.forecast.models.estimator import ESTIMATORS
+    from shu.forecast.questions.registry import template as get_template
 
     d1, d2 = required_day(start, "--from"), required_day(end, "--to")
     templates = _csv(template) or ("star_accel_reach", "star_velocity_up")
@@ -236,14 +230,14 @@ def backtest(
 
     from dataclasses import replace
 
-    from shu.forecast import rocm
-    from shu.forecast.predictions import predictions_paths, write_predictions
-    from shu.forecast.rocm_backtest import rocm_report
+    from shu.forecast.evaluation.predictions import predictions_paths, write_predictions
+    from shu.forecast.evaluation.rocm_backtest import rocm_report
+    from shu.forecast.questions.registry import ROCM_TEMPLATES
 
     if predictions is not None:
         predictions_paths(predictions, list(templates))  # a bad path fails before the run
     scored: list | None = [] if predictions is not None else None
-    star = tuple(t for t in templates if t not in rocm.NAMES)
+    star = tuple(t for t in templates if t not in ROCM_TEMPLATES)
     with open_store(db_path(db), read_only=True) as store:
         metrics = (
             backtest_report(
@@ -254,6 +248,7 @@ def backtest(
         )
         if len(star) < len(templates):  # ROCm adoption slices: commits/releases, no stars
             metrics = rocm_report(store.con, config, metrics, out_dir=out, log=log, scored=scored)
+    assert metrics is not None  # star templates, ROCm ones or both: a report ran
     if predictions is not None:
         for path in write_predictions(predictions, scored or [], list(templates)):
             log(f"predictions: {path}")
@@ -319,7 +314,7 @@ def backtest(
 
 def _print_rankings(metrics: dict) -> None:
     """precision@k of the radar slices (star_breakout) beside the momentum ranking."""
-    from shu.forecast.ranking import KS
+    from shu.forecast.evaluation.precision_at_k import KS
 
     table = RichTable(
         "slice", "ranking", *(f"precision@{k} [95%]" for k in KS), "origins", "events/origin"

@@ -15,16 +15,23 @@ from shu.errors import InputError
 def probe(
     device: str = typer.Option("auto", help="auto, cuda, cpu or mps."),
     suite: str = typer.Option("quick", help="quick (3 kernels) or full (6 kernels)."),
-    json_out: Path | None = typer.Option(None, "--json", help="Also write the result JSON here."),
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help="Print the result document as JSON to stdout (the table goes to stderr). The "
+        "older form --json PATH writes it to PATH, as --out does.",
+    ),
+    out: Path | None = typer.Option(None, "--out", help="Also write the result JSON here."),
     threads: int | None = typer.Option(None, help="Pin torch's CPU threads for the run."),
     db: Path = DbOption,
+    json_path: list[str] | None = typer.Argument(None, hidden=True),
 ) -> None:
     """Time TorchInductor against eager on this machine's hardware and store the result.
 
     Needs torch (`pip install -e .[probe]`). On a GPU host without the store, run
-    `python -m shu.probe --suite full --json run.json` and `shu ingest probe run.json` here.
+    `python -m shu.probe --suite full --out run.json` and `shu ingest probe run.json` here.
 
-    Example: shu probe --device cpu --suite quick --threads 1
+    Example: shu probe --device cpu --suite quick --threads 1 --out run.json
     """
     import json
 
@@ -38,6 +45,12 @@ def probe(
     from shu.probe_ingest import store_probe_document
     from shu.store import open_store
 
+    if json_path:  # the older `--json PATH`: the path arrives as an argument of its own
+        if not as_json or len(json_path) > 1:
+            raise InputError(f"unexpected argument(s) {' '.join(json_path)} (see shu probe --help)")
+        if out is not None and out != Path(json_path[0]):
+            raise InputError(f"--json {json_path[0]} and --out {out} name two different files")
+        out, as_json = Path(json_path[0]), False
     try:
         doc = run_probe(
             device=device,
@@ -47,18 +60,24 @@ def probe(
         )
     except (RuntimeError, ValueError) as exc:
         raise InputError(str(exc).splitlines()[0]) from exc
-    console.print(format_table(doc), highlight=False, markup=False, soft_wrap=True)
-    if json_out is not None:
-        json_out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    table_to = err_console if as_json else console
+    table_to.print(format_table(doc), highlight=False, markup=False, soft_wrap=True)
+    text = json.dumps(doc, indent=1, allow_nan=False)
+    if out is not None:
+        out.write_text(text + "\n", encoding="utf-8")
     with open_store(db_path(db)) as store:
         load = store_probe_document(store, doc, "shu probe")
-    console.print(load.message, highlight=False)
+    if as_json:
+        print(text)
+        err_console.print(load.message, highlight=False)
+    else:
+        console.print(load.message, highlight=False)
 
 
 @ingest_app.command("probe")
 def ingest_probe(
     paths: list[Path] = typer.Argument(
-        ..., help="Probe JSON file(s) from `python -m shu.probe --json PATH`."
+        ..., help="Probe JSON file(s) from `python -m shu.probe --out PATH`."
     ),
     db: Path = DbOption,
 ) -> None:

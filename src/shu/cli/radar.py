@@ -43,7 +43,7 @@ def radar(
     Example: shu radar --top 10
     Example: shu radar --as-of 2026-02-28 --json
     """
-    from shu.forecast.radar import radar as radar_entries
+    from shu.forecast.radar.entries import radar as radar_entries
     from shu.settings import get_settings
 
     if top < 1:
@@ -115,7 +115,7 @@ def radar(
 def _why_none(settings: Settings) -> str:
     """What to run when the radar has no forecast: train a model that has the radar, or issue
     its forecasts (the model in use has it)."""
-    from shu.forecast.skill import CARD_JSON
+    from shu.forecast.models.artifact import CARD_JSON
 
     try:
         card = json.loads((Path(settings.models_dir) / CARD_JSON).read_text(encoding="utf-8"))

@@ -44,9 +44,9 @@ def replay(
     """
     from shu.cli import required_day
     from shu.cli.forecast import _csv, _horizons
-    from shu.forecast.questions import HORIZONS, TEMPLATES
-    from shu.forecast.questions import template as get_template
-    from shu.forecast.replay import replay as run_replay
+    from shu.forecast.live.replay import replay as run_replay
+    from shu.forecast.questions.registry import HORIZONS, TEMPLATES
+    from shu.forecast.questions.registry import template as get_template
     from shu.settings import get_settings
 
     d1, d2 = required_day(start, "--from"), required_day(end, "--to")

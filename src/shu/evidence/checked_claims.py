@@ -3,16 +3,19 @@
 - `configured_checks(store)`: the configured claims (`settings.claims`) checked against the
   latest run per backend, each citing the probe run it was evaluated on;
 - `document_checks(store, as_of)`: the checks of claims read from documents published by the
-  briefing's data day (undated documents included); each carries its passage and probe rows.
+  briefing's data day (undated documents included); each carries its passage and probe rows;
+- `group_checks(checks)`: those checks as a reader should meet them, each claim once: the same
+  claim with the same verdict and evidence from several documents is one group keeping every
+  passage as a receipt, and the claims of one passage left untestable for one reason are one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
-from shu.evidence.claims import ClaimCheck, evaluate_claims
+from shu.evidence.claims import UNTESTABLE, ClaimCheck, ClaimSpec, evaluate_claims
 from shu.receipts import Citation
 from shu.store import Store
 
@@ -65,3 +68,43 @@ def document_checks(store: Store, as_of: date) -> list[ClaimCheck]:
         and c.spec.from_document
         and (c.spec.published_on is None or c.spec.published_on <= as_of)
     ]
+
+
+@dataclass(frozen=True)
+class ClaimGroup:
+    """One claim as listed: a representative check, every passage stating it, what is claimed
+    (several parts when one passage's claims share one untestable reason)."""
+
+    check: ClaimCheck
+    sources: tuple[ClaimSpec, ...]
+    claimed: tuple[str, ...]
+
+    @property
+    def verdict(self) -> str:
+        return self.check.verdict
+
+
+def group_checks(checks: list[ClaimCheck]) -> list[ClaimGroup]:
+    """Each claim once, in first-seen order (see the module docstring); specs must be set."""
+    same: dict[tuple[str, str, str], list[tuple[ClaimCheck, ClaimSpec]]] = {}
+    for c in checks:
+        assert c.spec is not None
+        claim = (c.verdict, c.reason or c.evidence, c.spec.describe())
+        same.setdefault(claim, []).append((c, c.spec))
+    groups: list[ClaimGroup] = []
+    by_passage: dict[tuple[tuple[tuple[str | None, int | None], ...], str], int] = {}
+    for members in same.values():
+        specs = tuple({(s.doc_id, s.passage_no): s for _, s in members}.values())
+        group = ClaimGroup(members[0][0], specs, (specs[0].describe(),))
+        key = (
+            tuple((s.doc_id, s.passage_no) for s in specs),
+            group.check.reason or group.check.evidence,
+        )
+        if group.verdict == UNTESTABLE and key in by_passage:
+            i = by_passage[key]
+            groups[i] = replace(groups[i], claimed=groups[i].claimed + group.claimed)
+            continue
+        if group.verdict == UNTESTABLE:
+            by_passage[key] = len(groups)
+        groups.append(group)
+    return groups

@@ -17,16 +17,25 @@ ceiling (`probe_results`), the suite geomean, or the run's measured ceilings (`m
   all-reduce, latencies at other shapes), or the kernel is not valid in that run; the reason
   says which.
 
+Speed is not the whole of a claim. A claim that states a mechanism of one kernel, a fusion or a
+single pass ("fused into the epilogue", "never goes back to memory between the two steps"), is
+supported only when the run's record of Inductor's output code (`probe_results.inductor`) shows
+that kernel as one kernel call; a comparison with a library kernel that Inductor itself
+substituted for the compared kernel says so; a geomean claim names the kernels that carry it and
+the geomean without the substituted ones. A claim about ROCm support of the build is judged on a
+ROCm run only (a CUDA build says nothing about it).
+
 `evaluate_claims(store)` returns a `ClaimCheck` per claim and run, carrying the numbers, the
 passage it was read from and the probe rows it was checked against (both receipts).
 
-Why one module of ~480 lines: matching a claim to a run, measuring its workload and judging the
+Why one module of ~700 lines: matching a claim to a run, measuring its workload and judging the
 verdict are one decision over the same `ClaimSpec` and `ProbeRun`; each step's "untestable"
 reason depends on the others, so they are read together.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -34,6 +43,7 @@ from typing import Any
 
 from shu.evidence.document_claims import document_claims
 from shu.evidence.extract import DEVICES
+from shu.receipts import Citation
 from shu.settings import ConfiguredClaim, Settings, get_settings
 from shu.store import Store
 
@@ -51,6 +61,7 @@ KERNELS = (
     "transformer_block",
 )
 CONFIG_SOURCE = "shu.toml"
+BUILD_WORDS = {"rocm": "ROCm", "cuda": "CUDA"}
 
 
 @dataclass(frozen=True)
@@ -89,6 +100,13 @@ class ClaimSpec:
         what = " ".join(x for x in (self.workload, self.dtype) if x) or "unstated workload"
         if self.comparison == "no speedup":
             return f"{who} · {what}: no speedup"
+        if self.metric == "build":
+            return f"{who} · the torch build supports {BUILD_WORDS.get(self.workload or '', what)}"
+        if self.comparison == "within" and self.metric == "relative" and self.tolerance:
+            of = f" of {self.baseline}" if self.baseline else ""
+            return (
+                f"{who} · {what}: {self.quantity or 'time'} within {100 * self.tolerance:.4g}%{of}"
+            )
         percent = self.unit == "fraction" or self.metric == "fraction_of_ceiling"
         value = (
             "?"
@@ -99,25 +117,17 @@ class ClaimSpec:
             value += "-" + (
                 f"{100 * self.value_high:.4g}%" if percent else f"{self.value_high:.4g}"
             )
-        unit = "" if percent else {"x": "×"}.get(self.unit, f" {self.unit}" if self.unit else "")
+        given = self.unit or ("x" if self.metric in ("speedup", "relative") else "")
+        unit = "" if percent else {"x": "×"}.get(given, f" {given}" if given else "")
         of = (
             f" of {self.baseline}"
             if self.metric in ("relative", "fraction_of_ceiling") and self.baseline
             else ""
         )
+        if self.metric == "relative" and self.baseline in KERNELS and not percent:
+            of = f" the eager time of {self.baseline}"
         quantity = f" {self.quantity}" if self.metric == "relative" and self.quantity else ""
         return f"{who} · {what}: {self.comparison} {value}{unit}{quantity}{of}"
-
-
-@dataclass(frozen=True)
-class ProbeCite:
-    """A stored probe value a verdict rests on: `table`.`column` = `value` at `key`."""
-
-    table: str
-    key: dict[str, Any]
-    column: str
-    value: Any
-    label: str
 
 
 @dataclass(frozen=True)
@@ -137,7 +147,8 @@ class ClaimCheck:
     suite: str | None = None
     spec: ClaimSpec | None = None
     ratio: float | None = None
-    probe_cites: tuple[ProbeCite, ...] = field(default_factory=tuple)
+    # the stored probe values the verdict rests on (`row` citations of probe_runs/probe_results)
+    probe_cites: tuple[Citation, ...] = field(default_factory=tuple)
     reason: str | None = None  # why untestable, without the run description
 
     def as_json(self) -> dict[str, Any]:
@@ -196,6 +207,12 @@ class ProbeRun:
         row = self.results.get(kernel)
         return row if row and row["is_valid"] else None
 
+    def inductor(self, kernel: str) -> dict[str, Any] | None:
+        """The kernel's record of Inductor's output code, or None (not in the run, or a run
+        made before the probe recorded it)."""
+        text = (self.results.get(kernel) or {}).get("inductor")
+        return json.loads(text) if text else None
+
     def describe(self) -> str:
         r = self.run
         return (
@@ -203,18 +220,24 @@ class ProbeRun:
             f"v{r['suite_version']}, run {r['run_id']}"
         )
 
-    def cite_run(self, column: str, label: str) -> ProbeCite:
-        return ProbeCite(
-            "probe_runs", {"run_id": self.run["run_id"]}, column, self.run[column], label
+    def cite_run(self, column: str, label: str) -> Citation:
+        return Citation(
+            "row",
+            "probe_runs",
+            {"run_id": self.run["run_id"]},
+            column,
+            self.run[column],
+            label=label,
         )
 
-    def cite_kernel(self, kernel: str, column: str, label: str) -> ProbeCite:
-        return ProbeCite(
+    def cite_kernel(self, kernel: str, column: str, label: str) -> Citation:
+        return Citation(
+            "row",
             "probe_results",
             {"run_id": self.run["run_id"], "kernel": kernel},
             column,
             self.results[kernel][column],
-            label,
+            label=label,
         )
 
 
@@ -222,7 +245,7 @@ class _UntestableError(Exception):
     """Raised inside measuring: the claim cannot be tested on this run (message says why)."""
 
 
-Measurement = tuple[float, str, tuple[ProbeCite, ...]]  # value, sentence, cites
+Measurement = tuple[float, str, tuple[Citation, ...]]  # value, sentence, cites
 
 
 def device_class(device_name: str | None, backend: str | None) -> str:
@@ -362,9 +385,20 @@ def _targets(spec: ClaimSpec, runs: list[ProbeRun]) -> list[tuple[str, ProbeRun 
                 )
             ]
         return [(run.run["backend"], run, "")]
-    latest = {}
+    latest: dict[str, ProbeRun] = {}
     for run in runs:
         latest.setdefault(run.run["backend"], run)
+    if spec.metric == "build" and not spec.backend:
+        # Whether PyTorch supports ROCm is shown by a ROCm build; a CUDA or CPU build of torch
+        # saying "no HIP" is no evidence against it.
+        run = latest.get("rocm")
+        if run is None:
+            others = ", ".join(sorted(b for b in latest if b != "rocm"))
+            why = "no probe run on rocm in the store" + (
+                f" (a {others} build cannot show whether PyTorch supports ROCm)" if others else ""
+            )
+            return [("rocm", None, why)]
+        return [("rocm", run, "")]
     if spec.backend:
         run = latest.get(spec.backend)
         if run is None:
@@ -405,13 +439,102 @@ def _check(spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun], settings: Setti
     evidence = f"{sentence}; claim {rule}" + _stack_note(spec, run)
     if ratio is not None and not ok:
         evidence += f"; measured/claimed = {ratio:.2f}"
+    if spec.metric == "speedup" and spec.workload == "suite":
+        evidence += _without_substitutions(spec, run, settings)
+    verdict = SUPPORTED if ok else CONTRADICTED
+    reason = None
+    mechanism = _mechanism(spec, run)
+    if mechanism is not None:
+        holds, words, mcites = mechanism
+        cites += mcites
+        evidence += f"; {words}"
+        if ok and holds is None:
+            verdict, reason = UNTESTABLE, words
+        elif ok and not holds:
+            verdict = CONTRADICTED
     return ClaimCheck(
-        verdict=SUPPORTED if ok else CONTRADICTED,
+        verdict=verdict,
         evidence=f"{evidence}; {run.describe()}",
         measured=measured,
         ratio=ratio,
         probe_cites=cites,
+        reason=reason,
         **base,
+    )
+
+
+# A claim that states how a kernel gets faster: a fusion, one pass, data kept on chip. "fused"
+# before a noun ("fused SDPA", "a fused attention kernel") names a kind of kernel, not something
+# Inductor is said to do, and does not count.
+MECHANISM = re.compile(
+    r"\bfuses\b|\bfusing\b|\bfusion\b|\bfuse\b|\bfused\s+(?:into|together|with)\b|"
+    r"\b(?:single|one)\s+(?:pass|kernel)\b|"
+    r"\bnever\s+(?:goes|go|going|travels?|returns?)\s+back\s+to\s+(?:\w+\s+)?memory|"
+    r"\bround[- ]trips?\b|\bstays?\s+(?:in|on)[- ](?:chip|registers?|SRAM|shared memory)",
+    re.IGNORECASE,
+)
+
+
+def _mechanism(
+    spec: ClaimSpec, run: ProbeRun
+) -> tuple[bool | None, str, tuple[Citation, ...]] | None:
+    """For a claim stating a fusion or single pass of one kernel: whether Inductor's output code
+    runs that kernel as one kernel call (None: not recorded), in words, and the row cited.
+    None when the claim states no such mechanism or is not about one kernel."""
+    wl = spec.workload
+    if wl not in KERNELS or not MECHANISM.search(spec.text):
+        return None
+    record = run.inductor(wl)
+    if record is None or record.get("kernel_calls") is None:
+        return (
+            None,
+            f"the claim states a fusion, but this run did not record what Inductor generated for "
+            f"{wl} (a probe run from before it did), so the mechanism is not checked",
+            (),
+        )
+    calls = record["kernel_calls"]
+    names = record.get("generated_kernel_names") or []
+    library = [c["op"] for c in record.get("extern_calls") or []]
+    cite = (run.cite_kernel(wl, "generated_kernels", f"probe {wl} generated kernels"),)
+    if calls == 1 and len(names) == 1:
+        return True, f"mechanism holds: Inductor generated one kernel for it ({names[0]})", cite
+    parts = [f"{len(names)} generated kernel{'s' if len(names) != 1 else ''}"]
+    if library:
+        parts.append("library " + ", ".join(library))
+    return (
+        False,
+        f"mechanism not as claimed: the compiled {wl} runs {calls} kernel calls "
+        f"({'; '.join(parts)}), not one fused kernel",
+        cite,
+    )
+
+
+def _without_substitutions(spec: ClaimSpec, run: ProbeRun, settings: Settings) -> str:
+    """Which kernels carry a geomean, and the geomean without those Inductor replaced by a
+    library op (with whether the claim would still hold)."""
+    valid = sorted(
+        ((k, row["speedup"]) for k, row in run.results.items() if row["is_valid"]),
+        key=lambda kv: -kv[1],
+    )
+    gm = run.run["geomean_speedup"]
+    if not valid or gm is None:
+        return ""
+    subs = {k for k, row in run.results.items() if row.get("substitutions")}
+    above = [(k, s) for k, s in valid if s > gm]
+    rest = [s for k, s in valid if s <= gm]
+    text = "; carried by " + ", ".join(
+        f"{k} {s:.2f}x" + (" (Inductor substituted a library kernel)" if k in subs else "")
+        for k, s in above
+    )
+    if rest:
+        text += f"; the other {len(rest)} at {min(rest):.2f}-{max(rest):.2f}x"
+    without = run.run.get("geomean_speedup_without_substitutions")
+    if without is None or not subs:
+        return text
+    ok, _ = _holds(spec, without, settings)
+    return (
+        text + f"; without {', '.join(sorted(subs))} the geomean is {without:.2f}x, which "
+        f"{'would still meet' if ok else 'would not meet'} the claim"
     )
 
 
@@ -429,7 +552,8 @@ def _stack_note(spec: ClaimSpec, run: ProbeRun) -> str:
 def _holds(spec: ClaimSpec, m: float, settings: Settings) -> tuple[bool, str]:
     """Whether measurement `m` meets the claim, and the rule applied, in words."""
     v, c = spec.value, spec.comparison
-    unit = {"x": "×", "fraction": ""}.get(spec.unit, f" {spec.unit}" if spec.unit else "")
+    given = spec.unit or ("x" if spec.metric in ("speedup", "relative") else "")
+    unit = {"x": "×", "fraction": ""}.get(given, f" {given}" if given else "")
     percent = spec.unit == "fraction" or spec.metric == "fraction_of_ceiling"
 
     def show(x: float) -> str:
@@ -447,6 +571,10 @@ def _holds(spec: ClaimSpec, m: float, settings: Settings) -> tuple[bool, str]:
     if c == "between" and spec.value_high is not None:
         return v <= m <= spec.value_high, f"range {show(v)}-{show(spec.value_high)} inclusive"
     tol = spec.tolerance if spec.tolerance is not None else settings.claim_tolerance
+    if c == "within" and spec.metric == "relative":
+        return abs(m / v - 1) <= tol, (
+            f"'within {100 * tol:.4g}%' read as a ratio of {v - tol:.4g} to {v + tol:.4g}"
+        )
     return abs(m / v - 1) <= tol, f"'{c} {show(v)}' read as within ±{100 * tol:.0f}%"
 
 
@@ -478,6 +606,7 @@ def _measure(
         )
     if metric == "relative":
         return _relative(spec, run, runs, settings)
+    assert wl is not None  # _workload_gap said so
     return _quantity(spec, run, wl, metric, settings)
 
 
@@ -567,6 +696,21 @@ def _quantity(
     raise _UntestableError(f"no {metric} measurement for workload {wl}")
 
 
+def _substituted_baseline(run: ProbeRun, wl: str, base: str) -> str:
+    """Says so when Inductor replaced `wl` by the very library kernel `base` calls."""
+    mine, theirs = run.inductor(wl), run.inductor(base)
+    if mine is None or theirs is None:
+        return ""
+    families = {c["family"] for c in theirs.get("extern_calls") or []}
+    same = [s for s in mine.get("substitutions") or [] if s["family"] in families]
+    if not same:
+        return ""
+    return (
+        f"; but Inductor itself replaced {wl} by {same[0]['by']}, the library kernel {base} "
+        f"calls, so this compares that kernel with itself, not generated code with it"
+    )
+
+
 def _kernel(run: ProbeRun, kernel: str) -> dict[str, Any]:
     if kernel not in KERNELS:
         raise _UntestableError(f"no kernel for workload {kernel}")
@@ -596,24 +740,28 @@ def _relative(
     if base in KERNELS and wl in KERNELS:  # time of the compiled kernel / eager baseline
         row, other = _kernel(run, wl), _kernel(run, base)
         ratio = row["compiled_ms"] / other["eager_ms"]
+        cites: tuple[Citation, ...] = (
+            run.cite_kernel(wl, "compiled_ms", f"probe {wl} compiled ms"),
+            run.cite_kernel(base, "eager_ms", f"probe {base} eager ms"),
+        )
+        same = _substituted_baseline(run, wl, base)
+        if same:
+            cites += (run.cite_kernel(wl, "substitutions", f"probe {wl} substitutions"),)
         return (
             ratio,
             f"compiled {wl.replace('_', ' ')} {row['compiled_ms']:.4g} ms vs eager "
             f"{base} {other['eager_ms']:.4g} ms at the same shapes ({ratio:.2f}x; eager "
-            f"{wl.replace('_', ' ')} {row['eager_ms']:.4g} ms)",
-            (
-                run.cite_kernel(wl, "compiled_ms", f"probe {wl} compiled ms"),
-                run.cite_kernel(base, "eager_ms", f"probe {base} eager ms"),
-            ),
+            f"{wl.replace('_', ' ')} {row['eager_ms']:.4g} ms){same}",
+            cites,
         )
     if base is None:
         raise _UntestableError("the claim names nothing to compare with")
-    other = next((r for r in runs if r.device_class == base), None)
-    if other is None and base.split()[0].lower() in ("cuda", "rocm"):
-        other = next(
+    baseline_run: ProbeRun | None = next((r for r in runs if r.device_class == base), None)
+    if baseline_run is None and base.split()[0].lower() in ("cuda", "rocm"):
+        baseline_run = next(
             (r for r in runs if r.run["backend"] == base.split()[0].lower() and r is not run), None
         )
-    if other is None:
+    if baseline_run is None:
         raise _UntestableError(f"no probe run on {base}, the claim's baseline")
     metric = {"TFLOP/s": "TFLOP/s", "GB/s": "GB/s", "bandwidth": "GB/s"}.get(spec.quantity or "")
     if metric is None or wl is None:
@@ -622,11 +770,11 @@ def _relative(
             f"{run.device_class} with {base}"
         )
     mine = _quantity(spec, run, wl, metric, settings)
-    theirs = _quantity(spec, other, wl, metric, settings)
+    theirs = _quantity(spec, baseline_run, wl, metric, settings)
     ratio = mine[0] / theirs[0]
     return (
         ratio,
-        f"{run.device_class}: {mine[1]}; {other.device_class}: {theirs[1]} "
+        f"{run.device_class}: {mine[1]}; {baseline_run.device_class}: {theirs[1]} "
         f"(ratio {100 * ratio:.1f}%)",
         mine[2] + theirs[2],
     )

@@ -100,7 +100,7 @@ def document_claims(store: Store) -> list[dict[str, Any]]:
     (none from a store opened read-only that predates the `claims` table)."""
     if not store.con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'claims' AND schema_name = 'main'"
-    ).fetchone()[0]:
+    ).fetchall()[0][0]:
         return []
     cur = store.con.execute(
         "SELECT c.*, d.title, d.location, d.published_on FROM claims c JOIN documents d "

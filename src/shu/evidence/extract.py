@@ -22,7 +22,9 @@ sentence yields never has to chase a pattern into another file.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 EXTRACTOR_VERSION = "2026.11.1"
 
@@ -314,7 +316,10 @@ def _rounded(claim: ExtractedClaim) -> ExtractedClaim:
         return None if v is None else float(f"{v:.12g}")
 
     return replace(
-        claim, value=r(claim.value), value_high=r(claim.value_high), tolerance=r(claim.tolerance)
+        claim,
+        value=float(f"{claim.value:.12g}"),
+        value_high=r(claim.value_high),
+        tolerance=r(claim.tolerance),
     )
 
 
@@ -361,7 +366,7 @@ def _workload(text: str) -> str | None:
     """The leftmost workload named (a kernel before a model; earlier vocabulary wins at one
     position, so 'GEMM with a bias' is gemm_bias_relu, not matmul)."""
     m = _WORKLOAD.search(text)
-    if m:
+    if m and m.lastgroup:  # every alternative is a group named w<index>
         return WORKLOADS[int(m.lastgroup[1:])][0]
     m = _MODEL.search(text)
     if m:
@@ -407,7 +412,7 @@ def _sentence_claims(sentence: str, context: _Subject) -> list[ExtractedClaim]:
             known[name] = (_workload if name == "workload" else _dtype)(sentence)
         return known[name]
 
-    def base(**kw) -> ExtractedClaim:
+    def base(**kw: Any) -> ExtractedClaim:
         return ExtractedClaim(
             quote=quote,
             device=context.device,
@@ -510,7 +515,7 @@ def _speedup_baseline(sentence: str) -> str | None:
 
 
 def _percent_claim(
-    base,
+    base: Callable[..., ExtractedClaim],
     sentence: str,
     m: re.Match,
     lo: float,

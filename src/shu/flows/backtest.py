@@ -25,16 +25,16 @@ def backtest_task(
     """Run the backtest on a read-only view of the store and return its metrics JSON."""
     from prefect import get_run_logger
 
-    from shu.forecast.backtest import BacktestConfig, backtest_report
+    from shu.forecast.evaluation.backtest import BacktestConfig, backtest_report
 
     store, _ = open_for_reading(db)
     try:
-        config = BacktestConfig(
-            start=start,
-            end=end,
-            **({"templates": tuple(templates)} if templates else {}),
-            **({"horizons": tuple(horizons)} if horizons else {}),
-        )
+        chosen: dict[str, Any] = {}
+        if templates:
+            chosen["templates"] = tuple(templates)
+        if horizons:
+            chosen["horizons"] = tuple(horizons)
+        config = BacktestConfig(start=start, end=end, **chosen)
         return backtest_report(store.con, config, out_dir, log=get_run_logger().info)
     finally:
         store.close()

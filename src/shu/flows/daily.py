@@ -25,17 +25,17 @@ from shu.flows import fanout, stages
 from shu.flows.stages import settings_from
 from shu.store import utcnow
 
-IO_RETRIES = {"retries": 2, "retry_delay_seconds": [2, 10]}
+IO_RETRIES: dict[str, Any] = {"retries": 2, "retry_delay_seconds": [2, 10]}
 # Each stage's one-line report as it finishes (INFO; WARNING when it failed): `shu daily` prints
 # these as the run goes; elsewhere they reach the root logger like any library's log.
 STAGES = logging.getLogger("shu.stages")
 
-signals_task = task(stages.signals, name="signals", cache_policy=NO_CACHE)
-resolve_task = task(stages.resolve, name="resolve", cache_policy=NO_CACHE)
-forecast_task = task(stages.forecast, name="forecast", cache_policy=NO_CACHE)
-probe_task = task(stages.probe, name="probe", cache_policy=NO_CACHE)
-briefing_task = task(stages.briefing, name="briefing", cache_policy=NO_CACHE)
-snapshot_task = task(stages.snapshot, name="snapshot", cache_policy=NO_CACHE, **IO_RETRIES)
+signals_task = task(name="signals", cache_policy=NO_CACHE)(stages.signals)
+resolve_task = task(name="resolve", cache_policy=NO_CACHE)(stages.resolve)
+forecast_task = task(name="forecast", cache_policy=NO_CACHE)(stages.forecast)
+probe_task = task(name="probe", cache_policy=NO_CACHE)(stages.probe)
+briefing_task = task(name="briefing", cache_policy=NO_CACHE)(stages.briefing)
+snapshot_task = task(name="snapshot", cache_policy=NO_CACHE, **IO_RETRIES)(stages.snapshot)
 
 
 @flow(name="shu-daily", log_prints=True)

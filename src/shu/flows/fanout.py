@@ -46,7 +46,7 @@ from shu.settings import Settings
 from shu.snapshot import open_for_writing
 from shu.sources.gharchive import Aggregate, aggregate_files
 
-IO_RETRIES = {"retries": 2, "retry_delay_seconds": [2, 10]}
+IO_RETRIES: dict[str, Any] = {"retries": 2, "retry_delay_seconds": [2, 10]}
 _WRITER = threading.Lock()
 
 
@@ -146,13 +146,12 @@ def documents(db: Path, settings: Settings) -> str:
 
 
 github_repo_task = task(
-    github_repo,
     name="github-repo",
     cache_policy=NO_CACHE,
     task_run_name="github {repo}",
     **IO_RETRIES,
-)
-documents_task = task(documents, name="documents", cache_policy=NO_CACHE)
+)(github_repo)
+documents_task = task(name="documents", cache_policy=NO_CACHE)(documents)
 
 
 # ---------------------------------------------------------------------------- GitHub on Dask
@@ -168,12 +167,11 @@ def fetch(
 
 
 fetch_task = task(
-    fetch,
     name="github-fetch",
     cache_policy=NO_CACHE,
     task_run_name="github fetch {snapshot.repo}",
     **IO_RETRIES,
-)
+)(fetch)
 
 
 @flow(name="shu-github", log_prints=True)
@@ -243,7 +241,7 @@ def run_github_flow(
 
 # ---------------------------------------------------------------------------- GH Archive
 # Wraps the library function itself (pickled by reference to Dask workers; touches no store).
-aggregate_task = task(aggregate_files, name="gharchive-aggregate", cache_policy=NO_CACHE)
+aggregate_task = task(name="gharchive-aggregate", cache_policy=NO_CACHE)(aggregate_files)
 
 
 @flow(name="shu-gharchive", log_prints=True)
@@ -360,7 +358,7 @@ def ranking(db: Path, settings: Settings, day: date) -> tuple[bool, str]:
     return ok, "; ".join(notes)
 
 
-ranking_task = task(ranking, name="ranking", cache_policy=NO_CACHE)
+ranking_task = task(name="ranking", cache_policy=NO_CACHE)(ranking)
 
 
 # ---------------------------------------------------------------------------- the stage

@@ -16,7 +16,7 @@ from shu.flows import stages
 from shu.flows.stages import settings_from
 from shu.store import utcnow
 
-probe_task = task(stages.probe, name="probe", cache_policy=NO_CACHE)
+probe_task = task(name="probe", cache_policy=NO_CACHE)(stages.probe)
 
 
 @flow(name="shu-probe", log_prints=True)

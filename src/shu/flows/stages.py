@@ -91,7 +91,7 @@ def resolve(db: Path, day: date) -> StageReport:
     try:
         if first_data_day(store.con) is None:
             return StageReport("resolve", f"nothing to resolve: {NO_DATA}")
-        from shu.forecast.resolve import resolve_forecasts
+        from shu.forecast.live.resolve import resolve_forecasts
 
         counts = resolve_forecasts(store, as_of=day)
         return StageReport(
@@ -107,8 +107,8 @@ def forecast(db: Path, settings: Settings, day: date) -> StageReport:
     try:
         if first_data_day(store.con) is None:
             return StageReport("forecast", f"nothing to forecast from: {NO_DATA}")
-        from shu.forecast.artifact import model_path
-        from shu.forecast.issue import issue_forecasts
+        from shu.forecast.live.issue import issue_forecasts
+        from shu.forecast.models.artifact import model_path
 
         if not model_path(settings).exists():
             return StageReport(

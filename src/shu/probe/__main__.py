@@ -1,8 +1,10 @@
 """Command line: `python -m shu.probe [--device auto|cuda|cpu|mps] [--suite quick|full]
-[--json PATH|-] [--repeats N] [--threads N] [--kernel NAME ...]`.
+[--json] [--out PATH] [--code-dir DIR] [--repeats N] [--threads N] [--kernel NAME ...]`.
 
-Prints progress and a table to stderr; writes the result document as JSON to PATH (or to stdout
-with `--json -`), ready for `shu ingest probe PATH` on any machine that has the store.
+Prints progress and a table to stderr; `--out PATH` writes the result document as JSON to PATH,
+`--json` prints it to stdout, ready for `shu ingest probe PATH` on any machine that has the
+store. The grammar is shu's own (`--json` a switch, `--out` a file); the older `--json PATH`
+(and `--json -` for stdout) still works, so earlier probe invocations keep running.
 """
 
 from __future__ import annotations
@@ -50,6 +52,9 @@ def format_table(doc: dict) -> str:
             f"{(f'{100 * dev:+.1f}' if dev is not None else '-'):>7}  "
             f"{'yes' if r['is_valid'] else 'no: ' + r['invalid_reason']}"
         )
+    for r in doc["results"]:
+        if r.get("inductor"):
+            lines.append(f"  {r['kernel']:<18} inductor: {r['inductor']['summary']}")
     gm, gmc = summ["geomean_speedup"], summ["geomean_speedup_clipped"]
     lines.append(
         f"valid {summ['n_valid']}/{summ['n_kernels']} (pass rate "
@@ -57,6 +62,12 @@ def format_table(doc: dict) -> str:
         f"{'-' if gm is None else f'{gm:.3f}x'}, clipped at 1.0 "
         f"{'-' if gmc is None else f'{gmc:.3f}x'}"
     )
+    if summ.get("substituted_kernels"):
+        rest = summ["geomean_speedup_without_substitutions"]
+        lines.append(
+            f"replaced by a library op: {', '.join(summ['substituted_kernels'])}; geomean "
+            f"without them {'-' if rest is None else f'{rest:.3f}x'}"
+        )
     if summ["max_cv"] is not None:
         lines.append(f"largest CV {100 * summ['max_cv']:.1f}%")
     if summ["do_bench_max_abs_deviation"] is not None:
@@ -67,12 +78,38 @@ def format_table(doc: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m shu.probe", description=__doc__.split("\n")[0])
+EXAMPLES = """examples:
+  python -m shu.probe --device cpu --suite full --kernel softmax --threads 1 --out cpu.json
+  python -m shu.probe --device cuda --suite full --out h100.json
+  shu ingest probe h100.json      (on a machine with the store)
+  python -m shu.probe --suite quick --json > run.json"""
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """The arguments, with the older `--json PATH` folded into `--out PATH`."""
+    parser = argparse.ArgumentParser(
+        prog="python -m shu.probe",
+        description=__doc__.split("\n\n")[1].replace("\n", " "),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--device", default="auto", choices=["auto", "cuda", "cpu", "mps"])
     parser.add_argument("--suite", default="quick", choices=["quick", "full"])
     parser.add_argument(
-        "--json", metavar="PATH", help="write the result document here ('-' for stdout)"
+        "--json",
+        nargs="?",
+        const="-",
+        default=None,
+        metavar="PATH",
+        help="print the result document as JSON to stdout (the older form --json PATH writes "
+        "it to PATH, as --out does)",
+    )
+    parser.add_argument("--out", metavar="PATH", help="write the result document as JSON here")
+    parser.add_argument(
+        "--code-dir",
+        metavar="DIR",
+        help="also write each kernel's Inductor output code (what the `inductor` record was "
+        "read from) to DIR/KERNEL.py",
     )
     parser.add_argument(
         "--repeats",
@@ -93,6 +130,16 @@ def main(argv: list[str] | None = None) -> int:
         help="run only this kernel of the suite (repeatable)",
     )
     args = parser.parse_args(argv)
+    if args.json not in (None, "-"):  # the older `--json PATH`
+        if args.out not in (None, args.json):
+            parser.error(f"--json {args.json} and --out {args.out} name two different files")
+        args.out, args.json = args.json, None
+    args.stdout = args.json == "-"
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
 
     from shu.probe.runner import run_probe
 
@@ -107,17 +154,18 @@ def main(argv: list[str] | None = None) -> int:
             kernels=args.kernel,
             progress=progress,
             threads=args.threads,
+            code_dir=args.code_dir,
         )
     except (RuntimeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(format_table(doc), file=sys.stderr)
     text = json.dumps(doc, indent=1, allow_nan=False)
-    if args.json == "-":
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+        print(f"wrote {args.out}", file=sys.stderr)
+    if args.stdout:
         print(text)
-    elif args.json:
-        Path(args.json).write_text(text + "\n", encoding="utf-8")
-        print(f"wrote {args.json}", file=sys.stderr)
     return 0
 
 

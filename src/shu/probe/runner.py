@@ -21,10 +21,11 @@ import traceback
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 
 import torch
 
-from shu.probe import FORMAT_VERSION, environment, timing
+from shu.probe import FORMAT_VERSION, environment, inductor, timing
 from shu.probe.suite import SUITE_VERSION, TOLERANCE, Kernel, kernels_for
 
 Compiler = Callable[[Callable[..., torch.Tensor]], Callable[..., torch.Tensor]]
@@ -159,7 +160,7 @@ def measure_kernel(
         result["correct"] = math.isfinite(worst) and worst <= TOLERANCE[dtype]
 
         timing.warm_up(compiled, device)
-        fns = {"eager": eager, "compiled": compiled}
+        fns: dict[str, Callable[[], object]] = {"eager": eager, "compiled": compiled}
         if cuda_timer is not None:
             enqueue = {n: cuda_timer.enqueue_us(f) for n, f in fns.items()}
             stats, result["launch"] = cuda_timer.interleaved(
@@ -298,11 +299,14 @@ def measure_ceilings(device: torch.device, cuda_timer: timing.CudaTimer | None) 
     dst = torch.empty_like(src)
     a = torch.randn((n, n), generator=gen, device=device).to(mm_dtype)
     b = torch.randn((n, n), generator=gen, device=device).to(mm_dtype)
-    fns = {"copy": lambda: dst.copy_(src), "matmul": lambda: a @ b}
+    fns: dict[str, Callable[[], object]] = {
+        "copy": lambda: dst.copy_(src),
+        "matmul": lambda: a @ b,
+    }
     with torch.no_grad():
         for f in fns.values():
             timing.warm_up(f, device)
-        if on_gpu:
+        if cuda_timer is not None:
             stats, method = cuda_timer.interleaved(
                 fns, 20, {"copy": 0.0, "matmul": 0.0}, precondition=PRECONDITION
             )
@@ -363,6 +367,18 @@ def summarize_results(results: list[dict]) -> dict:
     }
 
 
+def summarize_substitutions(results: list[dict], inspect_s: float) -> dict:
+    """Which valid kernels Inductor partly replaced by a library op, and the geomean without
+    them (what the compiler's own code generation is worth on the rest)."""
+    substituted = [r["kernel"] for r in results if (r.get("inductor") or {}).get("substitutions")]
+    rest = [r["speedup"] for r in results if r["is_valid"] and r["kernel"] not in substituted]
+    return {
+        "substituted_kernels": substituted,
+        "geomean_speedup_without_substitutions": geomean(rest),
+        "inductor_inspect_s": inspect_s,
+    }
+
+
 def run_probe(
     device: str = "auto",
     suite: str = "quick",
@@ -371,17 +387,21 @@ def run_probe(
     compiler: Compiler = default_compiler,
     progress: Callable[[str], None] | None = None,
     threads: int | None = None,
+    code_dir: str | None = None,
 ) -> dict:
     """Run the probe and return its JSON-ready document (see docs/probe/README.md).
 
     `threads` pins torch's intra-op CPU threads for the run (restored afterwards); on a
     shared or oversubscribed CPU, fewer threads than cores avoids OpenMP barrier stalls.
+    `code_dir`, when given, receives each kernel's Inductor output code as `KERNEL.py`.
     """
     previous_threads = torch.get_num_threads()
     if threads:
         torch.set_num_threads(threads)
     try:
-        return _run(device, suite, repeats, kernels, compiler, progress or (lambda _msg: None))
+        return _run(
+            device, suite, repeats, kernels, compiler, progress or (lambda _msg: None), code_dir
+        )
     finally:
         torch.set_num_threads(previous_threads)
 
@@ -393,6 +413,7 @@ def _run(
     kernels: list[str] | None,
     compiler: Compiler,
     say: Callable[[str], None],
+    code_dir: str | None = None,
 ) -> dict:
     t_run = time.perf_counter()
     started_at = datetime.now(UTC)
@@ -435,6 +456,14 @@ def _run(
     state_after = environment.gpu_state() if env["backend"] == "cuda" else None
     hits = sum(r.get("fxgraph_cache", {}).get("hits", 0) for r in results)
     misses = sum(r.get("fxgraph_cache", {}).get("misses", 0) for r in results)
+    cache_state = _cache_state(hits, misses, cache_warm_at_start)
+    # Only now, with every sample, compile_s and cache count of the suite taken, is the
+    # generated code read: from a fresh compile of each kernel, so timing never sees it.
+    t_inspect = time.perf_counter()
+    for kernel, r in zip(chosen, results, strict=True):
+        r["inductor"] = _inspect(kernel, r, dev, dtype, scale, compiler, code_dir)
+        say(f"  {kernel.name:<18} inductor: {r['inductor']['summary']}")
+    inspect_s = time.perf_counter() - t_inspect
     finished_at = datetime.now(UTC)
     return {
         "format_version": FORMAT_VERSION,
@@ -460,14 +489,46 @@ def _run(
             "had_entries_at_start": cache_warm_at_start,
             "fxgraph_hits": hits,
             "fxgraph_misses": misses,
-            "state": _cache_state(hits, misses, cache_warm_at_start),
+            "state": cache_state,
         },
         "gpu_state_before": state_before,
         "gpu_state_after": state_after,
         "ceilings": ceilings,
         "results": results,
-        "summary": summarize_results(results),
+        "summary": {**summarize_results(results), **summarize_substitutions(results, inspect_s)},
     }
+
+
+def _inspect(
+    kernel: Kernel,
+    result: dict,
+    device: torch.device,
+    dtype: torch.dtype,
+    scale: str,
+    compiler: Compiler,
+    code_dir: str | None = None,
+) -> dict:
+    """The kernel's `inductor` record (`inductor.inspect_kernel`), or why there is none."""
+    if "compile_s" not in result:
+        return {
+            "error": "not compiled (compile failed)",
+            "summary": "not recorded (compile failed)",
+        }
+    fn = kernel.make_fn(device, dtype, scale)
+    inputs = kernel.make_inputs(device, dtype, scale, 0)
+
+    def keep(codes: list[str]) -> None:
+        if code_dir is not None:
+            folder = Path(code_dir)
+            folder.mkdir(parents=True, exist_ok=True)
+            text = "\n# ---- the next graph's output code ----\n".join(codes)
+            (folder / f"{kernel.name}.py").write_text(text, encoding="utf-8")
+
+    try:
+        return inductor.inspect_kernel(fn, inputs, device, compiler, keep)
+    except Exception as exc:  # reading the code is a record, never a reason to lose the run
+        error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:200]
+        return {"error": error, "summary": f"not recorded ({error})"}
 
 
 def _cache_state(hits: int, misses: int, had_entries: bool) -> str:

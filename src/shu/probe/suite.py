@@ -91,11 +91,14 @@ ROWS_COLS = {"gpu": (32768, 4096), "cpu": (512, 1024)}
 
 
 def layernorm_gelu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
-    """GELU(LayerNorm(x)): eager runs two kernels, Inductor fuses them into one pass."""
+    """GELU(LayerNorm(x)): eager runs two kernels; Inductor generates one kernel for both, so the
+    normalised tensor is not written to memory and read back (the `inductor` record shows it)."""
     return F.gelu(F.layer_norm(x, (x.shape[-1],), weight, bias))
 
 
-def _rowwise_inputs(device, dtype, scale, seed, with_affine):
+def _rowwise_inputs(
+    device: torch.device, dtype: torch.dtype, scale: str, seed: int, with_affine: bool
+) -> tuple[torch.Tensor, ...]:
     rows, cols = ROWS_COLS[scale]
     gen = _gen(device, seed)
     x = _randn((rows, cols), device, dtype, gen)
@@ -104,7 +107,7 @@ def _rowwise_inputs(device, dtype, scale, seed, with_affine):
     return x, 1 + _randn((cols,), device, dtype, gen, 0.1), _randn((cols,), device, dtype, gen, 0.1)
 
 
-def _rowwise_work(dtype, scale):
+def _rowwise_work(dtype: torch.dtype, scale: str) -> Work:
     rows, cols = ROWS_COLS[scale]
     return Work(
         bytes_moved=2 * rows * cols * _esize(dtype),
@@ -115,7 +118,8 @@ def _rowwise_work(dtype, scale):
 
 
 def scaled_softmax(x: torch.Tensor) -> torch.Tensor:
-    """softmax(x / sqrt(d)) over the last dim: eager scales then normalises (two passes)."""
+    """softmax(x / sqrt(d)) over the last dim: eager scales, then normalises (two kernels);
+    Inductor generates one kernel for both."""
     return torch.softmax(x * (1.0 / math.sqrt(x.shape[-1])), dim=-1)
 
 
@@ -124,11 +128,16 @@ GEMM_MNK = {"gpu": (8192, 8192, 8192), "cpu": (256, 512, 512)}
 
 
 def gemm_bias_relu(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """relu(x @ w + b): Inductor folds the bias and ReLU into the GEMM's epilogue."""
+    """relu(x @ w + b): Inductor calls the library GEMM (`mm` on CUDA, then one generated kernel
+    for the bias and the ReLU; on a CPU `addmm` with the bias folded in, then one for the ReLU):
+    two kernel calls, the epilogue not fused into the GEMM (default mode; the probe does not use
+    max-autotune's Triton GEMM templates)."""
     return torch.relu(x @ w + b)
 
 
-def _gemm_inputs(device, dtype, scale, seed):
+def _gemm_inputs(
+    device: torch.device, dtype: torch.dtype, scale: str, seed: int
+) -> tuple[torch.Tensor, ...]:
     m, n, k = GEMM_MNK[scale]
     gen = _gen(device, seed)
     return (
@@ -138,7 +147,7 @@ def _gemm_inputs(device, dtype, scale, seed):
     )
 
 
-def _gemm_work(dtype, scale):
+def _gemm_work(dtype: torch.dtype, scale: str) -> Work:
     m, n, k = GEMM_MNK[scale]
     return Work(
         bytes_moved=(m * k + k * n + n + m * n) * _esize(dtype),
@@ -153,23 +162,31 @@ ATTN_BHSD = {"gpu": (8, 16, 2048, 128), "cpu": (1, 4, 128, 32)}
 
 
 def sdpa(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """Fused scaled-dot-product attention (flash/efficient kernels where available)."""
+    """Fused scaled-dot-product attention: one library kernel, eager and compiled alike (cuDNN's
+    on an H100/H200 with torch 2.11; flash or memory-efficient where those are chosen)."""
     return F.scaled_dot_product_attention(q, k, v)
 
 
 def naive_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """softmax(q k^T / sqrt(d)) v written out: Inductor fuses the scale and softmax passes."""
+    """softmax(q k^T / sqrt(d)) v written out. Inductor does not generate code for it: its
+    attention pattern pass (`fuse_attention`) replaces the whole pattern by the library SDPA
+    kernel (cuDNN's `aten._scaled_dot_product_cudnn_attention` on an H100/H200 with torch 2.11,
+    `aten._scaled_dot_product_flash_attention_for_cpu` on a CPU), so the compiled variant times
+    the same kernel as `sdpa` (its `inductor` record names the substitution, and the summary
+    gives the geomean without it)."""
     scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(q.shape[-1]))
     return torch.softmax(scores, dim=-1) @ v
 
 
-def _attn_inputs(device, dtype, scale, seed):
+def _attn_inputs(
+    device: torch.device, dtype: torch.dtype, scale: str, seed: int
+) -> tuple[torch.Tensor, ...]:
     b, h, s, d = ATTN_BHSD[scale]
     gen = _gen(device, seed)
     return tuple(_randn((b, h, s, d), device, dtype, gen) for _ in range(3))
 
 
-def _attn_work(dtype, scale):
+def _attn_work(dtype: torch.dtype, scale: str) -> Work:
     b, h, s, d = ATTN_BHSD[scale]
     return Work(
         bytes_moved=4 * b * h * s * d * _esize(dtype),
@@ -209,7 +226,7 @@ class TransformerBlock(nn.Module):
         return x + self.down(F.gelu(self.up(self.norm2(x))))
 
 
-def _make_block(device, dtype, scale):
+def _make_block(device: torch.device, dtype: torch.dtype, scale: str) -> nn.Module:
     cfg = BLOCK[scale]
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(1234)
@@ -217,12 +234,14 @@ def _make_block(device, dtype, scale):
     return block.to(device=device, dtype=dtype).eval()
 
 
-def _block_inputs(device, dtype, scale, seed):
+def _block_inputs(
+    device: torch.device, dtype: torch.dtype, scale: str, seed: int
+) -> tuple[torch.Tensor, ...]:
     cfg = BLOCK[scale]
     return (_randn((cfg["batch"], cfg["seq"], cfg["dim"]), device, dtype, _gen(device, seed)),)
 
 
-def _block_work(dtype, scale):
+def _block_work(dtype: torch.dtype, scale: str) -> Work:
     c = BLOCK[scale]
     tokens, d, f = c["batch"] * c["seq"], c["dim"], c["ffn"]
     params = 4 * d * d + 2 * d * f

@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import torch
@@ -101,7 +101,7 @@ class Stats:
     samples_ms: list[float]
 
     def as_dict(self, keep_samples: bool = True) -> dict:
-        d = {
+        d: dict[str, float | list[float]] = {
             "median_ms": self.median_ms,
             "p20_ms": self.p20_ms,
             "p80_ms": self.p80_ms,
@@ -215,7 +215,7 @@ class CudaTimer:
 
     def precondition(
         self,
-        fns: dict[str, Callable[[], object]],
+        fns: Mapping[str, Callable[[], object]],
         flushes: int,
         device_us: dict[str, float],
         chunk_ms: float,
@@ -286,7 +286,7 @@ class CudaTimer:
 
     def interleaved(
         self,
-        fns: dict[str, Callable[[], object]],
+        fns: Mapping[str, Callable[[], object]],
         repeats: int,
         enqueue_us: dict[str, float],
         block: int = 10,
@@ -400,7 +400,7 @@ def host_batch_size(fn: Callable[[], object], min_sample_s: float, device: torch
 
 
 def host_interleaved(
-    fns: dict[str, Callable[[], object]], repeats: int, batch: int, device: torch.device
+    fns: Mapping[str, Callable[[], object]], repeats: int, batch: int, device: torch.device
 ) -> dict[str, Stats]:
     """Host time per call of each function, `repeats` interleaved samples of `batch` calls.
 

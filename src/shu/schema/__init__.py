@@ -7,7 +7,7 @@ them (`shu docs`); a test fails when the rendered file is stale.
 from shu.schema import (
     activity,
     briefing,
-    calibration,
+    calibration_state,
     claims,
     core,
     forecasts,
@@ -25,7 +25,7 @@ ALL_TABLES: tuple[Table, ...] = (
     + signals.TABLES
     + forecasts.TABLES
     + intervals.TABLES
-    + calibration.TABLES
+    + calibration_state.TABLES
     + probe.TABLES
     + briefing.TABLES
     + claims.TABLES

@@ -43,7 +43,7 @@ STARS_DAILY = Table(
     "Absence means not observed, never zero.",
     primary_key=("repo", "day"),
     # Not indexed: building and persisting the ART index of its 7.2M-row ranking history took
-    # longer than the rest of the import (issue 20); every writer upserts on (repo, day).
+    # longer than the rest of the import; every writer upserts on (repo, day).
     key_indexed=False,
     columns=(
         col("repo", "VARCHAR", "Current 'owner/name' (aliases folded)."),

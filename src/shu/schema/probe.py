@@ -63,6 +63,14 @@ PROBE_RUNS = Table(
             "The same with slowdowns clipped to 1.0 (PyTorch dashboard convention).",
             "x",
         ),
+        col(
+            "geomean_speedup_without_substitutions",
+            "DOUBLE",
+            "Geometric mean over the valid kernels that Inductor did not partly replace by a "
+            "library op of a family their eager code never called (see "
+            "probe_results.substitutions); NULL for runs that did not record it.",
+            "x",
+        ),
         col("pass_rate", "DOUBLE", "Share of kernels that were valid.", "fraction"),
         col(
             "source",
@@ -172,6 +180,39 @@ PROBE_RESULTS = Table(
             "BIGINT",
             "Peak device memory of one compiled call (GPU only).",
             "bytes",
+        ),
+        col(
+            "generated_kernels",
+            "INTEGER",
+            "Kernels Inductor generated for the compiled call (Triton on GPUs, C++ on CPUs), "
+            "read from its output code; NULL for runs that did not record it.",
+            "kernels",
+        ),
+        col(
+            "eager_kernels",
+            "INTEGER",
+            "Device kernels one eager call launched (torch.profiler; GPU only).",
+            "kernels",
+        ),
+        col(
+            "substitutions",
+            "VARCHAR",
+            "Patterns Inductor replaced by a library op of a family the eager code never "
+            "called, e.g. 'bmm+mul+_softmax+bmm → aten._scaled_dot_product_cudnn_attention "
+            "(SDPA)' ('; '-separated); NULL when none or not recorded.",
+        ),
+        col(
+            "inductor_did",
+            "VARCHAR",
+            "What Inductor made of the kernel, in one sentence (generated kernels, library "
+            "calls, substitutions, eager kernel count).",
+        ),
+        col(
+            "inductor",
+            "VARCHAR",
+            "JSON: the probe's whole record of the compiled code (generated kernel names and "
+            "launches, extern_calls with op families, substitutions, eager aten ops, profiler "
+            "kernel counts and names); NULL for runs that did not record it.",
         ),
         col(
             "detail",

@@ -20,7 +20,7 @@ Z_MIN_VALUES = 28
 # first counted commit day to its newest commit day, with no holes (a day without commits is 0).
 # CTEs `policy` (repo, knows_mainline, newest_day), `counted` and `daily` (repo, day,
 # commits_day, rocm_commits_day), for the repositories of subquery {repos}. Shared by
-# `commit_signals` and the ROCm adoption questions (`shu.forecast.rocm`).
+# `commit_signals` and the ROCm adoption questions (`shu.forecast.questions.rocm`).
 COUNTED_COMMITS_SQL = """
 policy AS (
     SELECT repo, bool_or(is_mainline IS NOT NULL) AS knows_mainline,
@@ -57,8 +57,8 @@ def refresh_commit_signals(store: Store, run_id: str) -> TableRefresh:
             z_min_values=Z_MIN_VALUES,
             counted_commits=COUNTED_COMMITS_SQL.format(repos="SELECT repo FROM commits"),
         )
-        rows, to_day = con.execute("SELECT count(*), max(day) FROM commit_signals").fetchone()
-        source_rows = con.execute("SELECT count(*) FROM commits").fetchone()[0]
+        rows, to_day = con.execute("SELECT count(*), max(day) FROM commit_signals").fetchall()[0]
+        source_rows = con.execute("SELECT count(*) FROM commits").fetchall()[0][0]
         result = TableRefresh(
             "commit_signals",
             "full",

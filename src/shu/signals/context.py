@@ -27,9 +27,8 @@ def _replace_days(store: Store, table: str, staged: str, from_day: date) -> int:
     store.con.execute(f"DELETE FROM {table} WHERE day >= ?", [from_day])
     store.con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {staged}")
     store.con.execute(f"DROP TABLE {staged}")
-    return int(
-        store.con.execute(f"SELECT count(*) FROM {table} WHERE day >= ?", [from_day]).fetchone()[0]
-    )
+    count_sql = f"SELECT count(*) FROM {table} WHERE day >= ?"
+    return int(store.con.execute(count_sql, [from_day]).fetchall()[0][0])
 
 
 def refresh_peer_signals(
@@ -52,7 +51,7 @@ def refresh_peer_signals(
         run_sql(con, "peer_signals", from_day=start.isoformat())
         for table in ("category_signals", "peer_signals"):
             rows = _replace_days(store, table, f"_{table}_new", start)
-            to_day = con.execute(f"SELECT max(day) FROM {table}").fetchone()[0]
+            to_day = con.execute(f"SELECT max(day) FROM {table}").fetchall()[0][0]
             result = TableRefresh(
                 table,
                 mode,
@@ -75,7 +74,7 @@ def refresh_release_signals(store: Store, run_id: str) -> list[TableRefresh]:
         "SELECT greatest((SELECT max(day) FROM stars_daily), "
         "(SELECT max(committed_at)::DATE FROM commits), "
         "(SELECT max(published_at)::DATE FROM releases))"
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     out = []
     with store.transaction():
         run_sql(con, "release_signals", end_day=(end_day or EARLIEST).isoformat())
@@ -89,7 +88,7 @@ def refresh_release_signals(store: Store, run_id: str) -> list[TableRefresh]:
             con.execute(f"DELETE FROM {table}")
             con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {staged}")
             con.execute(f"DROP TABLE {staged}")
-            rows, to_day = con.execute(f"SELECT count(*), max(day) FROM {table}").fetchone()
+            rows, to_day = con.execute(f"SELECT count(*), max(day) FROM {table}").fetchall()[0]
             result = TableRefresh(
                 table,
                 "full",

@@ -88,8 +88,8 @@ def fold_into_stars_daily(store: Store) -> dict[str, int]:
     (observed rows are never changed).
     """
     with store.transaction() as con:
-        removed = con.execute(f"DELETE FROM stars_daily WHERE source = '{SOURCE}'").fetchone()[0]
+        removed = con.execute(f"DELETE FROM stars_daily WHERE source = '{SOURCE}'").fetchall()[0][0]
         written = con.execute(
             f"INSERT INTO stars_daily (repo, day, stars, source) {_FOLD_SQL}"
-        ).fetchone()[0]
+        ).fetchall()[0][0]
     return {"removed": int(removed), "written": int(written)}

@@ -42,8 +42,10 @@ def lifecycle_phase(
     stars: float | None, velocity_28d: float | None, acceleration_28d: float | None
 ) -> str | None:
     """The phase the rules above give (None when undefined)."""
+    if stars is None or velocity_28d is None or acceleration_28d is None:
+        return None
     values = (stars, velocity_28d, acceleration_28d)
-    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values) or stars <= 0:
+    if any(isinstance(v, float) and math.isnan(v) for v in values) or stars <= 0:
         return None
     gained = round(velocity_28d * 28)  # stars gained over t-28 .. t
     speedup = round(acceleration_28d * 28)  # gained minus gained over t-56 .. t-28

@@ -15,28 +15,12 @@ against the stored table repository by repository, and only what differs written
    stars_daily. When star_signals is empty, or when most of it changes (judged on the first
    slice, then on the whole), every row goes into a build table that replaces star_signals.
 
-Speed (issue 20, `benchmarks/bench_signals.py --runs 3`, the full ranking store: 7.2M
-observations, 9.1M rows; the whole `shu signals --full` against the naive window query of the
-issue, medians of one run at load ~1.7 on 2 cores): over current signals (every row
-recomputed and checked, none written) 2.25 s vs 3.45 s, 0.65x (CPU 3.4 s vs 6.5 s); with
-star_signals emptied first (every row written) 3.09 s vs 3.45 s, 0.92x (CPU 4.9 s). SQL and
-the pandas reference agree on every row.
-
-Where the time goes when every row is written: DuckDB appending and compressing 9.1M rows of 13
-columns ~2.6-2.9 s of CPU on its two threads (0.1-0.3 s per column whatever its type: measured
-per column, integers instead of doubles, a virtual lifecycle_phase (slower: DuckDB evaluates it
-on insert) and other compression methods each changed it by a few per cent at most), numpy
-~0.5-0.9 s on its own thread, the read and sort ~0.3 s, category and peer signals ~0.25 s,
-start-up ~0.3 s. What each change measured: the vectorised sort of packed (key, row) integers
-instead of ORDER BY in SQL (~0.8 -> ~0.3 s), insertion order not kept (-0.7 s of CPU),
-bit-packing off for the write (-0.4 s of CPU, ~60 MiB more on disk), numpy on its own thread
-(computing and writing overlap), star_signal_repos updated only where it differs (-0.2 s: its
-22k-key primary index rewritten at commit). Measured and dropped: NULLs as Arrow validity and
-the lifecycle phase in numpy (DuckDB saves what building the arrays costs), uncompressed
-storage (-0.6 s of CPU, 1.6x the file), two numpy threads, other slice sizes (2^14..2^18),
-glibc malloc thresholds, every slice computed first and inserted from one Arrow table (no gain).
-Checking costs ~0.6 s of CPU (hashing the recomputed rows) and ~0.3-0.8 s (reading and hashing
-the stored ones), both on DuckDB's threads while numpy computes.
+Why this shape: the windows of every repository are cheapest on arrays sorted once (a window
+query over a calendar of every repository's days costs more), computing overlaps writing when
+numpy runs on a thread of its own (it releases the GIL), and most full refreshes change few rows,
+so checking digests and writing only what differs beats rewriting the whole table. What each
+choice measured, what was tried and dropped, and the benchmark's figures:
+`benchmarks/README.md`, "Signals: full refresh".
 """
 
 from __future__ import annotations
@@ -65,9 +49,9 @@ EPOCH = date(1970, 1, 1)
 BUILD_TABLE = "_star_signals_build"
 SLICE_ROWS = 1 << 16  # observations per slice (whole repositories)
 REBUILD_SHARE = 0.5  # rebuild the whole table when more than this share of its rows changes
-# Writing many rows: in no particular order (nothing reads star_signals by position; keeping the
-# order cost ~0.7 s of CPU) and without bit-packing (its analysis cost ~0.4 s of CPU for ~60 MiB
-# less on disk).
+# Writing many rows: in no particular order (nothing reads star_signals by position, and keeping
+# the order costs CPU) and without bit-packing (its analysis costs more CPU than the little disk
+# it saves is worth; benchmarks/README.md, "Signals: full refresh").
 WRITE_SETTINGS = {"preserve_insertion_order": "false", "disabled_compression_methods": "bitpacking"}
 VALUE_COLUMNS = [c for c in STAR_SIGNALS.column_names if c != "repo"]
 Digest = dict[str, tuple[int, int]]  # repo -> (rows, sum of row hashes)
@@ -214,7 +198,7 @@ def _sorted_observations(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(key = rid << 20 | dn, stars), sorted by key (ties in input order). While key and row
     number fit in 63 bits together, the row number goes into the key's low bits and one plain
-    sort of the packed integers does it (numpy's vectorised sort: ~4x faster than a stable
+    sort of the packed integers does it (numpy's vectorised sort, much faster than a stable
     argsort); else one stable argsort. Works in place where it can (fresh memory costs)."""
     key = rid.astype(np.int64)
     key <<= DAY_BITS
@@ -339,8 +323,8 @@ def _finish(
     fingerprint: tuple[int, int],
 ) -> TableRefresh:
     """Inside the write's transaction: star_signal_repos brought up to date with
-    _star_signal_repos (only the rows that differ: rewriting its 22k keys costs ~0.2 s), and the
-    run recorded."""
+    _star_signal_repos (only the rows that differ: rewriting all its keys costs a primary-index
+    rebuild at commit), and the run recorded."""
     con = store.con
     first_days = f"SELECT repo, DATE '{EPOCH}' + first_dn AS first_day FROM _star_signal_repos"
     con.execute(f"DELETE FROM star_signal_repos WHERE (repo, first_day) NOT IN ({first_days})")

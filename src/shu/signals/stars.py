@@ -8,19 +8,12 @@ margin) and taking the z-scores' trailing year from the stored rows
 since (fingerprint in `signal_runs`), it falls back to a full refresh, so incremental and full
 always agree (same integer sums and z formula in both).
 
-Incremental, one new day (3,462 rows): 0.167 s at load ~2.7 (CPU 0.30 s; 0.33 s at load ~4,
-where two cores cannot be had). The stored part of the z-scores' trailing years (~1.3M rows
-summed per repository, `sql/star_year_common.sql`) runs on a connection of its own while the
-velocity windows of the new days, which run on one core, do: 0.20 -> 0.17-0.19 s. Where the CPU
-goes: the fingerprint scan of stars_daily 0.03 s, the 100-day slice of stars_daily 0.07 s,
-windows over the slice 0.09 s, the trailing-year sums 0.10 s, the rest 0.02 s. Both big reads
-are of rows spread over whole tables (stars_daily is in its importer's order, star_signals in
-no order), so DuckDB decodes every row group of the columns it reads, however few rows match.
-Tried and dropped: per-repository trailing-year sums kept in `star_signal_repos`, moved on by
-the day entering and the day leaving the year: no gain (the one leaving day is itself spread
-over all of star_signals: 0.08 s to read, as much as the year it replaces). Less CPU would need
-star_signals (or a small table of the last ~400 days) clustered by day, at the cost of
-reordering ~1.4M rows in every full refresh.
+The stored part of the z-scores' trailing years (`sql/star_year_common.sql`) runs on a
+connection of its own while the velocity windows of the new days, which use one core, run on
+the store's: the two cores share the work. Both big reads are of rows spread over whole tables
+(stars_daily is in its importer's order, star_signals in no order), so DuckDB decodes every row
+group of the columns it reads however few rows match; where the time goes, what was tried and
+dropped, and the figures: `benchmarks/README.md`, "Signals: incremental refresh".
 """
 
 from __future__ import annotations
@@ -123,6 +116,7 @@ def _refresh(store: Store, run_id: str, full: bool) -> TableRefresh:
     reason = "requested" if full else _why_full(store, last, (rows_before, sum_before))
     if reason:
         return refresh_full(store, run_id, max_day, reason, t0, fingerprint)
+    assert last is not None  # without a last run _why_full gives a reason
     if last[0] >= max_day:
         return TableRefresh(
             "star_signals", "incremental", "up to date", None, last[0], 0, time.perf_counter() - t0
@@ -136,12 +130,11 @@ def _why_full(
     """Why this refresh must be a full one, or None when an incremental one will do (`covered`:
     the fingerprint of today's input on or before the last run's day)."""
     con = store.con
-    computed = con.execute("SELECT max(day) FROM star_signals").fetchone()[0]
+    computed = con.execute("SELECT max(day) FROM star_signals").fetchall()[0][0]
     if last is None or computed is None or computed != last[0]:
         return "no previous run"
-    if not con.execute("SELECT count(*) FROM (SELECT 1 FROM star_signal_repos LIMIT 1)").fetchall()[
-        0
-    ][0]:
+    recorded = con.execute("SELECT count(*) FROM (SELECT 1 FROM star_signal_repos LIMIT 1)")
+    if not recorded.fetchall()[0][0]:
         return "first days of the repositories not recorded"
     if covered != (last[1], last[2]):
         return f"input on or before {last[0]} changed"
@@ -193,7 +186,7 @@ def _incremental(
             )
             con.execute("DELETE FROM star_signals WHERE day >= ?", [emit_from])
             con.execute("INSERT INTO star_signals SELECT * FROM _star_signals_new")
-            written = con.execute("SELECT count(*) FROM _star_signals_new").fetchone()[0]
+            written = con.execute("SELECT count(*) FROM _star_signals_new").fetchall()[0][0]
             result = TableRefresh(
                 "star_signals",
                 "incremental",

@@ -21,13 +21,13 @@ already loaded (`ingest_log`, keyed on the file name, so the same hour is never 
 so any number of re-runs gives the same counts. Its scans run on the store's own connection
 into temp tables, which the writer reads directly.
 
-Speed (issue 20; `benchmarks/bench_gharchive.py` prints it against bare DuckDB's `read_json`
-WatchEvent count): the scan itself measured ~1.25x the bare count's CPU (the payload fields
-and the per-file/repository/day aggregate of every event are the extra work), so the command's
-fixed costs were cut instead: a connection and an Arrow round trip per batch of 4 files (the
-aggregates now stay in the store connection's temp tables), one INSERT per file's
-`ingest_log` row (now one statement), pyarrow imported on the command's path (now only where
-worker results are built), and batches of 4 files (now a day's 24: each scan has a fixed cost).
+Speed: the scan itself costs somewhat more CPU than a bare `read_json` count of WatchEvents
+(the payload fields and the per-file/repository/day aggregate of every event are the extra
+work), so the command's fixed costs are kept small: the scans run on the store's own connection
+into temp tables the writer reads (no connection or Arrow round trip per batch), one statement
+writes a file set's `ingest_log` rows, pyarrow is imported only where worker results are built,
+and a batch is a day's 24 files (each scan has a fixed cost). Figures and their history:
+`benchmarks/README.md`, "GH Archive ingest".
 
 Why one module of ~420 lines: the scan, the per-batch aggregates and their one-transaction
 write share the temp tables of one connection; split, they would pass them around by name.
@@ -362,20 +362,20 @@ def _merge(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
         "INSERT INTO stars_added_daily BY NAME SELECT repo, day, stars AS stars_added, "
         f"'{SOURCE}' AS source FROM _gha_day WHERE stars > 0 "
         "ON CONFLICT (repo, day) DO UPDATE SET stars_added = stars_added + EXCLUDED.stars_added"
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     activity = con.execute(
         "INSERT INTO activity_daily BY NAME SELECT repo, day, pushes, tags AS tags_created, "
         f"releases AS releases_published, '{SOURCE}' AS source FROM _gha_day "
         "WHERE pushes + tags + releases > 0 ON CONFLICT (repo, day) DO UPDATE SET "
         "pushes = pushes + EXCLUDED.pushes, tags_created = tags_created + EXCLUDED.tags_created, "
         "releases_published = releases_published + EXCLUDED.releases_published"
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     tags = con.execute(
         f"INSERT INTO tags_created BY NAME SELECT {_FOLD} AS repo, tag, min(created_at) AS "
         f"created_at, '{SOURCE}' AS source FROM _gha_tags x LEFT JOIN _gha_alias a "
         "ON a.alias = x.repo GROUP BY ALL ON CONFLICT (repo, tag) DO UPDATE SET "
         "created_at = least(created_at, EXCLUDED.created_at)"
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     releases = con.execute(
         f"INSERT INTO releases BY NAME SELECT {_FOLD} AS repo, tag, "
         "arg_max(name, published_at) AS name, max(published_at) AS published_at, "
@@ -383,7 +383,7 @@ def _merge(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
         f"arg_max(url, published_at) AS url, '{SOURCE}' AS source FROM _gha_releases x "
         "LEFT JOIN _gha_alias a ON a.alias = x.repo GROUP BY ALL "
         "ON CONFLICT (repo, tag) DO NOTHING"
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     con.execute("DROP TABLE _gha_day")
     return {
         "stars_added_daily": int(stars),

@@ -23,7 +23,7 @@ import pandas as pd
 from shu.errors import InputError
 from shu.settings import Settings, get_settings
 from shu.sources.authors import author_id, looks_like_bot
-from shu.sources.topics import TopicMatcher
+from shu.sources.topic_match import TopicMatcher
 from shu.store import Store, UpsertResult, utcnow
 
 SOURCE = "git"

@@ -57,7 +57,7 @@ from shu.sources.github import (
     StoreValidatorCache,
 )
 from shu.sources.github_journal import LoadRecord, RepoSnapshot, ScratchStore, read_snapshot, replay
-from shu.sources.topics import TopicMatcher
+from shu.sources.topic_match import TopicMatcher
 from shu.store import Load, Store, UpsertResult, utcnow
 
 SOURCE = "github"
@@ -315,13 +315,13 @@ class _RepoIngest:
 
     # ------------------------------------------------------------------ 1. snapshot
     def snapshot(self, load: Load) -> bool | str:
-        stored = self.store.con.execute(
+        rows = self.store.con.execute(
             "SELECT r.default_branch, s.stars, s.forks, s.open_issues, s.watchers "
             "FROM repos r JOIN stars_daily s ON s.repo = r.repo AND s.source = ? "
             "WHERE r.repo = ? ORDER BY s.day DESC LIMIT 1",
             [SOURCE, self.repo],
         ).fetchall()
-        stored = stored[0] if stored else None
+        stored = rows[0] if rows else None
         redirects_before = len(self.client.redirects)
         resp = self.client.get(
             f"/repos/{self.repo}", conditional=stored is not None, allow=(404, 451)
@@ -330,6 +330,7 @@ class _RepoIngest:
             self.note(f"not found on GitHub (HTTP {resp.status}); skipped")
             return False
         if resp.not_modified:
+            assert stored is not None  # a 304 answers only the conditional request made above
             branch, stars, forks, issues, watchers = stored
         else:
             data = _expect(resp, dict, "a repository object")
@@ -643,7 +644,7 @@ class _RepoIngest:
         result = self.upsert(load, "commits", fresh)
         return f"{result.inserted} new commits"
 
-    def known_shas(self, shas: list[str]) -> set[str]:
+    def known_shas(self, shas: list[str | None]) -> set[str]:
         if not shas:
             return set()
         found = self.store.con.execute(

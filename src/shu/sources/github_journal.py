@@ -103,10 +103,12 @@ class ScratchStore(Store):
                 record.status, record.message = loaded.status, loaded.message
                 record.rows_read = loaded.rows_read
 
-    def upsert(self, table: str, rows: Any, *, keys_unique: bool = False) -> UpsertResult:
+    def upsert(
+        self, table: str, rows: Any, *, keys_unique: bool = False, scope: str = ""
+    ) -> UpsertResult:
         if self._record is None:
             raise StoreError(f"upsert into {table} outside a load: it would not be replayed")
-        result = super().upsert(table, rows, keys_unique=keys_unique)
+        result = super().upsert(table, rows, keys_unique=keys_unique, scope=scope)
         self._record.ops.append(Op("upsert", table, pd.DataFrame(rows).copy()))
         return result
 

@@ -9,7 +9,7 @@ exports loads them with `shu ingest history DIR|FILES`.
 
 Mapping:
 - commits -> `commits` (source 'history'); `is_mainline` = first_parent, topics and
-  `touches_rocm` from the one topic matcher (`sources.topics`) over the subject, as for clones
+  `touches_rocm` from the one topic matcher (`sources.topic_match`) over the subject, as for clones
   and the API. The export has no paths, so its own `touches_rocm` column (the same pattern over
   subject and paths) adds the 'rocm-adoption' topic for path-only matches; a test checks that
   every subject match of ours is flagged by the export.
@@ -35,7 +35,7 @@ import pandas as pd
 from shu.errors import InputError
 from shu.settings import Settings, get_settings
 from shu.sources.git import PRERELEASE, ensure_repo_row, without_richer_rows
-from shu.sources.topics import TopicMatcher
+from shu.sources.topic_match import TopicMatcher
 from shu.store import Store, UpsertResult
 
 SOURCE = "history"
@@ -101,6 +101,7 @@ def find_exports(paths: Iterable[Path | str]) -> dict[str, dict[str, Path]]:
             raise InputError(f"{path}: no such file or directory")
         for file in files:
             m = FILE_NAME.match(file.name)
+            assert m is not None  # files holds only names FILE_NAME matched above
             found.setdefault(f"{m['owner']}/{m['name']}", {})[m["kind"]] = file
     if not found:
         raise InputError(f"no history export files in {', '.join(map(str, paths))}")

@@ -21,7 +21,7 @@ names and rejects, then the one aggregation that writes), which measured cheaper
 materialising its 7.2M rows; the values are checked row by row only when a column's type does
 not already guarantee a date / a whole number. CSV files are parsed in Python (line-exact
 errors) into an Arrow table. Where the time of the 7.2M-row import went and what was chosen:
-`shu.sources.ranking_merge` and `benchmarks/bench_ranking.py` (issue 20).
+`shu.sources.ranking_merge` and `benchmarks/README.md` ("Ranking import").
 """
 
 from __future__ import annotations
@@ -179,7 +179,8 @@ def _stage_long_parquet(store: Store, path: Path) -> None:
                 "date / a whole number"
             )
     # Columns already of a fitting type are read as they are (an INTEGER count stays INTEGER
-    # until the aggregate has run: casting 7.2M values first measured ~15% of the load's CPU).
+    # until the aggregate has run: casting every value first measured a sizeable share of the
+    # load's CPU; benchmarks/README.md, "Ranking import").
     exprs = [
         "repo" if types["repo"] == "VARCHAR" else "CAST(repo AS VARCHAR) AS repo",
         "day" if types["day"] == "DATE" else "CAST(day AS DATE) AS day",
@@ -400,7 +401,8 @@ def _scan_names(store: Store, rejects: Counter[str]) -> tuple[int, str]:
     """One scan of the staged rows: `_rank_seen` (per spelling: last valid day, valid rows) and
     the invalid rows counted by their first failing rule into `rejects`. Returns (rows read,
     the SQL condition over `_rank_raw` r that keeps the valid rows)."""
-    exclusive, earlier = [], "false"
+    exclusive: list[str] = []
+    earlier = "false"
     for _, cond in REJECT_RULES:
         cond = cond.format(r="")
         exclusive.append(

@@ -5,8 +5,8 @@ Input: the staged rows (`_rank_raw`: repo, day, stars, forks, open_issues; a vie
 or a temp table) and `_rank_seen` (per spelling in the file: its last valid day and valid rows;
 built by `shu.sources.ranking`), inside the load's transaction.
 
-Set-based, a fixed number of statements whatever the size (measured on the 7.2M-row ranking
-history, `benchmarks/bench_ranking.py`; issue 20):
+Set-based, a fixed number of statements whatever the size (the figures on the 7.2M-row ranking
+history: `benchmarks/README.md`, "Ranking import"):
 
 1. `fold_names`: the spelling map (`_rank_names`: spelling in the file -> current spelling;
    configured aliases, then case variants: the latest day's spelling wins, ties to the highest
@@ -23,8 +23,8 @@ history, `benchmarks/bench_ranking.py`; issue 20):
      the stored 'ranking' rows (one scan, a few thousand groups): a repository whose
      fingerprints agree already holds exactly these rows, so only the others go through the
      keyed upsert (`Store.upsert`, its comparison scoped to them). Re-loading the same file
-     then writes nothing and never joins the millions of rows: the full join measured ~1.7x
-     the CPU of the fingerprints (2.9 s against 1.7 s). Two different row sets agree only if
+     then writes nothing and never joins the millions of rows (the full join measured well
+     above the fingerprints' CPU). Two different row sets agree only if
      their hash sums collide (about 2^-64 per repository that changed).
 
 `stars_daily` has no key index (`key_indexed=False` in its declaration): in the measurements
@@ -32,21 +32,18 @@ the ART index's build and persistence at COMMIT took as long as the whole bare l
 stays unique by construction: the aggregation groups on it, and the upsert inserts only keys
 not stored (`Store.duplicate_keys` checks it in the tests and the fault harness).
 
-Where the time went before (issue 20's profile: 3.9 s in COMMIT persisting the table and its
-key index, 1.4 s deduplicating, 1.2 s filling) and what each change measured, CPU seconds of
-the same statement on the loaded 2-core machine: the key index built after the fill ~+45% of
-the bare load, kept during the fill ~+70%; `arg_max(forks, stars)` (the old rule, which picks
-either row when two share the highest star count) cost about what `max` does, an `arg_max` keyed
-on (stars, forks, issues) to make it deterministic 2.0x: hence `max` of each count, which is
-deterministic at no cost; CREATE TABLE AS ~10% below
-an INSERT into the declared table; aggregating the Parquet integers before casting them to
-BIGINT ~15% below casting first; a LEFT JOIN to the few renamed spellings below an inner
-join to all of them. A fresh load measured 1.6-1.7x the bare load's CPU in the end (the
-rest: start-up, the scan of names, and writing the extra declared columns: open_issues, the
-two NULL columns and `source` cost ~0.9 s of the ~2.9 s write); a re-load ~1.1x.
+Choices the measurements made (their figures: `benchmarks/README.md`, "Ranking import"): no key
+index (built after the fill or kept during it, it cost a large share of the bare load); `max`
+of each count for repeats (deterministic, and no dearer than the old `arg_max`, which was not;
+an `arg_max` keyed on every count to make it deterministic cost twice as much); CREATE TABLE
+AS into an empty table rather than an INSERT into the declared one; Parquet integers
+aggregated before they are cast; a LEFT JOIN to the few renamed spellings rather than an inner
+join to all of them.
 """
 
 from __future__ import annotations
+
+import duckdb
 
 from shu.repos import record_alias, rename_repo
 from shu.schema import TABLES_BY_NAME
@@ -151,10 +148,10 @@ def write_rows(store: Store, valid: str) -> tuple[UpsertResult, str]:
     return result, note
 
 
-def _fill_empty(con, aggregated: str) -> int:
+def _fill_empty(con: duckdb.DuckDBPyConnection, aggregated: str) -> int:
     """Replace the empty `stars_daily` by the aggregated rows, made by CREATE TABLE AS (every
-    declared column, in order, with its type; NOT NULL set on the key after): measured ~10%
-    less CPU than an INSERT into the declared table, which writes through the table's
+    declared column, in order, with its type; NOT NULL set on the key after): measured
+    cheaper than an INSERT into the declared table, which writes through the table's
     constraint checks and local storage. Returns the rows written."""
     decl = TABLES_BY_NAME["stars_daily"]
     given = {"repo", "day", *VALUE_COLUMNS, "source"}
@@ -173,7 +170,7 @@ def _fill_empty(con, aggregated: str) -> int:
 _FINGERPRINT = "count(*) AS n, sum(hash(day, stars, forks, open_issues)::HUGEINT) AS h"
 
 
-def _differing_repos(con, aggregated: str) -> int:
+def _differing_repos(con: duckdb.DuckDBPyConnection, aggregated: str) -> int:
     """`_rank_changed_repos`: repositories whose aggregated rows differ from their stored
     'ranking' rows by fingerprint (see the module). Returns the number of aggregated rows."""
     con.execute(
@@ -191,7 +188,9 @@ def _differing_repos(con, aggregated: str) -> int:
     return int(groups)
 
 
-def _repeats_note(con, repeated: int, name: str, join: str, valid: str) -> str:
+def _repeats_note(
+    con: duckdb.DuckDBPyConnection, repeated: int, name: str, join: str, valid: str
+) -> str:
     """'merged N repeated rows (M repo-days with differing counts ...)', or '' when none."""
     if not repeated:
         return ""  # the common long table has no repeats: no second aggregation

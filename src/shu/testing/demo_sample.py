@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -320,7 +321,7 @@ def _probe(end: date) -> dict:
         ("naive_attention", "attention", 3.30, 1.62),
         ("transformer_block", "transformer block", 6.8, 4.9),
     ]
-    results = []
+    results: list[dict[str, Any]] = []
     for kernel, category, eager_ms, compiled_ms in kernels:
         results.append(
             {

@@ -168,7 +168,7 @@ class GitHubAPIServer:
     @property
     def url(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     def start(self) -> GitHubAPIServer:
         self._thread = threading.Thread(
@@ -265,8 +265,8 @@ class GitHubAPIServer:
                 return None, [], f"/repositories/{repo.repo_id}" + (f"/{rest}" if rest else "")
             return self._repos.get(name), parts[3:], None
         if len(parts) >= 2 and parts[0] == "repositories" and parts[1].isdigit():
-            repo = next((r for r in self._repos.values() if r.repo_id == int(parts[1])), None)
-            return repo, parts[2:], None
+            by_id = next((r for r in self._repos.values() if r.repo_id == int(parts[1])), None)
+            return by_id, parts[2:], None
         return None, [], None
 
     def respond(
@@ -471,13 +471,13 @@ def _handler_for(server: GitHubAPIServer) -> type[BaseHTTPRequestHandler]:
             elif fault.kind == "malformed_json":
                 self._send(record, 200, {}, b'[{"sha": "0123", "commit": {"author": ')
             elif fault.kind == "truncated":
-                body = b'[{"week": 0, "total": 0, "days": [0,0,0,0,0,0,0]}]' * 50
+                whole = b'[{"week": 0, "total": 0, "days": [0,0,0,0,0,0,0]}]' * 50
                 record.status = 200
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Content-Length", str(len(whole)))
                 self.end_headers()
-                self.wfile.write(body[: len(body) // 2])
+                self.wfile.write(whole[: len(whole) // 2])
                 self.wfile.flush()
                 self.close_connection = True
             elif fault.kind == "secondary_limit":

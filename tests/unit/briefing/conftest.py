@@ -257,7 +257,7 @@ def fill_store(store, settings) -> None:
 
 
 def features(row) -> dict[str, float]:
-    """Two model features of a star_signals row, by their definitions (forecast/features.py)."""
+    """Two model features of a star_signals row, by their definitions (forecast/features)."""
     return {
         "rel_velocity_7d": round(row.velocity_7d / max(abs(row.velocity_28d), 0.5), 6),
         "slog_velocity_28d": round(

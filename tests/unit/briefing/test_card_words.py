@@ -8,13 +8,12 @@ import re
 
 from markdown_it import MarkdownIt
 
-from shu.briefing.card.drivers import statement
 from shu.briefing.compose import compose_briefing
 from shu.briefing.sections.cards import MAX_BLOCKS, MAX_PROSE
 from shu.briefing.text import visible_text
-from shu.forecast import rocm
 from shu.forecast.features import feature_names
-from shu.forecast.questions import TEMPLATES
+from shu.forecast.features.words import statement
+from shu.forecast.questions.registry import TEMPLATES
 
 FLAGS = {"phase_emerging", "phase_expansion", "phase_decline", "ever_rocm"}
 
@@ -22,7 +21,7 @@ FLAGS = {"phase_emerging", "phase_expansion", "phase_decline", "ever_rocm"}
 def _features() -> list[tuple[str, str]]:
     out = []
     for template in TEMPLATES:
-        names = rocm.feature_names(template) if template in rocm.NAMES else feature_names(template)
+        names = feature_names(template)
         out += [(template, name) for name in names]
     return out
 

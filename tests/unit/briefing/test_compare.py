@@ -97,7 +97,7 @@ def test_fan_appears_when_interval_forecasts_are_stored(filled, day, tmp_path):
     con = filled.con
     _, drawn = fan_chart(con, "acme/platform", day, tmp_path / "none.png")
     assert not drawn
-    # The interval table (issue 10's `forecast_intervals`); created here if the schema lacks it.
+    # The interval table (`forecast_intervals`); created here if the schema lacks it.
     con.execute("""CREATE TABLE IF NOT EXISTS forecast_intervals (forecast_id VARCHAR PRIMARY KEY,
         quantity VARCHAR, unit VARCHAR, median DOUBLE, lower_50 DOUBLE, upper_50 DOUBLE,
         lower_80 DOUBLE, upper_80 DOUBLE, lower_95 DOUBLE, upper_95 DOUBLE)""")

@@ -88,3 +88,147 @@ def test_readme_links_only_inside_the_repository():
     assert "docs/design.md" in targets
     outside = [t for t in targets if t.startswith("../") or "/shared/" in t]
     assert outside == []
+
+
+def _forecast_stages() -> dict[str, int]:
+    """Subpackage or module of shu.forecast -> its stage's rank in design.md's stage table."""
+    text = DESIGN.read_text(encoding="utf-8")
+    table = text[text.index("| stage | what lives there |") :].split("\n\n")[0]
+    rows = [line for line in table.splitlines()[2:] if line.startswith("|")]
+    ranks: dict[str, int] = {}
+    for rank, line in enumerate(rows):
+        stage = line.strip("|").split("|")[0]
+        for name in re.findall(r"`([a-z_]+)/?`", stage):
+            ranks[name] = rank
+    return ranks
+
+
+def test_forecast_stages_import_only_earlier_stages():
+    ranks = _forecast_stages()
+    forecast = PACKAGE / "forecast"
+    names = {p.stem for p in forecast.glob("*.py") if p.stem != "__init__"}
+    names |= {p.name for p in forecast.iterdir() if p.is_dir() and any(p.glob("*.py"))}
+    assert names == set(ranks), "design.md's forecast stages and src/shu/forecast differ"
+    wrong = []
+    for path in sorted(forecast.rglob("*.py")):
+        rel = path.relative_to(forecast)
+        me = rel.parts[0].removesuffix(".py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("shu.forecast"):
+                parts = node.module.split(".")
+                for other in [parts[2]] if len(parts) > 2 else [a.name for a in node.names]:
+                    if other in ranks and ranks[other] > ranks[me]:
+                        wrong.append(f"forecast/{rel} ({me}) imports {other}, a later stage")
+    assert wrong == []
+
+
+# Each idea design.md names once ("One idea, one definition"): where it is defined.
+DEFINED_ONCE = {
+    "climatology": "forecast/base_rates.py",
+    "climatology_counts": "forecast/base_rates.py",
+    "climatology_rate": "forecast/base_rates.py",
+    "calibration_block_rates": "forecast/base_rates.py",
+    "fit_block_rate": "forecast/base_rates.py",
+    "smoothed_rate": "forecast/base_rates.py",
+    "CLIMATOLOGY_DAYS": "forecast/base_rates.py",
+    "confidence_band": "forecast/confidence.py",
+    "confidence_bands": "forecast/confidence.py",
+    "band_sql": "forecast/confidence.py",
+    "MEDIUM_FROM": "forecast/confidence.py",
+    "HIGH_FROM": "forecast/confidence.py",
+    "BAND_EDGES": "forecast/confidence.py",
+    "ece": "forecast/evaluation/scoring.py",
+    "equal_count_bins": "forecast/evaluation/scoring.py",
+    "WORDS": "forecast/features/words.py",
+    "RADAR_STATEMENTS": "forecast/features/words.py",
+    "statement": "forecast/features/words.py",
+    "Citation": "receipts.py",
+    "Receipt": "receipts.py",
+    "TEMPLATES": "forecast/questions/registry.py",
+}
+
+
+def _definitions() -> dict[str, list[str]]:
+    """Name -> the modules (relative to src/shu) that define it: functions and classes at any
+    depth, and names assigned at module level."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = str(path.relative_to(PACKAGE))
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {
+            n.name
+            for n in ast.walk(tree)
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        }
+        for node in tree.body:
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            if isinstance(node, ast.AnnAssign):
+                targets = [node.target]
+            names |= {t.id for t in targets if isinstance(t, ast.Name)}
+        for name in names:
+            found.setdefault(name, []).append(rel)
+    return found
+
+
+def test_each_idea_has_exactly_one_definition():
+    found = _definitions()
+    wrong = {
+        name: found.get(name, [])
+        for name, module in DEFINED_ONCE.items()
+        if found.get(name, []) != [module]
+    }
+    assert wrong == {}, "defined elsewhere too (or not where design.md says)"
+    # nor re-implemented under another name
+    suspects = [
+        f"{rel}: {name}"
+        for name, modules in found.items()
+        for rel in modules
+        if name not in DEFINED_ONCE
+        and (
+            "calibration_error" in name
+            or "band_of" in name
+            or "confidence_band" in name
+            or "climatology" in name
+            or name.endswith(("Cite", "Citation"))
+        )
+    ]
+    assert suspects == []
+
+
+def _smoothed_shares(tree: ast.AST) -> int:
+    """How many expressions compute (x + 1) / (y + 2): a smoothed share of yes."""
+
+    def adds(node: ast.AST, k: float) -> bool:
+        return (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Add)
+            and isinstance(node.right, ast.Constant)
+            and node.right.value == k
+        )
+
+    return sum(
+        1
+        for n in ast.walk(tree)
+        if isinstance(n, ast.BinOp)
+        and isinstance(n.op, ast.Div)
+        and adds(n.left, 1)
+        and adds(n.right, 2)
+    )
+
+
+def test_band_edges_and_smoothed_rates_are_not_written_out_again():
+    confidence = PACKAGE / "forecast" / "confidence.py"
+    base_rates = PACKAGE / "forecast" / "base_rates.py"
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        rel = path.relative_to(PACKAGE)
+        if path != confidence:
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Constant) and node.value == 0.65:
+                    wrong.append(f"{rel}:{node.lineno}: the band edge 0.65")
+                if isinstance(node, ast.Constant) and "THEN 'high'" in str(node.value):
+                    wrong.append(f"{rel}:{node.lineno}: a confidence band in SQL")
+        if path != base_rates and _smoothed_shares(tree):
+            wrong.append(f"{rel}: a smoothed share (x + 1) / (y + 2)")
+    assert wrong == []

@@ -52,7 +52,7 @@ def test_every_setting_has_a_description():
 
 
 def test_models_dir_does_not_depend_on_the_working_directory(monkeypatch, tmp_path):
-    from shu.forecast.artifact import model_path
+    from shu.forecast.models.artifact import model_path
 
     project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
     project.mkdir()
@@ -135,7 +135,7 @@ def test_top_level_questions_are_read_beside_the_shu_table(monkeypatch, tmp_path
 def test_the_shipped_model_is_found_wherever_the_configuration_lives(monkeypatch, tmp_path):
     """A shu.toml elsewhere, any working directory: the shipped model, unless models_dir says
     otherwise."""
-    from shu.forecast.artifact import model_path
+    from shu.forecast.models.artifact import model_path
     from shu.settings import shipped_models_dir
 
     shipped = shipped_models_dir()

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from shu.forecast import blocks, interval
+from shu.forecast.evaluation import blocks
+from shu.forecast.models import interval
 
 START = pd.Timestamp("2025-03-01")
 

@@ -9,8 +9,8 @@ from datetime import date, timedelta
 import pandas as pd
 import pytest
 
-from shu.forecast.examples import base_frame, resolve_frame, with_thresholds
-from shu.forecast.questions import template
+from shu.forecast.features.examples import base_frame, resolve_frame, with_thresholds
+from shu.forecast.questions.registry import template
 from shu.signals import refresh_signals
 
 DAY0 = date(2024, 1, 1)

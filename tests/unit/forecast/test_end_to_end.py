@@ -8,13 +8,13 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
-from shu.forecast.artifact import model_path, save_forecasters
-from shu.forecast.backtest import BacktestConfig
-from shu.forecast.card import band_track_record, write_model_card
-from shu.forecast.issue import issue_forecasts
-from shu.forecast.resolve import resolve_forecasts, track_record
-from shu.forecast.scoring import summarize
-from shu.forecast.train import train_forecasters
+from shu.forecast.evaluation.model_card import band_track_record, write_model_card
+from shu.forecast.evaluation.scoring import summarize
+from shu.forecast.live.issue import issue_forecasts
+from shu.forecast.live.resolve import resolve_forecasts, track_record
+from shu.forecast.models.artifact import model_path, save_forecasters
+from shu.forecast.models.split import TrainingConfig
+from shu.forecast.models.train import train_forecasters
 from shu.settings import TrackedRepo, load_settings
 
 TEMPLATES = ("star_accel_reach", "star_velocity_up")
@@ -44,7 +44,7 @@ def test_issue_resolve_score_end_to_end(synthetic_store, synthetic, tmp_path):
     settings = load_settings(
         repos=[TrackedRepo(repo=r, category="test") for r in repos], models_dir=tmp_path / "models"
     )
-    config = BacktestConfig(start=last, end=last, cal_days=56, train_days=400)
+    config = TrainingConfig(cal_days=56, train_days=400)
     result = train_forecasters(
         store, templates=TEMPLATES, horizons=(7,), config=config, log=lambda _m: None
     )

@@ -7,7 +7,7 @@ from datetime import date, timedelta
 import numpy as np
 import pytest
 
-from shu.forecast.examples import base_frame
+from shu.forecast.features.examples import base_frame
 
 FIRST_DAY = date(2023, 1, 1)
 

@@ -12,16 +12,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from shu.forecast import interval
-from shu.forecast.artifact import load_forecasters, model_path, save_forecasters
-from shu.forecast.backtest import BacktestConfig, fit_calibration_split
-from shu.forecast.base_rate import base_rate
-from shu.forecast.examples import base_frame, build_examples, weekly_grid
+from shu.forecast.base_rates import climatology_rate
+from shu.forecast.evaluation import interval_scores
 from shu.forecast.features import feature_names
-from shu.forecast.issue import issue_forecasts
-from shu.forecast.questions import resolve_questions
-from shu.forecast.resolve import resolve_forecasts
-from shu.forecast.train import train_forecasters
+from shu.forecast.features.examples import base_frame, build_examples, weekly_grid
+from shu.forecast.live.issue import issue_forecasts
+from shu.forecast.live.resolve import resolve_forecasts
+from shu.forecast.models import interval
+from shu.forecast.models.artifact import load_forecasters, model_path, save_forecasters
+from shu.forecast.models.split import TrainingConfig, fit_calibration_split
+from shu.forecast.models.train import train_forecasters
+from shu.forecast.questions.resolution import resolve_questions
 from shu.settings import TrackedRepo, load_settings
 
 T0 = date(2024, 3, 1)
@@ -68,11 +69,11 @@ def test_crps_and_coverage_by_hand():
     q = np.array([[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]])
     # y = 3 (the median): pinball = sum over tau<0.5 of tau*(3-q) + over tau>0.5 of (1-tau)*(q-3)
     expected = 2.0 / 7.0 * (0.025 * 3 + 0.1 * 2 + 0.25 * 1 + 0 + 0.25 * 1 + 0.1 * 2 + 0.025 * 3)
-    assert interval.crps_from_quantiles(np.array([3.0]), q)[0] == pytest.approx(expected)
+    assert interval_scores.crps_from_quantiles(np.array([3.0]), q)[0] == pytest.approx(expected)
     qs = np.repeat(q, 4, axis=0)
-    cov = interval.coverage(np.array([3.0, 1.5, 0.5, 7.0]), qs)
+    cov = interval_scores.coverage(np.array([3.0, 1.5, 0.5, 7.0]), qs)
     assert cov == {"0.5": 0.25, "0.8": 0.5, "0.95": 0.75}
-    m = interval.interval_metrics(np.array([3.0, 1.5, 0.5, 7.0]), qs, qs + 1.0)
+    m = interval_scores.interval_metrics(np.array([3.0, 1.5, 0.5, 7.0]), qs, qs + 1.0)
     assert set(m) >= {"n", "coverage", "crps", "crps_persistence", "crps_skill_persistence"}
     assert m["crps_skill_persistence"] == pytest.approx(1 - m["crps"] / m["crps_persistence"])
 
@@ -90,14 +91,14 @@ def test_persistence_quantiles_read_only_changes_known_before_the_origin(store):
     )
     hist["origin"] = hist["known_on"] - pd.Timedelta(days=30)
     pred = pd.DataFrame({"repo": ["p/one"], "origin": [origin], "velocity_28d": [20.0]})
-    got = interval.persistence_quantiles(store.con, hist, pred)[0]
+    got = interval_scores.persistence_quantiles(store.con, hist, pred)[0]
     expected = 20.0 + np.quantile(np.arange(10.0), interval.QUANTILES)
     assert got == pytest.approx(expected)  # the change known after the origin (990) is unseen
 
 
 def _trained(synthetic_store, synthetic):
     last = synthetic["day"].max()
-    config = BacktestConfig(start=last, end=last, cal_days=56, train_days=400)
+    config = TrainingConfig(cal_days=56, train_days=400)
     grid = weekly_grid(last, synthetic["day"].min() + timedelta(days=56), last)
     base = base_frame(synthetic_store.con, grid)
     ex = build_examples(synthetic_store.con, base, interval.TEMPLATE, 7, last).frame
@@ -122,7 +123,7 @@ def test_conformal_step_never_reads_past_the_refit_day(synthetic_store, syntheti
     np.testing.assert_array_equal(fc.quantiles(test), fc2.quantiles(test))
     q = fc.quantiles(cal)
     assert np.all(np.diff(q, axis=1) >= 0)  # quantiles are ordered
-    covered = interval.coverage(cal["observed_value"].to_numpy(), q)
+    covered = interval_scores.coverage(cal["observed_value"].to_numpy(), q)
     assert covered["0.8"] == pytest.approx(0.8, abs=0.03)  # conformal on its own block
 
 
@@ -133,7 +134,7 @@ def test_issue_store_resolve_interval_forecasts(synthetic_store, synthetic, tmp_
     settings = load_settings(
         repos=[TrackedRepo(repo=r, category="test") for r in repos], models_dir=tmp_path / "models"
     )
-    config = BacktestConfig(start=last, end=last, cal_days=56, train_days=400)
+    config = TrainingConfig(cal_days=56, train_days=400)
     result = train_forecasters(
         store, templates=(interval.TEMPLATE,), horizons=(7,), config=config, log=lambda _m: None
     )
@@ -256,7 +257,7 @@ def test_declared_questions_are_issued_with_their_threshold(synthetic_store, syn
         models_dir=tmp_path / "models",
         questions=declared,
     )
-    config = BacktestConfig(start=last, end=last, cal_days=56, train_days=400)
+    config = TrainingConfig(cal_days=56, train_days=400)
     result = train_forecasters(
         store, templates=("star_accel_reach",), horizons=(7,), config=config, log=lambda _m: None
     )
@@ -270,7 +271,7 @@ def test_declared_questions_are_issued_with_their_threshold(synthetic_store, syn
     _, loaded = load_forecasters(model_path(settings))
     counts = loaded[0].climatology
     assert counts == result.forecasters[0].climatology and counts["all"][1] > 0
-    rates = {base_rate(counts, int(b)) for b in counts if b != "all"}
+    rates = {climatology_rate(counts, int(b)) for b in counts if b != "all"}
     stored = store.con.execute("SELECT base_rate, base_rate_n FROM forecasts").fetchall()
     assert len(stored) == len(issued) and all((r, n) in rates for r, n in stored)
     bad = settings.model_copy(

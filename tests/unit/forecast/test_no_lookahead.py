@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 from pandas.testing import assert_frame_equal
 
-from shu.forecast.examples import base_frame, with_thresholds
-from shu.forecast.features import BASE_FEATURES, THRESHOLD_FEATURES
+from shu.forecast.features.examples import base_frame, with_thresholds
+from shu.forecast.features.star import BASE_FEATURES
+from shu.forecast.questions.registry import template
 
 ORIGIN = date(2024, 2, 5)
 
@@ -61,7 +62,7 @@ def _features(store, repos):
     accel = with_thresholds(store.con, base, "star_accel_reach", 30)
     breakout = with_thresholds(store.con, base, "star_breakout", 30)
     thresholds = accel[["repo", "threshold", "gap_rel_sd"]].merge(
-        breakout[["repo", "threshold", *THRESHOLD_FEATURES["star_breakout"]]],
+        breakout[["repo", "threshold", *template("star_breakout").threshold_features]],
         on="repo",
         suffixes=("", "_breakout"),
     )

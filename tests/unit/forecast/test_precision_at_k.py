@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from shu.forecast.ranking import momentum, precision_by_origin, ranking_metrics
+from shu.forecast.evaluation.precision_at_k import momentum, precision_by_origin, ranking_metrics
 
 
 def _frame() -> pd.DataFrame:

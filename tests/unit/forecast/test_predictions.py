@@ -8,15 +8,15 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from support.cli import shu
 
 from shu.errors import InputError
-from shu.forecast.predictions import (
+from shu.forecast.evaluation.predictions import (
     BINARY_COLUMNS,
     INTERVAL_COLUMNS,
     predictions_paths,
     write_predictions,
 )
-from tests.unit.forecast.test_cli_forecast import shu
 
 
 def test_backtest_writes_one_file_per_template_that_recomputes_its_figures(

@@ -8,7 +8,9 @@ import pandas as pd
 import pytest
 
 from shu.errors import InputError
-from shu.forecast.questions import ACCEL_LADDER, TEMPLATES, resolve_questions, template
+from shu.forecast.questions.registry import TEMPLATES, template
+from shu.forecast.questions.resolution import resolve_questions
+from shu.forecast.questions.star import ACCEL_LADDER
 
 T0 = date(2024, 3, 1)
 
@@ -138,7 +140,7 @@ def test_thresholds_and_wording(store):
         "(-0.05, 0.2, NULL), (6000.0, 1.0, 100.0), (0.0, 19.0, 2.0), "
         "(2.1, 100.0, 0.05)) t(acceleration_28d, velocity_28d, accel_sd_91d)"
     )
-    from shu.forecast.questions import threshold_sql
+    from shu.forecast.questions.registry import threshold_sql
 
     got = store.con.execute(
         f"SELECT {threshold_sql('star_accel_reach', 'st')}, "
@@ -175,7 +177,8 @@ def test_no_threshold_is_the_next_step_above_today(store):
         "INSERT INTO st VALUES (?, ?, ?)",
         [[a, abs(a) * 3 + 0.7, sd] for a in values for sd in (None, 0.1, 3.0)],
     )
-    from shu.forecast.questions import VELOCITY_LEVELS, threshold_sql
+    from shu.forecast.questions.registry import threshold_sql
+    from shu.forecast.questions.star import VELOCITY_LEVELS
 
     rows = store.con.execute(
         f"SELECT acceleration_28d, velocity_28d, "

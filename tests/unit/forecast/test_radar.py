@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from shu.forecast import radar as radar_mod
 from shu.forecast.features import feature_names
-from shu.forecast.issue import issue_forecasts, radar_origin
-from shu.forecast.resolve import resolve_forecasts
-from shu.forecast.train import train_forecasters
+from shu.forecast.live.issue import issue_forecasts, radar_origin
+from shu.forecast.live.resolve import resolve_forecasts
+from shu.forecast.models.train import train_forecasters
+from shu.forecast.radar import entries as radar_mod
 from shu.receipts import ReceiptBook, resolve
 from shu.settings import Settings, TrackedRepo
 from shu.signals import refresh_signals

@@ -9,9 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from shu.forecast import interval, recalibration
-from shu.forecast.backtest import BacktestConfig, _walk_forward_interval
-from shu.forecast.examples import base_frame, build_examples, weekly_grid
+from shu.forecast.calibration import conformal, guard
+from shu.forecast.evaluation.backtest import BacktestConfig, _walk_forward_interval
+from shu.forecast.features.examples import base_frame, build_examples, weekly_grid
+from shu.forecast.models import interval
 
 
 def _stream(n: int, seed: int, wide_top: float = 1.0) -> pd.DataFrame:
@@ -48,12 +49,12 @@ def test_a_shifted_stream_is_pulled_back_to_nominal_coverage():
     shifted = _stream(8000, 9, wide_top=1.8)  # the >= 20 band became 80% more volatile
     before = _coverage_80(fc, shifted)
     assert before[3] < 0.65 and before[:3].between(0.76, 0.84).all()
-    state = recalibration.initial_state(interval.TEMPLATE, 30)
+    state = conformal.initial_state(interval.TEMPLATE, 30)
     day = pd.Timestamp("2026-03-01")
     for week in range(80):  # weekly batches of newly resolved questions
         batch = _stream(1200, 100 + week, wide_top=1.8)
         day += pd.Timedelta(days=7)
-        state = recalibration.update(
+        state = conformal.update(
             state,
             pd.DataFrame(
                 {
@@ -71,7 +72,7 @@ def test_a_shifted_stream_is_pulled_back_to_nominal_coverage():
 
 
 def test_update_refuses_an_outcome_resolved_after_its_origin_and_reads_each_once():
-    state = recalibration.initial_state(interval.TEMPLATE, 30)
+    state = conformal.initial_state(interval.TEMPLATE, 30)
     batch = pd.DataFrame(
         {
             "known_on": pd.to_datetime(["2026-03-01", "2026-03-09"]),
@@ -80,20 +81,20 @@ def test_update_refuses_an_outcome_resolved_after_its_origin_and_reads_each_once
         }
     )
     with pytest.raises(ValueError, match="resolved as late as 2026-03-09"):
-        recalibration.update(state, batch, date(2026, 3, 8))
-    first = recalibration.update(state, batch, date(2026, 3, 9))
-    again = recalibration.update(first, batch, date(2026, 3, 16))
+        conformal.update(state, batch, date(2026, 3, 8))
+    first = conformal.update(state, batch, date(2026, 3, 9))
+    again = conformal.update(first, batch, date(2026, 3, 16))
     assert (first.n_resolved, again.n_resolved) == (2, 2)  # nothing read twice
     np.testing.assert_array_equal(first.levels, again.levels)
 
 
 def test_guard_is_off_inside_the_history_and_acts_on_repositories_losing_stars():
-    assert not recalibration.guard(None).on and not recalibration.guard(2.9).on
-    half, full = recalibration.guard(4.5), recalibration.guard(9.0)
-    assert half.shrink == pytest.approx(1 - (1 - recalibration.SHRINK_AT_FULL) / 2)
-    assert (full.shrink, full.widen) == (recalibration.SHRINK_AT_FULL, recalibration.WIDEN_AT_FULL)
+    assert not guard.guard(None).on and not guard.guard(2.9).on
+    half, full = guard.guard(4.5), guard.guard(9.0)
+    assert half.shrink == pytest.approx(1 - (1 - guard.SHRINK_AT_FULL) / 2)
+    assert (full.shrink, full.widen) == (guard.SHRINK_AT_FULL, guard.WIDEN_AT_FULL)
     p = np.array([0.9, 0.9, 0.1, 0.9])
-    moved = recalibration.shrink_probabilities(
+    moved = guard.shrink_probabilities(
         p, np.array([0.4, 0.4, 0.4, np.nan]), np.array([-1.0, 2.0, 0.0, -1.0]), 0.5
     )
     assert moved[0] == pytest.approx(
@@ -140,7 +141,7 @@ def test_a_batch_without_resolved_questions_still_compares_by_day(store):
 
     import pandas as pd
 
-    from shu.forecast.calibration_store import resolved_batch
+    from shu.forecast.calibration.state_store import resolved_batch
 
     batch = resolved_batch(store, None, [], date(2026, 2, 28))
     assert batch.empty and list(batch.columns) == ["known_on", "band", "pit"]

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from shu.forecast.regime import MIN_REPOS, regime_frame
+from shu.forecast.calibration.regime import MIN_REPOS, regime_frame
 
 FIRST = date(2024, 1, 1)
 DAYS = 300

@@ -8,8 +8,10 @@ from datetime import date, datetime, timedelta
 import numpy as np
 import pandas as pd
 
-from shu.forecast import rocm
-from shu.forecast.questions import TEMPLATES, resolve_questions
+from shu.forecast.features import rocm
+from shu.forecast.features.examples import rocm_question_rows
+from shu.forecast.questions.registry import ROCM_TEMPLATES, TEMPLATES
+from shu.forecast.questions.resolution import resolve_questions
 
 T0 = date(2024, 6, 1)
 
@@ -64,7 +66,7 @@ def _resolve(store, name, questions):
 
 
 def test_templates_are_registered_with_wording():
-    for name in rocm.NAMES:
+    for name in ROCM_TEMPLATES:
         assert name in TEMPLATES
     text = TEMPLATES["rocm_share_reach"].question("a/b", T0, 30, 0.1)
     assert "10.0%" in text and "(2024-06-01, 2024-07-01]" in text
@@ -179,7 +181,7 @@ def test_thresholds_are_a_real_rise_from_a_fixed_ladder():
             "ever_rocm": [0] * 6,
         }
     )
-    rows = rocm.with_questions(base, "rocm_share_reach", 30)
+    rows = rocm_question_rows(base, "rocm_share_reach", 30)
     assert list(rows["threshold"]) == [0.01, 0.2, 0.8, 0.95]  # 0.7 has no level that high
     assert (rows["threshold"] >= 1.5 * rows["share_90d"] + 0.01 - 1e-12).all()
 

@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from shu.forecast import scoring
+from shu.forecast import confidence
+from shu.forecast.evaluation import scoring
 
 OUTCOMES = np.array([1, 0, 1, 0])
 PROBS = np.array([0.9, 0.2, 0.6, 0.4])
@@ -59,8 +60,8 @@ def test_murphy_is_exact_for_constant_forecasts_per_bin():
     ],
 )
 def test_confidence_bands_edges(p, band):
-    assert scoring.confidence_band(p) == band
-    assert scoring.confidence_bands(np.array([p]))[0] == band
+    assert confidence.confidence_band(p) == band
+    assert confidence.confidence_bands(np.array([p]))[0] == band
 
 
 def test_hits_by_band_counts_right_answers():

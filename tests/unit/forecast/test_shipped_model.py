@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from shu.forecast import rocm
-from shu.forecast.artifact import load_forecasters
 from shu.forecast.features import feature_names
-from shu.forecast.issue import issue_forecasts
+from shu.forecast.live.issue import issue_forecasts
+from shu.forecast.models.artifact import load_forecasters
 from shu.settings import TrackedRepo, load_settings
 
 MODELS = Path(__file__).resolve().parents[3] / "models"
@@ -26,11 +25,7 @@ def test_shipped_model_loads_and_its_card_matches():
     keys = {f"{f.template}/{f.horizon_days}" for f in forecasters}
     assert keys == set(card["models"])
     for f in forecasters:
-        known = (
-            rocm.feature_names(f.template)
-            if f.template in rocm.NAMES
-            else feature_names(f.template)
-        )
+        known = feature_names(f.template)
         assert set(f.features) <= set(known), f"{f.template}: features the code no longer makes"
     assert {"star_velocity_up/30", "star_velocity_interval/30", "rocm_share_reach/90"} <= keys
 

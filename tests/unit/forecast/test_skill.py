@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from datetime import date
 
-from shu.forecast.card import write_model_card
-from shu.forecast.skill import demonstrated_skill
-from shu.forecast.train import TrainResult
+from shu.forecast.evaluation.model_card import write_model_card
+from shu.forecast.evaluation.skill_gate import demonstrated_skill
+from shu.forecast.models.train import TrainResult
 
 
 def _ci(value, low, high):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -34,3 +35,39 @@ def h200_run() -> dict:
     if not path.exists():
         pytest.skip(f"{path} is absent")
     return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="session")
+def attention_run(torch):
+    """The full suite's two attention kernels on this CPU (5 repeats, one thread), with the
+    runner's phases logged: (document, ["time"|"inspect", ...], each result as `_inspect` got
+    it)."""
+    from shu.probe import runner, timing
+
+    events: list[str] = []
+    snapshots: dict[str, dict] = {}
+    mp = pytest.MonkeyPatch()
+    real_timer, real_inspect = timing.host_interleaved, runner._inspect
+
+    def timed(*args, **kwargs):
+        events.append("time")
+        return real_timer(*args, **kwargs)
+
+    def inspected(kernel, result, *args):
+        events.append("inspect")
+        snapshots[kernel.name] = copy.deepcopy(result)
+        return real_inspect(kernel, result, *args)
+
+    mp.setattr(timing, "host_interleaved", timed)
+    mp.setattr(runner, "_inspect", inspected)
+    try:
+        doc = runner.run_probe(
+            device="cpu",
+            suite="full",
+            kernels=["sdpa", "naive_attention"],
+            repeats=5,
+            threads=1,
+        )
+    finally:
+        mp.undo()
+    return doc, events, snapshots

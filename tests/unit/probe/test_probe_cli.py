@@ -68,3 +68,35 @@ def test_gpu_quick_suite_is_valid_and_agrees_with_do_bench(torch):
         assert r["peak_bytes"]["compiled"] > 0
     deviation = doc["summary"]["do_bench_max_abs_deviation"]
     assert deviation is None or deviation <= 0.05
+
+
+def test_probe_command_line_grammar(tmp_path):
+    """`--json` is a switch (stdout), `--out PATH` a file, the older `--json PATH` still means
+    `--out PATH`, and -h shows the examples."""
+    from shu.probe.__main__ import parse_args
+
+    switch = parse_args(["--json", "--suite", "full"])
+    assert (switch.stdout, switch.out, switch.suite) == (True, None, "full")
+    assert (parse_args(["--json", "-"]).stdout, parse_args(["--json", "-"]).out) == (True, None)
+    old = parse_args(["--json", "run.json", "--device", "cpu"])
+    assert (old.stdout, old.out, old.device) == (False, "run.json", "cpu")
+    new = parse_args(["--out", "run.json", "--json"])
+    assert (new.stdout, new.out) == (True, "run.json")
+    with pytest.raises(SystemExit):
+        parse_args(["--json", "a.json", "--out", "b.json"])
+    helped = subprocess.run(
+        [sys.executable, "-m", "shu.probe", "-h"], capture_output=True, text=True, timeout=120
+    )
+    assert helped.returncode == 0 and "--out PATH" in helped.stdout
+    assert "python -m shu.probe --device cpu --suite full" in helped.stdout
+
+
+def test_shu_probe_keeps_the_older_json_path_and_names_a_clash(store_path, torch):
+    clash = shu("probe", "--json", "a.json", "--out", "b.json", "--db", str(store_path))
+    assert clash.returncode == 1
+    assert "--json a.json and --out b.json name two different files" in clash.stderr
+    # the switch form parses (the run then stops at the unknown device, in one line)
+    switch = shu("probe", "--json", "--device", "tpu", "--db", str(store_path))
+    assert switch.returncode == 1 and "--device must be auto, cuda, cpu or mps" in switch.stderr
+    stray = shu("probe", "run.json", "--db", str(store_path))
+    assert stray.returncode == 1 and "unexpected argument(s) run.json" in stray.stderr

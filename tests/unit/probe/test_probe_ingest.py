@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 
 from shu.errors import InputError
 from shu.probe_ingest import ingest_probe_file, store_probe_document
+from shu.schema import TABLES_BY_NAME
+from shu.store import open_store
 
 
 def _rows(store, sql, *params):
@@ -129,3 +132,71 @@ def test_not_json_names_the_file_and_position(store, tmp_path):
     path.write_text('{"format_version": 1, "run_id": ')
     with pytest.raises(InputError, match=r"truncated\.json: not valid JSON at line 1"):
         ingest_probe_file(store, path)
+
+
+BEFORE_INDUCTOR = Path(__file__).parent / "fixtures" / "h100-full-warm-before-inductor.json"
+INDUCTOR_COLUMNS = (
+    "generated_kernels",
+    "eager_kernels",
+    "substitutions",
+    "inductor_did",
+    "inductor",
+)
+
+
+def test_the_inductor_record_is_stored_in_its_columns(store, attention_run):
+    doc, _, _ = attention_run
+    store_probe_document(store, doc, "cpu attention")
+    rows = {
+        r[0]: r[1:]
+        for r in _rows(
+            store,
+            f"SELECT kernel, {', '.join(INDUCTOR_COLUMNS)}, detail FROM probe_results",
+        )
+    }
+    for r in doc["results"]:
+        generated, eager, _, did, record, detail = rows[r["kernel"]]
+        assert generated == r["inductor"]["generated_kernels"]
+        assert eager is None  # no device profiler on a CPU
+        assert did == r["inductor"]["summary"]
+        assert json.loads(record) == r["inductor"] and "inductor" not in json.loads(detail)
+    assert rows["sdpa"][2] is None
+    assert rows["naive_attention"][2] == (
+        "bmm+mul+_softmax+bmm → aten._scaled_dot_product_flash_attention_for_cpu (SDPA)"
+    )
+    (without,) = _rows(store, "SELECT geomean_speedup_without_substitutions FROM probe_runs")[0]
+    assert without == pytest.approx(doc["summary"]["geomean_speedup_without_substitutions"])
+
+
+def test_a_document_from_before_the_inductor_record_still_ingests(store):
+    """A real H100 run of the probe before it read Inductor's code: stored, new columns NULL."""
+    old = json.loads(BEFORE_INDUCTOR.read_text())
+    assert "inductor" not in old["results"][0]
+    load = ingest_probe_file(store, BEFORE_INDUCTOR)
+    assert load.rows_inserted == 1 + len(old["results"])
+    nulls = " AND ".join(f"{c} IS NULL" for c in INDUCTOR_COLUMNS)
+    assert _rows(store, f"SELECT count(*) FROM probe_results WHERE {nulls}") == [(6,)]
+    assert _rows(store, "SELECT geomean_speedup_without_substitutions FROM probe_runs") == [(None,)]
+
+
+def test_a_store_from_before_gains_the_columns_by_migration(store_path, attention_run):
+    """A store whose probe tables predate the Inductor columns: migration 4 rebuilds them in
+    the declared column order with every row kept."""
+    with open_store(store_path) as s:
+        ingest_probe_file(s, BEFORE_INDUCTOR)
+        before = _rows(s, "SELECT * FROM probe_results ORDER BY kernel")
+        for column in INDUCTOR_COLUMNS:
+            s.con.execute(f"ALTER TABLE probe_results DROP COLUMN {column}")
+        s.con.execute("ALTER TABLE probe_runs DROP COLUMN geomean_speedup_without_substitutions")
+        s.con.execute("DELETE FROM _shu_migrations WHERE version = 4")
+    with open_store(store_path) as s:
+        names = [n for v, n, _ in s.migrations() if v == 4]
+        assert names == ["probe_runs, probe_results: what Inductor did, rows kept"]
+        assert not any("auto:" in n for _, n, _ in s.migrations())
+        for table in ("probe_runs", "probe_results"):
+            cols = [d[0] for d in s.con.execute(f"SELECT * FROM {table} LIMIT 0").description]
+            assert cols == TABLES_BY_NAME[table].column_names
+        after = _rows(s, "SELECT * FROM probe_results ORDER BY kernel")
+        assert after == before
+        store_probe_document(s, attention_run[0], "cpu attention")
+        assert _rows(s, "SELECT count(*) FROM probe_results WHERE inductor IS NOT NULL") == [(2,)]

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import insert_observations, synthetic_observations
+from support.signal_data import insert_observations, synthetic_observations
 
 from shu.store import open_store
 

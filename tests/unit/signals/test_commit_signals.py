@@ -7,7 +7,7 @@ from datetime import timedelta
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import START, insert_commits, load_history_commits, synthetic_commits
+from support.signal_data import START, insert_commits, load_history_commits, synthetic_commits
 
 from shu.signals import refresh_signals
 from shu.signals.reference import commit_signals_reference

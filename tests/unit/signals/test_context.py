@@ -6,7 +6,7 @@ from datetime import date, timedelta
 
 import pandas as pd
 import pytest
-from conftest import (
+from support.signal_data import (
     START,
     insert_commits,
     insert_observations,

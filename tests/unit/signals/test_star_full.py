@@ -8,7 +8,13 @@ from datetime import timedelta
 
 import pandas as pd
 import pytest
-from conftest import START, assert_same_signals, insert_observations, signals_frame, stars_frame
+from support.signal_data import (
+    START,
+    assert_same_signals,
+    insert_observations,
+    signals_frame,
+    stars_frame,
+)
 
 from shu.errors import StoreError
 from shu.signals import refresh_signals, star_full

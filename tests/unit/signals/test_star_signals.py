@@ -7,7 +7,7 @@ from datetime import date, timedelta
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import (
+from support.signal_data import (
     START,
     assert_same_signals,
     insert_observations,

@@ -12,7 +12,7 @@ import pytest
 from shu.errors import InputError
 from shu.settings import ROCM_PATTERN, Settings
 from shu.sources.history import find_exports, ingest_history
-from shu.sources.topics import TopicMatcher
+from shu.sources.topic_match import TopicMatcher
 
 COMMIT_COLS = [
     "sha",

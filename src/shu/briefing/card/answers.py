@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from shu.evidence.retrieval import Answer
-from shu.evidence.topics import TopicEvidence
+from shu.evidence.topic_evidence import TopicEvidence
 
 
 def question_subject(

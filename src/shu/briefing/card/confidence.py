@@ -9,16 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 from shu.briefing import facts as ev
-from shu.briefing.card.calibration import calibration_line
+from shu.briefing.card.calibration_state import calibration_line
 from shu.briefing.context import BriefingContext
-from shu.briefing.text import BANDS, band_of, pct, ref, template_words
+from shu.briefing.text import pct, ref, template_words
+from shu.forecast.confidence import BAND_EDGES, confidence_band
 from shu.safe_markdown import Md, safe_inline
 
 
 def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], list[Md]]:
     """The "Why this confidence level" lines of a yes/no question (short, details)."""
     p = f["probability"]
-    band = f["confidence"] or band_of(p)
+    band = f["confidence"] or confidence_band(p)
     side = "yes" if p >= 0.5 else "no"
     r_conf = ctx.book.row(
         "forecasts",
@@ -28,7 +29,7 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
         f["origin"],
         f"{f['repo']} confidence band",
     )
-    lo, hi = next((lo, hi) for name, lo, hi in BANDS if name == band)
+    lo, hi = BAND_EDGES[band]
     kind = f"{template_words(f['template'])} questions at {f['horizon_days']} days"
     text = f"The model says {side} with {pct(max(p, 1 - p))}, the {band} band {ref(r_conf)}"
     backtest = ev.backtest_band_rate(ctx.settings, f, band)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from shu.briefing.card.calibration import calibration_line
+from shu.briefing.card.calibration_state import calibration_line
 from shu.briefing.text import num, ref
-from shu.forecast.interval import TEMPLATE
+from shu.forecast.questions.registry import INTERVAL_TEMPLATE as TEMPLATE
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
 from shu.store import Store

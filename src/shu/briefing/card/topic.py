@@ -2,7 +2,8 @@
 (answered only from corpus passages that name its subject, no passage twice on a card), its
 peers and its lifecycle phase.
 
-A star card's topic is the best-supported configured topic (`evidence.topics.attribute_topic`);
+A star card's topic is the best-supported configured topic
+(`evidence.topic_evidence.attribute_topic`);
 a ROCm card's is always the ROCm topic, so its evidence comes from ROCm commits, release notes
 and passages. The card shows the strongest topic line and up to `SHORT_ANSWERS` answered
 questions; the rest goes to its details.
@@ -14,7 +15,7 @@ from shu.briefing import facts as ev
 from shu.briefing.card.answers import answered_sentences, question_subject
 from shu.briefing.context import BriefingContext
 from shu.briefing.text import num, ref, template_words
-from shu.evidence import topics
+from shu.evidence.topic_evidence import TopicEvidence, attribute_topic, topic_evidence
 from shu.receipts import Citation
 from shu.safe_markdown import Md, safe_inline
 from shu.settings import Settings, Topic
@@ -29,16 +30,16 @@ def rocm_topic(settings: Settings) -> Topic | None:
     return next((t for t in settings.topics if t.flag_column == "touches_rocm"), None)
 
 
-def card_topic(ctx: BriefingContext, repo: str, kind: str) -> topics.TopicEvidence | None:
+def card_topic(ctx: BriefingContext, repo: str, kind: str) -> TopicEvidence | None:
     """The topic a card reports on: ROCm for a ROCm card, else the best-supported one."""
     if kind == "rocm":
         topic = rocm_topic(ctx.settings)
-        return topics.topic_evidence(ctx.store, topic, repo, ctx.as_of) if topic else None
-    return topics.attribute_topic(ctx.store, ctx.settings, ctx.index, repo, ctx.as_of)
+        return topic_evidence(ctx.store, topic, repo, ctx.as_of) if topic else None
+    return attribute_topic(ctx.store, ctx.settings, ctx.index, repo, ctx.as_of)
 
 
 def topic_lines(
-    ctx: BriefingContext, topic: topics.TopicEvidence | None, used: Used, short: bool
+    ctx: BriefingContext, topic: TopicEvidence | None, used: Used, short: bool
 ) -> list[Md]:
     """The card's topic evidence: with `short` its first line (or why no topic is asserted),
     else the others, leaving out a line whose passages the card already quotes. Passages cited
@@ -75,7 +76,7 @@ def _cite(ctx: BriefingContext, c: Citation, used: Used) -> int:
 
 
 def context_answers(
-    ctx: BriefingContext, repo: str, template: str, topic: topics.TopicEvidence | None, used: Used
+    ctx: BriefingContext, repo: str, template: str, topic: TopicEvidence | None, used: Used
 ) -> tuple[list[Md], list[Md]]:
     """The context questions a passage not yet quoted on the card answers (short: up to
     SHORT_ANSWERS; details: the others, those nothing answers, and the repository's landscape

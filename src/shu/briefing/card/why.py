@@ -12,9 +12,9 @@ import math
 from typing import Any
 
 from shu.briefing import facts as ev
-from shu.briefing.card.drivers import statement
 from shu.briefing.context import BriefingContext
 from shu.briefing.text import num, pct, ref
+from shu.forecast.features.words import statement
 from shu.safe_markdown import Md, safe_inline
 
 SHORT_DRIVERS = 2
@@ -190,29 +190,29 @@ def _peer_context(ctx: BriefingContext, repo: str, categories: list[ev.CategoryM
     )
     if parts:
         text += "; peers: " + ", ".join(parts)
-    peer = ev.latest_row(ctx.store, "peer_signals", repo, ctx.as_of)
-    if peer and peer.get("relative_acceleration_28d") is not None:
-        key = {"repo": repo, "day": peer["day"]}
+    peer_row = ev.latest_row(ctx.store, "peer_signals", repo, ctx.as_of)
+    if peer_row and peer_row.get("relative_acceleration_28d") is not None:
+        key = {"repo": repo, "day": peer_row["day"]}
         r_rel = ctx.book.row(
             "peer_signals",
             key,
             "relative_acceleration_28d",
-            peer["relative_acceleration_28d"],
-            peer["day"],
+            peer_row["relative_acceleration_28d"],
+            peer_row["day"],
             f"{repo} acceleration relative to peers",
         )
         r_rank = ctx.book.row(
             "peer_signals",
             key,
             "category_rank",
-            peer["category_rank"],
-            peer["day"],
+            peer_row["category_rank"],
+            peer_row["day"],
             f"{repo} rank in category",
         )
         text += (
             f"; relative to its peers' mean it is "
-            f"{num(peer['relative_acceleration_28d'], signed=True)} {ref(r_rel)}, rank "
-            f"{peer['category_rank']} {ref(r_rank)} of {peer['peers'] + 1} in the category"
+            f"{num(peer_row['relative_acceleration_28d'], signed=True)} {ref(r_rel)}, rank "
+            f"{peer_row['category_rank']} {ref(r_rank)} of {peer_row['peers'] + 1} in the category"
         )
     return [Md(text + ".")]
 

@@ -28,10 +28,11 @@ from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import RADAR_SQL_LIST
-from shu.forecast import recalibration
-from shu.forecast.interval import TEMPLATE as INTERVAL
-from shu.forecast.interval import VELOCITY_BANDS, VELOCITY_EDGES
-from shu.forecast.scoring import BANDS, HIGH_FROM, MEDIUM_FROM, wilson_interval
+from shu.forecast.calibration import guard as regime_guard
+from shu.forecast.confidence import BANDS, band_sql
+from shu.forecast.evaluation.scoring import wilson_interval
+from shu.forecast.models.interval import VELOCITY_BANDS, VELOCITY_EDGES
+from shu.forecast.questions.registry import INTERVAL_TEMPLATE as INTERVAL
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
 from shu.store import Store
@@ -39,9 +40,7 @@ from shu.store import Store
 WATCH_DAYS = 56
 
 _BAND_ROWS = f"""
-SELECT CASE WHEN greatest(f.probability, 1 - f.probability) >= {HIGH_FROM} THEN 'high'
-            WHEN greatest(f.probability, 1 - f.probability) >= {MEDIUM_FROM} THEN 'medium'
-            ELSE 'low' END AS band,
+SELECT {band_sql("f.probability")} AS band,
        greatest(f.probability, 1 - f.probability) AS sure,
        ((f.probability >= 0.5) = (r.outcome = 'yes'))::INT AS came_true
 FROM forecasts f JOIN forecast_resolutions r USING (forecast_id)
@@ -98,7 +97,7 @@ def guard_notice(ctx: BriefingContext, radar: bool = False) -> Md | None:
     radar's own line with `radar`: the guard does not move breakout forecasts)."""
     regime = _newest_regime(ctx.store, ctx.day)
     line = guard_line(regime, radar)
-    if line is None:
+    if line is None or regime is None:
         return None
     r = ctx.book.row(
         "market_regime",
@@ -191,7 +190,7 @@ def _newest_regime(store: Store, day: date) -> dict | None:
         )
         for k, v in out.items()
     }
-    g = recalibration.guard(out.get("distance"))
+    g = regime_guard.guard(out.get("distance"))
     out.update({"guard_on": g.on, "shrink": g.shrink, "widen": g.widen})
     return out
 

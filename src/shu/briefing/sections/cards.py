@@ -37,7 +37,7 @@ MAX_PROSE = 1200
 def build(ctx: BriefingContext) -> Part:
     """The cards, their charts (written beside the markdown) and the other forecasts."""
     cards = [_card(ctx, choice) for choice in ctx.cards]
-    shown = {c.headline["forecast_id"] for c in ctx.cards if c.headline}
+    shown = {c.headline["forecast_id"] for c in ctx.cards}
     view = {
         "guard": guard_notice(ctx),
         "other_forecasts": [
@@ -54,7 +54,7 @@ def build(ctx: BriefingContext) -> Part:
 def card_data(choice: CardChoice) -> dict[str, Any]:
     """A card as plain data (`reports/DATE.json`)."""
     f, iv = choice.forecast, choice.interval
-    head = f or iv
+    head = choice.headline
     return {
         "repo": choice.repo,
         "kind": choice.kind,
@@ -124,18 +124,19 @@ def question_sentence(f: dict[str, Any]) -> str:
 def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     first_receipt = len(ctx.book.receipts) + 1
     f, iv = choice.forecast, choice.interval
+    head = choice.headline
     lead, iv_details = (
         ([], []) if iv is None else _split(interval_lead(ctx.store, ctx.book, f or iv))
     )
     question = _question(ctx, f) if f is not None else None
     why, why_details = why_prediction(ctx, f, choice.repo, choice.kind)
     confidence, conf_details = (
-        why_confidence(ctx, f) if f is not None else interval_confidence(ctx, iv)
+        why_confidence(ctx, f) if f is not None else interval_confidence(ctx, head)
     )
     used: set[tuple[str, int]] = set()
     topic = card_topic(ctx, choice.repo, choice.kind)
     topic_short = topic_lines(ctx, topic, used, short=True)
-    answers, context_details = context_answers(ctx, choice.repo, (f or iv)["template"], topic, used)
+    answers, context_details = context_answers(ctx, choice.repo, head["template"], topic, used)
     topic_details = topic_lines(ctx, topic, used, short=False)
     marks = []
     if choice.declared:
@@ -144,7 +145,7 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
         marks.append(f"No demonstrated skill: {safe_inline(choice.skill_reason)}.")
     card = {
         "repo": choice.repo,
-        "title": Md(f"{template_words((f or iv)['template'])} · {(f or iv)['horizon_days']} days"),
+        "title": Md(f"{template_words(head['template'])} · {head['horizon_days']} days"),
         "lead": lead[0] if lead else None,
         "question": question,
         "marks": Md("*" + " ".join(marks) + "*") if marks else None,
@@ -169,10 +170,10 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     }
     topic_term = topic.term if topic and topic.asserted else "none asserted"
     footer = (
-        f"*Horizon ~{(f or iv)['horizon_days']} days · confidence: "
+        f"*Horizon ~{head['horizon_days']} days · confidence: "
         f"{f['confidence'] if f is not None else 'interval'} · topic: "
         f"{safe_inline(topic_term)} · receipts {{receipts}} · forecast "
-        f"{safe_code((f or iv)['forecast_id'])}*"
+        f"{safe_code(head['forecast_id'])}*"
     )
     card["footer"] = Md(footer.format(receipts="R0000–R0000"))  # its length while fitting
     _fit(card)
@@ -208,7 +209,7 @@ def _question(ctx: BriefingContext, f: dict[str, Any]) -> Md:
 def _chart(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     if choice.kind == "rocm":
         path = ctx.out_dir / f"{ctx.day}-rocm-{slug(choice.repo)}.png"
-        charts.rocm_chart(ctx.store, choice.forecast, ctx.as_of, path)
+        charts.rocm_chart(ctx.store, choice.headline, ctx.as_of, path)
         return {
             "png": path.name,
             "alt": f"{choice.repo}: ROCm share of mainline commits and the forecast",

@@ -1,5 +1,7 @@
 """The "Probe results and claim checks" section: the latest probe run per backend (its geomean
-speedup, pass rate and kernels) and the configured claims checked against it."""
+speedup, pass rate and kernels, each with what Inductor made of it: kernels generated against
+kernels eager launched, library calls, patterns replaced by a library op) and the configured
+claims checked against it."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ def build(ctx: BriefingContext) -> Part:
             started,
             f"probe {run['backend']} geomean",
         )
+        kernels = facts.probe_kernels(ctx.store, run["run_id"])
         out_runs.append(
             {
                 "after_day": started is not None and started > ctx.day,
@@ -35,7 +38,8 @@ def build(ctx: BriefingContext) -> Part:
                 "geomean": Md(f"{num(run['geomean_speedup'])}× {ref(r)}"),
                 "clipped": Md(f"{num(run['geomean_speedup_clipped'])}×"),
                 "pass_rate": Md(pct(run["pass_rate"])),
-                "kernels": [_kernel_row(k) for k in facts.probe_kernels(ctx.store, run["run_id"])],
+                "kernels": [_kernel_row(ctx, run, k, started) for k in kernels],
+                "substituted": _substituted(ctx, run, kernels, started),
             }
         )
     claims, data = [], []
@@ -60,11 +64,65 @@ def build(ctx: BriefingContext) -> Part:
     return Part(ctx.render("sections/probe.md.j2", probe=probe), data={"claims": data})
 
 
-def _kernel_row(k: dict[str, Any]) -> dict[str, Any]:
+def _kernel_row(
+    ctx: BriefingContext, run: dict[str, Any], k: dict[str, Any], started: Any
+) -> dict[str, Any]:
+    did = k["inductor_did"]
+    if did is not None:
+        r = ctx.book.row(
+            "probe_results",
+            {"run_id": run["run_id"], "kernel": k["kernel"]},
+            "inductor_did",
+            did,
+            started,
+            f"probe {k['kernel']}: what Inductor did",
+        )
+        did_md = Md(f"{safe_inline(did)} {ref(r)}")
+    else:
+        did_md = Md("not recorded (a run from before the probe read Inductor's code)")
     return {
         "kernel": k["kernel"],
         "valid": "yes" if k["is_valid"] else "no",
         "eager": Md(num(k["eager_ms"], 3)),
         "compiled": Md(num(k["compiled_ms"], 3)),
         "speedup": Md(num(k["speedup"]) + "×"),
+        "inductor": did_md,
     }
+
+
+def _substituted(
+    ctx: BriefingContext, run: dict[str, Any], kernels: list[dict[str, Any]], started: Any
+) -> list[Md]:
+    """'naive_attention 6.07× — Inductor replaced it by a library kernel: …', and the geomean
+    without such kernels."""
+    lines = []
+    for k in kernels:
+        if not k["substitutions"]:
+            continue
+        r = ctx.book.row(
+            "probe_results",
+            {"run_id": run["run_id"], "kernel": k["kernel"]},
+            "substitutions",
+            k["substitutions"],
+            started,
+            f"probe {k['kernel']} substitutions",
+        )
+        lines.append(
+            Md(
+                f"{safe_inline(k['kernel'])} {num(k['speedup'])}× — Inductor replaced it by a "
+                f"library kernel: {safe_inline(k['substitutions'])} {ref(r)}; the speedup is that "
+                "kernel's, not generated code's"
+            )
+        )
+    without = run.get("geomean_speedup_without_substitutions")
+    if lines and without is not None:
+        r = ctx.book.row(
+            "probe_runs",
+            {"run_id": run["run_id"]},
+            "geomean_speedup_without_substitutions",
+            without,
+            started,
+            f"probe {run['backend']} geomean without substitutions",
+        )
+        lines.append(Md(f"geometric mean of the other valid kernels: {num(without)}× {ref(r)}"))
+    return lines

@@ -1,6 +1,6 @@
 """The "Breaking out" section: the radar's top repositories that are not tracked, each with its
 28-day velocity now, its probability of a breakout, the drivers in words and their receipts
-(`shu.forecast.radar`), also as the briefing JSON's `radar` key; and the radar's own track
+(`shu.forecast.radar.entries`), also as the briefing JSON's `radar` key; and the radar's own track
 record, which the "Track record" section shows (`record_view`, `record_data`)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections.calibration_watch import guard_notice
 from shu.briefing.text import num, pct, ref
-from shu.forecast import radar as radar_data
-from shu.forecast.ranking import KS
+from shu.forecast.evaluation.precision_at_k import KS
+from shu.forecast.radar import entries as radar_data
 from shu.safe_markdown import Md, safe_code
 
 TOP = 10

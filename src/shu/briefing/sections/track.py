@@ -1,5 +1,5 @@
 """The "Track record" section: forecasts resolved since the last briefing, rolling scores of the
-yes/no forecasts (Brier against climatology, skill, ECE, hit rate per confidence band), the
+yes/no forecasts (Brier against the window's observed rate, skill, ECE, hit rate per band), the
 observed coverage of the interval forecasts, the breakout radar's precision@k and Brier score
 (its forecasts are scored apart: `radar.record_view`), and the reliability diagram.
 
@@ -13,13 +13,16 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
+import numpy as np
+
 from shu.briefing import charts
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import BAND_SQL, RADAR_SQL_LIST, RIGHT_SQL, dicts
 from shu.briefing.sections import radar
 from shu.briefing.text import interval_text, num, pct, ref
-from shu.forecast.interval import TEMPLATE as INTERVAL_TEMPLATE
-from shu.forecast.replay import REPLAY_PREFIX
+from shu.forecast.evaluation.scoring import ece, n_bins_for
+from shu.forecast.live.replay import REPLAY_PREFIX
+from shu.forecast.questions.registry import INTERVAL_TEMPLATE
 from shu.safe_markdown import Md, safe_inline
 from shu.store import Store
 
@@ -56,10 +59,10 @@ def track_data(track: TrackRecord, radar_record: dict[str, Any] | None) -> dict[
         "n_void": track.n_void,
         "n_replayed": track.n_replayed,
         "brier": track.brier,
-        "climatology_brier": track.climatology_brier,
+        "observed_rate_brier": track.observed_rate_brier,
         "brier_skill": track.skill,
         "ece": track.ece,
-        "base_rate": track.base_rate,
+        "observed_rate": track.observed_rate,
         "bands": [{"band": b, "n": n, "hit_rate": h} for b, n, h in track.bands],
         "intervals": None
         if not track.intervals
@@ -135,20 +138,21 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
         )
         r_c = ctx.book.query(
             "forecast_resolutions",
-            track.base_sql,
+            track.observed_rate_sql,
             track.params,
-            track.base_rate,
+            track.observed_rate,
             ctx.day,
-            "climatology base rate",
+            "observed rate",
         )
         metrics = {
             "n": Md(f"{track.n:,} {ref(r_n)}"),
             "n_void": track.n_void,
             "brier": Md(f"{track.brier:.3f} {ref(r_b)}"),
-            "base_rate": Md(f"{pct(track.base_rate, 1)} {ref(r_c)}"),
-            "climatology_brier": Md(f"{track.climatology_brier:.3f}"),
+            "observed_rate": Md(f"{pct(track.observed_rate, 1)} {ref(r_c)}"),
+            "observed_rate_brier": Md(f"{track.observed_rate_brier:.3f}"),
             "skill": Md(num(track.skill, 3, signed=True)),
             "ece": Md(f"{track.ece:.3f}"),
+            "ece_bins": n_bins_for(track.n),
             "bands": [{"band": b, "n": n, "hit_rate": Md(pct(h))} for b, n, h in track.bands],
         }
     intervals = None
@@ -206,15 +210,15 @@ class TrackRecord:
     n_void: int = 0
     n_replayed: int = 0  # forecasts in the window issued by `shu replay` (resolved incl. void)
     brier: float | None = None
-    base_rate: float | None = None
-    climatology_brier: float | None = None
+    observed_rate: float | None = None  # the share of yes among the window's scored forecasts
+    observed_rate_brier: float | None = None  # Brier of always saying it, per template x horizon
     skill: float | None = None
     ece: float | None = None
     bands: list[tuple[str, int, float]] = field(default_factory=list)
     pairs: list[tuple[float, int]] = field(default_factory=list)
     n_sql: str = ""
     brier_sql: str = ""
-    base_sql: str = ""
+    observed_rate_sql: str = ""
     params: list[Any] = field(default_factory=list)
     intervals: IntervalRecord | None = None
 
@@ -237,17 +241,18 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
     """The briefing's track record as of `day`.
 
     Rolling scores cover yes/no forecasts that resolved (void is counted apart) with
-    `resolves_on` in (day - window_days, day]. Climatology is the base rate of the same
-    template and horizon within the window, so skill = 1 - Brier / climatology Brier says how much
-    better the forecasts were than always saying that base rate. Interval forecasts (stored as
-    "the 80% interval holds" at p = 0.8) are not scored with them: their record is the observed
-    coverage of each central interval against its nominal level (`intervals`). The radar's
-    forecasts (every repository in the store) are left out: they have their own record
-    (`shu.forecast.radar.radar_record`).
+    `resolves_on` in (day - window_days, day]. Their skill is read against the window's own
+    observed rate of yes per template and horizon (known only afterwards, so a stricter reference
+    than the climatology each forecast was issued against): skill = 1 - Brier / the Brier of
+    always saying that rate. ECE is `evaluation.scoring.ece` (its equal-count bins). Interval
+    forecasts (stored as "the 80% interval holds" at p = 0.8) are not scored with them: their
+    record is the observed coverage of each central interval against its nominal level
+    (`intervals`). The radar's forecasts (every repository in the store) are left out: they have
+    their own record (`shu.forecast.radar.entries.radar_record`).
     """
     since = store.con.execute(
         "SELECT max(generated_at) FROM briefings WHERE day < ?", [day]
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     since_last = dicts(
         store.con.execute(
             "SELECT f.forecast_id, f.repo, f.template, f.horizon_days, f.origin, f.probability, "
@@ -273,33 +278,37 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
     record.n_replayed = int(
         store.con.execute(
             f"SELECT count(*) {window} AND f.model_version LIKE '{REPLAY_PREFIX}%'", params
-        ).fetchone()[0]
+        ).fetchall()[0][0]
     )
     record.intervals = _interval_record(store, params)
     window += f" AND f.template <> '{INTERVAL_TEMPLATE}'"
-    record.n_void = int(
-        store.con.execute(f"SELECT count(*) {window} AND r.outcome = 'void'", params).fetchone()[0]
-    )
+    void_sql = f"SELECT count(*) {window} AND r.outcome = 'void'"
+    record.n_void = int(store.con.execute(void_sql, params).fetchall()[0][0])
     scored = f"{window} AND r.outcome IN ('yes', 'no')"
     record.n_sql = f"SELECT count(*) {scored}"
     record.brier_sql = f"SELECT avg(power(f.probability - (r.outcome = 'yes')::INT, 2)) {scored}"
-    record.base_sql = f"SELECT avg((r.outcome = 'yes')::INT) {scored}"
-    record.n = int(store.con.execute(record.n_sql, params).fetchone()[0])
+    record.observed_rate_sql = f"SELECT avg((r.outcome = 'yes')::INT) {scored}"
+    record.n = int(store.con.execute(record.n_sql, params).fetchall()[0][0])
     if not record.n:
         return record
-    record.brier = float(store.con.execute(record.brier_sql, params).fetchone()[0])
-    record.base_rate = float(store.con.execute(record.base_sql, params).fetchone()[0])
+    record.brier = float(store.con.execute(record.brier_sql, params).fetchall()[0][0])
+    record.observed_rate = float(
+        store.con.execute(record.observed_rate_sql, params).fetchall()[0][0]
+    )
     rows = store.con.execute(
         f"SELECT f.probability, (r.outcome = 'yes')::INT AS y, "
-        f"avg((r.outcome = 'yes')::INT) OVER (PARTITION BY f.template, f.horizon_days) AS clim, "
+        f"avg((r.outcome = 'yes')::INT) OVER (PARTITION BY f.template, f.horizon_days) AS rate, "
         f"{BAND_SQL} AS band, {RIGHT_SQL} AS is_right {scored} ORDER BY f.probability",
         params,
     ).fetchall()
     record.pairs = [(float(p), int(y)) for p, y, _, _, _ in rows]
-    record.climatology_brier = sum((c - y) ** 2 for _, y, c, _, _ in rows) / len(rows)
-    if record.climatology_brier > 0:
-        record.skill = 1 - record.brier / record.climatology_brier
-    record.ece = expected_calibration_error(record.pairs)
+    record.observed_rate_brier = sum((c - y) ** 2 for _, y, c, _, _ in rows) / len(rows)
+    if record.observed_rate_brier > 0:
+        record.skill = 1 - record.brier / record.observed_rate_brier
+    record.ece = ece(
+        np.array([y for _, y in record.pairs], dtype=float),
+        np.array([p for p, _ in record.pairs], dtype=float),
+    )
     for band in ("low", "medium", "high"):
         members = [r for r in rows if r[3] == band]
         if members:
@@ -316,29 +325,13 @@ def _interval_record(store: Store, params: list[Any]) -> IntervalRecord | None:
         f"f.template = '{INTERVAL_TEMPLATE}' AND f.resolves_on > ? AND f.resolves_on <= ?"
     )
     n_sql = f"SELECT count(*) {base}"
-    n = int(store.con.execute(n_sql, params).fetchone()[0])
+    n = int(store.con.execute(n_sql, params).fetchall()[0][0])
     if not n:
         return None
     record = IntervalRecord(n, n_sql)
     for level in INTERVAL_LEVELS:
         record.coverage_sql[level] = f"SELECT avg(i.held_{level}::INT) {base}"
         record.coverage[level] = float(
-            store.con.execute(record.coverage_sql[level], params).fetchone()[0]
+            store.con.execute(record.coverage_sql[level], params).fetchall()[0][0]
         )
     return record
-
-
-def expected_calibration_error(pairs: list[tuple[float, int]], bins: int = 10) -> float:
-    """ECE over equal-count bins of forecasts sorted by probability."""
-    ordered = sorted(pairs)
-    n = len(ordered)
-    if not n:
-        return 0.0
-    total = 0.0
-    for b in range(min(bins, n)):
-        chunk = ordered[b * n // min(bins, n) : (b + 1) * n // min(bins, n)]
-        if chunk:
-            mean_p = sum(p for p, _ in chunk) / len(chunk)
-            mean_y = sum(y for _, y in chunk) / len(chunk)
-            total += len(chunk) / n * abs(mean_p - mean_y)
-    return total

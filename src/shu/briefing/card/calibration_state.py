@@ -1,0 +1,79 @@
+"""A card's line on the calibration state its forecast was issued with (the
+forecast's `calibration` column, written by `issue_forecasts`), citing its
+`forecast_calibration` row."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from typing import Any
+
+from shu.receipts import ReceiptBook
+from shu.safe_markdown import Md
+from shu.store import Store
+
+
+def calibration_line(store: Store, book: ReceiptBook, f: dict[str, Any]) -> Md | None:
+    """One sentence for the card of forecast `f` (None for forecasts issued without one). The
+    levels are cited as their `forecast_calibration` row stores them (the forecast's own copy
+    is rounded)."""
+    if not f.get("calibration"):
+        return None
+    state = json.loads(f["calibration"])
+    key = state["row"]
+    distance = state.get("regime_distance")
+    regime = (
+        "the store's regime could not be measured (too few repositories or too little history)"
+        if distance is None
+        else f"the store's regime was {distance:+.1f} robust standard deviations from its "
+        "usual share of repositories losing stars"
+    )
+    origin = date.fromisoformat(key["origin"])
+    if "levels" in state:
+        levels = state["levels"]
+        stored = store.con.execute(
+            "SELECT levels FROM forecast_calibration WHERE origin = ? AND model_version = ? AND "
+            "template = ? AND horizon_days = ? AND band = ?",
+            [origin, key["model_version"], key["template"], key["horizon_days"], key["band"]],
+        ).fetchone()
+        r = book.row(
+            "forecast_calibration",
+            key,
+            "levels",
+            stored[0] if stored else json.dumps(levels),
+            origin,
+            f"{f['repo']} online conformal levels",
+        )
+        read = (
+            f"from the questions resolved through {state['resolved_through']}"
+            if state.get("resolved_through")
+            else "before any question had resolved"
+        )
+        widen = state.get("widen", 1.0)
+        return Md(
+            f"Calibration: {regime}; the interval is read at the online levels "
+            f"{levels[1]:.3f}–{levels[5]:.3f} for its 80% bounds (nominal 0.100–0.900; "
+            f"{key['band']} stars/day band, updated {read})"
+            + (f" and widened {100 * (widen - 1):.0f}% by the regime guard" if widen > 1 else "")
+            + f" [R{r}]."
+        )
+    r = book.row(
+        "forecast_calibration",
+        key,
+        "shrink",
+        state.get("shrink"),
+        origin,
+        f"{f['repo']} regime guard",
+    )
+    if state.get("applies"):
+        # the rate its model was calibrated on (stored as "base_rate" by forecasts issued before
+        # it was named apart from the climatology the card shows)
+        rate = state.get("calibration_block_rate", state.get("base_rate"))
+        return Md(
+            f"Calibration: {regime}, so the regime guard held this forecast of a "
+            f"repository losing stars closer to the rate its model was calibrated on "
+            f"({100 * rate:.0f}%): its log-odds distance from it × {state['shrink']:.2f} [R{r}]."
+        )
+    return Md(
+        f"Calibration: {regime}; the regime guard left this forecast as the model gave it [R{r}]."
+    )

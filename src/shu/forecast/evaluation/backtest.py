@@ -1,0 +1,590 @@
+"""Walk-forward backtest: weekly origins, training only on labels known before each origin.
+
+For each template x horizon, examples (`features.examples`) on a weekly grid anchored at the
+first origin are resolved with the production rules. The model is refitted every `refit_weeks`
+weeks at a refit day T on the fitting and calibration blocks `models.split` chooses on T (the
+rules `shu train` uses), and tested on origins in [T, T + refit_weeks weeks): the last
+calibration origin is >= H days before the first test origin (embargo = horizon). Between
+refits, the regime guard and the online conformal levels (`calibration`) apply as in production.
+Baselines use only outcomes known before each origin: `base_rates.climatology`, and persistence
+= the repository's own trailing 365 days of known outcomes, replaying its past changes against
+today's threshold (the template's `persistence_event`), shrunk towards climatology with a weight
+of 2 examples.
+
+`run_backtest` returns predictions and metrics; `metrics` keys are documented in
+docs/forecast/method.md.
+
+Why one module: the refit blocks, the binary and interval walk-forwards and the baselines they
+are scored against are one procedure whose no-look-ahead rules (what is known on each day) must
+be read together; the per-block diagnostics (`blocks`), the scores (`scoring`,
+`interval_scores`, `precision_at_k`) and the Parquet export (`predictions`) live apart.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from shu.errors import InputError, StoreError
+from shu.forecast.base_rates import climatology
+from shu.forecast.calibration import conformal, guard
+from shu.forecast.calibration.regime import regime_frame
+from shu.forecast.evaluation import blocks, interval_scores, precision_at_k, predictions
+from shu.forecast.evaluation.scoring import brier, ece, hits_by_band, skill_score, summarize
+from shu.forecast.features.examples import Examples, base_frame, build_examples, weekly_grid
+from shu.forecast.features.star import data_end
+from shu.forecast.models import interval
+from shu.forecast.models.forecaster import fit_forecaster
+from shu.forecast.models.split import (
+    CAL_DAYS,
+    MAX_FIT_ROWS,
+    TRAIN_DAYS,
+    TrainingConfig,
+    fit_calibration_split,
+)
+from shu.forecast.questions import registry
+from shu.progress import track
+
+RECENT_DAYS = 365  # the `last_12_months` figures: the months nearest to unseen data
+PERSISTENCE_DAYS = 365
+PERSISTENCE_PRIOR = 2.0
+# Columns of each prediction kept for scoring (the features are dropped to save memory).
+_KEPT = [
+    "repo",
+    "origin",
+    "threshold",
+    "acceleration_28d",
+    "velocity_28d",
+    "velocity_7d",
+    "bucket",
+    "label",
+    "outcome",
+    "observed_value",
+]
+
+
+@dataclass
+class BacktestConfig:
+    """Walk-forward settings (defaults are the documented ones)."""
+
+    start: date
+    end: date
+    templates: tuple[str, ...] = ("star_accel_reach", "star_velocity_up")
+    horizons: tuple[int, ...] = (30,)
+    estimator: str = "hgb"
+    calibration_method: str = "sigmoid"
+    refit_weeks: int = 8
+    cal_days: int = CAL_DAYS
+    train_days: int = TRAIN_DAYS
+    max_fit_rows: int = MAX_FIT_ROWS
+    n_boot: int = 300
+    seed: int = 0
+    # the regime guard and the online conformal levels (`calibration.guard`,
+    # `calibration.conformal`); False scores the fitted models alone (for comparison)
+    recalibrate: bool = True
+
+    def training(self) -> TrainingConfig:
+        """How each refit fits its model (the split rules `shu train` uses too)."""
+        return TrainingConfig(
+            self.estimator,
+            self.calibration_method,
+            self.cal_days,
+            self.train_days,
+            self.max_fit_rows,
+            self.seed,
+        )
+
+
+@dataclass
+class SliceResult:
+    """Predictions and metrics of one template x horizon."""
+
+    template: str
+    horizon_days: int
+    predictions: pd.DataFrame
+    metrics: dict
+    refits: list[dict] = field(default_factory=list)
+
+
+def run_backtest(
+    con: duckdb.DuckDBPyConnection, config: BacktestConfig, log: Callable[[str], None] = print
+) -> list[SliceResult]:
+    """Run the walk-forward backtest for every template x horizon in `config`."""
+    if config.end < config.start:
+        raise InputError(f"--to {config.end} is before --from {config.start}")
+    last = data_end(con)
+    first = con.execute("SELECT min(day) FROM star_signals").fetchall()[0][0]
+    end = min(config.end, last)
+    grid = weekly_grid(config.start, first + timedelta(days=56), end)
+    t0 = time.perf_counter()
+    base = base_frame(con, grid)
+    distance = regime_frame(con, grid).set_index("origin")["distance"]
+    log(
+        f"features: {len(base):,} repo-origins on {len(grid)} weekly origins "
+        f"({time.perf_counter() - t0:.0f}s)"
+    )
+    results = []
+    for template in config.templates:
+        for horizon in config.horizons:
+            t1 = time.perf_counter()
+            examples = build_examples(con, base, template, horizon, last)
+            interval_kind = registry.template(template).kind == "interval"
+            walk = _walk_forward_interval if interval_kind else _walk_forward
+            result = walk(con, examples, config, distance, log)
+            log(
+                f"{template}/{horizon}d: {result.metrics.get('n', 0):,} scored, "
+                f"{examples.n_void:,} void ({time.perf_counter() - t1:.0f}s)"
+            )
+            results.append(result)
+    return results
+
+
+def _refit_blocks(
+    examples: Examples, config: BacktestConfig, refits: list[dict]
+) -> Iterator[tuple[pd.Timestamp, pd.DataFrame, pd.DataFrame, pd.DataFrame]]:
+    """Walk forward every `refit_weeks` from config.start to config.end, yielding (refit_day,
+    the origins tested until the next refit, the fitting rows, the calibration rows) for each
+    block with test rows and appending its row counts to `refits`."""
+    ex, h = examples.frame, examples.horizon_days
+    start, end = pd.Timestamp(config.start), pd.Timestamp(config.end)
+    rng = np.random.default_rng(config.seed)
+    step = pd.Timedelta(days=7 * config.refit_weeks)
+    refit_days = list(pd.date_range(start, end, freq=step)) if start <= end else []
+    for refit_day in track(refit_days, f"backtest {examples.template}/{h}d", unit="refits"):
+        test = ex[
+            (ex["origin"] >= refit_day) & (ex["origin"] < refit_day + step) & (ex["origin"] <= end)
+        ]
+        if not len(test):
+            continue
+        fit, cal = fit_calibration_split(ex, refit_day, h, config.training(), rng)
+        refits.append(
+            {
+                "refit_day": str(refit_day.date()),
+                "fit_rows": len(fit),
+                "calibration_rows": len(cal),
+                "test_rows": len(test),
+            }
+        )
+        yield refit_day, test, fit, cal
+
+
+def _guards(origins: pd.Series, distance: pd.Series, config: BacktestConfig) -> pd.DataFrame:
+    """The regime guard (`guard.guard`) of each row's origin (off without recalibrate)."""
+    days = pd.to_datetime(origins)
+    found = distance.reindex(days.unique())
+    table = {
+        day: guard.guard(d if config.recalibrate and pd.notna(d) else None)
+        for day, d in found.items()
+    }
+    return pd.DataFrame(
+        {"shrink": [table[d].shrink for d in days], "widen": [table[d].widen for d in days]},
+        index=origins.index,
+    )
+
+
+def _walk_forward(
+    con: duckdb.DuckDBPyConnection,
+    examples: Examples,
+    config: BacktestConfig,
+    distance: pd.Series,
+    log: Callable[[str], None],
+) -> SliceResult:
+    ex = examples.frame
+    h = examples.horizon_days
+    chunks: list[pd.DataFrame] = []
+    refits: list[dict] = []
+    t_fit = time.perf_counter()
+    for refit_day, test, fit, cal in _refit_blocks(examples, config, refits):
+        if len(fit) < 200 or len(cal) < 100:
+            raise StoreError(
+                f"{examples.template}/{h}d: too little history before "
+                f"{refit_day.date()} ({len(fit)} fitting, {len(cal)} "
+                "calibration rows); start the backtest later"
+            )
+        forecaster = fit_forecaster(
+            examples.template,
+            h,
+            examples.features,
+            fit,
+            cal,
+            config.estimator,
+            config.calibration_method,
+            config.seed,
+        )
+        kept = test[_KEPT].copy()
+        kept["probability_model"] = forecaster.predict(test)
+        kept["shrink"] = _guards(test["origin"], distance, config)["shrink"]
+        kept["probability"] = guard.shrink_probabilities(
+            kept["probability_model"].to_numpy(),
+            forecaster.calibration_block_rate(test["bucket"]),
+            test["velocity_28d"].to_numpy(),
+            kept["shrink"].to_numpy(),
+        )
+        kept["refit_day"] = refit_day
+        chunks.append(kept)
+    log(f"  {len(refits)} refits: {time.perf_counter() - t_fit:.0f}s")
+    if not chunks:
+        return SliceResult(examples.template, h, pd.DataFrame(), {"n": 0}, refits)
+    pred = pd.concat(chunks, ignore_index=True)
+    t0 = time.perf_counter()
+    pred["climatology"] = climatology(ex, pred)
+    t1 = time.perf_counter()
+    pred["persistence"] = persistence(con, ex, pred, examples.template)
+    log(f"  baselines: climatology {t1 - t0:.0f}s, persistence {time.perf_counter() - t1:.0f}s")
+    boot_blocks = pred["repo"] + "|" + pred["origin"].dt.strftime("%Y-%m")
+    metrics = summarize(
+        pred["label"].to_numpy(),
+        pred["probability"].to_numpy(),
+        pred["climatology"].to_numpy(),
+        pred["persistence"].to_numpy(),
+        boot_blocks.to_numpy(),
+        n_boot=config.n_boot,
+        seed=config.seed,
+    )
+    metrics.update(
+        {
+            "template": examples.template,
+            "horizon_days": h,
+            "n_void": examples.n_void,
+            "void_share_all_history": examples.n_void / max(examples.n_void + len(ex), 1),
+            "n_repos": int(pred["repo"].nunique()),
+            "n_origins": int(pred["origin"].nunique()),
+            "n_refits": len(refits),
+            "estimator": config.estimator,
+            "last_12_months": _recent_binary(pred),
+            "blocks": blocks.binary_blocks(pred, pd.Timestamp(config.start)),
+            "guard": _guard_effect(pred),
+        }
+    )
+    if registry.template(examples.template).ranked:  # a radar: read from the top
+        metrics["ranking"] = precision_at_k.ranking_metrics(
+            pred.assign(momentum=precision_at_k.momentum(pred)),
+            {"model": "probability", "momentum": "momentum"},
+            baseline="momentum",
+            n_boot=config.n_boot,
+            seed=config.seed,
+        )
+    return SliceResult(examples.template, h, pred, metrics, refits)
+
+
+def _guard_effect(pred: pd.DataFrame) -> dict:
+    """What the regime guard changed: origins it was on, forecasts it moved, their Brier score
+    before and after (the cost or gain where it acted), and the slice's skill without it."""
+    moved = (pred["probability"] - pred["probability_model"]).abs() > 1e-12
+    o = pred.loc[moved, "label"].to_numpy()
+    labels = pred["label"].to_numpy()
+    return {
+        "bss_climatology_without_guard": skill_score(
+            brier(labels, pred["probability_model"]), brier(labels, pred["climatology"])
+        ),
+        "origins_on": int(pred.loc[pred["shrink"] < 1, "origin"].nunique()),
+        "forecasts_moved": int(moved.sum()),
+        "brier_model": brier(o, pred.loc[moved, "probability_model"]) if moved.any() else None,
+        "brier_guarded": brier(o, pred.loc[moved, "probability"]) if moved.any() else None,
+    }
+
+
+def _recent(pred: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """The predictions of the last `RECENT_DAYS` of origins, and the range they cover."""
+    first = pred["origin"].max() - pd.Timedelta(days=RECENT_DAYS - 1)
+    recent = pred[pred["origin"] >= first]
+    return recent, {
+        "n": len(recent),
+        "origins": [str(recent["origin"].min().date()), str(recent["origin"].max().date())],
+    }
+
+
+def _recent_binary(pred: pd.DataFrame) -> dict:
+    """Skill, calibration and the high band over the latest year of origins only (drift shows
+    there first: it is the nearest stand-in for the months after the data)."""
+    recent, out = _recent(pred)
+    o, p = recent["label"].to_numpy(), recent["probability"].to_numpy()
+    high = next(b for b in hits_by_band(o, p) if b.band == "high")
+    out.update(
+        {
+            "bss_climatology": skill_score(brier(o, p), brier(o, recent["climatology"])),
+            "ece": ece(o, p),
+            "high_band": {
+                "n": high.n,
+                "hit_rate": high.hit_rate,
+                "mean_confidence": high.mean_confidence,
+            },
+        }
+    )
+    return out
+
+
+def _walk_forward_interval(
+    con: duckdb.DuckDBPyConnection,
+    examples: Examples,
+    config: BacktestConfig,
+    distance: pd.Series,
+    log: Callable[[str], None],
+) -> SliceResult:
+    """The same refits and splits as `_walk_forward`, scoring predictive quantiles instead.
+
+    Origins are issued in order: before each, the online conformal levels read the questions
+    issued earlier whose outcome is known by then (`conformal.update`), and the regime
+    guard's widening applies."""
+    ex = examples.frame
+    h = examples.horizon_days
+    chunks: list[pd.DataFrame] = []
+    refits: list[dict] = []
+    state = conformal.initial_state(examples.template, h)
+    pending: list[tuple[pd.DataFrame, interval.IntervalForecaster]] = []  # issued, unresolved
+    for refit_day, test, fit, cal in _refit_blocks(examples, config, refits):
+        forecaster = interval.fit_interval(h, examples.features, fit, cal, config.seed)
+        for origin, rows in test.groupby("origin", sort=True):
+            if config.recalibrate:
+                state, pending = _read_resolved(state, pending, origin)
+            widen = _guards(rows["origin"], distance, config)["widen"].to_numpy()
+            kept = rows[["repo", "origin", "known_on", "velocity_28d", "observed_value"]].copy()
+            kept[[f"q{q}" for q in interval.QUANTILES]] = forecaster.quantiles(
+                rows, state.levels if config.recalibrate else None, widen
+            )
+            kept["widen"] = widen
+            kept["refit_day"] = refit_day
+            chunks.append(kept)
+            pending.append((rows.assign(widen=widen), forecaster))
+    if not chunks:
+        return SliceResult(examples.template, h, pd.DataFrame(), {"n": 0}, refits)
+    pred = pd.concat(chunks, ignore_index=True)
+    model_q = pred[[f"q{q}" for q in interval.QUANTILES]].to_numpy()
+    baseline_q = interval_scores.persistence_quantiles(con, ex, pred)
+    observed = pred["observed_value"].to_numpy()
+    metrics = interval_scores.interval_metrics(observed, model_q, baseline_q)
+    metrics.update(
+        {
+            "template": examples.template,
+            "horizon_days": h,
+            "n_void": examples.n_void,
+            "n_repos": int(pred["repo"].nunique()),
+            "n_origins": int(pred["origin"].nunique()),
+            "n_refits": len(refits),
+            "estimator": "hgb-quantile+conformal",
+        }
+    )
+    boot_blocks = (pred["repo"] + "|" + pred["origin"].dt.strftime("%Y-%m")).to_numpy()
+    metrics["ci95"] = {
+        "crps_skill_persistence": interval_scores.crps_skill_ci(
+            pred["observed_value"].to_numpy(),
+            model_q,
+            baseline_q,
+            boot_blocks,
+            config.n_boot,
+            config.seed,
+        )
+    }
+    band = interval.velocity_band(pred["velocity_28d"].to_numpy())
+    observed = pred["observed_value"].to_numpy()
+    metrics["coverage_by_velocity"] = {
+        label: {
+            "n": int((band == k).sum()),
+            "coverage": interval_scores.coverage(observed[band == k], model_q[band == k]),
+        }
+        for k, label in enumerate(interval.VELOCITY_BANDS)
+        if (band == k).any()
+    }
+    metrics["blocks"] = blocks.interval_blocks(pred, model_q, pd.Timestamp(config.start))
+    metrics["online"] = {
+        "questions_read": state.n_resolved,
+        "resolved_through": state.resolved_through,
+        "guard_origins_on": int(pred.loc[pred["widen"] > 1, "origin"].nunique()),
+        "final_levels": {
+            band: [round(float(x), 4) for x in state.levels[k]]
+            for k, band in enumerate(interval.VELOCITY_BANDS)
+        },
+    }
+    recent, metrics["last_12_months"] = _recent(pred)
+    rows = pred.index.get_indexer(recent.index)
+    metrics["last_12_months"].update(
+        {
+            k: v
+            for k, v in interval_scores.interval_metrics(
+                recent["observed_value"].to_numpy(), model_q[rows], baseline_q[rows]
+            ).items()
+            if k in ("coverage", "crps_skill_persistence")
+        }
+    )
+    return SliceResult(examples.template, h, pred, metrics, refits)
+
+
+def _read_resolved(
+    state: conformal.State,
+    pending: list[tuple[pd.DataFrame, interval.IntervalForecaster]],
+    origin: pd.Timestamp,
+) -> tuple[conformal.State, list]:
+    """Update `state` on `origin` from the issued questions resolved by then (each read as the
+    forecast that was issued: its model and its widening); return it and the still pending."""
+    due = [(rows, fc) for rows, fc in pending if rows["known_on"].max() <= origin]
+    left = [(rows, fc) for rows, fc in pending if rows["known_on"].max() > origin]
+    if not due:
+        return state, left
+    batch = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "known_on": rows["known_on"].to_numpy(),
+                    "band": interval.velocity_band(rows["velocity_28d"].to_numpy()),
+                    "pit": fc.pit(rows, rows["widen"].to_numpy()),
+                }
+            )
+            for rows, fc in due
+        ],
+        ignore_index=True,
+    )
+    return conformal.update(state, batch, origin), left
+
+
+def persistence(
+    con: duckdb.DuckDBPyConnection, ex: pd.DataFrame, pred: pd.DataFrame, template: str
+) -> np.ndarray:
+    """Per prediction: the repository's own trailing-year event rate, shrunk to climatology."""
+    event = registry.template(template).persistence_event
+    cols = [
+        "repo",
+        "origin",
+        "known_on",
+        "label",
+        "observed_value",
+        "acceleration_28d",
+        "velocity_28d",
+        "threshold",
+    ]
+    history = ex[cols]
+    target = pred[
+        ["repo", "origin", "threshold", "acceleration_28d", "velocity_28d", "climatology"]
+    ].copy()
+    target["row"] = np.arange(len(target))
+    con.register("_fc_hist", history)
+    con.register("_fc_target", target)
+    try:
+        counts = con.execute(f"""
+            SELECT t.row, count(p.repo) AS n,
+                   coalesce(sum(CASE WHEN {event} THEN 1 ELSE 0 END), 0) AS k
+            FROM _fc_target t LEFT JOIN _fc_hist p ON p.repo = t.repo
+              AND p.known_on <= t.origin
+              AND p.known_on > t.origin - INTERVAL {PERSISTENCE_DAYS} DAY
+            GROUP BY t.row ORDER BY t.row""").df()
+    finally:
+        con.unregister("_fc_hist")
+        con.unregister("_fc_target")
+    k = counts["k"].to_numpy(dtype=float)
+    n = counts["n"].to_numpy(dtype=float)
+    return (k + PERSISTENCE_PRIOR * target["climatology"].to_numpy()) / (n + PERSISTENCE_PRIOR)
+
+
+def metrics_json(
+    results: list[SliceResult],
+    config: BacktestConfig,
+    runtime_s: float,
+    peak_rss_mib: float | None = None,
+) -> dict:
+    """The one JSON object `shu backtest --json` prints (keys in docs/forecast/method.md)."""
+    cfg = asdict(config)
+    cfg["start"], cfg["end"] = str(config.start), str(config.end)
+    return {
+        "config": cfg,
+        "runtime_s": round(runtime_s, 1),
+        "peak_rss_mib": peak_rss_mib,
+        "slices": {f"{r.template}/{r.horizon_days}": r.metrics for r in results},
+    }
+
+
+def prediction_frames(results: list[SliceResult]) -> list[pd.DataFrame]:
+    """Each slice's scored predictions in the `--predictions` layout (`predictions` module)."""
+    frames = []
+    for r in results:
+        if not len(r.predictions):
+            continue
+        if registry.template(r.template).kind == "interval":
+            q = r.predictions[[f"q{q}" for q in interval.QUANTILES]].to_numpy()
+            frames.append(predictions.interval_frame(r.predictions, q, r.template, r.horizon_days))
+        else:
+            frames.append(predictions.binary_frame(r.predictions, r.template, r.horizon_days))
+    return frames
+
+
+def backtest_report(
+    con: duckdb.DuckDBPyConnection,
+    config: BacktestConfig,
+    out_dir: Path | None = None,
+    log: Callable[[str], None] = print,
+    scored: list[pd.DataFrame] | None = None,
+) -> dict:
+    """Run the backtest and return the `--json` object; with `out_dir`, also write
+    `backtest.json` and `reliability.png` there; with `scored` (a list), append every scored
+    prediction to it (`prediction_frames`). (What `shu backtest` and flows call.)
+
+    Caps DuckDB's memory on `con` at 1.5 GB (it spills to disk beyond) so the whole run stays
+    under 4 GiB.
+    """
+    import json
+    import resource
+
+    con.execute("SET memory_limit='1500MB'")
+    con.execute("SET preserve_insertion_order=false")
+    t0 = time.perf_counter()
+    results = run_backtest(con, config, log=log)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    metrics = metrics_json(results, config, time.perf_counter() - t0, round(peak, 1))
+    if scored is not None:
+        scored.extend(prediction_frames(results))
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "backtest.json").write_text(
+            json.dumps(metrics, indent=1, default=str) + "\n", encoding="utf-8"
+        )
+        write_reliability_diagram(results, out_dir / "reliability.png")
+    return metrics
+
+
+def write_reliability_diagram(results: list[SliceResult], path: Path) -> Path:
+    """One reliability panel per slice (equal-count bins), with counts and the diagonal."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    slices = [r for r in results if r.metrics.get("n") and "reliability" in r.metrics]
+    fig, axes = plt.subplots(
+        1, max(len(slices), 1), figsize=(4.6 * max(len(slices), 1), 4.6), squeeze=False
+    )
+    for ax, r in zip(axes[0], slices, strict=False):
+        rel = r.metrics["reliability"]
+        x = [b["mean_probability"] for b in rel]
+        y = [b["observed_frequency"] for b in rel]
+        ax.plot([0, 1], [0, 1], color="grey", lw=1, ls="--", label="perfect")
+        ax.plot(x, y, marker="o", color="tab:blue", label="model")
+        ax.hist(
+            r.predictions["probability"],
+            bins=20,
+            range=(0, 1),
+            weights=np.full(len(r.predictions), 1 / len(r.predictions)),
+            color="tab:blue",
+            alpha=0.15,
+            label="share of forecasts",
+        )
+        m = r.metrics
+        ax.set_title(
+            f"{r.template} H={r.horizon_days}d\nn={m['n']:,}  "
+            f"BSS={m['bss_climatology']:.3f}  ECE={m['ece']:.3f}",
+            fontsize=9,
+        )
+        ax.set_xlabel("forecast probability")
+        ax.set_ylabel("observed frequency")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.legend(loc="upper left", fontsize=7)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

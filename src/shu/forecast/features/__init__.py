@@ -1,0 +1,23 @@
+"""What a model sees of a (repository, origin) pair: features computed from data on or before the
+origin, the historical questions with their outcomes that models learn from, and the words
+readers see for each feature.
+
+- `star`: the star features (from `star_signals`, `commit_signals`, releases, categories);
+- `rocm`: the ROCm adoption features (from commits and releases alone);
+- `examples`: historical questions of a template with their features and resolved outcomes;
+- `words`: the one driver vocabulary (every feature in words, for cards and the radar).
+"""
+
+from __future__ import annotations
+
+from shu.forecast.features.rocm import FEATURES as ROCM_FEATURES
+from shu.forecast.features.star import BASE_FEATURES
+from shu.forecast.questions.registry import template
+
+
+def feature_names(name: str) -> list[str]:
+    """Model input columns of template `name`, in order: its family's base features, then the
+    threshold features its record names."""
+    spec = template(name)
+    base = ROCM_FEATURES if spec.family == "rocm" else BASE_FEATURES
+    return list(base) + list(spec.threshold_features)

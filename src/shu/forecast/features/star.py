@@ -1,0 +1,193 @@
+"""The star features of a (repository, origin) pair, computed in DuckDB from data on or before
+the origin: what the star, commit and release templates read.
+
+Inputs are the signal tables (`star_signals`, `commit_signals`) and `releases`; nothing here
+recomputes a signal. Every read is either an equality on a day at or before the origin or a
+backward-looking window ending on the origin (a test shifts the future and checks the features do
+not change). Scale-free forms (ratios to the repository's own velocity, z-scores, signed logs)
+let one model serve small and large repositories. What the signal tables do not hold is derived
+here from `star_signals`, said where it is done:
+- rolling 91-day spread and maximum of acceleration_28d and velocity_28d;
+- lagged velocity_28d (91 and 364 days) and stars a year ago;
+- velocity_7d 7, 14 and 21 days before the origin (relative to velocity_28d): which week of the
+  28-day window the stars came in, i.e. what leaves the window next;
+- daily star gains (the change of `stars` between consecutive rows, per day elapsed): their
+  median over the 28 days to the origin, the busiest day's share of the window's stars, and the
+  3-day mean, each relative to velocity_28d: whether the window's stars came in a spike that
+  will not repeat;
+- market context: the cross-sectional median of velocity_28d_z and of relative acceleration
+  over every repository on the origin (alongside `category_signals` of the repository's
+  category, or the 'untracked' market baseline).
+Release context comes from `release_context`, lifecycle from `star_signals.lifecycle_phase`,
+topic activity from `commit_signals.rocm_share_28d`.
+
+The question's threshold relative to the current state (threshold features, so one model serves
+any X) is the template's own: `questions.star`, listed in `questions.registry`.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import duckdb
+import pandas as pd
+
+from shu.errors import StoreError
+
+# Base features (one row per repo x origin), in model order.
+BASE_FEATURES = (
+    "log_stars",
+    "slog_velocity_28d",
+    "rel_velocity_7d",
+    "rel_acceleration_7d",
+    "rel_acceleration_28d",
+    "velocity_7d_z",
+    "velocity_28d_z",
+    "rel_accel_sd_91d",
+    "rel_accel_max_91d",
+    "rel_velocity_vs_max_91d",
+    "velocity_change_91d",
+    "velocity_change_364d",
+    "log_star_growth_364d",
+    "history_years",
+    "coverage_91d",
+    "market_velocity_z",
+    "market_rel_acceleration",
+    "category_accelerating_share",
+    "category_rel_acceleration",
+    "phase_emerging",
+    "phase_expansion",
+    "phase_decline",
+    "months_since_release",
+    "releases_365d",
+    "release_interval_ratio",
+    "slog_commit_velocity_28d",
+    "rel_commit_acceleration_28d",
+    "rocm_share_28d",
+    "rel_velocity_7d_lag7",
+    "rel_velocity_7d_lag14",
+    "rel_velocity_7d_lag21",
+    "rel_median_gain_28d",
+    "max_day_share_28d",
+    "rel_velocity_3d",
+)
+_FEATURES_SQL = """
+WITH o AS (SELECT DISTINCT repo, origin FROM {origins}),
+lim AS (SELECT min(origin) - 400 AS d0, max(origin) AS d1 FROM o),
+s AS (
+  SELECT s.* FROM star_signals s, lim
+  WHERE s.day BETWEEN lim.d0 AND lim.d1 AND s.repo IN (SELECT repo FROM o)),
+g AS (
+  SELECT s.*, (stars - lag(stars) OVER wd) / nullif(day - lag(day) OVER wd, 0) AS gain
+  FROM s WINDOW wd AS (PARTITION BY repo ORDER BY day)),
+roll AS (
+  SELECT repo, day, stars, velocity_7d, velocity_28d, velocity_90d, acceleration_7d,
+    acceleration_28d,
+    velocity_7d_z, velocity_28d_z, lifecycle_phase,
+    stddev_samp(acceleration_28d) OVER w91 AS accel_sd_91d,
+    max(acceleration_28d) OVER w91 AS accel_max_91d,
+    max(velocity_28d) OVER w91 AS velocity_max_91d,
+    count(velocity_28d) OVER w91 AS velocity_days_91d,
+    median(gain) OVER w28 AS gain_median_28d,
+    max(gain) OVER w28 AS gain_max_28d,
+    avg(gain) OVER w3 AS velocity_3d
+  FROM g
+  WINDOW w91 AS (PARTITION BY repo ORDER BY day RANGE BETWEEN INTERVAL 90 DAYS PRECEDING
+                 AND CURRENT ROW),
+         w28 AS (PARTITION BY repo ORDER BY day RANGE BETWEEN INTERVAL 27 DAYS PRECEDING
+                 AND CURRENT ROW),
+         w3 AS (PARTITION BY repo ORDER BY day RANGE BETWEEN INTERVAL 2 DAYS PRECEDING
+                AND CURRENT ROW)),
+first_seen AS (
+  SELECT repo, min(day) AS first_day FROM star_signals
+  WHERE repo IN (SELECT repo FROM o) AND stars IS NOT NULL GROUP BY repo),
+market AS (
+  SELECT day, median(velocity_28d_z) AS market_velocity_z,
+         median(acceleration_28d / greatest(abs(velocity_28d), 0.5)) AS market_rel_acceleration
+  FROM star_signals WHERE day IN (SELECT origin FROM o) AND velocity_28d IS NOT NULL
+  GROUP BY day),
+cat AS (
+  SELECT o.repo, o.origin, cs.accelerating_share,
+         cs.acceleration_28d_median / greatest(abs(cs.velocity_28d_mean), 0.5) AS rel_accel
+  FROM o LEFT JOIN repos r ON r.repo = o.repo
+  JOIN category_signals cs ON cs.category = coalesce(r.category, 'untracked')
+    AND cs.day = o.origin)
+SELECT o.repo, o.origin,
+  c.stars, c.velocity_7d, c.velocity_28d, c.velocity_90d, c.velocity_3d, c.acceleration_7d,
+  c.acceleration_28d,
+  c.accel_sd_91d, cs.velocity_28d AS commit_velocity_28d,
+  ln(1 + greatest(c.stars, 0)) AS log_stars,
+  sign(c.velocity_28d) * ln(1 + abs(c.velocity_28d)) AS slog_velocity_28d,
+  c.velocity_7d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_7d,
+  c.acceleration_7d / greatest(abs(c.velocity_28d), 0.5) AS rel_acceleration_7d,
+  c.acceleration_28d / greatest(abs(c.velocity_28d), 0.5) AS rel_acceleration_28d,
+  c.velocity_7d_z, c.velocity_28d_z,
+  c.accel_sd_91d / greatest(abs(c.velocity_28d), 0.5) AS rel_accel_sd_91d,
+  c.accel_max_91d / greatest(abs(c.velocity_28d), 0.5) AS rel_accel_max_91d,
+  c.velocity_28d / greatest(c.velocity_max_91d, 0.5) AS rel_velocity_vs_max_91d,
+  (c.velocity_28d - l91.velocity_28d)
+    / greatest(abs(c.velocity_28d), abs(l91.velocity_28d), 0.5) AS velocity_change_91d,
+  (c.velocity_28d - l364.velocity_28d)
+    / greatest(abs(c.velocity_28d), abs(l364.velocity_28d), 0.5) AS velocity_change_364d,
+  CASE WHEN l364.stars IS NOT NULL AND c.stars IS NOT NULL
+       THEN ln((1 + greatest(c.stars, 0)) / (1 + greatest(l364.stars, 0))) END
+    AS log_star_growth_364d,
+  least(o.origin - f.first_day, 1095) / 365.0 AS history_years,
+  c.velocity_days_91d / 91.0 AS coverage_91d,
+  m.market_velocity_z, m.market_rel_acceleration,
+  cat.accelerating_share AS category_accelerating_share,
+  cat.rel_accel AS category_rel_acceleration,
+  CASE WHEN c.lifecycle_phase IS NOT NULL THEN (c.lifecycle_phase = 'emerging')::INT END
+    AS phase_emerging,
+  CASE WHEN c.lifecycle_phase IS NOT NULL THEN (c.lifecycle_phase = 'expansion')::INT END
+    AS phase_expansion,
+  CASE WHEN c.lifecycle_phase IS NOT NULL THEN (c.lifecycle_phase = 'decline')::INT END
+    AS phase_decline,
+  CASE WHEN rc.days_since_release IS NOT NULL THEN least(rc.days_since_release, 365) / 30.0
+    END AS months_since_release, rc.releases_365d,
+  rc.days_since_release / nullif(rc.median_interval_days, 0) AS release_interval_ratio,
+  sign(cs.velocity_28d) * ln(1 + abs(cs.velocity_28d)) AS slog_commit_velocity_28d,
+  cs.acceleration_28d / greatest(abs(cs.velocity_28d), 0.1) AS rel_commit_acceleration_28d,
+  cs.rocm_share_28d,
+  l7.velocity_7d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_7d_lag7,
+  l14.velocity_7d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_7d_lag14,
+  l21.velocity_7d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_7d_lag21,
+  c.gain_median_28d / greatest(abs(c.velocity_28d), 0.5) AS rel_median_gain_28d,
+  c.gain_max_28d / greatest(abs(c.velocity_28d) * 28, 1) AS max_day_share_28d,
+  c.velocity_3d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_3d
+FROM o
+LEFT JOIN roll c ON c.repo = o.repo AND c.day = o.origin
+LEFT JOIN roll l7 ON l7.repo = o.repo AND l7.day = o.origin - 7
+LEFT JOIN roll l14 ON l14.repo = o.repo AND l14.day = o.origin - 14
+LEFT JOIN roll l21 ON l21.repo = o.repo AND l21.day = o.origin - 21
+LEFT JOIN roll l91 ON l91.repo = o.repo AND l91.day = o.origin - 91
+LEFT JOIN roll l364 ON l364.repo = o.repo AND l364.day = o.origin - 364
+LEFT JOIN first_seen f ON f.repo = o.repo AND f.first_day <= o.origin
+LEFT JOIN market m ON m.day = o.origin
+LEFT JOIN cat ON cat.repo = o.repo AND cat.origin = o.origin
+LEFT JOIN release_context rc ON rc.repo = o.repo AND rc.day = o.origin
+LEFT JOIN commit_signals cs ON cs.repo = o.repo AND cs.day = o.origin AND NOT coalesce(cs.gap,
+  FALSE)
+ORDER BY o.repo, o.origin
+"""
+
+
+def build_features(con: duckdb.DuckDBPyConnection, origins: str) -> pd.DataFrame:
+    """Base features for every (repo, origin) in table/view `origins`.
+
+    Returns one row per pair: repo, origin, the state on the origin (stars, velocity_7d,
+    velocity_28d, velocity_90d, velocity_3d, acceleration_7d, acceleration_28d, accel_sd_91d,
+    commit_velocity_28d) and `BASE_FEATURES` (NaN where the data does not exist).
+    """
+    df = con.execute(_FEATURES_SQL.format(origins=origins)).df()
+    for name in BASE_FEATURES:
+        df[name] = df[name].astype("float64")
+    return df
+
+
+def data_end(con: duckdb.DuckDBPyConnection) -> date:
+    """The last day with a star count in `star_signals` (StoreError when empty)."""
+    day = con.execute("SELECT max(day) FROM star_signals WHERE stars IS NOT NULL").fetchall()[0][0]
+    if day is None:
+        raise StoreError("star_signals is empty: run `shu signals` after loading stars")
+    return day

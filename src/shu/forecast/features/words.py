@@ -1,0 +1,243 @@
+"""The one driver vocabulary: every feature the models use, in an analyst's words.
+
+A forecast's drivers are features (`models.forecaster.Forecaster.drivers`); readers never see a
+feature's identifier. Two readers word them:
+- cards: `statement(name, value, template)` turns a feature value (as the forecast stored it)
+  back into what it measures, by the feature's definition (`features.star`, `features.rocm`, the
+  templates' threshold features in `questions`): ratios become "% above/below", signed logs
+  become the count they encode, z-scores become standard deviations from the past year's mean
+  ("the last 7 days ran 30% above the 28-day pace"). `WORDS` covers every feature of every
+  template (a test checks it); the ROCm templates' `history_years` and `months_since_release`
+  read commit history and are worded by `ROCM_WORDS`.
+- the breakout radar: `RADAR_STATEMENTS` groups the features into statements that quote the
+  stored rows behind their numbers (`radar.statements`), one statement per group.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from shu.forecast.questions.registry import ROCM_TEMPLATES
+
+Words = Callable[[float], str]
+
+
+def _count(v: float) -> float:
+    """The count a signed log ln(1 + |x|) * sign(x) encodes."""
+    return math.copysign(math.expm1(abs(v)), v)
+
+
+def _pace_vs(v: float, what: str) -> str:
+    """A pace relative to the 28-day pace (1 = the same) as '% above/below'."""
+    if v < 0:
+        return f"{what} lost stars, {abs(v):.0%} of the 28-day pace"
+    if abs(v - 1) < 0.005:
+        return f"{what} ran at the 28-day pace"
+    return f"{what} ran {abs(v - 1):.0%} {'above' if v > 1 else 'below'} the 28-day pace"
+
+
+def _sd(v: float, what: str) -> str:
+    return (
+        f"{what} is {abs(v):.1f} standard deviations {'above' if v >= 0 else 'below'} its "
+        "mean of the past year"
+    )
+
+
+def _change(v: float, when: str) -> str:
+    """(now - then) / max(|now|, |then|) as how the two paces compare."""
+    if v >= 0:
+        return f"{when} the 28-day pace was {1 - v:.0%} of today's"
+    return f"today's 28-day pace is {1 + v:.0%} of what it was {when}"
+
+
+def _vs_bar(v: float, what: str) -> str:
+    """ln(pace / breakout bar) as how far the pace is from the bar."""
+    ratio = math.exp(v)
+    if ratio >= 1:
+        return f"{what} already ran at {ratio:.1f} times the breakout bar"
+    return f"{what} ran at {ratio:.0%} of the breakout bar"
+
+
+def _flag(v: float, yes: str, no: str) -> str:
+    return yes if v >= 0.5 else no
+
+
+def _months(v: float) -> str:
+    return (
+        "its last release was a year or more ago"
+        if v >= 12.1
+        else f"its last release was {v:.1f} months ago"
+    )
+
+
+WORDS: dict[str, Words] = {
+    "log_stars": lambda v: f"it has {math.expm1(v):,.0f} stars",
+    "slog_velocity_28d": lambda v: (
+        f"it gained {_count(v):,.1f} stars a day over the last 28 days"
+        if v >= 0
+        else f"it lost {-_count(v):,.1f} stars a day over the last 28 days"
+    ),
+    "rel_velocity_7d": lambda v: _pace_vs(v, "the last 7 days"),
+    "rel_acceleration_7d": lambda v: (
+        f"the 7-day pace {'rose' if v >= 0 else 'fell'} in a week "
+        f"by {abs(v):.0%} of the 28-day pace"
+    ),
+    "rel_acceleration_28d": lambda v: (
+        f"the 28-day pace {'rose' if v >= 0 else 'fell'} in 28 "
+        f"days by {abs(v):.0%} of its current value"
+    ),
+    "velocity_7d_z": lambda v: _sd(v, "the 7-day pace"),
+    "velocity_28d_z": lambda v: _sd(v, "the 28-day pace"),
+    "rel_accel_sd_91d": lambda v: (
+        f"its acceleration swung by {v:.0%} of the pace (one standard deviation) over 91 days"
+    ),
+    "rel_accel_max_91d": lambda v: (
+        f"its highest acceleration in 91 days was {v:.0%} of today's pace"
+    ),
+    "rel_velocity_vs_max_91d": lambda v: f"the 28-day pace is {v:.0%} of its 91-day high",
+    "velocity_change_91d": lambda v: _change(v, "91 days ago"),
+    "velocity_change_364d": lambda v: _change(v, "a year ago"),
+    "log_star_growth_364d": lambda v: f"its star count grew {math.expm1(v):.0%} in a year",
+    "history_years": lambda v: f"its star history spans {v:.1f} years (counted up to 3)",
+    "coverage_91d": lambda v: f"its 28-day pace is known on {v:.0%} of the last 91 days",
+    "market_velocity_z": lambda v: _sd(v, "the median repository's 28-day pace"),
+    "market_rel_acceleration": lambda v: (
+        f"the median repository's pace {'rose' if v >= 0 else 'fell'} by {abs(v):.0%} in 28 days"
+    ),
+    "category_accelerating_share": lambda v: f"{v:.0%} of its category is accelerating",
+    "category_rel_acceleration": lambda v: (
+        f"its category's median pace "
+        f"{'rose' if v >= 0 else 'fell'} by {abs(v):.0%} of "
+        "the category's mean pace in 28 days"
+    ),
+    "phase_emerging": lambda v: _flag(
+        v, "it is in its emerging phase", "it is not in its emerging phase"
+    ),
+    "phase_expansion": lambda v: _flag(
+        v, "it is in its expansion phase", "it is not in its expansion phase"
+    ),
+    "phase_decline": lambda v: _flag(v, "it is in decline", "it is not in decline"),
+    "months_since_release": _months,
+    "releases_365d": lambda v: f"it published {v:.0f} releases in the last year",
+    "release_interval_ratio": lambda v: (
+        f"its last release was {v:.1f} times its usual interval between releases ago"
+    ),
+    "slog_commit_velocity_28d": lambda v: (
+        f"it had {_count(v):,.1f} commits a day over the last 28 days"
+    ),
+    "rel_commit_acceleration_28d": lambda v: (
+        f"its commit pace {'rose' if v >= 0 else 'fell'} by {abs(v):.0%} in 28 days"
+    ),
+    "rocm_share_28d": lambda v: f"{v:.1%} of its commits in the last 28 days touched ROCm",
+    "rel_velocity_7d_lag7": lambda v: _pace_vs(v, "the week before last"),
+    "rel_velocity_7d_lag14": lambda v: _pace_vs(v, "the week two weeks back"),
+    "rel_velocity_7d_lag21": lambda v: _pace_vs(v, "the week three weeks back"),
+    "rel_median_gain_28d": lambda v: (
+        f"its median day of the last 28 brought {v:.0%} of the average day's stars"
+    ),
+    "max_day_share_28d": lambda v: f"its busiest day brought {v:.0%} of the 28 days' stars",
+    "rel_velocity_3d": lambda v: _pace_vs(v, "the last 3 days"),
+    "gap_rel_velocity": lambda v: (
+        f"the threshold is {abs(v):.0%} of today's pace "
+        f"{'above' if v >= 0 else 'below'} today's acceleration"
+    ),
+    "gap_rel_sd": lambda v: (
+        f"the threshold is {abs(v):.1f} typical 91-day swings "
+        f"{'above' if v >= 0 else 'below'} today's acceleration"
+    ),
+    "slog_threshold": lambda v: f"the threshold asked is {_count(v):+,.2f} stars a day",
+    "log_level_vs_velocity": lambda v: (
+        f"the level asked is {math.exp(v):.2f} times today's 28-day pace"
+    ),
+    "log_gain_vs_pace": lambda v: (
+        f"the gain asked is {math.exp(v):.2f} times what today's pace would bring"
+    ),
+    # the breakout bar of `star_breakout` (X stars/day over the 28 days ending on t + H)
+    "log_velocity_7d_vs_bar": lambda v: _vs_bar(v, "the last 7 days"),
+    "log_velocity_3d_vs_bar": lambda v: _vs_bar(v, "the last 3 days"),
+    "log_velocity_28d_vs_bar": lambda v: _vs_bar(v, "the last 28 days"),
+    "rel_velocity_28d_vs_90d": lambda v: f"the 28-day pace is {v:.0%} of the 90-day pace",
+    "log_bar": lambda v: f"a breakout needs {math.exp(v):,.1f} stars a day over 28 days",
+    # ROCm adoption (`features.rocm.FEATURES` and the rocm_share_reach threshold features)
+    "share_28d": lambda v: f"{v:.1%} of its mainline commits in 28 days touched ROCm",
+    "share_90d": lambda v: f"{v:.1%} of its mainline commits in 90 days touched ROCm",
+    "share_365d": lambda v: f"{v:.1%} of its mainline commits in a year touched ROCm",
+    "share_90d_change": lambda v: f"its 90-day ROCm share moved {100 * v:+.1f} points in 90 days",
+    "log_rocm_commits_90d": lambda v: (
+        f"it had {math.expm1(v):,.0f} ROCm-touching commits in 90 days"
+    ),
+    "log_rocm_commits_365d": lambda v: (
+        f"it had {math.expm1(v):,.0f} ROCm-touching commits in a year"
+    ),
+    "log_commits_90d": lambda v: f"it had {math.expm1(v):,.0f} mainline commits in 90 days",
+    "ever_rocm": lambda v: _flag(
+        v, "it has had ROCm-touching commits", "it has never had a ROCm-touching commit"
+    ),
+    "years_since_rocm": lambda v: (
+        "it has had no ROCm-touching commit in 5 years or more"
+        if v >= 4.99
+        else f"its last ROCm-touching commit was {v:.1f} years ago"
+    ),
+    "log_releases_365d": lambda v: f"it published {math.expm1(v):,.0f} releases in a year",
+    "rocm_releases_365d_share": lambda v: f"{v:.0%} of its releases in a year mention ROCm",
+    "threshold_gap": lambda v: (
+        f"the share asked is {100 * v:.1f} points above today's 90-day share"
+    ),
+    "log_threshold_ratio": lambda v: (
+        f"the share asked is {math.exp(v):.1f} times today's 90-day share"
+    ),
+}
+ROCM_WORDS: dict[str, Words] = {
+    "history_years": lambda v: f"its commit history spans {v:.1f} years (counted up to 5)",
+    "months_since_release": _months,
+}
+
+
+def statement(name: str, value: float | None, template: str) -> str | None:
+    """The feature's value as a plain statement (None when the value is missing or the feature
+    is not one shu knows, so an identifier never reaches the text)."""
+    words = (ROCM_WORDS.get(name) if template in ROCM_TEMPLATES else None) or WORDS.get(name)
+    if words is None or value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    text = words(float(value))
+    return text[0].upper() + text[1:]
+
+
+# The radar's statements: feature -> the statement (quoting stored rows, `radar.statements`) that
+# puts it in words there; features without one are not worded on the radar.
+RADAR_STATEMENTS = {
+    "rel_velocity_7d": "week",
+    "log_velocity_7d_vs_bar": "week",
+    "rel_acceleration_7d": "week",
+    "velocity_7d_z": "week",
+    "rel_velocity_3d": "days3",
+    "log_velocity_3d_vs_bar": "days3",
+    "log_velocity_28d_vs_bar": "bar",
+    "log_bar": "bar",
+    "slog_velocity_28d": "bar",
+    "rel_acceleration_28d": "accel",
+    "rel_accel_sd_91d": "accel",
+    "rel_accel_max_91d": "accel",
+    "max_day_share_28d": "spike",
+    "rel_median_gain_28d": "spike",
+    "phase_emerging": "phase",
+    "phase_expansion": "phase",
+    "phase_decline": "phase",
+    "market_velocity_z": "market",
+    "market_rel_acceleration": "market",
+    "category_accelerating_share": "category",
+    "category_rel_acceleration": "category",
+    "rel_velocity_28d_vs_90d": "quarter",
+    "velocity_change_91d": "quarter",
+    "rel_velocity_vs_max_91d": "quarter",
+    "velocity_28d_z": "year",
+    "velocity_change_364d": "year",
+    "log_star_growth_364d": "year",
+    "log_stars": "size",
+    "rel_velocity_7d_lag7": "weeks",
+    "rel_velocity_7d_lag14": "weeks",
+    "rel_velocity_7d_lag21": "weeks",
+    "history_years": "age",
+    "coverage_91d": "age",
+}

@@ -1,0 +1,335 @@
+"""Issuing today's forecasts, append-only: what `shu forecast`, `shu daily` and `shu replay` write.
+
+For each trained template x horizon, each tracked repository with signals on the origin (for
+the radar's templates, `ranked` in the registry: every repository in the store with a 28-day
+velocity on the origin, whatever its source) gets the question its template's rule chooses
+(`question_rows`), a calibrated probability (after the regime guard, `calibration.guard`), its
+confidence band (`confidence`), the features it saw, its top drivers (from the model) and
+receipts (the stored values behind its numbers), and the base rate it is read against: the
+climatology of its template, horizon and threshold bucket that its model recorded when trained
+(`base_rates.climatology_rate`, stored as `forecasts.base_rate`). Interval forecasts store
+their predictive quantiles in `forecast_intervals` and, in `forecasts`, the nominal 0.8 that
+their 80% interval holds. Questions users declare in shu.toml (`[[questions]]`) are issued the
+same way with their own threshold, for every trained template x horizon they name.
+
+The forecast id is a hash of (repo, template, threshold, horizon, origin, model version), so
+re-running on the same day with the same model issues nothing new; existing rows are never
+edited.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+import pandas as pd
+
+from shu.errors import ConfigError, StoreError
+from shu.forecast.base_rates import climatology_rate
+from shu.forecast.calibration import guard, state_store
+from shu.forecast.confidence import confidence_band
+from shu.forecast.features.examples import base_frame, threshold_bucket, with_thresholds
+from shu.forecast.features.star import data_end
+from shu.forecast.live.question_rows import declared_rocm_rows, declared_star_rows, rocm_rows
+from shu.forecast.models.artifact import load_forecasters, model_path
+from shu.forecast.models.forecaster import Forecaster
+from shu.forecast.models.interval import IntervalForecaster
+from shu.forecast.questions.registry import TEMPLATES, Template, template
+from shu.receipts import Citation
+from shu.settings import DeclaredQuestion, Settings, get_settings
+from shu.store import Store, utcnow
+
+# An interval forecast's row in `forecasts` reads as "the 80% interval will hold" at p = 0.8.
+NOMINAL_80 = 0.8
+RADAR_DRIVERS = 8
+
+
+@dataclass(frozen=True)
+class IssuedForecast:
+    """One forecast row as written to `forecasts`."""
+
+    forecast_id: str
+    repo: str
+    template: str
+    origin: date
+    horizon_days: int
+    resolves_on: date
+    threshold: float
+    question: str
+    probability: float
+    confidence: str
+    model_version: str
+    features: str
+    drivers: str
+    receipts: str
+    calibration: str | None = None
+    base_rate: float | None = None
+    base_rate_n: int | None = None
+
+
+def forecast_id(
+    repo: str, template: str, threshold: float, horizon_days: int, origin: date, model_version: str
+) -> str:
+    """Deterministic id of a forecast (16 hex of SHA-256 over its defining fields)."""
+    key = f"{repo}|{template}|{threshold:.6g}|{horizon_days}|{origin.isoformat()}|{model_version}"
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def issue_forecasts(
+    store: Store,
+    origin: date | None = None,
+    settings: Settings | None = None,
+    forecasters: list[Forecaster] | None = None,
+    model_version: str | None = None,
+    once_per: str | None = None,
+) -> list[IssuedForecast]:
+    """Issue forecasts for the tracked repositories as of `origin` (default: last data day).
+
+    Loads the model from `settings.models_dir` unless `forecasters` and `model_version` are
+    given. With `once_per` (a model_version prefix), a question (repo, template, threshold,
+    horizon, origin) already forecast by any version with that prefix is not issued again, so
+    `shu replay` re-runs converge even when a refit gives another version. Returns the forecasts
+    newly written (empty on a same-day re-run).
+    """
+    settings = settings or get_settings()
+    if forecasters is None:
+        model_version, forecasters = load_forecasters(model_path(settings))
+    if not model_version:
+        raise StoreError("a model version is needed to issue forecasts")
+    origin = origin or data_end(store.con)
+    _check_declared(settings.questions)
+    repos = list(
+        dict.fromkeys([r.repo for r in settings.repos] + [q.repo for q in settings.questions])
+    )
+    base = base_frame(store.con, [origin], repos)
+    everyone = None  # every repository with signals on the origin (the radar), when needed
+    issued: list[IssuedForecast] = []
+    intervals: dict[str, list[float]] = {}
+    with store.transaction():  # the calibration rows commit with the forecasts that use them
+        applied = state_store.prepare(
+            store,
+            [fc for fc in forecasters if template(fc.template).family == "star"],
+            origin,
+            model_version,
+        )
+        for fc in forecasters:
+            spec = template(fc.template)
+            if spec.family == "rocm":
+                rows = rocm_rows(store.con, origin, repos, fc.template, fc.horizon_days)
+                rows = pd.concat(
+                    [
+                        rows,
+                        declared_rocm_rows(
+                            store.con, origin, fc.template, fc.horizon_days, settings.questions
+                        ),
+                    ],
+                    ignore_index=True,
+                )
+            else:
+                if spec.ranked and everyone is None:
+                    everyone = base_frame(store.con, [radar_origin(store, origin, repos)])
+                rows = with_thresholds(
+                    store.con, everyone if spec.ranked else base, fc.template, fc.horizon_days
+                )
+            if rows.empty:
+                continue
+            calibration = applied.get((fc.template, fc.horizon_days))
+            if isinstance(fc, IntervalForecaster):
+                if calibration is None or calibration.state is None:
+                    raise StoreError(f"{fc.template}/{fc.horizon_days}: no calibration state")
+                quantiles = fc.quantiles(rows, calibration.state.levels, calibration.guard.widen)
+                for i, row in rows.reset_index(drop=True).iterrows():
+                    record = _record(row, fc, NOMINAL_80, [], origin, model_version, calibration)
+                    intervals[record.forecast_id] = [float(q) for q in quantiles[i]]
+                    issued.append(record)
+                continue
+            if spec.family == "star":
+                declared = declared_star_rows(
+                    base, fc.template, fc.horizon_days, settings.questions
+                )
+                rows = pd.concat([rows, declared], ignore_index=True)
+            probabilities = fc.predict(rows)
+            # of the model itself, before the guard; the radar words its drivers from the raw
+            # values behind them, so it keeps enough to find three it can word
+            drivers = fc.drivers(rows, top=RADAR_DRIVERS if spec.ranked else 4)
+            block_rates = None
+            if calibration is not None:
+                block_rates = fc.calibration_block_rate(threshold_bucket(fc.template, rows))
+                probabilities = guard.shrink_probabilities(
+                    probabilities,
+                    block_rates,
+                    rows["velocity_28d"].to_numpy(),
+                    calibration.guard.shrink,
+                )
+            for i, row in rows.reset_index(drop=True).iterrows():
+                issued.append(
+                    _record(
+                        row,
+                        fc,
+                        float(probabilities[i]),
+                        drivers[i],
+                        pd.Timestamp(row["origin"]).date(),
+                        model_version,
+                        calibration,
+                        None if block_rates is None else float(block_rates[i]),
+                    )
+                )
+        issued = list({f.forecast_id: f for f in issued}.values())
+        inserted = _append(store, issued, intervals, once_per)
+    return [f for f in issued if f.forecast_id in inserted]
+
+
+def radar_origin(store: Store, origin: date, tracked: list[str]) -> date:
+    """The radar's origin: the newest day on or before `origin` on which some repository
+    outside `tracked` had its star count observed (not held from an earlier day), so that when
+    only the tracked repositories got fresh counts (no ranking file or GH Archive hours loaded)
+    the radar forecasts from the newest counts the others have, not from days on which their
+    counts are merely carried forward; `origin` itself when the store has no other repository.
+    """
+    marks = ", ".join("?" for _ in tracked) or "NULL"
+    day = store.con.execute(
+        f"SELECT max(day) FROM star_signals WHERE day <= ? AND stars_age_days = 0 "
+        f"AND repo NOT IN ({marks})",
+        [origin, *tracked],
+    ).fetchone()
+    return (day[0] if day else None) or origin
+
+
+def _check_declared(questions: list[DeclaredQuestion]) -> None:
+    for i, q in enumerate(questions):
+        if q.template not in TEMPLATES or TEMPLATES[q.template].kind != "yes_no":
+            choices = ", ".join(t for t, spec in TEMPLATES.items() if spec.kind == "yes_no")
+            raise ConfigError(
+                f"questions[{i}] ({q.repo}): template {q.template!r} cannot be "
+                f"declared; choose from {choices}"
+            )
+
+
+def _record(
+    row: pd.Series,
+    fc: Forecaster | IntervalForecaster,
+    probability: float,
+    drivers: list[dict],
+    origin: date,
+    model_version: str,
+    calibration: state_store.Applied | None = None,
+    calibration_block_rate: float | None = None,
+) -> IssuedForecast:
+    """The row of one forecast. `calibration_block_rate` (the rate the regime guard pulls
+    towards, recorded in the forecast's calibration state) is not its climatology: the
+    climatology its model recorded when trained is stored as `base_rate`."""
+    threshold = float(row["threshold"])
+    spec = template(fc.template)
+    seen = {
+        name: (None if pd.isna(row[name]) else round(float(row[name]), 6)) for name in fc.features
+    }
+    receipts = _receipts(spec, row, origin)
+    climatology = climatology_rate(getattr(fc, "climatology", None), row.get("bucket", 0))
+    state = None
+    if calibration is not None:
+        velocity = None if pd.isna(row["velocity_28d"]) else float(row["velocity_28d"])
+        state = calibration.describe(origin, model_version, velocity, calibration_block_rate)
+        column = "shrink" if calibration.state is None else "levels"
+        receipts.append(
+            Citation("row", "forecast_calibration", state["row"], column, state.get(column), origin)
+        )
+    return IssuedForecast(
+        forecast_id=forecast_id(
+            row["repo"], fc.template, threshold, fc.horizon_days, origin, model_version
+        ),
+        repo=row["repo"],
+        template=fc.template,
+        origin=origin,
+        horizon_days=fc.horizon_days,
+        resolves_on=origin + timedelta(days=fc.horizon_days),
+        threshold=threshold,
+        question=spec.question(row["repo"], origin, fc.horizon_days, threshold),
+        probability=probability if not math.isnan(probability) else 0.5,
+        confidence=confidence_band(probability),
+        model_version=model_version,
+        features=json.dumps(seen),
+        drivers=json.dumps(drivers),
+        receipts=json.dumps([c.as_record() for c in receipts]),
+        calibration=None if state is None else json.dumps(state),
+        base_rate=climatology[0] if climatology else None,
+        base_rate_n=climatology[1] if climatology else None,
+    )
+
+
+def _receipts(spec: Template, row: pd.Series, origin: date) -> list[Citation]:
+    """The stored values on the origin behind a forecast's features (`spec.receipts`): star
+    templates cite their `star_signals` row; the ROCm templates the commit and release
+    aggregates over trailing windows ending on the origin."""
+    star = spec.family == "star"
+    return [
+        Citation(
+            "row",
+            "star_signals" if star else ("releases" if c == "months_since_release" else "commits"),
+            {"repo": row["repo"], ("day" if star else "window_end"): str(origin)},
+            c,
+            None if pd.isna(row[c]) else float(row[c]),
+            origin,
+        )
+        for c in spec.receipts
+    ]
+
+
+def _append(
+    store: Store,
+    issued: list[IssuedForecast],
+    intervals: dict[str, list[float]],
+    once_per: str | None = None,
+) -> set[str]:
+    """Insert forecasts whose id is not stored yet (never touching existing rows), with the
+    predictive quantiles of interval forecasts (`intervals`: forecast_id -> QUANTILES values)
+    in `forecast_intervals`, in one transaction; return the new ids. With `once_per`, questions
+    already forecast by a version starting with it count as stored (re-keyed to this batch's
+    version)."""
+    if not issued:
+        return set()
+    frame = pd.DataFrame([f.__dict__ for f in issued])
+    frame["base_rate_n"] = frame["base_rate_n"].astype("Int64")
+    frame["issued_at"] = utcnow()
+    origins = sorted({f.origin for f in issued})  # the radar's may be earlier (radar_origin)
+    version = issued[0].model_version
+    marks = ", ".join("?" for _ in origins)
+    with store.transaction():
+        existing = {
+            r[0]
+            for r in store.con.execute(
+                f"SELECT forecast_id FROM forecasts WHERE origin IN ({marks})", origins
+            ).fetchall()
+        }
+        if once_per:
+            existing |= {
+                forecast_id(repo, template, threshold, horizon, day, version)
+                for repo, template, threshold, horizon, day in store.con.execute(
+                    "SELECT repo, template, threshold, horizon_days, origin "
+                    f"FROM forecasts WHERE origin IN ({marks}) "
+                    "AND starts_with(model_version, ?)",
+                    [*origins, once_per],
+                ).fetchall()
+            }
+        frame = frame[~frame["forecast_id"].isin(existing)]
+        if frame.empty:
+            return set()
+        store.con.register("_fc_new", frame)
+        try:
+            cols = ", ".join(frame.columns)
+            store.con.execute(f"INSERT INTO forecasts ({cols}) SELECT {cols} FROM _fc_new")
+        finally:
+            store.con.unregister("_fc_new")
+        new_intervals = [
+            [fid, *q] for fid, q in intervals.items() if fid in set(frame["forecast_id"])
+        ]
+        if new_intervals:
+            store.con.executemany(
+                "INSERT INTO forecast_intervals (forecast_id, quantity, unit, lower_95, lower_80, "
+                "lower_50, median, upper_50, upper_80, upper_95) VALUES "
+                "(?, 'velocity_28d on resolves_on', 'stars/day', ?, ?, ?, ?, ?, ?, ?)",
+                new_intervals,
+            )
+    return set(frame["forecast_id"])

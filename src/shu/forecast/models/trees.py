@@ -1,0 +1,119 @@
+"""Fitted gradient-boosting trees as a few flat arrays of our own: what shu saves (and predicts
+with once saved; fitting and the backtest use the estimators themselves).
+
+scikit-learn's HistGradientBoosting keeps each tree as an object with a 56-byte record per node
+(gain, sample count, depth and binned thresholds included, which prediction never reads) plus
+the binning tables of the fit; serialised with skops, every tree is a separate entry of the zip
+file. `BoostedTrees.from_hgb` keeps only what prediction reads — per node the feature, the
+threshold (float64, so every split decision is the estimator's own), the child nodes, where a
+missing value goes and the leaf value (float32: at most ~1e-7 of a leaf's value) — for all
+trees in one set of arrays: a fraction of the size, predicting what the estimator predicts (to
+about 1e-6 in log-odds; the figures are in benchmarks/README.md, Forecast).
+
+`decision_function` / `predict` return the raw prediction (the baseline plus the leaf values of
+every tree): the log-odds of a binary classifier, the prediction of a regressor with an
+identity link (the quantile loss of the interval models).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+ROWS_PER_CHUNK = 4096  # rows traversed at once (memory: trees x rows x 8 bytes per array)
+
+
+class BoostedTrees:
+    """The trees of one fitted HistGradientBoosting estimator (single output)."""
+
+    def __init__(
+        self,
+        baseline: float,
+        roots: np.ndarray,
+        feature: np.ndarray,
+        threshold: np.ndarray,
+        left: np.ndarray,
+        right: np.ndarray,
+        missing_left: np.ndarray,
+        is_leaf: np.ndarray,
+        value: np.ndarray,
+        depth: int,
+    ):
+        self.baseline = float(baseline)
+        self.roots = np.asarray(roots, dtype=np.int32)
+        self.feature = np.asarray(feature, dtype=np.int16)
+        self.threshold = np.asarray(threshold, dtype=np.float64)
+        self.left = np.asarray(left, dtype=np.int32)
+        self.right = np.asarray(right, dtype=np.int32)
+        self.missing_left = np.asarray(missing_left, dtype=bool)
+        self.is_leaf = np.asarray(is_leaf, dtype=bool)
+        self.value = np.asarray(value, dtype=np.float32)
+        self.depth = int(depth)
+
+    @classmethod
+    def from_hgb(cls, estimator: Any) -> BoostedTrees:
+        """The trees of a fitted HistGradientBoostingClassifier (two classes) or Regressor."""
+        if getattr(estimator, "n_trees_per_iteration_", 1) != 1:
+            raise ValueError("only single-output boosting (binary or regression) is supported")
+        if np.any(getattr(estimator, "is_categorical_", None) or False):
+            raise ValueError("categorical splits are not supported")
+        parts: list[tuple[np.ndarray, ...]] = []
+        roots: list[int] = []
+        offset = depth = 0
+        for (tree,) in estimator._predictors:
+            nodes = tree.nodes
+            roots.append(offset)
+            parts.append(
+                (
+                    nodes["feature_idx"],
+                    nodes["num_threshold"],
+                    nodes["left"] + offset,
+                    nodes["right"] + offset,
+                    nodes["missing_go_to_left"],
+                    nodes["is_leaf"],
+                    nodes["value"],
+                )
+            )
+            depth = max(depth, int(nodes["depth"].max()))
+            offset += len(nodes)
+        feature, threshold, left, right, missing_left, is_leaf, value = (
+            np.concatenate(c) for c in zip(*parts, strict=True)
+        )
+        baseline = float(np.asarray(estimator._baseline_prediction).ravel()[0])
+        return cls(
+            baseline,
+            np.array(roots),
+            feature,
+            threshold,
+            left,
+            right,
+            missing_left,
+            is_leaf,
+            value,
+            depth,
+        )
+
+    def decision_function(self, x: np.ndarray) -> np.ndarray:
+        """The raw prediction for each row of `x` (float64, NaN = missing)."""
+        x = np.asarray(x, dtype=np.float64)
+        out = np.empty(len(x))
+        for start in range(0, len(x), ROWS_PER_CHUNK):
+            out[start : start + ROWS_PER_CHUNK] = self._raw(x[start : start + ROWS_PER_CHUNK])
+        return out
+
+    predict = decision_function  # regressors: identity link
+
+    def _raw(self, x: np.ndarray) -> np.ndarray:
+        rows = np.arange(len(x))[None, :]
+        node = np.repeat(self.roots[:, None], len(x), axis=1)
+        for _ in range(self.depth):
+            leaf = self.is_leaf[node]
+            if leaf.all():
+                break
+            value = x[rows, self.feature[node]]
+            go_left = np.where(
+                np.isnan(value), self.missing_left[node], value <= self.threshold[node]
+            )
+            node = np.where(leaf, node, np.where(go_left, self.left[node], self.right[node]))
+        return self.baseline + self.value[node].astype(np.float64).sum(axis=0)

@@ -1,0 +1,117 @@
+"""Calibration state tables: the store's regime on each forecast origin (`market_regime`) and
+the state each day's forecasts were issued with (`forecast_calibration`: the regime guard and the
+online conformal levels), written by `shu.forecast.calibration.state_store`."""
+
+from shu.schema.base import Table, col
+
+_STATS = (
+    (
+        "share_falling_7d",
+        "Of the repository-days in the 7 days to `day` with a star count "
+        "observed that day and the day before, the share whose count fell.",
+        "fraction",
+    ),
+    ("share_falling_28d", "The same over the 28 days to `day`.", "fraction"),
+    (
+        "share_v28_nonpos",
+        "Share of repositories whose 28-day velocity on `day` is <= 0.",
+        "fraction",
+    ),
+    (
+        "mass_loss_days_28d",
+        "Days of the 28 to `day` on which the share of repositories whose "
+        "count fell was more than twice its median over the preceding year.",
+        "days",
+    ),
+)
+
+MARKET_REGIME = Table(
+    name="market_regime",
+    description="The cross-section of the whole store on a forecast origin: how many "
+    "repositories are losing stars, against the store's own history (the median "
+    "and robust z-score over the 730 days ending 28 days before). Written when "
+    "forecasts are issued; the regime guard reads `distance`.",
+    primary_key=("day",),
+    group="forecasts",
+    columns=(
+        col("day", "DATE", "The origin the state is as of (only days on or before it are read)."),
+        *(col(name, "DOUBLE", text, unit) for name, text, unit in _STATS),
+        *(
+            col(f"usual_{name}", "DOUBLE", f"Median of {name} over the reference window.", unit)
+            for name, _, unit in _STATS
+        ),
+        *(
+            col(
+                f"{name}_z",
+                "DOUBLE",
+                f"(value - usual) / (interquartile range / 1.349) of "
+                f"{name} over the reference window; NULL with under 180 reference days.",
+                "sd",
+            )
+            for name, _, _ in _STATS
+        ),
+        col(
+            "distance",
+            "DOUBLE",
+            "How far outside its history the store is: max of "
+            "share_falling_7d_z and share_falling_28d_z (NULL when it cannot say).",
+            "sd",
+        ),
+        col(
+            "n_repos",
+            "INTEGER",
+            "Most repositories with an observed day-to-day change on one "
+            "day of the 28 (under 100: no cross-section, the values are NULL).",
+        ),
+    ),
+)
+
+FORECAST_CALIBRATION = Table(
+    name="forecast_calibration",
+    description="The calibration state the forecasts of one origin used, per template x "
+    "horizon (and velocity band for interval templates): the regime guard and the "
+    "online conformal levels updated from the questions resolved by that origin. "
+    "Each forecast's `calibration` column names its row.",
+    primary_key=("origin", "model_version", "template", "horizon_days", "band"),
+    group="forecasts",
+    columns=(
+        col("origin", "DATE", "The origin whose forecasts used this state."),
+        col("model_version", "VARCHAR", "The model the forecasts came from."),
+        col("template", "VARCHAR", "Question template."),
+        col("horizon_days", "INTEGER", "Horizon H.", "days"),
+        col(
+            "band",
+            "VARCHAR",
+            "Band of the 28-day velocity on the origin ('<1', '1-5', "
+            "'5-20', '>=20' stars/day) for interval templates; 'all' for yes/no templates.",
+        ),
+        col("regime_distance", "DOUBLE", "`market_regime.distance` on the origin.", "sd"),
+        col(
+            "shrink",
+            "DOUBLE",
+            "Guard: factor on the log-odds of repositories losing stars, "
+            "towards the base rate (1 = off; yes/no templates).",
+        ),
+        col(
+            "widen",
+            "DOUBLE",
+            "Guard: factor on the interval scores about their median "
+            "(1 = off; interval templates).",
+        ),
+        col(
+            "levels",
+            "DOUBLE[]",
+            "Online conformal levels issued for the nominal 0.025, 0.1, "
+            "0.25, 0.5, 0.75, 0.9, 0.975 (interval templates; NULL for yes/no).",
+        ),
+        col(
+            "resolved_through",
+            "DATE",
+            "The newest resolution day of a question the state has read (never after `origin`).",
+        ),
+        col("n_resolved", "INTEGER", "Resolved questions the state has read since it started."),
+        col("updated_on", "DATE", "Origin of the state's last update (updates come weekly)."),
+    ),
+)
+
+TABLES = (MARKET_REGIME, FORECAST_CALIBRATION)

@@ -1,0 +1,210 @@
+"""`shu backtest`, `shu train`, `shu forecast`, `shu resolve` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from support.cli import shu
+
+
+def test_backtest_json_train_forecast_resolve(synthetic_store, tmp_path):
+    db = synthetic_store.path
+    synthetic_store.close()
+    out = shu(
+        "backtest",
+        "--from",
+        "2024-01-01",
+        "--to",
+        "2024-02-10",
+        "--horizon",
+        "7",
+        "--template",
+        "star_velocity_up",
+        "--refit-weeks",
+        "8",
+        "--json",
+        "--out",
+        str(tmp_path / "bt"),
+        db=db,
+    )
+    assert out.returncode == 0, out.stderr
+    metrics = json.loads(out.stdout)
+    s = metrics["slices"]["star_velocity_up/7"]
+    assert s["n"] > 100 and s["n_repos"] == 24 and s["n_refits"] == 1
+    assert 0 <= s["ece"] <= 1 and s["ci95"]["brier"]["low"] <= s["brier"]
+    assert sum(b["n"] for b in s["bands"]) == s["n"]
+    assert (tmp_path / "bt" / "reliability.png").stat().st_size > 1000
+
+    bad = shu("backtest", "--from", "2024-13-01", "--to", "2024-02-10", db=db)
+    assert bad.returncode == 1 and "--from '2024-13-01'" in bad.stderr
+
+    models = tmp_path / "models"
+    out = shu(
+        "train",
+        "--models-dir",
+        str(models),
+        "--horizon",
+        "7",
+        "--template",
+        "star_velocity_up,release_within",
+        "--backtest",
+        str(tmp_path / "bt" / "backtest.json"),
+        db=db,
+    )
+    assert out.returncode == 0, out.stderr
+    assert (models / "forecaster.skops").stat().st_size < 5_000_000
+    card = json.loads((models / "forecaster.json").read_text())
+    assert set(card["models"]) == {"star_velocity_up/7"}
+    assert set(card["skipped"]) == {"release_within/7"}  # no release history in the store
+    assert card["backtest"]["slices"]["star_velocity_up/7"]["n"] == s["n"]
+
+    tracked = {
+        "SHU_MODELS_DIR": str(models),
+        "SHU_REPOS": json.dumps(
+            [{"repo": "org01/repo01", "category": "x"}, {"repo": "org02/repo02", "category": "x"}]
+        ),
+    }
+    out = shu("forecast", "--origin", "2024-02-10", db=db, **tracked)
+    assert out.returncode == 0, out.stderr
+    assert "2 new forecasts" in out.stdout
+    again = shu("forecast", "--origin", "2024-02-10", db=db, **tracked)
+    assert "0 new forecasts" in again.stdout
+    out = shu("resolve", "--as-of", "2024-02-16", db=db)
+    assert "pending: 2" in out.stdout  # resolves on 2024-02-17
+    out = shu("resolve", "--as-of", "2024-02-17", db=db)
+    assert out.returncode == 0, out.stderr
+    assert "pending: 0" in out.stdout
+
+
+def _history_store(path: Path) -> None:
+    """Commits and releases (no star counts) of 12 repositories over five years; the first four
+    mention ROCm in most release notes, the others rarely (a pattern a model can learn)."""
+    import numpy as np
+    import pandas as pd
+
+    from shu.store import open_store
+
+    rng = np.random.default_rng(3)
+    t0 = pd.Timestamp("2019-01-07 10:00")
+    commits, releases = [], []
+    for r in range(12):
+        repo = f"hist/repo{r:02d}"
+        for week in range(260):
+            for k in range(3):
+                commits.append(
+                    {
+                        "repo": repo,
+                        "sha": f"{repo}-{week}-{k}",
+                        "committed_at": t0 + pd.Timedelta(days=7 * week + 2 * k),
+                        "subject": "work",
+                        "parents": 1,
+                        "is_mainline": True,
+                        "touches_rocm": bool(r < 4 and rng.random() < 0.2),
+                        "source": "history",
+                    }
+                )
+        for n, day in enumerate(range(0, 7 * 260, 14)):
+            mention = rng.random() < (0.7 if r < 4 else 0.05)
+            releases.append(
+                {
+                    "repo": repo,
+                    "tag": f"v{n}",
+                    "name": f"v{n}",
+                    "source": "history",
+                    "body": "Adds ROCm 6 support" if mention else "Bug fixes",
+                    "published_at": t0 + pd.Timedelta(days=day),
+                }
+            )
+    with open_store(path) as store:
+        store.upsert("commits", pd.DataFrame(commits))
+        store.upsert("releases", pd.DataFrame(releases))
+
+
+def test_train_rocm_from_a_history_store_merges_into_the_star_model(synthetic_store, tmp_path):
+    """`shu train --merge` adds the ROCm models (logistic whatever --estimator says) to a saved
+    star model, keeps its models and backtest, and a re-run replaces rather than duplicates."""
+    from shu.forecast.models.artifact import load_forecasters
+
+    db = synthetic_store.path
+    synthetic_store.close()
+    models = tmp_path / "models"
+    out = shu(
+        "backtest",
+        "--from",
+        "2024-01-01",
+        "--to",
+        "2024-02-10",
+        "--horizon",
+        "7",
+        "--template",
+        "star_velocity_up",
+        "--json",
+        "--out",
+        str(tmp_path / "bt"),
+        db=db,
+    )
+    assert out.returncode == 0, out.stderr
+    out = shu(
+        "train",
+        "--models-dir",
+        str(models),
+        "--horizon",
+        "7",
+        "--template",
+        "star_velocity_up",
+        "--backtest",
+        str(tmp_path / "bt" / "backtest.json"),
+        db=db,
+    )
+    assert out.returncode == 0, out.stderr
+    star_card = json.loads((models / "forecaster.json").read_text())
+
+    history = tmp_path / "history.duckdb"
+    _history_store(history)
+    alone = shu(
+        "train",
+        "--models-dir",
+        str(tmp_path / "alone"),
+        "--horizon",
+        "30",
+        "--template",
+        "rocm_release_mention",
+        db=history,
+    )
+    assert alone.returncode == 0, alone.stderr  # trains as of the newest commit: no stars needed
+    for _ in range(2):
+        out = shu(
+            "train",
+            "--models-dir",
+            str(models),
+            "--horizon",
+            "30",
+            "--template",
+            "rocm_release_mention",
+            "--merge",
+            db=history,
+        )
+        assert out.returncode == 0, out.stderr
+        card = json.loads((models / "forecaster.json").read_text())
+        assert set(card["models"]) == {"star_velocity_up/7", "rocm_release_mention/30"}
+        assert card["models"]["star_velocity_up/7"] == star_card["models"]["star_velocity_up/7"]
+        assert card["backtest"] == star_card["backtest"]
+        assert card["version"] != star_card["version"]
+        version, forecasters = load_forecasters(models / "forecaster.skops")
+        assert version == card["version"]
+        by_key = {f"{f.template}/{f.horizon_days}": f for f in forecasters}
+        assert sorted(by_key) == sorted(card["models"]) and len(forecasters) == 2
+        assert by_key["rocm_release_mention/30"].estimator == "logistic"
+        assert card["models"]["rocm_release_mention/30"]["trained_through"] == "2023-12-29"
+
+    empty = shu(
+        "train",
+        "--models-dir",
+        str(tmp_path / "none"),
+        "--template",
+        "rocm_first_commit",
+        "--merge",
+        db=history,
+    )
+    assert empty.returncode == 1 and "--merge: no saved model" in empty.stderr
