@@ -4,7 +4,8 @@ today), `shu ingest github --backfill`, `shu daily` with no day given. The daily
 today's forecasts with the shipped model and its briefing has forecast cards.
 
 (The probe is due on a store that never had one; a probe result is ingested first so the test
-does not spend the half minute the real one takes.)
+does not spend the half minute the real one takes. The flow runs against the session's Prefect
+server, `prefect_api_url`, instead of starting an ephemeral one.)
 """
 
 from __future__ import annotations
@@ -20,13 +21,19 @@ from pathlib import Path
 from shu.testing.demo_sample import synthetic_sample
 
 
-def test_the_offline_recipe_gives_a_briefing_with_forecasts(tmp_path: Path) -> None:
+def test_the_offline_recipe_gives_a_briefing_with_forecasts(
+    tmp_path: Path, prefect_api_url: str
+) -> None:
     env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("SHU_", "PREFECT_")) and k != "GITHUB_TOKEN"
     }
-    env |= {"PREFECT_HOME": str(tmp_path / "prefect"), "COLUMNS": "120"}
+    env |= {
+        "PREFECT_HOME": str(tmp_path / "prefect"),
+        "PREFECT_API_URL": prefect_api_url,
+        "COLUMNS": "120",
+    }
     server = subprocess.Popen(
         [sys.executable, "-m", "shu.testing.github_server", "--port", "0"],
         stdout=subprocess.PIPE,

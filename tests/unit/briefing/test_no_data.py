@@ -22,6 +22,8 @@ def test_an_empty_store_gets_a_page_that_says_so(store, settings) -> None:
     assert f"## No data yet\n\n{NO_DATA[0].upper()}{NO_DATA[1:]}" in text
     for command, _ in LOAD_COMMANDS:
         assert f"- `{command}` — " in text
+    # shu's own code words stay code spans (not escaped backticks)
+    assert "stand-in `python -m shu.testing.github_server` (README)" in text
     # none of the sections a day with data has: no table of dashes, no stale list
     for absent in ("## At a glance", "## Signals", "## Forecasts", "Stale data", "| — |"):
         assert absent not in text

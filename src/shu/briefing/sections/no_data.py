@@ -5,6 +5,7 @@ looks like a quiet day. Built after the header, in place of every other section.
 from __future__ import annotations
 
 from shu.briefing.context import BriefingContext, Part
+from shu.safe_markdown import Md, safe_code, safe_inline
 from shu.store import LOAD_COMMANDS, NO_DATA
 
 KEYS = ("cards", "radar", "claims", "calibration_watch", "track_record")
@@ -23,7 +24,22 @@ def build(ctx: BriefingContext) -> Part:
             "sections/no_data.md.j2",
             reason=reason,
             notices=bool(ctx.notices),
-            commands=LOAD_COMMANDS,
+            commands=[(command, _words(what)) for command, what in LOAD_COMMANDS],
         ),
         data={"no_data": reason, "notes": {key: f"no data: {reason}" for key in KEYS}},
     )
+
+
+def _words(text: str) -> Md:
+    """shu's own words with `backticked` commands shown as code spans (every other string a
+    template prints is escaped, backticks included)."""
+    out = []
+    for i, part in enumerate(text.split("`")):
+        if i % 2:
+            out.append(safe_code(part))
+            continue
+        words = safe_inline(part)
+        lead = " " if part.startswith(" ") else ""
+        trail = " " if part.endswith(" ") and words else ""
+        out.append(lead + words + trail)
+    return Md("".join(out))
