@@ -10,8 +10,10 @@ Two cases:
   GitHub host name that does not resolve (https://api.github.invalid unless --github-url says
   otherwise): `shu daily` with no argument (target: within 30 s, about a dozen lines).
 
-For each it prints exit status, lines on stdout and stderr, Python tracebacks, and seconds, and
-with --show the console itself. Extra arguments after `--` go to `shu daily` (`-- --verbose`).
+For each it prints exit status, lines on stdout and stderr, Python tracebacks, and seconds (with
+--empty also the CPU seconds of all its processes and the load average around it: the machine is
+shared, and a run at load 8 says little about a quiet one), and with --show the console itself.
+Extra arguments after `--` go to `shu daily` (`-- --verbose`).
 
     PYTHONPATH=src .venv/bin/python benchmarks/console_lines.py [--empty] [--show] [-- --verbose]
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -105,7 +108,10 @@ def main() -> None:
 def empty(github_url: str, daily_args: list[str], runs: int, show: bool) -> None:
     """`shu daily` in a fresh folder with no store and no configuration, GitHub unreachable."""
     print(f"shu daily {' '.join(daily_args)}  (empty store, fresh folder, GitHub at {github_url})")
-    print(f"{'exit':>4} {'stdout':>6} {'stderr':>6} {'lines':>6} {'tracebacks':>10} {'seconds':>7}")
+    print(
+        f"{'exit':>4} {'stdout':>6} {'stderr':>6} {'lines':>6} {'tracebacks':>10} "
+        f"{'seconds':>7} {'CPU s':>6}"
+    )
     for _ in range(runs):
         with tempfile.TemporaryDirectory(prefix="shu-empty-") as tmp:
             env = {
@@ -114,6 +120,8 @@ def empty(github_url: str, daily_args: list[str], runs: int, show: bool) -> None
                 if not k.startswith(("SHU_", "PREFECT_")) and k != "GITHUB_TOKEN"
             }
             env |= {"SHU_GITHUB_API_URL": github_url, "PREFECT_HOME": f"{tmp}/prefect"}
+            load = os.getloadavg()[0]
+            cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             run = subprocess.run(
                 [sys.executable, "-m", "shu", "daily", *daily_args],
@@ -124,11 +132,14 @@ def empty(github_url: str, daily_args: list[str], runs: int, show: bool) -> None
                 timeout=1800,
             )
             seconds = time.perf_counter() - t0
+            cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
         out, err = run.stdout.splitlines(), run.stderr.splitlines()
         tracebacks = (run.stdout + run.stderr).count("Traceback (most recent call last)")
         print(
             f"{run.returncode:>4} {len(out):>6} {len(err):>6} {len(out) + len(err):>6} "
-            f"{tracebacks:>10} {seconds:>7.1f}   (load {os.getloadavg()[0]:.1f})",
+            f"{tracebacks:>10} {seconds:>7.1f} {cpu:>6.1f}   (load {load:.1f} -> "
+            f"{os.getloadavg()[0]:.1f})",
             flush=True,
         )
         if show:
