@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from shu.forecast.calibration import calibrate
+from shu.forecast.models.platt import calibrate
 
 
 def test_a_class_of_four_rows_calibrates_without_a_warning() -> None:
