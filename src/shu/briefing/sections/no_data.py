@@ -5,10 +5,9 @@ looks like a quiet day. Built after the header, in place of every other section.
 from __future__ import annotations
 
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.data import KEYS
 from shu.safe_markdown import Md, safe_code, safe_inline
 from shu.store import LOAD_COMMANDS, NO_DATA
-
-KEYS = ("cards", "radar", "claims", "calibration_watch", "track_record")
 
 
 def build(ctx: BriefingContext) -> Part:
