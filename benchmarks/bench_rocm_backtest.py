@@ -44,7 +44,7 @@ def main() -> int:
             check=True,
             stdout=subprocess.DEVNULL,
         )
-        print(f"shu ingest history: {time.perf_counter() - t0:.1f} s (22 repositories)")
+        print(f"shu ingest history: {time.perf_counter() - t0:.1f} s (38 repositories)")
     t0 = time.perf_counter()
     done = subprocess.run(
         [

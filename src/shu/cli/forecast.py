@@ -58,8 +58,8 @@ def train(
         False,
         "--merge",
         help="Keep the saved models this run does "
-        "not retrain (e.g. train the ROCm templates from a store of "
-        "imported histories into the star model).",
+        "not retrain, and their backtest slices where --backtest lacks them (e.g. train the "
+        "ROCm templates from a store of imported histories into the star model).",
     ),
 ) -> None:
     """Fit and calibrate the forecaster on the store; save it (skops) with its model card.
@@ -102,8 +102,7 @@ def train(
             store, templates, horizons, config=TrainingConfig(estimator), log=console.print
         )
     if merge:
-        result, previous_backtest = merge_previous(result, Path(out_dir))
-        bt = bt or previous_backtest
+        result, bt = merge_previous(result, Path(out_dir), bt)
     artifact = save_forecasters(Path(out_dir) / MODEL_FILE, result.forecasters, result.version)
     _, card_md = write_model_card(Path(out_dir), result, artifact, bt)
     console.print(

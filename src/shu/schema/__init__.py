@@ -15,6 +15,7 @@ from shu.schema import (
     intervals,
     probe,
     replay,
+    rocm_index,
     signals,
 )
 from shu.schema.base import Column, Table
@@ -23,6 +24,7 @@ ALL_TABLES: tuple[Table, ...] = (
     core.TABLES
     + activity.TABLES
     + signals.TABLES
+    + rocm_index.TABLES
     + forecasts.TABLES
     + intervals.TABLES
     + calibration_state.TABLES

@@ -18,21 +18,31 @@ Z_MIN_VALUES = 28
 # (is_mainline NULL on every row, e.g. from an API listing), every non-merge commit counts
 # (parents <= 1). Each counts on its committed_at day (UTC). Coverage: from the repository's
 # first counted commit day to its newest commit day, with no holes (a day without commits is 0).
-# CTEs `policy` (repo, knows_mainline, newest_day), `counted` and `daily` (repo, day,
-# commits_day, rocm_commits_day), for the repositories of subquery {repos}. Shared by
-# `commit_signals` and the ROCm adoption questions (`shu.forecast.questions.rocm`).
+# A commit touches ROCm when its touches_rocm flag is set (the one topic matcher); an author
+# whose author_is_bot is unknown counts as not a bot. CTEs `policy` (repo, knows_mainline,
+# newest_day), `counted_rows` (repo, sha, committed_at, day, rocm, bot: one row per counted
+# commit), `counted` and `daily` (repo, day, commits_day, rocm_commits_day, nonbot_commits_day,
+# nonbot_rocm_commits_day), for the repositories of subquery {repos}. Shared by
+# `commit_signals`, the ROCm ecosystem index (`rocm_index`) and the ROCm adoption questions
+# (`shu.forecast.questions.rocm`).
 COUNTED_COMMITS_SQL = """
 policy AS (
     SELECT repo, bool_or(is_mainline IS NOT NULL) AS knows_mainline,
            max(committed_at)::DATE AS newest_day
     FROM commits WHERE committed_at IS NOT NULL AND repo IN ({repos}) GROUP BY repo
-), counted AS (
-    SELECT c.repo, c.committed_at::DATE AS day, count(*) AS commits_day,
-           count(*) FILTER (WHERE c.touches_rocm) AS rocm_commits_day
+), counted_rows AS (
+    SELECT c.repo, c.sha, c.committed_at, c.committed_at::DATE AS day,
+           coalesce(c.touches_rocm, false) AS rocm, coalesce(c.author_is_bot, false) AS bot
     FROM commits c JOIN policy p USING (repo)
     WHERE c.committed_at IS NOT NULL
       AND CASE WHEN p.knows_mainline THEN coalesce(c.is_mainline, false)
                ELSE coalesce(c.parents, 1) <= 1 END
+), counted AS (
+    SELECT repo, day, count(*) AS commits_day,
+           count(*) FILTER (WHERE rocm) AS rocm_commits_day,
+           count(*) FILTER (WHERE NOT bot) AS nonbot_commits_day,
+           count(*) FILTER (WHERE rocm AND NOT bot) AS nonbot_rocm_commits_day
+    FROM counted_rows
     GROUP BY ALL
 ), grid AS (
     SELECT p.repo, unnest(generate_series(min(c.day), p.newest_day, INTERVAL 1 DAY))::DATE AS day
@@ -40,7 +50,9 @@ policy AS (
     GROUP BY p.repo, p.newest_day
 ), daily AS (
     SELECT g.repo, g.day, coalesce(c.commits_day, 0) AS commits_day,
-           coalesce(c.rocm_commits_day, 0) AS rocm_commits_day
+           coalesce(c.rocm_commits_day, 0) AS rocm_commits_day,
+           coalesce(c.nonbot_commits_day, 0) AS nonbot_commits_day,
+           coalesce(c.nonbot_rocm_commits_day, 0) AS nonbot_rocm_commits_day
     FROM grid g LEFT JOIN counted c USING (repo, day)
 )"""
 

@@ -1,4 +1,4 @@
-"""A straightforward pandas implementation of the star-signal definitions, used as the reference.
+"""A straightforward pandas implementation of the signal definitions, used as the reference.
 
 It is deliberately plain (dense daily grid per repository, `groupby().shift()` and
 `groupby().rolling()`), slow on the full dataset, and independent of the SQL: tests check that
@@ -7,15 +7,21 @@ It is deliberately plain (dense daily grid per repository, `groupby().shift()` a
 Definitions (shu.schema.signals): stars(t) = latest observation at or before t; a day is fresh
 when that observation is at most 7 days old; a w-day window [t-w, t] is defined when all its days
 are fresh (w = 7, 28, 90; `gap` flags only the 7- and 28-day windows and their accelerations);
-z-scores against the values of the trailing 365 days (t-364..t) with >= 28 values.
+z-scores against the values of the trailing 365 days (t-364..t) with >= 28 values. The commit
+signals and the ROCm ecosystem index's rows (`commit_signals_reference`, `rocm_index_reference`)
+follow the same plan over commits (shu.schema.signals, shu.schema.rocm_index).
 """
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
+from shu.settings import ROCM_PATTERN
 from shu.signals.lifecycle import lifecycle_phase
+from shu.signals.rocm_index import amd_own
 
 FRESH_DAYS = 7
 Z_WINDOW_DAYS = 365
@@ -149,3 +155,114 @@ def commit_signals_reference(commits: pd.DataFrame) -> pd.DataFrame:
         out["gap"] = False
         frames.append(out)
     return pd.concat(frames, ignore_index=True)
+
+
+ROCM_INDEX_WINDOW = 90
+YEAR_DAYS = 365
+
+
+def rocm_index_reference(
+    commits: pd.DataFrame, releases: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """rocm_index_repos computed with pandas from `commits` rows (repo, sha, committed_at,
+    parents, is_mainline, author_is_bot, touches_rocm) and `releases` rows (repo, name, body,
+    published_at): the counting rule of commit_signals, a row per day whose 90-day window the
+    repository's history covers, first ROCm commit and first-time adoption as in the SQL."""
+    df = commits.dropna(subset=["committed_at"]).copy()
+    knows = df.groupby("repo")["is_mainline"].transform(lambda s: s.notna().any())
+    mainline = df["is_mainline"].astype("boolean").fillna(False).astype(bool)
+    non_merge = df["parents"].fillna(1) <= 1
+    newest = df.groupby("repo")["committed_at"].max().dt.normalize()
+    df = df[np.where(knows, mainline, non_merge)].copy()
+    df["day"] = df["committed_at"].dt.normalize()
+    df["rocm"] = df["touches_rocm"].astype("boolean").fillna(False).astype(bool)
+    df["human"] = ~df["author_is_bot"].astype("boolean").fillna(False).astype(bool)
+    pattern = re.compile(ROCM_PATTERN, re.IGNORECASE)
+    rocm_release_days: dict[str, pd.Series] = {}
+    if releases is not None and len(releases):
+        rel = releases.dropna(subset=["published_at"]).copy()
+        text = rel["name"].fillna("") + "\n" + rel["body"].fillna("")
+        rel = rel[[bool(pattern.search(t)) for t in text]]
+        rel["day"] = pd.to_datetime(rel["published_at"]).dt.normalize()
+        rocm_release_days = {r: g.groupby("day").size() for r, g in rel.groupby("repo")}
+    frames = []
+    w = ROCM_INDEX_WINDOW
+    for repo, g in df.groupby("repo"):
+        first_day = g["day"].min()
+        days = pd.date_range(first_day, newest[repo], freq="D")
+        g = g.assign(
+            rocm_i=g["rocm"].astype(int),
+            human_i=g["human"].astype(int),
+            human_rocm_i=(g["rocm"] & g["human"]).astype(int),
+        )
+        daily = g.groupby("day")[["rocm_i", "human_i", "human_rocm_i"]].sum()
+        daily["n"] = g.groupby("day").size()
+        daily = daily.reindex(days, fill_value=0)
+        out = pd.DataFrame({"repo": repo, "day": days})
+        for column, source in (
+            ("commits_90d", "n"),
+            ("rocm_commits_90d", "rocm_i"),
+            ("nonbot_commits_90d", "human_i"),
+            ("nonbot_rocm_commits_90d", "human_rocm_i"),
+        ):
+            out[column] = daily[source].rolling(w, min_periods=1).sum().to_numpy().astype(int)
+        releases_day = rocm_release_days.get(repo, pd.Series(dtype=int)).reindex(days).fillna(0)
+        out["rocm_releases_365d"] = (
+            releases_day.rolling(YEAR_DAYS, min_periods=1).sum().to_numpy().astype(int)
+        )
+        rocm_rows = g[g["rocm"]].sort_values(["committed_at", "sha"])
+        first_rocm = rocm_rows["day"].iloc[0] if len(rocm_rows) else None
+        landed = out["day"] >= first_rocm if first_rocm is not None else out["day"] < first_day
+        out["first_rocm_day"] = pd.Series(first_rocm, index=out.index).where(landed)
+        out["first_rocm_sha"] = pd.Series(
+            rocm_rows["sha"].iloc[0] if len(rocm_rows) else None, index=out.index, dtype=object
+        ).where(landed)
+        adopted = first_rocm is not None and first_rocm >= first_day + pd.Timedelta(days=w - 1)
+        out["first_time_adopter"] = landed & adopted
+        out["amd_own"] = amd_own(str(repo))
+        frames.append(out[out["day"] >= first_day + pd.Timedelta(days=w - 1)])
+    if not frames:
+        return pd.DataFrame()
+    return pd.concat(frames, ignore_index=True)
+
+
+def rocm_index_from_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """The view rocm_index computed with pandas from rocm_index_repos rows."""
+    r = rows.assign(
+        rocm_90d=rows["rocm_commits_90d"] > 0,
+        ever=rows["first_rocm_day"].notna(),
+        release=rows["rocm_releases_365d"] > 0,
+        adopted_90d=rows["first_time_adopter"].astype(bool)
+        & (rows["first_rocm_day"] > rows["day"] - pd.Timedelta(days=ROCM_INDEX_WINDOW)),
+        adopted_365d=rows["first_time_adopter"].astype(bool)
+        & (rows["first_rocm_day"] > rows["day"] - pd.Timedelta(days=YEAR_DAYS)),
+    )
+    out = r.groupby("day").agg(
+        repos=("repo", "size"),
+        repos_rocm_90d=("rocm_90d", "sum"),
+        repos_ever_rocm=("ever", "sum"),
+        commits_90d=("commits_90d", "sum"),
+        rocm_commits_90d=("rocm_commits_90d", "sum"),
+        nonbot_commits_90d=("nonbot_commits_90d", "sum"),
+        nonbot_rocm_commits_90d=("nonbot_rocm_commits_90d", "sum"),
+        repos_rocm_release_365d=("release", "sum"),
+        adopters_90d=("adopted_90d", "sum"),
+        adopters_365d=("adopted_365d", "sum"),
+        amd_repos=("amd_own", "sum"),
+    )
+    third = r[~r["amd_own"].astype(bool)].groupby("day")
+    out["third_party_repos_rocm_90d"] = third["rocm_90d"].sum().reindex(out.index).fillna(0)
+    out["third_party_commits_90d"] = third["commits_90d"].sum().reindex(out.index).fillna(0)
+    out["third_party_rocm_commits_90d"] = (
+        third["rocm_commits_90d"].sum().reindex(out.index).fillna(0)
+    )
+    out["third_party_rocm_share_90d"] = out["third_party_rocm_commits_90d"] / out[
+        "third_party_commits_90d"
+    ].where(out["third_party_commits_90d"] > 0)
+    out["rocm_share_90d"] = out["rocm_commits_90d"] / out["commits_90d"].where(
+        out["commits_90d"] > 0
+    )
+    out["nonbot_rocm_share_90d"] = out["nonbot_rocm_commits_90d"] / out["nonbot_commits_90d"].where(
+        out["nonbot_commits_90d"] > 0
+    )
+    return out.reset_index()

@@ -11,6 +11,16 @@ from support.forecast_data import labelled_frame
 from shu.forecast.models import estimator
 from shu.forecast.models.artifact import load_forecasters, save_forecasters
 from shu.forecast.models.forecaster import fit_forecaster
+from shu.forecast.questions.registry import template
+
+
+def test_a_template_fits_its_logistic_with_its_own_penalty():
+    fit, cal = labelled_frame(1000, 1), labelled_frame(400, 2)
+    for name in ("rocm_share_reach", "rocm_release_mention"):
+        fc = fit_forecaster(name, 30, ["a", "b", "c"], fit, cal, "logistic")
+        frozen = fc.model.calibrated_classifiers_[0].estimator.estimator
+        assert template(name).logistic_c == frozen[-1].C
+    assert template("rocm_share_reach").logistic_c < template("rocm_release_mention").logistic_c
 
 
 def test_a_bagged_forecaster_round_trips_through_skops(monkeypatch, tmp_path):
@@ -45,3 +55,23 @@ def test_the_version_changes_with_any_fitted_parameter(monkeypatch):
 
     assert version(0) == version(0)  # a refit that changes nothing keeps its version
     assert version(1) != version(0)  # same windows, other members: a new version
+
+
+def test_merging_keeps_the_saved_slices_of_models_not_retrained():
+    from shu.forecast.models.artifact import merge_backtests
+
+    saved = {
+        "config": "star",
+        "slices": {"star_gain/30": {"n": 1}, "rocm_share_reach/90": {"n": 2}},
+    }
+    rocm_only = {"config": None, "slices": {"rocm_share_reach/90": {"n": 3}}}
+    merged = merge_backtests(rocm_only, saved, retrained={"rocm_share_reach/90"})
+    assert merged == {
+        "config": None,
+        "slices": {"rocm_share_reach/90": {"n": 3}, "star_gain/30": {"n": 1}},
+    }
+    # a retrained model's old slice is dropped when the given backtest has none for it
+    assert merge_backtests({"slices": {}}, saved, retrained={"star_gain/30"}) == {
+        "slices": {"rocm_share_reach/90": {"n": 2}}
+    }
+    assert merge_backtests(None, saved, retrained=set()) is saved

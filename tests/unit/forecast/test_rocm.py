@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta
 import numpy as np
 import pandas as pd
 
-from shu.forecast.features import rocm
+from shu.forecast.features import feature_names, rocm
 from shu.forecast.features.examples import rocm_question_rows
 from shu.forecast.questions.registry import ROCM_TEMPLATES, TEMPLATES
 from shu.forecast.questions.resolution import resolve_questions
@@ -210,5 +210,33 @@ def test_features_do_not_read_past_the_origin(store):
     store.upsert("commits", future)
     _releases(store, "p/x", [("v2.0", 1, "ROCm everywhere"), ("v2.1", 40, "more")])
     after = rocm.build_features(store.con, origins)
-    pd.testing.assert_frame_equal(before[list(rocm.FEATURES)], after[list(rocm.FEATURES)])
+    columns = [*rocm.FEATURES, *rocm.YEAR_SHARE_COLUMNS]
+    pd.testing.assert_frame_equal(before[columns], after[columns])
     assert before["share_90d"].iloc[0] > 0 and before["ever_rocm"].iloc[0] == 1
+    asked = [rocm_question_rows(f, "rocm_share_reach", 90) for f in (before, after)]
+    names = feature_names("rocm_share_reach")
+    pd.testing.assert_frame_equal(asked[0][names], asked[1][names])
+
+
+def test_share_reach_reads_the_year_of_shares_before_the_origin(store):
+    """The threshold features against the trailing year's 90-day shares equal a direct count
+    over the repository's daily share series; the model reads its chosen inputs only."""
+    rocm_days = set(range(-300, -200, 2)) | set(range(-40, 1, 5))
+    _commits(store, "p/y", list(range(-500, 1)), rocm_days=rocm_days)
+    base = rocm.build_features(store.con, pd.DataFrame({"repo": ["p/y"], "origin": [T0]}))
+    row = rocm_question_rows(base, "rocm_share_reach", 90).iloc[0]
+    x = row["threshold"]
+    series = rocm.share_series(store.con, "p/y", T0 - timedelta(days=364), T0)["share_90d"]
+    assert len(series) == 365 and 0 < (series >= x).mean() < 1
+    assert row["reached_365d"] == (series >= x).mean()
+    assert np.isclose(
+        row["log_max_365d_vs_threshold"], np.log((series.max() + 0.005) / (x + 0.005))
+    )
+    assert np.isclose(
+        row["log_mean_365d_vs_threshold"], np.log((series.mean() + 0.005) / (x + 0.005))
+    )
+    spec = TEMPLATES["rocm_share_reach"]
+    assert spec.base_features is not None
+    names = feature_names("rocm_share_reach")
+    assert names == [*spec.base_features, *spec.threshold_features]
+    assert spec.logistic_c < 1.0

@@ -88,6 +88,17 @@ def test_model_card_lists_what_is_held_back_and_why(tmp_path):
     slices = {
         "star_velocity_interval/30": interval,
         "rocm_first_commit/30": SLICES["rocm_first_commit/30"],
+        "rocm_first_commit/90": {  # backtested, no model
+            **SLICES["rocm_first_commit/90"],
+            "n_repos": 17,
+            "base_rate": 0.07,
+            "brier": 0.08,
+            "bss_climatology": -0.23,
+            "bss_persistence": -0.3,
+            "ece": 0.09,
+            "n_void": 52,
+            "bands": [{"band": "high", "n": 1496, "hit_rate": 0.93}],
+        },
     }
     result = TrainResult(
         "v1",
@@ -113,6 +124,10 @@ def test_model_card_lists_what_is_held_back_and_why(tmp_path):
     assert "Shown: CRPS skill of star_velocity_interval/30 above zero" in text
     assert "- rocm_first_commit/30: rocm_first_commit/30 was not scored: too few" in text
     assert "- star_gain/7: no walk-forward backtest of star_gain/7 is recorded" in text
+    held, unshipped = text.split("Held back:")[1].split("Backtested but not shipped")
+    assert "rocm_first_commit/90" not in held
+    assert "- rocm_first_commit/90: Brier skill of rocm_first_commit/90 not above zero" in unshipped
+    assert "rocm_first_commit/30:" not in unshipped  # it has a model: held back above
 
 
 def test_model_card_carries_the_watch_of_the_newest_backtest_block(tmp_path):

@@ -186,3 +186,61 @@ def test_our_matcher_agrees_with_the_exports_flag(shared_dir):
                 assert not ours or row["touches_rocm"] == "1", row["sha"]
     assert total > 150_000 and 0 < subject_hits <= flagged
     assert re.compile(ROCM_PATTERN, re.I).search("hip/kernel.cpp")
+
+
+# The changelogs added with the 16 newer exports (README of ../shared/data/history).
+NEW_CHANGELOGS = (
+    "bitsandbytes-foundation/bitsandbytes",
+    "facebookresearch/xformers",
+    "abetlen/llama-cpp-python",
+    "ROCm/composable_kernel",
+    "OpenNMT/CTranslate2",
+)
+
+
+def test_new_changelogs_feed_the_rocm_release_question(store, shared_dir):
+    """Each newer changelog is read; every section of it that mentions ROCm reaches a release
+    the ROCm release question finds (resolved 'yes' over a day around that release), and only
+    sections without a ROCm mention stay unmatched (they carry no date of their own)."""
+    import pandas as pd
+
+    from shu.forecast.questions.resolution import resolve_rows
+
+    history = shared_dir / "data" / "history"
+    files = [
+        p
+        for repo in NEW_CHANGELOGS
+        for kind in ("commits", "tags", "release_notes")
+        for p in [history / f"{repo.replace('/', '__')}.{kind}.csv.gz"]
+    ]
+    assert all(p.exists() for p in files), [str(p) for p in files if not p.exists()]
+    results = {r.repo: r for r in ingest_history(store, files, Settings())}
+    pattern = re.compile(ROCM_PATTERN, re.I)
+    mentioned = 0
+    for repo in NEW_CHANGELOGS:
+        assert results[repo].notes_matched > 0, repo
+        notes = history / f"{repo.replace('/', '__')}.release_notes.csv.gz"
+        with gzip.open(notes, "rt", encoding="utf-8") as fh:
+            sections = list(csv.DictReader(fh))
+        for s in sections:
+            if not pattern.search(s["heading_line"] + "\n" + s["body"]):
+                continue
+            mentioned += 1
+            heading = s["heading_line"].strip()
+            hits = store.con.execute(
+                "SELECT published_at::DATE FROM releases WHERE repo = ? AND contains(body, ?)",
+                [repo, heading],
+            ).fetchall()
+            assert hits, (repo, heading)  # attached to a version tag, so it has a date
+            day = hits[0][0]
+            q = pd.DataFrame(
+                {
+                    "repo": [repo],
+                    "origin": [day - pd.Timedelta(days=1)],
+                    "horizon_days": [1],
+                    "threshold": [1.0],
+                }
+            )
+            outcome = resolve_rows(store.con, q, "rocm_release_mention")
+            assert outcome["outcome"].iloc[0] == "yes", (repo, heading, outcome["detail"].iloc[0])
+    assert mentioned >= 5

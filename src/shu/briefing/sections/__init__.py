@@ -32,6 +32,7 @@ from shu.briefing.sections import (
     probe,
     radar,
     receipts,
+    rocm_ecosystem,
     signals,
     track,
 )
@@ -42,6 +43,7 @@ SECTIONS: tuple[ModuleType, ...] = (
     radar,  # Breaking out: the radar's top untracked repositories
     moved,  # What moved
     cards,  # Forecasts
+    rocm_ecosystem,  # ROCm across the ecosystem
     signals,  # Signals
     probe,  # Probe results and claim checks
     claims,  # Claims checked against the probe

@@ -130,6 +130,18 @@ def _skill_gate(card: dict) -> list[str]:
         lines += ["Shown: " + "; ".join(v.reason for v in shown) + ".", ""]
     if held:
         lines += ["Held back:", ""] + [f"- {v.template}/{v.horizon_days}: {v.reason}" for v in held]
+    unshipped = [
+        judge(key.rsplit("/", 1)[0], int(key.rsplit("/", 1)[1]), metrics)
+        for key, metrics in slices.items()
+        if key not in card["models"]
+    ]
+    if unshipped:
+        lines += [
+            "",
+            "Backtested but not shipped (no model in this artifact, so never issued):",
+            "",
+        ]
+        lines += [f"- {v.template}/{v.horizon_days}: {v.reason}" for v in unshipped]
     return lines
 
 

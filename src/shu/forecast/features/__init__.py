@@ -16,8 +16,10 @@ from shu.forecast.questions.registry import template
 
 
 def feature_names(name: str) -> list[str]:
-    """Model input columns of template `name`, in order: its family's base features, then the
-    threshold features its record names."""
+    """Model input columns of template `name`, in order: its family's base features (only those
+    its record's `base_features` names, where it names some), then its threshold features."""
     spec = template(name)
-    base = ROCM_FEATURES if spec.family == "rocm" else BASE_FEATURES
+    base: tuple[str, ...] = ROCM_FEATURES if spec.family == "rocm" else BASE_FEATURES
+    if spec.base_features is not None:
+        base = tuple(f for f in base if f in spec.base_features)
     return list(base) + list(spec.threshold_features)

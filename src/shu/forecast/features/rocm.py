@@ -10,7 +10,9 @@ questions that ask about them (`questions.rocm`).
 
 Features (`FEATURES`) are backward-looking windows ending on the origin over commits committed
 on or before it and releases published on or before it; a test moves future rows and checks
-that no feature changes.
+that no feature changes. Beside them, the trailing year's 90-day shares (`YEAR_SHARE_COLUMNS`:
+their highest and mean value, and every day's value, sorted) are kept for the threshold
+features of `rocm_share_reach` (how the level asked compares with the year's shares).
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ FEATURES = (
     "months_since_release",
     "history_years",
 )
+
+# The 90-day shares of the days origin-364 .. origin (days with a share): highest, mean, and
+# all of them sorted (a list per row, read by the threshold features, not a model input).
+YEAR_SHARE_COLUMNS = ("share_90d_max_365d", "share_90d_mean_365d", "share_90d_days_365d")
 
 _FEATURES_SQL = (
     "WITH "
@@ -67,6 +73,13 @@ rel AS (
            AS rocm_releases_365d,
          max(r.published_at)::DATE AS last_release
   FROM o LEFT JOIN releases r ON r.repo = o.repo AND r.published_at < o.origin + 1
+  GROUP BY o.repo, o.origin),
+year_shares AS (
+  SELECT o.repo, o.origin, max(s.share_90d) AS share_90d_max_365d,
+         avg(s.share_90d) AS share_90d_mean_365d,
+         list_sort(list(s.share_90d)) AS share_90d_days_365d
+  FROM o JOIN share s ON s.repo = o.repo AND s.day > o.origin - 365 AND s.day <= o.origin
+    AND s.share_90d IS NOT NULL
   GROUP BY o.repo, o.origin)
 SELECT o.repo, o.origin, c.n90 AS commits_90d, c.k90 AS rocm_commits_90d,
   c.k28 / nullif(c.n28, 0) AS share_28d,
@@ -82,17 +95,20 @@ SELECT o.repo, o.origin, c.n90 AS commits_90d, c.k90 AS rocm_commits_90d,
   least(o.origin - rel.last_release, 365) / 30.0 AS months_since_release,
   least(o.origin - c.first_day, 1825) / 365.0 AS history_years,
   rel.last_release IS NOT NULL AS has_release
+  , yr.share_90d_max_365d, yr.share_90d_mean_365d, yr.share_90d_days_365d
 FROM o
 JOIN roll c ON c.repo = o.repo AND c.day = o.origin
 LEFT JOIN roll l ON l.repo = o.repo AND l.day = o.origin - 90
 LEFT JOIN rel ON rel.repo = o.repo AND rel.origin = o.origin
+LEFT JOIN year_shares yr ON yr.repo = o.repo AND yr.origin = o.origin
 ORDER BY o.repo, o.origin
 """
 )
 
 
 def build_features(con: duckdb.DuckDBPyConnection, origins: pd.DataFrame) -> pd.DataFrame:
-    """`FEATURES` for each (repo, origin) of `origins` that has counted commits on the origin.
+    """`FEATURES` (and `YEAR_SHARE_COLUMNS`) for each (repo, origin) of `origins` that has
+    counted commits on the origin.
 
     Only commits committed on or before the origin and releases published on or before it are
     read (the series row of the origin and backward windows ending on it).
@@ -109,7 +125,7 @@ def build_features(con: duckdb.DuckDBPyConnection, origins: pd.DataFrame) -> pd.
     finally:
         con.unregister("_rocm_origins_df")
         con.execute("DROP TABLE IF EXISTS _rocm_origins")
-    for name in FEATURES:
+    for name in (*FEATURES, *YEAR_SHARE_COLUMNS[:2]):
         df[name] = df[name].astype("float64")
     return df
 

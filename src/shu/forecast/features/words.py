@@ -187,6 +187,16 @@ WORDS: dict[str, Words] = {
     "log_threshold_ratio": lambda v: (
         f"the share asked is {math.exp(v):.1f} times today's 90-day share"
     ),
+    "reached_365d": lambda v: (
+        f"its 90-day ROCm share was at the share asked or above on {v:.0%} of the last year's days"
+    ),
+    "log_max_365d_vs_threshold": lambda v: (
+        f"its highest 90-day ROCm share of the last year was {math.exp(v):.1f} times the share "
+        "asked"
+    ),
+    "log_mean_365d_vs_threshold": lambda v: (
+        f"its 90-day ROCm share averaged {math.exp(v):.1f} times the share asked over the last year"
+    ),
 }
 ROCM_WORDS: dict[str, Words] = {
     "history_years": lambda v: f"its commit history spans {v:.1f} years (counted up to 5)",

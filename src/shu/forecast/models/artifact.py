@@ -116,10 +116,15 @@ def load_forecasters(path: Path) -> tuple[str, list]:
     ]
 
 
-def merge_previous(result: TrainResult, models_dir: Path) -> tuple[TrainResult, dict | None]:
+def merge_previous(
+    result: TrainResult, models_dir: Path, backtest: dict | None = None
+) -> tuple[TrainResult, dict | None]:
     """`result` plus the models saved in `models_dir` that it did not retrain (a model of the
     same template x horizon is replaced; skips it trained are no longer listed), and the
-    backtest the saved model card carries (None if none)."""
+    backtest for the merged card: `backtest` with the saved card's slices of every template x
+    horizon this run did not retrain that `backtest` lacks (so merging the ROCm models with a
+    backtest file of star slices only, or the star models with one of ROCm slices only, keeps
+    the other family's record and its skill gate), or the saved card's backtest without one."""
     card_path = Path(models_dir) / CARD_JSON
     if not (Path(models_dir) / MODEL_FILE).exists() or not card_path.exists():
         raise StoreError(f"--merge: no saved model and card in {models_dir} to merge into")
@@ -136,4 +141,17 @@ def merge_previous(result: TrainResult, models_dir: Path) -> tuple[TrainResult, 
     merged = TrainResult(
         version_of(last, estimators, windows, forecasters), last, forecasters, skipped, windows
     )
-    return merged, card.get("backtest")
+    return merged, merge_backtests(backtest, card.get("backtest"), retrained=new)
+
+
+def merge_backtests(given: dict | None, previous: dict | None, retrained: set[str]) -> dict | None:
+    """`given` plus the `previous` slices whose template x horizon it lacks and that were not
+    `retrained` (a retrained model's old slice no longer describes it); `previous` when nothing
+    is given."""
+    if given is None:
+        return previous
+    slices = dict(given.get("slices") or {})
+    for key, metrics in ((previous or {}).get("slices") or {}).items():
+        if key not in slices and key not in retrained:
+            slices[key] = metrics
+    return {**given, "slices": slices}

@@ -135,18 +135,21 @@ def _votes(model: object) -> list[LogitVote]:
     return list({id(v): v for v in found if isinstance(v, LogitVote)}.values())
 
 
-def make_estimator(kind: str, seed: int = 0, rare_event: bool = False) -> Any:
+def make_estimator(
+    kind: str, seed: int = 0, rare_event: bool = False, logistic_c: float = 1.0
+) -> Any:
     """A fresh, unfitted estimator of `kind` ('hgb' or 'logistic'); `rare_event`: gradient
     boosting members keep every 'yes' (the registry's `rare_event` templates) plus 'no' rows
     drawn to `MEMBER_ROWS`, instead of rows drawn regardless of the answer (the calibration on
-    the later block maps the members' shifted log-odds back to probabilities)."""
+    the later block maps the members' shifted log-odds back to probabilities); `logistic_c`:
+    the logistic regression's inverse L2 strength (the registry's `logistic_c`)."""
     if kind == "hgb":
         return LogitVote(MAX_MEMBERS, MEMBER_ROWS, seed, keep_positives=rare_event)
     if kind == "logistic":
         return make_pipeline(
             SimpleImputer(strategy="median", add_indicator=True, keep_empty_features=True),
             StandardScaler(),
-            LogisticRegression(C=1.0, max_iter=1000),
+            LogisticRegression(C=logistic_c, max_iter=1000),
         )
     raise ValueError(f"unknown estimator {kind!r}; choose from {', '.join(ESTIMATORS)}")
 

@@ -139,7 +139,8 @@ def fit_forecaster(
     # stars only) carry no information and are left out of this model.
     features = [f for f in features if fit[f].notna().any()]
     x_fit = model_matrix(fit, features)
-    est = make_estimator(estimator, seed, rare_event=registry.template(template).rare_event)
+    spec = registry.template(template)
+    est = make_estimator(estimator, seed, spec.rare_event, spec.logistic_c)
     with single_openmp_thread():
         est.fit(x_fit, fit["label"].to_numpy())
         model = calibrate(

@@ -8,8 +8,9 @@ t+H; `path`: a quantity reaching a level on some day of (t, t+H]; `event`: somet
 in (t, t+H]), its wording, the table whose coverage decides when it can be resolved, its
 horizons, its threshold rule (in words, and as SQL or Python), which repositories are eligible
 on an origin, its exact resolution SQL, the persistence baseline it is scored against, the
-features it needs beyond its family's (`features.feature_names` adds them up), how it is fitted
-(a fixed estimator, rare events) and how it is read (the radar's templates are asked of every
+features it needs beyond its family's (`features.feature_names` adds them up, keeping only the
+family features its record names where it names some), how it is fitted (a fixed estimator and
+its penalty, rare events) and how it is read (the radar's templates are asked of every
 repository and read from the top). The rules themselves live beside the templates they belong
 to: `questions.star` (star, commit and release templates) and `questions.rocm` (ROCm adoption).
 
@@ -78,6 +79,8 @@ class Template:
     persistence_event: str = "p.label = 1"  # SQL: past example p counts as the event for t
     horizons: tuple[int, ...] = HORIZONS
     estimator: str | None = None  # fitted with this estimator whatever the run asks for
+    logistic_c: float = 1.0  # inverse strength of the logistic estimator's L2 penalty
+    base_features: tuple[str, ...] | None = None  # model inputs of the family's (None: all)
     rare_event: bool = False  # about 1% yes: boosting members keep every 'yes'
     ranked: bool = False  # the radar: asked of every repository, read from the top
     declared_threshold: bool = True  # a declared question's threshold is the user's
@@ -272,10 +275,12 @@ _RECORDS = (
         rocm.SHARE_RULE,
         rocm.SHARE_REACH_SQL,
         ROCM_RECEIPTS,
-        ("threshold_gap", "log_threshold_ratio"),
+        rocm.SHARE_FEATURES,
         pick_rows=rocm.share_reach_rows,
         add_threshold_features=rocm.share_features,
         estimator=rocm.ESTIMATOR,
+        logistic_c=rocm.SHARE_LOGISTIC_C,
+        base_features=rocm.SHARE_BASE_FEATURES,
     ),
     Template(
         "rocm_release_mention",

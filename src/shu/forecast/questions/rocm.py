@@ -50,9 +50,21 @@ share AS (
 )
 
 
-# The estimator these templates are trained with: 22 repositories give a few thousand weekly
-# questions, too few for the gradient boosting's 200-row leaves (it answers the base rate).
+# The estimator these templates are trained with: 38 repositories give about ten thousand weekly
+# questions, too few for the gradient boosting's 200-row leaves (measured on them, it scores
+# below the logistic regression: docs/forecast/backtest.md, "ROCm adoption").
 ESTIMATOR = "logistic"
+# rocm_share_reach: the model inputs among `features.rocm.FEATURES` (the others, measured on the
+# 38 histories, made its walk-forward skill worse), and the inverse strength of its L2 penalty
+# (stronger than the default 1.0: the same measurement).
+SHARE_BASE_FEATURES = (
+    "share_90d",
+    "share_365d",
+    "log_rocm_commits_90d",
+    "log_commits_90d",
+    "years_since_rocm",
+)
+SHARE_LOGISTIC_C = 0.05
 SHARE_LADDER = (
     0.01,
     0.02,
@@ -105,12 +117,35 @@ def first_commit_rows(base: pd.DataFrame) -> pd.DataFrame:
     return rows
 
 
+SHARE_FEATURES = (
+    "threshold_gap",
+    "log_threshold_ratio",
+    "reached_365d",
+    "log_max_365d_vs_threshold",
+    "log_mean_365d_vs_threshold",
+)
+
+
 def share_features(df: pd.DataFrame, x: np.ndarray, horizon_days: int) -> pd.DataFrame:
-    """rocm_share_reach: X against today's share, as a difference and as a log ratio."""
+    """rocm_share_reach (`SHARE_FEATURES`): X against today's 90-day share, as a difference and
+    as a log ratio; and against the trailing year's 90-day shares (`features.rocm`): on what
+    share of the year's days the share was at X or above, and the year's highest and mean share
+    as log ratios to X (shares and X offset by half a point, so a zero share has a ratio)."""
     out = pd.DataFrame(index=df.index)
     share = df["share_90d"].to_numpy(dtype="float64")
     out["threshold_gap"] = x - share
     out["log_threshold_ratio"] = np.log((x + 0.005) / (share + 0.005))
+    days = df["share_90d_days_365d"] if "share_90d_days_365d" in df else [None] * len(df)
+    out["reached_365d"] = [
+        np.nan if d is None or len(d) == 0 else float(np.mean(np.asarray(d) >= level))
+        for d, level in zip(days, x, strict=True)
+    ]
+    for column, name in (
+        ("share_90d_max_365d", "log_max_365d_vs_threshold"),
+        ("share_90d_mean_365d", "log_mean_365d_vs_threshold"),
+    ):
+        year = df[column].to_numpy(dtype="float64") if column in df else np.full(len(df), np.nan)
+        out[name] = np.log((year + 0.005) / (x + 0.005))
     return out
 
 

@@ -1,0 +1,452 @@
+"""The "ROCm across the ecosystem" section: is ROCm work spreading across the repositories whose
+commit history the store holds? Where the ROCm ecosystem index (`rocm_index`) stands on the data
+day and which repositories make most of its ROCm commits (the share is commit-weighted), how it
+moved over 90 days and a year (also over only the repositories counted on both days, since
+histories that start or end change who is counted, and without AMD's own ROCm repositories,
+whose work is mostly ROCm), the repositories that made their first ROCm commit in the last year
+with a link to that commit and what they did since, and a chart of the index over time. Every
+number cites its `rocm_index` row, a query over `rocm_index_repos`, or the commit; the same
+figures go to the briefing JSON under `rocm_ecosystem`.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+from shu.briefing.context import BriefingContext, Part
+from shu.briefing.text import pct, ref
+from shu.safe_markdown import Md, safe_inline, safe_link
+from shu.store import Store
+
+LOOKBACKS = ((90, "90 days earlier"), (365, "a year earlier"))
+ADOPTERS_SHOWN = 5
+LEADERS_SHOWN = 3
+# Both days' shares over the repositories counted on both days (the first ? is the day whose
+# share it is, the second the other day).
+SAME_REPOS_SQL = (
+    "SELECT sum(rocm_commits_90d) / nullif(sum(commits_90d), 0) FROM rocm_index_repos "
+    "WHERE day = ? AND repo IN (SELECT repo FROM rocm_index_repos WHERE day = ?)"
+)
+SAME_REPOS_COUNT_SQL = (
+    "SELECT count(*) FROM rocm_index_repos WHERE day = ? AND repo IN "
+    "(SELECT repo FROM rocm_index_repos WHERE day = ?)"
+)
+# Repositories counted on both days with ROCm commits in the first day's window.
+SAME_REPOS_ACTIVE_SQL = (
+    "SELECT count(*) FROM rocm_index_repos WHERE day = ? AND rocm_commits_90d > 0 AND repo IN "
+    "(SELECT repo FROM rocm_index_repos WHERE day = ?)"
+)
+ADOPTERS_SQL = """
+SELECT a.repo, a.first_rocm_day, a.first_rocm_sha, c.committed_at, c.subject, c.parents,
+       a.rocm_commits_90d
+FROM rocm_index_repos a JOIN commits c ON c.repo = a.repo AND c.sha = a.first_rocm_sha
+WHERE a.day = ? AND a.first_time_adopter AND a.first_rocm_day > ?
+ORDER BY a.first_rocm_day DESC, a.repo
+"""
+LEADERS_SQL = """
+SELECT repo, rocm_commits_90d FROM rocm_index_repos
+WHERE day = ? AND rocm_commits_90d > 0 ORDER BY rocm_commits_90d DESC, repo LIMIT ?
+"""
+
+
+def build(ctx: BriefingContext) -> Part:
+    """The section's markdown, its chart beside it, and its JSON."""
+    day = _index_day(ctx.store, ctx.as_of)
+    if day is None:
+        return Part(
+            ctx.render("sections/rocm_ecosystem.md.j2", now=None, as_of=ctx.as_of),
+            data={
+                "rocm_ecosystem": None,
+                "notes": {
+                    "rocm_ecosystem": "no repository's commit history covers the 90 days up "
+                    f"to {ctx.as_of}"
+                },
+            },
+        )
+    now = _state(ctx, day)
+    leaders = now["leaders"]
+    moves = [_move(ctx, day, days, words) for days, words in LOOKBACKS]
+    adopters = _adopters(ctx, day)
+    ended = _histories_ended(ctx.store, day)
+    chart = ctx.out_dir / f"{ctx.day}-rocm-ecosystem.png"
+    index_chart(ctx.store, day, chart)
+    ctx.charts.append(chart)
+    data = {
+        "day": day,
+        "repos": now["repos"],
+        "repos_rocm_90d": now["repos_rocm_90d"],
+        "rocm_share_90d": now["rocm_share_90d"],
+        "nonbot_rocm_share_90d": now["nonbot_rocm_share_90d"],
+        "adopters_365d": now["adopters_365d"],
+        "amd_repos": now["amd_repos"],
+        "third_party_repos_rocm_90d": now["third_party_repos_rocm_90d"],
+        "third_party_rocm_share_90d": now["third_party_rocm_share_90d"],
+        "most_rocm_commits": [{k: v for k, v in x.items() if k != "line"} for x in leaders],
+        "moves": [{k: v for k, v in m.items() if k not in ("line", "words")} for m in moves if m],
+        "first_time_adopters": [{k: v for k, v in a.items() if k != "line"} for a in adopters],
+        "histories_ended": ended,
+        "chart": chart.name,
+    }
+    return Part(
+        ctx.render(
+            "sections/rocm_ecosystem.md.j2",
+            now=now,
+            moves=[m for m in moves if m],
+            adopters=adopters[:ADOPTERS_SHOWN],
+            more_adopters=max(0, len(adopters) - ADOPTERS_SHOWN),
+            ended=len(ended),
+            chart=chart.name,
+            as_of=ctx.as_of,
+        ),
+        data={"rocm_ecosystem": data},
+    )
+
+
+def _index_day(store: Store, as_of: date) -> date | None:
+    """The newest day of the index on or before `as_of`."""
+    return store.con.execute("SELECT max(day) FROM rocm_index WHERE day <= ?", [as_of]).fetchall()[
+        0
+    ][0]
+
+
+def _row(store: Store, day: date) -> dict[str, Any] | None:
+    cur = store.con.execute("SELECT * FROM rocm_index WHERE day = ?", [day])
+    row = cur.fetchone()
+    return None if row is None else dict(zip([d[0] for d in cur.description], row, strict=True))
+
+
+def _state(ctx: BriefingContext, day: date) -> dict[str, Any]:
+    """The index on `day`, each number with its receipt."""
+    row = _row(ctx.store, day)
+    assert row is not None
+
+    def cite(column: str, label: str) -> int:
+        return ctx.book.row("rocm_index", {"day": day}, column, row[column], day, label)
+
+    refs = {
+        "repos_rocm_90d": cite("repos_rocm_90d", "of them, with ROCm commits in the 90 days"),
+        "repos": cite("repos", "repositories whose history covers the 90 days"),
+        "rocm_share_90d": cite("rocm_share_90d", "share of their commits touching ROCm"),
+        "nonbot_rocm_share_90d": cite(
+            "nonbot_rocm_share_90d", "share of their commits by people touching ROCm"
+        ),
+        "adopters_365d": cite("adopters_365d", "first ROCm commits in the last year"),
+        "rocm_commits_90d": cite("rocm_commits_90d", "their commits touching ROCm"),
+    }
+    leaders = _leaders(ctx, day, row["rocm_commits_90d"])
+    amd = None
+    if row["amd_repos"]:
+        r_amd = cite("amd_repos", "of them, AMD's own ROCm repositories")
+        r_n3 = cite("third_party_repos_rocm_90d", "with ROCm commits, AMD's own left out")
+        r_s3 = cite(
+            "third_party_rocm_share_90d", "share of commits touching ROCm, AMD's own left out"
+        )
+        amd = Md(
+            f"{row['amd_repos']} of the {row['repos']} are AMD's own ROCm repositories "
+            f"{ref(r_amd)}; without "
+            f"them, {row['third_party_repos_rocm_90d']} of {row['repos'] - row['amd_repos']} "
+            f"repositories made ROCm commits {ref(r_n3)} and "
+            f"{pct(row['third_party_rocm_share_90d'], 1)} of their commits touched ROCm "
+            f"{ref(r_s3)}."
+        )
+    return {
+        **row,
+        "day": day,
+        "leaders": leaders,
+        "amd": amd,
+        "share": Md(pct(row["rocm_share_90d"], 1)),
+        "nonbot_share": Md(pct(row["nonbot_rocm_share_90d"], 1)),
+        "refs": {
+            "count": ref(refs["repos_rocm_90d"], refs["repos"]),
+            **{k: ref(v) for k, v in refs.items()},
+        },
+    }
+
+
+def _move(ctx: BriefingContext, day: date, days: int, words: str) -> dict[str, Any] | None:
+    """The index `days` before `day`, and both days' shares over the repositories counted on
+    both; None when the index has no row then."""
+    then = day - timedelta(days=days)
+    row = _row(ctx.store, then)
+    if row is None:
+        return None
+    r_n = ctx.book.row(
+        "rocm_index",
+        {"day": then},
+        "repos_rocm_90d",
+        row["repos_rocm_90d"],
+        then,
+        f"repositories with ROCm commits in the 90 days to {then}",
+    )
+    r_of = ctx.book.row(
+        "rocm_index",
+        {"day": then},
+        "repos",
+        row["repos"],
+        then,
+        f"repositories whose history covers the 90 days to {then}",
+    )
+    r_share = ctx.book.row(
+        "rocm_index",
+        {"day": then},
+        "rocm_share_90d",
+        row["rocm_share_90d"],
+        then,
+        f"share of commits touching ROCm in the 90 days to {then}",
+    )
+    amd = ""
+    if row["amd_repos"]:
+        r_amd = ctx.book.row(
+            "rocm_index",
+            {"day": then},
+            "amd_repos",
+            row["amd_repos"],
+            then,
+            f"AMD's own ROCm repositories counted on {then}",
+        )
+        r_s3 = ctx.book.row(
+            "rocm_index",
+            {"day": then},
+            "third_party_rocm_share_90d",
+            row["third_party_rocm_share_90d"],
+            then,
+            f"share of commits touching ROCm in the 90 days to {then}, AMD's own left out",
+        )
+        amd = (
+            f" ({pct(row['third_party_rocm_share_90d'], 1)} {ref(r_s3)} without the "
+            f"{row['amd_repos']} of AMD's own ROCm repositories then counted {ref(r_amd)})"
+        )
+    con = ctx.store.con
+    both = con.execute(SAME_REPOS_COUNT_SQL, [day, then]).fetchall()[0][0]
+    active_now = con.execute(SAME_REPOS_ACTIVE_SQL, [day, then]).fetchall()[0][0]
+    active_then = con.execute(SAME_REPOS_ACTIVE_SQL, [then, day]).fetchall()[0][0]
+    r_active_now = ctx.book.query(
+        "rocm_index_repos",
+        SAME_REPOS_ACTIVE_SQL,
+        [day, then],
+        active_now,
+        day,
+        f"of the repositories counted on both {then} and {day}, those with ROCm commits in "
+        f"the 90 days to {day}",
+    )
+    r_active_then = ctx.book.query(
+        "rocm_index_repos",
+        SAME_REPOS_ACTIVE_SQL,
+        [then, day],
+        active_then,
+        then,
+        f"of the repositories counted on both {then} and {day}, those with ROCm commits in "
+        f"the 90 days to {then}",
+    )
+    share_now = con.execute(SAME_REPOS_SQL, [day, then]).fetchall()[0][0]
+    share_then = con.execute(SAME_REPOS_SQL, [then, day]).fetchall()[0][0]
+    r_both = ctx.book.query(
+        "rocm_index_repos",
+        SAME_REPOS_COUNT_SQL,
+        [day, then],
+        both,
+        day,
+        f"repositories counted on both {then} and {day}",
+    )
+    r_now = ctx.book.query(
+        "rocm_index_repos",
+        SAME_REPOS_SQL,
+        [day, then],
+        share_now,
+        day,
+        f"ROCm share on {day} over the repositories counted on both days",
+    )
+    r_then = ctx.book.query(
+        "rocm_index_repos",
+        SAME_REPOS_SQL,
+        [then, day],
+        share_then,
+        then,
+        f"ROCm share on {then} over the repositories counted on both days",
+    )
+    line = Md(
+        f"{words.capitalize()} ({then}): {row['repos_rocm_90d']} of {row['repos']} "
+        f"repositories {ref(r_n, r_of)}, {pct(row['rocm_share_90d'], 1)} of commits "
+        f"{ref(r_share)}{amd}. Over only the {both} repositories counted on both days "
+        f"{ref(r_both)}: {active_then} {ref(r_active_then)} then and {active_now} "
+        f"{ref(r_active_now)} now made ROCm commits, and the share went from "
+        f"{pct(share_then, 1)} {ref(r_then)} to {pct(share_now, 1)} {ref(r_now)}."
+    )
+    return {
+        "days": days,
+        "words": words,
+        "day": then,
+        "repos": row["repos"],
+        "repos_rocm_90d": row["repos_rocm_90d"],
+        "rocm_share_90d": row["rocm_share_90d"],
+        "amd_repos": row["amd_repos"],
+        "third_party_rocm_share_90d": row["third_party_rocm_share_90d"],
+        "repos_on_both_days": both,
+        "repos_rocm_then_same_repos": active_then,
+        "repos_rocm_now_same_repos": active_now,
+        "share_then_same_repos": share_then,
+        "share_now_same_repos": share_now,
+        "line": line,
+    }
+
+
+def _leaders(ctx: BriefingContext, day: date, total: int) -> list[dict[str, Any]]:
+    """The repositories with the most ROCm commits in the 90 days to `day` (the share is
+    commit-weighted, so these move it most), each with its receipt and share of the total."""
+    rows = ctx.store.con.execute(LEADERS_SQL, [day, LEADERS_SHOWN]).fetchall()
+    out = []
+    for repo, n in rows:
+        r = ctx.book.row(
+            "rocm_index_repos",
+            {"repo": repo, "day": day},
+            "rocm_commits_90d",
+            n,
+            day,
+            f"{repo}'s ROCm commits in the 90 days to {day}",
+        )
+        out.append(
+            {
+                "repo": repo,
+                "rocm_commits_90d": n,
+                "of_all": n / total if total else None,
+                "line": Md(f"{safe_inline(repo)} made {n} {ref(r)}"),
+            }
+        )
+    return out
+
+
+def commit_url(repo: str, sha: str) -> str:
+    """The commit's page on GitHub."""
+    return f"https://github.com/{repo}/commit/{sha}"
+
+
+def _adopters(ctx: BriefingContext, day: date) -> list[dict[str, Any]]:
+    """Repositories whose first ROCm commit landed in the year to `day`, newest first."""
+    rows = ctx.store.con.execute(ADOPTERS_SQL, [day, day - timedelta(days=365)]).fetchall()
+    out = []
+    for repo, first_day, sha, committed_at, subject, parents, rocm_90d in rows:
+        r = ctx.book.row(
+            "commits",
+            {"repo": repo, "sha": sha},
+            "committed_at",
+            committed_at,
+            first_day,
+            f"{repo}'s first ROCm commit",
+        )
+        r_since = ctx.book.row(
+            "rocm_index_repos",
+            {"repo": repo, "day": day},
+            "rocm_commits_90d",
+            rocm_90d,
+            day,
+            f"{repo}'s ROCm commits in the 90 days to {day}",
+        )
+        url = commit_url(repo, sha)
+        merge = " (a merge: the ROCm change came in with it)" if (parents or 1) > 1 else ""
+        line = Md(
+            f"**{safe_inline(repo)}** on {first_day}: "
+            f"{safe_link(sha[:10], url)} “{safe_inline(subject or '', 90)}”{merge} {ref(r)}; "
+            f"{rocm_90d} ROCm commit{'' if rocm_90d == 1 else 's'} in the last 90 days "
+            f"{ref(r_since)}"
+        )
+        out.append(
+            {
+                "repo": repo,
+                "day": first_day,
+                "sha": sha,
+                "url": url,
+                "subject": subject,
+                "merge": (parents or 1) > 1,
+                "rocm_commits_90d": rocm_90d,
+                "line": line,
+            }
+        )
+    return out
+
+
+def _histories_ended(store: Store, day: date) -> list[dict[str, Any]]:
+    """Repositories counted at some time before `day` whose history ends before it."""
+    rows = store.con.execute(
+        "SELECT repo, max(day) FROM rocm_index_repos GROUP BY repo HAVING max(day) < ? "
+        "ORDER BY 2 DESC, 1",
+        [day],
+    ).fetchall()
+    return [{"repo": r, "last_day": d} for r, d in rows]
+
+
+def index_chart(store: Store, day: date, path: Path) -> Path:
+    """The index up to `day`: repositories counted and those with ROCm work in the trailing 90
+    days, first-time adoptions marked; below, the share of commits touching ROCm."""
+    rows = store.con.execute(
+        "SELECT day, repos, repos_rocm_90d, rocm_share_90d, nonbot_rocm_share_90d, amd_repos, "
+        "third_party_repos_rocm_90d, third_party_rocm_share_90d FROM rocm_index WHERE day <= ? "
+        "ORDER BY day",
+        [day],
+    ).fetchall()
+    firsts = store.con.execute(
+        "SELECT first_rocm_day, count(DISTINCT repo) FROM rocm_index_repos WHERE day = "
+        "first_rocm_day AND first_time_adopter AND day <= ? GROUP BY 1 ORDER BY 1",
+        [day],
+    ).fetchall()
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 5.5), sharex=True, dpi=100)
+    days = [r[0] for r in rows]
+    top.plot(days, [r[1] for r in rows], color="grey", label="repositories counted")
+    top.plot(days, [r[2] for r in rows], color="C3", label="with ROCm commits in the last 90 days")
+    if any(r[5] for r in rows):
+        top.plot(
+            days,
+            [r[6] for r in rows],
+            color="C0",
+            linewidth=0.9,
+            label="of those, not AMD's own",
+        )
+    if firsts:
+        counts = {r[0]: r[2] for r in rows}
+        top.scatter(
+            [f for f, _ in firsts],
+            [counts.get(f, 0) for f, _ in firsts],
+            marker="^",
+            color="C2",
+            zorder=3,
+            label="a repository's first ROCm commit",
+            s=18,
+        )
+    top.set_ylabel("repositories")
+    top.legend(fontsize=8, loc="upper left")
+    bottom.plot(days, [100 * (r[3] or 0) for r in rows], color="C3", label="all commits")
+    if any(r[5] for r in rows):
+        bottom.plot(
+            days,
+            [100 * (r[7] or 0) for r in rows],
+            color="C0",
+            label="AMD's own ROCm repositories left out",
+        )
+    bottom.plot(
+        days,
+        [100 * (r[4] or 0) for r in rows],
+        color="C1",
+        linewidth=0.8,
+        label="commits by people (bots left out)",
+    )
+    bottom.set_ylabel("% of commits touching ROCm")
+    bottom.legend(fontsize=8, loc="upper left")
+    top.set_title(f"ROCm work across the repositories with commit history, to {day}")
+    fig.text(
+        0.01,
+        0.01,
+        "Source: shu store, view rocm_index (90-day windows)",
+        fontsize=7,
+        color="grey",
+    )
+    fig.autofmt_xdate()
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.savefig(path)
+    plt.close(fig)
+    return path

@@ -1,0 +1,62 @@
+"""Refreshes `rocm_index_repos` (the rows the ROCm ecosystem index `rocm_index` adds up) from
+`commits` and `releases` with `sql/rocm_index.sql`, always in full: the table is small, and a
+history loaded late can change any past day. Counted commits and the ROCm flag are the ones of
+`commit_signals` (`COUNTED_COMMITS_SQL`), so the index and each repository's ROCm share agree."""
+
+from __future__ import annotations
+
+import time
+
+from shu.settings import ROCM_PATTERN
+from shu.signals.commits import COUNTED_COMMITS_SQL
+from shu.signals.runs import TableRefresh, record_run
+from shu.signals.sqlfiles import run_sql
+from shu.store import Store
+
+# The ROCm pattern as a case-insensitive RE2 literal for release names and notes (the rule of
+# the ROCm release question and the briefing's ROCm facts).
+ROCM_PATTERN_SQL = "'(?i)(" + ROCM_PATTERN.replace("'", "''") + ")'"
+# Owners whose repositories are AMD's own ROCm software (the organisation's current and former
+# names): their ROCm work is the vendor's, not adoption, so the index also counts without them.
+AMD_OWNERS = (
+    "ROCm",
+    "ROCmSoftwarePlatform",
+    "RadeonOpenCompute",
+    "GPUOpen-ProfessionalCompute-Libraries",
+)
+AMD_OWNERS_SQL = "[" + ", ".join(f"'{o.lower()}'" for o in AMD_OWNERS) + "]"
+
+
+def amd_own(repo: str) -> bool:
+    """Whether `repo` ('owner/name') is one of AMD's own ROCm repositories (`AMD_OWNERS`)."""
+    return repo.split("/", 1)[0].lower() in {o.lower() for o in AMD_OWNERS}
+
+
+def refresh_rocm_index(store: Store, run_id: str) -> TableRefresh:
+    """Recompute `rocm_index_repos` for every repository with commits."""
+    t0 = time.perf_counter()
+    con = store.con
+    with store.transaction():
+        run_sql(
+            con,
+            "rocm_index",
+            target="TABLE rocm_index_repos",
+            counted_commits=COUNTED_COMMITS_SQL.format(repos="SELECT repo FROM commits"),
+            rocm_pattern=ROCM_PATTERN_SQL,
+            amd_owners=AMD_OWNERS_SQL,
+        )
+        rows, to_day = con.execute("SELECT count(*), max(day) FROM rocm_index_repos").fetchall()[0]
+        source_rows = con.execute("SELECT count(*) FROM commits").fetchall()[0][0]
+        result = TableRefresh(
+            "rocm_index_repos",
+            "full",
+            "always full (small)",
+            None,
+            to_day,
+            int(rows),
+            time.perf_counter() - t0,
+            int(source_rows),
+            0,
+        )
+        record_run(store, result, run_id)
+    return result
