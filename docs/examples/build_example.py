@@ -20,6 +20,10 @@ that project path), issues its forecasts and writes the briefing for the last da
 
 Usage: .venv/bin/python docs/examples/build_example.py [--store PATH] [--day 2026-02-28]
        [--replay-from 2025-08-28] [--backtest BACKTEST.json] [--retrain] [--replay-only]
+       [--out DIR] [--compose-only]
+
+It ends by printing what the note measures (`benchmarks/note_metrics.py`: body and card words,
+jargon, At a glance sentences, links, receipts, the velocity cards against their interval).
 
 A replay already recorded in the store's `replay_runs` for the same days is not run again, so
 the build can stop after the replays (`--replay-only`, the long part) and go on later.
@@ -32,39 +36,82 @@ import os
 import time
 from datetime import date, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from shu.settings import Settings
+    from shu.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "data"
-TRACKED = [("pytorch/pytorch", "platform"), ("tensorflow/tensorflow", "platform"),
-           ("keras-team/keras", "platform"), ("ollama/ollama", "inference-runtime"),
-           ("mudler/LocalAI", "inference-runtime")]
+TRACKED = [
+    ("pytorch/pytorch", "platform"),
+    ("tensorflow/tensorflow", "platform"),
+    ("keras-team/keras", "platform"),
+    ("ollama/ollama", "inference-runtime"),
+    ("mudler/LocalAI", "inference-runtime"),
+]
 # What the replay issues daily (the cards' templates at 30 days: the star questions the headline
 # picks from most often, the interval that leads each card, and the ROCm questions); refitting
 # every template at every horizon monthly would take hours on a shared 2-core machine.
-REPLAY_TEMPLATES = ("star_accel_reach", "star_velocity_up", "star_velocity_interval",
-                    "rocm_share_reach", "rocm_release_mention")
+REPLAY_TEMPLATES = (
+    "star_accel_reach",
+    "star_velocity_up",
+    "star_velocity_interval",
+    "rocm_share_reach",
+    "rocm_release_mention",
+)
 # The breakout radar is replayed on weekly origins (its features over every repository in the
 # store cost seconds an origin), up to the last origin whose 30 days end by --day, so the
 # briefing's track record scores it.
 RADAR_EVERY_DAYS = 7
-WITH_HISTORY = {"keras-team/keras": "master", "ollama/ollama": "main",
-                "mudler/LocalAI": "master"}
+WITH_HISTORY = {"keras-team/keras": "master", "ollama/ollama": "main", "mudler/LocalAI": "master"}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", type=Path, default=Path("/tmp/shu-example/shu.duckdb"))
     parser.add_argument("--day", type=date.fromisoformat, default=date(2026, 2, 28))
-    parser.add_argument("--backtest", type=Path, default=ROOT / "docs" / "forecast" /
-                        "backtest.json", help="`shu backtest --out` JSON for the model card "
-                        "(its per-band hit rates back 'Why this confidence level').")
-    parser.add_argument("--retrain", action="store_true", help="Train again even when a model "
-                        "exists (e.g. to put a new backtest in its card).")
-    parser.add_argument("--replay-only", action="store_true", help="Stop after the replays "
-                        "(a later run on the same store skips them and trains, issues and "
-                        "writes the briefing).")
-    parser.add_argument("--replay-from", type=date.fromisoformat, default=None,
-                        help="First replayed day [default: --day minus 184 days].")
+    parser.add_argument(
+        "--backtest",
+        type=Path,
+        default=ROOT / "docs" / "forecast" / "backtest.json",
+        help="`shu backtest --out` JSON for the model card "
+        "(its per-band hit rates back 'Why this confidence level').",
+    )
+    parser.add_argument(
+        "--retrain",
+        action="store_true",
+        help="Train again even when a model exists (e.g. to put a new backtest in its card).",
+    )
+    parser.add_argument(
+        "--replay-only",
+        action="store_true",
+        help="Stop after the replays "
+        "(a later run on the same store skips them and trains, issues and "
+        "writes the briefing).",
+    )
+    parser.add_argument(
+        "--replay-from",
+        type=date.fromisoformat,
+        default=None,
+        help="First replayed day [default: --day minus 184 days].",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / "docs" / "examples",
+        help="Folder the briefing is written to [default: docs/examples]; "
+        "another folder composes it from the same store without touching the "
+        "committed example.",
+    )
+    parser.add_argument(
+        "--compose-only",
+        action="store_true",
+        help="Only compose the "
+        "briefing from a store already built, trained and issued (no ingest, "
+        "replay, training or issuing).",
+    )
     args = parser.parse_args()
     os.chdir(ROOT)
 
@@ -77,35 +124,52 @@ def main() -> None:
     from shu.testing.github_server import GitHubAPIServer
 
     args.store.parent.mkdir(parents=True, exist_ok=True)
-    settings = load_settings(db=args.store, reports_dir=ROOT / "docs" / "examples",
-                             models_dir=ROOT / "data" / "example-models",
-                             repos=[TrackedRepo(repo=r, category=c) for r, c in TRACKED])
+    settings = load_settings(
+        db=args.store,
+        reports_dir=args.out,
+        models_dir=ROOT / "data" / "example-models",
+        repos=[TrackedRepo(repo=r, category=c) for r, c in TRACKED],
+    )
     with open_for_writing(args.store) as store:
-        if not store.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0]:
-            print(import_ranking(store, SHARED / "stars" / "stars_daily.parquet", settings)
-                  .message)
+        if args.compose_only:
+            compose(store, settings, args.day)
+            return
+        if not store.con.execute("SELECT count(*) FROM stars_daily").fetchall()[0][0]:
+            print(import_ranking(store, SHARED / "stars" / "stars_daily.parquet", settings).message)
         served = []
         for i, (repo, branch) in enumerate(WITH_HISTORY.items()):
-            record = repo_from_history(SHARED / "history", repo,
-                                       SHARED / "stars" / "stars_daily.parquet",
-                                       repo_id=1000 + i, default_branch=branch)
+            record = repo_from_history(
+                SHARED / "history",
+                repo,
+                SHARED / "stars" / "stars_daily.parquet",
+                repo_id=1000 + i,
+                default_branch=branch,
+            )
             record.stargazer_history_available = False
             record.stargazers_available = False
             served.append(record)
         with GitHubAPIServer(served) as server:
             local = settings.model_copy(update={"github_api_url": server.url})
-            summary = ingest_github(store, local, repos=list(WITH_HISTORY), backfill=True,
-                                    today=args.day)
+            summary = ingest_github(
+                store, local, repos=list(WITH_HISTORY), backfill=True, today=args.day
+            )
             print(f"histories: {summary.requests} requests, {summary.changed} rows changed")
         from shu.sources.history import ingest_history
 
         loaded = ingest_history(store, [SHARED / "history"], settings)
-        print(f"history exports: {sum(r.commits.inserted for r in loaded):,} commits, "
-              f"{sum(r.releases.inserted for r in loaded):,} version tags new")
-        docs = ingest_with_claims(store, sorted((ROOT / "docs" / "notes").glob("*.md"))
-                                + sorted((ROOT / "docs" / "examples" / "corpus").glob("*.md")))
-        print(f"notes and corpus: {docs.added} new, {docs.changed} changed, "
-              f"{docs.unchanged} unchanged")
+        print(
+            f"history exports: {sum(r.commits.inserted for r in loaded):,} commits, "
+            f"{sum(r.releases.inserted for r in loaded):,} version tags new"
+        )
+        docs = ingest_with_claims(
+            store,
+            sorted((ROOT / "docs" / "notes").glob("*.md"))
+            + sorted((ROOT / "docs" / "examples" / "corpus").glob("*.md")),
+        )
+        print(
+            f"notes and corpus: {docs.added} new, {docs.changed} changed, "
+            f"{docs.unchanged} unchanged"
+        )
 
         from shu.signals import refresh_signals
 
@@ -120,42 +184,65 @@ def main() -> None:
 
         store.con.execute("SET memory_limit = '8GB'")
         start = args.replay_from or args.day - timedelta(days=184)
-        runs = [(start, args.day - timedelta(days=1), REPLAY_TEMPLATES, 1),
-                (start, args.day - timedelta(days=30), ("star_breakout",), RADAR_EVERY_DAYS)]
+        runs = [
+            (start, args.day - timedelta(days=1), REPLAY_TEMPLATES, 1),
+            (start, args.day - timedelta(days=30), ("star_breakout",), RADAR_EVERY_DAYS),
+        ]
         for first, last, templates, every in runs:
-            if store.con.execute("SELECT count(*) FROM replay_runs WHERE day_from = ? AND "
-                                 "day_to = ?", [first, last]).fetchone()[0]:
-                print(f"replay {first}..{last} of {', '.join(templates)}: already in this "
-                      "store (replay_runs), not run again")
+            if store.con.execute(
+                "SELECT count(*) FROM replay_runs WHERE day_from = ? AND day_to = ?", [first, last]
+            ).fetchall()[0][0]:
+                print(
+                    f"replay {first}..{last} of {', '.join(templates)}: already in this "
+                    "store (replay_runs), not run again"
+                )
                 continue
             t0 = time.perf_counter()
             replay(store, first, last, settings, templates, (30,), every_days=every)
-            print(f"replay {first}..{last} of {', '.join(templates)}, every {every} day(s): "
-                  f"{time.perf_counter() - t0:.0f} s")
+            print(
+                f"replay {first}..{last} of {', '.join(templates)}, every {every} day(s): "
+                f"{time.perf_counter() - t0:.0f} s"
+            )
         if args.replay_only:
             return
         train_and_issue(store, settings, args.day, args.backtest, args.retrain)
-
-        from shu.briefing.compose import compose_briefing
-
-        result = compose_briefing(store, args.day, settings)
-        print(f"wrote {result.path.relative_to(ROOT)}: {result.title} "
-              f"({result.n_forecasts} cards, {result.n_receipts} receipts)")
+        compose(store, settings, args.day)
 
 
-def train_and_issue(store, settings, day: date, backtest_json: Path, retrain: bool) -> None:
+def compose(store: Store, settings: Settings, day: date) -> None:
+    """Write the briefing of `day` and print what the note measures (benchmarks/note_metrics.py)."""
+    import subprocess
+    import sys
+
+    from shu.briefing.compose import compose_briefing
+
+    result = compose_briefing(store, day, settings)
+    shown = result.path.relative_to(ROOT) if result.path.is_relative_to(ROOT) else result.path
+    print(
+        f"wrote {shown}: {result.title} ({result.n_forecasts} cards, {result.n_receipts} receipts)"
+    )
+    subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "note_metrics.py"), str(result.path)],
+        check=False,
+    )
+
+
+def train_and_issue(
+    store: Store, settings: Settings, day: date, backtest_json: Path, retrain: bool
+) -> None:
     """Train the forecaster on the store (with the backtest in its card when the file exists),
     resolve what has resolved, and issue the forecasts of `day`."""
     import json
 
-    from shu.forecast.models.artifact import model_path, save_forecasters
     from shu.forecast.evaluation.model_card import write_model_card
     from shu.forecast.live.issue import issue_forecasts
     from shu.forecast.live.resolve import resolve_forecasts
+    from shu.forecast.models.artifact import model_path, save_forecasters
     from shu.forecast.models.train import train_forecasters
 
-    backtest = (json.loads(backtest_json.read_text(encoding="utf-8"))
-                if backtest_json.exists() else None)
+    backtest = (
+        json.loads(backtest_json.read_text(encoding="utf-8")) if backtest_json.exists() else None
+    )
     if retrain or not model_path(settings).exists():
         store.con.execute("SET memory_limit = '8GB'")
         store.con.execute("SET preserve_insertion_order = false")

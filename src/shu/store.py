@@ -87,6 +87,23 @@ def _m004_probe_inductor(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f'DROP TABLE "{old}"')
 
 
+def _m005_forecast_distributions(con: duckdb.DuckDBPyConnection) -> None:
+    """The one predictive distribution per (repository, origin, horizon): the table
+    `forecast_distributions` and `forecasts.distribution_id` naming the distribution a forecast
+    was read from. Forecasts issued before keep their rows (distribution_id NULL) and stay
+    readable as they were."""
+    con.execute(TABLES_BY_NAME["forecast_distributions"].ddl())
+    have = {
+        r[0]
+        for r in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' "
+            "AND table_name = 'forecasts'"
+        ).fetchall()
+    }
+    if have and "distribution_id" not in have:
+        con.execute('ALTER TABLE "forecasts" ADD COLUMN "distribution_id" VARCHAR')
+
+
 # Ordered, append-only. Never edit an entry that has shipped: add a new one.
 MIGRATIONS: list[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     (1, "initial schema: every declared table", _m001_initial),
@@ -97,6 +114,11 @@ MIGRATIONS: list[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]]] =
     ),
     (3, "stars_daily: primary key unique by construction, no index", _m003_unindexed_keys),
     (4, "probe_runs, probe_results: what Inductor did, rows kept", _m004_probe_inductor),
+    (
+        5,
+        "forecast_distributions and forecasts.distribution_id: one predictive distribution",
+        _m005_forecast_distributions,
+    ),
 ]
 
 

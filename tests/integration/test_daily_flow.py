@@ -22,14 +22,17 @@ from shu.testing.github_server import GitHubAPIServer
 
 DAY = date(2026, 3, 2)
 SECTIONS = (
+    "## At a glance",
     "## What moved",
     "## Forecasts",
-    "## Signals",
-    "## Probe results and claim checks",
-    "## Track record",
+    "## Probe and claims",
     "## Calibration watch",
-    "## Receipts",
-    "*Horizon ~",
+    "## Track record",
+    "## Appendix",
+    "### How to read this",
+    "### Signals of the tracked repositories",
+    "### Receipts",
+    "*Receipts R",
 )
 
 
@@ -107,7 +110,7 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     issued = _forecasts(db)
     assert issued, "the flow issued no forecast"
     assert "star_velocity_interval" in {row[2] for row in issued}
-    assert "28-day velocity on " in text and "(80%: " in text  # cards lead with the interval
+    assert "28-day pace on " in text and "80% likely between" in text  # the interval leads
 
     with open_store(db, read_only=True) as store:
         briefing_id = store.con.execute("SELECT briefing_id FROM briefings").fetchone()[0]

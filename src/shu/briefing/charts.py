@@ -1,8 +1,9 @@
 """Briefing charts (matplotlib, Agg backend, PNG next to the markdown).
 
-- `velocity_chart`: 28-day star velocity and acceleration of the headline repositories over the
-  last 180 days, with each acceleration-threshold forecast drawn as a dashed line across its
-  horizon.
+- `stories_chart`: per tracked repository, the stars gained each day and the 28-day pace over
+  the last 90 days, the days its story names (`shu.briefing.stories`) shaded.
+- `pace_gaps` / `shade_gaps`: the days a chart cannot draw the 28-day pace and the unobserved
+  days behind them, drawn as grey bands and named in the legend (every velocity chart uses them).
 - `reliability_chart`: observed frequency against forecast probability in equal-count bins,
   with the diagonal and the count per bin.
 - `rocm_chart`: a ROCm card's chart: the repository's 90-day ROCm share of mainline commits over
@@ -13,7 +14,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date, timedelta
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from shu.briefing.stories import Story, daily_gains, stored_counts
+from shu.briefing.story_words import kind_words
+from shu.briefing.text import day_text, days_text
 from shu.forecast.features import rocm
 from shu.settings import ROCM_PATTERN
 from shu.store import Store
@@ -34,51 +40,165 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "x"
 
 
-def velocity_chart(
-    store: Store, repos: list[str], as_of: date, forecasts: list[dict[str, Any]], path: Path
-) -> Path:
-    """Velocity/acceleration panels for `repos` up to `as_of`, with forecast thresholds."""
-    fig, (ax_v, ax_a) = plt.subplots(2, 1, figsize=(9, 6), sharex=True, dpi=100)
-    start = as_of - timedelta(days=HISTORY_DAYS)
-    drawn = False
-    for i, repo in enumerate(repos):
-        rows = store.con.execute(
-            "SELECT day, velocity_28d, acceleration_28d FROM star_signals WHERE repo = ? AND "
-            "day > ? AND day <= ? ORDER BY day",
-            [repo, start, as_of],
+@dataclass(frozen=True)
+class Gap:
+    """Days a chart cannot draw the 28-day pace, and the unobserved days behind them."""
+
+    first: date
+    last: date
+    missing: tuple[date, date] | None  # the days without star counts that leave it undefined
+
+    def label(self) -> str:
+        if self.missing is None:
+            return f"28-day pace undefined {days_text(self.first, self.last)}"
+        return (
+            f"no star counts {days_text(*self.missing)}: 28-day pace undefined to "
+            f"{day_text(self.last)}"
+        )
+
+
+def pace_gaps(store: Store, repos: list[str], since: date, until: date) -> list[Gap]:
+    """The runs of days in [since, until] on which the 28-day velocity of any of `repos` is
+    undefined (inside its history, including a run that opens the window when the repository
+    has counts before it), each with the longest run of days without a star count that explains
+    it (a window spanning more than 7 unobserved days is undefined)."""
+    missing: set[date] = set()
+    for repo in repos:
+        older = store.con.execute(
+            "SELECT count(*) FROM stars_daily WHERE repo = ? AND day < ?", [repo, since]
+        ).fetchall()[0][0]
+        days = sorted(
+            d
+            for (d,) in store.con.execute(
+                "SELECT day FROM star_signals WHERE repo = ? AND day >= ? AND day <= ? AND "
+                "velocity_28d IS NOT NULL",
+                [repo, since, until],
+            ).fetchall()
+        )
+        if older and days and days[0] > since:
+            days = [since - timedelta(days=1), *days]
+        for a, b in pairwise(days):
+            missing.update(a + timedelta(days=k) for k in range(1, (b - a).days))
+    runs: list[list[date]] = []
+    for d in sorted(missing):
+        if runs and runs[-1][-1] == d - timedelta(days=1):
+            runs[-1].append(d)
+        else:
+            runs.append([d])
+    out = []
+    for run in runs:
+        unseen = None
+        for repo in repos:
+            seen = [
+                d
+                for (d,) in store.con.execute(
+                    "SELECT day FROM stars_daily WHERE repo = ? AND day >= ? AND day <= ? "
+                    "ORDER BY day",
+                    [repo, run[0] - timedelta(days=40), run[-1]],
+                ).fetchall()
+            ]
+            for a, b in pairwise(seen):
+                if (b - a).days > 8 and (unseen is None or (b - a).days - 1 > _length(unseen)):
+                    unseen = (a + timedelta(days=1), b - timedelta(days=1))
+        out.append(Gap(run[0], run[-1], unseen))
+    return out
+
+
+def _length(days: tuple[date, date]) -> int:
+    return (days[1] - days[0]).days + 1
+
+
+def shade_gaps(ax: Any, gaps: list[Gap]) -> None:
+    """Draw each gap on `ax` as a grey band, named in the legend."""
+    for i, gap in enumerate(gaps):
+        ax.axvspan(
+            gap.first,
+            gap.last + timedelta(days=1),
+            color="grey",
+            alpha=0.15,
+            linewidth=0,
+            label=gap.label() if i < 3 else None,
+        )
+        if gap.missing is not None:
+            ax.axvspan(
+                gap.missing[0],
+                gap.missing[1] + timedelta(days=1),
+                color="grey",
+                alpha=0.3,
+                linewidth=0,
+            )
+
+
+STORY_DAYS = 90
+EPISODE_COLOURS = {"burst": "C1", "removal": "C3"}
+
+
+def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -> Path:
+    """One panel per repository: stars gained each day (bars) and the 28-day pace (line) over
+    the last STORY_DAYS days, with the days its story names shaded and any gap drawn."""
+    n = max(len(stories), 1)
+    fig, axes = plt.subplots(n, 1, figsize=(9, 1.9 * n + 0.8), dpi=100, squeeze=False)
+    start = as_of - timedelta(days=STORY_DAYS)
+    for ax, story in zip(axes[:, 0], stories, strict=False):
+        counts = stored_counts(store, story.repo, start - timedelta(days=10), as_of)
+        gains = daily_gains(counts, start, as_of)
+        days = sorted(gains)
+        ax.bar(
+            days,
+            [gains[d] for d in days],
+            width=0.9,
+            color="C0",
+            alpha=0.45,
+            linewidth=0,
+            label="stars gained that day",
+        )
+        pace = store.con.execute(
+            "SELECT day, velocity_28d FROM star_signals WHERE repo = ? AND day > ? AND day <= ? "
+            "ORDER BY day",
+            [story.repo, start, as_of],
         ).fetchall()
-        if not rows:
-            continue
-        drawn = True
-        color = f"C{i}"
-        days = [r[0] for r in rows]
-        ax_v.plot(days, [r[1] for r in rows], color=color, label=repo)
-        ax_a.plot(days, [r[2] for r in rows], color=color, label=repo)
-        for f in forecasts:
-            if f["repo"] == repo and f["template"] == "star_accel_reach":
-                ax_a.hlines(
-                    f["threshold"],
-                    f["origin"],
-                    f["resolves_on"],
-                    colors=color,
-                    linestyles="dashed",
-                    label=f"{repo} ≥ {f['threshold']:+.2f} by {f['resolves_on']} "
-                    f"(p={f['probability']:.2f})",
-                )
-    ax_v.set_ylabel("velocity 28d (stars/day)")
-    ax_a.set_ylabel("acceleration 28d (stars/day)")
-    ax_a.axhline(0, color="grey", linewidth=0.5)
-    ax_v.set_title(f"Star velocity and acceleration to {as_of}; dashed: forecast thresholds")
-    if drawn:
-        ax_v.legend(fontsize=8, loc="upper left")
-        ax_a.legend(fontsize=7, loc="upper left")
-    else:
-        ax_v.text(0.5, 0.5, "no star signals stored", ha="center", transform=ax_v.transAxes)
+        ax.plot(
+            [d for d, _ in pace],
+            [v for _, v in pace],
+            color="C0",
+            linewidth=1.6,
+            label="28-day pace",
+        )
+        for e in story.episodes:
+            ax.axvspan(
+                e.first - timedelta(hours=12),
+                e.last + timedelta(hours=12),
+                color=EPISODE_COLOURS[e.kind],
+                alpha=0.25,
+                linewidth=0,
+                label=f"{e.kind} {days_text(e.first, e.last)}",
+            )
+        ax.axvline(as_of - timedelta(days=27.5), color="grey", linestyle=":", linewidth=0.8)
+        shade_gaps(ax, pace_gaps(store, [story.repo], start, as_of))
+        ax.axhline(0, color="grey", linewidth=0.5)
+        ax.set_xlim(start, as_of + timedelta(days=1))
+        ax.set_title(f"{story.repo}: {kind_words(story)}", fontsize=9, loc="left")
+        ax.set_ylabel("stars/day", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.legend(fontsize=6, loc="upper left")
+    if not stories:
+        axes[0, 0].text(
+            0.5, 0.5, "no tracked repository", ha="center", transform=axes[0, 0].transAxes
+        )
+    fig.suptitle(
+        f"Stars gained per day (bars) and the 28-day pace (line), {STORY_DAYS} days to {as_of}\n"
+        "dotted: the start of the 28-day window; shaded: the days each story names",
+        fontsize=9,
+    )
     fig.text(
-        0.01, 0.01, "Source: shu store, tables star_signals and forecasts", fontsize=7, color="grey"
+        0.01,
+        0.005,
+        "Source: shu store, tables stars_daily and star_signals",
+        fontsize=7,
+        color="grey",
     )
     fig.autofmt_xdate()
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.tight_layout(rect=(0, 0.02, 1, 1 - 0.5 / (1.9 * n + 0.8)))
     fig.savefig(path)
     plt.close(fig)
     return path

@@ -4,9 +4,11 @@
   repositories over time (one line each), the data behind `shu compare` and the briefing's
   per-category charts.
 - `fan_chart`: a repository's 28-day velocity history followed by its interval forecasts
-  (median, central 50/80/95% intervals from `forecast_intervals`) when any are stored.
+  (median, central 50/80/95% intervals from `forecast_intervals`) when any are stored, and the
+  threshold of a question about that velocity.
 
-Every chart carries a title, the unit, dates on the x axis and its data source.
+Every chart carries a title saying what it draws, the unit, dates on the x axis and its data
+source; a log axis where the series differ tenfold, and the gaps in the data as named bands.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from shu.briefing.charts import Gap, pace_gaps, shade_gaps
 from shu.errors import InputError
+from shu.store import Store
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,8 @@ METRICS = {
     ),
 }
 SOURCE = "Source: shu store, table star_signals (daily GitHub star counts)"
+# Questions about the 28-day velocity on the horizon day, whose threshold a fan chart can draw.
+VELOCITY_QUESTIONS = ("star_velocity_up", "star_velocity_level")
 
 
 def metric(name: str) -> Metric:
@@ -106,16 +112,36 @@ def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+TENFOLD = 10.0  # series whose typical levels differ this much or more share a log axis
+
+
+def needs_log(frame: pd.DataFrame) -> bool:
+    """Whether the repositories' typical (median) levels in `frame` differ tenfold or more, so a
+    linear axis would squash the smaller ones."""
+    levels = [
+        abs(float(v))
+        for v in frame.dropna(subset=["value"]).groupby("repo", sort=False)["value"].median()
+    ]
+    levels = [v for v in levels if v > 0]
+    return len(levels) > 1 and max(levels) >= TENFOLD * min(levels)
+
+
 def compare_chart(
     frame: pd.DataFrame,
     metric_name: str,
     path: Path,
     *,
-    log: bool = False,
+    log: bool | None = None,
     title: str | None = None,
+    gaps: list[Gap] | None = None,
+    span: tuple[date, date] | None = None,
 ) -> Path:
-    """One line per repository of `frame` (from `compare_frame`) as a PNG at `path`."""
+    """One line per repository of `frame` (from `compare_frame`) as a PNG at `path`; a log
+    axis with `log`, or by default when the levels differ tenfold (`needs_log`); `gaps` drawn
+    as named grey bands; the x axis over `span` (first, last day) when given."""
     m = metric(metric_name)
+    if log is None:
+        log = needs_log(frame)
     fig, ax = plt.subplots(figsize=(9, 4.8), dpi=100)
     drawn = 0
     for i, (repo, g) in enumerate(frame.groupby("repo", sort=False)):
@@ -138,9 +164,13 @@ def compare_chart(
             ax.set_yscale("symlog", linthresh=1.0)
     if m.column != "stars":
         ax.axhline(0, color="grey", linewidth=0.5)
+    shade_gaps(ax, gaps or [])
+    if span is not None:  # dates: matplotlib converts them
+        ax.set_xlim(span[0], span[1] + timedelta(days=1))  # type: ignore[arg-type]
     days = frame["day"].dropna()
-    span = f"{days.min().date()} to {days.max().date()}" if len(days) else "no data"
-    ax.set_title(title or f"{m.label} ({m.unit}), {span}", fontsize=10)
+    shown = f"{days.min().date()} to {days.max().date()}" if len(days) else "no data"
+    scale = ", log scale" if log else ""
+    ax.set_title((title or f"{m.label} ({m.unit}), {shown}") + scale, fontsize=10)
     ax.set_ylabel(f"{m.label} ({m.unit})" + (", log scale" if log else ""))
     ax.set_xlabel("day (UTC)")
     if drawn:
@@ -188,19 +218,34 @@ def interval_forecasts(con: duckdb.DuckDBPyConnection, repo: str, as_of: date) -
 
 
 def fan_chart(
-    con: duckdb.DuckDBPyConnection, repo: str, as_of: date, path: Path, history_days: int = 180
-) -> tuple[Path, bool]:
-    """28-day velocity of `repo` for `history_days` to `as_of`, then its forecast fan.
+    store: Store,
+    repo: str,
+    as_of: date,
+    path: Path,
+    history_days: int = 180,
+    question: dict | None = None,
+) -> tuple[Path, bool, str]:
+    """28-day velocity of `repo` for `history_days` to `as_of`, then its forecast fan; gaps in
+    the history drawn and named; with `question` (a forecast about the 28-day velocity on its
+    horizon day: `star_velocity_up` / `star_velocity_level`) its threshold drawn as a dashed
+    line to that day, labelled with the answer.
 
-    Returns the path and whether a fan (interval forecasts) was drawn."""
+    Returns the path, whether a fan (interval forecasts) was drawn, and the chart's title (what
+    it draws)."""
+    con = store.con
+    since = as_of - timedelta(days=history_days)
     hist = con.execute(
         "SELECT day, velocity_28d FROM star_signals WHERE repo = ? AND day > ? "
         "AND day <= ? ORDER BY day",
-        [repo, as_of - timedelta(days=history_days), as_of],
+        [repo, since, as_of],
     ).df()
     fan = interval_forecasts(con, repo, as_of)
     fig, ax = plt.subplots(figsize=(9, 3.6), dpi=100)
-    ax.plot(hist["day"], hist["velocity_28d"], color="C0", label="observed")
+    if len(hist):
+        days, values = _broken_at_gaps(hist.rename(columns={"velocity_28d": "value"}), 1)
+        ax.plot(days, values, color="C0", label="observed")
+    shade_gaps(ax, pace_gaps(store, [repo], since, as_of))
+    drawn = ["28-day star velocity"]
     if not fan.empty:
         origin = pd.Timestamp(fan["origin"].iloc[0])
         start = hist.loc[hist["day"] <= origin, "velocity_28d"].dropna()
@@ -230,9 +275,24 @@ def fan_chart(
             label="forecast median",
         )
         ax.axvline(origin, color="grey", linewidth=0.6, linestyle=":")
+        drawn.append("its forecast fan")
+    if question is not None and question.get("template") in VELOCITY_QUESTIONS:
+        ax.hlines(
+            question["threshold"],
+            pd.Timestamp(question["origin"]),
+            pd.Timestamp(question["resolves_on"]),
+            colors="C3",
+            linestyles="dashed",
+            label=f"asked: above {question['threshold']:,.2f} on {question['resolves_on']} "
+            f"({100 * question['probability']:.0f}% yes)",
+        )
+        drawn.append("the threshold asked (dashed)")
     ax.axhline(0, color="grey", linewidth=0.5)
-    what = "and its forecast fan" if not fan.empty else "(no interval forecast stored)"
-    ax.set_title(f"{repo}: 28-day star velocity to {as_of} {what}", fontsize=10)
+    what = drawn[0] + (" with " + " and ".join(drawn[1:]) if len(drawn) > 1 else "")
+    if fan.empty:
+        what += " (no interval forecast stored)"
+    title = f"{repo}: {what}, to {as_of}"
+    ax.set_title(title, fontsize=10)
     ax.set_ylabel("velocity 28d (stars/day)")
     ax.set_xlabel("day (UTC)")
     ax.legend(fontsize=7, loc="upper left")
@@ -247,4 +307,4 @@ def fan_chart(
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     fig.savefig(path)
     plt.close(fig)
-    return path, not fan.empty
+    return path, not fan.empty, title

@@ -17,7 +17,9 @@ import jinja2
 
 from shu.briefing import facts
 from shu.briefing.choice import CardChoice, choose_cards
-from shu.briefing.text import briefing_title, template_env
+from shu.briefing.stories import Story, story_of
+from shu.briefing.story_words import importance, story_title
+from shu.briefing.text import template_env
 from shu.evidence.retrieval import PassageIndex
 from shu.forecast.evaluation.skill_gate import demonstrated_skill
 from shu.receipts import ReceiptBook
@@ -30,14 +32,17 @@ NO_DATA_TITLE = "No data yet: nothing to brief"
 
 @dataclass
 class Part:
-    """What a section built: its markdown, ending with the blank line before the next section;
-    the markdown of the HTML page when that differs (cards add their expandable details); and
-    its plain data for `reports/DATE.json` (top-level key -> JSON-ready value; lists under the
-    same key from several sections are joined)."""
+    """What a section built: its markdown in the body, ending with the blank line before the
+    next section; the markdown of the HTML page when that differs (cards add their expandable
+    details); its plain data for `reports/DATE.json` (top-level key -> JSON-ready value; lists
+    under the same key from several sections are joined); and what it puts in the appendix
+    (the full tables behind a short body, the receipts), in the same form."""
 
     markdown: str
     page: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    appendix: str = ""  # what the section puts in the appendix (after the body), if anything
+    appendix_page: str | None = None  # the HTML page's appendix part, when that differs
 
 
 @dataclass
@@ -100,10 +105,17 @@ class BriefingContext:
         return self.first_data_day is None or self.first_data_day > self.day
 
     @cached_property
+    def stories(self) -> list[Story]:
+        """What moved each tracked repository's star pace (`shu.briefing.stories`), the most
+        important first."""
+        told = [story_of(self.store, repo, self.as_of) for repo in self.tracked]
+        return sorted(told, key=lambda s: -importance(s))
+
+    @cached_property
     def title(self) -> str:
         if self.no_data:
             return NO_DATA_TITLE
-        return briefing_title(self.categories)
+        return story_title(self.stories)
 
     @cached_property
     def forecasts(self) -> list[dict[str, Any]]:

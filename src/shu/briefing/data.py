@@ -2,10 +2,18 @@
 reads instead of parsing prose.
 
 Top-level keys (each section contributes its own through `Part.data`):
+- `at_a_glance`: the At a glance sentences (markdown, receipts as `[Rn]`);
+- `stories`: per tracked repository what moved its star pace (`kind`, its sentence, the 28-day,
+  7-day and ordinary paces, and the episodes: bursts and removals with their days and effect);
+- `since_last_briefing`: the chances that moved 10 points or more, the repositories new on the
+  radar and the forecasts resolved since the previous briefing; null on a first briefing;
 - `cards`: per card `repo`, `kind` ("star" or "rocm"), `template`, `horizon`, `question` (the
-  stored question, or null when the card leads with its interval alone), `probability`,
-  `base_rate`, `declared`, `skill` (demonstrated or not, and why), `interval` (median and the
-  50/80/95% bounds of the 28-day velocity on `resolves_on`) or null, `forecast_id`;
+  stored question, or null when the card leads with its interval alone) and
+  `question_in_words`, the question as `quantity` `comparator` `threshold` (e.g.
+  "velocity_28d on resolves_on" ">" 4.54), `probability`, `base_rate`, `declared`, `skill`
+  (demonstrated or not, and why), `reasons` (the reasons shown, each with its contribution in
+  log-odds and the chance without it), `interval` (its forecast id, median and the 50/80/95%
+  bounds of the 28-day velocity on `resolves_on`) or null, `forecast_id`;
 - `radar`: the "Breaking out" section's candidates, each `repo`, `probability`,
   `velocity_28d` (plus `origin`, `horizon`, `bar`, `forecast_id` and the drivers in words);
 - `claims`: each `text`, `source` (the document's location, or "built-in" for a configured
@@ -31,7 +39,17 @@ from typing import Any
 from shu.briefing.context import BriefingContext, Part
 from shu.store import utcnow
 
-KEYS = ("cards", "radar", "claims", "calibration_watch", "track_record")
+KEYS = (
+    "at_a_glance",
+    "stories",
+    "since_last_briefing",
+    "cards",
+    "radar",
+    "claims",
+    "calibration_watch",
+    "track_record",
+)
+LISTS = ("at_a_glance", "stories", "cards", "claims")
 
 
 def briefing_data(ctx: BriefingContext, parts: list[Part]) -> dict[str, Any]:
@@ -53,7 +71,7 @@ def briefing_data(ctx: BriefingContext, parts: list[Part]) -> dict[str, Any]:
             else:
                 doc[key] = value
     for key in KEYS:
-        doc.setdefault(key, [] if key in ("cards", "claims") else None)
+        doc.setdefault(key, [] if key in LISTS else None)
     doc["notes"] = notes
     return doc
 

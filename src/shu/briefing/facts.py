@@ -22,7 +22,6 @@ from shu.store import Store
 
 BAND_SQL = band_sql("f.probability")  # a stored forecast's confidence band
 RIGHT_SQL = "((f.probability >= 0.5) = (r.outcome = 'yes'))"
-MOVE_TOLERANCE = 0.05
 # The radar's forecasts (every repository in the store) have their own section and record.
 RADAR_SQL_LIST = ", ".join(f"'{t}'" for t in RANKED_TEMPLATES)
 LIFECYCLE_RULE = (
@@ -71,20 +70,6 @@ class CategoryMove:
     sql: str
     velocity_sql: str
     params: list[Any]
-
-    @property
-    def relative(self) -> float | None:
-        """Acceleration as a share of velocity (how fast the pace itself changes)."""
-        if self.acceleration is None or not self.velocity:
-            return None
-        return self.acceleration / abs(self.velocity)
-
-    @property
-    def verb(self) -> str:
-        rel = self.relative
-        if rel is None or abs(rel) < MOVE_TOLERANCE:
-            return "Hold Steady"
-        return "Accelerate" if rel > 0 else "Decelerate"
 
 
 def category_accelerations(store: Store, settings: Settings, as_of: date) -> list[CategoryMove]:

@@ -101,6 +101,8 @@ def _attribute_filter(tag: str, attr: str, value: str) -> str | None:
             return value
         if re.fullmatch(r"[\w.-]+\.html", value):  # the index's links to briefing pages
             return value
+        if re.fullmatch(r"(?:\.\./)*[\w-]+(?:/[\w.-]+)*\.md", value):  # a local document
+            return value
         return None
     if attr == "style":
         return value if _ALIGN.match(value) else None

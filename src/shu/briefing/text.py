@@ -1,5 +1,5 @@
-"""shu's own words and numbers in the briefing: number formats, receipt references, confidence
-the title, and the Jinja2 environment every section renders with.
+"""shu's own words and numbers in the briefing: number formats, dates, links, receipt references,
+and the Jinja2 environment every section renders with.
 
 Everything here writes shu's own markdown (`Md`); outside text still goes through
 `shu.safe_markdown`. The template environment prints an `Md` as is and escapes every other string
@@ -8,16 +8,18 @@ Everything here writes shu's own markdown (`Md`); outside text still goes throug
 
 from __future__ import annotations
 
+import os
 import re
+from datetime import date, datetime
+from pathlib import Path
 from typing import Any
 
 import jinja2
 from markdown_it import MarkdownIt
 
-from shu.briefing.facts import CategoryMove
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE as INTERVAL
 from shu.forecast.questions.registry import TEMPLATES
-from shu.safe_markdown import Md, safe_code, safe_inline
+from shu.safe_markdown import Md, safe_code, safe_inline, safe_link
 
 _REFS = re.compile(r"\s*\[R\d+(?:, R\d+)*\]")
 
@@ -33,6 +35,57 @@ def num(value: float | None, digits: int = 2, signed: bool = False) -> str:
     return f"{value:+,.{digits}f}" if signed else f"{value:,.{digits}f}"
 
 
+GITHUB = "https://github.com"
+
+
+def repo_link(repo: str) -> Md:
+    """The repository's name linked to its GitHub page."""
+    return Md(safe_link(repo, f"{GITHUB}/{repo}"))
+
+
+def release_link(repo: str, tag: str) -> Md:
+    """A release's tag linked to its page on GitHub."""
+    return Md(safe_link(tag, f"{GITHUB}/{repo}/releases/tag/{tag}"))
+
+
+def document_target(location: str | None, out_dir: Path | None) -> str | None:
+    """Where a document's link points: its address, or the local file relative to the
+    briefing's folder (None when neither can be given)."""
+    if not location:
+        return None
+    if location.startswith(("http://", "https://")):
+        return location
+    path = Path(location)
+    if out_dir is None or not path.is_absolute() or not path.is_file():
+        return None
+    return Path(os.path.relpath(path, out_dir.resolve())).as_posix()
+
+
+def commit_link(repo: str, sha: str, label: str | None = None) -> Md:
+    """A commit (its short sha, or `label`) linked to its page on GitHub."""
+    return Md(safe_link(label or sha[:10], f"{GITHUB}/{repo}/commit/{sha}"))
+
+
+def day_text(day: date | str) -> str:
+    """A day (a date, a timestamp or ISO text) as prose writes it: '14 Jan 2026'."""
+    if isinstance(day, datetime):
+        day = day.date()
+    if isinstance(day, str):
+        day = date.fromisoformat(day[:10])
+    return f"{day.day} {day:%b %Y}"
+
+
+def days_text(first: date, last: date) -> str:
+    """A run of days as prose writes it: '17 Jan 2026', '14–17 Jan 2026', '30 Jan–2 Feb 2026'."""
+    if first == last:
+        return day_text(first)
+    if (first.year, first.month) == (last.year, last.month):
+        return f"{first.day}–{day_text(last)}"
+    if first.year == last.year:
+        return f"{first.day} {first:%b}–{day_text(last)}"
+    return f"{day_text(first)}–{day_text(last)}"
+
+
 def pct(value: float | None, digits: int = 0) -> str:
     """A share as a percentage ('—' for missing)."""
     return "—" if value is None else f"{100 * value:.{digits}f}%"
@@ -44,37 +97,10 @@ def ref(*numbers: int) -> Md:
     return Md("[" + ", ".join(f"R{n}" for n in unique) + "]") if unique else Md("")
 
 
-def category_phrase(category: str) -> str:
-    """A category as a plural title phrase ('inference-runtime' -> 'Inference Runtimes')."""
-    words = category.replace("_", "-").split("-")
-    text = " ".join(w.capitalize() for w in words)
-    return text if text.endswith("s") else text + "s"
-
-
 def template_words(template: str) -> str:
     """What `template` asks about, in words (its identifier with spaces when shu has none)."""
     known = TEMPLATES.get(template)
     return known.words if known else template.replace("_", " ")
-
-
-def briefing_title(categories: list[CategoryMove]) -> str:
-    """The briefing's title: the two categories whose pace changes most, and how."""
-    moves = [c for c in categories if c.acceleration is not None]
-    if not moves:
-        return "No category-level movement measurable yet"
-    moves.sort(key=lambda c: -abs(c.relative or 0.0))
-    first = moves[0]
-    if len(moves) == 1:
-        return f"{category_phrase(first.category)} {first.verb}"
-    second = moves[1]
-    if first.verb == second.verb:
-        return (
-            f"{category_phrase(first.category)} and {category_phrase(second.category)} {first.verb}"
-        )
-    return (
-        f"{category_phrase(first.category)} {first.verb} as "
-        f"{category_phrase(second.category)} {second.verb}"
-    )
 
 
 def interval_text(f: dict[str, Any]) -> str | None:
@@ -97,6 +123,16 @@ def visible_text(markdown: str) -> str:
         if tok.type == "inline"
     )
     return _REFS.sub("", text)
+
+
+_WORD = re.compile(r"\S*[^\W\d_]\S*")
+
+
+def word_count(markdown: str) -> int:
+    """Words a reader meets in `markdown`: whitespace-separated tokens with at least one letter,
+    in its visible text (link labels, not addresses; no image, code block or receipt
+    reference)."""
+    return len(_WORD.findall(visible_text(markdown)))
 
 
 def _finalize(value: Any) -> Any:
@@ -122,4 +158,5 @@ def template_env() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
     )
     env.filters["code"] = lambda value: Md(safe_code(value))  # identifiers, shown literally
+    env.filters["day"] = day_text
     return env

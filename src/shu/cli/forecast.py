@@ -189,7 +189,9 @@ def backtest(
         "its file. Binary columns: repo, origin, template, horizon, threshold, velocity_28d, "
         "probability, outcome; interval columns: repo, origin, template, horizon, "
         "velocity_28d, median, lower_50, upper_50, lower_80, upper_80, lower_95, upper_95, "
-        "observed.",
+        "observed. Read from one distribution (the interval template with star_velocity_up, "
+        "_level or star_breakout): yes/no files add probability_classifier and distribution, "
+        "interval files distribution_quantiles, anchor_thresholds and anchor_cdf.",
     ),
     db: Path = DbOption,
 ) -> None:

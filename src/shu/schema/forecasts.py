@@ -50,6 +50,13 @@ FORECASTS = Table(
             "fraction",
         ),
         col("base_rate_n", "INTEGER", "Resolved questions behind base_rate."),
+        col(
+            "distribution_id",
+            "VARCHAR",
+            "The predictive distribution in `forecast_distributions` the forecast was read "
+            "from (questions about the 28-day velocity on resolves_on, and intervals); NULL for "
+            "other templates and forecasts issued before distributions were stored.",
+        ),
     ),
 )
 

@@ -1,5 +1,8 @@
-"""Interval forecast tables: the predictive quantiles of `star_velocity_interval` forecasts and
-whether each central interval held once resolved. Keyed by `forecasts.forecast_id`."""
+"""Interval forecast tables: the one predictive distribution of the 28-day star velocity per
+(repository, origin, horizon) that the velocity questions and intervals are read from, the
+predictive quantiles of `star_velocity_interval` forecasts and whether each central interval
+held once resolved. Keyed by `forecasts.forecast_id` (distributions by their own id, which
+`forecasts.distribution_id` names)."""
 
 from shu.schema.base import Table, col
 
@@ -49,4 +52,52 @@ INTERVAL_RESOLUTIONS = Table(
     ),
 )
 
-TABLES = (FORECAST_INTERVALS, INTERVAL_RESOLUTIONS)
+FORECAST_DISTRIBUTIONS = Table(
+    name="forecast_distributions",
+    description="The predictive distribution of the 28-day star velocity on origin + horizon "
+    "of one repository, which every forecast naming it in `forecasts.distribution_id` was read "
+    "from: the interval model's distribution bent through the yes/no answers about the same "
+    "velocity (docs/forecast/method.md). P(velocity <= x) runs linearly in x through the "
+    "points (quantiles[i], levels[i]) and (anchor_thresholds[j], anchor_cdf[j]). Append-only.",
+    primary_key=("distribution_id",),
+    group="forecasts",
+    columns=(
+        col("distribution_id", "VARCHAR", "16 hex of SHA-256 over repo, horizon, origin, model."),
+        col("repo", "VARCHAR", "Repository."),
+        col("origin", "DATE", "Day t the distribution is issued as of."),
+        col("horizon_days", "INTEGER", "H: the velocity on origin + H.", "days"),
+        col("model_version", "VARCHAR", "Model that issued it."),
+        col("velocity_28d", "DOUBLE", "The 28-day star velocity on the origin.", "stars/day"),
+        col("levels", "DOUBLE[]", "Probability levels of `quantiles`.", "fraction"),
+        col(
+            "quantiles",
+            "DOUBLE[]",
+            "The distribution's quantile at each of `levels` (velocity_28d on origin + H).",
+            "stars/day",
+        ),
+        col("anchor_templates", "VARCHAR[]", "The yes/no questions it passes through."),
+        col(
+            "anchor_thresholds",
+            "DOUBLE[]",
+            "Their thresholds (the same order).",
+            "stars/day",
+        ),
+        col(
+            "anchor_probability",
+            "DOUBLE[]",
+            "Each question's calibrated (and guarded) answer before the answers were made "
+            "monotone in the threshold.",
+            "fraction",
+        ),
+        col(
+            "anchor_cdf",
+            "DOUBLE[]",
+            "P(velocity <= threshold) of the distribution at each threshold; the question's "
+            "issued probability is 1 minus it.",
+            "fraction",
+        ),
+        col("issued_at", "TIMESTAMP", "Wall-clock time of issue (UTC)."),
+    ),
+)
+
+TABLES = (FORECAST_INTERVALS, FORECAST_DISTRIBUTIONS, INTERVAL_RESOLUTIONS)

@@ -3,7 +3,8 @@
 `synthetic_sample(end, seed)` builds, deterministically from `seed`:
 
 - six repositories under the `synthetic-demo/` owner in three categories, each with about two
-  years of daily star counts (a smooth random velocity with release bumps), commits on most days
+  years of daily star counts (a smooth random velocity with release bumps, and for those in
+  `BURSTS` a few days of unusual attention), commits on most days
   (some subjects mention ROCm, TPU, torch.compile or quantization, per repository profile) and a
   release every four to seven weeks whose notes mention the same topics;
 - 48 untracked repositories (`synthetic-demo/radar-NN`) with daily star counts only, a steady
@@ -41,6 +42,11 @@ N_UNTRACKED = 48
 # Each untracked repository surges (4-8 times its pace for 25-45 days, after a few days at twice
 # it) with this chance per window of 40-80 days, so the radar has breakouts to learn and find.
 SURGE_CHANCE = 0.3
+
+# A burst of attention (e.g. a front-page link) some repositories had, so the demo's briefing
+# tells a burst leaving the 28-day window apart from a slowdown: name -> (days before the end of
+# the sample of its first day, its length in days, its pace as a multiple of the usual).
+BURSTS = {"gradflow": (45, 4, 8.0)}
 
 # name, category, base stars/day, topic mentioned most in its commits and notes
 PROFILES = (
@@ -183,7 +189,7 @@ def synthetic_sample(end: date, seed: int = SEED) -> DemoSample:
         full = f"{OWNER}/{name}"
         start = end - timedelta(days=HISTORY_DAYS - 1)
         releases = _releases(rng, name, topic, start, end)
-        stars = _stars(rng, base, start, releases)
+        stars = _stars(rng, base, start, releases, BURSTS.get(name))
         repos.append(
             RepoRecord(
                 full_name=full,
@@ -258,7 +264,11 @@ def _releases(
 
 
 def _stars(
-    rng: np.random.Generator, base: float, start: date, releases: list[ReleaseRecord]
+    rng: np.random.Generator,
+    base: float,
+    start: date,
+    releases: list[ReleaseRecord],
+    burst: tuple[int, int, float] | None = None,
 ) -> np.ndarray:
     n = HISTORY_DAYS
     # A slow random walk in log-velocity, smoothed, with bumps after releases.
@@ -270,6 +280,10 @@ def _stars(
         if 0 <= d < n:
             bump = np.exp(-np.arange(n - d) / 10.0) * base * rng.uniform(0.3, 1.5)
             velocity[d:] += bump
+    if burst is not None:
+        before_end, length, times = burst
+        first = n - before_end
+        velocity[first : first + length] *= times
     daily = rng.poisson(np.clip(velocity, 0.1, None))
     return 500 + np.cumsum(daily)
 

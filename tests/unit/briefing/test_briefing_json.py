@@ -86,7 +86,18 @@ def test_briefing_json_has_every_key_in_shape(filled, settings, day):
         assert card["template"] == "star_accel_reach" and card["horizon"] == 30
         assert card["base_rate"] == 0.45 and card["skill"]["demonstrated"] is True
         assert card["interval"] is None  # the sample stores no interval forecast
+        # the question as data: "acceleration_28d on some day up to resolves_on >= 0.5"
+        assert (card["threshold"], card["comparator"]) == (0.5, ">=")
+        assert card["quantity"] == "acceleration_28d on some day up to resolves_on"
+        assert card["question_in_words"].startswith(f"Will {card['repo']}'s 28-day star")
+        # the reasons shown add up to the answer's direction (here above the base rate)
+        assert card["reasons"] and sum(r["contribution"] for r in card["reasons"]) > 0
     assert {c["repo"] for c in doc["cards"]} == {r.repo for r in settings.repos}
+    # At a glance in words, the stories, and nothing since a last briefing on a first one
+    assert 3 <= len(doc["at_a_glance"]) <= 5
+    assert doc["stories"][0]["repo"] == "acme/runtime"
+    assert doc["stories"][0]["kind"] == "pace_down"
+    assert doc["since_last_briefing"] is None and "first" in doc["notes"]["since_last_briefing"]
     built_in = [c for c in doc["claims"] if c["source"] == "built-in"]
     from_documents = [c for c in doc["claims"] if c["source"] == "notes/claims.md"]
     assert built_in and from_documents

@@ -3,6 +3,7 @@ shu does about it; the guard's line; receipts that resolve; the plain-data form.
 
 from __future__ import annotations
 
+import json
 from datetime import date, timedelta
 
 import pandas as pd
@@ -104,9 +105,10 @@ def test_off_bands_get_a_line_and_the_plain_data_holds_every_figure(store):
     assert watch["guard_line"] is None and watch["regime"] is None
     lines = watch["lines"]
     assert len(lines) == 2
-    assert lines[0].startswith("High-band forecasts came true 6") and "more sure" in lines[0]
+    assert lines[0].startswith("Answers 80% sure or more came true 6") and "more sure" in lines[0]
     assert "next `shu train`" in lines[0]
-    assert "at ≥ 20 stars/day held 50%" in lines[1] and "no online state" in lines[1]
+    assert "gaining ≥ 20 stars/day held 50%" in lines[1] and "too narrow" in lines[1]
+    assert "no correction stored yet" in lines[1]
 
 
 def test_lines_say_what_the_guard_and_the_online_levels_do(store, tmp_path):
@@ -144,13 +146,13 @@ def test_lines_say_what_the_guard_and_the_online_levels_do(store, tmp_path):
         ),
     )
     watch = calibration_watch(store, DAY)
-    assert watch["guard_line"].startswith(
-        "On an average day this week 8.8% of repositories "
-        "lost stars, against 5.1% usually: star forecasts "
-        "are held closer to base rates today"
+    assert watch["guard_line"] == (
+        "On an average day this week 8.8% of repositories lost stars, against 5.1% usually: "
+        "the yes/no forecasts of repositories losing stars are held closer to their base rate, "
+        "and 80% ranges are 3% wider; breakout forecasts are left as the model gave them."
     )
     assert "regime guard is on" in watch["lines"][0]
-    assert "between the levels 0.040 and 0.960" in watch["lines"][1]
+    assert "between the 4.0th and 96.0th percentiles of past errors" in watch["lines"][1]
     book = ReceiptBook()
     section = watch_section(store, book, DAY, tmp_path)
     assert (tmp_path / section["chart"]).stat().st_size > 5000
@@ -158,11 +160,8 @@ def test_lines_say_what_the_guard_and_the_online_levels_do(store, tmp_path):
     assert [resolve(store, r) for r in book.receipts] == [None] * len(book.receipts)
 
 
-def test_the_briefing_says_so_when_the_guard_is_on(filled, settings, day):
-    from shu.briefing.compose import compose_briefing
-    from shu.receipts import stored_receipts
-
-    filled.upsert(
+def _regime(store, day) -> None:
+    store.upsert(
         "market_regime",
         pd.DataFrame(
             [
@@ -176,19 +175,46 @@ def test_the_briefing_says_so_when_the_guard_is_on(filled, settings, day):
             ]
         ),
     )
+
+
+def test_the_regime_line_only_where_the_guard_changed_a_shown_forecast(filled, settings, day):
+    from shu.briefing.compose import compose_briefing
+    from shu.receipts import stored_receipts
+
+    _regime(filled, day)
+    text = compose_briefing(filled, day, settings).path.read_text()
+    # On, but it changed none of the forecasts the cards show: no line.
+    assert "Regime guard" not in text.split("## Appendix")[0]
+    # The guard held acme/runtime's answer (a repository losing stars) towards its base rate.
+    row = {
+        "origin": str(day),
+        "model_version": "test-1",
+        "template": "star_accel_reach",
+        "horizon_days": 30,
+        "band": "all",
+    }
+    filled.upsert(
+        "forecast_calibration",
+        pd.DataFrame([{**row, "origin": day, "regime_distance": 4.9, "shrink": 0.8}]),
+    )
+    state = {"row": row, "regime_distance": 4.9, "shrink": 0.8, "base_rate": 0.45}
+    filled.con.execute(
+        "UPDATE forecasts SET calibration = ? WHERE forecast_id = 'acme/runtime-0'",
+        [json.dumps({**state, "applies": True})],
+    )
+    filled.con.execute(
+        "UPDATE forecasts SET calibration = ? WHERE forecast_id = 'acme/platform-0'",
+        [json.dumps({**state, "applies": False})],
+    )
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
     forecasts = text[text.index("## Forecasts") :]
-    assert forecasts.splitlines()[2].startswith(
-        "**Regime guard on.** On an average day this week 8.8% of repositories lost stars, "
-        "against 5.1% usually: star forecasts are held closer to base rates today"
-    )
-    # The radar has no entry in this store: no line of its own (it would have nothing to hold).
-    assert text.count("**Regime guard on.**") == 1
-    assert (
-        "## Calibration watch" in text
-        and (result.path.parent / f"{day}-calibration-watch.png").exists()
-    )
+    assert forecasts.splitlines()[2] == (
+        "**Regime guard.** On an average day this week 8.8% of repositories lost stars, against "
+        "5.1% usually [R1]; so shu held the answers on the cards of "
+        "[acme/runtime](https://github.com/acme/runtime) closer to their base rates."
+    ).replace("[R1]", forecasts.splitlines()[2].split("usually ")[1].split(";")[0])
+    assert text.count("Regime guard.") == 1
     receipts = stored_receipts(filled, result.briefing_id)
     assert any(r.table == "market_regime" for r in receipts)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
@@ -199,7 +225,7 @@ def _radar(briefing: str) -> str:
     return briefing.split("## Breaking out", 1)[1].split("\n## ", 1)[0]
 
 
-def test_the_radar_says_its_percentages_are_a_ranking_while_the_guard_is_on(filled, settings, day):
+def test_the_radar_has_no_regime_line_the_guard_leaves_breakouts_alone(filled, settings, day):
     from shu.briefing.compose import compose_briefing
 
     filled.upsert(
@@ -233,24 +259,8 @@ def test_the_radar_says_its_percentages_are_a_ranking_while_the_guard_is_on(fill
         ),
     )
     calm = _radar(compose_briefing(filled, day, settings).path.read_text())
-    assert "rising/star" in calm and "Regime guard" not in calm
-    filled.upsert(
-        "market_regime",
-        pd.DataFrame(
-            [
-                {
-                    "day": day,
-                    "share_falling_7d": 0.088,
-                    "usual_share_falling_7d": 0.051,
-                    "distance": 4.9,
-                    "n_repos": 3449,
-                }
-            ]
-        ),
-    )
+    assert "| [rising/star](https://github.com/rising/star) |" in calm
+    _regime(filled, day)
     radar = _radar(compose_briefing(filled, day, settings).path.read_text())
-    assert (
-        "**Regime guard on.** On an average day this week 8.8% of repositories lost stars, "
-        "against 5.1% usually. Breakout forecasts are not held back for it"
-    ) in radar
-    assert "read the top of the table as a ranking. [R" in radar
+    assert "| [rising/star](https://github.com/rising/star) |" in radar
+    assert "Regime guard" not in calm + radar

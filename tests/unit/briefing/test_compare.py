@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pandas as pd
 import pytest
@@ -95,8 +95,8 @@ def _env() -> dict[str, str]:
 
 def test_fan_appears_when_interval_forecasts_are_stored(filled, day, tmp_path):
     con = filled.con
-    _, drawn = fan_chart(con, "acme/platform", day, tmp_path / "none.png")
-    assert not drawn
+    _, drawn, title = fan_chart(filled, "acme/platform", day, tmp_path / "none.png")
+    assert not drawn and title.endswith("(no interval forecast stored), to 2026-02-28")
     # The interval table (`forecast_intervals`); created here if the schema lacks it.
     con.execute("""CREATE TABLE IF NOT EXISTS forecast_intervals (forecast_id VARCHAR PRIMARY KEY,
         quantity VARCHAR, unit VARCHAR, median DOUBLE, lower_50 DOUBLE, upper_50 DOUBLE,
@@ -114,15 +114,74 @@ def test_fan_appears_when_interval_forecasts_are_stored(filled, day, tmp_path):
             "?, ?, ?, ?, ?, ?)",
             [fid, mid, mid - 1, mid + 1, mid - 2, mid + 2, mid - 4, mid + 4],
         )
-    path, drawn = fan_chart(con, "acme/platform", day, tmp_path / "fan.png")
+    path, drawn, title = fan_chart(filled, "acme/platform", day, tmp_path / "fan.png")
     assert drawn and path.read_bytes()[:8] == PNG
-    from shu.briefing.sections.glance import summary_rows
-    from shu.receipts import ReceiptBook
+    assert title == "acme/platform: 28-day star velocity with its forecast fan, to 2026-02-28"
+    # A question about the velocity on its day: its threshold is drawn, and the title says so.
+    asked = {
+        "template": "star_velocity_up",
+        "threshold": 12.4,
+        "origin": day,
+        "resolves_on": day + timedelta(days=30),
+        "probability": 0.44,
+    }
+    _, _, title = fan_chart(filled, "acme/platform", day, tmp_path / "q.png", question=asked)
+    assert title.endswith("with its forecast fan and the threshold asked (dashed), to 2026-02-28")
+    other = asked | {"template": "star_accel_reach"}  # not on this chart's scale: not drawn
+    _, _, title = fan_chart(filled, "acme/platform", day, tmp_path / "a.png", question=other)
+    assert "threshold" not in title
 
-    rows = summary_rows(filled, ReceiptBook(), ["acme/platform"], [], day, day)["rows"]
-    assert rows[0]["forecast"].startswith(
-        f"velocity on {day + timedelta(days=30)}: median 13.00 (80%: 11.00 to 15.00) stars/day"
+
+def test_a_log_axis_where_the_series_differ_tenfold():
+    import pandas as pd
+
+    from shu.briefing.compare import needs_log
+
+    def frame(levels: dict[str, float]) -> pd.DataFrame:
+        return pd.DataFrame(
+            [
+                {"repo": r, "day": pd.Timestamp(2026, 2, d), "value": v + d / 10}
+                for r, v in levels.items()
+                for d in range(1, 20)
+            ]
+        )
+
+    assert needs_log(frame({"big/one": 87.0, "small/one": 4.5}))  # ollama against keras: 19x
+    assert not needs_log(frame({"big/one": 87.0, "mid/one": 22.7}))  # ollama against LocalAI
+    assert not needs_log(frame({"only/one": 5.0}))
+
+
+def test_gaps_in_the_star_counts_are_found_and_named(store, settings):
+    import pandas as pd
+
+    from shu.briefing.charts import pace_gaps
+    from shu.signals import refresh_signals
+
+    days = [date(2025, 9, 1) + timedelta(days=i) for i in range(120)]
+    hole = (date(2025, 10, 13), date(2025, 10, 22))  # ten days without a count
+    seen = [d for d in days if not hole[0] <= d <= hole[1]]
+    store.upsert(
+        "stars_daily",
+        pd.DataFrame(
+            {"repo": "gap/repo", "day": seen, "stars": [1000 + 5 * i for i in range(len(seen))]}
+        ).assign(source="test"),
     )
+    refresh_signals(store, full=True, settings=settings)
+    gaps = pace_gaps(store, ["gap/repo"], date(2025, 10, 1), date(2025, 12, 29))
+    assert len(gaps) == 1
+    assert gaps[0].missing == hole
+    # a count holds for 7 days after it is seen (to 19 Oct); the 28-day window then spans the
+    # hole until 28 days after the first count after it (23 Oct)
+    assert (gaps[0].first, gaps[0].last) == (date(2025, 10, 20), date(2025, 11, 19))
+    assert gaps[0].label() == "no star counts 13–22 Oct 2025: 28-day pace undefined to 19 Nov 2025"
+    # a chart window that opens inside the undefined stretch names it too (the counts before
+    # the window explain it), so a chart's first days are never blank without a word
+    opening = pace_gaps(store, ["gap/repo"], date(2025, 11, 1), date(2025, 12, 29))
+    assert [(g.first, g.last, g.missing) for g in opening] == [
+        (date(2025, 11, 1), date(2025, 11, 19), hole)
+    ]
+    # a repository whose history starts inside the window has no gap before it
+    assert pace_gaps(store, ["gap/repo"], date(2025, 8, 1), date(2025, 9, 30)) == []
 
 
 def test_lines_break_at_gaps_instead_of_bridging_them():

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 from markdown_it import MarkdownIt
 
 from shu.briefing.compose import compose_briefing
@@ -13,44 +16,61 @@ def test_briefing_has_every_section_and_card_part(filled, settings, day) -> None
     text = result.path.read_text()
     page = result.path.with_suffix(".html").read_text()
     assert result.path.name == f"{day}.md"
+    body, appendix = text.split("\n## Appendix\n")
     for heading in (
+        "## At a glance",
         "## What moved",
+        "## Breaking out",
         "## Forecasts",
-        "## Signals",
-        "## Probe results and claim checks",
+        "## Probe and claims",
+        "## Calibration watch",
         "## Track record",
-        "## Receipts",
     ):
-        assert heading in text
+        assert heading in body, heading
+    for heading in (
+        "### How to read this",
+        "### Every forecast issued for the tracked repositories",
+        "### More on each card",
+        "### Signals of the tracked repositories",
+        "### Calibration watch in full",
+        "### Track record in full",
+        "### Probe runs in full",
+        "### Receipts",
+    ):
+        assert heading in appendix and heading not in body, heading
     assert result.n_forecasts == 3
     for part in (
-        "**Why this prediction:**",
-        "**Why this confidence:**",
-        "**Topic:**",
+        "**Why higher than the base rate:**",
+        "**How sure:**",
         "against a base rate of 45%",
     ):
-        assert text.count(part) == 3, part
+        assert body.count(part) == 3, part
+    # Topic and context lines give way first: to the card's details, never the card itself.
+    assert "Topic:" not in body and appendix.count("- Topic:") == 3
     # Context questions appear only where the corpus answers them (acme/platform's ROCm ones).
-    assert text.count("**Context:**") == 1 and "*What is ROCm?*" in text
-    assert "*Horizon ~30 days · confidence: medium · topic: ROCm ·" in text
-    # the rest of each card is in the HTML page's expandable details, not in the markdown
+    assert appendix.count("- Context:") == 1 and "*What is ROCm?*" in appendix
+    # the rest of each card is in the HTML page's expandable details and the appendix
     assert page.count("<details><summary>More on this card</summary>") == 3
+    assert page.count("<details><summary>Appendix: ") == 1
     for part in (
         "From signals, 28-day star velocity in the",
         "Release context:",
         "Why this question:",
     ):
-        assert part not in text and part in page, part
+        assert part not in body and part in appendix and part in page, part
     assert all(p.exists() for p in result.charts)
 
 
-def test_title_comes_from_category_signals(filled, settings, day) -> None:
+def test_title_comes_from_the_stories(filled, settings, day) -> None:
     result = compose_briefing(filled, day, settings)
-    # platform repos have positive curvature (accelerating), the runtime negative.
-    assert result.title in (
-        "Platforms Accelerate as Inference Runtimes Decelerate",
-        "Inference Runtimes Decelerate as Platforms Accelerate",
-    )
+    # the runtime's daily gains fall (negative curvature) and its last days were not observed:
+    # its ordinary days and the days since run below the 28 days before; the platforms' pace
+    # rises by less than a change of pace needs (their 28-day acceleration is no news).
+    assert result.title == "runtime slows down"
+    moved = result.path.read_text().split("## What moved")[1].split("\n## ")[0]
+    assert moved.index("acme/runtime") < moved.index("acme/platform")
+    assert "[acme/runtime](https://github.com/acme/runtime) is slowing: its ordinary days" in moved
+    assert moved.count("holds its pace") == 2
 
 
 def test_every_receipt_resolves_and_is_stored(filled, settings, day) -> None:
@@ -69,21 +89,56 @@ def test_tampered_receipt_does_not_resolve(filled, settings, day) -> None:
 
 
 def test_confidence_cites_live_record_and_no_backtest_claim_without_one(filled, settings, day):
+    text = compose_briefing(filled, day, settings).path.read_text()
+    sure = [line for line in text.splitlines() if line.startswith("- **How sure:**")]
+    assert len(sure) == 3
+    for line in sure:
+        assert "Medium confidence (72% yes)" in line
+        assert "no backtest record of such answers is stored" in line
+        assert "in this store, 3 of 3 (100%)" in line
+
+
+def test_confidence_says_when_the_backtest_and_the_live_record_disagree(filled, settings, day):
+    card = json.loads((settings.models_dir / "forecaster.json").read_text())
+    bands = [{"band": "medium", "n": 1000, "right": 200, "hit_rate": 0.2}]
+    card["backtest"]["slices"]["star_accel_reach/30"]["bands"] = bands
+    (settings.models_dir / "forecaster.json").write_text(json.dumps(card))
     result = compose_briefing(filled, day, settings)
-    assert "no backtest hit rate is stored for this band" in result.path.read_text()
-    assert "Live record of this store" in result.path.with_suffix(".html").read_text()
+    lines = result.path.read_text().splitlines()
+    sure = [line for line in lines if line.startswith("- **How sure:**")]
+    assert len(sure) == 3
+    for line in sure:
+        # 3 of 3 right: 44-100% with 95% confidence, above the backtest's 18-23%
+        assert "in the backtest, 1,000 such answers held 20% of the time" in line
+        assert "This store's record (44%–100% with 95% confidence) is above the backtest's" in line
+    receipts = stored_receipts(filled, result.briefing_id)
+    assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
+
+
+def test_disagreement_is_one_sentence_only_beyond_the_intervals():
+    from shu.briefing.card.confidence import disagreement
+
+    # The example's Keras card: 87% of 177,540 in the backtest, 25 of 44 in the store.
+    said = disagreement((154_460, 177_540), (25, 44))
+    assert said == (
+        "This store's record (42%–70% with 95% confidence) is below the backtest's (87%): "
+        "lately such answers held less often than the confidence says."
+    )
+    assert disagreement((154_460, 177_540), (38, 44)) is None  # 86%: inside
+    assert disagreement((0, 0), (3, 4)) is None and disagreement((5, 10), (0, 0)) is None
 
 
 def test_topic_needs_evidence(filled, settings, day) -> None:
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
-    other_card = text.split("### `acme/other-platform`")[1].split("###")[0]
-    assert "topic: none asserted" in other_card
-    assert "No configured topic has evidence" in other_card
-    runtime_card = text.split("### `acme/runtime`")[1].split("###")[0]
-    assert "topic: quantization" in runtime_card  # one release note mentions GGUF
-    platform_card = text.split("### `acme/platform`")[1].split("###")[0]
-    assert "8 of 40 commits (20.0%)" in platform_card
+    more = text.split("### More on each card")[1]
+
+    def details(repo: str) -> str:
+        return more.split(f"**[{repo}](https://github.com/{repo})")[1].split("\n**[")[0]
+
+    assert "No configured topic has evidence" in details("acme/other-platform")
+    assert "mentions quantization" in details("acme/runtime")  # one release note: GGUF
+    assert "8 of 40 commits (20.0%)" in details("acme/platform")
     page = result.path.with_suffix(".html").read_text()
     assert "Release v2.3.0 (2026-02-10) mentions ROCm" in page
 
@@ -123,7 +178,7 @@ def test_synthetic_briefing_says_so_first(filled, settings, day) -> None:
 
 
 def _card(text: str, repo: str) -> str:
-    start = text.index(f"### `{repo}`")
+    start = text.index(f"### [{repo}](")
     end = text.find("\n### ", start + 1)
     return text[start:end]
 
@@ -132,7 +187,10 @@ def test_cards_read_cleanly(filled, settings, day) -> None:
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
     # Identifiers in headings and code spans are shown literally, never backslash-escaped.
-    assert "### `acme/platform` · star acceleration · 30 days" in text
+    assert (
+        "### [acme/platform](https://github.com/acme/platform) · star acceleration · 30 days"
+        in text
+    )
     assert "\\_" not in "".join(line for line in text.splitlines() if line.startswith("#"))
     md = MarkdownIt("commonmark").enable("table")
     spans = [
@@ -143,20 +201,25 @@ def test_cards_read_cleanly(filled, settings, day) -> None:
         if t.type == "code_inline"
     ]
     assert spans and not [s for s in spans if "\\" in s]
-    # A one-screen summary before the details: every tracked repository, with its forecast.
+    # A one-screen summary before the details: sentences, then every tracked repository with
+    # its link and what its card asks; nothing "since the last briefing" on a first briefing.
     glance = text[text.index("## At a glance") : text.index("## What moved")]
+    sentences = glance.split("\n\n")[1].splitlines()
+    assert 3 <= len(sentences) <= 5
+    assert all(re.search(r"\d", s) and re.search(r"\[R\d+", s) for s in sentences)
     for repo in ("acme/platform", "acme/other-platform", "acme/runtime"):
-        assert f"| `{repo}` |" in glance
-    assert glance.count("P(yes) 72%") == 3 and "first briefing" in glance
+        assert f"| [{repo}](https://github.com/{repo}) |" in glance
+    assert glance.count("that its 28-day acceleration reaches +0.50 stars/day by 30 Mar") == 3
+    assert "since the last briefing" not in text.lower()
     # Questions the corpus cannot answer collapse into one line in the details, never quoted.
     other = _card(text, "acme/other-platform")
-    assert "**Context:**" not in other and "“" not in other
+    assert "Context" not in other and "“" not in other
     page = result.path.with_suffix(".html").read_text()
-    other_page = page[page.index("acme/other-platform</code> · star") :]
+    other_page = page[page.index(">acme/other-platform</a> · star") :]
     other_page = other_page[: other_page.index("</details>")]
     assert other_page.count("The corpus has no passage answering:") == 1
-    platform = _card(text, "acme/platform")
-    context = next(line for line in platform.splitlines() if line.startswith("- **Context:**"))
+    more = text.split("### More on each card")[1]
+    context = next(line for line in more.splitlines() if line.startswith("- Context:"))
     assert "ROCm" in context.split("?*", 1)[1]
 
 
@@ -164,8 +227,15 @@ def test_summary_says_what_changed_since_the_previous_briefing(filled, settings,
     from datetime import timedelta
 
     compose_briefing(filled, day - timedelta(days=7), settings)
-    text = compose_briefing(filled, day, settings).path.read_text()
-    glance = text[text.index("## At a glance") : text.index("## What moved")]
-    assert f"since the {day - timedelta(days=7)} briefing" in glance
-    assert glance.count("velocity +") + glance.count("velocity -") >= 2
-    assert "(was " in glance
+    result = compose_briefing(filled, day, settings)
+    text = result.path.read_text()
+    since = text[text.index("### Since the last briefing (21 Feb 2026)") : text.index("## What")]
+    # the chance of each card's question was 85% at the origin the last briefing saw, 72% now
+    assert since.count("star acceleration in 30 days: 85%") == 3
+    assert since.count("→ 72%") == 3 and since.count("(-13 points)") == 3
+    assert "No yes/no forecast reached its day since." in since
+    doc = json.loads(result.path.with_suffix(".json").read_text())
+    moves = doc["since_last_briefing"]["moves"]
+    assert len(moves) == 3 and {m["then"] for m in moves} == {0.85}
+    receipts = stored_receipts(filled, result.briefing_id)
+    assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)

@@ -167,7 +167,7 @@ def test_briefing_from_hostile_text_is_inert(filled, settings, day):
     html = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(text)
     # the corpus did get in (else the other checks prove nothing), claims section included
     assert text.count(MARK) >= 10 and "evil" in text
-    claims = text.split("## Claims checked against the probe")[1].split("\n## ")[0]
+    claims = text.split("### Claims in full")[1].split("\n### ")[0]
     assert MARK in claims
     # no live HTML, script, event handler, remote image or javascript:/data: link
     for tag in ("<script", "<iframe", "<!--", '<a href="javascript'):
@@ -218,6 +218,15 @@ def test_markdown_reads_clean_and_nothing_from_a_document_is_live(filled, settin
     text = result.path.read_text()
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
     locations = {row[0] for row in filled.con.execute("SELECT location FROM documents").fetchall()}
+    # shu's own links: each repository's GitHub page, its releases' and its commits' pages
+    repos = {r for (r,) in filled.con.execute("SELECT DISTINCT repo FROM stars_daily").fetchall()}
+    releases = filled.con.execute("SELECT repo, tag FROM releases").fetchall()
+    commits = filled.con.execute("SELECT repo, sha FROM commits").fetchall()
+    github = (
+        {f"https://github.com/{r}" for r in repos}
+        | {f"https://github.com/{r}/releases/tag/{t}" for r, t in releases}
+        | {f"https://github.com/{r}/commit/{sha}" for r, sha in commits}
+    )
     in_cell = False
     seen_links = 0
     for tok in tokens:
@@ -243,6 +252,8 @@ def test_markdown_reads_clean_and_nothing_from_a_document_is_live(filled, settin
             if child.type == "link_open":
                 seen_links += 1
                 target = unquote(child.attrGet("href"))
+                if target in github:
+                    continue
                 assert target in locations and target.startswith(("http://", "https://")), target
     # the corpus did get in, and the page says so in words
     assert text.count(MARK) >= 10 and seen_links >= 1

@@ -3,6 +3,7 @@ interval forecasts are listed as intervals, never as the probability they are st
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 
 import pandas as pd
@@ -58,12 +59,17 @@ def test_card_leads_with_the_interval_and_cites_it(filled, settings, day) -> Non
     )
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
-    assert f"**28-day velocity on {day + timedelta(days=30)}: 24.1 stars/day" in text
-    assert "(80%: 18.9–30.2)" in text
-    assert "95% interval 15.0–35.5" in result.path.with_suffix(".html").read_text()
+    lead = "28-day pace on 30 Mar 2026: 24.1 stars/day, 80% likely between 18.9 and 30.2"
+    assert lead in text
+    assert "95% likely between 15.0 and 35.5" in result.path.with_suffix(".html").read_text()
     heading = next(line for line in text.splitlines() if line.startswith("### ") and repo in line)
     card = text[text.index(heading) :]
-    assert card.index("(80%: 18.9–30.2)") < card.index("**Why this prediction:**")
+    # the question and its answer, then the range it expects, then the reasons
+    assert card.index("72% yes") < card.index(lead) < card.index("**Why higher than the base")
+    doc = json.loads(result.path.with_suffix(".json").read_text())
+    shown = next(c for c in doc["cards"] if c["repo"] == repo)
+    assert (shown["threshold"], shown["comparator"]) == (0.5, ">=")
+    assert shown["interval"]["forecast_id"] == "iv-1" and shown["interval"]["lower_80"] == 18.9
     receipts = stored_receipts(filled, result.briefing_id)
     assert any(r.table == "forecast_intervals" for r in receipts)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
@@ -85,7 +91,7 @@ def test_sign_questions_read_as_turning() -> None:
     fall = f | {"template": "star_accel_fall", "probability": 0.2}
     assert "acceleration turn negative within 30 days" in question_sentence(fall)
     level = f | {"template": "star_accel_fall", "threshold": -2.0}
-    assert "fall to ≤ -2.00 stars/day" in question_sentence(level)
+    assert "fall to -2.00 stars/day or less" in question_sentence(level)
 
 
 def test_interval_forecasts_are_listed_as_intervals_not_probabilities(filled, settings, day):
@@ -153,13 +159,111 @@ def test_interval_forecasts_are_listed_as_intervals_not_probabilities(filled, se
     listed = next(
         line
         for line in text.splitlines()
-        if line.startswith(f"| {repo} | `star_velocity_interval` | 30 | 22.00")
+        if line.startswith(f"| {repo} | star velocity: 28-day pace on 30 Mar 2026 | 30 |")
     )
-    assert "median 31.00, 80%: 26.00–36.00" in listed and "80%" not in listed.split("|")[5][:4]
+    assert "median 31.00, 80%: 26.00–36.00" in listed and "80%" not in listed.split("|")[4][:5]
+    assert listed.endswith("| range | `star_velocity_interval` |")
     resolved = next(
         line
         for line in text.splitlines()
-        if line.startswith(f"| {repo} | `star_velocity_interval` | 30 | {day - timedelta(days=30)}")
+        if line.startswith(f"| {repo} | star velocity | 30 | {day - timedelta(days=30)}")
     )
     assert "median 20.00, 80%: 15.00–25.00" in resolved and "outside 80%" in resolved
     assert "27.50" in resolved
+
+
+def _velocity_pair(store, day, probability: float, threshold: float) -> dict:
+    """A star_velocity_up question and the interval issued with it (same origin and model)."""
+    base = {
+        "repo": "a/b",
+        "origin": day,
+        "horizon_days": 30,
+        "resolves_on": day + timedelta(days=30),
+        "question": "q",
+        "confidence": "medium",
+        "model_version": "test-1",
+        "features": "{}",
+        "drivers": "[]",
+        "receipts": "[]",
+        "issued_at": datetime(2026, 2, 28, 6),
+    }
+    question = base | {
+        "forecast_id": "q-1",
+        "template": "star_velocity_up",
+        "threshold": threshold,
+        "probability": probability,
+    }
+    interval = base | {
+        "forecast_id": "iv-1",
+        "template": "star_velocity_interval",
+        "threshold": 22.0,
+        "probability": 0.8,
+    }
+    store.upsert("forecasts", pd.DataFrame([question, interval]))
+    store.upsert(
+        "forecast_intervals",
+        pd.DataFrame(
+            [
+                {
+                    "forecast_id": "iv-1",
+                    "quantity": "velocity_28d on resolves_on",
+                    "unit": "stars/day",
+                    "median": 24.0,
+                    "lower_50": 21.0,
+                    "upper_50": 27.0,
+                    "lower_80": 19.0,
+                    "upper_80": 30.0,
+                    "lower_95": 15.0,
+                    "upper_95": 35.0,
+                }
+            ]
+        ),
+    )
+    return question
+
+
+def test_the_chance_an_interval_gives_a_threshold_is_read_between_its_quantiles() -> None:
+    from shu.briefing.card.interval import asks_velocity, p_above
+
+    iv = {
+        "lower_95": 15.0,
+        "lower_80": 19.0,
+        "lower_50": 21.0,
+        "median": 24.0,
+        "upper_50": 27.0,
+        "upper_80": 30.0,
+        "upper_95": 35.0,
+    }
+    assert p_above(iv, 24.0) == 0.5
+    assert abs(p_above(iv, 25.5) - 0.375) < 1e-9  # halfway from the median to the 75% quantile
+    assert abs(p_above(iv, 20.0) - 0.825) < 1e-9
+    assert abs(p_above(iv, 10.0) - 0.975) < 1e-9 and abs(p_above(iv, 50.0) - 0.025) < 1e-9
+    assert p_above(iv | {"median": None}, 24.0) is None
+    assert asks_velocity("star_velocity_up") and asks_velocity("star_breakout")
+    assert not asks_velocity("star_gain") and not asks_velocity("star_accel_reach")
+    assert not asks_velocity("star_velocity_interval")
+
+
+def test_a_velocity_card_says_which_number_is_the_forecast_when_its_range_disagrees(
+    store, day
+) -> None:
+    from shu.briefing.card.interval import interval_lead, velocity_reading
+    from shu.receipts import ReceiptBook
+
+    # the range gives 24 stars/day as its median: P(pace > 24) = 50%, the answer says 30%
+    question = _velocity_pair(store, day, 0.30, 24.0)
+    reading = velocity_reading(store, question)
+    assert reading.p_interval == 0.5 and reading.agrees is False
+    lead = str(interval_lead(store, ReceiptBook(), question)[0])
+    assert lead.startswith("A separate range model puts the 28-day pace on 30 Mar 2026 at 24.0")
+    assert "the chance of yes would be 50%" in lead and "the answer is the 30% above" in lead
+
+
+def test_a_velocity_card_leads_with_its_range_when_both_agree(store, day) -> None:
+    from shu.briefing.card.interval import interval_lead, velocity_reading
+    from shu.receipts import ReceiptBook
+
+    question = _velocity_pair(store, day, 0.52, 24.0)
+    assert velocity_reading(store, question).agrees is True
+    lead = str(interval_lead(store, ReceiptBook(), question)[0])
+    assert lead.startswith("28-day pace on 30 Mar 2026: 24.0 stars/day, 80% likely between 19.0")

@@ -96,8 +96,10 @@ def test_briefing_shows_interval_coverage_with_receipts(filled, settings, day) -
     _add_resolved_intervals(filled, settings, day)
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
-    section = text[text.index("## Track record") :]
-    assert "Interval forecasts, scored apart" in section
+    short = text[text.index("## Track record") : text.index("## Appendix")]
+    assert "The 80% ranges of the 28-day pace held 75% [R" in short
+    section = text[text.index("### Track record in full") :]
+    assert "Ranges, scored apart" in section
     for nominal, observed in (("50%", "25.0%"), ("80%", "75.0%"), ("95%", "100.0%")):
         line = next(x for x in section.splitlines() if x.startswith(f"| {nominal} |"))
         assert f"| {observed} [R" in line

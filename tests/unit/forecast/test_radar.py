@@ -108,6 +108,16 @@ def test_radar_lists_by_probability_with_drivers_in_words(radar_store):
     for d in worded:
         assert not any(name in d.text for name in identifiers), d.text
         assert any(ch.isdigit() for ch in d.text) and d.citations
+        # what a statement says on its own, whichever way the model counts it
+        if d.text.startswith("the 28-day pace rose") or (" ran " in d.text and "above" in d.text):
+            assert d.reads is True, d.text
+        if d.text.startswith("the 28-day pace fell") or (" ran " in d.text and "below" in d.text):
+            assert d.reads is False, d.text
+        if d.text.startswith("a breakout needs"):
+            assert d.reads is False, d.text  # the bar is above the pace it needs to leave
+        if d.text.endswith("stars in all"):
+            assert d.reads is None, d.text
+    assert {d.reads for d in worded} - {None}, "no statement read either way"
     untracked = radar_mod.radar(s, top=100, exclude=[TRACKED])
     assert len(untracked) == 39 and TRACKED not in {e.repo for e in untracked}
 

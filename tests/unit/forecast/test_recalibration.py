@@ -10,7 +10,11 @@ import pandas as pd
 import pytest
 
 from shu.forecast.calibration import conformal, guard
-from shu.forecast.evaluation.backtest import BacktestConfig, _walk_forward_interval
+from shu.forecast.evaluation.backtest import (
+    BacktestConfig,
+    _score_interval,
+    _walk_forward_interval,
+)
 from shu.forecast.features.examples import base_frame, build_examples, weekly_grid
 from shu.forecast.models import interval
 
@@ -117,7 +121,9 @@ def test_walk_forward_reads_no_outcome_resolved_after_the_origin(synthetic_store
         start=start, end=last, horizons=(7,), cal_days=56, train_days=300, refit_weeks=4, n_boot=10
     )
     distance = pd.Series(dtype=float)
-    plain = _walk_forward_interval(con, examples, config, distance, lambda _m: None)
+    plain = _score_interval(
+        _walk_forward_interval(con, examples, config, distance, lambda _m: None), config
+    )
     cut = pd.Timestamp(start) + pd.Timedelta(days=60)
     ex = examples.frame
     later = ex["known_on"] > cut
@@ -127,11 +133,9 @@ def test_walk_forward_reads_no_outcome_resolved_after_the_origin(synthetic_store
     early = plain.predictions["origin"] <= cut
     assert early.sum() > 50 and plain.metrics["online"]["questions_read"] > 0
     pd.testing.assert_frame_equal(
-        plain.predictions.loc[early, cols], poisoned.predictions.loc[early, cols]
+        plain.predictions.loc[early, cols], poisoned.pred.loc[early, cols]
     )
-    assert not np.allclose(
-        plain.predictions.loc[~early, cols], poisoned.predictions.loc[~early, cols]
-    )
+    assert not np.allclose(plain.predictions.loc[~early, cols], poisoned.pred.loc[~early, cols])
 
 
 def test_a_batch_without_resolved_questions_still_compares_by_day(store):

@@ -51,10 +51,11 @@ def calibration_line(store: Store, book: ReceiptBook, f: dict[str, Any]) -> Md |
         )
         widen = state.get("widen", 1.0)
         return Md(
-            f"Calibration: {regime}; the interval is read at the online levels "
-            f"{levels[1]:.3f}–{levels[5]:.3f} for its 80% bounds (nominal 0.100–0.900; "
-            f"{key['band']} stars/day band, updated {read})"
-            + (f" and widened {100 * (widen - 1):.0f}% by the regime guard" if widen > 1 else "")
+            f"Calibration: {regime}; the 80% range is read between the "
+            f"{100 * levels[1]:.1f}th and {100 * levels[5]:.1f}th percentiles of past errors "
+            f"(10th and 90th when they run true), as repositories of {key['band']} stars/day "
+            f"needed {read}"
+            + (f", and widened {100 * (widen - 1):.0f}% by the regime guard" if widen > 1 else "")
             + f" [R{r}]."
         )
     r = book.row(
@@ -72,7 +73,8 @@ def calibration_line(store: Store, book: ReceiptBook, f: dict[str, Any]) -> Md |
         return Md(
             f"Calibration: {regime}, so the regime guard held this forecast of a "
             f"repository losing stars closer to the rate its model was calibrated on "
-            f"({100 * rate:.0f}%): its log-odds distance from it × {state['shrink']:.2f} [R{r}]."
+            f"({100 * rate:.0f}%), keeping {100 * state['shrink']:.0f}% of its distance from it "
+            f"(on the odds scale) [R{r}]."
         )
     return Md(
         f"Calibration: {regime}; the regime guard left this forecast as the model gave it [R{r}]."

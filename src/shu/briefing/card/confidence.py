@@ -1,8 +1,8 @@
-"""A card's "Why this confidence level": the band the probability falls in, how often the
-model's backtest forecasts of the same template, horizon and band came true, the calibration
-state the forecast was issued with, and the record of this store's own resolved forecasts; for a
-card that leads with its interval alone, how often the intervals held instead (the interval's
-calibration state is told beside the interval, `card.interval`)."""
+"""How sure a card's answer is, with its evidence: the confidence the probability falls in, how
+often the backtest's forecasts of the same kind and confidence came true beside this store's own
+resolved record, and one sentence when the two disagree beyond their 95% intervals; for a card
+that leads with its interval alone, how often such intervals held. The confidence's definition
+and the calibration state the forecast was issued with go to the details."""
 
 from __future__ import annotations
 
@@ -13,11 +13,39 @@ from shu.briefing.card.calibration_state import calibration_line
 from shu.briefing.context import BriefingContext
 from shu.briefing.text import pct, ref, template_words
 from shu.forecast.confidence import BAND_EDGES, confidence_band
+from shu.forecast.evaluation.scoring import wilson_interval
 from shu.safe_markdown import Md, safe_inline
 
 
+def disagreement(backtest: tuple[int, int], live: tuple[int, int]) -> str | None:
+    """One sentence when the backtest's hit rate and this store's live record ((right, n) each)
+    disagree beyond their 95% intervals (None when they agree, or either is empty)."""
+    if not backtest[1] or not live[1]:
+        return None
+    b_lo, b_hi = wilson_interval(*backtest)
+    l_lo, l_hi = wilson_interval(*live)
+    if l_lo <= b_hi and l_hi >= b_lo:
+        return None
+    side = "below" if l_hi < b_lo else "above"
+    so = (
+        "lately such answers held less often than the confidence says"
+        if side == "below"
+        else "lately such answers held more often"
+    )
+    return (
+        f"This store's record ({_span(l_lo, l_hi)} with 95% confidence) is {side} the "
+        f"backtest's ({_span(b_lo, b_hi)}): {so}."
+    )
+
+
+def _span(lo: float, hi: float) -> str:
+    return pct(lo) if pct(lo) == pct(hi) else f"{pct(lo)}–{pct(hi)}"
+
+
 def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], list[Md]]:
-    """The "Why this confidence level" lines of a yes/no question (short, details)."""
+    """How sure a yes/no answer is, with its evidence (short, details): the backtest's hit rate
+    of such forecasts beside this store's live record when both exist, and one sentence when
+    they disagree beyond their intervals."""
     p = f["probability"]
     band = f["confidence"] or confidence_band(p)
     side = "yes" if p >= 0.5 else "no"
@@ -30,30 +58,15 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
         f"{f['repo']} confidence band",
     )
     lo, hi = BAND_EDGES[band]
-    kind = f"{template_words(f['template'])} questions at {f['horizon_days']} days"
-    text = f"The model says {side} with {pct(max(p, 1 - p))}, the {band} band {ref(r_conf)}"
+    text = f"{band.capitalize()} confidence ({pct(max(p, 1 - p))} {side}) {ref(r_conf)}"
     backtest = ev.backtest_band_rate(ctx.settings, f, band)
     if backtest is not None:
         text += (
-            f"; in the walk-forward backtest, {kind} in that band came true as predicted "
-            f"{pct(backtest.hit_rate)} of the time (n = {backtest.n:,}) "
-            f"{ref(_backtest_receipt(ctx, backtest))}."
+            f"; in the backtest, {backtest.n:,} such answers held "
+            f"{pct(backtest.hit_rate)} of the time {ref(_backtest_receipt(ctx, backtest))}"
         )
     else:
-        text += "; no backtest hit rate is stored for this band, so it has none behind it yet."
-    details = [
-        Md(
-            f"The {band} band: {lo:.2f} ≤ max(p, 1 − p) < {min(hi, 1.0):.2f}."
-            + (
-                f" Backtest in the model card of {safe_inline(backtest.model_version)}."
-                if backtest
-                else ""
-            )
-        )
-    ]
-    calibration = calibration_line(ctx.store, ctx.book, f)
-    if calibration is not None:
-        details.append(calibration)
+        text += "; no backtest record of such answers is stored"
     live = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], band, ctx.day)
     if live.n:
         r_n = ctx.book.query(
@@ -67,14 +80,34 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
         r_hits = ctx.book.query(
             "forecast_resolutions", live.hits_sql, live.params, live.hits, ctx.day, "of them right"
         )
-        details.append(
-            Md(
-                f"Live record of this store: {live.hits} {ref(r_hits)} of {live.n} "
-                f"{ref(r_n)} resolved {band}-band {kind} came true as predicted."
-            )
+        text += (
+            f"; in this store, {live.hits} of {live.n} ({pct(live.hits / live.n)}) "
+            f"{ref(r_hits, r_n)}"
         )
     else:
-        details.append(Md(f"No {band}-band forecast of {kind} has resolved in this store yet."))
+        text += "; none has resolved in this store yet"
+    text += "."
+    if backtest is not None and live.n:
+        sentence = disagreement(
+            (round(backtest.hit_rate * backtest.n), backtest.n), (live.hits, live.n)
+        )
+        if sentence:
+            text += " " + sentence
+    kind = f"{template_words(f['template'])} questions at {f['horizon_days']} days"
+    details = [
+        Md(
+            f"{band.capitalize()} confidence: the answer's side is at least {lo:.2f} and below "
+            f"{min(hi, 1.0):.2f} likely; the record above counts {kind} answered with it."
+            + (
+                f" Backtest in the model card of {safe_inline(backtest.model_version)}."
+                if backtest
+                else ""
+            )
+        )
+    ]
+    calibration = calibration_line(ctx.store, ctx.book, f)
+    if calibration is not None:
+        details.append(calibration)
     return [Md(text)], details
 
 
@@ -90,17 +123,12 @@ def interval_confidence(ctx: BriefingContext, iv: dict[str, Any]) -> tuple[list[
             None,
             "backtest coverage of the 80% interval (model card)",
         )
-        short = [
-            Md(
-                f"In the walk-forward backtest, 80% intervals of the 28-day velocity "
-                f"{iv['horizon_days']} days out held {pct(cover.hit_rate, 1)} of the time "
-                f"(n = {cover.n:,}) {ref(r)}."
-            )
-        ]
+        short_text = (
+            f"In the backtest, {cover.n:,} such 80% ranges held {pct(cover.hit_rate, 1)} of "
+            f"the time {ref(r)}"
+        )
     else:
-        short = [
-            Md("No backtest coverage is stored for this interval, so it has none behind it yet.")
-        ]
+        short_text = "No backtest record of such ranges is stored"
     live = ev.live_interval_record(ctx.store, iv["horizon_days"], ctx.day)
     if live.n:
         r_n = ctx.book.query(
@@ -119,15 +147,16 @@ def interval_confidence(ctx: BriefingContext, iv: dict[str, Any]) -> tuple[list[
             ctx.day,
             "of them inside their 80% interval",
         )
-        details = [
-            Md(
-                f"Live record of this store: {live.hits} {ref(r_h)} of {live.n} {ref(r_n)} "
-                f"resolved {iv['horizon_days']}-day intervals held."
-            )
-        ]
+        short_text += (
+            f"; in this store, {live.hits} of {live.n} ({pct(live.hits / live.n)}) {ref(r_h, r_n)}."
+        )
+        if cover is not None:
+            sentence = disagreement((round(cover.hit_rate * cover.n), cover.n), (live.hits, live.n))
+            if sentence:
+                short_text += " " + sentence
     else:
-        details = [Md("No interval forecast of this horizon has resolved in this store yet.")]
-    return short, details
+        short_text += "; none of this horizon has resolved in this store yet."
+    return [Md(short_text)], []
 
 
 def _backtest_receipt(ctx: BriefingContext, backtest: ev.BandRate) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from shu.briefing import facts as ev
 from shu.briefing.card.answers import answered_sentences, question_subject
 from shu.briefing.context import BriefingContext
-from shu.briefing.text import num, ref, template_words
+from shu.briefing.text import commit_link, num, ref, release_link, template_words
 from shu.evidence.topic_evidence import TopicEvidence, attribute_topic, topic_evidence
 from shu.receipts import Citation
 from shu.safe_markdown import Md, safe_inline
@@ -58,7 +58,8 @@ def topic_lines(
         }
         if not short and passages and passages <= used:
             continue
-        lines.append(Md(item.text + " " + ref(*[_cite(ctx, c, used) for c in item.citations])))
+        refs = ref(*[_cite(ctx, c, used) for c in item.citations])
+        lines.append(Md(item.text + " " + refs + _links(item.citations)))
     if not short and not topic.asserted:
         lines.append(
             Md(
@@ -67,6 +68,19 @@ def topic_lines(
             )
         )
     return lines
+
+
+def _links(citations: list[Citation]) -> str:
+    """Links to the commits and releases an evidence line quotes (' — commit abc1234, …')."""
+    links = []
+    for c in citations:
+        key = c.key or {}
+        if c.table == "commits" and key.get("sha") and key.get("repo"):
+            links.append(f"commit {commit_link(key['repo'], key['sha'])}")
+        elif c.table == "releases" and key.get("tag") and key.get("repo"):
+            links.append(f"release {release_link(key['repo'], key['tag'])}")
+    unique = list(dict.fromkeys(links))
+    return (" — " + ", ".join(unique)) if unique else ""
 
 
 def _cite(ctx: BriefingContext, c: Citation, used: Used) -> int:

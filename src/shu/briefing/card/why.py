@@ -1,46 +1,76 @@
-"""A card's "Why this prediction": the model's largest drivers in words, with what each does
-to the probability, and the repository's signals, peers and releases on the data day.
+"""A card's reasons: the model's largest drivers in words, with the chance each leaves without
+it, and the repository's signals, peers and releases on the data day.
 
-The card shows the top `SHORT_DRIVERS` drivers; the others, and the signal, peer and release
-context, go to its details (the HTML page's expandable part).
+The card shows up to `SHORT_DRIVERS` drivers, all pushing the answer the way it departs from the
+base rate; the others (those pulling the other way said as such), and the signal, peer and
+release context, go to its details (the HTML page's expandable part and the appendix).
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from shu.briefing import facts as ev
 from shu.briefing.context import BriefingContext
-from shu.briefing.text import num, pct, ref
+from shu.briefing.text import day_text, num, pct, ref
 from shu.forecast.features.words import statement
 from shu.safe_markdown import Md, safe_inline
 
-SHORT_DRIVERS = 2
+SHORT_DRIVERS = 3
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One driver of a forecast in words: what the feature says (with its receipt), how much it
+    moved the chance (log-odds: positive raises it), and the chance with a typical value of it
+    instead (the occlusion its contribution measures)."""
+
+    text: Md
+    contribution: float
+    without: float
+
+    def line(self) -> Md:
+        return Md(f"{self.text} — without it: {pct(self.without)}.")
+
+
+def direction(f: dict[str, Any]) -> float:
+    """Which way the answer departs from the base rate (log-odds; 0.5 without a base rate)."""
+    base = f.get("base_rate")
+    return _logit(f["probability"]) - _logit(0.5 if base is None else base)
 
 
 def why_prediction(
     ctx: BriefingContext, f: dict[str, Any] | None, repo: str, kind: str
-) -> tuple[list[Md], list[Md]]:
-    """The card's "Why this prediction" lines (short, details), each number with its receipt.
-    `f` is the card's question (None: the card leads with the interval alone); `kind` "rocm"
-    puts the repository's ROCm activity where a star card has its star signals."""
-    short: list[Md] = []
+) -> tuple[list[Reason], list[Md], list[Md]]:
+    """The card's reasons (shown), its context lines (shown) and its details, each number with
+    its receipt. The shown reasons are the largest drivers (up to `SHORT_DRIVERS`) that push the
+    answer the way it departs from the base rate, so together they add up to its direction; the
+    drivers pulling the other way go to the details, said as such. `f` is the card's question
+    (None: the card leads with the interval alone); `kind` "rocm" shows the repository's ROCm
+    activity where a star card keeps its star signals in the details."""
+    shown: list[Reason] = []
+    context: list[Md] = []
     details: list[Md] = []
     if f is not None:
-        lines = driver_lines(ctx, f)
-        short += lines[:SHORT_DRIVERS]
-        details += lines[SHORT_DRIVERS:]
-        if not lines:
+        reasons = driver_reasons(ctx, f)
+        way = direction(f)
+        along = [r for r in reasons if r.contribution * way > 0]
+        against = [r for r in reasons if r.contribution * way <= 0]
+        shown = along[:SHORT_DRIVERS]
+        details += [r.line() for r in along[SHORT_DRIVERS:]]
+        details += [Md(f"Pulls the other way, less strongly: {_lower(r.line())}") for r in against]
+        if not reasons:
             details.append(Md("The model stored no drivers for this forecast."))
     if kind == "rocm":
-        short += rocm_context(ctx, repo)
+        context += rocm_context(ctx, repo)
     else:
-        (short if f is None else details).extend(_signal_context(ctx, repo))
+        (context if f is None else details).extend(_signal_context(ctx, repo))
     details += _peer_context(ctx, repo, ctx.categories)
     details += _release_context(ctx, repo)
-    return short, details
+    return shown, context, details
 
 
 def rocm_context(ctx: BriefingContext, repo: str) -> list[Md]:
@@ -70,10 +100,9 @@ def rocm_context(ctx: BriefingContext, repo: str) -> list[Md]:
     ]
 
 
-def driver_lines(ctx: BriefingContext, f: dict[str, Any]) -> list[Md]:
-    """One line per stored driver: what the feature says, and the probability the model would
-    give with a typical value of it instead (the occlusion its contribution measures)."""
-    lines = []
+def driver_reasons(ctx: BriefingContext, f: dict[str, Any]) -> list[Reason]:
+    """One reason per stored driver the vocabulary can say, largest contribution first."""
+    out = []
     for d in json.loads(f["drivers"] or "[]"):
         name = str(d.get("feature"))
         value, r = _feature_receipt(ctx, f, name)
@@ -83,16 +112,9 @@ def driver_lines(ctx: BriefingContext, f: dict[str, Any]) -> list[Md]:
         contribution = _as_float(d.get("contribution"))
         if said is None or contribution is None:
             continue
-        typical = _expit(_logit(f["probability"]) - contribution)
-        effect = "raises" if contribution > 0 else "lowers"
-        lines.append(
-            Md(
-                f"{safe_inline(said)} {ref(r)}: this {effect} the chance "
-                f"({pct(typical)} with a typical value, {num(contribution, signed=True)} "
-                "in log-odds)."
-            )
-        )
-    return lines
+        without = _expit(_logit(f["probability"]) - contribution)
+        out.append(Reason(Md(f"{safe_inline(said)} {ref(r)}"), contribution, without))
+    return sorted(out, key=lambda r: -abs(r.contribution))
 
 
 def _feature_receipt(ctx: BriefingContext, f: dict[str, Any], name: str) -> tuple[Any, int]:
@@ -139,18 +161,19 @@ def _signal_context(ctx: BriefingContext, repo: str) -> list[Md]:
     if "velocity_28d" not in cite:
         return [
             Md(
-                f"{safe_inline(repo)}'s 28-day velocity is undefined on {row['day']} "
+                f"{safe_inline(repo)}'s 28-day pace is undefined on {day_text(row['day'])} "
                 "(a gap in the star data spans the window)."
             )
         ]
     text = (
-        f"On {row['day']} {safe_inline(repo)} had {num(row['stars'])} stars "
-        f"{ref(cite.get('stars', 0))}, a 28-day velocity of {num(row['velocity_28d'])} "
-        f"stars/day {ref(cite['velocity_28d'])}"
+        f"On {day_text(row['day'])} {safe_inline(repo)} had {num(row['stars'], 0)} stars "
+        f"{ref(cite.get('stars', 0))} and gained {num(row['velocity_28d'], 1)} a day over the "
+        f"last 28 days {ref(cite['velocity_28d'])}"
     )
     if "acceleration_28d" in cite:
         text += (
-            f" and a 28-day acceleration of {num(row['acceleration_28d'], signed=True)} "
+            f", {num(abs(row['acceleration_28d']), 1)} "
+            f"{'more' if row['acceleration_28d'] >= 0 else 'less'} than in the 28 days before "
             f"{ref(cite['acceleration_28d'])}"
         )
     return [Md(text + ".")]
@@ -267,3 +290,8 @@ def _release_context(ctx: BriefingContext, repo: str) -> list[Md]:
             f"against the 28 before {ref(r_lift)}"
         )
     return [Md(text + ".")]
+
+
+def _lower(text: str) -> Md:
+    """`text` with its first letter in lower case (a sentence continued after a colon)."""
+    return Md(text[:1].lower() + text[1:])

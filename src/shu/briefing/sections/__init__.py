@@ -9,12 +9,15 @@ briefing's day and data day, settings, and the facts several sections share, suc
 forecasts the cards headline), cites every number through `ctx.book` (the receipt book), writes
 any chart beside the markdown (`ctx.out_dir`, listed in `ctx.charts` when the briefing's result
 should name it) and returns its markdown, rendered from `templates/sections/<name>.md.j2` with
-`ctx.render`: a heading, its body, and the blank line before the next section. Outside text goes
-through `shu.safe_markdown`; the templates escape any string that is not shu's own `Md`.
+`ctx.render`: a heading, its body, and the blank line before the next section. What it keeps
+out of the body (full tables, the receipts) goes in `Part.appendix`, which the briefing shows
+after the body in `APPENDIX` order (collapsed on the HTML page). Outside text goes through
+`shu.safe_markdown`; the templates escape any string that is not shu's own `Md`.
 
 To add a section: write `sections/<name>.py` with `build` and its template, and put the module in
-`SECTIONS` where it belongs. Sections are built in `SECTIONS` order except the two kept apart in
-`BUILT_FIRST` and `BUILT_LAST` (receipts are numbered in the order they are first cited).
+`SECTIONS` where it belongs (and in `APPENDIX` when it has an appendix part). Sections are built
+in `SECTIONS` order except the two kept apart in `BUILT_FIRST` and `BUILT_LAST` (receipts are
+numbered in the order they are first cited).
 """
 
 from __future__ import annotations
@@ -31,25 +34,41 @@ from shu.briefing.sections import (
     moved,
     probe,
     radar,
+    reading,
     receipts,
     rocm_ecosystem,
     signals,
+    since,
     track,
 )
 
 SECTIONS: tuple[ModuleType, ...] = (
     header,  # title, data day, notices, stale data
-    glance,  # At a glance
+    glance,  # At a glance: what matters in a few sentences, and one row per repository
+    since,  # Since the last briefing (nothing on a first briefing)
+    moved,  # What moved: each repository's story, from its causes
     radar,  # Breaking out: the radar's top untracked repositories
-    moved,  # What moved
     cards,  # Forecasts
-    rocm_ecosystem,  # ROCm across the ecosystem
-    signals,  # Signals
-    probe,  # Probe results and claim checks
-    claims,  # Claims checked against the probe
-    calibration_watch,  # Calibration watch
-    track,  # Track record
-    receipts,  # Receipts
+    rocm_ecosystem,  # ROCm across the ecosystem (how it is counted: in the appendix)
+    probe,  # Probe and claims: the probe's runs in short ...
+    claims,  # ... and the claims checked against them
+    calibration_watch,  # Calibration watch, in short
+    track,  # Track record, in short
+    signals,  # (appendix only) the signals table
+    reading,  # (appendix only) How to read this
+    receipts,  # (appendix only) Receipts
+)
+# The order of the appendix: how to read the note, the full tables, the receipts last.
+APPENDIX: tuple[ModuleType, ...] = (
+    reading,
+    cards,
+    signals,
+    rocm_ecosystem,
+    calibration_watch,
+    track,
+    probe,
+    claims,
+    receipts,
 )
 # The cards are built first so that each card's receipts are one run of numbers from its first
 # (R1 on the first card), which the card lists at its end.
@@ -58,8 +77,8 @@ BUILT_FIRST: tuple[ModuleType, ...] = (cards,)
 BUILT_LAST: tuple[ModuleType, ...] = (receipts,)
 
 
-def build_sections(ctx: BriefingContext) -> list[Part]:
-    """Every section's part, in the briefing's order."""
+def build_sections(ctx: BriefingContext) -> tuple[list[Part], list[Part]]:
+    """Every section's part in the body's order, and the parts in the appendix's order."""
     middle = [s for s in SECTIONS if s not in BUILT_FIRST + BUILT_LAST]
     built = {s.__name__: s.build(ctx) for s in (*BUILT_FIRST, *middle, *BUILT_LAST)}
-    return [built[s.__name__] for s in SECTIONS]
+    return [built[s.__name__] for s in SECTIONS], [built[s.__name__] for s in APPENDIX]

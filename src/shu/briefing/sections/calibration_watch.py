@@ -28,6 +28,7 @@ from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import RADAR_SQL_LIST
+from shu.briefing.text import day_text
 from shu.forecast.calibration import guard as regime_guard
 from shu.forecast.confidence import BANDS, band_sql
 from shu.forecast.evaluation.scoring import wilson_interval
@@ -38,6 +39,8 @@ from shu.safe_markdown import Md
 from shu.store import Store
 
 WATCH_DAYS = 56
+# How sure an answer is, per confidence band, as the briefing's prose says it.
+CONFIDENCE_WORDS = {"high": "80% sure or more", "medium": "65–80% sure", "low": "under 65% sure"}
 
 _BAND_ROWS = f"""
 SELECT {band_sql("f.probability")} AS band,
@@ -82,22 +85,23 @@ ORDER BY abs(horizon_days - 30), horizon_days, model_version"""
 
 
 def build(ctx: BriefingContext) -> Part:
-    """The watch's tables, its lines and its chart."""
+    """The watch in short (its sentences, the lines on what shu does, its chart) for the body;
+    its tables for the appendix."""
     watch = calibration_watch(ctx.store, ctx.day)
     view = watch_section(ctx.store, ctx.book, ctx.day, ctx.out_dir, watch)
     ctx.charts.append(ctx.out_dir / view["chart"])
     return Part(
         ctx.render("sections/calibration_watch.md.j2", calibration_watch=view),
         data={"calibration_watch": watch},
+        appendix=ctx.render("sections/calibration_watch_appendix.md.j2", calibration_watch=view),
     )
 
 
-def guard_notice(ctx: BriefingContext, radar: bool = False) -> Md | None:
-    """The guard's line with its receipt, when the guard is on for the briefing's day (the
-    radar's own line with `radar`: the guard does not move breakout forecasts)."""
+def regime_notice(ctx: BriefingContext) -> Md | None:
+    """ "On an average day this week N% of repositories lost stars, against M% usually" with its
+    receipt, when the regime guard is on for the briefing's day (None when it is off)."""
     regime = _newest_regime(ctx.store, ctx.day)
-    line = guard_line(regime, radar)
-    if line is None or regime is None:
+    if not regime or not regime.get("guard_on"):
         return None
     r = ctx.book.row(
         "market_regime",
@@ -107,7 +111,7 @@ def guard_notice(ctx: BriefingContext, radar: bool = False) -> Md | None:
         date.fromisoformat(regime["day"]),
         "share of repositories losing stars per day, last 7 days",
     )
-    return Md(f"{line} [R{r}]")
+    return Md(f"{_losing(regime)} [R{r}]")
 
 
 def calibration_watch(store: Store, day: date, window_days: int = WATCH_DAYS) -> dict[str, Any]:
@@ -209,27 +213,24 @@ def _newest_levels(store: Store, day: date) -> dict | None:
     return out
 
 
-def guard_line(regime: dict | None, radar: bool = False) -> str | None:
-    """The plain line the briefing shows while the regime guard is on (None when off): under
-    Forecasts, or with `radar` the radar's own (the guard does not move breakout forecasts)."""
-    if not regime or not regime.get("guard_on"):
-        return None
-    losing = (
+def _losing(regime: dict) -> str:
+    return (
         f"On an average day this week {100 * regime['share_falling_7d']:.1f}% of "
         f"repositories lost stars, against {100 * regime['usual_share_falling_7d']:.1f}% "
         "usually"
     )
-    if radar:
-        return (
-            f"{losing}. Breakout forecasts are not held back for it: in the guard-on weeks "
-            "of the walk-forward, holding them back made them worse. Over the whole "
-            "walk-forward the radar's forecasts above 20% came true less often than they "
-            "said: read the top of the table as a ranking."
-        )
+
+
+def guard_line(regime: dict | None) -> str | None:
+    """What the regime guard does while it is on (None when off), in one plain line: it holds
+    the yes/no forecasts of repositories losing stars towards their base rate and widens the
+    80% ranges; breakout forecasts it leaves alone."""
+    if not regime or not regime.get("guard_on"):
+        return None
     return (
-        f"{losing}: star forecasts are held closer to base rates today (the yes/no "
-        "forecasts of repositories losing stars are pulled towards their base rate, and "
-        f"intervals are {100 * (regime['widen'] - 1):.0f}% wider)."
+        f"{_losing(regime)}: the yes/no forecasts of repositories losing stars are held closer "
+        f"to their base rate, and 80% ranges are {100 * (regime['widen'] - 1):.0f}% wider; "
+        "breakout forecasts are left as the model gave them."
     )
 
 
@@ -242,15 +243,15 @@ def _action_lines(watch: dict) -> list[str]:
             continue
         said = "more" if b["mean_confidence"] > b["observed"] else "less"
         what = (
-            "the regime guard is on: forecasts of repositories losing stars are pulled "
+            "the regime guard is on, holding the forecasts of repositories losing stars "
             "towards their base rate"
             if regime.get("guard_on")
-            else "shu has not changed yes/no forecasts since the model's refit (recalibrating "
-            "them from month-old outcomes made the backtest worse); the next `shu train` "
-            "refits on these outcomes"
+            else "shu leaves yes/no answers as the model gives them until the next `shu train` "
+            "refits on these outcomes (correcting them from month-old outcomes made past "
+            "forecasts worse)"
         )
         lines.append(
-            f"{b['band'].capitalize()}-band forecasts came true "
+            f"Answers {CONFIDENCE_WORDS[b['band']]} came true "
             f"{100 * b['observed']:.0f}% of the time (95% interval "
             f"{100 * b['ci_low']:.0f}-{100 * b['ci_high']:.0f}%, n = {b['n']:,}) "
             f"against {100 * b['mean_confidence']:.0f}% said: shu was {said} sure "
@@ -261,20 +262,28 @@ def _action_lines(watch: dict) -> list[str]:
         if not b["off"]:
             continue
         now = levels.get(b["band"])
-        what = (
-            f"the online conformal levels of this band now issue the 80% interval between "
-            f"the levels {now[1]:.3f} and {now[5]:.3f} of its calibration scores (nominal "
-            "0.100 and 0.900), read from the questions resolved through "
-            f"{watch['interval_levels']['resolved_through']}"
-            if now
-            else "no online state is stored yet for this band"
-        )
+        through = (watch["interval_levels"] or {}).get("resolved_through")
+        through = day_text(through) if through else "the briefing's day"
+        if not now:
+            what = "shu has no correction stored yet for ranges of this size"
+        elif abs(now[1] - 0.1) < 0.005 and abs(now[5] - 0.9) < 0.005:
+            what = (
+                "shu has not moved them yet: the questions resolved through "
+                f"{through} keep them at the 10th and 90th percentiles of past errors"
+            )
+        else:
+            what = (
+                f"shu now reads them between the {100 * now[1]:.1f}th and "
+                f"{100 * now[5]:.1f}th percentiles of past errors instead of the 10th and "
+                f"90th, as the questions resolved through {through} asked"
+            )
         label = _velocity_label(b["band"])
+        width = "too wide" if b["observed"] > 0.8 else "too narrow"
         lines.append(
-            f"80% intervals of repositories at {label} stars/day held "
+            f"80% ranges of repositories gaining {label} stars/day held "
             f"{100 * b['observed']:.0f}% of the time (95% interval "
-            f"{100 * b['ci_low']:.0f}-{100 * b['ci_high']:.0f}%, n = {b['n']:,}); "
-            f"{what}."
+            f"{100 * b['ci_low']:.0f}-{100 * b['ci_high']:.0f}%, n = {b['n']:,}), "
+            f"{width}; {what}."
         )
     return lines
 
@@ -297,8 +306,24 @@ def watch_section(
     ]
     chart = out_dir / f"{day}-calibration-watch.png"
     watch_chart(watch, chart)
+    said = []
+    for b, row in zip(watch["yes_no"], rows, strict=True):
+        if b["n"]:
+            said.append(
+                Md(
+                    f"answers {CONFIDENCE_WORDS[b['band']]} came true {row['observed']} of "
+                    f"{row['n']} times, against {_pct(b['mean_confidence'])} said"
+                )
+            )
+    held = [
+        Md(f"{row['observed']} for repositories gaining {row['band']} stars/day ({row['n']})")
+        for b, row in zip(watch["intervals"], coverage, strict=True)
+        if b["n"]
+    ]
     return {
         "window": watch["window"],
+        "said": Md("; ".join(said)),
+        "held": Md(", ".join(held)),
         "yes_no": rows,
         "intervals": coverage,
         "lines": [Md(line) for line in watch["lines"]],

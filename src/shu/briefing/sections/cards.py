@@ -1,60 +1,92 @@
 """The "Forecasts" section: one card per tracked repository (the question `shu.briefing.choice`
-picks, or its velocity interval alone), one per declared question, one per ROCm adoption card,
-and the table of every other forecast issued at the same origin.
+picks, or its velocity interval alone), one per declared question, one per ROCm adoption card;
+and, for the appendix, the table of every forecast issued at the same origin and what each card
+keeps out of its screen.
 
-A card fits a screen: at most `MAX_BLOCKS` rendered paragraphs and bullets and `MAX_PROSE`
-characters of visible prose (receipt references not counted). It leads with the velocity
-interval, asks its question with the probability and the base rate, charts the repository (its
-velocity fan, or for a ROCm card its ROCm share and the forecast), and gives the largest
-drivers in words, why this confidence, the topic and what the corpus answers. Everything else
-(the other drivers, signal, peer and release context, the live record, the 50/95% intervals,
-unanswered questions, landscape and lifecycle) goes to the card's details, which only the HTML
-page shows (expandable), and every number to the receipts. While the regime guard is on, the
-section opens with its one line (`calibration_watch.guard_notice`).
+A card fits a screen: at most `MAX_WORDS` words in the markdown besides its chart and receipts
+(`text.word_count`). It asks its question and answers it with the base rate, gives the 28-day
+pace it expects on the horizon day with its 80% range, charts the repository, shows up to three
+reasons that all push the answer the way it departs from the base rate (`card.why`), and says how
+sure it is with the backtest's record beside this store's (`card.confidence`). Everything else
+(drivers pulling the other way, signal, peer and release context, the 50/95% ranges, the
+calibration state, topic evidence and what the corpus answers) goes to the card's details: the
+HTML page's expandable part and the markdown's appendix. Where the regime guard changed a
+forecast a card shows, the section opens with one line naming which.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from shu.briefing import charts
 from shu.briefing.card.confidence import interval_confidence, why_confidence
-from shu.briefing.card.interval import interval_lead
+from shu.briefing.card.interval import interval_for, interval_lead, velocity_reading
 from shu.briefing.card.topic import card_topic, context_answers, topic_lines
-from shu.briefing.card.why import why_prediction
+from shu.briefing.card.why import direction, why_prediction
 from shu.briefing.charts import HISTORY_DAYS, slug
 from shu.briefing.choice import CardChoice
 from shu.briefing.compare import fan_chart
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.sections.calibration_watch import guard_notice
-from shu.briefing.text import interval_text, num, pct, ref, template_words, visible_text
+from shu.briefing.sections.calibration_watch import regime_notice
+from shu.briefing.text import (
+    day_text,
+    interval_text,
+    num,
+    pct,
+    ref,
+    repo_link,
+    template_words,
+    word_count,
+)
 from shu.safe_markdown import Md, safe_code, safe_inline
 
-MAX_BLOCKS = 12
-MAX_PROSE = 1200
+MAX_WORDS = 150
+# What each template's threshold is compared with, and how (the JSON card's `quantity` and
+# `comparator`): the question is "quantity comparator threshold?".
+COMPARATORS: dict[str, tuple[str, str]] = {
+    "star_accel_reach": ("acceleration_28d on some day up to resolves_on", ">="),
+    "star_accel_fall": ("acceleration_28d on some day up to resolves_on", "<="),
+    "star_velocity_level": ("velocity_28d on resolves_on", ">"),
+    "star_velocity_up": ("velocity_28d on resolves_on", ">"),
+    "star_gain": ("stars gained from origin to resolves_on", ">="),
+    "release_within": ("releases published after origin up to resolves_on", ">="),
+    "commit_velocity_up": ("commit velocity_28d on resolves_on", ">"),
+    "rocm_share_reach": (
+        "90-day ROCm share of mainline commits on some day up to resolves_on",
+        ">=",
+    ),
+    "rocm_release_mention": ("releases mentioning ROCm after origin up to resolves_on", ">="),
+    "rocm_first_commit": ("ROCm-touching commits after origin up to resolves_on", ">="),
+    "star_velocity_interval": ("velocity_28d on resolves_on", "within"),
+}
 
 
 def build(ctx: BriefingContext) -> Part:
-    """The cards, their charts (written beside the markdown) and the other forecasts."""
+    """The cards and their charts (written beside the markdown); for the appendix, every forecast
+    at the same origin and each card's details."""
     cards = [_card(ctx, choice) for choice in ctx.cards]
-    shown = {c.headline["forecast_id"] for c in ctx.cards}
-    view = {
-        "guard": guard_notice(ctx),
-        "other_forecasts": [
-            _forecast_row(f) for f in ctx.forecasts if f["forecast_id"] not in shown
-        ],
-    }
+    view = {"guard": regime_line(ctx)}
+    every = [_forecast_row(f) for f in ctx.forecasts]
     return Part(
         ctx.render("sections/cards.md.j2", cards=cards, page=False, **view),
         ctx.render("sections/cards.md.j2", cards=cards, page=True, **view),
-        {"cards": [card_data(choice) for choice in ctx.cards]},
+        {"cards": [card_data(choice, card) for choice, card in zip(ctx.cards, cards, strict=True)]},
+        appendix=ctx.render("sections/cards_appendix.md.j2", forecasts=every, cards=cards),
+        appendix_page=ctx.render("sections/cards_appendix.md.j2", forecasts=every, cards=[]),
     )
 
 
-def card_data(choice: CardChoice) -> dict[str, Any]:
-    """A card as plain data (`reports/DATE.json`)."""
+def card_data(choice: CardChoice, card: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A card as plain data (`reports/DATE.json`): for a question about the velocity at its
+    horizon, also the chance its interval gives the question's side and whether that is the
+    answer (`card.interval.velocity_reading`)."""
     f, iv = choice.forecast, choice.interval
     head = choice.headline
+    reading = (card or {}).get("reading")
+    if reading is not None and reading.interval is not None:
+        iv = reading.interval
+    quantity, comparator = COMPARATORS.get(head["template"]) or (None, None)
     return {
         "repo": choice.repo,
         "kind": choice.kind,
@@ -63,15 +95,26 @@ def card_data(choice: CardChoice) -> dict[str, Any]:
         "origin": head["origin"],
         "resolves_on": head["resolves_on"],
         "question": f["question"] if f else None,
+        "question_in_words": question_sentence(f) if f else None,
+        "quantity": quantity if f else None,
+        "comparator": comparator if f else None,
+        "threshold": f["threshold"] if f else None,
         "probability": f["probability"] if f else None,
         "base_rate": f.get("base_rate") if f else None,
+        "probability_from_interval": reading.p_interval if reading else None,
+        "interval_agrees": reading.agrees if reading else None,
         "declared": choice.declared,
         "skill": {"demonstrated": choice.skilled, "reason": choice.skill_reason},
+        "reasons": [
+            {"text": str(r.text), "contribution": r.contribution, "without": r.without}
+            for r in (card or {}).get("reasons", [])
+        ],
         "interval": None
         if iv is None
         else {
             "quantity": "velocity_28d",
             "unit": "stars/day",
+            "forecast_id": iv["forecast_id"],
             "resolves_on": iv["resolves_on"],
             **{
                 k: iv.get(k)
@@ -90,29 +133,63 @@ def card_data(choice: CardChoice) -> dict[str, Any]:
     }
 
 
+def _possessive(subject: str) -> str:
+    return "its" if subject == "it" else f"{subject}'s"
+
+
+def question_clause(f: dict[str, Any], subject: str) -> str:
+    """The forecast's question as a clause about `subject` ('it' or the repository, as shu's
+    markdown), e.g. "its 28-day pace on 30 Mar 2026 is above 4.54 stars/day"."""
+    x, on, their = f["threshold"], day_text(f["resolves_on"]), _possessive(subject)
+    clauses = {
+        "star_accel_reach": (
+            f"{their} 28-day acceleration turns positive by {on}"
+            if x == 0
+            else f"{their} 28-day acceleration reaches {num(x, signed=True)} stars/day by {on}"
+        ),
+        "star_accel_fall": (
+            f"{their} 28-day acceleration turns negative by {on}"
+            if x == 0
+            else f"{their} 28-day acceleration falls to {num(x, signed=True)} stars/day by {on}"
+        ),
+        "star_velocity_level": f"{their} 28-day pace on {on} is above {num(x)} stars/day",
+        "star_velocity_up": f"{their} 28-day pace on {on} is above today's {num(x)} stars/day",
+        "star_gain": f"{subject} gains at least {num(x, 0)} stars by {on}",
+        "release_within": f"{subject} publishes a release by {on}",
+        "commit_velocity_up": f"{their} 28-day commit pace on {on} is above today's {num(x)}",
+        "rocm_share_reach": f"the share of {their} commits touching ROCm over 90 days reaches "
+        f"{pct(x, 1)} by {on}",
+        "rocm_release_mention": f"{subject} publishes a release whose notes mention ROCm by {on}",
+        "rocm_first_commit": f"{subject} lands its first commit touching ROCm by {on}",
+    }
+    return clauses.get(f["template"]) or f"{template_words(f['template'])} by {on}"
+
+
 def question_sentence(f: dict[str, Any]) -> str:
     """The forecast's question in words: repository, quantity, threshold and horizon."""
-    x, repo, on = f["threshold"], safe_inline(f["repo"]), f["resolves_on"]
+    x, repo, on = f["threshold"], safe_inline(f["repo"]), day_text(f["resolves_on"])
+    origin = day_text(f["origin"])
     within = f"within {f['horizon_days']} days (by {on})"
     template = f["template"]
     if template in ("star_accel_reach", "star_accel_fall"):
         verb = "positive" if template == "star_accel_reach" else "negative"
         if x == 0:
             return f"Will {repo}'s 28-day star acceleration turn {verb} {within}?"
-        reach = "reach ≥" if template == "star_accel_reach" else "fall to ≤"
+        reach = "reach" if template == "star_accel_reach" else "fall to"
+        side = "or more" if template == "star_accel_reach" else "or less"
         return (
             f"Will {repo}'s 28-day star acceleration {reach} {num(x, signed=True)} "
-            f"stars/day on some day {within}?"
+            f"stars/day {side} on some day {within}?"
         )
     sentences = {
         "star_velocity_level": f"Will {repo}'s 28-day star velocity on {on} be above {num(x)} "
         "stars/day?",
         "star_velocity_up": f"Will {repo}'s 28-day star velocity on {on} be above its "
-        f"{f['origin']} value, {num(x)} stars/day?",
+        f"{origin} value, {num(x)} stars/day?",
         "star_gain": f"Will {repo} gain at least {num(x, 0)} stars {within}?",
         "release_within": f"Will {repo} publish a release {within}?",
         "commit_velocity_up": f"Will {repo}'s 28-day commit velocity on {on} be above its "
-        f"{f['origin']} value, {num(x)} commits/day?",
+        f"{origin} value, {num(x)} commits/day?",
         "rocm_share_reach": f"Will the share of {repo}'s mainline commits touching ROCm over "
         f"90 days reach {pct(x, 1)} {within}?",
         "rocm_release_mention": f"Will {repo} publish a release whose notes mention ROCm {within}?",
@@ -121,15 +198,51 @@ def question_sentence(f: dict[str, Any]) -> str:
     return sentences.get(template) or safe_inline(f.get("question") or template_words(template))
 
 
+def regime_line(ctx: BriefingContext) -> Md | None:
+    """The regime guard's line, only when it changed a forecast a card shows, naming which
+    (a yes/no answer held towards its base rate, an 80% range widened)."""
+    held, widened = [], {}
+    for choice in ctx.cards:
+        f = choice.forecast
+        state = json.loads(f["calibration"]) if f and f.get("calibration") else {}
+        if state.get("applies"):
+            held.append(choice.repo)
+        iv = choice.interval or (interval_for(ctx.store, f) if f else None)
+        state = json.loads(iv["calibration"]) if iv and iv.get("calibration") else {}
+        if state.get("widen", 1.0) > 1.0:
+            widened[choice.repo] = state["widen"]
+    notice = regime_notice(ctx)
+    if notice is None or not (held or widened):
+        return None
+    done = []
+    if held:
+        done.append(
+            "held the answers on the cards of "
+            + _and([repo_link(r) for r in dict.fromkeys(held)])
+            + " closer to their base rates"
+        )
+    if widened:
+        wider = sorted({round(100 * (w - 1)) for w in widened.values()})
+        done.append(
+            "widened the 80% ranges on the cards of "
+            + _and([repo_link(r) for r in widened])
+            + f" by {'/'.join(str(w) for w in wider)}%"
+        )
+    return Md(f"{notice}; so shu {' and '.join(done)}.")
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     first_receipt = len(ctx.book.receipts) + 1
     f, iv = choice.forecast, choice.interval
     head = choice.headline
-    lead, iv_details = (
-        ([], []) if iv is None else _split(interval_lead(ctx.store, ctx.book, f or iv))
-    )
+    lead, iv_details = ([], []) if iv is None else _split(interval_lead(ctx.store, ctx.book, head))
+    reading = velocity_reading(ctx.store, head)
     question = _question(ctx, f) if f is not None else None
-    why, why_details = why_prediction(ctx, f, choice.repo, choice.kind)
+    reasons, context, why_details = why_prediction(ctx, f, choice.repo, choice.kind)
     confidence, conf_details = (
         why_confidence(ctx, f) if f is not None else interval_confidence(ctx, head)
     )
@@ -140,47 +253,73 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     topic_details = topic_lines(ctx, topic, used, short=False)
     marks = []
     if choice.declared:
-        marks.append("Declared in shu.toml.")
+        marks.append("Asked because shu.toml declares it.")
+    if f is None and choice.kind == "star":
+        marks.append("No yes/no question about it passed shu's bar today (why: in the details).")
     if not choice.skilled:
-        marks.append(f"No demonstrated skill: {safe_inline(choice.skill_reason)}.")
-    card = {
+        marks.append("shu has not yet shown it answers such questions better than their base rate.")
+    card: dict[str, Any] = {
         "repo": choice.repo,
-        "title": Md(f"{template_words(head['template'])} · {head['horizon_days']} days"),
-        "lead": lead[0] if lead else None,
+        "reading": reading,
+        "heading": Md(
+            f"{repo_link(choice.repo)} · {template_words(head['template'])} · "
+            f"{head['horizon_days']} days"
+        ),
         "question": question,
+        "lead": (Md(f"{lead[0]}.") if f is not None else Md(f"**{lead[0]}**")) if lead else None,
         "marks": Md("*" + " ".join(marks) + "*") if marks else None,
         "chart": _chart(ctx, choice),
-        # (priority when the card must shrink: higher leaves first, label, line)
-        "bullets": [
-            (1 if i else 0, "Why this prediction" if i == 0 else "", line)
-            for i, line in enumerate(why)
-        ]
-        + [(0, "Why this confidence", line) for line in confidence]
-        + [(2, "Topic", line) for line in topic_short]
-        + [(3 + i, "" if i else "Context", line) for i, line in enumerate(answers)],
+        "reasons": reasons,
+        "label": _reasons_label(f) if f is not None else "",
+        "context": context,
+        "confidence": confidence,
         "details": [
             Md(f"Why this question: {safe_inline(choice.why)}."),
+            *([] if choice.skilled else [Md(f"Skill: {safe_inline(choice.skill_reason)}.")]),
             *iv_details,
             *why_details,
             *conf_details,
+            *[Md(f"Topic: {line}") for line in topic_short],
             *topic_details,
+            *[Md(f"Context: {line}") for line in answers],
             *context_details,
         ],
-        "footer": "",
     }
-    topic_term = topic.term if topic and topic.asserted else "none asserted"
-    footer = (
-        f"*Horizon ~{head['horizon_days']} days · confidence: "
-        f"{f['confidence'] if f is not None else 'interval'} · topic: "
-        f"{safe_inline(topic_term)} · receipts {{receipts}} · forecast "
-        f"{safe_code(head['forecast_id'])}*"
-    )
+    footer = f"*Receipts {{receipts}} · forecast {safe_code(head['forecast_id'])}*"
     card["footer"] = Md(footer.format(receipts="R0000–R0000"))  # its length while fitting
     _fit(card)
     card["footer"] = Md(
         footer.format(receipts=_receipt_span(first_receipt, len(ctx.book.receipts)))
     )
+    card["markdown"] = Md(card_markdown(card))
     return card
+
+
+def _reasons_label(f: dict[str, Any]) -> str:
+    if f.get("base_rate") is None:
+        return "Why" if f["probability"] >= 0.5 else "Why not"
+    return "Why higher than the base rate" if direction(f) > 0 else "Why lower than the base rate"
+
+
+def bullets(card: dict[str, Any]) -> list[Md]:
+    """The card's bullets as shown: its reasons (the first labelled), context, confidence."""
+    out = [
+        Md(f"**{card['label']}:** {r.line()}" if i == 0 else str(r.line()))
+        for i, r in enumerate(card["reasons"])
+    ]
+    out += card["context"]
+    out += [Md(f"**How sure:** {line}") for line in card["confidence"]]
+    return out
+
+
+def card_markdown(card: dict[str, Any]) -> str:
+    """The card's markdown as the section prints it (what `MAX_WORDS` is measured on)."""
+    parts = [f"### {card['heading']}"]
+    parts += [str(card[k]) for k in ("question", "lead", "marks") if card[k]]
+    parts.append(f"![{card['chart']['alt']}]({card['chart']['png']})")
+    parts.append("\n".join(f"- {line}" for line in bullets(card)))
+    parts.append(str(card["footer"]))
+    return "\n\n".join(parts) + "\n"
 
 
 def _split(lines: list[Md]) -> tuple[list[Md], list[Md]]:
@@ -197,13 +336,8 @@ def _question(ctx: BriefingContext, f: dict[str, Any]) -> Md:
         r_b = ctx.book.row(
             "forecasts", key, "base_rate", f["base_rate"], f["origin"], f"{f['repo']} base rate"
         )
-        text += (
-            f", against a base rate of {pct(f['base_rate'])} ({f['base_rate_n']:,} "
-            f"resolved questions of this kind in the year before) {ref(r_p, r_b)}."
-        )
-    else:
-        text += f" {ref(r_p)}; no base rate is stored with this forecast."
-    return Md(text)
+        return Md(f"{text}, against a base rate of {pct(f['base_rate'])} {ref(r_p, r_b)}.")
+    return Md(f"{text} {ref(r_p)}; no base rate is stored with this forecast.")
 
 
 def _chart(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
@@ -215,33 +349,22 @@ def _chart(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
             "alt": f"{choice.repo}: ROCm share of mainline commits and the forecast",
         }
     path = ctx.out_dir / f"{ctx.day}-fan-{slug(choice.repo)}.png"
-    _, has_fan = fan_chart(ctx.store.con, choice.repo, ctx.as_of, path, HISTORY_DAYS)
-    return {
-        "png": path.name,
-        "alt": f"{choice.repo}: 28-day star velocity"
-        + (" and its forecast fan" if has_fan else ""),
-    }
+    _, _, title = fan_chart(ctx.store, choice.repo, ctx.as_of, path, HISTORY_DAYS, choice.forecast)
+    return {"png": path.name, "alt": title}
 
 
 def _fit(card: dict[str, Any]) -> None:
-    """Move the card's lowest-priority bullets to its details until it fits a screen."""
-
-    def size() -> tuple[int, int]:
-        head = [card["lead"], card["question"], card["marks"], card["footer"]]
-        blocks = sum(1 for b in head if b) + 1 + len(card["bullets"])  # + the chart
-        prose = sum(len(visible_text(str(b))) for b in head if b)
-        prose += sum(len(visible_text(f"{label}: {line}")) for _, label, line in card["bullets"])
-        return blocks, prose
-
-    while len(card["bullets"]) > 2:
-        blocks, prose = size()
-        if blocks <= MAX_BLOCKS and prose <= MAX_PROSE:
+    """Move the card's last reasons, then its context lines, to its details until the card
+    fits `MAX_WORDS` (two reasons stay when it has them)."""
+    while word_count(card_markdown(card)) > MAX_WORDS:
+        if len(card["reasons"]) > 2:
+            card["details"].append(card["reasons"].pop().line())
+        elif card["context"]:
+            card["details"].append(card["context"].pop())
+        elif len(card["reasons"]) > 1:
+            card["details"].append(card["reasons"].pop().line())
+        else:
             break
-        drop = max(range(len(card["bullets"])), key=lambda i: (card["bullets"][i][0], i))
-        card["details"].append(card["bullets"].pop(drop)[2])
-    card["bullets"] = [
-        Md(f"**{label}:** {line}" if label else str(line)) for _, label, line in card["bullets"]
-    ]
 
 
 def _receipt_span(first: int, last: int) -> Md:
@@ -254,11 +377,17 @@ def _forecast_row(f: dict[str, Any]) -> dict[str, Any]:
     interval = interval_text(f)
     return {
         "repo": f["repo"],
-        "template": f["template"],
+        "question": Md(
+            f"{template_words(f['template'])}: "
+            + (
+                f"28-day pace on {day_text(f['resolves_on'])}"
+                if interval
+                else question_clause(f, "it")
+            )
+        ),
         "horizon": f["horizon_days"],
-        "threshold": Md(num(f["threshold"], signed=f["template"] == "star_accel_reach")),
         "probability": Md(interval or pct(f["probability"])),
         "base_rate": Md(pct(f.get("base_rate"))),
-        "confidence": "interval" if interval else f["confidence"],
-        "id": f["forecast_id"],
+        "confidence": "range" if interval else f["confidence"],
+        "template": f["template"],
     }

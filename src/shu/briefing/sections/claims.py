@@ -1,4 +1,6 @@
-"""The "Claims checked against the probe" section: claims read from documents, with verdicts.
+"""Claims read from documents, checked against the probe: in the body, how many were
+contradicted, supported or untestable and each contradicted one in short; in the appendix,
+every claim with its verdict.
 
 Every claim read from a document published by the briefing's data day (undated documents
 included) is listed once with its verdict, contradicted first, then supported, each citing both
@@ -10,18 +12,20 @@ short, each with its reason (one line per passage and reason), up to `MAX_UNTEST
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.text import ref
+from shu.briefing.text import document_target, ref
 from shu.evidence.checked_claims import ClaimGroup, document_checks, group_checks
 from shu.evidence.claims import CONTRADICTED, SUPPORTED, UNTESTABLE, ClaimCheck, ClaimSpec
 from shu.receipts import ReceiptBook, display_path
-from shu.safe_markdown import Md, safe_inline
+from shu.safe_markdown import Md, safe_inline, safe_link
 from shu.store import Store
 
 MAX_UNTESTABLE = 12
 QUOTE_CHARS = 300
+SHORT_QUOTE_CHARS = 140  # a contradicted claim as the body quotes it (the appendix has it whole)
 
 
 def build(ctx: BriefingContext) -> Part:
@@ -43,10 +47,19 @@ def build(ctx: BriefingContext) -> Part:
         }
         for g in group_checks(checks)
     ]
+    view = claims_view(checks, ctx.book, ctx.out_dir)
     return Part(
-        ctx.render("sections/claims.md.j2", claims=claims_view(checks, ctx.book)),
+        ctx.render("sections/claims.md.j2", claims=view),
         data={"claims": data},
+        appendix=ctx.render("sections/claims_appendix.md.j2", claims=view),
     )
+
+
+def _title_link(spec: ClaimSpec, out_dir: Path | None) -> str:
+    """A claim's document by its title, linked to its page or file where one can be given."""
+    title = spec.title or spec.location or "untitled document"
+    target = document_target(spec.location, out_dir)
+    return safe_link(title, target) if target else safe_inline(title)
 
 
 def _where(spec: ClaimSpec) -> str | None:
@@ -74,6 +87,28 @@ def cite_probe(book: ReceiptBook, check: ClaimCheck) -> list[int]:
     return [book.row(c.table, c.key, c.column, c.value, as_of, c.label) for c in check.probe_cites]
 
 
+def clauses(text: str) -> list[str]:
+    """`text` split at each '; ' outside parentheses (a verdict's evidence: what was measured
+    first, then how the claim was read and why it failed)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and text.startswith("; ", i):
+            out.append(text[start:i])
+            start = i + 2
+    return [*out, text[start:]]
+
+
+def measured_words(evidence: str) -> str:
+    """What the probe measured, as the body quotes it: the evidence's first clause, and the
+    clause saying the mechanism is not as claimed when there is one (a number can meet a claim
+    whose mechanism the probe contradicts)."""
+    parts = clauses(evidence)
+    said = parts[0].removeprefix("measured ")
+    why = next((c for c in parts[1:] if c.startswith("mechanism not as claimed")), None)
+    return f"{said}, but {why.removeprefix('mechanism not as claimed: ')}" if why else said
+
+
 def claims_section(store: Store, book: ReceiptBook, as_of: date) -> dict[str, Any]:
     """The section's view of the claims read from documents published by `as_of`."""
     return claims_view(document_checks(store, as_of), book)
@@ -90,7 +125,9 @@ def _sources(book: ReceiptBook, group: ClaimGroup) -> str:
     return parts[0] + "".join(f"; also in {p}" for p in parts[1:])
 
 
-def claims_view(checks: list[ClaimCheck], book: ReceiptBook) -> dict[str, Any]:
+def claims_view(
+    checks: list[ClaimCheck], book: ReceiptBook, out_dir: Path | None = None
+) -> dict[str, Any]:
     """The section's view: counts, checked claims (contradicted first) and untestable ones,
     each claim once (`group_checks`)."""
     groups = group_checks(checks)
@@ -103,10 +140,18 @@ def claims_view(checks: list[ClaimCheck], book: ReceiptBook) -> dict[str, Any]:
     for g in checked:
         c = g.check
         where = _sources(book, g)
+        r_passages = [cite_passage(book, c, spec) for spec in g.sources]
         r_probe = cite_probe(book, c)
+        measured = safe_inline(measured_words(c.evidence), 2 * SHORT_QUOTE_CHARS)
         items.append(
             {
                 "verdict": c.verdict,
+                "short": Md(
+                    f"“{safe_inline(c.claim, SHORT_QUOTE_CHARS)}” "
+                    f"({_title_link(g.sources[0], out_dir)}) "
+                    f"{ref(*r_passages)}; "
+                    f"the probe measured {measured} {ref(*r_probe)}"
+                ),
                 "text": Md(
                     f"**{c.verdict}** · “{safe_inline(c.claim, QUOTE_CHARS)}” — {where} · "
                     f"claimed: {safe_inline('; '.join(g.claimed))} · probe: "

@@ -1,145 +1,182 @@
-"""The "At a glance" section, the briefing's one-screen summary: each tracked repository in one
-table row.
+"""The "At a glance" section, the briefing in a few sentences and one table.
 
-Per repository: its 28-day velocity and acceleration, the headline forecast (its probability,
-or its median and 80% interval when an interval forecast is stored), and what changed since the
-previous briefing (velocity and acceleration then and now, by the data day that briefing saw).
-Every number cites its stored row through the receipt book.
+Three to five sentences on what matters today and why, each with its number and receipt: the
+newsworthy stories first (a real change of pace, then the largest move that was only a few days
+of counts: `shu.briefing.stories`), the forecast that departs most from its base rate, the top of
+the breakout radar, and how sure shu has lately been against how often it was right. Then one
+table row per tracked repository: its 28-day pace and last 7 days, what moved it, and what its
+card asks (or its velocity interval when the card asks nothing).
 """
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from shu.briefing import facts as ev
-from shu.briefing.compare import interval_forecasts
 from shu.briefing.context import BriefingContext, Part
-from shu.receipts import ReceiptBook
-from shu.safe_markdown import Md, safe_code, safe_inline
+from shu.briefing.sections import calibration_watch as watch
+from shu.briefing.sections.cards import question_clause
+from shu.briefing.story_words import kind_words, story_sentence, story_short
+from shu.briefing.text import day_text, num, pct, ref, repo_link
+from shu.forecast.radar import entries as radar_data
+from shu.safe_markdown import Md
 from shu.store import Store
+
+MAX_SENTENCES = 5
+MAX_STORIES = 2
 
 
 def build(ctx: BriefingContext) -> Part:
-    """The summary table."""
-    summary = summary_rows(
-        ctx.store, ctx.book, ctx.tracked, ctx.headline, ctx.as_of, ctx.day, ctx.synthetic
+    """The sentences and the summary table."""
+    sentences = glance_sentences(ctx)
+    rows = [_row(ctx, repo) for repo in ctx.tracked]
+    return Part(
+        ctx.render("sections/glance.md.j2", sentences=sentences, rows=rows),
+        data={"at_a_glance": [str(s) for s in sentences]},
     )
-    return Part(ctx.render("sections/glance.md.j2", summary=summary))
 
 
 def previous_briefing(store: Store, day: date, synthetic: bool) -> dict[str, Any] | None:
     """The latest briefing before `day` of the same kind (real or synthetic), if any."""
     row = store.con.execute(
-        "SELECT day, data_as_of FROM briefings WHERE day < ? AND is_synthetic = ? "
+        "SELECT day, data_as_of, generated_at FROM briefings WHERE day < ? AND is_synthetic = ? "
         "ORDER BY day DESC LIMIT 1",
         [day, synthetic],
     ).fetchone()
-    return {"day": row[0], "as_of": row[1]} if row else None
+    return {"day": row[0], "as_of": row[1], "generated_at": row[2]} if row else None
 
 
-def _fmt(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "—"
-    return f"{value:+,.2f}" if signed else f"{value:,.2f}"
+def glance_sentences(ctx: BriefingContext) -> list[Md]:
+    """What matters today, in up to MAX_SENTENCES sentences, each with a number and a receipt."""
+    out: list[Md] = []
+    for story in ctx.stories:
+        if len(out) >= MAX_STORIES:
+            break
+        short = story_short(ctx.store, ctx.book, story)
+        if short is not None:
+            out.append(short)
+    if not out and ctx.stories and ctx.stories[0].kind != "no_data":
+        out.append(story_sentence(ctx.store, ctx.book, ctx.stories[0]))
+    for line in (_forecast_sentence(ctx), _radar_sentence(ctx), _calibration_sentence(ctx)):
+        if line is not None and len(out) < MAX_SENTENCES:
+            out.append(line)
+    return out
 
 
-def _ref(n: int) -> str:
-    return f"[R{n}]" if n else ""
+def _forecast_sentence(ctx: BriefingContext) -> Md | None:
+    """The card whose answer departs most from its base rate."""
+    from shu.briefing.choice import departure
 
-
-def summary_rows(
-    store: Store,
-    book: ReceiptBook,
-    tracked: list[str],
-    headline: list[dict],
-    as_of: date,
-    day: date,
-    synthetic: bool = False,
-) -> dict[str, Any]:
-    """The summary table's rows and the previous briefing it compares with."""
-    before = previous_briefing(store, day, synthetic)
-    rows = []
-    for repo in tracked:
-        now = ev.latest_row(store, "star_signals", repo, as_of)
-        cells = {
-            "repo": Md(safe_code(repo)),
-            "velocity": Md("—"),
-            "acceleration": Md("—"),
-            "forecast": Md("none issued"),
-            "change": Md("first briefing" if not before else "—"),
-        }
-        if now is not None:
-            key = {"repo": repo, "day": now["day"]}
-            for name, col, signed in (
-                ("velocity", "velocity_28d", False),
-                ("acceleration", "acceleration_28d", True),
-            ):
-                if now[col] is not None:
-                    r = book.row("star_signals", key, col, now[col], now["day"], f"{repo} {col}")
-                    cells[name] = Md(f"{_fmt(now[col], signed)} {_ref(r)}")
-        cells["forecast"] = _forecast_cell(store, book, repo, headline, as_of)
-        if before and now is not None:
-            cells["change"] = _change_cell(store, book, repo, now, before)
-        rows.append(cells)
-    return {"rows": rows, "before": before}
-
-
-def _forecast_cell(
-    store: Store, book: ReceiptBook, repo: str, headline: list[dict], as_of: date
-) -> Md:
-    fan = interval_forecasts(store.con, repo, as_of)
-    if not fan.empty:
-        near = fan.iloc[(fan["horizon_days"] - 30).abs().argsort().iloc[0]]
-        return Md(
-            f"velocity on {near['resolves_on'].date()}: median {_fmt(near['median'])} "
-            f"(80%: {_fmt(near['lower_80'])} to {_fmt(near['upper_80'])}) "
-            f"{safe_inline(near['unit'])}"
-        )
-    f = next((h for h in headline if h["repo"] == repo), None)
-    if f is None:
-        return Md("none issued")
-    r = book.row(
-        "forecasts",
-        {"forecast_id": f["forecast_id"]},
-        "probability",
-        f["probability"],
-        f["origin"],
-        f"{repo} probability",
+    asked = [c.forecast for c in ctx.cards if c.forecast and departure(c.forecast) is not None]
+    if not asked:
+        return None
+    f = max(asked, key=lambda f: (departure(f), f["forecast_id"]))
+    key = {"forecast_id": f["forecast_id"]}
+    r_p = ctx.book.row(
+        "forecasts", key, "probability", f["probability"], f["origin"], f"{f['repo']} probability"
     )
-    x, on = f["threshold"], f["resolves_on"]
-    question = {
-        "star_accel_reach": f"acceleration reaches ≥ {_fmt(x, signed=True)} by {on}",
-        "star_velocity_up": f"velocity above {_fmt(x)} on {on}",
-        "star_gain": f"gains ≥ {x:,.0f} stars by {on}",
-        "commit_velocity_up": f"commit velocity above {_fmt(x)} on {on}",
-        "release_within": f"a release by {on}",
-    }.get(f["template"], f"{safe_code(f['template'])} by {on}")
-    return Md(f"{question}: P(yes) {100 * f['probability']:.0f}% {_ref(r)}")
+    r_b = ctx.book.row(
+        "forecasts", key, "base_rate", f["base_rate"], f["origin"], f"{f['repo']} base rate"
+    )
+    more = "more" if f["probability"] > f["base_rate"] else "less"
+    return Md(
+        f"The forecast furthest from what usually happens: {pct(f['probability'])} that "
+        f"{question_clause(f, repo_link(f['repo']))} {ref(r_p)}, {more} likely than the "
+        f"{pct(f['base_rate'])} such questions came true in the year before {ref(r_b)}."
+    )
 
 
-def _change_cell(
-    store: Store, book: ReceiptBook, repo: str, now: dict, before: dict[str, Any]
-) -> Md:
-    then = ev.latest_row(store, "star_signals", repo, before["as_of"])
-    if then is None or then["day"] == now["day"]:
-        return Md(f"no new data since the {before['day']} briefing")
-    parts = []
-    for label, col in (("velocity", "velocity_28d"), ("acceleration", "acceleration_28d")):
-        if then[col] is None or now[col] is None:
-            continue
-        r = book.row(
-            "star_signals",
-            {"repo": repo, "day": then["day"]},
-            col,
-            then[col],
-            then["day"],
-            f"{repo} {col} at the previous briefing",
+def _radar_sentence(ctx: BriefingContext) -> Md | None:
+    """The top of the breakout radar (repositories not tracked)."""
+    entries = radar_data.radar(ctx.store, ctx.day, 1, exclude=ctx.tracked)
+    if not entries:
+        return None
+    e = entries[0]
+    r_p = ctx.book.cite(e.probability_citation)
+    r_v = ctx.book.cite(e.velocity_citation) if e.velocity_citation else 0
+    when = "now" if e.origin == ctx.day else f"on {day_text(e.origin)}, the radar's last run"
+    now = f", from {num(e.velocity_28d, 1)} {when} {ref(r_v)}" if e.velocity_28d is not None else ""
+    return Md(
+        f"Top of the breakout radar: {repo_link(e.repo)}, {pct(e.probability)} {ref(r_p)} that "
+        f"its 28-day pace reaches {num(e.bar, 1)} stars/day by {day_text(e.resolves_on)}{now}."
+    )
+
+
+def _calibration_sentence(ctx: BriefingContext) -> Md | None:
+    """How often shu's surest yes/no forecasts came true lately, against how sure it said."""
+    w = watch.calibration_watch(ctx.store, ctx.day)
+    high = next((b for b in w["yes_no"] if b["band"] == "high" and b["n"]), None)
+    if high is None:
+        return None
+    params = [ctx.day - timedelta(days=w["window_days"]), ctx.day, "high"]
+    label = "forecasts in the high band resolved in the watch window"
+    r_n = ctx.book.query(
+        "forecast_resolutions", watch.N_SQL["yes_no"], params, high["n"], ctx.day, label
+    )
+    r_o = ctx.book.query(
+        "forecast_resolutions",
+        watch.OBSERVED_SQL["yes_no"],
+        params,
+        high["observed"],
+        ctx.day,
+        f"share of the {label} that held",
+    )
+    verdict = (
+        ": more sure than it should have been"
+        if high["off"] and high["mean_confidence"] > high["observed"]
+        else (": less sure than it could have been" if high["off"] else "")
+    )
+    return Md(
+        f"Of the {high['n']:,} {ref(r_n)} forecasts shu gave at 80% or more that resolved in "
+        f"the last {w['window_days'] // 7} weeks, {pct(high['observed'])} came true "
+        f"{ref(r_o)} against {pct(high['mean_confidence'])} said{verdict}."
+    )
+
+
+def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
+    now = ev.latest_row(ctx.store, "star_signals", repo, ctx.as_of)
+    story = next((s for s in ctx.stories if s.repo == repo), None)
+    cells: dict[str, Any] = {
+        "repo": repo_link(repo),
+        "velocity": Md("—"),
+        "recent": Md("—"),
+        "story": kind_words(story) if story else "—",
+        "forecast": _forecast_cell(ctx, repo),
+    }
+    if now is not None:
+        key = {"repo": repo, "day": now["day"]}
+        for name, col in (("velocity", "velocity_28d"), ("recent", "velocity_7d")):
+            if now[col] is not None:
+                r = ctx.book.row("star_signals", key, col, now[col], now["day"], f"{repo} {col}")
+                cells[name] = Md(f"{num(now[col], 1)} {ref(r)}")
+    return cells
+
+
+def _forecast_cell(ctx: BriefingContext, repo: str) -> Md:
+    """What the repository's star card asks and answers, else its velocity interval."""
+    card = next((c for c in ctx.cards if c.repo == repo and c.kind == "star"), None)
+    if card is None:
+        return Md("none issued")
+    f = card.headline
+    key = {"forecast_id": f["forecast_id"]}
+    if card.forecast is not None:
+        r = ctx.book.row(
+            "forecasts", key, "probability", f["probability"], f["origin"], f"{repo} probability"
         )
-        parts.append(
-            f"{label} {_fmt(now[col] - then[col], signed=True)} (was "
-            f"{_fmt(then[col], label == 'acceleration')} {_ref(r)})"
+        return Md(f"{pct(f['probability'])} {ref(r)} that {question_clause(f, 'it')}")
+    refs = [
+        ctx.book.row(
+            "forecast_intervals",
+            key,
+            column,
+            f[column],
+            f["origin"],
+            f"{repo} {column} of velocity_28d on {f['resolves_on']}",
         )
-    if not parts:
-        return Md(f"undefined then or now (data gap) since the {before['day']} briefing")
-    return Md("; ".join(parts) + f" since the {before['day']} briefing")
+        for column in ("median", "lower_80", "upper_80")
+    ]
+    return Md(
+        f"28-day pace on {day_text(f['resolves_on'])}: {num(f['median'], 1)} "
+        f"(80% between {num(f['lower_80'], 1)} and {num(f['upper_80'], 1)}) {ref(*refs)}"
+    )

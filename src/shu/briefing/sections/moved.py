@@ -1,6 +1,9 @@
-"""The "What moved" section: each configured category's mean 28-day acceleration and velocity,
-the chart of the headline repositories' velocity and acceleration (with their forecast
-thresholds), and one velocity comparison chart per category."""
+"""The "What moved" section: for each tracked repository what moved its star pace and why
+(`shu.briefing.stories`: a burst leaving the 28-day window, a spike, a release, stars removed, or
+a real change of pace), the most important first, each saying which other tracked repositories
+had a burst on some of the same days; the chart of the stars each gained per day
+with the days its story names, and one 28-day velocity comparison chart per category (a log
+axis where the repositories differ tenfold, gaps drawn and named)."""
 
 from __future__ import annotations
 
@@ -8,61 +11,70 @@ from datetime import timedelta
 from typing import Any
 
 from shu.briefing import charts
-from shu.briefing.charts import HISTORY_DAYS, slug
-from shu.briefing.compare import compare_chart, compare_frame
+from shu.briefing.charts import HISTORY_DAYS, pace_gaps, slug
+from shu.briefing.compare import compare_chart, compare_frame, needs_log
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.facts import CategoryMove
-from shu.briefing.text import num, ref
-from shu.safe_markdown import Md, safe_inline
+from shu.briefing.stories import shared_bursts
+from shu.briefing.story_words import kind_words, story_sentence
+from shu.briefing.text import repo_link
+from shu.safe_markdown import Md
 
 
 def build(ctx: BriefingContext) -> Part:
-    """The category lines and the section's charts (written beside the markdown)."""
-    velocity_png = ctx.out_dir / f"{ctx.day}-velocity.png"
-    charts.velocity_chart(
-        ctx.store,
-        [f["repo"] for f in ctx.headline] or ctx.tracked,
-        ctx.as_of,
-        ctx.headline,
-        velocity_png,
-    )
-    ctx.charts.append(velocity_png)
+    """The story lines and the section's charts (written beside the markdown)."""
+    stories_png = ctx.out_dir / f"{ctx.day}-stories.png"
+    charts.stories_chart(ctx.store, ctx.stories, ctx.as_of, stories_png)
+    ctx.charts.append(stories_png)
+    shared = shared_bursts(ctx.stories)
+    lines = [
+        Md(f"{story_sentence(ctx.store, ctx.book, s)}{_same_days(shared.get(s.repo, []))}")
+        for s in ctx.stories
+    ]
     return Part(
         ctx.render(
             "sections/moved.md.j2",
-            categories=[_category_line(ctx, c) for c in ctx.categories],
-            velocity_png=velocity_png.name,
+            lines=lines,
+            stories_png=stories_png.name,
             comparisons=_category_charts(ctx),
-        )
+        ),
+        data={
+            "stories": [
+                {
+                    "repo": s.repo,
+                    "kind": s.kind,
+                    "in_words": kind_words(s),
+                    "sentence": str(line),
+                    "velocity_28d": s.velocity_28d,
+                    "velocity_28d_before": s.velocity_28d_before,
+                    "velocity_7d": s.velocity_7d,
+                    "ordinary_now": s.ordinary_now,
+                    "ordinary_before": s.ordinary_before,
+                    "episodes": [
+                        {
+                            "kind": e.kind,
+                            "first": e.first,
+                            "last": e.last,
+                            "stars": e.stars,
+                            "window": e.window,
+                            "effect": e.effect,
+                            "release": e.release[0] if e.release else None,
+                        }
+                        for e in s.episodes
+                    ],
+                }
+                for s, line in zip(ctx.stories, lines, strict=True)
+            ]
+        },
     )
 
 
-def _category_line(ctx: BriefingContext, c: CategoryMove) -> Md:
-    if c.acceleration is None:
-        return Md(f"**{safe_inline(c.category)}**: no acceleration measurable on {ctx.as_of}.")
-    key = {"category": c.category, "day": ctx.as_of}
-    r_acc = ctx.book.row(
-        "category_signals",
-        key,
-        "acceleration_28d_mean",
-        c.acceleration,
-        ctx.as_of,
-        f"{c.category} mean acceleration_28d",
-    )
-    r_vel = ctx.book.row(
-        "category_signals",
-        key,
-        "velocity_28d_mean",
-        c.velocity,
-        ctx.as_of,
-        f"{c.category} mean velocity_28d",
-    )
-    members = ", ".join(safe_inline(m) for m in c.members)
-    return Md(
-        f"**{safe_inline(c.category)}** ({members}) {c.verb.lower()}: mean 28-day "
-        f"acceleration {num(c.acceleration, signed=True)} stars/day {ref(r_acc)} on a mean "
-        f"28-day velocity of {num(c.velocity)} stars/day {ref(r_vel)}."
-    )
+def _same_days(others: list[str]) -> str:
+    """' keras-team/keras had a burst on some of the same days.' (empty when none had)."""
+    if not others:
+        return ""
+    names = [repo_link(r) for r in others]
+    who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f" {who} had a burst on some of the same days."
 
 
 def _category_charts(ctx: BriefingContext) -> list[dict[str, Any]]:
@@ -71,6 +83,7 @@ def _category_charts(ctx: BriefingContext) -> list[dict[str, Any]]:
     categories: dict[str, list[str]] = {}
     for r in ctx.settings.repos:
         categories.setdefault(r.category, []).append(r.repo)
+    since = ctx.as_of - timedelta(days=HISTORY_DAYS)
     for category, repos in categories.items():
         present = [
             r[0]
@@ -81,21 +94,28 @@ def _category_charts(ctx: BriefingContext) -> list[dict[str, Any]]:
         ordered = [r for r in repos if r in present]
         if not ordered:
             continue
-        frame = compare_frame(
-            ctx.store.con,
-            ordered,
-            "velocity",
-            since=ctx.as_of - timedelta(days=HISTORY_DAYS),
-            until=ctx.as_of,
-        )
+        frame = compare_frame(ctx.store.con, ordered, "velocity", since=since, until=ctx.as_of)
+        gaps = pace_gaps(ctx.store, ordered, since, ctx.as_of)
+        log = needs_log(frame)
         path = ctx.out_dir / f"{ctx.day}-compare-{slug(category)}.png"
         compare_chart(
             frame,
             "velocity",
             path,
+            log=log,
             title=(
                 f"{category}: 28-day star velocity (stars/day), {HISTORY_DAYS} days to {ctx.as_of}"
             ),
+            gaps=gaps,
+            span=(since, ctx.as_of),
         )
-        out.append({"category": category, "png": path.name, "repos": ordered})
+        out.append(
+            {
+                "category": category,
+                "png": path.name,
+                "repos": ordered,
+                "log": log,
+                "gaps": [g.label() for g in gaps],
+            }
+        )
     return out

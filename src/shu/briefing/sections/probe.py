@@ -1,7 +1,9 @@
-"""The "Probe results and claim checks" section: the latest probe run per backend (its geomean
-speedup, pass rate and kernels, each with what Inductor made of it: kernels generated against
-kernels eager launched, library calls, patterns replaced by a library op) and the configured
-claims checked against it."""
+"""The probe: in the body, one sentence per backend's latest run (how much faster compiled
+kernels ran than eager, on average, and which kernels Inductor handed to a library kernel instead
+of generating code); in the appendix, its kernels, each with what Inductor made of it (kernels
+generated against kernels eager launched, library calls, patterns replaced by a library op), and
+the configured claims checked against it. The claims read from documents follow
+(`sections.claims`)."""
 
 from __future__ import annotations
 
@@ -38,8 +40,10 @@ def build(ctx: BriefingContext) -> Part:
                 "geomean": Md(f"{num(run['geomean_speedup'])}× {ref(r)}"),
                 "clipped": Md(f"{num(run['geomean_speedup_clipped'])}×"),
                 "pass_rate": Md(pct(run["pass_rate"])),
+                "n_kernels": len(kernels),
+                "n_valid": sum(1 for k in kernels if k["is_valid"]),
                 "kernels": [_kernel_row(ctx, run, k, started) for k in kernels],
-                "substituted": _substituted(ctx, run, kernels, started),
+                **_substituted(ctx, run, kernels, started),
             }
         )
     claims, data = [], []
@@ -61,7 +65,11 @@ def build(ctx: BriefingContext) -> Part:
             }
         )
     probe = {"runs": out_runs, "claims": claims, "max_age_days": ctx.settings.probe_max_age_days}
-    return Part(ctx.render("sections/probe.md.j2", probe=probe), data={"claims": data})
+    return Part(
+        ctx.render("sections/probe.md.j2", probe=probe),
+        data={"claims": data},
+        appendix=ctx.render("sections/probe_appendix.md.j2", probe=probe),
+    )
 
 
 def _kernel_row(
@@ -92,10 +100,11 @@ def _kernel_row(
 
 def _substituted(
     ctx: BriefingContext, run: dict[str, Any], kernels: list[dict[str, Any]], started: Any
-) -> list[Md]:
-    """'naive_attention 6.07× — Inductor replaced it by a library kernel: …', and the geomean
-    without such kernels."""
-    lines = []
+) -> dict[str, Any]:
+    """The kernels Inductor handed to a library kernel: for the appendix, one line each
+    ('naive_attention 6.07× — Inductor replaced it by a library kernel: …') and the geomean
+    without them (`substituted`); for the body, one sentence naming them (`substituted_short`)."""
+    lines, names = [], []
     for k in kernels:
         if not k["substitutions"]:
             continue
@@ -107,6 +116,7 @@ def _substituted(
             started,
             f"probe {k['kernel']} substitutions",
         )
+        names.append(f"{safe_inline(k['kernel'])} ({num(k['speedup'])}× {ref(r)})")
         lines.append(
             Md(
                 f"{safe_inline(k['kernel'])} {num(k['speedup'])}× — Inductor replaced it by a "
@@ -114,8 +124,15 @@ def _substituted(
                 "kernel's, not generated code's"
             )
         )
+    if not lines:
+        return {"substituted": [], "substituted_short": None}
+    one = len(names) == 1
+    short = (
+        f"Inductor handed {', '.join(names)} to a library kernel, so "
+        f"{'that speedup is' if one else 'those speedups are'} the library's, not compiled code's"
+    )
     without = run.get("geomean_speedup_without_substitutions")
-    if lines and without is not None:
+    if without is not None:
         r = ctx.book.row(
             "probe_runs",
             {"run_id": run["run_id"]},
@@ -125,4 +142,5 @@ def _substituted(
             f"probe {run['backend']} geomean without substitutions",
         )
         lines.append(Md(f"geometric mean of the other valid kernels: {num(without)}× {ref(r)}"))
-    return lines
+        short += f"; without {'it' if one else 'them'} the average is {num(without)}× {ref(r)}"
+    return {"substituted": lines, "substituted_short": Md(short + ".")}

@@ -8,13 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.sections.calibration_watch import guard_notice
-from shu.briefing.text import num, pct, ref
+from shu.briefing.text import day_text, num, pct, ref, repo_link
 from shu.forecast.evaluation.precision_at_k import KS
 from shu.forecast.radar import entries as radar_data
-from shu.safe_markdown import Md, safe_code
+from shu.safe_markdown import Md
 
 TOP = 10
+REASONS = 2  # reasons shown per repository (the JSON keeps every driver)
 
 
 def build(ctx: BriefingContext) -> Part:
@@ -24,18 +24,20 @@ def build(ctx: BriefingContext) -> Part:
     for e in entries:
         r_p = ctx.book.cite(e.probability_citation)
         r_v = ctx.book.cite(e.velocity_citation) if e.velocity_citation else 0
-        why = "; ".join(
-            f"{d.text} ({'towards' if d.towards else 'against'}) "
-            f"{ref(*(ctx.book.cite(c) for c in d.citations))}"
-            for d in e.drivers
-        )
+        # Every top repository's chance is far above the breakout base rate, so the reasons
+        # shown are those the model counts towards a breakout, leaving out any that reads
+        # against one on its own (a pace that fell): the model counts such a value towards a
+        # breakout only against a typical repository's, which the table cannot show. The
+        # others stay in the JSON.
+        shown = [d for d in e.drivers if d.towards and d.reads is not False][:REASONS]
+        why = "; ".join(f"{d.text} {ref(*(ctx.book.cite(c) for c in d.citations))}" for d in shown)
         rows.append(
             {
-                "repo": Md(safe_code(e.repo)),
+                "repo": repo_link(e.repo),
                 "velocity": Md(f"{num(e.velocity_28d, 1)} {ref(r_v)}"),
                 "probability": Md(f"{pct(e.probability, 1)} {ref(r_p)}"),
-                "bar": Md(f"{num(e.bar, 1)} by {e.resolves_on}"),
-                "why": Md(why or "—"),
+                "bar": Md(num(e.bar, 1)),
+                "why": Md(why or "no single reason stands out"),
             }
         )
     origin = entries[0].origin if entries else None
@@ -49,7 +51,10 @@ def build(ctx: BriefingContext) -> Part:
                 "horizon": e.horizon_days,
                 "bar": e.bar,
                 "forecast_id": e.forecast_id,
-                "drivers": [d.text for d in e.drivers],
+                "drivers": [
+                    {"text": d.text, "towards_breakout": d.towards, "reads_for_breakout": d.reads}
+                    for d in e.drivers
+                ],
             }
             for e in entries
         ]
@@ -59,9 +64,15 @@ def build(ctx: BriefingContext) -> Part:
             "radar": "no star_breakout forecast of an untracked repository is "
             f"stored at an origin up to {ctx.day}"
         }
-    guard = guard_notice(ctx, radar=True) if entries else None
+    by = day_text(entries[0].resolves_on) if entries else None
     return Part(
-        ctx.render("sections/radar.md.j2", rows=rows, origin=origin, top=TOP, guard=guard),
+        ctx.render(
+            "sections/radar.md.j2",
+            rows=rows,
+            origin=day_text(origin) if origin else None,
+            by=by,
+            top=TOP,
+        ),
         data=data,
     )
 
@@ -95,9 +106,10 @@ def record_view(ctx: BriefingContext) -> dict[str, Any] | None:
     origins = record["n_origins"]
     return {
         "n": Md(f"{record['n']:,} {ref(r_n)}"),
-        "origins": f"{origins} origin{'' if origins == 1 else 's'}",
+        "origins": f"{origins} day{'' if origins == 1 else 's'}",
         "events": record["events"],
         "precision": Md(", ".join(f"top {k} {interval(record['precision'][k], 2)}" for k in KS)),
+        "top": [(k, pct(record["precision"][k]["mean"])) for k in KS[:1]],
         "brier": interval(record["brier"], 4),
         "skill": interval(record["skill"]),
     }

@@ -1,13 +1,15 @@
-"""The "Receipts" section: every fact the other sections cited, numbered as cited ([R1], …),
-each with where it is stored (a row, a passage, a query, a value in a model card)."""
+"""The receipts, last in the appendix: every fact the other sections cited, numbered as cited
+([R1], …), each with where it is stored (a row, a passage, a query, a value in a model card)."""
 
 from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.text import document_target
 from shu.receipts import ReceiptBook, display_path
 from shu.safe_markdown import Md, safe_inline, safe_link
 
@@ -16,18 +18,21 @@ _NUMERIC = re.compile(r"-?[0-9][0-9.e+:T-]*")
 
 def build(ctx: BriefingContext) -> Part:
     """The receipt list; built after every section that cites."""
-    return Part(ctx.render("sections/receipts.md.j2", receipts=receipt_rows(ctx.book)))
+    rows = receipt_rows(ctx.book, ctx.out_dir)
+    return Part("", appendix=ctx.render("sections/receipts.md.j2", receipts=rows))
 
 
-def receipt_rows(book: ReceiptBook) -> list[dict[str, Any]]:
-    """One row per receipt: its number, kind and where the fact is stored."""
+def receipt_rows(book: ReceiptBook, out_dir: Path | None = None) -> list[dict[str, Any]]:
+    """One row per receipt: its number, kind and where the fact is stored (a document linked to
+    its page: its address, or the file relative to `out_dir`, where the briefing is written)."""
     rows = []
     for number, receipt in enumerate(book.receipts, start=1):
         shown = book.display.get(number, {})
         if receipt.kind == "passage":
             where = shown.get("location")
-            title = safe_link(shown.get("title") or where, _link_target(where))
-            if where and not _link_target(where):
+            target = document_target(where, out_dir)
+            title = safe_link(shown.get("title") or where, target)
+            if where and not where.startswith(("http://", "https://")):
                 title += f" · {safe_inline(display_path(where))}"
             rows.append(
                 {
@@ -93,11 +98,3 @@ def receipt_rows(book: ReceiptBook) -> list[dict[str, Any]]:
 def _code(text: str) -> str:
     """Our own SQL inside a code span (backticks removed so the span cannot break)."""
     return re.sub(r"\s+", " ", text.replace("`", "'")).strip()
-
-
-def _link_target(location: str | None) -> str | None:
-    if not location:
-        return None
-    if location.startswith(("http://", "https://")):
-        return location
-    return None

@@ -6,7 +6,8 @@ histories that start or end change who is counted, and without AMD's own ROCm re
 whose work is mostly ROCm), the repositories that made their first ROCm commit in the last year
 with a link to that commit and what they did since, and a chart of the index over time. Every
 number cites its `rocm_index` row, a query over `rocm_index_repos`, or the commit; the same
-figures go to the briefing JSON under `rocm_ecosystem`.
+figures go to the briefing JSON under `rocm_ecosystem`; how the index counts commits and
+repositories goes to the appendix.
 """
 
 from __future__ import annotations
@@ -94,18 +95,19 @@ def build(ctx: BriefingContext) -> Part:
         "histories_ended": ended,
         "chart": chart.name,
     }
+    view = {
+        "now": now,
+        "moves": [m for m in moves if m],
+        "adopters": adopters[:ADOPTERS_SHOWN],
+        "more_adopters": max(0, len(adopters) - ADOPTERS_SHOWN),
+        "ended": len(ended),
+        "chart": chart.name,
+        "as_of": ctx.as_of,
+    }
     return Part(
-        ctx.render(
-            "sections/rocm_ecosystem.md.j2",
-            now=now,
-            moves=[m for m in moves if m],
-            adopters=adopters[:ADOPTERS_SHOWN],
-            more_adopters=max(0, len(adopters) - ADOPTERS_SHOWN),
-            ended=len(ended),
-            chart=chart.name,
-            as_of=ctx.as_of,
-        ),
+        ctx.render("sections/rocm_ecosystem.md.j2", **view),
         data={"rocm_ecosystem": data},
+        appendix=ctx.render("sections/rocm_ecosystem_appendix.md.j2", **view),
     )
 
 

@@ -1,5 +1,5 @@
-"""The "Signals" section: one table row per tracked repository with its latest star, peer and
-commit signals, lifecycle phase, last release and whether its data is stale."""
+"""The signals of the tracked repositories, in the appendix: one table row each with its latest
+star, peer and commit signals, lifecycle phase, last release and whether its data is stale."""
 
 from __future__ import annotations
 
@@ -7,14 +7,17 @@ from typing import Any
 
 from shu.briefing import facts
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.text import num, pct
-from shu.safe_markdown import Md, safe_inline
+from shu.briefing.text import num, pct, release_link, repo_link
+from shu.safe_markdown import Md
 
 
 def build(ctx: BriefingContext) -> Part:
-    """The signals table."""
+    """The signals table (in the appendix: the stories and cards say what it means)."""
     return Part(
-        ctx.render("sections/signals.md.j2", signals=[_row(ctx, repo) for repo in ctx.tracked])
+        "",
+        appendix=ctx.render(
+            "sections/signals.md.j2", signals=[_row(ctx, repo) for repo in ctx.tracked]
+        ),
     )
 
 
@@ -26,7 +29,7 @@ def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
     peer = facts.latest_row(ctx.store, "peer_signals", repo, ctx.as_of)
     stale = next((s for s in ctx.stale if s["repo"] == repo), None)
     return {
-        "repo": repo,
+        "repo": repo_link(repo),
         "category": ctx.settings.category_of(repo) or "",
         "day": star.get("day"),
         "stars": Md(num(star.get("stars"))),
@@ -43,7 +46,9 @@ def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
             else Md("—")
         ),
         "last_release": (
-            Md(f"{safe_inline(rel['tag'])} ({rel['published_at'].date()})") if rel else Md("—")
+            Md(f"{release_link(repo, rel['tag'])} ({rel['published_at'].date()})")
+            if rel
+            else Md("—")
         ),
         "stale": (
             Md(

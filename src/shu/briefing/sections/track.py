@@ -19,7 +19,7 @@ from shu.briefing import charts
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import BAND_SQL, RADAR_SQL_LIST, RIGHT_SQL, dicts
 from shu.briefing.sections import radar
-from shu.briefing.text import interval_text, num, pct, ref
+from shu.briefing.text import interval_text, num, pct, ref, template_words
 from shu.forecast.evaluation.scoring import ece, n_bins_for
 from shu.forecast.live.replay import REPLAY_PREFIX
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE
@@ -39,14 +39,16 @@ def build(ctx: BriefingContext) -> Part:
         title=f"Reliability of resolved forecasts, {TRACK_WINDOW_DAYS} days to {ctx.day}",
     )
     ctx.charts.append(reliability_png)
+    view = {
+        "track": _view(ctx, track),
+        "reliability_png": reliability_png.name,
+        "radar": radar.record_view(ctx),
+        "day": ctx.day,
+    }
     return Part(
-        ctx.render(
-            "sections/track.md.j2",
-            track=_view(ctx, track),
-            reliability_png=reliability_png.name,
-            radar=radar.record_view(ctx),
-        ),
+        ctx.render("sections/track.md.j2", **view),
         data={"track_record": track_data(track, radar.record_data(ctx))},
+        appendix=ctx.render("sections/track_appendix.md.j2", **view),
     )
 
 
@@ -109,7 +111,7 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
         resolved.append(
             {
                 "repo": row["repo"],
-                "template": row["template"],
+                "template": template_words(row["template"]),
                 "horizon": row["horizon_days"],
                 "origin": f"{row['origin']}{' (replayed)' if row['replayed'] else ''}",
                 "forecast": Md(interval or pct(row["probability"])),
@@ -151,6 +153,7 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
             "observed_rate": Md(f"{pct(track.observed_rate, 1)} {ref(r_c)}"),
             "observed_rate_brier": Md(f"{track.observed_rate_brier:.3f}"),
             "skill": Md(num(track.skill, 3, signed=True)),
+            "skill_words": _skill_words(track.skill),
             "ece": Md(f"{track.ece:.3f}"),
             "ece_bins": n_bins_for(track.n),
             "bands": [{"band": b, "n": n, "hit_rate": Md(pct(h))} for b, n, h in track.bands],
@@ -168,6 +171,20 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
         )
         intervals = {
             "n": Md(f"{iv.n:,} {ref(r_n)}"),
+            "held_80": Md(
+                pct(iv.coverage[80])
+                + " "
+                + ref(
+                    ctx.book.query(
+                        "interval_resolutions",
+                        iv.coverage_sql[80],
+                        track.params,
+                        iv.coverage[80],
+                        ctx.day,
+                        "observed coverage of the 80% intervals",
+                    )
+                )
+            ),
             "levels": [
                 {
                     "nominal": f"{level}%",
@@ -198,6 +215,14 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
         "n_void": track.n_void,
         "n_replayed": track.n_replayed,
     }
+
+
+def _skill_words(skill: float | None) -> str:
+    if skill is None:
+        return "nothing to compare it with"
+    if abs(skill) < 0.005:
+        return "no better than that"
+    return f"{abs(100 * skill):.0f}% {'better' if skill > 0 else 'worse'}"
 
 
 @dataclass

@@ -34,7 +34,7 @@ import pandas as pd
 
 from shu.errors import InputError, StoreError
 from shu.forecast.base_rates import climatology
-from shu.forecast.calibration import conformal, guard
+from shu.forecast.calibration import conformal, distribution, guard
 from shu.forecast.calibration.regime import regime_frame
 from shu.forecast.evaluation import blocks, interval_scores, precision_at_k, predictions
 from shu.forecast.evaluation.scoring import brier, ece, hits_by_band, skill_score, summarize
@@ -52,6 +52,12 @@ from shu.forecast.models.split import (
 from shu.forecast.questions import registry
 from shu.progress import track
 
+# The interval walk-forward keeps each forecast's quantiles at every `interval.DIST_LEVELS`
+# (the distribution the yes/no answers are read from), in these columns.
+DIST_COLUMNS = [f"d{a}" for a in interval.DIST_LEVELS]
+_DIST_QUANTILES = np.searchsorted(interval.DIST_LEVELS, interval.QUANTILES)
+BASELINE_COLUMNS = [f"b{q}" for q in interval.QUANTILES]  # the persistence baseline's
+MODEL_COLUMNS = [f"g{a}" for a in interval.DIST_LEVELS]  # the interval model's, when anchored
 RECENT_DAYS = 365  # the `last_12_months` figures: the months nearest to unseen data
 PERSISTENCE_DAYS = 365
 PERSISTENCE_PRIOR = 2.0
@@ -89,6 +95,9 @@ class BacktestConfig:
     # the regime guard and the online conformal levels (`calibration.guard`,
     # `calibration.conformal`); False scores the fitted models alone (for comparison)
     recalibrate: bool = True
+    # read the velocity questions and the interval from one distribution per (repository,
+    # origin) when the run has both (`read_from_distribution`); False scores each model alone
+    one_distribution: bool = True
 
     def training(self) -> TrainingConfig:
         """How each refit fits its model (the split rules `shu train` uses too)."""
@@ -130,20 +139,81 @@ def run_backtest(
         f"features: {len(base):,} repo-origins on {len(grid)} weekly origins "
         f"({time.perf_counter() - t0:.0f}s)"
     )
-    results = []
+    walked: list[_Walked] = []
     for template in config.templates:
         for horizon in config.horizons:
             t1 = time.perf_counter()
             examples = build_examples(con, base, template, horizon, last)
             interval_kind = registry.template(template).kind == "interval"
             walk = _walk_forward_interval if interval_kind else _walk_forward
-            result = walk(con, examples, config, distance, log)
+            walked.append(walk(con, examples, config, distance, log))
             log(
-                f"{template}/{horizon}d: {result.metrics.get('n', 0):,} scored, "
+                f"{template}/{horizon}d: {len(walked[-1].pred):,} scored, "
                 f"{examples.n_void:,} void ({time.perf_counter() - t1:.0f}s)"
             )
-            results.append(result)
-    return results
+            del examples
+    if config.one_distribution:
+        for horizon in config.horizons:
+            read_from_distribution([w for w in walked if w.horizon_days == horizon])
+    return [_score_interval(w, config) if w.interval else _score_binary(w, config) for w in walked]
+
+
+@dataclass
+class _Walked:
+    """One template x horizon's predictions before scoring (with their baselines)."""
+
+    template: str
+    horizon_days: int
+    pred: pd.DataFrame
+    refits: list[dict]
+    n_void: int
+    n_examples: int
+    interval: bool = False
+    state: conformal.State | None = None
+
+
+def read_from_distribution(walked: list[_Walked]) -> None:
+    """Where one horizon's run has the interval template and yes/no templates that ask about the
+    same velocity (`registry.READS_DISTRIBUTION`), bend each interval forecast through the
+    yes/no answers of its (repository, origin) and read both from the result
+    (`calibration.distribution`): the interval rows get its quantiles, the yes/no rows its
+    P(V > threshold) (`probability`; the answer before, `probability_classifier`). Yes/no rows
+    with no interval forecast on their (repository, origin) keep their own answer
+    (`distribution` False)."""
+    dist = next((w for w in walked if w.interval and len(w.pred)), None)
+    asks = [w for w in walked if w.template in registry.READS_DISTRIBUTION and len(w.pred)]
+    for w in asks:
+        w.pred["probability_classifier"] = w.pred["probability"]
+        w.pred["distribution"] = False
+    if dist is None or not asks:
+        return
+    g = dist.pred[DIST_COLUMNS].to_numpy(dtype=float)
+    dist.pred = iv = pd.concat(  # the interval model's own quantiles, kept for comparison
+        [dist.pred, pd.DataFrame(g, columns=MODEL_COLUMNS, index=dist.pred.index)], axis=1
+    )
+    key = pd.MultiIndex.from_arrays([iv["repo"], iv["origin"]])
+    ax = np.full((len(iv), len(asks)), np.nan)
+    ap = np.full((len(iv), len(asks)), np.nan)
+    rows = []
+    for k, w in enumerate(asks):
+        at = key.get_indexer(pd.MultiIndex.from_arrays([w.pred["repo"], w.pred["origin"]]))
+        hit = at >= 0
+        ax[at[hit], k] = w.pred["threshold"].to_numpy(dtype=float)[hit]
+        ap[at[hit], k] = w.pred["probability"].to_numpy(dtype=float)[hit]
+        rows.append(at)
+    f = distribution.anchor(interval.DIST_LEVELS, g, ax, ap)
+    iv[DIST_COLUMNS] = f.quantiles
+    iv[[f"q{q}" for q in interval.QUANTILES]] = f.quantiles[:, _DIST_QUANTILES]
+    iv["anchor_x"] = list(f.anchor_x)
+    iv["anchor_cdf"] = list(f.anchor_cdf)
+    for k, w in enumerate(asks):
+        at = rows[k]
+        hit = at >= 0
+        read = f.prob_above_rows(at[hit], w.pred["threshold"].to_numpy(dtype=float)[hit])
+        probability = w.pred["probability"].to_numpy(dtype=float).copy()
+        probability[hit] = read
+        w.pred["probability"] = probability
+        w.pred["distribution"] = hit
 
 
 def _refit_blocks(
@@ -195,7 +265,7 @@ def _walk_forward(
     config: BacktestConfig,
     distance: pd.Series,
     log: Callable[[str], None],
-) -> SliceResult:
+) -> _Walked:
     ex = examples.frame
     h = examples.horizon_days
     chunks: list[pd.DataFrame] = []
@@ -220,6 +290,12 @@ def _walk_forward(
         )
         kept = test[_KEPT].copy()
         kept["probability_model"] = forecaster.predict(test)
+        if forecaster.tail is not None:  # the radar's tail shrink: the answer without it too
+            kept["probability_untailed"] = forecaster.predict(test, tail=False)
+            log(
+                f"  {refit_day.date()}: tail knee {forecaster.tail[0]:.4f}, "
+                f"factor {forecaster.tail[1]:.3f}"
+            )
         kept["shrink"] = _guards(test["origin"], distance, config)["shrink"]
         kept["probability"] = guard.shrink_probabilities(
             kept["probability_model"].to_numpy(),
@@ -230,14 +306,30 @@ def _walk_forward(
         kept["refit_day"] = refit_day
         chunks.append(kept)
     log(f"  {len(refits)} refits: {time.perf_counter() - t_fit:.0f}s")
+    walked = _Walked(examples.template, h, pd.DataFrame(), refits, examples.n_void, len(ex))
     if not chunks:
-        return SliceResult(examples.template, h, pd.DataFrame(), {"n": 0}, refits)
+        return walked
     pred = pd.concat(chunks, ignore_index=True)
     t0 = time.perf_counter()
     pred["climatology"] = climatology(ex, pred)
     t1 = time.perf_counter()
     pred["persistence"] = persistence(con, ex, pred, examples.template)
+    # the climatology of the question within each band of today's velocity, for the skill per
+    # band (`band_skill`)
+    pred["climatology_band"] = climatology(
+        ex[["known_on", "label"]].assign(bucket=interval.velocity_band(ex["velocity_28d"])),
+        pred[["origin"]].assign(bucket=interval.velocity_band(pred["velocity_28d"])),
+    )
     log(f"  baselines: climatology {t1 - t0:.0f}s, persistence {time.perf_counter() - t1:.0f}s")
+    walked.pred = pred
+    return walked
+
+
+def _score_binary(walked: _Walked, config: BacktestConfig) -> SliceResult:
+    """A yes/no slice's metrics (keys in docs/forecast/method.md)."""
+    pred, h, refits = walked.pred, walked.horizon_days, walked.refits
+    if not len(pred):
+        return SliceResult(walked.template, h, pred, {"n": 0}, refits)
     boot_blocks = pred["repo"] + "|" + pred["origin"].dt.strftime("%Y-%m")
     metrics = summarize(
         pred["label"].to_numpy(),
@@ -250,10 +342,10 @@ def _walk_forward(
     )
     metrics.update(
         {
-            "template": examples.template,
+            "template": walked.template,
             "horizon_days": h,
-            "n_void": examples.n_void,
-            "void_share_all_history": examples.n_void / max(examples.n_void + len(ex), 1),
+            "n_void": walked.n_void,
+            "void_share_all_history": walked.n_void / max(walked.n_void + walked.n_examples, 1),
             "n_repos": int(pred["repo"].nunique()),
             "n_origins": int(pred["origin"].nunique()),
             "n_refits": len(refits),
@@ -263,7 +355,10 @@ def _walk_forward(
             "guard": _guard_effect(pred),
         }
     )
-    if registry.template(examples.template).ranked:  # a radar: read from the top
+    metrics["by_velocity"] = band_skill(pred)
+    if "distribution" in pred:
+        metrics["distribution"] = _distribution_effect(pred)
+    if registry.template(walked.template).ranked:  # a radar: read from the top
         metrics["ranking"] = precision_at_k.ranking_metrics(
             pred.assign(momentum=precision_at_k.momentum(pred)),
             {"model": "probability", "momentum": "momentum"},
@@ -271,7 +366,49 @@ def _walk_forward(
             n_boot=config.n_boot,
             seed=config.seed,
         )
-    return SliceResult(examples.template, h, pred, metrics, refits)
+    return SliceResult(walked.template, h, pred, metrics, refits)
+
+
+def band_skill(pred: pd.DataFrame) -> dict:
+    """Per band of today's velocity (`interval.VELOCITY_BANDS`): n, the observed rate and the
+    Brier skill against the band's own climatology (`climatology_band`: the question's trailing
+    year rate within the band, known at each origin); with the classifiers' own answers too
+    where the slice was read from the one distribution."""
+    band = interval.velocity_band(pred["velocity_28d"].to_numpy())
+    out = {}
+    for k, name in enumerate(interval.VELOCITY_BANDS):
+        part = pred[band == k]
+        if not len(part):
+            continue
+        o = part["label"].to_numpy()
+        ref = brier(o, part["climatology_band"])
+        row = {
+            "n": len(part),
+            "observed_rate": float(o.mean()),
+            "bss_band_climatology": skill_score(brier(o, part["probability"]), ref),
+        }
+        if "probability_classifier" in part:
+            row["bss_band_climatology_classifier"] = skill_score(
+                brier(o, part["probability_classifier"]), ref
+            )
+        out[name] = row
+    return out
+
+
+def _distribution_effect(pred: pd.DataFrame) -> dict:
+    """What reading the answers from the one distribution changed: how many were read from it,
+    how many the monotone pooling moved (by more than 0.001), and the slice's Brier skill with
+    the classifiers' own answers."""
+    labels = pred["label"].to_numpy()
+    moved = (pred["probability"] - pred["probability_classifier"]).abs() > 1e-3
+    return {
+        "read": int(pred["distribution"].sum()),
+        "own_model": int((~pred["distribution"]).sum()),
+        "moved": int(moved.sum()),
+        "bss_climatology_classifier": skill_score(
+            brier(labels, pred["probability_classifier"]), brier(labels, pred["climatology"])
+        ),
+    }
 
 
 def _guard_effect(pred: pd.DataFrame) -> dict:
@@ -327,7 +464,7 @@ def _walk_forward_interval(
     config: BacktestConfig,
     distance: pd.Series,
     log: Callable[[str], None],
-) -> SliceResult:
+) -> _Walked:
     """The same refits and splits as `_walk_forward`, scoring predictive quantiles instead.
 
     Origins are issued in order: before each, the online conformal levels read the questions
@@ -346,31 +483,66 @@ def _walk_forward_interval(
                 state, pending = _read_resolved(state, pending, origin)
             widen = _guards(rows["origin"], distance, config)["widen"].to_numpy()
             kept = rows[["repo", "origin", "known_on", "velocity_28d", "observed_value"]].copy()
-            kept[[f"q{q}" for q in interval.QUANTILES]] = forecaster.quantiles(
-                rows, state.levels if config.recalibrate else None, widen
+            fine = forecaster.quantiles(
+                rows, state.levels if config.recalibrate else None, widen, interval.DIST_LEVELS
+            )
+            kept = pd.concat(
+                [
+                    kept,
+                    pd.DataFrame(fine, columns=DIST_COLUMNS, index=kept.index),
+                    pd.DataFrame(
+                        fine[:, _DIST_QUANTILES],
+                        columns=[f"q{q}" for q in interval.QUANTILES],
+                        index=kept.index,
+                    ),
+                ],
+                axis=1,
             )
             kept["widen"] = widen
             kept["refit_day"] = refit_day
             chunks.append(kept)
             pending.append((rows.assign(widen=widen), forecaster))
+    walked = _Walked(
+        examples.template, h, pd.DataFrame(), refits, examples.n_void, len(ex), True, state
+    )
     if not chunks:
-        return SliceResult(examples.template, h, pd.DataFrame(), {"n": 0}, refits)
+        return walked
     pred = pd.concat(chunks, ignore_index=True)
+    pred[BASELINE_COLUMNS] = interval_scores.persistence_quantiles(con, ex, pred)
+    walked.pred = pred
+    return walked
+
+
+def _score_interval(walked: _Walked, config: BacktestConfig) -> SliceResult:
+    """An interval slice's metrics (keys in docs/forecast/method.md)."""
+    pred, h, refits, state = walked.pred, walked.horizon_days, walked.refits, walked.state
+    if not len(pred) or state is None:
+        return SliceResult(walked.template, h, pred, {"n": 0}, refits)
     model_q = pred[[f"q{q}" for q in interval.QUANTILES]].to_numpy()
-    baseline_q = interval_scores.persistence_quantiles(con, ex, pred)
+    baseline_q = pred[BASELINE_COLUMNS].to_numpy()
     observed = pred["observed_value"].to_numpy()
     metrics = interval_scores.interval_metrics(observed, model_q, baseline_q)
     metrics.update(
         {
-            "template": examples.template,
+            "template": walked.template,
             "horizon_days": h,
-            "n_void": examples.n_void,
+            "n_void": walked.n_void,
             "n_repos": int(pred["repo"].nunique()),
             "n_origins": int(pred["origin"].nunique()),
             "n_refits": len(refits),
             "estimator": "hgb-quantile+conformal",
         }
     )
+    if "anchor_x" in pred:  # read from the one distribution: the interval model's own scores
+        g = pred[[f"g{q}" for q in interval.QUANTILES]].to_numpy()
+        metrics["distribution"] = {
+            "anchored": int(pred["anchor_x"].map(lambda a: np.isfinite(a).any()).sum()),
+            "interval_model": {
+                k: v
+                for k, v in interval_scores.interval_metrics(observed, g, baseline_q).items()
+                if k in ("coverage", "crps", "crps_skill_persistence")
+            },
+        }
     boot_blocks = (pred["repo"] + "|" + pred["origin"].dt.strftime("%Y-%m")).to_numpy()
     metrics["ci95"] = {
         "crps_skill_persistence": interval_scores.crps_skill_ci(
@@ -413,7 +585,7 @@ def _walk_forward_interval(
             if k in ("coverage", "crps_skill_persistence")
         }
     )
-    return SliceResult(examples.template, h, pred, metrics, refits)
+    return SliceResult(walked.template, h, pred, metrics, refits)
 
 
 def _read_resolved(

@@ -8,6 +8,16 @@ Binary templates: one row per scored question with `BINARY_COLUMNS`; interval te
   origin, stars/day: its velocity band is what `coverage_by_velocity` groups by);
 - `probability` (the forecast P(yes)), `outcome` (0/1);
 - interval: `median`, `lower_50` .. `upper_95`, `observed` (velocity_28d on origin + horizon).
+Where the run read the velocity questions and the interval from one distribution per
+(repository, origin) (`backtest.read_from_distribution`), extra columns follow: yes/no
+`probability_classifier` (the yes/no model's calibrated, guarded answer before; `probability`
+is the distribution's P(V > threshold)) and `distribution` (whether it was read from one);
+a radar template with a tail shrink adds `probability_untailed` (the model's answer without it,
+before the regime guard);
+interval `distribution_quantiles` (list: the distribution's quantiles at
+`interval.DIST_LEVELS`), `anchor_thresholds` and `anchor_cdf` (lists: the thresholds it passes
+through and P(V <= threshold) there), so any threshold can be read back
+(`calibration.distribution.cdf`).
 
 File layout (`write_predictions`): a run with one template writes PATH itself; a run with
 several writes one file per template beside it, the template's name before the suffix
@@ -24,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from shu.errors import InputError
+from shu.forecast.models.interval import DIST_LEVELS
 
 BINARY_COLUMNS = (
     "repo",
@@ -69,7 +80,12 @@ def binary_frame(pred: pd.DataFrame, template: str, horizon_days: int) -> pd.Dat
             "outcome": pred["label"].to_numpy().astype(np.int8),
         }
     )
-    return out[list(BINARY_COLUMNS)]
+    extra = [
+        c for c in ("probability_classifier", "distribution", "probability_untailed") if c in pred
+    ]
+    for c in extra:
+        out[c] = pred[c].to_numpy()
+    return out[[*BINARY_COLUMNS, *extra]]
 
 
 def interval_frame(
@@ -94,7 +110,14 @@ def interval_frame(
     )
     for k, name in enumerate(INTERVAL_BOUNDS):
         out[name] = q[:, k]
-    return out[list(INTERVAL_COLUMNS)]
+    extra = []
+    if "anchor_x" in pred:
+        columns = [f"d{a}" for a in DIST_LEVELS]
+        out["distribution_quantiles"] = list(pred[columns].to_numpy(dtype=float))
+        out["anchor_thresholds"] = list(pred["anchor_x"])
+        out["anchor_cdf"] = list(pred["anchor_cdf"])
+        extra = ["distribution_quantiles", "anchor_thresholds", "anchor_cdf"]
+    return out[[*INTERVAL_COLUMNS, *extra]]
 
 
 def predictions_paths(path: Path, templates: list[str]) -> dict[str, Path]:

@@ -178,6 +178,8 @@ WORDS: dict[str, Words] = {
         "it has had no ROCm-touching commit in 5 years or more"
         if v >= 4.99
         else f"its last ROCm-touching commit was {v:.1f} years ago"
+        if v >= 0.5
+        else f"its last ROCm-touching commit was {365.25 * v:,.0f} days ago"
     ),
     "log_releases_365d": lambda v: f"it published {math.expm1(v):,.0f} releases in a year",
     "rocm_releases_365d_share": lambda v: f"{v:.0%} of its releases in a year mention ROCm",

@@ -22,21 +22,22 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+import numpy as np
 import pandas as pd
 
 from shu.errors import ConfigError, StoreError
 from shu.forecast.base_rates import climatology_rate
-from shu.forecast.calibration import guard, state_store
+from shu.forecast.calibration import distribution, guard, state_store
 from shu.forecast.confidence import confidence_band
 from shu.forecast.features.examples import base_frame, threshold_bucket, with_thresholds
 from shu.forecast.features.star import data_end
 from shu.forecast.live.question_rows import declared_rocm_rows, declared_star_rows, rocm_rows
 from shu.forecast.models.artifact import load_forecasters, model_path
 from shu.forecast.models.forecaster import Forecaster
-from shu.forecast.models.interval import IntervalForecaster
+from shu.forecast.models.interval import DIST_LEVELS, QUANTILES, IntervalForecaster
 from shu.forecast.questions.registry import TEMPLATES, Template, template
 from shu.receipts import Citation
 from shu.settings import DeclaredQuestion, Settings, get_settings
@@ -45,6 +46,7 @@ from shu.store import Store, utcnow
 # An interval forecast's row in `forecasts` reads as "the 80% interval will hold" at p = 0.8.
 NOMINAL_80 = 0.8
 RADAR_DRIVERS = 8
+_DIST_QUANTILES = np.searchsorted(DIST_LEVELS, QUANTILES)  # QUANTILES among DIST_LEVELS
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,7 @@ class IssuedForecast:
     calibration: str | None = None
     base_rate: float | None = None
     base_rate_n: int | None = None
+    distribution_id: str | None = None
 
 
 def forecast_id(
@@ -76,6 +79,145 @@ def forecast_id(
     """Deterministic id of a forecast (16 hex of SHA-256 over its defining fields)."""
     key = f"{repo}|{template}|{threshold:.6g}|{horizon_days}|{origin.isoformat()}|{model_version}"
     return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def distribution_id(repo: str, horizon_days: int, origin: date, model_version: str) -> str:
+    """Deterministic id of a predictive distribution (16 hex of SHA-256)."""
+    key = f"{repo}|distribution|{horizon_days}|{origin.isoformat()}|{model_version}"
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+@dataclass
+class _Asked:
+    """One yes/no forecaster's questions on an origin, answered (calibrated and guarded)."""
+
+    fc: Forecaster
+    rows: pd.DataFrame
+    probabilities: np.ndarray
+    drivers: list[list[dict]]
+    calibration: state_store.Applied | None
+    block_rates: np.ndarray | None = None
+
+    def records(
+        self,
+        model_version: str,
+        probabilities: np.ndarray | None = None,
+        distribution_ids: list[str | None] | None = None,
+    ) -> list[IssuedForecast]:
+        """The forecast rows (with `probabilities` read from distributions when given)."""
+        p = self.probabilities if probabilities is None else probabilities
+        return [
+            _record(
+                row,
+                self.fc,
+                float(p[i]),
+                self.drivers[i],
+                pd.Timestamp(row["origin"]).date(),
+                model_version,
+                self.calibration,
+                None if self.block_rates is None else float(self.block_rates[i]),
+                None if distribution_ids is None else distribution_ids[i],
+            )
+            for i, row in self.rows.iterrows()
+        ]
+
+
+@dataclass
+class _Pending:
+    """One horizon's forecasts about the 28-day velocity on origin + horizon, to be read from
+    one distribution per (repository, origin)."""
+
+    interval: tuple[IntervalForecaster, pd.DataFrame, state_store.Applied] | None = None
+    asked: list[_Asked] = field(default_factory=list)
+
+
+def _read_distribution(
+    pending: _Pending,
+    model_version: str,
+    intervals: dict[str, list[float]],
+    distributions: list[dict],
+) -> list[IssuedForecast]:
+    """The forecasts of one horizon read from one distribution per (repository, origin): the
+    interval model's distribution for every repository a question is asked about (tracked or on
+    the radar), bent through the answers (`calibration.distribution.anchor`); each question's
+    probability is the distribution's P(V > threshold), each interval its quantiles. The
+    distributions are appended to `distributions` (rows of `forecast_distributions`). Without
+    an interval model the answers are issued as they are."""
+    if pending.interval is None:
+        return [r for a in pending.asked for r in a.records(model_version)]
+    fc, rows, calibration = pending.interval
+    assert calibration.state is not None
+    cols = list(dict.fromkeys(["repo", "origin", "velocity_28d", *fc.features]))
+    frames = [rows[cols]] + [a.rows[cols] for a in pending.asked]
+    every = pd.concat(frames, ignore_index=True)
+    every["day"] = [pd.Timestamp(o).date() for o in every["origin"]]
+    every = every.drop_duplicates(["repo", "day"]).reset_index(drop=True)
+    at = {(r, d): i for i, (r, d) in enumerate(zip(every["repo"], every["day"], strict=True))}
+    g = fc.quantiles(every, calibration.state.levels, calibration.guard.widen, DIST_LEVELS)
+    # per distribution: the (question set, row) pairs anchoring it
+    pairs: list[list[tuple[int, int]]] = [[] for _ in range(len(every))]
+    for k, a in enumerate(pending.asked):
+        for j, (r, o) in enumerate(zip(a.rows["repo"], a.rows["origin"], strict=True)):
+            pairs[at[(r, pd.Timestamp(o).date())]].append((k, j))
+    width = max([1, *(len(x) for x in pairs)])
+    ax = np.full((len(every), width), np.nan)
+    ap = np.full((len(every), width), np.nan)
+    for i, mine in enumerate(pairs):
+        for m, (k, j) in enumerate(mine):
+            ax[i, m] = float(pending.asked[k].rows["threshold"].iloc[j])
+            ap[i, m] = float(pending.asked[k].probabilities[j])
+    f = distribution.anchor(DIST_LEVELS, g, ax, ap)
+    ids = [
+        distribution_id(r, fc.horizon_days, d, model_version)
+        for r, d in zip(every["repo"], every["day"], strict=True)
+    ]
+    read = [np.full(len(a.rows), np.nan) for a in pending.asked]
+    for i, mine in enumerate(pairs):
+        if not mine:
+            continue
+        p = f.prob_above_rows(np.full(len(mine), i), ax[i, : len(mine)])
+        for m, (k, j) in enumerate(mine):
+            read[k][j] = p[m]
+    for i in range(len(every)):
+        mine = pairs[i]
+        distributions.append(
+            {
+                "distribution_id": ids[i],
+                "repo": every["repo"].iloc[i],
+                "origin": every["day"].iloc[i],
+                "horizon_days": fc.horizon_days,
+                "model_version": model_version,
+                "velocity_28d": float(every["velocity_28d"].iloc[i]),
+                "levels": [float(a) for a in DIST_LEVELS],
+                "quantiles": [float(q) for q in f.quantiles[i]],
+                "anchor_templates": [pending.asked[k].fc.template for k, _ in mine],
+                "anchor_thresholds": [float(x) for x in ax[i, : len(mine)]],
+                "anchor_probability": [float(p) for p in ap[i, : len(mine)]],
+                "anchor_cdf": [1.0 - float(read[k][j]) for k, j in mine],
+            }
+        )
+    out: list[IssuedForecast] = []
+    for k, a in enumerate(pending.asked):
+        days = [pd.Timestamp(o).date() for o in a.rows["origin"]]
+        mine_ids: list[str | None] = [
+            ids[at[(r, d)]] for r, d in zip(a.rows["repo"], days, strict=True)
+        ]
+        out.extend(a.records(model_version, read[k], mine_ids))
+    for _, row in rows.reset_index(drop=True).iterrows():
+        i = at[(row["repo"], pd.Timestamp(row["origin"]).date())]
+        record = _record(
+            row,
+            fc,
+            NOMINAL_80,
+            [],
+            pd.Timestamp(row["origin"]).date(),
+            model_version,
+            calibration,
+            distribution_id=ids[i],
+        )
+        intervals[record.forecast_id] = [float(q) for q in f.quantiles[i][_DIST_QUANTILES]]
+        out.append(record)
+    return out
 
 
 def issue_forecasts(
@@ -108,6 +250,9 @@ def issue_forecasts(
     everyone = None  # every repository with signals on the origin (the radar), when needed
     issued: list[IssuedForecast] = []
     intervals: dict[str, list[float]] = {}
+    distributions: list[dict] = []
+    # per horizon: the interval model and the velocity questions, read from one distribution
+    pending: dict[int, _Pending] = {}
     with store.transaction():  # the calibration rows commit with the forecasts that use them
         applied = state_store.prepare(
             store,
@@ -140,11 +285,7 @@ def issue_forecasts(
             if isinstance(fc, IntervalForecaster):
                 if calibration is None or calibration.state is None:
                     raise StoreError(f"{fc.template}/{fc.horizon_days}: no calibration state")
-                quantiles = fc.quantiles(rows, calibration.state.levels, calibration.guard.widen)
-                for i, row in rows.reset_index(drop=True).iterrows():
-                    record = _record(row, fc, NOMINAL_80, [], origin, model_version, calibration)
-                    intervals[record.forecast_id] = [float(q) for q in quantiles[i]]
-                    issued.append(record)
+                pending.setdefault(fc.horizon_days, _Pending()).interval = (fc, rows, calibration)
                 continue
             if spec.family == "star":
                 declared = declared_star_rows(
@@ -164,21 +305,16 @@ def issue_forecasts(
                     rows["velocity_28d"].to_numpy(),
                     calibration.guard.shrink,
                 )
-            for i, row in rows.reset_index(drop=True).iterrows():
-                issued.append(
-                    _record(
-                        row,
-                        fc,
-                        float(probabilities[i]),
-                        drivers[i],
-                        pd.Timestamp(row["origin"]).date(),
-                        model_version,
-                        calibration,
-                        None if block_rates is None else float(block_rates[i]),
-                    )
-                )
+            asked = _Asked(fc, rows.reset_index(drop=True), probabilities, drivers, calibration)
+            asked.block_rates = block_rates
+            if spec.reads_distribution:
+                pending.setdefault(fc.horizon_days, _Pending()).asked.append(asked)
+            else:
+                issued.extend(asked.records(model_version))
+        for horizon in pending.values():
+            issued.extend(_read_distribution(horizon, model_version, intervals, distributions))
         issued = list({f.forecast_id: f for f in issued}.values())
-        inserted = _append(store, issued, intervals, once_per)
+        inserted = _append(store, issued, intervals, once_per, distributions)
     return [f for f in issued if f.forecast_id in inserted]
 
 
@@ -217,6 +353,7 @@ def _record(
     model_version: str,
     calibration: state_store.Applied | None = None,
     calibration_block_rate: float | None = None,
+    distribution_id: str | None = None,
 ) -> IssuedForecast:
     """The row of one forecast. `calibration_block_rate` (the rate the regime guard pulls
     towards, recorded in the forecast's calibration state) is not its climatology: the
@@ -256,6 +393,7 @@ def _record(
         calibration=None if state is None else json.dumps(state),
         base_rate=climatology[0] if climatology else None,
         base_rate_n=climatology[1] if climatology else None,
+        distribution_id=distribution_id,
     )
 
 
@@ -282,6 +420,7 @@ def _append(
     issued: list[IssuedForecast],
     intervals: dict[str, list[float]],
     once_per: str | None = None,
+    distributions: list[dict] | None = None,
 ) -> set[str]:
     """Insert forecasts whose id is not stored yet (never touching existing rows), with the
     predictive quantiles of interval forecasts (`intervals`: forecast_id -> QUANTILES values)
@@ -325,6 +464,27 @@ def _append(
         new_intervals = [
             [fid, *q] for fid, q in intervals.items() if fid in set(frame["forecast_id"])
         ]
+        named = set(frame["distribution_id"].dropna())
+        new_distributions = [d for d in distributions or [] if d["distribution_id"] in named]
+        if new_distributions:
+            stored = {
+                r[0]
+                for r in store.con.execute(
+                    f"SELECT distribution_id FROM forecast_distributions WHERE origin IN ({marks})",
+                    origins,
+                ).fetchall()
+            }
+            names = [*new_distributions[0], "issued_at"]
+            now = utcnow()
+            store.con.executemany(
+                f"INSERT INTO forecast_distributions ({', '.join(names)}) VALUES "
+                f"({', '.join('?' for _ in names)})",
+                [
+                    [*d.values(), now]
+                    for d in new_distributions
+                    if d["distribution_id"] not in stored
+                ],
+            )
         if new_intervals:
             store.con.executemany(
                 "INSERT INTO forecast_intervals (forecast_id, quantity, unit, lower_95, lower_80, "

@@ -111,6 +111,7 @@ def load_forecasters(path: Path) -> tuple[str, list]:
                 )
             },
             climatology=d.get("climatology"),
+            tail=None if d.get("tail") is None else (float(d["tail"][0]), float(d["tail"][1])),
         )
         for d in bundle["forecasters"]
     ]

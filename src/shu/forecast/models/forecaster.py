@@ -26,6 +26,7 @@ from shu.forecast.models.estimator import (
     single_openmp_thread,
 )
 from shu.forecast.models.platt import calibrate
+from shu.forecast.models.tail import fit_tail, shrink_tail
 from shu.forecast.questions import registry
 
 
@@ -49,11 +50,16 @@ class Forecaster:
     # resolved examples (`base_rates.climatology_counts`, stored with each forecast); None in
     # models saved before it was recorded
     climatology: dict[str, list[int]] | None = None
+    # the radar's tail shrink (knee, factor), fitted on the calibration block's top
+    # (`models.tail`); None for other templates and models saved before it
+    tail: tuple[float, float] | None = None
 
-    def predict(self, frame: pd.DataFrame) -> np.ndarray:
-        """Calibrated probability of 'yes' for each row."""
+    def predict(self, frame: pd.DataFrame, tail: bool = True) -> np.ndarray:
+        """Calibrated probability of 'yes' for each row (through the tail shrink, if the model
+        has one and `tail`)."""
         with single_openmp_thread():
-            return self.model.predict_proba(model_matrix(frame, self.features))[:, 1]
+            p = self.model.predict_proba(model_matrix(frame, self.features))[:, 1]
+        return shrink_tail(p, self.tail if tail else None)
 
     def calibration_block_rate(self, buckets: np.ndarray) -> np.ndarray:
         """The calibration block's rate of 'yes' for each row's bucket (its pooled rate for a
@@ -84,7 +90,7 @@ class Forecaster:
             "base_rate_buckets": np.array(sorted(rates), dtype=np.int64),
             "base_rate_values": np.array([rates[b] for b in sorted(rates)]),
             "climatology": self.climatology,
-        }
+        } | ({} if self.tail is None else {"tail": np.asarray(self.tail, dtype=float)})
 
     def drivers(self, frame: pd.DataFrame, top: int = 4) -> list[list[dict]]:
         """Per row: the `top` features that move the log-odds most, by occlusion.
@@ -151,6 +157,11 @@ def fit_forecaster(
         )
     reference = np.nanmedian(x_fit, axis=0)
     reference = np.where(np.isnan(reference), 0.0, reference)
+    tail = None
+    if registry.template(template).ranked:  # a radar: read from the top
+        with single_openmp_thread():
+            p_cal = model.predict_proba(model_matrix(calibration, features))[:, 1]
+        tail = fit_tail(p_cal, calibration["label"].to_numpy())
     return Forecaster(
         template,
         horizon_days,
@@ -161,6 +172,7 @@ def fit_forecaster(
         fit_rows=len(fit),
         calibration_rows=len(calibration),
         calibration_block_rates=calibration_block_rates(calibration),
+        tail=tail,
     )
 
 

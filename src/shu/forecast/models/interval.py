@@ -46,10 +46,31 @@ MIN_BAND_ROWS = 300
 # conformal levels (`calibration.conformal`) can read the conformal quantile at any adjusted
 # level; the grid holds QUANTILES exactly (0.025 = 10 x 0.0025, ...).
 GRID_LEVELS = np.round(np.linspace(0.0025, 0.9975, 399), 4)
+# Levels at which the predictive distribution is issued and stored (`forecast_distributions`):
+# every 1% from 3% to 97%, every 0.5% in the tails, and QUANTILES among them.
+DIST_LEVELS = np.round(
+    np.concatenate(
+        [
+            np.arange(0.005, 0.0251, 0.005),
+            np.arange(0.03, 0.9701, 0.01),
+            np.arange(0.975, 0.99951, 0.005),
+        ]
+    ),
+    4,
+)
 
 
 _GRID_QUANTILES = np.searchsorted(GRID_LEVELS, QUANTILES)  # QUANTILES' columns of the grid
 _GRID_MEDIAN = int(np.searchsorted(GRID_LEVELS, 0.5))
+
+
+def adjusted_levels(nominal: np.ndarray, state_levels: np.ndarray) -> np.ndarray:
+    """The level read for each `nominal` level, given the levels the online state reads for
+    QUANTILES (one band's row): linear between (0, 0), (QUANTILES, state_levels) and (1, 1),
+    so QUANTILES read exactly their state's levels; clipped to the grid's range."""
+    x = np.concatenate([[0.0], QUANTILES, [1.0]])
+    y = np.concatenate([[0.0], np.asarray(state_levels, dtype=float), [1.0]])
+    return np.clip(np.interp(nominal, x, y), GRID_LEVELS[0], GRID_LEVELS[-1])
 
 
 def velocity_band(velocity: np.ndarray) -> np.ndarray:
@@ -105,23 +126,37 @@ class IntervalForecaster:
             return self.center.predict(x), np.maximum(self.spread.predict(x), MIN_SPREAD)
 
     def quantiles(
-        self, frame: pd.DataFrame, levels: np.ndarray | None = None, widen: np.ndarray | float = 1.0
+        self,
+        frame: pd.DataFrame,
+        levels: np.ndarray | None = None,
+        widen: np.ndarray | float = 1.0,
+        nominal: np.ndarray | None = None,
     ) -> np.ndarray:
-        """(rows, len(QUANTILES)) predictive quantiles of velocity_28d on t+H, stars/day.
+        """(rows, len(nominal)) predictive quantiles of velocity_28d on t+H, stars/day, at the
+        `nominal` levels (default QUANTILES; `DIST_LEVELS` for the stored distribution).
 
         `levels` (bands x QUANTILES), when given, are the levels whose conformal score
-        quantiles are read instead of QUANTILES (the online recalibration's adjusted levels);
-        `widen` (per row or one factor) stretches the scores away from the band's median score
-        (the regime guard's widening).
+        quantiles are read instead of QUANTILES (the online recalibration's adjusted levels;
+        other nominal levels read `adjusted_levels`); `widen` (per row or one factor) stretches
+        the scores away from the band's median score (the regime guard's widening).
         """
         center, spread = self._parts(frame)
         v0 = frame["velocity_28d"].to_numpy(dtype=float)
         band = self._band(v0)
-        if levels is None:
+        grid = self.grid()
+        if levels is None and nominal is None:
             scores = np.atleast_2d(self.offsets)[band]
         else:
+            want = np.asarray(QUANTILES if nominal is None else nominal, dtype=float)
             table = np.vstack(
-                [np.interp(levels[k], GRID_LEVELS, self.grid()[k]) for k in range(len(levels))]
+                [
+                    np.interp(
+                        want if levels is None else adjusted_levels(want, levels[k]),
+                        GRID_LEVELS,
+                        grid[k],
+                    )
+                    for k in range(len(grid))
+                ]
             )
             scores = table[band]
         middle = self.grid()[band, _GRID_MEDIAN][:, None]

@@ -85,6 +85,9 @@ class Template:
     ranked: bool = False  # the radar: asked of every repository, read from the top
     declared_threshold: bool = True  # a declared question's threshold is the user's
     once_per_repository: bool = False  # a repository can answer 'yes' once (a first event)
+    # a yes/no question about velocity_28d(t+H) against its threshold: an anchor of the one
+    # predictive distribution of that velocity, and read from it (`calibration.distribution`)
+    reads_distribution: bool = False
 
     def question(self, repo: str, origin: date, horizon_days: int, threshold: float) -> str:
         """The question in one sentence, with its resolution rule."""
@@ -150,6 +153,7 @@ _RECORDS = (
         STAR_RECEIPTS,
         threshold_sql=star.velocity_threshold_sql,
         eligible=star.HAS_STATE,
+        reads_distribution=True,
     ),
     Template(
         "star_velocity_level",
@@ -169,6 +173,7 @@ _RECORDS = (
         add_threshold_features=star.level_features,
         buckets=("log_level_vs_velocity", (-0.5, -0.2, 0.0, 0.2, 0.5)),
         persistence_event=star.LEVEL_EVENT,
+        reads_distribution=True,
     ),
     Template(
         "star_gain",
@@ -245,6 +250,7 @@ _RECORDS = (
         add_threshold_features=star.breakout_features,
         rare_event=True,
         ranked=True,
+        reads_distribution=True,
     ),
     Template(
         "star_velocity_interval",
@@ -323,6 +329,7 @@ TEMPLATES: dict[str, Template] = {t.name: t for t in _RECORDS}
 INTERVAL_TEMPLATE = next(t.name for t in _RECORDS if t.kind == "interval")
 ROCM_TEMPLATES = tuple(t.name for t in _RECORDS if t.family == "rocm")
 RANKED_TEMPLATES = tuple(t.name for t in _RECORDS if t.ranked)
+READS_DISTRIBUTION = tuple(t.name for t in _RECORDS if t.reads_distribution)
 
 
 def template(name: str) -> Template:

@@ -73,6 +73,7 @@ class RadarEntry:
                 {
                     "text": d.text,
                     "towards_breakout": d.towards,
+                    "reads_for_breakout": d.reads,
                     "receipts": [c.as_json() for c in d.citations],
                 }
                 for d in self.drivers

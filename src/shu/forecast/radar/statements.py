@@ -5,8 +5,10 @@ Drivers come from the model (the features that moved a forecast's log-odds most,
 at issue) and are worded from the raw values behind them, never with feature names: each feature
 belongs to one statement (`features.words.RADAR_STATEMENTS`, part of the one driver
 vocabulary); the first `MAX_DRIVERS` statements that the data can back are kept, in the order of
-the model's drivers, each saying whether it points towards a breakout or against one. The
-numbers are stored `star_signals` rows on the origin (or a few days before it), or read-only
+the model's drivers, each saying whether it points towards a breakout or against one, and
+whether the statement, read on its own, speaks for a breakout (`Driver.reads`: a pace that fell
+does not, even where the model counts it towards one because a typical repository's fell more).
+The numbers are stored `star_signals` rows on the origin (or a few days before it), or read-only
 queries over them.
 """
 
@@ -34,6 +36,8 @@ class Driver:
     text: str
     towards: bool
     citations: list[Citation] = field(default_factory=list)
+    # the statement read on its own: True speaks for a breakout, False against, None neither
+    reads: bool | None = None
 
 
 FIRST_DAY_SQL = "SELECT min(day) FROM star_signals WHERE repo = ?"
@@ -315,7 +319,36 @@ _WORDING = {
 }
 
 
+def _above(a: float | None, b: float | None) -> bool | None:
+    return None if a is None or b is None else a > b
+
+
+def _stars_3d(f: _Facts) -> float | None:
+    now, before = float_or_none(f.row["stars"]), float_or_none(f.row["stars_3"])
+    return None if now is None or before is None else (now - before) / 3
+
+
+# Statement kind -> whether it, read on its own, speaks for a breakout (None: neither, or the
+# data is missing); kinds absent here are context (size, age, the market, the category).
+_READS = {
+    "week": lambda f: _above(f.v7, f.v28),
+    "days3": lambda f: _above(_stars_3d(f), f.bar),
+    "bar": lambda f: _above(f.v28, f.bar),
+    "quarter": lambda f: _above(f.v28, f.v90),
+    "year": lambda f: _above(float_or_none(f.row["velocity_28d_z"]), 0.0),
+    "weeks": lambda f: _above(f.v7, float_or_none(f.row["velocity_7d_lag7"])),
+    "accel": lambda f: _above(float_or_none(f.row["acceleration_28d"]), 0.0),
+    "phase": lambda f: {"emerging": True, "expansion": True, "decline": False}.get(
+        f.row["lifecycle_phase"]
+    ),
+}
+
+
 def _statement(store: Store, kind: str, row: dict[str, Any], towards: bool) -> Driver | None:
     """The statement `kind` for `row`, or None when the data behind it is missing."""
-    worded = _WORDING[kind](_Facts(store, row))
-    return None if worded is None else Driver(worded[0], towards, worded[1])
+    facts = _Facts(store, row)
+    worded = _WORDING[kind](facts)
+    if worded is None:
+        return None
+    reads = _READS[kind](facts) if kind in _READS else None
+    return Driver(worded[0], towards, worded[1], reads)

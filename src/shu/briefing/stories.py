@@ -1,0 +1,413 @@
+"""What happened to a repository's star pace, told by its cause.
+
+The 28-day acceleration (`velocity_28d(t) - velocity_28d(t - 28)`) moves for reasons a reader
+must tell apart: a few days of unusual gains entering or leaving the 28-day window move it as
+much as a real change of pace does. `story_of(store, repo, day)` reads the repository's daily
+star counts of the 56 days to `day` and its releases, and says which of these it was (the
+cases are defined in docs/design.md, "Stories"):
+
+- `burst_left`: a burst (up to `RUN_MAX_DAYS` days of unusual gains) in the 28 days before the
+  window left it, so the 28-day pace fell though the repository did not slow down;
+- `spike` / `burst`: one day (a spike) or a few days (a burst) of unusual gains inside the
+  window lift the 28-day pace until they leave it, 28 days later;
+- `release`: such a burst that began within `RELEASE_LEAD_DAYS` days after a release;
+- `star_removal`: days on which the count fell (stars removed, e.g. GitHub purging accounts),
+  inside the window or leaving it;
+- `pace_down` / `pace_up`: a real change of pace: the ordinary days (the days outside any burst
+  or removal) of the last 28 ran at least `PACE_CHANGE` below/above those of the 28 before, and
+  the ordinary days of the last 7 agree;
+- `steady`: none of these moves the pace by `STEADY_SHARE` of its ordinary level;
+- `no_data`: a gap of more than 7 days in the counts leaves the windows undefined.
+
+The 28-day acceleration splits exactly into the change of the ordinary pace and each episode's
+effect (its gains above the ordinary day of its window, over 28, with a minus sign for the
+window before); the story is the largest of them. Every number a story shows is re-read with
+its SELECT (`gained_sql`, `ordinary_sql`) so it can be cited as a query receipt.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from itertools import pairwise
+from typing import Any
+
+from shu.store import Store
+
+WINDOW = 28
+MAX_GAP_DAYS = 7  # more unobserved days than this in a row: the windows are undefined
+RUN_MAX_DAYS = 7  # a run of unusual days longer than this is a change of pace, not a burst
+RELEASE_LEAD_DAYS = 3  # a burst starting this many days after a release (or on its day) follows it
+# A burst day gains at least the ordinary day plus max(CORE_TIMES x ordinary, CORE_MIN) stars;
+# the run extends to neighbouring days of at least ordinary plus max(ordinary, EDGE_MIN).
+CORE_TIMES, CORE_MIN, EDGE_MIN = 1.5, 10.0, 5.0
+# An episode matters when it brings at least max(SIGNIFICANT_DAYS ordinary days, SIGNIFICANT_MIN)
+# stars above the ordinary (a removal: loses that many).
+SIGNIFICANT_DAYS, SIGNIFICANT_MIN = 5.0, 10.0
+REMOVAL_MIN = 3.0  # a removal day loses at least max(half an ordinary day, REMOVAL_MIN) stars
+PACE_CHANGE = 0.15  # relative change of the ordinary pace that counts as a change of pace
+PACE_CONFIRM = 0.10  # the last 7 ordinary days must sit this far on the same side
+PACE_MIN = 0.3  # stars/day: smaller changes of the ordinary pace are noise
+STEADY_SHARE = 0.10  # a cause smaller than this share of the ordinary pace leaves it steady
+
+KINDS = (
+    "burst_left",
+    "spike",
+    "burst",
+    "release",
+    "star_removal",
+    "pace_down",
+    "pace_up",
+    "steady",
+    "no_data",
+)
+
+
+@dataclass(frozen=True)
+class Episode:
+    """Consecutive days of unusual gains (a burst) or of lost stars (a removal)."""
+
+    kind: str  # "burst" or "removal"
+    first: date
+    last: date
+    stars: float  # net stars over those days
+    excess: float  # stars above the window's ordinary days over those days (negative: below)
+    window: str  # "now": in the 28 days to the day; "before": in the 28 days before them
+    effect: float  # what it does to the 28-day acceleration, stars/day
+    release: tuple[str, date] | None = None  # (tag, published day) of the release it followed
+
+    @property
+    def days(self) -> int:
+        return (self.last - self.first).days + 1
+
+
+@dataclass
+class Story:
+    """A repository's star pace on `day` and what moved it."""
+
+    repo: str
+    day: date
+    kind: str
+    velocity_28d: float | None = None
+    velocity_28d_before: float | None = None  # on day - 28
+    velocity_7d: float | None = None
+    median_gain: float | None = None  # the ordinary day of the 56 days to `day`
+    ordinary_now: float | None = None  # mean gain of the ordinary days of the last 28
+    ordinary_before: float | None = None  # ... of the 28 before them
+    ordinary_7d: float | None = None  # ... of the last 7
+    pace_change: str | None = None  # "down" / "up" when the ordinary pace changed (confirmed)
+    effect: float = 0.0  # the primary cause's share of the acceleration, stars/day
+    episodes: list[Episode] = field(default_factory=list)
+    gap: tuple[date, date] | None = None  # the unobserved days, for `no_data`
+
+    @property
+    def acceleration_28d(self) -> float | None:
+        if self.velocity_28d is None or self.velocity_28d_before is None:
+            return None
+        return self.velocity_28d - self.velocity_28d_before
+
+    @property
+    def primary(self) -> Episode | None:
+        """The episode the story is about (None for a change of pace, steady or no data)."""
+        if self.kind in ("burst_left", "spike", "burst", "release", "star_removal"):
+            return max(self.episodes, key=lambda e: abs(e.effect))
+        return None
+
+    @property
+    def window_bursts(self) -> list[Episode]:
+        """Bursts inside the last 28 days (they hold the 28-day pace up until they leave)."""
+        return [e for e in self.episodes if e.kind == "burst" and e.window == "now"]
+
+    @property
+    def is_artefact(self) -> bool:
+        """Whether what moved the 28-day pace is a few days of counts, not the pace itself."""
+        return self.primary is not None
+
+
+def detect(
+    repo: str,
+    counts: dict[date, float],
+    day: date,
+    releases: list[tuple[str, date]] | None = None,
+) -> Story:
+    """The story of `repo` on `day` from its observed star counts (day -> count; absent days
+    unobserved) and its releases ((tag, published day)); see the module docstring."""
+    first = day - timedelta(days=2 * WINDOW)
+    seen = sorted(d for d in counts if d <= day)
+    base = [d for d in seen if d <= first]
+    if not base or first - base[-1] > timedelta(days=MAX_GAP_DAYS) or seen[-1] < first:
+        return Story(repo, day, "no_data", gap=_longest_gap(seen, first, day))
+    points = [base[-1], *[d for d in seen if d > first]]
+    for a, b in pairwise(points):
+        if (b - a).days > MAX_GAP_DAYS + 1:
+            return Story(repo, day, "no_data", gap=(a + timedelta(days=1), b - timedelta(days=1)))
+    gains = _daily_gains(counts, points, first, day)  # day -> stars, for first+1 .. day
+    days = sorted(gains)
+    before = days[:WINDOW]
+    now = days[WINDOW:]
+    median = statistics.median(gains.values())
+    ordinary = max(median, 0.0)
+    bursts = _runs(gains, days, lambda g: g >= ordinary + max(CORE_TIMES * ordinary, CORE_MIN))
+    bursts = [
+        _extend(r, gains, days, ordinary + max(ordinary, EDGE_MIN))
+        for r in bursts
+        if len(r) <= RUN_MAX_DAYS
+    ]
+    bursts = [r for r in _merge(bursts) if len(r) <= RUN_MAX_DAYS]
+    bursts = [
+        r
+        for r in bursts
+        if sum(gains[d] - median for d in r) >= max(SIGNIFICANT_DAYS * ordinary, SIGNIFICANT_MIN)
+    ]
+    removals = _runs(gains, days, lambda g: g < 0 and -g >= max(0.5 * ordinary, REMOVAL_MIN))
+    removals = [
+        r
+        for r in removals
+        if len(r) <= RUN_MAX_DAYS
+        and -sum(gains[d] for d in r) >= max(2 * ordinary, SIGNIFICANT_MIN)
+    ]
+    unusual = {d for r in bursts + removals for d in r}
+
+    def ordinary_mean(window: list[date]) -> float | None:
+        plain = [gains[d] for d in window if d not in unusual]
+        return sum(plain) / len(plain) if plain else None
+
+    story = Story(
+        repo,
+        day,
+        "steady",
+        velocity_28d=sum(gains[d] for d in now) / WINDOW,
+        velocity_28d_before=sum(gains[d] for d in before) / WINDOW,
+        velocity_7d=sum(gains[d] for d in now[-7:]) / 7,
+        median_gain=median,
+        ordinary_now=ordinary_mean(now),
+        ordinary_before=ordinary_mean(before),
+        ordinary_7d=ordinary_mean(now[-7:]),
+    )
+    levels = {
+        "now": story.ordinary_now or 0.0,
+        "before": story.ordinary_before or 0.0,
+    }
+    for kind, runs in (("burst", bursts), ("removal", removals)):
+        for run in runs:
+            window = "now" if 2 * sum(d >= now[0] for d in run) > len(run) else "before"
+            excess = sum(gains[d] - levels["now" if d >= now[0] else "before"] for d in run)
+            effect = sum(
+                (gains[d] - levels["now"]) / WINDOW
+                if d >= now[0]
+                else -(gains[d] - levels["before"]) / WINDOW
+                for d in run
+            )
+            story.episodes.append(
+                Episode(
+                    kind,
+                    run[0],
+                    run[-1],
+                    sum(gains[d] for d in run),
+                    excess,
+                    window,
+                    effect,
+                    _release_before(releases or [], run[0]) if kind == "burst" else None,
+                )
+            )
+    reference = max(story.ordinary_before or 0.0, 1.0)
+    change = None
+    if story.ordinary_now is not None and story.ordinary_before is not None:
+        change = story.ordinary_now - story.ordinary_before
+        if (
+            abs(change) >= max(PACE_CHANGE * reference, PACE_MIN)
+            and story.ordinary_7d is not None
+            and (story.ordinary_7d - story.ordinary_before) * change > 0
+            and abs(story.ordinary_7d - story.ordinary_before) >= PACE_CONFIRM * reference
+        ):
+            story.pace_change = "down" if change < 0 else "up"
+    causes: list[tuple[float, str]] = [(e.effect, _kind(e)) for e in story.episodes]
+    if story.pace_change and change is not None:
+        causes.append((change, f"pace_{story.pace_change}"))
+    if causes:
+        effect, kind = max(causes, key=lambda c: abs(c[0]))
+        if abs(effect) >= STEADY_SHARE * reference:
+            story.kind, story.effect = kind, effect
+    return story
+
+
+def shared_bursts(stories: list[Story]) -> dict[str, list[str]]:
+    """For each repository, the other repositories among `stories` with a burst on some of the
+    same days as one of its own: several repositories gaining at once on the same days is an
+    event of the market (or of the counts), not of one repository."""
+    days = {
+        s.repo: {
+            e.first + timedelta(days=k)
+            for e in s.episodes
+            if e.kind == "burst"
+            for k in range(e.days)
+        }
+        for s in stories
+    }
+    return {
+        repo: [other for other in days if other != repo and mine & days[other]]
+        for repo, mine in days.items()
+        if mine
+    }
+
+
+def _kind(e: Episode) -> str:
+    if e.kind == "removal":
+        return "star_removal"
+    if e.window == "before":
+        return "burst_left"
+    if e.release is not None:
+        return "release"
+    return "spike" if e.days == 1 else "burst"
+
+
+def _longest_gap(seen: list[date], first: date, day: date) -> tuple[date, date] | None:
+    """The longest run of unobserved days in [first, day] (None when every day is observed)."""
+    marks = [first - timedelta(days=1), *[d for d in seen if first <= d <= day]]
+    marks.append(day + timedelta(days=1))
+    best = max(pairwise(marks), key=lambda ab: (ab[1] - ab[0]).days)
+    if (best[1] - best[0]).days <= 1:
+        return None
+    return best[0] + timedelta(days=1), best[1] - timedelta(days=1)
+
+
+def _daily_gains(
+    counts: dict[date, float], points: list[date], first: date, day: date
+) -> dict[date, float]:
+    """Stars gained on each day of (first, day]; a count seen after unobserved days is spread
+    evenly over them (the last count carries to `day` when `day` itself is unobserved)."""
+    gains: dict[date, float] = {}
+    for a, b in pairwise(points):
+        per_day = (counts[b] - counts[a]) / (b - a).days
+        for k in range(1, (b - a).days + 1):
+            d = a + timedelta(days=k)
+            if first < d <= day:
+                gains[d] = per_day
+    d = points[-1] + timedelta(days=1)
+    while d <= day:
+        gains[d] = 0.0
+        d += timedelta(days=1)
+    return gains
+
+
+def _runs(gains: dict[date, float], days: list[date], unusual: Any) -> list[list[date]]:
+    """Runs of consecutive days whose gain is `unusual`."""
+    runs: list[list[date]] = []
+    for d in days:
+        if unusual(gains[d]):
+            if runs and runs[-1][-1] == d - timedelta(days=1):
+                runs[-1].append(d)
+            else:
+                runs.append([d])
+    return runs
+
+
+def _extend(run: list[date], gains: dict[date, float], days: list[date], edge: float) -> list[date]:
+    """`run` with its neighbouring days of at least `edge` stars added, up to RUN_MAX_DAYS."""
+    out = list(run)
+    while len(out) < RUN_MAX_DAYS:
+        left, right = out[0] - timedelta(days=1), out[-1] + timedelta(days=1)
+        options = [d for d in (left, right) if d in gains and gains[d] >= edge]
+        if not options:
+            break
+        pick = max(options, key=lambda d: gains[d])
+        out = [pick, *out] if pick == left else [*out, pick]
+    return out
+
+
+def _merge(runs: list[list[date]]) -> list[list[date]]:
+    """Runs that overlap or touch, joined."""
+    out: list[list[date]] = []
+    for run in sorted(runs):
+        if out and run[0] <= out[-1][-1] + timedelta(days=1):
+            out[-1] = sorted(set(out[-1]) | set(run))
+        else:
+            out.append(run)
+    return out
+
+
+def _release_before(releases: list[tuple[str, date]], start: date) -> tuple[str, date] | None:
+    """The latest release published on `start` or up to RELEASE_LEAD_DAYS days before it."""
+    near = [
+        (tag, on)
+        for tag, on in releases
+        if start - timedelta(days=RELEASE_LEAD_DAYS) <= on <= start
+    ]
+    return max(near, key=lambda r: (r[1], r[0])) if near else None
+
+
+def stored_counts(store: Store, repo: str, first: date, day: date) -> dict[date, float]:
+    """`repo`'s observed star counts from `first` to `day` (absent days unobserved)."""
+    return {
+        d: float(s)
+        for d, s in store.con.execute(
+            "SELECT day, stars FROM stars_daily WHERE repo = ? AND day >= ? AND day <= ? "
+            "AND stars IS NOT NULL",
+            [repo, first, day],
+        ).fetchall()
+    }
+
+
+def daily_gains(counts: dict[date, float], first: date, day: date) -> dict[date, float]:
+    """Stars gained on each day of (first, day] that the counts cover without a gap of more
+    than MAX_GAP_DAYS unobserved days (a count after unobserved days spread evenly over them)."""
+    seen = sorted(d for d in counts if d <= day)
+    gains: dict[date, float] = {}
+    for a, b in pairwise(seen):
+        if (b - a).days <= MAX_GAP_DAYS + 1 and b > first:
+            gains.update(_daily_gains(counts, [a, b], first, b))
+    return gains
+
+
+def story_of(store: Store, repo: str, day: date) -> Story:
+    """`repo`'s story on `day`, from its stored daily counts and releases (nothing after `day`)."""
+    first = day - timedelta(days=2 * WINDOW + MAX_GAP_DAYS + 1)
+    counts = stored_counts(store, repo, first, day)
+    releases = [
+        (tag, published.date())
+        for tag, published in store.con.execute(
+            "SELECT tag, published_at FROM releases WHERE repo = ? AND published_at >= ? AND "
+            "published_at < ?",
+            [repo, first, day + timedelta(days=1)],
+        ).fetchall()
+    ]
+    return detect(repo, counts, day, releases)
+
+
+# The SELECTs behind the numbers a story shows (cited as query receipts): the latest count on
+# or before a day, stars gained over days, and the mean gain of a window's ordinary days.
+STARS_AT = "(SELECT arg_max(stars, day) FROM stars_daily WHERE repo = ? AND day <= ?)"
+
+
+def gained_sql(repo: str, first: date, last: date) -> tuple[str, list[Any]]:
+    """Stars gained from `first` to `last` (both included): count(last) - count(first - 1)."""
+    return (
+        f"SELECT {STARS_AT} - {STARS_AT}",
+        [repo, last, repo, first - timedelta(days=1)],
+    )
+
+
+def ordinary_sql(
+    repo: str, first: date, last: date, episodes: list[Episode]
+) -> tuple[str, list[Any]]:
+    """The mean daily gain of the days `first`..`last` outside `episodes` (clipped to them)."""
+    terms, params = [f"{STARS_AT} - {STARS_AT}"], [repo, last, repo, first - timedelta(days=1)]
+    n = (last - first).days + 1
+    for e in episodes:
+        a, b = max(e.first, first), min(e.last, last)
+        if a > b:
+            continue
+        terms.append(f"- ({STARS_AT} - {STARS_AT})")
+        params += [repo, b, repo, a - timedelta(days=1)]
+        n -= (b - a).days + 1
+    return f"SELECT ({' '.join(terms)}) / {max(n, 1)}.0", params
+
+
+def windows(day: date) -> dict[str, tuple[date, date]]:
+    """The last 28 days to `day`, the 28 before them and the last 7: (first, last) each."""
+    return {
+        "now": (day - timedelta(days=WINDOW - 1), day),
+        "before": (day - timedelta(days=2 * WINDOW - 1), day - timedelta(days=WINDOW)),
+        "7d": (day - timedelta(days=6), day),
+    }

@@ -1,0 +1,192 @@
+"""One predictive distribution of the 28-day star velocity on t+H per (repository, origin,
+horizon), which every question about that velocity, the interval and the fan chart read.
+
+Two models forecast that velocity: the interval model gives a whole distribution G (its
+quantiles at `interval.DIST_LEVELS`, with the online conformal levels and the regime guard's
+widening applied), and the yes/no models answer sharper questions about it (above today's
+velocity, above a round level, a breakout), calibrated and guarded. The yes/no models are the
+stronger at their thresholds, so the distribution is G bent to pass through their answers:
+
+- each yes/no answer p about V > x (or V >= x: the same for a continuous distribution) is an
+  anchor (x, c = 1 - p); the anchors of one forecast are made monotone in x by
+  pool-adjacent-violators (equal weights; anchors at the same x are pooled);
+- h is the monotone piecewise-linear map through (0, 0), (G(x_k), c_k) and (1, 1), and the
+  distribution is F = h o G: F(x_k) = c_k exactly, F is monotone, and between and beyond the
+  anchors it keeps G's shape;
+- F's quantile at level a is G's quantile at h^-1(a).
+
+A distribution is stored as its quantiles at `interval.DIST_LEVELS` plus its anchors (threshold,
+F there); `cdf` reads P(V <= x) from those points, linear in x between them, so every stored
+answer is read back exactly and any other threshold within the spacing of the levels (0.5-1%).
+The regime guard acts before anchoring (on the yes/no answers and on G's width), so everything
+read from the distribution carries it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# Anchors are kept inside (C_EDGE, 1 - C_EDGE): a probability of exactly 0 or 1 would pin the
+# whole tail of the distribution to one point.
+C_EDGE = 1e-4
+_TIE = 1e-9  # separates pooled anchors so the inverse map stays a function
+
+
+@dataclass
+class Distribution:
+    """Predictive distributions of many forecasts: quantiles at `levels` and anchors (NaN where
+    a forecast has fewer anchors than the widest)."""
+
+    levels: np.ndarray  # (L,)
+    quantiles: np.ndarray  # (n, L), stars/day
+    anchor_x: np.ndarray  # (n, K) thresholds of the yes/no answers, NaN = none
+    anchor_cdf: np.ndarray  # (n, K) F at each threshold after pooling: P(V <= x)
+
+    def prob_above(self, x: np.ndarray) -> np.ndarray:
+        """P(V > x) per forecast (x: one threshold per forecast)."""
+        return self.prob_above_rows(np.arange(len(self.quantiles)), x)
+
+    def prob_above_rows(self, rows: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """P(V > x[j]) of forecast rows[j], for each j."""
+        x = np.asarray(x, dtype=float)
+        return np.array(
+            [
+                1.0 - cdf(self.levels, self.quantiles[i], self.anchor_x[i], self.anchor_cdf[i], xj)
+                for i, xj in zip(rows, x, strict=True)
+            ]
+        )
+
+
+def pool_adjacent_violators(y: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
+    """The nondecreasing sequence closest to `y` in weighted least squares."""
+    y = np.asarray(y, dtype=float)
+    w = np.ones_like(y) if w is None else np.asarray(w, dtype=float)
+    values: list[float] = []
+    weights: list[float] = []
+    counts: list[int] = []
+    for yi, wi in zip(y, w, strict=True):
+        values.append(float(yi))
+        weights.append(float(wi))
+        counts.append(1)
+        while len(values) > 1 and values[-2] > values[-1]:
+            total = weights[-2] + weights[-1]
+            merged = (values[-2] * weights[-2] + values[-1] * weights[-1]) / total
+            counts[-2] += counts[-1]
+            values[-2], weights[-2] = merged, total
+            values.pop()
+            weights.pop()
+            counts.pop()
+    return np.repeat(values, counts)
+
+
+def monotone_anchors(x: np.ndarray, p_above: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Anchors (thresholds ascending, P(V <= x)) from yes/no answers P(V > x): NaN rows dropped,
+    answers at the same threshold pooled, the rest made nondecreasing (pool-adjacent-violators),
+    kept inside (C_EDGE, 1 - C_EDGE)."""
+    x = np.asarray(x, dtype=float)
+    c = 1.0 - np.asarray(p_above, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(c)
+    x, c = x[ok], np.clip(c[ok], C_EDGE, 1.0 - C_EDGE)
+    if not len(x):
+        return x, c
+    order = np.argsort(x, kind="stable")
+    x, c = x[order], c[order]
+    ux, first, counts = np.unique(x, return_index=True, return_counts=True)
+    sums = np.add.reduceat(c, first)
+    return ux, pool_adjacent_violators(sums / counts, counts)
+
+
+def _ends(levels: np.ndarray, q: np.ndarray, extra: np.ndarray) -> tuple[float, float]:
+    """Where a distribution's CDF reaches 0 and 1: its outer quantiles extended by twice the
+    distance between the outer two tail levels (0.5% and 2.5%), beyond every anchor."""
+    lo_tail = max(q[np.searchsorted(levels, 0.025)] - q[0], 1e-6)
+    hi_tail = max(q[-1] - q[np.searchsorted(levels, 0.975)], 1e-6)
+    lo, hi = q[0] - 2.0 * lo_tail, q[-1] + 2.0 * hi_tail
+    if len(extra):
+        lo, hi = min(lo, float(extra.min()) - lo_tail), max(hi, float(extra.max()) + hi_tail)
+    return lo, hi
+
+
+def knots(
+    levels: np.ndarray, quantiles: np.ndarray, anchor_x: np.ndarray, anchor_cdf: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The points (x ascending, F(x) nondecreasing) a stored distribution's CDF runs through:
+    its quantiles, its anchors and its two ends."""
+    levels = np.asarray(levels, dtype=float)
+    q = np.asarray(quantiles, dtype=float)
+    ok = np.isfinite(anchor_x) & np.isfinite(anchor_cdf)
+    ax, ac = np.asarray(anchor_x, dtype=float)[ok], np.asarray(anchor_cdf, dtype=float)[ok]
+    lo, hi = _ends(levels, q, ax)
+    xs = np.concatenate([[lo], q, ax, [hi]])
+    cs = np.concatenate([[0.0], levels, ac, [1.0]])
+    order = np.lexsort((cs, xs))
+    return xs[order], np.maximum.accumulate(cs[order])
+
+
+def cdf(
+    levels: np.ndarray,
+    quantiles: np.ndarray,
+    anchor_x: np.ndarray,
+    anchor_cdf: np.ndarray,
+    x: float,
+) -> float:
+    """P(V <= x) from one stored distribution (linear in x between its points; at a threshold
+    where the distribution has a step, the top of the step)."""
+    xs, cs = knots(levels, quantiles, anchor_x, anchor_cdf)
+    if x < xs[0]:
+        return 0.0
+    if x >= xs[-1]:
+        return 1.0
+    right = int(np.searchsorted(xs, x, side="right"))  # xs[right - 1] <= x < xs[right]
+    x0, x1, c0, c1 = xs[right - 1], xs[right], cs[right - 1], cs[right]
+    return float(c0 if x1 <= x0 else c0 + (c1 - c0) * (x - x0) / (x1 - x0))
+
+
+def quantile(
+    levels: np.ndarray,
+    quantiles: np.ndarray,
+    anchor_x: np.ndarray,
+    anchor_cdf: np.ndarray,
+    a: np.ndarray,
+) -> np.ndarray:
+    """Quantiles at levels `a` of one stored distribution (the inverse of `cdf`)."""
+    xs, cs = knots(levels, quantiles, anchor_x, anchor_cdf)
+    cs = cs + _TIE * np.arange(len(cs))  # flat stretches: the first point of each
+    return np.interp(np.asarray(a, dtype=float), cs, xs)
+
+
+def anchor(
+    levels: np.ndarray,
+    g_quantiles: np.ndarray,
+    anchor_x: np.ndarray,
+    anchor_p_above: np.ndarray,
+) -> Distribution:
+    """Bend each distribution G (its quantiles at `levels`, rows) through its yes/no answers
+    (`anchor_p_above[i, k]` = P(V > `anchor_x[i, k]`), NaN where absent): F = h o G (module
+    docstring). A row without answers keeps G."""
+    levels = np.asarray(levels, dtype=float)
+    g = np.asarray(g_quantiles, dtype=float)
+    ax = np.atleast_2d(np.asarray(anchor_x, dtype=float))
+    ap = np.atleast_2d(np.asarray(anchor_p_above, dtype=float))
+    n, width = len(g), ax.shape[1]
+    out_q = g.copy()
+    out_x = np.full((n, width), np.nan)
+    out_c = np.full((n, width), np.nan)
+    for i in range(n):
+        x, c = monotone_anchors(ax[i], ap[i])
+        if not len(x):
+            continue
+        out_x[i, : len(x)], out_c[i, : len(x)] = x, c
+        lo, hi = _ends(levels, g[i], x)
+        gx = np.concatenate([[lo], g[i], [hi]])
+        gl = np.concatenate([[0.0], levels, [1.0]])
+        u = np.interp(x, gx, gl)  # G at each anchor
+        u = np.clip(u, C_EDGE / 2, 1.0 - C_EDGE / 2)
+        u = u + _TIE * np.arange(len(u))
+        hc = np.concatenate([[0.0], c + _TIE * np.arange(len(c)), [1.0]])
+        hu = np.concatenate([[0.0], u, [1.0]])
+        # F's quantile at level a: G's quantile at h^-1(a)
+        out_q[i] = np.interp(np.interp(levels, hc, hu), gl, gx)
+    return Distribution(levels, out_q, out_x, out_c)

@@ -1,0 +1,249 @@
+"""The briefing read as a note, measured: the figures the note's targets name, from the markdown
+(and the JSON beside it), by rules of their own rather than by shu's code.
+
+- body words: everything before the appendix's first heading (`## Appendix`), counting words of
+  letters (whitespace-separated tokens with at least one letter) outside code blocks, receipt
+  markers (`[R3, R7]`) and image links; a link counts by its label, not its address;
+- words per card (its chart and receipt lines aside);
+- jargon in the body: method terms and template names a reader should not meet there;
+- At a glance: its sentences before the table, and whether each has a number and a receipt;
+- repositories named in At a glance or the radar, and whether each links to its GitHub page;
+- receipts cited in the body and whether each is defined in the appendix;
+- per card about the velocity at the horizon: its answer against P(velocity > threshold) read
+  linearly between the stored quantiles of its own interval; the JSON cards' thresholds.
+
+`benchmarks/note_metrics.py PATH.md` prints them; the demo's test checks them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+JARGON = (
+    r"log-odds",
+    r"with a typical value",
+    r"walk-forward",
+    r"\bbands?\b",
+    r"\borigins?\b",
+    r"\bconformal\b",
+    r"\bECE\b",
+    r"\bclimatology\b",
+    r"\bstar_accel_reach\b",
+    r"\bstar_accel_fall\b",
+    r"\bstar_velocity_up\b",
+    r"\bstar_velocity_level\b",
+    r"\bstar_velocity_interval\b",
+    r"\bstar_gain\b",
+    r"\bstar_breakout\b",
+    r"\brelease_within\b",
+    r"\bcommit_velocity_up\b",
+    r"\brocm_share_reach\b",
+    r"\brocm_release_mention\b",
+    r"\brocm_first_commit\b",
+)
+VELOCITY_AT_HORIZON = ("star_velocity_up", "star_velocity_level")
+LEVELS = (
+    (0.025, "lower_95"),
+    (0.10, "lower_80"),
+    (0.25, "lower_50"),
+    (0.50, "median"),
+    (0.75, "upper_50"),
+    (0.90, "upper_80"),
+    (0.975, "upper_95"),
+)
+MAX_BODY_WORDS = 2500
+MAX_CARD_WORDS = 150
+
+_FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.M | re.S)
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_RECEIPTS = re.compile(r"\[R\d+(?:[,–-]\s*R\d+)*\]")
+_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]*)\)")
+_REPO_LINK = re.compile(r"\[([^\]]+)\]\(https://github\.com/([^)\s/]+/[^)\s/]+)\)")
+_WORD = re.compile(r"[^\W\d_]")
+
+
+def _plain(markdown: str) -> str:
+    """The text a reader reads: no code blocks, images or receipt markers; links as labels."""
+    text = _FENCE.sub(" ", markdown)
+    text = _IMAGE.sub(" ", text)
+    text = _RECEIPTS.sub(" ", text)
+    return _LINK.sub(lambda m: m.group(1), text)
+
+
+def count_words(markdown: str) -> int:
+    """Words of letters in `markdown` (see the module docstring)."""
+    tokens = re.split(r"[\s|]+", _plain(markdown))
+    return sum(1 for t in tokens if _WORD.search(t.strip("*_`#>-")))
+
+
+def split(markdown: str) -> tuple[str, str]:
+    """(body, appendix): the appendix starts at its first heading, `## Appendix`."""
+    at = re.search(r"^## Appendix\b", markdown, re.M)
+    return (markdown, "") if at is None else (markdown[: at.start()], markdown[at.start() :])
+
+
+def section(markdown: str, heading: str) -> str:
+    """The `## heading` section of `markdown` up to the next `## ` heading ('' when absent)."""
+    at = re.search(rf"^## {re.escape(heading)}\b.*$", markdown, re.M)
+    if at is None:
+        return ""
+    rest = markdown[at.end() :]
+    end = re.search(r"^## ", rest, re.M)
+    return rest if end is None else rest[: end.start()]
+
+
+def cards(body: str) -> list[str]:
+    """The forecast cards: each `### ` block of the Forecasts section."""
+    forecasts = section(body, "Forecasts")
+    return [c for c in re.split(r"^(?=### )", forecasts, flags=re.M) if c.startswith("### ")]
+
+
+def card_words(card: str) -> int:
+    """A card's words, its chart and its receipts line aside."""
+    lines = [line for line in card.splitlines() if not line.startswith("*Receipts ")]
+    return count_words("\n".join(lines))
+
+
+def glance_sentences(body: str) -> list[str]:
+    """The At a glance section's sentences before its table."""
+    glance = section(body, "At a glance")
+    prose = glance.split("\n|", 1)[0]
+    text = " ".join(line.strip() for line in prose.splitlines() if line.strip())
+    return [s for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
+
+
+def _repos(markdown: str, doc: dict[str, Any] | None) -> set[str]:
+    known: set[str] = set()
+    if doc:
+        for key in ("cards", "radar", "stories"):
+            known |= {item["repo"] for item in doc.get(key) or [] if item.get("repo")}
+    return known | {m.group(2) for m in _REPO_LINK.finditer(markdown)}
+
+
+def unlinked_repositories(text: str, repos: set[str]) -> list[str]:
+    """Mentions of `repos` in `text` that are not a link to their GitHub page."""
+    linked = _REPO_LINK.sub(" ", text)
+    out = []
+    for repo in sorted(repos):
+        if re.search(rf"(?<![\w./-]){re.escape(repo)}(?![\w/-])", _IMAGE.sub(" ", linked)):
+            out.append(repo)
+    return out
+
+
+def p_above(interval: dict[str, Any], threshold: float) -> float | None:
+    """P(value > threshold) read linearly between the interval's stored quantiles (the tails
+    beyond the 2.5% and 97.5% levels held flat)."""
+    points = [(interval.get(k), q) for q, k in LEVELS]
+    if any(v is None for v, _ in points):
+        return None
+    values = [float(v) for v, _ in points]  # type: ignore[arg-type]
+    levels = [q for _, q in points]
+    if threshold <= values[0]:
+        return 1 - levels[0]
+    if threshold >= values[-1]:
+        return 1 - levels[-1]
+    for i in range(len(values) - 1):
+        (v0, q0), (v1, q1) = (values[i], levels[i]), (values[i + 1], levels[i + 1])
+        if v0 <= threshold <= v1:
+            q = q0 if v1 == v0 else q0 + (q1 - q0) * (threshold - v0) / (v1 - v0)
+            return 1 - q
+    return None
+
+
+@dataclass
+class NoteMetrics:
+    """The note's figures (see the module docstring)."""
+
+    path: str
+    body_words: int = 0
+    appendix_words: int = 0
+    card_words: list[int] = field(default_factory=list)
+    jargon: dict[str, int] = field(default_factory=dict)
+    glance_sentences: int = 0
+    glance_sentences_with_number_and_receipt: int = 0
+    glance_repos_unlinked: list[str] = field(default_factory=list)
+    radar_repos_unlinked: list[str] = field(default_factory=list)
+    receipts_cited_in_body: int = 0
+    receipts_cited_undefined: list[str] = field(default_factory=list)
+    velocity_cards: list[dict[str, Any]] = field(default_factory=list)
+    json_cards_with_threshold: int = 0
+    json_cards_with_question: int = 0
+
+    def targets(self) -> dict[str, bool]:
+        """Each target of the note, met or not."""
+        return {
+            f"body <= {MAX_BODY_WORDS} words": self.body_words <= MAX_BODY_WORDS,
+            "no jargon in the body": not self.jargon,
+            ">= 3 At a glance sentences, each with a number and a receipt": (
+                self.glance_sentences >= 3
+                and self.glance_sentences == self.glance_sentences_with_number_and_receipt
+            ),
+            f"each card <= {MAX_CARD_WORDS} words": all(
+                n <= MAX_CARD_WORDS for n in self.card_words
+            ),
+            "every repository in At a glance and the radar linked": not (
+                self.glance_repos_unlinked or self.radar_repos_unlinked
+            ),
+            "velocity cards' answers within 0.05 of their own interval": all(
+                c["within"] for c in self.velocity_cards
+            ),
+            "JSON cards carry the threshold": (
+                self.json_cards_with_threshold == self.json_cards_with_question
+            ),
+            "every receipt cited in the body defined in the appendix": not (
+                self.receipts_cited_undefined
+            ),
+        }
+
+
+def measure(path: Path) -> NoteMetrics:
+    """The figures of the briefing at `path` (its JSON read from beside it when there)."""
+    markdown = path.read_text(encoding="utf-8")
+    sidecar = path.with_suffix(".json")
+    doc = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.exists() else None
+    body, appendix = split(markdown)
+    m = NoteMetrics(str(path), count_words(body), count_words(appendix))
+    m.card_words = [card_words(c) for c in cards(body)]
+    plain = _plain(body)
+    for pattern in JARGON:
+        hits = len(re.findall(pattern, plain, re.I if pattern != r"\bECE\b" else 0))
+        if hits:
+            m.jargon[pattern] = hits
+    sentences = glance_sentences(body)
+    m.glance_sentences = len(sentences)
+    m.glance_sentences_with_number_and_receipt = sum(
+        1 for s in sentences if re.search(r"\d", _RECEIPTS.sub("", s)) and _RECEIPTS.search(s)
+    )
+    repos = _repos(markdown, doc)
+    m.glance_repos_unlinked = unlinked_repositories(section(body, "At a glance"), repos)
+    m.radar_repos_unlinked = unlinked_repositories(section(body, "Breaking out"), repos)
+    cited = {f"R{n}" for refs in _RECEIPTS.findall(body) for n in re.findall(r"R(\d+)", refs)}
+    defined = set(re.findall(r"^- \*\*(R\d+)\*\*", appendix, re.M))
+    m.receipts_cited_in_body = len(cited)
+    m.receipts_cited_undefined = sorted(cited - defined, key=lambda r: int(r[1:]))
+    for card in (doc or {}).get("cards") or []:
+        if card.get("question") is not None:
+            m.json_cards_with_question += 1
+            m.json_cards_with_threshold += card.get("threshold") is not None
+        if card.get("template") in VELOCITY_AT_HORIZON and card.get("interval"):
+            read = p_above(card["interval"], float(card["threshold"]))
+            m.velocity_cards.append(
+                {
+                    "repo": card["repo"],
+                    "template": card["template"],
+                    "threshold": card["threshold"],
+                    "answer": card["probability"],
+                    "from_interval": read,
+                    "within": read is not None and abs(card["probability"] - read) <= 0.05,
+                }
+            )
+    return m
+
+
+def as_dict(m: NoteMetrics) -> dict[str, Any]:
+    """The figures and the targets as plain data."""
+    return {**asdict(m), "targets": m.targets()}

@@ -1,0 +1,116 @@
+"""The note's measuring rules (`tests/support/note_metrics.py`) on a note built to break each
+target once, so the figures the demo's test checks can fail."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from support.note_metrics import count_words, measure, p_above
+
+NOTE = """# a title here
+
+## At a glance
+
+[a/b](https://github.com/a/b) slowed to 3.1 stars/day [R1].
+It has no number here [R2].
+c/d rose without a receipt 4 times.
+
+| repository | pace |
+|---|---:|
+| [a/b](https://github.com/a/b) | 3.1 [R1] |
+
+## Breaking out
+
+| repository | chance |
+|---|---:|
+| e/f | 20% [R3] |
+
+## Forecasts
+
+### [a/b](https://github.com/a/b) · star velocity · 30 days
+
+**Will it?** 40% yes, against a base rate of 50% in the walk-forward band [R4].
+
+![a chart with many many words in its alt text](x.png)
+
+- **How sure:** low confidence [R9].
+
+*Receipts R4–R9 · forecast `abc`*
+
+```
+star_accel_reach in a code block is not read
+```
+
+## Appendix
+
+### Receipts
+
+- **R1** (row) x
+- **R2** (row) x
+- **R3** (row) x
+- **R4** (row) x
+"""
+
+
+def test_each_target_can_fail(tmp_path: Path) -> None:
+    path = tmp_path / "2026-02-28.md"
+    path.write_text(NOTE)
+    interval = {
+        "lower_95": 1.0,
+        "lower_80": 2.0,
+        "lower_50": 3.0,
+        "median": 4.0,
+        "upper_50": 5.0,
+        "upper_80": 6.0,
+        "upper_95": 7.0,
+    }
+    doc = {
+        "cards": [
+            {
+                "repo": "a/b",
+                "template": "star_velocity_up",
+                "question": "q",
+                "threshold": 4.5,
+                "probability": 0.50,
+                "interval": interval,
+            },
+            {"repo": "c/d", "template": "star_gain", "question": "q", "threshold": None},
+        ],
+        "radar": [{"repo": "e/f"}],
+    }
+    path.with_suffix(".json").write_text(json.dumps(doc))
+    m = measure(path)
+    targets = m.targets()
+    assert m.glance_sentences == 3 and m.glance_sentences_with_number_and_receipt == 1
+    assert m.glance_repos_unlinked == ["c/d"] and m.radar_repos_unlinked == ["e/f"]
+    assert m.jargon == {r"walk-forward": 1, r"\bbands?\b": 1}  # not the code block's
+    assert m.receipts_cited_undefined == ["R9"]
+    assert (m.json_cards_with_question, m.json_cards_with_threshold) == (2, 1)
+    # P(v > 4.5) between the median (4.0) and the upper 50% bound (5.0): 1 - 0.625
+    (card,) = m.velocity_cards
+    assert abs(card["from_interval"] - 0.375) < 1e-9 and not card["within"]
+    assert [met for met in targets.values()].count(True) == 2  # body length, card length
+    assert m.card_words == [20]
+
+
+def test_words_are_words_of_letters_outside_code_images_and_receipts() -> None:
+    assert count_words("One `two` 3.5 [four](https://x.y/five) ![six](s.png) [R1, R2] —") == 3
+    assert count_words("```\nnot these words\n```\nbut this") == 2
+    assert count_words("| a | 12 | b c |") == 3
+
+
+def test_p_above_reads_the_quantiles_linearly() -> None:
+    q = {
+        "lower_95": 0.0,
+        "lower_80": 10.0,
+        "lower_50": 20.0,
+        "median": 30.0,
+        "upper_50": 40.0,
+        "upper_80": 50.0,
+        "upper_95": 60.0,
+    }
+    assert p_above(q, 30.0) == 0.5
+    assert abs(p_above(q, 45.0) - 0.175) < 1e-9
+    assert p_above(q, -5.0) == 0.975 and abs(p_above(q, 99.0) - 0.025) < 1e-9
+    assert p_above({**q, "median": None}, 30.0) is None
