@@ -56,3 +56,14 @@ def prefect_harness():
 
     with prefect_test_harness(server_startup_timeout=120):
         yield
+
+
+@pytest.fixture(scope="session")
+def prefect_api_url(prefect_harness) -> str:
+    """The session harness's API URL, for the shu processes a test starts (PREFECT_API_URL):
+    they use this one server instead of each starting an ephemeral one (a uvicorn process with
+    its own SQLite database, slow to start on a loaded machine). Tests of the ephemeral server
+    itself (a new user's first `shu daily`, a server that does not start) leave it out."""
+    from prefect.settings import PREFECT_API_URL
+
+    return str(PREFECT_API_URL.value())

@@ -107,7 +107,9 @@ def safe_inline(text: object, max_chars: int | None = None) -> str:
         return ""
     plain = _clean(str(text))
     if max_chars is not None and len(plain) > max_chars:
-        plain = plain[: max(max_chars - 1, 0)].rstrip() + "…"
+        cut = plain[: max(max_chars - 1, 0)]
+        space = cut.rfind(" ", max_chars // 2)  # end at a word, not in the middle of one
+        plain = (cut[:space] if space > 0 else cut).rstrip() + "…"
     out: list[str] = []
     run: list[str] = []
     for i, word in enumerate(w for w in plain.split(" ") if w):

@@ -2,17 +2,32 @@
 
 Precedence (highest first): arguments passed in code/CLI, environment variables, `shu.toml`
 (path from `SHU_CONFIG`, default `./shu.toml`), the defaults below.
+
+Mistakes are errors that name them, never silently ignored: a `SHU_CONFIG` naming a file that
+does not exist, a key no setting has (with the nearest valid one suggested), a value of the wrong
+type (with where it came from: the file or the environment variable). The trained models are
+the ones shipped with shu (`shipped_models_dir`, package data) unless `models_dir` says
+otherwise, so where the configuration lives and the working directory never move them.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError, model_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from shu.errors import ConfigError
@@ -21,6 +36,8 @@ from shu.errors import ConfigError
 class TrackedRepo(BaseModel):
     """A repository shu watches, and the category its peers are compared within."""
 
+    model_config = ConfigDict(extra="forbid")
+
     repo: str = Field(description="GitHub 'owner/name'.", pattern=r"^[\w.-]+/[\w.-]+$")
     category: str = Field(description="Peer group, e.g. 'platform' or 'inference-runtime'.")
 
@@ -28,6 +45,8 @@ class TrackedRepo(BaseModel):
 class DeclaredQuestion(BaseModel):
     """A question a user asks in shu.toml (`[[questions]]`), issued with every forecast run when
     its template x horizon model is trained; the template's own threshold rule is not applied."""
+
+    model_config = ConfigDict(extra="forbid")
 
     repo: str = Field(description="GitHub 'owner/name'.", pattern=r"^[\w.-]+/[\w.-]+$")
     template: str = Field(
@@ -41,6 +60,8 @@ class DeclaredQuestion(BaseModel):
 
 class Topic(BaseModel):
     """A topic shu can attribute activity to (e.g. rocm-adoption), defined by regex patterns."""
+
+    model_config = ConfigDict(extra="forbid")
 
     name: str = Field(description="Topic slug, e.g. 'rocm-adoption'.")
     pattern: str = Field(
@@ -90,6 +111,8 @@ class ConfiguredClaim(BaseModel):
     is at least 2x eager", metric = "speedup", workload = "softmax", comparison = "at least",
     value = 2.0 }`. Without device/backend it is checked on the latest run of every backend.
     """
+
+    model_config = ConfigDict(extra="forbid")
 
     id: str = Field(description="Stable id, e.g. 'inductor_geomean_1_5x'.")
     text: str = Field(description="The claim as a sentence (shown in reports).")
@@ -174,7 +197,7 @@ DEFAULT_CLAIMS = [
 class Settings(BaseSettings):
     """All shu settings. Environment variables use the `SHU_` prefix unless noted."""
 
-    model_config = SettingsConfigDict(env_prefix="SHU_", extra="ignore", populate_by_name=True)
+    model_config = SettingsConfigDict(env_prefix="SHU_", extra="forbid", populate_by_name=True)
 
     db: Path = Field(
         default=Path("data/shu.duckdb"), description="Path of the DuckDB store (env SHU_DB)."
@@ -220,9 +243,10 @@ class Settings(BaseSettings):
     reports_dir: Path = Field(default=Path("reports"), description="Where briefings are written.")
     models_dir: Path = Field(
         default=Path("models"),
-        description="Where trained models live; "
-        "a relative path is taken under `home`, so `shu daily` finds the "
-        "models wherever it is started from.",
+        description="Where trained models live (read by `shu forecast` / `shu daily`, written "
+        "by `shu train`); unset: the models shipped with shu, wherever it is installed. A "
+        "relative path is taken under `home`, so `shu daily` finds the models wherever it is "
+        "started from.",
     )
     home: Path | None = Field(
         default=None,
@@ -334,9 +358,12 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _anchor_models_dir(self) -> Settings:
-        """Make models_dir absolute once, so no later change of directory moves it."""
-        if not self.models_dir.is_absolute():
-            config = Path(os.environ.get("SHU_CONFIG", "shu.toml"))
+        """models_dir absolute once, so no later change of directory moves it: the shipped
+        models when it is not set, else the path given (a relative one under `home`)."""
+        if "models_dir" not in self.model_fields_set:
+            self.models_dir = shipped_models_dir()
+        elif not self.models_dir.is_absolute():
+            config = config_path()
             home = self.home or (config.resolve().parent if config.is_file() else Path.cwd())
             self.models_dir = (home / self.models_dir).resolve()
         return self
@@ -350,6 +377,42 @@ class Settings(BaseSettings):
         return self.aliases.get(repo, repo)
 
 
+def shipped_models_dir() -> Path:
+    """The folder of the models shipped with shu: package data `shu/models` of an installed shu
+    (in a checkout, `src/shu/models` links to the top-level `models/`)."""
+    return (Path(__file__).parent / "models").resolve()
+
+
+def config_path() -> Path:
+    """The shu.toml in use: `SHU_CONFIG`, else `shu.toml` in the current directory."""
+    return Path(os.environ.get("SHU_CONFIG") or "shu.toml")
+
+
+def read_config() -> dict[str, Any]:
+    """The settings `config_path()` holds: its `[shu]` table merged with top-level keys (the
+    README's `[[questions]]`); {} when there is no shu.toml. ConfigError when SHU_CONFIG names
+    a file that does not exist, the TOML is invalid, or a key is given twice."""
+    path = config_path()
+    if not path.is_file():
+        if os.environ.get("SHU_CONFIG"):
+            what = "is a directory" if path.is_dir() else "no such file"
+            raise ConfigError(f"SHU_CONFIG={path}: {what}")
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from exc
+    table = data.pop("shu", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: 'shu' must be a table ([shu]), not {type(table).__name__}")
+    twice = sorted(set(table) & set(data))
+    if twice:
+        raise ConfigError(f"{path}: {twice[0]!r} is given both in [shu] and at the top level")
+    return {**data, **table}
+
+
 class _TomlSource(PydanticBaseSettingsSource):
     """Reads `shu.toml` (or the file named by SHU_CONFIG) when it exists."""
 
@@ -357,14 +420,7 @@ class _TomlSource(PydanticBaseSettingsSource):
         return None, field_name, False
 
     def __call__(self) -> dict[str, Any]:
-        path = Path(os.environ.get("SHU_CONFIG", "shu.toml"))
-        if not path.exists():
-            return {}
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
-        return data.get("shu", data)
+        return read_config()
 
 
 @lru_cache(maxsize=1)
@@ -373,13 +429,60 @@ def _cached() -> Settings:
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Build settings from env/shu.toml plus explicit overrides; invalid ones raise ConfigError."""
+    """Build settings from env/shu.toml plus explicit overrides; invalid ones raise ConfigError
+    naming the setting, where it came from and, for an unknown key, the nearest valid one."""
+    given = {k: v for k, v in overrides.items() if v is not None}
     try:
-        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+        return Settings(**given)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"invalid setting {where}: {first['msg']}") from exc
+        errors = exc.errors()
+        # an unknown key first: a misspelt one also leaves the key it meant missing
+        first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+        raise ConfigError(_describe(first, given)) from exc
+
+
+# (a list setting of tables -> the model of each table, for naming their keys)
+_TABLES: dict[str, type[BaseModel]] = {
+    "repos": TrackedRepo,
+    "questions": DeclaredQuestion,
+    "topics": Topic,
+    "claims": ConfiguredClaim,
+}
+
+
+def _describe(error: Any, overrides: dict[str, Any]) -> str:
+    """One line for a pydantic error: what is wrong, with which setting, and where it was set."""
+    loc = [str(p) for p in error["loc"]]
+    top = loc[0] if loc else ""
+    where = _where(top, overrides)
+    if error["type"] == "extra_forbidden":
+        key = loc[-1]
+        model = _TABLES.get(top) if len(loc) > 1 else Settings
+        valid = list(model.model_fields) if model else []
+        near = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        inside = f" in {top}[{loc[1]}]" if len(loc) > 2 else ""
+        return f"{where}: unknown setting {key!r}{inside}{hint}"
+    name = top + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in loc[1:])
+    if error["type"] == "missing":
+        return f"{where}: setting {name} is required and missing"
+    shown = repr(error.get("input"))
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return f"{where}: invalid setting {name} = {shown}: {error['msg']}"
+
+
+def _where(key: str, overrides: dict[str, Any]) -> str:
+    """Where setting `key` came from: an argument, an environment variable or the shu.toml."""
+    if key in overrides:
+        return "argument"
+    field = Settings.model_fields.get(key)
+    names = [f"SHU_{key.upper()}"]
+    if field is not None and isinstance(field.validation_alias, AliasChoices):
+        names = [str(c) for c in field.validation_alias.choices if str(c).isupper()] or names
+    for name in names:
+        if name in os.environ:
+            return f"environment variable {name}"
+    return str(config_path().resolve())
 
 
 def get_settings() -> Settings:

@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -493,6 +493,35 @@ def list_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, int]]:
         rows = con.execute(f'SELECT count(*) FROM "{name}"').fetchall()[0][0]
         out.append((name, "view" if "VIEW" in kind else "table", int(rows)))
     return out
+
+
+# What a store without data says, and the commands that load some (the daily run, its briefing
+# and the commands asked about a day before any data all say the same).
+NO_DATA = "the store holds no star counts or commits yet"
+LOAD_COMMANDS = (
+    (
+        "shu ingest github --backfill",
+        "from GitHub; offline, from its stand-in `python -m shu.testing.github_server` (README)",
+    ),
+    ("shu ingest ranking PATH", "daily ranking files or a long star table"),
+    ("shu ingest history PATH", "git history exports"),
+    ("shu demo", "the whole chain on a synthetic sample"),
+)
+
+
+def load_hint() -> str:
+    """One line naming the commands that load data."""
+    return "load some with " + ", ".join(f"`{c}` ({why})" for c, why in LOAD_COMMANDS)
+
+
+def first_data_day(con: duckdb.DuckDBPyConnection) -> date | None:
+    """The first day the store holds an observation of the outside world (a star count, or the
+    signals computed from one, or a commit); None when it holds none."""
+    row = con.execute(
+        "SELECT least((SELECT min(day) FROM stars_daily), (SELECT min(day) FROM star_signals), "
+        "(SELECT min(committed_at)::DATE FROM commits))"
+    ).fetchone()
+    return row[0] if row else None
 
 
 def open_store(path: Path | str | None = None, read_only: bool = False) -> Store:

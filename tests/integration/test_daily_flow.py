@@ -73,7 +73,7 @@ class _Lines(logging.Handler):
 
 def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     from shu.demo import train_demo_model
-    from shu.flows import stages
+    from shu.flows import fanout, stages
     from shu.flows.daily import STAGES, daily_flow
     from shu.flows.fanout import NO_UNTRACKED_SOURCE
     from shu.flows.stages import settings_from
@@ -81,7 +81,7 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     out, overrides, server = served
     settings = settings_from(overrides)
     db = out / "shu.duckdb"
-    assert stages.ingest(db, settings, DAY, backfill=True).ok
+    assert fanout.ingest(db, settings, DAY, backfill=True).ok  # outside a flow: the same path
     stages.signals(db, settings)
     train_demo_model(
         db, settings, out / "probe.json", ("star_accel_reach", "star_velocity_interval"), (30,)
@@ -95,8 +95,12 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     finally:
         STAGES.removeHandler(stage_lines)
     assert first["ingest"]["ok"], first["ingest"]["message"]
-    # each stage's one line, in order, as `shu daily` prints them
-    assert stage_lines.lines == [f"{r['stage']}: {r['message']}" for r in first.values()]
+    # each stage's lines (the ingest's one per source), in order, as `shu daily` prints them
+    assert stage_lines.lines == [
+        f"{r['stage']}: {note}" for r in first.values() for note in (r["notes"] or [r["message"]])
+    ]
+    assert stage_lines.lines[0].startswith("ingest: GitHub: ")
+    assert f"ingest: {NO_UNTRACKED_SOURCE}" in stage_lines.lines  # its own line
     assert NO_UNTRACKED_SOURCE in first["ingest"]["message"]  # nothing for the radar to load
     path = first["briefing"]["counts"]["path"]
     text = Path(path).read_text(encoding="utf-8")

@@ -504,7 +504,7 @@ KILL_COMMANDS = [
     ),
     KillCommand(
         "shu daily",
-        lambda w: ["daily", "--day", str(DAY), "--backfill"],
+        lambda w: ["daily", "--as-of", str(DAY), "--backfill"],
         "daily",
         {**INGEST_TABLES, **SIGNAL_TABLES},
         ok_codes=(0,),

@@ -2,12 +2,12 @@
 
 `compose_briefing(store, day)` reads only what is stored (signals, forecasts, resolutions,
 releases, commits, documents, probe runs), builds each section (`shu.briefing.sections`, one
-module per section), writes `REPORTS/YYYY-MM-DD.md` (the body, then the appendix: how to read
-it, the full tables and the receipts; the HTML page shows the appendix collapsed) with its
-charts, the HTML page and the
-briefing as data (`YYYY-MM-DD.json`, `shu.briefing.data`) beside it, and records the briefing
-and every receipt it cites in `briefings` / `briefing_receipts`. Re-running it for the same day
-rewrites the same files and rows (idempotent).
+module per section; a store with no data on or before the day gets the header and a page that
+says so, `sections/no_data.py`), writes `REPORTS/YYYY-MM-DD.md` (the body, then the appendix: how
+to read it, the full tables and the receipts; the HTML page shows the appendix collapsed) with its
+charts, the HTML page and the briefing as data (`YYYY-MM-DD.json`, `shu.briefing.data`) beside
+it, and records the briefing and every receipt it cites in `briefings` / `briefing_receipts`.
+Re-running it for the same day rewrites the same files and rows (idempotent).
 
 Every number shown is either a stored value with a row receipt, or an aggregate with the SELECT
 that reproduces it (a query receipt); quotations come from stored passages or release notes.
@@ -23,9 +23,9 @@ from datetime import date
 from pathlib import Path
 
 from shu.briefing import html
-from shu.briefing.context import BriefingContext
+from shu.briefing.context import BriefingContext, Part
 from shu.briefing.data import briefing_data, write_data
-from shu.briefing.sections import build_sections
+from shu.briefing.sections import build_sections, header, no_data
 from shu.safe_markdown import finish_markdown
 from shu.settings import Settings, get_settings
 from shu.store import Store, utcnow
@@ -48,6 +48,7 @@ class BriefingResult:
     n_receipts: int
     charts: list[Path] = field(default_factory=list)
     stale_repos: list[str] = field(default_factory=list)
+    no_data: bool = False  # the store held no data on or before the day: the page says so
 
 
 def compose_briefing(
@@ -74,17 +75,24 @@ def compose_briefing(
     out_dir.mkdir(parents=True, exist_ok=True)
     ctx = BriefingContext.open(store, day, settings, out_dir, synthetic, notices)
     briefing_id = f"demo-{ctx.day}" if synthetic else str(ctx.day)
-    parts, appendix = build_sections(ctx)
+    parts: list[Part]
+    appendix: list[Part]
+    if ctx.no_data:  # the header and a page that says so; no appendix
+        parts, appendix = [header.build(ctx), no_data.build(ctx)], []
+    else:
+        parts, appendix = build_sections(ctx)
     body = "".join(part.markdown for part in parts)
-    markdown = finish_markdown(body + APPENDIX_HEADING + "".join(p.appendix for p in appendix))
+    page = "".join(part.page or part.markdown for part in parts)
+    if appendix:
+        body += APPENDIX_HEADING + "".join(p.appendix for p in appendix)
+        page += (
+            f"%%details%% {APPENDIX_SUMMARY}\n\n"
+            + "".join(p.appendix if p.appendix_page is None else p.appendix_page for p in appendix)
+            + "%%/details%%\n"
+        )
+    markdown = finish_markdown(body)
     path = out_dir / f"{ctx.day}.md"
     path.write_text(markdown, encoding="utf-8")
-    page = "".join(part.page or part.markdown for part in parts)
-    page += (
-        f"%%details%% {APPENDIX_SUMMARY}\n\n"
-        + "".join(p.appendix if p.appendix_page is None else p.appendix_page for p in appendix)
-        + "%%/details%%\n"
-    )
     html.write_html(path, ctx.title, finish_markdown(page))
     html.write_index(out_dir)
     write_data(path.with_suffix(".json"), briefing_data(ctx, parts))
@@ -97,7 +105,8 @@ def compose_briefing(
         n_cards,
         len(ctx.book.receipts),
         list(ctx.charts),
-        [s["repo"] for s in ctx.stale],
+        [] if ctx.no_data else [s["repo"] for s in ctx.stale],
+        ctx.no_data,
     )
 
 

@@ -24,7 +24,10 @@ from shu.evidence.retrieval import PassageIndex
 from shu.forecast.evaluation.skill_gate import demonstrated_skill
 from shu.receipts import ReceiptBook
 from shu.settings import Settings
-from shu.store import Store, utcnow
+from shu.store import Store, first_data_day, utcnow
+
+# The title of a briefing whose store holds no data on or before its day (sections/no_data.py).
+NO_DATA_TITLE = "No data yet: nothing to brief"
 
 
 @dataclass
@@ -92,6 +95,16 @@ class BriefingContext:
         return facts.category_accelerations(self.store, self.settings, self.as_of)
 
     @cached_property
+    def first_data_day(self) -> date | None:
+        """The first day the store holds a star count or a commit (None: no data at all)."""
+        return first_data_day(self.store.con)
+
+    @cached_property
+    def no_data(self) -> bool:
+        """True when the store holds no data on or before the day: the briefing says so."""
+        return self.first_data_day is None or self.first_data_day > self.day
+
+    @cached_property
     def stories(self) -> list[Story]:
         """What moved each tracked repository's star pace (`shu.briefing.stories`), the most
         important first."""
@@ -100,6 +113,8 @@ class BriefingContext:
 
     @cached_property
     def title(self) -> str:
+        if self.no_data:
+            return NO_DATA_TITLE
         return story_title(self.stories)
 
     @cached_property

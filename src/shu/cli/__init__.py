@@ -2,34 +2,54 @@
 
 Each command group lives in its own module and registers itself on `app` (or `ingest_app`);
 this module holds the shared options, the output helpers and the one-line error handling.
+
+One grammar for every command: `--as-of DATE` for the day a command works on (older names such
+as `--day` and `--origin` still work, hidden), `--from/--to` for ranges, `--json` a switch that
+prints JSON to standard output, `--out PATH` a folder where a command writes several files and a
+file where it writes one, `-h` as `--help`; repositories are `owner/name`, checked before
+anything is sent anywhere and matched case-insensitively against the store. A day before any
+data is an error that says so. On a terminal tables fit the window; piped, they keep every name
+and number whole (numbers rounded for display; `--csv` / `--json` carry full precision).
 """
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import sys
+from datetime import date
+from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from shu.errors import ShuError
+from shu.errors import InputError, ShuError
+
+if TYPE_CHECKING:
+    import duckdb
+
+HELP = {"help_option_names": ["-h", "--help"]}
 
 app = typer.Typer(
     name="shu",
     help="Signals, calibrated forecasts, a GPU probe and a daily briefing with receipts.\n\n"
-    "Example: shu ingest ranking ../shared/data/stars/stars_daily.parquet && shu tables",
+    "Example: shu ingest ranking data/stars/stars_daily.parquet && shu tables",
     no_args_is_help=True,
+    context_settings=HELP,
     add_completion=False,
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
 )
 ingest_app = typer.Typer(
     help="Load data into the store (ranking files, GitHub, git clones, documents, probe JSON).\n\n"
-    "Example: shu ingest ranking ../shared/data/stars/raw-sample/",
+    "Example: shu ingest ranking data/ranking/",
     no_args_is_help=True,
+    context_settings=HELP,
 )
 app.add_typer(ingest_app, name="ingest")
 
@@ -51,8 +71,10 @@ def _global_options(
     set_quiet(quiet)
 
 
-console = Console()
-err_console = Console(stderr=True)
+# Piped (not a terminal), a table is as wide as its content: names and numbers stay whole.
+PIPE_WIDTH = 100_000
+console = Console(width=None if sys.stdout.isatty() else PIPE_WIDTH)
+err_console = Console(stderr=True, width=None if sys.stderr.isatty() else PIPE_WIDTH)
 
 # Exit status of a run that finished but could not load some repositories or files (each is
 # named on stderr and has a 'failed' row in ingest_log); 1 is a run refused or stopped outright.
@@ -74,6 +96,102 @@ def db_path(db: Path | None) -> Path:
     from shu.settings import get_settings
 
     return get_settings().db
+
+
+# ---------------------------------------------------------------------------- the grammar
+REPO_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
+
+def as_of_option(help_text: str) -> Any:
+    """`--as-of DATE`: the day a command works on."""
+    return typer.Option(None, "--as-of", metavar="DATE", help=help_text, show_default=False)
+
+
+def old_name(name: str) -> Any:
+    """A hidden option kept for an older spelling of `--as-of` or `--from` (`--day`, …)."""
+    return typer.Option(None, name, hidden=True)
+
+
+def parse_day(value: str | None, option: str = "--as-of") -> date | None:
+    """A YYYY-MM-DD option value as a date (None when not given)."""
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise InputError(f"{option} {value!r}: expected a date as YYYY-MM-DD") from None
+
+
+def required_day(value: str, option: str) -> date:
+    """A YYYY-MM-DD value of an option that must be given (`--from`, `--to`)."""
+    day = parse_day(value, option)
+    if day is None:
+        raise InputError(f"{option}: a date (YYYY-MM-DD) is required")
+    return day
+
+
+def day_option(
+    value: str | None, old: str | None, old_option: str, option: str = "--as-of"
+) -> date | None:
+    """The day `option` names, or its older spelling `old_option` (hidden); not both."""
+    if value is not None and old is not None and value != old:
+        raise InputError(f"{option} {value} and {old_option} {old}: give one ({option})")
+    return parse_day(value if value is not None else old, option if value else old_option)
+
+
+def repo_name(text: str, option: str = "repository") -> str:
+    """`text` checked as 'owner/name' (a one-line error otherwise, before anything is sent)."""
+    name = text.strip()
+    if not REPO_NAME.match(name):
+        raise InputError(f"{option} {text!r}: expected owner/name, e.g. pytorch/pytorch")
+    return name
+
+
+def stored_name(con: duckdb.DuckDBPyConnection, name: str) -> str:
+    """The spelling the store uses for repository `name` (GitHub names are case-insensitive):
+    aliases folded, then matched case-insensitively; `name` itself when the store has none."""
+    from shu.settings import get_settings
+
+    settings = get_settings()
+    lowered = {k.lower(): v for k, v in settings.aliases.items()}
+    name = lowered.get(name.lower(), name)
+    tracked = {r.repo.lower(): r.repo for r in settings.repos}
+    row = con.execute(
+        "SELECT repo FROM (SELECT DISTINCT repo FROM stars_daily UNION SELECT repo FROM repos) "
+        "WHERE lower(repo) = lower(?) ORDER BY repo = ? DESC LIMIT 1",
+        [name, name],
+    ).fetchone()
+    return row[0] if row else tracked.get(name.lower(), name)
+
+
+def require_data(con: duckdb.DuckDBPyConnection, day: date | None, option: str = "--as-of") -> None:
+    """A one-line error when the store holds no data at all, or none on or before `day`."""
+    from shu.store import NO_DATA, first_data_day, load_hint
+
+    first = first_data_day(con)
+    if first is None:
+        raise InputError(f"{NO_DATA}: {load_hint()}")
+    if day is not None and day < first:
+        raise InputError(
+            f"{option} {day}: before any data (the store's star counts and commits start on "
+            f"{first})"
+        )
+
+
+def display(value: object) -> str:
+    """A value as a table shows it: fractions rounded for reading (two decimals, or three
+    significant digits below 1; --csv and --json carry full precision), NULL as empty."""
+    if value is None:
+        return ""
+    if isinstance(value, Decimal):
+        value = float(value)
+    if isinstance(value, bool) or not isinstance(value, float):
+        return str(value)
+    if math.isnan(value) or math.isinf(value):
+        return str(value)
+    if value.is_integer() and abs(value) < 1e15:
+        return f"{value:.0f}"
+    return f"{value:.2f}" if abs(value) >= 1 else f"{value:.3g}"
 
 
 def main() -> None:
@@ -114,3 +232,9 @@ def _register_commands() -> None:
 
     for mod in pkgutil.iter_modules(pkg.__path__):
         importlib.import_module(f"shu.cli.{mod.name}")
+    for group in app.registered_groups:  # sub-apps (ingest, signals) answer -h as well
+        if group.typer_instance is not None:
+            group.typer_instance.info.context_settings = {
+                **HELP,
+                **(group.typer_instance.info.context_settings or {}),
+            }

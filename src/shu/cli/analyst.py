@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.table import Table as RichTable
 
-from shu.cli import DbOption, app, console, db_path, err_console
+from shu.cli import DbOption, app, console, db_path, display, err_console
 from shu.errors import InputError
 
 # shu.analyst (pyarrow) and shu.store (duckdb) are imported inside the commands: every `shu`
@@ -31,7 +31,7 @@ def tables(db: Path = DbOption) -> None:
         out = RichTable("table", "kind", "rows")
         for name, kind, rows in list_tables(store.con):
             out.add_row(name, kind, f"{rows:,}")
-        console.print(out)
+        console.print(out, highlight=False)
 
 
 SUFFIX_FORMATS = {".csv": "csv", ".json": "json", ".parquet": "parquet"}
@@ -69,8 +69,9 @@ def sql(
     """Run one read-only SQL statement against the store and print or export the result.
 
     The query sees only the store's tables: reading or writing files (read_csv, COPY ... TO),
-    ATTACH, INSTALL/LOAD and SET are refused. Without an option the result prints as a table;
-    --csv and --json print it to standard output for pipes, --out PATH writes a file.
+    ATTACH, INSTALL/LOAD and SET are refused. Without an option the result prints as a table
+    (fractions rounded for reading); --csv and --json print it to standard output with every
+    digit, for pipes; --out PATH writes a file.
 
     \b
     Example: shu sql "select repo, max(stars) from stars_daily group by 1 order by 2 desc"
@@ -100,8 +101,8 @@ def sql(
     table = RichTable(*result.names)
     rows = result.rows()
     for r in rows[:limit]:
-        table.add_row(*("" if v is None else str(v) for v in r))
-    console.print(table)
+        table.add_row(*(display(v) for v in r))
+    console.print(table, highlight=False)
     if len(rows) > limit:
         console.print(f"({len(rows) - limit:,} more rows; use --csv, --out PATH or --limit)")
 

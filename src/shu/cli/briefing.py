@@ -6,32 +6,35 @@ import contextlib
 import logging
 import time
 from collections.abc import Iterator
-from datetime import date, datetime
 from pathlib import Path
 
 import typer
 
-from shu.cli import PARTIAL_EXIT, DbOption, app, console, db_path, err_console
-
-
-def _day(value: str | None) -> date | None:
-    from shu.errors import InputError
-
-    if value is None:
-        return None
-    try:
-        return datetime.strptime(value, "%Y-%m-%d").date()
-    except ValueError as exc:
-        raise InputError(f"--day {value!r}: expected YYYY-MM-DD") from exc
+from shu.cli import (
+    PARTIAL_EXIT,
+    DbOption,
+    app,
+    as_of_option,
+    console,
+    day_option,
+    db_path,
+    err_console,
+    old_name,
+    require_data,
+)
 
 
 @app.command()
 def brief(
-    day: str = typer.Option(
-        None, "--day", help="Day to brief (YYYY-MM-DD) [default: the latest day with star signals]."
+    as_of: str | None = as_of_option(
+        "Day to brief (YYYY-MM-DD) [default: the latest day with star signals]."
     ),
+    day: str | None = old_name("--day"),
     out: Path = typer.Option(
-        None, "--out", help="Folder for the markdown and charts [default: settings.reports_dir]."
+        None,
+        "--out",
+        metavar="FOLDER",
+        help="Folder for the markdown, HTML page, JSON and charts [default: settings.reports_dir].",
     ),
     open_page: bool = typer.Option(
         False,
@@ -43,18 +46,24 @@ def brief(
     """Write the briefing (markdown, a self-contained HTML page and the index of pages) from
     what the store holds now (no ingestion, no new forecasts).
 
-    Example: shu brief --day 2026-02-28 --out reports/ --open
+    \b
+    Example: shu brief
+    Example: shu brief --as-of 2026-02-28 --out reports/ --open
     """
     from shu.briefing.compose import compose_briefing
     from shu.settings import get_settings
     from shu.snapshot import open_for_writing
 
+    when = day_option(as_of, day, "--day")
+    settings = get_settings()
     with open_for_writing(db_path(db)) as store:
-        result = compose_briefing(store, _day(day), get_settings(), reports_dir=out)
+        require_data(store.con, when)
+        result = compose_briefing(store, when, settings, reports_dir=out)
     page = result.path.with_suffix(".html")
     console.print(
         f"wrote {result.path} and {page.name}: {result.title} ({result.n_forecasts} "
-        f"forecast cards, {result.n_receipts} receipts)"
+        f"forecast cards, {result.n_receipts} receipts)",
+        highlight=False,
     )
     if open_page:
         import webbrowser
@@ -62,7 +71,7 @@ def brief(
         if not webbrowser.open(page.resolve().as_uri()):
             err_console.print(f"no web browser available; open {page} yourself")
     if result.stale_repos:
-        console.print(f"stale data marked for: {', '.join(result.stale_repos)}")
+        console.print(f"stale data marked for: {', '.join(result.stale_repos)}", highlight=False)
 
 
 VerboseOption = typer.Option(
@@ -76,36 +85,55 @@ VerboseOption = typer.Option(
 
 @app.command()
 def daily(
-    day: str = typer.Option(
-        None, "--day", help="Day to run for (YYYY-MM-DD) [default: today UTC]."
-    ),
+    as_of: str | None = as_of_option("Day to run for (YYYY-MM-DD) [default: today, UTC]."),
+    day: str | None = old_name("--day"),
     backfill: bool = typer.Option(False, "--backfill", help="Fetch whole GitHub histories."),
     verbose: bool = VerboseOption,
     db: Path = DbOption,
 ) -> None:
     """Run the daily flow (ingest, signals, resolve, forecast, probe when due, briefing) once.
 
-    Prints one line per stage as it finishes (failed ones on stderr), and shu's warnings; with
-    --verbose also Prefect's own lines. Runs on an ephemeral Prefect server unless
-    PREFECT_API_URL points at one (then the run shows in its UI). When GitHub is unreachable, or
-    some repositories failed, it says so, briefs from the store and exits with status 3.
+    Prints one line per stage, and per source for the ingest, as each finishes (problems on
+    stderr), and shu's warnings; with --verbose also Prefect's own lines. Runs on an ephemeral
+    Prefect server unless PREFECT_API_URL points at one (then the run shows in its UI). When a
+    source is unreachable, or some repositories failed, it says so, briefs from the store and
+    exits with status 3; so does a run whose store still holds no data (its briefing says so
+    and names the commands that load data).
 
-    Example: shu daily --db data/shu.duckdb --verbose
+    \b
+    Example: shu daily
+    Example: shu daily --as-of 2026-02-28 --verbose
     """
+    from shu.settings import get_settings
+    from shu.store import load_hint
+
+    when = day_option(as_of, day, "--day")
+    get_settings()  # a configuration mistake is one line here, not a failed flow run
+    from shu.flows.prefect_env import prefect_start_errors, quiet_console, start_server_early
+
     if not verbose:
-        from shu.flows.prefect_env import quiet_console
-
         quiet_console()
-    from shu.flows.daily import STAGES, daily_flow
+    with prefect_start_errors():
+        prefect = start_server_early()  # starts while the flow's modules are imported
+        from shu.flows.daily import STAGES, daily_flow
 
-    with _printed(STAGES):
-        result = daily_flow(day=_day(day), db=str(db_path(db)), backfill=backfill)
-    if not result.get("ingest", {}).get("ok", True):  # briefed, but some sources failed
+        prefect.wait()
+    with _printed(STAGES), prefect_start_errors():
+        result = daily_flow(day=when, db=str(db_path(db)), backfill=backfill)
+    no_data = result.get("briefing", {}).get("counts", {}).get("no_data", False)
+    if no_data:
+        err_console.print(
+            f"no data: nothing to brief yet; {load_hint()}",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+    if no_data or not result.get("ingest", {}).get("ok", True):  # briefed, but from what?
         raise typer.Exit(PARTIAL_EXIT)
 
 
 class _StageLines(logging.Handler):
-    """Prints each stage's report: stdout when it went well, stderr (WARNING) when not."""
+    """Prints each stage's lines: stdout when it went well, stderr (WARNING) when not."""
 
     def emit(self, record: logging.LogRecord) -> None:
         ok = record.levelno < logging.WARNING
@@ -148,7 +176,10 @@ def serve() -> None:
 @app.command()
 def demo(
     out: Path = typer.Option(
-        Path("reports/demo"), "--out", help="Folder for the demo store, notes, model and briefing."
+        Path("reports/demo"),
+        "--out",
+        metavar="FOLDER",
+        help="Folder for the demo store, notes, model and briefing.",
     ),
     seed: int = typer.Option(None, "--seed", help="Seed of the synthetic sample."),
     verbose: bool = VerboseOption,
@@ -166,12 +197,17 @@ def demo(
 
         quiet_console()
     from shu.demo import SEED, run_demo
+    from shu.flows.prefect_env import prefect_start_errors
 
     console.print("shu demo: SYNTHETIC data, generated here; it describes no real project.")
     t0 = time.perf_counter()
-    result = run_demo(
-        out,
-        seed if seed is not None else SEED,
-        say=lambda line: console.print(line, highlight=False, markup=False),
+    with prefect_start_errors():
+        result = run_demo(
+            out,
+            seed if seed is not None else SEED,
+            say=lambda line: console.print(line, highlight=False, markup=False),
+        )
+    console.print(
+        f"wrote {result} in {time.perf_counter() - t0:.1f} s (Prefect start-up included)",
+        highlight=False,
     )
-    console.print(f"wrote {result} in {time.perf_counter() - t0:.1f} s (Prefect start-up included)")

@@ -3,20 +3,36 @@
 from __future__ import annotations
 
 import numbers
-from datetime import datetime
 from pathlib import Path
 
 import typer
 from rich.table import Table as RichTable
 
-from shu.cli import DbOption, app, console, db_path, err_console
+from shu.cli import (
+    DbOption,
+    app,
+    console,
+    day_option,
+    db_path,
+    err_console,
+    old_name,
+    parse_day,
+    repo_name,
+    stored_name,
+)
 from shu.errors import InputError
 
 
 @app.command()
 def compare(
     repos: list[str] = typer.Argument(..., help="Repositories 'owner/name' (one or more)."),
-    since: str = typer.Option(None, "--since", help="First day (YYYY-MM-DD) [default: all]."),
+    start: str | None = typer.Option(
+        None, "--from", metavar="DATE", help="First day (YYYY-MM-DD) [default: all]."
+    ),
+    end: str | None = typer.Option(
+        None, "--to", metavar="DATE", help="Last day (YYYY-MM-DD) [default: the newest]."
+    ),
+    since: str | None = old_name("--since"),
     metric: str = typer.Option(
         "velocity", "--metric", help="stars, velocity (28-day, stars/day) or acceleration (28-day)."
     ),
@@ -26,14 +42,17 @@ def compare(
     out: Path = typer.Option(
         None,
         "--out",
-        help="PNG to write [default: REPORTS/compare-METRIC.png]; the data goes beside it as .csv.",
+        metavar="FOLDER",
+        help="Folder for the chart (compare-METRIC.png) and the data behind it "
+        "(compare-METRIC.csv) [default: settings.reports_dir].",
     ),
     db: Path = DbOption,
 ) -> None:
     """Compare repositories on one chart (PNG) and print the table behind it (read-only).
 
-    Example: shu compare pytorch/pytorch tensorflow/tensorflow --metric velocity --since
-    2024-01-01
+    \b
+    Example: shu compare pytorch/pytorch tensorflow/tensorflow --metric velocity --from 2024-01-01
+    Example: shu compare pytorch/pytorch ollama/ollama --metric stars --log --out reports/
     """
     from shu.briefing.compare import compare_chart, compare_frame, summary_table
     from shu.briefing.compare import metric as get_metric
@@ -42,18 +61,25 @@ def compare(
 
     settings = get_settings()
     get_metric(metric)
-    names = list(dict.fromkeys(settings.canonical(r) for r in repos))
-    try:
-        start = datetime.strptime(since, "%Y-%m-%d").date() if since else None
-    except ValueError as exc:
-        raise InputError(f"--since {since!r}: expected YYYY-MM-DD") from exc
+    asked = [repo_name(r) for r in repos]
+    first = day_option(start, since, "--since", "--from")
+    last = parse_day(end, "--to")
+    if first and last and last < first:
+        raise InputError(f"--from {first} --to {last}: the range ends before it starts")
+    if out is not None and out.suffix.lower() == ".png":
+        raise InputError(
+            f"--out {out}: --out is the folder to write into (the chart is "
+            f"FOLDER/compare-{metric}.png, its data FOLDER/compare-{metric}.csv)"
+        )
     store, note = open_for_reading(db_path(db))
     if note:
         err_console.print(note, highlight=False, markup=False)
     with store:
-        frame = compare_frame(store.con, names, metric, since=start)
-    path = out or Path(settings.reports_dir) / f"compare-{metric}.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
+        names = list(dict.fromkeys(stored_name(store.con, r) for r in asked))
+        frame = compare_frame(store.con, names, metric, since=first, until=last)
+    folder = out or Path(settings.reports_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"compare-{metric}.png"
     compare_chart(frame, metric, path, log=log)
     data = path.with_suffix(".csv")
     frame.assign(day=frame["day"].dt.date).to_csv(data, index=False)
@@ -61,7 +87,7 @@ def compare(
     table = RichTable(*summary.columns, title=f"{metric} ({', '.join(names)})")
     for row in summary.itertuples(index=False):
         table.add_row(*(_cell(v) for v in row))
-    console.print(table)
+    console.print(table, highlight=False)
     for name in sorted(set(names) - set(summary["repo"])):
         err_console.print(
             f"{name}: no {metric} value in this window (a window spanning a gap "

@@ -11,18 +11,31 @@ from shu.cli import DbOption, app, console, db_path
 
 @app.command()
 def export(
-    path: Path = typer.Argument(..., help="Folder to write <table>.parquet / <table>.csv into."),
+    out: Path = typer.Option(
+        None,
+        "--out",
+        metavar="FOLDER",
+        help="Folder to write <table>.parquet / <table>.csv into.",
+        show_default=False,
+    ),
+    path: Path = typer.Argument(None, hidden=True),  # the older spelling: `shu export FOLDER`
     fmt: str = typer.Option("parquet", "--format", help="parquet or csv."),
     table: list[str] = typer.Option(None, "--table", help="Only this table (repeatable)."),
     db: Path = DbOption,
 ) -> None:
     """Write every analyst table (stars_daily, star_signals, forecasts, …) to files, read-only.
 
-    Example: shu export exports/ --format parquet
+    Example: shu export --out exports/ --format parquet
     """
+    from shu.errors import InputError
     from shu.notebook import export_tables
 
-    written = export_tables(path, fmt, tables=table or None, db=db_path(db))
-    for _name, rows, out in written:
-        console.print(f"{out}: {rows:,} rows", highlight=False)
-    console.print(f"exported {len(written)} tables to {path}")
+    if out is not None and path is not None and out != path:
+        raise InputError(f"--out {out} and {path}: give the folder once, as --out FOLDER")
+    folder = out or path
+    if folder is None:
+        raise InputError("--out FOLDER: where to write the tables, e.g. --out exports/")
+    written = export_tables(folder, fmt, tables=table or None, db=db_path(db))
+    for _name, rows, written_to in written:
+        console.print(f"{written_to}: {rows:,} rows", highlight=False)
+    console.print(f"exported {len(written)} tables to {folder}", highlight=False)

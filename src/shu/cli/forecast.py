@@ -3,29 +3,25 @@
 from __future__ import annotations
 
 import json
-from datetime import date
 from pathlib import Path
-from typing import overload
 
 import typer
 from rich.table import Table as RichTable
 
-from shu.cli import DbOption, app, console, db_path
+from shu.cli import (
+    DbOption,
+    app,
+    as_of_option,
+    console,
+    day_option,
+    db_path,
+    old_name,
+    parse_day,
+    require_data,
+    required_day,
+)
 from shu.errors import InputError
 from shu.store import open_store
-
-
-@overload
-def _day(value: str, option: str) -> date: ...
-@overload
-def _day(value: str | None, option: str) -> date | None: ...
-def _day(value: str | None, option: str) -> date | None:
-    if value is None:
-        return None
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise InputError(f"{option} {value!r}: expected a date as YYYY-MM-DD") from None
 
 
 def _csv(value: str | None) -> tuple[str, ...] | None:
@@ -68,10 +64,9 @@ def train(
 ) -> None:
     """Fit and calibrate the forecaster on the store; save it (skops) with its model card.
 
-    Example: shu train --db data/shu.duckdb --backtest docs/forecast/backtest.json
-
-    Example: shu train --db history.duckdb --template rocm_share_reach,rocm_release_mention
-    --merge
+    \b
+    Example: shu train --db data/shu.duckdb --models-dir models/
+    Example: shu train --db history.duckdb --template rocm_share_reach,rocm_release_mention --merge
     """
     from shu.forecast.evaluation.model_card import write_model_card
     from shu.forecast.models.artifact import MODEL_FILE, merge_previous, save_forecasters
@@ -117,41 +112,48 @@ def train(
 
 @app.command()
 def forecast(
-    db: Path = DbOption,
-    origin: str | None = typer.Option(
-        None, help="Issue as of this day (YYYY-MM-DD) [default: last day with star data]."
+    as_of: str | None = as_of_option(
+        "Issue as of this day (YYYY-MM-DD) [default: the last day with star data]."
     ),
+    origin: str | None = old_name("--origin"),
+    db: Path = DbOption,
 ) -> None:
     """Issue forecasts for the tracked repositories (append-only; a re-run issues nothing new).
 
-    Example: shu forecast --db data/shu.duckdb
+    \b
+    Example: shu forecast
+    Example: shu forecast --as-of 2026-02-28 --db data/shu.duckdb
     """
     from shu.forecast.live.issue import issue_forecasts
 
+    day = day_option(as_of, origin, "--origin")
     with open_store(db_path(db)) as store:
-        issued = issue_forecasts(store, origin=_day(origin, "--origin"))
+        require_data(store.con, day)
+        issued = issue_forecasts(store, origin=day)
     out = RichTable("repo", "question", "p", "confidence")
     for f in issued:
         out.add_row(f.repo, f.question, f"{f.probability:.2f}", f.confidence)
-    console.print(out)
+    console.print(out, highlight=False)
     console.print(f"{len(issued)} new forecasts")
 
 
 @app.command()
 def resolve(
+    as_of: str | None = as_of_option("Resolve as of this day [default: today, UTC]."),
     db: Path = DbOption,
-    as_of: str | None = typer.Option(
-        None, "--as-of", help="Resolve as of this day [default: today, UTC]."
-    ),
 ) -> None:
     """Resolve every forecast whose horizon has passed (yes / no / void), once.
 
-    Example: shu resolve --db data/shu.duckdb
+    \b
+    Example: shu resolve
+    Example: shu resolve --as-of 2026-02-28 --db data/shu.duckdb
     """
     from shu.forecast.live.resolve import resolve_forecasts
 
+    day = parse_day(as_of)
     with open_store(db_path(db)) as store:
-        counts = resolve_forecasts(store, as_of=_day(as_of, "--as-of"))
+        require_data(store.con, day)
+        counts = resolve_forecasts(store, as_of=day)
     console.print(", ".join(f"{k}: {v}" for k, v in counts.items()))
 
 
@@ -176,7 +178,9 @@ def backtest(
     as_json: bool = typer.Option(
         False, "--json", help="Print one JSON object (keys in docs/forecast/method.md)."
     ),
-    out: Path | None = typer.Option(None, help="Write backtest.json and reliability.png here."),
+    out: Path | None = typer.Option(
+        None, metavar="FOLDER", help="Folder to write backtest.json and reliability.png into."
+    ),
     predictions: Path | None = typer.Option(
         None,
         help="Write every scored prediction as Parquet (a .parquet path). One template: "
@@ -193,13 +197,10 @@ def backtest(
 ) -> None:
     """Walk-forward backtest over weekly origins, training only on labels known before each.
 
-    Example: shu backtest --from 2020-01-01 --to 2026-01-15 --horizon 30 --out docs/forecast
-
-    Example: shu backtest --from 2024-01-01 --to 2026-01-15 --template star_velocity_interval
-    --json
-
-    Example: shu backtest --from 2025-03-01 --to 2026-01-31 --template
-    star_velocity_up,star_velocity_interval --predictions preds.parquet
+    \b
+    Example: shu backtest --from 2020-01-01 --to 2026-01-15 --horizon 30 --out backtest/
+    Example: shu backtest --from 2024-01-01 --to 2026-01-15 --template star_velocity_interval --json
+    Example: shu backtest --from 2025-03-01 --to 2026-01-31 --predictions preds.parquet
     """
     import sys
 
@@ -208,7 +209,7 @@ def backtest(
     from shu.forecast.models.estimator import ESTIMATORS
     from shu.forecast.questions.registry import template as get_template
 
-    d1, d2 = _day(start, "--from"), _day(end, "--to")
+    d1, d2 = required_day(start, "--from"), required_day(end, "--to")
     templates = _csv(template) or ("star_accel_reach", "star_velocity_up")
     for name in templates:
         get_template(name)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from datetime import date, datetime
 from pathlib import Path
 
 import typer
 
-from shu.cli import DbOption, console, db_path, ingest_app
+from shu.cli import PARTIAL_EXIT, DbOption, console, db_path, err_console, ingest_app, required_day
 from shu.errors import InputError
 
 
@@ -35,10 +34,12 @@ def ingest_gharchive(
 ) -> None:
     """Load GH Archive events: stars added, pushes, tags and releases per repository and day.
 
-    Re-runs skip files already loaded; a truncated or corrupt file is named and the rest load.
+    Re-runs skip files already loaded; a truncated or corrupt file is named on stderr (and in
+    ingest_log) while the rest load, and the exit status is then 3; when no file could be read it
+    says why in one line.
 
+    \b
     Example: shu ingest gharchive data/gharchive/ && shu sql "SELECT * FROM gharchive_trending"
-
     Example: shu ingest gharchive --from 2026-01-01 --to 2026-01-07
     """
     from shu.settings import get_settings
@@ -51,8 +52,8 @@ def ingest_gharchive(
     if start:
         from shu.sources.gharchive_download import download_range
 
-        first = _day(start, "--from")
-        last = _day(end, "--to") if end else first
+        first = required_day(start, "--from")
+        last = required_day(end, "--to") if end else first
         with _bar("downloading hourly files") as advance:
             got = download_range(settings, first, last, progress=advance)
         console.print(f"download: {got.line()}", highlight=False)
@@ -64,24 +65,27 @@ def ingest_gharchive(
     with open_store(db_path(db)) as store:
         with _bar("reading hourly files") as advance:
             summary = run(store, specs, settings, progress=advance)
-        console.print(summary.line(), highlight=False)
+        if summary.failed and not summary.files_loaded and not summary.files_skipped:
+            name, why = next(iter(summary.failed.items()))
+            more = f" (and {len(summary.failed) - 1} more files)" if len(summary.failed) > 1 else ""
+            raise InputError(f"{name}: {why}; nothing loaded{more}")
+        console.print(summary.line(failures=False), highlight=False)
         if summary.rows:
             console.print(
                 "rows written: " + ", ".join(f"{k} {v:,}" for k, v in summary.rows.items()),
                 highlight=False,
             )
-        if fold:
+        if fold and summary.files_loaded:
             folded = fold_into_stars_daily(store)
             console.print(
                 f"stars_daily (source 'gharchive'): {folded['written']:,} rows "
                 "derived from anchors",
                 highlight=False,
             )
+    for name, why in summary.failed.items():  # the others loaded; these are in ingest_log
+        err_console.print(f"failed: {name}: {why}", highlight=False, markup=False, soft_wrap=True)
     if summary.failed:
-        raise InputError(
-            f"{len(summary.failed)} file(s) could not be read (the others loaded): "
-            + "; ".join(f"{name}: {why}" for name, why in summary.failed.items())
-        )
+        raise typer.Exit(PARTIAL_EXIT)
 
 
 @contextlib.contextmanager
@@ -97,10 +101,3 @@ def _bar(what: str) -> Iterator[Callable[[int, int], None]]:
             bar.advance(done - bar.completed)
 
         yield advance
-
-
-def _day(text: str, option: str) -> date:
-    try:
-        return datetime.strptime(text, "%Y-%m-%d").date()
-    except ValueError as exc:
-        raise InputError(f"{option} {text!r}: expected YYYY-MM-DD") from exc

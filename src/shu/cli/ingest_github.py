@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.table import Table as RichTable
 
-from shu.cli import PARTIAL_EXIT, DbOption, console, db_path, err_console, ingest_app
+from shu.cli import PARTIAL_EXIT, DbOption, console, db_path, err_console, ingest_app, repo_name
 from shu.snapshot import open_for_writing
 
 
@@ -35,13 +35,17 @@ def github(
     responses are malformed or keep failing is named on stderr and in ingest_log while the others
     load; the exit status is then 3.
 
-    Example: shu ingest github --repo ollama/ollama --backfill
+    \b
+    Example: shu ingest github --backfill
+    Example: shu ingest github --repo ollama/ollama
     """
     from shu.settings import get_settings
     from shu.sources.github_ingest import STEPS, ingest_github
 
     settings = get_settings()
-    names = repo or [r.repo for r in settings.repos]
+    tracked = {r.repo.lower(): r.repo for r in settings.repos}
+    names = [tracked.get(n.lower(), n) for n in (repo_name(r, "--repo") for r in repo or [])]
+    names = list(dict.fromkeys(names)) or list(tracked.values())
     from shu.progress import progress
 
     with (
@@ -94,8 +98,9 @@ def git(
     """
     from shu.sources.git import ingest_git
 
+    name = repo_name(repo, "--repo")
     with open_for_writing(db_path(db)) as store:
-        result = ingest_git(store, path, repo)
+        result = ingest_git(store, path, name)
     console.print(
         f"{result.repo}: {result.commits_read:,} commits read "
         f"({result.commits.inserted:,} new, {result.commits.updated:,} updated); "
@@ -114,7 +119,7 @@ def docs(
 
     Unchanged files (same content hash) are skipped.
 
-    Example: shu ingest docs ../shared/seeds/00[1-4]*
+    Example: shu ingest docs docs/notes/
     """
     from shu.evidence.document_claims import ingest_with_claims
 

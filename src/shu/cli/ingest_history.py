@@ -24,7 +24,7 @@ def history(
     One transaction per repository; a re-run changes nothing. Columns are described in
     docs/history-import.md.
 
-    Example: shu ingest history ../shared/data/history
+    Example: shu ingest history data/history/
     """
     from shu.sources.history import ingest_history
 

@@ -24,7 +24,9 @@ def ingest_ranking(
     In a directory, a malformed file is left out whole and named on stderr and in ingest_log
     while the other files load; the exit status is then 3.
 
-    Example: shu ingest ranking ../shared/data/stars/stars_daily.parquet
+    \b
+    Example: shu ingest ranking data/stars/stars_daily.parquet
+    Example: shu ingest ranking data/ranking/github-ranking-2026-02-28.csv
     """
     from shu.snapshot import open_for_writing
     from shu.sources.ranking import import_ranking

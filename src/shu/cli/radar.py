@@ -4,23 +4,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table as RichTable
 
-from shu.cli import DbOption, app, console, db_path
-from shu.cli.forecast import _day
+from shu.cli import DbOption, app, as_of_option, console, db_path, parse_day, require_data
 from shu.errors import InputError
 from shu.store import open_store
+
+if TYPE_CHECKING:
+    from shu.settings import Settings
 
 
 @app.command()
 def radar(
-    as_of: str | None = typer.Option(
-        None,
-        "--as-of",
-        help="The newest forecasts issued on or "
-        "before this day (YYYY-MM-DD) [default: the newest].",
+    as_of: str | None = as_of_option(
+        "The newest forecasts issued on or before this day (YYYY-MM-DD) [default: the newest]."
     ),
     top: int = typer.Option(20, "--top", help="How many repositories to list."),
     untracked: bool = typer.Option(
@@ -39,8 +39,8 @@ def radar(
     drivers in words and the stored rows behind each number. Reads the `star_breakout`
     forecasts that `shu forecast` / `shu daily` issued for every repository.
 
+    \b
     Example: shu radar --top 10
-
     Example: shu radar --as-of 2026-02-28 --json
     """
     from shu.forecast.radar.entries import radar as radar_entries
@@ -48,19 +48,18 @@ def radar(
 
     if top < 1:
         raise InputError(f"--top {top}: list at least 1 repository")
-    day = _day(as_of, "--as-of")
-    exclude = [r.repo for r in get_settings().repos] if untracked else []
+    day = parse_day(as_of)
+    settings = get_settings()
+    exclude = [r.repo for r in settings.repos] if untracked else []
     with open_store(db_path(db), read_only=True) as store:
+        require_data(store.con, day)
         entries = radar_entries(store, day, top, exclude=exclude)
     if as_json:
         print(json.dumps([e.as_json() for e in entries]))
         return
     if not entries:
-        console.print(
-            f"no star_breakout forecast issued{f' on or before {day}' if day else ''}"
-            ": train a model with star_breakout (`shu train`), then `shu forecast`",
-            highlight=False,
-        )
+        when = f" on or before {day}" if day else ""
+        console.print(f"no star_breakout forecast issued{when}: {_why_none(settings)}")
         return
     table = RichTable(
         "#",
@@ -111,3 +110,21 @@ def radar(
             else f"{c.table} {json.dumps({k: str(v) for k, v in c.key.items()})} {c.column}"
         )
         console.print(f"  [{n}] {where} = {c.value}", highlight=False, markup=False)
+
+
+def _why_none(settings: Settings) -> str:
+    """What to run when the radar has no forecast: train a model that has the radar, or issue
+    its forecasts (the model in use has it)."""
+    from shu.forecast.models.artifact import CARD_JSON
+
+    try:
+        card = json.loads((Path(settings.models_dir) / CARD_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        card = {}
+    models = card.get("models", {}) if isinstance(card, dict) else {}
+    if any(key.startswith("star_breakout/") for key in models):
+        return "run `shu forecast` (or `shu daily`) for that day; the model has the radar"
+    return (
+        f"the model in {settings.models_dir} has no star_breakout forecaster: train one "
+        "(`shu train --template star_breakout`), then `shu forecast`"
+    )

@@ -38,17 +38,18 @@ def replay(
     monthly on outcomes known the day before; features and resolutions read only data up to
     each day). Replayed forecasts have a model_version starting 'replay-'.
 
+    \b
     Example: shu replay --from 2025-09-01 --to 2026-02-28 --brief
-    Example: shu replay --from 2025-09-04 --to 2026-01-29 --template star_breakout --horizon 30
-    --every 7
+    Example: shu replay --from 2025-09-04 --to 2026-01-29 --template star_breakout --every 7
     """
-    from shu.cli.forecast import _csv, _day, _horizons
+    from shu.cli import required_day
+    from shu.cli.forecast import _csv, _horizons
     from shu.forecast.live.replay import replay as run_replay
     from shu.forecast.questions.registry import HORIZONS, TEMPLATES
     from shu.forecast.questions.registry import template as get_template
     from shu.settings import get_settings
 
-    d1, d2 = _day(start, "--from"), _day(end, "--to")
+    d1, d2 = required_day(start, "--from"), required_day(end, "--to")
     templates = _csv(template) or tuple(TEMPLATES)
     for name in templates:
         get_template(name)

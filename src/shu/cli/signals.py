@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table as RichTable
 
-from shu.cli import DbOption, app, console, db_path
+from shu.cli import DbOption, app, console, db_path, repo_name, stored_name
 from shu.errors import InputError
 from shu.snapshot import open_for_writing
 from shu.store import open_store
@@ -58,13 +58,15 @@ def show(
 ) -> None:
     """Print the latest signal values of one repository.
 
+    \b
     Example: shu signals show pytorch/pytorch
+    Example: shu signals show PyTorch/PyTorch --db data/shu.duckdb
     """
-    from shu.settings import get_settings
     from shu.signals import latest_signals
 
-    repo = get_settings().canonical(repo)
+    asked = repo_name(repo)
     with open_store(db_path(db), read_only=True) as store:
+        repo = stored_name(store.con, asked)
         values = latest_signals(store, repo)
     if not values:
         raise InputError(f"no signals for {repo}: check the name, or run `shu signals` first")
@@ -76,7 +78,7 @@ def show(
                     out.add_row(f"{name}.{sub}", _fmt(sub_value))
         else:
             out.add_row(name, _fmt(value))
-    console.print(out)
+    console.print(out, highlight=False)
 
 
 def _fmt(value: object) -> str:

@@ -6,8 +6,9 @@ stages (ingest, snapshot) retry. Each stage is idempotent, so a re-run the same 
 changes no forecast. Settings come from the environment / shu.toml plus `overrides` (non-secret
 settings only: the GitHub token is never a flow parameter, so it never reaches Prefect's
 database). Run it with `shu daily`; `shu serve` runs it on `settings.schedule_cron`. Each stage's
-report goes to the `shu.stages` logger as the stage finishes (what `shu daily` prints) and, all
-together at the end, to the flow run's log.
+report goes to the `shu.stages` logger as the stage finishes, one record per line (a source, a
+step; WARNING for a problem: what `shu daily` prints) and, all together at the end, to the flow
+run's log.
 """
 
 from __future__ import annotations
@@ -55,14 +56,13 @@ def daily_flow(
 
     def finished(report: stages.StageReport) -> stages.StageReport:
         reports.append(report)
-        STAGES.log(
-            logging.INFO if report.ok else logging.WARNING, "%s: %s", report.stage, report.message
-        )
+        for line, problem in report.lines():
+            STAGES.log(logging.WARNING if problem else logging.INFO, "%s", line)
         return report
 
     # ---------------------------------------------------------------- inputs
     ingested = finished(fanout.ingest(path, settings, day, backfill, overrides))  # fanned out
-    notices = [] if ingested.ok else [ingested.message]
+    notices = list(ingested.problems)  # each source that failed, one notice each
     finished(signals_task(path, settings))
     # ---------------------------------------------------------------- forecasts
     finished(resolve_task(path, day))
@@ -85,5 +85,6 @@ def daily_flow(
     )
     finished(snapshot_task(path))
     for report in reports:  # the run's log in Prefect (its UI), all stages together
-        logger.info("%s: %s", report.stage, report.message)
+        for line, _ in report.lines():
+            logger.info("%s", line)
     return {r.stage: r.as_dict() for r in reports}

@@ -18,8 +18,11 @@
   `dask_address`). Workers only read files and return small Arrow aggregates; the flow alone
   writes them to DuckDB (one transaction per file set), then folds stars into `stars_daily`.
 
-`ingest(...)` runs both plus the configured documents inside the daily flow and returns the
-'ingest' stage report.
+`ingest(...)` is the daily ingest, the one path the daily flow, `shu demo` and the tests take:
+GitHub, the configured documents, ranking files and GH Archive hours, returning the 'ingest'
+stage report with one line per source. Inside a flow each repository is a mapped task (on the
+settings' task runner); called outside one (the demo's backfill and replayed days) the same
+functions run one after another in this process, without a Prefect server.
 """
 
 from __future__ import annotations
@@ -87,6 +90,31 @@ def github_repo(
         finally:
             store.close()
     return _outcome(repo, summary)
+
+
+def github_repos(
+    db: Path, settings: Settings, day: date, backfill: bool, repos: list[str]
+) -> list[dict[str, Any]]:
+    """`github_repo` for each of `repos` in turn on one open store (outside a flow: the demo's
+    backfill and replayed days); the same result per repository."""
+    from shu.sources.github_ingest import ingest_github
+
+    results = []
+    with _WRITER:
+        store = open_for_writing(db)
+        try:
+            for repo in repos:
+                try:
+                    summary = ingest_github(
+                        store, settings, repos=[repo], backfill=backfill, today=day
+                    )
+                except SourceError as exc:
+                    results.append({"repo": repo, "ok": False, "error": str(exc).splitlines()[0]})
+                    continue
+                results.append(_outcome(repo, summary))
+        finally:
+            store.close()
+    return results
 
 
 def _outcome(repo: str, summary: Any, error: str | None = None) -> dict[str, Any]:
@@ -335,22 +363,33 @@ ranking_task = task(name="ranking", cache_policy=NO_CACHE)(ranking)
 
 # ---------------------------------------------------------------------------- the stage
 def ingest(
-    db: Path, settings: Settings, day: date, backfill: bool, overrides: dict[str, Any] | None
+    db: Path,
+    settings: Settings,
+    day: date,
+    backfill: bool = False,
+    overrides: dict[str, Any] | None = None,
 ) -> StageReport:
-    """The daily flow's ingest stage, fanned out (call inside a flow)."""
+    """The daily ingest stage: each source loaded, one line each; a source that fails (GitHub
+    unreachable, a repository that keeps failing, a missing ranking file) is a problem line and
+    the others still load."""
+    from prefect.context import FlowRunContext
+
+    in_flow = FlowRunContext.get() is not None
     repos = [r.repo for r in settings.repos]
     if settings.task_runner == "dask" and repos:
         results = run_github_flow(db, repos, day, backfill, overrides)["results"]
-    else:
+    elif in_flow:
         results = [
             f.result()
             for f in github_repo_task.map(
                 unmapped(db), unmapped(settings), unmapped(day), unmapped(backfill), repos
             )
         ]
-    failed = [r for r in results if not r["ok"]]
+    else:
+        results = github_repos(db, settings, day, backfill, repos)
+    notes, problems = [], []
     good = [r for r in results if r["ok"]]
-    notes = []
+    failed = [r for r in results if not r["ok"]]
     if good:
         notes.append(
             f"GitHub: {sum(r['requests'] for r in good)} requests "
@@ -358,28 +397,38 @@ def ingest(
             f"{sum(r['changed'] for r in good)} rows changed"
         )
     if failed:
-        what = "unreachable" if len(failed) == len(results) else "failed"
-        notes.append(
-            f"GitHub {what} for {len(failed)} of {len(results)} repositories "
-            f"({failed[0]['repo']}: {failed[0]['error']}); building the briefing from "
-            "the store as it is"
-        )
+        problems.append(_github_failed(failed, len(results)))
+        notes.append(problems[-1])
     if settings.document_paths:
-        notes.append(documents_task(db, settings))
-    ok = not failed
+        notes.append((documents_task if in_flow else documents)(db, settings))
     if settings.ranking_files:
-        loaded, message = ranking_task(db, settings, day)
+        loaded, message = (ranking_task if in_flow else ranking)(db, settings, day)
         notes.append(message)
-        ok = ok and loaded
+        if not loaded:
+            problems.append(message)
     if settings.gharchive_paths:
         gha = run_gharchive_flow(db, list(settings.gharchive_paths), overrides)
         notes.append(gha["message"])
-        ok = ok and gha["ok"]
+        if not gha["ok"]:
+            problems.append(gha["message"])
     if not settings.ranking_files and not settings.gharchive_paths:
         notes.append(NO_UNTRACKED_SOURCE)
-    return StageReport(
+    return StageReport.of(
         "ingest",
-        "; ".join(notes),
-        ok,
+        notes,
+        problems,
         counts={"github_repos": len(results), "github_failed": len(failed)},
+    )
+
+
+def _github_failed(failed: list[dict[str, Any]], tried: int) -> str:
+    """One line for the repositories GitHub did not answer for: all of them (unreachable, with
+    the first reason) or some (each named)."""
+    if len(failed) == tried:
+        return (
+            f"GitHub unreachable, none of the {tried} tracked repositories updated "
+            f"({failed[0]['error']}); the briefing uses the store as it is"
+        )
+    return f"GitHub failed for {len(failed)} of {tried} repositories: " + "; ".join(
+        f"{r['repo']} ({r['error']})" for r in failed
     )

@@ -4,7 +4,13 @@ Every stage is idempotent (a re-run the same day converges to the same store and
 second or changed forecast) and holds the DuckDB write lock only while it runs, so analysts'
 readers get in between stages (and read the snapshot during one). The Prefect flows in
 `shu.flows.daily` wrap these as tasks; nothing here imports Prefect. `settings_from` gives
-every flow its settings (the GitHub token is never a flow parameter).
+every flow its settings (the GitHub token is never a flow parameter). The ingest stage fans out
+over Prefect tasks, so it lives in `shu.flows.fanout` (one path for the daily flow, the demo and
+the tests).
+
+A store with no data yet (`shu.store.first_data_day` is None) gets a run that says so: nothing to
+forecast, the probe left for a day with data (`shu probe` runs it alone), and a briefing that
+says there is no data and names the commands that load some.
 """
 
 from __future__ import annotations
@@ -14,9 +20,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from shu.errors import ConfigError, SourceError
+from shu.errors import ConfigError
 from shu.settings import Settings, load_settings
 from shu.snapshot import open_for_writing, refresh_snapshot
+from shu.store import NO_DATA, first_data_day
 
 
 def settings_from(overrides: dict[str, Any] | None) -> Settings:
@@ -29,55 +36,36 @@ def settings_from(overrides: dict[str, Any] | None) -> Settings:
 
 @dataclass
 class StageReport:
-    """What a stage did, in one line, plus counts for the flow's summary."""
+    """What a stage did: one line (`message`), or several (`notes`, each a source or a step;
+    `message` joins them), the lines that report a problem (`problems`, a subset of `notes`:
+    an unreachable source, a failed repository), and counts for the flow's summary."""
 
     stage: str
     message: str
     ok: bool = True
     counts: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(
+        cls,
+        stage: str,
+        notes: list[str],
+        problems: list[str],
+        counts: dict[str, Any] | None = None,
+    ) -> StageReport:
+        """A report of several lines; ok when none of them is a problem."""
+        return cls(stage, "; ".join(notes), not problems, counts or {}, notes, problems)
+
+    def lines(self) -> list[tuple[str, bool]]:
+        """(line, is a problem) for each line `shu daily` prints: 'stage: note'."""
+        if not self.notes:
+            return [(f"{self.stage}: {self.message}", not self.ok)]
+        return [(f"{self.stage}: {n}", n in self.problems) for n in self.notes]
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def ingest(db: Path, settings: Settings, day: date, backfill: bool = False) -> StageReport:
-    """GitHub snapshot/history/commits/releases, then the configured documents.
-
-    When GitHub is unreachable (or keeps failing) the stage does not fail: it reports one line
-    and the briefing is built from what the store has, with stale data marked.
-    """
-    from shu.evidence.document_claims import ingest_with_claims
-    from shu.sources.github_ingest import ingest_github
-
-    store = open_for_writing(db)
-    try:
-        notes = []
-        ok = True
-        try:
-            summary = ingest_github(store, settings, backfill=backfill, today=day)
-            notes.append(
-                f"GitHub: {summary.requests} requests ({summary.not_modified} not "
-                f"modified), {summary.changed} rows changed"
-            )
-            if summary.failed:  # the other repositories loaded; these are stale today
-                ok = False
-                notes += [
-                    f"GitHub failed for {name} ({why})" for name, why in summary.failed.items()
-                ]
-        except SourceError as exc:
-            ok = False
-            notes.append(
-                f"GitHub unreachable ({str(exc).splitlines()[0]}); building the briefing "
-                "from the store as it is"
-            )
-        if settings.document_paths:
-            docs = ingest_with_claims(store, list(settings.document_paths))
-            notes.append(
-                f"documents: {docs.added} new, {docs.changed} changed, {docs.unchanged} unchanged"
-            )
-        return StageReport("ingest", "; ".join(notes), ok)
-    finally:
-        store.close()
 
 
 def signals(db: Path, settings: Settings) -> StageReport:
@@ -99,10 +87,12 @@ def signals(db: Path, settings: Settings) -> StageReport:
 
 def resolve(db: Path, day: date) -> StageReport:
     """Resolve every forecast whose horizon has passed by `day`."""
-    from shu.forecast.live.resolve import resolve_forecasts
-
     store = open_for_writing(db)
     try:
+        if first_data_day(store.con) is None:
+            return StageReport("resolve", f"nothing to resolve: {NO_DATA}")
+        from shu.forecast.live.resolve import resolve_forecasts
+
         counts = resolve_forecasts(store, as_of=day)
         return StageReport(
             "resolve", ", ".join(f"{k} {v}" for k, v in counts.items()), counts=counts
@@ -113,17 +103,20 @@ def resolve(db: Path, day: date) -> StageReport:
 
 def forecast(db: Path, settings: Settings, day: date) -> StageReport:
     """Issue today's forecasts for the tracked repositories (existing ones are left alone)."""
-    from shu.forecast.live.issue import issue_forecasts
-    from shu.forecast.models.artifact import model_path
-
-    if not model_path(settings).exists():
-        return StageReport(
-            "forecast",
-            f"no trained model at {model_path(settings)} (run `shu train`); no forecast issued",
-            ok=False,
-        )
     store = open_for_writing(db)
     try:
+        if first_data_day(store.con) is None:
+            return StageReport("forecast", f"nothing to forecast from: {NO_DATA}")
+        from shu.forecast.live.issue import issue_forecasts
+        from shu.forecast.models.artifact import model_path
+
+        if not model_path(settings).exists():
+            return StageReport(
+                "forecast",
+                f"no trained model at {model_path(settings)} (run `shu train`, or unset "
+                "models_dir for the shipped model); no forecast issued",
+                ok=False,
+            )
         issued = issue_forecasts(store, origin=day, settings=settings)
         return StageReport(
             "forecast",
@@ -140,6 +133,8 @@ def probe(db: Path, settings: Settings, day: date) -> StageReport:
 
     store = open_for_writing(db)
     try:
+        if first_data_day(store.con) is None:
+            return StageReport("probe", f"not run: {NO_DATA} (`shu probe` runs it on its own)")
         age = latest_probe_age_days(store, day)
         if age is not None and age <= settings.probe_max_age_days:
             return StageReport("probe", f"latest probe run is {age} days old: reused")
@@ -177,11 +172,24 @@ def briefing(
         result = compose_briefing(
             store, day, settings, reports_dir=reports_dir, synthetic=synthetic, notices=notices
         )
+        counts = {
+            "path": str(result.path),
+            "title": result.title,
+            "stale": result.stale_repos,
+            "no_data": result.no_data,
+        }
+        if result.no_data:
+            return StageReport(
+                "briefing",
+                f"wrote {result.path}: no data yet, the page says so and names the commands "
+                "that load data",
+                counts=counts,
+            )
         return StageReport(
             "briefing",
             f"wrote {result.path} ({result.n_forecasts} forecast "
             f"cards, {result.n_receipts} receipts)",
-            counts={"path": str(result.path), "title": result.title, "stale": result.stale_repos},
+            counts=counts,
         )
     finally:
         store.close()

@@ -103,7 +103,7 @@ def ingest_documents(
     extractor: the evidence layer sits above the sources, so it is injected, not imported).
 
     Raises InputError naming the path for a missing path, an unsupported file named explicitly,
-    or a file that is not UTF-8 text; nothing is written then.
+    or a file that is not UTF-8 text (or holds binary content); nothing is written then.
     """
     files = _collect([Path(p) for p in paths])
     documents = [parse_document(f) for f in track(files, "documents", unit="files")]
@@ -157,6 +157,11 @@ def parse_document(path: Path) -> Document:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from exc
+    if "\x00" in raw:  # git's and grep's test: text never holds a NUL byte
+        raise InputError(
+            f"{path}: binary content, not a text document (a NUL byte at character "
+            f"{raw.index(chr(0))})"
+        )
     raw = raw.replace("\r\n", "\n").replace("\r", "\n")
     meta, body = _front_matter(raw)
     title = meta.get("title")

@@ -113,12 +113,16 @@ class GharchiveSummary:
         self.failed.update(agg.failed)
         self.events += agg.events
 
-    def line(self) -> str:
+    def line(self, failures: bool = True) -> str:
+        """One line: files loaded, skipped and failed, events and rate; then each failed file
+        and why, unless `failures` is False (the caller names them itself)."""
         rate = f" ({self.events / self.seconds:,.0f} events/s)" if self.seconds else ""
         text = (
             f"{self.files_loaded} files loaded, {self.files_skipped} already loaded, "
             f"{len(self.failed)} failed; {self.events:,} events in {self.seconds:.1f}s{rate}"
         )
+        if not failures:
+            return text
         return text + "".join(f"; {name}: {why}" for name, why in self.failed.items())
 
 

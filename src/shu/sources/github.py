@@ -11,7 +11,8 @@ What it does for every GET:
   `x-ratelimit-remaining` is 0, or 60 s doubling for a secondary limit, as long as the total
   wait stays within `max_wait_s`; beyond that it raises `RateLimited` saying when to retry;
 - retries 5xx, connection errors, timeouts, truncated bodies and malformed JSON with exponential
-  backoff and jitter (`retries` extra attempts), then raises `GitHubError` in one line;
+  backoff and jitter (`retries` extra attempts), then raises `GitHubError` in one line; a host
+  name that does not resolve (offline, or a mistyped URL) is not retried: `GitHubError` at once;
 - retries `202 Accepted` (statistics still being computed) the same way and, if still not
   ready, returns the 202 so the caller can skip and try on the next run;
 - follows 301/302/307/308 (repository renames and transfers) on the same host only and records
@@ -30,6 +31,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import socket
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -347,6 +349,12 @@ class GitHubClient:
         except requests.Timeout as exc:
             raise _Transient(f"timed out after {self.timeout_s:g}s") from exc
         except requests.RequestException as exc:
+            if _unresolved(exc):  # offline or a wrong host: another try cannot help
+                host = urlsplit(url).hostname or url
+                raise GitHubError(
+                    f"GitHub GET {_display(url)}: host name {host} not resolved (offline? "
+                    "SHU_GITHUB_API_URL names the API); not retried"
+                ) from None
             raise _Transient(_connection_reason(exc)) from exc
         self.stats.by_status[resp.status_code] = self.stats.by_status.get(resp.status_code, 0) + 1
         self._note_rate(resp.headers)
@@ -467,6 +475,22 @@ def _describe_failure(resp: requests.Response) -> str:
     message = " ".join(str(message).split())[:160]
     hint = " (check GITHUB_TOKEN)" if resp.status_code == 401 else ""
     return f"HTTP {resp.status_code}" + (f" {message}" if message else "") + hint
+
+
+def _unresolved(exc: BaseException) -> bool:
+    """Whether a request failed because the host name did not resolve (DNS), anywhere in the
+    chain requests -> urllib3 -> socket."""
+    seen: set[int] = set()
+    todo: list[object] = [exc]
+    while todo:
+        e = todo.pop()
+        if not isinstance(e, BaseException) or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, socket.gaierror) or type(e).__name__ == "NameResolutionError":
+            return True
+        todo += [e.__cause__, e.__context__, getattr(e, "reason", None), *e.args]
+    return False
 
 
 def _connection_reason(exc: requests.RequestException) -> str:

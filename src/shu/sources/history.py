@@ -25,6 +25,7 @@ the file (and row) before anything of that repository is written.
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -148,7 +149,8 @@ def ingest_history(
 def _read_csv(path: Path, kind: str) -> pd.DataFrame:
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, compression="infer")
-    except (OSError, ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+    except (OSError, EOFError, zlib.error, ValueError, pd.errors.ParserError) as exc:
+        # (UnicodeDecodeError is a ValueError; a cut-short gzip stream raises EOFError)
         raise InputError(f"{path}: cannot read as CSV: {str(exc).splitlines()[0]}") from exc
     missing = [c for c in COLUMNS[kind] if c not in frame.columns]
     if missing:

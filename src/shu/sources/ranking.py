@@ -26,10 +26,13 @@ errors) into an Arrow table. Where the time of the 7.2M-row import went and what
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import re
+import zlib
 from collections import Counter
+from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -85,6 +88,7 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
         progress(f"ranking {path.name}", total=4) as bar,
     ):
         rejects: Counter[str] = Counter()
+        lazy: Path | None = None
         _drop_staged(store)
         if path.is_dir():
             files = sorted(p for p in path.iterdir() if RAW_NAME.search(p.name))
@@ -103,16 +107,18 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
             _stage_arrow(store, _read_raw_files([path], rejects))
         elif path.suffix == ".parquet":
             _stage_long_parquet(store, path)
+            lazy = path  # read while it is scanned and written: its errors come later
         elif path.name.endswith((".csv", ".csv.gz")):
             _stage_arrow(store, _read_long_csv(path, rejects))
         else:
             raise InputError(f"{path}: expected a directory, a .parquet file or a .csv file")
         bar.advance(note="staged")
-        load.rows_read, valid = _scan_names(store, rejects)
-        bar.advance(note=f"read {load.rows_read:,} rows")
-        fold_names(store, settings)
-        bar.advance(note="folded names; writing")
-        result, merged = write_rows(store, valid)
+        with _parquet_errors(lazy):
+            load.rows_read, valid = _scan_names(store, rejects)
+            bar.advance(note=f"read {load.rows_read:,} rows")
+            fold_names(store, settings)
+            bar.advance(note="folded names; writing")
+            result, merged = write_rows(store, valid)
         load.add(result)
         bar.advance(note="written")
         load.rows_rejected = sum(rejects.values())
@@ -160,12 +166,13 @@ def _stage_long_parquet(store: Store, path: Path) -> None:
             f"{sorted(LONG_REQUIRED)} (+ optional {list(LONG_OPTIONAL)})"
         )
     if types["stars"] not in WHOLE_TYPES or types["day"] not in DAY_TYPES:
-        bad = store.con.execute(
-            "SELECT row_number, day, stars FROM (SELECT row_number() OVER () AS row_number, * "
-            "FROM read_parquet(?)) WHERE (stars IS NOT NULL AND TRY_CAST(stars AS BIGINT) IS "
-            "NULL) OR (day IS NOT NULL AND TRY_CAST(day AS DATE) IS NULL) LIMIT 1",
-            [str(path)],
-        ).fetchall()[0]
+        with _parquet_errors(path):
+            bad = store.con.execute(
+                "SELECT row_number, day, stars FROM (SELECT row_number() OVER () AS row_number, "
+                "* FROM read_parquet(?)) WHERE (stars IS NOT NULL AND TRY_CAST(stars AS BIGINT) "
+                "IS NULL) OR (day IS NOT NULL AND TRY_CAST(day AS DATE) IS NULL) LIMIT 1",
+                [str(path)],
+            ).fetchone()
         if bad:
             raise InputError(
                 f"{path}: row {bad[0]}: day {bad[1]!r} / stars {bad[2]!r} is not a "
@@ -191,6 +198,27 @@ def _stage_long_parquet(store: Store, path: Path) -> None:
     store.con.execute(
         f"CREATE TEMP VIEW _rank_raw AS SELECT {', '.join(exprs)} FROM read_parquet({literal})"
     )
+
+
+@contextlib.contextmanager
+def _parquet_errors(path: Path | None) -> Iterator[None]:
+    """A Parquet file whose footer reads but whose pages do not fails while it is scanned: name
+    the file (`path` None: the rows were read already, nothing to translate)."""
+    import duckdb
+
+    about_the_store = (
+        duckdb.CatalogException,
+        duckdb.ConstraintException,
+        duckdb.TransactionException,
+        duckdb.OutOfMemoryException,
+        duckdb.InterruptException,
+    )
+    try:
+        yield
+    except duckdb.Error as exc:  # a corrupt page or footer raises any of several error types
+        if path is None or isinstance(exc, about_the_store):
+            raise
+        raise InputError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from exc
 
 
 # ------------------------------------------------------------------------------- readers
@@ -229,7 +257,7 @@ def _read_raw_file(f: Path, rejects: Counter[str]) -> dict[str, list]:
     day = date.fromisoformat(RAW_NAME.search(f.name).group(1))  # type: ignore[union-attr]
     out: dict[str, list] = {"repo": [], "day": [], "stars": [], "forks": [], "open_issues": []}
     reader = csv.reader(_open_text(f), strict=True)
-    try:
+    with _read_errors(f, lambda: reader.line_num):
         header = next(reader, None)
         if header is None:
             raise InputError(f"{f}: empty file (no header)")
@@ -256,10 +284,6 @@ def _read_raw_file(f: Path, rejects: Counter[str]) -> dict[str, list]:
             out["stars"].append(_count(rec["stars"], f, line, "stars"))
             out["forks"].append(_count(rec["forks"], f, line, "forks"))
             out["open_issues"].append(_count(rec["issues"], f, line, "issues"))
-    except csv.Error as exc:
-        raise InputError(f"{f}: line {reader.line_num}: {exc} (truncated file?)") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{f}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     return out
 
 
@@ -267,16 +291,16 @@ def _read_long_csv(path: Path, rejects: Counter[str]) -> pa.Table:
     import pyarrow as pa
 
     reader = csv.DictReader(_open_text(path), strict=True)
-    cols = set(reader.fieldnames or [])
-    missing = LONG_REQUIRED - cols
-    if missing:
-        raise InputError(
-            f"{path}: line 1: missing column(s) {sorted(missing)}; expected ranking "
-            f"columns ({','.join(RAW_COLUMNS)}) or a long table "
-            f"({', '.join(sorted(LONG_REQUIRED))}[, forks, open_issues])"
-        )
     out: dict[str, list] = {"repo": [], "day": [], "stars": [], "forks": [], "open_issues": []}
-    try:
+    with _read_errors(path, lambda: reader.line_num):
+        cols = set(reader.fieldnames or [])
+        missing = LONG_REQUIRED - cols
+        if missing:
+            raise InputError(
+                f"{path}: line 1: missing column(s) {sorted(missing)}; expected ranking "
+                f"columns ({','.join(RAW_COLUMNS)}) or a long table "
+                f"({', '.join(sorted(LONG_REQUIRED))}[, forks, open_issues])"
+            )
         for rec in reader:
             line = reader.line_num
             if None in rec or any(rec.get(c) is None for c in LONG_REQUIRED):
@@ -296,8 +320,6 @@ def _read_long_csv(path: Path, rejects: Counter[str]) -> pa.Table:
             out["stars"].append(_count(rec["stars"], path, line, "stars"))
             for c in LONG_OPTIONAL:
                 out[c].append(_count(rec.get(c) or "", path, line, c))
-    except csv.Error as exc:
-        raise InputError(f"{path}: line {reader.line_num}: {exc} (truncated file?)") from exc
     return pa.table(
         {
             "repo": pa.array(out["repo"], pa.string()),
@@ -305,6 +327,23 @@ def _read_long_csv(path: Path, rejects: Counter[str]) -> pa.Table:
             **{c: pa.array(out[c], pa.int64()) for c in ("stars", *LONG_OPTIONAL)},
         }
     )
+
+
+@contextlib.contextmanager
+def _read_errors(path: Path, line: Callable[[], int]) -> Iterator[None]:
+    """Turn what reading a CSV (maybe gzip) file can raise into one InputError naming the file
+    and the line reached: a malformed or truncated CSV, bytes that are not UTF-8, a broken or
+    cut-short gzip stream."""
+    try:
+        yield
+    except csv.Error as exc:
+        raise InputError(f"{path}: line {line()}: {exc} (truncated file?)") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: line {line() + 1}: not UTF-8 text ({exc.reason})") from exc
+    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+        raise InputError(
+            f"{path}: line {line()}: not a readable gzip file ({_first_line(exc)})"
+        ) from exc
 
 
 def _open_text(path: Path) -> io.TextIOBase:

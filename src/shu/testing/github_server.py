@@ -51,7 +51,8 @@ Every 200 carries a weak `ETag` over body and Link; a matching `If-None-Match` g
 as on GitHub with a token, does not spend the rate budget). Listings carry `Link` headers
 (first/prev/next/last). Every response carries `x-ratelimit-limit/remaining/used/reset/resource`.
 
-Run `python -m shu.testing.github_server --port 8765` to serve the small synthetic dataset.
+Run `python -m shu.testing.github_server --port 8765` to serve the small synthetic dataset, its
+series ending today (`--end DATE` for another day), so `shu daily` against it needs no `--as-of`.
 
 Faults (`server.fail(kind, match=substring of path?query, times=N or None for always)`):
 `rate_limit` (403 with x-ratelimit-remaining 0 and a reset `reset_in` seconds ahead; status=429
@@ -548,17 +549,30 @@ def _link_header(base: str, query: dict[str, str], page: int, last: int) -> dict
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m shu.testing.github_server [--port N]`: serve the small synthetic dataset
-    until interrupted (for trying `SHU_GITHUB_API_URL=http://127.0.0.1:N shu ingest github`)."""
+    """`python -m shu.testing.github_server [--port N] [--end DATE]`: serve the small synthetic
+    dataset, its star counts ending on the day it is started (UTC) unless --end says another,
+    until interrupted (for trying `SHU_GITHUB_API_URL=http://127.0.0.1:N shu daily` offline)."""
     import argparse
+    from datetime import UTC, datetime
 
     from shu.testing.datasets import small_dataset
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--port", type=int, default=0, help="port (default: any free one)")
+    parser.add_argument(
+        "--end",
+        type=date.fromisoformat,
+        default=None,
+        metavar="DATE",
+        help="last day of the served series, YYYY-MM-DD (default: today, UTC)",
+    )
     args = parser.parse_args(argv)
-    with GitHubAPIServer(small_dataset(), port=args.port) as server:
-        print(f"serving the synthetic GitHub API at {server.url} (Ctrl-C stops)", flush=True)
+    end = args.end or datetime.now(UTC).date()
+    with GitHubAPIServer(small_dataset(end=end), port=args.port) as server:
+        print(
+            f"serving the synthetic GitHub API at {server.url}, series ending {end} (Ctrl-C stops)",
+            flush=True,
+        )
         try:
             while True:
                 time.sleep(3600)

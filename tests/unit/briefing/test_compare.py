@@ -40,53 +40,51 @@ def test_compare_chart_is_a_png(filled, tmp_path):
 
 
 def test_shu_compare_prints_the_table_and_writes_png_and_csv(filled, tmp_path):
+    """--from/--to for the range, --out the folder, names matched case-insensitively; piped,
+    the table keeps every name and date whole (COLUMNS is left at 80)."""
     db = filled.path
     filled.close()
-    out = tmp_path / "cmp.png"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "shu",
-            "compare",
-            "acme/platform",
-            "acme/other-platform",
-            "--metric",
-            "velocity",
-            "--since",
-            "2026-01-01",
-            "--log",
-            "--out",
-            str(out),
-            "--db",
-            str(db),
-        ],
-        capture_output=True,
-        text=True,
-        env={**_env(), "COLUMNS": "200"},
+    out = tmp_path / "charts"
+
+    def compare(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "shu", "compare", *args, "--db", str(db)],
+            capture_output=True,
+            text=True,
+            env={**_env(), "COLUMNS": "80"},
+        )
+
+    proc = compare(
+        "ACME/Platform",
+        "acme/other-platform",
+        "--metric",
+        "velocity",
+        "--from",
+        "2026-01-01",
+        "--log",
+        "--out",
+        str(out),
     )
     assert proc.returncode == 0, proc.stderr
-    assert "acme/platform" in proc.stdout and "value now" in proc.stdout
-    assert out.read_bytes()[:8] == PNG
-    data = pd.read_csv(out.with_suffix(".csv"))
+    assert "acme/platform" in proc.stdout and "acme/other-platform" in proc.stdout
+    assert "value now" in proc.stdout and "…" not in proc.stdout
+    assert "2026-01-01" in proc.stdout
+    png = out / "compare-velocity.png"
+    assert png.read_bytes()[:8] == PNG
+    data = pd.read_csv(png.with_suffix(".csv"))
     assert list(data.columns) == ["repo", "day", "value"]
     assert data["day"].min() == "2026-01-01"
-    bad = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "shu",
-            "compare",
-            "acme/platform",
-            "--since",
-            "yesterday",
-            "--db",
-            str(db),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert bad.returncode == 1 and "--since 'yesterday'" in bad.stderr
+    assert set(data["repo"]) == {"acme/platform", "acme/other-platform"}
+    old = compare("acme/platform", "--since", "2026-02-01", "--to", "2026-02-10", "--out", str(out))
+    assert old.returncode == 0, old.stderr  # the older spelling still works
+    data = pd.read_csv(png.with_suffix(".csv"))
+    assert (data["day"].min(), data["day"].max()) == ("2026-02-01", "2026-02-10")
+    bad = compare("acme/platform", "--from", "yesterday")
+    assert bad.returncode == 1 and "--from 'yesterday'" in bad.stderr
+    bad = compare("acme/platform", "--out", str(tmp_path / "c.png"))
+    assert bad.returncode == 1 and "--out is the folder" in bad.stderr
+    bad = compare("not a repo")
+    assert bad.returncode == 1 and "expected owner/name" in bad.stderr
 
 
 def _env() -> dict[str, str]:

@@ -101,6 +101,11 @@ def test_section_numbers_receipts_links_chart_and_json(store, settings):
 
 
 def test_without_history_the_section_says_so(store, settings):
+    # star counts but no commit history (a store with no data at all gets the no-data page)
+    store.upsert(
+        "stars_daily",
+        pd.DataFrame({"repo": ["acme/platform"], "day": [DAY], "stars": [10], "source": "t"}),
+    )
     result = compose_briefing(store, DAY, settings)
     text = result.path.read_text()
     assert "## ROCm across the ecosystem" in text

@@ -58,3 +58,27 @@ def test_prefect_imported_after_shu_flows_has_analytics_off(clean_env):
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_the_server_gets_a_start_up_timeout_for_a_busy_machine(clean_env):
+    clean_env.delenv(prefect_env.STARTUP_TIMEOUT, raising=False)
+    prefect_env.startup_timeout()
+    assert os.environ[prefect_env.STARTUP_TIMEOUT] == str(prefect_env.STARTUP_TIMEOUT_S)
+    assert prefect_env.STARTUP_TIMEOUT_S > 20  # Prefect's own default, too short under load
+    clean_env.setenv(prefect_env.STARTUP_TIMEOUT, "45")
+    prefect_env.startup_timeout()
+    assert os.environ[prefect_env.STARTUP_TIMEOUT] == "45"  # the user's own value wins
+
+
+def test_a_server_that_does_not_start_is_one_line(clean_env):
+    from shu.errors import ShuError
+
+    clean_env.setenv(prefect_env.STARTUP_TIMEOUT, "7")
+    with pytest.raises(ShuError) as caught, prefect_env.prefect_start_errors():
+        raise RuntimeError(prefect_env.STARTUP_FAILED + ". stdout: ... stderr: ...")
+    message = str(caught.value)
+    assert "\n" not in message and "did not answer within 7 s" in message
+    assert "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS" in message
+    assert "PREFECT_API_URL" in message
+    with pytest.raises(RuntimeError, match="something else"), prefect_env.prefect_start_errors():
+        raise RuntimeError("something else")  # other errors pass through unchanged

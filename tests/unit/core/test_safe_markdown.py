@@ -97,6 +97,14 @@ def test_inline_shortens_with_ellipsis() -> None:
     assert safe_inline("abcdefghij", max_chars=5) == "abcd…"
 
 
+def test_inline_shortens_at_a_word_not_inside_one() -> None:
+    """A long notice ends at a word ('…the newest of…'), never cut mid-word ('…of t…')."""
+    text = "the radar forecasts from the newest of them " * 3
+    short = safe_inline(text, max_chars=40)
+    assert short == "the radar forecasts from the newest of…"
+    assert len(short) <= 40
+
+
 @pytest.mark.parametrize(
     "target",
     [

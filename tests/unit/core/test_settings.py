@@ -40,7 +40,7 @@ def test_env_and_toml(monkeypatch, tmp_path):
 def test_invalid_values_are_one_line(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "shu.toml").write_text('[shu]\nrepos = [{repo = "not a repo", category = "x"}]\n')
-    with pytest.raises(ConfigError, match="invalid setting repos.0.repo"):
+    with pytest.raises(ConfigError, match=r"invalid setting repos\[0\]\.repo = 'not a repo'"):
         load_settings()
     (tmp_path / "shu.toml").write_text("[shu\n")
     with pytest.raises(ConfigError, match="shu.toml: invalid TOML"):
@@ -63,9 +63,90 @@ def test_models_dir_does_not_depend_on_the_working_directory(monkeypatch, tmp_pa
     s = load_settings()
     assert s.models_dir == project / "trained"  # beside the shu.toml, not under the cwd
     monkeypatch.setenv("SHU_HOME", str(project))
+    monkeypatch.setenv("SHU_MODELS_DIR", "models")
     monkeypatch.delenv("SHU_CONFIG")
     s = load_settings()
     assert s.models_dir == project / "models"
     monkeypatch.chdir(tmp_path)  # a flow task running elsewhere still looks in the same place
     assert model_path(s).parent == project / "models"
     assert load_settings(models_dir=tmp_path / "abs").models_dir == tmp_path / "abs"
+
+
+def test_a_missing_config_file_is_an_error(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SHU_CONFIG", str(tmp_path / "nowhere.toml"))
+    with pytest.raises(ConfigError, match=r"^SHU_CONFIG=.*nowhere\.toml: no such file$"):
+        load_settings()
+    monkeypatch.setenv("SHU_CONFIG", str(tmp_path))
+    with pytest.raises(ConfigError, match="is a directory"):
+        load_settings()
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ("[shu]\nrepoz = []\n", r"shu\.toml: unknown setting 'repoz' \(did you mean 'repos'\?\)$"),
+        (
+            '[shu]\nrepos = [{repo = "a/b", categroy = "x"}]\n',
+            r"unknown setting 'categroy' in repos\[0\] \(did you mean 'category'\?\)$",
+        ),
+        (
+            '[[question]]\nrepo = "a/b"\n',
+            r"unknown setting 'question' \(did you mean 'questions'\?\)",
+        ),
+        ("[shu]\nxyzzy = 1\n", r"unknown setting 'xyzzy'$"),
+        (
+            '[shu]\ngithub_retries = "four"\n',
+            r"shu\.toml: invalid setting github_retries = 'four': Input should be a valid integer",
+        ),
+        ('[shu]\nrepos = "pytorch/pytorch"\n', r"invalid setting repos = 'pytorch/pytorch'"),
+        ('[shu]\ndb = "a"\n[[questions]]\nx = 1\n[[shu.questions]]\nx = 2\n', "given both"),
+    ],
+)
+def test_unknown_keys_and_wrong_types_name_the_setting(monkeypatch, tmp_path, toml, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "shu.toml").write_text(toml)
+    with pytest.raises(ConfigError, match=message) as caught:
+        load_settings()
+    assert "\n" not in str(caught.value)
+
+
+def test_environment_and_arguments_are_checked_too(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SHU_GITHUB_RETRIES", "many")
+    with pytest.raises(ConfigError, match="^environment variable SHU_GITHUB_RETRIES: invalid"):
+        load_settings()
+    monkeypatch.delenv("SHU_GITHUB_RETRIES")
+    with pytest.raises(ConfigError, match=r"^argument: unknown setting 'repoz' \(did you mean"):
+        load_settings(repoz=[])
+
+
+def test_top_level_questions_are_read_beside_the_shu_table(monkeypatch, tmp_path):
+    """The README declares questions as top-level `[[questions]]` next to `[shu]`."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "shu.toml").write_text(
+        '[shu]\ndb = "x.duckdb"\n\n[[questions]]\nrepo = "pytorch/pytorch"\n'
+        'template = "star_accel_reach"\nthreshold = 1.5\nhorizon = 30\n'
+    )
+    s = load_settings()
+    assert str(s.db) == "x.duckdb" and [q.repo for q in s.questions] == ["pytorch/pytorch"]
+
+
+def test_the_shipped_model_is_found_wherever_the_configuration_lives(monkeypatch, tmp_path):
+    """A shu.toml elsewhere, any working directory: the shipped model, unless models_dir says
+    otherwise."""
+    from shu.forecast.models.artifact import model_path
+    from shu.settings import shipped_models_dir
+
+    shipped = shipped_models_dir()
+    assert (shipped / "forecaster.skops").is_file() and (shipped / "forecaster.json").is_file()
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    (project / "shu.toml").write_text('[shu]\nrepos = [{repo = "a/b", category = "x"}]\n')
+    monkeypatch.setenv("SHU_CONFIG", str(project / "shu.toml"))
+    for cwd in (project, elsewhere):
+        monkeypatch.chdir(cwd)
+        assert model_path(load_settings()) == shipped / "forecaster.skops"
+    (project / "shu.toml").write_text('[shu]\nmodels_dir = "mine"\n')
+    assert load_settings().models_dir == project / "mine"

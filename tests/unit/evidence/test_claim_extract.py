@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -159,7 +158,7 @@ def test_thousands_separators_and_odd_units():
     assert (rng.comparison, rng.value, rng.value_high) == ("between", 2.0, 3.0)
 
 
-def test_a_10_mb_page_stays_fast_and_finds_only_its_claims(tmp_path):
+def test_a_10_mb_page_finds_only_its_claims(tmp_path):
     prose = "The compiler team wrote long notes about kernels, caches and schedules here. "
     distractor = (
         "The PyTorch 2.5 release on CUDA 12.4 ships 1,024 fixes across 8x H100 nodes, "
@@ -171,10 +170,7 @@ def test_a_10_mb_page_stays_fast_and_finds_only_its_claims(tmp_path):
     path = tmp_path / "big.md"
     path.write_text(text, encoding="utf-8")
     assert path.stat().st_size >= 10_000_000
-    start = time.perf_counter()
-    claims = claims_of(path)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 60, f"10 MB page took {elapsed:.1f} s"
+    claims = claims_of(path)  # how fast: benchmarks/bench_claims.py (no stopwatch in tests)
     assert claims and all(
         (c.device, c.workload, c.value) == ("H100", "softmax", 2.5) for c in claims
     )

@@ -229,7 +229,9 @@ def test_trending_view(store) -> None:
     assert rows == [("hot/repo", date(2026, 3, 31), 1680, 280, 50.0, "gharchive-lower-bound", 1)]
 
 
-def test_cli_names_the_bad_file_and_fails(tmp_path) -> None:
+def test_cli_names_the_bad_file_and_loads_the_rest(tmp_path) -> None:
+    """As for a folder of ranking files: the bad file on stderr in one line, the others loaded,
+    exit status 3 (a partial load)."""
     when = datetime(2026, 4, 1, 3)
     write_hour(hour_file(tmp_path, when), when, 50, repo_names(5), seed=4)
     bad = hour_file(tmp_path, datetime(2026, 4, 1, 4))
@@ -243,9 +245,10 @@ def test_cli_names_the_bad_file_and_fails(tmp_path) -> None:
         cwd=ROOT,
         timeout=120,
     )
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 3, proc.stderr
     assert "1 files loaded" in proc.stdout
-    assert "could not be read" in proc.stderr and "2026-04-01-4.json.gz" in proc.stderr
+    assert proc.stderr.startswith("failed: 2026-04-01-4.json.gz: ")
+    assert len(proc.stderr.splitlines()) == 1, proc.stderr
 
 
 def test_small_batches_and_write_sets_give_the_same_counts(store, archive) -> None:

@@ -186,6 +186,18 @@ def test_unreachable_is_a_one_line_source_error(sleeps):
     assert len(sleeps) == 2
 
 
+def test_a_host_that_does_not_resolve_is_not_retried(sleeps, caplog):
+    """Offline (or a mistyped host): one request, no backoff, no retry warnings, one line."""
+    client = GitHubClient("https://api.github.invalid", sleep=sleeps, retries=4)
+    with caplog.at_level(logging.WARNING, logger="shu.github"), pytest.raises(GitHubError) as e:
+        client.get("/repos/ollama/ollama")
+    caught = e
+    message = str(caught.value)
+    assert "host name api.github.invalid not resolved" in message and "\n" not in message
+    assert sleeps == [] and client.stats.requests == 1 and client.stats.retries == 0
+    assert not caplog.records
+
+
 def test_404_allowed_or_raised(server, sleeps, make_client):
     client = make_client(server, sleeps)
     assert client.get("/repos/nobody/nothing", allow=(404,)).status == 404

@@ -18,12 +18,12 @@ def build(ctx: BriefingContext) -> Part:
             synthetic=ctx.synthetic,
             title=ctx.title,
             day=ctx.day,
-            as_of=ctx.as_of,
+            as_of=None if ctx.no_data else ctx.as_of,
             generated_at=utcnow().replace(microsecond=0),
             model_versions=sorted(
                 {f["model_version"] for f in ctx.forecasts if f["model_version"]}
             ),
             notices=[Md(safe_inline(n, max_chars=NOTICE_MAX_CHARS)) for n in ctx.notices],
-            stale=ctx.stale,
+            stale=[] if ctx.no_data else ctx.stale,  # no data at all: nothing is stale
         )
     )

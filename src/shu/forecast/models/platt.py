@@ -26,7 +26,13 @@ def calibrate(
     """Wrap the fitted `estimator` (frozen) and fit the calibration map on a later block."""
     method = calibration_method(len(outcomes), prefer)
     # ensemble=False: one calibration map over the whole block (the frozen estimator gives the
-    # same scores in every fold, so an ensemble of per-fold maps would only cost time).
-    calibrated = CalibratedClassifierCV(FrozenEstimator(estimator), method=method, ensemble=False)
+    # same scores in every fold, so an ensemble of per-fold maps would only cost time). And one
+    # "split" that scores every row once: the frozen estimator is never refitted, so folds add
+    # nothing, and the default 5-fold stratified split cannot split a class of fewer than 5 rows
+    # (sklearn warns), while it scores the block five times over.
+    whole = np.arange(len(outcomes))
+    calibrated = CalibratedClassifierCV(
+        FrozenEstimator(estimator), method=method, ensemble=False, cv=[(whole, whole)]
+    )
     calibrated.fit(features, outcomes)
     return calibrated

@@ -1,0 +1,74 @@
+"""The README's offline recipe, as a user types it, in a folder of their own (no shu.toml, not
+the checkout): the GitHub stand-in (`python -m shu.testing.github_server`, its series ending
+today), `shu ingest github --backfill`, `shu daily` with no day given. The daily run issues
+today's forecasts with the shipped model and its briefing has forecast cards.
+
+(The probe is due on a store that never had one; a probe result is ingested first so the test
+does not spend the half minute the real one takes. The flow runs against the session's Prefect
+server, `prefect_api_url`, instead of starting an ephemeral one.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from shu.testing.demo_sample import synthetic_sample
+
+
+def test_the_offline_recipe_gives_a_briefing_with_forecasts(
+    tmp_path: Path, prefect_api_url: str
+) -> None:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SHU_", "PREFECT_")) and k != "GITHUB_TOKEN"
+    }
+    env |= {
+        "PREFECT_HOME": str(tmp_path / "prefect"),
+        "PREFECT_API_URL": prefect_api_url,
+        "COLUMNS": "120",
+    }
+    server = subprocess.Popen(
+        [sys.executable, "-m", "shu.testing.github_server", "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    try:
+        first = server.stdout.readline() if server.stdout else ""
+        today = datetime.now(UTC).date()
+        assert f"series ending {today}" in first, first
+        env["SHU_GITHUB_API_URL"] = re.search(r"http://127\.0\.0\.1:\d+", first).group(0)
+
+        def shu(*args: str) -> subprocess.CompletedProcess:
+            return subprocess.run(
+                [sys.executable, "-m", "shu", *args],
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=tmp_path,
+                timeout=900,
+            )
+
+        backfill = shu("ingest", "github", "--backfill")
+        assert backfill.returncode == 0, backfill.stderr
+        probe = tmp_path / "probe.json"
+        probe.write_text(json.dumps(synthetic_sample(today).probe), encoding="utf-8")
+        assert shu("ingest", "probe", str(probe)).returncode == 0
+        daily = shu("daily")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert daily.returncode == 0, daily.stdout + daily.stderr
+    issued = re.search(r"^forecast: (\d+) new forecasts", daily.stdout, re.M)
+    assert issued and int(issued.group(1)) > 0, daily.stdout
+    cards = re.search(r"^briefing: wrote (\S+) \((\d+) forecast cards", daily.stdout, re.M)
+    assert cards and int(cards.group(2)) > 0, daily.stdout
+    assert Path(tmp_path / cards.group(1)).name == f"{today}.md"
