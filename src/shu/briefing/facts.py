@@ -31,6 +31,26 @@ LIFECYCLE_RULE = (
 )
 
 
+# A forecast issued by `shu replay` (on the data as it was, never published at the time); the
+# prefix is `shu.forecast.live.replay.REPLAY_PREFIX`'s.
+REPLAYED_SQL = "f.model_version LIKE 'replay-%'"
+REPLAYED_WHAT = "issued on the data as it was, not published then"
+REPLAYED_WORDS = f"replayed forecasts ({REPLAYED_WHAT})"
+
+
+def resolved_replayed(store: Store, day: date) -> tuple[int, int]:
+    """How many of the forecasts of the tracked questions (not the radar's) resolved by `day`
+    were replayed, and how many resolved in all: the track record is the replay's when the
+    first is the second."""
+    row = store.con.execute(
+        f"SELECT count(*) FILTER (WHERE {REPLAYED_SQL}), count(*) FROM forecasts f "
+        "JOIN forecast_resolutions r USING (forecast_id) "
+        f"WHERE f.resolves_on <= ? AND f.template NOT IN ({RADAR_SQL_LIST})",
+        [day],
+    ).fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
+
+
 def dicts(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """The rows of an executed DuckDB cursor as dicts keyed by column name."""
     names = [d[0] for d in cur.description]

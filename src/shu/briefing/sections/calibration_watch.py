@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.facts import RADAR_SQL_LIST
+from shu.briefing.facts import RADAR_SQL_LIST, REPLAYED_SQL
 from shu.briefing.text import day_text
 from shu.forecast.calibration import guard as regime_guard
 from shu.forecast.confidence import BANDS, band_sql
@@ -45,7 +45,8 @@ CONFIDENCE_WORDS = {"high": "80% sure or more", "medium": "65–80% sure", "low"
 _BAND_ROWS = f"""
 SELECT {band_sql("f.probability")} AS band,
        greatest(f.probability, 1 - f.probability) AS sure,
-       ((f.probability >= 0.5) = (r.outcome = 'yes'))::INT AS came_true
+       ((f.probability >= 0.5) = (r.outcome = 'yes'))::INT AS came_true,
+       {REPLAYED_SQL} AS replayed
 FROM forecasts f JOIN forecast_resolutions r USING (forecast_id)
 WHERE r.outcome IN ('yes', 'no') AND f.template <> '{INTERVAL}'
   AND f.template NOT IN ({RADAR_SQL_LIST})
@@ -70,6 +71,8 @@ N_SQL = {
     "yes_no": f"SELECT count(*) FROM ({_BAND_ROWS}) WHERE band = ?",
     "intervals": f"SELECT count(*) FROM ({_INTERVAL_ROWS}) WHERE band = ?",
 }
+# Per band, how many of the yes/no forecasts were replayed (params as N_SQL's).
+REPLAYED_N_SQL = f"SELECT count(*) FROM ({_BAND_ROWS}) WHERE band = ? AND replayed"
 OBSERVED_SQL = {
     "yes_no": f"SELECT avg(came_true) FROM ({_BAND_ROWS}) WHERE band = ?",
     "intervals": f"SELECT avg(held) FROM ({_INTERVAL_ROWS}) WHERE band = ?",

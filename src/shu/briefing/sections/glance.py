@@ -15,6 +15,7 @@ from typing import Any
 
 from shu.briefing import facts as ev
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.facts import REPLAYED_WHAT
 from shu.briefing.sections import calibration_watch as watch
 from shu.briefing.sections.cards import question_clause
 from shu.briefing.story_words import kind_words, story_sentence, story_short
@@ -122,14 +123,29 @@ def _calibration_sentence(ctx: BriefingContext) -> Md | None:
         ctx.day,
         f"share of the {label} that held",
     )
+    # replayed forecasts were issued on the data of their day but never published: say so
+    replayed = int(ctx.store.con.execute(watch.REPLAYED_N_SQL, params).fetchall()[0][0])
+    who, aside = "forecasts shu gave", ""
+    if replayed and replayed == high["n"]:
+        who, aside = "replayed forecasts", f" ({REPLAYED_WHAT})"
+    elif replayed:
+        r_r = ctx.book.query(
+            "forecast_resolutions",
+            watch.REPLAYED_N_SQL,
+            params,
+            replayed,
+            ctx.day,
+            f"replayed {label}",
+        )
+        aside = f" ({replayed:,} {ref(r_r)} of them replayed: {REPLAYED_WHAT})"
     verdict = (
         ": more sure than it should have been"
         if high["off"] and high["mean_confidence"] > high["observed"]
         else (": less sure than it could have been" if high["off"] else "")
     )
     return Md(
-        f"Of the {high['n']:,} {ref(r_n)} forecasts shu gave at 80% or more that resolved in "
-        f"the last {w['window_days'] // 7} weeks, {pct(high['observed'])} came true "
+        f"Of the {high['n']:,} {ref(r_n)} {who} at 80% or more that resolved in "
+        f"the last {w['window_days'] // 7} weeks{aside}, {pct(high['observed'])} came true "
         f"{ref(r_o)} against {pct(high['mean_confidence'])} said{verdict}."
     )
 
