@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 
 from shu.forecast.confidence import band_sql
+from shu.forecast.live.replay import REPLAY_PREFIX
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE, RANKED_TEMPLATES
 from shu.settings import ROCM_PATTERN, Settings
 from shu.store import Store
@@ -31,9 +32,8 @@ LIFECYCLE_RULE = (
 )
 
 
-# A forecast issued by `shu replay` (on the data as it was, never published at the time); the
-# prefix is `shu.forecast.live.replay.REPLAY_PREFIX`'s.
-REPLAYED_SQL = "f.model_version LIKE 'replay-%'"
+# A forecast issued by `shu replay` (on the data as it was, never published at the time).
+REPLAYED_SQL = f"f.model_version LIKE '{REPLAY_PREFIX}%'"
 REPLAYED_WHAT = "issued on the data as it was, not published then"
 REPLAYED_WORDS = f"replayed forecasts ({REPLAYED_WHAT})"
 
