@@ -183,8 +183,9 @@ def test_the_regime_line_only_where_the_guard_changed_a_shown_forecast(filled, s
 
     _regime(filled, day)
     text = compose_briefing(filled, day, settings).path.read_text()
-    # On, but it changed none of the forecasts the cards show: no line.
+    # On, but it changed none of the forecasts the cards show: no line, no At a glance sentence.
     assert "Regime guard" not in text.split("## Appendix")[0]
+    assert "lost stars" not in text.split("## What moved")[0]
     # The guard held acme/runtime's answer (a repository losing stars) towards its base rate.
     row = {
         "origin": str(day),
@@ -215,6 +216,16 @@ def test_the_regime_line_only_where_the_guard_changed_a_shown_forecast(filled, s
         "[acme/runtime](https://github.com/acme/runtime) closer to their base rates."
     ).replace("[R1]", forecasts.splitlines()[2].split("usually ")[1].split(";")[0])
     assert text.count("Regime guard.") == 1
+    # and one At a glance sentence, right after the stories, with the same receipt
+    glance = text[text.index("## At a glance") : text.index("## What moved")]
+    sentences = glance.split("\n\n")[1].splitlines()
+    said = [s for s in sentences if "lost stars" in s]
+    receipt = forecasts.splitlines()[2].split("usually ")[1].split(";")[0]
+    assert said == [
+        "On an average day this week 8.8% of repositories lost stars, against 5.1% usually "
+        f"{receipt}; so shu held 1 answer closer to its base rate."
+    ]
+    assert 4 <= len(sentences) <= 6
     receipts = stored_receipts(filled, result.briefing_id)
     assert any(r.table == "market_regime" for r in receipts)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
