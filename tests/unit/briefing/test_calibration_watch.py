@@ -8,7 +8,12 @@ from datetime import date, timedelta
 
 import pandas as pd
 
-from shu.briefing.sections.calibration_watch import WATCH_DAYS, calibration_watch, watch_section
+from shu.briefing.sections.calibration_watch import (
+    WATCH_DAYS,
+    calibration_watch,
+    level_move,
+    watch_section,
+)
 from shu.receipts import ReceiptBook, resolve
 
 DAY = date(2026, 2, 28)
@@ -111,6 +116,16 @@ def test_off_bands_get_a_line_and_the_plain_data_holds_every_figure(store):
     assert "no correction stored yet" in lines[1]
 
 
+def test_level_move_says_shifted_only_when_both_ends_move_the_same_way():
+    assert level_move(0.118, 0.92) == "shifted them up to correct a bias"
+    assert level_move(0.05, 0.85) == "shifted them down to correct a bias"
+    assert level_move(0.13, 0.98) == "shifted them up to correct a bias and made them wider"
+    assert level_move(0.04, 0.96) == "made them wider"
+    assert level_move(0.12, 0.88) == "made them narrower"
+    assert level_move(0.1, 0.95) == "made them wider"
+    assert level_move(0.1, 0.9) == "kept them"
+
+
 def test_lines_say_what_the_guard_and_the_online_levels_do(store, tmp_path):
     _fill(store)
     store.upsert(
@@ -153,6 +168,14 @@ def test_lines_say_what_the_guard_and_the_online_levels_do(store, tmp_path):
     )
     assert "regime guard is on" in watch["lines"][0]
     assert "between the 4.0th and 96.0th percentiles of past errors" in watch["lines"][1]
+    assert "too narrow; shu made them wider: it now reads" in watch["lines"][1]
+    # both ends moved up, the width kept: a bias corrected, not a range too narrow
+    store.con.execute(
+        "UPDATE forecast_calibration SET levels = [0.01, 0.118, 0.2, 0.5, 0.8, 0.92, 0.99]"
+    )
+    line = calibration_watch(store, DAY)["lines"][1]
+    assert "too narrow" not in line and "too wide" not in line
+    assert "n = 100); shu shifted them up to correct a bias: it now reads them between the " in line
     book = ReceiptBook()
     section = watch_section(store, book, DAY, tmp_path)
     assert (tmp_path / section["chart"]).stat().st_size > 5000
