@@ -252,6 +252,43 @@ def shared_bursts(stories: list[Story]) -> dict[str, list[str]]:
     }
 
 
+def burst_groups(stories: list[Story]) -> list[tuple[list[str], date, date]]:
+    """The repositories among `stories` that burst on the same days, each group once (in the
+    order of `stories`: repositories linked through shared burst days), with the first and last
+    of the days on which at least two of them burst; a repository sharing no day is in none."""
+    days = {
+        s.repo: {
+            e.first + timedelta(days=k)
+            for e in s.episodes
+            if e.kind == "burst"
+            for k in range(e.days)
+        }
+        for s in stories
+    }
+    shared = shared_bursts(stories)
+    out: list[tuple[list[str], date, date]] = []
+    placed: set[str] = set()
+    for s in stories:
+        if s.repo in placed or not shared.get(s.repo):
+            continue
+        group, todo = [], [s.repo]
+        while todo:
+            repo = todo.pop(0)
+            if repo in group:
+                continue
+            group.append(repo)
+            todo.extend(shared.get(repo, []))
+        group = [t.repo for t in stories if t.repo in group]
+        placed.update(group)
+        common = sorted(
+            d
+            for d in set().union(*(days[r] for r in group))
+            if sum(d in days[r] for r in group) > 1
+        )
+        out.append((group, common[0], common[-1]))
+    return out
+
+
 def _kind(e: Episode) -> str:
     if e.kind == "removal":
         return "star_removal"
