@@ -232,11 +232,9 @@ def detect(
     return story
 
 
-def shared_bursts(stories: list[Story]) -> dict[str, list[str]]:
-    """For each repository, the other repositories among `stories` with a burst on some of the
-    same days as one of its own: several repositories gaining at once on the same days is an
-    event of the market (or of the counts), not of one repository."""
-    days = {
+def _burst_days(stories: list[Story]) -> dict[str, set[date]]:
+    """Each repository's days inside one of its bursts."""
+    return {
         s.repo: {
             e.first + timedelta(days=k)
             for e in s.episodes
@@ -245,6 +243,13 @@ def shared_bursts(stories: list[Story]) -> dict[str, list[str]]:
         }
         for s in stories
     }
+
+
+def shared_bursts(stories: list[Story]) -> dict[str, list[str]]:
+    """For each repository, the other repositories among `stories` with a burst on some of the
+    same days as one of its own: several repositories gaining at once on the same days is an
+    event of the market (or of the counts), not of one repository."""
+    days = _burst_days(stories)
     return {
         repo: [other for other in days if other != repo and mine & days[other]]
         for repo, mine in days.items()
@@ -256,15 +261,7 @@ def burst_groups(stories: list[Story]) -> list[tuple[list[str], date, date]]:
     """The repositories among `stories` that burst on the same days, each group once (in the
     order of `stories`: repositories linked through shared burst days), with the first and last
     of the days on which at least two of them burst; a repository sharing no day is in none."""
-    days = {
-        s.repo: {
-            e.first + timedelta(days=k)
-            for e in s.episodes
-            if e.kind == "burst"
-            for k in range(e.days)
-        }
-        for s in stories
-    }
+    days = _burst_days(stories)
     shared = shared_bursts(stories)
     out: list[tuple[list[str], date, date]] = []
     placed: set[str] = set()
