@@ -15,8 +15,10 @@ the days from --replay-from to the day before --day (`shu replay` of REPLAY_TEMP
 days: forecasts issued and resolved day by day on the data as it was, models refitted monthly on
 outcomes known before) and the breakout radar over every repository on weekly origins, trains
 the forecaster through --day into data/example-models/ (git-ignored; the model-card receipts name
-that project path), issues its forecasts and writes the briefing for the last day of star data
-(2026-02-28) into docs/examples/; its track record is the replay's.
+that project path), issues its forecasts, runs the breakout radar on --day itself (as `shu daily`
+does; the example model's star_breakout forecaster, else the shipped one) and writes the
+briefing for the last day of star data (2026-02-28) into docs/examples/; its track record is
+the replay's.
 
 Usage: .venv/bin/python docs/examples/build_example.py [--store PATH] [--day 2026-02-28]
        [--replay-from 2025-08-28] [--backtest BACKTEST.json] [--retrain] [--replay-only]
@@ -63,8 +65,10 @@ REPLAY_TEMPLATES = (
 )
 # The breakout radar is replayed on weekly origins (its features over every repository in the
 # store cost seconds an origin), up to the last origin whose 30 days end by --day, so the
-# briefing's track record scores it.
+# briefing's track record scores it; then the radar runs on --day itself (`issue_radar`), as
+# `shu daily` does, so "Breaking out" shows the day's radar.
 RADAR_EVERY_DAYS = 7
+RADAR_HORIZON_DAYS = 30  # the radar's horizon, as the briefing's "Breaking out" reads it
 WITH_HISTORY = {"keras-team/keras": "master", "ollama/ollama": "main", "mudler/LocalAI": "master"}
 
 
@@ -206,7 +210,36 @@ def main() -> None:
         if args.replay_only:
             return
         train_and_issue(store, settings, args.day, args.backtest, args.retrain)
+        issue_radar(store, settings, args.day)
         compose(store, settings, args.day)
+
+
+def issue_radar(store: Store, settings: Settings, day: date) -> None:
+    """Run the breakout radar on `day` itself, as `shu daily` does (`issue_forecasts` with the
+    star_breakout forecaster at 30 days), so the briefing shows the day's radar and not the
+    last replayed origin's: the example model's star_breakout forecaster when it has one, else
+    the shipped model's (models/). A re-run issues nothing new."""
+    from shu.forecast.live.issue import issue_forecasts
+    from shu.forecast.models.artifact import load_forecasters, model_path
+
+    for models_dir in (settings.models_dir, ROOT / "models"):
+        path = model_path(settings.model_copy(update={"models_dir": Path(models_dir)}))
+        if not path.exists():
+            continue
+        version, forecasters = load_forecasters(path)
+        radar = [
+            fc
+            for fc in forecasters
+            if fc.template == "star_breakout" and fc.horizon_days == RADAR_HORIZON_DAYS
+        ]
+        if radar:
+            store.con.execute("SET memory_limit = '8GB'")
+            issued = issue_forecasts(
+                store, origin=day, settings=settings, forecasters=radar, model_version=version
+            )
+            print(f"radar on {day} ({version}): {len(issued)} new forecasts")
+            return
+    print(f"radar on {day}: no star_breakout/{RADAR_HORIZON_DAYS} forecaster in any model")
 
 
 def compose(store: Store, settings: Settings, day: date) -> None:

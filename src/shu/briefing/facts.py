@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 
 from shu.forecast.confidence import band_sql
+from shu.forecast.live.replay import REPLAY_PREFIX
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE, RANKED_TEMPLATES
 from shu.settings import ROCM_PATTERN, Settings
 from shu.store import Store
@@ -29,6 +30,25 @@ LIFECYCLE_RULE = (
     "and not decelerating; expansion: acceleration at least 10% of velocity; "
     "else maturation"
 )
+
+
+# A forecast issued by `shu replay` (on the data as it was, never published at the time).
+REPLAYED_SQL = f"f.model_version LIKE '{REPLAY_PREFIX}%'"
+REPLAYED_WHAT = "issued on the data as it was, not published then"
+REPLAYED_WORDS = f"replayed forecasts ({REPLAYED_WHAT})"
+
+
+def resolved_replayed(store: Store, day: date) -> tuple[int, int]:
+    """How many of the forecasts of the tracked questions (not the radar's) resolved by `day`
+    were replayed, and how many resolved in all: the track record is the replay's when the
+    first is the second."""
+    row = store.con.execute(
+        f"SELECT count(*) FILTER (WHERE {REPLAYED_SQL}), count(*) FROM forecasts f "
+        "JOIN forecast_resolutions r USING (forecast_id) "
+        f"WHERE f.resolves_on <= ? AND f.template NOT IN ({RADAR_SQL_LIST})",
+        [day],
+    ).fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
 def dicts(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:

@@ -232,11 +232,9 @@ def detect(
     return story
 
 
-def shared_bursts(stories: list[Story]) -> dict[str, list[str]]:
-    """For each repository, the other repositories among `stories` with a burst on some of the
-    same days as one of its own: several repositories gaining at once on the same days is an
-    event of the market (or of the counts), not of one repository."""
-    days = {
+def _burst_days(stories: list[Story]) -> dict[str, set[date]]:
+    """Each repository's days inside one of its bursts."""
+    return {
         s.repo: {
             e.first + timedelta(days=k)
             for e in s.episodes
@@ -245,11 +243,47 @@ def shared_bursts(stories: list[Story]) -> dict[str, list[str]]:
         }
         for s in stories
     }
+
+
+def shared_bursts(stories: list[Story]) -> dict[str, list[str]]:
+    """For each repository, the other repositories among `stories` with a burst on some of the
+    same days as one of its own: several repositories gaining at once on the same days is an
+    event of the market (or of the counts), not of one repository."""
+    days = _burst_days(stories)
     return {
         repo: [other for other in days if other != repo and mine & days[other]]
         for repo, mine in days.items()
         if mine
     }
+
+
+def burst_groups(stories: list[Story]) -> list[tuple[list[str], date, date]]:
+    """The repositories among `stories` that burst on the same days, each group once (in the
+    order of `stories`: repositories linked through shared burst days), with the first and last
+    of the days on which at least two of them burst; a repository sharing no day is in none."""
+    days = _burst_days(stories)
+    shared = shared_bursts(stories)
+    out: list[tuple[list[str], date, date]] = []
+    placed: set[str] = set()
+    for s in stories:
+        if s.repo in placed or not shared.get(s.repo):
+            continue
+        group, todo = [], [s.repo]
+        while todo:
+            repo = todo.pop(0)
+            if repo in group:
+                continue
+            group.append(repo)
+            todo.extend(shared.get(repo, []))
+        group = [t.repo for t in stories if t.repo in group]
+        placed.update(group)
+        common = sorted(
+            d
+            for d in set().union(*(days[r] for r in group))
+            if sum(d in days[r] for r in group) > 1
+        )
+        out.append((group, common[0], common[-1]))
+    return out
 
 
 def _kind(e: Episode) -> str:

@@ -8,7 +8,12 @@ from datetime import date, timedelta
 
 import pandas as pd
 
-from shu.briefing.sections.calibration_watch import WATCH_DAYS, calibration_watch, watch_section
+from shu.briefing.sections.calibration_watch import (
+    WATCH_DAYS,
+    calibration_watch,
+    level_move,
+    watch_section,
+)
 from shu.receipts import ReceiptBook, resolve
 
 DAY = date(2026, 2, 28)
@@ -111,6 +116,16 @@ def test_off_bands_get_a_line_and_the_plain_data_holds_every_figure(store):
     assert "no correction stored yet" in lines[1]
 
 
+def test_level_move_says_shifted_only_when_both_ends_move_the_same_way():
+    assert level_move(0.118, 0.92) == "shifted them up to correct a bias"
+    assert level_move(0.05, 0.85) == "shifted them down to correct a bias"
+    assert level_move(0.13, 0.98) == "shifted them up to correct a bias and made them wider"
+    assert level_move(0.04, 0.96) == "made them wider"
+    assert level_move(0.12, 0.88) == "made them narrower"
+    assert level_move(0.1, 0.95) == "made them wider"
+    assert level_move(0.1, 0.9) == "kept them"
+
+
 def test_lines_say_what_the_guard_and_the_online_levels_do(store, tmp_path):
     _fill(store)
     store.upsert(
@@ -153,6 +168,14 @@ def test_lines_say_what_the_guard_and_the_online_levels_do(store, tmp_path):
     )
     assert "regime guard is on" in watch["lines"][0]
     assert "between the 4.0th and 96.0th percentiles of past errors" in watch["lines"][1]
+    assert "too narrow; shu made them wider: it now reads" in watch["lines"][1]
+    # both ends moved up, the width kept: a bias corrected, not a range too narrow
+    store.con.execute(
+        "UPDATE forecast_calibration SET levels = [0.01, 0.118, 0.2, 0.5, 0.8, 0.92, 0.99]"
+    )
+    line = calibration_watch(store, DAY)["lines"][1]
+    assert "too narrow" not in line and "too wide" not in line
+    assert "n = 100); shu shifted them up to correct a bias: it now reads them between the " in line
     book = ReceiptBook()
     section = watch_section(store, book, DAY, tmp_path)
     assert (tmp_path / section["chart"]).stat().st_size > 5000
@@ -183,8 +206,9 @@ def test_the_regime_line_only_where_the_guard_changed_a_shown_forecast(filled, s
 
     _regime(filled, day)
     text = compose_briefing(filled, day, settings).path.read_text()
-    # On, but it changed none of the forecasts the cards show: no line.
+    # On, but it changed none of the forecasts the cards show: no line, no At a glance sentence.
     assert "Regime guard" not in text.split("## Appendix")[0]
+    assert "lost stars" not in text.split("## What moved")[0]
     # The guard held acme/runtime's answer (a repository losing stars) towards its base rate.
     row = {
         "origin": str(day),
@@ -215,6 +239,16 @@ def test_the_regime_line_only_where_the_guard_changed_a_shown_forecast(filled, s
         "[acme/runtime](https://github.com/acme/runtime) closer to their base rates."
     ).replace("[R1]", forecasts.splitlines()[2].split("usually ")[1].split(";")[0])
     assert text.count("Regime guard.") == 1
+    # and one At a glance sentence, right after the stories, with the same receipt
+    glance = text[text.index("## At a glance") : text.index("## What moved")]
+    sentences = glance.split("\n\n")[1].splitlines()
+    said = [s for s in sentences if "lost stars" in s]
+    receipt = forecasts.splitlines()[2].split("usually ")[1].split(";")[0]
+    assert said == [
+        "On an average day this week 8.8% of repositories lost stars, against 5.1% usually "
+        f"{receipt}; so shu held 1 answer closer to its base rate."
+    ]
+    assert 4 <= len(sentences) <= 6
     receipts = stored_receipts(filled, result.briefing_id)
     assert any(r.table == "market_regime" for r in receipts)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)

@@ -239,3 +239,29 @@ def test_summary_says_what_changed_since_the_previous_briefing(filled, settings,
     assert len(moves) == 3 and {m["then"] for m in moves} == {0.85}
     receipts = stored_receipts(filled, result.briefing_id)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
+
+
+def test_a_replayed_track_record_says_so_in_the_header_and_at_a_glance(
+    filled, settings, day
+) -> None:
+    def head_and_glance() -> tuple[str, str]:
+        text = compose_briefing(filled, day, settings).path.read_text()
+        head = next(line for line in text.splitlines() if line.startswith("*shu daily"))
+        return head, text[text.index("## At a glance") : text.index("## What moved")]
+
+    head, glance = head_and_glance()
+    assert "replayed" not in head and "replayed" not in glance
+    assert "forecasts shu gave at 80% or more" in glance
+    # the same resolved forecasts, issued by a replay: the record is the replay's
+    filled.con.execute(
+        "UPDATE forecasts SET model_version = 'replay-' || model_version "
+        "WHERE forecast_id IN (SELECT forecast_id FROM forecast_resolutions)"
+    )
+    head, glance = head_and_glance()
+    assert (
+        "track record from replayed forecasts (issued on the data as it was, not published then)"
+        in head
+    )
+    assert "replayed forecasts at 80% or more" in glance
+    assert "(issued on the data as it was, not published then), " in glance
+    assert "forecasts shu gave" not in glance

@@ -59,6 +59,21 @@ def test_section_numbers_receipts_links_chart_and_json(store, settings):
     assert f"Of their {now['rocm_commits_90d']} ROCm commits" in section
     assert "old/rocm made 4 [" in section and "new/adopter made 1 [" in section
     assert "AMD's own ROCm repositories [" not in section.split("\n\n")[1]  # none counted
+    # old/rocm makes 4 of the 5 ROCm commits (over 40%): the share without it is said too
+    without = store.con.execute(
+        "SELECT sum(rocm_commits_90d) / sum(commits_90d) FROM rocm_index_repos "
+        "WHERE day = ? AND repo = 'new/adopter'",
+        [DAY],
+    ).fetchall()[0][0]
+    assert (
+        f"old/rocm made 80% of them; without it, {100 * without:.1f}% of the other "
+        "repositories' commits touched ROCm [R"
+    ) in section
+    # the tracked repositories have no commit history here: the section says it leaves them out
+    assert (
+        "Not counted among the tracked repositories: acme/platform, acme/other-platform and "
+        "acme/runtime have no commit history in the store [R"
+    ) in section
     year = (
         store.con.execute("SELECT * FROM rocm_index WHERE day = ?", [DAY - timedelta(days=365)])
         .df()
@@ -88,7 +103,7 @@ def test_section_numbers_receipts_links_chart_and_json(store, settings):
     mine = [r for r in receipts if r.table in ("rocm_index", "rocm_index_repos", "commits")]
     assert len(mine) >= 10 and {r.kind for r in mine} == {"row", "query"}
     assert all(resolve(store, r) is None for r in receipts)
-    assert any(r.table == "commits" and dict(r.key)["sha"] == sha for r in mine)
+    assert any(r.table == "commits" and dict(r.key).get("sha") == sha for r in mine)
     chart = result.path.parent / f"{DAY}-rocm-ecosystem.png"
     assert chart.exists() and chart in result.charts
     data = json.loads(result.path.with_suffix(".json").read_text())["rocm_ecosystem"]
@@ -96,6 +111,12 @@ def test_section_numbers_receipts_links_chart_and_json(store, settings):
     assert [a["repo"] for a in data["first_time_adopters"]] == ["new/adopter"]
     assert data["histories_ended"] == [{"repo": "ROCm/ended", "last_day": "2025-08-12"}]
     assert [x["repo"] for x in data["most_rocm_commits"]] == ["old/rocm", "new/adopter"]
+    assert data["rocm_share_90d_without_top"] == without
+    assert set(data["tracked_not_counted"]) == {
+        "acme/platform",
+        "acme/other-platform",
+        "acme/runtime",
+    }
     year_move = next(m for m in data["moves"] if m["days"] == 365)
     assert year_move["amd_repos"] == 1 and year_move["repos_rocm_now_same_repos"] == 2
 

@@ -84,7 +84,9 @@ def test_a_burst_in_the_window() -> None:
 
 
 def test_bursts_on_the_same_days_in_several_repositories_are_said_together() -> None:
-    from shu.briefing.stories import shared_bursts
+    from shu.briefing.sections.moved import same_days_line
+    from shu.briefing.stories import burst_groups, shared_bursts
+    from shu.briefing.text import days_text
 
     stories = []
     for repo, days in (("a/one", (12, 11)), ("a/two", (11, 10)), ("a/three", (20,))):
@@ -94,6 +96,16 @@ def test_bursts_on_the_same_days_in_several_repositories_are_said_together() -> 
         stories.append(detect(repo, _counts(gains), DAY))
     stories.append(detect("a/calm", _counts(_gains(20)), DAY))
     assert shared_bursts(stories) == {"a/one": ["a/two"], "a/two": ["a/one"], "a/three": []}
+    # said once for the pair, on the days both burst
+    groups = burst_groups(stories)
+    assert [g for g, _, _ in groups] == [["a/one", "a/two"]]
+    first, last = groups[0][1:]
+    assert (DAY - first).days == 11 and first <= last
+    line = str(same_days_line(*groups[0]))
+    assert line.startswith("[a/one](https://github.com/a/one) and [a/two]")
+    assert line.endswith(
+        f"gained bursts on the same days ({days_text(first, last)}); shu knows no cause."
+    )
 
 
 def test_a_burst_after_a_release_follows_it() -> None:

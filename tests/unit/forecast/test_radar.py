@@ -117,6 +117,9 @@ def test_radar_lists_by_probability_with_drivers_in_words(radar_store):
             assert d.reads is False, d.text  # the bar is above the pace it needs to leave
         if d.text.endswith("stars in all"):
             assert d.reads is None, d.text
+        # only a store fact (its size, its days in the store's data): not shown as a reason
+        fact = d.text.endswith("stars in all") or d.text.startswith("in the store's star data")
+        assert d.store_fact is fact, d.text
     assert {d.reads for d in worded} - {None}, "no statement read either way"
     untracked = radar_mod.radar(s, top=100, exclude=[TRACKED])
     assert len(untracked) == 39 and TRACKED not in {e.repo for e in untracked}

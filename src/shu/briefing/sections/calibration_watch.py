@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.facts import RADAR_SQL_LIST
+from shu.briefing.facts import RADAR_SQL_LIST, REPLAYED_SQL
 from shu.briefing.text import day_text
 from shu.forecast.calibration import guard as regime_guard
 from shu.forecast.confidence import BANDS, band_sql
@@ -45,7 +45,8 @@ CONFIDENCE_WORDS = {"high": "80% sure or more", "medium": "65–80% sure", "low"
 _BAND_ROWS = f"""
 SELECT {band_sql("f.probability")} AS band,
        greatest(f.probability, 1 - f.probability) AS sure,
-       ((f.probability >= 0.5) = (r.outcome = 'yes'))::INT AS came_true
+       ((f.probability >= 0.5) = (r.outcome = 'yes'))::INT AS came_true,
+       {REPLAYED_SQL} AS replayed
 FROM forecasts f JOIN forecast_resolutions r USING (forecast_id)
 WHERE r.outcome IN ('yes', 'no') AND f.template <> '{INTERVAL}'
   AND f.template NOT IN ({RADAR_SQL_LIST})
@@ -70,6 +71,8 @@ N_SQL = {
     "yes_no": f"SELECT count(*) FROM ({_BAND_ROWS}) WHERE band = ?",
     "intervals": f"SELECT count(*) FROM ({_INTERVAL_ROWS}) WHERE band = ?",
 }
+# Per band, how many of the yes/no forecasts were replayed (params as N_SQL's).
+REPLAYED_N_SQL = f"SELECT count(*) FROM ({_BAND_ROWS}) WHERE band = ? AND replayed"
 OBSERVED_SQL = {
     "yes_no": f"SELECT avg(came_true) FROM ({_BAND_ROWS}) WHERE band = ?",
     "intervals": f"SELECT avg(held) FROM ({_INTERVAL_ROWS}) WHERE band = ?",
@@ -272,20 +275,51 @@ def _action_lines(watch: dict) -> list[str]:
                 f"{through} keep them at the 10th and 90th percentiles of past errors"
             )
         else:
+            move = level_move(now[1], now[5])
             what = (
-                f"shu now reads them between the {100 * now[1]:.1f}th and "
+                f"shu {move}: it now reads them between the {100 * now[1]:.1f}th and "
                 f"{100 * now[5]:.1f}th percentiles of past errors instead of the 10th and "
                 f"90th, as the questions resolved through {through} asked"
             )
         label = _velocity_label(b["band"])
+        # too wide / too narrow from the coverage, except where the correction read a bias
+        # (both ends moved the same way): then the line says it shifted them instead
         width = "too wide" if b["observed"] > 0.8 else "too narrow"
+        shifted = bool(now) and level_move(now[1], now[5]).startswith("shifted")
+        verdict = "" if shifted else f", {width}"
         lines.append(
             f"80% ranges of repositories gaining {label} stars/day held "
             f"{100 * b['observed']:.0f}% of the time (95% interval "
-            f"{100 * b['ci_low']:.0f}-{100 * b['ci_high']:.0f}%, n = {b['n']:,}), "
-            f"{width}; {what}."
+            f"{100 * b['ci_low']:.0f}-{100 * b['ci_high']:.0f}%, n = {b['n']:,}){verdict}; "
+            f"{what}."
         )
     return lines
+
+
+# How far (in levels) an end of the 80% range or its width must move to count as moved.
+LEVEL_MOVED = 0.005
+WIDTH_MOVED = 0.01
+
+
+def level_move(lower: float, upper: float) -> str:
+    """What the online levels of an 80% range (read at the `lower` and `upper` levels of past
+    errors instead of 0.1 and 0.9) did to it, in words: "shifted them up/down to correct a bias"
+    when both ends moved the same way (and "made them narrower/wider" as well when the width
+    changed too), else "made them narrower/wider", or "kept them" when neither moved."""
+    d_low, d_high = lower - 0.1, upper - 0.9
+    d_width = d_high - d_low
+    resized = (
+        f"made them {'narrower' if d_width < 0 else 'wider'}"
+        if abs(d_width) >= WIDTH_MOVED
+        else None
+    )
+    same_way = (d_low >= LEVEL_MOVED and d_high >= LEVEL_MOVED) or (
+        d_low <= -LEVEL_MOVED and d_high <= -LEVEL_MOVED
+    )
+    if same_way:
+        shift = f"shifted them {'up' if d_low > 0 else 'down'} to correct a bias"
+        return f"{shift} and {resized}" if resized else shift
+    return resized or "kept them"
 
 
 def watch_section(

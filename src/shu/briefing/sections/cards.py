@@ -198,9 +198,10 @@ def question_sentence(f: dict[str, Any]) -> str:
     return sentences.get(template) or safe_inline(f.get("question") or template_words(template))
 
 
-def regime_line(ctx: BriefingContext) -> Md | None:
-    """The regime guard's line, only when it changed a forecast a card shows, naming which
-    (a yes/no answer held towards its base rate, an 80% range widened)."""
+def regime_action(ctx: BriefingContext) -> tuple[Md, list[str], dict[str, float]] | None:
+    """When the regime guard changed a forecast a card shows: its notice (with its receipt),
+    the repositories whose yes/no answers it held towards their base rates and those whose 80%
+    ranges it widened (by how much); None when it changed none."""
     held, widened = [], {}
     for choice in ctx.cards:
         f = choice.forecast
@@ -214,19 +215,55 @@ def regime_line(ctx: BriefingContext) -> Md | None:
     notice = regime_notice(ctx)
     if notice is None or not (held or widened):
         return None
+    return notice, list(dict.fromkeys(held)), widened
+
+
+def _wider(widened: dict[str, float]) -> str:
+    return "/".join(str(w) for w in sorted({round(100 * (w - 1)) for w in widened.values()}))
+
+
+def regime_line(ctx: BriefingContext) -> Md | None:
+    """The regime guard's line, only when it changed a forecast a card shows, naming which
+    (a yes/no answer held towards its base rate, an 80% range widened)."""
+    acted = regime_action(ctx)
+    if acted is None:
+        return None
+    notice, held, widened = acted
     done = []
     if held:
         done.append(
             "held the answers on the cards of "
-            + _and([repo_link(r) for r in dict.fromkeys(held)])
+            + _and([repo_link(r) for r in held])
             + " closer to their base rates"
         )
     if widened:
-        wider = sorted({round(100 * (w - 1)) for w in widened.values()})
         done.append(
             "widened the 80% ranges on the cards of "
             + _and([repo_link(r) for r in widened])
-            + f" by {'/'.join(str(w) for w in wider)}%"
+            + f" by {_wider(widened)}%"
+        )
+    return Md(f"{notice}; so shu {' and '.join(done)}.")
+
+
+def regime_sentence(ctx: BriefingContext) -> Md | None:
+    """The regime guard in one At a glance sentence, when it changed a forecast a card shows:
+    the share of repositories losing stars against the usual one, with its receipt, and what
+    shu did about it (how many cards)."""
+    acted = regime_action(ctx)
+    if acted is None:
+        return None
+    notice, held, widened = acted
+    done = []
+    if widened:
+        n = len(widened)
+        done.append(
+            f"widened the 80% ranges on {n} card{'' if n == 1 else 's'} by {_wider(widened)}%"
+        )
+    if held:
+        n = len(held)
+        done.append(
+            f"held {n} answer{'' if n == 1 else 's'} closer to {'its' if n == 1 else 'their'} "
+            "base rate" + ("" if n == 1 else "s")
         )
     return Md(f"{notice}; so shu {' and '.join(done)}.")
 

@@ -3,9 +3,11 @@
 Three to five sentences on what matters today and why, each with its number and receipt: the
 newsworthy stories first (a real change of pace, then the largest move that was only a few days
 of counts: `shu.briefing.stories`), the forecast that departs most from its base rate, the top of
-the breakout radar, and how sure shu has lately been against how often it was right. Then one
-table row per tracked repository: its 28-day pace and last 7 days, what moved it, and what its
-card asks (or its velocity interval when the card asks nothing).
+the breakout radar, and how sure shu has lately been against how often it was right; and one
+more, after the stories, when the regime guard changed today's forecasts (many more repositories
+than usual losing stars), with its receipt. Then one table row per tracked repository: its
+28-day pace and last 7 days, what moved it, and what its card asks (or its velocity interval
+when the card asks nothing).
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from typing import Any
 
 from shu.briefing import facts as ev
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.facts import REPLAYED_WHAT
 from shu.briefing.sections import calibration_watch as watch
-from shu.briefing.sections.cards import question_clause
+from shu.briefing.sections.cards import question_clause, regime_sentence
 from shu.briefing.story_words import kind_words, story_sentence, story_short
 from shu.briefing.text import day_text, num, pct, ref, repo_link
 from shu.forecast.radar import entries as radar_data
@@ -58,9 +61,15 @@ def glance_sentences(ctx: BriefingContext) -> list[Md]:
             out.append(short)
     if not out and ctx.stories and ctx.stories[0].kind != "no_data":
         out.append(story_sentence(ctx.store, ctx.book, ctx.stories[0]))
+    n_stories = len(out)
     for line in (_forecast_sentence(ctx), _radar_sentence(ctx), _calibration_sentence(ctx)):
         if line is not None and len(out) < MAX_SENTENCES:
             out.append(line)
+    # a platform-wide loss of stars that changed today's forecasts: one more sentence, after
+    # the stories
+    regime = regime_sentence(ctx)
+    if regime is not None:
+        out.insert(n_stories, regime)
     return out
 
 
@@ -122,14 +131,29 @@ def _calibration_sentence(ctx: BriefingContext) -> Md | None:
         ctx.day,
         f"share of the {label} that held",
     )
+    # replayed forecasts were issued on the data of their day but never published: say so
+    replayed = int(ctx.store.con.execute(watch.REPLAYED_N_SQL, params).fetchall()[0][0])
+    who, aside = "forecasts shu gave", ""
+    if replayed and replayed == high["n"]:
+        who, aside = "replayed forecasts", f" ({REPLAYED_WHAT})"
+    elif replayed:
+        r_r = ctx.book.query(
+            "forecast_resolutions",
+            watch.REPLAYED_N_SQL,
+            params,
+            replayed,
+            ctx.day,
+            f"replayed {label}",
+        )
+        aside = f" ({replayed:,} {ref(r_r)} of them replayed: {REPLAYED_WHAT})"
     verdict = (
         ": more sure than it should have been"
         if high["off"] and high["mean_confidence"] > high["observed"]
         else (": less sure than it could have been" if high["off"] else "")
     )
     return Md(
-        f"Of the {high['n']:,} {ref(r_n)} forecasts shu gave at 80% or more that resolved in "
-        f"the last {w['window_days'] // 7} weeks, {pct(high['observed'])} came true "
+        f"Of the {high['n']:,} {ref(r_n)} {who} at 80% or more that resolved in "
+        f"the last {w['window_days'] // 7} weeks{aside}, {pct(high['observed'])} came true "
         f"{ref(r_o)} against {pct(high['mean_confidence'])} said{verdict}."
     )
 

@@ -1,22 +1,22 @@
 """The "What moved" section: for each tracked repository what moved its star pace and why
 (`shu.briefing.stories`: a burst leaving the 28-day window, a spike, a release, stars removed, or
-a real change of pace), the most important first, each saying which other tracked repositories
-had a burst on some of the same days; the chart of the stars each gained per day
-with the days its story names, and one 28-day velocity comparison chart per category (a log
-axis where the repositories differ tenfold, gaps drawn and named)."""
+a real change of pace), the most important first, and once for each set of tracked repositories
+that burst on the same days (after the last of their stories); the chart of the stars each
+gained per day with the days its story names, and one 28-day velocity comparison chart per
+category (a log axis where the repositories differ tenfold, gaps drawn and named)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from shu.briefing import charts
 from shu.briefing.charts import HISTORY_DAYS, pace_gaps, slug
 from shu.briefing.compare import compare_chart, compare_frame, needs_log
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.stories import shared_bursts
+from shu.briefing.stories import burst_groups
 from shu.briefing.story_words import kind_words, story_sentence
-from shu.briefing.text import repo_link
+from shu.briefing.text import days_text, repo_link
 from shu.safe_markdown import Md
 
 
@@ -25,15 +25,17 @@ def build(ctx: BriefingContext) -> Part:
     stories_png = ctx.out_dir / f"{ctx.day}-stories.png"
     charts.stories_chart(ctx.store, ctx.stories, ctx.as_of, stories_png)
     ctx.charts.append(stories_png)
-    shared = shared_bursts(ctx.stories)
-    lines = [
-        Md(f"{story_sentence(ctx.store, ctx.book, s)}{_same_days(shared.get(s.repo, []))}")
-        for s in ctx.stories
-    ]
+    lines = [story_sentence(ctx.store, ctx.book, s) for s in ctx.stories]
+    # bursts on the same days in several tracked repositories: said once, after the last of
+    # their stories
+    shown = list(lines)
+    for group, first, last in reversed(burst_groups(ctx.stories)):
+        at = max(i for i, s in enumerate(ctx.stories) if s.repo in group)
+        shown.insert(at + 1, same_days_line(group, first, last))
     return Part(
         ctx.render(
             "sections/moved.md.j2",
-            lines=lines,
+            lines=shown,
             stories_png=stories_png.name,
             comparisons=_category_charts(ctx),
         ),
@@ -63,18 +65,23 @@ def build(ctx: BriefingContext) -> Part:
                     ],
                 }
                 for s, line in zip(ctx.stories, lines, strict=True)
-            ]
+            ],
+            "shared_bursts": [
+                {"repos": group, "first": first, "last": last}
+                for group, first, last in burst_groups(ctx.stories)
+            ],
         },
     )
 
 
-def _same_days(others: list[str]) -> str:
-    """' keras-team/keras had a burst on some of the same days.' (empty when none had)."""
-    if not others:
-        return ""
-    names = [repo_link(r) for r in others]
+def same_days_line(repos: list[str], first: date, last: date) -> Md:
+    """'tensorflow/tensorflow and keras-team/keras gained bursts on the same days (19–20 Feb
+    2026); shu knows no cause.'"""
+    names = [repo_link(r) for r in repos]
     who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    return f" {who} had a burst on some of the same days."
+    return Md(
+        f"{who} gained bursts on the same days ({days_text(first, last)}); shu knows no cause."
+    )
 
 
 def _category_charts(ctx: BriefingContext) -> list[dict[str, Any]]:

@@ -27,9 +27,12 @@ def build(ctx: BriefingContext) -> Part:
         # Every top repository's chance is far above the breakout base rate, so the reasons
         # shown are those the model counts towards a breakout, leaving out any that reads
         # against one on its own (a pace that fell): the model counts such a value towards a
-        # breakout only against a typical repository's, which the table cannot show. The
+        # breakout only against a typical repository's, which the table cannot show; and any
+        # that only restates a store fact (days in the store's star data, stars in all). The
         # others stay in the JSON.
-        shown = [d for d in e.drivers if d.towards and d.reads is not False][:REASONS]
+        shown = [d for d in e.drivers if d.towards and d.reads is not False and not d.store_fact][
+            :REASONS
+        ]
         why = "; ".join(f"{d.text} {ref(*(ctx.book.cite(c) for c in d.citations))}" for d in shown)
         rows.append(
             {
@@ -52,7 +55,12 @@ def build(ctx: BriefingContext) -> Part:
                 "bar": e.bar,
                 "forecast_id": e.forecast_id,
                 "drivers": [
-                    {"text": d.text, "towards_breakout": d.towards, "reads_for_breakout": d.reads}
+                    {
+                        "text": d.text,
+                        "towards_breakout": d.towards,
+                        "reads_for_breakout": d.reads,
+                        "store_fact": d.store_fact,
+                    }
                     for d in e.drivers
                 ],
             }

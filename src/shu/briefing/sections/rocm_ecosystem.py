@@ -1,6 +1,8 @@
 """The "ROCm across the ecosystem" section: is ROCm work spreading across the repositories whose
 commit history the store holds? Where the ROCm ecosystem index (`rocm_index`) stands on the data
-day and which repositories make most of its ROCm commits (the share is commit-weighted), how it
+day and which repositories make most of its ROCm commits (the share is commit-weighted; the share
+without the largest is said when it makes over 40% of them), which tracked repositories it does
+not count (no commit history in the store, or none covering the 90 days), how it
 moved over 90 days and a year (also over only the repositories counted on both days, since
 histories that start or end change who is counted, and without AMD's own ROCm repositories,
 whose work is mostly ROCm), the repositories that made their first ROCm commit in the last year
@@ -56,6 +58,15 @@ SELECT repo, rocm_commits_90d FROM rocm_index_repos
 WHERE day = ? AND rocm_commits_90d > 0 ORDER BY rocm_commits_90d DESC, repo LIMIT ?
 """
 
+# The share without the repository making the most ROCm commits (params: day, that repository),
+# said when it makes over DOMINANT_SHARE of them.
+WITHOUT_SQL = (
+    "SELECT sum(rocm_commits_90d) / nullif(sum(commits_90d), 0) FROM rocm_index_repos "
+    "WHERE day = ? AND repo <> ?"
+)
+DOMINANT_SHARE = 0.4
+HISTORY_SQL = "SELECT count(*) FROM commits WHERE repo = ?"
+
 
 def build(ctx: BriefingContext) -> Part:
     """The section's markdown, its chart beside it, and its JSON."""
@@ -73,6 +84,8 @@ def build(ctx: BriefingContext) -> Part:
         )
     now = _state(ctx, day)
     leaders = now["leaders"]
+    now["without_top"] = _without_top(ctx, day, leaders)
+    now["not_counted"] = _not_counted(ctx, day)
     moves = [_move(ctx, day, days, words) for days, words in LOOKBACKS]
     adopters = _adopters(ctx, day)
     ended = _histories_ended(ctx.store, day)
@@ -90,6 +103,8 @@ def build(ctx: BriefingContext) -> Part:
         "third_party_repos_rocm_90d": now["third_party_repos_rocm_90d"],
         "third_party_rocm_share_90d": now["third_party_rocm_share_90d"],
         "most_rocm_commits": [{k: v for k, v in x.items() if k != "line"} for x in leaders],
+        "rocm_share_90d_without_top": now["without_top"]["share"] if now["without_top"] else None,
+        "tracked_not_counted": now["not_counted"]["repos"] if now["not_counted"] else [],
         "moves": [{k: v for k, v in m.items() if k not in ("line", "words")} for m in moves if m],
         "first_time_adopters": [{k: v for k, v in a.items() if k != "line"} for a in adopters],
         "histories_ended": ended,
@@ -297,6 +312,83 @@ def _move(ctx: BriefingContext, day: date, days: int, words: str) -> dict[str, A
         "share_now_same_repos": share_now,
         "line": line,
     }
+
+
+def _without_top(
+    ctx: BriefingContext, day: date, leaders: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """The share of commits touching ROCm without the repository making the most ROCm commits,
+    when it makes over DOMINANT_SHARE of them (None otherwise): one repository then sets the
+    share."""
+    if not leaders or (leaders[0]["of_all"] or 0) <= DOMINANT_SHARE:
+        return None
+    top = leaders[0]["repo"]
+    share = ctx.store.con.execute(WITHOUT_SQL, [day, top]).fetchall()[0][0]
+    if share is None:
+        return None
+    r = ctx.book.query(
+        "rocm_index_repos",
+        WITHOUT_SQL,
+        [day, top],
+        float(share),
+        day,
+        f"share of commits touching ROCm in the 90 days to {day}, {top} left out",
+    )
+    return {
+        "repo": top,
+        "share": float(share),
+        "line": Md(
+            f"{safe_inline(top)} made {pct(leaders[0]['of_all'])} of them; without it, "
+            f"{pct(float(share), 1)} of the other repositories' commits touched ROCm {ref(r)}."
+        ),
+    }
+
+
+def _not_counted(ctx: BriefingContext, day: date) -> dict[str, Any] | None:
+    """The tracked repositories the index does not count on `day`: those whose commit history
+    the store does not hold (each with a receipt of its commit count, 0), and those whose
+    history does not cover the 90 days. None when it counts every tracked repository."""
+    counted = {
+        r[0]
+        for r in ctx.store.con.execute(
+            "SELECT repo FROM rocm_index_repos WHERE day = ?", [day]
+        ).fetchall()
+    }
+    missing = [r for r in ctx.tracked if r not in counted]
+    if not missing:
+        return None
+    none, short, refs = [], [], []
+    for repo in missing:
+        n = ctx.store.con.execute(HISTORY_SQL, [repo]).fetchall()[0][0]
+        if n:
+            short.append(repo)
+            continue
+        none.append(repo)
+        refs.append(
+            ctx.book.query("commits", HISTORY_SQL, [repo], 0, day, f"{repo}'s commits in the store")
+        )
+    parts = []
+    if none:
+        parts.append(
+            f"{_and([safe_inline(r) for r in none])} "
+            f"{'has' if len(none) == 1 else 'have'} no commit history in the store {ref(*refs)}"
+        )
+    if short:
+        parts.append(
+            f"{_and([safe_inline(r) for r in short])}'s history does not cover the 90 days"
+        )
+    return {
+        "repos": missing,
+        "line": Md(
+            f"Not counted among the tracked repositories: {'; '.join(parts)}, so this section "
+            "does not cover "
+            f"{'it' if len(missing) == 1 else 'them'}."
+        ),
+    }
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _leaders(ctx: BriefingContext, day: date, total: int) -> list[dict[str, Any]]:

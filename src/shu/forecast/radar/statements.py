@@ -38,6 +38,13 @@ class Driver:
     citations: list[Citation] = field(default_factory=list)
     # the statement read on its own: True speaks for a breakout, False against, None neither
     reads: bool | None = None
+    # the statement kind (`features.words.RADAR_STATEMENTS`'s values)
+    kind: str = ""
+
+    @property
+    def store_fact(self) -> bool:
+        """Whether the statement only restates what the store holds (`STORE_FACTS`)."""
+        return self.kind in STORE_FACTS
 
 
 FIRST_DAY_SQL = "SELECT min(day) FROM star_signals WHERE repo = ?"
@@ -344,6 +351,12 @@ _READS = {
 }
 
 
+# Statement kinds that only restate what the store holds about a repository (how long it has been
+# in the store's star data, its stars in all): context for the model, not a reason a reader can
+# weigh, so the briefing does not show them as reasons (the JSON keeps them).
+STORE_FACTS = frozenset({"age", "size"})
+
+
 def _statement(store: Store, kind: str, row: dict[str, Any], towards: bool) -> Driver | None:
     """The statement `kind` for `row`, or None when the data behind it is missing."""
     facts = _Facts(store, row)
@@ -351,4 +364,4 @@ def _statement(store: Store, kind: str, row: dict[str, Any], towards: bool) -> D
     if worded is None:
         return None
     reads = _READS[kind](facts) if kind in _READS else None
-    return Driver(worded[0], towards, worded[1], reads)
+    return Driver(worded[0], towards, worded[1], reads, kind)
