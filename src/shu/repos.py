@@ -6,6 +6,18 @@ from __future__ import annotations
 from shu.schema import ALL_TABLES
 from shu.store import Store, utcnow
 
+# The description the offline GitHub stand-in and the demo give their generated repositories; a
+# store holding one is briefed with the SYNTHETIC DATA banner.
+SYNTHETIC_MARK = "(synthetic test data)"
+
+
+def holds_synthetic(store: Store) -> bool:
+    """Whether any repository in the store came from generated sample data (`SYNTHETIC_MARK`)."""
+    row = store.con.execute(
+        "SELECT 1 FROM repos WHERE ends_with(description, ?) LIMIT 1", [SYNTHETIC_MARK]
+    ).fetchone()
+    return row is not None
+
 
 def record_alias(store: Store, alias: str, repo: str, origin: str) -> None:
     """Remember that `alias` now means `repo` (idempotent)."""

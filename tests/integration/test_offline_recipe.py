@@ -72,3 +72,5 @@ def test_the_offline_recipe_gives_a_briefing_with_forecasts(
     cards = re.search(r"^briefing: wrote (\S+) \((\d+) forecast cards", daily.stdout, re.M)
     assert cards and int(cards.group(2)) > 0, daily.stdout
     assert Path(tmp_path / cards.group(1)).name == f"{today}.md"
+    # the stand-in's generated repositories are briefed as what they are
+    assert "**SYNTHETIC DATA**" in (tmp_path / cards.group(1)).read_text(encoding="utf-8")

@@ -23,6 +23,7 @@ from shu.briefing.text import template_env
 from shu.evidence.retrieval import PassageIndex
 from shu.forecast.evaluation.skill_gate import demonstrated_skill
 from shu.receipts import ReceiptBook
+from shu.repos import holds_synthetic
 from shu.settings import Settings
 from shu.store import Store, first_data_day, utcnow
 
@@ -74,6 +75,7 @@ class BriefingContext:
         repository; today when there is none); `as_of` is that latest day, not after `day`."""
         as_of = facts.data_as_of(store, [r.repo for r in settings.repos], day)
         day = day or as_of or utcnow().date()
+        synthetic = synthetic or holds_synthetic(store)
         return cls(store, settings, day, as_of or day, out_dir, synthetic, list(notices or []))
 
     @cached_property

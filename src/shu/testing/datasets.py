@@ -22,6 +22,7 @@ from pathlib import Path
 
 import duckdb
 
+from shu.repos import SYNTHETIC_MARK
 from shu.testing.github_records import CommitRecord, ReleaseRecord, RepoRecord
 
 VERSION_TAG = re.compile(r"^(?:[\w.-]*?[-_/])?v?\d+\.\d+")
@@ -103,7 +104,7 @@ def small_dataset(end: date = date(2026, 2, 28), days: int = 120) -> list[RepoRe
                 forks=base // 4,
                 open_issues=5_000 + n,
                 watchers=1_000 + n,
-                description=f"{name} (synthetic test data)",
+                description=f"{name} {SYNTHETIC_MARK}",
                 language="Python",
                 commits=commits,
                 releases=releases,
