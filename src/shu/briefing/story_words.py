@@ -128,11 +128,15 @@ def story_sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
             f"stars/day {ref(r_v28)} because the {_stars(stars)} stars it gained on "
             f"{days_text(e.first, e.last)}{_release(story, e)} {ref(r_e)} left the 28-day window"
         )
+        clause = _ordinary_clause(c)
         if story.pace_change == "down":
-            return Md(text + "; " + _ordinary_clause(c) + ".")
+            return Md(text + "; " + clause + ".")
+        # No confirmed change of the ordinary pace: give the ordinary days and the last 7 and let
+        # the reader weigh them (asserting "not because it slowed" overstated what is known).
         return Md(
-            text + f", not because it slowed: its last 7 days ran at {_pace(recent)} stars/day "
-            f"{ref(r_recent)}."
+            text
+            + (f"; {clause}" if clause else "")
+            + f"; its last 7 days ran at {_pace(recent)} stars/day {ref(r_recent)}."
         )
     if story.kind in ("spike", "burst", "release") and e is not None:
         stars, r_e = c.gained(e)

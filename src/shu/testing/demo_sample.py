@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from shu.repos import SYNTHETIC_MARK
 from shu.settings import TrackedRepo
 from shu.testing.github_server import CommitRecord, ReleaseRecord, RepoRecord
 
@@ -200,7 +201,7 @@ def synthetic_sample(end: date, seed: int = SEED) -> DemoSample:
                 forks=int(stars[-1] // 9),
                 open_issues=int(40 + base * 3),
                 watchers=int(base * 5),
-                description=f"SYNTHETIC demo repository ({category})",
+                description=f"SYNTHETIC demo repository ({category}) {SYNTHETIC_MARK}",
                 language="Python",
                 commits=_commits(rng, i, name, topic, start, end),
                 releases=releases,

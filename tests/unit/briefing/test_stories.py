@@ -200,7 +200,8 @@ def test_the_sentences_cite_what_they_say(store, settings) -> None:
     said = story_sentence(store, book, localai)
     assert said.startswith("[mudler/LocalAI](https://github.com/mudler/LocalAI): its 28-day pace")
     assert "because the 780 stars it gained on 14–17 Jan 2026 [R" in said
-    assert "left the 28-day window, not because it slowed" in said
+    assert "left the 28-day window; " in said and "not because it slowed" not in said
+    assert "its last 7 days ran at " in said
     short = story_short(store, book, localai)
     assert short is not None and "because a burst of 780 stars on 14–17 Jan 2026 [R" in short
     spike = story_sentence(store, book, story_of(store, "a/spike", DAY))
