@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from shu.signals.runs import TableRefresh, record_run
+from shu.signals.runs import TableRefresh, record_full_refresh
 from shu.signals.sqlfiles import run_sql
 from shu.store import Store
 
@@ -69,18 +69,5 @@ def refresh_commit_signals(store: Store, run_id: str) -> TableRefresh:
             z_min_values=Z_MIN_VALUES,
             counted_commits=COUNTED_COMMITS_SQL.format(repos="SELECT repo FROM commits"),
         )
-        rows, to_day = con.execute("SELECT count(*), max(day) FROM commit_signals").fetchall()[0]
-        source_rows = con.execute("SELECT count(*) FROM commits").fetchall()[0][0]
-        result = TableRefresh(
-            "commit_signals",
-            "full",
-            "always full (small)",
-            None,
-            to_day,
-            int(rows),
-            time.perf_counter() - t0,
-            int(source_rows),
-            0,
-        )
-        record_run(store, result, run_id)
+        result = record_full_refresh(store, "commit_signals", run_id, t0, "commits")
     return result

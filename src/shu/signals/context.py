@@ -12,7 +12,7 @@ import time
 from datetime import date
 
 from shu.settings import Settings, get_settings
-from shu.signals.runs import TableRefresh, record_run
+from shu.signals.runs import TableRefresh, record_full_refresh, record_run
 from shu.signals.sqlfiles import run_sql
 from shu.store import Store
 
@@ -88,16 +88,5 @@ def refresh_release_signals(store: Store, run_id: str) -> list[TableRefresh]:
             con.execute(f"DELETE FROM {table}")
             con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {staged}")
             con.execute(f"DROP TABLE {staged}")
-            rows, to_day = con.execute(f"SELECT count(*), max(day) FROM {table}").fetchall()[0]
-            result = TableRefresh(
-                table,
-                "full",
-                "always full (small)",
-                None,
-                to_day,
-                int(rows),
-                time.perf_counter() - t0,
-            )
-            record_run(store, result, run_id)
-            out.append(result)
+            out.append(record_full_refresh(store, table, run_id, t0))
     return out

@@ -9,7 +9,7 @@ import time
 
 from shu.settings import ROCM_PATTERN
 from shu.signals.commits import COUNTED_COMMITS_SQL
-from shu.signals.runs import TableRefresh, record_run
+from shu.signals.runs import TableRefresh, record_full_refresh
 from shu.signals.sqlfiles import run_sql
 from shu.store import Store
 
@@ -45,18 +45,5 @@ def refresh_rocm_index(store: Store, run_id: str) -> TableRefresh:
             rocm_pattern=ROCM_PATTERN_SQL,
             amd_owners=AMD_OWNERS_SQL,
         )
-        rows, to_day = con.execute("SELECT count(*), max(day) FROM rocm_index_repos").fetchall()[0]
-        source_rows = con.execute("SELECT count(*) FROM commits").fetchall()[0][0]
-        result = TableRefresh(
-            "rocm_index_repos",
-            "full",
-            "always full (small)",
-            None,
-            to_day,
-            int(rows),
-            time.perf_counter() - t0,
-            int(source_rows),
-            0,
-        )
-        record_run(store, result, run_id)
+        result = record_full_refresh(store, "rocm_index_repos", run_id, t0, "commits")
     return result

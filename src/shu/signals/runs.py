@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from datetime import date
 
@@ -51,3 +52,29 @@ def record_run(store: Store, r: TableRefresh, run_id: str) -> None:
             utcnow(),
         ],
     )
+
+
+def record_full_refresh(
+    store: Store, table: str, run_id: str, started: float, source_table: str | None = None
+) -> TableRefresh:
+    """Record the refresh of a small table rebuilt whole ("always full (small)") from
+    `time.perf_counter()` value `started`; `source_table`'s rows are counted as its input."""
+    rows, to_day = store.con.execute(f"SELECT count(*), max(day) FROM {table}").fetchall()[0]
+    source_rows = (
+        store.con.execute(f"SELECT count(*) FROM {source_table}").fetchall()[0][0]
+        if source_table
+        else 0
+    )
+    result = TableRefresh(
+        table,
+        "full",
+        "always full (small)",
+        None,
+        to_day,
+        int(rows),
+        time.perf_counter() - started,
+        int(source_rows),
+        0,
+    )
+    record_run(store, result, run_id)
+    return result
