@@ -130,7 +130,7 @@ def shade_gaps(ax: Any, gaps: list[Gap]) -> None:
 
 
 STORY_DAYS = 90
-EPISODE_COLOURS = {"burst": "C1", "removal": "C3"}
+EPISODE_COLOURS = {"burst": "C1", "removal": "C3", "small": "C1"}
 
 
 def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -> Path:
@@ -164,14 +164,14 @@ def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -
             linewidth=1.6,
             label="28-day pace",
         )
-        for e in story.episodes:
+        for e in story.episodes + story.small:
             ax.axvspan(
                 e.first - timedelta(hours=12),
                 e.last + timedelta(hours=12),
                 color=EPISODE_COLOURS[e.kind],
                 alpha=0.25,
                 linewidth=0,
-                label=f"{e.kind} {days_text(e.first, e.last)}",
+                label=f"{'spike' if e.kind == 'small' else e.kind} {days_text(e.first, e.last)}",
             )
         ax.axvline(as_of - timedelta(days=27.5), color="grey", linestyle=":", linewidth=0.8)
         shade_gaps(ax, pace_gaps(store, [story.repo], start, as_of))

@@ -39,9 +39,10 @@ WINDOW = 28
 MAX_GAP_DAYS = 7  # more unobserved days than this in a row: the windows are undefined
 RUN_MAX_DAYS = 7  # a run of unusual days longer than this is a change of pace, not a burst
 RELEASE_LEAD_DAYS = 3  # a burst starting this many days after a release (or on its day) follows it
-# A burst day gains at least the ordinary day plus max(CORE_TIMES x ordinary, CORE_MIN) stars;
-# the run extends to neighbouring days of at least ordinary plus max(ordinary, EDGE_MIN).
-CORE_TIMES, CORE_MIN, EDGE_MIN = 1.5, 10.0, 5.0
+# A spike day (what a reader sees as a spike in the chart, whatever its size against other
+# repositories) gains at least max(SPIKE_TIMES x the ordinary day, the ordinary day + CORE_MIN)
+# stars; a run of them extends to neighbouring days of at least ordinary + max(ordinary, EDGE_MIN).
+SPIKE_TIMES, CORE_MIN, EDGE_MIN = 2.0, 10.0, 5.0
 # An episode matters when it brings at least max(SIGNIFICANT_DAYS ordinary days, SIGNIFICANT_MIN)
 # stars above the ordinary (a removal: loses that many).
 SIGNIFICANT_DAYS, SIGNIFICANT_MIN = 5.0, 10.0
@@ -68,7 +69,7 @@ KINDS = (
 class Episode:
     """Consecutive days of unusual gains (a burst) or of lost stars (a removal)."""
 
-    kind: str  # "burst" or "removal"
+    kind: str  # "burst", "removal", or "small": spike days too small to move the pace
     first: date
     last: date
     stars: float  # net stars over those days
@@ -99,6 +100,9 @@ class Story:
     pace_change: str | None = None  # "down" / "up" when the ordinary pace changed (confirmed)
     effect: float = 0.0  # the primary cause's share of the acceleration, stars/day
     episodes: list[Episode] = field(default_factory=list)
+    # runs of spike days that bring too few stars to move the pace: named, their days counted
+    # as ordinary
+    small: list[Episode] = field(default_factory=list)
     gap: tuple[date, date] | None = None  # the unobserved days, for `no_data`
 
     @property
@@ -120,9 +124,72 @@ class Story:
         return [e for e in self.episodes if e.kind == "burst" and e.window == "now"]
 
     @property
+    def reference(self) -> float:
+        """The earlier ordinary pace (at least 1): what a cause's size is weighed against."""
+        return max(self.ordinary_before or 0.0, 1.0)
+
+    @property
+    def underneath(self) -> str | None:
+        """'down' / 'up' when the ordinary days of the last 28 ran at least max(PACE_CHANGE of
+        the earlier, PACE_MIN) below / above those of the 28 before, whether the last 7 days
+        confirm it or not (a confirmed one is `pace_change`)."""
+        if self.pace_change:
+            return self.pace_change
+        if self.ordinary_now is None or self.ordinary_before is None:
+            return None
+        change = self.ordinary_now - self.ordinary_before
+        if abs(change) < max(PACE_CHANGE * self.reference, PACE_MIN):
+            return None
+        return "down" if change < 0 else "up"
+
+    @property
+    def mostly(self) -> bool:
+        """Whether an episode is the story and the ordinary days moved the same way as the
+        28-day pace too: both causes hold, the episode's the larger."""
+        acc = self.acceleration_28d
+        under = self.underneath
+        return (
+            self.primary is not None
+            and under is not None
+            and acc is not None
+            and (acc < 0) == (under == "down")
+        )
+
+    @property
+    def turn(self) -> str | None:
+        """'up' / 'down' when the ordinary days changed pace over the 28 days but the last 7
+        turned back: unconfirmed, and the last 7 ordinary days sit at least PACE_CONFIRM (of the
+        earlier pace) above / below the ordinary days of the last 28."""
+        under = self.underneath
+        if under is None or self.pace_change or self.ordinary_7d is None:
+            return None
+        back = self.ordinary_7d - (self.ordinary_now or 0.0)
+        if abs(back) < PACE_CONFIRM * self.reference or (back > 0) == (under == "up"):
+            return None
+        return "up" if back > 0 else "down"
+
+    @property
+    def beside(self) -> list[Episode]:
+        """Episodes other than the story's own that move the 28-day pace by at least
+        STEADY_SHARE of the earlier ordinary pace (for a change of pace: every such episode)."""
+        own = self.primary
+        return [
+            e
+            for e in self.episodes
+            if e is not own and abs(e.effect) >= STEADY_SHARE * self.reference
+        ]
+
+    @property
     def is_artefact(self) -> bool:
         """Whether what moved the 28-day pace is a few days of counts, not the pace itself."""
         return self.primary is not None
+
+
+def spike_day(gain: float, ordinary: float) -> bool:
+    """Whether a day's `gain` is a spike: at least SPIKE_TIMES times the `ordinary` day (the
+    median gain) and CORE_MIN stars more than it; the one definition of an unusual day, whatever
+    the repository's size against others."""
+    return gain >= max(SPIKE_TIMES * ordinary, ordinary + CORE_MIN)
 
 
 def detect(
@@ -148,18 +215,16 @@ def detect(
     now = days[WINDOW:]
     median = statistics.median(gains.values())
     ordinary = max(median, 0.0)
-    bursts = _runs(gains, days, lambda g: g >= ordinary + max(CORE_TIMES * ordinary, CORE_MIN))
-    bursts = [
+    runs = _runs(gains, days, lambda g: spike_day(g, ordinary))
+    runs = [
         _extend(r, gains, days, ordinary + max(ordinary, EDGE_MIN))
-        for r in bursts
+        for r in runs
         if len(r) <= RUN_MAX_DAYS
     ]
-    bursts = [r for r in _merge(bursts) if len(r) <= RUN_MAX_DAYS]
-    bursts = [
-        r
-        for r in bursts
-        if sum(gains[d] - median for d in r) >= max(SIGNIFICANT_DAYS * ordinary, SIGNIFICANT_MIN)
-    ]
+    runs = [r for r in _merge(runs) if len(r) <= RUN_MAX_DAYS]
+    significant = max(SIGNIFICANT_DAYS * ordinary, SIGNIFICANT_MIN)
+    bursts = [r for r in runs if sum(gains[d] - median for d in r) >= significant]
+    small = [r for r in runs if r not in bursts]
     removals = _runs(gains, days, lambda g: g < 0 and -g >= max(0.5 * ordinary, REMOVAL_MIN))
     removals = [
         r
@@ -189,8 +254,8 @@ def detect(
         "now": story.ordinary_now or 0.0,
         "before": story.ordinary_before or 0.0,
     }
-    for kind, runs in (("burst", bursts), ("removal", removals)):
-        for run in runs:
+    for kind, found in (("burst", bursts), ("removal", removals), ("small", small)):
+        for run in found:
             window = "now" if 2 * sum(d >= now[0] for d in run) > len(run) else "before"
             excess = sum(gains[d] - levels["now" if d >= now[0] else "before"] for d in run)
             effect = sum(
@@ -199,7 +264,7 @@ def detect(
                 else -(gains[d] - levels["before"]) / WINDOW
                 for d in run
             )
-            story.episodes.append(
+            (story.small if kind == "small" else story.episodes).append(
                 Episode(
                     kind,
                     run[0],
@@ -208,7 +273,7 @@ def detect(
                     excess,
                     window,
                     effect,
-                    _release_before(releases or [], run[0]) if kind == "burst" else None,
+                    _release_before(releases or [], run[0]) if kind != "removal" else None,
                 )
             )
     reference = max(story.ordinary_before or 0.0, 1.0)
@@ -233,12 +298,13 @@ def detect(
 
 
 def _burst_days(stories: list[Story]) -> dict[str, set[date]]:
-    """Each repository's days inside one of its bursts."""
+    """Each repository's days inside one of its runs of spike days (a burst, or one too small to
+    move its pace: a spike a reader sees in the chart is named all the same)."""
     return {
         s.repo: {
             e.first + timedelta(days=k)
-            for e in s.episodes
-            if e.kind == "burst"
+            for e in s.episodes + s.small
+            if e.kind in ("burst", "small")
             for k in range(e.days)
         }
         for s in stories
@@ -246,8 +312,8 @@ def _burst_days(stories: list[Story]) -> dict[str, set[date]]:
 
 
 def shared_bursts(stories: list[Story]) -> dict[str, list[str]]:
-    """For each repository, the other repositories among `stories` with a burst on some of the
-    same days as one of its own: several repositories gaining at once on the same days is an
+    """For each repository, the other repositories among `stories` with spike days on some of
+    the same days as one of its own: several repositories gaining at once on the same days is an
     event of the market (or of the counts), not of one repository."""
     days = _burst_days(stories)
     return {

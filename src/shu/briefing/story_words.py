@@ -30,15 +30,20 @@ KIND_WORDS = {
     "steady": "steady",
     "no_data": "gap in the star counts",
 }
-TITLE_ARTEFACT_SHARE = 0.2
+TITLE_ARTEFACT_SHARE = 0.2  # an episode names itself in the title when it moved the pace this much
+MAX_TITLE_PHRASES = 2
 
 
 def kind_words(story: Story) -> str:
-    """The story in a few words, with a change of pace underneath a burst or removal."""
+    """The story in a few words, with a change of pace underneath a burst or removal (and the
+    last 7 days when they turned back)."""
     words = KIND_WORDS[story.kind]
-    if story.pace_change and story.kind not in ("pace_down", "pace_up"):
-        words += "; " + KIND_WORDS[f"pace_{story.pace_change}"] + " underneath"
-    return words  # an episode names itself in the title when it moved the pace this much
+    under = story.underneath
+    if under and story.kind not in ("pace_down", "pace_up", "steady", "no_data"):
+        words += "; " + ("slower" if under == "down" else "faster") + " underneath"
+        if story.turn:
+            words += f", the last 7 days {'faster' if story.turn == 'up' else 'slower'} again"
+    return words
 
 
 class _StoryReceipts:
@@ -125,18 +130,22 @@ def story_sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
         recent, r_recent = c.signal("velocity_7d", story.day)
         text = (
             f"{link}: its 28-day pace fell from {_pace(before)} {ref(r_before)} to {_pace(v28)} "
-            f"stars/day {ref(r_v28)} because the {_stars(stars)} stars it gained on "
-            f"{days_text(e.first, e.last)}{_release(story, e)} {ref(r_e)} left the 28-day window"
+            f"stars/day {ref(r_v28)} {'mostly ' if story.mostly else ''}because the "
+            f"{_stars(stars)} stars it gained on {days_text(e.first, e.last)}{_release(story, e)} "
+            f"{ref(r_e)} left the 28-day window"
         )
         clause = _ordinary_clause(c)
         if story.pace_change == "down":
             return Md(text + "; " + clause + ".")
         # No confirmed change of the ordinary pace: give the ordinary days and the last 7 and let
         # the reader weigh them (asserting "not because it slowed" overstated what is known).
+        turn = ""
+        if story.turn:
+            turn = f", {'faster' if story.turn == 'up' else 'slower'} than its other days"
         return Md(
             text
             + (f"; {clause}" if clause else "")
-            + f"; its last 7 days ran at {_pace(recent)} stars/day {ref(r_recent)}."
+            + f"; its last 7 days ran at {_pace(recent)} stars/day {ref(r_recent)}{turn}."
         )
     if story.kind in ("spike", "burst", "release") and e is not None:
         stars, r_e = c.gained(e)
@@ -184,12 +193,28 @@ def story_sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
                 f"; {_stars(stars)} stars on {days_text(b.first, b.last)} {ref(r_b)} hold its "
                 f"28-day pace at {_pace(v28)} {ref(r_v28)} until {days_text(leaves, leaves)}"
             )
-        return Md(text + ".")
+        return Md(text + _small_clause(c) + ".")
     before, r_before = c.velocity(before=True)
     return Md(
         f"{link} holds its pace: {_pace(v28)} stars/day over the last 28 days {ref(r_v28)}, "
-        f"against {_pace(before)} in the 28 before {ref(r_before)}."
+        f"against {_pace(before)} in the 28 before {ref(r_before)}" + _small_clause(c) + "."
     )
+
+
+def _small_clause(c: _StoryReceipts) -> str:
+    """'; it also spiked on 19–20 Feb 2026 (133 stars in 2 days [R])' for each run of spike days
+    inside the window too small to move the pace (a spike the chart shows is named)."""
+    out = ""
+    for e in c.story.small:
+        if e.window != "now":
+            continue
+        stars, r_e = c.gained(e)
+        span = "in 1 day" if e.days == 1 else f"in {e.days} days"
+        out += (
+            f"; it also spiked on {days_text(e.first, e.last)} ({_stars(stars)} stars {span} "
+            f"{ref(r_e)})"
+        )
+    return out
 
 
 def story_short(store: Store, book: ReceiptBook, story: Story) -> Md | None:
@@ -201,17 +226,22 @@ def story_short(store: Store, book: ReceiptBook, story: Story) -> Md | None:
         acceleration, r_acc = c.signal("acceleration_28d", story.day)
         stars, r_e = c.gained(e)
         recent, r_recent = c.signal("velocity_7d", story.day)
-        tail = (
-            f"and its ordinary days slowed too {ref(c.ordinary('now')[1], c.ordinary('before')[1])}"
-            if story.pace_change == "down"
-            else f"its last 7 days ran at {_pace(recent)} stars/day {ref(r_recent)}"
-        )
+        now, r_now = c.ordinary("now")
+        before, r_before = c.ordinary("before")
+        if story.mostly:
+            tail = (
+                f"its other days slowed too, from {_pace(before)} to {_pace(now)} a day "
+                f"{ref(r_before, r_now)}, and its last 7 days ran at {_pace(recent)} "
+                f"{ref(r_recent)}"
+            )
+        else:
+            tail = f"its last 7 days ran at {_pace(recent)} stars/day {ref(r_recent)}"
         moved = "rose" if acceleration is not None and acceleration > 0 else "fell"
         size = None if acceleration is None else abs(acceleration)
         return Md(
-            f"{link}'s 28-day pace {moved} by {_pace(size)} stars/day {ref(r_acc)} because "
-            f"a burst of {_stars(stars)} stars on {days_text(e.first, e.last)} {ref(r_e)} left "
-            f"the window; {tail}."
+            f"{link}'s 28-day pace {moved} by {_pace(size)} stars/day {ref(r_acc)} "
+            f"{'mostly ' if story.mostly else ''}because a burst of {_stars(stars)} stars on "
+            f"{days_text(e.first, e.last)} {ref(r_e)} left the window; {tail}."
         )
     if story.kind in ("spike", "burst", "release") and e is not None:
         v28, r_v28 = c.velocity()
@@ -252,39 +282,81 @@ def importance(story: Story) -> float:
 
 
 def story_title(stories: list[Story]) -> str:
-    """The briefing's title: who changed pace, and the largest move that was only a few days of
-    counts (a burst, a spike, a removal), by cause."""
+    """The briefing's title: the MAX_TITLE_PHRASES most important stories, each told by the cause
+    that dominates it and naming the second where both hold (a burst beneath a slowdown, slower
+    ordinary days beneath a burst leaving the window, the last 7 days turning back); plain
+    changes of pace of several repositories share one phrase."""
     if not stories:
         return "No tracked repository has star data yet"
-    slow = sorted((s for s in stories if s.pace_change == "down"), key=lambda s: -importance(s))
-    fast = sorted((s for s in stories if s.pace_change == "up"), key=lambda s: -importance(s))
-    parts = []
-    if fast and slow:
-        parts.append(
-            f"{_names(fast)} {_verb(fast, 'speed')} up as {_names(slow)} {_verb(slow, 'slow')} down"
-        )
-    elif slow:
-        parts.append(f"{_names(slow)} {_verb(slow, 'slow')} down")
-    elif fast:
-        parts.append(f"{_names(fast)} {_verb(fast, 'speed')} up")
-    named = {s.repo for s in slow + fast}
-    artefacts = [
-        s
-        for s in stories
-        if s.is_artefact and s.repo not in named and importance(s) >= TITLE_ARTEFACT_SHARE
-    ]
-    if artefacts:
-        parts.append(_artefact_phrase(max(artefacts, key=importance)))
-    if not parts:
+    news = sorted(
+        (
+            s
+            for s in stories
+            if s.kind in ("pace_down", "pace_up")
+            or (s.is_artefact and importance(s) >= TITLE_ARTEFACT_SHARE)
+        ),
+        key=lambda s: -importance(s),
+    )
+    phrases: list[str] = []
+    grouped: set[str] = set()
+    for s in news:
+        if s.repo in grouped:
+            continue
+        if s.kind in ("pace_down", "pace_up") and not s.beside:
+            same = [t for t in news if t.kind == s.kind and not t.beside]
+            grouped.update(t.repo for t in same)
+            verb = "slow" if s.kind == "pace_down" else "speed"
+            phrases.append(f"{_names(same)} {_verb(same, verb)} {_dir(s.kind)}")
+        else:
+            phrases.append(story_phrase(s))
+    phrases = phrases[:MAX_TITLE_PHRASES]
+    if not phrases:
         measured = [s for s in stories if s.kind != "no_data"]
         if not measured:
             return "No tracked repository has a measurable 28-day pace"
-        parts.append(
+        phrases.append(
             f"{_names(measured, limit=3)} {_verb(measured, 'hold')} their pace"
             if len(measured) > 1
             else f"{_names(measured)} holds its pace"
         )
-    return "; ".join(parts)  # names keep their own spelling, even first
+    return "; ".join(phrases)  # names keep their own spelling, even first
+
+
+def story_phrase(story: Story) -> str:
+    """One story for the title, from its dominant cause, with the second where both hold."""
+    name = _name(story)
+    if story.kind in ("pace_down", "pace_up"):
+        text = f"{name} {'slows' if story.kind == 'pace_down' else 'speeds'} {_dir(story.kind)}"
+        for e in story.beside[:1]:
+            opposite = (e.effect > 0) == (story.kind == "pace_down")
+            text += (" beneath " if opposite else ", and ") + _episode_noun(story, e)
+        return text
+    text = _artefact_phrase(story)
+    under = story.underneath
+    if under is not None:
+        slower = "slower" if under == "down" else "faster"
+        text += f", with {slower} ordinary days {'too' if story.mostly else 'underneath'}"
+        if story.turn:
+            text += (
+                f", though its last 7 days {'picked up' if story.turn == 'up' else 'slowed again'}"
+            )
+    return text
+
+
+def _dir(kind: str) -> str:
+    return "down" if kind == "pace_down" else "up"
+
+
+def _episode_noun(story: Story, e: Episode) -> str:
+    """'a burst on 19–20 Feb 2026', 'a January burst leaving its window', 'stars removed on …'."""
+    when = days_text(e.first, e.last)
+    if e.kind == "removal":
+        return f"stars removed on {when}"
+    if e.window == "before":
+        return f"a {e.first:%B} burst leaving its window"
+    if e.release is not None:
+        return f"a burst after release {e.release[0]}"
+    return f"a spike on {when}" if e.days == 1 else f"a burst on {when}"
 
 
 def _name(story: Story) -> str:
@@ -311,11 +383,13 @@ def _artefact_phrase(story: Story) -> str:
     if story.kind == "burst_left":
         month = f"{e.first:%B}"
         article = "an" if month[0] in "AEIOU" else "a"
-        return f"{name}'s {move} is {article} {month} burst leaving its 28-day window"
+        mostly = "mostly " if story.mostly else ""
+        return f"{name}'s {move} is {mostly}{article} {month} burst leaving its 28-day window"
+    mostly = "mostly " if story.mostly else ""
     if story.kind == "release" and e.release:
-        return f"{name}'s {move} follows release {e.release[0]}"
+        return f"{name}'s {move} {mostly}follows release {e.release[0]}"
     if story.kind == "spike":
-        return f"{name}'s {move} is a one-day spike on {when}"
+        return f"{name}'s {move} is {mostly}a one-day spike on {when}"
     if story.kind == "burst":
-        return f"{name}'s {move} is a {e.days}-day burst on {when}"
+        return f"{name}'s {move} is {mostly}a {e.days}-day burst on {when}"
     return f"{name} lost {abs(e.stars):,.0f} stars on {when}"

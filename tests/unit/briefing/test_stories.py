@@ -12,6 +12,7 @@ import pytest
 
 from shu.briefing.stories import Story, detect, story_of
 from shu.briefing.story_words import story_sentence, story_short, story_title
+from shu.briefing.text import days_text
 from shu.receipts import ReceiptBook, resolve
 
 DAY = date(2026, 2, 28)
@@ -104,7 +105,8 @@ def test_bursts_on_the_same_days_in_several_repositories_are_said_together() -> 
     line = str(same_days_line(*groups[0]))
     assert line.startswith("[a/one](https://github.com/a/one) and [a/two]")
     assert line.endswith(
-        f"gained bursts on the same days ({days_text(first, last)}); shu knows no cause."
+        f"gained unusually many stars on the same days ({days_text(first, last)}); shu knows no "
+        "cause."
     )
 
 
@@ -163,12 +165,80 @@ def test_the_title_says_who_changed_pace_and_what_moved_the_rest() -> None:
     keras.pace_change = "down"
     steady = _story("ollama/ollama", "steady")
     title = story_title([localai, tensorflow, keras, steady])
+    # keras's slowing is not its story (steady), so the title leaves it out
     assert title == (
-        "tensorflow and keras slow down; LocalAI's drop is a January burst leaving its 28-day "
-        "window"
+        "tensorflow slows down; LocalAI's drop is a January burst leaving its 28-day window"
     )
+    both = _story("keras-team/keras", "pace_down", "down", -3.0)
+    assert story_title([tensorflow, both]) == "tensorflow and keras slow down"
     assert story_title([steady, _story("a/b", "steady")]) == "ollama and b hold their pace"
     assert story_title([]) == "No tracked repository has star data yet"
+
+
+def _localai_slower_then_back() -> list[float]:
+    """LocalAI's real shape: the January burst leaves the window, the ordinary days of the last
+    28 ran at 22 a day against 31 before, and the last 7 days ran at 29 again."""
+    gains = _gains(31)[:42] + _gains(22)[42:63] + _gains(29)[63:]
+    for days_before, value in zip((45, 44, 43, 42), (71, 239, 333, 137), strict=True):
+        _set(gains, days_before, value)
+    return gains
+
+
+def test_a_burst_leaving_the_window_over_slower_days_names_both_causes() -> None:
+    story = detect("mudler/LocalAI", _counts(_localai_slower_then_back()), DAY)
+    assert story.kind == "burst_left" and story.pace_change is None
+    # both causes hold: the burst is the larger, the ordinary days slowed too
+    assert story.underneath == "down" and story.mostly
+    assert story.primary is not None and story.acceleration_28d is not None
+    ordinary = (story.ordinary_now or 0) - (story.ordinary_before or 0)
+    assert abs(story.primary.effect) > abs(ordinary) > 0
+    assert abs(story.primary.effect + ordinary - story.acceleration_28d) < 1e-9
+    # the last 7 days turned back up
+    assert story.turn == "up"
+    assert story_title([story]) == (
+        "LocalAI's drop is mostly a January burst leaving its 28-day window, with slower "
+        "ordinary days too, though its last 7 days picked up"
+    )
+    # the burst alone (ordinary days unchanged): one cause, said alone
+    alone = detect("mudler/LocalAI", _counts(_localai_january()), DAY)
+    assert not alone.mostly and alone.underneath is None and alone.turn is None
+    assert story_title([alone]) == "LocalAI's drop is a January burst leaving its 28-day window"
+
+
+def test_a_slowdown_beneath_a_burst_names_both() -> None:
+    gains = _gains(15)[:42] + _gains(10)[42:]
+    for days_before in (9, 8):
+        _set(gains, days_before, 60)
+    story = detect("tensorflow/tensorflow", _counts(gains), DAY)
+    assert story.kind == "pace_down" and [e.kind for e in story.beside] == ["burst"]
+    assert story_title([story]) == (
+        f"tensorflow slows down beneath a burst on {days_text(DAY - timedelta(9), DAY - timedelta(8))}"
+    )
+
+
+def test_a_spike_a_reader_sees_is_named_whatever_its_size() -> None:
+    """pytorch/pytorch's 19-20 Feb: 63 and 70 stars against about 25 a day, too few stars to
+    move its pace (a burst needs 5 ordinary days above the median) but a spike in the chart."""
+    from shu.briefing.stories import SPIKE_TIMES, burst_groups, spike_day
+
+    assert spike_day(2 * 25, 25) and not spike_day(2 * 25 - 1, 25)
+    assert spike_day(12, 2) and not spike_day(11, 2)  # small repositories: 10 stars more
+    assert SPIKE_TIMES == 2.0
+    gains = _gains(25)
+    _set(gains, 9, 63)
+    _set(gains, 8, 70)
+    pytorch = detect("pytorch/pytorch", _counts(gains), DAY)
+    assert pytorch.kind == "steady" and not pytorch.episodes
+    assert [(e.first, e.last, e.stars) for e in pytorch.small] == [
+        (DAY - timedelta(9), DAY - timedelta(8), 133)
+    ]
+    keras = _gains(2)
+    _set(keras, 9, 40)
+    _set(keras, 8, 50)
+    keras_story = detect("keras-team/keras", _counts(keras), DAY)
+    assert keras_story.kind == "burst"
+    groups = burst_groups([keras_story, pytorch])
+    assert [g for g, _, _ in groups] == [["keras-team/keras", "pytorch/pytorch"]]
 
 
 def _store_with(store, counts: dict[str, dict[date, float]], settings) -> None:
@@ -186,12 +256,17 @@ def _store_with(store, counts: dict[str, dict[date, float]], settings) -> None:
 def test_the_sentences_cite_what_they_say(store, settings) -> None:
     gains = _gains(20)
     _set(gains, 10, 400)
+    small = _gains(25)
+    _set(small, 9, 63)
+    _set(small, 8, 70)
     _store_with(
         store,
         {
             "mudler/LocalAI": _counts(_localai_january()),
             "a/spike": _counts(gains),
             "a/slower": _counts(_gains(20)[:42] + _gains(12)[42:]),
+            "b/LocalAI": _counts(_localai_slower_then_back()),
+            "a/small": _counts(small),
         },
         settings,
     )
@@ -204,6 +279,17 @@ def test_the_sentences_cite_what_they_say(store, settings) -> None:
     assert "its last 7 days ran at " in said
     short = story_short(store, book, localai)
     assert short is not None and "because a burst of 780 stars on 14–17 Jan 2026 [R" in short
+    both = story_of(store, "b/LocalAI", DAY)
+    said = story_sentence(store, book, both)
+    assert "stars/day [R" in said and "mostly because the 780 stars it gained on" in said
+    assert said.endswith(", faster than its other days.")
+    short = story_short(store, book, both)
+    assert short is not None and "mostly because a burst of 780 stars" in short
+    assert "its other days slowed too, from 31.1 to 23.7 a day [R" in short
+    small = story_sentence(store, book, story_of(store, "a/small", DAY))
+    assert (
+        "holds its pace" in small and "; it also spiked on 19–20 Feb 2026 (133 stars in 2 " in small
+    )
     spike = story_sentence(store, book, story_of(store, "a/spike", DAY))
     assert "one day, 18 Feb 2026, brought 400 stars [R" in spike
     assert "until it leaves the window on 18 Mar 2026" in spike
@@ -251,9 +337,12 @@ def test_the_real_repositories_of_2026_02_28(store, settings) -> None:
     assert keras.pace_change == "down" and keras.kind == "burst"
     assert keras.primary is not None and keras.primary.first == date(2026, 2, 19)
     assert stories["ollama/ollama"].kind == "steady"
+    # LocalAI's ordinary days slowed too (30.8 to 22.7 a day) and its last 7 days picked up
+    assert localai.mostly and localai.turn == "up"
     assert story_title(list(stories.values())) == (
-        "tensorflow and keras slow down; LocalAI's drop is a January burst leaving its 28-day "
-        "window"
+        "tensorflow slows down beneath a burst on 19–20 Feb 2026; LocalAI's drop is mostly a "
+        "January burst leaving its 28-day window, with slower ordinary days too, though its last "
+        "7 days picked up"
     )
     book = ReceiptBook()
     for story in stories.values():

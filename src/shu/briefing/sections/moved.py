@@ -26,7 +26,7 @@ def build(ctx: BriefingContext) -> Part:
     charts.stories_chart(ctx.store, ctx.stories, ctx.as_of, stories_png)
     ctx.charts.append(stories_png)
     lines = [story_sentence(ctx.store, ctx.book, s) for s in ctx.stories]
-    # bursts on the same days in several tracked repositories: said once, after the last of
+    # spike days on the same days in several tracked repositories: said once, after the last of
     # their stories
     shown = list(lines)
     for group, first, last in reversed(burst_groups(ctx.stories)):
@@ -75,12 +75,13 @@ def build(ctx: BriefingContext) -> Part:
 
 
 def same_days_line(repos: list[str], first: date, last: date) -> Md:
-    """'tensorflow/tensorflow and keras-team/keras gained bursts on the same days (19–20 Feb
-    2026); shu knows no cause.'"""
+    """'tensorflow/tensorflow and keras-team/keras gained unusually many stars on the same days
+    (19–20 Feb 2026); shu knows no cause.'"""
     names = [repo_link(r) for r in repos]
     who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     return Md(
-        f"{who} gained bursts on the same days ({days_text(first, last)}); shu knows no cause."
+        f"{who} gained unusually many stars on the same days ({days_text(first, last)}); shu "
+        "knows no cause."
     )
 
 
