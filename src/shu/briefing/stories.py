@@ -27,6 +27,7 @@ its SELECT (`gained_sql`, `ordinary_sql`) so it can be cited as a query receipt.
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -473,6 +474,40 @@ def story_of(store: Store, repo: str, day: date) -> Story:
         ).fetchall()
     ]
     return detect(repo, counts, day, releases)
+
+
+LOSS_TAIL = 0.05  # a repository's losing days beyond the store-wide share: binomial tail below
+
+
+def loss_verdict(lost_days: int, steps: int, share: float) -> str:
+    """How a repository's days with a falling count weigh against the store's: 'none' when it
+    lost stars on none of its `steps` day-to-day changes; 'beyond' when losing on `lost_days` or
+    more of them is less than LOSS_TAIL likely were each day a loss with the store-wide `share`
+    (the share of repository-days whose count fell, `market_regime.share_falling_7d`); else
+    'in line'."""
+    if lost_days <= 0:
+        return "none"
+    p = min(max(share, 0.0), 1.0)
+    tail = sum(
+        math.comb(steps, k) * p**k * (1 - p) ** (steps - k) for k in range(lost_days, steps + 1)
+    )
+    return "beyond" if tail < LOSS_TAIL else "in line"
+
+
+def loss_days_sql(repo: str, first: date, last: date) -> tuple[tuple[str, str], list[Any]]:
+    """The SELECTs of `repo`'s day-to-day changes from `first` to `last` (a count observed on the
+    day and the day before, as the store-wide share counts them): how many fell, and how many
+    there were; both take the same parameters."""
+    steps = (
+        "FROM (SELECT day, stars - lag(stars) OVER (ORDER BY day) AS change, "
+        "day - lag(day) OVER (ORDER BY day) AS elapsed FROM stars_daily WHERE repo = ? AND "
+        "day BETWEEN ? AND ? AND stars IS NOT NULL) WHERE elapsed = 1 AND day >= ?"
+    )
+    params: list[Any] = [repo, first - timedelta(days=1), last, first]
+    return (
+        f"SELECT count(*) FILTER (WHERE change < 0) {steps}",
+        f"SELECT count(*) {steps}",
+    ), params
 
 
 # The SELECTs behind the numbers a story shows (cited as query receipts): the latest count on

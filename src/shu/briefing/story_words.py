@@ -9,10 +9,20 @@ with the SELECT that reproduces them (query receipts, `stories.gained_sql` / `or
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from shu.briefing.stories import WINDOW, Episode, Story, gained_sql, ordinary_sql, windows
+from shu.briefing.stories import (
+    WINDOW,
+    Episode,
+    Story,
+    gained_sql,
+    loss_days_sql,
+    loss_verdict,
+    ordinary_sql,
+    windows,
+)
 from shu.briefing.text import days_text, num, ref, release_link, repo_link
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
@@ -114,8 +124,59 @@ def _ordinary_clause(c: _StoryReceipts) -> str:
     )
 
 
-def story_sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
-    """The repository's "What moved" line: what happened and why, each number cited."""
+@dataclass(frozen=True)
+class StoreLoss:
+    """The store-wide loss of stars on a week the regime guard is on: the share of
+    repository-days whose count fell over the 7 days to `day`, and its receipt."""
+
+    day: date
+    share: float
+    receipt: int
+
+
+def story_sentence(
+    store: Store, book: ReceiptBook, story: Story, store_loss: StoreLoss | None = None
+) -> Md:
+    """The repository's "What moved" line: what happened and why, each number cited; on a week
+    many repositories lost stars (`store_loss`), a dip (a slowing, stars removed) weighed
+    against the store-wide loss."""
+    said = _sentence(store, book, story)
+    removed = any(e.kind == "removal" and e.window == "now" for e in story.episodes)
+    if store_loss is None or not (story.underneath == "down" or removed):
+        return said
+    return Md(str(said)[:-1] + loss_clause(store, book, story, store_loss, removed) + ".")
+
+
+def loss_clause(
+    store: Store, book: ReceiptBook, story: Story, loss: StoreLoss, removed: bool
+) -> str:
+    """'; it lost stars on 1 of its last 7 days [R, R], in line with the 8.8% of repositories
+    that did on an average day this week [R]' (or none of them, or beyond it)."""
+    first, last = story.day - timedelta(days=6), story.day
+    (lost_sql, steps_sql), params = loss_days_sql(story.repo, first, last)
+    c = _StoryReceipts(store, book, story)
+    lost, r_lost = c.query(lost_sql, params, f"days losing stars {first}..{last}")
+    steps, r_steps = c.query(steps_sql, params, f"day-to-day changes {first}..{last}")
+    if lost is None or not steps:
+        return ""
+    k, n = int(lost), int(steps)
+    verdict = loss_verdict(k, n, loss.share)
+    share = f"{100 * loss.share:.1f}%"
+    dip = "its loss" if removed else "its slowing"
+    if verdict == "none":
+        return (
+            f"; it lost stars on none of its last {n} days {ref(r_lost, r_steps)}, while {share} "
+            f"of repositories did on an average day this week {ref(loss.receipt)}: {dip} is its "
+            "own, not the store-wide loss"
+        )
+    how = "in line with" if verdict == "in line" else "beyond"
+    return (
+        f"; it lost stars on {k} of its last {n} days {ref(r_lost, r_steps)}, {how} the {share} "
+        f"of repositories that did on an average day this week {ref(loss.receipt)}"
+    )
+
+
+def _sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
     c = _StoryReceipts(store, book, story)
     link = repo_link(story.repo)
     v28, r_v28 = c.velocity()

@@ -4,6 +4,7 @@ Keras and Ollama of 2026-02-28 when the shared data is there."""
 
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -211,9 +212,8 @@ def test_a_slowdown_beneath_a_burst_names_both() -> None:
         _set(gains, days_before, 60)
     story = detect("tensorflow/tensorflow", _counts(gains), DAY)
     assert story.kind == "pace_down" and [e.kind for e in story.beside] == ["burst"]
-    assert story_title([story]) == (
-        f"tensorflow slows down beneath a burst on {days_text(DAY - timedelta(9), DAY - timedelta(8))}"
-    )
+    when = days_text(DAY - timedelta(9), DAY - timedelta(8))
+    assert story_title([story]) == f"tensorflow slows down beneath a burst on {when}"
 
 
 def test_a_spike_a_reader_sees_is_named_whatever_its_size() -> None:
@@ -347,4 +347,50 @@ def test_the_real_repositories_of_2026_02_28(store, settings) -> None:
     book = ReceiptBook()
     for story in stories.values():
         story_sentence(store, book, story)
+    assert [resolve(store, r) for r in book.receipts] == [None] * len(book.receipts)
+
+
+def test_a_dip_is_weighed_against_the_store_wide_loss_of_stars(store, settings) -> None:
+    """On a week 8.8% of repository-days lost stars across the store: a repository that slowed
+    without losing stars is told apart from one whose losses match the store's and one that lost
+    stars beyond it."""
+    from shu.briefing.stories import loss_verdict
+    from shu.briefing.story_words import StoreLoss
+
+    assert loss_verdict(0, 7, 0.088) == "none"
+    assert loss_verdict(1, 7, 0.088) == "in line" and loss_verdict(2, 7, 0.088) == "in line"
+    assert loss_verdict(3, 7, 0.088) == "beyond"  # 2% likely at 8.8% a day
+    assert loss_verdict(3, 7, 0.4) == "in line"
+    slower = _gains(20)[:42] + _gains(12)[42:]
+    one = list(slower)
+    _set(one, 3, -2)
+    three = list(slower)
+    for days_before in (1, 3, 5):
+        _set(three, days_before, -2)
+    _store_with(
+        store,
+        {"a/slower": _counts(slower), "a/one": _counts(one), "a/three": _counts(three)},
+        settings,
+    )
+    book = ReceiptBook()
+    loss = StoreLoss(DAY, 0.088, 999)
+    said = {
+        r: str(story_sentence(store, book, story_of(store, r, DAY), loss))
+        for r in ("a/slower", "a/one", "a/three")
+    }
+    assert re.search(
+        r"; it lost stars on none of its last 7 days \[R\d+, R\d+\], while 8\.8% of "
+        r"repositories did on an average day this week \[R999\]: its slowing is its own, not "
+        r"the store-wide loss\.$",
+        said["a/slower"],
+    )
+    assert "; it lost stars on 1 of its last 7 days [R" in said["a/one"]
+    assert (
+        "in line with the 8.8% of repositories that did on an average day this week"
+        in said["a/one"]
+    )
+    assert "; it lost stars on 3 of its last 7 days [R" in said["a/three"]
+    assert "beyond the 8.8% of repositories" in said["a/three"]
+    # without a store-wide loss (the guard off) nothing is weighed
+    assert "lost stars on" not in str(story_sentence(store, book, story_of(store, "a/one", DAY)))
     assert [resolve(store, r) for r in book.receipts] == [None] * len(book.receipts)

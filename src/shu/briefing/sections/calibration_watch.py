@@ -28,6 +28,7 @@ from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import RADAR_SQL_LIST, REPLAYED_SQL
+from shu.briefing.story_words import StoreLoss
 from shu.briefing.text import day_text
 from shu.forecast.calibration import guard as regime_guard
 from shu.forecast.confidence import BANDS, band_sql
@@ -100,21 +101,33 @@ def build(ctx: BriefingContext) -> Part:
     )
 
 
-def regime_notice(ctx: BriefingContext) -> Md | None:
-    """ "On an average day this week N% of repositories lost stars, against M% usually" with its
-    receipt, when the regime guard is on for the briefing's day (None when it is off)."""
+def store_loss(ctx: BriefingContext) -> StoreLoss | None:
+    """The store-wide share of repository-days losing stars this week with its receipt, when
+    the regime guard is on for the briefing's day (None when it is off)."""
     regime = _newest_regime(ctx.store, ctx.day)
     if not regime or not regime.get("guard_on"):
         return None
+    day = date.fromisoformat(regime["day"])
     r = ctx.book.row(
         "market_regime",
         {"day": regime["day"]},
         "share_falling_7d",
         regime["share_falling_7d"],
-        date.fromisoformat(regime["day"]),
+        day,
         "share of repositories losing stars per day, last 7 days",
     )
-    return Md(f"{_losing(regime)} [R{r}]")
+    return StoreLoss(day, float(regime["share_falling_7d"]), r)
+
+
+def regime_notice(ctx: BriefingContext) -> Md | None:
+    """ "On an average day this week N% of repositories lost stars, against M% usually" with its
+    receipt, when the regime guard is on for the briefing's day (None when it is off)."""
+    loss = store_loss(ctx)
+    if loss is None:
+        return None
+    regime = _newest_regime(ctx.store, ctx.day)
+    assert regime is not None
+    return Md(f"{_losing(regime)} [R{loss.receipt}]")
 
 
 def calibration_watch(store: Store, day: date, window_days: int = WATCH_DAYS) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from shu.briefing import charts
 from shu.briefing.charts import HISTORY_DAYS, pace_gaps, slug
 from shu.briefing.compare import compare_chart, compare_frame, needs_log
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.sections.calibration_watch import store_loss
 from shu.briefing.stories import burst_groups
 from shu.briefing.story_words import kind_words, story_sentence
 from shu.briefing.text import days_text, repo_link
@@ -25,7 +26,8 @@ def build(ctx: BriefingContext) -> Part:
     stories_png = ctx.out_dir / f"{ctx.day}-stories.png"
     charts.stories_chart(ctx.store, ctx.stories, ctx.as_of, stories_png)
     ctx.charts.append(stories_png)
-    lines = [story_sentence(ctx.store, ctx.book, s) for s in ctx.stories]
+    loss = store_loss(ctx)  # a week many repositories lost stars: each dip weighed against it
+    lines = [story_sentence(ctx.store, ctx.book, s, loss) for s in ctx.stories]
     # spike days on the same days in several tracked repositories: said once, after the last of
     # their stories
     shown = list(lines)
