@@ -264,7 +264,8 @@ def backtest_interval_coverage(settings: Settings, forecast: dict[str, Any]) -> 
 
 @dataclass
 class LiveRecord:
-    """Resolved forecasts of one template, horizon and band in this store."""
+    """Resolved forecasts of one kind in this store: how many, and how many came true as said
+    (or held, for intervals), with the SELECTs that count them."""
 
     n: int
     hits: int
@@ -273,13 +274,18 @@ class LiveRecord:
     params: list[Any]
 
 
-def live_band_record(store: Store, template: str, horizon: int, band: str, day: date) -> LiveRecord:
+def live_band_record(
+    store: Store, template: str, horizon: int, band: str | None, day: date
+) -> LiveRecord:
+    """This store's resolved forecasts of `template` at `horizon` days (its kind of question)
+    answered with confidence `band` (every band: None), and how many came true as said."""
     base = (
         "FROM forecasts f JOIN forecast_resolutions r USING (forecast_id) WHERE "
-        f"f.template = ? AND f.horizon_days = ? AND {BAND_SQL} = ? AND "
-        "r.outcome <> 'void' AND f.resolves_on <= ?"
+        "f.template = ? AND f.horizon_days = ? AND "
+        + (f"{BAND_SQL} = ? AND " if band is not None else "")
+        + "r.outcome <> 'void' AND f.resolves_on <= ?"
     )
-    params = [template, horizon, band, day]
+    params: list[Any] = [template, horizon, *([band] if band is not None else []), day]
     n_sql = f"SELECT count(*) {base}"
     hits_sql = f"SELECT count(*) FILTER (WHERE {RIGHT_SQL}) {base}"
     n = store.con.execute(n_sql, params).fetchall()[0][0]

@@ -95,7 +95,7 @@ def test_confidence_cites_live_record_and_no_backtest_claim_without_one(filled, 
     for line in sure:
         assert "Medium confidence (72% yes)" in line
         assert "no backtest record of such answers is stored" in line
-        assert "in this store, 3 of 3 (100%)" in line
+        assert "this store's live record for such answers: 3 of 3 came true as said (100%)" in line
 
 
 def test_confidence_says_when_the_backtest_and_the_live_record_disagree(filled, settings, day):
@@ -113,6 +113,25 @@ def test_confidence_says_when_the_backtest_and_the_live_record_disagree(filled, 
         assert "This store's record (44%–100% with 95% confidence) is above the backtest's" in line
     receipts = stored_receipts(filled, result.briefing_id)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
+
+
+def test_confidence_falls_back_to_the_record_of_its_kind_of_question(filled, settings, day):
+    """With none of the card's confidence resolved, the card quotes its kind of question's
+    record at every confidence (its template at its horizon), or says none has resolved."""
+    filled.con.execute(
+        "UPDATE forecasts SET probability = 0.95 WHERE forecast_id IN "
+        "(SELECT forecast_id FROM forecast_resolutions)"
+    )
+    text = compose_briefing(filled, day, settings).path.read_text()
+    sure = [line for line in text.splitlines() if line.startswith("- **How sure:**")]
+    assert len(sure) == 3
+    for line in sure:
+        assert "none at this confidence has resolved in this store yet" in line
+        assert "of this kind of question at every confidence 3 of 6 came true as said (50%)" in line
+    filled.con.execute("DELETE FROM forecast_resolutions")
+    text = compose_briefing(filled, day, settings).path.read_text()
+    sure = [line for line in text.splitlines() if line.startswith("- **How sure:**")]
+    assert all("none of this kind of question has resolved in this store yet" in s for s in sure)
 
 
 def test_disagreement_is_one_sentence_only_beyond_the_intervals():

@@ -81,11 +81,11 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
             "forecast_resolutions", live.hits_sql, live.params, live.hits, ctx.day, "of them right"
         )
         text += (
-            f"; in this store, {live.hits} of {live.n} ({pct(live.hits / live.n)}) "
-            f"{ref(r_hits, r_n)}"
+            f"; this store's live record for such answers: {live.hits} of {live.n} came true as "
+            f"said ({pct(live.hits / live.n)}) {ref(r_hits, r_n)}"
         )
     else:
-        text += "; none has resolved in this store yet"
+        text += _group_record(ctx, f)
     text += "."
     if backtest is not None and live.n:
         sentence = disagreement(
@@ -109,6 +109,24 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
     if calibration is not None:
         details.append(calibration)
     return [Md(text)], details
+
+
+def _group_record(ctx: BriefingContext, f: dict[str, Any]) -> str:
+    """With none of its confidence resolved: this kind of question's live record at every
+    confidence (its template at its horizon), or that none has resolved."""
+    group = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], None, ctx.day)
+    if not group.n:
+        return "; none of this kind of question has resolved in this store yet"
+    label = "resolved forecasts of this kind of question"
+    r_n = ctx.book.query("forecast_resolutions", group.n_sql, group.params, group.n, ctx.day, label)
+    r_hits = ctx.book.query(
+        "forecast_resolutions", group.hits_sql, group.params, group.hits, ctx.day, "of them right"
+    )
+    return (
+        "; none at this confidence has resolved in this store yet, and of this kind of question "
+        f"at every confidence {group.hits} of {group.n} came true as said "
+        f"({pct(group.hits / group.n)}) {ref(r_hits, r_n)}"
+    )
 
 
 def interval_confidence(ctx: BriefingContext, iv: dict[str, Any]) -> tuple[list[Md], list[Md]]:
@@ -148,7 +166,8 @@ def interval_confidence(ctx: BriefingContext, iv: dict[str, Any]) -> tuple[list[
             "of them inside their 80% interval",
         )
         short_text += (
-            f"; in this store, {live.hits} of {live.n} ({pct(live.hits / live.n)}) {ref(r_h, r_n)}."
+            f"; this store's live record: {live.hits} of {live.n} held "
+            f"({pct(live.hits / live.n)}) {ref(r_h, r_n)}."
         )
         if cover is not None:
             sentence = disagreement((round(cover.hit_rate * cover.n), cover.n), (live.hits, live.n))
