@@ -134,6 +134,26 @@ def test_confidence_falls_back_to_the_record_of_its_kind_of_question(filled, set
     assert all("none of this kind of question has resolved in this store yet" in s for s in sure)
 
 
+def test_a_declared_question_says_what_it_is_for_in_plain_words(filled, settings, day):
+    from shu.settings import DeclaredQuestion
+
+    f = filled.con.execute(
+        "SELECT repo, template, horizon_days, threshold FROM forecasts WHERE origin = ? AND "
+        "template = 'star_accel_reach' ORDER BY repo LIMIT 1",
+        [day],
+    ).fetchone()
+    question = DeclaredQuestion(repo=f[0], template=f[1], horizon=f[2], threshold=f[3])
+    text = compose_briefing(
+        filled, day, settings.model_copy(update={"questions": [question]})
+    ).path.read_text()
+    body = text.split("\n## Appendix\n")[0]
+    assert (
+        "*A standing question for this repository: shu asks it every day, whatever the answer.*"
+        in body
+    )
+    assert "shu.toml" not in body
+
+
 def test_disagreement_is_one_sentence_only_beyond_the_intervals():
     from shu.briefing.card.confidence import disagreement
 

@@ -272,6 +272,13 @@ def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+# What a declared question is for, in plain words (no configuration file named: the reader of
+# a forwarded note may have none).
+DECLARED_MARK = (
+    "A standing question for this repository: shu asks it every day, whatever the answer."
+)
+
+
 def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     first_receipt = len(ctx.book.receipts) + 1
     f, iv = choice.forecast, choice.interval
@@ -290,7 +297,7 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     topic_details = topic_lines(ctx, topic, used, short=False)
     marks = []
     if choice.declared:
-        marks.append("Asked because shu.toml declares it.")
+        marks.append(DECLARED_MARK)
     if f is None and choice.kind == "star":
         marks.append("No yes/no question about it passed shu's bar today (why: in the details).")
     if not choice.skilled:
