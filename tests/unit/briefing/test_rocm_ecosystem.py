@@ -85,6 +85,24 @@ def test_section_numbers_receipts_links_chart_and_json(store, settings):
     third = f"{100 * year['third_party_rocm_share_90d']:.1f}%"
     assert year["third_party_rocm_share_90d"] < year["rocm_share_90d"]
     assert f"({third} [" in section and "without the 1 of AMD's own ROCm repositories" in section
+    # old/rocm sets today's share, so the share without it is given for each earlier day too
+    for days, words in ((90, "90 days earlier"), (365, "A year earlier")):
+        then = DAY - timedelta(days=days)
+        without_then = store.con.execute(
+            "SELECT sum(rocm_commits_90d) / sum(commits_90d) FROM rocm_index_repos "
+            "WHERE day = ? AND repo <> 'old/rocm'",
+            [then],
+        ).fetchall()[0][0]
+        line = next(x for x in section.splitlines() if x.startswith(f"- {words} ({then})"))
+        assert f"{100 * without_then:.1f}% [R" in line and "] without old/rocm" in line, line
+        move = next(
+            m
+            for m in json.loads(result.path.with_suffix(".json").read_text())["rocm_ecosystem"][
+                "moves"
+            ]
+            if m["days"] == days
+        )
+        assert move["rocm_share_90d_without_top"] == without_then
     # over the 2 repositories counted on both days: 1 had ROCm work then (old/rocm), 2 now
     assert "Over only the 2 repositories counted on both days" in section
     assert "1 [R" in section.split("A year earlier")[1].split("then and")[0]

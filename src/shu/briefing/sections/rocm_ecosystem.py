@@ -86,7 +86,8 @@ def build(ctx: BriefingContext) -> Part:
     leaders = now["leaders"]
     now["without_top"] = _without_top(ctx, day, leaders)
     now["not_counted"] = _not_counted(ctx, day)
-    moves = [_move(ctx, day, days, words) for days, words in LOOKBACKS]
+    top = now["without_top"]["repo"] if now["without_top"] else None
+    moves = [_move(ctx, day, days, words, top) for days, words in LOOKBACKS]
     adopters = _adopters(ctx, day)
     ended = _histories_ended(ctx.store, day)
     chart = ctx.out_dir / f"{ctx.day}-rocm-ecosystem.png"
@@ -187,9 +188,12 @@ def _state(ctx: BriefingContext, day: date) -> dict[str, Any]:
     }
 
 
-def _move(ctx: BriefingContext, day: date, days: int, words: str) -> dict[str, Any] | None:
+def _move(
+    ctx: BriefingContext, day: date, days: int, words: str, top: str | None = None
+) -> dict[str, Any] | None:
     """The index `days` before `day`, and both days' shares over the repositories counted on
-    both; None when the index has no row then."""
+    both; with `top` (the repository setting today's share), the share without it then too, as
+    today's is given; None when the index has no row then."""
     then = day - timedelta(days=days)
     row = _row(ctx.store, then)
     if row is None:
@@ -237,9 +241,24 @@ def _move(ctx: BriefingContext, day: date, days: int, words: str) -> dict[str, A
             f"share of commits touching ROCm in the 90 days to {then}, AMD's own left out",
         )
         amd = (
-            f" ({pct(row['third_party_rocm_share_90d'], 1)} {ref(r_s3)} without the "
-            f"{row['amd_repos']} of AMD's own ROCm repositories then counted {ref(r_amd)})"
+            f"{pct(row['third_party_rocm_share_90d'], 1)} {ref(r_s3)} without the "
+            f"{row['amd_repos']} of AMD's own ROCm repositories then counted {ref(r_amd)}"
         )
+    asides = [amd] if amd else []
+    without = None
+    if top is not None:
+        without = ctx.store.con.execute(WITHOUT_SQL, [then, top]).fetchall()[0][0]
+    if without is not None:
+        r_without = ctx.book.query(
+            "rocm_index_repos",
+            WITHOUT_SQL,
+            [then, top],
+            float(without),
+            then,
+            f"share of commits touching ROCm in the 90 days to {then}, {top} left out",
+        )
+        asides.append(f"{pct(float(without), 1)} {ref(r_without)} without {safe_inline(top)}")
+    amd = f" ({'; '.join(asides)})" if asides else ""
     con = ctx.store.con
     both = con.execute(SAME_REPOS_COUNT_SQL, [day, then]).fetchall()[0][0]
     active_now = con.execute(SAME_REPOS_ACTIVE_SQL, [day, then]).fetchall()[0][0]
@@ -305,6 +324,7 @@ def _move(ctx: BriefingContext, day: date, days: int, words: str) -> dict[str, A
         "rocm_share_90d": row["rocm_share_90d"],
         "amd_repos": row["amd_repos"],
         "third_party_rocm_share_90d": row["third_party_rocm_share_90d"],
+        "rocm_share_90d_without_top": None if without is None else float(without),
         "repos_on_both_days": both,
         "repos_rocm_then_same_repos": active_then,
         "repos_rocm_now_same_repos": active_now,
