@@ -164,7 +164,7 @@ def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -
             linewidth=1.6,
             label="28-day pace",
         )
-        for e in story.episodes + story.small:
+        for e in story.episodes + story.named_small:
             ax.axvspan(
                 e.first - timedelta(hours=12),
                 e.last + timedelta(hours=12),

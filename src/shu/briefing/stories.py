@@ -125,6 +125,12 @@ class Story:
         return [e for e in self.episodes if e.kind == "burst" and e.window == "now"]
 
     @property
+    def named_small(self) -> list[Episode]:
+        """The runs of spike days too small to move the pace that the story names: those inside
+        the last 28 days (the chart shows them beside the 28-day pace they sit in)."""
+        return [e for e in self.small if e.window == "now"]
+
+    @property
     def reference(self) -> float:
         """The earlier ordinary pace (at least 1): what a cause's size is weighed against."""
         return max(self.ordinary_before or 0.0, 1.0)
@@ -304,7 +310,7 @@ def _burst_days(stories: list[Story]) -> dict[str, set[date]]:
     return {
         s.repo: {
             e.first + timedelta(days=k)
-            for e in s.episodes + s.small
+            for e in s.episodes + s.named_small
             if e.kind in ("burst", "small")
             for k in range(e.days)
         }

@@ -139,10 +139,10 @@ def story_sentence(
 ) -> Md:
     """The repository's "What moved" line: what happened and why, each number cited; on a week
     many repositories lost stars (`store_loss`), a dip (a slowing, stars removed) weighed
-    against the store-wide loss."""
+    against the store-wide loss (a confirmed slowing; stars removed inside the window)."""
     said = _sentence(store, book, story)
     removed = any(e.kind == "removal" and e.window == "now" for e in story.episodes)
-    if store_loss is None or not (story.underneath == "down" or removed):
+    if store_loss is None or not (story.pace_change == "down" or removed):
         return said
     return Md(str(said)[:-1] + loss_clause(store, book, story, store_loss, removed) + ".")
 
@@ -266,9 +266,7 @@ def _small_clause(c: _StoryReceipts) -> str:
     """'; it also spiked on 19–20 Feb 2026 (133 stars in 2 days [R])' for each run of spike days
     inside the window too small to move the pace (a spike the chart shows is named)."""
     out = ""
-    for e in c.story.small:
-        if e.window != "now":
-            continue
+    for e in c.story.named_small:
         stars, r_e = c.gained(e)
         span = "in 1 day" if e.days == 1 else f"in {e.days} days"
         out += (

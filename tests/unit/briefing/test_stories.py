@@ -239,6 +239,11 @@ def test_a_spike_a_reader_sees_is_named_whatever_its_size() -> None:
     assert keras_story.kind == "burst"
     groups = burst_groups([keras_story, pytorch])
     assert [g for g, _, _ in groups] == [["keras-team/keras", "pytorch/pytorch"]]
+    # before the window, such a spike no longer bears on the pace: not named
+    early = _gains(25)
+    _set(early, 40, 63)
+    old = detect("pytorch/pytorch", _counts(early), DAY)
+    assert [e.window for e in old.small] == ["before"] and not old.named_small
 
 
 def _store_with(store, counts: dict[str, dict[date, float]], settings) -> None:
