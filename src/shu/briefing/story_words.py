@@ -196,6 +196,14 @@ def _sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
             f"{ref(r_e)} left the 28-day window"
         )
         clause = _ordinary_clause(c)
+        if story.mostly:  # both causes hold: say the second in the title's words
+            now, r_now = c.ordinary("now")
+            before, r_before = c.ordinary("before")
+            clause = (
+                f"its other days {'slowed' if story.underneath == 'down' else 'sped up'} too, "
+                f"to {_pace(now)} a day {ref(r_now)} from {_pace(before)} in the 28 days before "
+                f"{ref(r_before)}"
+            )
         if story.pace_change == "down":
             return Md(text + "; " + clause + ".")
         # No confirmed change of the ordinary pace: give the ordinary days and the last 7 and let

@@ -287,6 +287,7 @@ def test_the_sentences_cite_what_they_say(store, settings) -> None:
     both = story_of(store, "b/LocalAI", DAY)
     said = story_sentence(store, book, both)
     assert "stars/day [R" in said and "mostly because the 780 stars it gained on" in said
+    assert "; its other days slowed too, to 23.7 a day [R" in said
     assert said.endswith(", faster than its other days.")
     short = story_short(store, book, both)
     assert short is not None and "mostly because a burst of 780 stars" in short
