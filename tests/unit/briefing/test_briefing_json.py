@@ -97,6 +97,7 @@ def test_briefing_json_has_every_key_in_shape(filled, settings, day):
     assert 3 <= len(doc["at_a_glance"]) <= 5
     assert doc["stories"][0]["repo"] == "acme/runtime"
     assert doc["stories"][0]["kind"] == "pace_down"
+    assert all(isinstance(s["spikes"], list) for s in doc["stories"])
     assert doc["since_last_briefing"] is None and "first" in doc["notes"]["since_last_briefing"]
     built_in = [c for c in doc["claims"] if c["source"] == "built-in"]
     from_documents = [c for c in doc["claims"] if c["source"] == "notes/claims.md"]

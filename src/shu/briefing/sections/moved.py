@@ -65,6 +65,10 @@ def build(ctx: BriefingContext) -> Part:
                         }
                         for e in s.episodes
                     ],
+                    # runs of spike days inside the window too small to move the pace (named)
+                    "spikes": [
+                        {"first": e.first, "last": e.last, "stars": e.stars} for e in s.named_small
+                    ],
                 }
                 for s, line in zip(ctx.stories, lines, strict=True)
             ],
