@@ -178,13 +178,17 @@ class Story:
     @property
     def beside(self) -> list[Episode]:
         """Episodes other than the story's own that move the 28-day pace by at least
-        STEADY_SHARE of the earlier ordinary pace (for a change of pace: every such episode)."""
+        STEADY_SHARE of the earlier ordinary pace (for a change of pace: every such episode),
+        the largest first."""
         own = self.primary
-        return [
-            e
-            for e in self.episodes
-            if e is not own and abs(e.effect) >= STEADY_SHARE * self.reference
-        ]
+        return sorted(
+            (
+                e
+                for e in self.episodes
+                if e is not own and abs(e.effect) >= STEADY_SHARE * self.reference
+            ),
+            key=lambda e: -abs(e.effect),
+        )
 
     @property
     def is_artefact(self) -> bool:
