@@ -89,6 +89,35 @@ def test_other_thresholds_are_read_within_the_level_spacing():
         assert abs(read - exact) <= 0.01
 
 
+def _bent(mu: float, sd: float, x: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """h o G's quantiles, unpublished: G = N(mu, sd) bent through answers P(V > x) = p."""
+    u = norm.cdf((x - mu) / sd)
+    hc, hu = np.r_[0, 1 - p, 1], np.r_[0, u, 1]
+    return mu + sd * norm.ppf(np.interp(LEVELS, hc, hu))
+
+
+def test_seven_published_quantiles_read_every_answer():
+    """Where the bend at an answer makes the seven quantiles, read linearly, miss it by more
+    than an outside reader's 0.05, they are moved until they read it; F still passes through
+    every answer exactly and stays monotone."""
+    cases = [
+        (10.0, 2.0, np.array([10.0]), np.array([0.15])),  # a strong bend at one answer
+        (10.0, 2.0, np.array([9.0, 10.0, 18.0]), np.array([0.5, 0.12, 0.001])),
+        # a slow repository: above 2/28 and above 0.1 are one question on the 1/28 lattice
+        (0.1, 0.1, np.array([2 / 28, 0.1]), np.array([0.4, 0.4])),
+    ]
+    for mu, sd, x, p in cases:
+        ax, ac = dist.monotone_anchors(x, p)
+        assert dist.seven_miss(LEVELS, _bent(mu, sd, x, p), ax, ac) > 0.05  # it needs moving
+        g = _normal_quantiles(np.array([mu]), np.array([sd]))
+        f = dist.anchor(LEVELS, g, x[None, :], p[None, :])
+        q = f.quantiles[0]
+        assert np.all(np.diff(q) >= 0)
+        assert dist.seven_miss(LEVELS, q, ax, ac) <= dist.SEVEN_ROOM
+        for xk, ck in zip(ax, ac, strict=True):
+            assert abs(dist.cdf(LEVELS, q, f.anchor_x[0], f.anchor_cdf[0], xk) - ck) <= 1e-6
+
+
 def test_issued_questions_and_interval_read_one_stored_distribution(
     synthetic_store, synthetic, tmp_path
 ):

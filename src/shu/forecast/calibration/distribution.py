@@ -15,6 +15,17 @@ stronger at their thresholds, so the distribution is G bent to pass through thei
   anchors it keeps G's shape;
 - F's quantile at level a is G's quantile at h^-1(a).
 
+A reader who has only the seven published quantiles (`interval.QUANTILES`: the interval, the
+cards, `shu backtest --predictions`) reads a threshold linearly between them. F = h o G bends at
+each anchor, so that reading can miss an answer by more than the room an outside check allows
+(`SEVEN_ROOM`). Where it would, `publish_seven` moves the seven quantiles as little as it can
+(least squares) so that the straight line between the two that bracket each answer reads it,
+and redraws F inside that stretch through the answer itself; stretches without an answer keep
+F's shape, moved with their ends. The answers stay where they were (F(x_k) = c_k exactly). Two
+answers in one stretch (on the 1/28 lattice of a slow repository "above 2/28" and "above 0.1"
+are the same question) get one line of the stretch's own slope through them, within the room of
+each. Where no such quantiles exist with F monotone, F is kept as it was.
+
 A distribution is stored as its quantiles at `interval.DIST_LEVELS` plus its anchors (threshold,
 F there); `cdf` reads P(V <= x) from those points, linear in x between them, so every stored
 answer is read back exactly and any other threshold within the spacing of the levels (0.5-1%).
@@ -24,14 +35,21 @@ read from the distribution carries it.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
+
+from shu.forecast.models.interval import QUANTILES
 
 # Anchors are kept inside (C_EDGE, 1 - C_EDGE): a probability of exactly 0 or 1 would pin the
 # whole tail of the distribution to one point.
 C_EDGE = 1e-4
 _TIE = 1e-9  # separates pooled anchors so the inverse map stays a function
+SEVEN = np.asarray(QUANTILES, dtype=float)  # the published levels
+# How far the seven quantiles' linear reading may miss an answer before they are moved (inside
+# the 0.05 an outside reader allows for reading between seven points).
+SEVEN_ROOM = 0.04
 
 
 @dataclass
@@ -188,5 +206,99 @@ def anchor(
         hc = np.concatenate([[0.0], c + _TIE * np.arange(len(c)), [1.0]])
         hu = np.concatenate([[0.0], u, [1.0]])
         # F's quantile at level a: G's quantile at h^-1(a)
-        out_q[i] = np.interp(np.interp(levels, hc, hu), gl, gx)
+        out_q[i] = publish_seven(levels, np.interp(np.interp(levels, hc, hu), gl, gx), x, c)
     return Distribution(levels, out_q, out_x, out_c)
+
+
+def seven_miss(levels: np.ndarray, q: np.ndarray, x: np.ndarray, c: np.ndarray) -> float:
+    """The most the seven published quantiles, read linearly, miss an anchor's F (held at the
+    outer levels beyond them, as an outside reader does)."""
+    at = np.searchsorted(levels, SEVEN)
+    return float(np.max(np.abs(np.interp(x, q[at], SEVEN) - c))) if len(x) else 0.0
+
+
+def publish_seven(
+    levels: np.ndarray, quantiles: np.ndarray, anchor_x: np.ndarray, anchor_cdf: np.ndarray
+) -> np.ndarray:
+    """F's quantiles (at `levels`) moved so that its seven published quantiles, read linearly,
+    pass within `SEVEN_ROOM` of every anchor inside them, where they did not (module
+    docstring). Anchors ascending in x and in F, finite."""
+    levels = np.asarray(levels, dtype=float)
+    q = np.asarray(quantiles, dtype=float)
+    x, c = np.asarray(anchor_x, dtype=float), np.asarray(anchor_cdf, dtype=float)
+    best_miss = seven_miss(levels, q, x, c)
+    if best_miss <= SEVEN_ROOM:
+        return q
+    inner = np.flatnonzero((c > SEVEN[0]) & (c < SEVEN[-1]))
+    best = q
+    for size in range(len(inner), 0, -1):  # every anchor first; then fewer, if that fails
+        for chosen in itertools.combinations(inner, size):
+            moved = _moved_seven(levels, q, x[list(chosen)], c[list(chosen)])
+            if moved is None or not _reads_back(levels, moved, x, c):
+                continue
+            miss = seven_miss(levels, moved, x, c)
+            if miss < best_miss - 1e-9:
+                best, best_miss = moved, miss
+        if best_miss <= SEVEN_ROOM:
+            break
+    return best
+
+
+def _reads_back(levels: np.ndarray, q: np.ndarray, x: np.ndarray, c: np.ndarray) -> bool:
+    """Whether the distribution (q, anchors) still reads every anchor exactly."""
+    return all(abs(cdf(levels, q, x, c, xk) - ck) <= 1e-6 for xk, ck in zip(x, c, strict=True))
+
+
+def _line_targets(stretch: np.ndarray, x: np.ndarray, c: np.ndarray, f7: np.ndarray) -> np.ndarray:
+    """The level the seven-quantile line should read at each anchor: its own F, except where a
+    stretch between two published levels holds several anchors: one line of that stretch's
+    slope through their centre, kept within `SEVEN_ROOM` of each."""
+    target = c.copy()
+    for j in np.unique(stretch):
+        k = np.flatnonzero(stretch == j)
+        if len(k) < 2:
+            continue
+        slope = (SEVEN[j + 1] - SEVEN[j]) / max(f7[j + 1] - f7[j], 1e-12)
+        line = c[k].mean() + slope * (x[k] - x[k].mean())
+        line = np.clip(line, c[k] - SEVEN_ROOM, c[k] + SEVEN_ROOM)
+        target[k] = np.maximum.accumulate(line + 1e-6 * np.arange(len(k)))
+    return target
+
+
+def _moved_seven(
+    levels: np.ndarray, q: np.ndarray, x: np.ndarray, c: np.ndarray
+) -> np.ndarray | None:
+    """F's quantiles with the seven moved least (least squares) so that each anchor (x, c) lies
+    on the line between the two bracketing it, and redrawn: through the anchors inside a
+    stretch that holds any, F's shape mapped onto the moved ends elsewhere; None when the moved
+    quantiles would not be monotone."""
+    at = np.searchsorted(levels, SEVEN)
+    f7 = q[at]
+    stretch = np.searchsorted(SEVEN, c, side="right") - 1  # SEVEN[j] <= c < SEVEN[j + 1]
+    target = _line_targets(stretch, x, c, f7)
+    weight = (target - SEVEN[stretch]) / (SEVEN[stretch + 1] - SEVEN[stretch])
+    a = np.zeros((len(x), len(SEVEN)))
+    a[np.arange(len(x)), stretch] = 1.0 - weight
+    a[np.arange(len(x)), stretch + 1] = weight
+    z = f7 + a.T @ np.linalg.lstsq(a @ a.T, x - a @ f7, rcond=None)[0]
+    if np.any(np.diff(z) < 0):
+        return None
+    out = q.copy()
+    for j in range(len(SEVEN) - 1):
+        lo, hi = at[j], at[j + 1] + 1
+        inside = stretch == j
+        if inside.any():
+            px = np.concatenate([[z[j]], x[inside], [z[j + 1]]])
+            pc = np.concatenate([[SEVEN[j]], c[inside], [SEVEN[j + 1]]])
+            if np.any(np.diff(px) < 0) or np.any(np.diff(pc) < 0):
+                return None
+            out[lo:hi] = np.interp(levels[lo:hi], pc + _TIE * np.arange(len(pc)), px)
+        elif f7[j + 1] > f7[j]:
+            out[lo:hi] = z[j] + (q[lo:hi] - f7[j]) / (f7[j + 1] - f7[j]) * (z[j + 1] - z[j])
+        else:
+            out[lo:hi] = z[j] + (levels[lo:hi] - SEVEN[j]) / (SEVEN[j + 1] - SEVEN[j]) * (
+                z[j + 1] - z[j]
+            )
+    out[: at[0]] = q[: at[0]] + (z[0] - f7[0])  # the tails move with the outer quantiles
+    out[at[-1] + 1 :] = q[at[-1] + 1 :] + (z[-1] - f7[-1])
+    return out
