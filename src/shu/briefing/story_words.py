@@ -350,9 +350,9 @@ def importance(story: Story) -> float:
 
 def story_title(stories: list[Story]) -> str:
     """The briefing's title: the MAX_TITLE_PHRASES most important stories, each told by the cause
-    that dominates it and naming the second where both hold (a burst beneath a slowdown, slower
-    ordinary days beneath a burst leaving the window, the last 7 days turning back); plain
-    changes of pace of several repositories share one phrase."""
+    that dominates it; a lone story names the second cause where both hold (a slowdown masked by a
+    burst, slower ordinary days beneath a burst leaving the window, the last 7 days turning
+    back); plain changes of pace of several repositories share one phrase."""
     if not stories:
         return "No tracked repository has star data yet"
     news = sorted(
@@ -364,19 +364,24 @@ def story_title(stories: list[Story]) -> str:
         ),
         key=lambda s: -importance(s),
     )
-    phrases: list[str] = []
+    told: list[tuple[Story, list[Story]]] = []  # each phrase: its story and those it groups
     grouped: set[str] = set()
     for s in news:
         if s.repo in grouped:
             continue
+        same = [s]
         if s.kind in ("pace_down", "pace_up") and not s.beside:
             same = [t for t in news if t.kind == s.kind and not t.beside]
             grouped.update(t.repo for t in same)
-            verb = "slow" if s.kind == "pace_down" else "speed"
-            phrases.append(f"{_names(same)} {_verb(same, verb)} {_dir(s.kind)}")
-        else:
-            phrases.append(story_phrase(s))
-    phrases = phrases[:MAX_TITLE_PHRASES]
+        told.append((s, same))
+    told = told[:MAX_TITLE_PHRASES]
+    short = len(told) > 1  # two stories: each by its dominant cause only (the body says the rest)
+    phrases = [
+        f"{_names(same)} {_verb(same, 'slow' if s.kind == 'pace_down' else 'speed')} {_dir(s.kind)}"
+        if len(same) > 1 or (s.kind in ("pace_down", "pace_up") and not s.beside)
+        else story_phrase(s, short=short)
+        for s, same in told
+    ]
     if not phrases:
         measured = [s for s in stories if s.kind != "no_data"]
         if not measured:
@@ -389,18 +394,19 @@ def story_title(stories: list[Story]) -> str:
     return "; ".join(phrases)  # names keep their own spelling, even first
 
 
-def story_phrase(story: Story) -> str:
-    """One story for the title, from its dominant cause, with the second where both hold."""
+def story_phrase(story: Story, short: bool = False) -> str:
+    """One story for the title, from its dominant cause, with the second where both hold
+    (`short`: the dominant cause alone, "mostly" saying there is more)."""
     name = _name(story)
     if story.kind in ("pace_down", "pace_up"):
         text = f"{name} {'slows' if story.kind == 'pace_down' else 'speeds'} {_dir(story.kind)}"
         for e in story.beside[:1]:
             opposite = (e.effect > 0) == (story.kind == "pace_down")
-            text += (" beneath " if opposite else ", and ") + _episode_noun(story, e)
+            text += (", masked by " if opposite else ", and ") + _episode_noun(story, e)
         return text
     text = _artefact_phrase(story)
     under = story.underneath
-    if under is not None:
+    if under is not None and not short:
         slower = "slower" if under == "down" else "faster"
         text += f", with {slower} ordinary days {'too' if story.mostly else 'underneath'}"
         if story.turn:

@@ -213,7 +213,7 @@ def test_a_slowdown_beneath_a_burst_names_both() -> None:
     story = detect("tensorflow/tensorflow", _counts(gains), DAY)
     assert story.kind == "pace_down" and [e.kind for e in story.beside] == ["burst"]
     when = days_text(DAY - timedelta(9), DAY - timedelta(8))
-    assert story_title([story]) == f"tensorflow slows down beneath a burst on {when}"
+    assert story_title([story]) == f"tensorflow slows down, masked by a burst on {when}"
 
 
 def test_a_spike_a_reader_sees_is_named_whatever_its_size() -> None:
@@ -346,10 +346,9 @@ def test_the_real_repositories_of_2026_02_28(store, settings) -> None:
     # LocalAI's ordinary days slowed too (30.8 to 22.7 a day) and its last 7 days picked up
     assert localai.mostly and localai.turn == "up"
     assert story_title(list(stories.values())) == (
-        "tensorflow slows down beneath a burst on 19–20 Feb 2026; LocalAI's drop is mostly a "
-        "January burst leaving its 28-day window, with slower ordinary days too, though its last "
-        "7 days picked up"
-    )
+        "tensorflow slows down, masked by a burst on 19–20 Feb 2026; LocalAI's drop is mostly a "
+        "January burst leaving its 28-day window"
+    )  # two stories: each by its dominant cause; "mostly" says there is more (the body tells it)
     book = ReceiptBook()
     for story in stories.values():
         story_sentence(store, book, story)
