@@ -208,6 +208,9 @@ def demo(
             say=lambda line: console.print(line, highlight=False, markup=False),
         )
     console.print(
-        f"wrote {result} in {time.perf_counter() - t0:.1f} s (Prefect start-up included)",
+        f"done in {time.perf_counter() - t0:.1f} s (Prefect start-up included); the briefing:",
         highlight=False,
     )
+    for what, path in (("markdown", result), ("HTML", result.with_suffix(".html"))):
+        # whole paths, one line each, never wrapped: a terminal click or a pipe gets them whole
+        console.print(f"{what}: {path.resolve()}", highlight=False, markup=False, soft_wrap=True)
