@@ -34,7 +34,8 @@ def brief(
         None,
         "--out",
         metavar="FOLDER",
-        help="Folder for the markdown, HTML page, JSON and charts [default: settings.reports_dir].",
+        help="Folder for the markdown, HTML page, JSON and charts [default: reports/ for the "
+        "default store, reports/ beside any other; settings.reports_dir when set].",
     ),
     open_page: bool = typer.Option(
         False,
