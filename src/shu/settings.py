@@ -317,6 +317,14 @@ class Settings(BaseSettings):
         "'data/ranking/github-ranking-{day}.csv': fresh counts of "
         "the untracked repositories, for the breakout radar.",
     )
+    radar_keywords: list[str] | None = Field(
+        default=None,
+        description="Keywords the briefing's breakout radar keeps untracked repositories by, "
+        "matched against each repository's name and, where the store holds one, its "
+        "description (three letters or fewer: whole words only). Unset: ML-framework terms "
+        "(shu.forecast.radar.topics.ML_TERMS), the tracked repositories' names and the "
+        "topics' terms; [] lists every repository.",
+    )
     gharchive_batch_files: int = Field(
         default=24,
         ge=1,
