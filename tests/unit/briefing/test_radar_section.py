@@ -108,6 +108,10 @@ def test_topic_filter_keeps_ml_repositories_and_says_what_it_left_out(
         "[ytdl-org/youtube-dl](https://github.com/ytdl-org/youtube-dl))" in radar
     )
     assert "`radar_keywords = []`" in radar
+    page = (settings.reports_dir / f"{day}.md").read_text(encoding="utf-8")
+    before = page.split("## Breaking out", 1)[0]  # At a glance shows the radar as filtered
+    assert "lewagon" not in before and "youtube-dl" not in before
+    assert "Top of the breakout radar: [deepseek-ai/DeepSeek-V3]" in before
     doc = json.loads((settings.reports_dir / f"{day}.json").read_text())
     assert doc["radar_filter"]["left_out"] == 2
     assert doc["radar_filter"]["left_out_of_top"] == ["lewagon/setup", "ytdl-org/youtube-dl"]

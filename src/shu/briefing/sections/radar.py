@@ -5,6 +5,7 @@ record, which the "Track record" section shows (`record_view`, `record_data`).""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
@@ -18,14 +19,22 @@ TOP = 10
 REASONS = 2  # reasons shown per repository (the JSON keeps every driver)
 
 
+def shown_on(
+    ctx: BriefingContext, day: date, top: int = TOP
+) -> tuple[radar_data.RadarScope, list[radar_data.RadarEntry]]:
+    """The radar as the briefing shows it on `day` (here, in At a glance and since the last
+    briefing): the top untracked repositories the topic filter keeps, and what it left out."""
+    keywords = radar_keywords(ctx.settings)
+    scope = radar_data.radar_scope(ctx.store, keywords, day, top, exclude=ctx.tracked)
+    only = scope.kept if keywords else None
+    return scope, radar_data.radar(ctx.store, day, top, exclude=ctx.tracked, only=only)
+
+
 def build(ctx: BriefingContext) -> Part:
     """The table of the top `TOP` untracked repositories on the radar whose name (or
     description) carries one of the radar's keywords (`shu.forecast.radar.topics`)."""
-    keywords = radar_keywords(ctx.settings)
-    scope = radar_data.radar_scope(ctx.store, keywords, ctx.day, TOP, exclude=ctx.tracked)
-    entries = radar_data.radar(
-        ctx.store, ctx.day, TOP, exclude=ctx.tracked, only=scope.kept if keywords else None
-    )
+    scope, entries = shown_on(ctx, ctx.day)
+    keywords = scope.keywords
     rows = []
     for e in entries:
         r_p = ctx.book.cite(e.probability_citation)

@@ -212,7 +212,7 @@ def radar_scope(
         n_forecast=len(rows),
         kept=[repo for (repo, _), k in zip(rows, keep, strict=True) if k][:top],
         n_left_out=keep.count(False),
-        left_out_top=[repo for (repo, _), k in zip(rows[:top], keep, strict=True) if not k],
+        left_out_top=[repo for (repo, _), k in zip(rows[:top], keep[:top], strict=True) if not k],
         n_described=sum(1 for _, description in rows if description),
     )
 
