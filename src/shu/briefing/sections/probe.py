@@ -54,6 +54,7 @@ def build(ctx: BriefingContext) -> Part:
             {
                 "claim": claim.claim,
                 "verdict": claim.verdict,
+                "verdict_words": claim.verdict_words.removeprefix(claim.verdict),
                 "numbers": Md(safe_inline(claim.numbers) + " " + ref(*refs)),
             }
         )
