@@ -99,11 +99,11 @@ def test_topic_filter_keeps_ml_repositories_and_says_what_it_left_out(
         "| [deepseek-ai/DeepSeek-V3",
         "| [huggingface/transformers",
     ]
-    assert "whose name carries an ML-framework word" in radar
-    assert "the store holds no description of them" in radar
-    assert "2 of the 4 untracked repositories forecast" in radar
+    assert "Listed: repositories whose name carries an ML-framework word" in radar
+    assert "the store has no descriptions of them" in radar
+    assert "2 of the 4 untracked ones forecast" in radar
     assert (
-        "2 were left out, 2 of them among the 10 most likely "
+        "2 left out, 2 of them among the 10 most likely "
         "([lewagon/setup](https://github.com/lewagon/setup), "
         "[ytdl-org/youtube-dl](https://github.com/ytdl-org/youtube-dl))" in radar
     )
@@ -125,7 +125,7 @@ def test_topic_filter_keeps_ml_repositories_and_says_what_it_left_out(
     )
     radar = _radar(filled, settings, day)
     assert "| [lewagon/setup]" in radar and "whose name or description carries" in radar
-    assert "3 of the 4 untracked" in radar
+    assert "3 of the 4 untracked ones" in radar
 
     # an empty list turns the filter off
     every = settings.model_copy(update={"radar_keywords": []})
