@@ -128,6 +128,8 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
             "aliases": {},
             "questions": list(DEMO_QUESTIONS),
             "ranking_files": [str(out / "ranking" / "github-ranking-{day}.csv")],
+            # the sample's untracked repositories are named radar-NN: list them all
+            "radar_keywords": [],
         }
         settings = settings_from(overrides)
         say(

@@ -102,6 +102,7 @@ DEFAULT_TOPICS = [
 ]
 
 DEFAULT_ALIASES = {"jmorganca/ollama": "ollama/ollama"}
+DEFAULT_DB = Path("data/shu.duckdb")
 
 
 class ConfiguredClaim(BaseModel):
@@ -199,9 +200,7 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="SHU_", extra="forbid", populate_by_name=True)
 
-    db: Path = Field(
-        default=Path("data/shu.duckdb"), description="Path of the DuckDB store (env SHU_DB)."
-    )
+    db: Path = Field(default=DEFAULT_DB, description="Path of the DuckDB store (env SHU_DB).")
     repos: list[TrackedRepo] = Field(
         default_factory=lambda: list(DEFAULT_REPOS),
         description="Tracked repositories and their categories.",
@@ -240,7 +239,14 @@ class Settings(BaseSettings):
         default=r"^(?:[\w.-]*?[-_/])?v?\d+\.\d+",
         description="Regex a git tag must match to count as a release (`shu ingest git`).",
     )
-    reports_dir: Path = Field(default=Path("reports"), description="Where briefings are written.")
+    reports_dir: Path = Field(
+        default=Path("reports"),
+        description="Where briefings are written (`shu daily`, `shu brief`, `shu compare`; "
+        "their --out wins). Unset, the reports follow the store: `reports/` for the default "
+        "store (data/shu.duckdb), a `reports/` folder beside any other store "
+        "(SHU_DB=/tmp/trial/shu.duckdb: /tmp/trial/reports/), so a trial store's briefings "
+        "never mix with the real ones.",
+    )
     models_dir: Path = Field(
         default=Path("models"),
         description="Where trained models live (read by `shu forecast` / `shu daily`, written "
@@ -311,6 +317,14 @@ class Settings(BaseSettings):
         "'data/ranking/github-ranking-{day}.csv': fresh counts of "
         "the untracked repositories, for the breakout radar.",
     )
+    radar_keywords: list[str] | None = Field(
+        default=None,
+        description="Keywords the briefing's breakout radar keeps untracked repositories by, "
+        "matched against each repository's name and, where the store holds one, its "
+        "description (three letters or fewer: whole words only). Unset: ML-framework terms "
+        "(shu.forecast.radar.topics.ML_TERMS), the tracked repositories' names and the "
+        "topics' terms; [] lists every repository.",
+    )
     gharchive_batch_files: int = Field(
         default=24,
         ge=1,
@@ -367,6 +381,16 @@ class Settings(BaseSettings):
             home = self.home or (config.resolve().parent if config.is_file() else Path.cwd())
             self.models_dir = (home / self.models_dir).resolve()
         return self
+
+    def reports_dir_for(self, db: Path | str) -> Path:
+        """Where the briefings of the store at `db` go: `reports_dir` when it is set (shu.toml,
+        SHU_REPORTS_DIR or an argument), else `reports/` for the default store and a `reports/`
+        folder beside any other."""
+        if "reports_dir" in self.model_fields_set:
+            return self.reports_dir
+        if Path(db).resolve() == DEFAULT_DB.resolve():
+            return self.reports_dir
+        return Path(db).parent / "reports"
 
     def category_of(self, repo: str) -> str | None:
         """The configured category of `repo`, or None when it is not tracked."""

@@ -48,6 +48,11 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path, prefect_ap
     assert not [line for line in run.stderr.splitlines() if "| INFO " in line], run.stderr
     briefings = sorted(out.glob("????-??-??.md"))
     assert len(briefings) == 1
+    # It ends by naming what it wrote, whole paths one a line (piped here: never wrapped).
+    *_, md_line, html_line = run.stdout.splitlines()
+    assert md_line == f"markdown: {briefings[0].resolve()}", run.stdout[-500:]
+    assert html_line == f"HTML: {briefings[0].with_suffix('.html').resolve()}"
+    assert briefings[0].with_suffix(".html").is_file()
     text = briefings[0].read_text(encoding="utf-8")
     assert text.splitlines()[0].startswith("> **SYNTHETIC DATA**")
     for section in (

@@ -1,7 +1,8 @@
 """The README's offline recipe, as a user types it, in a folder of their own (no shu.toml, not
 the checkout): the GitHub stand-in (`python -m shu.testing.github_server`, its series ending
-today), `shu ingest github --backfill`, `shu daily` with no day given. The daily run issues
-today's forecasts with the shipped model and its briefing has forecast cards.
+today), `SHU_DB` naming a store of its own, `shu ingest github --backfill`, `shu daily` with no
+day given. The daily run issues today's forecasts with the shipped model and its briefing, beside
+that store, has forecast cards.
 
 (The probe is due on a store that never had one; a probe result is ingested first so the test
 does not spend the half minute the real one takes. The flow runs against the session's Prefect
@@ -46,6 +47,7 @@ def test_the_offline_recipe_gives_a_briefing_with_forecasts(
         today = datetime.now(UTC).date()
         assert f"series ending {today}" in first, first
         env["SHU_GITHUB_API_URL"] = re.search(r"http://127\.0\.0\.1:\d+", first).group(0)
+        env["SHU_DB"] = "trial/shu.duckdb"  # a store of its own, as the README says
 
         def shu(*args: str) -> subprocess.CompletedProcess:
             return subprocess.run(
@@ -71,6 +73,14 @@ def test_the_offline_recipe_gives_a_briefing_with_forecasts(
     assert issued and int(issued.group(1)) > 0, daily.stdout
     cards = re.search(r"^briefing: wrote (\S+) \((\d+) forecast cards", daily.stdout, re.M)
     assert cards and int(cards.group(2)) > 0, daily.stdout
-    assert Path(tmp_path / cards.group(1)).name == f"{today}.md"
+    # the briefing follows the store: beside it, not in the working directory's reports/
+    page = tmp_path / cards.group(1)
+    assert page == tmp_path / "trial" / "reports" / f"{today}.md"
+    assert not (tmp_path / "reports").exists()
+    text = page.read_text(encoding="utf-8")
     # the stand-in's generated repositories are briefed as what they are
-    assert "**SYNTHETIC DATA**" in (tmp_path / cards.group(1)).read_text(encoding="utf-8")
+    assert "**SYNTHETIC DATA**" in text
+    # only tracked repositories: the radar says there is nothing to scan and how to get some
+    radar = text.split("## Breaking out", 1)[1].split("\n## ", 1)[0]
+    assert "nothing for the radar to scan" in radar and "`ranking_files`" in radar
+    assert "breakout forecaster" not in radar

@@ -66,12 +66,12 @@ def compose_briefing(
         store: an open, writable store.
         day: the briefing's day; data after it is never read.
         settings: tracked repositories, topics, reports_dir.
-        reports_dir: where to write (default settings.reports_dir).
+        reports_dir: where to write (default: `settings.reports_dir_for` the store).
         synthetic: mark the briefing as built from the synthetic demo sample.
         notices: one-line notices shown at the top (e.g. "GitHub unreachable: …").
     """
     settings = settings or get_settings()
-    out_dir = Path(reports_dir or settings.reports_dir)
+    out_dir = Path(reports_dir) if reports_dir else settings.reports_dir_for(store.path)
     out_dir.mkdir(parents=True, exist_ok=True)
     ctx = BriefingContext.open(store, day, settings, out_dir, synthetic, notices)
     briefing_id = f"demo-{ctx.day}" if synthetic else str(ctx.day)

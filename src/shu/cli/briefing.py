@@ -34,7 +34,8 @@ def brief(
         None,
         "--out",
         metavar="FOLDER",
-        help="Folder for the markdown, HTML page, JSON and charts [default: settings.reports_dir].",
+        help="Folder for the markdown, HTML page, JSON and charts [default: reports/ for the "
+        "default store, reports/ beside any other; settings.reports_dir when set].",
     ),
     open_page: bool = typer.Option(
         False,
@@ -208,6 +209,9 @@ def demo(
             say=lambda line: console.print(line, highlight=False, markup=False),
         )
     console.print(
-        f"wrote {result} in {time.perf_counter() - t0:.1f} s (Prefect start-up included)",
+        f"done in {time.perf_counter() - t0:.1f} s (Prefect start-up included); the briefing:",
         highlight=False,
     )
+    for what, path in (("markdown", result), ("HTML", result.with_suffix(".html"))):
+        # whole paths, one line each, never wrapped: a terminal click or a pipe gets them whole
+        console.print(f"{what}: {path.resolve()}", highlight=False, markup=False, soft_wrap=True)

@@ -50,6 +50,7 @@ def claims(
     colour = {"supported": "green", "contradicted": "red"}
     for c in sorted(checks, key=lambda c: VERDICT_ORDER.get(c.verdict, 3)):
         shown = f"[{colour[c.verdict]}]{c.verdict}[/]" if c.verdict in colour else c.verdict
+        shown += escape(c.verdict_words.removeprefix(c.verdict))  # the number and the fusion
         source = c.spec.source if c.spec else "shu.toml"
         claimed = c.spec.describe() if c.spec else ""
         run = c.device_name or c.backend

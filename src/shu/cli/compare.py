@@ -44,7 +44,7 @@ def compare(
         "--out",
         metavar="FOLDER",
         help="Folder for the chart (compare-METRIC.png) and the data behind it "
-        "(compare-METRIC.csv) [default: settings.reports_dir].",
+        "(compare-METRIC.csv) [default: the store's reports folder, settings.reports_dir].",
     ),
     db: Path = DbOption,
 ) -> None:
@@ -77,7 +77,7 @@ def compare(
     with store:
         names = list(dict.fromkeys(stored_name(store.con, r) for r in asked))
         frame = compare_frame(store.con, names, metric, since=first, until=last)
-    folder = out or Path(settings.reports_dir)
+    folder = out or settings.reports_dir_for(db_path(db))
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"compare-{metric}.png"
     compare_chart(frame, metric, path, log=log)

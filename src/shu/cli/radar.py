@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table as RichTable
@@ -12,9 +11,6 @@ from rich.table import Table as RichTable
 from shu.cli import DbOption, app, as_of_option, console, db_path, parse_day, require_data
 from shu.errors import InputError
 from shu.store import open_store
-
-if TYPE_CHECKING:
-    from shu.settings import Settings
 
 
 @app.command()
@@ -44,6 +40,7 @@ def radar(
     Example: shu radar --as-of 2026-02-28 --json
     """
     from shu.forecast.radar.entries import radar as radar_entries
+    from shu.forecast.radar.entries import why_empty
     from shu.settings import get_settings
 
     if top < 1:
@@ -54,12 +51,15 @@ def radar(
     with open_store(db_path(db), read_only=True) as store:
         require_data(store.con, day)
         entries = radar_entries(store, day, top, exclude=exclude)
+        why = None if entries else why_empty(store, day, settings.models_dir, exclude)
     if as_json:
         print(json.dumps([e.as_json() for e in entries]))
         return
-    if not entries:
+    if why is not None:
         when = f" on or before {day}" if day else ""
-        console.print(f"no star_breakout forecast issued{when}: {_why_none(settings)}")
+        console.print(
+            f"no star_breakout forecast issued{when}: {why}", highlight=False, markup=False
+        )
         return
     table = RichTable(
         "#",
@@ -110,21 +110,3 @@ def radar(
             else f"{c.table} {json.dumps({k: str(v) for k, v in c.key.items()})} {c.column}"
         )
         console.print(f"  [{n}] {where} = {c.value}", highlight=False, markup=False)
-
-
-def _why_none(settings: Settings) -> str:
-    """What to run when the radar has no forecast: train a model that has the radar, or issue
-    its forecasts (the model in use has it)."""
-    from shu.forecast.models.artifact import CARD_JSON
-
-    try:
-        card = json.loads((Path(settings.models_dir) / CARD_JSON).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        card = {}
-    models = card.get("models", {}) if isinstance(card, dict) else {}
-    if any(key.startswith("star_breakout/") for key in models):
-        return "run `shu forecast` (or `shu daily`) for that day; the model has the radar"
-    return (
-        f"the model in {settings.models_dir} has no star_breakout forecaster: train one "
-        "(`shu train --template star_breakout`), then `shu forecast`"
-    )

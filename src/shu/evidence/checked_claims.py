@@ -28,6 +28,7 @@ class ConfiguredCheck:
     verdict: str
     numbers: str
     citations: list[Any]
+    verdict_words: str = ""  # split into the number and the fusion where the claim states both
 
 
 def configured_checks(store: Store) -> list[ConfiguredCheck]:
@@ -53,7 +54,11 @@ def configured_checks(store: Store) -> list[ConfiguredCheck]:
             )
         out.append(
             ConfiguredCheck(
-                f"{check.claim} [{check.backend}]", check.verdict, check.evidence, citations
+                f"{check.claim} [{check.backend}]",
+                check.verdict,
+                check.evidence,
+                citations,
+                check.verdict_words,
             )
         )
     return out

@@ -20,9 +20,12 @@ ceiling (`probe_results`), the suite geomean, or the run's measured ceilings (`m
 Speed is not the whole of a claim. A claim that states a mechanism of one kernel, a fusion or a
 single pass ("fused into the epilogue", "never goes back to memory between the two steps"), is
 supported only when the run's record of Inductor's output code (`probe_results.inductor`) shows
-that kernel as one kernel call; a comparison with a library kernel that Inductor itself
-substituted for the compared kernel says so; a geomean claim names the kernels that carry it and
-the geomean without the substituted ones. A claim about ROCm support of the build is judged on a
+that kernel as one kernel call; its check keeps the two halves apart (`number_verdict`,
+`mechanism_verdict`, and `verdict_words`: "contradicted: the number holds; the fusion it
+credits did not happen"), so a number that holds is never read as one that failed. A
+comparison with a library kernel that Inductor itself substituted for the compared kernel says
+so; a geomean claim names the kernels that carry it and the geomean without the substituted
+ones. A claim about ROCm support of the build is judged on a
 ROCm run only (a CUDA build says nothing about it).
 
 `evaluate_claims(store)` returns a `ClaimCheck` per claim and run, carrying the numbers, the
@@ -150,6 +153,26 @@ class ClaimCheck:
     # the stored probe values the verdict rests on (`row` citations of probe_runs/probe_results)
     probe_cites: tuple[Citation, ...] = field(default_factory=tuple)
     reason: str | None = None  # why untestable, without the run description
+    # The verdict's two halves where a claim states a number and a mechanism (a fusion, one
+    # pass): whether the number holds, and whether the mechanism happened (None: none stated).
+    number_verdict: str | None = None
+    mechanism_verdict: str | None = None
+
+    @property
+    def verdict_words(self) -> str:
+        """The verdict in words, split into the number and the fusion it credits where the
+        claim states both: 'contradicted: the number holds; the fusion it credits did not
+        happen'. Just the verdict otherwise."""
+        number, mechanism = self.number_verdict, self.mechanism_verdict
+        if mechanism is None or number is None:
+            return self.verdict
+        holds = "the number holds" if number == SUPPORTED else "the number does not hold"
+        fusion = {
+            SUPPORTED: "the fusion it credits happened",
+            CONTRADICTED: "the fusion it credits did not happen",
+            UNTESTABLE: "whether the fusion it credits happened was not recorded",
+        }[mechanism]
+        return f"{self.verdict}: {holds}; {fusion}"
 
     def as_json(self) -> dict[str, Any]:
         """The check as `shu claims --json` prints it."""
@@ -166,6 +189,9 @@ class ClaimCheck:
             "id": self.claim_id,
             "claim": self.claim,
             "verdict": self.verdict,
+            "number_verdict": self.number_verdict,
+            "mechanism_verdict": self.mechanism_verdict,
+            "verdict_in_words": self.verdict_words,
             "claimed_as": s.describe() if s else None,
             "source": source,
             "device": s.device if s else None,
@@ -441,13 +467,14 @@ def _check(spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun], settings: Setti
         evidence += f"; measured/claimed = {ratio:.2f}"
     if spec.metric == "speedup" and spec.workload == "suite":
         evidence += _without_substitutions(spec, run, settings)
-    verdict = SUPPORTED if ok else CONTRADICTED
-    reason = None
+    verdict = number = SUPPORTED if ok else CONTRADICTED
+    reason = mechanism_verdict = None
     mechanism = _mechanism(spec, run)
     if mechanism is not None:
         holds, words, mcites = mechanism
         cites += mcites
         evidence += f"; {words}"
+        mechanism_verdict = UNTESTABLE if holds is None else SUPPORTED if holds else CONTRADICTED
         if ok and holds is None:
             verdict, reason = UNTESTABLE, words
         elif ok and not holds:
@@ -459,6 +486,8 @@ def _check(spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun], settings: Setti
         ratio=ratio,
         probe_cites=cites,
         reason=reason,
+        number_verdict=number,
+        mechanism_verdict=mechanism_verdict,
         **base,
     )
 

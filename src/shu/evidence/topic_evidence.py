@@ -300,7 +300,7 @@ def _document_claim_evidence(
             EvidenceItem(
                 "probe",
                 f"Document claim “{safe_inline(s.text, 160)}”, checked against the probe: "
-                f"**{safe_inline(check.verdict)}** ({safe_inline(check.evidence, 240)}).",
+                f"**{safe_inline(check.verdict_words)}** ({safe_inline(check.evidence, 240)}).",
                 citations,
                 check.verdict == "supported",
             )

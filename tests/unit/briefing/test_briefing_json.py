@@ -38,11 +38,19 @@ def _add_breakouts(store, day) -> None:
     store.upsert(
         "star_signals",
         pd.DataFrame(
-            [{"repo": "rising/star", "day": day, "stars": 900, "velocity_28d": 12.5, "gap": False}]
+            [
+                {
+                    "repo": "rising/llm-star",
+                    "day": day,
+                    "stars": 900,
+                    "velocity_28d": 12.5,
+                    "gap": False,
+                }
+            ]
         ),
     )
     rows = []
-    for repo, p in (("rising/star", 0.31), ("acme/platform", 0.55)):  # the second is tracked
+    for repo, p in (("rising/llm-star", 0.31), ("acme/platform", 0.55)):  # the second is tracked
         rows.append(
             {
                 "forecast_id": f"b-{repo}",
@@ -109,7 +117,7 @@ def test_briefing_json_has_every_key_in_shape(filled, settings, day):
     assert track["n"] == 6 and track["window_days"] == 90 and track["brier"] is not None
     assert {b["band"] for b in track["bands"]} <= {"low", "medium", "high"}
     # nothing is invented: empty keys say why
-    assert doc["radar"] == [] and "star_breakout" in doc["notes"]["radar"]
+    assert doc["radar"] == [] and "ranking_files" in doc["notes"]["radar"]
     watch = doc["calibration_watch"]
     assert watch["window_days"] == 56 and {"yes_no", "intervals", "lines"} <= set(watch)
 
@@ -119,13 +127,13 @@ def test_radar_holds_the_stored_breakout_forecasts_of_untracked_repositories(fil
     doc = json.loads(compose_briefing(filled, day, settings).path.with_suffix(".json").read_text())
     assert doc["radar"] == [
         {
-            "repo": "rising/star",
+            "repo": "rising/llm-star",
             "probability": 0.31,
             "velocity_28d": 12.5,
             "origin": str(day),
             "horizon": 30,
             "bar": 10.0,
-            "forecast_id": "b-rising/star",
+            "forecast_id": "b-rising/llm-star",
             "drivers": [],
         }
     ]

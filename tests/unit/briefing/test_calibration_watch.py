@@ -265,7 +265,15 @@ def test_the_radar_has_no_regime_line_the_guard_leaves_breakouts_alone(filled, s
     filled.upsert(
         "star_signals",
         pd.DataFrame(
-            [{"repo": "rising/star", "day": day, "stars": 900, "velocity_28d": 12.5, "gap": False}]
+            [
+                {
+                    "repo": "rising/llm-star",
+                    "day": day,
+                    "stars": 900,
+                    "velocity_28d": 12.5,
+                    "gap": False,
+                }
+            ]
         ),
     )
     filled.upsert(
@@ -274,7 +282,7 @@ def test_the_radar_has_no_regime_line_the_guard_leaves_breakouts_alone(filled, s
             [
                 {
                     "forecast_id": "b-rising",
-                    "repo": "rising/star",
+                    "repo": "rising/llm-star",
                     "template": "star_breakout",
                     "origin": day,
                     "horizon_days": 30,
@@ -293,8 +301,8 @@ def test_the_radar_has_no_regime_line_the_guard_leaves_breakouts_alone(filled, s
         ),
     )
     calm = _radar(compose_briefing(filled, day, settings).path.read_text())
-    assert "| [rising/star](https://github.com/rising/star) |" in calm
+    assert "| [rising/llm-star](https://github.com/rising/llm-star) |" in calm
     _regime(filled, day)
     radar = _radar(compose_briefing(filled, day, settings).path.read_text())
-    assert "| [rising/star](https://github.com/rising/star) |" in radar
+    assert "| [rising/llm-star](https://github.com/rising/llm-star) |" in radar
     assert "Regime guard" not in calm + radar

@@ -122,6 +122,31 @@ def test_a_fusion_claim_is_judged_on_the_generated_code(store, quick_run):
         by["gemm"].evidence
     )
     assert by["plain"].verdict == SUPPORTED and "mechanism" not in by["plain"].evidence
+    # the verdict keeps its halves apart: the GEMM's number held, the fusion did not happen
+    assert (by["gemm"].number_verdict, by["gemm"].mechanism_verdict) == (SUPPORTED, CONTRADICTED)
+    assert by["gemm"].verdict_words == (
+        "contradicted: the number holds; the fusion it credits did not happen"
+    )
+    assert by["gemm"].as_json()["number_verdict"] == SUPPORTED
+    assert by["gemm"].as_json()["mechanism_verdict"] == CONTRADICTED
+    assert by["ln"].verdict_words == "supported: the number holds; the fusion it credits happened"
+    assert by["plain"].mechanism_verdict is None and by["plain"].verdict_words == SUPPORTED
+
+
+def test_a_fusion_claim_whose_number_fails_says_the_fusion_happened(store, quick_run):
+    store_probe_document(store, quick_run, "cpu")
+    claim = _cpu_claim(
+        "ln",
+        "LayerNorm and GELU are fused into a single kernel, 1000x faster than eager.",
+        "layernorm_gelu",
+        value=1000.0,
+    )
+    (check,) = evaluate_claims(store, claims=(claim,))
+    assert check.verdict == CONTRADICTED
+    assert (check.number_verdict, check.mechanism_verdict) == (CONTRADICTED, SUPPORTED)
+    assert check.verdict_words == (
+        "contradicted: the number does not hold; the fusion it credits happened"
+    )
 
 
 def test_a_fusion_claim_on_a_run_without_the_record_is_untestable(store, quick_run):
@@ -135,6 +160,9 @@ def test_a_fusion_claim_on_a_run_without_the_record_is_untestable(store, quick_r
     (check,) = evaluate_claims(store, claims=(claim,))
     assert check.verdict == UNTESTABLE
     assert "did not record what Inductor generated for layernorm_gelu" in check.reason
+    assert check.verdict_words == (
+        "untestable here: the number holds; whether the fusion it credits happened was not recorded"
+    )
 
 
 def test_a_comparison_with_the_kernel_inductor_substituted_says_so(store, attention_run):

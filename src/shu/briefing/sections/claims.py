@@ -43,6 +43,9 @@ def build(ctx: BriefingContext) -> Part:
             ],
             "claimed": list(g.claimed),
             "verdict": g.verdict,
+            "number_verdict": g.check.number_verdict,
+            "mechanism_verdict": g.check.mechanism_verdict,
+            "verdict_in_words": g.check.verdict_words,
             "evidence": g.check.reason or g.check.evidence,
         }
         for g in group_checks(checks)
@@ -143,17 +146,21 @@ def claims_view(
         r_passages = [cite_passage(book, c, spec) for spec in g.sources]
         r_probe = cite_probe(book, c)
         measured = safe_inline(measured_words(c.evidence), 2 * SHORT_QUOTE_CHARS)
+        halves = c.verdict_words.removeprefix(c.verdict).removeprefix(": ")
         items.append(
             {
                 "verdict": c.verdict,
+                "number_held": c.number_verdict == SUPPORTED,
                 "short": Md(
                     f"“{safe_inline(c.claim, SHORT_QUOTE_CHARS)}” "
                     f"({_title_link(g.sources[0], out_dir)}) "
                     f"{ref(*r_passages)}; "
-                    f"the probe measured {measured} {ref(*r_probe)}"
+                    + (f"{safe_inline(halves.replace('; ', ', but '))}: " if halves else "")
+                    + f"the probe measured {measured} {ref(*r_probe)}"
                 ),
                 "text": Md(
-                    f"**{c.verdict}** · “{safe_inline(c.claim, QUOTE_CHARS)}” — {where} · "
+                    f"**{c.verdict}**{f' ({safe_inline(halves)})' if halves else ''} · "
+                    f"“{safe_inline(c.claim, QUOTE_CHARS)}” — {where} · "
                     f"claimed: {safe_inline('; '.join(g.claimed))} · probe: "
                     f"{safe_inline(c.evidence)} {ref(*r_probe)}"
                 ),
@@ -174,6 +181,10 @@ def claims_view(
         "n": len(groups),
         "n_documents": len({c.spec.doc_id for c in checks if c.spec is not None}),
         "n_contradicted": sum(g.verdict == CONTRADICTED for g in groups),
+        # contradicted on the mechanism alone: the number they state held
+        "n_number_held": sum(
+            g.verdict == CONTRADICTED and g.check.number_verdict == SUPPORTED for g in groups
+        ),
         "n_supported": sum(g.verdict == SUPPORTED for g in groups),
         "n_untestable": len(untestable),
         "checked": items,

@@ -19,10 +19,10 @@ from shu.briefing import facts as ev
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import REPLAYED_WHAT
 from shu.briefing.sections import calibration_watch as watch
+from shu.briefing.sections import radar as radar_section
 from shu.briefing.sections.cards import question_clause, regime_sentence
 from shu.briefing.story_words import kind_words, story_sentence, story_short
 from shu.briefing.text import day_text, num, pct, ref, repo_link
-from shu.forecast.radar import entries as radar_data
 from shu.safe_markdown import Md
 from shu.store import Store
 
@@ -98,7 +98,7 @@ def _forecast_sentence(ctx: BriefingContext) -> Md | None:
 
 def _radar_sentence(ctx: BriefingContext) -> Md | None:
     """The top of the breakout radar (repositories not tracked)."""
-    entries = radar_data.radar(ctx.store, ctx.day, 1, exclude=ctx.tracked)
+    _, entries = radar_section.shown_on(ctx, ctx.day, 1)
     if not entries:
         return None
     e = entries[0]

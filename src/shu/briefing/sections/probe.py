@@ -43,6 +43,7 @@ def build(ctx: BriefingContext) -> Part:
                 "n_kernels": len(kernels),
                 "n_valid": sum(1 for k in kernels if k["is_valid"]),
                 "kernels": [_kernel_row(ctx, run, k, started) for k in kernels],
+                "cpu_note": cpu_note(run["backend"], run["geomean_speedup"]),
                 **_substituted(ctx, run, kernels, started),
             }
         )
@@ -53,6 +54,7 @@ def build(ctx: BriefingContext) -> Part:
             {
                 "claim": claim.claim,
                 "verdict": claim.verdict,
+                "verdict_words": claim.verdict_words.removeprefix(claim.verdict),
                 "numbers": Md(safe_inline(claim.numbers) + " " + ref(*refs)),
             }
         )
@@ -69,6 +71,25 @@ def build(ctx: BriefingContext) -> Part:
         ctx.render("sections/probe.md.j2", probe=probe),
         data={"claims": data},
         appendix=ctx.render("sections/probe_appendix.md.j2", probe=probe),
+    )
+
+
+def cpu_note(backend: str, geomean: float | None) -> Md | None:
+    """For a CPU run, one plain sentence on reading its number (None for any other backend):
+    compiled code slower than eager is what small kernels on a CPU usually show, not a fault."""
+    if backend != "cpu":
+        return None
+    if geomean is not None and geomean < 1:
+        return Md(
+            "On a CPU that is normal for kernels this small: eager already calls tuned library "
+            "routines and there is little memory traffic for compiled code to save, so it often "
+            "runs slower; the probe is meant for GPUs (`shu probe` on one, or its JSON from a "
+            "GPU host)."
+        )
+    return Md(
+        "This is a CPU run: on kernels this small compiled code often runs no faster than "
+        "eager, so the number says little about a GPU (`shu probe` on one, or its JSON from a "
+        "GPU host)."
     )
 
 

@@ -5,21 +5,36 @@ record, which the "Track record" section shows (`record_view`, `record_data`).""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.text import day_text, num, pct, ref, repo_link
 from shu.forecast.evaluation.precision_at_k import KS
 from shu.forecast.radar import entries as radar_data
+from shu.forecast.radar.topics import radar_keywords
 from shu.safe_markdown import Md
 
 TOP = 10
 REASONS = 2  # reasons shown per repository (the JSON keeps every driver)
 
 
+def shown_on(
+    ctx: BriefingContext, day: date, top: int = TOP
+) -> tuple[radar_data.RadarScope, list[radar_data.RadarEntry]]:
+    """The radar as the briefing shows it on `day` (here, in At a glance and since the last
+    briefing): the top untracked repositories the topic filter keeps, and what it left out."""
+    keywords = radar_keywords(ctx.settings)
+    scope = radar_data.radar_scope(ctx.store, keywords, day, top, exclude=ctx.tracked)
+    only = scope.kept if keywords else None
+    return scope, radar_data.radar(ctx.store, day, top, exclude=ctx.tracked, only=only)
+
+
 def build(ctx: BriefingContext) -> Part:
-    """The table of the top `TOP` untracked repositories on the radar."""
-    entries = radar_data.radar(ctx.store, ctx.day, TOP, exclude=ctx.tracked)
+    """The table of the top `TOP` untracked repositories on the radar whose name (or
+    description) carries one of the radar's keywords (`shu.forecast.radar.topics`)."""
+    scope, entries = shown_on(ctx, ctx.day)
+    keywords = scope.keywords
     rows = []
     for e in entries:
         r_p = ctx.book.cite(e.probability_citation)
@@ -67,10 +82,22 @@ def build(ctx: BriefingContext) -> Part:
             for e in entries
         ]
     }
+    nothing: str | None = None  # why there is no forecast to show
+    if not scope.n_forecast:
+        nothing = radar_data.why_empty(ctx.store, ctx.day, ctx.settings.models_dir, ctx.tracked)
+    if keywords:
+        data["radar_filter"] = {
+            "keywords": list(keywords),
+            "untracked_forecast": scope.n_forecast,
+            "left_out": scope.n_left_out,
+            "left_out_of_top": scope.left_out_top,
+            "matched_descriptions": scope.n_described > 0,
+        }
     if not entries:
         data["notes"] = {
-            "radar": "no star_breakout forecast of an untracked repository is "
-            f"stored at an origin up to {ctx.day}"
+            "radar": nothing
+            or f"none of the {scope.n_forecast} untracked repositories forecast on or before "
+            f"{ctx.day} matches the radar's keywords (radar_keywords)"
         }
     by = day_text(entries[0].resolves_on) if entries else None
     return Part(
@@ -80,9 +107,27 @@ def build(ctx: BriefingContext) -> Part:
             origin=day_text(origin) if origin else None,
             by=by,
             top=TOP,
+            why=Md(nothing) if nothing else None,
+            filtered=_filter_view(scope) if keywords and scope.n_forecast else None,
         ),
         data=data,
     )
+
+
+def _filter_view(scope: radar_data.RadarScope) -> dict[str, Any]:
+    """What the section says of the topic filter: how many it kept and left out, which of the
+    most likely it left out, what it matched on."""
+    top = scope.left_out_top
+    shown = top[:3]
+    named = ", ".join(repo_link(r) for r in shown) + (" …" if len(top) > len(shown) else "")
+    return {
+        "n_forecast": f"{scope.n_forecast:,}",
+        "n_kept": f"{scope.n_forecast - scope.n_left_out:,}",
+        "n_left_out": f"{scope.n_left_out:,}",
+        "n_top": len(top),
+        "top_named": Md(named),
+        "descriptions": scope.n_described > 0,
+    }
 
 
 def record_data(ctx: BriefingContext) -> dict[str, Any] | None:

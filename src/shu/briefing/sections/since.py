@@ -19,7 +19,6 @@ from shu.briefing.sections import radar as radar_section
 from shu.briefing.sections.glance import previous_briefing
 from shu.briefing.text import day_text, num, pct, ref, repo_link, template_words
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE as INTERVAL
-from shu.forecast.radar import entries as radar_data
 from shu.safe_markdown import Md
 
 MOVE_POINTS = 10  # percentage points
@@ -124,8 +123,8 @@ def _moves(ctx: BriefingContext, before: dict[str, Any]) -> list[dict[str, Any]]
 
 
 def _new_on_radar(ctx: BriefingContext, before: dict[str, Any]) -> dict[str, Any]:
-    now = radar_data.radar(ctx.store, ctx.day, radar_section.TOP, exclude=ctx.tracked)
-    then = radar_data.radar(ctx.store, before["day"], radar_section.TOP, exclude=ctx.tracked)
+    _, now = radar_section.shown_on(ctx, ctx.day)
+    _, then = radar_section.shown_on(ctx, before["day"])
     if not now or (then and then[0].origin == now[0].origin):
         return {"repos": [], "line": None}
     known = {e.repo for e in then}

@@ -9,6 +9,10 @@ JSON) and the briefing's "Breaking out" section renders. Nothing is recomputed: 
 probability, the bar and the model's drivers are the stored forecast's, worded by
 `shu.forecast.radar.statements` with a `Citation` for every number they quote.
 
+`radar_scope(store, keywords, ...)` says which repositories the topic filter
+(`shu.forecast.radar.topics`) keeps, for `radar(..., only=scope.kept)`; `why_empty` says why
+there is nothing to show (no repository to scan, no breakout forecaster, none issued yet).
+
 `radar_record(store, day)` scores the radar's resolved forecasts the way the backtest does:
 precision@10/20/50 per origin and the Brier score with its skill against the base rate, each
 with n and a 95% interval over origins.
@@ -16,13 +20,16 @@ with n and a 95% interval over origins.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from shu.forecast.evaluation.precision_at_k import KS, ranking_metrics
+from shu.forecast.models.artifact import CARD_JSON
 from shu.forecast.questions.registry import RANKED_TEMPLATES
 from shu.forecast.radar.statements import (
     Driver,
@@ -31,6 +38,7 @@ from shu.forecast.radar.statements import (
     float_or_none,
     signal_citation,
 )
+from shu.forecast.radar.topics import matches
 from shu.receipts import Citation
 from shu.store import Store
 
@@ -91,7 +99,8 @@ class RadarEntry:
         return out
 
 
-_RADAR_SQL = """
+# The newest origin's forecasts, one per repository (the latest issued).
+_PICKED = """
 WITH newest AS (
   SELECT max(origin) AS origin FROM forecasts
   WHERE template = ? AND horizon_days = ? AND origin <= ?),
@@ -100,6 +109,11 @@ picked AS (
   WHERE f.template = ? AND f.horizon_days = ? {exclude}
   QUALIFY row_number() OVER (PARTITION BY f.repo ORDER BY f.issued_at DESC,
                              f.forecast_id) = 1)
+"""
+
+_RADAR_SQL = (
+    _PICKED
+    + """
 SELECT p.forecast_id, p.repo, p.origin, p.horizon_days, p.resolves_on, p.threshold,
        p.probability, p.model_version, p.drivers,
        s.stars, s.velocity_7d, s.velocity_28d, s.velocity_90d, s.velocity_28d_z,
@@ -120,6 +134,28 @@ LEFT JOIN category_signals cs ON cs.category = coalesce(r.category, 'untracked')
 ORDER BY p.probability DESC, p.repo
 LIMIT ?
 """
+)
+
+_RANKED_SQL = (
+    _PICKED
+    + """
+SELECT p.repo, r.description FROM picked p LEFT JOIN repos r ON r.repo = p.repo
+ORDER BY p.probability DESC, p.repo
+"""
+)
+
+
+def _where(exclude: list[str] | None, only: list[str] | None) -> tuple[str, list[str]]:
+    """The SQL that leaves out `exclude` and keeps only `only` (None: every repository), with
+    its parameters."""
+    sql, params = "", []
+    if exclude:
+        sql += f"AND f.repo NOT IN ({', '.join('?' for _ in exclude)}) "
+        params += exclude
+    if only is not None:
+        sql += f"AND f.repo IN ({', '.join('?' for _ in only) or 'NULL'})"
+        params += only
+    return sql, params
 
 
 def radar(
@@ -128,18 +164,104 @@ def radar(
     top: int = 20,
     horizon_days: int = HORIZON_DAYS,
     exclude: list[str] | None = None,
+    only: list[str] | None = None,
 ) -> list[RadarEntry]:
     """The `top` repositories by probability of a breakout, from the newest star_breakout
     forecasts issued for an origin on or before `as_of` (default: any), leaving out the
-    repositories in `exclude` (e.g. the tracked ones). Empty when none was issued."""
+    repositories in `exclude` (e.g. the tracked ones) and, when `only` is given, any not in it
+    (`RadarScope.kept`). Empty when none was issued."""
     as_of = as_of or date.max
-    names = list(exclude or [])
-    not_in = f"AND f.repo NOT IN ({', '.join('?' for _ in names)})" if names else ""
+    where, names = _where(exclude, only)
     rows = store.con.execute(
-        _RADAR_SQL.format(exclude=not_in),
+        _RADAR_SQL.format(exclude=where),
         [TEMPLATE, horizon_days, as_of, TEMPLATE, horizon_days, *names, top],
     ).df()
     return [_entry(store, r) for r in rows.to_dict("records")]
+
+
+@dataclass
+class RadarScope:
+    """Which repositories of the newest breakout forecasts the radar's topic filter keeps."""
+
+    keywords: tuple[str, ...]  # empty: no filter
+    n_forecast: int  # repositories with a forecast at the newest origin (`exclude` aside)
+    kept: list[str]  # the first `top` of those the filter keeps, by probability
+    n_left_out: int  # repositories the filter left out
+    left_out_top: list[str]  # those among the `top` most likely before filtering
+    n_described: int  # repositories whose description (in `repos`) was matched too
+
+
+def radar_scope(
+    store: Store,
+    keywords: tuple[str, ...],
+    as_of: date | None = None,
+    top: int = 20,
+    horizon_days: int = HORIZON_DAYS,
+    exclude: list[str] | None = None,
+) -> RadarScope:
+    """The repositories of the newest star_breakout forecasts on or before `as_of` whose name
+    or description carries one of `keywords` (`topics.matches`), by probability."""
+    where, names = _where(exclude, None)
+    rows = store.con.execute(
+        _RANKED_SQL.format(exclude=where),
+        [TEMPLATE, horizon_days, as_of or date.max, TEMPLATE, horizon_days, *names],
+    ).fetchall()
+    keep = [matches(keywords, repo, description) for repo, description in rows]
+    return RadarScope(
+        keywords=keywords,
+        n_forecast=len(rows),
+        kept=[repo for (repo, _), k in zip(rows, keep, strict=True) if k][:top],
+        n_left_out=keep.count(False),
+        left_out_top=[repo for (repo, _), k in zip(rows[:top], keep[:top], strict=True) if not k],
+        n_described=sum(1 for _, description in rows if description),
+    )
+
+
+def radar_model_in(models_dir: Path) -> bool | None:
+    """Whether the trained model in `models_dir` has a breakout forecaster, from its model card
+    (None when there is no readable card)."""
+    try:
+        card = json.loads((Path(models_dir) / CARD_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    models = card.get("models", {}) if isinstance(card, dict) else {}
+    return any(str(key).startswith(f"{TEMPLATE}/") for key in models)
+
+
+def why_empty(
+    store: Store, as_of: date | None, models_dir: Path, exclude: list[str] | None = None
+) -> str:
+    """Why the radar has no forecast to show on or before `as_of`, and what to do, in one
+    sentence: no repository to scan besides those in `exclude` (the tracked ones), a model
+    without a breakout forecaster, or forecasts not issued yet."""
+    names = list(exclude or [])
+    not_in = f"AND repo NOT IN ({', '.join('?' for _ in names)})" if names else ""
+    (n,) = store.con.execute(
+        f"SELECT count(DISTINCT repo) FROM stars_daily WHERE day <= ? {not_in}",
+        [as_of or date.max, *names],
+    ).fetchone() or (0,)
+    if not n:
+        others = " besides the tracked ones" if names else ""
+        return (
+            f"the store holds the star counts of no repository{others}, so there is nothing "
+            "for the radar to scan: set `ranking_files` in shu.toml (a daily ranking file, "
+            "e.g. `data/ranking/github-ranking-{day}.csv`) or `gharchive_paths` (GH Archive "
+            "hours) for `shu daily` to load fresh counts of other repositories every day, or "
+            "load a history once with `shu ingest ranking PATH`"
+        )
+    if radar_model_in(models_dir) is False:
+        return (
+            f"the model in `{models_dir}` has no breakout forecaster: train one "
+            "(`shu train --template star_breakout`), then run `shu forecast`"
+        )
+    what = f"{n:,} {'repository' if n == 1 else 'repositories'}" + (
+        " besides the tracked ones" if names else ""
+    )
+    return (
+        f"the store holds the star counts of {what}, but no breakout forecast of them is "
+        "stored: run `shu forecast` (or `shu daily`) to issue them (a repository needs 28 "
+        "days of counts)"
+    )
 
 
 def _entry(store: Store, row: dict[str, Any]) -> RadarEntry:

@@ -1,0 +1,115 @@
+"""The radar's topic filter: which untracked repositories a framework analyst wants to see.
+
+The radar ranks every repository in the store, and most of them (course material, downloaders,
+interview guides) are no business of someone following ML frameworks. The briefing's "Breaking
+out" section keeps only repositories whose name (and description, where the `repos` table holds
+one) carries one of the radar's keywords (`radar_keywords`): unset, shu's ML-framework terms
+(`ML_TERMS`), the names of the tracked repositories and the terms of the configured topics; an
+empty list turns the filter off.
+
+A keyword of three letters or fewer ('ai', 'llm', 'gpt') must be a whole word of the text, the
+name's camelCase and digit boundaries counting as word breaks (`ChatGPTNextWeb` reads 'chat gpt
+next web'); a longer one may sit anywhere, punctuation aside ('llama' in `LLaMA-Factory`,
+'machinelearning' in `awesome-machine-learning`). Repositories the store knows only by name
+(ranking files' descriptions are not loaded) are judged on their name: an ML project whose name
+says nothing of it is left out with the rest, which the section says.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from shu.settings import Settings
+
+# Words that mark a repository as ML-framework business, in names and descriptions.
+ML_TERMS = (
+    "ai",
+    "ml",
+    "llm",
+    "llms",
+    "gpt",
+    "glm",
+    "nlp",
+    "gpu",
+    "jax",
+    "rag",
+    "mlx",
+    "tts",
+    "asr",
+    "cuda",
+    "cudnn",
+    "rocm",
+    "onnx",
+    "tpu",
+    "torch",
+    "tensor",
+    "keras",
+    "mxnet",
+    "caffe",
+    "paddle",
+    "deeplearning",
+    "machinelearning",
+    "neural",
+    "inference",
+    "transformer",
+    "diffusion",
+    "llama",
+    "deepseek",
+    "deepspeed",
+    "qwen",
+    "mistral",
+    "gemma",
+    "whisper",
+    "embedding",
+    "triton",
+    "quantiz",
+    "gguf",
+    "vllm",
+    "mlops",
+    "yolo",
+    "comfyui",
+    "langchain",
+    "openai",
+    "huggingface",
+)
+SHORT = 3  # keywords this long or shorter match whole words only
+
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z]*|[a-z]+|\d+")
+
+
+def radar_keywords(settings: Settings) -> tuple[str, ...]:
+    """The keywords the radar keeps repositories by: `settings.radar_keywords` when set (an
+    empty tuple: no filter), else ML_TERMS, the tracked repositories' names and the topics'
+    terms, lowercased and without repeats."""
+    if settings.radar_keywords is not None:
+        given: Iterable[str] = settings.radar_keywords
+    else:
+        given = (
+            *ML_TERMS,
+            *(r.repo.split("/", 1)[1] for r in settings.repos),
+            *(t.term or t.name for t in settings.topics),
+        )
+    return tuple(dict.fromkeys(k.strip().lower() for k in given if k.strip()))
+
+
+def words(text: str) -> set[str]:
+    """The words of a name or description, lowercased: split at anything not a letter or
+    digit, and at camelCase and digit boundaries."""
+    return {w.lower() for part in re.split(r"[^A-Za-z0-9]+", text) for w in _CAMEL.findall(part)}
+
+
+def flat(text: str) -> str:
+    """`text` lowercased with everything but letters and digits removed: 'Machine-Learning'
+    and 'machine_learning' both read 'machinelearning'."""
+    return re.sub(r"[^a-z0-9]+", "", text.lower())
+
+
+def matches(keywords: tuple[str, ...], repo: str, description: str | None = None) -> bool:
+    """Whether the repository's name or description carries one of `keywords` (always true
+    when there are none)."""
+    if not keywords:
+        return True
+    text = f"{repo} {description or ''}"
+    found, joined = words(text), flat(text)
+    return any(flat(k) in found if len(flat(k)) <= SHORT else flat(k) in joined for k in keywords)

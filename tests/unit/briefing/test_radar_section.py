@@ -1,0 +1,133 @@
+"""The "Breaking out" section: why it is empty when it is (no repository to scan, no breakout
+forecaster, none issued yet), and the topic filter that keeps the repositories a framework
+analyst follows, saying how many it left out and how to widen it."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import pandas as pd
+
+from shu.briefing.compose import compose_briefing
+
+
+def _radar(store, settings, day) -> str:
+    text = compose_briefing(store, day, settings).path.read_text(encoding="utf-8")
+    return text.split("## Breaking out", 1)[1].split("\n## ", 1)[0]
+
+
+def _add_untracked(store, day, repos: dict[str, float]) -> None:
+    """Star counts and a breakout forecast of `day` for each untracked repository."""
+    store.upsert(
+        "stars_daily",
+        pd.DataFrame([{"repo": r, "day": day, "stars": 900, "source": "test"} for r in repos]),
+    )
+    store.upsert(
+        "forecasts",
+        pd.DataFrame(
+            [
+                {
+                    "forecast_id": f"b-{repo}",
+                    "repo": repo,
+                    "template": "star_breakout",
+                    "origin": day,
+                    "horizon_days": 30,
+                    "resolves_on": day,
+                    "threshold": 10.0,
+                    "question": "q",
+                    "probability": p,
+                    "confidence": "low",
+                    "model_version": "test-1",
+                    "features": "{}",
+                    "drivers": "[]",
+                    "receipts": "[]",
+                    "issued_at": datetime(2026, 2, 28, 6),
+                }
+                for repo, p in repos.items()
+            ]
+        ),
+    )
+
+
+def _card_with_radar(settings) -> None:
+    path = settings.models_dir / "forecaster.json"
+    card = json.loads(path.read_text())
+    card["models"]["star_breakout/30"] = {"fit_base_rate": 0.01}
+    path.write_text(json.dumps(card))
+
+
+def test_no_untracked_repository_says_so_and_how_to_get_some(filled, settings, day) -> None:
+    radar = _radar(filled, settings, day)
+    assert "no repository besides the tracked ones" in radar
+    assert "nothing for the radar to scan" in radar
+    assert "`ranking_files`" in radar and "`shu ingest ranking PATH`" in radar
+    assert "breakout forecaster" not in radar  # the model is not what is missing
+
+
+def test_no_breakout_forecaster_only_when_the_model_has_none(filled, settings, day) -> None:
+    filled.upsert(
+        "stars_daily",
+        pd.DataFrame([{"repo": "other/llm-serve", "day": day, "stars": 5, "source": "test"}]),
+    )
+    radar = _radar(filled, settings, day)  # the sample's model card has no star_breakout model
+    assert "has no breakout forecaster" in radar and "shu train --template star_breakout" in radar
+    _card_with_radar(settings)
+    radar = _radar(filled, settings, day)
+    assert "breakout forecaster" not in radar
+    assert "counts of 1 repository besides the tracked ones, but no breakout forecast" in radar
+    assert "run `shu forecast`" in radar
+
+
+def test_topic_filter_keeps_ml_repositories_and_says_what_it_left_out(
+    filled, settings, day
+) -> None:
+    _add_untracked(
+        filled,
+        day,
+        {
+            "lewagon/setup": 0.5,
+            "ytdl-org/youtube-dl": 0.4,
+            "deepseek-ai/DeepSeek-V3": 0.3,
+            "huggingface/transformers": 0.2,
+            "acme/platform": 0.9,  # tracked: never on the radar
+        },
+    )
+    radar = _radar(filled, settings, day)
+    table = [line for line in radar.splitlines() if line.startswith("| [")]
+    assert [line.split("]")[0] for line in table] == [
+        "| [deepseek-ai/DeepSeek-V3",
+        "| [huggingface/transformers",
+    ]
+    assert "Listed: repositories whose name carries an ML-framework word" in radar
+    assert "the store has no descriptions of them" in radar
+    assert "2 of the 4 untracked ones forecast" in radar
+    assert (
+        "2 left out, 2 of them among the 10 most likely "
+        "([lewagon/setup](https://github.com/lewagon/setup), "
+        "[ytdl-org/youtube-dl](https://github.com/ytdl-org/youtube-dl))" in radar
+    )
+    assert "`radar_keywords = []`" in radar
+    page = (settings.reports_dir / f"{day}.md").read_text(encoding="utf-8")
+    before = page.split("## Breaking out", 1)[0]  # At a glance shows the radar as filtered
+    assert "lewagon" not in before and "youtube-dl" not in before
+    assert "Top of the breakout radar: [deepseek-ai/DeepSeek-V3]" in before
+    doc = json.loads((settings.reports_dir / f"{day}.json").read_text())
+    assert doc["radar_filter"]["left_out"] == 2
+    assert doc["radar_filter"]["left_out_of_top"] == ["lewagon/setup", "ytdl-org/youtube-dl"]
+
+    # a description in the store counts too
+    filled.upsert(
+        "repos",
+        pd.DataFrame(
+            [{"repo": "lewagon/setup", "description": "Setup for the data science & AI bootcamp"}]
+        ),
+    )
+    radar = _radar(filled, settings, day)
+    assert "| [lewagon/setup]" in radar and "whose name or description carries" in radar
+    assert "3 of the 4 untracked ones" in radar
+
+    # an empty list turns the filter off
+    every = settings.model_copy(update={"radar_keywords": []})
+    radar = _radar(filled, every, day)
+    assert "| [ytdl-org/youtube-dl]" in radar and "radar_keywords" not in radar
