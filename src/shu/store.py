@@ -104,6 +104,21 @@ def _m005_forecast_distributions(con: duckdb.DuckDBPyConnection) -> None:
         con.execute('ALTER TABLE "forecasts" ADD COLUMN "distribution_id" VARCHAR')
 
 
+def _m006_repos_described_on(con: duckdb.DuckDBPyConnection) -> None:
+    """repos.described_on: the day of the ranking file a repository's description came from
+    (the ranking importer now stores descriptions). Rows stored before keep their values, the
+    new column NULL: their descriptions came from the GitHub API."""
+    have = {
+        r[0]
+        for r in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' "
+            "AND table_name = 'repos'"
+        ).fetchall()
+    }
+    if have and "described_on" not in have:
+        con.execute('ALTER TABLE "repos" ADD COLUMN "described_on" DATE')
+
+
 # Ordered, append-only. Never edit an entry that has shipped: add a new one.
 MIGRATIONS: list[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     (1, "initial schema: every declared table", _m001_initial),
@@ -119,6 +134,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]]] =
         "forecast_distributions and forecasts.distribution_id: one predictive distribution",
         _m005_forecast_distributions,
     ),
+    (6, "repos.described_on: descriptions from ranking files, by day", _m006_repos_described_on),
 ]
 
 

@@ -22,6 +22,12 @@ REPOS = Table(
         col("archived", "BOOLEAN", "Whether the repository is archived."),
         col("renamed_from", "VARCHAR", "Previous name when a rename/transfer was followed."),
         col("updated_at", "TIMESTAMP", "When shu last wrote this row (UTC)."),
+        col(
+            "described_on",
+            "DATE",
+            "Day of the ranking file the description and language were taken from; NULL when "
+            "they came from the GitHub API, whose record a ranking file never overwrites.",
+        ),
     ),
 )
 

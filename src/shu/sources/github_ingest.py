@@ -395,6 +395,7 @@ class _RepoIngest:
             "created_at": _timestamp(data.get("created_at")),
             "archived": bool(data.get("archived", False)),
             "renamed_from": renamed_from,
+            "described_on": None,  # the API's description: a ranking file never overwrites it
         }
         if values["category"] is None and renamed_from:
             values["category"] = self.settings.category_of(renamed_from)

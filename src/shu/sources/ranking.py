@@ -15,6 +15,10 @@ alone stops the load with the file and line named, and the store is left as it w
 directory it is left out whole, named in `Load.failed_files` and in its own 'failed' `ingest_log`
 row, and the other files load. Everything happens in the load's one transaction.
 
+Daily files also carry each repository's description and language: `shu.sources.ranking_about`
+writes the newest of them into `repos` (its module says which source wins). A long table has
+none.
+
 This module reads and stages; `shu.sources.ranking_merge` folds, deduplicates and writes. A
 Parquet long table is never copied: `_rank_raw` is a view over the file, read twice (a scan of
 names and rejects, then the one aggregation that writes), which measured cheaper than
@@ -40,6 +44,7 @@ from typing import TYPE_CHECKING
 from shu.errors import InputError
 from shu.progress import progress
 from shu.settings import Settings, get_settings
+from shu.sources import ranking_about
 from shu.sources.ranking_merge import fold_names, write_rows
 from shu.store import Load, Store
 
@@ -89,13 +94,14 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
     ):
         rejects: Counter[str] = Counter()
         lazy: Path | None = None
+        about = RAW_NAME.search(path.name) is not None or path.is_dir()
         _drop_staged(store)
         if path.is_dir():
             files = sorted(p for p in path.iterdir() if RAW_NAME.search(p.name))
             if not files:
                 raise InputError(f"{path}: no github-ranking-YYYY-MM-DD.csv files in directory")
             # One malformed file never sinks the others: it is left out whole and logged.
-            _stage_arrow(store, _read_raw_files(files, rejects, load.failed_files))
+            _stage_raw(store, _read_raw_files(files, rejects, load.failed_files))
             if len(load.failed_files) == len(files):
                 raise InputError(
                     f"{path}: every file is malformed; first: "
@@ -104,7 +110,7 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
             for bad, reason in load.failed_files.items():
                 store.log_failure(SOURCE, str(bad), reason)
         elif RAW_NAME.search(path.name):
-            _stage_arrow(store, _read_raw_files([path], rejects))
+            _stage_raw(store, _read_raw_files([path], rejects))
         elif path.suffix == ".parquet":
             _stage_long_parquet(store, path)
             lazy = path  # read while it is scanned and written: its errors come later
@@ -118,6 +124,7 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
             bar.advance(note=f"read {load.rows_read:,} rows")
             fold_names(store, settings)
             bar.advance(note="folded names; writing")
+            described = ranking_about.write(store, settings) if about else 0
             result, merged = write_rows(store, valid)
         load.add(result)
         bar.advance(note="written")
@@ -127,6 +134,8 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
             notes.append(f"{len(load.failed_files)} malformed file(s) left out (see ingest_log)")
         if merged:
             notes.append(merged)
+        if described:
+            notes.append(f"descriptions of {described} repositories written to repos")
         load.message = "; ".join(notes)
         store.con.execute("DROP TABLE _rank_seen")
         _drop_staged(store)
@@ -135,10 +144,18 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
 
 # ------------------------------------------------------------------------------- staging
 def _drop_staged(store: Store) -> None:
+    ranking_about.drop(store)
     for (kind,) in store.con.execute(
         "SELECT table_type FROM information_schema.tables WHERE table_name = '_rank_raw'"
     ).fetchall():
         store.con.execute(f"DROP {'VIEW' if 'VIEW' in kind else 'TABLE'} _rank_raw")
+
+
+def _stage_raw(store: Store, tables: tuple[pa.Table, pa.Table]) -> None:
+    """Stage the daily files' counts (`_rank_raw`) and descriptions (`ranking_about`)."""
+    counts, about = tables
+    _stage_arrow(store, counts)
+    ranking_about.stage(store, about)
 
 
 def _stage_arrow(store: Store, table: pa.Table) -> None:
@@ -224,12 +241,14 @@ def _parquet_errors(path: Path | None) -> Iterator[None]:
 # ------------------------------------------------------------------------------- readers
 def _read_raw_files(
     files: list[Path], rejects: Counter[str], failed: dict[Path, str] | None = None
-) -> pa.Table:
-    """Rows of the daily files. A malformed file raises InputError, or, when `failed` is given,
-    is left out whole (none of its rows) and its one-line reason recorded there."""
+) -> tuple[pa.Table, pa.Table]:
+    """Rows of the daily files: their counts, and (repo, day, ord, description, language) in the
+    order read. A malformed file raises InputError, or, when `failed` is given, is left out
+    whole (none of its rows) and its one-line reason recorded there."""
     import pyarrow as pa
 
     columns: dict[str, list] = {"repo": [], "day": [], "stars": [], "forks": [], "open_issues": []}
+    columns |= {"description": [], "language": []}
     for f in files:
         own: Counter[str] = Counter()
         try:
@@ -242,20 +261,33 @@ def _read_raw_files(
         rejects.update(own)
         for name, values in rows.items():
             columns[name] += values
-    return pa.table(
+    repo = pa.array(columns["repo"], pa.string())
+    day = pa.array(columns["day"], pa.date32())
+    counts = pa.table(
         {
-            "repo": pa.array(columns["repo"], pa.string()),
-            "day": pa.array(columns["day"], pa.date32()),
+            "repo": repo,
+            "day": day,
             "stars": pa.array(columns["stars"], pa.int64()),
             "forks": pa.array(columns["forks"], pa.int64()),
             "open_issues": pa.array(columns["open_issues"], pa.int64()),
         }
     )
+    about = pa.table(
+        {
+            "repo": repo,
+            "day": day,
+            "ord": pa.array(range(len(repo)), pa.int64()),
+            "description": pa.array(columns["description"], pa.string()),
+            "language": pa.array(columns["language"], pa.string()),
+        }
+    )
+    return counts, about
 
 
 def _read_raw_file(f: Path, rejects: Counter[str]) -> dict[str, list]:
     day = date.fromisoformat(RAW_NAME.search(f.name).group(1))  # type: ignore[union-attr]
     out: dict[str, list] = {"repo": [], "day": [], "stars": [], "forks": [], "open_issues": []}
+    out |= {"description": [], "language": []}
     reader = csv.reader(_open_text(f), strict=True)
     with _read_errors(f, lambda: reader.line_num):
         header = next(reader, None)
@@ -284,6 +316,8 @@ def _read_raw_file(f: Path, rejects: Counter[str]) -> dict[str, list]:
             out["stars"].append(_count(rec["stars"], f, line, "stars"))
             out["forks"].append(_count(rec["forks"], f, line, "forks"))
             out["open_issues"].append(_count(rec["issues"], f, line, "issues"))
+            out["description"].append(rec["description"].strip())
+            out["language"].append(rec["language"].strip())
     return out
 
 
