@@ -1,7 +1,9 @@
 """Rebuild the example briefing in docs/examples/ from the real data in ../shared.
 
 What it loads (into a scratch store, default /tmp/shu-example/shu.duckdb):
-- the daily ranking snapshots (`shu ingest ranking ../shared/data/stars/stars_daily.parquet`);
+- the daily ranking snapshots (`shu ingest ranking ../shared/data/stars/stars_daily.parquet`),
+  and the descriptions of the newest raw daily file (raw-sample/github-ranking-2026-02-28.csv),
+  which the radar's topic filter reads;
 - the git histories of the tracked repositories that have one (keras-team/keras, ollama/ollama,
   mudler/LocalAI): their commit and tag tables are served by the local GitHub API server and
   read by the real GitHub client (stargazer endpoints off, so star counts stay the ranking's);
@@ -140,6 +142,17 @@ def main() -> None:
             return
         if not store.con.execute("SELECT count(*) FROM stars_daily").fetchall()[0][0]:
             print(import_ranking(store, SHARED / "stars" / "stars_daily.parquet", settings).message)
+            # The newest daily file's descriptions, so the radar's topic filter reads what each
+            # repository is. Descriptions only: 9 of its 3,449 star counts differ from the
+            # long table's for that day (repeats resolved differently), which stay as stored.
+            print(
+                import_ranking(
+                    store,
+                    SHARED / "stars" / "raw-sample" / "github-ranking-2026-02-28.csv",
+                    settings,
+                    descriptions_only=True,
+                ).message
+            )
         served = []
         for i, (repo, branch) in enumerate(WITH_HISTORY.items()):
             record = repo_from_history(

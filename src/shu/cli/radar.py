@@ -22,6 +22,12 @@ def radar(
     untracked: bool = typer.Option(
         False, "--untracked", help="Leave out the tracked repositories (as the briefing does)."
     ),
+    show_all: bool = typer.Option(
+        False,
+        "--all",
+        help="Every repository, not only those whose name or description carries one of the "
+        "radar's keywords (radar_keywords), as the briefing shows.",
+    ),
     as_json: bool = typer.Option(
         False,
         "--json",
@@ -33,14 +39,18 @@ def radar(
     """Repositories by probability of a star breakout (the 28-day velocity 30 days on at least
     twice the 28- and 90-day pace today and at least 10 stars/day), with velocity now, the
     drivers in words and the stored rows behind each number. Reads the `star_breakout`
-    forecasts that `shu forecast` / `shu daily` issued for every repository.
+    forecasts that `shu forecast` / `shu daily` issued for every repository. Like the briefing,
+    it keeps only repositories whose name or description carries one of the radar's keywords
+    (setting `radar_keywords`) and says how many it left out; `--all` shows every one.
 
     \b
     Example: shu radar --top 10
+    Example: shu radar --all --untracked --top 10
     Example: shu radar --as-of 2026-02-28 --json
     """
     from shu.forecast.radar.entries import radar as radar_entries
-    from shu.forecast.radar.entries import why_empty
+    from shu.forecast.radar.entries import radar_scope, why_empty
+    from shu.forecast.radar.topics import radar_keywords
     from shu.settings import get_settings
 
     if top < 1:
@@ -50,16 +60,34 @@ def radar(
     exclude = [r.repo for r in settings.repos] if untracked else []
     with open_store(db_path(db), read_only=True) as store:
         require_data(store.con, day)
-        entries = radar_entries(store, day, top, exclude=exclude)
-        why = None if entries else why_empty(store, day, settings.models_dir, exclude)
+        keywords = () if show_all else radar_keywords(settings)
+        scope = radar_scope(store, keywords, day, top, exclude=exclude) if keywords else None
+        only = scope.kept if scope else None
+        entries = radar_entries(store, day, top, exclude=exclude, only=only)
+        why = (
+            None
+            if entries or (scope and scope.n_forecast)
+            else why_empty(store, day, settings.models_dir, exclude)
+        )
+    left_out = None
+    if scope and scope.n_left_out:
+        left_out = (
+            f"left out {scope.n_left_out:,} of {scope.n_forecast:,} repositories whose name and "
+            "description carry none of the radar's keywords (radar_keywords); --all shows them"
+        )
     if as_json:
         print(json.dumps([e.as_json() for e in entries]))
+        if left_out:
+            typer.echo(left_out, err=True)
         return
     if why is not None:
         when = f" on or before {day}" if day else ""
         console.print(
             f"no star_breakout forecast issued{when}: {why}", highlight=False, markup=False
         )
+        return
+    if not entries:
+        console.print(f"no repository kept: {left_out}", highlight=False, markup=False)
         return
     table = RichTable(
         "#",
@@ -110,3 +138,5 @@ def radar(
             else f"{c.table} {json.dumps({k: str(v) for k, v in c.key.items()})} {c.column}"
         )
         console.print(f"  [{n}] {where} = {c.value}", highlight=False, markup=False)
+    if left_out:
+        console.print(left_out, highlight=False, markup=False)

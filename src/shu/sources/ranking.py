@@ -46,7 +46,7 @@ from shu.progress import progress
 from shu.settings import Settings, get_settings
 from shu.sources import ranking_about
 from shu.sources.ranking_merge import fold_names, write_rows
-from shu.store import Load, Store
+from shu.store import Load, Store, UpsertResult
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -75,8 +75,17 @@ WHOLE_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLIN
 DAY_TYPES = {"DATE", "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS"}
 
 
-def import_ranking(store: Store, path: Path | str, settings: Settings | None = None) -> Load:
-    """Load `path` (directory, daily CSV, or long Parquet/CSV) into `stars_daily`.
+def import_ranking(
+    store: Store,
+    path: Path | str,
+    settings: Settings | None = None,
+    *,
+    descriptions_only: bool = False,
+) -> Load:
+    """Load `path` (directory, daily CSV, or long Parquet/CSV) into `stars_daily`, and the daily
+    files' descriptions and languages into `repos`. `descriptions_only`: write those alone,
+    leaving the stored star counts as they are (for daily files over days whose counts came
+    from another source, such as a long table that deduplicated repeats differently).
 
     Returns the finished `Load` (rows read / inserted / updated / rejected, and a message with
     rejection reasons). Raises InputError naming the file (and line) when input is malformed;
@@ -95,6 +104,11 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
         rejects: Counter[str] = Counter()
         lazy: Path | None = None
         about = RAW_NAME.search(path.name) is not None or path.is_dir()
+        if descriptions_only and not about:
+            raise InputError(
+                f"{path}: descriptions come only from daily github-ranking-YYYY-MM-DD.csv "
+                "files (or a directory of them); a long table has none"
+            )
         _drop_staged(store)
         if path.is_dir():
             files = sorted(p for p in path.iterdir() if RAW_NAME.search(p.name))
@@ -125,7 +139,11 @@ def import_ranking(store: Store, path: Path | str, settings: Settings | None = N
             fold_names(store, settings)
             bar.advance(note="folded names; writing")
             described = ranking_about.write(store, settings) if about else 0
-            result, merged = write_rows(store, valid)
+            if descriptions_only:
+                result, merged = UpsertResult(), "descriptions only: star counts left as stored"
+                store.con.execute("DROP TABLE _rank_names")
+            else:
+                result, merged = write_rows(store, valid)
         load.add(result)
         bar.advance(note="written")
         load.rows_rejected = sum(rejects.values())

@@ -10,9 +10,11 @@ empty list turns the filter off.
 A keyword of three letters or fewer ('ai', 'llm', 'gpt') must be a whole word of the text, the
 name's camelCase and digit boundaries counting as word breaks (`ChatGPTNextWeb` reads 'chat gpt
 next web'); a longer one may sit anywhere, punctuation aside ('llama' in `LLaMA-Factory`,
-'machinelearning' in `awesome-machine-learning`). Repositories the store knows only by name
-(ranking files' descriptions are not loaded) are judged on their name: an ML project whose name
-says nothing of it is left out with the rest, which the section says.
+'machinelearning' in `awesome-machine-learning`). Descriptions come from the GitHub API for the
+tracked repositories and from the daily ranking files for the others (`shu.sources.ranking_about`),
+so dify ('agentic workflow') or open-webui ('AI interface') are kept though their names say
+nothing of it; a repository the store knows only by name (imported from a long table alone) is
+judged on its name, and left out with the rest when it says nothing, which the section says.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ ML_TERMS = (
     "yolo",
     "comfyui",
     "langchain",
+    "agentic",
     "openai",
     "huggingface",
 )
