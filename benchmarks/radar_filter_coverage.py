@@ -28,9 +28,9 @@ def main() -> None:
         return
     names = [
         r[0]
-        for r in duckdb.sql(
-            f"SELECT DISTINCT repo FROM read_parquet('{parquet}') ORDER BY 1"
-        ).fetchall()
+        for r in duckdb.connect()
+        .execute(f"SELECT DISTINCT repo FROM read_parquet('{parquet}') ORDER BY 1")
+        .fetchall()
     ]
     with tempfile.TemporaryDirectory() as tmp, open_store(Path(tmp) / "s.duckdb") as store:
         import_ranking(store, raw)

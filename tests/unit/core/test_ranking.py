@@ -395,3 +395,76 @@ def test_daily_flow_loads_the_days_ranking_file(store_path, tmp_path):
 
     with open_store(store_path, read_only=True) as s:
         assert s.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0] == 2
+
+
+def _about(store, repo: str) -> tuple | None:
+    row = store.con.execute(
+        "SELECT description, language, described_on::VARCHAR, is_tracked FROM repos WHERE repo = ?",
+        [repo],
+    ).fetchone()
+    return None if row is None else tuple(row)
+
+
+def test_descriptions_with_commas_quotes_and_emoji_are_kept(store, tmp_path):
+    tricky = 'LLM app platform, "agentic" workflows 🚀, RAG & more'
+    quoted = '"' + tricky.replace('"', '""') + '"'
+    _daily(
+        tmp_path,
+        "2024-01-02",
+        _row("langgenius", "dify", "100", desc=quoted),
+        _row("langgenius", "dify", "100", item="top-100-forks", desc=quoted),  # a second list
+        _row("someone", "plain", "50", desc=""),
+    )
+    first = import_ranking(store, tmp_path)
+    assert _about(store, "langgenius/dify") == (tricky, "Python", "2024-01-02", False)
+    assert _about(store, "someone/plain") == (None, "Python", "2024-01-02", False)
+    assert "descriptions of 2 repositories" in first.message
+    before = store.con.execute("SELECT * FROM repos ORDER BY repo").fetchall()
+    again = import_ranking(store, tmp_path)  # a re-run changes nothing
+    assert "descriptions of" not in again.message
+    assert store.con.execute("SELECT * FROM repos ORDER BY repo").fetchall() == before
+
+
+def test_newest_description_wins_and_empty_never_erases(store, tmp_path):
+    new, old = tmp_path / "new", tmp_path / "old"
+    new.mkdir(), old.mkdir()
+    _daily(new, "2024-01-05", _row("a", "x", "10", desc="newer words"))
+    _daily(old, "2024-01-01", _row("a", "x", "9", desc="older words"))
+    import_ranking(store, new)
+    import_ranking(store, old)  # an older file after a newer one changes nothing
+    assert _about(store, "a/x")[:3] == ("newer words", "Python", "2024-01-05")
+    _daily(new, "2024-01-06", _row("a", "x", "11", desc=""))
+    import_ranking(store, new)  # newest day, but empty: the stored description stays
+    assert _about(store, "a/x")[:3] == ("newer words", "Python", "2024-01-06")
+
+
+def test_the_github_api_description_is_never_overwritten(store, tmp_path):
+    store.con.execute(
+        "INSERT INTO repos (repo, repo_id, category, is_tracked, description, language) "
+        "VALUES ('acme/tracked', 7, 'platform', true, 'from the API', 'C++')"
+    )
+    _daily(tmp_path, "2030-01-01", _row("acme", "tracked", "10", desc="ranking words"))
+    import_ranking(store, tmp_path)
+    assert _about(store, "acme/tracked") == ("from the API", "C++", None, True)
+
+
+def test_descriptions_only_leaves_star_counts_and_needs_daily_files(store, tmp_path):
+    _daily(tmp_path, "2024-01-02", _row("a", "x", "10", desc="about x"))
+    load = import_ranking(store, tmp_path, descriptions_only=True)
+    assert _snapshot(store) == [] and load.rows_inserted == 0
+    assert _about(store, "a/x")[:3] == ("about x", "Python", "2024-01-02")
+    long = tmp_path / "long.csv"
+    long.write_text("day,repo,stars\n2024-01-02,a/x,10\n", encoding="utf-8")
+    with pytest.raises(InputError, match="long table has none"):
+        import_ranking(store, long, descriptions_only=True)
+
+
+def test_raw_sample_descriptions_let_the_filter_keep_dify(store, shared_dir):
+    from shu.forecast.radar.topics import matches, radar_keywords
+
+    import_ranking(store, shared_dir / "data/stars/raw-sample")
+    (text,) = store.con.execute(
+        "SELECT description FROM repos WHERE repo = 'langgenius/dify'"
+    ).fetchone()
+    keys = radar_keywords(load_settings())
+    assert not matches(keys, "langgenius/dify") and matches(keys, "langgenius/dify", text)

@@ -173,7 +173,7 @@ def test_shu_radar_cli(radar_store, tmp_path):
     shutil.copy(s.path, copy)
     env = {**os.environ, "COLUMNS": "200", "SHU_DB": str(copy)}
     run = subprocess.run(
-        [sys.executable, "-m", "shu", "radar", "--top", "5", "--json"],
+        [sys.executable, "-m", "shu", "radar", "--top", "5", "--json", "--all"],
         capture_output=True,
         text=True,
         env=env,
@@ -183,6 +183,7 @@ def test_shu_radar_cli(radar_store, tmp_path):
     assert run.returncode == 0, run.stderr
     listed = json.loads(run.stdout)
     assert len(listed) == 5 and listed[0]["drivers"]
+    assert "left out" not in run.stderr
     bad = subprocess.run(
         [sys.executable, "-m", "shu", "radar", "--as-of", "yesterday"],
         capture_output=True,
@@ -191,3 +192,40 @@ def test_shu_radar_cli(radar_store, tmp_path):
         timeout=300,
     )
     assert bad.returncode == 1 and "--as-of 'yesterday'" in bad.stderr
+
+
+def test_shu_radar_keeps_by_topic_unless_all(radar_store, tmp_path):
+    """By default only repositories whose name or description carries a radar keyword are
+    listed, with how many were left out; --all lists every one."""
+    s, *_ = radar_store
+    s.con.execute("CHECKPOINT")
+    copy = tmp_path / "copy.duckdb"
+    shutil.copy(s.path, copy)
+    described = {"mark/et-03": "LLM app development platform", "mark/et-07": "Quantized GGUF"}
+    with open_store(copy) as c:
+        c.upsert(
+            "repos",
+            pd.DataFrame([{"repo": r, "description": d} for r, d in described.items()]),
+        )
+    env = {**os.environ, "COLUMNS": "200", "SHU_DB": str(copy)}
+
+    def radar(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "shu", "radar", "--top", "40", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            cwd=Path(__file__).resolve().parents[3],
+        )
+
+    kept = radar("--json")
+    assert kept.returncode == 0, kept.stderr
+    assert sorted(e["repo"] for e in json.loads(kept.stdout)) == sorted(described)
+    assert "left out 38 of 40 repositories" in kept.stderr and "--all" in kept.stderr
+    every = radar("--json", "--all")
+    assert len(json.loads(every.stdout)) == 40
+    table = radar()
+    assert table.returncode == 0, table.stderr
+    assert "mark/et-03" in table.stdout and "mark/et-01 " not in table.stdout
+    assert "left out 38 of 40" in " ".join(table.stdout.split())

@@ -35,3 +35,11 @@ def test_default_keywords_add_the_tracked_names_and_topic_terms() -> None:
     assert radar_keywords(given) == ("robotics", "ros")
     assert radar_keywords(load_settings(radar_keywords=[])) == ()
     assert not matches(radar_keywords(given), "huggingface/transformers")
+
+
+def test_a_description_keeps_a_repository_its_name_does_not() -> None:
+    keys = radar_keywords(load_settings())
+    assert not matches(keys, "langgenius/dify")
+    assert matches(keys, "langgenius/dify", "LLM app development platform")
+    assert matches(keys, "langgenius/dify", "Production-ready platform for agentic workflows.")
+    assert not matches(keys, "langgenius/dify", "A to-do list app")
