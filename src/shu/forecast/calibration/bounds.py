@@ -51,6 +51,8 @@ from shu.forecast.calibration.distribution import C_EDGE, cdf
 WINDOW = 28  # days of the velocity window (velocity_28d)
 REMOVAL_DAYS = 365  # history read for the removal allowance
 BOUNDED = ("star_gain", "star_accel_reach", "star_accel_fall")
+# what the origin knows for a bound: the columns of `origin_values`, the arguments of `rule`
+KNOWN = ("stars_gained", "velocity_then", "removal_allowance")
 
 Relation = Literal["=", ">="]
 Side = Literal["above", "below"]
@@ -202,8 +204,8 @@ def bound_answers(
         v = known.get((repo, day))
         if dist is None or v is None:
             continue
-        values = {k: (None if pd.isna(v[k]) else float(v[k])) for k in _KNOWN}
-        bound = rule(template, horizon_days, float(x), *(values[k] for k in _KNOWN))
+        values = {k: (None if pd.isna(v[k]) else float(v[k])) for k in KNOWN}
+        bound = rule(template, horizon_days, float(x), *(values[k] for k in KNOWN))
         if bound is None:
             continue
         p_b = probability(
@@ -227,6 +229,3 @@ def bound_answers(
             "moved": bool(out[j] != raw),
         }
     return out, notes
-
-
-_KNOWN = ("stars_gained", "velocity_then", "removal_allowance")
