@@ -18,7 +18,8 @@ answers as the models gave them and as held (`bounds.enforce`).
 
 Usage:
   .venv/bin/python benchmarks/bench_bounds.py --store /tmp/stars.duckdb \
-      --dist /tmp/shu-bench/distribution --questions /tmp/shu-bench/bounds --horizon 30
+      --dist /tmp/shu-bench/distribution --questions /tmp/shu-bench/bounds --horizon 30 \
+      [--no-removal]
 """
 
 from __future__ import annotations
@@ -41,7 +42,9 @@ from shu.store import open_store  # noqa: E402
 def distributions(path: Path) -> dict[tuple[str, object], dict]:
     """F per (repo, origin day) from a cached interval prediction file."""
     cols = [f"d{round(float(a), 4):g}" for a in DIST_LEVELS]
-    frame = pd.read_parquet(path, columns=["repo", "origin", *cols, "anchor_x", "anchor_cdf"])
+    frame = pd.read_parquet(
+        path, columns=["repo", "origin", "observed_value", *cols, "anchor_x", "anchor_cdf"]
+    )
     q = frame[cols].to_numpy(float)
     levels = np.asarray(DIST_LEVELS, dtype=float)
     return {
@@ -50,14 +53,24 @@ def distributions(path: Path) -> dict[tuple[str, object], dict]:
             "quantiles": q[i],
             "anchor_thresholds": np.asarray(ax if ax is not None else [], dtype=float),
             "anchor_cdf": np.asarray(ac if ac is not None else [], dtype=float),
+            "observed": v,
         }
-        for i, (r, o, ax, ac) in enumerate(
-            zip(frame["repo"], frame["origin"], frame["anchor_x"], frame["anchor_cdf"], strict=True)
+        for i, (r, o, v, ax, ac) in enumerate(
+            zip(
+                frame["repo"],
+                frame["origin"],
+                frame["observed_value"],
+                frame["anchor_x"],
+                frame["anchor_cdf"],
+                strict=True,
+            )
         )
     }
 
 
-def score(store: Path, dist_dir: Path, questions: Path, horizon: int) -> None:
+def score(
+    store: Path, dist_dir: Path, questions: Path, horizon: int, no_removal: bool = False
+) -> None:
     f = distributions(dist_dir / "star_velocity_interval.parquet")
     print(f"F: {len(f):,} (repository, origin) distributions at {horizon} days")
     with open_store(store, read_only=True) as s:
@@ -81,6 +94,7 @@ def score(store: Path, dist_dir: Path, questions: Path, horizon: int) -> None:
                 for _, v in bounds.origin_values(s.con, repos, day, lag).iterrows():
                     known[(v["repo"], day)] = v
             raw, held, p_f, label, removal = [], [], [], [], []
+            seen, broken = 0, 0  # the bound's event observed; and the question's outcome not
             relation = None
             for repo, day, x, p, y in zip(
                 q["repo"], days, q["threshold"], q["probability"], q["label"], strict=True
@@ -89,6 +103,8 @@ def score(store: Path, dist_dir: Path, questions: Path, horizon: int) -> None:
                 if d is None or v is None:
                     continue
                 vals = [None if pd.isna(v[k]) else float(v[k]) for k in bounds.KNOWN]
+                if no_removal:
+                    vals[-1] = 0.0
                 b = bounds.rule(template, horizon, float(x), *vals)
                 if b is None:
                     continue
@@ -101,6 +117,11 @@ def score(store: Path, dist_dir: Path, questions: Path, horizon: int) -> None:
                 p_f.append(pb)
                 label.append(float(y))
                 removal.append(b.removal_allowance)
+                obs = float(d["observed"])
+                if np.isfinite(obs):
+                    event = obs >= b.velocity - 1e-9 if b.side == "above" else obs <= b.velocity
+                    seen += bool(event)
+                    broken += bool(event and y == 0)
             if not raw:
                 print(f"{template}/{horizon}: {len(q):,} scored, none with an F on its origin")
                 continue
@@ -117,12 +138,16 @@ def score(store: Path, dist_dir: Path, questions: Path, horizon: int) -> None:
                 f"{gap[off].mean() if off.any() else 0:.4f}, max {gap.max():.4f}; "
                 f"removal allowance > 0 on {np.mean(np.asarray(removal) > 0):.3f}"
             )
+            print(
+                f"  on the outcomes: V(t+H) met the bound's event on {seen:,}; the question "
+                f"resolved 'no' on {broken:,} of them (a loss beyond the allowance)"
+            )
             base = y.mean()
             bs_clim = np.mean((base - y) ** 2)
             for name, p in (("model", r), ("held", h)):
                 bs = np.mean((p - y) ** 2)
                 print(
-                    f"  Brier {name}: {bs:.5f} (skill vs the sample's rate {1 - bs / bs_clim:.4f})"
+                    f"  Brier {name}: {bs:.6f} (skill vs the sample's rate {1 - bs / bs_clim:.5f})"
                 )
             if off.any():
                 print(
@@ -137,8 +162,11 @@ def main() -> None:
     ap.add_argument("--dist", type=Path, required=True)
     ap.add_argument("--questions", type=Path, required=True)
     ap.add_argument("--horizon", type=int, default=30)
+    ap.add_argument(
+        "--no-removal", action="store_true", help="r = 0: the bounds as if stars only grew"
+    )
     args = ap.parse_args()
-    score(args.store, args.dist, args.questions, args.horizon)
+    score(args.store, args.dist, args.questions, args.horizon, args.no_removal)
 
 
 if __name__ == "__main__":
