@@ -9,7 +9,9 @@ template, as `benchmarks/bench_distribution.py --cache` writes them):
   anchor_cdf), e.g. bench_distribution.py's cache;
 - `--questions DIR`: star_gain.parquet, star_accel_reach.parquet, star_accel_fall.parquet of a
   run over the same origins and horizon (repo, origin, threshold, probability = the answer
-  after the regime guard, label).
+  after the regime guard, label); `--walk` runs that walk-forward first (`run_backtest`, the
+  code `shu backtest` runs, weekly origins --from..--to, refitted every 8 weeks) and caches it
+  there.
 For every question with a bound and an F on its (repository, origin) it reads the origin's
 values from the store (`bounds.origin_values`), P_F of the bound's event, and prints per
 template: how many answers violated the bound (below a lower bound by more than 1e-9; for
@@ -19,13 +21,15 @@ answers as the models gave them and as held (`bounds.enforce`).
 Usage:
   .venv/bin/python benchmarks/bench_bounds.py --store /tmp/stars.duckdb \
       --dist /tmp/shu-bench/distribution --questions /tmp/shu-bench/bounds --horizon 30 \
-      [--no-removal]
+      [--walk [--from 2025-02-05] [--to 2026-01-28]] [--no-removal]
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
+from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +70,20 @@ def distributions(path: Path) -> dict[tuple[str, object], dict]:
             )
         )
     }
+
+
+def walk(store: Path, start: date, end: date, horizon: int, out: Path) -> None:
+    """The walk-forward of the bounded templates, each one's predictions cached in `out`."""
+    from shu.forecast.evaluation.backtest import BacktestConfig, run_backtest
+
+    out.mkdir(parents=True, exist_ok=True)
+    config = BacktestConfig(start, end, bounds.BOUNDED, (horizon,))
+    t0 = time.perf_counter()
+    with open_store(store, read_only=True) as s:
+        for result in run_backtest(s.con, config, log=lambda m: print(m, flush=True)):
+            pred = result.predictions.drop(columns=["known_on"], errors="ignore")
+            pred.to_parquet(out / f"{result.template}.parquet", index=False)
+    print(f"walk-forward: {time.perf_counter() - t0:.0f} s")
 
 
 def score(
@@ -162,10 +180,15 @@ def main() -> None:
     ap.add_argument("--dist", type=Path, required=True)
     ap.add_argument("--questions", type=Path, required=True)
     ap.add_argument("--horizon", type=int, default=30)
+    ap.add_argument("--walk", action="store_true", help="run the walk-forward into --questions")
+    ap.add_argument("--from", dest="start", type=date.fromisoformat, default=date(2025, 2, 5))
+    ap.add_argument("--to", dest="end", type=date.fromisoformat, default=date(2026, 1, 28))
     ap.add_argument(
         "--no-removal", action="store_true", help="r = 0: the bounds as if stars only grew"
     )
     args = ap.parse_args()
+    if args.walk:
+        walk(args.store, args.start, args.end, args.horizon, args.questions)
     score(args.store, args.dist, args.questions, args.horizon, args.no_removal)
 
 
