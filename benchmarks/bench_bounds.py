@@ -139,7 +139,8 @@ def score(
                 if np.isfinite(obs):
                     event = obs >= b.velocity - 1e-9 if b.side == "above" else obs <= b.velocity
                     seen += bool(event)
-                    broken += bool(event and y == 0)
+                    # a lower bound: the event implies 'yes'; "=": the event is the question
+                    broken += bool(event and y == 0) or (b.relation == "=" and not event and y == 1)
             if not raw:
                 print(f"{template}/{horizon}: {len(q):,} scored, none with an F on its origin")
                 continue
@@ -158,7 +159,8 @@ def score(
             )
             print(
                 f"  on the outcomes: V(t+H) met the bound's event on {seen:,}; the question "
-                f"resolved 'no' on {broken:,} of them (a loss beyond the allowance)"
+                f"resolved 'no' on {broken:,} of them (a loss beyond the allowance; for '=', "
+                f"either way)"
             )
             base = y.mean()
             bs_clim = np.mean((base - y) ** 2)
