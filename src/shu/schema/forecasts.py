@@ -37,8 +37,11 @@ FORECASTS = Table(
             "VARCHAR",
             "JSON: the calibration state it was issued with: its "
             "`forecast_calibration` row (origin, model_version, template, horizon_days, band), "
-            "the guard's distance, shrink or widen and base rate, the online levels (NULL for "
-            "forecasts issued before it was recorded).",
+            "the guard's distance, shrink or widen and base rate, the online levels; for "
+            "star_gain and the path questions, `bound`: the bound against the predictive "
+            "distribution their answer was held to (`forecast.calibration.bounds`: P_F, the "
+            "model's answer, whether it moved) (NULL for forecasts issued before it was "
+            "recorded).",
         ),
         col(
             "base_rate",

@@ -10,7 +10,11 @@ climatology of its template, horizon and threshold bucket that its model recorde
 (`base_rates.climatology_rate`, stored as `forecasts.base_rate`). Interval forecasts store
 their predictive quantiles in `forecast_intervals` and, in `forecasts`, the nominal 0.8 that
 their 80% interval holds. Questions users declare in shu.toml (`[[questions]]`) are issued the
-same way with their own threshold, for every trained template x horizon they name.
+same way with their own threshold, for every trained template x horizon they name. The
+questions about the 28-day velocity on the horizon are read from one predictive distribution
+per (repository, origin, horizon) (`calibration.distribution`); star_gain and the path
+questions keep their models' answers, held to their bounds against that distribution
+(`calibration.bounds`).
 
 The forecast id is a hash of (repo, template, threshold, horizon, origin, model version), so
 re-running on the same day with the same model issues nothing new; existing rows are never
@@ -30,7 +34,7 @@ import pandas as pd
 
 from shu.errors import ConfigError, StoreError
 from shu.forecast.base_rates import climatology_rate
-from shu.forecast.calibration import distribution, guard, state_store
+from shu.forecast.calibration import bounds, distribution, guard, state_store
 from shu.forecast.confidence import confidence_band
 from shu.forecast.features.examples import base_frame, threshold_bucket, with_thresholds
 from shu.forecast.features.star import data_end
@@ -103,8 +107,10 @@ class _Asked:
         model_version: str,
         probabilities: np.ndarray | None = None,
         distribution_ids: list[str | None] | None = None,
+        bound_notes: list[dict | None] | None = None,
     ) -> list[IssuedForecast]:
-        """The forecast rows (with `probabilities` read from distributions when given)."""
+        """The forecast rows (with `probabilities` read from distributions or held to their
+        bounds when given, and the record of each bound checked)."""
         p = self.probabilities if probabilities is None else probabilities
         return [
             _record(
@@ -117,6 +123,7 @@ class _Asked:
                 self.calibration,
                 None if self.block_rates is None else float(self.block_rates[i]),
                 None if distribution_ids is None else distribution_ids[i],
+                None if bound_notes is None else bound_notes[i],
             )
             for i, row in self.rows.iterrows()
         ]
@@ -129,6 +136,24 @@ class _Pending:
 
     interval: tuple[IntervalForecaster, pd.DataFrame, state_store.Applied] | None = None
     asked: list[_Asked] = field(default_factory=list)
+    # questions not read from the distribution but held to their bounds against it
+    bounded: list[_Asked] = field(default_factory=list)
+
+
+def _hold_to_bounds(
+    store: Store, pending: _Pending, model_version: str, distributions: list[dict]
+) -> list[IssuedForecast]:
+    """The forecasts of one horizon's star_gain and path questions, each answer held to its
+    bound against the distribution of its (repository, origin) (`calibration.bounds`), what
+    was checked recorded in its `calibration` state under `bound`."""
+    by_key = {(d["repo"], d["origin"]): d for d in distributions}
+    out: list[IssuedForecast] = []
+    for a in pending.bounded:
+        p, notes = bounds.bound_answers(
+            store.con, a.fc.template, a.fc.horizon_days, a.rows, a.probabilities, by_key
+        )
+        out.extend(a.records(model_version, p, bound_notes=notes))
+    return out
 
 
 def _read_distribution(
@@ -309,10 +334,15 @@ def issue_forecasts(
             asked.block_rates = block_rates
             if spec.reads_distribution:
                 pending.setdefault(fc.horizon_days, _Pending()).asked.append(asked)
+            elif fc.template in bounds.BOUNDED:
+                pending.setdefault(fc.horizon_days, _Pending()).bounded.append(asked)
             else:
                 issued.extend(asked.records(model_version))
         for horizon in pending.values():
-            issued.extend(_read_distribution(horizon, model_version, intervals, distributions))
+            read: list[dict] = []
+            issued.extend(_read_distribution(horizon, model_version, intervals, read))
+            issued.extend(_hold_to_bounds(store, horizon, model_version, read))
+            distributions.extend(read)
         issued = list({f.forecast_id: f for f in issued}.values())
         inserted = _append(store, issued, intervals, once_per, distributions)
     return [f for f in issued if f.forecast_id in inserted]
@@ -354,10 +384,12 @@ def _record(
     calibration: state_store.Applied | None = None,
     calibration_block_rate: float | None = None,
     distribution_id: str | None = None,
+    bound: dict | None = None,
 ) -> IssuedForecast:
     """The row of one forecast. `calibration_block_rate` (the rate the regime guard pulls
     towards, recorded in the forecast's calibration state) is not its climatology: the
-    climatology its model recorded when trained is stored as `base_rate`."""
+    climatology its model recorded when trained is stored as `base_rate`. `bound`: what
+    `calibration.bounds` checked the answer against (kept in the calibration state)."""
     threshold = float(row["threshold"])
     spec = template(fc.template)
     seen = {
@@ -373,6 +405,8 @@ def _record(
         receipts.append(
             Citation("row", "forecast_calibration", state["row"], column, state.get(column), origin)
         )
+    if bound is not None:
+        state = {**(state or {}), "bound": bound}
     return IssuedForecast(
         forecast_id=forecast_id(
             row["repo"], fc.template, threshold, fc.horizon_days, origin, model_version

@@ -1,0 +1,231 @@
+"""The bounds between the one predictive distribution F of the 28-day star velocity V on t+H
+(`distribution`) and the star questions not read from it: the stars gained by the horizon
+(`star_gain`) and the acceleration reaching or falling to a level on some day of (t, t+H]
+(`star_accel_reach` / `star_accel_fall`). Those keep their own models, but an answer that
+contradicts F is moved to the bound at issue time and the move is recorded in the forecast's
+`calibration` state (key `bound`), as the regime guard records its own.
+
+From the definitions of `star_signals` (s(d) the star count on day d):
+V(d) = (s(d) - s(d-28)) / 28 and acceleration A(d) = V(d) - V(d-28). Write D(k) =
+s(t) - s(t-k) (known on the origin t) and r >= 0 for the most stars the repository may lose,
+net, over a stretch of days after t (`removal_allowance`; 0 where stars only grow).
+
+- star_gain, s(t+H) - s(t) >= N. For H <= 28 it is a function of V:
+  s(t+H) - s(t) = 28 V(t+H) - D(28-H), so P(gain >= N) = P_F(V >= (N + D(28-H)) / 28) exactly,
+  and the answer is read from F. For H > 28, s(t+H) - s(t) = 28 V(t+H) + (s(t+H-28) - s(t)),
+  the second term the net gain of (t, t+H-28], >= -r: P(gain >= N) >= P_F(V >= (N + r) / 28).
+- star_accel_reach, A(d) >= X on some day of (t, t+H]. The day t+H is one of them, so
+  P(reach) >= P(A(t+H) >= X) = P(V(t+H) >= X + V(t+H-28)). For H <= 28, V(t+H-28) is known on
+  the origin: P(reach) >= P_F(V >= X + V(t+H-28)). For H > 28 it is not, and nothing bounds it
+  from above (a burst of stars on (t, t+H-28] raises it without touching V(t+H)): no bound.
+- star_accel_fall, A(d) <= X on some day: P(fall) >= P(V(t+H) <= X + V(t+H-28)). For H <= 28:
+  P(fall) >= P_F(V <= X + V(t+H-28)). For H > 28, V(t+H-28) is bounded below:
+  28 V(t+H-28) = s(t+H-28) - s(t+H-56) >= D(56-H) - r when H < 56 (the stretch (t+H-56, t]
+  is known, the rest loses at most r) and >= -r when H >= 56, so
+  P(fall) >= P_F(V <= X + (D(56-H) - r) / 28), resp. P_F(V <= X - r / 28).
+
+Enforced: an answer below its lower bound is raised to it; a star_gain answer at H <= 28 is
+F's. Read with `distribution.cdf` from the stored distribution (for "V >= y" as P(V > y), the
+lower of the two where F steps at y, so the bound never claims more than F says).
+
+r, the removal allowance: the repository's largest fall of its star count below its running
+peak over the `REMOVAL_DAYS` days up to the origin. Where stars can be removed (an episode of
+removals), the bounds for H > 28 weaken by r / 28 stars/day in V's threshold (the gain bound's
+threshold rises, the fall bound's falls); the H <= 28 relations use counts already observed and
+hold whatever was removed before t.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, Literal
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from shu.forecast.calibration.distribution import C_EDGE, cdf
+
+WINDOW = 28  # days of the velocity window (velocity_28d)
+REMOVAL_DAYS = 365  # history read for the removal allowance
+BOUNDED = ("star_gain", "star_accel_reach", "star_accel_fall")
+# what the origin knows for a bound: the columns of `origin_values`, the arguments of `rule`
+KNOWN = ("stars_gained", "velocity_then", "removal_allowance")
+
+Relation = Literal["=", ">="]
+Side = Literal["above", "below"]
+
+
+@dataclass(frozen=True)
+class Bound:
+    """What F says about one question: its answer `relation` P_F(V >= velocity) (side "above")
+    or P_F(V <= velocity) (side "below")."""
+
+    relation: Relation
+    side: Side
+    velocity: float  # stars/day, the threshold of V on t+H
+    removal_allowance: float = 0.0  # r that entered the threshold (stars)
+
+
+def lag_days(template: str, horizon_days: int) -> int | None:
+    """How many days before the origin the bound of `template` at `horizon_days` reads the star
+    count and velocity (D(k) and V(t-k)); None when it reads none."""
+    if template in ("star_gain", "star_accel_reach"):
+        return WINDOW - horizon_days if horizon_days <= WINDOW else None
+    if template == "star_accel_fall":
+        if horizon_days <= WINDOW:
+            return WINDOW - horizon_days
+        return 2 * WINDOW - horizon_days if horizon_days < 2 * WINDOW else None
+    return None
+
+
+def rule(
+    template: str,
+    horizon_days: int,
+    threshold: float,
+    stars_gained: float | None,
+    velocity_then: float | None,
+    removal_allowance: float | None,
+) -> Bound | None:
+    """The bound of one question (module docstring): `stars_gained` = D(k) and `velocity_then`
+    = V(t-k) at k = `lag_days`, `removal_allowance` = r. None when the template has no bound
+    at this horizon or a value it needs is missing."""
+    h, x = horizon_days, float(threshold)
+    d, v, r = _finite(stars_gained), _finite(velocity_then), _finite(removal_allowance)
+    r = None if r is None else max(r, 0.0)
+    if template == "star_gain":
+        if h <= WINDOW:
+            return None if d is None else Bound("=", "above", (x + d) / WINDOW)
+        return None if r is None else Bound(">=", "above", (x + r) / WINDOW, r)
+    if template == "star_accel_reach":
+        return Bound(">=", "above", x + v) if h <= WINDOW and v is not None else None
+    if template == "star_accel_fall":
+        if h <= WINDOW:
+            return None if v is None else Bound(">=", "below", x + v)
+        if r is None:
+            return None
+        if h < 2 * WINDOW:
+            return None if d is None else Bound(">=", "below", x + (d - r) / WINDOW, r)
+        return Bound(">=", "below", x - r / WINDOW, r)
+    return None
+
+
+def _finite(value: float | None) -> float | None:
+    return None if value is None or not np.isfinite(value) else float(value)
+
+
+def probability(
+    bound: Bound,
+    levels: np.ndarray,
+    quantiles: np.ndarray,
+    anchor_x: np.ndarray,
+    anchor_cdf: np.ndarray,
+) -> float:
+    """P_F of the bound's event from one stored distribution."""
+    c = cdf(
+        np.asarray(levels, dtype=float),
+        np.asarray(quantiles, dtype=float),
+        np.asarray(anchor_x if anchor_x is not None else [], dtype=float),
+        np.asarray(anchor_cdf if anchor_cdf is not None else [], dtype=float),
+        bound.velocity,
+    )
+    return 1.0 - c if bound.side == "above" else c
+
+
+def enforce(bound: Bound, answer: float, p_bound: float) -> float:
+    """The answer that does not contradict F: F's own for "=" (kept inside (C_EDGE, 1 - C_EDGE),
+    as the answers F is anchored on), else at least the bound."""
+    if bound.relation == "=":
+        return float(np.clip(p_bound, C_EDGE, 1.0 - C_EDGE))
+    return float(max(answer, p_bound)) if np.isfinite(answer) else float(p_bound)
+
+
+def origin_values(
+    con: duckdb.DuckDBPyConnection, repos: list[str], origin: date, lag: int | None
+) -> pd.DataFrame:
+    """Per repository, what the origin knows for the bounds: `stars_gained` D(lag) and
+    `velocity_then` V(t-lag) (NULL without `lag` or a row that day), and `removal_allowance` r
+    (largest fall below the running peak of the star count over the `REMOVAL_DAYS` days up to
+    the origin), from `star_signals`."""
+    return con.execute(
+        f"""
+        WITH asked AS (SELECT DISTINCT unnest(?::VARCHAR[]) AS repo),
+        peak AS (
+          SELECT s.repo, s.stars,
+                 max(s.stars) OVER (PARTITION BY s.repo ORDER BY s.day
+                                    ROWS UNBOUNDED PRECEDING) AS peak
+          FROM star_signals s JOIN asked USING (repo)
+          WHERE s.day > ?::DATE - {REMOVAL_DAYS} AND s.day <= ?::DATE AND s.stars IS NOT NULL),
+        fall AS (SELECT repo, max(peak - stars)::DOUBLE AS removal_allowance
+                 FROM peak GROUP BY repo)
+        SELECT a.repo,
+               (s0.stars - s1.stars)::DOUBLE AS stars_gained,
+               s1.velocity_28d AS velocity_then,
+               f.removal_allowance
+        FROM asked a
+        LEFT JOIN star_signals s0 ON s0.repo = a.repo AND s0.day = ?::DATE
+        LEFT JOIN star_signals s1 ON s1.repo = a.repo AND ?::INTEGER IS NOT NULL
+             AND s1.day = ?::DATE - coalesce(?::INTEGER, 0)
+        LEFT JOIN fall f ON f.repo = a.repo
+        """,
+        [repos, origin, origin, origin, lag, origin, lag],
+    ).df()
+
+
+def bound_answers(
+    con: duckdb.DuckDBPyConnection,
+    template: str,
+    horizon_days: int,
+    rows: pd.DataFrame,
+    answers: np.ndarray,
+    distributions: Mapping[tuple[str, date], Mapping[str, Any]],
+) -> tuple[np.ndarray, list[dict[str, Any] | None]]:
+    """The answers of one template x horizon's questions (`rows`: repo, origin, threshold)
+    held to their bounds against the distribution of the same (repository, origin) in
+    `distributions` (rows of `forecast_distributions`, by (repo, origin)); with, per question,
+    the record of what was checked (None where no bound applies or no distribution exists):
+    the bound's relation, side and velocity, the values it read, P_F, the model's answer and
+    whether it moved."""
+    out = np.asarray(answers, dtype=float).copy()
+    notes: list[dict[str, Any] | None] = [None] * len(rows)
+    if template not in BOUNDED or rows.empty:
+        return out, notes
+    lag = lag_days(template, horizon_days)
+    days = [pd.Timestamp(o).date() for o in rows["origin"]]
+    known: dict[tuple[str, date], pd.Series] = {}
+    for day in sorted(set(days)):
+        repos = sorted({r for r, d in zip(rows["repo"], days, strict=True) if d == day})
+        for _, v in origin_values(con, repos, day, lag).iterrows():
+            known[(v["repo"], day)] = v
+    for j, (repo, day, x) in enumerate(zip(rows["repo"], days, rows["threshold"], strict=True)):
+        dist = distributions.get((repo, day))
+        v = known.get((repo, day))
+        if dist is None or v is None:
+            continue
+        values = {k: (None if pd.isna(v[k]) else float(v[k])) for k in KNOWN}
+        bound = rule(template, horizon_days, float(x), *(values[k] for k in KNOWN))
+        if bound is None:
+            continue
+        p_b = probability(
+            bound,
+            dist["levels"],
+            dist["quantiles"],
+            dist["anchor_thresholds"],
+            dist["anchor_cdf"],
+        )
+        raw = float(out[j])
+        out[j] = enforce(bound, raw, p_b)
+        notes[j] = {
+            "relation": bound.relation,
+            "side": bound.side,
+            "velocity": bound.velocity,
+            "lag_days": lag,
+            **values,
+            "distribution_id": dist.get("distribution_id"),
+            "p_distribution": p_b,
+            "model": raw,
+            "moved": bool(out[j] != raw),
+        }
+    return out, notes
