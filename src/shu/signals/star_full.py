@@ -120,9 +120,9 @@ def refresh_full(
                 t0,
                 fingerprint,
             )
-        with (
-            ThreadPoolExecutor(1, thread_name_prefix="star-digest") as pool,
+        with (  # the pool is left first: its digest ends before its cursor is closed
             contextlib.closing(con.cursor()) as reader,
+            ThreadPoolExecutor(1, thread_name_prefix="star-digest") as pool,
         ):
             # the stored rows digested on a connection of their own while the recomputed ones
             # are (inside a caller's transaction: after, on its connection, the only one that
