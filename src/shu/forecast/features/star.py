@@ -18,6 +18,18 @@ here from `star_signals`, said where it is done:
 - market context: the cross-sectional median of velocity_28d_z and of relative acceleration
   over every repository on the origin (alongside `category_signals` of the repository's
   category, or the 'untracked' market baseline).
+Two feature sets only some templates read (`FEATURE_SETS`, named by a template's registry
+record), computed by every build so training, backtest and the daily job read the same:
+- "pace": the 28-day pace without its busiest day and without its three busiest days (mean of
+  the other daily gains) and the upper quartile of the daily gains, relative to velocity_28d:
+  what the pace is once a burst has left the window;
+- "activity": forks and open issues (issues + pull requests) from `stars_daily` on the origin
+  and 7 and 28 days before it (exact days): forks and open issues per star, the fork pace over
+  28 days and its last-7-day change relative to the star pace, the open-issue count's log
+  change over 7 and 28 days and its pace relative to the star pace. A count missing on one of
+  those days (a repository whose history holds no counts; one first seen today through the
+  GitHub API, which gives today's counts only) leaves the features that need it NaN, which the
+  gradient-boosting models route down their learned missing-value branch.
 Release context comes from `release_context`, lifecycle from `star_signals.lifecycle_phase`,
 topic activity from `commit_signals.rocm_share_28d`.
 
