@@ -100,9 +100,9 @@ class Template:
 
 _ACCEL = ("gap_rel_velocity", "gap_rel_sd", "slog_threshold")
 # What the velocity questions and the interval read beyond the base features: forks and open
-# issues, and the pace without a burst (measured in docs/forecast/method.md, "Forks, open issues
-# and the pace without a burst"); the breakout radar tried forks and does without them.
-VELOCITY_FEATURE_SETS = ("activity", "pace")
+# issues (docs/forecast/method.md, "Forks, open issues and the pace without a burst", says what
+# each set added; the pace set did not add skill and no template reads it).
+VELOCITY_FEATURE_SETS = ("activity",)
 
 _RECORDS = (
     Template(
