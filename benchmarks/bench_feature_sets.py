@@ -7,7 +7,8 @@ star_velocity_up, star_velocity_level and star_velocity_interval at 30 days, and
 under --cache. Then, for each variant (the base features plus some of the set features), walks
 forward as the backtest does (refit every 8 weeks from --from to --to, the split of
 `split.fit_calibration_split`), fitting the models alone (no regime guard, no online levels, no
-one-distribution reading: those are `bench_distribution.py`'s), and prints:
+one-distribution reading: those are `bench_distribution.py`'s), and prints (the variants:
+`base`, `activity`, `pace`, `all`, and the activity set's `forks` or `issues` alone):
 
 - yes/no templates: Brier skill against climatology overall and per band of today's velocity
   against that band's own climatology (the backtest's `band_skill`);
@@ -19,7 +20,7 @@ one-distribution reading: those are `bench_distribution.py`'s), and prints:
 Usage:
   .venv/bin/python benchmarks/bench_feature_sets.py --store /tmp/stars.duckdb
       [--cache /tmp/shu-bench/feature-sets] [--variants base,activity,pace,all]
-      [--templates star_velocity_up,star_velocity_interval]
+      [--templates star_velocity_up,star_velocity_interval] [--seed 0]
 """
 
 from __future__ import annotations
@@ -99,7 +100,9 @@ def _base_names(template: str) -> list[str]:
     return [f for f in feature_names(template) if f not in ALL_SET_FEATURES]
 
 
-def score_binary(cache: Path, template: str, variant: str, start: date, end: date) -> None:
+def score_binary(
+    cache: Path, template: str, variant: str, start: date, end: date, seed: int = 0
+) -> None:
     """Walk forward one yes/no template with one variant's features; print its skill."""
     from shu.forecast.base_rates import climatology
     from shu.forecast.models.forecaster import fit_forecaster
@@ -110,7 +113,7 @@ def score_binary(cache: Path, template: str, variant: str, start: date, end: dat
     t0 = time.perf_counter()
     chunks = []
     for test, fit, cal in _blocks(ex, start, end):
-        fc = fit_forecaster(template, HORIZON, names, fit, cal, "hgb", "sigmoid", 0)
+        fc = fit_forecaster(template, HORIZON, names, fit, cal, "hgb", "sigmoid", seed)
         chunks.append(
             test[["origin", "velocity_28d", "label", "bucket"]].assign(p=fc.predict(test))
         )
@@ -135,7 +138,7 @@ def score_binary(cache: Path, template: str, variant: str, start: date, end: dat
     )
 
 
-def score_interval(cache: Path, variant: str, start: date, end: date) -> None:
+def score_interval(cache: Path, variant: str, start: date, end: date, seed: int = 0) -> None:
     """Walk forward the interval model with one variant's features; print its scores."""
     from shu.forecast.models import interval
 
@@ -145,7 +148,7 @@ def score_interval(cache: Path, variant: str, start: date, end: date) -> None:
     t0 = time.perf_counter()
     q, keep = [], []
     for test, fit, cal in _blocks(ex, start, end):
-        q.append(interval.fit_interval(HORIZON, names, fit, cal, 0).quantiles(test))
+        q.append(interval.fit_interval(HORIZON, names, fit, cal, seed).quantiles(test))
         keep.append(test)
     test = pd.concat(keep, ignore_index=True)
     qs = np.vstack(q)
@@ -179,15 +182,16 @@ def main() -> None:
     ap.add_argument("--to", dest="end", type=date.fromisoformat, default=date(2026, 1, 28))
     ap.add_argument("--variants", default="base,activity,pace,all")
     ap.add_argument("--templates", default=",".join(TEMPLATES))
+    ap.add_argument("--seed", type=int, default=0, help="the models' seed (the split's is 0)")
     args = ap.parse_args()
     if not all((args.cache / f"{t}.parquet").exists() for t in TEMPLATES):
         build(args.store, args.cache, args.start, args.end)
     for template in args.templates.split(","):
         for variant in args.variants.split(","):
             if template == "star_velocity_interval":
-                score_interval(args.cache, variant, args.start, args.end)
+                score_interval(args.cache, variant, args.start, args.end, args.seed)
             else:
-                score_binary(args.cache, template, variant, args.start, args.end)
+                score_binary(args.cache, template, variant, args.start, args.end, args.seed)
 
 
 if __name__ == "__main__":

@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from shu.forecast.features import feature_names
 from shu.forecast.features.examples import base_frame
 from shu.forecast.features.star import FEATURE_SETS
+from shu.forecast.questions.registry import TEMPLATES
 
 FIRST_DAY = date(2023, 1, 1)
 
@@ -85,3 +87,13 @@ def test_forks_and_open_issues_by_hand(store, signals_for):
     assert today["log_open_issues_per_star"] == pytest.approx(np.log(10 / (1 + n)))
     changes = [f for f in activity if f not in ("log_forks_per_star", "log_open_issues_per_star")]
     assert today[changes].isna().all()
+
+
+def test_which_templates_read_the_feature_sets():
+    activity = set(FEATURE_SETS["activity"])
+    for name in ("star_velocity_up", "star_velocity_level", "star_velocity_interval"):
+        assert activity <= set(feature_names(name)), name
+    for name in ("star_breakout", "star_gain", "star_accel_reach"):
+        assert not activity & set(feature_names(name)), name
+    pace = set(FEATURE_SETS["pace"])  # measured, added nothing: computed, read by no template
+    assert not any(pace & set(feature_names(t.name)) for t in TEMPLATES.values())
