@@ -9,14 +9,15 @@ import pandas as pd
 from pandas.testing import assert_frame_equal
 
 from shu.forecast.features.examples import base_frame, with_thresholds
-from shu.forecast.features.star import BASE_FEATURES
+from shu.forecast.features.star import ALL_SET_FEATURES, BASE_FEATURES
 from shu.forecast.questions.registry import template
 
 ORIGIN = date(2024, 2, 5)
 
 
 def _context_rows(store, repos, days):
-    """category_signals, release_context, commit_signals and releases around the origin."""
+    """category_signals, release_context, commit_signals, releases and the daily forks and open
+    issues (`stars_daily`) around the origin."""
     store.upsert(
         "category_signals",
         pd.DataFrame(
@@ -55,6 +56,19 @@ def _context_rows(store, repos, days):
         for i, d in enumerate(days)
     ]
     store.upsert("commit_signals", pd.DataFrame(commits))
+    daily = [
+        {
+            "repo": r,
+            "day": d,
+            "stars": 1000 + i,
+            "forks": 100 + 2 * i + k,
+            "open_issues": 20 + (i * (k + 1)) % 7,
+            "source": "ranking",
+        }
+        for k, r in enumerate(repos)
+        for i, d in enumerate(days)
+    ]
+    store.upsert("stars_daily", pd.DataFrame(daily))
 
 
 def _features(store, repos):
@@ -76,7 +90,7 @@ def test_changing_the_future_does_not_change_features(synthetic_store, synthetic
     _context_rows(store, repos, days)
     before, thresholds_before = _features(store, repos)
     assert len(before) == 5
-    missing = [f for f in BASE_FEATURES if before[f].isna().all()]
+    missing = [f for f in BASE_FEATURES + ALL_SET_FEATURES if before[f].isna().all()]
     assert missing == []  # every feature is exercised
     assert thresholds_before.notna().all().all() and len(thresholds_before) == 5
 
@@ -95,6 +109,9 @@ def test_changing_the_future_does_not_change_features(synthetic_store, synthetic
     )
     store.con.execute(f"UPDATE commit_signals SET velocity_28d = 100 WHERE {after_origin}")
     store.con.execute(
+        f"UPDATE stars_daily SET forks = forks * 9, open_issues = 0 WHERE {after_origin}"
+    )
+    store.con.execute(
         "INSERT INTO releases (repo, tag, published_at) VALUES (?, 'v9', ?)",
         [repos[0], ORIGIN + timedelta(days=1)],
     )
@@ -106,5 +123,7 @@ def test_changing_the_future_does_not_change_features(synthetic_store, synthetic
     store.con.execute(
         "UPDATE star_signals SET velocity_28d = velocity_28d * 2 WHERE day = DATE '2024-02-05'"
     )
+    store.con.execute("UPDATE stars_daily SET forks = forks * 2 WHERE day = DATE '2024-02-05'")
     changed, _ = _features(store, repos)
     assert not changed["slog_velocity_28d"].equals(before["slog_velocity_28d"])
+    assert not changed["log_forks_per_star"].equals(before["log_forks_per_star"])

@@ -18,6 +18,18 @@ here from `star_signals`, said where it is done:
 - market context: the cross-sectional median of velocity_28d_z and of relative acceleration
   over every repository on the origin (alongside `category_signals` of the repository's
   category, or the 'untracked' market baseline).
+Two feature sets only some templates read (`FEATURE_SETS`, named by a template's registry
+record), computed by every build so training, backtest and the daily job read the same:
+- "pace": the 28-day pace without its busiest day and without its three busiest days (mean of
+  the other daily gains) and the upper quartile of the daily gains, relative to velocity_28d:
+  what the pace is once a burst has left the window;
+- "activity": forks and open issues (issues + pull requests) from `stars_daily` on the origin
+  and 7 and 28 days before it (exact days): forks and open issues per star, the fork pace over
+  28 days and its last-7-day change relative to the star pace, the open-issue count's log
+  change over 7 and 28 days and its pace relative to the star pace. A count missing on one of
+  those days (a repository whose history holds no counts; one first seen today through the
+  GitHub API, which gives today's counts only) leaves the features that need it NaN, which the
+  gradient-boosting models route down their learned missing-value branch.
 Release context comes from `release_context`, lifecycle from `star_signals.lifecycle_phase`,
 topic activity from `commit_signals.rocm_share_28d`.
 
@@ -71,6 +83,24 @@ BASE_FEATURES = (
     "max_day_share_28d",
     "rel_velocity_3d",
 )
+# Features only some templates read (their registry record's `feature_sets` names the set);
+# every build computes them, so the backtest, `shu train` and the daily job read the same.
+FEATURE_SETS: dict[str, tuple[str, ...]] = {
+    # forks and open issues (issues + pull requests) from `stars_daily`: the level per star and
+    # the change over 7 and 28 days (NaN where a day's count is missing)
+    "activity": (
+        "log_forks_per_star",
+        "rel_fork_velocity_28d",
+        "rel_fork_acceleration_7d",
+        "log_open_issues_per_star",
+        "open_issues_change_28d",
+        "open_issues_change_7d",
+        "rel_open_issue_velocity_28d",
+    ),
+    # the 28-day pace without its busiest days: what is left when a burst leaves the window
+    "pace": ("rel_trim3_velocity_28d", "rel_trim1_velocity_28d", "rel_q75_gain_28d"),
+}
+ALL_SET_FEATURES = tuple(f for names in FEATURE_SETS.values() for f in names)
 _FEATURES_SQL = """
 WITH o AS (SELECT DISTINCT repo, origin FROM {origins}),
 lim AS (SELECT min(origin) - 400 AS d0, max(origin) AS d1 FROM o),
@@ -90,7 +120,11 @@ roll AS (
     count(velocity_28d) OVER w91 AS velocity_days_91d,
     median(gain) OVER w28 AS gain_median_28d,
     max(gain) OVER w28 AS gain_max_28d,
-    avg(gain) OVER w3 AS velocity_3d
+    avg(gain) OVER w3 AS velocity_3d,
+    count(gain) OVER w28 AS gain_days_28d,
+    sum(gain) OVER w28 AS gain_sum_28d,
+    max(gain, 3) OVER w28 AS gain_top3_28d,
+    quantile_cont(gain, 0.75) OVER w28 AS gain_q75_28d
   FROM g
   WINDOW w91 AS (PARTITION BY repo ORDER BY day RANGE BETWEEN INTERVAL 90 DAYS PRECEDING
                  AND CURRENT ROW),
@@ -98,6 +132,9 @@ roll AS (
                  AND CURRENT ROW),
          w3 AS (PARTITION BY repo ORDER BY day RANGE BETWEEN INTERVAL 2 DAYS PRECEDING
                 AND CURRENT ROW)),
+d AS (
+  SELECT d.repo, d.day, d.forks, d.open_issues FROM stars_daily d, lim
+  WHERE d.day BETWEEN lim.d0 AND lim.d1 AND d.repo IN (SELECT repo FROM o)),
 first_seen AS (
   SELECT repo, min(day) AS first_day FROM star_signals
   WHERE repo IN (SELECT repo FROM o) AND stars IS NOT NULL GROUP BY repo),
@@ -154,7 +191,23 @@ SELECT o.repo, o.origin,
   l21.velocity_7d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_7d_lag21,
   c.gain_median_28d / greatest(abs(c.velocity_28d), 0.5) AS rel_median_gain_28d,
   c.gain_max_28d / greatest(abs(c.velocity_28d) * 28, 1) AS max_day_share_28d,
-  c.velocity_3d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_3d
+  c.velocity_3d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_3d,
+  ln(1 + d0.forks) - ln(1 + greatest(c.stars, 0)) AS log_forks_per_star,
+  (d0.forks - d28.forks) / 28 / greatest(abs(c.velocity_28d), 0.5) AS rel_fork_velocity_28d,
+  ((d0.forks - d7.forks) / 7 - (d0.forks - d28.forks) / 28)
+    / greatest(abs(c.velocity_28d), 0.5) AS rel_fork_acceleration_7d,
+  ln(1 + d0.open_issues) - ln(1 + greatest(c.stars, 0)) AS log_open_issues_per_star,
+  ln(1 + d0.open_issues) - ln(1 + d28.open_issues)
+    AS open_issues_change_28d,
+  ln(1 + d0.open_issues) - ln(1 + d7.open_issues)
+    AS open_issues_change_7d,
+  (d0.open_issues - d28.open_issues) / 28 / greatest(abs(c.velocity_28d), 0.5)
+    AS rel_open_issue_velocity_28d,
+  CASE WHEN c.gain_days_28d > 6 THEN (c.gain_sum_28d - list_sum(c.gain_top3_28d))
+    / (c.gain_days_28d - 3) / greatest(abs(c.velocity_28d), 0.5) END AS rel_trim3_velocity_28d,
+  CASE WHEN c.gain_days_28d > 6 THEN (c.gain_sum_28d - list_max(c.gain_top3_28d))
+    / (c.gain_days_28d - 1) / greatest(abs(c.velocity_28d), 0.5) END AS rel_trim1_velocity_28d,
+  c.gain_q75_28d / greatest(abs(c.velocity_28d), 0.5) AS rel_q75_gain_28d
 FROM o
 LEFT JOIN roll c ON c.repo = o.repo AND c.day = o.origin
 LEFT JOIN roll l7 ON l7.repo = o.repo AND l7.day = o.origin - 7
@@ -162,6 +215,9 @@ LEFT JOIN roll l14 ON l14.repo = o.repo AND l14.day = o.origin - 14
 LEFT JOIN roll l21 ON l21.repo = o.repo AND l21.day = o.origin - 21
 LEFT JOIN roll l91 ON l91.repo = o.repo AND l91.day = o.origin - 91
 LEFT JOIN roll l364 ON l364.repo = o.repo AND l364.day = o.origin - 364
+LEFT JOIN d d0 ON d0.repo = o.repo AND d0.day = o.origin
+LEFT JOIN d d7 ON d7.repo = o.repo AND d7.day = o.origin - 7
+LEFT JOIN d d28 ON d28.repo = o.repo AND d28.day = o.origin - 28
 LEFT JOIN first_seen f ON f.repo = o.repo AND f.first_day <= o.origin
 LEFT JOIN market m ON m.day = o.origin
 LEFT JOIN cat ON cat.repo = o.repo AND cat.origin = o.origin
@@ -180,7 +236,7 @@ def build_features(con: duckdb.DuckDBPyConnection, origins: str) -> pd.DataFrame
     commit_velocity_28d) and `BASE_FEATURES` (NaN where the data does not exist).
     """
     df = con.execute(_FEATURES_SQL.format(origins=origins)).df()
-    for name in BASE_FEATURES:
+    for name in BASE_FEATURES + ALL_SET_FEATURES:
         df[name] = df[name].astype("float64")
     return df
 

@@ -138,6 +138,36 @@ WORDS: dict[str, Words] = {
     ),
     "max_day_share_28d": lambda v: f"its busiest day brought {v:.0%} of the 28 days' stars",
     "rel_velocity_3d": lambda v: _pace_vs(v, "the last 3 days"),
+    "log_forks_per_star": lambda v: f"it has {math.exp(v):.2f} forks per star",
+    "rel_fork_velocity_28d": lambda v: (
+        f"it gained {v:.2f} forks a day per star a day over the last 28 days"
+    ),
+    "rel_fork_acceleration_7d": lambda v: (
+        f"its fork pace of the last 7 days ran {'above' if v >= 0 else 'below'} its 28-day fork "
+        f"pace by {abs(v):.2f} forks a day per star a day"
+    ),
+    "log_open_issues_per_star": lambda v: (
+        f"it has {math.exp(v):.3f} open issues and pull requests per star"
+    ),
+    "open_issues_change_28d": lambda v: (
+        f"its open issues and pull requests {'grew' if v >= 0 else 'fell'} "
+        f"by {abs(math.expm1(v)):.0%} in 28 days"
+    ),
+    "open_issues_change_7d": lambda v: (
+        f"its open issues and pull requests {'grew' if v >= 0 else 'fell'} "
+        f"by {abs(math.expm1(v)):.0%} in 7 days"
+    ),
+    "rel_open_issue_velocity_28d": lambda v: (
+        f"its open issues and pull requests changed by {v:+.2f} a day per star a day "
+        "over the last 28 days"
+    ),
+    "rel_trim3_velocity_28d": lambda v: _pace_vs(
+        v, "the last 28 days without their 3 busiest days"
+    ),
+    "rel_trim1_velocity_28d": lambda v: _pace_vs(v, "the last 28 days without their busiest day"),
+    "rel_q75_gain_28d": lambda v: (
+        f"one day in four of the last 28 brought at least {v:.0%} of the average day's stars"
+    ),
     "gap_rel_velocity": lambda v: (
         f"the threshold is {abs(v):.0%} of today's pace "
         f"{'above' if v >= 0 else 'below'} today's acceleration"

@@ -81,6 +81,9 @@ class Template:
     estimator: str | None = None  # fitted with this estimator whatever the run asks for
     logistic_c: float = 1.0  # inverse strength of the logistic estimator's L2 penalty
     base_features: tuple[str, ...] | None = None  # model inputs of the family's (None: all)
+    # star feature sets read beyond the base features (`features.star.FEATURE_SETS`: "activity"
+    # = forks and open issues, "pace" = the 28-day pace without its busiest days)
+    feature_sets: tuple[str, ...] = ()
     rare_event: bool = False  # about 1% yes: boosting members keep every 'yes'
     ranked: bool = False  # the radar: asked of every repository, read from the top
     declared_threshold: bool = True  # a declared question's threshold is the user's
@@ -96,6 +99,10 @@ class Template:
 
 
 _ACCEL = ("gap_rel_velocity", "gap_rel_sd", "slog_threshold")
+# What the velocity questions and the interval read beyond the base features: forks and open
+# issues (docs/forecast/method.md, "Forks, open issues and the pace without a burst", says what
+# each set added; the pace set did not add skill and no template reads it).
+VELOCITY_FEATURE_SETS = ("activity",)
 
 _RECORDS = (
     Template(
@@ -153,6 +160,7 @@ _RECORDS = (
         STAR_RECEIPTS,
         threshold_sql=star.velocity_threshold_sql,
         eligible=star.HAS_STATE,
+        feature_sets=VELOCITY_FEATURE_SETS,
         reads_distribution=True,
     ),
     Template(
@@ -173,6 +181,7 @@ _RECORDS = (
         add_threshold_features=star.level_features,
         buckets=("log_level_vs_velocity", (-0.5, -0.2, 0.0, 0.2, 0.5)),
         persistence_event=star.LEVEL_EVENT,
+        feature_sets=VELOCITY_FEATURE_SETS,
         reads_distribution=True,
     ),
     Template(
@@ -267,6 +276,7 @@ _RECORDS = (
         STAR_RECEIPTS,
         threshold_sql=star.velocity_threshold_sql,
         eligible=star.HAS_STATE,
+        feature_sets=VELOCITY_FEATURE_SETS,
     ),
     Template(
         "rocm_share_reach",

@@ -1,0 +1,198 @@
+"""Evaluation: what each star feature set (`features.star.FEATURE_SETS`: forks and open issues,
+the pace without a burst) adds to the 30-day velocity models, one set at a time.
+
+Builds the features (`examples.base_frame`, the code training, the backtest and the daily job
+run) on the weekly origins the walk-forward needs, the resolved examples of
+star_velocity_up, star_velocity_level and star_velocity_interval at 30 days, and caches them
+under --cache. Then, for each variant (the base features plus some of the set features), walks
+forward as the backtest does (refit every 8 weeks from --from to --to, the split of
+`split.fit_calibration_split`), fitting the models alone (no regime guard, no online levels, no
+one-distribution reading: those are `bench_distribution.py`'s), and prints (the variants:
+`base`, `activity`, `pace`, `all`, and the activity set's `forks` or `issues` alone):
+
+- yes/no templates: Brier skill against climatology overall and per band of today's velocity
+  against that band's own climatology (the backtest's `band_skill`);
+- the interval: CRPS (2 x mean pinball loss over the seven quantiles, stars/day) overall and per
+  band, 80% coverage, and on the repositories whose 28-day pace is mostly a burst
+  (velocity_28d >= 2 and the pace without the 3 busiest days below 0.35 of it): the share of
+  outcomes below the 10% quantile and below the median.
+
+Usage:
+  .venv/bin/python benchmarks/bench_feature_sets.py --store /tmp/stars.duckdb
+      [--cache /tmp/shu-bench/feature-sets] [--variants base,activity,pace,all]
+      [--templates star_velocity_up,star_velocity_interval] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATES = ("star_velocity_up", "star_velocity_level", "star_velocity_interval")
+HORIZON = 30
+BANDS = ("<1", "1-5", "5-20", ">=20")
+
+
+def variant_features(name: str) -> list[str]:
+    """The set features a variant adds: 'base' none, 'all' every set, a set's name its
+    features, 'forks' / 'issues' the activity set's fork or open-issue features alone."""
+    from shu.forecast.features.star import ALL_SET_FEATURES, FEATURE_SETS
+
+    if name == "base":
+        return []
+    if name == "all":
+        return list(ALL_SET_FEATURES)
+    if name == "forks":
+        return [f for f in FEATURE_SETS["activity"] if "fork" in f]
+    if name == "issues":
+        return [f for f in FEATURE_SETS["activity"] if "issue" in f]
+    return list(FEATURE_SETS[name])
+
+
+def build(store: Path, cache: Path, start: date, end: date) -> None:
+    """Features and resolved examples, cached per template."""
+    from shu.forecast.features.examples import base_frame, build_examples, weekly_grid
+    from shu.forecast.features.star import data_end
+    from shu.forecast.models.split import CAL_DAYS, TRAIN_DAYS
+    from shu.store import open_store
+
+    cache.mkdir(parents=True, exist_ok=True)
+    first = date.fromordinal(start.toordinal() - TRAIN_DAYS - CAL_DAYS - 2 * HORIZON)
+    t0 = time.perf_counter()
+    with open_store(store, read_only=True) as s:
+        s.con.execute("SET memory_limit='2GB'")
+        s.con.execute("SET preserve_insertion_order=false")
+        base = base_frame(s.con, weekly_grid(start, first, end))
+        print(f"features: {len(base):,} repo-origins ({time.perf_counter() - t0:.0f}s)", flush=True)
+        last = data_end(s.con)
+        for t in TEMPLATES:
+            build_examples(s.con, base, t, HORIZON, last).frame.to_parquet(cache / f"{t}.parquet")
+    print(f"examples cached under {cache} ({time.perf_counter() - t0:.0f}s)", flush=True)
+
+
+def _blocks(
+    ex: pd.DataFrame, start: date, end: date
+) -> Iterator[tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]]:
+    """(test, fit, calibration) per refit, as `backtest._refit_blocks` chooses them."""
+    from shu.forecast.models.split import TrainingConfig, fit_calibration_split
+
+    step = pd.Timedelta(weeks=8)
+    rng = np.random.default_rng(0)
+    stop = pd.Timestamp(end)
+    for day in pd.date_range(pd.Timestamp(start), stop, freq=step):
+        test = ex[(ex["origin"] >= day) & (ex["origin"] < day + step) & (ex["origin"] <= stop)]
+        if len(test):
+            fit, cal = fit_calibration_split(ex, day, HORIZON, TrainingConfig(), rng)
+            yield test, fit, cal
+
+
+def _base_names(template: str) -> list[str]:
+    from shu.forecast.features import feature_names
+    from shu.forecast.features.star import ALL_SET_FEATURES
+
+    return [f for f in feature_names(template) if f not in ALL_SET_FEATURES]
+
+
+def score_binary(
+    cache: Path, template: str, variant: str, start: date, end: date, seed: int = 0
+) -> None:
+    """Walk forward one yes/no template with one variant's features; print its skill."""
+    from shu.forecast.base_rates import climatology
+    from shu.forecast.models.forecaster import fit_forecaster
+    from shu.forecast.models.interval import velocity_band
+
+    ex = pd.read_parquet(cache / f"{template}.parquet")
+    names = _base_names(template) + variant_features(variant)
+    t0 = time.perf_counter()
+    chunks = []
+    for test, fit, cal in _blocks(ex, start, end):
+        fc = fit_forecaster(template, HORIZON, names, fit, cal, "hgb", "sigmoid", seed)
+        chunks.append(
+            test[["origin", "velocity_28d", "label", "bucket"]].assign(p=fc.predict(test))
+        )
+    pred = pd.concat(chunks, ignore_index=True)
+    band = velocity_band(pred["velocity_28d"])
+    clim = climatology(ex, pred)
+    clim_band = climatology(
+        ex[["known_on", "label"]].assign(bucket=velocity_band(ex["velocity_28d"])),
+        pred[["origin"]].assign(bucket=band),
+    )
+    y, p = pred["label"].to_numpy(dtype=float), pred["p"].to_numpy()
+
+    def skill(ref: np.ndarray, m: np.ndarray) -> float:
+        return float(1 - np.mean((p[m] - y[m]) ** 2) / np.mean((ref[m] - y[m]) ** 2))
+
+    every = np.ones(len(pred), dtype=bool)
+    bands = "  ".join(f"{b} {skill(clim_band, band == k):.4f}" for k, b in enumerate(BANDS))
+    print(
+        f"{template}/{HORIZON} {variant:>8}: n {len(pred):,}  BSS {skill(clim, every):.4f}  "
+        f"per band (band climatology) {bands}  ({time.perf_counter() - t0:.0f}s)",
+        flush=True,
+    )
+
+
+def score_interval(cache: Path, variant: str, start: date, end: date, seed: int = 0) -> None:
+    """Walk forward the interval model with one variant's features; print its scores."""
+    from shu.forecast.models import interval
+
+    template = interval.TEMPLATE
+    ex = pd.read_parquet(cache / f"{template}.parquet")
+    names = _base_names(template) + variant_features(variant)
+    t0 = time.perf_counter()
+    q, keep = [], []
+    for test, fit, cal in _blocks(ex, start, end):
+        q.append(interval.fit_interval(HORIZON, names, fit, cal, seed).quantiles(test))
+        keep.append(test)
+    test = pd.concat(keep, ignore_index=True)
+    qs = np.vstack(q)
+    y = test["observed_value"].to_numpy(dtype=float)
+    v = test["velocity_28d"].to_numpy(dtype=float)
+    levels = np.asarray(interval.QUANTILES)
+    err = y[:, None] - qs
+    crps = 2 * np.mean(np.maximum(levels * err, (levels - 1) * err), axis=1)
+    held = (y >= qs[:, 1]) & (y <= qs[:, 5])
+    band = interval.velocity_band(v)
+    bands = "  ".join(
+        f"{b} {crps[band == k].mean():.4f}/{held[band == k].mean():.3f}"
+        for k, b in enumerate(BANDS)
+    )
+    trim = test["rel_trim3_velocity_28d"].to_numpy(dtype=float)
+    burst = (v >= 2) & (trim < 0.35)
+    print(
+        f"{template}/{HORIZON} {variant:>8}: n {len(test):,}  CRPS {crps.mean():.4f}  80% "
+        f"{held.mean():.3f}  per band CRPS/80% {bands}  burst n {int(burst.sum())}: CRPS "
+        f"{crps[burst].mean():.3f}, below 10% {np.mean(y[burst] < qs[burst, 1]):.3f}, below "
+        f"median {np.mean(y[burst] < qs[burst, 3]):.3f}  ({time.perf_counter() - t0:.0f}s)",
+        flush=True,
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--store", type=Path, required=True)
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/shu-bench/feature-sets"))
+    ap.add_argument("--from", dest="start", type=date.fromisoformat, default=date(2025, 3, 5))
+    ap.add_argument("--to", dest="end", type=date.fromisoformat, default=date(2026, 1, 28))
+    ap.add_argument("--variants", default="base,activity,pace,all")
+    ap.add_argument("--templates", default=",".join(TEMPLATES))
+    ap.add_argument("--seed", type=int, default=0, help="the models' seed (the split's is 0)")
+    args = ap.parse_args()
+    if not all((args.cache / f"{t}.parquet").exists() for t in TEMPLATES):
+        build(args.store, args.cache, args.start, args.end)
+    for template in args.templates.split(","):
+        for variant in args.variants.split(","):
+            if template == "star_velocity_interval":
+                score_interval(args.cache, variant, args.start, args.end, args.seed)
+            else:
+                score_binary(args.cache, template, variant, args.start, args.end, args.seed)
+
+
+if __name__ == "__main__":
+    main()
