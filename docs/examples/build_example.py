@@ -142,17 +142,18 @@ def main() -> None:
             return
         if not store.con.execute("SELECT count(*) FROM stars_daily").fetchall()[0][0]:
             print(import_ranking(store, SHARED / "stars" / "stars_daily.parquet", settings).message)
-            # The newest daily file's descriptions, so the radar's topic filter reads what each
-            # repository is. Descriptions only: 9 of its 3,449 star counts differ from the
-            # long table's for that day (repeats resolved differently), which stay as stored.
-            print(
-                import_ranking(
-                    store,
-                    SHARED / "stars" / "raw-sample" / "github-ranking-2026-02-28.csv",
-                    settings,
-                    descriptions_only=True,
-                ).message
-            )
+        # The newest daily file's descriptions, so the radar's topic filter reads what each
+        # repository is (a re-run changes nothing). Descriptions only: 9 of its 3,449 star
+        # counts differ from the long table's for that day (repeats resolved differently),
+        # which stay as stored.
+        print(
+            import_ranking(
+                store,
+                SHARED / "stars" / "raw-sample" / "github-ranking-2026-02-28.csv",
+                settings,
+                descriptions_only=True,
+            ).message
+        )
         served = []
         for i, (repo, branch) in enumerate(WITH_HISTORY.items()):
             record = repo_from_history(

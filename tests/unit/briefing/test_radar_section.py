@@ -120,7 +120,7 @@ def test_topic_filter_keeps_ml_repositories_and_says_what_it_left_out(
     filled.upsert(
         "repos",
         pd.DataFrame(
-            [{"repo": "lewagon/setup", "description": "Setup for the data science & AI bootcamp"}]
+            [{"repo": "lewagon/setup", "description": "Notebooks for a machine learning course"}]
         ),
     )
     radar = _radar(filled, settings, day)

@@ -19,7 +19,8 @@ def test_short_keywords_match_whole_words_longer_ones_anywhere() -> None:
     assert matches(keys, "josephmisiti/awesome-machine-learning")
     assert matches(keys, "x/MachineLearningNotes")  # punctuation aside
     assert not matches(keys, "lewagon/setup")
-    assert matches(keys, "lewagon/setup", "Setup for an AI bootcamp")  # the description counts
+    assert not matches(keys, "lewagon/setup", "Setup for an AI bootcamp")  # "ai": names only
+    assert matches(keys, "lewagon/setup", "Setup for a llama bootcamp")  # the description counts
     assert matches((), "lewagon/setup")  # no keywords: no filter
 
 
@@ -43,3 +44,14 @@ def test_a_description_keeps_a_repository_its_name_does_not() -> None:
     assert matches(keys, "langgenius/dify", "LLM app development platform")
     assert matches(keys, "langgenius/dify", "Production-ready platform for agentic workflows.")
     assert not matches(keys, "langgenius/dify", "A to-do list app")
+
+
+def test_ai_in_a_description_alone_does_not_make_an_ml_project() -> None:
+    """'AI' counts in a name (LocalAI) but not in a description, where it marks a bootcamp as
+    often as a model; a description naming a model term still counts."""
+    from shu.forecast.radar.topics import ML_TERMS, matches
+
+    bootcamp = "Setup instructions for Le Wagon's students on their first day of AI Bootcamp"
+    assert not matches(ML_TERMS, "lewagon/setup", bootcamp)
+    assert matches(ML_TERMS, "mudler/LocalAI", None)
+    assert matches(ML_TERMS, "acme/tool", "Serve LLM inference on your laptop")

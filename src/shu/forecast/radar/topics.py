@@ -77,6 +77,9 @@ ML_TERMS = (
     "huggingface",
 )
 SHORT = 3  # keywords this long or shorter match whole words only
+# Words that count in a name only: in 2026 descriptions "AI" marks a bootcamp, a dashboard
+# builder or an IDE plugin as often as an ML project ("AI Software Development Bootcamp").
+NAME_ONLY = ("ai",)
 
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z]*|[a-z]+|\d+")
 
@@ -109,10 +112,14 @@ def flat(text: str) -> str:
 
 
 def matches(keywords: tuple[str, ...], repo: str, description: str | None = None) -> bool:
-    """Whether the repository's name or description carries one of `keywords` (always true
-    when there are none)."""
+    """Whether the repository's name carries one of `keywords`, or its description one of them
+    besides the NAME_ONLY words (always true when there are none)."""
     if not keywords:
         return True
-    text = f"{repo} {description or ''}"
-    found, joined = words(text), flat(text)
-    return any(flat(k) in found if len(flat(k)) <= SHORT else flat(k) in joined for k in keywords)
+
+    def carries(text: str, among: Iterable[str]) -> bool:
+        found, joined = words(text), flat(text)
+        return any(flat(k) in found if len(flat(k)) <= SHORT else flat(k) in joined for k in among)
+
+    described = [k for k in keywords if flat(k) not in NAME_ONLY]
+    return carries(repo, keywords) or carries(description or "", described)
