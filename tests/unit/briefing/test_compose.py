@@ -304,3 +304,25 @@ def test_a_replayed_track_record_says_so_in_the_header_and_at_a_glance(
     assert "replayed forecasts at 80% or more" in glance
     assert "(issued on the data as it was, not published then), " in glance
     assert "forecasts shu gave" not in glance
+
+
+def test_the_header_says_when_the_models_data_ends_long_before_the_briefing(
+    filled, settings, day
+) -> None:
+    """A briefing whose forecasts come from models that saw no data for months says how old
+    that data is; a fresh model says nothing."""
+    import json
+    from datetime import timedelta
+
+    card_path = settings.models_dir / "forecaster.json"
+    card = json.loads(card_path.read_text())
+
+    def header() -> str:
+        return compose_briefing(filled, day, settings).path.read_text().split("\n## ")[0]
+
+    card["models"]["star_accel_reach/30"]["trained_through"] = str(day - timedelta(days=10))
+    card_path.write_text(json.dumps(card))
+    assert "models trained on data through" not in header()
+    card["models"]["star_accel_reach/30"]["trained_through"] = str(day - timedelta(days=272))
+    card_path.write_text(json.dumps(card))
+    assert "(models trained on data through 1 Jun 2025, 272 days before this briefing)" in header()
