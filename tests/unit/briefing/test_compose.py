@@ -146,12 +146,12 @@ def test_a_declared_question_says_what_it_is_for_in_plain_words(filled, settings
     text = compose_briefing(
         filled, day, settings.model_copy(update={"questions": [question]})
     ).path.read_text()
-    body = text.split("\n## Appendix\n")[0]
+    cards = text.split("\n## Forecasts\n")[1].split("\n## ")[0]
     assert (
         "*A standing question for this repository: shu asks it every day, whatever the answer.*"
-        in body
+        in cards
     )
-    assert "shu.toml" not in body
+    assert "shu.toml" not in cards  # the card names no file the reader may not have
 
 
 def test_disagreement_is_one_sentence_only_beyond_the_intervals():
