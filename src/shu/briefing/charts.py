@@ -25,7 +25,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from shu.briefing.stories import Story, daily_gains, stored_counts
+from shu.briefing.stories import Episode, Story, daily_gains, stored_counts
 from shu.briefing.story_words import kind_words
 from shu.briefing.text import day_text, days_text
 from shu.forecast.features import rocm
@@ -133,6 +133,13 @@ STORY_DAYS = 90
 EPISODE_COLOURS = {"burst": "C1", "removal": "C3", "small": "C1"}
 
 
+def _episode_word(e: Episode) -> str:
+    """'removal', or 'spike' for one day of unusual gains and 'burst' for two days or more."""
+    if e.kind == "removal":
+        return "removal"
+    return "spike" if e.days == 1 else "burst"
+
+
 def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -> Path:
     """One panel per repository: stars gained each day (bars) and the 28-day pace (line) over
     the last STORY_DAYS days, with the days its story names shaded and any gap drawn."""
@@ -171,7 +178,7 @@ def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -
                 color=EPISODE_COLOURS[e.kind],
                 alpha=0.25,
                 linewidth=0,
-                label=f"{'spike' if e.kind == 'small' else e.kind} {days_text(e.first, e.last)}",
+                label=f"{_episode_word(e)} {days_text(e.first, e.last)}",
             )
         ax.axvline(as_of - timedelta(days=27.5), color="grey", linestyle=":", linewidth=0.8)
         shade_gaps(ax, pace_gaps(store, [story.repo], start, as_of))

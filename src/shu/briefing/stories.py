@@ -13,9 +13,9 @@ cases are defined in docs/design.md, "Stories"):
 - `release`: such a burst that began within `RELEASE_LEAD_DAYS` days after a release;
 - `star_removal`: days on which the count fell (stars removed, e.g. GitHub purging accounts),
   inside the window or leaving it;
-- `pace_down` / `pace_up`: a real change of pace: the ordinary days (the days outside any burst
-  or removal) of the last 28 ran at least `PACE_CHANGE` below/above those of the 28 before, and
-  the ordinary days of the last 7 agree;
+- `pace_down` / `pace_up`: a real change of pace: the ordinary days (the days outside any run of
+  spike days, however small, and any removal) of the last 28 ran at least `PACE_CHANGE`
+  below/above those of the 28 before, and the ordinary days of the last 7 agree;
 - `steady`: none of these moves the pace by `STEADY_SHARE` of its ordinary level;
 - `no_data`: a gap of more than 7 days in the counts leaves the windows undefined.
 
@@ -51,6 +51,9 @@ REMOVAL_MIN = 3.0  # a removal day loses at least max(half an ordinary day, REMO
 PACE_CHANGE = 0.15  # relative change of the ordinary pace that counts as a change of pace
 PACE_CONFIRM = 0.10  # the last 7 ordinary days must sit this far on the same side
 PACE_MIN = 0.3  # stars/day: smaller changes of the ordinary pace are noise
+# bursts on the same days in several repositories: the ordinary pace of each moved at least this
+# share of its earlier level, all the same way, is a change beneath the shared burst
+SHARED_CHANGE = 0.10
 STEADY_SHARE = 0.10  # a cause smaller than this share of the ordinary pace leaves it steady
 
 KINDS = (
@@ -101,8 +104,8 @@ class Story:
     pace_change: str | None = None  # "down" / "up" when the ordinary pace changed (confirmed)
     effect: float = 0.0  # the primary cause's share of the acceleration, stars/day
     episodes: list[Episode] = field(default_factory=list)
-    # runs of spike days that bring too few stars to move the pace: named, their days counted
-    # as ordinary
+    # runs of spike days that bring too few stars to move the pace: named, and (as every burst's)
+    # their days are not ordinary days
     small: list[Episode] = field(default_factory=list)
     gap: tuple[date, date] | None = None  # the unobserved days, for `no_data`
 
@@ -129,6 +132,12 @@ class Story:
         """The runs of spike days too small to move the pace that the story names: those inside
         the last 28 days (the chart shows them beside the 28-day pace they sit in)."""
         return [e for e in self.small if e.window == "now"]
+
+    @property
+    def unusual(self) -> list[Episode]:
+        """Every run of days that is not ordinary: the episodes and the smaller runs of spike days
+        (in both windows)."""
+        return self.episodes + self.small
 
     @property
     def reference(self) -> float:
@@ -243,7 +252,9 @@ def detect(
         if len(r) <= RUN_MAX_DAYS
         and -sum(gains[d] for d in r) >= max(2 * ordinary, SIGNIFICANT_MIN)
     ]
-    unusual = {d for r in bursts + removals for d in r}
+    # one rule for every repository: no day of a run of spike days (however small) or of a
+    # removal is an ordinary day
+    unusual = {d for r in bursts + small + removals for d in r}
 
     def ordinary_mean(window: list[date]) -> float | None:
         plain = [gains[d] for d in window if d not in unusual]
@@ -332,6 +343,24 @@ def shared_bursts(stories: list[Story]) -> dict[str, list[str]]:
         for repo, mine in days.items()
         if mine
     }
+
+
+def shared_underneath(stories: list[Story], group: list[str]) -> str | None:
+    """'down' / 'up' when every repository of `group` (a set of `burst_groups`, two or more) ran
+    slower / faster on its ordinary days than in the 28 days before, each by at least
+    max(SHARED_CHANGE of its earlier ordinary pace (at least 1), PACE_MIN) stars/day: several
+    repositories agreeing is what lets a smaller change than one repository's PACE_CHANGE count;
+    else None."""
+    members = [s for s in stories if s.repo in group]
+    sides = set()
+    for s in members:
+        if s.ordinary_now is None or s.ordinary_before is None:
+            return None
+        change = s.ordinary_now - s.ordinary_before
+        if abs(change) < max(SHARED_CHANGE * s.reference, PACE_MIN):
+            return None
+        sides.add("down" if change < 0 else "up")
+    return sides.pop() if len(sides) == 1 and len(members) > 1 else None
 
 
 def burst_groups(stories: list[Story]) -> list[tuple[list[str], date, date]]:

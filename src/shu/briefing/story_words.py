@@ -17,10 +17,12 @@ from shu.briefing.stories import (
     WINDOW,
     Episode,
     Story,
+    burst_groups,
     gained_sql,
     loss_days_sql,
     loss_verdict,
     ordinary_sql,
+    shared_underneath,
     windows,
 )
 from shu.briefing.text import days_text, num, ref, release_link, repo_link
@@ -93,7 +95,7 @@ class _StoryReceipts:
 
     def ordinary(self, window: str) -> tuple[float | None, int]:
         first, last = windows(self.story.day)[window]
-        sql, params = ordinary_sql(self.story.repo, first, last, self.story.episodes)
+        sql, params = ordinary_sql(self.story.repo, first, last, self.story.unusual)
         return self.query(sql, params, f"mean daily gain of ordinary days {first}..{last}")
 
 
@@ -264,21 +266,26 @@ def _sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
             )
         return Md(text + _small_clause(c) + ".")
     before, r_before = c.velocity(before=True)
+    under = ""
+    if story.underneath and story.named_small:  # the runs of spike days hide a change beneath
+        under = f"; {_ordinary_clause(c)}, {'slower' if story.underneath == 'down' else 'faster'}"
     return Md(
         f"{link} holds its pace: {_pace(v28)} stars/day over the last 28 days {ref(r_v28)}, "
-        f"against {_pace(before)} in the 28 before {ref(r_before)}" + _small_clause(c) + "."
+        f"against {_pace(before)} in the 28 before {ref(r_before)}" + _small_clause(c) + under + "."
     )
 
 
 def _small_clause(c: _StoryReceipts) -> str:
-    """'; it also spiked on 19–20 Feb 2026 (133 stars in 2 days [R])' for each run of spike days
-    inside the window too small to move the pace (a spike the chart shows is named)."""
+    """'; it also had a burst on 19–20 Feb 2026 (133 stars in 2 days [R])' for each run of spike
+    days inside the window too small to move the pace (a spike the chart shows is named; a run of
+    two days or more is a burst, never a spike)."""
     out = ""
     for e in c.story.named_small:
         stars, r_e = c.gained(e)
+        what = "spiked" if e.days == 1 else "had a burst"
         span = "in 1 day" if e.days == 1 else f"in {e.days} days"
         out += (
-            f"; it also spiked on {days_text(e.first, e.last)} ({_stars(stars)} stars {span} "
+            f"; it also {what} on {days_text(e.first, e.last)} ({_stars(stars)} stars {span} "
             f"{ref(r_e)})"
         )
     return out
@@ -355,6 +362,8 @@ def story_title(stories: list[Story]) -> str:
     back); plain changes of pace of several repositories share one phrase."""
     if not stories:
         return "No tracked repository has star data yet"
+    shared = shared_phrases(stories)
+    in_shared = {r for group, _, _ in shared for r in group}
     news = sorted(
         (
             s
@@ -365,7 +374,7 @@ def story_title(stories: list[Story]) -> str:
         key=lambda s: -importance(s),
     )
     told: list[tuple[Story, list[Story]]] = []  # each phrase: its story and those it groups
-    grouped: set[str] = set()
+    grouped: set[str] = set(in_shared)  # told once, first, by the shared phrase
     for s in news:
         if s.repo in grouped:
             continue
@@ -374,9 +383,10 @@ def story_title(stories: list[Story]) -> str:
             same = [t for t in news if t.kind == s.kind and not t.beside]
             grouped.update(t.repo for t in same)
         told.append((s, same))
-    told = told[:MAX_TITLE_PHRASES]
-    short = len(told) > 1  # two stories: each by its dominant cause only (the body says the rest)
-    phrases = [
+    told = told[: max(MAX_TITLE_PHRASES - len(shared), 0)]
+    # two stories: each by its dominant cause only (the body says the rest)
+    short = len(told) + len(shared) > 1
+    phrases = [phrase for _, _, phrase in shared][:MAX_TITLE_PHRASES] + [
         f"{_names(same)} {_verb(same, 'slow' if s.kind == 'pace_down' else 'speed')} {_dir(s.kind)}"
         if len(same) > 1 or (s.kind in ("pace_down", "pace_up") and not s.beside)
         else story_phrase(s, short=short)
@@ -392,6 +402,29 @@ def story_title(stories: list[Story]) -> str:
             else f"{_names(measured)} holds its pace"
         )
     return "; ".join(phrases)  # names keep their own spelling, even first
+
+
+def shared_phrases(stories: list[Story]) -> list[tuple[list[str], str, str]]:
+    """The sets of tracked repositories that burst on the same days and all ran slower (or all
+    faster) on their other days: (the set, 'down' / 'up', its title phrase), e.g. 'pytorch,
+    tensorflow and keras slower underneath a shared burst on 19–20 Feb 2026'. Told once, first:
+    the shared days are one event, and the change beneath them is the same for each."""
+    out = []
+    for group, first, last in burst_groups(stories):
+        under = shared_underneath(stories, group)
+        if under is None:
+            continue
+        members = [s for s in stories if s.repo in group]
+        noun = "spike" if first == last else "burst"
+        out.append(
+            (
+                group,
+                under,
+                f"{_names(members, limit=3)} {'slower' if under == 'down' else 'faster'} "
+                f"underneath a shared {noun} on {days_text(first, last)}",
+            )
+        )
+    return out
 
 
 def story_phrase(story: Story, short: bool = False) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from shu.briefing.stories import Story, detect, story_of
+from shu.briefing.stories import Story, burst_groups, detect, shared_underneath, story_of
 from shu.briefing.story_words import story_sentence, story_short, story_title
 from shu.briefing.text import days_text
 from shu.receipts import ReceiptBook, resolve
@@ -293,9 +293,9 @@ def test_the_sentences_cite_what_they_say(store, settings) -> None:
     assert short is not None and "mostly because a burst of 780 stars" in short
     assert "its other days slowed too, from 31.1 to 23.7 a day [R" in short
     small = story_sentence(store, book, story_of(store, "a/small", DAY))
-    assert (
-        "holds its pace" in small and "; it also spiked on 19–20 Feb 2026 (133 stars in 2 " in small
-    )
+    # two days of unusual gains are a burst, never a spike
+    assert "holds its pace" in small and "spike" not in small
+    assert "; it also had a burst on 19–20 Feb 2026 (133 stars in 2 days [R" in small
     spike = story_sentence(store, book, story_of(store, "a/spike", DAY))
     assert "one day, 18 Feb 2026, brought 400 stars [R" in spike
     assert "until it leaves the window on 18 Mar 2026" in spike
@@ -315,7 +315,13 @@ needs_shared = pytest.mark.skipif(
 def test_the_real_repositories_of_2026_02_28(store, settings) -> None:
     import duckdb
 
-    repos = ["mudler/LocalAI", "tensorflow/tensorflow", "keras-team/keras", "ollama/ollama"]
+    repos = [
+        "pytorch/pytorch",
+        "mudler/LocalAI",
+        "tensorflow/tensorflow",
+        "keras-team/keras",
+        "ollama/ollama",
+    ]
     rows = (
         duckdb.connect()
         .execute(
@@ -336,19 +342,30 @@ def test_the_real_repositories_of_2026_02_28(store, settings) -> None:
     assert localai.kind == "burst_left" and localai.primary is not None
     assert (localai.primary.first, localai.primary.last) == (date(2026, 1, 14), date(2026, 1, 17))
     assert localai.primary.stars == 780
-    # TensorFlow and Keras are the ones slowing (7-day 8.9 against 28-day 13.5; 2.0 against
-    # 4.5, whose 28 days hold 90 stars of 19-20 Feb)
-    assert stories["tensorflow/tensorflow"].kind == "pace_down"
+    # the three platform repositories all gained unusually on 19-20 Feb (pytorch too, though
+    # too few stars to move its pace) and, with those days (and every run of spike days, in
+    # either window) left out of each one's ordinary days alike, all three ran slower beneath:
+    # pytorch 23.4 against 27.8, tensorflow 10.7 against 12.6, keras 1.4 against 2.5
+    pytorch = stories["pytorch/pytorch"]
+    assert [(e.first, e.last) for e in pytorch.named_small] == [
+        (date(2026, 2, 19), date(2026, 2, 20))
+    ]
+    assert pytorch.ordinary_now is not None and abs(pytorch.ordinary_now - 23.42) < 0.01
     keras = stories["keras-team/keras"]
     assert keras.pace_change == "down" and keras.kind == "burst"
     assert keras.primary is not None and keras.primary.first == date(2026, 2, 19)
     assert stories["ollama/ollama"].kind == "steady"
-    # LocalAI's ordinary days slowed too (30.8 to 22.7 a day) and its last 7 days picked up
+    platform = ["pytorch/pytorch", "tensorflow/tensorflow", "keras-team/keras"]
+    assert [(g, a, b) for g, a, b in burst_groups(list(stories.values()))] == [
+        (platform, date(2026, 2, 19), date(2026, 2, 20))
+    ]
+    assert shared_underneath(list(stories.values()), platform) == "down"
+    # LocalAI's ordinary days slowed too and its last 7 days picked up
     assert localai.mostly and localai.turn == "up"
     assert story_title(list(stories.values())) == (
-        "tensorflow slows down, masked by a burst on 19–20 Feb 2026; LocalAI's drop is mostly a "
-        "January burst leaving its 28-day window"
-    )  # two stories: each by its dominant cause; "mostly" says there is more (the body tells it)
+        "pytorch, tensorflow and keras slower underneath a shared burst on 19–20 Feb 2026; "
+        "LocalAI's drop is mostly a January burst leaving its 28-day window"
+    )  # the shared event first, told once; then each story by its dominant cause
     book = ReceiptBook()
     for story in stories.values():
         story_sentence(store, book, story)
@@ -399,3 +416,78 @@ def test_a_dip_is_weighed_against_the_store_wide_loss_of_stars(store, settings) 
     # without a store-wide loss (the guard off) nothing is weighed
     assert "lost stars on" not in str(story_sentence(store, book, story_of(store, "a/one", DAY)))
     assert [resolve(store, r) for r in book.receipts] == [None] * len(book.receipts)
+
+
+def _platform(before: float, now: float, spikes: tuple[float, float]) -> list[float]:
+    """A repository whose ordinary days ran at `before` then `now` a day, with `spikes` on
+    19-20 Feb 2026 (9 and 8 days before 28 Feb)."""
+    gains = _gains(before)[:42] + _gains(now)[42:]
+    _set(gains, 9, spikes[0])
+    _set(gains, 8, spikes[1])
+    return gains
+
+
+def test_small_runs_of_spike_days_are_not_ordinary_days() -> None:
+    """One rule for every repository: the days of a run of spike days too small to move the pace
+    are left out of its ordinary days, as a burst's are, so a slowdown beneath them shows."""
+    from shu.briefing.stories import ordinary_sql, windows
+
+    gains = _gains(25)
+    _set(gains, 9, 63)
+    _set(gains, 8, 70)
+    story = detect("pytorch/pytorch", _counts(gains), DAY)
+    assert story.kind == "steady" and not story.episodes and len(story.named_small) == 1
+    # counted as ordinary they would lift the ordinary pace to about 27.9
+    assert story.ordinary_now is not None and abs(story.ordinary_now - 25) < 0.1
+    # the SELECT behind the figure leaves the same days out
+    first, last = windows(DAY)["now"]
+    sql, params = ordinary_sql(story.repo, first, last, story.unusual)
+    assert "/ 26.0" in sql and len(params) == 8
+
+
+def test_a_shared_burst_over_slower_days_is_told_once_first() -> None:
+    """pytorch, tensorflow and keras gain on the same two days and each runs slower beneath: the
+    title tells that once, before the other stories, as a burst (two days), never a spike."""
+    from shu.briefing.sections.moved import same_days_line
+
+    pytorch = detect("pytorch/pytorch", _counts(_platform(28, 24, (63, 70))), DAY)
+    tensorflow = detect("tensorflow/tensorflow", _counts(_platform(13, 11, (50, 48))), DAY)
+    keras = detect("keras-team/keras", _counts(_platform(2.5, 1.4, (40, 50))), DAY)
+    localai = detect("mudler/LocalAI", _counts(_localai_january()), DAY)
+    # pytorch's -14% alone is no change of pace; beside the other two it is the same story
+    assert pytorch.kind == "steady" and pytorch.underneath is None
+    stories = [localai, pytorch, tensorflow, keras]
+    group = ["pytorch/pytorch", "tensorflow/tensorflow", "keras-team/keras"]
+    assert [g for g, _, _ in burst_groups(stories)] == [group]
+    assert shared_underneath(stories, group) == "down"
+    assert story_title(stories) == (
+        "pytorch, tensorflow and keras slower underneath a shared burst on 19–20 Feb 2026; "
+        "LocalAI's drop is a January burst leaving its 28-day window"
+    )
+    line = str(same_days_line(group, date(2026, 2, 19), date(2026, 2, 20), "down"))
+    assert "on the same days (19–20 Feb 2026); shu knows no cause. All 3 also ran slower " in line
+    assert "on their other days than in the 28 days before" in line
+    # one of them faster beneath: no shared change to tell, each story told by itself
+    faster = detect("keras-team/keras", _counts(_platform(1.4, 2.5, (40, 50))), DAY)
+    mixed = [localai, pytorch, tensorflow, faster]
+    assert shared_underneath(mixed, group) is None
+    assert "underneath a shared" not in story_title(mixed)
+
+
+def test_a_release_lift_a_burst_explains_names_the_burst() -> None:
+    """LocalAI's -29.43 after v3.11.0 (24 Jan 2026) is its 14-17 Jan burst inside the 28 days
+    the lift compares against: the release line names that, not the release, as the cause."""
+    from shu.briefing.card.why import lift_cause
+
+    story = detect("mudler/LocalAI", _counts(_localai_january()), DAY)
+    cause = lift_cause(story, "v3.11.0", date(2026, 1, 24))
+    assert cause is not None and (cause.first, cause.last) == (date(2026, 1, 14), date(2026, 1, 17))
+    # a release whose windows miss the burst keeps its own lift
+    assert lift_cause(story, "v3.12.0", date(2026, 2, 14)) is None
+    # a burst that followed this very release is the release's doing
+    gains = _gains(20)
+    for days_before in (12, 11, 10):
+        _set(gains, days_before, 150)
+    release = ("v2.0.0", DAY - timedelta(days=13))
+    followed = detect("a/release", _counts(gains), DAY, [release])
+    assert lift_cause(followed, *release) is None

@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from datetime import date, timedelta
 from typing import Any
 
 from shu.briefing import facts as ev
 from shu.briefing.context import BriefingContext
-from shu.briefing.text import day_text, num, pct, ref
+from shu.briefing.stories import Episode, Story
+from shu.briefing.text import day_text, days_text, num, pct, ref
 from shu.forecast.features.words import statement
 from shu.safe_markdown import Md, safe_inline
 
@@ -284,12 +286,39 @@ def _release_context(ctx: BriefingContext, repo: str) -> list[Md]:
             lift["day"],
             f"{repo} {lift['tag']} star lift",
         )
-        text += (
-            f"; after {safe_inline(lift['tag'])} star velocity moved "
-            f"{num(lift['star_lift'], signed=True)} stars/day over the 14 days after it "
-            f"against the 28 before {ref(r_lift)}"
+        moved = (
+            f"star velocity over the 14 days after {safe_inline(lift['tag'])} moved "
+            f"{num(lift['star_lift'], signed=True)} stars/day against the 28 before {ref(r_lift)}"
         )
+        story = next((s for s in ctx.stories if s.repo == repo), None)
+        other = None if story is None else lift_cause(story, lift["tag"], lift["day"])
+        if other is None:
+            text += f"; {moved}"
+        else:  # say what moved it: the release did not
+            where = "before" if other.first < lift["day"] else "after"
+            text += (
+                f"; {moved}, because of the unusual gains of {days_text(other.first, other.last)} "
+                f"in the days {where} it (see What moved), not the release"
+            )
     return [Md(text + ".")]
+
+
+def lift_cause(story: Story, tag: str, day: date) -> Episode | None:
+    """The largest run of unusual days in the repository's story (a burst, a smaller run of spike
+    days, a removal) inside the windows a release's star lift compares (the gains of the 28 days
+    to the release day and of the 14 after it, `release_signals.star_lift`), other than a burst
+    that followed this release: what moved the lift instead of the release; None when none."""
+    first = day - timedelta(days=LIFT_BEFORE_DAYS - 1)
+    last = day + timedelta(days=LIFT_AFTER_DAYS)
+    inside = [
+        e
+        for e in story.unusual
+        if e.first <= last and e.last >= first and (e.release is None or e.release[0] != tag)
+    ]
+    return max(inside, key=lambda e: abs(e.stars), default=None)
+
+
+LIFT_BEFORE_DAYS, LIFT_AFTER_DAYS = 28, 14  # the windows `release_signals.star_lift` compares
 
 
 def _lower(text: str) -> Md:

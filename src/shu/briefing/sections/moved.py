@@ -15,7 +15,7 @@ from shu.briefing.charts import HISTORY_DAYS, pace_gaps, slug
 from shu.briefing.compare import compare_chart, compare_frame, needs_log
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections.calibration_watch import store_loss
-from shu.briefing.stories import burst_groups
+from shu.briefing.stories import burst_groups, shared_underneath
 from shu.briefing.story_words import kind_words, story_sentence
 from shu.briefing.text import days_text, repo_link
 from shu.safe_markdown import Md
@@ -28,12 +28,23 @@ def build(ctx: BriefingContext) -> Part:
     ctx.charts.append(stories_png)
     loss = store_loss(ctx)  # a week many repositories lost stars: each dip weighed against it
     lines = [story_sentence(ctx.store, ctx.book, s, loss) for s in ctx.stories]
-    # spike days on the same days in several tracked repositories: said once, after the last of
-    # their stories
+    # spike days on the same days in several tracked repositories: said once; first, with their
+    # stories after it, where all of them ran slower (or all faster) on their other days (the
+    # title's first phrase), else after the last of their stories
     shown = list(lines)
+    lead: list[Md] = []
     for group, first, last in reversed(burst_groups(ctx.stories)):
+        under = shared_underneath(ctx.stories, group)
         at = max(i for i, s in enumerate(ctx.stories) if s.repo in group)
-        shown.insert(at + 1, same_days_line(group, first, last))
+        if under is None:
+            shown.insert(at + 1, same_days_line(group, first, last))
+    for group, first, last in burst_groups(ctx.stories):
+        under = shared_underneath(ctx.stories, group)
+        if under is not None:
+            mine = [line for s, line in zip(ctx.stories, lines, strict=True) if s.repo in group]
+            lead += [same_days_line(group, first, last, under), *mine]
+            shown = [line for line in shown if line not in mine]
+    shown = lead + shown
     return Part(
         ctx.render(
             "sections/moved.md.j2",
@@ -80,15 +91,23 @@ def build(ctx: BriefingContext) -> Part:
     )
 
 
-def same_days_line(repos: list[str], first: date, last: date) -> Md:
+def same_days_line(repos: list[str], first: date, last: date, under: str | None = None) -> Md:
     """'tensorflow/tensorflow and keras-team/keras gained unusually many stars on the same days
-    (19–20 Feb 2026); shu knows no cause.'"""
+    (19–20 Feb 2026); shu knows no cause.', and where all of them ran slower (`under` 'down') or
+    faster ('up') on their other days, that too."""
     names = [repo_link(r) for r in repos]
     who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    return Md(
+    text = (
         f"{who} gained unusually many stars on the same days ({days_text(first, last)}); shu "
-        "knows no cause."
+        "knows no cause"
     )
+    if under is not None:
+        each = "both" if len(repos) == 2 else f"all {len(repos)}"
+        text += (
+            f". {each.capitalize()} also ran {'slower' if under == 'down' else 'faster'} on "
+            "their other days than in the 28 days before (each line below gives the figures)"
+        )
+    return Md(text + ".")
 
 
 def _category_charts(ctx: BriefingContext) -> list[dict[str, Any]]:
