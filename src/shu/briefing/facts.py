@@ -272,6 +272,18 @@ class LiveRecord:
     n_sql: str
     hits_sql: str
     params: list[Any]
+    replayed: int = 0  # how many of the n were replayed (`REPLAYED_SQL`), not issued live
+
+    @property
+    def words(self) -> str:
+        """Whose record it is, in words: "live" only when none of it was replayed."""
+        if not self.replayed:
+            return "this store's live record"
+        return (
+            "this store's record (replayed)"
+            if self.replayed == self.n
+            else "this store's record (partly replayed)"
+        )
 
 
 def live_band_record(
@@ -288,9 +300,12 @@ def live_band_record(
     params: list[Any] = [template, horizon, *([band] if band is not None else []), day]
     n_sql = f"SELECT count(*) {base}"
     hits_sql = f"SELECT count(*) FILTER (WHERE {RIGHT_SQL}) {base}"
-    n = store.con.execute(n_sql, params).fetchall()[0][0]
-    hits = store.con.execute(hits_sql, params).fetchall()[0][0]
-    return LiveRecord(int(n), int(hits), n_sql, hits_sql, params)
+    n, hits, replayed = store.con.execute(
+        f"SELECT count(*), count(*) FILTER (WHERE {RIGHT_SQL}), "
+        f"count(*) FILTER (WHERE {REPLAYED_SQL}) {base}",
+        params,
+    ).fetchall()[0]
+    return LiveRecord(int(n), int(hits), n_sql, hits_sql, params, int(replayed))
 
 
 def live_interval_record(store: Store, horizon: int, day: date) -> LiveRecord:
@@ -303,9 +318,12 @@ def live_interval_record(store: Store, horizon: int, day: date) -> LiveRecord:
     params = [horizon, day]
     n_sql = f"SELECT count(*) {base}"
     hits_sql = f"SELECT count(*) FILTER (WHERE i.held_80) {base}"
-    n = store.con.execute(n_sql, params).fetchall()[0][0]
-    hits = store.con.execute(hits_sql, params).fetchall()[0][0]
-    return LiveRecord(int(n), int(hits), n_sql, hits_sql, params)
+    n, hits, replayed = store.con.execute(
+        f"SELECT count(*), count(*) FILTER (WHERE i.held_80), "
+        f"count(*) FILTER (WHERE {REPLAYED_SQL}) {base}",
+        params,
+    ).fetchall()[0]
+    return LiveRecord(int(n), int(hits), n_sql, hits_sql, params, int(replayed))
 
 
 def latest_probe_runs(store: Store) -> list[dict[str, Any]]:

@@ -301,8 +301,58 @@ def test_the_radar_has_no_regime_line_the_guard_leaves_breakouts_alone(filled, s
         ),
     )
     calm = _radar(compose_briefing(filled, day, settings).path.read_text())
-    assert "| [rising/llm-star](https://github.com/rising/llm-star) |" in calm
+    assert "| [rising/llm-star](https://github.com/rising/llm-star)" in calm
     _regime(filled, day)
     radar = _radar(compose_briefing(filled, day, settings).path.read_text())
-    assert "| [rising/llm-star](https://github.com/rising/llm-star) |" in radar
+    assert "| [rising/llm-star](https://github.com/rising/llm-star)" in radar
     assert "Regime guard" not in calm + radar
+
+
+def _crowd(store, loss_day: date, losers: int) -> None:
+    """20 repositories over 420 days to DAY: one of them loses a star each day (5%), and
+    `losers` of them on `loss_day`."""
+    rows = []
+    for r in range(20):
+        stars = 1000
+        for i in range(420, -1, -1):
+            d = DAY - timedelta(days=i)
+            down = (i + r) % 20 == 0 if d != loss_day else r < losers
+            stars += -1 if down else 3
+            rows.append({"repo": f"crowd/r{r}", "day": d, "stars": stars, "source": "test"})
+    store.upsert("stars_daily", pd.DataFrame(rows))
+
+
+def test_a_day_of_mass_loss_is_named_once_with_its_receipts(store):
+    from shu.briefing.sections.calibration_watch import mass_loss_day, mass_loss_sentence
+
+    _crowd(store, DAY - timedelta(days=14), losers=6)
+    loss = mass_loss_day(store, DAY)
+    assert loss == {"day": "2026-02-14", "share": 0.3, "usual": 0.05}
+    book = ReceiptBook()
+    text = mass_loss_sentence(book, DAY, loss)
+    assert text == (
+        "On 14 Feb 2026, 30% of the store's repositories lost stars in one day [R1], 6 times "
+        "the usual 5.0% [R2]."
+    )
+    assert [r.table for r in book.receipts] == ["stars_daily", "stars_daily"]
+    assert [resolve(store, r) for r in book.receipts] == [None, None]
+    # twice the usual share is no mass loss; nor is a day outside the 28 to the briefing's
+    store.con.execute("DELETE FROM stars_daily")
+    _crowd(store, DAY - timedelta(days=14), losers=2)
+    assert mass_loss_day(store, DAY) is None
+    store.con.execute("DELETE FROM stars_daily")
+    _crowd(store, DAY - timedelta(days=30), losers=6)
+    assert mass_loss_day(store, DAY) is None
+
+
+def test_the_regime_is_said_in_plain_words():
+    from shu.briefing.card.calibration_state import regime_words
+
+    assert regime_words(4.9) == (
+        "many more repositories than usual were losing stars (4.9 on the regime guard's scale, "
+        "where 0 is usual and the guard acts from 3)"
+    )
+    assert regime_words(0.4).startswith("about as many repositories as usual were losing stars")
+    assert regime_words(-3.5).startswith("fewer repositories than usual were losing stars")
+    assert "could not be told" in regime_words(None)
+    assert not any("standard deviation" in regime_words(d) for d in (4.9, 0.4, -3.5, None))

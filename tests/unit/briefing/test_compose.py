@@ -326,3 +326,46 @@ def test_the_header_says_when_the_models_data_ends_long_before_the_briefing(
     card["models"]["star_accel_reach/30"]["trained_through"] = str(day - timedelta(days=272))
     card_path.write_text(json.dumps(card))
     assert "(models trained on data through 1 Jun 2025, 272 days before this briefing)" in header()
+
+
+def test_a_replayed_record_is_never_called_live(filled, settings, day):
+    filled.con.execute(
+        "UPDATE forecasts SET model_version = 'replay-2026-01-01-test' WHERE forecast_id IN "
+        "(SELECT forecast_id FROM forecast_resolutions)"
+    )
+    text = compose_briefing(filled, day, settings).path.read_text()
+    sure = [line for line in text.splitlines() if line.startswith("- **How sure:**")]
+    assert len(sure) == 3
+    for line in sure:
+        assert (
+            "this store's record (replayed) for such answers: 3 of 3 came true as said (100%)"
+            in line
+        )
+    assert "live record" not in text
+
+
+def _glance_forecast_sentence(text: str) -> str:
+    glance = text[text.index("## At a glance") : text.index("## What moved")]
+    (line,) = [s for s in glance.splitlines() if s.startswith("The forecast furthest")]
+    return line
+
+
+def test_at_a_glance_says_when_the_record_of_its_forecast_belies_its_confidence(
+    filled, settings, day
+):
+    # 72% answers, and such answers came true 3 of 3 times (44-100%): nothing to say
+    text = compose_briefing(filled, day, settings).path.read_text()
+    assert "shu's answers this confident" not in _glance_forecast_sentence(text)
+    # now 0 of 3 (0-56% with 95% confidence): below the 72% it states
+    filled.con.execute(
+        "UPDATE forecast_resolutions SET outcome = 'yes' WHERE forecast_id LIKE '%-2'"
+    )
+    result = compose_briefing(filled, day, settings)
+    line = _glance_forecast_sentence(result.path.read_text())
+    assert re.search(
+        r"; shu's answers this confident about such questions came true only 0 of 3 times "
+        r"here \[R\d+, R\d+\]\.$",
+        line,
+    ), line
+    receipts = stored_receipts(filled, result.briefing_id)
+    assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)

@@ -5,7 +5,8 @@ analyst follows, saying how many it left out and how to widen it."""
 from __future__ import annotations
 
 import json
-from datetime import datetime
+import re
+from datetime import datetime, timedelta
 
 import pandas as pd
 
@@ -131,3 +132,63 @@ def test_topic_filter_keeps_ml_repositories_and_says_what_it_left_out(
     every = settings.model_copy(update={"radar_keywords": []})
     radar = _radar(filled, every, day)
     assert "| [ytdl-org/youtube-dl]" in radar and "radar_keywords" not in radar
+
+
+def _series(repo: str, day, days: int) -> pd.DataFrame:
+    """`days` days of star counts for `repo` to `day`, growing faster lately."""
+    return pd.DataFrame(
+        [
+            {
+                "repo": repo,
+                "day": day - timedelta(days=i),
+                "stars": round(5000 - 12 * i + 0.04 * i * i),
+                "source": "t",
+            }
+            for i in range(days)
+        ]
+    )
+
+
+def test_reasons_leave_out_the_store_wide_and_a_short_record_says_so(filled, settings, day):
+    """A reason about the whole store (its median repository's pace, how many untracked
+    repositories accelerate) is the same for every row: not shown as a repository's reason;
+    and a repository whose star data began lately says since when, with its receipt."""
+    from shu.receipts import resolve, stored_receipts
+    from shu.signals import refresh_signals
+
+    filled.upsert("stars_daily", _series("deep/llm-new", day, 20))
+    filled.upsert("stars_daily", _series("deep/llm-old", day, 200))
+    refresh_signals(filled, full=True, settings=settings)
+    _card_with_radar(settings)
+    _add_untracked(filled, day, {"deep/llm-new": 0.4, "deep/llm-old": 0.3})
+    drivers = [
+        {"feature": "market_velocity_z", "value": 1.0, "sign": "+", "contribution": 0.5},
+        {"feature": "category_accelerating_share", "value": 0.5, "sign": "+", "contribution": 0.4},
+        {"feature": "rel_velocity_7d", "value": 1.0, "sign": "+", "contribution": 0.1},
+    ]
+    filled.con.execute(
+        "UPDATE forecasts SET drivers = ? WHERE template = 'star_breakout'", [json.dumps(drivers)]
+    )
+    result = compose_briefing(filled, day, settings)
+    radar = result.path.read_text(encoding="utf-8").split("## Breaking out", 1)[1]
+    rows = {
+        line.split("]")[0].removeprefix("| ["): line
+        for line in radar.split("\n## ", 1)[0].splitlines()
+        if line.startswith("| [")
+    }
+    assert "across the store" not in radar and "repositories are accelerating" not in radar
+    assert rows["deep/llm-new"].endswith("| no single reason stands out |")
+    assert "| the last 7 days ran " in rows["deep/llm-old"]
+    # the JSON keeps every driver, marked
+    doc = json.loads(result.path.with_suffix(".json").read_text())
+    kept = {e["repo"]: e["drivers"] for e in doc["radar"]}
+    assert [d["store_wide"] for d in kept["deep/llm-old"]] == [True, True, False]
+    # 20 days of data: since when, with a receipt that resolves; 200 days: nothing said
+    assert re.search(
+        r"\[deep/llm-new\]\([^)]*\) \(in the store's data since 9 Feb 2026 \[R\d+\]\) \|",
+        rows["deep/llm-new"],
+    )
+    assert "in the store's data since" not in rows["deep/llm-old"]
+    receipts = stored_receipts(filled, result.briefing_id)
+    assert any("first day with star data" in r.label for r in receipts)
+    assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)

@@ -120,6 +120,10 @@ def test_radar_lists_by_probability_with_drivers_in_words(radar_store):
         # only a store fact (its size, its days in the store's data): not shown as a reason
         fact = d.text.endswith("stars in all") or d.text.startswith("in the store's star data")
         assert d.store_fact is fact, d.text
+        # about the whole store or the repository's peers, not the repository: not shown either
+        wide = d.text.startswith("across the store") or "repositories are accelerating" in d.text
+        wide = wide or "peers' are accelerating" in d.text
+        assert d.store_wide is wide, d.text
     assert {d.reads for d in worded} - {None}, "no statement read either way"
     untracked = radar_mod.radar(s, top=100, exclude=[TRACKED])
     assert len(untracked) == 39 and TRACKED not in {e.repo for e in untracked}

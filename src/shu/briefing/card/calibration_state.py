@@ -8,9 +8,31 @@ import json
 from datetime import date
 from typing import Any
 
+from shu.forecast.calibration.guard import GUARD_FROM
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
 from shu.store import Store
+
+
+def regime_words(distance: float | None) -> str:
+    """The store's regime on the forecast's day in plain words: whether many more (or fewer)
+    repositories than usual were losing stars, with the guard's own measure and where it acts
+    (`guard.GUARD_FROM`)."""
+    if distance is None:
+        return (
+            "how many repositories were losing stars could not be told from usual "
+            "(too few repositories or too little history)"
+        )
+    if distance >= GUARD_FROM:
+        how = "many more repositories than usual were losing stars"
+    elif distance <= -GUARD_FROM:
+        how = "fewer repositories than usual were losing stars"
+    else:
+        how = "about as many repositories as usual were losing stars"
+    return (
+        f"{how} ({distance:.1f} on the regime guard's scale, where 0 is usual and the guard "
+        f"acts from {GUARD_FROM:.0f})"
+    )
 
 
 def calibration_line(store: Store, book: ReceiptBook, f: dict[str, Any]) -> Md | None:
@@ -22,12 +44,7 @@ def calibration_line(store: Store, book: ReceiptBook, f: dict[str, Any]) -> Md |
     state = json.loads(f["calibration"])
     key = state["row"]
     distance = state.get("regime_distance")
-    regime = (
-        "the store's regime could not be measured (too few repositories or too little history)"
-        if distance is None
-        else f"the store's regime was {distance:+.1f} robust standard deviations from its "
-        "usual share of repositories losing stars"
-    )
+    regime = regime_words(distance)
     origin = date.fromisoformat(key["origin"])
     if "levels" in state:
         levels = state["levels"]

@@ -18,7 +18,7 @@ from shu.safe_markdown import Md, safe_inline
 
 
 def disagreement(backtest: tuple[int, int], live: tuple[int, int]) -> str | None:
-    """One sentence when the backtest's hit rate and this store's live record ((right, n) each)
+    """One sentence when the backtest's hit rate and this store's record ((right, n) each)
     disagree beyond their 95% intervals (None when they agree, or either is empty)."""
     if not backtest[1] or not live[1]:
         return None
@@ -44,7 +44,8 @@ def _span(lo: float, hi: float) -> str:
 
 def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], list[Md]]:
     """How sure a yes/no answer is, with its evidence (short, details): the backtest's hit rate
-    of such forecasts beside this store's live record when both exist, and one sentence when
+    of such forecasts beside this store's record ('live' only when
+    none of it was replayed) when both exist, and one sentence when
     they disagree beyond their intervals."""
     p = f["probability"]
     band = f["confidence"] or confidence_band(p)
@@ -81,7 +82,7 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
             "forecast_resolutions", live.hits_sql, live.params, live.hits, ctx.day, "of them right"
         )
         text += (
-            f"; this store's live record for such answers: {live.hits} of {live.n} came true as "
+            f"; {live.words} for such answers: {live.hits} of {live.n} came true as "
             f"said ({pct(live.hits / live.n)}) {ref(r_hits, r_n)}"
         )
     else:
@@ -112,7 +113,7 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
 
 
 def _group_record(ctx: BriefingContext, f: dict[str, Any]) -> str:
-    """With none of its confidence resolved: this kind of question's live record at every
+    """With none of its confidence resolved: this kind of question's record at every
     confidence (its template at its horizon), or that none has resolved."""
     group = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], None, ctx.day)
     if not group.n:
@@ -124,9 +125,14 @@ def _group_record(ctx: BriefingContext, f: dict[str, Any]) -> str:
     )
     return (
         "; none at this confidence has resolved in this store yet, and of this kind of question "
-        f"at every confidence {group.hits} of {group.n} came true as said "
+        f"at every confidence {group.hits} of {group.n}{_replayed(group)} came true as said "
         f"({pct(group.hits / group.n)}) {ref(r_hits, r_n)}"
     )
+
+
+def _replayed(record: ev.LiveRecord) -> str:
+    """What follows a count of forecasts that were all replayed: " (replayed)" ("" otherwise)."""
+    return " (replayed)" if record.n and record.replayed == record.n else ""
 
 
 def interval_confidence(ctx: BriefingContext, iv: dict[str, Any]) -> tuple[list[Md], list[Md]]:
@@ -166,7 +172,7 @@ def interval_confidence(ctx: BriefingContext, iv: dict[str, Any]) -> tuple[list[
             "of them inside their 80% interval",
         )
         short_text += (
-            f"; this store's live record: {live.hits} of {live.n} held "
+            f"; {live.words}: {live.hits} of {live.n} held "
             f"({pct(live.hits / live.n)}) {ref(r_h, r_n)}."
         )
         if cover is not None:

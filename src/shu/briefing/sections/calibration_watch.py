@@ -11,7 +11,9 @@ A band is off when its nominal figure (the mean confidence; 0.80) lies outside t
 each off band gets one plain line saying what shu does about it (the online conformal levels
 of that velocity band, or for yes/no forecasts the regime guard, else nothing until the next
 refit). The regime guard's line ("On an average day this week N% of repositories lost stars,
-against M% usually: ...") comes from the newest `market_regime` row.
+against M% usually: ...") comes from the newest `market_regime` row. A day of the 28 to the
+briefing's day when at least `MASS_LOSS_TIMES` the usual share of repositories lost stars is
+named once, with its share and the usual one (`mass_loss_day`, receipts over `stars_daily`).
 
 `calibration_watch(store, day)` returns all of it as a plain dict (the briefing JSON's
 `calibration_watch`); `build` renders it with receipts and draws the reliability chart the HTML
@@ -29,7 +31,7 @@ from typing import Any
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import RADAR_SQL_LIST, REPLAYED_SQL
 from shu.briefing.story_words import StoreLoss
-from shu.briefing.text import day_text
+from shu.briefing.text import day_text, pct
 from shu.forecast.calibration import guard as regime_guard
 from shu.forecast.confidence import BANDS, band_sql
 from shu.forecast.evaluation.scoring import wilson_interval
@@ -79,6 +81,26 @@ OBSERVED_SQL = {
     "intervals": f"SELECT avg(held) FROM ({_INTERVAL_ROWS}) WHERE band = ?",
 }
 
+# The store's days as shares of repositories losing stars (a count below the day before's), over
+# the year and 28 days to a day (params: that day twice).
+_DAILY_LOSS = """
+WITH step AS (
+  SELECT day, stars - lag(stars) OVER w AS change, day - lag(day) OVER w AS elapsed
+  FROM stars_daily WHERE day BETWEEN ?::DATE - 393 AND ?::DATE AND stars IS NOT NULL
+  WINDOW w AS (PARTITION BY repo ORDER BY day)),
+daily AS (SELECT day, avg((change < 0)::INT) AS share FROM step WHERE elapsed = 1 GROUP BY day)"""
+# The share on one day of the 28 to the briefing's day (params: day, day, the day named).
+DAY_LOSS_SQL = _DAILY_LOSS + "\nSELECT share FROM daily WHERE day = ?"
+# The usual share: the median day of the year before those 28 (params: day, day, day).
+USUAL_LOSS_SQL = _DAILY_LOSS + "\nSELECT median(share) FROM daily WHERE day <= ?::DATE - 28"
+_MASS_LOSS_SQL = (
+    _DAILY_LOSS
+    + "\nSELECT day, share, (SELECT median(share) FROM daily WHERE day <= ?::DATE - 28) "
+    "FROM daily WHERE day > ?::DATE - 28 ORDER BY share DESC, day LIMIT 1"
+)
+# A day on which at least this many times the usual share of repositories lost stars is named.
+MASS_LOSS_TIMES = 3.0
+
 _REGIME_SQL = "SELECT * FROM market_regime WHERE day <= ? ORDER BY day DESC LIMIT 1"
 
 _LEVELS_SQL = f"""
@@ -94,8 +116,12 @@ def build(ctx: BriefingContext) -> Part:
     watch = calibration_watch(ctx.store, ctx.day)
     view = watch_section(ctx.store, ctx.book, ctx.day, ctx.out_dir, watch)
     ctx.charts.append(ctx.out_dir / view["chart"])
+    # a day when several times the usual share of repositories lost stars: named once, here
+    loss = mass_loss_day(ctx.store, ctx.day)
+    watch["mass_loss_day"] = loss
+    mass = mass_loss_sentence(ctx.book, ctx.day, loss) if loss else None
     return Part(
-        ctx.render("sections/calibration_watch.md.j2", calibration_watch=view),
+        ctx.render("sections/calibration_watch.md.j2", calibration_watch=view, mass_loss=mass),
         data={"calibration_watch": watch},
         appendix=ctx.render("sections/calibration_watch_appendix.md.j2", calibration_watch=view),
     )
@@ -117,6 +143,42 @@ def store_loss(ctx: BriefingContext) -> StoreLoss | None:
         "share of repositories losing stars per day, last 7 days",
     )
     return StoreLoss(day, float(regime["share_falling_7d"]), r)
+
+
+def mass_loss_day(store: Store, day: date) -> dict[str, Any] | None:
+    """The day of the 28 to `day` when the largest share of the store's repositories lost stars,
+    with that share and the usual one (the median day of the year before), when it was at least
+    `MASS_LOSS_TIMES` the usual (None otherwise, or without a year of star data)."""
+    row = store.con.execute(_MASS_LOSS_SQL, [day, day, day, day]).fetchone()
+    if row is None or row[2] is None or not row[2] > 0 or row[1] < MASS_LOSS_TIMES * row[2]:
+        return None
+    return {"day": str(row[0]), "share": float(row[1]), "usual": float(row[2])}
+
+
+def mass_loss_sentence(book: ReceiptBook, day: date, loss: dict[str, Any]) -> Md:
+    """The mass-loss day in one sentence, its share and the usual one each with a receipt."""
+    on = date.fromisoformat(loss["day"])
+    r_day = book.query(
+        "stars_daily",
+        DAY_LOSS_SQL,
+        [day, day, on],
+        loss["share"],
+        day,
+        f"share of repositories losing stars on {on}",
+    )
+    r_usual = book.query(
+        "stars_daily",
+        USUAL_LOSS_SQL,
+        [day, day, day],
+        loss["usual"],
+        day,
+        "usual daily share of repositories losing stars (median day of the year before)",
+    )
+    return Md(
+        f"On {day_text(on)}, {pct(loss['share'])} of the store's repositories lost stars in one "
+        f"day [R{r_day}], {loss['share'] / loss['usual']:.0f} times the usual "
+        f"{pct(loss['usual'], 1)} [R{r_usual}]."
+    )
 
 
 def regime_notice(ctx: BriefingContext) -> Md | None:

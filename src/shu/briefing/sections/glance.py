@@ -2,8 +2,9 @@
 
 Three to five sentences on what matters today and why, each with its number and receipt: the
 newsworthy stories first (a real change of pace, then the largest move that was only a few days
-of counts: `shu.briefing.stories`), the forecast that departs most from its base rate, the top of
-the breakout radar, and how sure shu has lately been against how often it was right; and one
+of counts: `shu.briefing.stories`), the forecast that departs most from its base rate (with a
+few words when this store's record of its kind of answer belies the confidence it states), the top
+of the breakout radar, and how sure shu has lately been against how often it was right; and one
 more, after the stories, when the regime guard changed today's forecasts (many more repositories
 than usual losing stars), with its receipt. Then one table row per tracked repository: its
 28-day pace and last 7 days, what moved it, and what its card asks (or its velocity interval
@@ -23,6 +24,8 @@ from shu.briefing.sections import radar as radar_section
 from shu.briefing.sections.cards import question_clause, regime_sentence
 from shu.briefing.story_words import kind_words, story_sentence, story_short
 from shu.briefing.text import day_text, num, pct, ref, repo_link
+from shu.forecast.confidence import confidence_band
+from shu.forecast.evaluation.scoring import wilson_interval
 from shu.safe_markdown import Md
 from shu.store import Store
 
@@ -92,7 +95,39 @@ def _forecast_sentence(ctx: BriefingContext) -> Md | None:
     return Md(
         f"The forecast furthest from what usually happens: {pct(f['probability'])} that "
         f"{question_clause(f, repo_link(f['repo']))} {ref(r_p)}, {more} likely than the "
-        f"{pct(f['base_rate'])} such questions came true in the year before {ref(r_b)}."
+        f"{pct(f['base_rate'])} such questions came true in the year before {ref(r_b)}"
+        f"{_record_caveat(ctx, f)}."
+    )
+
+
+def _record_caveat(ctx: BriefingContext, f: dict[str, Any]) -> str:
+    """A few words when this store's record of the forecast's own kind of answer (its template
+    and horizon at its confidence) disagrees with the confidence it states beyond the record's
+    95% interval, with its receipts ("" when they agree or nothing has resolved)."""
+    sure = max(f["probability"], 1 - f["probability"])
+    band = f["confidence"] or confidence_band(f["probability"])
+    live = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], band, ctx.day)
+    if not live.n:
+        return ""
+    lo, hi = wilson_interval(live.hits, live.n)
+    if lo <= sure <= hi:
+        return ""
+    r_n = ctx.book.query(
+        "forecast_resolutions",
+        live.n_sql,
+        live.params,
+        live.n,
+        ctx.day,
+        "resolved forecasts in this band",
+    )
+    r_hits = ctx.book.query(
+        "forecast_resolutions", live.hits_sql, live.params, live.hits, ctx.day, "of them right"
+    )
+    only = "only " if hi < sure else ""
+    replayed = " (replayed)" if live.replayed == live.n else ""
+    return (
+        f"; shu's answers this confident about such questions came true {only}{live.hits} of "
+        f"{live.n} times here{replayed} {ref(r_hits, r_n)}"
     )
 
 

@@ -12,11 +12,16 @@ from shu.briefing.context import BriefingContext, Part
 from shu.briefing.text import day_text, num, pct, ref, repo_link
 from shu.forecast.evaluation.precision_at_k import KS
 from shu.forecast.radar import entries as radar_data
+from shu.forecast.radar.statements import FIRST_DAY_SQL
 from shu.forecast.radar.topics import radar_keywords
+from shu.receipts import Citation
 from shu.safe_markdown import Md
 
 TOP = 10
 REASONS = 2  # reasons shown per repository (the JSON keeps every driver)
+# A repository whose star data in the store began fewer days than this before the radar's day
+# says so in its row: its 90-day pace, and the bar read from it, rest on less than that.
+SHORT_DATA_DAYS = 90
 
 
 def shown_on(
@@ -42,16 +47,18 @@ def build(ctx: BriefingContext) -> Part:
         # Every top repository's chance is far above the breakout base rate, so the reasons
         # shown are those the model counts towards a breakout, leaving out any that reads
         # against one on its own (a pace that fell): the model counts such a value towards a
-        # breakout only against a typical repository's, which the table cannot show; and any
-        # that only restates a store fact (days in the store's star data, stars in all). The
-        # others stay in the JSON.
-        shown = [d for d in e.drivers if d.towards and d.reads is not False and not d.store_fact][
-            :REASONS
-        ]
+        # breakout only against a typical repository's, which the table cannot show; any that
+        # only restates a store fact (days in the store's star data, stars in all); and any
+        # about the whole store or its peers, not the repository. The others stay in the JSON.
+        shown = [
+            d
+            for d in e.drivers
+            if d.towards and d.reads is not False and not d.store_fact and not d.store_wide
+        ][:REASONS]
         why = "; ".join(f"{d.text} {ref(*(ctx.book.cite(c) for c in d.citations))}" for d in shown)
         rows.append(
             {
-                "repo": repo_link(e.repo),
+                "repo": Md(repo_link(e.repo) + _short_data(ctx, e)),
                 "velocity": Md(f"{num(e.velocity_28d, 1)} {ref(r_v)}"),
                 "probability": Md(f"{pct(e.probability, 1)} {ref(r_p)}"),
                 "bar": Md(num(e.bar, 1)),
@@ -75,6 +82,7 @@ def build(ctx: BriefingContext) -> Part:
                         "towards_breakout": d.towards,
                         "reads_for_breakout": d.reads,
                         "store_fact": d.store_fact,
+                        "store_wide": d.store_wide,
                     }
                     for d in e.drivers
                 ],
@@ -112,6 +120,28 @@ def build(ctx: BriefingContext) -> Part:
         ),
         data=data,
     )
+
+
+def _short_data(ctx: BriefingContext, e: radar_data.RadarEntry) -> Md:
+    """The words " (in the store's data since DAY [Rn])" when the repository's star data began
+    fewer than `SHORT_DATA_DAYS` days before the radar's day, so a reader can weigh its row ("" if
+    not)."""
+    if e.first_day is None or (e.origin - e.first_day).days >= SHORT_DATA_DAYS:
+        return Md("")
+    r = ctx.book.cite(
+        Citation(
+            "query",
+            "star_signals",
+            {},
+            "",
+            e.first_day,
+            e.origin,
+            f"{e.repo} first day with star data",
+            sql=FIRST_DAY_SQL,
+            params=[e.repo],
+        )
+    )
+    return Md(f" (in the store's data since {day_text(e.first_day)} {ref(r)})")
 
 
 def _filter_view(scope: radar_data.RadarScope) -> dict[str, Any]:

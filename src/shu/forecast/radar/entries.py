@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from shu.forecast.evaluation.precision_at_k import KS, ranking_metrics
 from shu.forecast.models.artifact import CARD_JSON
@@ -63,6 +64,7 @@ class RadarEntry:
     drivers: list[Driver]
     probability_citation: Citation
     velocity_citation: Citation | None
+    first_day: date | None = None  # the first day of its star data in the store
 
     def as_json(self) -> dict[str, Any]:
         """The entry as JSON-ready plain data (what `shu radar --json` prints)."""
@@ -293,6 +295,7 @@ def _entry(store: Store, row: dict[str, Any]) -> RadarEntry:
         drivers=drivers_in_words(store, row),
         probability_citation=prob,
         velocity_citation=velocity,
+        first_day=None if pd.isna(row["first_day"]) else as_date(row["first_day"]),
     )
 
 

@@ -46,6 +46,12 @@ class Driver:
         """Whether the statement only restates what the store holds (`STORE_FACTS`)."""
         return self.kind in STORE_FACTS
 
+    @property
+    def store_wide(self) -> bool:
+        """Whether the statement is about the whole store or the repository's peers, not the
+        repository itself (`STORE_WIDE`)."""
+        return self.kind in STORE_WIDE
+
 
 FIRST_DAY_SQL = "SELECT min(day) FROM star_signals WHERE repo = ?"
 # The busiest day among the 28 up to the origin: the largest daily gain (stars between
@@ -355,6 +361,10 @@ _READS = {
 # in the store's star data, its stars in all): context for the model, not a reason a reader can
 # weigh, so the briefing does not show them as reasons (the JSON keeps them).
 STORE_FACTS = frozenset({"age", "size"})
+# Statement kinds about the whole store (its median repository's pace) or the repository's peers
+# (how many of them accelerate): the same for every repository on the radar, so no reason for
+# this one; the briefing does not show them as reasons either (the JSON keeps them).
+STORE_WIDE = frozenset({"market", "category"})
 
 
 def _statement(store: Store, kind: str, row: dict[str, Any], towards: bool) -> Driver | None:
