@@ -9,6 +9,7 @@ with the SELECT that reproduces them (query receipts, `stories.gained_sql` / `or
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
@@ -289,6 +290,34 @@ def _small_clause(c: _StoryReceipts) -> str:
             f"{ref(r_e)})"
         )
     return out
+
+
+def shared_short(
+    store: Store, book: ReceiptBook, members: list[Story], first: date, last: date, under: str
+) -> Md:
+    """One At a glance sentence for tracked repositories that gained unusually many stars on the
+    same days and all ran slower (`under` 'down') or faster on their other days (the title's
+    shared phrase), each figure with its receipt."""
+    gains, paces = [], []
+    for story in members:
+        c = _StoryReceipts(store, book, story)
+        sql, params = gained_sql(story.repo, first, last)
+        stars, r_e = c.query(sql, params, f"stars gained {first}..{last}")
+        now, r_now = c.ordinary("now")
+        before, r_before = c.ordinary("before")
+        gains.append(f"{_stars(stars)} {ref(r_e)}")
+        paces.append(f"{_pace(before)} to {_pace(now)} {ref(r_before, r_now)}")
+    links = [repo_link(s.repo) for s in members]
+
+    def listed(items: Sequence[str]) -> str:
+        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+    each = {2: "both", 3: "all three", 4: "all four"}.get(len(members), f"all {len(members)}")
+    return Md(
+        f"{listed(links)} gained unusually many stars on {days_text(first, last)} "
+        f"({listed(gains)} stars), and {each} ran {'slower' if under == 'down' else 'faster'} "
+        f"on their other days than in the 28 days before ({listed(paces)} a day)."
+    )
 
 
 def story_short(store: Store, book: ReceiptBook, story: Story) -> Md | None:

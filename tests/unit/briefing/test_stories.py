@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from shu.briefing.stories import Story, burst_groups, detect, shared_underneath, story_of
-from shu.briefing.story_words import story_sentence, story_short, story_title
+from shu.briefing.story_words import shared_short, story_sentence, story_short, story_title
 from shu.briefing.text import days_text
 from shu.receipts import ReceiptBook, resolve
 
@@ -369,6 +369,12 @@ def test_the_real_repositories_of_2026_02_28(store, settings) -> None:
     book = ReceiptBook()
     for story in stories.values():
         story_sentence(store, book, story)
+    # At a glance tells the shared event first, in one sentence with every figure's receipt
+    members = [stories[r] for r in platform]
+    glance = str(shared_short(store, book, members, date(2026, 2, 19), date(2026, 2, 20), "down"))
+    assert "gained unusually many stars on 19–20 Feb 2026" in glance
+    assert "all three ran slower on their other days" in glance
+    assert "27.8 to 23.4" in glance  # pytorch's ordinary days, before and now
     assert [resolve(store, r) for r in book.receipts] == [None] * len(book.receipts)
 
 

@@ -22,7 +22,8 @@ from shu.briefing.facts import REPLAYED_WHAT
 from shu.briefing.sections import calibration_watch as watch
 from shu.briefing.sections import radar as radar_section
 from shu.briefing.sections.cards import question_clause, regime_sentence
-from shu.briefing.story_words import kind_words, story_sentence, story_short
+from shu.briefing.stories import burst_groups, shared_underneath
+from shu.briefing.story_words import kind_words, shared_short, story_sentence, story_short
 from shu.briefing.text import day_text, num, pct, ref, repo_link
 from shu.forecast.confidence import confidence_band
 from shu.forecast.evaluation.scoring import wilson_interval
@@ -56,9 +57,18 @@ def previous_briefing(store: Store, day: date, synthetic: bool) -> dict[str, Any
 def glance_sentences(ctx: BriefingContext) -> list[Md]:
     """What matters today, in up to MAX_SENTENCES sentences, each with a number and a receipt."""
     out: list[Md] = []
+    told: set[str] = set()
+    for group, first, last in burst_groups(ctx.stories):  # the title's shared phrase first
+        under = shared_underneath(ctx.stories, group)
+        if under is not None and len(out) < MAX_STORIES:
+            members = [s for s in ctx.stories if s.repo in group]
+            out.append(shared_short(ctx.store, ctx.book, members, first, last, under))
+            told.update(group)
     for story in ctx.stories:
         if len(out) >= MAX_STORIES:
             break
+        if story.repo in told:
+            continue
         short = story_short(ctx.store, ctx.book, story)
         if short is not None:
             out.append(short)
