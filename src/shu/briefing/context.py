@@ -17,7 +17,7 @@ import jinja2
 
 from shu.briefing import facts
 from shu.briefing.choice import CardChoice, choose_cards
-from shu.briefing.stories import Story, story_of
+from shu.briefing.stories import Story, mark_shared, story_of
 from shu.briefing.story_words import importance, story_title
 from shu.briefing.text import template_env
 from shu.evidence.retrieval import PassageIndex
@@ -111,7 +111,7 @@ class BriefingContext:
         """What moved each tracked repository's star pace (`shu.briefing.stories`), the most
         important first."""
         told = [story_of(self.store, repo, self.as_of) for repo in self.tracked]
-        return sorted(told, key=lambda s: -importance(s))
+        return mark_shared(sorted(told, key=lambda s: -importance(s)))
 
     @cached_property
     def title(self) -> str:

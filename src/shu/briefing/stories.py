@@ -108,6 +108,9 @@ class Story:
     # their days are not ordinary days
     small: list[Episode] = field(default_factory=list)
     gap: tuple[date, date] | None = None  # the unobserved days, for `no_data`
+    # "down" / "up": one of several tracked repositories that burst on the same days and all ran
+    # slower / faster on their other days (`shared_underneath`; set by `mark_shared`)
+    shared: str | None = None
 
     @property
     def acceleration_28d(self) -> float | None:
@@ -585,3 +588,15 @@ def windows(day: date) -> dict[str, tuple[date, date]]:
         "before": (day - timedelta(days=2 * WINDOW - 1), day - timedelta(days=WINDOW)),
         "7d": (day - timedelta(days=6), day),
     }
+
+
+def mark_shared(stories: list[Story]) -> list[Story]:
+    """`stories` with `Story.shared` set on every member of a `burst_groups` group whose
+    members all ran slower (or faster) underneath, so every place that names a story (the
+    title, the table, the charts, "What moved") tells it the same way."""
+    for group, _first, _last in burst_groups(stories):
+        under = shared_underneath(stories, group)
+        for s in stories:
+            if s.repo in group:
+                s.shared = under
+    return stories

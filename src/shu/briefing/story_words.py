@@ -50,6 +50,9 @@ MAX_TITLE_PHRASES = 2
 def kind_words(story: Story) -> str:
     """The story in a few words, with a change of pace underneath a burst or removal (and the
     last 7 days when they turned back)."""
+    if story.shared is not None:  # told with the others that burst on the same days
+        pace = "slower" if story.shared == "down" else "faster"
+        return f"a burst shared with others; {pace} underneath"
     words = KIND_WORDS[story.kind]
     under = story.underneath
     if under and story.kind not in ("pace_down", "pace_up", "steady", "no_data"):
@@ -270,8 +273,9 @@ def _sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
     under = ""
     if story.underneath and story.named_small:  # the runs of spike days hide a change beneath
         under = f"; {_ordinary_clause(c)}, {'slower' if story.underneath == 'down' else 'faster'}"
+    holds = "holds its pace" if story.shared is None else "holds its 28-day pace only on the burst"
     return Md(
-        f"{link} holds its pace: {_pace(v28)} stars/day over the last 28 days {ref(r_v28)}, "
+        f"{link} {holds}: {_pace(v28)} stars/day over the last 28 days {ref(r_v28)}, "
         f"against {_pace(before)} in the 28 before {ref(r_before)}" + _small_clause(c) + under + "."
     )
 

@@ -369,6 +369,17 @@ def test_the_real_repositories_of_2026_02_28(store, settings) -> None:
     book = ReceiptBook()
     for story in stories.values():
         story_sentence(store, book, story)
+    # every place that names a member tells it the same way (table, charts, "What moved")
+    from shu.briefing.stories import mark_shared
+    from shu.briefing.story_words import kind_words
+
+    mark_shared(list(stories.values()))
+    assert {kind_words(stories[r]) for r in platform} == {
+        "a burst shared with others; slower underneath"
+    }
+    assert "holds its 28-day pace only on the burst" in str(
+        story_sentence(store, book, stories["pytorch/pytorch"])
+    )
     # At a glance tells the shared event first, in one sentence with every figure's receipt
     members = [stories[r] for r in platform]
     glance = str(shared_short(store, book, members, date(2026, 2, 19), date(2026, 2, 20), "down"))
