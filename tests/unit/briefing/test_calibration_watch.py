@@ -332,7 +332,7 @@ def test_a_day_of_mass_loss_is_named_once_with_its_receipts(store):
     text = mass_loss_sentence(book, DAY, loss)
     assert text == (
         "On 14 Feb 2026, 30% of the store's repositories lost stars in one day [R1], 6 times "
-        "the usual 5.0% [R2]."
+        "the 5.0% of the median day in the year before [R2]."
     )
     assert [r.table for r in book.receipts] == ["stars_daily", "stars_daily"]
     assert [resolve(store, r) for r in book.receipts] == [None, None]

@@ -176,8 +176,8 @@ def mass_loss_sentence(book: ReceiptBook, day: date, loss: dict[str, Any]) -> Md
     )
     return Md(
         f"On {day_text(on)}, {pct(loss['share'])} of the store's repositories lost stars in one "
-        f"day [R{r_day}], {loss['share'] / loss['usual']:.0f} times the usual "
-        f"{pct(loss['usual'], 1)} [R{r_usual}]."
+        f"day [R{r_day}], {loss['share'] / loss['usual']:.0f} times the "
+        f"{pct(loss['usual'], 1)} of the median day in the year before [R{r_usual}]."
     )
 
 
