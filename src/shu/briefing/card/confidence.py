@@ -17,6 +17,23 @@ from shu.forecast.evaluation.scoring import wilson_interval
 from shu.safe_markdown import Md, safe_inline
 
 
+def record_receipts(ctx: BriefingContext, live: ev.LiveRecord) -> tuple[int, int]:
+    """The receipts (count, hits) of this store's record for one band of answers
+    (`facts.live_band_record`), as every place that quotes it cites them."""
+    r_n = ctx.book.query(
+        "forecast_resolutions",
+        live.n_sql,
+        live.params,
+        live.n,
+        ctx.day,
+        "resolved forecasts in this band",
+    )
+    r_hits = ctx.book.query(
+        "forecast_resolutions", live.hits_sql, live.params, live.hits, ctx.day, "of them right"
+    )
+    return r_n, r_hits
+
+
 def disagreement(backtest: tuple[int, int], live: tuple[int, int]) -> str | None:
     """One sentence when the backtest's hit rate and this store's record ((right, n) each)
     disagree beyond their 95% intervals (None when they agree, or either is empty)."""
@@ -70,17 +87,7 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
         text += "; no backtest record of such answers is stored"
     live = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], band, ctx.day)
     if live.n:
-        r_n = ctx.book.query(
-            "forecast_resolutions",
-            live.n_sql,
-            live.params,
-            live.n,
-            ctx.day,
-            "resolved forecasts in this band",
-        )
-        r_hits = ctx.book.query(
-            "forecast_resolutions", live.hits_sql, live.params, live.hits, ctx.day, "of them right"
-        )
+        r_n, r_hits = record_receipts(ctx, live)
         text += (
             f"; {live.words} for such answers: {live.hits} of {live.n} came true as "
             f"said ({pct(live.hits / live.n)}) {ref(r_hits, r_n)}"

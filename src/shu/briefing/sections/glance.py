@@ -17,6 +17,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from shu.briefing import facts as ev
+from shu.briefing.card.confidence import record_receipts
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import REPLAYED_WHAT
 from shu.briefing.sections import calibration_watch as watch
@@ -122,17 +123,7 @@ def _record_caveat(ctx: BriefingContext, f: dict[str, Any]) -> str:
     lo, hi = wilson_interval(live.hits, live.n)
     if lo <= sure <= hi:
         return ""
-    r_n = ctx.book.query(
-        "forecast_resolutions",
-        live.n_sql,
-        live.params,
-        live.n,
-        ctx.day,
-        "resolved forecasts in this band",
-    )
-    r_hits = ctx.book.query(
-        "forecast_resolutions", live.hits_sql, live.params, live.hits, ctx.day, "of them right"
-    )
+    r_n, r_hits = record_receipts(ctx, live)
     only = "only " if hi < sure else ""
     replayed = " (replayed)" if live.replayed == live.n else ""
     return (
