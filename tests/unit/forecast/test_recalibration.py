@@ -26,7 +26,13 @@ def _stream(n: int, seed: int, wide_top: float = 1.0) -> pd.DataFrame:
     spread = np.where(velocity >= 20, wide_top, 1.0)
     observed = velocity + interval.scale_of(velocity) * 0.2 * spread * rng.normal(size=n)
     return pd.DataFrame(
-        {"noise": rng.normal(size=n), "velocity_28d": velocity, "observed_value": observed}
+        {
+            "repo": [f"o/r{seed}-{i}" for i in range(n)],
+            "origin": pd.Timestamp("2025-01-01"),
+            "noise": rng.normal(size=n),
+            "velocity_28d": velocity,
+            "observed_value": observed,
+        }
     )
 
 
@@ -37,13 +43,15 @@ def _coverage_80(fc, frame, levels=None, widen=1.0) -> pd.Series:
 
 
 def test_pit_says_where_the_observed_value_falls_among_the_quantiles():
+    """(The observed value spread over its lattice cell, as the model reads it.)"""
     fc = interval.fit_interval(30, ["noise"], _stream(4000, 1), _stream(4000, 2))
     test = _stream(2000, 3)
+    spread = test["observed_value"].to_numpy() - interval.LATTICE * interval.lattice_fraction(test)
     for widen in (1.0, 1.3):
         q = fc.quantiles(test, widen=widen)
         pit = fc.pit(test, widen)
         for k, level in enumerate(interval.QUANTILES):
-            below = test["observed_value"].to_numpy() <= q[:, k]
+            below = spread <= q[:, k]
             agree = below == (pit <= level + 1e-9)
             assert agree.mean() > 0.995, (widen, level)
 

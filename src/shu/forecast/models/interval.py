@@ -13,6 +13,10 @@ Model (one per horizon H), on the scale-free change y = (v(t+H) - v(t)) / max(|v
   0.1-0.9, 0.025-0.975) cover 50/80/95% of each band's calibration rows by construction, and the
   median is conformalised too. Bands, because one pooled set of offsets under-covered the
   fastest repositories (the ones analysts track; benchmarks/README.md, Forecast).
+The target the models are fitted and calibrated on is the observed velocity spread over its
+lattice cell (`continuous_change`: velocity_28d is whole stars / 28), so the distribution reads
+P(V <= k/28) at each lattice value as the yes/no answers do, and its PIT (`pit`, which the
+online levels read) is the randomised PIT of a lattice variable.
 Nothing here reads past an origin: features are as of the origin, the fitting and calibration
 blocks hold only outcomes known before the refit day (`split.fit_calibration_split`). Scores and
 the persistence baseline are `evaluation.interval_scores`'.
@@ -20,6 +24,7 @@ the persistence baseline are `evaluation.interval_scores`'.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,6 +42,7 @@ QUANTILES = (0.025, 0.1, 0.25, 0.5, 0.75, 0.9, 0.975)
 LEVELS = {0.5: (2, 4), 0.8: (1, 5), 0.95: (0, 6)}
 MEDIAN = 3
 MIN_SPREAD = 0.01
+LATTICE = 1.0 / 28.0  # stars/day: velocity_28d takes the values (whole stars) / 28
 TARGET_CLIP = 25.0  # relative changes beyond +-25x the scale are data glitches
 FIT_ROWS = 100_000  # rows the center and spread models are fitted on, at most
 VELOCITY_EDGES = (1.0, 5.0, 20.0)  # stars/day: bands of velocity_28d(t) conformalised apart
@@ -88,6 +94,26 @@ def relative_change(frame: pd.DataFrame) -> np.ndarray:
     v0 = frame["velocity_28d"].to_numpy(dtype=float)
     y = (frame["observed_value"].to_numpy(dtype=float) - v0) / scale_of(v0)
     return np.clip(y, -TARGET_CLIP, TARGET_CLIP)
+
+
+def lattice_fraction(frame: pd.DataFrame) -> np.ndarray:
+    """Per row a fraction u in [0, 1), uniform over rows, drawn from a hash of (repository,
+    origin): the same row draws the same u in every run and every process."""
+    days = pd.to_datetime(frame["origin"]).dt.strftime("%Y-%m-%d")
+    keys = frame["repo"].astype(str) + "|" + days
+    return np.array([zlib.crc32(k.encode()) for k in keys], dtype=float) / 2.0**32
+
+
+def continuous_change(frame: pd.DataFrame) -> np.ndarray:
+    """`relative_change` of the observed velocity spread over its lattice cell: observed -
+    u / 28 (`lattice_fraction`). velocity_28d takes only the values (whole stars) / 28, and the
+    yes/no answers the distribution passes through read P(V <= k/28) at those values, the
+    atom at k/28 included; a distribution fitted and calibrated on the spread value V* (V* <=
+    k/28 exactly when V <= k/28) reads the same thing there, and its PIT is the randomised PIT
+    of V (uniform when calibrated, where the plain PIT of a lattice variable is not)."""
+    v0 = frame["velocity_28d"].to_numpy(dtype=float)
+    observed = frame["observed_value"].to_numpy(dtype=float) - LATTICE * lattice_fraction(frame)
+    return np.clip((observed - v0) / scale_of(v0), -TARGET_CLIP, TARGET_CLIP)
 
 
 def _regressor(seed: int) -> HistGradientBoostingRegressor:
@@ -166,12 +192,12 @@ class IntervalForecaster:
 
     def pit(self, frame: pd.DataFrame, widen: np.ndarray | float = 1.0) -> np.ndarray:
         """Per resolved row (with `observed_value`): the level at which this model's predictive
-        distribution (widened by `widen`, nominal levels) puts the observed value, in [0, 1];
-        the value is below the quantile of level a exactly when pit <= a."""
+        distribution (widened by `widen`, nominal levels) puts the observed value spread over
+        its lattice cell (`continuous_change`), in [0, 1]: the randomised PIT."""
         center, spread = self._parts(frame)
         v0 = frame["velocity_28d"].to_numpy(dtype=float)
         band = self._band(v0)
-        score = (relative_change(frame) - center) / spread
+        score = (continuous_change(frame) - center) / spread
         grid = self.grid()[band]
         middle = grid[:, _GRID_MEDIAN]
         score = middle + (score - middle) / np.asarray(widen, dtype=float).reshape(-1)
@@ -251,7 +277,7 @@ def fit_interval(
         fit = fit.iloc[np.sort(rows)]
     features = [f for f in features if fit[f].notna().any()]
     x_fit = model_matrix(fit, features)
-    y_fit = relative_change(fit)
+    y_fit = continuous_change(fit)
     center, spread = _regressor(seed), _regressor(seed)
     with single_openmp_thread():
         center.fit(x_fit, y_fit)
@@ -267,7 +293,7 @@ def fit_interval(
         len(calibration),
     )
     c, s = forecaster._parts(calibration)
-    score = (relative_change(calibration) - c) / s
+    score = (continuous_change(calibration) - c) / s
     band = velocity_band(calibration["velocity_28d"].to_numpy(dtype=float))
     forecaster.score_grid = np.vstack(
         [
