@@ -27,8 +27,11 @@ LEVELS = interval.DIST_LEVELS
 
 def test_each_rule_by_hand():
     # star_gain at 7 days: gain = 28 V(t+7) - D(21), so P(gain >= 100) = P(V >= (100 + 50) / 28)
+    # = P(V > 149 / 28) on V's lattice (whole stars)
     assert bounds.lag_days("star_gain", 7) == 21
-    assert bounds.rule("star_gain", 7, 100, 50, None, 999) == bounds.Bound("=", "above", 150 / 28)
+    assert bounds.rule("star_gain", 7, 100, 50, None, 999) == bounds.Bound("=", "above", 149 / 28)
+    # a threshold between whole stars asks for the next whole star
+    assert bounds.gain_velocity(99.5, 50.0) == 149 / 28 and bounds.lag_days("star_gain", 28) == 0
     # at 30 days only a lower bound, the threshold raised by the removal allowance
     assert bounds.lag_days("star_gain", 30) is None
     assert bounds.rule("star_gain", 30, 100, None, None, 12) == bounds.Bound(
@@ -95,8 +98,8 @@ def test_bounds_hold_on_every_path(signals_for, removals, horizon):
             for n in (10.0, 50.0, 100.0, 500.0, 1000.0):
                 b = bounds.rule("star_gain", h, n, d_gain, None, r)
                 assert b is not None
-                if b.relation == "=":
-                    assert (v[t + h] >= b.velocity - 1e-9) == (gain >= n)
+                if b.relation == "=":  # the event on V's lattice: V > velocity
+                    assert (v[t + h] > b.velocity + 1e-9) == (gain >= n)
                 elif v[t + h] >= b.velocity:
                     assert gain >= n
                 checked += 1
@@ -194,7 +197,7 @@ def _expected_bound(store, f) -> tuple[bounds.Bound | None, float | None]:
     r = float(np.max(np.maximum.accumulate(recent) - recent))
     if f.template == "star_gain":
         b = (
-            bounds.Bound("=", "above", (f.threshold + stars[t] - stars[t - timedelta(21)]) / 28)
+            bounds.Bound("=", "above", (f.threshold + stars[t] - stars[t - timedelta(21)] - 1) / 28)
             if h == 7
             else bounds.Bound(">=", "above", (f.threshold + r) / 28, r)
         )
@@ -225,7 +228,6 @@ def test_every_issued_answer_holds_its_bound(issued_on_store):
     assert {(f.template, f.horizon_days) for f in mine} == {
         (t, h) for t in BOUNDED for h in (7, 30)
     }
-    moved = 0
     for f in mine:
         b, p_f = _expected_bound(store, f)
         note = json.loads(f.calibration or "{}").get("bound")
@@ -241,16 +243,59 @@ def test_every_issued_answer_holds_its_bound(issued_on_store):
         else:
             assert f.probability >= p_f - 1e-12
             assert f.probability == max(note["model"], p_f)
-        assert note["moved"] == (f.probability != note["model"])
-        moved += note["moved"]
+        assert note["moved"] == (abs(f.probability - note["model"]) > bounds.MOVED)
         stored = store.con.execute(
             "SELECT probability, calibration FROM forecasts WHERE forecast_id = ?",
             [f.forecast_id],
         ).fetchone()
         assert stored[0] == f.probability and json.loads(stored[1])["bound"] == note
         assert "shrink" in json.loads(stored[1])  # the guard's record is kept beside it
-    # star_gain at 7 days reads F: the gain model's own answer is never exactly F's
-    assert moved >= sum(1 for f in mine if (f.template, f.horizon_days) == ("star_gain", 7))
+        # star_gain at 7 days is read from the distribution it anchors; the rest name none
+        assert (f.distribution_id is not None) == (b.relation == "=")
+        if b.relation == "=":
+            assert f.distribution_id == note["distribution_id"]
+
+
+def test_gain_at_7_days_is_an_anchor_of_the_distribution(issued_on_store):
+    """star_gain at 7 days: the model's answer is an anchor of F at V > (N + D(21) - 1) / 28
+    (D(21) recomputed with the test's own SQL), stored as such, and the issued answer is
+    P_F there, read from the stored distribution: the model's own answer unless pooling with
+    another answer about the same lattice event moved it."""
+    store, issued = issued_on_store
+    gains = [f for f in issued if (f.template, f.horizon_days) == ("star_gain", 7)]
+    assert gains
+    kept = 0
+    for f in gains:
+        s0, s21 = (
+            store.con.execute(
+                "SELECT stars FROM star_signals WHERE repo = ? AND day = ?", [f.repo, day]
+            ).fetchone()[0]
+            for day in (f.origin, f.origin - timedelta(days=21))
+        )
+        x = (f.threshold + s0 - s21 - 1) / 28
+        d = store.con.execute(
+            "SELECT distribution_id, levels, quantiles, anchor_templates, anchor_thresholds, "
+            "anchor_probability, anchor_cdf FROM forecast_distributions WHERE repo = ? "
+            "AND origin = ? AND horizon_days = 7 AND model_version = ?",
+            [f.repo, f.origin, f.model_version],
+        ).fetchone()
+        assert d is not None and f.distribution_id == d[0]
+        templates, thresholds, given, at_cdf = d[3], d[4], d[5], d[6]
+        k = templates.index("star_gain")
+        assert thresholds[k] == pytest.approx(x, abs=1e-12)
+        note = json.loads(f.calibration or "{}")["bound"]
+        assert given[k] == pytest.approx(note["model"], abs=1e-12)  # the model's own answer
+        read = 1 - dist.cdf(*(np.asarray(v, dtype=float) for v in (d[1], d[2], d[4], d[6])), x)
+        assert f.probability == pytest.approx(read, abs=1e-9)
+        assert f.probability == pytest.approx(1 - at_cdf[k], abs=1e-9)
+        others = [
+            c
+            for t, xt, c in zip(templates, thresholds, at_cdf, strict=True)
+            if t != "star_gain" and dist.lattice_floor(np.array([xt]))[0] == pytest.approx(x)
+        ]
+        if not others:  # alone on its lattice event: moved only by monotone pooling, if at all
+            kept += abs(f.probability - np.clip(note["model"], 1e-4, 1 - 1e-4)) <= 1e-9
+    assert kept >= 1  # the gain model's own answer is what shu issues where nothing pools it
 
 
 def test_an_answer_contradicting_the_distribution_is_moved_to_its_bound(issued_on_store):
