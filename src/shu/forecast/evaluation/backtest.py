@@ -220,7 +220,7 @@ def read_from_distribution(
     f = distribution.anchor(interval.DIST_LEVELS, g, ax, ap)
     iv[DIST_COLUMNS] = f.quantiles
     iv[[f"q{q}" for q in interval.QUANTILES]] = f.quantiles[:, _DIST_QUANTILES]
-    dist.pred = iv.assign(anchor_x=list(f.anchor_x), anchor_cdf=list(f.anchor_cdf))
+    dist.pred = iv.copy().assign(anchor_x=list(f.anchor_x), anchor_cdf=list(f.anchor_cdf))
     for k, w in enumerate(asks):
         at = rows[k]
         hit = at >= 0
