@@ -328,3 +328,69 @@ def test_an_answer_contradicting_the_distribution_is_moved_to_its_bound(issued_o
     for p, note in zip(held, notes, strict=True):
         assert note is not None and note["moved"] and note["model"] == 0.01
         assert p == note["p_distribution"] and 0.45 <= p <= 0.55
+
+
+def test_the_backtest_scores_answers_held_to_their_bounds(store):
+    """`shu backtest` scores what `shu daily` issues: star_gain at 7 days an anchor of F read
+    back from it, a fall answer far below its bound raised to it, a lower bound above the
+    answer (gain at 30 days, r = 0), an answer above its bound kept; no bound (reach at 30
+    days) or no F on the origin: the model's answer, not counted as checked."""
+    from support.forecast_data import backtest_bound_case
+
+    from shu.forecast.evaluation.backtest import (
+        DIST_COLUMNS,
+        _bounds_effect,
+        hold_to_bounds,
+        read_from_distribution,
+    )
+
+    case = backtest_bound_case(store)
+    week = case["walked"](7)
+    read_from_distribution(week, store.con)
+    hold_to_bounds(store.con, week)
+    iv, pred = week[0].pred, {w.template: w.pred for w in week[1:]}
+    gain = pred["star_gain"].set_index("repo")
+    x = (20 + 63 - 1) / 28  # D(21) = 63 stars: gain >= 20 is V > 82/28
+    ax, ac = iv["anchor_x"].iloc[0], iv["anchor_cdf"].iloc[0]
+    assert x in list(ax)
+    levels, f = interval.DIST_LEVELS, iv[DIST_COLUMNS].to_numpy()[0]
+    q = case["walked"](7)[0].pred[DIST_COLUMNS].to_numpy()[0]  # G, the interval model's own
+    read = 1 - dist.cdf(levels, f, ax, ac, x)
+    assert gain.loc["a/one", "probability"] == pytest.approx(read, abs=1e-9)
+    assert gain.loc["a/one", "probability"] == pytest.approx(0.3, abs=1e-9)  # its own answer
+    assert gain.loc["a/one", "bounded"] and gain.loc["a/one", "probability_classifier"] == 0.3
+    # no F on b/two's origin: its own answer, unchecked
+    assert not gain.loc["b/two", "bounded"] and gain.loc["b/two", "probability"] == 0.3
+    fall = pred["star_accel_fall"].iloc[0]
+    assert fall["bounded"] and fall["probability_classifier"] == 0.01
+    # raised to P_F(V <= 3): F passes through the gain answer P(V > 82/28) = 0.3 below it
+    assert fall["probability"] == pytest.approx(dist.cdf(levels, f, ax, ac, 3.0), abs=1e-12)
+    assert fall["probability"] > 0.7
+    reach = pred["star_accel_reach"].iloc[0]
+    assert reach["bounded"] and reach["probability"] == reach["probability_classifier"] == 0.9
+    assert _bounds_effect(pred["star_accel_fall"])["moved"] == 1
+    assert _bounds_effect(pred["star_gain"]) | {"bss_climatology_classifier": None} == {
+        "checked": 1,
+        "own_model": 1,
+        "moved": 0,
+        "bss_climatology_classifier": None,
+    }
+    # without the gain anchor (no store given) F is the interval model's alone, and the gain
+    # answer read from it is its P(V > 82/28), not the model's
+    plain = case["walked"](7)
+    read_from_distribution(plain, None)
+    hold_to_bounds(store.con, plain)
+    g = plain[1].pred.set_index("repo").loc["a/one", "probability"]
+    assert g == pytest.approx(1 - dist.cdf(levels, q, np.array([]), np.array([]), x), abs=1e-9)
+    assert abs(g - 0.3) > 0.1
+
+    month = case["walked"](30)
+    read_from_distribution(month, store.con)
+    hold_to_bounds(store.con, month)
+    pred = {w.template: w.pred for w in month[1:]}
+    gain30 = pred["star_gain"].iloc[0]
+    p_f = 1 - dist.cdf(levels, q, np.array([]), np.array([]), 100 / 28)
+    assert gain30["bounded"] and gain30["probability"] == pytest.approx(p_f, abs=1e-12)
+    assert 0.1 < p_f < 0.16 and gain30["probability_classifier"] == 0.05
+    reach30 = pred["star_accel_reach"].iloc[0]
+    assert not reach30["bounded"] and reach30["probability"] == 0.01
