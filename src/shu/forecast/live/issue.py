@@ -14,7 +14,8 @@ same way with their own threshold, for every trained template x horizon they nam
 questions about the 28-day velocity on the horizon are read from one predictive distribution
 per (repository, origin, horizon) (`calibration.distribution`); star_gain and the path
 questions keep their models' answers, held to their bounds against that distribution
-(`calibration.bounds`).
+(`calibration.bounds`), star_gain at horizons of at most 28 days (a question about that
+velocity) as one of the answers the distribution passes through.
 
 The forecast id is a hash of (repo, template, threshold, horizon, origin, model version), so
 re-running on the same day with the same model issues nothing new; existing rows are never
