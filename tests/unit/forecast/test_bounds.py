@@ -394,3 +394,47 @@ def test_the_backtest_scores_answers_held_to_their_bounds(store):
     assert 0.1 < p_f < 0.16 and gain30["probability_classifier"] == 0.05
     reach30 = pred["star_accel_reach"].iloc[0]
     assert not reach30["bounded"] and reach30["probability"] == 0.01
+
+
+def test_shu_backtest_scores_the_held_answers(synthetic_store):
+    """`run_backtest` (what `shu backtest` runs) with the interval, star_gain and a path
+    template at 7 days: the slices are scored on the answers held to their bounds, star_gain's
+    read from F at its anchor, and `bounds` counts them."""
+    from datetime import date
+
+    from shu.forecast.evaluation.backtest import BacktestConfig, run_backtest
+
+    config = BacktestConfig(
+        date(2024, 1, 1),
+        date(2024, 2, 10),
+        (interval.TEMPLATE, "star_gain", "star_accel_fall"),
+        (7,),
+        n_boot=20,
+    )
+    results = {
+        r.template: r for r in run_backtest(synthetic_store.con, config, log=lambda _m: None)
+    }
+    iv = results[interval.TEMPLATE].predictions.set_index(["repo", "origin"])
+    for template in ("star_gain", "star_accel_fall"):
+        pred, m = results[template].predictions, results[template].metrics
+        assert m["bounds"]["checked"] + m["bounds"]["own_model"] == m["n"] == len(pred)
+        assert m["bounds"]["checked"] > 50
+        labels = pred["label"].to_numpy()
+        assert m["brier"] == pytest.approx(np.mean((pred["probability"] - labels) ** 2))
+    fall = results["star_accel_fall"].predictions
+    assert (fall["probability"] >= fall["probability_classifier"] - 1e-12).all()
+    assert results["star_accel_fall"].metrics["bounds"]["moved"] > 0
+    gain = results["star_gain"].predictions
+    d_cols = [c for c in iv.columns if c.startswith("d0")]
+    for row in gain[gain["bounded"]].itertuples():
+        f = iv.loc[(row.repo, row.origin)]
+        ax, ac = np.asarray(f["anchor_x"]), np.asarray(f["anchor_cdf"])
+        d21 = synthetic_store.con.execute(
+            "SELECT s0.stars - s1.stars FROM star_signals s0 JOIN star_signals s1 "
+            "ON s1.repo = s0.repo AND s1.day = s0.day - 21 WHERE s0.repo = ? AND s0.day = ?",
+            [row.repo, row.origin],
+        ).fetchone()[0]
+        x = (row.threshold + d21 - 1) / 28
+        assert np.isclose(ax, x, atol=1e-12).any()
+        read = 1 - dist.cdf(LEVELS, f[d_cols].to_numpy(dtype=float), ax, ac, x)
+        assert row.probability == pytest.approx(read, abs=1e-9)
