@@ -25,7 +25,8 @@ star_velocity_interval, the velocity questions and the three bounded templates, 
 an anchor of F (what `shu daily` issues) and without (F anchored on the velocity questions only,
 gain read from it). It prints per bounded template the Brier skill of the model's own answers,
 of the answers read from F without the gain anchor, and of the answers issued, against the
-sample's own rate and against the backtest's climatology, with the `bounds` counts.
+sample's own rate and against the backtest's climatology, with the `bounds` counts; and the
+velocity questions' Brier skill read from F with and without the gain anchor.
 
 Usage:
   .venv/bin/python benchmarks/bench_bounds.py --store /tmp/stars.duckdb \
@@ -229,13 +230,26 @@ def issued(store: Path, cache: Path, horizon: int) -> None:
             f"{time.perf_counter() - t1:.0f} s",
             flush=True,
         )
-        return {w.template: w.pred for w in walked if w.template in bounds.BOUNDED}
+        return {w.template: w.pred for w in walked if not w.interval}
 
     runs = {}
     for name, anchored in (("read from F", False), ("issued", True)):
         print(f"{name}: star_gain at <= 28 days an anchor of F: {anchored}", flush=True)
         runs[name] = load(anchored)
     for t, pred in runs["issued"].items():
+        if t not in bounds.BOUNDED:  # a velocity question: read from F with or without gain
+            y = pred["label"].to_numpy(dtype=float)
+            bs_rate = np.mean((y.mean() - y) ** 2)
+            print(f"{t}/{horizon}: {len(y):,} scored")
+            answers = {"own model": pred["probability_classifier"]}
+            answers.update({name: run[t]["probability"] for name, run in runs.items()})
+            for name, p in answers.items():
+                bs = np.mean((p.to_numpy(dtype=float) - y) ** 2)
+                print(
+                    f"  {name:>12}: Brier {bs:.6f}, skill vs the sample's rate "
+                    f"{1 - bs / bs_rate:.4f}"
+                )
+            continue
         y = pred["label"].to_numpy(dtype=float)
         bs_rate = np.mean((y.mean() - y) ** 2)
         bs_clim = np.mean((pred["climatology"].to_numpy(dtype=float) - y) ** 2)
