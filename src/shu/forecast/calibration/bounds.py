@@ -119,6 +119,11 @@ def rule(
     return None
 
 
+def has_bound(template: str, horizon_days: int) -> bool:
+    """Whether questions of `template` at `horizon_days` have a bound (given the values)."""
+    return rule(template, horizon_days, 1.0, 0.0, 0.0, 0.0) is not None
+
+
 def gain_velocity(threshold: float, stars_gained: float) -> float:
     """The velocity threshold of star_gain at H <= 28: s(t+H) - s(t) >= N is
     V(t+H) >= (N + D(28-H)) / 28, and with whole stars (N rounded up, D to the nearest) the
@@ -231,29 +236,32 @@ def bound_answers(
     rows: pd.DataFrame,
     answers: np.ndarray,
     distributions: Mapping[tuple[str, date], Mapping[str, Any]],
+    known: pd.DataFrame | None = None,
 ) -> tuple[np.ndarray, list[dict[str, Any] | None]]:
     """The answers of one template x horizon's questions (`rows`: repo, origin, threshold)
     held to their bounds against the distribution of the same (repository, origin) in
     `distributions` (rows of `forecast_distributions`, by (repo, origin day)); with, per
     question, the record of what was checked (None where no bound applies or no distribution
     exists): the bound's relation, side and velocity, the values it read (as of the origin),
-    P_F, the model's answer and whether it moved (by more than `MOVED`)."""
+    P_F, the model's answer and whether it moved (by more than `MOVED`). `known`: what
+    `known_at` reads for `rows` at this template's lag, where the caller has it already."""
     out = np.asarray(answers, dtype=float).copy()
     notes: list[dict[str, Any] | None] = [None] * len(rows)
     if template not in BOUNDED or rows.empty:
         return out, notes
-    if rule(template, horizon_days, 1.0, 0.0, 0.0, 0.0) is None:  # no bound at this horizon
+    if not has_bound(template, horizon_days):
         return out, notes
     lag = lag_days(template, horizon_days)
     days = [pd.Timestamp(o).date() for o in rows["origin"]]
     if not any((r, d) in distributions for r, d in zip(rows["repo"], days, strict=True)):
         return out, notes
-    known = known_at(con, rows, lag)
+    known = known_at(con, rows, lag) if known is None else known
+    columns = {k: known[k].to_numpy(dtype=float) for k in KNOWN}
     for j, (repo, day, x) in enumerate(zip(rows["repo"], days, rows["threshold"], strict=True)):
         dist = distributions.get((repo, day))
         if dist is None:
             continue
-        values = {k: _finite(known[k].iloc[j]) for k in KNOWN}
+        values = {k: _finite(columns[k][j]) for k in KNOWN}
         bound = rule(template, horizon_days, float(x), *(values[k] for k in KNOWN))
         if bound is None:
             continue

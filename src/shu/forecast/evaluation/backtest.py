@@ -259,12 +259,31 @@ def hold_to_bounds(con: duckdb.DuckDBPyConnection, walked: list[_Walked]) -> Non
             zip(iv["repo"], iv["origin"], anchor_x, anchor_cdf, strict=True)
         )
     }
+    known = _known_values(con, [w for w in held if bounds.has_bound(w.template, w.horizon_days)])
     for w in held:
         own = w.pred["probability"].to_numpy(dtype=float)
-        p, notes = bounds.bound_answers(con, w.template, w.horizon_days, w.pred, own, by_key)
+        p, notes = bounds.bound_answers(
+            con, w.template, w.horizon_days, w.pred, own, by_key, known.get(w.template)
+        )
         w.pred["probability_classifier"] = own
         w.pred["probability"] = p
         w.pred["bounded"] = [n is not None for n in notes]
+
+
+def _known_values(con: duckdb.DuckDBPyConnection, walked: list[_Walked]) -> dict[str, pd.DataFrame]:
+    """What each template's bound reads from the store as of each origin (`bounds.known_at`),
+    aligned with its predictions; read once per lag for the templates that share it."""
+    out: dict[str, pd.DataFrame] = {}
+    lags = {w.template: bounds.lag_days(w.template, w.horizon_days) for w in walked}
+    for lag in set(lags.values()):
+        same = [w for w in walked if lags[w.template] == lag]
+        pairs = pd.concat([w.pred[["repo", "origin"]] for w in same], ignore_index=True)
+        pairs = pairs.drop_duplicates().reset_index(drop=True)
+        table = pd.concat([pairs, bounds.known_at(con, pairs, lag)], axis=1)
+        for w in same:
+            merged = w.pred[["repo", "origin"]].merge(table, how="left", on=["repo", "origin"])
+            out[w.template] = merged.set_axis(w.pred.index)[list(bounds.KNOWN)]
+    return out
 
 
 def _refit_blocks(
