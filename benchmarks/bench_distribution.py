@@ -30,10 +30,14 @@ model's own answers and the interval model's quantiles kept in the cache: the sa
 interval slice's scores recomputed, and prints it: a change to how the distribution is built is
 measured in minutes instead of a new walk-forward.
 
+`--since DAY` scores only the cached run's origins from DAY on (every slice's scores recomputed
+on them, written beside the cache as `<cache>-since-DAY`): the whole walk-forward's last 12
+months out of the same run.
+
 Usage:
   .venv/bin/python benchmarks/bench_distribution.py --store /tmp/stars.duckdb
       [--from 2025-02-05] [--to 2026-01-28] [--cache /tmp/shu-bench/distribution] [--score-only]
-      [--reanchor /tmp/shu-bench/distribution-reanchored]
+      [--reanchor /tmp/shu-bench/distribution-reanchored] [--since 2025-02-05]
 """
 
 from __future__ import annotations
@@ -73,15 +77,12 @@ def walk(store: Path, start: date, end: date, cache: Path) -> None:
 
 def reanchor(cache: Path, out: Path) -> None:
     """Re-read the cached run through today's distribution code into the cache `out`."""
-    from shu.forecast.evaluation import interval_scores
     from shu.forecast.evaluation.backtest import (
-        BASELINE_COLUMNS,
         DIST_COLUMNS,
         MODEL_COLUMNS,
         _Walked,
         read_from_distribution,
     )
-    from shu.forecast.models.interval import QUANTILES, VELOCITY_BANDS, velocity_band
 
     out.mkdir(parents=True, exist_ok=True)
     iv = pd.read_parquet(cache / "star_velocity_interval.parquet")
@@ -101,16 +102,52 @@ def reanchor(cache: Path, out: Path) -> None:
             moved = np.abs(w.pred["probability"].to_numpy(dtype=float) - before[w.template])
             print(f"{w.template}: answers moved by at most {moved.max():.2e} against the cache")
     metrics = json.loads((cache / "backtest.json").read_text(encoding="utf-8"))
-    pred = walked[0].pred
+    _rescore_interval(metrics["slices"]["star_velocity_interval/30"], walked[0].pred)
+    (out / "backtest.json").write_text(json.dumps(metrics, default=str), encoding="utf-8")
+
+
+def since(cache: Path, day: date, out: Path) -> None:
+    """The cached run's origins from `day` on, as a cache under `out` with every slice's scores
+    recomputed on them (the walk-forward's last 12 months, out of the whole run)."""
+    from shu.forecast.evaluation.backtest import BacktestConfig, _score_binary, _Walked
+
+    out.mkdir(parents=True, exist_ok=True)
+    metrics = json.loads((cache / "backtest.json").read_text(encoding="utf-8"))
+    config = BacktestConfig(day, date.fromisoformat(metrics["config"]["end"]), TEMPLATES, (30,))
+    for t in TEMPLATES:
+        p = pd.read_parquet(cache / f"{t}.parquet")
+        p = p[pd.to_datetime(p["origin"]) >= pd.Timestamp(day)].reset_index(drop=True)
+        p.to_parquet(out / f"{t}.parquet", index=False)
+        if t == TEMPLATES[0]:
+            _rescore_interval(metrics["slices"][f"{t}/30"], p)
+        else:
+            walked = _Walked(t, 30, p, [], 0, len(p))
+            metrics["slices"][f"{t}/30"] = _score_binary(walked, config).metrics
+    (out / "backtest.json").write_text(json.dumps(metrics, default=str), encoding="utf-8")
+
+
+def _rescore_interval(m: dict, pred: pd.DataFrame) -> None:
+    """The interval slice's scores (`m`) recomputed on `pred`: CRPS skill with its interval,
+    coverage overall and per velocity band."""
+    from shu.forecast.evaluation import interval_scores
+    from shu.forecast.evaluation.backtest import BASELINE_COLUMNS
+    from shu.forecast.models.interval import QUANTILES, VELOCITY_BANDS, velocity_band
+
     model_q = pred[[f"q{q}" for q in QUANTILES]].to_numpy()
     baseline_q = pred[BASELINE_COLUMNS].to_numpy()
     observed = pred["observed_value"].to_numpy()
-    m = metrics["slices"]["star_velocity_interval/30"]
     m.update(interval_scores.interval_metrics(observed, model_q, baseline_q))
     blocks = (pred["repo"] + "|" + pd.to_datetime(pred["origin"]).dt.strftime("%Y-%m")).to_numpy()
     m["ci95"]["crps_skill_persistence"] = interval_scores.crps_skill_ci(
         observed, model_q, baseline_q, blocks
     )
+    if "g0.5" in pred:
+        g = pred[[f"g{q}" for q in QUANTILES]].to_numpy()
+        m.setdefault("distribution", {})["interval_model"] = {
+            k: v
+            for k, v in interval_scores.interval_metrics(observed, g, baseline_q).items()
+            if k in ("coverage", "crps", "crps_skill_persistence")
+        }
     band = velocity_band(pred["velocity_28d"].to_numpy())
     m["coverage_by_velocity"] = {
         label: {
@@ -120,7 +157,6 @@ def reanchor(cache: Path, out: Path) -> None:
         for k, label in enumerate(VELOCITY_BANDS)
         if (band == k).any()
     }
-    (out / "backtest.json").write_text(json.dumps(metrics, default=str), encoding="utf-8")
 
 
 def _outside_p_above(q7: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -315,7 +351,15 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/shu-bench/distribution"))
     parser.add_argument("--score-only", action="store_true")
     parser.add_argument("--reanchor", type=Path, help="re-read --cache into this cache, score it")
+    parser.add_argument(
+        "--since", type=date.fromisoformat, help="score only --cache's origins from this day on"
+    )
     args = parser.parse_args()
+    if args.since:
+        sliced = args.cache.with_name(f"{args.cache.name}-since-{args.since}")
+        since(args.cache, args.since, sliced)
+        score(sliced)
+        return 0
     if args.reanchor:
         reanchor(args.cache, args.reanchor)
         score(args.reanchor)

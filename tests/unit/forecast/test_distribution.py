@@ -36,11 +36,6 @@ def test_pool_adjacent_violators_by_hand():
     # (c = 0.1) violates it: every answer weighs the same, (2 x 0.7 + 0.1) / 3 = 0.5
     np.testing.assert_allclose(x, [1.0, 3.0])
     np.testing.assert_allclose(c, [0.5, 0.5])
-    # on the 1/28 lattice "above 2/28" and "above 0.1" are one event (3 stars or more in 28
-    # days): pooled, (0.7 + 0.5) / 2, and F holds it from 2/28 up to 0.1
-    x, c = dist.monotone_anchors(np.array([0.1, 2 / 28]), np.array([0.5, 0.3]))
-    np.testing.assert_allclose(x, [2 / 28, 0.1])
-    np.testing.assert_allclose(c, [0.6, 0.6])
 
 
 def test_anchored_distribution_is_monotone_and_passes_through_every_answer():

@@ -7,11 +7,9 @@ widening applied), and the yes/no models answer sharper questions about it (abov
 velocity, above a round level, a breakout), calibrated and guarded. The yes/no models are the
 stronger at their thresholds, so the distribution is G bent to pass through their answers:
 
-- each yes/no answer p about V > x (or V >= x: read the same) is an anchor (x, c = 1 - p);
-  V takes only the values (whole stars) / 28, so answers about one event on that lattice
-  (thresholds with one `lattice_floor`) are pooled, and F holds the pooled value from the
-  lattice value up to each threshold asked above it; the anchors of one forecast are made
-  monotone in x by pool-adjacent-violators (equal weights);
+- each yes/no answer p about V > x (or V >= x: the same for a continuous distribution) is an
+  anchor (x, c = 1 - p); the anchors of one forecast are made monotone in x by
+  pool-adjacent-violators (equal weights; anchors at the same x are pooled);
 - h is the monotone piecewise-linear map through (0, 0), (G(x_k), c_k) and (1, 1), and the
   distribution is F = h o G: F(x_k) = c_k exactly, F is monotone, and between and beyond the
   anchors it keeps G's shape;
@@ -31,8 +29,7 @@ a steep rise to one answer, then F almost flat up to the next), they are solved 
 `SEVEN_ROOM_MOST`; where none exist even then, F is kept as it was.
 
 A distribution is stored as its quantiles at `interval.DIST_LEVELS` plus its anchors (threshold,
-F there; an anchor between two lattice values holds from the lattice value below it: `knots`);
-`cdf` reads P(V <= x) from those points, linear in x between them, so every stored
+F there); `cdf` reads P(V <= x) from those points, linear in x between them, so every stored
 answer is read back exactly and any other threshold within the spacing of the levels (0.5-1%).
 The regime guard acts before anchoring (on the yes/no answers and on G's width), so everything
 read from the distribution carries it.
@@ -44,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shu.forecast.models.interval import LATTICE, QUANTILES
+from shu.forecast.models.interval import QUANTILES
 
 # Anchors are kept inside (C_EDGE, 1 - C_EDGE): a probability of exactly 0 or 1 would pin the
 # whole tail of the distribution to one point.
@@ -106,38 +103,21 @@ def pool_adjacent_violators(y: np.ndarray, w: np.ndarray | None = None) -> np.nd
     return np.repeat(values, counts)
 
 
-def lattice_floor(x: np.ndarray) -> np.ndarray:
-    """The largest lattice value k/28 at or below each x (a value within 1e-9 of the lattice
-    is on it): V > x and V > lattice_floor(x) are one event for a velocity on the lattice."""
-    x = np.asarray(x, dtype=float)
-    return np.floor(x / LATTICE + 1e-6) / 28.0
-
-
 def monotone_anchors(x: np.ndarray, p_above: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Anchors (thresholds ascending, P(V <= x)) from yes/no answers P(V > x): NaN rows dropped;
-    answers about one event on the lattice (thresholds with one `lattice_floor`) pooled, the
-    rest made nondecreasing (pool-adjacent-violators), kept inside (C_EDGE, 1 - C_EDGE); F
-    holds each pooled value from the lattice value up to every threshold asked above it (it
-    has no mass there), so both points are anchors."""
+    """Anchors (thresholds ascending, P(V <= x)) from yes/no answers P(V > x): NaN rows dropped,
+    answers at the same threshold pooled, the rest made nondecreasing (pool-adjacent-violators),
+    kept inside (C_EDGE, 1 - C_EDGE)."""
     x = np.asarray(x, dtype=float)
     c = 1.0 - np.asarray(p_above, dtype=float)
     ok = np.isfinite(x) & np.isfinite(c)
     x, c = x[ok], np.clip(c[ok], C_EDGE, 1.0 - C_EDGE)
     if not len(x):
         return x, c
-    floor = lattice_floor(x)
-    order = np.argsort(floor, kind="stable")
-    floor, c, x = floor[order], c[order], x[order]
-    ux, first, counts = np.unique(floor, return_index=True, return_counts=True)
+    order = np.argsort(x, kind="stable")
+    x, c = x[order], c[order]
+    ux, first, counts = np.unique(x, return_index=True, return_counts=True)
     sums = np.add.reduceat(c, first)
-    uc = pool_adjacent_violators(sums / counts, counts)
-    above = x > floor + 1e-9  # thresholds between two lattice values
-    ax = np.concatenate([ux, x[above]])
-    ac = np.concatenate([uc, uc[np.searchsorted(ux, floor[above])]])
-    keep = np.lexsort((ac, ax))
-    ax, ac = ax[keep], ac[keep]
-    distinct = np.r_[True, np.diff(ax) > 1e-12]
-    return ax[distinct], ac[distinct]
+    return ux, pool_adjacent_violators(sums / counts, counts)
 
 
 def _ends(levels: np.ndarray, q: np.ndarray, extra: np.ndarray) -> tuple[float, float]:
@@ -155,13 +135,11 @@ def knots(
     levels: np.ndarray, quantiles: np.ndarray, anchor_x: np.ndarray, anchor_cdf: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The points (x ascending, F(x) nondecreasing) a stored distribution's CDF runs through:
-    its quantiles, its anchors (an anchor between two lattice values also at the lattice value
-    below it: `monotone_anchors`) and its two ends."""
+    its quantiles, its anchors and its two ends."""
     levels = np.asarray(levels, dtype=float)
     q = np.asarray(quantiles, dtype=float)
     ok = np.isfinite(anchor_x) & np.isfinite(anchor_cdf)
     ax, ac = np.asarray(anchor_x, dtype=float)[ok], np.asarray(anchor_cdf, dtype=float)[ok]
-    ax, ac = np.concatenate([ax, lattice_floor(ax)]), np.concatenate([ac, ac])
     lo, hi = _ends(levels, q, ax)
     xs = np.concatenate([[lo], q, ax, [hi]])
     cs = np.concatenate([[0.0], levels, ac, [1.0]])
@@ -214,7 +192,7 @@ def anchor(
     g = np.asarray(g_quantiles, dtype=float)
     ax = np.atleast_2d(np.asarray(anchor_x, dtype=float))
     ap = np.atleast_2d(np.asarray(anchor_p_above, dtype=float))
-    n, width = len(g), 2 * ax.shape[1]  # an answer between lattice values anchors two points
+    n, width = len(g), ax.shape[1]
     out_q = g.copy()
     out_x = np.full((n, width), np.nan)
     out_c = np.full((n, width), np.nan)
