@@ -18,10 +18,21 @@ template: how many answers violated the bound (below a lower bound by more than 
 star_gain at H <= 28, more than 0.02 from F's), by how much, and the Brier score of the
 answers as the models gave them and as held (`bounds.enforce`).
 
+`--issued DIR` instead re-reads a cached walk-forward of one horizon (DIR holds the Parquet of
+star_velocity_interval, the velocity questions and the three bounded templates, each as
+`run_backtest` returned it) through today's `backtest.read_from_distribution` and
+`backtest.hold_to_bounds`, as `shu backtest` now scores them, twice: with star_gain at H <= 28
+an anchor of F (what `shu daily` issues) and without (F anchored on the velocity questions only,
+gain read from it). It prints per bounded template the Brier skill of the model's own answers,
+of the answers read from F without the gain anchor, and of the answers issued, against the
+sample's own rate and against the backtest's climatology, with the `bounds` counts; and the
+velocity questions' Brier skill read from F with and without the gain anchor.
+
 Usage:
   .venv/bin/python benchmarks/bench_bounds.py --store /tmp/stars.duckdb \
       --dist /tmp/shu-bench/distribution --questions /tmp/shu-bench/bounds --horizon 30 \
       [--walk [--from 2025-02-05] [--to 2026-01-28]] [--no-removal]
+  .venv/bin/python benchmarks/bench_bounds.py --store /tmp/stars.duckdb --issued DIR --horizon 7
 """
 
 from __future__ import annotations
@@ -137,7 +148,12 @@ def score(
                 removal.append(b.removal_allowance)
                 obs = float(d["observed"])
                 if np.isfinite(obs):
-                    event = obs >= b.velocity - 1e-9 if b.side == "above" else obs <= b.velocity
+                    if b.relation == "=":  # on V's lattice: V > velocity
+                        event = obs > b.velocity + 1e-9
+                    elif b.side == "above":
+                        event = obs >= b.velocity - 1e-9
+                    else:
+                        event = obs <= b.velocity
                     seen += bool(event)
                     # a lower bound: the event implies 'yes'; "=": the event is the question
                     broken += bool(event and y == 0) or (b.relation == "=" and not event and y == 1)
@@ -176,11 +192,87 @@ def score(
                 )
 
 
+def issued(store: Path, cache: Path, horizon: int) -> None:
+    """The cached run re-read as `shu backtest` scores it now (module docstring)."""
+    from shu.forecast.evaluation.backtest import (
+        DIST_COLUMNS,
+        MODEL_COLUMNS,
+        _bounds_effect,
+        _Walked,
+        hold_to_bounds,
+        read_from_distribution,
+    )
+    from shu.forecast.questions.registry import READS_DISTRIBUTION
+
+    def load(gain_anchor: bool) -> dict[str, pd.DataFrame]:
+        iv = pd.read_parquet(cache / "star_velocity_interval.parquet")
+        if MODEL_COLUMNS[0] in iv:  # the interval model's own G, before any anchoring
+            iv[DIST_COLUMNS] = iv[MODEL_COLUMNS].to_numpy()
+        iv = iv.drop(columns=[c for c in (*MODEL_COLUMNS, "anchor_x", "anchor_cdf") if c in iv])
+        walked = [_Walked("star_velocity_interval", horizon, iv, [], 0, 0, interval=True)]
+        for t in (*READS_DISTRIBUTION, *bounds.BOUNDED):
+            path = cache / f"{t}.parquet"
+            if not path.exists():
+                continue
+            p = pd.read_parquet(path)
+            if "probability_classifier" in p:  # the model's own answer, after the guard
+                p["probability"] = p["probability_classifier"]
+            p = p.drop(columns=[c for c in ("probability_classifier", "distribution") if c in p])
+            walked.append(_Walked(t, horizon, p, [], 0, 0))
+        print(f"  templates: {', '.join(w.template for w in walked)}", flush=True)
+        t0 = time.perf_counter()
+        with open_store(store, read_only=True) as s:
+            read_from_distribution(walked, s.con if gain_anchor else None)
+            t1 = time.perf_counter()
+            hold_to_bounds(s.con, walked)
+        print(
+            f"  read_from_distribution {t1 - t0:.0f} s, hold_to_bounds "
+            f"{time.perf_counter() - t1:.0f} s",
+            flush=True,
+        )
+        return {w.template: w.pred for w in walked if not w.interval}
+
+    runs = {}
+    for name, anchored in (("read from F", False), ("issued", True)):
+        print(f"{name}: star_gain at <= 28 days an anchor of F: {anchored}", flush=True)
+        runs[name] = load(anchored)
+    for t, pred in runs["issued"].items():
+        if t not in bounds.BOUNDED:  # a velocity question: read from F with or without gain
+            y = pred["label"].to_numpy(dtype=float)
+            bs_rate = np.mean((y.mean() - y) ** 2)
+            print(f"{t}/{horizon}: {len(y):,} scored")
+            answers = {"own model": pred["probability_classifier"]}
+            answers.update({name: run[t]["probability"] for name, run in runs.items()})
+            for name, p in answers.items():
+                bs = np.mean((p.to_numpy(dtype=float) - y) ** 2)
+                print(
+                    f"  {name:>12}: Brier {bs:.6f}, skill vs the sample's rate "
+                    f"{1 - bs / bs_rate:.4f}"
+                )
+            continue
+        y = pred["label"].to_numpy(dtype=float)
+        bs_rate = np.mean((y.mean() - y) ** 2)
+        bs_clim = np.mean((pred["climatology"].to_numpy(dtype=float) - y) ** 2)
+        print(f"{t}/{horizon}: {len(y):,} scored; bounds {_bounds_effect(pred)}")
+        answers = {
+            "own model": pred["probability_classifier"],
+            "read from F": runs["read from F"][t]["probability"],
+            "issued": pred["probability"],
+        }
+        for name, p in answers.items():
+            bs = np.mean((p.to_numpy(dtype=float) - y) ** 2)
+            print(
+                f"  {name:>12}: Brier {bs:.6f}, skill vs the sample's rate {1 - bs / bs_rate:.4f}, "
+                f"vs climatology {1 - bs / bs_clim:.4f}"
+            )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--store", type=Path, required=True)
-    ap.add_argument("--dist", type=Path, required=True)
-    ap.add_argument("--questions", type=Path, required=True)
+    ap.add_argument("--dist", type=Path)
+    ap.add_argument("--questions", type=Path)
+    ap.add_argument("--issued", type=Path, help="a cached run to re-read as shu backtest does")
     ap.add_argument("--horizon", type=int, default=30)
     ap.add_argument("--walk", action="store_true", help="run the walk-forward into --questions")
     ap.add_argument("--from", dest="start", type=date.fromisoformat, default=date(2025, 2, 5))
@@ -189,6 +281,11 @@ def main() -> None:
         "--no-removal", action="store_true", help="r = 0: the bounds as if stars only grew"
     )
     args = ap.parse_args()
+    if args.issued:
+        issued(args.store, args.issued, args.horizon)
+        return
+    if args.dist is None or args.questions is None:
+        ap.error("--dist and --questions are needed (or --issued)")
     if args.walk:
         walk(args.store, args.start, args.end, args.horizon, args.questions)
     score(args.store, args.dist, args.questions, args.horizon, args.no_removal)

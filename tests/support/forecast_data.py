@@ -88,3 +88,52 @@ def synthetic_store(store: Store, synthetic: pd.DataFrame) -> Store:
     """The `store` fixture filled with the synthetic star_signals."""
     store.upsert("star_signals", synthetic)
     return store
+
+
+def backtest_bound_case(store: Store, origin_index: int = 180) -> dict:
+    """A store with two repositories growing 3 stars a day and, as a backtest holds them before
+    reading from the one distribution (`backtest.read_from_distribution`, `hold_to_bounds`),
+    hand-built predictions on one origin t: the interval's distribution of V(t+H) normal around
+    3 stars/day (sd 0.5) for "a/one" only, and per (template, horizon) the questions asked with
+    the models' own answers. Returns the origin, the store's rows and a `walked(horizon)` that
+    builds fresh `_Walked` frames (so a test can run the steps again on the same inputs)."""
+    from scipy.stats import norm
+
+    from shu.forecast.evaluation.backtest import DIST_COLUMNS, _Walked
+    from shu.forecast.models.interval import DIST_LEVELS, QUANTILES
+
+    stars = 100 + 3 * np.arange(220, dtype=float)
+    rows = pd.concat([signals_from_stars(r, stars) for r in ("a/one", "b/two")], ignore_index=True)
+    store.upsert("star_signals", rows)
+    origin = pd.Timestamp(FIRST_DAY + timedelta(days=origin_index))
+    q = 3.0 + 0.5 * norm.ppf(np.asarray(DIST_LEVELS, dtype=float))
+    at = np.searchsorted(DIST_LEVELS, QUANTILES)
+    questions = {  # (template, horizon): [(repo, threshold, the model's answer)]
+        ("star_gain", 7): [("a/one", 20.0, 0.3), ("b/two", 20.0, 0.3)],
+        ("star_accel_fall", 7): [("a/one", 0.0, 0.01)],  # F gives V <= 0 + V(t-21) = 3 ~ 1/2
+        ("star_accel_reach", 7): [("a/one", 0.0, 0.9)],  # above its bound: kept
+        ("star_gain", 30): [("a/one", 100.0, 0.05)],  # F gives V >= 100/28 about 0.13
+        ("star_accel_reach", 30): [("a/one", 0.0, 0.01)],  # no bound beyond 28 days
+    }
+
+    def walked(horizon: int) -> list[_Walked]:
+        iv = pd.concat(
+            [
+                pd.DataFrame({"repo": ["a/one"], "origin": [origin]}),
+                pd.DataFrame(q[None, :], columns=DIST_COLUMNS),
+                pd.DataFrame(q[None, at], columns=[f"q{a}" for a in QUANTILES]),
+            ],
+            axis=1,
+        )
+        out = [_Walked("star_velocity_interval", horizon, iv, [], 0, 0, interval=True)]
+        for (template, h), asked in questions.items():
+            if h != horizon:
+                continue
+            pred = pd.DataFrame(asked, columns=["repo", "threshold", "probability"])
+            pred.insert(1, "origin", origin)
+            pred["label"] = 1.0
+            pred["climatology"] = 0.5
+            out.append(_Walked(template, horizon, pred, [], 0, 0))
+        return out
+
+    return {"origin": origin, "stars": stars, "rows": rows, "walked": walked}

@@ -191,7 +191,9 @@ def backtest(
         "velocity_28d, median, lower_50, upper_50, lower_80, upper_80, lower_95, upper_95, "
         "observed. Read from one distribution (the interval template with star_velocity_up, "
         "_level or star_breakout): yes/no files add probability_classifier and distribution, "
-        "interval files distribution_quantiles, anchor_thresholds and anchor_cdf.",
+        "interval files distribution_quantiles, anchor_thresholds and anchor_cdf; star_gain "
+        "and the path templates, held to their bounds against it, probability_classifier and "
+        "bounded.",
     ),
     db: Path = DbOption,
 ) -> None:

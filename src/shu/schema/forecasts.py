@@ -57,8 +57,9 @@ FORECASTS = Table(
             "distribution_id",
             "VARCHAR",
             "The predictive distribution in `forecast_distributions` the forecast was read "
-            "from (questions about the 28-day velocity on resolves_on, and intervals); NULL for "
-            "other templates and forecasts issued before distributions were stored.",
+            "from (questions about the 28-day velocity on resolves_on, star_gain at horizons "
+            "of at most 28 days, and intervals); NULL for other templates and forecasts "
+            "issued before distributions were stored.",
         ),
     ),
 )

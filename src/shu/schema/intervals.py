@@ -75,11 +75,18 @@ FORECAST_DISTRIBUTIONS = Table(
             "The distribution's quantile at each of `levels` (velocity_28d on origin + H).",
             "stars/day",
         ),
-        col("anchor_templates", "VARCHAR[]", "The yes/no questions it passes through."),
+        col(
+            "anchor_templates",
+            "VARCHAR[]",
+            "The yes/no questions it passes through: the velocity questions, and star_gain "
+            "at horizons of at most 28 days.",
+        ),
         col(
             "anchor_thresholds",
             "DOUBLE[]",
-            "Their thresholds (the same order).",
+            "Their thresholds on the velocity (the same order): a velocity question's own; "
+            "star_gain's (N + D - 1) / 28, the velocity its question 'gain >= N' is on the "
+            "1/28 lattice (D the stars gained over the 28 - H days up to the origin).",
             "stars/day",
         ),
         col(

@@ -27,8 +27,11 @@ LEVELS = interval.DIST_LEVELS
 
 def test_each_rule_by_hand():
     # star_gain at 7 days: gain = 28 V(t+7) - D(21), so P(gain >= 100) = P(V >= (100 + 50) / 28)
+    # = P(V > 149 / 28) on V's lattice (whole stars)
     assert bounds.lag_days("star_gain", 7) == 21
-    assert bounds.rule("star_gain", 7, 100, 50, None, 999) == bounds.Bound("=", "above", 150 / 28)
+    assert bounds.rule("star_gain", 7, 100, 50, None, 999) == bounds.Bound("=", "above", 149 / 28)
+    # a threshold between whole stars asks for the next whole star
+    assert bounds.gain_velocity(99.5, 50.0) == 149 / 28 and bounds.lag_days("star_gain", 28) == 0
     # at 30 days only a lower bound, the threshold raised by the removal allowance
     assert bounds.lag_days("star_gain", 30) is None
     assert bounds.rule("star_gain", 30, 100, None, None, 12) == bounds.Bound(
@@ -95,8 +98,8 @@ def test_bounds_hold_on_every_path(signals_for, removals, horizon):
             for n in (10.0, 50.0, 100.0, 500.0, 1000.0):
                 b = bounds.rule("star_gain", h, n, d_gain, None, r)
                 assert b is not None
-                if b.relation == "=":
-                    assert (v[t + h] >= b.velocity - 1e-9) == (gain >= n)
+                if b.relation == "=":  # the event on V's lattice: V > velocity
+                    assert (v[t + h] > b.velocity + 1e-9) == (gain >= n)
                 elif v[t + h] >= b.velocity:
                     assert gain >= n
                 checked += 1
@@ -194,7 +197,7 @@ def _expected_bound(store, f) -> tuple[bounds.Bound | None, float | None]:
     r = float(np.max(np.maximum.accumulate(recent) - recent))
     if f.template == "star_gain":
         b = (
-            bounds.Bound("=", "above", (f.threshold + stars[t] - stars[t - timedelta(21)]) / 28)
+            bounds.Bound("=", "above", (f.threshold + stars[t] - stars[t - timedelta(21)] - 1) / 28)
             if h == 7
             else bounds.Bound(">=", "above", (f.threshold + r) / 28, r)
         )
@@ -225,7 +228,6 @@ def test_every_issued_answer_holds_its_bound(issued_on_store):
     assert {(f.template, f.horizon_days) for f in mine} == {
         (t, h) for t in BOUNDED for h in (7, 30)
     }
-    moved = 0
     for f in mine:
         b, p_f = _expected_bound(store, f)
         note = json.loads(f.calibration or "{}").get("bound")
@@ -241,16 +243,59 @@ def test_every_issued_answer_holds_its_bound(issued_on_store):
         else:
             assert f.probability >= p_f - 1e-12
             assert f.probability == max(note["model"], p_f)
-        assert note["moved"] == (f.probability != note["model"])
-        moved += note["moved"]
+        assert note["moved"] == (abs(f.probability - note["model"]) > bounds.MOVED)
         stored = store.con.execute(
             "SELECT probability, calibration FROM forecasts WHERE forecast_id = ?",
             [f.forecast_id],
         ).fetchone()
         assert stored[0] == f.probability and json.loads(stored[1])["bound"] == note
         assert "shrink" in json.loads(stored[1])  # the guard's record is kept beside it
-    # star_gain at 7 days reads F: the gain model's own answer is never exactly F's
-    assert moved >= sum(1 for f in mine if (f.template, f.horizon_days) == ("star_gain", 7))
+        # star_gain at 7 days is read from the distribution it anchors; the rest name none
+        assert (f.distribution_id is not None) == (b.relation == "=")
+        if b.relation == "=":
+            assert f.distribution_id == note["distribution_id"]
+
+
+def test_gain_at_7_days_is_an_anchor_of_the_distribution(issued_on_store):
+    """star_gain at 7 days: the model's answer is an anchor of F at V > (N + D(21) - 1) / 28
+    (D(21) recomputed with the test's own SQL), stored as such, and the issued answer is
+    P_F there, read from the stored distribution: the model's own answer unless pooling with
+    another answer (at the same threshold, or out of order with it) moved it."""
+    store, issued = issued_on_store
+    gains = [f for f in issued if (f.template, f.horizon_days) == ("star_gain", 7)]
+    assert gains
+    kept = 0
+    for f in gains:
+        s0, s21 = (
+            store.con.execute(
+                "SELECT stars FROM star_signals WHERE repo = ? AND day = ?", [f.repo, day]
+            ).fetchone()[0]
+            for day in (f.origin, f.origin - timedelta(days=21))
+        )
+        x = (f.threshold + s0 - s21 - 1) / 28
+        d = store.con.execute(
+            "SELECT distribution_id, levels, quantiles, anchor_templates, anchor_thresholds, "
+            "anchor_probability, anchor_cdf FROM forecast_distributions WHERE repo = ? "
+            "AND origin = ? AND horizon_days = 7 AND model_version = ?",
+            [f.repo, f.origin, f.model_version],
+        ).fetchone()
+        assert d is not None and f.distribution_id == d[0]
+        templates, thresholds, given, at_cdf = d[3], d[4], d[5], d[6]
+        k = templates.index("star_gain")
+        assert thresholds[k] == pytest.approx(x, abs=1e-12)
+        note = json.loads(f.calibration or "{}")["bound"]
+        assert given[k] == pytest.approx(note["model"], abs=1e-12)  # the model's own answer
+        read = 1 - dist.cdf(*(np.asarray(v, dtype=float) for v in (d[1], d[2], d[4], d[6])), x)
+        assert f.probability == pytest.approx(read, abs=1e-9)
+        assert f.probability == pytest.approx(1 - at_cdf[k], abs=1e-9)
+        others = [
+            c
+            for t, xt, c in zip(templates, thresholds, at_cdf, strict=True)
+            if t != "star_gain" and xt == pytest.approx(x, abs=1e-12)
+        ]
+        if not others:  # alone at its threshold: moved only by monotone pooling, if at all
+            kept += abs(f.probability - np.clip(note["model"], 1e-4, 1 - 1e-4)) <= 1e-9
+    assert kept >= 1  # the gain model's own answer is what shu issues where nothing pools it
 
 
 def test_an_answer_contradicting_the_distribution_is_moved_to_its_bound(issued_on_store):
@@ -283,3 +328,113 @@ def test_an_answer_contradicting_the_distribution_is_moved_to_its_bound(issued_o
     for p, note in zip(held, notes, strict=True):
         assert note is not None and note["moved"] and note["model"] == 0.01
         assert p == note["p_distribution"] and 0.45 <= p <= 0.55
+
+
+def test_the_backtest_scores_answers_held_to_their_bounds(store):
+    """`shu backtest` scores what `shu daily` issues: star_gain at 7 days an anchor of F read
+    back from it, a fall answer far below its bound raised to it, a lower bound above the
+    answer (gain at 30 days, r = 0), an answer above its bound kept; no bound (reach at 30
+    days) or no F on the origin: the model's answer, not counted as checked."""
+    from support.forecast_data import backtest_bound_case
+
+    from shu.forecast.evaluation.backtest import (
+        DIST_COLUMNS,
+        _bounds_effect,
+        hold_to_bounds,
+        read_from_distribution,
+    )
+
+    case = backtest_bound_case(store)
+    week = case["walked"](7)
+    read_from_distribution(week, store.con)
+    hold_to_bounds(store.con, week)
+    iv, pred = week[0].pred, {w.template: w.pred for w in week[1:]}
+    gain = pred["star_gain"].set_index("repo")
+    x = (20 + 63 - 1) / 28  # D(21) = 63 stars: gain >= 20 is V > 82/28
+    ax, ac = iv["anchor_x"].iloc[0], iv["anchor_cdf"].iloc[0]
+    assert x in list(ax)
+    levels, f = interval.DIST_LEVELS, iv[DIST_COLUMNS].to_numpy()[0]
+    q = case["walked"](7)[0].pred[DIST_COLUMNS].to_numpy()[0]  # G, the interval model's own
+    read = 1 - dist.cdf(levels, f, ax, ac, x)
+    assert gain.loc["a/one", "probability"] == pytest.approx(read, abs=1e-9)
+    assert gain.loc["a/one", "probability"] == pytest.approx(0.3, abs=1e-9)  # its own answer
+    assert gain.loc["a/one", "bounded"] and gain.loc["a/one", "probability_classifier"] == 0.3
+    # no F on b/two's origin: its own answer, unchecked
+    assert not gain.loc["b/two", "bounded"] and gain.loc["b/two", "probability"] == 0.3
+    fall = pred["star_accel_fall"].iloc[0]
+    assert fall["bounded"] and fall["probability_classifier"] == 0.01
+    # raised to P_F(V <= 3): F passes through the gain answer P(V > 82/28) = 0.3 below it
+    assert fall["probability"] == pytest.approx(dist.cdf(levels, f, ax, ac, 3.0), abs=1e-12)
+    assert fall["probability"] > 0.7
+    reach = pred["star_accel_reach"].iloc[0]
+    assert reach["bounded"] and reach["probability"] == reach["probability_classifier"] == 0.9
+    assert _bounds_effect(pred["star_accel_fall"])["moved"] == 1
+    assert _bounds_effect(pred["star_gain"]) | {"bss_climatology_classifier": None} == {
+        "checked": 1,
+        "own_model": 1,
+        "moved": 0,
+        "bss_climatology_classifier": None,
+    }
+    # without the gain anchor (no store given) F is the interval model's alone, and the gain
+    # answer read from it is its P(V > 82/28), not the model's
+    plain = case["walked"](7)
+    read_from_distribution(plain, None)
+    hold_to_bounds(store.con, plain)
+    g = plain[1].pred.set_index("repo").loc["a/one", "probability"]
+    assert g == pytest.approx(1 - dist.cdf(levels, q, np.array([]), np.array([]), x), abs=1e-9)
+    assert abs(g - 0.3) > 0.1
+
+    month = case["walked"](30)
+    read_from_distribution(month, store.con)
+    hold_to_bounds(store.con, month)
+    pred = {w.template: w.pred for w in month[1:]}
+    gain30 = pred["star_gain"].iloc[0]
+    p_f = 1 - dist.cdf(levels, q, np.array([]), np.array([]), 100 / 28)
+    assert gain30["bounded"] and gain30["probability"] == pytest.approx(p_f, abs=1e-12)
+    assert 0.1 < p_f < 0.16 and gain30["probability_classifier"] == 0.05
+    reach30 = pred["star_accel_reach"].iloc[0]
+    assert not reach30["bounded"] and reach30["probability"] == 0.01
+
+
+def test_shu_backtest_scores_the_held_answers(synthetic_store):
+    """`run_backtest` (what `shu backtest` runs) with the interval, star_gain and a path
+    template at 7 days: the slices are scored on the answers held to their bounds, star_gain's
+    read from F at its anchor, and `bounds` counts them."""
+    from datetime import date
+
+    from shu.forecast.evaluation.backtest import BacktestConfig, run_backtest
+
+    config = BacktestConfig(
+        date(2024, 1, 1),
+        date(2024, 2, 10),
+        (interval.TEMPLATE, "star_gain", "star_accel_fall"),
+        (7,),
+        n_boot=20,
+    )
+    results = {
+        r.template: r for r in run_backtest(synthetic_store.con, config, log=lambda _m: None)
+    }
+    iv = results[interval.TEMPLATE].predictions.set_index(["repo", "origin"])
+    for template in ("star_gain", "star_accel_fall"):
+        pred, m = results[template].predictions, results[template].metrics
+        assert m["bounds"]["checked"] + m["bounds"]["own_model"] == m["n"] == len(pred)
+        assert m["bounds"]["checked"] > 50
+        labels = pred["label"].to_numpy()
+        assert m["brier"] == pytest.approx(np.mean((pred["probability"] - labels) ** 2))
+    fall = results["star_accel_fall"].predictions
+    assert (fall["probability"] >= fall["probability_classifier"] - 1e-12).all()
+    assert results["star_accel_fall"].metrics["bounds"]["moved"] > 0
+    gain = results["star_gain"].predictions
+    d_cols = [c for c in iv.columns if c.startswith("d0")]
+    for row in gain[gain["bounded"]].itertuples():
+        f = iv.loc[(row.repo, row.origin)]
+        ax, ac = np.asarray(f["anchor_x"]), np.asarray(f["anchor_cdf"])
+        d21 = synthetic_store.con.execute(
+            "SELECT s0.stars - s1.stars FROM star_signals s0 JOIN star_signals s1 "
+            "ON s1.repo = s0.repo AND s1.day = s0.day - 21 WHERE s0.repo = ? AND s0.day = ?",
+            [row.repo, row.origin],
+        ).fetchone()[0]
+        x = (row.threshold + d21 - 1) / 28
+        assert np.isclose(ax, x, atol=1e-12).any()
+        read = 1 - dist.cdf(LEVELS, f[d_cols].to_numpy(dtype=float), ax, ac, x)
+        assert row.probability == pytest.approx(read, abs=1e-9)

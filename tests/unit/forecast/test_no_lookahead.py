@@ -127,3 +127,48 @@ def test_changing_the_future_does_not_change_features(synthetic_store, synthetic
     changed, _ = _features(store, repos)
     assert not changed["slog_velocity_28d"].equals(before["slog_velocity_28d"])
     assert not changed["log_forks_per_star"].equals(before["log_forks_per_star"])
+
+
+def test_the_backtests_bounds_read_nothing_after_the_origin(store):
+    """What the backtest reads from the store to hold answers to their bounds and to anchor
+    star_gain at 7 days (D(21), V(t-21), D(26), the removal allowance) is dated on or before
+    each origin: rewriting every star_signals row after the origin (a burst, then a removal
+    episode) leaves every held answer and F unchanged; rewriting the day t-21 changes them
+    (so the comparison can see a change)."""
+    from support.forecast_data import backtest_bound_case
+
+    from shu.forecast.evaluation.backtest import hold_to_bounds, read_from_distribution
+
+    case = backtest_bound_case(store)
+    origin, rows = case["origin"].date(), case["rows"]
+
+    def scored() -> dict[str, np.ndarray]:
+        out = {}
+        for horizon in (7, 30):
+            walked = case["walked"](horizon)
+            read_from_distribution(walked, store.con)
+            hold_to_bounds(store.con, walked)
+            out[f"F/{horizon}"] = walked[0].pred.filter(regex=r"^d\d").to_numpy()
+            if horizon == 7:  # star_gain's anchor (beyond 28 days F has none here)
+                out["anchors/7"] = np.asarray(walked[0].pred["anchor_x"].iloc[0])
+            for w in walked[1:]:
+                out[f"{w.template}/{horizon}"] = w.pred["probability"].to_numpy()
+        return out
+
+    before = scored()
+    assert before["star_accel_fall/7"][0] > 0.5  # a bound held it (the model said 0.01)
+    future = rows[rows["day"] > origin].copy()
+    burst = np.arange(len(future)) % 220
+    future["stars"] = future["stars"] + np.where(burst > 20, 5000 - 40 * burst, 90 * burst)
+    future["velocity_28d"] = future["velocity_28d"] * 7 - 50
+    store.upsert("star_signals", future)
+    after = scored()
+    for key, value in before.items():
+        np.testing.assert_allclose(after[key], value, rtol=0, atol=1e-12, err_msg=key)
+    then = rows[rows["day"] == origin - timedelta(days=21)].copy()
+    then["stars"] = then["stars"] - 28
+    then["velocity_28d"] = then["velocity_28d"] - 1.0
+    store.upsert("star_signals", then)
+    moved = scored()
+    assert not np.allclose(moved["anchors/7"], before["anchors/7"])
+    assert not np.allclose(moved["star_accel_fall/7"], before["star_accel_fall/7"])

@@ -11,8 +11,10 @@ s(t) - s(t-k) (known on the origin t) and r >= 0 for the most stars the reposito
 net, over a stretch of days after t (`removal_allowance`; 0 where stars only grow).
 
 - star_gain, s(t+H) - s(t) >= N. For H <= 28 it is a function of V:
-  s(t+H) - s(t) = 28 V(t+H) - D(28-H), so P(gain >= N) = P_F(V >= (N + D(28-H)) / 28) exactly,
-  and the answer is read from F. For H > 28, s(t+H) - s(t) = 28 V(t+H) + (s(t+H-28) - s(t)),
+  s(t+H) - s(t) = 28 V(t+H) - D(28-H), so P(gain >= N) = P_F(V >= (N + D(28-H)) / 28) exactly;
+  N and D are whole stars, so on V's 1/28 lattice that is V > (N + D(28-H) - 1) / 28
+  (`gain_velocity`). The answer is an anchor of F at that threshold (`anchor_thresholds`) and
+  is read back from F there. For H > 28, s(t+H) - s(t) = 28 V(t+H) + (s(t+H-28) - s(t)),
   the second term the net gain of (t, t+H-28], >= -r: P(gain >= N) >= P_F(V >= (N + r) / 28).
 - star_accel_reach, A(d) >= X on some day of (t, t+H]. The day t+H is one of them, so
   P(reach) >= P(A(t+H) >= X) = P(V(t+H) >= X + V(t+H-28)). For H <= 28, V(t+H-28) is known on
@@ -26,7 +28,8 @@ net, over a stretch of days after t (`removal_allowance`; 0 where stars only gro
 
 Enforced: an answer below its lower bound is raised to it; a star_gain answer at H <= 28 is
 F's. Read with `distribution.cdf` from the stored distribution (for "V >= y" as P(V > y), the
-lower of the two where F steps at y, so the bound never claims more than F says).
+lower of the two where F steps at y, so the bound never claims more than F says; the "="
+bound's velocity is already the lattice value below, so it reads P(V > velocity) exactly).
 
 r, the removal allowance: the repository's largest fall of its star count below its running
 peak over the `REMOVAL_DAYS` days up to the origin. Where stars can be removed (an episode of
@@ -37,6 +40,7 @@ hold whatever was removed before t.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -54,6 +58,8 @@ BOUNDED = ("star_gain", "star_accel_reach", "star_accel_fall")
 # what the origin knows for a bound: the columns of `origin_values`, the arguments of `rule`
 KNOWN = ("stars_gained", "velocity_then", "removal_allowance")
 
+MOVED = 1e-9  # an answer held to its bound "moved" when it changed by more (not float noise)
+
 Relation = Literal["=", ">="]
 Side = Literal["above", "below"]
 
@@ -61,7 +67,8 @@ Side = Literal["above", "below"]
 @dataclass(frozen=True)
 class Bound:
     """What F says about one question: its answer `relation` P_F(V >= velocity) (side "above")
-    or P_F(V <= velocity) (side "below")."""
+    or P_F(V <= velocity) (side "below"); for relation "=" (star_gain at H <= 28) the event is
+    V > velocity (`gain_velocity`, on V's lattice)."""
 
     relation: Relation
     side: Side
@@ -97,7 +104,7 @@ def rule(
     r = None if r is None else max(r, 0.0)
     if template == "star_gain":
         if h <= WINDOW:
-            return None if d is None else Bound("=", "above", (x + d) / WINDOW)
+            return None if d is None else Bound("=", "above", gain_velocity(x, d))
         return None if r is None else Bound(">=", "above", (x + r) / WINDOW, r)
     if template == "star_accel_reach":
         return Bound(">=", "above", x + v) if h <= WINDOW and v is not None else None
@@ -110,6 +117,19 @@ def rule(
             return None if d is None else Bound(">=", "below", x + (d - r) / WINDOW, r)
         return Bound(">=", "below", x - r / WINDOW, r)
     return None
+
+
+def has_bound(template: str, horizon_days: int) -> bool:
+    """Whether questions of `template` at `horizon_days` have a bound (given the values)."""
+    return rule(template, horizon_days, 1.0, 0.0, 0.0, 0.0) is not None
+
+
+def gain_velocity(threshold: float, stars_gained: float) -> float:
+    """The velocity threshold of star_gain at H <= 28: s(t+H) - s(t) >= N is
+    V(t+H) >= (N + D(28-H)) / 28, and with whole stars (N rounded up, D to the nearest) the
+    same as V(t+H) > (N + D - 1) / 28, a value on V's lattice: the event F is read at."""
+    n = math.ceil(float(threshold) - 1e-9)
+    return (n + round(float(stars_gained)) - 1) / WINDOW
 
 
 def _finite(value: float | None) -> float | None:
@@ -174,6 +194,41 @@ def origin_values(
     ).df()
 
 
+def known_at(con: duckdb.DuckDBPyConnection, rows: pd.DataFrame, lag: int | None) -> pd.DataFrame:
+    """`origin_values` (the columns `KNOWN`) of each of `rows` (repo, origin), each read as of
+    its own origin; aligned with `rows` (its index), NaN where the store has no value."""
+    days = pd.Series([pd.Timestamp(o).date() for o in rows["origin"]], index=rows.index)
+    parts = [
+        origin_values(con, sorted(set(rows["repo"][days == day])), day, lag).assign(day=day)
+        for day in sorted(set(days))
+    ]
+    asked = pd.DataFrame({"repo": rows["repo"].to_numpy(), "day": days.to_numpy()})
+    if not parts:
+        return pd.DataFrame(columns=list(KNOWN), index=rows.index, dtype=float)
+    table = pd.concat(parts, ignore_index=True)
+    merged = asked.merge(table, how="left", on=["repo", "day"])
+    return pd.DataFrame(
+        merged[list(KNOWN)].to_numpy(dtype=float), columns=list(KNOWN), index=rows.index
+    )
+
+
+def gain_thresholds(
+    con: duckdb.DuckDBPyConnection, horizon_days: int, rows: pd.DataFrame
+) -> np.ndarray:
+    """The velocity threshold (`gain_velocity`) at which each star_gain question of `rows`
+    (repo, origin, threshold) at `horizon_days` <= 28 is an anchor of F, from D(28-H) as of its
+    origin; NaN where that is unknown or the horizon is beyond 28 days."""
+    out = np.full(len(rows), np.nan)
+    lag = lag_days("star_gain", horizon_days)
+    if lag is None or rows.empty:
+        return out
+    d = known_at(con, rows, lag)["stars_gained"].to_numpy(dtype=float)
+    for j, (x, dj) in enumerate(zip(rows["threshold"].to_numpy(dtype=float), d, strict=True)):
+        if np.isfinite(x) and np.isfinite(dj):
+            out[j] = gain_velocity(x, dj)
+    return out
+
+
 def bound_answers(
     con: duckdb.DuckDBPyConnection,
     template: str,
@@ -181,30 +236,32 @@ def bound_answers(
     rows: pd.DataFrame,
     answers: np.ndarray,
     distributions: Mapping[tuple[str, date], Mapping[str, Any]],
+    known: pd.DataFrame | None = None,
 ) -> tuple[np.ndarray, list[dict[str, Any] | None]]:
     """The answers of one template x horizon's questions (`rows`: repo, origin, threshold)
     held to their bounds against the distribution of the same (repository, origin) in
-    `distributions` (rows of `forecast_distributions`, by (repo, origin)); with, per question,
-    the record of what was checked (None where no bound applies or no distribution exists):
-    the bound's relation, side and velocity, the values it read, P_F, the model's answer and
-    whether it moved."""
+    `distributions` (rows of `forecast_distributions`, by (repo, origin day)); with, per
+    question, the record of what was checked (None where no bound applies or no distribution
+    exists): the bound's relation, side and velocity, the values it read (as of the origin),
+    P_F, the model's answer and whether it moved (by more than `MOVED`). `known`: what
+    `known_at` reads for `rows` at this template's lag, where the caller has it already."""
     out = np.asarray(answers, dtype=float).copy()
     notes: list[dict[str, Any] | None] = [None] * len(rows)
     if template not in BOUNDED or rows.empty:
         return out, notes
+    if not has_bound(template, horizon_days):
+        return out, notes
     lag = lag_days(template, horizon_days)
     days = [pd.Timestamp(o).date() for o in rows["origin"]]
-    known: dict[tuple[str, date], pd.Series] = {}
-    for day in sorted(set(days)):
-        repos = sorted({r for r, d in zip(rows["repo"], days, strict=True) if d == day})
-        for _, v in origin_values(con, repos, day, lag).iterrows():
-            known[(v["repo"], day)] = v
+    if not any((r, d) in distributions for r, d in zip(rows["repo"], days, strict=True)):
+        return out, notes
+    known = known_at(con, rows, lag) if known is None else known
+    columns = {k: known[k].to_numpy(dtype=float) for k in KNOWN}
     for j, (repo, day, x) in enumerate(zip(rows["repo"], days, rows["threshold"], strict=True)):
         dist = distributions.get((repo, day))
-        v = known.get((repo, day))
-        if dist is None or v is None:
+        if dist is None:
             continue
-        values = {k: (None if pd.isna(v[k]) else float(v[k])) for k in KNOWN}
+        values = {k: _finite(columns[k][j]) for k in KNOWN}
         bound = rule(template, horizon_days, float(x), *(values[k] for k in KNOWN))
         if bound is None:
             continue
@@ -226,6 +283,6 @@ def bound_answers(
             "distribution_id": dist.get("distribution_id"),
             "p_distribution": p_b,
             "model": raw,
-            "moved": bool(out[j] != raw),
+            "moved": bool(abs(out[j] - raw) > MOVED),
         }
     return out, notes

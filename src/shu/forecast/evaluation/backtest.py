@@ -34,7 +34,7 @@ import pandas as pd
 
 from shu.errors import InputError, StoreError
 from shu.forecast.base_rates import climatology
-from shu.forecast.calibration import conformal, distribution, guard
+from shu.forecast.calibration import bounds, conformal, distribution, guard
 from shu.forecast.calibration.regime import regime_frame
 from shu.forecast.evaluation import blocks, interval_scores, precision_at_k, predictions
 from shu.forecast.evaluation.scoring import brier, ece, hits_by_band, skill_score, summarize
@@ -154,7 +154,9 @@ def run_backtest(
             del examples
     if config.one_distribution:
         for horizon in config.horizons:
-            read_from_distribution([w for w in walked if w.horizon_days == horizon])
+            same = [w for w in walked if w.horizon_days == horizon]
+            read_from_distribution(same, con)
+            hold_to_bounds(con, same)
     return [_score_interval(w, config) if w.interval else _score_binary(w, config) for w in walked]
 
 
@@ -172,39 +174,53 @@ class _Walked:
     state: conformal.State | None = None
 
 
-def read_from_distribution(walked: list[_Walked]) -> None:
+def read_from_distribution(
+    walked: list[_Walked], con: duckdb.DuckDBPyConnection | None = None
+) -> None:
     """Where one horizon's run has the interval template and yes/no templates that ask about the
     same velocity (`registry.READS_DISTRIBUTION`), bend each interval forecast through the
     yes/no answers of its (repository, origin) and read both from the result
     (`calibration.distribution`): the interval rows get its quantiles, the yes/no rows its
     P(V > threshold) (`probability`; the answer before, `probability_classifier`). Yes/no rows
     with no interval forecast on their (repository, origin) keep their own answer
-    (`distribution` False)."""
+    (`distribution` False). With the store `con`, star_gain at H <= 28 is an anchor too, at the
+    velocity its question is on V's lattice (`bounds.gain_thresholds`, D(28-H) as of the
+    origin), as `shu daily` issues it; its answer is read back by `hold_to_bounds`."""
     dist = next((w for w in walked if w.interval and len(w.pred)), None)
     asks = [w for w in walked if w.template in registry.READS_DISTRIBUTION and len(w.pred)]
     for w in asks:
         w.pred["probability_classifier"] = w.pred["probability"]
         w.pred["distribution"] = False
-    if dist is None or not asks:
+    sources = [(w, w.pred["threshold"].to_numpy(dtype=float)) for w in asks]
+    if con is not None and dist is not None:
+        sources += [
+            (w, bounds.gain_thresholds(con, w.horizon_days, w.pred))
+            for w in walked
+            if w.template == "star_gain"
+            and len(w.pred)
+            and bounds.lag_days(w.template, w.horizon_days) is not None
+        ]
+    if dist is None or not sources:
         return
     g = dist.pred[DIST_COLUMNS].to_numpy(dtype=float)
     dist.pred = iv = pd.concat(  # the interval model's own quantiles, kept for comparison
         [dist.pred, pd.DataFrame(g, columns=MODEL_COLUMNS, index=dist.pred.index)], axis=1
     )
     key = pd.MultiIndex.from_arrays([iv["repo"], iv["origin"]])
-    ax = np.full((len(iv), len(asks)), np.nan)
-    ap = np.full((len(iv), len(asks)), np.nan)
+    ax = np.full((len(iv), len(sources)), np.nan)
+    ap = np.full((len(iv), len(sources)), np.nan)
     rows = []
-    for k, w in enumerate(asks):
+    for k, (w, vx) in enumerate(sources):
         at = key.get_indexer(pd.MultiIndex.from_arrays([w.pred["repo"], w.pred["origin"]]))
+        at[~np.isfinite(vx)] = -1
         hit = at >= 0
-        ax[at[hit], k] = w.pred["threshold"].to_numpy(dtype=float)[hit]
+        ax[at[hit], k] = vx[hit]
         ap[at[hit], k] = w.pred["probability"].to_numpy(dtype=float)[hit]
         rows.append(at)
     f = distribution.anchor(interval.DIST_LEVELS, g, ax, ap)
     iv[DIST_COLUMNS] = f.quantiles
     iv[[f"q{q}" for q in interval.QUANTILES]] = f.quantiles[:, _DIST_QUANTILES]
-    dist.pred = iv = iv.assign(anchor_x=list(f.anchor_x), anchor_cdf=list(f.anchor_cdf))
+    dist.pred = iv.copy().assign(anchor_x=list(f.anchor_x), anchor_cdf=list(f.anchor_cdf))
     for k, w in enumerate(asks):
         at = rows[k]
         hit = at >= 0
@@ -213,6 +229,61 @@ def read_from_distribution(walked: list[_Walked]) -> None:
         probability[hit] = read
         w.pred["probability"] = probability
         w.pred["distribution"] = hit
+
+
+def hold_to_bounds(con: duckdb.DuckDBPyConnection, walked: list[_Walked]) -> None:
+    """Where one horizon's run has the interval template, hold the answers of star_gain and the
+    path questions (`bounds.BOUNDED`) to their bounds against the distribution F of the same
+    (repository, origin) (`bounds.bound_answers`: the rules `shu daily` issues by, from values
+    of the store as of each origin), so the backtest scores what shu issues: `probability` the
+    held answer (star_gain at H <= 28: F's, which `read_from_distribution` anchored on it),
+    `probability_classifier` the model's own, `bounded` whether a bound was checked (False: no
+    F on its origin, no bound at this horizon, or a value it needs missing)."""
+    dist = next((w for w in walked if w.interval and len(w.pred)), None)
+    held = [w for w in walked if w.template in bounds.BOUNDED and len(w.pred)]
+    if dist is None or not held:
+        return
+    iv = dist.pred
+    q = iv[DIST_COLUMNS].to_numpy(dtype=float)
+    none = np.array([])
+    anchor_x = iv["anchor_x"] if "anchor_x" in iv else [none] * len(iv)
+    anchor_cdf = iv["anchor_cdf"] if "anchor_cdf" in iv else [none] * len(iv)
+    by_key = {
+        (repo, pd.Timestamp(o).date()): {
+            "levels": interval.DIST_LEVELS,
+            "quantiles": q[i],
+            "anchor_thresholds": ax,
+            "anchor_cdf": ac,
+        }
+        for i, (repo, o, ax, ac) in enumerate(
+            zip(iv["repo"], iv["origin"], anchor_x, anchor_cdf, strict=True)
+        )
+    }
+    known = _known_values(con, [w for w in held if bounds.has_bound(w.template, w.horizon_days)])
+    for w in held:
+        own = w.pred["probability"].to_numpy(dtype=float)
+        p, notes = bounds.bound_answers(
+            con, w.template, w.horizon_days, w.pred, own, by_key, known.get(w.template)
+        )
+        w.pred["probability_classifier"] = own
+        w.pred["probability"] = p
+        w.pred["bounded"] = [n is not None for n in notes]
+
+
+def _known_values(con: duckdb.DuckDBPyConnection, walked: list[_Walked]) -> dict[str, pd.DataFrame]:
+    """What each template's bound reads from the store as of each origin (`bounds.known_at`),
+    aligned with its predictions; read once per lag for the templates that share it."""
+    out: dict[str, pd.DataFrame] = {}
+    lags = {w.template: bounds.lag_days(w.template, w.horizon_days) for w in walked}
+    for lag in set(lags.values()):
+        same = [w for w in walked if lags[w.template] == lag]
+        pairs = pd.concat([w.pred[["repo", "origin"]] for w in same], ignore_index=True)
+        pairs = pairs.drop_duplicates().reset_index(drop=True)
+        table = pd.concat([pairs, bounds.known_at(con, pairs, lag)], axis=1)
+        for w in same:
+            merged = w.pred[["repo", "origin"]].merge(table, how="left", on=["repo", "origin"])
+            out[w.template] = merged.set_axis(w.pred.index)[list(bounds.KNOWN)]
+    return out
 
 
 def _refit_blocks(
@@ -357,6 +428,8 @@ def _score_binary(walked: _Walked, config: BacktestConfig) -> SliceResult:
     metrics["by_velocity"] = band_skill(pred)
     if "distribution" in pred:
         metrics["distribution"] = _distribution_effect(pred)
+    if "bounded" in pred:
+        metrics["bounds"] = _bounds_effect(pred)
     if registry.template(walked.template).ranked:  # a radar: read from the top
         metrics["ranking"] = precision_at_k.ranking_metrics(
             pred.assign(momentum=precision_at_k.momentum(pred)),
@@ -403,6 +476,24 @@ def _distribution_effect(pred: pd.DataFrame) -> dict:
     return {
         "read": int(pred["distribution"].sum()),
         "own_model": int((~pred["distribution"]).sum()),
+        "moved": int(moved.sum()),
+        "bss_climatology_classifier": skill_score(
+            brier(labels, pred["probability_classifier"]), brier(labels, pred["climatology"])
+        ),
+    }
+
+
+def _bounds_effect(pred: pd.DataFrame) -> dict:
+    """What holding the answers to their bounds against the one distribution changed
+    (`hold_to_bounds`): how many were checked against a bound, how many kept their model's
+    answer without one (`own_model`), how many moved (by more than `bounds.MOVED`; star_gain at
+    H <= 28: where F's answer is not its own, i.e. where pooling moved it), and the slice's
+    Brier skill with the models' own answers."""
+    labels = pred["label"].to_numpy()
+    moved = (pred["probability"] - pred["probability_classifier"]).abs() > bounds.MOVED
+    return {
+        "checked": int(pred["bounded"].sum()),
+        "own_model": int((~pred["bounded"]).sum()),
         "moved": int(moved.sum()),
         "bss_climatology_classifier": skill_score(
             brier(labels, pred["probability_classifier"]), brier(labels, pred["climatology"])

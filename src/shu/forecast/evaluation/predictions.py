@@ -12,6 +12,9 @@ Where the run read the velocity questions and the interval from one distribution
 (repository, origin) (`backtest.read_from_distribution`), extra columns follow: yes/no
 `probability_classifier` (the yes/no model's calibrated, guarded answer before; `probability`
 is the distribution's P(V > threshold)) and `distribution` (whether it was read from one);
+star_gain and the path templates, held to their bounds against that distribution
+(`backtest.hold_to_bounds`), `probability_classifier` (the model's answer before) and
+`bounded` (whether a bound was checked);
 a radar template with a tail shrink adds `probability_untailed` (the model's answer without it,
 before the regime guard);
 interval `distribution_quantiles` (list: the distribution's quantiles at
@@ -81,7 +84,9 @@ def binary_frame(pred: pd.DataFrame, template: str, horizon_days: int) -> pd.Dat
         }
     )
     extra = [
-        c for c in ("probability_classifier", "distribution", "probability_untailed") if c in pred
+        c
+        for c in ("probability_classifier", "distribution", "bounded", "probability_untailed")
+        if c in pred
     ]
     for c in extra:
         out[c] = pred[c].to_numpy()

@@ -14,7 +14,8 @@ same way with their own threshold, for every trained template x horizon they nam
 questions about the 28-day velocity on the horizon are read from one predictive distribution
 per (repository, origin, horizon) (`calibration.distribution`); star_gain and the path
 questions keep their models' answers, held to their bounds against that distribution
-(`calibration.bounds`).
+(`calibration.bounds`), star_gain at horizons of at most 28 days (a question about that
+velocity) as one of the answers the distribution passes through.
 
 The forecast id is a hash of (repo, template, threshold, horizon, origin, model version), so
 re-running on the same day with the same model issues nothing new; existing rows are never
@@ -145,18 +146,37 @@ def _hold_to_bounds(
 ) -> list[IssuedForecast]:
     """The forecasts of one horizon's star_gain and path questions, each answer held to its
     bound against the distribution of its (repository, origin) (`calibration.bounds`), what
-    was checked recorded in its `calibration` state under `bound`."""
+    was checked recorded in its `calibration` state under `bound`. A star_gain answer at
+    H <= 28 is an anchor of that distribution (`_read_distribution`): its bound reads it back,
+    and the forecast names the distribution it was read from."""
     by_key = {(d["repo"], d["origin"]): d for d in distributions}
     out: list[IssuedForecast] = []
     for a in pending.bounded:
         p, notes = bounds.bound_answers(
             store.con, a.fc.template, a.fc.horizon_days, a.rows, a.probabilities, by_key
         )
-        out.extend(a.records(model_version, p, bound_notes=notes))
+        ids = [n["distribution_id"] if n and n["relation"] == "=" else None for n in notes]
+        out.extend(a.records(model_version, p, ids, notes))
+    return out
+
+
+def _anchors(store: Store, pending: _Pending) -> list[tuple[_Asked, np.ndarray]]:
+    """The answers one horizon's distributions pass through, each question set with the
+    velocity threshold of each of its questions (NaN: not an anchor): the velocity questions at
+    their own thresholds, star_gain at H <= 28 at the velocity its question is on V's lattice
+    (`bounds.gain_thresholds`, from D(28-H) as of the origin)."""
+    out = [(a, a.rows["threshold"].to_numpy(dtype=float)) for a in pending.asked]
+    for a in pending.bounded:
+        if (
+            a.fc.template == "star_gain"
+            and bounds.lag_days("star_gain", a.fc.horizon_days) is not None
+        ):
+            out.append((a, bounds.gain_thresholds(store.con, a.fc.horizon_days, a.rows)))
     return out
 
 
 def _read_distribution(
+    store: Store,
     pending: _Pending,
     model_version: str,
     intervals: dict[str, list[float]],
@@ -164,16 +184,18 @@ def _read_distribution(
 ) -> list[IssuedForecast]:
     """The forecasts of one horizon read from one distribution per (repository, origin): the
     interval model's distribution for every repository a question is asked about (tracked or on
-    the radar), bent through the answers (`calibration.distribution.anchor`); each question's
-    probability is the distribution's P(V > threshold), each interval its quantiles. The
-    distributions are appended to `distributions` (rows of `forecast_distributions`). Without
-    an interval model the answers are issued as they are."""
+    the radar), bent through the answers (`_anchors`; `calibration.distribution.anchor`); each
+    velocity question's probability is the distribution's P(V > threshold), each interval its
+    quantiles (star_gain's answers are read back by `_hold_to_bounds`). The distributions are
+    appended to `distributions` (rows of `forecast_distributions`). Without an interval model
+    the answers are issued as they are."""
     if pending.interval is None:
         return [r for a in pending.asked for r in a.records(model_version)]
     fc, rows, calibration = pending.interval
     assert calibration.state is not None
+    anchors = _anchors(store, pending)
     cols = list(dict.fromkeys(["repo", "origin", "velocity_28d", *fc.features]))
-    frames = [rows[cols]] + [a.rows[cols] for a in pending.asked]
+    frames = [rows[cols]] + [a.rows[cols] for a, _ in anchors]
     every = pd.concat(frames, ignore_index=True)
     every["day"] = [pd.Timestamp(o).date() for o in every["origin"]]
     every = every.drop_duplicates(["repo", "day"]).reset_index(drop=True)
@@ -181,22 +203,23 @@ def _read_distribution(
     g = fc.quantiles(every, calibration.state.levels, calibration.guard.widen, DIST_LEVELS)
     # per distribution: the (question set, row) pairs anchoring it
     pairs: list[list[tuple[int, int]]] = [[] for _ in range(len(every))]
-    for k, a in enumerate(pending.asked):
+    for k, (a, vx) in enumerate(anchors):
         for j, (r, o) in enumerate(zip(a.rows["repo"], a.rows["origin"], strict=True)):
-            pairs[at[(r, pd.Timestamp(o).date())]].append((k, j))
+            if np.isfinite(vx[j]):
+                pairs[at[(r, pd.Timestamp(o).date())]].append((k, j))
     width = max([1, *(len(x) for x in pairs)])
     ax = np.full((len(every), width), np.nan)
     ap = np.full((len(every), width), np.nan)
     for i, mine in enumerate(pairs):
         for m, (k, j) in enumerate(mine):
-            ax[i, m] = float(pending.asked[k].rows["threshold"].iloc[j])
-            ap[i, m] = float(pending.asked[k].probabilities[j])
+            ax[i, m] = float(anchors[k][1][j])
+            ap[i, m] = float(anchors[k][0].probabilities[j])
     f = distribution.anchor(DIST_LEVELS, g, ax, ap)
     ids = [
         distribution_id(r, fc.horizon_days, d, model_version)
         for r, d in zip(every["repo"], every["day"], strict=True)
     ]
-    read = [np.full(len(a.rows), np.nan) for a in pending.asked]
+    read = [np.full(len(a.rows), np.nan) for a, _ in anchors]
     for i, mine in enumerate(pairs):
         if not mine:
             continue
@@ -215,7 +238,7 @@ def _read_distribution(
                 "velocity_28d": float(every["velocity_28d"].iloc[i]),
                 "levels": [float(a) for a in DIST_LEVELS],
                 "quantiles": [float(q) for q in f.quantiles[i]],
-                "anchor_templates": [pending.asked[k].fc.template for k, _ in mine],
+                "anchor_templates": [anchors[k][0].fc.template for k, _ in mine],
                 "anchor_thresholds": [float(x) for x in ax[i, : len(mine)]],
                 "anchor_probability": [float(p) for p in ap[i, : len(mine)]],
                 "anchor_cdf": [1.0 - float(read[k][j]) for k, j in mine],
@@ -340,7 +363,7 @@ def issue_forecasts(
                 issued.extend(asked.records(model_version))
         for horizon in pending.values():
             read: list[dict] = []
-            issued.extend(_read_distribution(horizon, model_version, intervals, read))
+            issued.extend(_read_distribution(store, horizon, model_version, intervals, read))
             issued.extend(_hold_to_bounds(store, horizon, model_version, read))
             distributions.extend(read)
         issued = list({f.forecast_id: f for f in issued}.values())
