@@ -185,6 +185,20 @@ def fill_store(store, settings) -> None:
                     "features": json.dumps(features(row)),
                     "drivers": json.dumps(
                         [
+                            # about the whole store, and what the base rate is taken within:
+                            # counted, never shown as the card's reasons
+                            {
+                                "feature": "market_velocity_z",
+                                "value": features(row)["market_velocity_z"],
+                                "sign": "+",
+                                "contribution": 0.3,
+                            },
+                            {
+                                "feature": "gap_rel_sd",
+                                "value": features(row)["gap_rel_sd"],
+                                "sign": "+",
+                                "contribution": 0.2,
+                            },
                             {
                                 "feature": "rel_velocity_7d",
                                 "value": features(row)["rel_velocity_7d"],
@@ -257,8 +271,11 @@ def fill_store(store, settings) -> None:
 
 
 def features(row) -> dict[str, float]:
-    """Two model features of a star_signals row, by their definitions (forecast/features)."""
+    """Model features of a star_signals row: two by their definitions (forecast/features), and
+    the store's median repository's pace and the threshold's distance (fixed values)."""
     return {
+        "market_velocity_z": -0.6,
+        "gap_rel_sd": 1.2,
         "rel_velocity_7d": round(row.velocity_7d / max(abs(row.velocity_28d), 0.5), 6),
         "slog_velocity_28d": round(
             float(np.sign(row.velocity_28d) * np.log1p(abs(row.velocity_28d))), 6

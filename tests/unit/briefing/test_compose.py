@@ -260,6 +260,14 @@ def test_cards_read_cleanly(filled, settings, day) -> None:
     more = text.split("### More on each card")[1]
     context = next(line for line in more.splitlines() if line.startswith("- Context:"))
     assert "ROCm" in context.split("?*", 1)[1]
+    # A card's reasons are the repository's own: the store's median repository and the
+    # threshold's distance (what the base rate is taken within) are in the details, not shown
+    # as why the answer departs from the base rate.
+    card = _card(text, "acme/platform")
+    shown = card[: card.index("**How sure:**")]
+    assert "Why higher than the base rate:" in shown
+    assert "median repository" not in shown and "standard deviations" not in shown
+    assert more.count("Counted too, though not a reason of this repository's own") >= 2
 
 
 def test_summary_says_what_changed_since_the_previous_briefing(filled, settings, day) -> None:

@@ -3,7 +3,10 @@ it, and the repository's signals, peers and releases on the data day.
 
 The card shows up to `SHORT_DRIVERS` drivers, all pushing the answer the way it departs from the
 base rate; the others (those pulling the other way said as such), and the signal, peer and
-release context, go to its details (the HTML page's expandable part and the appendix).
+release context, go to its details (the HTML page's expandable part and the appendix). A driver
+that cannot be a reason for departing from the base rate is never shown as one
+(`context_only`): the feature the base rate is itself taken within, and those about the whole
+store or the repository's peers rather than the repository.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ from shu.briefing import facts as ev
 from shu.briefing.context import BriefingContext
 from shu.briefing.stories import Episode, Story
 from shu.briefing.text import day_text, days_text, num, pct, ref
-from shu.forecast.features.words import statement
+from shu.forecast.features.words import RADAR_STATEMENTS, statement
+from shu.forecast.questions.registry import template as template_record
+from shu.forecast.radar.statements import STORE_WIDE
 from shu.safe_markdown import Md, safe_inline
 
 SHORT_DRIVERS = 3
@@ -33,6 +38,7 @@ class Reason:
     text: Md
     contribution: float
     without: float
+    feature: str = ""
 
     def line(self) -> Md:
         return Md(f"{self.text} — without it: {pct(self.without)}.")
@@ -58,12 +64,22 @@ def why_prediction(
     details: list[Md] = []
     if f is not None:
         reasons = driver_reasons(ctx, f)
+        aside = context_only(f["template"])
+        own = [r for r in reasons if r.feature not in aside]
         way = direction(f)
-        along = [r for r in reasons if r.contribution * way > 0]
-        against = [r for r in reasons if r.contribution * way <= 0]
+        along = [r for r in own if r.contribution * way > 0]
+        against = [r for r in own if r.contribution * way <= 0]
         shown = along[:SHORT_DRIVERS]
         details += [r.line() for r in along[SHORT_DRIVERS:]]
         details += [Md(f"Pulls the other way, less strongly: {_lower(r.line())}") for r in against]
+        details += [
+            Md(
+                "Counted too, though not a reason of this repository's own (about the whole "
+                f"store, or what the base rate is already taken within): {_lower(r.line())}"
+            )
+            for r in reasons
+            if r.feature in aside
+        ]
         if not reasons:
             details.append(Md("The model stored no drivers for this forecast."))
     if kind == "rocm":
@@ -73,6 +89,17 @@ def why_prediction(
     details += _peer_context(ctx, repo, ctx.categories)
     details += _release_context(ctx, repo)
     return shown, context, details
+
+
+def context_only(template: str) -> frozenset[str]:
+    """The features a card does not give as reasons for its answer departing from the base
+    rate: the one its base rate is taken within (the template's climatology buckets: the base
+    rate already conditions on it, so it cannot explain a departure from it), and those about
+    the whole store or the repository's peers (`radar.statements.STORE_WIDE`, which the radar
+    leaves out for the same reason)."""
+    buckets = template_record(template).buckets
+    wide = {name for name, kind in RADAR_STATEMENTS.items() if kind in STORE_WIDE}
+    return frozenset(wide | ({buckets[0]} if buckets else set()))
 
 
 def rocm_context(ctx: BriefingContext, repo: str) -> list[Md]:
@@ -115,7 +142,7 @@ def driver_reasons(ctx: BriefingContext, f: dict[str, Any]) -> list[Reason]:
         if said is None or contribution is None:
             continue
         without = _expit(_logit(f["probability"]) - contribution)
-        out.append(Reason(Md(f"{safe_inline(said)} {ref(r)}"), contribution, without))
+        out.append(Reason(Md(f"{safe_inline(said)} {ref(r)}"), contribution, without, name))
     return sorted(out, key=lambda r: -abs(r.contribution))
 
 
