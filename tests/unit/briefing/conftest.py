@@ -185,32 +185,13 @@ def fill_store(store, settings) -> None:
                     "features": json.dumps(features(row)),
                     "drivers": json.dumps(
                         [
-                            # about the whole store, and what the base rate is taken within:
-                            # counted, never shown as the card's reasons
                             {
-                                "feature": "market_velocity_z",
-                                "value": features(row)["market_velocity_z"],
-                                "sign": "+",
-                                "contribution": 0.3,
-                            },
-                            {
-                                "feature": "gap_rel_sd",
-                                "value": features(row)["gap_rel_sd"],
-                                "sign": "+",
-                                "contribution": 0.2,
-                            },
-                            {
-                                "feature": "rel_velocity_7d",
-                                "value": features(row)["rel_velocity_7d"],
-                                "sign": "+",
-                                "contribution": 0.12,
-                            },
-                            {
-                                "feature": "slog_velocity_28d",
-                                "value": features(row)["slog_velocity_28d"],
-                                "sign": "-",
-                                "contribution": -0.03,
-                            },
+                                "feature": name,
+                                "value": features(row)[name],
+                                "sign": "+" if contribution > 0 else "-",
+                                "contribution": contribution,
+                            }
+                            for name, contribution in DRIVERS
                         ]
                     ),
                     "receipts": "[]",
@@ -268,6 +249,17 @@ def fill_store(store, settings) -> None:
             ]
         ),
     )
+
+
+# The drivers every filled forecast stores (feature, contribution in log-odds). The first two are
+# about the whole store and what the base rate is taken within: counted, never shown as a card's
+# reasons.
+DRIVERS = (
+    ("market_velocity_z", 0.3),
+    ("gap_rel_sd", 0.2),
+    ("rel_velocity_7d", 0.12),
+    ("slog_velocity_28d", -0.03),
+)
 
 
 def features(row) -> dict[str, float]:
