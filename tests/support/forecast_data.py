@@ -7,7 +7,7 @@ import the helpers as `support.forecast_data`."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 import numpy as np
 import pandas as pd
@@ -137,3 +137,30 @@ def backtest_bound_case(store: Store, origin_index: int = 180) -> dict:
         return out
 
     return {"origin": origin, "stars": stars, "rows": rows, "walked": walked}
+
+
+def breakout_forecasts(day: date, probabilities: dict[str, float]) -> pd.DataFrame:
+    """`forecasts` rows of the radar (star_breakout, 30 days, bar 10 stars/day) issued on
+    `day`, one per repository with its probability."""
+    return pd.DataFrame(
+        [
+            {
+                "forecast_id": f"b-{repo}",
+                "repo": repo,
+                "template": "star_breakout",
+                "origin": day,
+                "horizon_days": 30,
+                "resolves_on": day,
+                "threshold": 10.0,
+                "question": "q",
+                "probability": p,
+                "confidence": "low",
+                "model_version": "test-1",
+                "features": "{}",
+                "drivers": "[]",
+                "receipts": "[]",
+                "issued_at": datetime(2026, 2, 28, 6),
+            }
+            for repo, p in probabilities.items()
+        ]
+    )

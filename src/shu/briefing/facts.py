@@ -298,14 +298,7 @@ def live_band_record(
         + "r.outcome <> 'void' AND f.resolves_on <= ?"
     )
     params: list[Any] = [template, horizon, *([band] if band is not None else []), day]
-    n_sql = f"SELECT count(*) {base}"
-    hits_sql = f"SELECT count(*) FILTER (WHERE {RIGHT_SQL}) {base}"
-    n, hits, replayed = store.con.execute(
-        f"SELECT count(*), count(*) FILTER (WHERE {RIGHT_SQL}), "
-        f"count(*) FILTER (WHERE {REPLAYED_SQL}) {base}",
-        params,
-    ).fetchall()[0]
-    return LiveRecord(int(n), int(hits), n_sql, hits_sql, params, int(replayed))
+    return _record(store, base, RIGHT_SQL, params)
 
 
 def live_interval_record(store: Store, horizon: int, day: date) -> LiveRecord:
@@ -315,15 +308,25 @@ def live_interval_record(store: Store, horizon: int, day: date) -> LiveRecord:
         "FROM forecasts f JOIN interval_resolutions i USING (forecast_id) WHERE "
         f"f.template = '{INTERVAL_TEMPLATE}' AND f.horizon_days = ? AND f.resolves_on <= ?"
     )
-    params = [horizon, day]
-    n_sql = f"SELECT count(*) {base}"
-    hits_sql = f"SELECT count(*) FILTER (WHERE i.held_80) {base}"
+    return _record(store, base, "i.held_80", [horizon, day])
+
+
+def _record(store: Store, base: str, hit: str, params: list[Any]) -> LiveRecord:
+    """The record of the resolved forecasts `base` selects (a FROM ... WHERE clause): how many,
+    how many `hit` (an SQL condition), how many replayed, and the queries its receipts cite."""
     n, hits, replayed = store.con.execute(
-        f"SELECT count(*), count(*) FILTER (WHERE i.held_80), "
+        f"SELECT count(*), count(*) FILTER (WHERE {hit}), "
         f"count(*) FILTER (WHERE {REPLAYED_SQL}) {base}",
         params,
     ).fetchall()[0]
-    return LiveRecord(int(n), int(hits), n_sql, hits_sql, params, int(replayed))
+    return LiveRecord(
+        int(n),
+        int(hits),
+        f"SELECT count(*) {base}",
+        f"SELECT count(*) FILTER (WHERE {hit}) {base}",
+        params,
+        int(replayed),
+    )
 
 
 def latest_probe_runs(store: Store) -> list[dict[str, Any]]:

@@ -4,9 +4,10 @@ watch and track record as plain data, with a note wherever a key is empty and wh
 from __future__ import annotations
 
 import json
-from datetime import date, datetime
+from datetime import date
 
 import pandas as pd
+from support.forecast_data import breakout_forecasts
 
 from shu.briefing.compose import compose_briefing
 from shu.evidence.document_claims import refresh_claims
@@ -49,28 +50,10 @@ def _add_breakouts(store, day) -> None:
             ]
         ),
     )
-    rows = []
-    for repo, p in (("rising/llm-star", 0.31), ("acme/platform", 0.55)):  # the second is tracked
-        rows.append(
-            {
-                "forecast_id": f"b-{repo}",
-                "repo": repo,
-                "template": "star_breakout",
-                "origin": day,
-                "horizon_days": 30,
-                "resolves_on": day,
-                "threshold": 10.0,
-                "question": "q",
-                "probability": p,
-                "confidence": "low",
-                "model_version": "test-1",
-                "features": "{}",
-                "drivers": "[]",
-                "receipts": "[]",
-                "issued_at": datetime(2026, 2, 28, 6),
-            }
-        )
-    store.upsert("forecasts", pd.DataFrame(rows))
+    # the second is tracked
+    store.upsert(
+        "forecasts", breakout_forecasts(day, {"rising/llm-star": 0.31, "acme/platform": 0.55})
+    )
 
 
 def test_briefing_json_has_every_key_in_shape(filled, settings, day):

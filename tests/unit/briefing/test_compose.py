@@ -88,9 +88,14 @@ def test_tampered_receipt_does_not_resolve(filled, settings, day) -> None:
     assert any(resolve(filled, r) for r in receipts)
 
 
+def _how_sure(text: str) -> list[str]:
+    """Every card's "How sure" line."""
+    return [line for line in text.splitlines() if line.startswith("- **How sure:**")]
+
+
 def test_confidence_cites_live_record_and_no_backtest_claim_without_one(filled, settings, day):
     text = compose_briefing(filled, day, settings).path.read_text()
-    sure = [line for line in text.splitlines() if line.startswith("- **How sure:**")]
+    sure = _how_sure(text)
     assert len(sure) == 3
     for line in sure:
         assert "Medium confidence (72% yes)" in line
@@ -104,8 +109,7 @@ def test_confidence_says_when_the_backtest_and_the_live_record_disagree(filled, 
     card["backtest"]["slices"]["star_accel_reach/30"]["bands"] = bands
     (settings.models_dir / "forecaster.json").write_text(json.dumps(card))
     result = compose_briefing(filled, day, settings)
-    lines = result.path.read_text().splitlines()
-    sure = [line for line in lines if line.startswith("- **How sure:**")]
+    sure = _how_sure(result.path.read_text())
     assert len(sure) == 3
     for line in sure:
         # 3 of 3 right: 44-100% with 95% confidence, above the backtest's 18-23%
@@ -123,14 +127,14 @@ def test_confidence_falls_back_to_the_record_of_its_kind_of_question(filled, set
         "(SELECT forecast_id FROM forecast_resolutions)"
     )
     text = compose_briefing(filled, day, settings).path.read_text()
-    sure = [line for line in text.splitlines() if line.startswith("- **How sure:**")]
+    sure = _how_sure(text)
     assert len(sure) == 3
     for line in sure:
         assert "none at this confidence has resolved in this store yet" in line
         assert "of this kind of question at every confidence 3 of 6 came true as said (50%)" in line
     filled.con.execute("DELETE FROM forecast_resolutions")
     text = compose_briefing(filled, day, settings).path.read_text()
-    sure = [line for line in text.splitlines() if line.startswith("- **How sure:**")]
+    sure = _how_sure(text)
     assert all("none of this kind of question has resolved in this store yet" in s for s in sure)
 
 
@@ -342,7 +346,7 @@ def test_a_replayed_record_is_never_called_live(filled, settings, day):
         "(SELECT forecast_id FROM forecast_resolutions)"
     )
     text = compose_briefing(filled, day, settings).path.read_text()
-    sure = [line for line in text.splitlines() if line.startswith("- **How sure:**")]
+    sure = _how_sure(text)
     assert len(sure) == 3
     for line in sure:
         assert (

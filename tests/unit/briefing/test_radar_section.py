@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 import pandas as pd
+from support.forecast_data import breakout_forecasts
 
 from shu.briefing.compose import compose_briefing
 
@@ -24,31 +25,7 @@ def _add_untracked(store, day, repos: dict[str, float]) -> None:
         "stars_daily",
         pd.DataFrame([{"repo": r, "day": day, "stars": 900, "source": "test"} for r in repos]),
     )
-    store.upsert(
-        "forecasts",
-        pd.DataFrame(
-            [
-                {
-                    "forecast_id": f"b-{repo}",
-                    "repo": repo,
-                    "template": "star_breakout",
-                    "origin": day,
-                    "horizon_days": 30,
-                    "resolves_on": day,
-                    "threshold": 10.0,
-                    "question": "q",
-                    "probability": p,
-                    "confidence": "low",
-                    "model_version": "test-1",
-                    "features": "{}",
-                    "drivers": "[]",
-                    "receipts": "[]",
-                    "issued_at": datetime(2026, 2, 28, 6),
-                }
-                for repo, p in repos.items()
-            ]
-        ),
-    )
+    store.upsert("forecasts", breakout_forecasts(day, repos))
 
 
 def _card_with_radar(settings) -> None:
