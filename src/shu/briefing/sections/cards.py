@@ -240,7 +240,7 @@ def regime_line(ctx: BriefingContext) -> Md | None:
         done.append(
             "widened the 80% ranges on the cards of "
             + _and([repo_link(r) for r in widened])
-            + f" by {_wider(widened)}%"
+            + f" by {_wider(widened)}% of their width"
         )
     return Md(f"{notice}; so shu {' and '.join(done)}.")
 
@@ -257,7 +257,8 @@ def regime_sentence(ctx: BriefingContext) -> Md | None:
     if widened:
         n = len(widened)
         done.append(
-            f"widened the 80% ranges on {n} card{'' if n == 1 else 's'} by {_wider(widened)}%"
+            f"widened the 80% ranges on {n} card{'' if n == 1 else 's'} by "
+            f"{_wider(widened)}% of their width"
         )
     if held:
         n = len(held)
