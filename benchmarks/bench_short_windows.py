@@ -1,5 +1,7 @@
-"""Evaluation: how far the one distribution's PIT can be uniform on a short window of origins,
-and whether an online recalibration of the distribution brings it there.
+"""Evaluation: how the issue's targets set on a short window of origins (the PIT on the
+walk-forward's last 12 months, the radar's top on 32 origins) vary for forecasts that hold them
+over the whole walk-forward, and whether an online recalibration of the distribution brings the
+PIT inside on the window.
 
 Reads a cache written by `bench_distribution.py` (the whole walk-forward) and, for the origins
 from --since on (default 2025-02-05: the walk-forward's last 12 months), prints:
@@ -17,11 +19,15 @@ from --since on (default 2025-02-05: the walk-forward's last 12 months), prints:
    questions resolved by each origin) applied to F, so the yes/no answers read from F move too;
    for each step size, the PIT deciles' range per band and the Brier skill of
    star_velocity_up/30 and star_velocity_level/30 (against climatology; per band against the
-   band's own) on the window and on the whole walk-forward.
+   band's own) on the window and on the whole walk-forward;
+5. the radar (star_breakout/30): each origin's top 10 / top 20 mean stated probability minus
+   the rate that came true, averaged over every run of --radar-origins consecutive origins of
+   the whole walk-forward: how many runs keep it within 0.02 (the issue's target on its 32
+   origins), its 5th-95th percentiles over runs, and the last run.
 
 Usage:
   .venv/bin/python benchmarks/bench_pit_drift.py --cache /tmp/shu-bench/distribution-all
-      [--since 2025-02-05] [--steps 0.02 0.05 0.15]
+      [--since 2025-02-05] [--steps 0.02 0.05 0.15] [--radar-origins 32]
 """
 
 from __future__ import annotations
@@ -226,11 +232,38 @@ def online(whole: pd.DataFrame, cache: Path, since: pd.Timestamp, steps: list[fl
             print(line)
 
 
+def radar(cache: Path, length: int) -> None:
+    """Item 5: the top of the radar's ranking over runs of `length` consecutive origins."""
+    b = pd.read_parquet(
+        cache / "star_breakout.parquet", columns=["repo", "origin", "probability", "label"]
+    )
+    print(
+        f"\n== 5. the radar's top: said minus came true, over runs of {length} "
+        "consecutive origins =="
+    )
+    for k in (10, 20):
+        top = (
+            b.sort_values(["probability", "repo"], ascending=[False, True])
+            .groupby("origin")
+            .head(k)
+        )
+        per = top.groupby("origin").agg(said=("probability", "mean"), seen=("label", "mean"))
+        gap = (per["said"] - per["seen"]).sort_index().to_numpy()
+        runs = np.array([gap[s : s + length].mean() for s in range(len(gap) - length + 1)])
+        low, high = np.percentile(runs, [5, 95])
+        print(
+            f"  top {k}: whole walk-forward {gap.mean():+.3f} over {len(gap)} origins; "
+            f"{np.mean(np.abs(runs) <= 0.02):.0%} of {len(runs)} runs within 0.02; "
+            f"5th-95th percentile {low:+.3f} to {high:+.3f}; the last run {runs[-1]:+.3f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, required=True, help="bench_distribution.py's cache")
     parser.add_argument("--since", type=date.fromisoformat, default=date(2025, 2, 5))
     parser.add_argument("--steps", type=float, nargs="*", default=[0.02, 0.05, 0.15])
+    parser.add_argument("--radar-origins", type=int, default=32)
     args = parser.parse_args()
     whole = load(args.cache)
     since = pd.Timestamp(args.since)
@@ -243,6 +276,7 @@ def main() -> None:
     by_month(window)
     runs(whole, window["origin"].nunique())
     online(whole, args.cache, since, args.steps)
+    radar(args.cache, args.radar_origins)
 
 
 if __name__ == "__main__":
