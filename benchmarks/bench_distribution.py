@@ -176,6 +176,15 @@ def _pit(
     lattice, uniform between F(y - 1/28) = P(V < y) and F(y) = P(V <= y) (Czado, Gneiting and
     Held 2009): the plain PIT of an outcome that repeats today's value, common below 1
     star/day, sits at the top of its step."""
+    hi, lo, u = pit_parts(levels, q, ax, ac, observed)
+    return hi, lo + u * (hi - lo)
+
+
+def pit_parts(
+    levels: np.ndarray, q: np.ndarray, ax: list, ac: list, observed: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per outcome y: P(V <= y), P(V < y) and the uniform draw that places the randomised PIT
+    between them (seeded, so every reading of one cache draws the same)."""
     from shu.forecast.calibration import distribution as dist
 
     hi = np.array(
@@ -190,8 +199,7 @@ def _pit(
             for i in range(len(observed))
         ]
     )
-    u = np.random.default_rng(0).uniform(size=len(observed))
-    return hi, lo + u * (hi - lo)
+    return hi, lo, np.random.default_rng(0).uniform(size=len(observed))
 
 
 def score(cache: Path) -> None:

@@ -230,9 +230,10 @@ def main() -> None:
 
 def issue_radar(store: Store, settings: Settings, day: date) -> None:
     """Run the breakout radar on `day` itself, as `shu daily` does (`issue_forecasts` with the
-    star_breakout forecaster at 30 days), so the briefing shows the day's radar and not the
-    last replayed origin's: the example model's star_breakout forecaster when it has one, else
-    the shipped model's (models/). A re-run issues nothing new."""
+    star_breakout forecaster at 30 days, its answers read from the same model's interval
+    distributions), so the briefing shows the day's radar and not the last replayed origin's:
+    the example model's star_breakout forecaster when it has one, else the shipped model's
+    (models/). A re-run issues nothing new."""
     from shu.forecast.live.issue import issue_forecasts
     from shu.forecast.models.artifact import load_forecasters, model_path
 
@@ -244,12 +245,20 @@ def issue_radar(store: Store, settings: Settings, day: date) -> None:
         radar = [
             fc
             for fc in forecasters
-            if fc.template == "star_breakout" and fc.horizon_days == RADAR_HORIZON_DAYS
+            if fc.template in ("star_breakout", "star_velocity_interval")
+            and fc.horizon_days == RADAR_HORIZON_DAYS
         ]
-        if radar:
+        if any(fc.template == "star_breakout" for fc in radar):
             store.con.execute("SET memory_limit = '8GB'")
+            # no tracked repository: the tracked ones have their forecasts (and intervals) from
+            # the example model; the radar's answers are read from the interval model's
+            # distributions, one per repository, as in `shu daily`
             issued = issue_forecasts(
-                store, origin=day, settings=settings, forecasters=radar, model_version=version
+                store,
+                origin=day,
+                settings=settings.model_copy(update={"repos": [], "questions": []}),
+                forecasters=radar,
+                model_version=version,
             )
             print(f"radar on {day} ({version}): {len(issued)} new forecasts")
             return

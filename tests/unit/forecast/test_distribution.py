@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import numpy as np
 from scipy.stats import norm
+from support.forecast_data import N_DAYS, signals_from_stars
 
 from shu.forecast.calibration import distribution as dist
 from shu.forecast.live.issue import issue_forecasts
@@ -191,3 +192,51 @@ def test_issued_questions_and_interval_read_one_stored_distribution(
     )
     calibration = json.loads(issued[0].calibration or "{}")
     assert calibration  # the guard's and the online levels' state went with them
+
+
+def test_the_radar_reads_distributions_without_a_tracked_repository(
+    synthetic_store, synthetic, tmp_path
+):
+    """The radar asks every repository; with the interval model beside it its answers are read
+    from one stored distribution per repository, even where no repository is tracked (so no
+    interval forecast is issued)."""
+    store = synthetic_store
+    rng = np.random.default_rng(3)
+    for r in range(8):  # repositories whose pace jumps sixfold for 35 days every 150: breakouts
+        rate = np.full(N_DAYS, rng.uniform(6, 15))
+        for start in range(20 * r, N_DAYS, 150):
+            rate[start : start + 35] *= 6
+        stars = np.floor(1000 + np.cumsum(rng.poisson(rate)))
+        store.upsert("star_signals", signals_from_stars(f"burst{r}/repo", stars))
+    settings = load_settings(repos=[], models_dir=tmp_path / "models")
+    result = train_forecasters(
+        store,
+        templates=(interval.TEMPLATE, "star_breakout"),
+        horizons=(30,),
+        config=TrainingConfig(cal_days=56, train_days=400),
+        log=lambda _m: None,
+    )
+    origin = synthetic["day"].max() - timedelta(days=30)
+    issued = issue_forecasts(
+        store,
+        origin=origin,
+        settings=settings,
+        forecasters=result.forecasters,
+        model_version=result.version,
+    )
+    assert issued and {f.template for f in issued} == {"star_breakout"}
+    dists = (
+        store.con.execute("SELECT * FROM forecast_distributions").df().set_index("distribution_id")
+    )
+    assert len(dists) == len(issued)
+    for f in issued:
+        d = dists.loc[f.distribution_id]
+        assert d["repo"] == f.repo
+        read = 1 - dist.cdf(
+            np.asarray(d["levels"]),
+            np.asarray(d["quantiles"]),
+            np.asarray(d["anchor_thresholds"]),
+            np.asarray(d["anchor_cdf"]),
+            f.threshold,
+        )
+        assert abs(f.probability - read) <= 0.02

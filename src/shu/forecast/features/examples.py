@@ -61,7 +61,8 @@ def base_frame(
     repo_filter = ""
     if repos is not None:
         con.execute("CREATE OR REPLACE TEMP TABLE _fc_repos (repo VARCHAR)")
-        con.executemany("INSERT INTO _fc_repos VALUES (?)", [[r] for r in repos])
+        if repos:
+            con.executemany("INSERT INTO _fc_repos VALUES (?)", [[r] for r in repos])
         repo_filter = "AND s.repo IN (SELECT repo FROM _fc_repos)"
     con.execute(f"""CREATE OR REPLACE TEMP TABLE _fc_origins AS
         SELECT s.repo, s.day AS origin FROM star_signals s JOIN _fc_grid g ON s.day = g.origin

@@ -199,6 +199,8 @@ def _read_distribution(
     every = pd.concat(frames, ignore_index=True)
     every["day"] = [pd.Timestamp(o).date() for o in every["origin"]]
     every = every.drop_duplicates(["repo", "day"]).reset_index(drop=True)
+    if every.empty:
+        return []
     at = {(r, d): i for i, (r, d) in enumerate(zip(every["repo"], every["day"], strict=True))}
     g = fc.quantiles(every, calibration.state.levels, calibration.guard.widen, DIST_LEVELS)
     # per distribution: the (question set, row) pairs anchoring it
@@ -327,7 +329,9 @@ def issue_forecasts(
                 rows = with_thresholds(
                     store.con, everyone if spec.ranked else base, fc.template, fc.horizon_days
                 )
-            if rows.empty:
+            # the interval model is kept without a tracked repository to forecast: the radar's
+            # answers are still read from its distributions
+            if rows.empty and not isinstance(fc, IntervalForecaster):
                 continue
             calibration = applied.get((fc.template, fc.horizon_days))
             if isinstance(fc, IntervalForecaster):
