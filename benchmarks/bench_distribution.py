@@ -375,8 +375,12 @@ def main() -> int:
         return 0
     if not args.score_only:
         if not args.store.exists():
-            print(f"skipped: no store at {args.store} (see bench_forecast_backtest.py)")
-            return 0
+            print(
+                f"no store at {args.store}: build one as docs/forecast/backtest.md says "
+                "(shu ingest ranking, then shu signals --full)",
+                file=sys.stderr,
+            )
+            return 2
         walk(args.store, date.fromisoformat(args.start), date.fromisoformat(args.end), args.cache)
     score(args.cache)
     return 0
