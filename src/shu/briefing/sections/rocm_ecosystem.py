@@ -79,16 +79,17 @@ SAME_REPOS_WITHOUT_SQL = (
 )
 # The finding's move is over FINDING_DAYS; it is notable when it is larger (either way) than
 # every move over as many days, over the repositories counted at both ends, that ended in the
-# PAST_DAYS before the move began (params: the first and last end day of those moves).
+# PAST_DAYS before the move began (params: the first and last end day of those moves; in the
+# _WITHOUT one, then the repository left out).
 FINDING_DAYS = 90
 PAST_DAYS = 365
-PAST_MOVES_SQL = f"""
+_PAST_MOVES = f"""
 WITH pairs AS (
     SELECT a.day, a.rocm_commits_90d AS rocm_end, a.commits_90d AS commits_end,
            b.rocm_commits_90d AS rocm_start, b.commits_90d AS commits_start
     FROM rocm_index_repos a
     JOIN rocm_index_repos b ON b.repo = a.repo AND b.day = a.day - {FINDING_DAYS}
-    WHERE a.day BETWEEN ? AND ?
+    WHERE a.day BETWEEN ? AND ?{{without}}
 ), moves AS (
     SELECT sum(rocm_end) / nullif(sum(commits_end), 0)
            - sum(rocm_start) / nullif(sum(commits_start), 0) AS move
@@ -96,6 +97,8 @@ WITH pairs AS (
 )
 SELECT max(abs(move)) FROM moves
 """
+PAST_MOVES_SQL = _PAST_MOVES.format(without="")
+PAST_MOVES_WITHOUT_SQL = _PAST_MOVES.format(without=" AND a.repo <> ?")
 # For a first ROCm commit on the main line that is a merge: the first commit touching ROCm that
 # is not a merge, committed at or before it (params: repository, the merge's time). The store
 # keeps how many parents a commit has, not which, so this is the first such commit, not one
@@ -151,6 +154,7 @@ def build(ctx: BriefingContext) -> Part:
             "top": found.top,
             "share_then_without_top": found.without_then,
             "share_now_without_top": found.without_now,
+            "largest_move_year_before_without_top": found.largest_without,
         },
         "repos": now["repos"],
         "repos_rocm_90d": now["repos_rocm_90d"],
@@ -204,6 +208,7 @@ class Finding:
     top_commits: int = 0
     without_then: float | None = None  # the share without `top`, same repositories
     without_now: float | None = None
+    largest_without: float | None = None  # `largest_before` without `top`
 
     @property
     def move(self) -> float:
@@ -249,12 +254,14 @@ def finding(store: Store, as_of: date) -> Finding | None:
     without_then = con.execute(SAME_REPOS_WITHOUT_SQL, [then, top, day]).fetchall()[0][0]
     if without_now is None or without_then is None:
         return out
+    largest_without = con.execute(PAST_MOVES_WITHOUT_SQL, [*_past_window(then), top]).fetchall()
     return replace(
         out,
         top=top,
         top_commits=n,
         without_then=float(without_then),
         without_now=float(without_now),
+        largest_without=None if largest_without[0][0] is None else float(largest_without[0][0]),
     )
 
 
@@ -323,11 +330,10 @@ def finding_sentence(ctx: BriefingContext, f: Finding, *, link: bool = False) ->
         )
         points = f"{100 * f.largest_before:.1f} percentage points {ref(r_past)}"
         text += (
-            f": a larger move than any over {FINDING_DAYS} days in the year before, which "
-            f"were at most {points}"
+            f", more than in any {FINDING_DAYS} days of the year before (moves of at most {points})"
             if f.notable
-            else f": no larger than the moves over {FINDING_DAYS} days in the year before, "
-            f"which reached {points}"
+            else f", within what the year before showed ({FINDING_DAYS}-day moves of up to "
+            f"{points})"
         )
     if f.top is not None and f.without_then is not None and f.without_now is not None:
         r_top = book.row(
@@ -374,6 +380,24 @@ def finding_sentence(ctx: BriefingContext, f: Finding, *, link: bool = False) ->
             f"; {name} made {f.top_commits} of the {f.rocm_commits} ROCm commits "
             f"{ref(r_top, r_all)}, and without it the share {without}"
         )
+        if f.largest_without is not None:
+            r_pw = book.query(
+                "rocm_index_repos",
+                PAST_MOVES_WITHOUT_SQL,
+                [*_past_window(then), f.top],
+                f.largest_without,
+                then,
+                f"the largest {FINDING_DAYS}-day move of the ROCm share (over the repositories "
+                f"counted at both ends, {f.top} left out) in the {PAST_DAYS} days to {then}",
+            )
+            larger = abs(f.without_now - f.without_then) > f.largest_without
+            points = f"{100 * f.largest_without:.1f} points {ref(r_pw)}"
+            text += (
+                f", also more than in any {FINDING_DAYS} days of the year before without it "
+                f"(at most {points})"
+                if larger
+                else f", within what the year before showed without it (up to {points})"
+            )
     return Md(text + ".")
 
 
