@@ -69,6 +69,9 @@ def test_probe_and_claims_close_the_body_after_the_track_record(filled, settings
     headings = [line for line in body.splitlines() if line.startswith("## ")]
     assert headings[-3:] == ["## Calibration watch", "## Track record", "## Probe and claims"]
     assert headings.index("## ROCm across the ecosystem") < headings.index("## Calibration watch")
+    # ... and it says so first
+    probe = body.split("## Probe and claims\n\n", 1)[1]
+    assert probe.startswith("A thread apart from the repositories: shu times compiled PyTorch")
 
 
 def test_title_comes_from_the_stories(filled, settings, day) -> None:

@@ -274,8 +274,10 @@ def test_a_notable_move_leads_the_section_and_has_a_sentence_at_a_glance(store, 
     )
     then, now = steady[DAY - timedelta(days=90)], steady[DAY]
     assert round(100 * then, 1) != round(100 * now, 1)
-    went = "rose" if now > then else "fell"
-    assert f"without it the share {went} from {100 * then:.1f}% [R" in sentence
+    went = "rose" if now > then else "fell"  # against b/surge's rise: "and", not "but ... still"
+    assert went == "fell" and f", and without it the share fell from {100 * then:.1f}% [R" in (
+        sentence
+    )
     past = _largest_move_the_year_before(store, without="b/surge")
     larger = abs(now - then) > past
     clause = (
@@ -313,3 +315,21 @@ def test_the_same_move_stays_out_of_at_a_glance_when_the_year_before_moved_more(
     assert "ROCm" not in glance
     section = text[text.index("## ROCm across the ecosystem") :].split("\n\n")[1]
     assert ", within what the year before showed (90-day moves of up to " in section
+
+
+def test_a_move_that_holds_without_the_largest_repository_says_it_still_does(store, settings):
+    # c/also starts ROCm work every third day of the last 90 days: without b/surge the share
+    # still rises, by more than any 90-day move of the year before
+    frame = _surge()
+    also = frame[frame["repo"] == "a/steady"].assign(repo="c/also")
+    also["sha"] = "c" + also["sha"].str[1:]
+    also["touches_rocm"] = [i >= 510 and i % 3 == 0 for i in range(len(also))]
+    store.upsert("commits", pd.concat([frame, also], ignore_index=True))
+    refresh_signals(store, settings=settings)
+    text = compose_briefing(store, DAY, settings).path.read_text()
+    glance = text[text.index("## At a glance") : text.index("\n| repository")]
+    sentence = next(x for x in glance.splitlines() if "ROCm" in x)
+    assert "ROCm commits [R" in sentence and ", but without it the share still rose from " in (
+        sentence
+    )
+    assert ", also more than in any 90 days of the year before without it (at most " in sentence

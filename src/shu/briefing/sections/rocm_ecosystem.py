@@ -368,17 +368,23 @@ def finding_sentence(ctx: BriefingContext, f: Finding, *, link: bool = False) ->
             then,
             f"ROCm share on {then} over the repositories counted on both days, {f.top} left out",
         )
-        went = _went(f.without_then, f.without_now)
+        went_without = _went(f.without_then, f.without_now)
         without = (
             f"held at {pct(f.without_now, 1)} {ref(r_wn, r_wt)}"
-            if went == "held"
-            else f"{went} from {pct(f.without_then, 1)} {ref(r_wt)} to "
+            if went_without == "held"
+            else f"{went_without} from {pct(f.without_then, 1)} {ref(r_wt)} to "
             f"{pct(f.without_now, 1)} {ref(r_wn)}"
         )
         name = repo_link(f.top) if link else safe_inline(f.top)
+        larger = f.largest_without is not None and (
+            abs(f.without_now - f.without_then) > f.largest_without
+        )
+        # the move holds without it: say so as the answer to "is it one repository?"
+        still = larger and went_without == went != "held"
         text += (
             f"; {name} made {f.top_commits} of the {f.rocm_commits} ROCm commits "
-            f"{ref(r_top, r_all)}, and without it the share {without}"
+            f"{ref(r_top, r_all)}, {'but' if still else 'and'} without it the share "
+            f"{'still ' if still else ''}{without}"
         )
         if f.largest_without is not None:
             r_pw = book.query(
@@ -390,7 +396,6 @@ def finding_sentence(ctx: BriefingContext, f: Finding, *, link: bool = False) ->
                 f"the largest {FINDING_DAYS}-day move of the ROCm share (over the repositories "
                 f"counted at both ends, {f.top} left out) in the {PAST_DAYS} days to {then}",
             )
-            larger = abs(f.without_now - f.without_then) > f.largest_without
             points = f"{100 * f.largest_without:.1f} points {ref(r_pw)}"
             text += (
                 f", also more than in any {FINDING_DAYS} days of the year before without it "
