@@ -262,6 +262,7 @@ def test_a_notable_move_leads_the_section_and_has_a_sentence_at_a_glance(store, 
     glance = text[text.index("## At a glance") : text.index("\n| repository")]
     sentence = next(x for x in glance.splitlines() if "ROCm" in x)
     assert sentence.startswith("The share of commits touching ROCm rose from "), sentence
+    assert "] in 90 days, over the same 2 repositories" in sentence  # short: no windows
     assert f", more than in any 90 days of the year before (moves of at most {points}" in sentence
     # b/surge makes most of the ROCm commits: named, linked, and the share without it given
     assert "; [b/surge](https://github.com/b/surge) made 60 of the " in sentence
@@ -291,6 +292,10 @@ def test_a_notable_move_leads_the_section_and_has_a_sentence_at_a_glance(store, 
     ), sentence
     section = text[text.index("## ROCm across the ecosystem") :].split("\n\n")[1]
     assert section.startswith("The share of commits touching ROCm rose from ")
+    assert (
+        "in the 90 days to 30 Nov 2025 to " in section
+        and "in the 90 days to 28 Feb 2026" in section
+    )
     assert f"(moves of at most {points}" in section and "; b/surge made 60 of the " in section
     # what "notable" means is said where the note explains its terms
     reading = text[text.index("### How to read this") :].split("\n### ", 1)[0]

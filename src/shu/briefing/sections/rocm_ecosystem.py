@@ -276,9 +276,10 @@ def _went(start: float, end: float) -> str:
     return "rose" if b > a else "fell" if b < a else "held"
 
 
-def finding_sentence(ctx: BriefingContext, f: Finding, *, link: bool = False) -> Md:
-    """The finding in one plain sentence, each number with its receipt; `link` links the
-    repository it names (At a glance links every repository it names)."""
+def finding_sentence(ctx: BriefingContext, f: Finding, *, glance: bool = False) -> Md:
+    """The finding in one plain sentence, each number with its receipt; for At a glance
+    (`glance`), shorter (the two 90-day windows go unnamed) and with the repository it names
+    linked (At a glance links every repository it names)."""
     day, then = f.day, f.then
     book = ctx.book
     r_both = book.query(
@@ -307,13 +308,23 @@ def finding_sentence(ctx: BriefingContext, f: Finding, *, link: bool = False) ->
     )
     went = _went(f.share_then, f.share_now)
     windows = f"in the {FINDING_DAYS} days to"
-    move = (
-        f"held at {pct(f.share_now, 1)} {windows} {day_text(day)} {ref(r_now)}, as {windows} "
-        f"{day_text(then)} {ref(r_then)}"
-        if went == "held"
-        else f"{went} from {pct(f.share_then, 1)} {ref(r_then)} {windows} {day_text(then)} to "
-        f"{pct(f.share_now, 1)} {ref(r_now)} {windows} {day_text(day)}"
-    )
+    if glance:
+        move = (
+            f"held at {pct(f.share_now, 1)} {ref(r_now, r_then)} over {FINDING_DAYS} days"
+            if went == "held"
+            else f"{went} from {pct(f.share_then, 1)} {ref(r_then)} to {pct(f.share_now, 1)} "
+            f"{ref(r_now)} in {FINDING_DAYS} days"
+        )
+    elif went == "held":
+        move = (
+            f"held at {pct(f.share_now, 1)} {windows} {day_text(day)} {ref(r_now)}, as "
+            f"{windows} {day_text(then)} {ref(r_then)}"
+        )
+    else:
+        move = (
+            f"{went} from {pct(f.share_then, 1)} {ref(r_then)} {windows} {day_text(then)} to "
+            f"{pct(f.share_now, 1)} {ref(r_now)} {windows} {day_text(day)}"
+        )
     text = (
         f"The share of commits touching ROCm {move}, over the same {f.repos} repositories with "
         f"commit history in the store {ref(r_both)}"
@@ -375,7 +386,7 @@ def finding_sentence(ctx: BriefingContext, f: Finding, *, link: bool = False) ->
             else f"{went_without} from {pct(f.without_then, 1)} {ref(r_wt)} to "
             f"{pct(f.without_now, 1)} {ref(r_wn)}"
         )
-        name = repo_link(f.top) if link else safe_inline(f.top)
+        name = repo_link(f.top) if glance else safe_inline(f.top)
         larger = f.largest_without is not None and (
             abs(f.without_now - f.without_then) > f.largest_without
         )
@@ -410,7 +421,7 @@ def glance_sentence(ctx: BriefingContext) -> Md | None:
     """At a glance's sentence on ROCm work across the ecosystem: the finding, only when it is
     notable (`Finding.notable`)."""
     f = finding(ctx.store, ctx.as_of)
-    return finding_sentence(ctx, f, link=True) if f is not None and f.notable else None
+    return finding_sentence(ctx, f, glance=True) if f is not None and f.notable else None
 
 
 def _index_day(store: Store, as_of: date) -> date | None:
