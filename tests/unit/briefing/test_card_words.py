@@ -62,7 +62,7 @@ def test_statements_give_the_number_the_feature_encodes():
 
 
 def _cards(markdown: str) -> list[str]:
-    body = markdown[markdown.index("## Forecasts") : markdown.index("## Probe and claims")]
+    body = markdown.split("## Forecasts", 1)[1].split("\n## ", 1)[0]
     return [c for c in re.split(r"\n(?=### )", body) if c.startswith("### [")]
 
 

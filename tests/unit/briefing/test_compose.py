@@ -61,6 +61,19 @@ def test_briefing_has_every_section_and_card_part(filled, settings, day) -> None
     assert all(p.exists() for p in result.charts)
 
 
+def test_probe_and_claims_close_the_body_after_the_track_record(filled, settings, day) -> None:
+    # the note follows the repositories' momentum (stories, radar, forecasts, ROCm) and how
+    # sure shu has been (calibration, track record); the GPU claims checked against the probe
+    # are a thread apart, last before the appendix
+    body = compose_briefing(filled, day, settings).path.read_text().split("\n## Appendix\n")[0]
+    headings = [line for line in body.splitlines() if line.startswith("## ")]
+    assert headings[-3:] == ["## Calibration watch", "## Track record", "## Probe and claims"]
+    assert headings.index("## ROCm across the ecosystem") < headings.index("## Calibration watch")
+    # ... and it says so first
+    probe = body.split("## Probe and claims\n\n", 1)[1]
+    assert probe.startswith("A thread apart from the repositories: shu times compiled PyTorch")
+
+
 def test_title_comes_from_the_stories(filled, settings, day) -> None:
     result = compose_briefing(filled, day, settings)
     # the runtime's daily gains fall (negative curvature) and its last days were not observed:

@@ -5,6 +5,7 @@ stays inert, the chart and the JSON are written; without history it says so."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import date, datetime, timedelta
 
 import pandas as pd
@@ -17,10 +18,11 @@ DAY = date(2026, 2, 28)
 HOSTILE = "<script>alert(1)</script> [x](javascript:alert(1))"
 
 
-def _commits() -> pd.DataFrame:
+def _commits(side: bool = True) -> pd.DataFrame:
     """Three repositories over the 500 days to DAY: 'old/rocm' does ROCm work every 20th day
     throughout; 'new/adopter' makes its first ROCm commit 30 days before DAY (a merge, subject
-    hostile); 'ROCm/ended', one of AMD's own, stops 200 days before DAY (its ROCm commits on
+    hostile; with `side`, the commit that made the change, off the main line, came two hours
+    before it); 'ROCm/ended', one of AMD's own, stops 200 days before DAY (its ROCm commits on
     its days 100..249, 250 to 400 days before DAY)."""
     start = datetime(2026, 2, 28) - timedelta(days=499)
     rows = []
@@ -41,7 +43,16 @@ def _commits() -> pd.DataFrame:
     frame["parents"] = [2 if sha == f"{469:040x}" else 1 for sha in frame["sha"]]
     frame["author_is_bot"] = False
     frame["source"] = "git"
+    if side:
+        made = frame[frame["sha"] == f"{469:040x}"].assign(
+            sha=SIDE, subject="HIP kernels " + HOSTILE, parents=1, is_mainline=False
+        )
+        made["committed_at"] -= timedelta(hours=2)
+        frame = pd.concat([frame, made], ignore_index=True)
     return frame
+
+
+SIDE = "5" * 40  # new/adopter's commit that made the ROCm change, off the main line
 
 
 def test_section_numbers_receipts_links_chart_and_json(store, settings):
@@ -53,22 +64,44 @@ def test_section_numbers_receipts_links_chart_and_json(store, settings):
     section = section[: section.index("\n## ", 5)]
     now = store.con.execute("SELECT * FROM rocm_index WHERE day = ?", [DAY]).df().iloc[0]
     assert now["repos"] == 2 and now["repos_rocm_90d"] == 2  # ROCm/ended has left
-    assert f"**{now['repos_rocm_90d']} of the {now['repos']}** repositories" in section
-    assert f"**{100 * now['rocm_share_90d']:.1f}%**" in section
-    # who makes the ROCm commits: old/rocm's every 20th day outnumbers the adopter's one
-    assert f"Of their {now['rocm_commits_90d']} ROCm commits" in section
-    assert "old/rocm made 4 [" in section and "new/adopter made 1 [" in section
-    assert "AMD's own ROCm repositories [" not in section.split("\n\n")[1]  # none counted
+    paragraphs = section.split("\n\n")
+    # the finding leads: the share over the same repositories 90 days apart, against the moves
+    # of the year before (ROCm/ended's made larger ones), and who makes most of it
+    lead = paragraphs[1]
+    share = store.con.execute(
+        "SELECT sum(rocm_commits_90d) / sum(commits_90d) FROM rocm_index_repos WHERE day = ? "
+        "AND repo IN ('old/rocm', 'new/adopter')",
+        [DAY - timedelta(days=90)],
+    ).fetchall()[0][0]
+    assert round(100 * share, 1) == round(100 * now["rocm_share_90d"], 1)  # so it 'held'
+    assert lead.startswith(
+        f"The share of commits touching ROCm held at {100 * now['rocm_share_90d']:.1f}% in the "
+        "90 days to 28 Feb 2026 [R"
+    ), lead
+    assert ", as in the 90 days to 30 Nov 2025 [R" in lead
+    assert "over the same 2 repositories with commit history in the store [R" in lead
+    assert ", within what the year before showed (90-day moves of up to " in lead
     # old/rocm makes 4 of the 5 ROCm commits (over 40%): the share without it is said too
     without = store.con.execute(
         "SELECT sum(rocm_commits_90d) / sum(commits_90d) FROM rocm_index_repos "
         "WHERE day = ? AND repo = 'new/adopter'",
         [DAY],
     ).fetchall()[0][0]
-    assert (
-        f"old/rocm made 80% of them; without it, {100 * without:.1f}% of the other "
-        "repositories' commits touched ROCm [R"
-    ) in section
+    assert "; old/rocm made 4 of the 5 ROCm commits [R" in lead
+    assert "without it the share rose from 0.0% [R" in lead
+    assert f"to {100 * without:.1f}% [R" in lead
+    # ... and the counts follow, without repeating the share without old/rocm
+    counts = paragraphs[2]
+    assert counts.startswith(f"{now['repos_rocm_90d']} of the {now['repos']} repositories")
+    assert f"and {100 * now['rocm_share_90d']:.1f}% of their commits did [R" in counts
+    assert "without it, " not in section
+    # who makes the ROCm commits: old/rocm's every 20th day outnumbers the adopter's one
+    assert f"Of their {now['rocm_commits_90d']} ROCm commits" in section
+    assert "old/rocm made 4 [" in section and "new/adopter made 1 [" in section
+    assert "AMD's own ROCm repositories [" not in counts  # none counted
+    # not notable, so At a glance leaves it out
+    glance = text[text.index("## At a glance") : text.index("\n| repository")]
+    assert "ROCm" not in glance
     # the tracked repositories have no commit history here: the section says it leaves them out
     assert (
         "Not counted among the tracked repositories: acme/platform, acme/other-platform and "
@@ -109,7 +142,17 @@ def test_section_numbers_receipts_links_chart_and_json(store, settings):
     sha = f"{469:040x}"
     assert f"(https://github.com/new/adopter/commit/{sha})" in section
     assert "on 2026-01-29" in section and "<script>" not in section
-    assert "(a merge: the ROCm change came in with it)" in section
+    # the first ROCm commit on the main line is a merge: the line names the commit that made
+    # the change first, then the merge
+    adopter = next(x for x in section.splitlines() if x.startswith("- **new/adopter**"))
+    assert adopter.startswith(
+        f"- **new/adopter** on 2026-01-29: [{SIDE[:10]}](https://github.com/new/adopter/commit/"
+        f"{SIDE}) “HIP kernels"
+    ), adopter
+    assert ", a commit off the main line; the main line first shows ROCm work in the merge [" in (
+        adopter
+    )
+    assert adopter.index(SIDE) < adopter.index(sha) and " the same day;" in adopter
     assert "1 ROCm commit in the last 90 days" in section
     assert "(1 repository [R" in section
     assert "](javascript:" not in section
@@ -122,11 +165,14 @@ def test_section_numbers_receipts_links_chart_and_json(store, settings):
     assert len(mine) >= 10 and {r.kind for r in mine} == {"row", "query"}
     assert all(resolve(store, r) is None for r in receipts)
     assert any(r.table == "commits" and dict(r.key).get("sha") == sha for r in mine)
+    assert any(r.table == "commits" and dict(r.key).get("sha") == SIDE for r in mine)
     chart = result.path.parent / f"{DAY}-rocm-ecosystem.png"
     assert chart.exists() and chart in result.charts
     data = json.loads(result.path.with_suffix(".json").read_text())["rocm_ecosystem"]
     assert data["repos_rocm_90d"] == 2 and data["rocm_share_90d"] == now["rocm_share_90d"]
     assert [a["repo"] for a in data["first_time_adopters"]] == ["new/adopter"]
+    assert data["first_time_adopters"][0]["change"]["sha"] == SIDE
+    assert data["finding"]["notable"] is False and data["finding"]["top"] == "old/rocm"
     assert data["histories_ended"] == [{"repo": "ROCm/ended", "last_day": "2025-08-12"}]
     assert [x["repo"] for x in data["most_rocm_commits"]] == ["old/rocm", "new/adopter"]
     assert data["rocm_share_90d_without_top"] == without
@@ -151,3 +197,144 @@ def test_without_history_the_section_says_so(store, settings):
     assert "No repository's commit history covers the 90 days up to" in text
     doc = json.loads(result.path.with_suffix(".json").read_text())
     assert doc["rocm_ecosystem"] is None and "rocm_ecosystem" in doc["notes"]
+
+
+def test_a_merge_with_no_earlier_commit_is_said_to_be_the_first_visible(store, settings):
+    store.upsert("commits", _commits(side=False))
+    refresh_signals(store, settings=settings)
+    text = compose_briefing(store, DAY, settings).path.read_text()
+    adopter = next(x for x in text.splitlines() if x.startswith("- **new/adopter**"))
+    assert (
+        "(a merge, and the store holds no earlier commit touching ROCm that is not one: the "
+        "change is first visible in the merge)"
+    ) in adopter
+    assert "off the main line" not in adopter
+
+
+def _surge() -> pd.DataFrame:
+    """Two repositories over the 600 days to DAY, one commit a day each: 'a/steady' does ROCm
+    work every 20th day throughout; 'b/surge' none until every day of the last 60 days."""
+    start = datetime(2026, 2, 28) - timedelta(days=599)
+    rows = []
+    for i in range(600):
+        t = start + timedelta(days=i, hours=8)
+        rows.append(("a/steady", f"a{i:039d}", t, i % 20 == 0))
+        rows.append(("b/surge", f"b{i:039d}", t, i >= 540))
+    frame = pd.DataFrame(rows, columns=["repo", "sha", "committed_at", "touches_rocm"])
+    frame["subject"] = ["ROCm work" if r else "work" for r in frame["touches_rocm"]]
+    frame["is_mainline"] = True
+    frame["parents"] = 1
+    frame["author_is_bot"] = False
+    frame["source"] = "git"
+    return frame
+
+
+def _largest_move_the_year_before(store, without: str = "") -> float:
+    """Recomputed apart from the section: each day's 90-day move of the share over the
+    repositories counted on both days (`without` left out), for moves ending in the year before
+    the last 90 days."""
+    rows = store.con.execute("SELECT * FROM rocm_index_repos").df()
+    rows = rows[rows["repo"] != without]
+    by_day = {d: g.set_index("repo") for d, g in rows.groupby(rows["day"].dt.date)}
+    then = DAY - timedelta(days=90)
+    moves = []
+    for k in range(365):
+        end = then - timedelta(days=k)
+        start = end - timedelta(days=90)
+        if end not in by_day or start not in by_day:
+            continue
+        both = by_day[end].index.intersection(by_day[start].index)
+        a, b = by_day[end].loc[both], by_day[start].loc[both]
+        share_end = a["rocm_commits_90d"].sum() / a["commits_90d"].sum()
+        share_start = b["rocm_commits_90d"].sum() / b["commits_90d"].sum()
+        moves.append(abs(share_end - share_start))
+    return max(moves)
+
+
+def test_a_notable_move_leads_the_section_and_has_a_sentence_at_a_glance(store, settings):
+    store.upsert("commits", _surge())
+    refresh_signals(store, settings=settings)
+    result = compose_briefing(store, DAY, settings)
+    text = result.path.read_text()
+    largest = _largest_move_the_year_before(store)
+    assert 0 < largest < 0.05  # a/steady's one commit in 20 wobbles; b/surge's 60 days do not
+    points = f"{100 * largest:.1f} percentage points [R"
+    glance = text[text.index("## At a glance") : text.index("\n| repository")]
+    sentence = next(x for x in glance.splitlines() if "ROCm" in x)
+    assert sentence.startswith("The share of commits touching ROCm rose from "), sentence
+    assert "] in 90 days, over the same 2 repositories" in sentence  # short: no windows
+    assert f", more than in any 90 days of the year before (moves of at most {points}" in sentence
+    # b/surge makes most of the ROCm commits: named, linked, and the share without it given
+    assert "; [b/surge](https://github.com/b/surge) made 60 of the " in sentence
+    steady = dict(
+        store.con.execute(
+            "SELECT day, rocm_commits_90d / commits_90d FROM rocm_index_repos "
+            "WHERE repo = 'a/steady' AND day IN (?, ?)",
+            [DAY, DAY - timedelta(days=90)],
+        ).fetchall()
+    )
+    then, now = steady[DAY - timedelta(days=90)], steady[DAY]
+    assert round(100 * then, 1) != round(100 * now, 1)
+    went = "rose" if now > then else "fell"  # against b/surge's rise: "and", not "but ... still"
+    assert went == "fell" and f", and without it the share fell from {100 * then:.1f}% [R" in (
+        sentence
+    )
+    past = _largest_move_the_year_before(store, without="b/surge")
+    larger = abs(now - then) > past
+    clause = (
+        "also more than in any 90 days of the year before without it (at most"
+        if larger
+        else "within what the year before showed without it (up to"
+    )
+    assert re.search(
+        rf"to {100 * now:.1f}% \[R\d+\], {re.escape(clause)} {100 * past:.1f} points \[R\d+\]\)\.$",
+        sentence,
+    ), sentence
+    section = text[text.index("## ROCm across the ecosystem") :].split("\n\n")[1]
+    assert section.startswith("The share of commits touching ROCm rose from ")
+    assert (
+        "in the 90 days to 30 Nov 2025 to " in section
+        and "in the 90 days to 28 Feb 2026" in section
+    )
+    assert f"(moves of at most {points}" in section and "; b/surge made 60 of the " in section
+    # what "notable" means is said where the note explains its terms
+    reading = text[text.index("### How to read this") :].split("\n### ", 1)[0]
+    assert "**ROCm share**" in reading and "than in any 90 days of the year before" in reading
+    data = json.loads(result.path.with_suffix(".json").read_text())["rocm_ecosystem"]["finding"]
+    assert data["notable"] is True and data["largest_move_year_before"] == largest
+    receipts = stored_receipts(store, result.briefing_id)
+    assert all(resolve(store, r) is None for r in receipts)
+
+
+def test_the_same_move_stays_out_of_at_a_glance_when_the_year_before_moved_more(store, settings):
+    # the same surge, but a/steady swung harder the year before: b/surge's rise is not news
+    frame = _surge()
+    swing = (frame["repo"] == "a/steady") & frame["committed_at"].between(
+        datetime(2025, 4, 1), datetime(2025, 6, 30)
+    )
+    frame.loc[swing, "touches_rocm"] = True
+    store.upsert("commits", frame)
+    refresh_signals(store, settings=settings)
+    text = compose_briefing(store, DAY, settings).path.read_text()
+    glance = text[text.index("## At a glance") : text.index("\n| repository")]
+    assert "ROCm" not in glance
+    section = text[text.index("## ROCm across the ecosystem") :].split("\n\n")[1]
+    assert ", within what the year before showed (90-day moves of up to " in section
+
+
+def test_a_move_that_holds_without_the_largest_repository_says_it_still_does(store, settings):
+    # c/also starts ROCm work every third day of the last 90 days: without b/surge the share
+    # still rises, by more than any 90-day move of the year before
+    frame = _surge()
+    also = frame[frame["repo"] == "a/steady"].assign(repo="c/also")
+    also["sha"] = "c" + also["sha"].str[1:]
+    also["touches_rocm"] = [i >= 510 and i % 3 == 0 for i in range(len(also))]
+    store.upsert("commits", pd.concat([frame, also], ignore_index=True))
+    refresh_signals(store, settings=settings)
+    text = compose_briefing(store, DAY, settings).path.read_text()
+    glance = text[text.index("## At a glance") : text.index("\n| repository")]
+    sentence = next(x for x in glance.splitlines() if "ROCm" in x)
+    assert "ROCm commits [R" in sentence and ", but without it the share still rose from " in (
+        sentence
+    )
+    assert ", also more than in any 90 days of the year before without it (at most " in sentence

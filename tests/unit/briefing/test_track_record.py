@@ -96,7 +96,7 @@ def test_briefing_shows_interval_coverage_with_receipts(filled, settings, day) -
     _add_resolved_intervals(filled, settings, day)
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
-    short = text[text.index("## Track record") : text.index("## Appendix")]
+    short = text.split("## Track record", 1)[1].split("\n## ", 1)[0]
     assert "The 80% ranges of the 28-day pace held 75% [R" in short
     section = text[text.index("### Track record in full") :]
     assert "Ranges, scored apart" in section

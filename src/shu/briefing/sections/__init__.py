@@ -50,10 +50,12 @@ SECTIONS: tuple[ModuleType, ...] = (
     radar,  # Breaking out: the radar's top untracked repositories
     cards,  # Forecasts
     rocm_ecosystem,  # ROCm across the ecosystem (how it is counted: in the appendix)
-    probe,  # Probe and claims: the probe's runs in short ...
-    claims,  # ... and the claims checked against them
     calibration_watch,  # Calibration watch, in short
     track,  # Track record, in short
+    # Probe and claims last in the body: it checks published GPU and compiler claims against
+    # the probe's own runs, a thread apart from the repositories' momentum the rest follows
+    probe,  # Probe and claims: the probe's runs in short ...
+    claims,  # ... and the claims checked against them
     signals,  # (appendix only) the signals table
     reading,  # (appendix only) How to read this
     receipts,  # (appendix only) Receipts

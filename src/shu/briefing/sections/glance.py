@@ -9,6 +9,10 @@ more, after the stories, when the regime guard changed today's forecasts (many m
 than usual losing stars), with its receipt. Then one table row per tracked repository: its
 28-day pace and last 7 days, what moved it, and what its card asks (or its velocity interval
 when the card asks nothing).
+
+A notable move of the share of commits touching ROCm across the ecosystem (more over 90 days
+than in any 90 days of the year before) is one more sentence, right after the stories
+(`rocm_ecosystem.glance_sentence`).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import REPLAYED_WHAT
 from shu.briefing.sections import calibration_watch as watch
 from shu.briefing.sections import radar as radar_section
+from shu.briefing.sections import rocm_ecosystem
 from shu.briefing.sections.cards import question_clause, regime_sentence
 from shu.briefing.stories import burst_groups, shared_underneath
 from shu.briefing.story_words import kind_words, shared_short, story_sentence, story_short
@@ -84,6 +89,9 @@ def glance_sentences(ctx: BriefingContext) -> list[Md]:
     regime = regime_sentence(ctx)
     if regime is not None:
         out.insert(n_stories, regime)
+    rocm = rocm_ecosystem.glance_sentence(ctx)  # a notable move of ROCm work: news, after stories
+    if rocm is not None:
+        out.insert(n_stories, rocm)
     return out
 
 

@@ -1,20 +1,25 @@
 """The "ROCm across the ecosystem" section: is ROCm work spreading across the repositories whose
-commit history the store holds? Where the ROCm ecosystem index (`rocm_index`) stands on the data
-day and which repositories make most of its ROCm commits (the share is commit-weighted; the share
-without the largest is said when it makes over 40% of them), which tracked repositories it does
-not count (no commit history in the store, or none covering the 90 days), how it
-moved over 90 days and a year (also over only the repositories counted on both days, since
-histories that start or end change who is counted, and without AMD's own ROCm repositories,
-whose work is mostly ROCm), the repositories that made their first ROCm commit in the last year
-with a link to that commit and what they did since, and a chart of the index over time. Every
-number cites its `rocm_index` row, a query over `rocm_index_repos`, or the commit; the same
-figures go to the briefing JSON under `rocm_ecosystem`; how the index counts commits and
-repositories goes to the appendix.
+commit history the store holds? It leads with its finding (`Finding`): how the share of commits
+touching ROCm moved over 90 days across the repositories counted on both days, against the
+largest such move of the year before (larger: notable, and At a glance says it too), and the
+share without the repository making most ROCm commits when it makes over 40% of them. Then where
+the ROCm ecosystem index (`rocm_index`) stands on the data day and which repositories make most
+of its ROCm commits (the share is commit-weighted), which tracked repositories it does not count
+(no commit history in the store, or none covering the 90 days), how it moved over 90 days and a
+year (also over only the repositories counted on both days, since histories that start or end
+change who is counted, and without AMD's own ROCm repositories, whose work is mostly ROCm), the
+repositories that made their first ROCm commit in the last year with a link to that commit
+(where it is a merge, first the commit that is not a merge that made the change, as far as the
+store can tell) and what they did since, and a chart of the index over time. Every number cites
+its `rocm_index` row, a query over `rocm_index_repos`, or the commit; the same figures go to the
+briefing JSON under `rocm_ecosystem`; how the index counts commits and repositories goes to the
+appendix.
 """
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +29,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.text import pct, ref
+from shu.briefing.text import day_text, pct, ref, repo_link
 from shu.safe_markdown import Md, safe_inline, safe_link
 from shu.store import Store
 
@@ -66,6 +71,43 @@ WITHOUT_SQL = (
 )
 DOMINANT_SHARE = 0.4
 HISTORY_SQL = "SELECT count(*) FROM commits WHERE repo = ?"
+# The share over the repositories counted on both days, one repository left out (params: the
+# day whose share it is, the repository, the other day).
+SAME_REPOS_WITHOUT_SQL = (
+    "SELECT sum(rocm_commits_90d) / nullif(sum(commits_90d), 0) FROM rocm_index_repos "
+    "WHERE day = ? AND repo <> ? AND repo IN (SELECT repo FROM rocm_index_repos WHERE day = ?)"
+)
+# The finding's move is over FINDING_DAYS; it is notable when it is larger (either way) than
+# every move over as many days, over the repositories counted at both ends, that ended in the
+# PAST_DAYS before the move began (params: the first and last end day of those moves; in the
+# _WITHOUT one, then the repository left out).
+FINDING_DAYS = 90
+PAST_DAYS = 365
+_PAST_MOVES = f"""
+WITH pairs AS (
+    SELECT a.day, a.rocm_commits_90d AS rocm_end, a.commits_90d AS commits_end,
+           b.rocm_commits_90d AS rocm_start, b.commits_90d AS commits_start
+    FROM rocm_index_repos a
+    JOIN rocm_index_repos b ON b.repo = a.repo AND b.day = a.day - {FINDING_DAYS}
+    WHERE a.day BETWEEN ? AND ?{{without}}
+), moves AS (
+    SELECT sum(rocm_end) / nullif(sum(commits_end), 0)
+           - sum(rocm_start) / nullif(sum(commits_start), 0) AS move
+    FROM pairs GROUP BY day
+)
+SELECT max(abs(move)) FROM moves
+"""
+PAST_MOVES_SQL = _PAST_MOVES.format(without="")
+PAST_MOVES_WITHOUT_SQL = _PAST_MOVES.format(without=" AND a.repo <> ?")
+# For a first ROCm commit on the main line that is a merge: the first commit touching ROCm that
+# is not a merge, committed at or before it (params: repository, the merge's time). The store
+# keeps how many parents a commit has, not which, so this is the first such commit, not one
+# traced through the merge.
+CHANGE_SQL = """
+SELECT sha, committed_at, subject FROM commits
+WHERE repo = ? AND touches_rocm AND coalesce(parents, 1) <= 1 AND committed_at <= ?
+ORDER BY committed_at, sha LIMIT 1
+"""
 
 
 def build(ctx: BriefingContext) -> Part:
@@ -82,12 +124,17 @@ def build(ctx: BriefingContext) -> Part:
                 },
             },
         )
+    found = finding(ctx.store, ctx.as_of)
+    lead = finding_sentence(ctx, found) if found is not None else None  # cited first
     now = _state(ctx, day)
     leaders = now["leaders"]
     now["without_top"] = _without_top(ctx, day, leaders)
     now["not_counted"] = _not_counted(ctx, day)
     top = now["without_top"]["repo"] if now["without_top"] else None
-    moves = [_move(ctx, day, days, words, top) for days, words in LOOKBACKS]
+    moves = [
+        _move(ctx, day, days, words, top, said=found is not None and days == FINDING_DAYS)
+        for days, words in LOOKBACKS
+    ]
     adopters = _adopters(ctx, day)
     ended = _histories_ended(ctx.store, day)
     chart = ctx.out_dir / f"{ctx.day}-rocm-ecosystem.png"
@@ -95,6 +142,20 @@ def build(ctx: BriefingContext) -> Part:
     ctx.charts.append(chart)
     data = {
         "day": day,
+        "finding": None
+        if found is None
+        else {
+            "day_then": found.then,
+            "repos_on_both_days": found.repos,
+            "share_then": found.share_then,
+            "share_now": found.share_now,
+            "largest_move_year_before": found.largest_before,
+            "notable": found.notable,
+            "top": found.top,
+            "share_then_without_top": found.without_then,
+            "share_now_without_top": found.without_now,
+            "largest_move_year_before_without_top": found.largest_without,
+        },
         "repos": now["repos"],
         "repos_rocm_90d": now["repos_rocm_90d"],
         "rocm_share_90d": now["rocm_share_90d"],
@@ -112,6 +173,9 @@ def build(ctx: BriefingContext) -> Part:
         "chart": chart.name,
     }
     view = {
+        "lead": lead,
+        # the lead already says the share without the repository making most ROCm commits
+        "lead_has_top": found is not None and found.top is not None,
         "now": now,
         "moves": [m for m in moves if m],
         "adopters": adopters[:ADOPTERS_SHOWN],
@@ -125,6 +189,239 @@ def build(ctx: BriefingContext) -> Part:
         data={"rocm_ecosystem": data},
         appendix=ctx.render("sections/rocm_ecosystem_appendix.md.j2", **view),
     )
+
+
+@dataclass(frozen=True)
+class Finding:
+    """How the share of commits touching ROCm moved over FINDING_DAYS, over the repositories
+    counted at both ends, and whether that is news: the section's first sentence, and At a
+    glance's when `notable`."""
+
+    day: date
+    then: date
+    repos: int  # counted on both days
+    share_then: float
+    share_now: float
+    largest_before: float | None  # the largest move either way in the PAST_DAYS before `then`
+    rocm_commits: int  # today's ROCm commits over every repository counted today
+    top: str | None = None  # the repository making over DOMINANT_SHARE of them
+    top_commits: int = 0
+    without_then: float | None = None  # the share without `top`, same repositories
+    without_now: float | None = None
+    largest_without: float | None = None  # `largest_before` without `top`
+
+    @property
+    def move(self) -> float:
+        return self.share_now - self.share_then
+
+    @property
+    def notable(self) -> bool:
+        """The move is larger, either way, than every move over as many days in the year
+        before it began."""
+        return self.largest_before is not None and abs(self.move) > self.largest_before
+
+
+def finding(store: Store, as_of: date) -> Finding | None:
+    """The share's move over the FINDING_DAYS to the index's newest day on or before `as_of`
+    (None when the index has no row that long before, or no commit to count)."""
+    day = _index_day(store, as_of)
+    if day is None:
+        return None
+    then = day - timedelta(days=FINDING_DAYS)
+    con = store.con
+    share_now = con.execute(SAME_REPOS_SQL, [day, then]).fetchall()[0][0]
+    share_then = con.execute(SAME_REPOS_SQL, [then, day]).fetchall()[0][0]
+    if share_now is None or share_then is None:
+        return None
+    repos = con.execute(SAME_REPOS_COUNT_SQL, [day, then]).fetchall()[0][0]
+    largest = con.execute(PAST_MOVES_SQL, _past_window(then)).fetchall()[0][0]
+    total = con.execute("SELECT rocm_commits_90d FROM rocm_index WHERE day = ?", [day]).fetchall()
+    rocm_commits = int(total[0][0] or 0)
+    out = Finding(
+        day,
+        then,
+        repos,
+        float(share_then),
+        float(share_now),
+        None if largest is None else float(largest),
+        rocm_commits,
+    )
+    leader = con.execute(LEADERS_SQL, [day, 1]).fetchall()
+    if not leader or not rocm_commits or leader[0][1] / rocm_commits <= DOMINANT_SHARE:
+        return out
+    top, n = leader[0]
+    without_now = con.execute(SAME_REPOS_WITHOUT_SQL, [day, top, then]).fetchall()[0][0]
+    without_then = con.execute(SAME_REPOS_WITHOUT_SQL, [then, top, day]).fetchall()[0][0]
+    if without_now is None or without_then is None:
+        return out
+    largest_without = con.execute(PAST_MOVES_WITHOUT_SQL, [*_past_window(then), top]).fetchall()
+    return replace(
+        out,
+        top=top,
+        top_commits=n,
+        without_then=float(without_then),
+        without_now=float(without_now),
+        largest_without=None if largest_without[0][0] is None else float(largest_without[0][0]),
+    )
+
+
+def _past_window(then: date) -> list[date]:
+    """The first and last end day of the moves a finding is measured against."""
+    return [then - timedelta(days=PAST_DAYS - 1), then]
+
+
+def _went(start: float, end: float) -> str:
+    """'rose' or 'fell' as shown to one decimal of a percentage, else 'held'."""
+    a, b = round(100 * start, 1), round(100 * end, 1)
+    return "rose" if b > a else "fell" if b < a else "held"
+
+
+def finding_sentence(ctx: BriefingContext, f: Finding, *, glance: bool = False) -> Md:
+    """The finding in one plain sentence, each number with its receipt; for At a glance
+    (`glance`), shorter (the two 90-day windows go unnamed) and with the repository it names
+    linked (At a glance links every repository it names)."""
+    day, then = f.day, f.then
+    book = ctx.book
+    r_both = book.query(
+        "rocm_index_repos",
+        SAME_REPOS_COUNT_SQL,
+        [day, then],
+        f.repos,
+        day,
+        f"repositories counted on both {then} and {day}",
+    )
+    r_now = book.query(
+        "rocm_index_repos",
+        SAME_REPOS_SQL,
+        [day, then],
+        f.share_now,
+        day,
+        f"ROCm share on {day} over the repositories counted on both days",
+    )
+    r_then = book.query(
+        "rocm_index_repos",
+        SAME_REPOS_SQL,
+        [then, day],
+        f.share_then,
+        then,
+        f"ROCm share on {then} over the repositories counted on both days",
+    )
+    went = _went(f.share_then, f.share_now)
+    windows = f"in the {FINDING_DAYS} days to"
+    if glance:
+        move = (
+            f"held at {pct(f.share_now, 1)} {ref(r_now, r_then)} over {FINDING_DAYS} days"
+            if went == "held"
+            else f"{went} from {pct(f.share_then, 1)} {ref(r_then)} to {pct(f.share_now, 1)} "
+            f"{ref(r_now)} in {FINDING_DAYS} days"
+        )
+    elif went == "held":
+        move = (
+            f"held at {pct(f.share_now, 1)} {windows} {day_text(day)} {ref(r_now)}, as "
+            f"{windows} {day_text(then)} {ref(r_then)}"
+        )
+    else:
+        move = (
+            f"{went} from {pct(f.share_then, 1)} {ref(r_then)} {windows} {day_text(then)} to "
+            f"{pct(f.share_now, 1)} {ref(r_now)} {windows} {day_text(day)}"
+        )
+    text = (
+        f"The share of commits touching ROCm {move}, over the same {f.repos} repositories with "
+        f"commit history in the store {ref(r_both)}"
+    )
+    if f.largest_before is not None:
+        r_past = book.query(
+            "rocm_index_repos",
+            PAST_MOVES_SQL,
+            _past_window(then),
+            f.largest_before,
+            then,
+            f"the largest {FINDING_DAYS}-day move of the ROCm share (over the repositories "
+            f"counted at both ends) in the {PAST_DAYS} days to {then}",
+        )
+        points = f"{100 * f.largest_before:.1f} percentage points {ref(r_past)}"
+        text += (
+            f", more than in any {FINDING_DAYS} days of the year before (moves of at most {points})"
+            if f.notable
+            else f", within what the year before showed ({FINDING_DAYS}-day moves of up to "
+            f"{points})"
+        )
+    if f.top is not None and f.without_then is not None and f.without_now is not None:
+        r_top = book.row(
+            "rocm_index_repos",
+            {"repo": f.top, "day": day},
+            "rocm_commits_90d",
+            f.top_commits,
+            day,
+            f"{f.top}'s ROCm commits in the 90 days to {day}",
+        )
+        r_all = book.row(
+            "rocm_index",
+            {"day": day},
+            "rocm_commits_90d",
+            f.rocm_commits,
+            day,
+            "their commits touching ROCm",
+        )
+        r_wn = book.query(
+            "rocm_index_repos",
+            SAME_REPOS_WITHOUT_SQL,
+            [day, f.top, then],
+            f.without_now,
+            day,
+            f"ROCm share on {day} over the repositories counted on both days, {f.top} left out",
+        )
+        r_wt = book.query(
+            "rocm_index_repos",
+            SAME_REPOS_WITHOUT_SQL,
+            [then, f.top, day],
+            f.without_then,
+            then,
+            f"ROCm share on {then} over the repositories counted on both days, {f.top} left out",
+        )
+        went_without = _went(f.without_then, f.without_now)
+        without = (
+            f"held at {pct(f.without_now, 1)} {ref(r_wn, r_wt)}"
+            if went_without == "held"
+            else f"{went_without} from {pct(f.without_then, 1)} {ref(r_wt)} to "
+            f"{pct(f.without_now, 1)} {ref(r_wn)}"
+        )
+        name = repo_link(f.top) if glance else safe_inline(f.top)
+        larger = f.largest_without is not None and (
+            abs(f.without_now - f.without_then) > f.largest_without
+        )
+        # the move holds without it: say so as the answer to "is it one repository?"
+        still = larger and went_without == went != "held"
+        text += (
+            f"; {name} made {f.top_commits} of the {f.rocm_commits} ROCm commits "
+            f"{ref(r_top, r_all)}, {'but' if still else 'and'} without it the share "
+            f"{'still ' if still else ''}{without}"
+        )
+        if f.largest_without is not None:
+            r_pw = book.query(
+                "rocm_index_repos",
+                PAST_MOVES_WITHOUT_SQL,
+                [*_past_window(then), f.top],
+                f.largest_without,
+                then,
+                f"the largest {FINDING_DAYS}-day move of the ROCm share (over the repositories "
+                f"counted at both ends, {f.top} left out) in the {PAST_DAYS} days to {then}",
+            )
+            points = f"{100 * f.largest_without:.1f} points {ref(r_pw)}"
+            text += (
+                f", also more than in any {FINDING_DAYS} days of the year before without it "
+                f"(at most {points})"
+                if larger
+                else f", within what the year before showed without it (up to {points})"
+            )
+    return Md(text + ".")
+
+
+def glance_sentence(ctx: BriefingContext) -> Md | None:
+    """At a glance's sentence on ROCm work across the ecosystem: the finding, only when it is
+    notable (`Finding.notable`)."""
+    f = finding(ctx.store, ctx.as_of)
+    return finding_sentence(ctx, f, glance=True) if f is not None and f.notable else None
 
 
 def _index_day(store: Store, as_of: date) -> date | None:
@@ -189,11 +486,18 @@ def _state(ctx: BriefingContext, day: date) -> dict[str, Any]:
 
 
 def _move(
-    ctx: BriefingContext, day: date, days: int, words: str, top: str | None = None
+    ctx: BriefingContext,
+    day: date,
+    days: int,
+    words: str,
+    top: str | None = None,
+    *,
+    said: bool = False,
 ) -> dict[str, Any] | None:
     """The index `days` before `day`, and both days' shares over the repositories counted on
-    both; with `top` (the repository setting today's share), the share without it then too, as
-    today's is given; None when the index has no row then."""
+    both (left out of the line when `said`: the section's lead gives them); with `top` (the
+    repository setting today's share), the share without it then too, as today's is given;
+    None when the index has no row then."""
     then = day - timedelta(days=days)
     row = _row(ctx.store, then)
     if row is None:
@@ -312,8 +616,13 @@ def _move(
         f"repositories {ref(r_n, r_of)}, {pct(row['rocm_share_90d'], 1)} of commits "
         f"{ref(r_share)}{amd}. Over only the {both} repositories counted on both days "
         f"{ref(r_both)}: {active_then} {ref(r_active_then)} then and {active_now} "
-        f"{ref(r_active_now)} now made ROCm commits, and the share went from "
-        f"{pct(share_then, 1)} {ref(r_then)} to {pct(share_now, 1)} {ref(r_now)}."
+        f"{ref(r_active_now)} now made ROCm commits"
+        + (
+            "."
+            if said
+            else f", and the share went from {pct(share_then, 1)} {ref(r_then)} to "
+            f"{pct(share_now, 1)} {ref(r_now)}."
+        )
     )
     return {
         "days": days,
@@ -446,6 +755,8 @@ def _adopters(ctx: BriefingContext, day: date) -> list[dict[str, Any]]:
     rows = ctx.store.con.execute(ADOPTERS_SQL, [day, day - timedelta(days=365)]).fetchall()
     out = []
     for repo, first_day, sha, committed_at, subject, parents, rocm_90d in rows:
+        merge = (parents or 1) > 1
+        change = _change(ctx, repo, committed_at) if merge else None  # cited first: read first
         r = ctx.book.row(
             "commits",
             {"repo": repo, "sha": sha},
@@ -463,12 +774,21 @@ def _adopters(ctx: BriefingContext, day: date) -> list[dict[str, Any]]:
             f"{repo}'s ROCm commits in the 90 days to {day}",
         )
         url = commit_url(repo, sha)
-        merge = " (a merge: the ROCm change came in with it)" if (parents or 1) > 1 else ""
+        shown = f"{safe_link(sha[:10], url)} “{safe_inline(subject or '', 90)}” {ref(r)}"
+        if change is not None:  # name the commit that made the change, then the merge
+            when = "" if change["day"] == first_day else f" on {change['day']}"
+            shown = (
+                f"{change['shown']}{when}, a commit off the main line; the main line first "
+                f"shows ROCm work in the merge {shown}{'' if when else ' the same day'}"
+            )
+        elif merge:
+            shown += (
+                " (a merge, and the store holds no earlier commit touching ROCm that is not "
+                "one: the change is first visible in the merge)"
+            )
         line = Md(
-            f"**{safe_inline(repo)}** on {first_day}: "
-            f"{safe_link(sha[:10], url)} “{safe_inline(subject or '', 90)}”{merge} {ref(r)}; "
-            f"{rocm_90d} ROCm commit{'' if rocm_90d == 1 else 's'} in the last 90 days "
-            f"{ref(r_since)}"
+            f"**{safe_inline(repo)}** on {first_day}: {shown}; {rocm_90d} ROCm "
+            f"commit{'' if rocm_90d == 1 else 's'} in the last 90 days {ref(r_since)}"
         )
         out.append(
             {
@@ -477,12 +797,38 @@ def _adopters(ctx: BriefingContext, day: date) -> list[dict[str, Any]]:
                 "sha": sha,
                 "url": url,
                 "subject": subject,
-                "merge": (parents or 1) > 1,
+                "merge": merge,
+                "change": None if change is None else {k: change[k] for k in ("sha", "url")},
                 "rocm_commits_90d": rocm_90d,
                 "line": line,
             }
         )
     return out
+
+
+def _change(ctx: BriefingContext, repo: str, merged_at: datetime) -> dict[str, Any] | None:
+    """For a first ROCm commit that is a merge: the first commit touching ROCm that is not a
+    merge, committed at or before it (`CHANGE_SQL`), shown linked with its receipt; None when
+    the store holds none."""
+    row = ctx.store.con.execute(CHANGE_SQL, [repo, merged_at]).fetchone()
+    if row is None:
+        return None
+    sha, committed_at, subject = row
+    r = ctx.book.row(
+        "commits",
+        {"repo": repo, "sha": sha},
+        "committed_at",
+        committed_at,
+        committed_at.date(),
+        f"{repo}'s first commit touching ROCm that is not a merge",
+    )
+    url = commit_url(repo, sha)
+    return {
+        "sha": sha,
+        "url": url,
+        "day": committed_at.date(),
+        "shown": f"{safe_link(sha[:10], url)} “{safe_inline(subject or '', 90)}” {ref(r)}",
+    }
 
 
 def _histories_ended(store: Store, day: date) -> list[dict[str, Any]]:
