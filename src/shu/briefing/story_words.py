@@ -273,19 +273,48 @@ def _sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
     under = ""
     if story.underneath and story.named_small:  # the runs of spike days hide a change beneath
         under = f"; {_ordinary_clause(c)}, {'slower' if story.underneath == 'down' else 'faster'}"
-    holds = "holds its pace" if story.shared is None else "holds its 28-day pace only on the burst"
+    if story.shared is not None and v28 is not None and before is not None:
+        return Md(_shared_line(c, link, (v28, r_v28), (before, r_before)) + under + ".")
     return Md(
-        f"{link} {holds}: {_pace(v28)} stars/day over the last 28 days {ref(r_v28)}, "
+        f"{link} holds its pace: {_pace(v28)} stars/day over the last 28 days {ref(r_v28)}, "
         f"against {_pace(before)} in the 28 before {ref(r_before)}" + _small_clause(c) + under + "."
     )
 
 
-def _small_clause(c: _StoryReceipts) -> str:
+def _shared_line(
+    c: _StoryReceipts, link: str, now: tuple[float, int], before: tuple[float, int]
+) -> str:
+    """The line of a steady repository that burst on the same days as others: how its 28-day
+    pace moved ('slipped from 27.8 to 26.5 stars/day despite a burst on 19–20 Feb 2026 (133
+    stars in 2 days)'), the burst named as what held it up, not as what it rests on."""
+    (v28, r_v28), (was, r_was) = now, before
+    shown, shown_was = round(v28, 1), round(was, 1)
+    if shown < shown_was:
+        move, joint = f"slipped from {_pace(was)} {ref(r_was)} to", "despite"
+    elif shown > shown_was:
+        move, joint = f"rose from {_pace(was)} {ref(r_was)} to", "with"
+    else:
+        move, joint = f"held at {_pace(was)} {ref(r_was)}, now", "with"
+    text = f"{link}'s 28-day pace {move} {_pace(v28)} stars/day {ref(r_v28)}"
+    small = c.story.named_small
+    if not small:
+        return text + _small_clause(c)
+    e = small[0]
+    stars, r_e = c.gained(e)
+    noun = "a spike" if e.days == 1 else "a burst"
+    span = "in 1 day" if e.days == 1 else f"in {e.days} days"
+    text += (
+        f" {joint} {noun} on {days_text(e.first, e.last)} ({_stars(stars)} stars {span} {ref(r_e)})"
+    )
+    return text + _small_clause(c, skip=1)
+
+
+def _small_clause(c: _StoryReceipts, skip: int = 0) -> str:
     """'; it also had a burst on 19–20 Feb 2026 (133 stars in 2 days [R])' for each run of spike
     days inside the window too small to move the pace (a spike the chart shows is named; a run of
-    two days or more is a burst, never a spike)."""
+    two days or more is a burst, never a spike); `skip`: the first runs, already named."""
     out = ""
-    for e in c.story.named_small:
+    for e in c.story.named_small[skip:]:
         stars, r_e = c.gained(e)
         what = "spiked" if e.days == 1 else "had a burst"
         span = "in 1 day" if e.days == 1 else f"in {e.days} days"

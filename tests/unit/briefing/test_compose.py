@@ -162,10 +162,12 @@ def test_disagreement_is_one_sentence_only_beyond_the_intervals():
     from shu.briefing.card.confidence import disagreement
 
     # The example's Keras card: 87% of 177,540 in the backtest, 25 of 44 in the store.
-    said = disagreement((154_460, 177_540), (25, 44))
+    said = disagreement((154_460, 177_540), (25, 44), "in this store's replay")
+    # its scope is every such answer resolved so far, not a recent window: never "lately"
     assert said == (
         "This store's record (42%–70% with 95% confidence) is below the backtest's (87%): "
-        "lately such answers held less often than the confidence says."
+        "in this store's replay, such answers held less often than the confidence says, over "
+        "all 44 resolved so far."
     )
     assert disagreement((154_460, 177_540), (38, 44)) is None  # 86%: inside
     assert disagreement((0, 0), (3, 4)) is None and disagreement((5, 10), (0, 0)) is None
@@ -367,7 +369,7 @@ def test_at_a_glance_says_when_the_record_of_its_forecast_belies_its_confidence(
 ):
     # 72% answers, and such answers came true 3 of 3 times (44-100%): nothing to say
     text = compose_briefing(filled, day, settings).path.read_text()
-    assert "shu's answers this confident" not in _glance_forecast_sentence(text)
+    assert "answer this confident" not in _glance_forecast_sentence(text)
     # now 0 of 3 (0-56% with 95% confidence): below the 72% it states
     filled.con.execute(
         "UPDATE forecast_resolutions SET outcome = 'yes' WHERE forecast_id LIKE '%-2'"
@@ -375,8 +377,9 @@ def test_at_a_glance_says_when_the_record_of_its_forecast_belies_its_confidence(
     result = compose_briefing(filled, day, settings)
     line = _glance_forecast_sentence(result.path.read_text())
     assert re.search(
-        r"; shu's answers this confident about such questions came true only 0 of 3 times "
-        r"here \[R\d+, R\d+\]\.$",
+        # its scope said: every such answer resolved so far, not the last weeks' window
+        r"; of every answer this confident to such questions resolved in this store so far "
+        r"\(3\), only 0 came true \[R\d+, R\d+\]\.$",
         line,
     ), line
     receipts = stored_receipts(filled, result.briefing_id)
