@@ -561,3 +561,69 @@ def _artefact_phrase(story: Story) -> str:
     if story.kind == "burst":
         return f"{name}'s {move} is {mostly}a {e.days}-day burst on {when}"
     return f"{name} lost {abs(e.stars):,.0f} stars on {when}"
+
+
+def leaving_bursts(story: Story, on: date) -> list[Episode]:
+    """The runs of unusual gains inside the 28 days to the story's day (bursts, and runs of spike
+    days too small to move the pace on their own) that leave the 28-day window by `on`: the 28-day
+    pace of `on` no longer counts them."""
+    return sorted(
+        (
+            e
+            for e in story.episodes + story.small
+            if e.kind in ("burst", "small")
+            and e.window == "now"
+            and e.last + timedelta(days=WINDOW) <= on
+        ),
+        key=lambda e: e.first,
+    )
+
+
+def burst_leaving_sentence(
+    store: Store, book: ReceiptBook, story: Story, on: date, threshold: float
+) -> Md | None:
+    """For a card asking whether the 28-day pace on `on` is above `threshold`: one sentence when
+    today's pace carries unusual gains that leave the window before `on` (None otherwise): the
+    gains and when they leave, the pace of its other days (the figures "What moved" gives, with
+    the same receipts) and what that pace means against the threshold. Facts only: the answer
+    stays the model's."""
+    bursts = leaving_bursts(story, on)
+    if not bursts or story.kind == "no_data":
+        return None
+    c = _StoryReceipts(store, book, story)
+    other, r_other = c.ordinary("now")
+    if other is None:
+        return None
+    gains = []
+    for e in bursts:
+        stars, r_e = c.gained(e)
+        gains.append(f"{_stars(stars)} stars of {days_text(e.first, e.last)} {ref(r_e)}")
+    leaves = max(e.last for e in bursts) + timedelta(days=WINDOW)
+    what = gains[0] if len(gains) == 1 else ", ".join(gains[:-1]) + " and the " + gains[-1]
+    when = "on" if len(bursts) == 1 else "by"
+    text = (
+        f"The {what} leave the 28-day window {when} {days_text(leaves, leaves)}; its other days "
+        f"ran {_pace(other)} a day {ref(r_other)}, "
+    )
+    asked = f"{num(threshold, 2)} on {days_text(on, on)}"
+    if other > threshold:
+        text += (
+            f"{100 * (other / threshold - 1):.0f}% above the {num(threshold, 2)} asked for "
+            f"{days_text(on, on)}"
+        )
+    elif other <= 0:
+        text += f"so to be above {asked} it must gain stars again"
+    else:
+        ratio = threshold / other
+        faster = (
+            f"{ratio:.1f} times as fast as"
+            if ratio >= 2
+            else f"{100 * (ratio - 1):.0f}% faster than"
+        )
+        text += f"so to be above {asked} it must run {faster} they did"
+    last_week = windows(story.day)["7d"][0]
+    if all(e.last < last_week for e in story.unusual):  # the last 7 days are all ordinary
+        recent, r_recent = c.signal("velocity_7d", story.day)
+        if recent is not None:
+            text += f"; its last 7 days ran {_pace(recent)} {ref(r_recent)}"
+    return Md(text + ".")

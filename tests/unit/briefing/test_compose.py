@@ -166,8 +166,7 @@ def test_disagreement_is_one_sentence_only_beyond_the_intervals():
     # its scope is every such answer resolved so far, not a recent window: never "lately"
     assert said == (
         "This store's record (42%–70% with 95% confidence) is below the backtest's (87%): "
-        "in this store's replay, such answers held less often than the confidence says, over "
-        "all 44 resolved so far."
+        "in this store's replay, such answers held less often than the confidence says."
     )
     assert disagreement((154_460, 177_540), (38, 44)) is None  # 86%: inside
     assert disagreement((0, 0), (3, 4)) is None and disagreement((5, 10), (0, 0)) is None

@@ -39,7 +39,8 @@ def disagreement(
 ) -> str | None:
     """One sentence when the backtest's hit rate and this store's record ((right, n) each)
     disagree beyond their 95% intervals (None when they agree, or either is empty); `scope` says
-    whose record it is (every such answer resolved in the store so far, replayed or live)."""
+    whose record it is (every such answer resolved in the store so far: its replay, its live
+    forecasts, or both), never "lately": the record is not a recent window."""
     if not backtest[1] or not live[1]:
         return None
     b_lo, b_hi = wilson_interval(*backtest)
@@ -54,7 +55,7 @@ def disagreement(
     )
     return (
         f"This store's record ({_span(l_lo, l_hi)} with 95% confidence) is {side} the "
-        f"backtest's ({_span(b_lo, b_hi)}): {so}, over all {live[1]:,} resolved so far."
+        f"backtest's ({_span(b_lo, b_hi)}): {so}."
     )
 
 
