@@ -122,8 +122,15 @@ def test_reasons_say_their_days_and_numbers_and_how_the_model_reads_them(filled,
     )
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
-    # a past week says which days it covers (28 Feb 2026 less 27..21 days)
-    assert text.count("The week of 1–7 Feb 2026 ran 32% above the 28-day pace [R") == 3
+    # a past week says which days it covers (28 Feb 2026 less 27..21 days) and when they are out
+    # of the 28-day pace
+    assert (
+        text.count(
+            "The week of 1–7 Feb 2026 (out of the 28-day window by 7 Mar 2026) ran 32% above the "
+            "28-day pace [R"
+        )
+        == 3
+    )
     # the busiest day says which day and how many stars, each with its receipt
     busiest = re.findall(
         r"[Ii]ts busiest of the last 28 days, (\d+ \w+ 2026), brought (\d+) stars: 5% of the 28 "

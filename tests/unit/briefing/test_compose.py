@@ -304,6 +304,8 @@ def test_a_replayed_track_record_says_so_in_the_header_and_at_a_glance(
     head, glance = head_and_glance()
     assert "replayed" not in head and "replayed" not in glance
     assert "forecasts shu gave at 80% or more" in glance
+    # its scope said: every kind of question, the last weeks (not the card's own kind, all time)
+    assert "Across every kind of question, of the 3 [R" in glance
     # the same resolved forecasts, issued by a replay: the record is the replay's
     filled.con.execute(
         "UPDATE forecasts SET model_version = 'replay-' || model_version "

@@ -226,13 +226,15 @@ def statement_facts(
     ctx: BriefingContext, f: dict[str, Any], names: set[str]
 ) -> tuple[StatementFacts, dict[str, list[int]]]:
     """What the drivers `names` of forecast `f` can quote beyond their values (which days a past
-    week covers; the 28-day pace 28 days before and on the origin; the busiest of the last 28
-    days and its stars), and the receipts of those numbers by feature."""
+    week covers and when they are out of the window; the 28-day pace 28 days before and on the
+    origin; the busiest of the last 28 days and its stars), and the receipts of those numbers by
+    feature."""
     origin = date.fromisoformat(str(f["origin"])[:10])
-    weeks = {
-        lag: days_text(origin - timedelta(days=lag + 6), origin - timedelta(days=lag))
-        for lag in (7, 14, 21)
-    }
+    weeks = {}
+    for lag in (7, 14, 21):  # a past week still in the window, and when it is out of it
+        first, last = origin - timedelta(days=lag + 6), origin - timedelta(days=lag)
+        out = last + timedelta(days=28)
+        weeks[lag] = f"{days_text(first, last)} (out of the 28-day window by {day_text(out)})"
     cited: dict[str, list[int]] = {}
     pace = None
     if "rel_acceleration_28d" in names:

@@ -247,7 +247,7 @@ class StatementFacts:
     """What a card knows beyond a feature's value, read from the stored rows behind it (each
     empty when unknown), so a statement can say which days and which numbers it means."""
 
-    weeks: dict[int, str] = field(default_factory=dict)  # lag in days -> that week's days
+    weeks: dict[int, str] = field(default_factory=dict)  # lag in days -> that week in words
     pace: tuple[float, float] | None = None  # the 28-day pace 28 days before, and today
     busiest: tuple[str, float] | None = None  # the busiest of the last 28 days, and its stars
 
