@@ -273,19 +273,48 @@ def _sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
     under = ""
     if story.underneath and story.named_small:  # the runs of spike days hide a change beneath
         under = f"; {_ordinary_clause(c)}, {'slower' if story.underneath == 'down' else 'faster'}"
-    holds = "holds its pace" if story.shared is None else "holds its 28-day pace only on the burst"
+    if story.shared is not None and v28 is not None and before is not None:
+        return Md(_shared_line(c, link, (v28, r_v28), (before, r_before)) + under + ".")
     return Md(
-        f"{link} {holds}: {_pace(v28)} stars/day over the last 28 days {ref(r_v28)}, "
+        f"{link} holds its pace: {_pace(v28)} stars/day over the last 28 days {ref(r_v28)}, "
         f"against {_pace(before)} in the 28 before {ref(r_before)}" + _small_clause(c) + under + "."
     )
 
 
-def _small_clause(c: _StoryReceipts) -> str:
+def _shared_line(
+    c: _StoryReceipts, link: str, now: tuple[float, int], before: tuple[float, int]
+) -> str:
+    """The line of a steady repository that burst on the same days as others: how its 28-day
+    pace moved ('slipped from 27.8 to 26.5 stars/day despite a burst on 19–20 Feb 2026 (133
+    stars in 2 days)'), the burst named as what held it up, not as what it rests on."""
+    (v28, r_v28), (was, r_was) = now, before
+    shown, shown_was = round(v28, 1), round(was, 1)
+    if shown < shown_was:
+        move, joint = f"slipped from {_pace(was)} {ref(r_was)} to", "despite"
+    elif shown > shown_was:
+        move, joint = f"rose from {_pace(was)} {ref(r_was)} to", "with"
+    else:
+        move, joint = f"held at {_pace(was)} {ref(r_was)}, now", "with"
+    text = f"{link}'s 28-day pace {move} {_pace(v28)} stars/day {ref(r_v28)}"
+    small = c.story.named_small
+    if not small:
+        return text + _small_clause(c)
+    e = small[0]
+    stars, r_e = c.gained(e)
+    noun = "a spike" if e.days == 1 else "a burst"
+    span = "in 1 day" if e.days == 1 else f"in {e.days} days"
+    text += (
+        f" {joint} {noun} on {days_text(e.first, e.last)} ({_stars(stars)} stars {span} {ref(r_e)})"
+    )
+    return text + _small_clause(c, skip=1)
+
+
+def _small_clause(c: _StoryReceipts, skip: int = 0) -> str:
     """'; it also had a burst on 19–20 Feb 2026 (133 stars in 2 days [R])' for each run of spike
     days inside the window too small to move the pace (a spike the chart shows is named; a run of
-    two days or more is a burst, never a spike)."""
+    two days or more is a burst, never a spike); `skip`: the first runs, already named."""
     out = ""
-    for e in c.story.named_small:
+    for e in c.story.named_small[skip:]:
         stars, r_e = c.gained(e)
         what = "spiked" if e.days == 1 else "had a burst"
         span = "in 1 day" if e.days == 1 else f"in {e.days} days"
@@ -532,3 +561,69 @@ def _artefact_phrase(story: Story) -> str:
     if story.kind == "burst":
         return f"{name}'s {move} is {mostly}a {e.days}-day burst on {when}"
     return f"{name} lost {abs(e.stars):,.0f} stars on {when}"
+
+
+def leaving_bursts(story: Story, on: date) -> list[Episode]:
+    """The runs of unusual gains inside the 28 days to the story's day (bursts, and runs of spike
+    days too small to move the pace on their own) that leave the 28-day window by `on`: the 28-day
+    pace of `on` no longer counts them."""
+    return sorted(
+        (
+            e
+            for e in story.episodes + story.small
+            if e.kind in ("burst", "small")
+            and e.window == "now"
+            and e.last + timedelta(days=WINDOW) <= on
+        ),
+        key=lambda e: e.first,
+    )
+
+
+def burst_leaving_sentence(
+    store: Store, book: ReceiptBook, story: Story, on: date, threshold: float
+) -> Md | None:
+    """For a card asking whether the 28-day pace on `on` is above `threshold`: one sentence when
+    today's pace carries unusual gains that leave the window before `on` (None otherwise): the
+    gains and when they leave, the pace of its other days (the figures "What moved" gives, with
+    the same receipts) and what that pace means against the threshold. Facts only: the answer
+    stays the model's."""
+    bursts = leaving_bursts(story, on)
+    if not bursts or story.kind == "no_data":
+        return None
+    c = _StoryReceipts(store, book, story)
+    other, r_other = c.ordinary("now")
+    if other is None:
+        return None
+    gains = []
+    for e in bursts:
+        stars, r_e = c.gained(e)
+        gains.append(f"{_stars(stars)} stars of {days_text(e.first, e.last)} {ref(r_e)}")
+    leaves = max(e.last for e in bursts) + timedelta(days=WINDOW)
+    what = gains[0] if len(gains) == 1 else ", ".join(gains[:-1]) + " and the " + gains[-1]
+    when = "on" if len(bursts) == 1 else "by"
+    text = (
+        f"The {what} leave the 28-day window {when} {days_text(leaves, leaves)}; its other days "
+        f"ran {_pace(other)} a day {ref(r_other)}, "
+    )
+    asked = f"{num(threshold, 2)} on {days_text(on, on)}"
+    if other > threshold:
+        text += (
+            f"{100 * (other / threshold - 1):.0f}% above the {num(threshold, 2)} asked for "
+            f"{days_text(on, on)}"
+        )
+    elif other <= 0:
+        text += f"so to be above {asked} it must gain stars again"
+    else:
+        ratio = threshold / other
+        faster = (
+            f"{ratio:.1f} times as fast as"
+            if ratio >= 2
+            else f"{100 * (ratio - 1):.0f}% faster than"
+        )
+        text += f"so to be above {asked} it must run {faster} they did"
+    last_week = windows(story.day)["7d"][0]
+    if all(e.last < last_week for e in story.unusual):  # the last 7 days are all ordinary
+        recent, r_recent = c.signal("velocity_7d", story.day)
+        if recent is not None:
+            text += f"; its last 7 days ran {_pace(recent)} {ref(r_recent)}"
+    return Md(text + ".")

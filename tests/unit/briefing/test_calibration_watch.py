@@ -4,6 +4,7 @@ shu does about it; the guard's line; receipts that resolve; the plain-data form.
 from __future__ import annotations
 
 import json
+import re
 from datetime import date, timedelta
 
 import pandas as pd
@@ -162,9 +163,10 @@ def test_lines_say_what_the_guard_and_the_online_levels_do(store, tmp_path):
     )
     watch = calibration_watch(store, DAY)
     assert watch["guard_line"] == (
-        "On an average day this week 8.8% of repositories lost stars, against 5.1% usually: "
-        "the yes/no forecasts of repositories losing stars are held closer to their base rate, "
-        "and 80% ranges are 3% wider; breakout forecasts are left as the model gave them."
+        "On an average day this week 8.8% of repositories lost stars, against 5.1% usually (the "
+        "median week of the 2 years to 31 Jan 2026): the yes/no forecasts of repositories losing "
+        "stars are held closer to their base rate, and 80% ranges are 3% wider; breakout "
+        "forecasts are left as the model gave them."
     )
     assert "regime guard is on" in watch["lines"][0]
     assert "between the 4.0th and 96.0th percentiles of past errors" in watch["lines"][1]
@@ -233,24 +235,31 @@ def test_the_regime_line_only_where_the_guard_changed_a_shown_forecast(filled, s
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
     forecasts = text[text.index("## Forecasts") :]
-    assert forecasts.splitlines()[2] == (
+    line = forecasts.splitlines()[2]
+    # the usual share has its own receipt (the market_regime row) and says over what period
+    receipt = re.search(r"\(the median week of the 2 years to 31 Jan 2026\) (\[R\d+, R\d+\])", line)
+    assert receipt, line
+    receipt = receipt.group(1)
+    assert line == (
         "**Regime guard.** On an average day this week 8.8% of repositories lost stars, against "
-        "5.1% usually [R1]; so shu held the answers on the cards of "
-        "[acme/runtime](https://github.com/acme/runtime) closer to their base rates."
-    ).replace("[R1]", forecasts.splitlines()[2].split("usually ")[1].split(";")[0])
+        f"5.1% usually (the median week of the 2 years to 31 Jan 2026) {receipt}; so shu held the "
+        "answers on the cards of [acme/runtime](https://github.com/acme/runtime) closer to their "
+        "base rates."
+    )
     assert text.count("Regime guard.") == 1
-    # and one At a glance sentence, right after the stories, with the same receipt
+    # and one At a glance sentence, right after the stories, with the same receipts
     glance = text[text.index("## At a glance") : text.index("## What moved")]
     sentences = glance.split("\n\n")[1].splitlines()
     said = [s for s in sentences if "lost stars" in s]
-    receipt = forecasts.splitlines()[2].split("usually ")[1].split(";")[0]
     assert said == [
         "On an average day this week 8.8% of repositories lost stars, against 5.1% usually "
-        f"{receipt}; so shu held 1 answer closer to its base rate."
+        f"(the median week of the 2 years to 31 Jan 2026) {receipt}; so shu held 1 answer closer "
+        "to its base rate."
     ]
     assert 4 <= len(sentences) <= 6
     receipts = stored_receipts(filled, result.briefing_id)
-    assert any(r.table == "market_regime" for r in receipts)
+    regime = [r for r in receipts if r.table == "market_regime"]
+    assert {r.column for r in regime} == {"share_falling_7d", "usual_share_falling_7d"}
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
 
 

@@ -3,8 +3,10 @@ identifier reaches a card, and a card fits a screen."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from datetime import timedelta
 
 from shu.briefing.compose import compose_briefing
 from shu.briefing.sections.cards import MAX_WORDS
@@ -12,6 +14,7 @@ from shu.briefing.text import word_count
 from shu.forecast.features import feature_names
 from shu.forecast.features.words import statement
 from shu.forecast.questions.registry import TEMPLATES
+from shu.receipts import resolve, stored_receipts
 
 FLAGS = {"phase_emerging", "phase_expansion", "phase_decline", "ever_rocm"}
 
@@ -88,3 +91,91 @@ def test_word_count_counts_what_a_reader_reads():
     # a/b, star, velocity, Will, it?, yes, one, two, four (numbers, dashes, receipts, the
     # image's words, the code block and the link's address are not read as words)
     assert word_count(markdown) == 9
+
+
+def _set_drivers(store, drivers: list[tuple[str, float, float]]) -> None:
+    """Today's forecasts store these drivers (feature, contribution, value) and their values."""
+    rows = store.con.execute(
+        "SELECT forecast_id, features FROM forecasts WHERE forecast_id LIKE '%-0'"
+    ).fetchall()
+    for fid, features in rows:
+        values = {**json.loads(features), **{name: value for name, _, value in drivers}}
+        stored = [
+            {"feature": n, "value": v, "sign": "+" if c > 0 else "-", "contribution": c}
+            for n, c, v in drivers
+        ]
+        store.con.execute(
+            "UPDATE forecasts SET features = ?, drivers = ? WHERE forecast_id = ?",
+            [json.dumps(values), json.dumps(stored), fid],
+        )
+
+
+def test_reasons_say_their_days_and_numbers_and_how_the_model_reads_them(filled, settings, day):
+    _set_drivers(
+        filled,
+        [
+            ("rel_velocity_7d_lag21", 0.25, 1.32),
+            ("max_day_share_28d", 0.2, 0.05),
+            ("velocity_28d_z", 0.15, -0.6),
+            ("rel_acceleration_28d", 0.1, 0.3),
+        ],
+    )
+    result = compose_briefing(filled, day, settings)
+    text = result.path.read_text()
+    # a past week says which days it covers (28 Feb 2026 less 27..21 days) and when they are out
+    # of the 28-day pace
+    assert (
+        text.count(
+            "The week of 1–7 Feb 2026 (out of the 28-day window by 7 Mar 2026) ran 32% above the "
+            "28-day pace [R"
+        )
+        == 3
+    )
+    # the busiest day says which day and how many stars, each with its receipt
+    busiest = re.findall(
+        r"[Ii]ts busiest of the last 28 days, (\d+ \w+ 2026), brought (\d+) stars: 5% of the 28 "
+        r"days' stars \[R\d+, R\d+, R\d+\]",
+        text,
+    )
+    assert len(busiest) == 3
+    # a rise of the pace says from what to what
+    v = filled.con.execute(
+        "SELECT day, velocity_28d FROM star_signals WHERE repo = 'acme/platform' AND day IN (?, ?) "
+        "ORDER BY day",
+        [day - timedelta(days=28), day],
+    ).fetchall()
+    assert f"rose from {v[0][1]:,.1f} to {v[1][1]:,.1f} stars/day in 28 days, by 30%" in text
+    # a reason that reads the other way on its own (a pace below its year's mean under "Why
+    # higher") says how the model reads it
+    assert (
+        text.count("The 28-day pace is 0.6 standard deviations below its mean of the past year [R")
+        == 3
+    )
+    assert text.count("which the model reads as a pace likely to recover — without it:") == 3
+    # the key to "without it" above the first card, once
+    forecasts = text[text.index("## Forecasts") : text.index("## Appendix")]
+    key = "“— without it: 50%” after a reason is the answer were that one factor typical"
+    assert forecasts.count(key) == 1 and forecasts.index(key) < forecasts.index("### [")
+    receipts = stored_receipts(filled, result.briefing_id)
+    assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
+
+
+def test_a_reason_reading_the_other_way_is_explained_or_set_aside():
+    from shu.briefing.card.why import Reason, _as_the_model_reads, reads_against
+    from shu.forecast.features.words import reads_up
+    from shu.safe_markdown import Md
+
+    f = {"template": "star_velocity_up"}
+    low = Reason(Md("low [R1]"), 0.3, 0.4, "velocity_28d_z", reads_up("velocity_28d_z", -0.6))
+    decline = Reason(Md("decline [R2]"), 0.2, 0.5, "phase_decline", reads_up("phase_decline", 1))
+    plain = Reason(Md("size [R3]"), 0.1, 0.5, "log_stars", reads_up("log_stars", 9.0))
+    assert [reads_against(f, r, 1.0) for r in (low, decline, plain)] == [True, True, False]
+    assert not reads_against(f, low, -1.0)  # under "Why lower" a low pace reads with it
+    # "yes" is a fall of the pace: the reading turns over
+    assert not reads_against({"template": "star_accel_fall"}, low, 1.0)
+    kept, aside = _as_the_model_reads(f, [low, decline, plain], 1.0)
+    assert [str(r.text) for r in kept] == [
+        "low [R1], which the model reads as a pace likely to recover",
+        "size [R3]",
+    ]
+    assert aside == [decline]

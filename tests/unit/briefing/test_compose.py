@@ -175,10 +175,11 @@ def test_disagreement_is_one_sentence_only_beyond_the_intervals():
     from shu.briefing.card.confidence import disagreement
 
     # The example's Keras card: 87% of 177,540 in the backtest, 25 of 44 in the store.
-    said = disagreement((154_460, 177_540), (25, 44))
+    said = disagreement((154_460, 177_540), (25, 44), "in this store's replay")
+    # its scope is every such answer resolved so far, not a recent window: never "lately"
     assert said == (
         "This store's record (42%–70% with 95% confidence) is below the backtest's (87%): "
-        "lately such answers held less often than the confidence says."
+        "in this store's replay, such answers held less often than the confidence says."
     )
     assert disagreement((154_460, 177_540), (38, 44)) is None  # 86%: inside
     assert disagreement((0, 0), (3, 4)) is None and disagreement((5, 10), (0, 0)) is None
@@ -316,6 +317,8 @@ def test_a_replayed_track_record_says_so_in_the_header_and_at_a_glance(
     head, glance = head_and_glance()
     assert "replayed" not in head and "replayed" not in glance
     assert "forecasts shu gave at 80% or more" in glance
+    # its scope said: every kind of question, the last weeks (not the card's own kind, all time)
+    assert "Across every kind of question, of the 3 [R" in glance
     # the same resolved forecasts, issued by a replay: the record is the replay's
     filled.con.execute(
         "UPDATE forecasts SET model_version = 'replay-' || model_version "
@@ -380,7 +383,7 @@ def test_at_a_glance_says_when_the_record_of_its_forecast_belies_its_confidence(
 ):
     # 72% answers, and such answers came true 3 of 3 times (44-100%): nothing to say
     text = compose_briefing(filled, day, settings).path.read_text()
-    assert "shu's answers this confident" not in _glance_forecast_sentence(text)
+    assert "answer this confident" not in _glance_forecast_sentence(text)
     # now 0 of 3 (0-56% with 95% confidence): below the 72% it states
     filled.con.execute(
         "UPDATE forecast_resolutions SET outcome = 'yes' WHERE forecast_id LIKE '%-2'"
@@ -388,8 +391,9 @@ def test_at_a_glance_says_when_the_record_of_its_forecast_belies_its_confidence(
     result = compose_briefing(filled, day, settings)
     line = _glance_forecast_sentence(result.path.read_text())
     assert re.search(
-        r"; shu's answers this confident about such questions came true only 0 of 3 times "
-        r"here \[R\d+, R\d+\]\.$",
+        # its scope said: every such answer resolved so far, not the last weeks' window
+        r"; of every answer this confident to such questions resolved in this store so far "
+        r"\(3\), only 0 came true \[R\d+, R\d+\]\.$",
         line,
     ), line
     receipts = stored_receipts(filled, result.briefing_id)

@@ -34,9 +34,13 @@ def record_receipts(ctx: BriefingContext, live: ev.LiveRecord) -> tuple[int, int
     return r_n, r_hits
 
 
-def disagreement(backtest: tuple[int, int], live: tuple[int, int]) -> str | None:
+def disagreement(
+    backtest: tuple[int, int], live: tuple[int, int], scope: str = "in this store's record"
+) -> str | None:
     """One sentence when the backtest's hit rate and this store's record ((right, n) each)
-    disagree beyond their 95% intervals (None when they agree, or either is empty)."""
+    disagree beyond their 95% intervals (None when they agree, or either is empty); `scope` says
+    whose record it is (every such answer resolved in the store so far: its replay, its live
+    forecasts, or both), never "lately": the record is not a recent window."""
     if not backtest[1] or not live[1]:
         return None
     b_lo, b_hi = wilson_interval(*backtest)
@@ -45,14 +49,21 @@ def disagreement(backtest: tuple[int, int], live: tuple[int, int]) -> str | None
         return None
     side = "below" if l_hi < b_lo else "above"
     so = (
-        "lately such answers held less often than the confidence says"
+        f"{scope}, such answers held less often than the confidence says"
         if side == "below"
-        else "lately such answers held more often"
+        else f"{scope}, such answers held more often"
     )
     return (
         f"This store's record ({_span(l_lo, l_hi)} with 95% confidence) is {side} the "
         f"backtest's ({_span(b_lo, b_hi)}): {so}."
     )
+
+
+def record_scope(live: ev.LiveRecord) -> str:
+    """Whose record a disagreement speaks of: the store's replay, its live forecasts, or both."""
+    if live.replayed == live.n:
+        return "in this store's replay"
+    return "in this store's record" if live.replayed else "in this store's live forecasts"
 
 
 def _span(lo: float, hi: float) -> str:
@@ -97,7 +108,9 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
     text += "."
     if backtest is not None and live.n:
         sentence = disagreement(
-            (round(backtest.hit_rate * backtest.n), backtest.n), (live.hits, live.n)
+            (round(backtest.hit_rate * backtest.n), backtest.n),
+            (live.hits, live.n),
+            record_scope(live),
         )
         if sentence:
             text += " " + sentence
@@ -183,7 +196,9 @@ def interval_confidence(ctx: BriefingContext, iv: dict[str, Any]) -> tuple[list[
             f"({pct(live.hits / live.n)}) {ref(r_h, r_n)}."
         )
         if cover is not None:
-            sentence = disagreement((round(cover.hit_rate * cover.n), cover.n), (live.hits, live.n))
+            sentence = disagreement(
+                (round(cover.hit_rate * cover.n), cover.n), (live.hits, live.n), record_scope(live)
+            )
             if sentence:
                 short_text += " " + sentence
     else:

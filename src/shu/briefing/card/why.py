@@ -21,9 +21,9 @@ from shu.briefing import facts as ev
 from shu.briefing.context import BriefingContext
 from shu.briefing.stories import Episode, Story
 from shu.briefing.text import day_text, days_text, num, pct, ref
-from shu.forecast.features.words import RADAR_STATEMENTS, statement
+from shu.forecast.features.words import RADAR_STATEMENTS, StatementFacts, reads_up, statement
 from shu.forecast.questions.registry import template as template_record
-from shu.forecast.radar.statements import STORE_WIDE
+from shu.forecast.radar.statements import BUSIEST_DAY_ON_SQL, BUSIEST_DAY_SQL, STORE_WIDE
 from shu.safe_markdown import Md, safe_inline
 
 SHORT_DRIVERS = 3
@@ -39,6 +39,9 @@ class Reason:
     contribution: float
     without: float
     feature: str = ""
+    # the statement read on its own (`features.words.reads_up`): True says the pace is high or
+    # rising, False low or falling, None neither
+    reads: bool | None = None
 
     def line(self) -> Md:
         return Md(f"{self.text} — without it: {pct(self.without)}.")
@@ -69,8 +72,16 @@ def why_prediction(
         way = direction(f)
         along = [r for r in own if r.contribution * way > 0]
         against = [r for r in own if r.contribution * way <= 0]
+        along, reads_other_way = _as_the_model_reads(f, along, way)
         shown = along[:SHORT_DRIVERS]
         details += [r.line() for r in along[SHORT_DRIVERS:]]
+        details += [
+            Md(
+                "Counts towards the answer, though read on its own it points the other way: "
+                f"{_lower(r.line())}"
+            )
+            for r in reads_other_way
+        ]
         details += [Md(f"Pulls the other way, less strongly: {_lower(r.line())}") for r in against]
         details += [
             Md(
@@ -89,6 +100,60 @@ def why_prediction(
     details += _peer_context(ctx, repo, ctx.categories)
     details += _release_context(ctx, repo)
     return shown, context, details
+
+
+# Templates whose yes means a higher star pace, and those whose yes means a lower one: where a
+# reason's reading (`Reason.reads`) can be set against the answer.
+YES_IS_UP = frozenset({"star_velocity_up", "star_velocity_level", "star_accel_reach", "star_gain"})
+YES_IS_DOWN = frozenset({"star_accel_fall"})
+# Features the model reads against their face by their distance from the repository's usual
+# level (a pace far above it tends to fall back, far below it to recover): a card says so.
+RETURNS = frozenset(
+    {
+        "rel_velocity_7d",
+        "rel_velocity_3d",
+        "rel_acceleration_7d",
+        "rel_acceleration_28d",
+        "velocity_7d_z",
+        "velocity_28d_z",
+        "velocity_change_91d",
+        "velocity_change_364d",
+        "rel_velocity_vs_max_91d",
+        "rel_velocity_28d_vs_90d",
+    }
+)
+
+
+def reads_against(f: dict[str, Any], reason: Reason, way: float) -> bool:
+    """Whether `reason`, read on its own, points the other way from the answer's departure from
+    the base rate (`way`, log-odds): a pace below its usual level under "Why higher" (the radar
+    leaves such a reason out for the same notion, `Driver.reads`)."""
+    if reason.reads is None or way == 0:
+        return False
+    if f["template"] in YES_IS_UP:
+        return reason.reads != (way > 0)
+    if f["template"] in YES_IS_DOWN:
+        return reason.reads != (way < 0)
+    return False
+
+
+def _as_the_model_reads(
+    f: dict[str, Any], along: list[Reason], way: float
+) -> tuple[list[Reason], list[Reason]]:
+    """The reasons pushing the answer its way, each that reads the other way on its own said with
+    how the model reads it (a pace likely to recover, or to fall back: `RETURNS`); and those
+    reading the other way that the card cannot explain so (for the details)."""
+    kept, aside = [], []
+    for r in along:
+        if not reads_against(f, r, way):
+            kept.append(r)
+        elif r.feature in RETURNS:
+            how = "fall back" if r.reads else "recover"
+            text = Md(f"{r.text}, which the model reads as a pace likely to {how}")
+            kept.append(Reason(text, r.contribution, r.without, r.feature, r.reads))
+        else:
+            aside.append(r)
+    return kept, aside
 
 
 def context_only(template: str) -> frozenset[str]:
@@ -130,20 +195,83 @@ def rocm_context(ctx: BriefingContext, repo: str) -> list[Md]:
 
 
 def driver_reasons(ctx: BriefingContext, f: dict[str, Any]) -> list[Reason]:
-    """One reason per stored driver the vocabulary can say, largest contribution first."""
+    """One reason per stored driver the vocabulary can say, largest contribution first, each
+    quoting the days and numbers behind it where it can (`statement_facts`)."""
+    drivers = json.loads(f["drivers"] or "[]")
+    facts, cited = statement_facts(ctx, f, {str(d.get("feature")) for d in drivers})
     out = []
-    for d in json.loads(f["drivers"] or "[]"):
+    for d in drivers:
         name = str(d.get("feature"))
         value, r = _feature_receipt(ctx, f, name)
-        said = statement(
-            name, _as_float(value if value is not None else d.get("value")), f["template"]
-        )
+        number = _as_float(value if value is not None else d.get("value"))
+        said = statement(name, number, f["template"], facts)
         contribution = _as_float(d.get("contribution"))
         if said is None or contribution is None:
             continue
         without = _expit(_logit(f["probability"]) - contribution)
-        out.append(Reason(Md(f"{safe_inline(said)} {ref(r)}"), contribution, without, name))
+        refs = ref(r, *cited.get(name, []))
+        out.append(
+            Reason(
+                Md(f"{safe_inline(said)} {refs}"),
+                contribution,
+                without,
+                name,
+                reads_up(name, number),
+            )
+        )
     return sorted(out, key=lambda r: -abs(r.contribution))
+
+
+def statement_facts(
+    ctx: BriefingContext, f: dict[str, Any], names: set[str]
+) -> tuple[StatementFacts, dict[str, list[int]]]:
+    """What the drivers `names` of forecast `f` can quote beyond their values (which days a past
+    week covers and when they are out of the window; the 28-day pace 28 days before and on the
+    origin; the busiest of the last 28 days and its stars), and the receipts of those numbers by
+    feature."""
+    origin = date.fromisoformat(str(f["origin"])[:10])
+    weeks = {}
+    for lag in (7, 14, 21):  # a past week still in the window, and when it is out of it
+        first, last = origin - timedelta(days=lag + 6), origin - timedelta(days=lag)
+        out = last + timedelta(days=28)
+        weeks[lag] = f"{days_text(first, last)} (out of the 28-day window by {day_text(out)})"
+    cited: dict[str, list[int]] = {}
+    pace = None
+    if "rel_acceleration_28d" in names:
+        then, now = (
+            _signal(ctx, f["repo"], origin - timedelta(days=28), "velocity_28d"),
+            _signal(ctx, f["repo"], origin, "velocity_28d"),
+        )
+        if then is not None and now is not None:
+            pace = (then[0], now[0])
+            cited["rel_acceleration_28d"] = [then[1], now[1]]
+    busiest = None
+    if "max_day_share_28d" in names:
+        params = [f["repo"], origin, origin, origin]
+        row = ctx.store.con.execute(BUSIEST_DAY_SQL, params).fetchone()
+        when = ctx.store.con.execute(BUSIEST_DAY_ON_SQL, params).fetchone()
+        if row and row[0] is not None and when and when[0] is not None:
+            label = f"{f['repo']} busiest of the 28 days to {origin}"
+            r_s = ctx.book.query("star_signals", BUSIEST_DAY_SQL, params, row[0], origin, label)
+            r_d = ctx.book.query(
+                "star_signals", BUSIEST_DAY_ON_SQL, params, when[0], origin, label + ": its day"
+            )
+            busiest = (day_text(when[0]), float(row[0]))
+            cited["max_day_share_28d"] = [r_d, r_s]
+    return StatementFacts(weeks=weeks, pace=pace, busiest=busiest), cited
+
+
+def _signal(ctx: BriefingContext, repo: str, day: date, column: str) -> tuple[float, int] | None:
+    """One stored `star_signals` value and its receipt (None when absent)."""
+    row = ctx.store.con.execute(
+        f'SELECT "{column}" FROM star_signals WHERE repo = ? AND day = ?', [repo, day]
+    ).fetchone()
+    if row is None or row[0] is None:
+        return None
+    r = ctx.book.row(
+        "star_signals", {"repo": repo, "day": day}, column, row[0], day, f"{repo} {column}"
+    )
+    return float(row[0]), r
 
 
 def _feature_receipt(ctx: BriefingContext, f: dict[str, Any], name: str) -> tuple[Any, int]:

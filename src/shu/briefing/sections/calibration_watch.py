@@ -33,6 +33,7 @@ from shu.briefing.facts import RADAR_SQL_LIST, REPLAYED_SQL
 from shu.briefing.story_words import StoreLoss
 from shu.briefing.text import day_text, pct
 from shu.forecast.calibration import guard as regime_guard
+from shu.forecast.calibration.regime import REFERENCE_DAYS, REFERENCE_LAG_DAYS
 from shu.forecast.confidence import BANDS, band_sql
 from shu.forecast.evaluation.scoring import wilson_interval
 from shu.forecast.models.interval import VELOCITY_BANDS, VELOCITY_EDGES
@@ -189,7 +190,15 @@ def regime_notice(ctx: BriefingContext) -> Md | None:
         return None
     regime = _newest_regime(ctx.store, ctx.day)
     assert regime is not None
-    return Md(f"{_losing(regime)} [R{loss.receipt}]")
+    r_usual = ctx.book.row(
+        "market_regime",
+        {"day": regime["day"]},
+        "usual_share_falling_7d",
+        regime["usual_share_falling_7d"],
+        loss.day,
+        "usual share of repositories losing stars per day (median over the reference window)",
+    )
+    return Md(f"{_losing(regime)} [R{loss.receipt}, R{r_usual}]")
 
 
 def calibration_watch(store: Store, day: date, window_days: int = WATCH_DAYS) -> dict[str, Any]:
@@ -291,11 +300,20 @@ def _newest_levels(store: Store, day: date) -> dict | None:
     return out
 
 
+def usual_period(day: date) -> str:
+    """Over what the regime's usual share is taken: the median week of the `REFERENCE_DAYS` days
+    ending `REFERENCE_LAG_DAYS` before `day` (`forecast.calibration.regime`)."""
+    end = day - timedelta(days=REFERENCE_LAG_DAYS)
+    years = REFERENCE_DAYS // 365
+    span = f"{years} years" if REFERENCE_DAYS % 365 < 7 else f"{REFERENCE_DAYS} days"
+    return f"the median week of the {span} to {day_text(end)}"
+
+
 def _losing(regime: dict) -> str:
     return (
         f"On an average day this week {100 * regime['share_falling_7d']:.1f}% of "
         f"repositories lost stars, against {100 * regime['usual_share_falling_7d']:.1f}% "
-        "usually"
+        f"usually ({usual_period(date.fromisoformat(regime['day']))})"
     )
 
 

@@ -17,6 +17,7 @@ forecast a card shows, the section opens with one line naming which.
 from __future__ import annotations
 
 import json
+from datetime import date
 from typing import Any
 
 from shu.briefing import charts
@@ -29,6 +30,7 @@ from shu.briefing.choice import CardChoice
 from shu.briefing.compare import fan_chart
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections.calibration_watch import regime_notice
+from shu.briefing.story_words import burst_leaving_sentence
 from shu.briefing.text import (
     day_text,
     interval_text,
@@ -66,7 +68,10 @@ def build(ctx: BriefingContext) -> Part:
     """The cards and their charts (written beside the markdown); for the appendix, every forecast
     at the same origin and each card's details."""
     cards = [_card(ctx, choice) for choice in ctx.cards]
-    view = {"guard": regime_line(ctx)}
+    view = {
+        "guard": regime_line(ctx),
+        "key": WITHOUT_KEY if any(c["reasons"] for c in cards) else None,
+    }
     every = [_forecast_row(f) for f in ctx.forecasts]
     return Part(
         ctx.render("sections/cards.md.j2", cards=cards, page=False, **view),
@@ -273,6 +278,12 @@ def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+# The one-line key to a card's reasons, above the first card (the appendix says more).
+WITHOUT_KEY = (
+    "On a card, “— without it: 50%” after a reason is the answer were that one factor typical "
+    "for such repositories; the factors not shown explain the rest of the gap to the base rate."
+)
+
 # What a declared question is for, in plain words (no configuration file named: the reader of
 # a forwarded note may have none).
 DECLARED_MARK = (
@@ -312,6 +323,7 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
         ),
         "question": question,
         "lead": (Md(f"{lead[0]}.") if f is not None else Md(f"**{lead[0]}**")) if lead else None,
+        "burst": _burst_line(ctx, f) if f is not None else None,
         "marks": Md("*" + " ".join(marks) + "*") if marks else None,
         "chart": _chart(ctx, choice),
         "reasons": reasons,
@@ -340,6 +352,24 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     return card
 
 
+# The templates asking whether the 28-day pace on the horizon day is above a threshold.
+PACE_ON_DAY = frozenset({"star_velocity_up", "star_velocity_level"})
+
+
+def _burst_line(ctx: BriefingContext, f: dict[str, Any]) -> Md | None:
+    """On a card asking about the 28-day pace on its horizon day: the unusual gains today's pace
+    carries that leave the window before that day, and what the pace of its other days means
+    against the threshold (`story_words.burst_leaving_sentence`); None when there are none."""
+    if f["template"] not in PACE_ON_DAY:
+        return None
+    story = next((s for s in ctx.stories if s.repo == f["repo"]), None)
+    if story is None or str(story.day) != str(f["origin"])[:10]:
+        return None
+    return burst_leaving_sentence(
+        ctx.store, ctx.book, story, date.fromisoformat(str(f["resolves_on"])[:10]), f["threshold"]
+    )
+
+
 def _reasons_label(f: dict[str, Any]) -> str:
     if f.get("base_rate") is None:
         return "Why" if f["probability"] >= 0.5 else "Why not"
@@ -360,7 +390,7 @@ def bullets(card: dict[str, Any]) -> list[Md]:
 def card_markdown(card: dict[str, Any]) -> str:
     """The card's markdown as the section prints it (what `MAX_WORDS` is measured on)."""
     parts = [f"### {card['heading']}"]
-    parts += [str(card[k]) for k in ("question", "lead", "marks") if card[k]]
+    parts += [str(card[k]) for k in ("question", "lead", "burst", "marks") if card.get(k)]
     parts.append(f"![{card['chart']['alt']}]({card['chart']['png']})")
     parts.append("\n".join(f"- {line}" for line in bullets(card)))
     parts.append(str(card["footer"]))

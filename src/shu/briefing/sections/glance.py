@@ -133,10 +133,10 @@ def _record_caveat(ctx: BriefingContext, f: dict[str, Any]) -> str:
         return ""
     r_n, r_hits = record_receipts(ctx, live)
     only = "only " if hi < sure else ""
-    replayed = " (replayed)" if live.replayed == live.n else ""
+    replayed = ", all replayed" if live.replayed == live.n else ""
     return (
-        f"; shu's answers this confident about such questions came true {only}{live.hits} of "
-        f"{live.n} times here{replayed} {ref(r_hits, r_n)}"
+        f"; of every answer this confident to such questions resolved in this store so far "
+        f"({live.n}{replayed}), {only}{live.hits} came true {ref(r_hits, r_n)}"
     )
 
 
@@ -152,7 +152,8 @@ def _radar_sentence(ctx: BriefingContext) -> Md | None:
     now = f", from {num(e.velocity_28d, 1)} {when} {ref(r_v)}" if e.velocity_28d is not None else ""
     return Md(
         f"Top of the breakout radar: {repo_link(e.repo)}, {pct(e.probability)} {ref(r_p)} that "
-        f"its 28-day pace reaches {num(e.bar, 1)} stars/day by {day_text(e.resolves_on)}{now}."
+        f"its 28-day pace reaches {num(e.bar, 1)} stars/day (the breakout bar) by "
+        f"{day_text(e.resolves_on)}{now}."
     )
 
 
@@ -196,8 +197,9 @@ def _calibration_sentence(ctx: BriefingContext) -> Md | None:
         else (": less sure than it could have been" if high["off"] else "")
     )
     return Md(
-        f"Of the {high['n']:,} {ref(r_n)} {who} at 80% or more that resolved in "
-        f"the last {w['window_days'] // 7} weeks{aside}, {pct(high['observed'])} came true "
+        f"Across every kind of question, of the {high['n']:,} {ref(r_n)} {who} at 80% or more "
+        f"that resolved in the last {w['window_days'] // 7} weeks{aside}, "
+        f"{pct(high['observed'])} came true "
         f"{ref(r_o)} against {pct(high['mean_confidence'])} said{verdict}."
     )
 

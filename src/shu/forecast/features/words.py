@@ -9,14 +9,20 @@ feature's identifier. Two readers word them:
   ("the last 7 days ran 30% above the 28-day pace"). `WORDS` covers every feature of every
   template (a test checks it); the ROCm templates' `history_years` and `months_since_release`
   read commit history and are worded by `ROCM_WORDS`.
+  A card that knows more than the value (`StatementFacts`: which days a past week covers, the
+  28-day pace then and now, the busiest day and its stars) passes it, and the words quote it.
 - the breakout radar: `RADAR_STATEMENTS` groups the features into statements that quote the
   stored rows behind their numbers (`radar.statements`), one statement per group.
+Both readers ask `reads_up` whether a statement, read on its own, says the pace is high or
+rising: a reason the model counts one way that a reader would read the other way is left out
+or said with how the model reads it (the radar's `Driver.reads`, a card's `Reason.reads`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from shu.forecast.questions.registry import ROCM_TEMPLATES
 
@@ -236,14 +242,98 @@ ROCM_WORDS: dict[str, Words] = {
 }
 
 
-def statement(name: str, value: float | None, template: str) -> str | None:
+@dataclass(frozen=True)
+class StatementFacts:
+    """What a card knows beyond a feature's value, read from the stored rows behind it (each
+    empty when unknown), so a statement can say which days and which numbers it means."""
+
+    weeks: dict[int, str] = field(default_factory=dict)  # lag in days -> that week in words
+    pace: tuple[float, float] | None = None  # the 28-day pace 28 days before, and today
+    busiest: tuple[str, float] | None = None  # the busiest of the last 28 days, and its stars
+
+
+def _week_of(lag: int) -> Callable[[float, StatementFacts], str | None]:
+    return lambda v, x: _pace_vs(v, f"the week of {x.weeks[lag]}") if lag in x.weeks else None
+
+
+def _pace_moved(v: float, x: StatementFacts) -> str | None:
+    if x.pace is None:
+        return None
+    was, now = x.pace
+    return (
+        f"the 28-day pace {'rose' if v >= 0 else 'fell'} from {was:,.1f} to {now:,.1f} stars/day "
+        f"in 28 days, by {abs(v):.0%} of its current value"
+    )
+
+
+def _busiest(v: float, x: StatementFacts) -> str | None:
+    if x.busiest is None:
+        return None
+    day, stars = x.busiest
+    return (
+        f"its busiest of the last 28 days, {day}, brought {stars:,.0f} stars: {v:.0%} of the 28 "
+        "days' stars"
+    )
+
+
+# Features whose words quote `StatementFacts` when a card has them (else `WORDS`).
+WITH_FACTS: dict[str, Callable[[float, StatementFacts], str | None]] = {
+    "rel_velocity_7d_lag7": _week_of(7),
+    "rel_velocity_7d_lag14": _week_of(14),
+    "rel_velocity_7d_lag21": _week_of(21),
+    "rel_acceleration_28d": _pace_moved,
+    "max_day_share_28d": _busiest,
+}
+
+
+def statement(
+    name: str, value: float | None, template: str, facts: StatementFacts | None = None
+) -> str | None:
     """The feature's value as a plain statement (None when the value is missing or the feature
-    is not one shu knows, so an identifier never reaches the text)."""
+    is not one shu knows, so an identifier never reaches the text); with `facts`, the days and
+    numbers behind it where its words can quote them."""
     words = (ROCM_WORDS.get(name) if template in ROCM_TEMPLATES else None) or WORDS.get(name)
     if words is None or value is None or (isinstance(value, float) and math.isnan(value)):
         return None
-    text = words(float(value))
+    quoted = WITH_FACTS[name](float(value), facts) if facts and name in WITH_FACTS else None
+    text = quoted or words(float(value))
     return text[0].upper() + text[1:]
+
+
+def _over(edge: float) -> Callable[[float], bool]:
+    return lambda v: v > edge
+
+
+# Feature -> whether its value, read on its own by a reader, says the star pace is high or rising
+# (True) or low or falling (False); features absent here say neither (a size, a share of one day,
+# a past week still in the window, the store or the category).
+READS_UP: dict[str, Callable[[float], bool | None]] = {
+    "rel_velocity_7d": _over(1.0),
+    "rel_velocity_3d": _over(1.0),
+    "rel_acceleration_7d": _over(0.0),
+    "rel_acceleration_28d": _over(0.0),
+    "velocity_7d_z": _over(0.0),
+    "velocity_28d_z": _over(0.0),
+    "velocity_change_91d": _over(0.0),
+    "velocity_change_364d": _over(0.0),
+    "rel_velocity_vs_max_91d": lambda v: True if v >= 0.995 else None,  # at its 91-day high
+    "rel_velocity_28d_vs_90d": _over(1.0),
+    "log_velocity_7d_vs_bar": _over(0.0),
+    "log_velocity_3d_vs_bar": _over(0.0),
+    "log_velocity_28d_vs_bar": _over(0.0),
+    "phase_emerging": lambda v: True if v >= 0.5 else None,
+    "phase_expansion": lambda v: True if v >= 0.5 else None,
+    "phase_decline": lambda v: False if v >= 0.5 else None,
+}
+
+
+def reads_up(name: str, value: float | None) -> bool | None:
+    """Whether the statement of feature `name` at `value`, read on its own, says the star pace
+    is high or rising (True), low or falling (False), or neither (None, also when missing)."""
+    reads = READS_UP.get(name)
+    if reads is None or value is None or math.isnan(value):
+        return None
+    return reads(float(value))
 
 
 # The radar's statements: feature -> the statement (quoting stored rows, `radar.statements`) that

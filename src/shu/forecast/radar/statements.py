@@ -15,6 +15,7 @@ queries over them.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
@@ -22,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from shu.forecast.features.words import RADAR_STATEMENTS
+from shu.forecast.features.words import RADAR_STATEMENTS, reads_up
 from shu.receipts import Citation
 from shu.store import Store
 
@@ -60,6 +61,12 @@ BUSIEST_DAY_SQL = (
     "SELECT max(gain) FROM (SELECT day, (stars - lag(stars) OVER (ORDER BY day)) / "
     "(day - lag(day) OVER (ORDER BY day)) AS gain FROM star_signals WHERE repo = ? "
     "AND day BETWEEN ?::DATE - 60 AND ?::DATE) WHERE day > ?::DATE - 28"
+)
+# ... and its day (the latest of them on a tie).
+BUSIEST_DAY_ON_SQL = (
+    "SELECT arg_max(day, (gain, day)) FROM (SELECT day, (stars - lag(stars) OVER (ORDER BY day)) "
+    "/ (day - lag(day) OVER (ORDER BY day)) AS gain FROM star_signals WHERE repo = ? "
+    "AND day BETWEEN ?::DATE - 60 AND ?::DATE) WHERE day > ?::DATE - 28 AND gain IS NOT NULL"
 )
 MARKET_SQL = (
     "SELECT median(velocity_28d_z) FROM star_signals WHERE day = ?::DATE "
@@ -332,8 +339,17 @@ _WORDING = {
 }
 
 
-def _above(a: float | None, b: float | None) -> bool | None:
-    return None if a is None or b is None else a > b
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None or b <= 0 else a / b
+
+
+def _log_ratio(a: float | None, b: float | None) -> float | None:
+    r = _ratio(a, b)
+    return None if r is None else (math.log(r) if r > 0 else -math.inf)
+
+
+def _minus(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a - b
 
 
 def _stars_3d(f: _Facts) -> float | None:
@@ -341,19 +357,21 @@ def _stars_3d(f: _Facts) -> float | None:
     return None if now is None or before is None else (now - before) / 3
 
 
-# Statement kind -> whether it, read on its own, speaks for a breakout (None: neither, or the
-# data is missing); kinds absent here are context (size, age, the market, the category).
+# Statement kind -> whether it, read on its own, speaks for a breakout: the one definition
+# (`features.words.reads_up`) read on the value of the feature the statement's numbers stand for
+# (None: neither, or the data is missing); kinds absent here are context (size, age, the market,
+# the category).
 _READS = {
-    "week": lambda f: _above(f.v7, f.v28),
-    "days3": lambda f: _above(_stars_3d(f), f.bar),
-    "bar": lambda f: _above(f.v28, f.bar),
-    "quarter": lambda f: _above(f.v28, f.v90),
-    "year": lambda f: _above(float_or_none(f.row["velocity_28d_z"]), 0.0),
-    "weeks": lambda f: _above(f.v7, float_or_none(f.row["velocity_7d_lag7"])),
-    "accel": lambda f: _above(float_or_none(f.row["acceleration_28d"]), 0.0),
-    "phase": lambda f: {"emerging": True, "expansion": True, "decline": False}.get(
-        f.row["lifecycle_phase"]
+    "week": lambda f: reads_up("rel_velocity_7d", _ratio(f.v7, f.v28)),
+    "days3": lambda f: reads_up("log_velocity_3d_vs_bar", _log_ratio(_stars_3d(f), f.bar)),
+    "bar": lambda f: reads_up("log_velocity_28d_vs_bar", _log_ratio(f.v28, f.bar)),
+    "quarter": lambda f: reads_up("rel_velocity_28d_vs_90d", _ratio(f.v28, f.v90)),
+    "year": lambda f: reads_up("velocity_28d_z", float_or_none(f.row["velocity_28d_z"])),
+    "weeks": lambda f: reads_up(
+        "rel_acceleration_7d", _minus(f.v7, float_or_none(f.row["velocity_7d_lag7"]))
     ),
+    "accel": lambda f: reads_up("rel_acceleration_28d", float_or_none(f.row["acceleration_28d"])),
+    "phase": lambda f: reads_up(f"phase_{f.row['lifecycle_phase']}", 1.0),
 }
 
 
