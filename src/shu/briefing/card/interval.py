@@ -171,8 +171,8 @@ def interval_lead(store: Store, book: ReceiptBook, head: dict[str, Any]) -> list
     if reading.agrees is False and reading.forecast is not None and reading.p_interval is not None:
         lead = Md(
             f"A separate range model puts the 28-day pace on {on} at {pace}; by it, the chance "
-            f"of yes would be {pct(reading.p_interval)}. Until the two models are one forecast, "
-            f"the answer is the {pct(reading.forecast['probability'])} above"
+            f"of yes would be {pct(reading.p_interval)}. This forecast predates shu's one forecast "
+            f"of the pace; the answer is the {pct(reading.forecast['probability'])} above"
         )
     else:
         lead = Md(f"28-day pace on {on}: {pace}")

@@ -340,12 +340,20 @@ def finding_sentence(ctx: BriefingContext, f: Finding, *, glance: bool = False) 
             f"counted at both ends) in the {PAST_DAYS} days to {then}",
         )
         points = f"{100 * f.largest_before:.1f} percentage points {ref(r_past)}"
-        text += (
-            f", more than in any {FINDING_DAYS} days of the year before (moves of at most {points})"
-            if f.notable
-            else f", within what the year before showed ({FINDING_DAYS}-day moves of up to "
-            f"{points})"
-        )
+        if glance:  # At a glance says how it compares; the section gives the figure
+            text += (
+                f", more than in any {FINDING_DAYS} days of the year before {ref(r_past)}"
+                if f.notable
+                else f", within what the year before showed {ref(r_past)}"
+            )
+        else:
+            text += (
+                f", more than in any {FINDING_DAYS} days of the year before (moves of at most "
+                f"{points})"
+                if f.notable
+                else f", within what the year before showed ({FINDING_DAYS}-day moves of up to "
+                f"{points})"
+            )
     if f.top is not None and f.without_then is not None and f.without_now is not None:
         r_top = book.row(
             "rocm_index_repos",
@@ -392,6 +400,11 @@ def finding_sentence(ctx: BriefingContext, f: Finding, *, glance: bool = False) 
         )
         # the move holds without it: say so as the answer to "is it one repository?"
         still = larger and went_without == went != "held"
+        if glance:
+            return Md(
+                f"{text}; without {name}, which made {f.top_commits} of the {f.rocm_commits} "
+                f"ROCm commits {ref(r_top, r_all)}, it {'still ' if still else ''}{without}."
+            )
         text += (
             f"; {name} made {f.top_commits} of the {f.rocm_commits} ROCm commits "
             f"{ref(r_top, r_all)}, {'but' if still else 'and'} without it the share "
