@@ -30,6 +30,7 @@ import matplotlib.pyplot as plt
 
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.text import day_text, pct, ref, repo_link
+from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md, safe_inline, safe_link
 from shu.store import Store
 
@@ -265,6 +266,36 @@ def finding(store: Store, as_of: date) -> Finding | None:
     )
 
 
+def _both_receipt(book: ReceiptBook, day: date, other: date, n: int) -> int:
+    """The receipt of how many repositories are counted on both `day` and `other`."""
+    return book.query(
+        "rocm_index_repos",
+        SAME_REPOS_COUNT_SQL,
+        [day, other],
+        n,
+        day,
+        f"repositories counted on both {min(day, other)} and {max(day, other)}",
+    )
+
+
+def _share_receipt(
+    book: ReceiptBook, day: date, other: date, value: float, without: str | None = None
+) -> int:
+    """The receipt of the ROCm share on `day` over the repositories counted on both `day` and
+    `other` (`without` left out)."""
+    label = f"ROCm share on {day} over the repositories counted on both days"
+    if without is None:
+        return book.query("rocm_index_repos", SAME_REPOS_SQL, [day, other], value, day, label)
+    return book.query(
+        "rocm_index_repos",
+        SAME_REPOS_WITHOUT_SQL,
+        [day, without, other],
+        value,
+        day,
+        f"{label}, {without} left out",
+    )
+
+
 def _past_window(then: date) -> list[date]:
     """The first and last end day of the moves a finding is measured against."""
     return [then - timedelta(days=PAST_DAYS - 1), then]
@@ -282,30 +313,9 @@ def finding_sentence(ctx: BriefingContext, f: Finding, *, glance: bool = False) 
     linked (At a glance links every repository it names)."""
     day, then = f.day, f.then
     book = ctx.book
-    r_both = book.query(
-        "rocm_index_repos",
-        SAME_REPOS_COUNT_SQL,
-        [day, then],
-        f.repos,
-        day,
-        f"repositories counted on both {then} and {day}",
-    )
-    r_now = book.query(
-        "rocm_index_repos",
-        SAME_REPOS_SQL,
-        [day, then],
-        f.share_now,
-        day,
-        f"ROCm share on {day} over the repositories counted on both days",
-    )
-    r_then = book.query(
-        "rocm_index_repos",
-        SAME_REPOS_SQL,
-        [then, day],
-        f.share_then,
-        then,
-        f"ROCm share on {then} over the repositories counted on both days",
-    )
+    r_both = _both_receipt(book, day, then, f.repos)
+    r_now = _share_receipt(book, day, then, f.share_now)
+    r_then = _share_receipt(book, then, day, f.share_then)
     went = _went(f.share_then, f.share_now)
     windows = f"in the {FINDING_DAYS} days to"
     if glance:
@@ -371,22 +381,8 @@ def finding_sentence(ctx: BriefingContext, f: Finding, *, glance: bool = False) 
             day,
             "their commits touching ROCm",
         )
-        r_wn = book.query(
-            "rocm_index_repos",
-            SAME_REPOS_WITHOUT_SQL,
-            [day, f.top, then],
-            f.without_now,
-            day,
-            f"ROCm share on {day} over the repositories counted on both days, {f.top} left out",
-        )
-        r_wt = book.query(
-            "rocm_index_repos",
-            SAME_REPOS_WITHOUT_SQL,
-            [then, f.top, day],
-            f.without_then,
-            then,
-            f"ROCm share on {then} over the repositories counted on both days, {f.top} left out",
-        )
+        r_wn = _share_receipt(book, day, then, f.without_now, without=f.top)
+        r_wt = _share_receipt(book, then, day, f.without_then, without=f.top)
         went_without = _went(f.without_then, f.without_now)
         without = (
             f"held at {pct(f.without_now, 1)} {ref(r_wn, r_wt)}"
@@ -600,30 +596,9 @@ def _move(
     )
     share_now = con.execute(SAME_REPOS_SQL, [day, then]).fetchall()[0][0]
     share_then = con.execute(SAME_REPOS_SQL, [then, day]).fetchall()[0][0]
-    r_both = ctx.book.query(
-        "rocm_index_repos",
-        SAME_REPOS_COUNT_SQL,
-        [day, then],
-        both,
-        day,
-        f"repositories counted on both {then} and {day}",
-    )
-    r_now = ctx.book.query(
-        "rocm_index_repos",
-        SAME_REPOS_SQL,
-        [day, then],
-        share_now,
-        day,
-        f"ROCm share on {day} over the repositories counted on both days",
-    )
-    r_then = ctx.book.query(
-        "rocm_index_repos",
-        SAME_REPOS_SQL,
-        [then, day],
-        share_then,
-        then,
-        f"ROCm share on {then} over the repositories counted on both days",
-    )
+    r_both = _both_receipt(ctx.book, day, then, both)
+    r_now = _share_receipt(ctx.book, day, then, share_now)
+    r_then = _share_receipt(ctx.book, then, day, share_then)
     line = Md(
         f"{words.capitalize()} ({then}): {row['repos_rocm_90d']} of {row['repos']} "
         f"repositories {ref(r_n, r_of)}, {pct(row['rocm_share_90d'], 1)} of commits "
