@@ -26,7 +26,7 @@ from shu.briefing.stories import (
     shared_underneath,
     windows,
 )
-from shu.briefing.text import days_text, num, ref, release_link, repo_link
+from shu.briefing.text import days_text, num, ref, release_link, repo_link, shown_value
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
 from shu.store import Store
@@ -359,7 +359,8 @@ def story_short(store: Store, book: ReceiptBook, story: Story) -> Md | None:
     link = repo_link(story.repo)
     e = story.primary
     if story.kind == "burst_left" and e is not None:
-        acceleration, r_acc = c.signal("acceleration_28d", story.day)
+        v28, r_v28 = c.velocity()
+        was, r_was = c.velocity(before=True)
         stars, r_e = c.gained(e)
         recent, r_recent = c.signal("velocity_7d", story.day)
         now, r_now = c.ordinary("now")
@@ -372,12 +373,14 @@ def story_short(store: Store, book: ReceiptBook, story: Story) -> Md | None:
             )
         else:
             tail = f"its last 7 days ran at {_pace(recent)} stars/day {ref(r_recent)}"
-        moved = "rose" if acceleration is not None and acceleration > 0 else "fell"
-        size = None if acceleration is None else abs(acceleration)
+        # the two paces as shown, not their difference: a difference of the stored values can
+        # round away from the difference of the figures the note shows
+        moved = "rose" if v28 is not None and was is not None and v28 > was else "fell"
         return Md(
-            f"{link}'s 28-day pace {moved} by {_pace(size)} stars/day {ref(r_acc)} "
-            f"{'mostly ' if story.mostly else ''}because a burst of {_stars(stars)} stars on "
-            f"{days_text(e.first, e.last)} {ref(r_e)} left the window; {tail}."
+            f"{link}'s 28-day pace {moved} from {_pace(was)} to {_pace(v28)} stars/day "
+            f"{ref(r_was, r_v28)} {'mostly ' if story.mostly else ''}because a burst of "
+            f"{_stars(stars)} stars on {days_text(e.first, e.last)} {ref(r_e)} left the window; "
+            f"{tail}."
         )
     if story.kind in ("spike", "burst", "release") and e is not None:
         v28, r_v28 = c.velocity()
@@ -606,15 +609,17 @@ def burst_leaving_sentence(
         f"ran {_pace(other)} a day {ref(r_other)}, "
     )
     asked = f"{num(threshold, 2)} on {days_text(on, on)}"
-    if other > threshold:
+    # how far apart they are, from the figures as shown (a reader redoes it from them)
+    shown, bar = shown_value(other, 1), shown_value(threshold, 2)
+    if shown > bar:
         text += (
-            f"{100 * (other / threshold - 1):.0f}% above the {num(threshold, 2)} asked for "
+            f"{100 * (shown / bar - 1):.0f}% above the {num(threshold, 2)} asked for "
             f"{days_text(on, on)}"
         )
-    elif other <= 0:
+    elif shown <= 0:
         text += f"so to be above {asked} it must gain stars again"
     else:
-        ratio = threshold / other
+        ratio = bar / shown
         faster = (
             f"{ratio:.1f} times as fast as"
             if ratio >= 2

@@ -558,3 +558,34 @@ def test_a_release_lift_a_burst_explains_names_the_burst() -> None:
     release = ("v2.0.0", DAY - timedelta(days=13))
     followed = detect("a/release", _counts(gains), DAY, [release])
     assert lift_cause(followed, *release) is None
+
+
+def test_a_fall_and_a_gap_are_said_with_the_figures_shown(store, settings) -> None:
+    """Derived figures agree with the figures the note shows: At a glance says how the 28-day
+    pace moved as the two paces (What moved's figures), not as a difference of the unrounded
+    values (LocalAI's 54.2 and 22.7 are 31.5 apart; the stored difference, 31.55, said 31.6);
+    a card's "must run X% faster" is computed from the other days' pace as shown (1.4, not
+    1.44: 1.60 is 14% above it, 11% above 1.44)."""
+    from shu.briefing.story_words import burst_leaving_sentence
+
+    slow = [1.0] * N
+    for days_before in range(17, 28):
+        _set(slow, days_before, 2.0)  # 25 other days: 11 of 2 stars, 14 of 1: 1.44 a day
+    for days_before, value in zip((9, 8, 7), (60, 70, 60), strict=True):
+        _set(slow, days_before, value)
+    _store_with(
+        store, {"mudler/LocalAI": _counts(_localai_january()), "a/slow": _counts(slow)}, settings
+    )
+    book = ReceiptBook()
+    localai = story_of(store, "mudler/LocalAI", DAY)
+    short = str(story_short(store, book, localai))
+    was, now = localai.velocity_28d_before, localai.velocity_28d
+    assert was is not None and now is not None
+    assert f"'s 28-day pace fell from {was:.1f} to {now:.1f} stars/day [R" in short, short
+    assert "fell by" not in short
+    story = story_of(store, "a/slow", DAY)
+    assert story.ordinary_now == pytest.approx(1.44)
+    said = str(burst_leaving_sentence(store, book, story, date(2026, 3, 30), 1.6))
+    assert "its other days ran 1.4 a day [R" in said, said
+    assert "so to be above 1.60 on 30 Mar 2026 it must run 14% faster than they did" in said
+    assert [resolve(store, r) for r in book.receipts] == [None] * len(book.receipts)
