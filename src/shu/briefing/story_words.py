@@ -54,6 +54,11 @@ def kind_words(story: Story) -> str:
         pace = "slower" if story.shared == "down" else "faster"
         return f"a burst shared with others; {pace} underneath"
     words = KIND_WORDS[story.kind]
+    if story.week_leaving:
+        first, last, out = _oldest_week(story)
+        pace = "faster" if story.week_leaving == "up" else "slower"
+        when = f"{days_text(first, last)}, leaves the window by {days_text(out, out)}"
+        return f"{words}; a {pace} week, {when}"
     under = story.underneath
     if under and story.kind not in ("pace_down", "pace_up", "steady", "no_data"):
         words += "; " + ("slower" if under == "down" else "faster") + " underneath"
@@ -277,7 +282,42 @@ def _sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
         return Md(_shared_line(c, link, (v28, r_v28), (before, r_before)) + under + ".")
     return Md(
         f"{link} holds its pace: {_pace(v28)} stars/day over the last 28 days {ref(r_v28)}, "
-        f"against {_pace(before)} in the 28 before {ref(r_before)}" + _small_clause(c) + under + "."
+        f"against {_pace(before)} in the 28 before {ref(r_before)}"
+        + _small_clause(c)
+        + under
+        + _week_leaving_clause(c, v28)
+        + "."
+    )
+
+
+def _oldest_week(story: Story) -> tuple[date, date, date]:
+    """The first and last of the oldest 7 days of the story's window, and the day they are all out
+    of it."""
+    first = windows(story.day)["now"][0]
+    last = first + timedelta(days=6)
+    return first, last, last + timedelta(days=WINDOW)
+
+
+def _week_leaving_clause(c: _StoryReceipts, v28: float | None) -> str:
+    """'; its oldest week in the window, 1–7 Feb 2026, brought 805 stars [R] (115.0 a day, 32%
+    above the 28-day pace) and leaves it by 7 Mar 2026' for a steady story whose oldest week
+    ran far from its pace (`Story.week_leaving`); the % from the figures shown."""
+    story = c.story
+    if not story.week_leaving or v28 is None:
+        return ""
+    first, last, out = _oldest_week(story)
+    stars, r_e = c.query(*gained_sql(story.repo, first, last), f"stars gained {first}..{last}")
+    if stars is None:
+        return ""
+    per_day, pace = shown_value(stars / 7, 1), shown_value(v28, 1)
+    if pace <= 0:
+        return ""
+    ratio = per_day / pace
+    return (
+        f"; its oldest week in the window, {days_text(first, last)}, brought {_stars(stars)} stars "
+        f"{ref(r_e)} ({_pace(per_day)} a day, {100 * abs(ratio - 1):.0f}% "
+        f"{'above' if ratio > 1 else 'below'} the 28-day pace) and leaves it by "
+        f"{days_text(out, out)}"
     )
 
 

@@ -589,3 +589,34 @@ def test_a_fall_and_a_gap_are_said_with_the_figures_shown(store, settings) -> No
     assert "its other days ran 1.4 a day [R" in said, said
     assert "so to be above 1.60 on 30 Mar 2026 it must run 14% faster than they did" in said
     assert [resolve(store, r) for r in book.receipts] == [None] * len(book.receipts)
+
+
+def test_a_steady_pace_names_a_fast_oldest_week_that_is_about_to_leave(store, settings) -> None:
+    """Ollama's shape: the 28-day pace about where it was 28 days before (steady), but the oldest
+    week in the window ran far above it: the story says that week leaves the window within 7
+    days (the % from the figures it shows); a steady pace without such a week says nothing."""
+    from shu.briefing.story_words import kind_words
+
+    gains = _gains(90)
+    for days_before in range(21, 28):  # 1–7 Feb 2026
+        _set(gains, days_before, 115.0)
+    for days_before in range(21):
+        _set(gains, days_before, 78.0 + (days_before % 3 - 1))
+    _store_with(store, {"ollama/ollama": _counts(gains), "a/flat": _counts(_gains(90))}, settings)
+    story = story_of(store, "ollama/ollama", DAY)
+    assert story.kind == "steady" and story.week_leaving == "up"
+    assert kind_words(story) == (
+        "steady; a faster week, 1–7 Feb 2026, leaves the window by 7 Mar 2026"
+    )
+    book = ReceiptBook()
+    said = str(story_sentence(store, book, story))
+    assert re.search(
+        r"holds its pace: 87\.2 stars/day over the last 28 days \[R\d+\], against [\d.]+ in the "
+        r"28 before \[R\d+\]; its oldest week in the window, 1–7 Feb 2026, brought 805 stars "
+        r"\[R\d+\] \(115\.0 a day, 32% above the 28-day pace\) and leaves it by 7 Mar 2026\.$",
+        said,
+    ), said
+    assert [resolve(store, r) for r in book.receipts] == [None] * len(book.receipts)
+    flat = story_of(store, "a/flat", DAY)
+    assert flat.kind == "steady" and flat.week_leaving is None
+    assert kind_words(flat) == "steady" and "oldest week" not in story_sentence(store, book, flat)
