@@ -209,6 +209,12 @@ class Story:
         )
 
     @property
+    def oldest_week(self) -> tuple[date, date]:
+        """The first and last of the window's oldest 7 days (the first to leave it)."""
+        first = self.day - timedelta(days=WINDOW - 1)
+        return first, first + timedelta(days=6)
+
+    @property
     def week_leaving(self) -> str | None:
         """'up' / 'down' when the story is steady and the oldest 7 days of the window (the first
         to leave it) ran at least WEEK_LEAVING_SHARE above / below the 28-day pace; else None."""

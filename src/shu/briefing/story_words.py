@@ -293,8 +293,7 @@ def _sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
 def _oldest_week(story: Story) -> tuple[date, date, date]:
     """The first and last of the oldest 7 days of the story's window, and the day they are all out
     of it."""
-    first = windows(story.day)["now"][0]
-    last = first + timedelta(days=6)
+    first, last = story.oldest_week
     return first, last, last + timedelta(days=WINDOW)
 
 

@@ -605,6 +605,7 @@ def test_a_steady_pace_names_a_fast_oldest_week_that_is_about_to_leave(store, se
     _store_with(store, {"ollama/ollama": _counts(gains), "a/flat": _counts(_gains(90))}, settings)
     story = story_of(store, "ollama/ollama", DAY)
     assert story.kind == "steady" and story.week_leaving == "up"
+    assert story.oldest_week == (date(2026, 2, 1), date(2026, 2, 7))
     assert kind_words(story) == (
         "steady; a faster week, 1–7 Feb 2026, leaves the window by 7 Mar 2026"
     )
