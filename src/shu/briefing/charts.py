@@ -180,6 +180,17 @@ def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -
                 linewidth=0,
                 label=f"{_episode_word(e)} {days_text(e.first, e.last)}",
             )
+        if story.week_leaving:  # a steady pace's far-off oldest week, which its story names
+            first, last = story.oldest_week
+            pace_word = "faster" if story.week_leaving == "up" else "slower"
+            ax.axvspan(
+                first - timedelta(hours=12),
+                last + timedelta(hours=12),
+                color="C2",
+                alpha=0.2,
+                linewidth=0,
+                label=f"{pace_word} week {days_text(first, last)}",
+            )
         ax.axvline(as_of - timedelta(days=27.5), color="grey", linestyle=":", linewidth=0.8)
         shade_gaps(ax, pace_gaps(store, [story.repo], start, as_of))
         ax.axhline(0, color="grey", linewidth=0.5)

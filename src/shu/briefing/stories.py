@@ -16,7 +16,9 @@ cases are defined in docs/design.md, "Stories"):
 - `pace_down` / `pace_up`: a real change of pace: the ordinary days (the days outside any run of
   spike days, however small, and any removal) of the last 28 ran at least `PACE_CHANGE`
   below/above those of the 28 before, and the ordinary days of the last 7 agree;
-- `steady`: none of these moves the pace by `STEADY_SHARE` of its ordinary level;
+- `steady`: none of these moves the pace by `STEADY_SHARE` of its ordinary level; when the
+  oldest week of the window ran at least `WEEK_LEAVING_SHARE` above or below the 28-day pace,
+  the story names it (`Story.week_leaving`): it leaves the window within 7 days;
 - `no_data`: a gap of more than 7 days in the counts leaves the windows undefined.
 
 The 28-day acceleration splits exactly into the change of the ordinary pace and each episode's
@@ -55,6 +57,9 @@ PACE_MIN = 0.3  # stars/day: smaller changes of the ordinary pace are noise
 # share of its earlier level, all the same way, is a change beneath the shared burst
 SHARED_CHANGE = 0.10
 STEADY_SHARE = 0.10  # a cause smaller than this share of the ordinary pace leaves it steady
+# a steady pace whose oldest week in the window ran at least this share above / below the 28-day
+# pace: that week leaves the window within 7 days, and the story says so
+WEEK_LEAVING_SHARE = 0.25
 
 KINDS = (
     "burst_left",
@@ -101,6 +106,7 @@ class Story:
     ordinary_now: float | None = None  # mean gain of the ordinary days of the last 28
     ordinary_before: float | None = None  # ... of the 28 before them
     ordinary_7d: float | None = None  # ... of the last 7
+    first_week: float | None = None  # mean gain of the window's oldest 7 days (all of them)
     pace_change: str | None = None  # "down" / "up" when the ordinary pace changed (confirmed)
     effect: float = 0.0  # the primary cause's share of the acceleration, stars/day
     episodes: list[Episode] = field(default_factory=list)
@@ -203,6 +209,23 @@ class Story:
         )
 
     @property
+    def oldest_week(self) -> tuple[date, date]:
+        """The first and last of the window's oldest 7 days (the first to leave it)."""
+        first = self.day - timedelta(days=WINDOW - 1)
+        return first, first + timedelta(days=6)
+
+    @property
+    def week_leaving(self) -> str | None:
+        """'up' / 'down' when the story is steady and the oldest 7 days of the window (the first
+        to leave it) ran at least WEEK_LEAVING_SHARE above / below the 28-day pace; else None."""
+        v28, week = self.velocity_28d, self.first_week
+        if self.kind != "steady" or v28 is None or week is None or v28 <= 0:
+            return None
+        if abs(week / v28 - 1) < WEEK_LEAVING_SHARE:
+            return None
+        return "up" if week > v28 else "down"
+
+    @property
     def is_artefact(self) -> bool:
         """Whether what moved the 28-day pace is a few days of counts, not the pace itself."""
         return self.primary is not None
@@ -274,6 +297,7 @@ def detect(
         ordinary_now=ordinary_mean(now),
         ordinary_before=ordinary_mean(before),
         ordinary_7d=ordinary_mean(now[-7:]),
+        first_week=sum(gains[d] for d in now[:7]) / 7,
     )
     levels = {
         "now": story.ordinary_now or 0.0,

@@ -26,7 +26,7 @@ from shu.briefing.stories import (
     shared_underneath,
     windows,
 )
-from shu.briefing.text import days_text, num, ref, release_link, repo_link
+from shu.briefing.text import days_text, num, ref, release_link, repo_link, shown_value
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
 from shu.store import Store
@@ -54,6 +54,11 @@ def kind_words(story: Story) -> str:
         pace = "slower" if story.shared == "down" else "faster"
         return f"a burst shared with others; {pace} underneath"
     words = KIND_WORDS[story.kind]
+    if story.week_leaving:
+        first, last, out = _oldest_week(story)
+        pace = "faster" if story.week_leaving == "up" else "slower"
+        when = f"{days_text(first, last)}, leaves the window by {days_text(out, out)}"
+        return f"{words}; a {pace} week, {when}"
     under = story.underneath
     if under and story.kind not in ("pace_down", "pace_up", "steady", "no_data"):
         words += "; " + ("slower" if under == "down" else "faster") + " underneath"
@@ -277,7 +282,41 @@ def _sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
         return Md(_shared_line(c, link, (v28, r_v28), (before, r_before)) + under + ".")
     return Md(
         f"{link} holds its pace: {_pace(v28)} stars/day over the last 28 days {ref(r_v28)}, "
-        f"against {_pace(before)} in the 28 before {ref(r_before)}" + _small_clause(c) + under + "."
+        f"against {_pace(before)} in the 28 before {ref(r_before)}"
+        + _small_clause(c)
+        + under
+        + _week_leaving_clause(c, v28)
+        + "."
+    )
+
+
+def _oldest_week(story: Story) -> tuple[date, date, date]:
+    """The first and last of the oldest 7 days of the story's window, and the day they are all out
+    of it."""
+    first, last = story.oldest_week
+    return first, last, last + timedelta(days=WINDOW)
+
+
+def _week_leaving_clause(c: _StoryReceipts, v28: float | None) -> str:
+    """'; its oldest week in the window, 1–7 Feb 2026, brought 805 stars [R] (115.0 a day, 32%
+    above the 28-day pace) and leaves it by 7 Mar 2026' for a steady story whose oldest week
+    ran far from its pace (`Story.week_leaving`); the % from the figures shown."""
+    story = c.story
+    if not story.week_leaving or v28 is None:
+        return ""
+    first, last, out = _oldest_week(story)
+    stars, r_e = c.query(*gained_sql(story.repo, first, last), f"stars gained {first}..{last}")
+    if stars is None:
+        return ""
+    per_day, pace = shown_value(stars / 7, 1), shown_value(v28, 1)
+    if pace <= 0:
+        return ""
+    ratio = per_day / pace
+    return (
+        f"; its oldest week in the window, {days_text(first, last)}, brought {_stars(stars)} stars "
+        f"{ref(r_e)} ({_pace(per_day)} a day, {100 * abs(ratio - 1):.0f}% "
+        f"{'above' if ratio > 1 else 'below'} the 28-day pace) and leaves it by "
+        f"{days_text(out, out)}"
     )
 
 
@@ -359,7 +398,8 @@ def story_short(store: Store, book: ReceiptBook, story: Story) -> Md | None:
     link = repo_link(story.repo)
     e = story.primary
     if story.kind == "burst_left" and e is not None:
-        acceleration, r_acc = c.signal("acceleration_28d", story.day)
+        v28, r_v28 = c.velocity()
+        was, r_was = c.velocity(before=True)
         stars, r_e = c.gained(e)
         recent, r_recent = c.signal("velocity_7d", story.day)
         now, r_now = c.ordinary("now")
@@ -372,12 +412,14 @@ def story_short(store: Store, book: ReceiptBook, story: Story) -> Md | None:
             )
         else:
             tail = f"its last 7 days ran at {_pace(recent)} stars/day {ref(r_recent)}"
-        moved = "rose" if acceleration is not None and acceleration > 0 else "fell"
-        size = None if acceleration is None else abs(acceleration)
+        # the two paces as shown, not their difference: a difference of the stored values can
+        # round away from the difference of the figures the note shows
+        moved = "rose" if v28 is not None and was is not None and v28 > was else "fell"
         return Md(
-            f"{link}'s 28-day pace {moved} by {_pace(size)} stars/day {ref(r_acc)} "
-            f"{'mostly ' if story.mostly else ''}because a burst of {_stars(stars)} stars on "
-            f"{days_text(e.first, e.last)} {ref(r_e)} left the window; {tail}."
+            f"{link}'s 28-day pace {moved} from {_pace(was)} to {_pace(v28)} stars/day "
+            f"{ref(r_was, r_v28)} {'mostly ' if story.mostly else ''}because a burst of "
+            f"{_stars(stars)} stars on {days_text(e.first, e.last)} {ref(r_e)} left the window; "
+            f"{tail}."
         )
     if story.kind in ("spike", "burst", "release") and e is not None:
         v28, r_v28 = c.velocity()
@@ -606,15 +648,17 @@ def burst_leaving_sentence(
         f"ran {_pace(other)} a day {ref(r_other)}, "
     )
     asked = f"{num(threshold, 2)} on {days_text(on, on)}"
-    if other > threshold:
+    # how far apart they are, from the figures as shown (a reader redoes it from them)
+    shown, bar = shown_value(other, 1), shown_value(threshold, 2)
+    if shown > bar:
         text += (
-            f"{100 * (other / threshold - 1):.0f}% above the {num(threshold, 2)} asked for "
+            f"{100 * (shown / bar - 1):.0f}% above the {num(threshold, 2)} asked for "
             f"{days_text(on, on)}"
         )
-    elif other <= 0:
+    elif shown <= 0:
         text += f"so to be above {asked} it must gain stars again"
     else:
-        ratio = threshold / other
+        ratio = bar / shown
         faster = (
             f"{ratio:.1f} times as fast as"
             if ratio >= 2

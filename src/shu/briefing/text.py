@@ -35,6 +35,12 @@ def num(value: float | None, digits: int = 2, signed: bool = False) -> str:
     return f"{value:+,.{digits}f}" if signed else f"{value:,.{digits}f}"
 
 
+def shown_value(value: float, digits: int) -> float:
+    """`value` as the note shows it with `digits` decimals: what a figure derived from shown
+    figures (a difference, a ratio) is computed from, so a reader redoing it gets the same."""
+    return round(value, digits)
+
+
 GITHUB = "https://github.com"
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pandas as pd
 from support.forecast_data import breakout_forecasts
@@ -173,3 +173,38 @@ def test_reasons_leave_out_the_store_wide_and_a_short_record_says_so(filled, set
     receipts = stored_receipts(filled, result.briefing_id)
     assert any("first day with star data" in r.label for r in receipts)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
+
+
+def test_heading_says_ml_when_the_topic_filter_is_on(filled, settings, day) -> None:
+    """The sentence over the table says what it lists: the ML repositories when the keyword
+    filter keeps only those, any repository when `radar_keywords = []` turns it off."""
+    _add_untracked(
+        filled, day, {"lewagon/setup": 0.5, "deepseek-ai/DeepSeek-V3": 0.3, "x/llm-serve": 0.2}
+    )
+    radar = _radar(filled, settings, day)
+    assert "The 2 ML repositories outside the tracked list most likely to break out by" in radar
+    every = settings.model_copy(update={"radar_keywords": []})
+    radar = _radar(filled, every, day)
+    assert "The 3 repositories outside the tracked list most likely to break out by" in radar
+    assert "ML" not in radar
+
+
+def test_a_reason_s_percent_agrees_with_the_two_paces_it_shows() -> None:
+    """A reason comparing two paces says the % a reader gets from the figures it shows: 20.1
+    against 13.5 is 49% above (the unrounded 20.14 against 13.46 would say 50%)."""
+    from shu.forecast.radar.statements import _Facts, _quarter, _week
+
+    row = {
+        "repo": "a/b",
+        "origin": date(2026, 2, 28),
+        "velocity_7d": 20.14,
+        "velocity_28d": 13.46,
+        "velocity_90d": 9.04,
+        "threshold": 30.0,
+    }
+    week = _week(_Facts(None, row))
+    assert week is not None and week[0] == (
+        "the last 7 days ran 49% above the 28-day pace (20.1 against 13.5 stars/day)"
+    )
+    quarter = _quarter(_Facts(None, row))  # 13.5 against 9.0: 50% (unrounded: 48.9%, 49%)
+    assert quarter is not None and quarter[0].startswith("the 28-day pace is 50% above the 90-day")

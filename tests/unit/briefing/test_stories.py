@@ -558,3 +558,66 @@ def test_a_release_lift_a_burst_explains_names_the_burst() -> None:
     release = ("v2.0.0", DAY - timedelta(days=13))
     followed = detect("a/release", _counts(gains), DAY, [release])
     assert lift_cause(followed, *release) is None
+
+
+def test_a_fall_and_a_gap_are_said_with_the_figures_shown(store, settings) -> None:
+    """Derived figures agree with the figures the note shows: At a glance says how the 28-day
+    pace moved as the two paces (What moved's figures), not as a difference of the unrounded
+    values (LocalAI's 54.2 and 22.7 are 31.5 apart; the stored difference, 31.55, said 31.6);
+    a card's "must run X% faster" is computed from the other days' pace as shown (1.4, not
+    1.44: 1.60 is 14% above it, 11% above 1.44)."""
+    from shu.briefing.story_words import burst_leaving_sentence
+
+    slow = [1.0] * N
+    for days_before in range(17, 28):
+        _set(slow, days_before, 2.0)  # 25 other days: 11 of 2 stars, 14 of 1: 1.44 a day
+    for days_before, value in zip((9, 8, 7), (60, 70, 60), strict=True):
+        _set(slow, days_before, value)
+    _store_with(
+        store, {"mudler/LocalAI": _counts(_localai_january()), "a/slow": _counts(slow)}, settings
+    )
+    book = ReceiptBook()
+    localai = story_of(store, "mudler/LocalAI", DAY)
+    short = str(story_short(store, book, localai))
+    was, now = localai.velocity_28d_before, localai.velocity_28d
+    assert was is not None and now is not None
+    assert f"'s 28-day pace fell from {was:.1f} to {now:.1f} stars/day [R" in short, short
+    assert "fell by" not in short
+    story = story_of(store, "a/slow", DAY)
+    assert story.ordinary_now == pytest.approx(1.44)
+    said = str(burst_leaving_sentence(store, book, story, date(2026, 3, 30), 1.6))
+    assert "its other days ran 1.4 a day [R" in said, said
+    assert "so to be above 1.60 on 30 Mar 2026 it must run 14% faster than they did" in said
+    assert [resolve(store, r) for r in book.receipts] == [None] * len(book.receipts)
+
+
+def test_a_steady_pace_names_a_fast_oldest_week_that_is_about_to_leave(store, settings) -> None:
+    """Ollama's shape: the 28-day pace about where it was 28 days before (steady), but the oldest
+    week in the window ran far above it: the story says that week leaves the window within 7
+    days (the % from the figures it shows); a steady pace without such a week says nothing."""
+    from shu.briefing.story_words import kind_words
+
+    gains = _gains(90)
+    for days_before in range(21, 28):  # 1–7 Feb 2026
+        _set(gains, days_before, 115.0)
+    for days_before in range(21):
+        _set(gains, days_before, 78.0 + (days_before % 3 - 1))
+    _store_with(store, {"ollama/ollama": _counts(gains), "a/flat": _counts(_gains(90))}, settings)
+    story = story_of(store, "ollama/ollama", DAY)
+    assert story.kind == "steady" and story.week_leaving == "up"
+    assert story.oldest_week == (date(2026, 2, 1), date(2026, 2, 7))
+    assert kind_words(story) == (
+        "steady; a faster week, 1–7 Feb 2026, leaves the window by 7 Mar 2026"
+    )
+    book = ReceiptBook()
+    said = str(story_sentence(store, book, story))
+    assert re.search(
+        r"holds its pace: 87\.2 stars/day over the last 28 days \[R\d+\], against [\d.]+ in the "
+        r"28 before \[R\d+\]; its oldest week in the window, 1–7 Feb 2026, brought 805 stars "
+        r"\[R\d+\] \(115\.0 a day, 32% above the 28-day pace\) and leaves it by 7 Mar 2026\.$",
+        said,
+    ), said
+    assert [resolve(store, r) for r in book.receipts] == [None] * len(book.receipts)
+    flat = story_of(store, "a/flat", DAY)
+    assert flat.kind == "steady" and flat.week_leaving is None
+    assert kind_words(flat) == "steady" and "oldest week" not in story_sentence(store, book, flat)

@@ -3,9 +3,11 @@ interval holds" at p = 0.8) get their own line: observed coverage of each centra
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 
 import pandas as pd
+import pytest
 
 from shu.briefing.compose import compose_briefing
 from shu.briefing.sections.track import TRACK_WINDOW_DAYS, track_record
@@ -113,4 +115,81 @@ def test_briefing_shows_interval_coverage_with_receipts(filled, settings, day) -
         "resolved interval forecasts in window",
         *(f"observed coverage of the {v}% intervals" for v in (50, 80, 95)),
     }
+    assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
+
+
+def test_skill_in_percent_agrees_with_the_two_brier_scores_shown() -> None:
+    """The note shows both Brier scores with 3 decimals; the "% better" is what a reader gets
+    from those two figures (0.124 against 0.135: 8%), not from the unrounded ones (8.5%: 9%)."""
+    from shu.briefing.sections.track import TrackRecord, skill_words
+
+    track = TrackRecord(None, [], brier=0.1237, observed_rate_brier=0.1352)
+    assert skill_words(track) == "8% better"
+    assert skill_words(TrackRecord(None, [], brier=0.15, observed_rate_brier=0.12)) == "25% worse"
+    assert skill_words(TrackRecord(None, [], brier=0.1, observed_rate_brier=0.0)) == (
+        "nothing to compare it with"
+    )
+
+
+# Resolved radar forecasts on two days: (probability, broke out) of 12 repositories each; the
+# top 10 of the first day hold 3 breakouts, of the second 1; one more broke out outside them.
+RADAR_DAYS = {
+    35: [(0.5 - 0.02 * i, i in (0, 4, 9, 11)) for i in range(12)],
+    42: [(0.4 - 0.02 * i, i == 2) for i in range(12)],
+}
+
+
+def test_radar_record_line_gives_its_receipt_and_the_base_rate(filled, settings, day) -> None:
+    """Track record's radar line: the top 10's hit rate with the SELECT that reproduces it, and
+    the base rate it is read against (the share of all the radar's resolved forecasts of those
+    days that broke out), with its own."""
+    forecasts, resolutions = [], []
+    for back, rows in RADAR_DAYS.items():
+        origin = day - timedelta(days=back)
+        for i, (p, yes) in enumerate(rows):
+            fid = f"radar-{back}-{i}"
+            forecasts.append(
+                {
+                    "forecast_id": fid,
+                    "repo": f"other/repo-{i:02d}",
+                    "template": "star_breakout",
+                    "origin": origin,
+                    "horizon_days": 30,
+                    "resolves_on": origin + timedelta(days=30),
+                    "threshold": 10.0,
+                    "question": "q",
+                    "probability": p,
+                    "confidence": "low",
+                    "model_version": "test-1",
+                    "features": "{}",
+                    "drivers": "[]",
+                    "receipts": "[]",
+                    "issued_at": datetime(2026, 1, 1, 6),
+                }
+            )
+            resolutions.append(
+                {
+                    "forecast_id": fid,
+                    "outcome": "yes" if yes else "no",
+                    "observed_value": 1.0,
+                    "detail": "",
+                    "resolved_at": datetime(2026, 2, 26, 6),
+                }
+            )
+    filled.upsert("forecasts", pd.DataFrame(forecasts))
+    filled.upsert("forecast_resolutions", pd.DataFrame(resolutions))
+    result = compose_briefing(filled, day, settings)
+    text = result.path.read_text()
+    short = text.split("## Track record", 1)[1].split("\n## ", 1)[0]
+    # top 10: 3 of 10, then 1 of 10: 20%; all: 5 of 24 broke out, 20.8%
+    assert re.search(
+        r"Of the breakout radar's top 10 on the 2 days whose 30 days have passed, 20% \[R(\d+)\] "
+        r"broke out, against 20\.8% \[R(\d+)\] of all its 24 \[R(\d+)\] resolved forecasts",
+        short,
+    ), short
+    receipts = stored_receipts(filled, result.briefing_id)
+    labels = {r.label: r for r in receipts}
+    top = labels["share of the radar's top 10 that broke out, averaged over its days"]
+    base = labels["share of resolved radar forecasts that broke out"]
+    assert float(top.value) == pytest.approx(0.2) and float(base.value) == pytest.approx(5 / 24)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)

@@ -160,6 +160,17 @@ def _filter_view(scope: radar_data.RadarScope) -> dict[str, Any]:
     }
 
 
+def precision_sql(rows_sql: str, k: int) -> str:
+    """The SELECT of precision@k over the radar's scored rows (`rows_sql`: repo, origin,
+    probability, label): per origin the share that broke out among the k most likely (ties by
+    repository, as `precision_at_k.precision_by_origin` ranks them), averaged over origins."""
+    return (
+        "SELECT avg(hit) FROM (SELECT origin, avg(label) AS hit FROM (SELECT origin, label, "
+        "row_number() OVER (PARTITION BY origin ORDER BY probability DESC NULLS LAST, repo) "
+        f"AS k FROM ({rows_sql})) WHERE k <= {k} GROUP BY origin)"
+    )
+
+
 def record_data(ctx: BriefingContext) -> dict[str, Any] | None:
     """The radar's record as plain data for `reports/DATE.json` (None before any resolved)."""
     record = radar_data.radar_record(ctx.store, ctx.day)
@@ -174,6 +185,34 @@ def record_view(ctx: BriefingContext) -> dict[str, Any] | None:
     record = radar_data.radar_record(ctx.store, ctx.day)
     if record is None:
         return None
+
+    def interval(m: dict, digits: int = 3) -> Md:
+        return Md(f"{m['mean']:.{digits}f} [{m['low']:.{digits}f}, {m['high']:.{digits}f}]")
+
+    origins = record["n_origins"]
+    top = []
+    for k in KS[:1]:
+        hit = record["precision"][k]["mean"]
+        r_hit = ctx.book.query(
+            "forecast_resolutions",
+            precision_sql(record["sql"], k),
+            record["params"],
+            hit,
+            ctx.day,
+            f"share of the radar's top {k} that broke out, averaged over its days",
+        )
+        top.append((k, Md(f"{pct(hit)} {ref(r_hit)}")))
+    # the base rate the top's hit rate is read against: the share of every resolved radar
+    # forecast of those days that broke out
+    base = record["events"] / record["n"]
+    r_base = ctx.book.query(
+        "forecast_resolutions",
+        f"SELECT avg(label) FROM ({record['sql']})",
+        record["params"],
+        base,
+        ctx.day,
+        "share of resolved radar forecasts that broke out",
+    )
     r_n = ctx.book.query(
         "forecast_resolutions",
         f"SELECT count(*) FROM ({record['sql']})",
@@ -183,16 +222,13 @@ def record_view(ctx: BriefingContext) -> dict[str, Any] | None:
         "resolved radar forecasts",
     )
 
-    def interval(m: dict, digits: int = 3) -> Md:
-        return Md(f"{m['mean']:.{digits}f} [{m['low']:.{digits}f}, {m['high']:.{digits}f}]")
-
-    origins = record["n_origins"]
     return {
         "n": Md(f"{record['n']:,} {ref(r_n)}"),
         "origins": f"{origins} day{'' if origins == 1 else 's'}",
         "events": record["events"],
         "precision": Md(", ".join(f"top {k} {interval(record['precision'][k], 2)}" for k in KS)),
-        "top": [(k, pct(record["precision"][k]["mean"])) for k in KS[:1]],
+        "top": top,
+        "base_rate": Md(f"{pct(base, 1)} {ref(r_base)}"),
         "brier": interval(record["brier"], 4),
         "skill": interval(record["skill"]),
     }

@@ -19,7 +19,7 @@ from shu.briefing import charts
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import BAND_SQL, RADAR_SQL_LIST, RIGHT_SQL, dicts
 from shu.briefing.sections import radar
-from shu.briefing.text import interval_text, num, pct, ref, template_words
+from shu.briefing.text import interval_text, num, pct, ref, shown_value, template_words
 from shu.forecast.evaluation.scoring import ece, n_bins_for
 from shu.forecast.live.replay import REPLAY_PREFIX
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE
@@ -153,7 +153,7 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
             "observed_rate": Md(f"{pct(track.observed_rate, 1)} {ref(r_c)}"),
             "observed_rate_brier": Md(f"{track.observed_rate_brier:.3f}"),
             "skill": Md(num(track.skill, 3, signed=True)),
-            "skill_words": _skill_words(track.skill),
+            "skill_words": skill_words(track),
             "ece": Md(f"{track.ece:.3f}"),
             "ece_bins": n_bins_for(track.n),
             "bands": [{"band": b, "n": n, "hit_rate": Md(pct(h))} for b, n, h in track.bands],
@@ -217,9 +217,16 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
     }
 
 
-def _skill_words(skill: float | None) -> str:
-    if skill is None:
+def skill_words(track: TrackRecord) -> str:
+    """How much better (or worse) the Brier score is than always saying the window's observed
+    rate, in %, from the two scores as the note shows them (3 decimals), so a reader redoing it
+    from them gets the same figure."""
+    if track.brier is None or track.observed_rate_brier is None:
         return "nothing to compare it with"
+    reference = shown_value(track.observed_rate_brier, 3)
+    if reference <= 0:
+        return "nothing to compare it with"
+    skill = 1 - shown_value(track.brier, 3) / reference
     if abs(skill) < 0.005:
         return "no better than that"
     return f"{abs(100 * skill):.0f}% {'better' if skill > 0 else 'worse'}"

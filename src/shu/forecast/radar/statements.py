@@ -103,7 +103,11 @@ def signal_citation(repo: str, day: date, column: str, value: float) -> Citation
     )
 
 
-def _pct(ratio: float) -> str:
+def _pct(value: float, against: float) -> str:
+    """How `value` compares with `against` in %, from the two as the statement shows them (one
+    decimal), so a reader redoing it from them gets the same figure."""
+    shown = round(against, 1)
+    ratio = round(value, 1) / shown if shown > 0 else value / against
     return f"{abs(ratio - 1) * 100:.0f}% {'above' if ratio >= 1 else 'below'}"
 
 
@@ -162,7 +166,7 @@ def _week(f: _Facts) -> tuple[str, list[Citation]] | None:
     cites = [f.signal("velocity_7d", f.v7), f.signal("velocity_28d", f.v28)]
     if f.v28 > 0:
         return (
-            f"the last 7 days ran {_pct(f.v7 / f.v28)} the 28-day pace ({f.v7:,.1f} "
+            f"the last 7 days ran {_pct(f.v7, f.v28)} the 28-day pace ({f.v7:,.1f} "
             f"against {f.v28:,.1f} stars/day)",
             cites,
         )
@@ -199,7 +203,7 @@ def _quarter(f: _Facts) -> tuple[str, list[Citation]] | None:
     if f.v28 is None or f.v90 is None or f.v90 <= 0:
         return None
     return (
-        f"the 28-day pace is {_pct(f.v28 / f.v90)} the 90-day pace ({f.v28:,.1f} against "
+        f"the 28-day pace is {_pct(f.v28, f.v90)} the 90-day pace ({f.v28:,.1f} against "
         f"{f.v90:,.1f} stars/day)",
         [f.signal("velocity_28d", f.v28), f.signal("velocity_90d", f.v90)],
     )
