@@ -202,16 +202,8 @@ def _regime(store, day) -> None:
     )
 
 
-def test_the_regime_line_only_where_the_guard_changed_a_shown_forecast(filled, settings, day):
-    from shu.briefing.compose import compose_briefing
-    from shu.receipts import stored_receipts
-
-    _regime(filled, day)
-    text = compose_briefing(filled, day, settings).path.read_text()
-    # On, but it changed none of the forecasts the cards show: no line, no At a glance sentence.
-    assert "Regime guard" not in text.split("## Appendix")[0]
-    assert "lost stars" not in text.split("## What moved")[0]
-    # The guard held acme/runtime's answer (a repository losing stars) towards its base rate.
+def _guard_held(filled, day) -> None:
+    """The guard held acme/runtime's answer (a repository losing stars) towards its base rate."""
     row = {
         "origin": str(day),
         "model_version": "test-1",
@@ -232,6 +224,48 @@ def test_the_regime_line_only_where_the_guard_changed_a_shown_forecast(filled, s
         "UPDATE forecasts SET calibration = ? WHERE forecast_id = 'acme/platform-0'",
         [json.dumps({**state, "applies": False})],
     )
+
+
+def test_at_a_glance_names_the_mass_loss_day_beside_the_regime_guard(filled, settings, day):
+    from shu.briefing.compose import compose_briefing
+    from shu.receipts import stored_receipts
+
+    # 6 of the 23 repositories (20 of the crowd, 3 tracked) lost stars on 14 Feb 2026
+    _crowd(filled, day - timedelta(days=14), losers=6)
+    _regime(filled, day)
+    _guard_held(filled, day)
+    result = compose_briefing(filled, day, settings)
+    text = result.path.read_text()
+    glance = text[text.index("## At a glance") : text.index("## What moved")]
+    said = [s for s in glance.split("\n\n")[1].splitlines() if "lost stars" in s]
+    assert len(said) == 1, said
+    # one sentence, one baseline: the day, then the week against the guard's usual share
+    assert re.fullmatch(
+        r"On 14 Feb 2026, 26% of repositories lost stars in one day \[R\d+\]; on an average day "
+        r"this week 8\.8% did, against 5\.1% usually \(the median week of the 2 years to 31 Jan "
+        r"2026\) \[R\d+, R\d+\]; so shu held 1 answer closer to its base rate\.",
+        said[0],
+    ), said[0]
+    # named once: not again in Calibration watch
+    body = text.split("## Appendix")[0]
+    assert body.count("in one day") == 1
+    assert "in one day" not in body[body.index("## Calibration watch") :]
+    assert "the median day in the year before" not in text
+    receipts = stored_receipts(filled, result.briefing_id)
+    assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
+
+
+def test_the_regime_line_only_where_the_guard_changed_a_shown_forecast(filled, settings, day):
+    from shu.briefing.compose import compose_briefing
+    from shu.receipts import stored_receipts
+
+    _regime(filled, day)
+    text = compose_briefing(filled, day, settings).path.read_text()
+    # On, but it changed none of the forecasts the cards show: no line, no At a glance sentence.
+    assert "Regime guard" not in text.split("## Appendix")[0]
+    assert "lost stars" not in text.split("## What moved")[0]
+    # The guard held acme/runtime's answer (a repository losing stars) towards its base rate.
+    _guard_held(filled, day)
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
     forecasts = text[text.index("## Forecasts") :]
@@ -331,21 +365,43 @@ def _crowd(store, loss_day: date, losers: int) -> None:
     store.upsert("stars_daily", pd.DataFrame(rows))
 
 
-def test_a_day_of_mass_loss_is_named_once_with_its_receipts(store):
+def _usual(store, share: float) -> None:
+    """The regime guard's row for DAY with `share` as its usual daily share losing stars."""
+    store.upsert(
+        "market_regime",
+        pd.DataFrame(
+            [
+                {
+                    "day": DAY,
+                    "share_falling_7d": 0.088,
+                    "usual_share_falling_7d": share,
+                    "distance": 4.9,
+                    "n_repos": 3449,
+                }
+            ]
+        ),
+    )
+
+
+def test_a_day_of_mass_loss_is_named_against_the_guards_usual_share(store):
     from shu.briefing.sections.calibration_watch import mass_loss_day, mass_loss_sentence
 
     _crowd(store, DAY - timedelta(days=14), losers=6)
+    # without the regime guard's usual share there is no baseline: nothing named
+    assert mass_loss_day(store, DAY) is None
+    # one baseline for the note: the guard's usual share (6.0%), not the median day's (5.0%)
+    _usual(store, 0.06)
     loss = mass_loss_day(store, DAY)
-    assert loss == {"day": "2026-02-14", "share": 0.3, "usual": 0.05}
+    assert loss == {"day": "2026-02-14", "share": 0.3, "usual": 0.06, "regime_day": "2026-02-28"}
     book = ReceiptBook()
     text = mass_loss_sentence(book, DAY, loss)
     assert text == (
-        "On 14 Feb 2026, 30% of the store's repositories lost stars in one day [R1], 6 times "
-        "the 5.0% of the median day in the year before [R2]."
+        "On 14 Feb 2026, 30% of the store's repositories lost stars in one day [R1], 5 times "
+        "the 6.0% usual (the median week of the 2 years to 31 Jan 2026) [R2]."
     )
-    assert [r.table for r in book.receipts] == ["stars_daily", "stars_daily"]
+    assert [r.table for r in book.receipts] == ["stars_daily", "market_regime"]
     assert [resolve(store, r) for r in book.receipts] == [None, None]
-    # twice the usual share is no mass loss; nor is a day outside the 28 to the briefing's
+    # twice the usual share is no mass loss; nor is a day outside the 28 the guard reads
     store.con.execute("DELETE FROM stars_daily")
     _crowd(store, DAY - timedelta(days=14), losers=2)
     assert mass_loss_day(store, DAY) is None

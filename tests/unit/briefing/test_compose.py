@@ -317,8 +317,12 @@ def test_a_replayed_track_record_says_so_in_the_header_and_at_a_glance(
     head, glance = head_and_glance()
     assert "replayed" not in head and "replayed" not in glance
     assert "forecasts shu gave at 80% or more" in glance
-    # its scope said: every kind of question, the last weeks (not the card's own kind, all time)
-    assert "Across every kind of question, of the 3 [R" in glance
+    # its scope said: answers away from their base rate, the last weeks
+    assert re.search(
+        r"Of the 3 \[R\d+\] forecasts shu gave at 80% or more and at least 5 points from their "
+        r"base rate that resolved in the last 8 weeks, 100% came true",
+        glance,
+    ), glance
     # the same resolved forecasts, issued by a replay: the record is the replay's
     filled.con.execute(
         "UPDATE forecasts SET model_version = 'replay-' || model_version "
@@ -374,27 +378,80 @@ def test_a_replayed_record_is_never_called_live(filled, settings, day):
 
 def _glance_forecast_sentence(text: str) -> str:
     glance = text[text.index("## At a glance") : text.index("## What moved")]
-    (line,) = [s for s in glance.splitlines() if s.startswith("The forecast furthest")]
+    leads = ("The forecast furthest", "The most unusual forecast", "shu's most unusual call")
+    (line,) = [s for s in glance.splitlines() if s.startswith(leads)]
     return line
 
 
-def test_at_a_glance_says_when_the_record_of_its_forecast_belies_its_confidence(
-    filled, settings, day
-):
+def test_at_a_glance_never_leads_with_a_forecast_its_record_undercuts(filled, settings, day):
     # 72% answers, and such answers came true 3 of 3 times (44-100%): nothing to say
     text = compose_briefing(filled, day, settings).path.read_text()
-    assert "answer this confident" not in _glance_forecast_sentence(text)
-    # now 0 of 3 (0-56% with 95% confidence): below the 72% it states
+    line = _glance_forecast_sentence(text)
+    assert line.startswith("The forecast furthest from what usually happens: 72% that ")
+    assert "came true" not in line.split("year before")[1]
+    # acme/runtime's answer now 15% (85% no, the furthest from the 45% base rate), and such
+    # high-confidence answers came true 0 of 3 times (0-56%): not the one At a glance leads with
+    filled.con.execute(
+        "UPDATE forecasts SET probability = 0.15, confidence = 'high' "
+        "WHERE forecast_id = 'acme/runtime-0'"
+    )
+    filled.con.execute(
+        "UPDATE forecast_resolutions SET outcome = 'no' WHERE forecast_id LIKE '%-1'"
+    )
+    line = _glance_forecast_sentence(compose_briefing(filled, day, settings).path.read_text())
+    assert line.startswith(
+        "The most unusual forecast this store's record does not undercut: 72% that "
+    ), line
+    assert "acme/runtime" not in line
+    # now the 72% answers' record undercuts them too (0 of 3): the furthest, its record first
     filled.con.execute(
         "UPDATE forecast_resolutions SET outcome = 'yes' WHERE forecast_id LIKE '%-2'"
     )
     result = compose_briefing(filled, day, settings)
     line = _glance_forecast_sentence(result.path.read_text())
-    assert re.search(
-        # its scope said: every such answer resolved so far, not the last weeks' window
-        r"; of every answer this confident to such questions resolved in this store so far "
-        r"\(3\), only 0 came true \[R\d+, R\d+\]\.$",
+    assert re.match(
+        r"shu's most unusual call today, though such answers came true only 0 of 3 times in "
+        r"this store \[R\d+, R\d+\]: 15% that \[acme/runtime\]",
         line,
     ), line
+    receipts = stored_receipts(filled, result.briefing_id)
+    assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
+
+
+def test_the_record_of_the_surest_answers_leaves_out_those_at_their_base_rate(
+    filled, settings, day
+) -> None:
+    # two near-certain no's at their base rate (2% of a ROCm release note, where 2% came true),
+    # resolved in the window: right by construction, so At a glance's record leaves them out
+    for k in range(2):
+        filled.con.execute(
+            "INSERT INTO forecasts SELECT * REPLACE (? AS forecast_id, "
+            "'rocm_release_mention' AS template, 0.02 AS probability, 0.02 AS base_rate, "
+            "'high' AS confidence) FROM forecasts WHERE forecast_id = 'acme/platform-1'",
+            [f"near-{k}"],
+        )
+        filled.con.execute(
+            "INSERT INTO forecast_resolutions SELECT * REPLACE (? AS forecast_id, 'no' AS outcome) "
+            "FROM forecast_resolutions WHERE forecast_id = 'acme/platform-1'",
+            [f"near-{k}"],
+        )
+    result = compose_briefing(filled, day, settings)
+    text = result.path.read_text()
+    glance = text[text.index("## At a glance") : text.index("## What moved")]
+    assert re.search(
+        r"Of the 3 \[R\d+\] forecasts shu gave at 80% or more and at least 5 points from their "
+        r"base rate that resolved in the last 8 weeks, 100% came true \[R\d+\] against 85% said\.",
+        glance,
+    ), glance
+    # Calibration watch keeps every answer in its band, and gives At a glance's figure beside it
+    watch = text[text.index("## Calibration watch") : text.index("## Track record")]
+    assert re.search(
+        r"answers 80% sure or more came true 100\.0% \[R\d+\] of 5 \[R\d+\] times, against "
+        r"90\.2% said \(of the 3 \[R\d+\] at least 5 points from their base rate, 100\.0% "
+        r"\[R\d+\], against 85\.0% said\)",
+        watch,
+    ), watch
+    doc = json.loads(result.path.with_suffix(".json").read_text())
+    assert doc["calibration_watch"]["departed"]["n"] == 3
     receipts = stored_receipts(filled, result.briefing_id)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)

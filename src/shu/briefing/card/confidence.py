@@ -34,6 +34,22 @@ def record_receipts(ctx: BriefingContext, live: ev.LiveRecord) -> tuple[int, int
     return r_n, r_hits
 
 
+def record_against_claim(
+    ctx: BriefingContext, f: dict[str, Any]
+) -> tuple[ev.LiveRecord, str | None]:
+    """This store's record of a yes/no answer's kind (its template and horizon at its confidence:
+    `facts.live_band_record`) and where the confidence the answer states falls against it:
+    "below" when the record's 95% interval lies wholly below that confidence (the record undercuts
+    the answer), "above" when wholly above, None when it holds it or nothing has resolved."""
+    sure = max(f["probability"], 1 - f["probability"])
+    band = f["confidence"] or confidence_band(f["probability"])
+    live = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], band, ctx.day)
+    if not live.n:
+        return live, None
+    lo, hi = wilson_interval(live.hits, live.n)
+    return live, ("below" if hi < sure else "above" if lo > sure else None)
+
+
 def disagreement(
     backtest: tuple[int, int], live: tuple[int, int], scope: str = "in this store's record"
 ) -> str | None:

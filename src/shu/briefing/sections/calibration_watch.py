@@ -13,7 +13,10 @@ of that velocity band, or for yes/no forecasts the regime guard, else nothing un
 refit). The regime guard's line ("On an average day this week N% of repositories lost stars,
 against M% usually: ...") comes from the newest `market_regime` row. A day of the 28 to the
 briefing's day when at least `MASS_LOSS_TIMES` the usual share of repositories lost stars is
-named once, with its share and the usual one (`mass_loss_day`, receipts over `stars_daily`).
+named once, against the regime guard's usual share (one baseline for the note), with its receipts
+(`mass_loss_day`): here, or in At a glance beside the guard's sentence when the guard changed a
+card (`regime_action`). At a glance's record of the surest answers counts only those at least
+`DEPARTED` from their base rate (`DEPARTED_SQL`).
 
 `calibration_watch(store, day)` returns all of it as a plain dict (the briefing JSON's
 `calibration_watch`); `build` renders it with receipts and draws the reliability chart the HTML
@@ -23,11 +26,13 @@ shows (OUT_DIR/DAY-calibration-watch.png). The guard's line is also shown at the
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+from shu.briefing.card.interval import interval_for
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import RADAR_SQL_LIST, REPLAYED_SQL
 from shu.briefing.story_words import StoreLoss
@@ -50,7 +55,8 @@ _BAND_ROWS = f"""
 SELECT {band_sql("f.probability")} AS band,
        greatest(f.probability, 1 - f.probability) AS sure,
        ((f.probability >= 0.5) = (r.outcome = 'yes'))::INT AS came_true,
-       {REPLAYED_SQL} AS replayed
+       {REPLAYED_SQL} AS replayed,
+       abs(f.probability - f.base_rate) AS departure
 FROM forecasts f JOIN forecast_resolutions r USING (forecast_id)
 WHERE r.outcome IN ('yes', 'no') AND f.template <> '{INTERVAL}'
   AND f.template NOT IN ({RADAR_SQL_LIST})
@@ -81,23 +87,31 @@ OBSERVED_SQL = {
     "yes_no": f"SELECT avg(came_true) FROM ({_BAND_ROWS}) WHERE band = ?",
     "intervals": f"SELECT avg(held) FROM ({_INTERVAL_ROWS}) WHERE band = ?",
 }
+# How far (in probability) from its base rate a yes/no answer must be to count in At a glance's
+# record of the surest answers: one at its base rate (a 1% chance of something that happened 1%
+# of the time) is right about as often as it says by construction, whatever the model knows.
+DEPARTED = 0.05
+DEPARTED_ROWS = f"SELECT * FROM ({_BAND_ROWS}) WHERE band = ? AND departure >= {DEPARTED}"
+# The same per band, over the answers at least DEPARTED from their base rate (params as N_SQL's).
+DEPARTED_SQL = {
+    "n": f"SELECT count(*) FROM ({DEPARTED_ROWS})",
+    "observed": f"SELECT avg(came_true) FROM ({DEPARTED_ROWS})",
+    "replayed": f"SELECT count(*) FROM ({DEPARTED_ROWS}) WHERE replayed",
+}
 
 # The store's days as shares of repositories losing stars (a count below the day before's), over
-# the year and 28 days to a day (params: that day twice).
+# the 28 days to a day (params: that day twice).
 _DAILY_LOSS = """
 WITH step AS (
   SELECT day, stars - lag(stars) OVER w AS change, day - lag(day) OVER w AS elapsed
-  FROM stars_daily WHERE day BETWEEN ?::DATE - 393 AND ?::DATE AND stars IS NOT NULL
+  FROM stars_daily WHERE day BETWEEN ?::DATE - 28 AND ?::DATE AND stars IS NOT NULL
   WINDOW w AS (PARTITION BY repo ORDER BY day)),
 daily AS (SELECT day, avg((change < 0)::INT) AS share FROM step WHERE elapsed = 1 GROUP BY day)"""
-# The share on one day of the 28 to the briefing's day (params: day, day, the day named).
+# The share on one day of the 28 to the regime's day (params: that day, that day, the day named).
 DAY_LOSS_SQL = _DAILY_LOSS + "\nSELECT share FROM daily WHERE day = ?"
-# The usual share: the median day of the year before those 28 (params: day, day, day).
-USUAL_LOSS_SQL = _DAILY_LOSS + "\nSELECT median(share) FROM daily WHERE day <= ?::DATE - 28"
 _MASS_LOSS_SQL = (
     _DAILY_LOSS
-    + "\nSELECT day, share, (SELECT median(share) FROM daily WHERE day <= ?::DATE - 28) "
-    "FROM daily WHERE day > ?::DATE - 28 ORDER BY share DESC, day LIMIT 1"
+    + "\nSELECT day, share FROM daily WHERE day > ?::DATE - 28 ORDER BY share DESC, day LIMIT 1"
 )
 # A day on which at least this many times the usual share of repositories lost stars is named.
 MASS_LOSS_TIMES = 3.0
@@ -118,9 +132,11 @@ def build(ctx: BriefingContext) -> Part:
     view = watch_section(ctx.store, ctx.book, ctx.day, ctx.out_dir, watch)
     ctx.charts.append(ctx.out_dir / view["chart"])
     # a day when several times the usual share of repositories lost stars: named once, here
+    # unless At a glance names it beside the regime guard's sentence (when the guard acted)
     loss = mass_loss_day(ctx.store, ctx.day)
     watch["mass_loss_day"] = loss
-    mass = mass_loss_sentence(ctx.book, ctx.day, loss) if loss else None
+    told = regime_action(ctx) is not None
+    mass = mass_loss_sentence(ctx.book, ctx.day, loss) if loss and not told else None
     return Part(
         ctx.render("sections/calibration_watch.md.j2", calibration_watch=view, mass_loss=mass),
         data={"calibration_watch": watch},
@@ -147,58 +163,106 @@ def store_loss(ctx: BriefingContext) -> StoreLoss | None:
 
 
 def mass_loss_day(store: Store, day: date) -> dict[str, Any] | None:
-    """The day of the 28 to `day` when the largest share of the store's repositories lost stars,
-    with that share and the usual one (the median day of the year before), when it was at least
-    `MASS_LOSS_TIMES` the usual (None otherwise, or without a year of star data)."""
-    row = store.con.execute(_MASS_LOSS_SQL, [day, day, day, day]).fetchone()
-    if row is None or row[2] is None or not row[2] > 0 or row[1] < MASS_LOSS_TIMES * row[2]:
+    """The day of the 28 the regime guard reads (those to its newest `market_regime` row on or
+    before `day`) when the largest share of the store's repositories lost stars, with that share
+    and the guard's usual share (`usual_share_falling_7d`), when it was at least
+    `MASS_LOSS_TIMES` the usual (None otherwise, or when the guard has no usual share)."""
+    regime = _newest_regime(store, day)
+    usual = (regime or {}).get("usual_share_falling_7d")
+    if regime is None or usual is None or not usual > 0:
         return None
-    return {"day": str(row[0]), "share": float(row[1]), "usual": float(row[2])}
+    anchor = date.fromisoformat(regime["day"])
+    row = store.con.execute(_MASS_LOSS_SQL, [anchor, anchor, anchor]).fetchone()
+    if row is None or row[1] is None or row[1] < MASS_LOSS_TIMES * usual:
+        return None
+    return {
+        "day": str(row[0]),
+        "share": float(row[1]),
+        "usual": float(usual),
+        "regime_day": regime["day"],
+    }
 
 
-def mass_loss_sentence(book: ReceiptBook, day: date, loss: dict[str, Any]) -> Md:
-    """The mass-loss day in one sentence, its share and the usual one each with a receipt."""
-    on = date.fromisoformat(loss["day"])
-    r_day = book.query(
+def _loss_day_receipt(book: ReceiptBook, day: date, loss: dict[str, Any]) -> int:
+    anchor, on = date.fromisoformat(loss["regime_day"]), date.fromisoformat(loss["day"])
+    return book.query(
         "stars_daily",
         DAY_LOSS_SQL,
-        [day, day, on],
+        [anchor, anchor, on],
         loss["share"],
         day,
         f"share of repositories losing stars on {on}",
     )
-    r_usual = book.query(
-        "stars_daily",
-        USUAL_LOSS_SQL,
-        [day, day, day],
-        loss["usual"],
-        day,
-        "usual daily share of repositories losing stars (median day of the year before)",
+
+
+def _usual_receipt(book: ReceiptBook, regime_day: str, usual: float) -> int:
+    return book.row(
+        "market_regime",
+        {"day": regime_day},
+        "usual_share_falling_7d",
+        usual,
+        date.fromisoformat(regime_day),
+        "usual share of repositories losing stars per day (median over the reference window)",
     )
+
+
+def mass_loss_sentence(book: ReceiptBook, day: date, loss: dict[str, Any]) -> Md:
+    """The mass-loss day in one sentence: its share against the regime guard's usual one (the
+    baseline At a glance and the Forecasts section quote), each with a receipt."""
+    r_day = _loss_day_receipt(book, day, loss)
+    r_usual = _usual_receipt(book, loss["regime_day"], loss["usual"])
+    period = usual_period(date.fromisoformat(loss["regime_day"]))
     return Md(
-        f"On {day_text(on)}, {pct(loss['share'])} of the store's repositories lost stars in one "
-        f"day [R{r_day}], {loss['share'] / loss['usual']:.0f} times the "
-        f"{pct(loss['usual'], 1)} of the median day in the year before [R{r_usual}]."
+        f"On {day_text(date.fromisoformat(loss['day']))}, {pct(loss['share'])} of the store's "
+        f"repositories lost stars in one day [R{r_day}], {loss['share'] / loss['usual']:.0f} "
+        f"times the {pct(loss['usual'], 1)} usual ({period}) [R{r_usual}]."
     )
 
 
-def regime_notice(ctx: BriefingContext) -> Md | None:
+def regime_notice(ctx: BriefingContext, loss_day: bool = False) -> Md | None:
     """ "On an average day this week N% of repositories lost stars, against M% usually" with its
-    receipt, when the regime guard is on for the briefing's day (None when it is off)."""
+    receipts, when the regime guard is on for the briefing's day (None when it is off); with
+    `loss_day`, led by the day of the 28 the guard reads when a mass loss of stars fell on one
+    (`mass_loss_day`): "On D, X% of repositories lost stars in one day; on an average day this
+    week N% did, against M% usually"."""
     loss = store_loss(ctx)
     if loss is None:
         return None
     regime = _newest_regime(ctx.store, ctx.day)
     assert regime is not None
-    r_usual = ctx.book.row(
-        "market_regime",
-        {"day": regime["day"]},
-        "usual_share_falling_7d",
-        regime["usual_share_falling_7d"],
-        loss.day,
-        "usual share of repositories losing stars per day (median over the reference window)",
+    r_usual = _usual_receipt(ctx.book, regime["day"], regime["usual_share_falling_7d"])
+    cited = f"[R{loss.receipt}, R{r_usual}]"
+    mass = mass_loss_day(ctx.store, ctx.day) if loss_day else None
+    if mass is None:
+        return Md(f"{_losing(regime)} {cited}")
+    r_day = _loss_day_receipt(ctx.book, ctx.day, mass)
+    return Md(
+        f"On {day_text(date.fromisoformat(mass['day']))}, {pct(mass['share'])} of repositories "
+        f"lost stars in one day [R{r_day}]; on an average day this week "
+        f"{100 * regime['share_falling_7d']:.1f}% did, against "
+        f"{100 * regime['usual_share_falling_7d']:.1f}% usually "
+        f"({usual_period(date.fromisoformat(regime['day']))}) {cited}"
     )
-    return Md(f"{_losing(regime)} [R{loss.receipt}, R{r_usual}]")
+
+
+def regime_action(ctx: BriefingContext) -> tuple[Md, list[str], dict[str, float]] | None:
+    """When the regime guard changed a forecast a card shows: its notice (with its receipt),
+    the repositories whose yes/no answers it held towards their base rates and those whose 80%
+    ranges it widened (by how much); None when it changed none."""
+    held, widened = [], {}
+    for choice in ctx.cards:
+        f = choice.forecast
+        state = json.loads(f["calibration"]) if f and f.get("calibration") else {}
+        if state.get("applies"):
+            held.append(choice.repo)
+        iv = choice.interval or (interval_for(ctx.store, f) if f else None)
+        state = json.loads(iv["calibration"]) if iv and iv.get("calibration") else {}
+        if state.get("widen", 1.0) > 1.0:
+            widened[choice.repo] = state["widen"]
+    notice = regime_notice(ctx)
+    if notice is None or not (held or widened):
+        return None
+    return notice, list(dict.fromkeys(held)), widened
 
 
 def calibration_watch(store: Store, day: date, window_days: int = WATCH_DAYS) -> dict[str, Any]:
@@ -249,9 +313,25 @@ def calibration_watch(store: Store, day: date, window_days: int = WATCH_DAYS) ->
             "params": [str(p) for p in params] + ["<band>"],
         },
     }
+    watch["departed"] = departed_band(store, day)
     watch["guard_line"] = guard_line(regime)
     watch["lines"] = _action_lines(watch)
     return watch
+
+
+def departed_band(store: Store, day: date, band: str = "high") -> dict[str, Any]:
+    """The yes/no forecasts of `band` resolved in the watch window that stood at least `DEPARTED`
+    from their base rate: n, how many were replayed, mean confidence, how often they came true
+    and whether the confidence lies outside that share's 95% interval (`off`)."""
+    params = [day - timedelta(days=WATCH_DAYS), day, band]
+    row = store.con.execute(
+        f"SELECT count(*), coalesce(sum(came_true), 0), avg(sure), "
+        f"count(*) FILTER (WHERE replayed) FROM ({DEPARTED_ROWS})",
+        params,
+    ).fetchone()
+    n, right, said, replayed = row if row else (0, 0, None, 0)
+    out = {"band": band, "n": int(n), "mean_confidence": said, "replayed": int(replayed)}
+    return _with_interval(out, int(right), int(n), said)
 
 
 def _with_interval(row: dict, right: int, n: int, nominal: float | None) -> dict:
@@ -440,6 +520,7 @@ def watch_section(
                 Md(
                     f"answers {CONFIDENCE_WORDS[b['band']]} came true {row['observed']} of "
                     f"{row['n']} times, against {_pct(b['mean_confidence'])} said"
+                    + _departed_clause(book, day, watch, b)
                 )
             )
     held = [
@@ -457,6 +538,38 @@ def watch_section(
         "chart": chart.name,
         "any": any(b["n"] for b in watch["yes_no"] + watch["intervals"]),
     }
+
+
+def _departed_clause(book: ReceiptBook, day: date, watch: dict, b: dict) -> str:
+    """After the surest band's figures, when some of its answers stood near their base rate: the
+    figures of those at least `DEPARTED` from it (At a glance's), with their receipts."""
+    d = watch.get("departed") or {}
+    if b["band"] != d.get("band") or not d.get("n") or d["n"] == b["n"]:
+        return ""
+    r_n, r_o = departed_receipts(book, day, d)
+    return (
+        f" (of the {d['n']:,} [R{r_n}] at least {round(100 * DEPARTED)} points from their base "
+        f"rate, {_pct(d['observed'])} [R{r_o}], against {_pct(d['mean_confidence'])} said)"
+    )
+
+
+def departed_receipts(book: ReceiptBook, day: date, d: dict[str, Any]) -> tuple[int, int]:
+    """The receipts (count, share that came true) of `departed_band`'s figures."""
+    params = [day - timedelta(days=WATCH_DAYS), day, d["band"]]
+    label = (
+        f"forecasts in the {d['band']} band at least {round(100 * DEPARTED)} points from their "
+        "base rate, resolved in the watch window"
+    )
+    r_n = book.query("forecast_resolutions", DEPARTED_SQL["n"], params, d["n"], day, label)
+    r_o = book.query(
+        "forecast_resolutions",
+        DEPARTED_SQL["observed"],
+        params,
+        d["observed"],
+        day,
+        f"share of the {label} that came true",
+    )
+    return r_n, r_o
 
 
 def _cited_row(book: ReceiptBook, kind: str, b: dict, params: list, day: date, what: str) -> dict:

@@ -16,20 +16,19 @@ forecast a card shows, the section opens with one line naming which.
 
 from __future__ import annotations
 
-import json
 from datetime import date
 from typing import Any
 
 from shu.briefing import charts
 from shu.briefing.card.confidence import interval_confidence, why_confidence
-from shu.briefing.card.interval import interval_for, interval_lead, velocity_reading
+from shu.briefing.card.interval import interval_lead, velocity_reading
 from shu.briefing.card.topic import card_topic, context_answers, topic_lines
 from shu.briefing.card.why import direction, why_prediction
 from shu.briefing.charts import HISTORY_DAYS, slug
 from shu.briefing.choice import CardChoice
 from shu.briefing.compare import fan_chart
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.sections.calibration_watch import regime_notice
+from shu.briefing.sections.calibration_watch import regime_action, regime_notice
 from shu.briefing.story_words import burst_leaving_sentence
 from shu.briefing.text import (
     day_text,
@@ -203,26 +202,6 @@ def question_sentence(f: dict[str, Any]) -> str:
     return sentences.get(template) or safe_inline(f.get("question") or template_words(template))
 
 
-def regime_action(ctx: BriefingContext) -> tuple[Md, list[str], dict[str, float]] | None:
-    """When the regime guard changed a forecast a card shows: its notice (with its receipt),
-    the repositories whose yes/no answers it held towards their base rates and those whose 80%
-    ranges it widened (by how much); None when it changed none."""
-    held, widened = [], {}
-    for choice in ctx.cards:
-        f = choice.forecast
-        state = json.loads(f["calibration"]) if f and f.get("calibration") else {}
-        if state.get("applies"):
-            held.append(choice.repo)
-        iv = choice.interval or (interval_for(ctx.store, f) if f else None)
-        state = json.loads(iv["calibration"]) if iv and iv.get("calibration") else {}
-        if state.get("widen", 1.0) > 1.0:
-            widened[choice.repo] = state["widen"]
-    notice = regime_notice(ctx)
-    if notice is None or not (held or widened):
-        return None
-    return notice, list(dict.fromkeys(held)), widened
-
-
 def _wider(widened: dict[str, float]) -> str:
     return "/".join(str(w) for w in sorted({round(100 * (w - 1)) for w in widened.values()}))
 
@@ -252,12 +231,14 @@ def regime_line(ctx: BriefingContext) -> Md | None:
 
 def regime_sentence(ctx: BriefingContext) -> Md | None:
     """The regime guard in one At a glance sentence, when it changed a forecast a card shows:
-    the share of repositories losing stars against the usual one, with its receipt, and what
-    shu did about it (how many cards)."""
+    the day of mass loss in the 28 days it reads when there was one, the share of repositories
+    losing stars against the usual one, with their receipts, and what shu did about it (how many
+    cards)."""
     acted = regime_action(ctx)
     if acted is None:
         return None
-    notice, held, widened = acted
+    _, held, widened = acted
+    notice = regime_notice(ctx, loss_day=True)
     done = []
     if widened:
         n = len(widened)

@@ -2,13 +2,14 @@
 
 Three to five sentences on what matters today and why, each with its number and receipt: the
 newsworthy stories first (a real change of pace, then the largest move that was only a few days
-of counts: `shu.briefing.stories`), the forecast that departs most from its base rate (with a
-few words when this store's record of its kind of answer belies the confidence it states), the top
-of the breakout radar, and how sure shu has lately been against how often it was right; and one
-more, after the stories, when the regime guard changed today's forecasts (many more repositories
-than usual losing stars), with its receipt. Then one table row per tracked repository: its
-28-day pace and last 7 days, what moved it, and what its card asks (or its velocity interval
-when the card asks nothing).
+of counts: `shu.briefing.stories`), the forecast that departs most from its base rate among those
+this store's record of their kind of answer does not undercut (led by that record when it
+undercuts them all), the top of the breakout radar, and how sure shu has lately been against how
+often it was right on answers that departed from their base rate; and one more, after the
+stories, when the regime guard changed today's forecasts (many more repositories than usual
+losing stars), naming the day when a mass loss of stars fell in the 28 days it reads. Then one
+table row per tracked repository: its 28-day pace and last 7 days, what moved it, and what its
+card asks (or its velocity interval when the card asks nothing).
 
 A notable move of the share of commits touching ROCm across the ecosystem (more over 90 days
 than in any 90 days of the year before) is one more sentence, right after the stories
@@ -21,7 +22,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from shu.briefing import facts as ev
-from shu.briefing.card.confidence import record_receipts
+from shu.briefing.card.confidence import record_against_claim, record_receipts
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import REPLAYED_WHAT
 from shu.briefing.sections import calibration_watch as watch
@@ -31,8 +32,6 @@ from shu.briefing.sections.cards import question_clause, regime_sentence
 from shu.briefing.stories import burst_groups, shared_underneath
 from shu.briefing.story_words import kind_words, shared_short, story_sentence, story_short
 from shu.briefing.text import day_text, num, pct, ref, repo_link
-from shu.forecast.confidence import confidence_band
-from shu.forecast.evaluation.scoring import wilson_interval
 from shu.safe_markdown import Md
 from shu.store import Store
 
@@ -96,13 +95,31 @@ def glance_sentences(ctx: BriefingContext) -> list[Md]:
 
 
 def _forecast_sentence(ctx: BriefingContext) -> Md | None:
-    """The card whose answer departs most from its base rate."""
+    """The card whose answer departs most from its base rate among those this store's record
+    does not undercut (`card.confidence.record_against_claim`: its kind of answer came true less
+    often than the confidence it states); when the record undercuts every one, the furthest,
+    led by that record."""
     from shu.briefing.choice import departure
 
     asked = [c.forecast for c in ctx.cards if c.forecast and departure(c.forecast) is not None]
     if not asked:
         return None
-    f = max(asked, key=lambda f: (departure(f), f["forecast_id"]))
+    asked.sort(key=lambda f: (departure(f), f["forecast_id"]), reverse=True)
+    lead = "The forecast furthest from what usually happens"
+    for i, f in enumerate(asked):
+        live, side = record_against_claim(ctx, f)
+        if side != "below":
+            if i:
+                lead = "The most unusual forecast this store's record does not undercut"
+            break
+    else:  # the record undercuts every one: the furthest, its record first
+        f = asked[0]
+        live, side = record_against_claim(ctx, f)
+        r_n, r_hits = record_receipts(ctx, live)
+        lead = (
+            f"shu's most unusual call today, though such answers came true only {live.hits} of "
+            f"{live.n} times in this store{_replayed(live)} {ref(r_hits, r_n)}"
+        )
     key = {"forecast_id": f["forecast_id"]}
     r_p = ctx.book.row(
         "forecasts", key, "probability", f["probability"], f["origin"], f"{f['repo']} probability"
@@ -111,33 +128,24 @@ def _forecast_sentence(ctx: BriefingContext) -> Md | None:
         "forecasts", key, "base_rate", f["base_rate"], f["origin"], f"{f['repo']} base rate"
     )
     more = "more" if f["probability"] > f["base_rate"] else "less"
-    return Md(
-        f"The forecast furthest from what usually happens: {pct(f['probability'])} that "
-        f"{question_clause(f, repo_link(f['repo']))} {ref(r_p)}, {more} likely than the "
-        f"{pct(f['base_rate'])} such questions came true in the year before {ref(r_b)}"
-        f"{_record_caveat(ctx, f)}."
+    above = ""
+    if side == "above":  # the record holds such answers more often than they claim
+        r_n, r_hits = record_receipts(ctx, live)
+        above = (
+            f"; of every answer this confident to such questions resolved in this store so far "
+            f"({live.n}{_replayed(live, ', all replayed')}), {live.hits} came true "
+            f"{ref(r_hits, r_n)}"
+        )
+    text = (
+        f"{lead}: {pct(f['probability'])} that {question_clause(f, repo_link(f['repo']))} "
+        f"{ref(r_p)}, {more} likely than the {pct(f['base_rate'])} such questions came true in "
+        f"the year before {ref(r_b)}{above}."
     )
+    return Md(text)
 
 
-def _record_caveat(ctx: BriefingContext, f: dict[str, Any]) -> str:
-    """A few words when this store's record of the forecast's own kind of answer (its template
-    and horizon at its confidence) disagrees with the confidence it states beyond the record's
-    95% interval, with its receipts ("" when they agree or nothing has resolved)."""
-    sure = max(f["probability"], 1 - f["probability"])
-    band = f["confidence"] or confidence_band(f["probability"])
-    live = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], band, ctx.day)
-    if not live.n:
-        return ""
-    lo, hi = wilson_interval(live.hits, live.n)
-    if lo <= sure <= hi:
-        return ""
-    r_n, r_hits = record_receipts(ctx, live)
-    only = "only " if hi < sure else ""
-    replayed = ", all replayed" if live.replayed == live.n else ""
-    return (
-        f"; of every answer this confident to such questions resolved in this store so far "
-        f"({live.n}{replayed}), {only}{live.hits} came true {ref(r_hits, r_n)}"
-    )
+def _replayed(live: ev.LiveRecord, words: str = " (all replayed)") -> str:
+    return words if live.n and live.replayed == live.n else ""
 
 
 def _radar_sentence(ctx: BriefingContext) -> Md | None:
@@ -158,49 +166,40 @@ def _radar_sentence(ctx: BriefingContext) -> Md | None:
 
 
 def _calibration_sentence(ctx: BriefingContext) -> Md | None:
-    """How often shu's surest yes/no forecasts came true lately, against how sure it said."""
-    w = watch.calibration_watch(ctx.store, ctx.day)
-    high = next((b for b in w["yes_no"] if b["band"] == "high" and b["n"]), None)
-    if high is None:
+    """How often shu's surest yes/no forecasts came true lately, against how sure it said,
+    counting only those at least `calibration_watch.DEPARTED` from their base rate (an answer at
+    its base rate comes true as often as it says by construction)."""
+    d = watch.departed_band(ctx.store, ctx.day)
+    if not d["n"]:
         return None
-    params = [ctx.day - timedelta(days=w["window_days"]), ctx.day, "high"]
-    label = "forecasts in the high band resolved in the watch window"
-    r_n = ctx.book.query(
-        "forecast_resolutions", watch.N_SQL["yes_no"], params, high["n"], ctx.day, label
-    )
-    r_o = ctx.book.query(
-        "forecast_resolutions",
-        watch.OBSERVED_SQL["yes_no"],
-        params,
-        high["observed"],
-        ctx.day,
-        f"share of the {label} that held",
-    )
+    r_n, r_o = watch.departed_receipts(ctx.book, ctx.day, d)
     # replayed forecasts were issued on the data of their day but never published: say so
-    replayed = int(ctx.store.con.execute(watch.REPLAYED_N_SQL, params).fetchall()[0][0])
     who, aside = "forecasts shu gave", ""
-    if replayed and replayed == high["n"]:
+    if d["replayed"] == d["n"]:
         who, aside = "replayed forecasts", f" ({REPLAYED_WHAT})"
-    elif replayed:
+    elif d["replayed"]:
+        params = [ctx.day - timedelta(days=watch.WATCH_DAYS), ctx.day, d["band"]]
         r_r = ctx.book.query(
             "forecast_resolutions",
-            watch.REPLAYED_N_SQL,
+            watch.DEPARTED_SQL["replayed"],
             params,
-            replayed,
+            d["replayed"],
             ctx.day,
-            f"replayed {label}",
+            "replayed forecasts of them",
         )
-        aside = f" ({replayed:,} {ref(r_r)} of them replayed: {REPLAYED_WHAT})"
-    verdict = (
-        ": more sure than it should have been"
-        if high["off"] and high["mean_confidence"] > high["observed"]
-        else (": less sure than it could have been" if high["off"] else "")
-    )
+        aside = f" ({d['replayed']:,} {ref(r_r)} of them replayed: {REPLAYED_WHAT})"
+    verdict = ""
+    if d["off"]:
+        verdict = (
+            ": more sure than it should have been"
+            if d["mean_confidence"] > d["observed"]
+            else ": less sure than it could have been"
+        )
     return Md(
-        f"Across every kind of question, of the {high['n']:,} {ref(r_n)} {who} at 80% or more "
-        f"that resolved in the last {w['window_days'] // 7} weeks{aside}, "
-        f"{pct(high['observed'])} came true "
-        f"{ref(r_o)} against {pct(high['mean_confidence'])} said{verdict}."
+        f"Of the {d['n']:,} {ref(r_n)} {who} at 80% or more and at least "
+        f"{round(100 * watch.DEPARTED)} points from their base rate that resolved in the last "
+        f"{watch.WATCH_DAYS // 7} weeks{aside}, {pct(d['observed'])} came true {ref(r_o)} "
+        f"against {pct(d['mean_confidence'])} said{verdict}."
     )
 
 

@@ -4,8 +4,16 @@ or two plain sentences (the body uses no other method term)."""
 from __future__ import annotations
 
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.sections.calibration_watch import DEPARTED, MASS_LOSS_TIMES
 
 
 def build(ctx: BriefingContext) -> Part:
-    """The glossary (appendix only)."""
-    return Part("", appendix=ctx.render("sections/reading.md.j2"))
+    """The glossary (appendix only), with the thresholds it names as the code sets them."""
+    return Part(
+        "",
+        appendix=ctx.render(
+            "sections/reading.md.j2",
+            departed_points=round(100 * DEPARTED),
+            mass_loss_times=f"{MASS_LOSS_TIMES:g}",
+        ),
+    )
