@@ -90,10 +90,14 @@ def test_topic_filter_keeps_ml_repositories_and_says_what_it_left_out(
     before = page.split("## Breaking out", 1)[0]  # At a glance shows the radar as filtered
     assert "lewagon" not in before and "youtube-dl" not in before
     assert "Top of the breakout radar: [deepseek-ai/DeepSeek-V3]" in before
-    # the number it names is the bar, said as such
+    # the number it names is the bar, said as such, for the pace on the day; its chance as the
+    # table gives it (one decimal)
     assert re.search(
-        r"that its 28-day pace reaches [\d.,]+ stars/day \(the breakout bar\) by", before
-    )
+        r"DeepSeek-V3\), \d+\.\d% \[R\d+\] that its 28-day pace on \d+ \w+ \d{4} is at least "
+        r"[\d.,]+ stars/day \(the breakout bar\)",
+        before,
+    ), before
+    assert "%" in radar and re.search(r"\| \d+\.\d% \[R\d+\] \|", radar)
     doc = json.loads((settings.reports_dir / f"{day}.json").read_text())
     assert doc["radar_filter"]["left_out"] == 2
     assert doc["radar_filter"]["left_out_of_top"] == ["lewagon/setup", "ytdl-org/youtube-dl"]

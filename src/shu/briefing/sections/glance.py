@@ -2,14 +2,15 @@
 
 Three to five sentences on what matters today and why, each with its number and receipt: the
 newsworthy stories first (a real change of pace, then the largest move that was only a few days
-of counts: `shu.briefing.stories`), the forecast that departs most from its base rate among those
-this store's record of their kind of answer does not undercut (led by that record when it
-undercuts them all), the top of the breakout radar, and how sure shu has lately been against how
-often it was right on answers that departed from their base rate; and one more, after the
-stories, when the regime guard changed today's forecasts (many more repositories than usual
-losing stars), naming the day when a mass loss of stars fell in the 28 days it reads. Then one
-table row per tracked repository: its 28-day pace and last 7 days, what moved it, and what its
-card asks (or its velocity interval when the card asks nothing).
+of counts: `shu.briefing.stories`), the forecast that departs most from its base rate among
+those this store's record of their kind of answer does not undercut (naming the furthest one
+left out, with its record; led by that record when it undercuts them all), the top of the
+breakout radar, and how sure shu has lately been against how often it was right on answers that
+departed from their base rate; and one more, after the stories, when the regime guard changed
+today's forecasts (many more repositories than usual losing stars), naming the day when a mass
+loss of stars fell in the 28 days it reads. Then one table row per tracked repository: its
+28-day pace and last 7 days, what moved it, and what its card asks (or its velocity interval
+when the card asks nothing).
 
 A notable move of the share of commits touching ROCm across the ecosystem (more over 90 days
 than in any 90 days of the year before) is one more sentence, right after the stories
@@ -109,8 +110,16 @@ def _forecast_sentence(ctx: BriefingContext) -> Md | None:
     for i, f in enumerate(asked):
         live, side = record_against_claim(ctx, f)
         if side != "below":
-            if i:
-                lead = "The most unusual forecast this store's record does not undercut"
+            if i:  # name the furthest one left out, and why
+                left = asked[0]
+                gone, _ = record_against_claim(ctx, left)
+                r_n, r_hits = record_receipts(ctx, gone)
+                lead = (
+                    f"Leaving out {repo_link(left['repo'])}'s {pct(left['probability'])} (such "
+                    f"answers came true only {gone.hits} of {gone.n} times in this store"
+                    f"{_replayed(gone)} {ref(r_hits, r_n)}), the forecast furthest from what "
+                    "usually happens"
+                )
             break
     else:  # the record undercuts every one: the furthest, its record first
         f = asked[0]
@@ -159,9 +168,9 @@ def _radar_sentence(ctx: BriefingContext) -> Md | None:
     when = "now" if e.origin == ctx.day else f"on {day_text(e.origin)}, the radar's last run"
     now = f", from {num(e.velocity_28d, 1)} {when} {ref(r_v)}" if e.velocity_28d is not None else ""
     return Md(
-        f"Top of the breakout radar: {repo_link(e.repo)}, {pct(e.probability)} {ref(r_p)} that "
-        f"its 28-day pace reaches {num(e.bar, 1)} stars/day (the breakout bar) by "
-        f"{day_text(e.resolves_on)}{now}."
+        f"Top of the breakout radar: {repo_link(e.repo)}, {pct(e.probability, 1)} {ref(r_p)} "
+        f"that its 28-day pace on {day_text(e.resolves_on)} is at least {num(e.bar, 1)} "
+        f"stars/day (the breakout bar){now}."
     )
 
 
