@@ -117,8 +117,8 @@ def _forecast_sentence(ctx: BriefingContext) -> Md | None:
                 lead = (
                     f"Leaving out {repo_link(left['repo'])}'s {pct(left['probability'])} (such "
                     f"answers came true only {gone.hits} of {gone.n} times in this store"
-                    f"{_replayed(gone)} {ref(r_hits, r_n)}), the forecast furthest from what "
-                    "usually happens"
+                    f"{_replayed(gone, ', all replayed')} {ref(r_hits, r_n)}), the forecast "
+                    "furthest from what usually happens"
                 )
             break
     else:  # the record undercuts every one: the furthest, its record first
