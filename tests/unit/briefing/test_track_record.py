@@ -17,39 +17,47 @@ from shu.receipts import resolve, stored_receipts
 HELD = [(True, True, True), (False, True, True), (False, True, True), (False, False, True)]
 
 
+def _resolved(
+    fid: str, repo: str, template: str, origin, threshold: float, p: float, yes: bool, value: float
+) -> tuple[dict, dict]:
+    """A forecast issued on `origin` at 30 days and its resolution (a row of each table)."""
+    forecast = {
+        "forecast_id": fid,
+        "repo": repo,
+        "template": template,
+        "origin": origin,
+        "horizon_days": 30,
+        "resolves_on": origin + timedelta(days=30),
+        "threshold": threshold,
+        "question": "q",
+        "probability": p,
+        "confidence": "high" if max(p, 1 - p) >= 0.8 else "low",
+        "model_version": "test-1",
+        "features": "{}",
+        "drivers": "[]",
+        "receipts": "[]",
+        "issued_at": datetime(2026, 1, 1, 6),
+    }
+    resolution = {
+        "forecast_id": fid,
+        "outcome": "yes" if yes else "no",
+        "observed_value": value,
+        "detail": "",
+        "resolved_at": datetime(2026, 2, 26, 6),
+    }
+    return forecast, resolution
+
+
 def _add_resolved_intervals(store, settings, day) -> None:
     repo = settings.repos[0].repo
     forecasts, resolutions, intervals = [], [], []
     for k, held in enumerate(HELD):
         fid, origin = f"iv-{k}", day - timedelta(days=35 + k)
-        forecasts.append(
-            {
-                "forecast_id": fid,
-                "repo": repo,
-                "template": "star_velocity_interval",
-                "origin": origin,
-                "horizon_days": 30,
-                "resolves_on": origin + timedelta(days=30),
-                "threshold": 22.0,
-                "question": "q",
-                "probability": 0.8,
-                "confidence": "high",
-                "model_version": "test-1",
-                "features": "{}",
-                "drivers": "[]",
-                "receipts": "[]",
-                "issued_at": datetime(2026, 1, 1, 6),
-            }
+        forecast, resolution = _resolved(
+            fid, repo, "star_velocity_interval", origin, 22.0, 0.8, held[1], 20.0
         )
-        resolutions.append(
-            {
-                "forecast_id": fid,
-                "outcome": "yes" if held[1] else "no",
-                "observed_value": 20.0,
-                "detail": "",
-                "resolved_at": datetime(2026, 2, 26, 6),
-            }
-        )
+        forecasts.append(forecast)
+        resolutions.append(resolution)
         intervals.append(
             {
                 "forecast_id": fid,
@@ -148,34 +156,11 @@ def test_radar_record_line_gives_its_receipt_and_the_base_rate(filled, settings,
         origin = day - timedelta(days=back)
         for i, (p, yes) in enumerate(rows):
             fid = f"radar-{back}-{i}"
-            forecasts.append(
-                {
-                    "forecast_id": fid,
-                    "repo": f"other/repo-{i:02d}",
-                    "template": "star_breakout",
-                    "origin": origin,
-                    "horizon_days": 30,
-                    "resolves_on": origin + timedelta(days=30),
-                    "threshold": 10.0,
-                    "question": "q",
-                    "probability": p,
-                    "confidence": "low",
-                    "model_version": "test-1",
-                    "features": "{}",
-                    "drivers": "[]",
-                    "receipts": "[]",
-                    "issued_at": datetime(2026, 1, 1, 6),
-                }
+            forecast, resolution = _resolved(
+                fid, f"other/repo-{i:02d}", "star_breakout", origin, 10.0, p, yes, 1.0
             )
-            resolutions.append(
-                {
-                    "forecast_id": fid,
-                    "outcome": "yes" if yes else "no",
-                    "observed_value": 1.0,
-                    "detail": "",
-                    "resolved_at": datetime(2026, 2, 26, 6),
-                }
-            )
+            forecasts.append(forecast)
+            resolutions.append(resolution)
     filled.upsert("forecasts", pd.DataFrame(forecasts))
     filled.upsert("forecast_resolutions", pd.DataFrame(resolutions))
     result = compose_briefing(filled, day, settings)
