@@ -54,13 +54,16 @@ def test_the_h200_run_records_its_preconditioning(h200_run):
     for r in h200_run["results"]:
         conditioned = r["launch"]["precondition"]
         assert r["precondition_ms"] == conditioned["precondition_ms"] >= rule.min_ms
-        elapsed = [t["elapsed_ms"] for t in conditioned["trace"]]
-        assert elapsed == sorted(elapsed) and elapsed[-1] <= conditioned["precondition_ms"]
+        # the committed run's recorded trace, read back (no time is measured here): its
+        # rounds in order, the last within the pre-conditioning it reports
+        recorded = [t["elapsed_ms"] for t in conditioned["trace"]]
+        assert recorded == sorted(recorded)
+        assert recorded[-1] <= conditioned["precondition_ms"]
         assert {"sm_clock_mhz", "power_w"} <= set(conditioned["trace"][-1])
         if conditioned["settled"]:
             assert all(s <= rule.tolerance for s in conditioned["window_spread"].values())
         else:  # stopped by the time limit (plus the round in flight)
-            assert elapsed[-1] >= rule.max_ms
+            assert recorded[-1] >= rule.max_ms
     summary = summarize_results(h200_run["results"])
     assert summary["max_cv"] == h200_run["summary"]["max_cv"]
     assert summary["kernels_over_cv_target"] == h200_run["summary"]["kernels_over_cv_target"]

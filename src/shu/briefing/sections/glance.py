@@ -106,29 +106,24 @@ def _forecast_sentence(ctx: BriefingContext) -> Md | None:
     if not asked:
         return None
     asked.sort(key=lambda f: (departure(f), f["forecast_id"]), reverse=True)
-    lead = "The forecast furthest from what usually happens"
-    for i, f in enumerate(asked):
-        live, side = record_against_claim(ctx, f)
-        if side != "below":
-            if i:  # name the furthest one left out, and why
-                left = asked[0]
-                gone, _ = record_against_claim(ctx, left)
-                r_n, r_hits = record_receipts(ctx, gone)
-                lead = (
-                    f"Leaving out {repo_link(left['repo'])}'s {pct(left['probability'])} (such "
-                    f"answers came true only {gone.hits} of {gone.n} times in this store"
-                    f"{_replayed(gone, ', all replayed')} {ref(r_hits, r_n)}), the forecast "
-                    "furthest from what usually happens"
-                )
-            break
-    else:  # the record undercuts every one: the furthest, its record first
-        f = asked[0]
-        live, side = record_against_claim(ctx, f)
-        r_n, r_hits = record_receipts(ctx, live)
+    records = [record_against_claim(ctx, f) for f in asked]
+    kept = next((i for i, (_, side) in enumerate(records) if side != "below"), None)
+    if kept is None:  # the record undercuts every one: the furthest, its record first
+        f, (live, side) = asked[0], records[0]
         lead = (
-            f"shu's most unusual call today, though such answers came true only {live.hits} of "
-            f"{live.n} times in this store{_replayed(live)} {ref(r_hits, r_n)}"
+            "shu's most unusual call today, though such answers "
+            f"{_came_true_only(ctx, live, _replayed(live))}"
         )
+    else:
+        f, (live, side) = asked[kept], records[kept]
+        lead = "The forecast furthest from what usually happens"
+        if kept:  # name the furthest one left out, and why
+            left, (gone, _) = asked[0], records[0]
+            record = _came_true_only(ctx, gone, _replayed(gone, ", all replayed"))
+            lead = (
+                f"Leaving out {repo_link(left['repo'])}'s {pct(left['probability'])} (such "
+                f"answers {record}), the forecast furthest from what usually happens"
+            )
     key = {"forecast_id": f["forecast_id"]}
     r_p = ctx.book.row(
         "forecasts", key, "probability", f["probability"], f["origin"], f"{f['repo']} probability"
@@ -151,6 +146,14 @@ def _forecast_sentence(ctx: BriefingContext) -> Md | None:
         f"the year before {ref(r_b)}{above}."
     )
     return Md(text)
+
+
+def _came_true_only(ctx: BriefingContext, live: ev.LiveRecord, replayed: str) -> str:
+    """How few of this store's such answers came true, with its receipts."""
+    r_n, r_hits = record_receipts(ctx, live)
+    return (
+        f"came true only {live.hits} of {live.n} times in this store{replayed} {ref(r_hits, r_n)}"
+    )
 
 
 def _replayed(live: ev.LiveRecord, words: str = " (all replayed)") -> str:
