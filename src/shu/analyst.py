@@ -23,6 +23,7 @@ import csv
 import json
 import logging
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,8 +109,23 @@ def check_statement(con: duckdb.DuckDBPyConnection, query: str) -> None:
     kind = statements[0].type
     if kind not in READ_STATEMENTS:
         raise InputError(
-            f"refused: {kind.name} statements are not allowed; the store is read-only and {REFUSED}"
+            f"refused: {statement_name(statements[0].query, kind.name)} statements are not "
+            f"allowed; the store is read-only and {REFUSED}"
         )
+
+
+# The statement's first keyword, after any comments and opening parentheses; its second, too.
+_LEADING_WORDS = re.compile(r"(?:\s|--[^\n]*|/\*.*?\*/|\()*([A-Za-z]+)(?:\s+([A-Za-z]+))?", re.S)
+
+
+def statement_name(query: str, kind: str) -> str:
+    """The statement as its text names it (INSTALL, LOAD, RESET, TRUNCATE, FORCE INSTALL …),
+    where DuckDB's statement type (`kind`) groups several; `kind` for a WITH … statement."""
+    words = _LEADING_WORDS.match(query)
+    if words is None or words.group(1).upper() == "WITH":
+        return kind
+    first, second = words.group(1).upper(), (words.group(2) or "").upper()
+    return f"{first} {second}" if first == "FORCE" and second else first
 
 
 def run_query(con: duckdb.DuckDBPyConnection, query: str) -> QueryResult | None:
