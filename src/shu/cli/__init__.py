@@ -3,13 +3,16 @@
 Each command group lives in its own module and registers itself on `app` (or `ingest_app`);
 this module holds the shared options, the output helpers and the one-line error handling.
 
-One grammar for every command: `--as-of DATE` for the day a command works on (older names such
-as `--day` and `--origin` still work, hidden), `--from/--to` for ranges, `--json` a switch that
-prints JSON to standard output, `--out PATH` a folder where a command writes several files and a
-file where it writes one, `-h` as `--help`; repositories are `owner/name`, checked before
-anything is sent anywhere and matched case-insensitively against the store. A day before any
-data is an error that says so. On a terminal tables fit the window; piped, they keep every name
-and number whole (numbers rounded for display; `--csv` / `--json` carry full precision).
+One grammar for every command, each option defined once here: `--as-of DATE` for the day a
+command works on (the older `--day` and `--origin` still work, hidden, on every command that has
+`--as-of`), `--from DATE` / `--to DATE` for ranges (`--since`, hidden, wherever `--from` is),
+`--json` a switch that prints JSON to standard output (on every command that prints a table),
+`--out PATH` a folder where a command writes several files and a file where it writes one,
+`--limit N` the rows a long table shows, `-h` as `--help`, `shu --version`; repositories are
+`owner/name`, checked before anything is sent anywhere and matched case-insensitively against
+the store. A day before any data is an error that says so. On a terminal tables fit the window;
+piped, they keep every name and number whole (numbers rounded for display; `--csv` / `--json`
+carry full precision); a long one shows its first rows, the count and where the rest is.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from shu import __version__
 from shu.errors import InputError, ShuError
 
 if TYPE_CHECKING:
@@ -54,8 +58,21 @@ ingest_app = typer.Typer(
 app.add_typer(ingest_app, name="ingest")
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"shu {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _global_options(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        is_eager=True,
+        callback=_print_version,
+        help="Print shu's version and exit.",
+    ),
     quiet: bool = typer.Option(
         False,
         "--quiet",
@@ -83,6 +100,7 @@ PARTIAL_EXIT = 3
 DbOption = typer.Option(
     None,
     "--db",
+    metavar="PATH",
     envvar="SHU_DB",
     help="DuckDB store path [default: data/shu.duckdb].",
     show_default=False,
@@ -103,13 +121,44 @@ REPO_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
 def as_of_option(help_text: str) -> Any:
-    """`--as-of DATE`: the day a command works on."""
+    """`--as-of DATE`: the day a command works on (with `DayAlias` and `OriginAlias` beside it)."""
     return typer.Option(None, "--as-of", metavar="DATE", help=help_text, show_default=False)
 
 
-def old_name(name: str) -> Any:
-    """A hidden option kept for an older spelling of `--as-of` or `--from` (`--day`, …)."""
-    return typer.Option(None, name, hidden=True)
+def from_option(help_text: str) -> Any:
+    """`--from DATE`: the first day of a range (with `SinceAlias` beside it)."""
+    return typer.Option(None, "--from", metavar="DATE", help=help_text, show_default=False)
+
+
+def to_option(help_text: str) -> Any:
+    """`--to DATE`: the last day of a range."""
+    return typer.Option(None, "--to", metavar="DATE", help=help_text, show_default=False)
+
+
+def out_option(help_text: str, default: Path | None = None) -> Any:
+    """`--out PATH`: the folder a command writes its files into, or the one file it writes."""
+    return typer.Option(default, "--out", metavar="PATH", help=help_text, show_default=False)
+
+
+def json_option(help_text: str) -> Any:
+    """`--json`: a switch printing the command's result as JSON on standard output."""
+    return typer.Option(False, "--json", help=help_text)
+
+
+# Older spellings, hidden but working on every command that has the option they stand for:
+# `--day` and `--origin` for `--as-of`, `--since` for `--from`.
+DayAlias = typer.Option(None, "--day", hidden=True)
+OriginAlias = typer.Option(None, "--origin", hidden=True)
+SinceAlias = typer.Option(None, "--since", hidden=True)
+
+# Rows a table shows before it says how many more there are and where to get them all.
+TABLE_ROWS = 20
+LimitOption = typer.Option(
+    TABLE_ROWS,
+    "--limit",
+    metavar="N",
+    help="Rows the table shows (0: every row); --json prints them all.",
+)
 
 
 def parse_day(value: str | None, option: str = "--as-of") -> date | None:
@@ -122,21 +171,65 @@ def parse_day(value: str | None, option: str = "--as-of") -> date | None:
         raise InputError(f"{option} {value!r}: expected a date as YYYY-MM-DD") from None
 
 
-def required_day(value: str, option: str) -> date:
-    """A YYYY-MM-DD value of an option that must be given (`--from`, `--to`)."""
-    day = parse_day(value, option)
+def required(day: date | None, option: str) -> date:
+    """The day of an option that must be given (`--from`, `--to` of a range)."""
     if day is None:
         raise InputError(f"{option}: a date (YYYY-MM-DD) is required")
     return day
 
 
-def day_option(
-    value: str | None, old: str | None, old_option: str, option: str = "--as-of"
-) -> date | None:
-    """The day `option` names, or its older spelling `old_option` (hidden); not both."""
-    if value is not None and old is not None and value != old:
-        raise InputError(f"{option} {value} and {old_option} {old}: give one ({option})")
-    return parse_day(value if value is not None else old, option if value else old_option)
+def one_day(option: str, value: str | None, older: dict[str, str | None]) -> date | None:
+    """The day `option` names, or one of its older spellings (`older`: name -> value); not two
+    different days."""
+    given = {name: v for name, v in [(option, value), *older.items()] if v is not None}
+    if len(set(given.values())) > 1:
+        both = " and ".join(f"{name} {v}" for name, v in given.items())
+        raise InputError(f"{both}: give one ({option})")
+    name, text = next(iter(given.items()), (option, None))
+    return parse_day(text, name)
+
+
+def as_of_day(as_of: str | None, day: str | None, origin: str | None) -> date | None:
+    """The day of `--as-of` (or `--day` / `--origin`, hidden)."""
+    return one_day("--as-of", as_of, {"--day": day, "--origin": origin})
+
+
+def from_day(start: str | None, since: str | None) -> date | None:
+    """The day of `--from` (or `--since`, hidden)."""
+    return one_day("--from", start, {"--since": since})
+
+
+def print_json(value: object) -> None:
+    """`value` as JSON on standard output: dates and other values as their text, a float that
+    is not a number (NaN, infinity) as null."""
+    import json
+
+    def plain(v: object) -> object:
+        if isinstance(v, float) and not math.isfinite(v):
+            return None
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [plain(x) for x in v]
+        return v
+
+    print(json.dumps(plain(value), indent=1, default=str, allow_nan=False))
+
+
+def print_rows(table: Any, rows: list[list[str]], limit: int, rest: str) -> None:
+    """`table` with the first `limit` of `rows` (every row when `limit` is 0), then, when some
+    were left out, how many and where to get them all (`rest`)."""
+    shown = rows if limit <= 0 else rows[:limit]
+    for row in shown:
+        table.add_row(*row)
+    console.print(table, highlight=False)
+    if len(shown) < len(rows):
+        console.print(
+            f"first {len(shown):,} of {len(rows):,} rows; {rest}",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 def repo_name(text: str, option: str = "repository") -> str:

@@ -8,7 +8,19 @@ from pathlib import Path
 import typer
 from rich.table import Table as RichTable
 
-from shu.cli import DbOption, app, console, db_path, display, err_console
+from shu.cli import (
+    DbOption,
+    LimitOption,
+    app,
+    console,
+    db_path,
+    display,
+    err_console,
+    json_option,
+    out_option,
+    print_json,
+    print_rows,
+)
 from shu.errors import InputError
 
 # shu.analyst (pyarrow) and shu.store (duckdb) are imported inside the commands: every `shu`
@@ -16,10 +28,15 @@ from shu.errors import InputError
 
 
 @app.command()
-def tables(db: Path = DbOption) -> None:
+def tables(
+    as_json: bool = json_option("Print a JSON list: each table's name, kind and row count."),
+    db: Path = DbOption,
+) -> None:
     """List the store's tables and views with row counts (read-only, confined to the store).
 
+    \b
     Example: shu tables --db data/shu.duckdb
+    Example: shu tables --json
     """
     from shu.analyst import open_analyst
     from shu.store import list_tables
@@ -28,10 +45,14 @@ def tables(db: Path = DbOption) -> None:
     if note:
         err_console.print(note, highlight=False, markup=False)
     with store:
-        out = RichTable("table", "kind", "rows")
-        for name, kind, rows in list_tables(store.con):
-            out.add_row(name, kind, f"{rows:,}")
-        console.print(out, highlight=False)
+        listed = list_tables(store.con)
+    if as_json:
+        print_json([{"table": name, "kind": kind, "rows": rows} for name, kind, rows in listed])
+        return
+    out = RichTable("table", "kind", "rows")
+    for name, kind, rows in listed:
+        out.add_row(name, kind, f"{rows:,}")
+    console.print(out, highlight=False)
 
 
 SUFFIX_FORMATS = {".csv": "csv", ".json": "json", ".parquet": "parquet"}
@@ -43,10 +64,8 @@ def sql(
     as_csv: bool = typer.Option(
         False, "--csv", help="CSV on standard output (with --out: CSV into the file)."
     ),
-    as_json: bool = typer.Option(
-        False,
-        "--json",
-        help="A JSON array of objects on standard output (with --out: into the file).",
+    as_json: bool = json_option(
+        "A JSON array of objects on standard output (with --out: into the file)."
     ),
     out: str = typer.Option(
         None,
@@ -63,7 +82,7 @@ def sql(
         metavar="PATH",
         help="Same as --out PATH, in Parquet whatever the suffix.",
     ),
-    limit: int = typer.Option(1000, help="Most rows shown in the table view (not exports)."),
+    limit: int = LimitOption,
     db: Path = DbOption,
 ) -> None:
     """Run one read-only SQL statement against the store and print or export the result.
@@ -98,13 +117,12 @@ def sql(
                 f"wrote {result.table.num_rows:,} rows to {path}", highlight=False, markup=False
             )
         return
-    table = RichTable(*result.names)
-    rows = result.rows()
-    for r in rows[:limit]:
-        table.add_row(*(display(v) for v in r))
-    console.print(table, highlight=False)
-    if len(rows) > limit:
-        console.print(f"({len(rows) - limit:,} more rows; use --csv, --out PATH or --limit)")
+    print_rows(
+        RichTable(*result.names),
+        [[display(v) for v in r] for r in result.rows()],
+        limit,
+        "every row: --csv, --json, --out PATH or --limit 0",
+    )
 
 
 def output_target(
@@ -136,7 +154,9 @@ def output_target(
 
 @app.command()
 def docs(
-    out: Path = typer.Option(Path("docs/data-dictionary.md"), help="File to write."),
+    out: Path = out_option(
+        "File to write [default: docs/data-dictionary.md].", Path("docs/data-dictionary.md")
+    ),
 ) -> None:
     """Render the data dictionary (every table and column) from the schema declarations.
 

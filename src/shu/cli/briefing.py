@@ -12,14 +12,16 @@ import typer
 
 from shu.cli import (
     PARTIAL_EXIT,
+    DayAlias,
     DbOption,
+    OriginAlias,
     app,
+    as_of_day,
     as_of_option,
     console,
-    day_option,
     db_path,
     err_console,
-    old_name,
+    out_option,
     require_data,
 )
 
@@ -29,13 +31,11 @@ def brief(
     as_of: str | None = as_of_option(
         "Day to brief (YYYY-MM-DD) [default: the latest day with star signals]."
     ),
-    day: str | None = old_name("--day"),
-    out: Path = typer.Option(
-        None,
-        "--out",
-        metavar="FOLDER",
-        help="Folder for the markdown, HTML page, JSON and charts [default: reports/ for the "
-        "default store, reports/ beside any other; settings.reports_dir when set].",
+    old_day: str | None = DayAlias,
+    old_origin: str | None = OriginAlias,
+    out: Path = out_option(
+        "Folder for the markdown, HTML page, JSON and charts [default: reports/ for the "
+        "default store, reports/ beside any other; settings.reports_dir when set]."
     ),
     open_page: bool = typer.Option(
         False,
@@ -55,7 +55,7 @@ def brief(
     from shu.settings import get_settings
     from shu.snapshot import open_for_writing
 
-    when = day_option(as_of, day, "--day")
+    when = as_of_day(as_of, old_day, old_origin)
     settings = get_settings()
     with open_for_writing(db_path(db)) as store:
         require_data(store.con, when)
@@ -87,7 +87,8 @@ VerboseOption = typer.Option(
 @app.command()
 def daily(
     as_of: str | None = as_of_option("Day to run for (YYYY-MM-DD) [default: today, UTC]."),
-    day: str | None = old_name("--day"),
+    old_day: str | None = DayAlias,
+    old_origin: str | None = OriginAlias,
     backfill: bool = typer.Option(False, "--backfill", help="Fetch whole GitHub histories."),
     verbose: bool = VerboseOption,
     db: Path = DbOption,
@@ -108,7 +109,7 @@ def daily(
     from shu.settings import get_settings
     from shu.store import load_hint
 
-    when = day_option(as_of, day, "--day")
+    when = as_of_day(as_of, old_day, old_origin)
     get_settings()  # a configuration mistake is one line here, not a failed flow run
     from shu.flows.prefect_env import prefect_start_errors, quiet_console, start_server_early
 
@@ -176,13 +177,11 @@ def serve() -> None:
 
 @app.command()
 def demo(
-    out: Path = typer.Option(
+    out: Path = out_option(
+        "Folder for the demo store, notes, model and briefing [default: reports/demo].",
         Path("reports/demo"),
-        "--out",
-        metavar="FOLDER",
-        help="Folder for the demo store, notes, model and briefing.",
     ),
-    seed: int = typer.Option(None, "--seed", help="Seed of the synthetic sample."),
+    seed: int = typer.Option(None, "--seed", metavar="N", help="Seed of the synthetic sample."),
     verbose: bool = VerboseOption,
 ) -> None:
     """Run the whole chain offline on a clearly labelled SYNTHETIC sample and write a briefing.

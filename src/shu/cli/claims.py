@@ -3,29 +3,27 @@ JSON (one object per claim and verdict)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
 from rich.markup import escape
 from rich.table import Table as RichTable
 
-from shu.cli import DbOption, app, console, db_path
+from shu.cli import DbOption, app, console, db_path, json_option, print_json
 
 VERDICT_ORDER = {"contradicted": 0, "supported": 1, "untestable here": 2}
 
 
 @app.command()
 def claims(
-    as_json: bool = typer.Option(
-        False,
-        "--json",
-        help="Print a JSON list: one object per "
-        "claim and verdict (claim, verdict, source, device, metric, "
-        "claimed, measured, run_id, …).",
+    as_json: bool = json_option(
+        "Print a JSON list: one object per claim and verdict (claim, verdict, source, device, "
+        "metric, claimed, measured, run_id, …)."
     ),
     verdict: str | None = typer.Option(
-        None, help="Only this verdict: supported, contradicted or 'untestable here'."
+        None,
+        metavar="VERDICT",
+        help="Only this verdict: supported, contradicted or 'untestable here'.",
     ),
     db: Path = DbOption,
 ) -> None:
@@ -44,7 +42,7 @@ def claims(
         checks = evaluate_claims(store)
     checks = [c for c in checks if verdict is None or c.verdict == verdict]
     if as_json:
-        print(json.dumps([c.as_json() for c in checks], indent=1, default=str))
+        print_json([c.as_json() for c in checks])
         return
     out = RichTable("claim", "source", "claimed", "run", "verdict", "evidence", show_lines=True)
     colour = {"supported": "green", "contradicted": "red"}

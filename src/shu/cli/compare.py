@@ -10,15 +10,20 @@ from rich.table import Table as RichTable
 
 from shu.cli import (
     DbOption,
+    SinceAlias,
     app,
     console,
-    day_option,
     db_path,
     err_console,
-    old_name,
+    from_day,
+    from_option,
+    json_option,
+    out_option,
     parse_day,
+    print_json,
     repo_name,
     stored_name,
+    to_option,
 )
 from shu.errors import InputError
 
@@ -26,25 +31,25 @@ from shu.errors import InputError
 @app.command()
 def compare(
     repos: list[str] = typer.Argument(..., help="Repositories 'owner/name' (one or more)."),
-    start: str | None = typer.Option(
-        None, "--from", metavar="DATE", help="First day (YYYY-MM-DD) [default: all]."
-    ),
-    end: str | None = typer.Option(
-        None, "--to", metavar="DATE", help="Last day (YYYY-MM-DD) [default: the newest]."
-    ),
-    since: str | None = old_name("--since"),
+    start: str | None = from_option("First day (YYYY-MM-DD) [default: all]."),
+    end: str | None = to_option("Last day (YYYY-MM-DD) [default: the newest]."),
+    old_since: str | None = SinceAlias,
     metric: str = typer.Option(
-        "velocity", "--metric", help="stars, velocity (28-day, stars/day) or acceleration (28-day)."
+        "velocity",
+        "--metric",
+        metavar="METRIC",
+        help="stars, velocity (28-day, stars/day) or acceleration (28-day).",
     ),
     log: bool = typer.Option(
         False, "--log", help="Logarithmic y axis (symmetric log for velocity/acceleration)."
     ),
-    out: Path = typer.Option(
-        None,
-        "--out",
-        metavar="FOLDER",
-        help="Folder for the chart (compare-METRIC.png) and the data behind it "
-        "(compare-METRIC.csv) [default: the store's reports folder, settings.reports_dir].",
+    out: Path = out_option(
+        "Folder for the chart (compare-METRIC.png) and the data behind it "
+        "(compare-METRIC.csv) [default: the store's reports folder, settings.reports_dir]."
+    ),
+    as_json: bool = json_option(
+        "Print the table as a JSON list (one object per repository) instead; the chart and "
+        "its data are written as without it."
     ),
     db: Path = DbOption,
 ) -> None:
@@ -62,7 +67,7 @@ def compare(
     settings = get_settings()
     get_metric(metric)
     asked = [repo_name(r) for r in repos]
-    first = day_option(start, since, "--since", "--from")
+    first = from_day(start, old_since)
     last = parse_day(end, "--to")
     if first and last and last < first:
         raise InputError(f"--from {first} --to {last}: the range ends before it starts")
@@ -84,17 +89,22 @@ def compare(
     data = path.with_suffix(".csv")
     frame.assign(day=frame["day"].dt.date).to_csv(data, index=False)
     summary = summary_table(frame)
-    table = RichTable(*summary.columns, title=f"{metric} ({', '.join(names)})")
-    for row in summary.itertuples(index=False):
-        table.add_row(*(_cell(v) for v in row))
-    console.print(table, highlight=False)
+    if as_json:
+        print_json(summary.to_dict(orient="records"))
+    else:
+        table = RichTable(*summary.columns, title=f"{metric} ({', '.join(names)})")
+        for row in summary.itertuples(index=False):
+            table.add_row(*(_cell(v) for v in row))
+        console.print(table, highlight=False)
     for name in sorted(set(names) - set(summary["repo"])):
         err_console.print(
             f"{name}: no {metric} value in this window (a window spanning a gap "
             "of more than 7 days in the star data is undefined)",
             highlight=False,
         )
-    console.print(f"wrote {path} and {data} ({len(frame):,} rows)", highlight=False)
+    (err_console if as_json else console).print(
+        f"wrote {path} and {data} ({len(frame):,} rows)", highlight=False
+    )
 
 
 def _cell(value: object) -> str:

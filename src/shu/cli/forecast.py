@@ -4,24 +4,41 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table as RichTable
 
 from shu.cli import (
+    DayAlias,
     DbOption,
+    LimitOption,
+    OriginAlias,
+    SinceAlias,
     app,
+    as_of_day,
     as_of_option,
     console,
-    day_option,
     db_path,
-    old_name,
+    display,
+    from_day,
+    from_option,
+    json_option,
+    out_option,
     parse_day,
+    print_json,
+    print_rows,
     require_data,
-    required_day,
+    required,
+    to_option,
 )
 from shu.errors import InputError
 from shu.store import open_store
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from shu.forecast.live.issue import IssuedForecast
 
 
 def _csv(value: str | None) -> tuple[str, ...] | None:
@@ -41,18 +58,22 @@ def _horizons(value: str | None) -> tuple[int, ...] | None:
 @app.command()
 def train(
     db: Path = DbOption,
-    estimator: str = typer.Option("hgb", help="'hgb' (gradient boosting) or 'logistic'."),
+    estimator: str = typer.Option(
+        "hgb", metavar="NAME", help="'hgb' (gradient boosting) or 'logistic'."
+    ),
     backtest: Path | None = typer.Option(
-        None, help="JSON from `shu backtest --json` to put in the model card."
+        None, metavar="PATH", help="JSON from `shu backtest --json` to put in the model card."
     ),
     models_dir: Path | None = typer.Option(
-        None, help="Where to write the model [default: settings.models_dir]."
+        None, metavar="PATH", help="Where to write the model [default: settings.models_dir]."
     ),
     template: str | None = typer.Option(
-        None, help="Template(s), comma-separated [default: all with enough history]."
+        None,
+        metavar="NAMES",
+        help="Template(s), comma-separated [default: all with enough history].",
     ),
     horizon: str | None = typer.Option(
-        None, help="Horizon(s) in days, comma-separated [default: 7,30,90]."
+        None, metavar="DAYS", help="Horizon(s) in days, comma-separated [default: 7,30,90]."
     ),
     merge: bool = typer.Option(
         False,
@@ -115,31 +136,131 @@ def forecast(
     as_of: str | None = as_of_option(
         "Issue as of this day (YYYY-MM-DD) [default: the last day with star data]."
     ),
-    origin: str | None = old_name("--origin"),
+    old_day: str | None = DayAlias,
+    old_origin: str | None = OriginAlias,
+    limit: int = LimitOption,
+    as_json: bool = json_option(
+        "Print every forecast issued as a JSON list (an interval's quantiles under "
+        "'interval') instead of the tables."
+    ),
     db: Path = DbOption,
 ) -> None:
-    """Issue forecasts for the tracked repositories (append-only; a re-run issues nothing new).
+    """Issue forecasts for the tracked repositories and the radar's (append-only; a re-run
+    issues nothing new). Prints how many were issued, then the first rows of two tables: the
+    yes/no questions (tracked repositories first, then by probability) and the velocity
+    intervals (median and 80% range).
 
     \b
     Example: shu forecast
-    Example: shu forecast --as-of 2026-02-28 --db data/shu.duckdb
+    Example: shu forecast --as-of 2026-02-28 --limit 50 --db data/shu.duckdb
     """
     from shu.forecast.live.issue import issue_forecasts
+    from shu.settings import get_settings
 
-    day = day_option(as_of, origin, "--origin")
+    when = as_of_day(as_of, old_day, old_origin)
     with open_store(db_path(db)) as store:
-        require_data(store.con, day)
-        issued = issue_forecasts(store, origin=day)
-    out = RichTable("repo", "question", "p", "confidence")
-    for f in issued:
-        out.add_row(f.repo, f.question, f"{f.probability:.2f}", f.confidence)
-    console.print(out, highlight=False)
-    console.print(f"{len(issued)} new forecasts")
+        require_data(store.con, when)
+        issued = issue_forecasts(store, origin=when)
+        bounds = _interval_bounds(store.con, [f.forecast_id for f in issued])
+    if as_json:
+        print_json([_as_json(f, bounds.get(f.forecast_id)) for f in issued])
+        return
+    tracked = [r.repo for r in get_settings().repos]
+    _print_issued(issued, bounds, tracked, limit)
+
+
+_INTERVAL_COLUMNS = (
+    *("median", "lower_80", "upper_80", "lower_50", "upper_50", "lower_95", "upper_95"),
+    "unit",
+)
+
+
+def _interval_bounds(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, dict]:
+    """forecast_id -> the stored interval (median, 50/80/95% bounds, unit) of each of `ids`
+    that is an interval forecast."""
+    if not ids:
+        return {}
+    rows = con.execute(
+        f"SELECT forecast_id, {', '.join(_INTERVAL_COLUMNS)} FROM forecast_intervals "
+        "WHERE list_contains(?, forecast_id)",
+        [ids],
+    ).fetchall()
+    return {r[0]: dict(zip(_INTERVAL_COLUMNS, r[1:], strict=True)) for r in rows}
+
+
+def _as_json(f: IssuedForecast, interval: dict | None) -> dict:
+    """An issued forecast as one JSON object: its fields, the stored JSON ones as objects."""
+    from dataclasses import asdict
+
+    row = asdict(f)
+    for key in ("features", "drivers", "receipts", "calibration"):
+        if isinstance(row.get(key), str):
+            row[key] = json.loads(row[key])
+    if interval is not None:
+        row["interval"] = interval
+    return row
+
+
+def _print_issued(
+    issued: list[IssuedForecast], bounds: dict[str, dict], tracked: list[str], limit: int
+) -> None:
+    """The count, then the yes/no questions and the intervals as two tables of `limit` rows
+    each, with the query that gives every row (a re-run issues nothing to print again)."""
+    questions = [f for f in issued if f.forecast_id not in bounds]
+    intervals = [f for f in issued if f.forecast_id in bounds]
+    order = {name: i for i, name in enumerate(tracked)}
+
+    def first(f: IssuedForecast) -> tuple[int, float]:  # tracked as configured, then likeliest
+        return (order.get(f.repo, len(order)), -f.probability)
+
+    questions.sort(key=first)
+    intervals.sort(key=first)
+    if not issued:
+        console.print("0 new forecasts (those of this day are already in the store)")
+        return
+    repos = len({f.repo for f in issued})
+    console.print(
+        f"{len(issued):,} new forecasts as of {issued[0].origin}: {len(questions):,} yes/no "
+        f"questions and {len(intervals):,} velocity intervals, on {repos:,} "
+        + ("repository" if repos == 1 else "repositories"),
+        highlight=False,
+    )
+    rest = (
+        f"every row: `shu sql \"select * from forecasts where origin = '{issued[0].origin}' "
+        f"and model_version = '{issued[0].model_version}'\" --csv` (--json prints them as "
+        "they are issued)"
+    )
+    if questions:
+        print_rows(
+            RichTable("repo", "question", "p", "confidence", title="yes/no questions"),
+            [[f.repo, f.question, f"{f.probability:.2f}", f.confidence] for f in questions],
+            limit,
+            rest,
+        )
+    if intervals:
+        print_rows(
+            RichTable("repo", "question", "median", "80% range", "unit", title="intervals"),
+            [
+                [
+                    f.repo,
+                    f.question,
+                    display(bounds[f.forecast_id]["median"]),
+                    f"{display(bounds[f.forecast_id]['lower_80'])} – "
+                    f"{display(bounds[f.forecast_id]['upper_80'])}",
+                    bounds[f.forecast_id]["unit"],
+                ]
+                for f in intervals
+            ],
+            limit,
+            rest,
+        )
 
 
 @app.command()
 def resolve(
     as_of: str | None = as_of_option("Resolve as of this day [default: today, UTC]."),
+    old_day: str | None = DayAlias,
+    old_origin: str | None = OriginAlias,
     db: Path = DbOption,
 ) -> None:
     """Resolve every forecast whose horizon has passed (yes / no / void), once.
@@ -150,39 +271,39 @@ def resolve(
     """
     from shu.forecast.live.resolve import resolve_forecasts
 
-    day = parse_day(as_of)
+    when = as_of_day(as_of, old_day, old_origin)
     with open_store(db_path(db)) as store:
-        require_data(store.con, day)
-        counts = resolve_forecasts(store, as_of=day)
+        require_data(store.con, when)
+        counts = resolve_forecasts(store, as_of=when)
     console.print(", ".join(f"{k}: {v}" for k, v in counts.items()))
 
 
 @app.command()
 def backtest(
-    start: str = typer.Option(..., "--from", help="First origin (YYYY-MM-DD)."),
-    end: str = typer.Option(..., "--to", help="Last origin (YYYY-MM-DD)."),
+    start: str | None = from_option("First origin (YYYY-MM-DD; required)."),
+    end: str | None = to_option("Last origin (YYYY-MM-DD; required)."),
+    old_since: str | None = SinceAlias,
     template: str | None = typer.Option(
-        None, help="Template(s), comma-separated [default: star_accel_reach,star_velocity_up]."
+        None,
+        metavar="NAMES",
+        help="Template(s), comma-separated [default: star_accel_reach,star_velocity_up].",
     ),
     horizon: str | None = typer.Option(
-        None, help="Horizon(s) in days, comma-separated [default: 30]."
+        None, metavar="DAYS", help="Horizon(s) in days, comma-separated [default: 30]."
     ),
-    estimator: str = typer.Option("hgb", help="'hgb' or 'logistic'."),
-    refit_weeks: int = typer.Option(8, help="Refit the model every N weekly origins."),
+    estimator: str = typer.Option("hgb", metavar="NAME", help="'hgb' or 'logistic'."),
+    refit_weeks: int = typer.Option(8, metavar="N", help="Refit the model every N weekly origins."),
     plain: bool = typer.Option(
         False,
         "--plain",
         help="Score the fitted models alone: no "
         "regime guard, no online conformal levels (for comparison).",
     ),
-    as_json: bool = typer.Option(
-        False, "--json", help="Print one JSON object (keys in docs/forecast/method.md)."
-    ),
-    out: Path | None = typer.Option(
-        None, metavar="FOLDER", help="Folder to write backtest.json and reliability.png into."
-    ),
+    as_json: bool = json_option("Print one JSON object (keys in docs/forecast/method.md)."),
+    out: Path | None = out_option("Folder to write backtest.json and reliability.png into."),
     predictions: Path | None = typer.Option(
         None,
+        metavar="PATH",
         help="Write every scored prediction as Parquet (a .parquet path). One template: "
         "that file; several: one file per template beside it, the template's name before the "
         "suffix (preds.parquet -> preds.star_velocity_up.parquet); a template's horizons share "
@@ -211,7 +332,8 @@ def backtest(
     from shu.forecast.models.estimator import ESTIMATORS
     from shu.forecast.questions.registry import template as get_template
 
-    d1, d2 = required_day(start, "--from"), required_day(end, "--to")
+    d1 = required(from_day(start, old_since), "--from")
+    d2 = required(parse_day(end, "--to"), "--to")
     templates = _csv(template) or ("star_accel_reach", "star_velocity_up")
     for name in templates:
         get_template(name)

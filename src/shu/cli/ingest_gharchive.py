@@ -8,7 +8,19 @@ from pathlib import Path
 
 import typer
 
-from shu.cli import PARTIAL_EXIT, DbOption, console, db_path, err_console, ingest_app, required_day
+from shu.cli import (
+    PARTIAL_EXIT,
+    DbOption,
+    SinceAlias,
+    console,
+    db_path,
+    err_console,
+    from_day,
+    from_option,
+    ingest_app,
+    parse_day,
+    to_option,
+)
 from shu.errors import InputError
 
 
@@ -18,13 +30,11 @@ def ingest_gharchive(
         None,
         help="Hourly YYYY-MM-DD-H.json.gz files, directories of them, or globs (quote the glob).",
     ),
-    start: str = typer.Option(
-        None,
-        "--from",
-        help="First UTC day (YYYY-MM-DD) to download "
-        "from GH Archive (SHU_GHARCHIVE_URL) before loading.",
+    start: str | None = from_option(
+        "First UTC day (YYYY-MM-DD) to download from GH Archive (SHU_GHARCHIVE_URL) before loading."
     ),
-    end: str = typer.Option(None, "--to", help="Last UTC day to download (default: --from)."),
+    end: str | None = to_option("Last UTC day to download [default: --from]."),
+    old_since: str | None = SinceAlias,
     fold: bool = typer.Option(
         True,
         help="Fold stars into stars_daily (source 'gharchive') "
@@ -49,11 +59,11 @@ def ingest_gharchive(
 
     settings = get_settings()
     specs: list[str | Path] = list(paths or [])
-    if start:
+    first = from_day(start, old_since)
+    if first is not None:
         from shu.sources.gharchive_download import download_range
 
-        first = required_day(start, "--from")
-        last = required_day(end, "--to") if end else first
+        last = parse_day(end, "--to") or first
         with _bar("downloading hourly files") as advance:
             got = download_range(settings, first, last, progress=advance)
         console.print(f"download: {got.line()}", highlight=False)

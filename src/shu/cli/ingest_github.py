@@ -4,12 +4,26 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table as RichTable
 
-from shu.cli import PARTIAL_EXIT, DbOption, console, db_path, err_console, ingest_app, repo_name
+from shu.cli import (
+    PARTIAL_EXIT,
+    DbOption,
+    console,
+    db_path,
+    err_console,
+    ingest_app,
+    json_option,
+    print_json,
+    repo_name,
+)
 from shu.snapshot import open_for_writing
+
+if TYPE_CHECKING:
+    from shu.sources.github_ingest import IngestSummary
 
 
 @ingest_app.command("github")
@@ -25,6 +39,10 @@ def github(
         "--backfill",
         help="Fetch whole histories (every "
         "star-history page, commit and release), not just what is new.",
+    ),
+    as_json: bool = json_option(
+        "Print a JSON object instead of the table: rows inserted and updated per table, the "
+        "repositories, the requests and the rate budget (failures still on stderr)."
     ),
     db: Path = DbOption,
 ) -> None:
@@ -59,6 +77,37 @@ def github(
             backfill=backfill,
             progress=lambda name, step: bar.advance(note=f"{name}: {step}"),
         )
+    if as_json:
+        print_json(
+            {
+                "tables": {
+                    name: {"inserted": r.inserted, "updated": r.updated}
+                    for name, r in sorted(summary.rows.items())
+                },
+                "repositories": summary.repos,
+                "requests": summary.requests,
+                "not_modified": summary.not_modified,
+                "retries": summary.retries,
+                "rate_remaining": summary.rate_remaining,
+                "rate_limit": summary.rate_limit,
+                "rate_reset": summary.rate_reset,
+                "notes": summary.notes,
+                "failed": summary.failed,
+            }
+        )
+    else:
+        _print_summary(summary)
+    for name, reason in summary.failed.items():
+        err_console.print(
+            f"failed: {name}: {reason}", highlight=False, markup=False, soft_wrap=True
+        )
+    if summary.failed:
+        raise typer.Exit(PARTIAL_EXIT)
+
+
+def _print_summary(summary: IngestSummary) -> None:
+    """What `shu ingest github` loaded, as a table and lines: rows per table, the repositories,
+    the requests and the rate budget, GitHub's notes."""
     table = RichTable("table", "inserted", "updated", title="shu ingest github")
     for name, result in sorted(summary.rows.items()):
         table.add_row(name, f"{result.inserted:,}", f"{result.updated:,}")
@@ -76,12 +125,6 @@ def github(
     )
     for note in summary.notes:
         console.print(f"note: {note}", highlight=False)
-    for name, reason in summary.failed.items():
-        err_console.print(
-            f"failed: {name}: {reason}", highlight=False, markup=False, soft_wrap=True
-        )
-    if summary.failed:
-        raise typer.Exit(PARTIAL_EXIT)
 
 
 @ingest_app.command("git")

@@ -7,24 +7,40 @@ from pathlib import Path
 
 import typer
 
-from shu.cli import DbOption, app, console, db_path, err_console, ingest_app
+from shu.cli import (
+    DbOption,
+    app,
+    console,
+    db_path,
+    err_console,
+    ingest_app,
+    json_option,
+    out_option,
+)
 from shu.errors import InputError
 
 
 @app.command()
 def probe(
-    device: str = typer.Option("auto", help="auto, cuda, cpu or mps."),
-    suite: str = typer.Option("quick", help="quick (3 kernels) or full (6 kernels)."),
-    as_json: bool = typer.Option(
-        False,
-        "--json",
-        help="Print the result document as JSON to stdout (the table goes to stderr). The "
-        "older form --json PATH writes it to PATH, as --out does.",
+    device: str = typer.Option("auto", metavar="DEVICE", help="auto, cuda, cpu or mps."),
+    suite: str = typer.Option(
+        "quick", metavar="SUITE", help="quick (3 kernels) or full (6 kernels)."
     ),
-    out: Path | None = typer.Option(None, "--out", help="Also write the result JSON here."),
-    threads: int | None = typer.Option(None, help="Pin torch's CPU threads for the run."),
+    as_json: bool = json_option(
+        "Print the result document as JSON to stdout (the table goes to stderr). The older "
+        "form --json PATH writes it to PATH, as --out does."
+    ),
+    out: Path | None = out_option("Also write the result JSON to this file."),
+    threads: int | None = typer.Option(
+        None, metavar="N", help="Pin torch's CPU threads for the run."
+    ),
     db: Path = DbOption,
-    json_path: list[str] | None = typer.Argument(None, hidden=True),
+    json_path: list[str] | None = typer.Argument(
+        None,
+        metavar="PATH",
+        help="Only after --json, the older --json PATH: the file to write, as --out PATH.",
+        show_default=False,
+    ),
 ) -> None:
     """Time TorchInductor against eager on this machine's hardware and store the result.
 

@@ -8,7 +8,18 @@ from pathlib import Path
 import typer
 from rich.table import Table as RichTable
 
-from shu.cli import DbOption, app, as_of_option, console, db_path, parse_day, require_data
+from shu.cli import (
+    DayAlias,
+    DbOption,
+    OriginAlias,
+    app,
+    as_of_day,
+    as_of_option,
+    console,
+    db_path,
+    json_option,
+    require_data,
+)
 from shu.errors import InputError
 from shu.store import open_store
 
@@ -18,7 +29,9 @@ def radar(
     as_of: str | None = as_of_option(
         "The newest forecasts issued on or before this day (YYYY-MM-DD) [default: the newest]."
     ),
-    top: int = typer.Option(20, "--top", help="How many repositories to list."),
+    old_day: str | None = DayAlias,
+    old_origin: str | None = OriginAlias,
+    top: int = typer.Option(20, "--top", metavar="N", help="How many repositories to list."),
     untracked: bool = typer.Option(
         False, "--untracked", help="Leave out the tracked repositories (as the briefing does)."
     ),
@@ -28,11 +41,9 @@ def radar(
         help="Every repository, not only those whose name or description carries one of the "
         "radar's keywords (radar_keywords), as the briefing shows.",
     ),
-    as_json: bool = typer.Option(
-        False,
-        "--json",
-        help="Print a JSON list: each repository "
-        "with its probability, velocities, bar, drivers and receipts.",
+    as_json: bool = json_option(
+        "Print a JSON list: each repository with its probability, velocities, bar, drivers "
+        "and receipts."
     ),
     db: Path = DbOption,
 ) -> None:
@@ -55,7 +66,7 @@ def radar(
 
     if top < 1:
         raise InputError(f"--top {top}: list at least 1 repository")
-    day = parse_day(as_of)
+    day = as_of_day(as_of, old_day, old_origin)
     settings = get_settings()
     exclude = [r.repo for r in settings.repos] if untracked else []
     with open_store(db_path(db), read_only=True) as store:

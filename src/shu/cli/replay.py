@@ -6,23 +6,38 @@ from pathlib import Path
 
 import typer
 
-from shu.cli import DbOption, app, console, db_path
+from shu.cli import (
+    DbOption,
+    SinceAlias,
+    app,
+    console,
+    db_path,
+    from_day,
+    from_option,
+    parse_day,
+    required,
+    to_option,
+)
 from shu.store import open_store
 
 
 @app.command()
 def replay(
-    start: str = typer.Option(..., "--from", help="First day to replay (YYYY-MM-DD)."),
-    end: str = typer.Option(..., "--to", help="Last day to replay (YYYY-MM-DD)."),
+    start: str | None = from_option("First day to replay (YYYY-MM-DD; required)."),
+    end: str | None = to_option("Last day to replay (YYYY-MM-DD; required)."),
+    old_since: str | None = SinceAlias,
     template: str | None = typer.Option(
-        None, help="Template(s), comma-separated [default: all with enough history]."
+        None,
+        metavar="NAMES",
+        help="Template(s), comma-separated [default: all with enough history].",
     ),
     horizon: str | None = typer.Option(
-        None, help="Horizon(s) in days, comma-separated [default: 7,30,90]."
+        None, metavar="DAYS", help="Horizon(s) in days, comma-separated [default: 7,30,90]."
     ),
     every: int = typer.Option(
         1,
         "--every",
+        metavar="N",
         help="Issue forecasts every N days from --from "
         "(resolution still runs daily), e.g. 7 for the breakout radar.",
     ),
@@ -42,14 +57,14 @@ def replay(
     Example: shu replay --from 2025-09-01 --to 2026-02-28 --brief
     Example: shu replay --from 2025-09-04 --to 2026-01-29 --template star_breakout --every 7
     """
-    from shu.cli import required_day
     from shu.cli.forecast import _csv, _horizons
     from shu.forecast.live.replay import replay as run_replay
     from shu.forecast.questions.registry import HORIZONS, TEMPLATES
     from shu.forecast.questions.registry import template as get_template
     from shu.settings import get_settings
 
-    d1, d2 = required_day(start, "--from"), required_day(end, "--to")
+    d1 = required(from_day(start, old_since), "--from")
+    d2 = required(parse_day(end, "--to"), "--to")
     templates = _csv(template) or tuple(TEMPLATES)
     for name in templates:
         get_template(name)

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table as RichTable
 
-from shu.cli import DbOption, app, console, db_path, repo_name, stored_name
+from shu.cli import DbOption, app, console, db_path, json_option, print_json, repo_name, stored_name
 from shu.errors import InputError
 from shu.snapshot import open_for_writing
 from shu.store import open_store
@@ -24,6 +24,10 @@ app.add_typer(signals_app, name="signals")
 def refresh(
     ctx: typer.Context,
     full: bool = typer.Option(False, "--full", help="Recompute every day, not only new ones."),
+    as_json: bool = json_option(
+        "Print a JSON object instead of the table: per signal table its mode, rows written, "
+        "seconds, last day and reason; 'seconds' in all."
+    ),
     db: Path = DbOption,
 ) -> None:
     """Recompute the signals: only the days after the last computed one, or all with --full.
@@ -36,6 +40,9 @@ def refresh(
 
     with open_for_writing(db_path(db)) as store:
         result = refresh_signals(store, full=full)
+    if as_json:
+        print_json(result)
+        return
     out = RichTable("table", "mode", "rows written", "seconds", "through", "reason")
     for table, r in result.items():
         if isinstance(r, dict):
@@ -54,6 +61,10 @@ def refresh(
 @signals_app.command("show")
 def show(
     repo: str = typer.Argument(..., help="Repository 'owner/name'."),
+    as_json: bool = json_option(
+        "Print a JSON object instead of the table: the repository's latest signals at full "
+        "precision (commits, peers and releases as objects of their own)."
+    ),
     db: Path = DbOption,
 ) -> None:
     """Print the latest signal values of one repository.
@@ -70,6 +81,9 @@ def show(
         values = latest_signals(store, repo)
     if not values:
         raise InputError(f"no signals for {repo}: check the name, or run `shu signals` first")
+    if as_json:
+        print_json(values)
+        return
     out = RichTable("signal", "value", title=repo)
     for name, value in values.items():
         if isinstance(value, dict):

@@ -1,52 +1,76 @@
-"""One grammar for every `shu` command: `-h`, `--as-of DATE` (older names hidden but working),
-`--from/--to`, `--json` a switch, help examples that parse and work in a user's own project,
-repository names checked as owner/name and matched case-insensitively, a day before any data
-refused in one line, and tables that keep names and numbers whole down a pipe.
-
-(`shu probe` and `python -m shu.probe` follow the same grammar in their own branch; the checks
-over every command leave `probe` out until it lands.)
+"""One grammar for every `shu` command, read from every command's `--help` (the typer app
+walked, sub-commands included): `-h`; `--as-of DATE`, `--from DATE`, `--to DATE` for days, with
+the older `--day` / `--origin` (for `--as-of`) and `--since` (for `--from`) hidden and working on
+every command that has the option they stand for; `--out PATH`; `--json` a switch on every
+command that prints a table; one metavar per option name and none a bare type (`<str>`); every
+positional argument described; `shu --version`; help examples that parse and work in a user's
+own project; repository names checked as owner/name and matched case-insensitively; a day
+before any data refused in one line; and tables that keep names and numbers whole down a pipe,
+showing their first rows with the count and where the rest is.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
 import shlex
 import subprocess
 import sys
+from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
-import click
 import pytest
+import typer.core
 import typer.main
 
-from shu.cli import _register_commands, app, display
+from shu import __version__
+from shu.cli import TABLE_ROWS, _register_commands, app, display
 
 ROOT = Path(__file__).resolve().parents[3]
-NOT_YET = {"probe"}  # its grammar is applied on its own branch
-OLD_DATE_NAMES = {"--day", "--origin", "--since"}
+OLD_NAMES = {"--day": "--as-of", "--origin": "--as-of", "--since": "--from"}
+DATE_OPTIONS = {"--as-of", "--from", "--to"}
 
 
-def commands() -> list[tuple[list[str], click.Command]]:
-    """(path, command) of every `shu` command, sub-commands included."""
+def commands() -> list[tuple[list[str], Any]]:
+    """(path, command) of every `shu` command, sub-commands included (typer's own click: its
+    groups are commands with `commands`)."""
     _register_commands()
-    out: list[tuple[list[str], click.Command]] = []
+    out: list[tuple[list[str], Any]] = []
 
-    def walk(cmd: click.Command, path: list[str]) -> None:
+    def walk(cmd: Any, path: list[str]) -> None:
         for name, sub in getattr(cmd, "commands", {}).items():
             out.append(([*path, name], sub))
-            if isinstance(sub, click.Group):
-                walk(sub, [*path, name])
+            walk(sub, [*path, name])
 
     walk(typer.main.get_command(app), [])
     return out
 
 
-def rendered_help(path: list[str], cmd: click.Command) -> str:
+def options(cmd: Any) -> list[Any]:
+    return [p for p in cmd.params if isinstance(p, typer.core.TyperOption)]
+
+
+def option_names(cmd: Any) -> set[str]:
+    return {name for p in options(cmd) for name in p.opts}
+
+
+def shown(cmd: Any, path: list[str], option: Any) -> str:
+    """How `--help` shows `option`: its names and metavar, e.g. '--from DATE'."""
+    import typer._click.core as click_core
+
+    record = option.get_help_record(click_core.Context(cmd, info_name=" ".join(path)))
+    return record[0] if record else ""
+
+
+def rendered_help(path: list[str], cmd: Any) -> str:
+    import typer._click.core as click_core
+
     group = typer.main.get_command(app)
-    with click.Context(group, info_name="shu") as parent:
-        ctx = click.Context(cmd, info_name=" ".join(path), parent=parent)
+    with click_core.Context(group, info_name="shu") as parent:
+        ctx = click_core.Context(cmd, info_name=" ".join(path), parent=parent)
         return cmd.get_help(ctx)
 
 
@@ -61,6 +85,14 @@ def shu(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
     )
 
 
+def test_the_walk_sees_every_command_and_its_options() -> None:
+    """The checks below read what this walk finds: every command, the sub-commands of
+    `ingest` and `signals`, and their options (a walk that found none would check nothing)."""
+    found = {" ".join(path): cmd for path, cmd in commands()}
+    assert {"probe", "forecast", "ingest github", "signals show", "tables"} <= set(found)
+    assert {"--as-of", "--day", "--origin", "--json", "--limit"} <= option_names(found["forecast"])
+
+
 @pytest.mark.parametrize("args", [["-h"], ["ingest", "-h"], ["signals", "-h"], ["radar", "-h"]])
 def test_dash_h_is_help(args: list[str]) -> None:
     run = shu(*args)
@@ -69,23 +101,85 @@ def test_dash_h_is_help(args: list[str]) -> None:
 
 
 def test_every_option_follows_the_grammar() -> None:
-    """No visible --day/--origin/--since (they are hidden aliases of --as-of/--from); --json
-    is a switch; a date option is --as-of, --from or --to."""
+    """Dates are `--as-of DATE`, `--from DATE`, `--to DATE` and nothing else shows DATE; the
+    older names are hidden and sit beside the option they stand for on every command that has
+    it; `--out PATH`; `--json` a switch; each option name has one metavar everywhere, and no
+    metavar is a bare type such as `<str>`."""
     wrong = []
+    metavars: dict[str, set[str]] = defaultdict(set)
     for path, cmd in commands():
-        if path[0] in NOT_YET:
-            continue
-        for p in cmd.params:
-            if not isinstance(p, click.Option):
+        where = f"shu {' '.join(path)}"
+        names = option_names(cmd)
+        for old, new in OLD_NAMES.items():
+            if (old in names) != (new in names):
+                wrong.append(f"{where}: {old} and {new} go together (hidden {old})")
+        for p in options(cmd):
+            opts = set(p.opts)
+            if opts & set(OLD_NAMES):
+                if not p.hidden:
+                    wrong.append(f"{where} {sorted(opts)} is visible")
                 continue
-            names = set(p.opts)
-            if names & OLD_DATE_NAMES and not p.hidden:
-                wrong.append(f"shu {' '.join(path)} {sorted(names)} is visible")
-            if "--json" in names and not p.is_flag:
-                wrong.append(f"shu {' '.join(path)} --json takes a value")
-            if (p.metavar or "") == "DATE" and not names & {"--as-of", "--from", "--to"}:
-                wrong.append(f"shu {' '.join(path)} {sorted(names)} is a date option")
+            if p.hidden:
+                continue
+            if "--json" in opts and not p.is_flag:
+                wrong.append(f"{where} --json takes a value")
+            if p.is_flag:
+                continue
+            text = shown(cmd, path, p)
+            metavar = text.split(" ")[-1]
+            if metavar.startswith("<") or not re.fullmatch(r"[A-Z][A-Z/_]*", metavar):
+                wrong.append(f"{where}: {text!r} shows no metavar of its own")
+            if (metavar == "DATE") != bool(opts & DATE_OPTIONS):
+                wrong.append(f"{where}: {text!r} (DATE is for --as-of, --from and --to)")
+            if "--out" in opts and metavar != "PATH":
+                wrong.append(f"{where}: {text!r} (--out PATH)")
+            for name in opts:
+                if name.startswith("--"):
+                    metavars[name].add(metavar)
+    wrong += [f"{name} shows as {sorted(m)}" for name, m in metavars.items() if len(m) > 1]
     assert not wrong, wrong
+
+
+def _prints_a_table(callback: Any) -> bool:
+    """Whether `callback` (or a function of its module that it calls) builds a table."""
+    fn = inspect.unwrap(callback)
+    module = sys.modules[fn.__module__]
+    called = [
+        getattr(module, n)
+        for n in fn.__code__.co_names
+        if inspect.isfunction(getattr(module, n, None))
+    ]
+    return any(
+        "RichTable(" in source or "format_table(" in source
+        for source in (inspect.getsource(f) for f in [fn, *called])
+    )
+
+
+def test_every_command_that_prints_a_table_has_json() -> None:
+    tables = [
+        (path, cmd) for path, cmd in commands() if cmd.callback and _prints_a_table(cmd.callback)
+    ]
+    assert len(tables) >= 10  # tables, sql, forecast, radar, compare, signals show, …
+    missing = [" ".join(path) for path, cmd in tables if "--json" not in option_names(cmd)]
+    assert not missing, f"print a table without --json: {missing}"
+
+
+def test_every_positional_argument_is_described() -> None:
+    bare = [
+        f"shu {' '.join(path)} {p.name}"
+        for path, cmd in commands()
+        for p in cmd.params
+        if isinstance(p, typer.core.TyperArgument) and (p.hidden or not p.help)
+    ]
+    assert not bare, bare
+    usage = shu("export", "-h").stdout
+    assert "[PATH]" in usage and "The folder, as --out PATH names it" in usage
+
+
+def test_version() -> None:
+    run = shu("--version")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == f"shu {__version__}\n"
 
 
 def _examples(text: str) -> list[str]:
@@ -96,6 +190,8 @@ def test_help_examples_stand_alone_and_parse() -> None:
     """Each example on its own line (none run together), no path into ../shared, and the
     command line parses: the options exist and take the values given."""
     problems = []
+    import typer._click.exceptions as click_exceptions
+
     group = typer.main.get_command(app)
     for path, cmd in commands():
         text = rendered_help(path, cmd)
@@ -115,13 +211,13 @@ def test_help_examples_stand_alone_and_parse() -> None:
                 continue
             try:
                 ctx = group.make_context("shu", words[1:], resilient_parsing=False)
-                target: click.Command = group
+                target = group
                 rest = words[1:]
-                while isinstance(target, click.Group):
+                while hasattr(target, "commands"):
                     name, target, rest = target.resolve_command(ctx, rest)
                     ctx = target.make_context(name, rest, parent=ctx)
                     rest = ctx.args
-            except click.UsageError as exc:
+            except click_exceptions.UsageError as exc:
                 problems.append(f"shu {' '.join(path)}: {example!r}: {exc.format_message()}")
     assert not problems, "\n".join(problems)
 
@@ -131,6 +227,36 @@ def test_old_date_names_still_work_hidden(tmp_path) -> None:
     assert "--as-of" in run.stdout and "--day" not in run.stdout
     both = shu("brief", "--as-of", "2026-01-01", "--day", "2026-01-02", "--db", str(tmp_path / "x"))
     assert both.returncode == 1 and "give one (--as-of)" in both.stderr
+
+
+def _with_old_names() -> list[tuple[list[str], str, str]]:
+    """(command line, old name, option) for every command and older name it takes."""
+    out = []
+    for path, cmd in commands():
+        names = option_names(cmd)
+        for old, new in OLD_NAMES.items():
+            if old in names:
+                repos = ["pytorch/pytorch"] if path == ["compare"] else []
+                out.append(([*path, *repos], old, new))
+    return out
+
+
+def test_every_command_with_a_date_takes_the_old_names() -> None:
+    """`--day` on radar and resolve as on brief, `--since` on backtest as on compare."""
+    found = {(" ".join(path), old) for path, old, _ in _with_old_names()}
+    assert {("radar", "--day"), ("resolve", "--day"), ("backtest", "--since")} <= found
+
+
+@pytest.mark.parametrize(("line", "old", "new"), _with_old_names())
+def test_an_old_name_is_read_as_the_option_it_stands_for(tmp_path, line, old, new) -> None:
+    """Given beside the option with another day, the old name's day reached the check: both are
+    named and the user is asked for one (before any store is opened or anything is sent)."""
+    run = shu(*line, new, "2026-01-01", old, "2026-01-02", "--db", str(tmp_path / "x.duckdb"))
+    assert run.returncode == 1, run.stdout
+    assert run.stderr.splitlines() == [
+        f"error: {new} 2026-01-01 and {old} 2026-01-02: give one ({new})"
+    ]
+    assert not (tmp_path / "x.duckdb").exists()
 
 
 @pytest.fixture
@@ -241,3 +367,70 @@ def test_piped_tables_keep_names_and_numbers_whole(stored) -> None:
 )
 def test_display_rounds_fractions_only(value, shown) -> None:
     assert display(value) == shown
+
+
+def _table(text: str, title: str) -> tuple[list[str], list[list[str]]]:
+    """The header and rows of the table titled `title` in a command's (piped) output."""
+    lines = text.splitlines()
+    lines = lines[[line.strip() for line in lines].index(title) :]
+    header = next(line for line in lines if line.startswith("┃"))
+    rows = []
+    for line in lines[lines.index(header) + 2 :]:
+        if not line.startswith("│"):
+            break
+        rows.append([cell.strip() for cell in line.strip("│").split("│")])
+    return [cell.strip() for cell in header.strip("┃").split("┃")], rows
+
+
+def test_a_long_table_shows_its_first_rows_the_count_and_where_the_rest_is(stored) -> None:
+    query = "select range AS n from range(50)"
+    run = shu("sql", query, "--db", str(stored))
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert sum(line.startswith("│") for line in lines) == TABLE_ROWS
+    assert lines[-1] == (
+        f"first {TABLE_ROWS} of 50 rows; every row: --csv, --json, --out PATH or --limit 0"
+    )
+    every = shu("sql", query, "--limit", "0", "--db", str(stored))
+    assert sum(line.startswith("│") for line in every.stdout.splitlines()) == 50
+    assert "first" not in every.stdout
+    assert len(json.loads(shu("sql", query, "--json", "--db", str(stored)).stdout)) == 50
+
+
+def test_forecast_prints_a_summary_and_each_kind_of_value_in_its_own_column(stored) -> None:
+    """The yes/no questions with a probability and its band; the intervals with a median and
+    an 80% range in stars/day (no 0.80 │ high for an interval); the first rows of each, and a
+    query the user can run for every row; --json on another store carries them all."""
+    copy = stored.with_name("copy.duckdb")
+    copy.write_bytes(stored.read_bytes())
+    run = shu("forecast", "--limit", "3", "--db", str(stored))
+    assert run.returncode == 0, run.stderr
+    summary = re.match(
+        r"(\d+) new forecasts as of 2024-06-28: (\d+) yes/no questions and (\d+) velocity "
+        r"intervals, on 1 repository\n",
+        run.stdout,
+    )
+    assert summary, run.stdout
+    total, n_questions, n_intervals = (int(g) for g in summary.groups())
+    assert total == n_questions + n_intervals and n_questions > 3 and n_intervals == 3
+    header, rows = _table(run.stdout, "yes/no questions")
+    assert header == ["repo", "question", "p", "confidence"] and len(rows) == 3
+    assert all(0 <= float(r[2]) <= 1 and r[3] in {"low", "medium", "high"} for r in rows)
+    assert f"first 3 of {n_questions} rows" in run.stdout
+    header, rows = _table(run.stdout, "intervals")
+    assert header == ["repo", "question", "median", "80% range", "unit"] and len(rows) == 3
+    for r in rows:
+        low, high = (float(x) for x in r[3].split(" – "))
+        assert low <= float(r[2]) <= high and r[4] == "stars/day"
+        assert r[1].startswith("What will the 28-day star velocity")
+    pointer = re.search(r"every row: `shu sql \"(.+)\" --csv`", run.stdout)
+    assert pointer, run.stdout
+    every = shu("sql", pointer.group(1), "--csv", "--db", str(stored))
+    assert len(every.stdout.splitlines()) == 1 + total
+    issued = json.loads(shu("forecast", "--json", "--db", str(copy)).stdout)
+    assert len(issued) == total
+    intervals = [f for f in issued if "interval" in f]
+    assert len(intervals) == n_intervals and all(
+        f["interval"]["lower_80"] <= f["interval"]["median"] <= f["interval"]["upper_80"]
+        for f in intervals
+    )
