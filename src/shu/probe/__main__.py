@@ -14,6 +14,19 @@ import json
 import sys
 from pathlib import Path
 
+# Each unit of a rate and those 1000 and a million times smaller, for rates below 1 of it.
+_SMALLER_UNITS = {"TFLOP/s": ("GFLOP/s", "MFLOP/s"), "GB/s": ("MB/s", "kB/s")}
+
+
+def rate(value: float, unit: str) -> str:
+    """`value` in `unit` with one decimal, in a unit 1000 (or a million) times smaller where it
+    is below 1, so that no rate reads 0.0 (a CPU's 0.0412 TFLOP/s is 41.2 GFLOP/s)."""
+    for smaller in _SMALLER_UNITS.get(unit, ()):
+        if abs(value) >= 1:
+            break
+        value, unit = value * 1000, smaller
+    return f"{value:.1f} {unit}"
+
 
 def format_table(doc: dict) -> str:
     """A plain-text table of a probe document's results and summary."""
@@ -23,8 +36,8 @@ def format_table(doc: dict) -> str:
         f"{env['torch_version']}, triton {env['triton_version']}, suite {doc['suite']} "
         f"v{doc['suite_version']}, compile cache {doc['compile_cache']['state']}, "
         f"wall {doc['wall_s']:.1f} s",
-        f"ceilings: copy {ceil['copy_gbps']:.0f} GB/s, {ceil['matmul_dtype']} matmul "
-        f"{ceil['matmul_tflops']:.3g} TFLOP/s",
+        f"ceilings: copy {rate(ceil['copy_gbps'], 'GB/s')}, {ceil['matmul_dtype']} matmul "
+        f"{rate(ceil['matmul_tflops'], 'TFLOP/s')}",
         f"{'kernel':<18} {'eager ms':>10} {'compiled ms':>12} {'speedup':>8} {'cv e/c %':>10} "
         f"{'compile s':>9} {'achieved':>16} {'ceil %':>7} {'do_bench ms':>11} {'vs db %':>7}"
         "  valid",
@@ -37,7 +50,7 @@ def format_table(doc: dict) -> str:
             )
             continue
         ach = r["achieved_compiled"]
-        ach_s = f"{ach:.1f} {r['achieved_unit']}" if ach is not None else "-"
+        ach_s = rate(ach, r["achieved_unit"]) if ach is not None else "-"
         frac = r["fraction_of_ceiling"]
         ref = (r.get("reference_timers") or {}).get("compiled", {})
         db, dev = ref.get("do_bench_ms"), ref.get("primed_vs_do_bench")

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 from shu.probe import FORMAT_VERSION
-from shu.probe.__main__ import format_table
+from shu.probe.__main__ import format_table, rate
 from shu.probe.runner import geomean
 from shu.probe.suite import SUITE_VERSION, SUITES
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_run_describes_the_environment(quick_run, torch):
@@ -77,3 +81,23 @@ def test_probe_package_imports_only_torch_and_the_standard_library():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     ).stdout.strip()
     assert out == "[]"
+
+
+def test_a_slow_rate_is_printed_in_the_unit_that_fits():
+    """A CPU's gemm at 0.0412 TFLOP/s, 98% of its ceiling, reads 41.2 GFLOP/s, never 0.0
+    TFLOP/s beside 98; fast rates keep their unit (the committed H200 run)."""
+    doc = json.loads((ROOT / "docs" / "probe" / "h200-full-cold.json").read_text())
+    table = format_table(doc)
+    assert re.search(r"gemm_bias_relu .* 641\.8 TFLOP/s +95 ", table), table
+    assert "ceilings: copy 4247.9 GB/s" in table
+    gemm = next(r for r in doc["results"] if r["kernel"] == "gemm_bias_relu")
+    gemm["achieved_compiled"], gemm["fraction_of_ceiling"] = 0.0412, 0.98
+    doc["ceilings"]["matmul_tflops"] = 0.042
+    table = format_table(doc)
+    assert re.search(r"gemm_bias_relu .* 41\.2 GFLOP/s +98 ", table), table
+    assert "matmul 42.0 GFLOP/s" in table and " 0.0 " not in table
+    assert [rate(v, u) for v, u in [(0.0005, "TFLOP/s"), (0.5, "GB/s"), (2.0, "other")]] == [
+        "500.0 MFLOP/s",
+        "500.0 MB/s",
+        "2.0 other",
+    ]
