@@ -232,3 +232,84 @@ def test_band_edges_and_smoothed_rates_are_not_written_out_again():
         if path != base_rates and _smoothed_shares(tree):
             wrong.append(f"{rel}: a smoothed share (x + 1) / (y + 2)")
     assert wrong == []
+
+
+def _module_name(path: Path, root: Path) -> str:
+    """`root`/a/b.py -> 'pkg.a.b' (and a package's __init__.py -> 'pkg.a'), pkg being root's
+    folder name."""
+    parts = [root.name, *path.relative_to(root).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _module_imports(path: Path, name: str, modules: set[str]) -> set[str]:
+    """The package's modules that module `name` (at `path`) imports anywhere in its code (inside
+    functions too: a lazy import puts off a cycle, it does not remove it). `from a import b` is
+    module a.b when that is a module, else a; importing a.b runs package a first, so it imports
+    a too; importing one's own enclosing package is not an edge (Python has run it before any
+    module inside it)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    named: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            named |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: `from . import x`, `from ..a import b`
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*up, base] if base else up)
+            named |= {base} | {f"{base}.{a.name}" for a in node.names}
+    found = set()
+    for target in named:
+        while target:
+            if target in modules and not (name == target or name.startswith(target + ".")):
+                found.add(target)
+            target = target.rpartition(".")[0]
+    return found
+
+
+def import_cycles(root: Path) -> list[list[str]]:
+    """Each group of the package's modules at `root` that import one another, directly or
+    through others (the strongly connected components of more than one module, or one that
+    imports itself), each sorted, the groups in order."""
+    paths = {_module_name(p, root): p for p in root.rglob("*.py")}
+    graph = {name: _module_imports(path, name, set(paths)) for name, path in paths.items()}
+    reaches: dict[str, set[str]] = {}
+    for start in graph:  # every module each module reaches (the package is small: plain DFS)
+        seen: set[str] = set()
+        todo = list(graph[start])
+        while todo:
+            here = todo.pop()
+            if here not in seen:
+                seen.add(here)
+                todo.extend(graph[here])
+        reaches[start] = seen
+    groups = {
+        tuple(sorted({m} | {o for o in reaches[m] if m in reaches[o]}))
+        for m in graph
+        if m in reaches[m]
+    }
+    return sorted(list(g) for g in groups)
+
+
+def test_no_import_cycles_in_the_package():
+    """What `scripts/test` runs before the tests: no module of src/shu imports, through any
+    chain, a module that imports it back (checked from src/ alone)."""
+    assert import_cycles(PACKAGE) == []
+
+
+def test_the_cycle_check_finds_a_cycle_through_a_lazy_import(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    files = {
+        "__init__.py": "",
+        "a.py": "from pkg.b import f\n",
+        "b.py": "def f():\n    from .a import g\n",  # lazy, relative: still b -> a
+        "c.py": "import pkg\nfrom pkg import a\n",  # c -> a, nothing back
+        "sub/__init__.py": "",
+        "sub/d.py": "from pkg import sub\nfrom ..c import x\n",  # its own package; d -> c
+    }
+    for name, text in files.items():
+        (pkg / name).write_text(text, encoding="utf-8")
+    assert import_cycles(pkg) == [["pkg.a", "pkg.b"]]
+    (pkg / "a.py").write_text("import pkg.sub.d\n", encoding="utf-8")  # a -> d -> c -> a
+    assert import_cycles(pkg) == [["pkg.a", "pkg.c", "pkg.sub.d"]]
