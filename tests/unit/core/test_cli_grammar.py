@@ -434,3 +434,24 @@ def test_forecast_prints_a_summary_and_each_kind_of_value_in_its_own_column(stor
         f["interval"]["lower_80"] <= f["interval"]["median"] <= f["interval"]["upper_80"]
         for f in intervals
     )
+
+
+def test_json_of_the_commands_that_gained_it_is_the_table_in_full(stored, tmp_path) -> None:
+    """`--json` on tables, signals, signals show and compare prints JSON alone on stdout (what
+    else a command says goes to stderr), the table's values at full precision."""
+    listed = json.loads(shu("tables", "--json", "--db", str(stored)).stdout)
+    assert {"table": "stars_daily", "kind": "table", "rows": 168} in listed
+    refreshed = json.loads(shu("signals", "--json", "--db", str(stored)).stdout)
+    assert refreshed["star_signals"]["to_day"] == "2024-06-28" and "seconds" in refreshed
+    latest = json.loads(
+        shu("signals", "show", "PyTorch/PyTorch", "--json", "--db", str(stored)).stdout
+    )
+    assert latest["repo"] == "pytorch/pytorch" and latest["day"] == "2024-06-28"
+    assert latest["velocity_28d"] == pytest.approx(31 / 28)  # 1.107142…, not the table's +1.107
+    run = shu(
+        "compare", "pytorch/pytorch", "--json", "--out", str(tmp_path / "c"), "--db", str(stored)
+    )
+    assert run.returncode == 0, run.stderr
+    [row] = json.loads(run.stdout)
+    assert row["repo"] == "pytorch/pytorch" and row["to"] == "2024-06-28"
+    assert "wrote" in run.stderr and (tmp_path / "c" / "compare-velocity.png").exists()
