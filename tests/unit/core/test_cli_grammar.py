@@ -212,11 +212,13 @@ def test_help_examples_stand_alone_and_parse() -> None:
             try:
                 ctx = group.make_context("shu", words[1:], resilient_parsing=False)
                 target = group
-                rest = words[1:]
-                while hasattr(target, "commands"):
+                rest = [*ctx._protected_args, *ctx.args]  # the command and what follows it
+                while hasattr(target, "commands") and rest:  # down to the command named
                     name, target, rest = target.resolve_command(ctx, rest)
                     ctx = target.make_context(name, rest, parent=ctx)
-                    rest = ctx.args
+                    rest = [*ctx._protected_args, *ctx.args]
+                if rest:
+                    problems.append(f"shu {' '.join(path)}: {example!r}: {rest} left unread")
             except click_exceptions.UsageError as exc:
                 problems.append(f"shu {' '.join(path)}: {example!r}: {exc.format_message()}")
     assert not problems, "\n".join(problems)
