@@ -29,7 +29,7 @@ def _contents(db) -> dict[str, list[tuple]]:
         q = store.con.execute
         return {
             "repos": q("SELECT * EXCLUDE (updated_at) FROM repos ORDER BY repo").fetchall(),
-            "repo_aliases": q("SELECT alias, repo, origin FROM repo_aliases ORDER BY 1").fetchall(),
+            "repo_aliases": q("SELECT alias, repo, source FROM repo_aliases ORDER BY 1").fetchall(),
             **{
                 t: q(f"SELECT * FROM {t} ORDER BY ALL").fetchall()
                 for t in ("stars_daily", "commits", "releases")

@@ -1,7 +1,9 @@
-"""Every table shu stores, declared once (name, columns, types, units, meaning, primary key).
+"""Every table shu stores, declared once (name, columns, types, units, meaning, primary key),
+and every column name once as a field (`ALL_FIELDS`: type, unit, meaning).
 
 The store creates tables from these declarations and `docs/data-dictionary.md` is rendered from
-them (`shu docs`); a test fails when the rendered file is stale.
+them (`shu docs`); a test fails when the rendered file is stale, and one when a column name is
+declared with two types or units or a column has no field (`registry.field_problems`).
 """
 
 from shu.schema import (
@@ -18,7 +20,9 @@ from shu.schema import (
     rocm_index,
     signals,
 )
-from shu.schema.base import Column, Table
+from shu.schema.base import Column, Field, Table
+from shu.schema.fields import HOMONYMS, MEANING_EXCEPTIONS
+from shu.schema.registry import collect_fields
 
 ALL_TABLES: tuple[Table, ...] = (
     core.TABLES
@@ -36,4 +40,32 @@ ALL_TABLES: tuple[Table, ...] = (
 )
 TABLES_BY_NAME: dict[str, Table] = {t.name: t for t in ALL_TABLES}
 
-__all__ = ["ALL_TABLES", "TABLES_BY_NAME", "Column", "Table"]
+# Every declared field by name (two declarations only for the names in HOMONYMS).
+ALL_FIELDS: dict[str, tuple[Field, ...]] = collect_fields(
+    m.FIELDS
+    for m in (
+        core,
+        activity,
+        signals,
+        rocm_index,
+        forecasts,
+        intervals,
+        calibration_state,
+        probe,
+        briefing,
+        claims,
+        gharchive,
+        replay,
+    )
+)
+
+__all__ = [
+    "ALL_FIELDS",
+    "ALL_TABLES",
+    "HOMONYMS",
+    "MEANING_EXCEPTIONS",
+    "TABLES_BY_NAME",
+    "Column",
+    "Field",
+    "Table",
+]

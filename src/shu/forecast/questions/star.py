@@ -277,7 +277,7 @@ VELOCITY_LEVEL_SQL = _AT_HORIZON.format(
 )
 
 COMMIT_VELOCITY_UP_SQL = _AT_HORIZON.format(
-    col="velocity_28d",
+    col="commit_velocity_28d",
     table="commit_signals",
     label="commit velocity_28d",
     gap="OR coalesce(s0.gap, FALSE) OR coalesce(s1.gap, FALSE)",
