@@ -23,7 +23,7 @@ record), computed by every build so training, backtest and the daily job read th
 - "pace": the 28-day pace without its busiest day and without its three busiest days (mean of
   the other daily gains) and the upper quartile of the daily gains, relative to velocity_28d:
   what the pace is once a burst has left the window;
-- "activity": forks and open issues (issues + pull requests) from `stars_daily` on the origin
+- "engagement": forks and open issues (issues + pull requests) from `stars_daily` on the origin
   and 7 and 28 days before it (exact days): forks and open issues per star, the fork pace over
   28 days and its last-7-day change relative to the star pace, the open-issue count's log
   change over 7 and 28 days and its pace relative to the star pace. A count missing on one of
@@ -88,7 +88,7 @@ BASE_FEATURES = (
 FEATURE_SETS: dict[str, tuple[str, ...]] = {
     # forks and open issues (issues + pull requests) from `stars_daily`: the level per star and
     # the change over 7 and 28 days (NaN where a day's count is missing)
-    "activity": (
+    "engagement": (
         "log_forks_per_star",
         "rel_fork_velocity_28d",
         "rel_fork_acceleration_7d",
@@ -242,7 +242,7 @@ def build_features(con: duckdb.DuckDBPyConnection, origins: str) -> pd.DataFrame
     return df
 
 
-def data_end(con: duckdb.DuckDBPyConnection) -> date:
+def data_through(con: duckdb.DuckDBPyConnection) -> date:
     """The last day with a star count in `star_signals` (StoreError when empty)."""
     day = con.execute("SELECT max(day) FROM star_signals WHERE stars IS NOT NULL").fetchall()[0][0]
     if day is None:
