@@ -63,7 +63,7 @@ CLAIMS = Table(
     "per sentence figure or table cell), each with its passage as receipt. "
     "Re-ingesting a document replaces its claims.",
     primary_key=("claim_id",),
-    group="activity",
+    group="evidence",
     notes="Filled by `shu ingest docs` (rules in `shu/evidence/extract.py`); checked against "
     "probe runs by `shu claims`.",
     columns=FIELDS.hold(
@@ -109,7 +109,7 @@ CLAIM_EXTRACTIONS = Table(
     description="One row per document whose passages were read for claims: which rules, when, "
     "how many claims (0 included), so re-ingesting with new rules re-reads it.",
     primary_key=("doc_id",),
-    group="activity",
+    group="evidence",
     columns=FIELDS.hold(
         "doc_id",
         "content_hash",

@@ -1,4 +1,5 @@
-"""Activity tables: commits, releases, and the document corpus with its passages."""
+"""Project tables: what a repository's project publishes (commits, releases) and the document
+corpus with its passages."""
 
 from shu.schema.base import Field, Table
 from shu.schema.fields import SHARED_FIELDS
@@ -37,7 +38,7 @@ COMMITS = Table(
     name="commits",
     description="Commits reachable from the default branch (GitHub API or a local clone).",
     primary_key=("repo", "sha"),
-    group="activity",
+    group="project",
     columns=FIELDS.hold(
         "repo",
         "sha",
@@ -62,7 +63,7 @@ RELEASES = Table(
     name="releases",
     description="Published releases (drafts excluded) and version tags.",
     primary_key=("repo", "tag"),
-    group="activity",
+    group="project",
     columns=FIELDS.hold(
         "repo",
         "tag",
@@ -86,7 +87,7 @@ DOCUMENTS = Table(
     name="documents",
     description="The document corpus that briefings cite (one file = one document).",
     primary_key=("doc_id",),
-    group="activity",
+    group="project",
     columns=FIELDS.hold(
         "doc_id",
         "location",
@@ -109,7 +110,7 @@ PASSAGES = Table(
     name="passages",
     description="Documents split into passages for retrieval; receipts cite these.",
     primary_key=("doc_id", "passage_no"),
-    group="activity",
+    group="project",
     columns=FIELDS.hold(
         "doc_id",
         "passage_no",
