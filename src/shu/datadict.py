@@ -22,7 +22,7 @@ def render_data_dictionary() -> str:
         "once (see [Fields](#fields)); a description marked * is the table's own wording of it.",
         "",
     ]
-    held_by: dict[str, list[str]] = {}
+    held_by: dict[int, list[str]] = {}  # id of a declared field -> tables holding it
     for t in ALL_TABLES:
         kind = " (view)" if t.view_sql else ""
         lines += [f"## `{t.name}`{kind}", "", t.description, ""]
@@ -31,7 +31,7 @@ def render_data_dictionary() -> str:
             lines += ["Primary key: " + ", ".join(f"`{k}`" for k in t.primary_key) + how, ""]
         lines += ["| column | type | unit | description |", "| --- | --- | --- | --- |"]
         for c in t.columns:
-            held_by.setdefault(c.name, []).append(t.name)
+            held_by.setdefault(id(c.declared), []).append(t.name)
             mark = " \\*" if c.specific else ""
             lines.append(f"| `{c.name}` | {c.type} | {c.unit} | {c.description}{mark} |")
         lines.append("")
@@ -47,7 +47,7 @@ def render_data_dictionary() -> str:
     ]
     for name in sorted(ALL_FIELDS):
         for f in ALL_FIELDS[name]:
-            tables = ", ".join(f"`{t}`" for t in held_by.get(name, []))
+            tables = ", ".join(f"`{t}`" for t in held_by.get(id(f), []))
             lines.append(f"| `{name}` | {f.type} | {f.unit} | {_cell(f.description)} | {tables} |")
     lines += ["", "### Names with two meanings", ""]
     lines += [f"- `{name}`: {why}" for name, why in HOMONYMS.items()]

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 class Column:
     """One column of a table: the field it holds (name, DuckDB type, unit, empty when unitless)
     and what it holds there. `specific`: the table describes the field in its own words (a
-    named exception to the field's description; type and unit are always the field's)."""
+    named exception to the field's description; type and unit are always the field's).
+    `declared`: the field it was made from (None for a column declared inline, which the
+    registry check reports)."""
 
     name: str
     type: str
@@ -19,6 +21,7 @@ class Column:
     unit: str = ""
     nullable: bool = True
     specific: bool = False
+    declared: Field | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -37,8 +40,8 @@ class Field:
             self.type,
             description or self.description,
             self.unit,
-            True,
-            bool(description),
+            specific=bool(description),
+            declared=self,
         )
 
 

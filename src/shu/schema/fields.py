@@ -13,9 +13,9 @@ from shu.schema.base import Field, FieldSet
 # Column names that keep two meanings (a module declares its own field of that name), and why.
 HOMONYMS: dict[str, str] = {
     "category": "`repos`, `category_signals` and `peer_signals` hold a repository's configured "
-    "peer category; `probe_results` holds a kernel's category (memory-bound fusion, …). Both "
-    "tables are public and read by the probe report; renaming one is left to a migration of "
-    "the probe tables.",
+    "peer category; `probe_results` holds a kernel's category (memory-bound fusion, …) under the "
+    "key the probe's JSON gives it (`shu.probe` runs apart and its JSON is a published format). "
+    "Renaming it is a migration of the probe tables and a key mapping in `probe_ingest`.",
     "value": "`briefing_receipts.value` is the value as cited (text, any unit); `claims.value` "
     "the number a document claims (DOUBLE, in `claims.unit`). Both are the tables' subject; "
     "the evidence and briefing layers read them by these names.",

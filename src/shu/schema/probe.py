@@ -7,7 +7,7 @@ FIELDS = SHARED_FIELDS.extend(
     Field(
         "category",
         "VARCHAR",
-        "memory-bound fusion, gemm+epilogue, attention, transformer block.",
+        "Kernel category: memory-bound fusion, gemm+epilogue, attention, transformer block.",
     ),
     Field("host", "VARCHAR", "Host name that ran it."),
     Field("device_name", "VARCHAR", "Accelerator or CPU model."),

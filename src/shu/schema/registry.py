@@ -2,10 +2,10 @@
 module's own), and the check that keeps one meaning per column name.
 
 `field_problems` is what the registry test asserts empty: a name declared with two types or
-units (unless `fields.HOMONYMS` gives the reason it keeps two meanings), a table column that no
-field declares (or holds with another type or unit than its field's), a column described in its
-own words without saying so (`FieldSet.hold(described=...)`), and a declared exception that no
-longer applies.
+units (unless `fields.HOMONYMS` gives the reason it keeps two meanings), a table column not made
+from a registered field (declared inline, or from a field set the registry does not hold), a
+column described in its own words without saying so (`FieldSet.hold(described=...)`), and a
+declared exception that no longer applies.
 """
 
 from __future__ import annotations
@@ -56,13 +56,13 @@ def field_problems(
     for table in tables:
         for c in table.columns:
             held.add((table.name, c.name))
-            matches = [f for f in fields.get(c.name, ()) if (f.type, f.unit) == (c.type, c.unit)]
-            if not matches:
+            f = c.declared
+            if f is None or f not in fields.get(c.name, ()) or (f.type, f.unit) != (c.type, c.unit):
                 problems.append(
                     f"{table.name}.{c.name} ({c.type}, {c.unit or 'no unit'}) has no field: "
                     "declare it in its module's FIELDS (or shu.schema.fields) and hold it by name"
                 )
-            elif not c.specific and all(f.description != c.description for f in matches):
+            elif not c.specific and c.description != f.description:
                 problems.append(
                     f"{table.name}.{c.name} is described unlike its field without saying so "
                     "(FieldSet.hold(described=...))"

@@ -3,6 +3,8 @@ declared; and that its check catches each breach on declarations built here."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from shu.schema import ALL_FIELDS, ALL_TABLES, HOMONYMS, MEANING_EXCEPTIONS
@@ -71,6 +73,15 @@ def test_a_column_without_a_field_is_reported():
     ]
 
 
+def test_a_column_from_a_field_set_the_registry_does_not_hold_is_reported():
+    unregistered = SHARED.extend(Field("forks", "BIGINT", "Forks.", "forks"))
+    tables = [_table("t", unregistered.hold("repo", "forks"))]
+    assert field_problems(tables, collect_fields([SHARED]), {}) == [
+        "t.forks (BIGINT, forks) has no field: declare it in its module's FIELDS "
+        "(or shu.schema.fields) and hold it by name"
+    ]
+
+
 def test_a_column_with_its_fields_name_but_another_unit_is_reported():
     wrong = Column("day", "DATE", "Day.", "days")
     problems = field_problems([_table("t", (wrong,))], collect_fields([SHARED]), {})
@@ -81,7 +92,7 @@ def test_a_table_describes_a_field_in_its_own_words_only_explicitly():
     described = SHARED.hold("repo", "day", described={"day": "Release day (UTC)."})
     assert described[1].description == "Release day (UTC)." and described[1].specific
     assert field_problems([_table("t", described)], collect_fields([SHARED]), {}) == []
-    silent = Column("day", "DATE", "Release day (UTC).")
+    silent = replace(SHARED["day"].column(), description="Release day (UTC).")
     assert field_problems([_table("t", (silent,))], collect_fields([SHARED]), {}) == [
         "t.day is described unlike its field without saying so (FieldSet.hold(described=...))"
     ]
