@@ -29,6 +29,8 @@ MEANING_EXCEPTIONS: dict[tuple[str, str], str] = {
     "is a migration left for later.",
     ("briefings", "day"): "the day the briefing is about (its `as_of`): the briefing layer "
     "names its own fields.",
+    ("briefings", "data_as_of"): "the last day of star data the briefing used (a "
+    "`data_through`): the briefing layer names its own fields.",
     ("gharchive_trending", "as_of"): "the last day with GH Archive data (a `data_through`): "
     "a view's public column, renamed with the view when its readers move.",
 }
