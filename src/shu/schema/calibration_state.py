@@ -133,8 +133,6 @@ FORECAST_CALIBRATION = Table(
         described={
             "origin": "The origin whose forecasts used this state.",
             "model_version": "The model the forecasts came from.",
-            "template": "Question template.",
-            "horizon_days": "Horizon H.",
             "levels": "Online conformal levels issued for the nominal 0.025, 0.1, "
             "0.25, 0.5, 0.75, 0.9, 0.975 (interval templates; NULL for yes/no).",
         },

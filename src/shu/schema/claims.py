@@ -117,9 +117,7 @@ CLAIM_EXTRACTIONS = Table(
         "n_claims",
         "extracted_at",
         described={
-            "doc_id": "Document id.",
             "content_hash": "documents.content_hash that was read.",
-            "extracted_at": "When (UTC).",
         },
     ),
 )

@@ -53,7 +53,6 @@ REPOS = Table(
         "updated_at",
         "described_on",
         described={
-            "repo": "Current GitHub 'owner/name'.",
             "category": (
                 "Configured peer category (platform, inference-runtime, …); NULL when not tracked."
             ),
@@ -96,7 +95,6 @@ STARS_DAILY = Table(
         "stars_added",
         "source",
         described={
-            "repo": "Current 'owner/name' (aliases folded).",
             "day": "Day of the observation (UTC).",
             "stars": "Stargazer count on that day (net of unstars).",
             "stars_added": "Stars given that day that are still held (stargazer history only).",
@@ -127,8 +125,6 @@ INGEST_LOG = Table(
         described={
             "source": "Source kind: ranking, github, git, docs, probe, …",
             "target": "What was loaded (path, repo or endpoint).",
-            "started_at": "Start (UTC).",
-            "finished_at": "End (UTC).",
         },
     ),
 )

@@ -68,10 +68,8 @@ FORECASTS = Table(
         described={
             "forecast_id": "Deterministic id: hash of (repo, template, threshold, "
             "horizon, origin, model_version).",
-            "repo": "Repository the question is about.",
             "origin": "Day t the forecast is issued as of; features see data <= t.",
             "horizon_days": "H: the question resolves on origin + H.",
-            "model_version": "Model that issued it.",
             "distribution_id": (
                 "The predictive distribution in `forecast_distributions` the forecast was read "
                 "from (questions about the 28-day velocity on resolves_on, star_gain at horizons "

@@ -49,7 +49,6 @@ STARS_ADDED_DAILY = Table(
         "stars_added",
         "source",
         described={
-            "repo": "'owner/name' (aliases folded).",
             "day": "UTC day of the events.",
             "stars_added": "WatchEvents (stars given) that day; unstars not subtracted.",
             "source": "'gharchive'.",
@@ -71,7 +70,6 @@ ACTIVITY_DAILY = Table(
         "releases_published",
         "source",
         described={
-            "repo": "'owner/name' (aliases folded).",
             "day": "UTC day of the events.",
             "source": "'gharchive'.",
         },
@@ -90,7 +88,6 @@ TAGS_CREATED = Table(
         "created_at",
         "source",
         described={
-            "repo": "'owner/name' (aliases folded).",
             "tag": "Tag name as pushed (untrusted text).",
             "created_at": "Event time (UTC) of the first creation seen.",
             "source": "'gharchive'.",
@@ -148,7 +145,6 @@ GHARCHIVE_TRENDING = Table(
         "size_source",
         "rank",
         described={
-            "repo": "'owner/name'.",
             "as_of": "Latest day in `stars_added_daily` (the window's end).",
             "velocity_28d": "stars_28d / 28.",
             "acceleration_28d": "(stars_28d - stars_prev_28d) / 28: change in the 28-day velocity.",

@@ -132,10 +132,8 @@ FORECAST_DISTRIBUTIONS = Table(
         "issued_at",
         described={
             "distribution_id": "16 hex of SHA-256 over repo, horizon, origin, model.",
-            "repo": "Repository.",
             "origin": "Day t the distribution is issued as of.",
             "horizon_days": "H: the velocity on origin + H.",
-            "model_version": "Model that issued it.",
             "velocity_28d": "The 28-day star velocity on the origin.",
             "levels": "Probability levels of `quantiles`.",
         },

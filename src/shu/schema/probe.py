@@ -224,8 +224,6 @@ PROBE_RUNS = Table(
         described={
             "run_id": "Id the probe gave the run (host, start time, random suffix).",
             "backend": "'cuda', 'rocm' (torch.version.hip set), 'cpu' or 'mps'.",
-            "started_at": "When the run started (UTC).",
-            "finished_at": "When the run finished (UTC).",
             "wall_s": "Wall time of the whole run, compiles included.",
             "dtype": "Kernel dtype (bfloat16 on GPU, float32 on CPU).",
             "source": "Where the document was first stored from: a file path, or "

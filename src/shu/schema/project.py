@@ -55,7 +55,7 @@ COMMITS = Table(
         "touches_rocm",
         "topics",
         "source",
-        described={"repo": "Current 'owner/name'.", "source": "'github' or 'git'."},
+        described={"source": "'github' or 'git'."},
     ),
 )
 
@@ -74,7 +74,6 @@ RELEASES = Table(
         "url",
         "source",
         described={
-            "repo": "Current 'owner/name'.",
             "tag": "Tag name, e.g. v2.3.0.",
             "published_at": "When it was published (UTC); tag time for git tags.",
             "url": "Release page URL, when known.",
@@ -116,8 +115,6 @@ PASSAGES = Table(
         "passage_no",
         "text",
         described={
-            "doc_id": "Document id.",
-            "passage_no": "0-based position within the document.",
             "text": "Passage text (untrusted).",
         },
     ),

@@ -169,7 +169,6 @@ ROCM_INDEX_REPOS = Table(
         "first_time_adopter",
         "amd_own",
         described={
-            "repo": "Current 'owner/name'.",
             "day": "Day the values are as of (UTC); the window is day-89 .. day.",
         },
     ),

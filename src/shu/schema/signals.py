@@ -261,8 +261,6 @@ STAR_SIGNALS = Table(
         "gap",
         "lifecycle_phase",
         described={
-            "repo": "Current 'owner/name'.",
-            "day": "Day the values are as of.",
             "stars": "Stars ASOF the day (latest observation at or before it).",
             "velocity_28d": "(stars(t) - stars(t-28)) / 28.",
             "acceleration_28d": "velocity_28d(t) - velocity_28d(t-28).",
@@ -323,8 +321,6 @@ COMMIT_SIGNALS = Table(
         "rocm_share_28d",
         "gap",
         described={
-            "repo": "Current 'owner/name'.",
-            "day": "Day the values are as of (UTC).",
             "gap": "True when a window overlaps a day the commit data does not "
             "cover; always false within the covered span (kept for symmetry with "
             "star_signals).",
@@ -352,7 +348,6 @@ CATEGORY_SIGNALS = Table(
         "acceleration_28d_total",
         described={
             "category": "Configured category (platform, inference-runtime, …) or 'untracked'.",
-            "day": "Day the values are as of.",
             "repos": "Members with an acceleration_28d that day.",
         },
     ),
@@ -378,7 +373,6 @@ PEER_SIGNALS = Table(
         "category_rank",
         described={
             "repo": "Tracked 'owner/name'.",
-            "day": "Day the values are as of.",
             "category": "Its configured category.",
             "velocity_28d": "Its velocity_28d (star_signals).",
             "acceleration_28d": "Its acceleration_28d (star_signals).",
@@ -409,9 +403,6 @@ RELEASE_SIGNALS = Table(
         "commit_velocity_after_14d",
         "commit_lift",
         described={
-            "repo": "Current 'owner/name'.",
-            "tag": "Release tag.",
-            "published_at": "When it was published (UTC).",
             "day": "Release day d (UTC date of published_at).",
             "is_prerelease": "Pre-release (rc, beta, …); unknown counts as stable.",
         },
@@ -433,7 +424,6 @@ RELEASE_CONTEXT = Table(
         "days_since_release",
         "releases_365d",
         "median_interval_days",
-        described={"repo": "Current 'owner/name'.", "day": "Day the values are as of."},
     ),
 )
 
@@ -444,7 +434,7 @@ STAR_SIGNAL_REPOS = Table(
     "one adds new repositories), so an incremental refresh reads it instead of the whole history.",
     primary_key=("repo",),
     group="signals",
-    columns=FIELDS.hold("repo", "first_day", described={"repo": "Repository 'owner/name'."}),
+    columns=FIELDS.hold("repo", "first_day"),
 )
 
 TABLES = (
