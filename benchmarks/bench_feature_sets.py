@@ -8,7 +8,7 @@ under --cache. Then, for each variant (the base features plus some of the set fe
 forward as the backtest does (refit every 8 weeks from --from to --to, the split of
 `split.fit_calibration_split`), fitting the models alone (no regime guard, no online levels, no
 one-distribution reading: those are `bench_distribution.py`'s), and prints (the variants:
-`base`, `activity`, `pace`, `all`, and the activity set's `forks` or `issues` alone):
+`base`, `engagement`, `pace`, `all`, and the engagement set's `forks` or `issues` alone):
 
 - yes/no templates: Brier skill against climatology overall and per band of today's velocity
   against that band's own climatology (the backtest's `band_skill`);
@@ -19,7 +19,7 @@ one-distribution reading: those are `bench_distribution.py`'s), and prints (the 
 
 Usage:
   .venv/bin/python benchmarks/bench_feature_sets.py --store /tmp/stars.duckdb
-      [--cache /tmp/shu-bench/feature-sets] [--variants base,activity,pace,all]
+      [--cache /tmp/shu-bench/feature-sets] [--variants base,engagement,pace,all]
       [--templates star_velocity_up,star_velocity_interval] [--seed 0]
 """
 
@@ -42,7 +42,7 @@ BANDS = ("<1", "1-5", "5-20", ">=20")
 
 def variant_features(name: str) -> list[str]:
     """The set features a variant adds: 'base' none, 'all' every set, a set's name its
-    features, 'forks' / 'issues' the activity set's fork or open-issue features alone."""
+    features, 'forks' / 'issues' the engagement set's fork or open-issue features alone."""
     from shu.forecast.features.star import ALL_SET_FEATURES, FEATURE_SETS
 
     if name == "base":
@@ -50,16 +50,16 @@ def variant_features(name: str) -> list[str]:
     if name == "all":
         return list(ALL_SET_FEATURES)
     if name == "forks":
-        return [f for f in FEATURE_SETS["activity"] if "fork" in f]
+        return [f for f in FEATURE_SETS["engagement"] if "fork" in f]
     if name == "issues":
-        return [f for f in FEATURE_SETS["activity"] if "issue" in f]
+        return [f for f in FEATURE_SETS["engagement"] if "issue" in f]
     return list(FEATURE_SETS[name])
 
 
 def build(store: Path, cache: Path, start: date, end: date) -> None:
     """Features and resolved examples, cached per template."""
     from shu.forecast.features.examples import base_frame, build_examples, weekly_grid
-    from shu.forecast.features.star import data_end
+    from shu.forecast.features.star import data_through
     from shu.forecast.models.split import CAL_DAYS, TRAIN_DAYS
     from shu.store import open_store
 
@@ -71,7 +71,7 @@ def build(store: Path, cache: Path, start: date, end: date) -> None:
         s.con.execute("SET preserve_insertion_order=false")
         base = base_frame(s.con, weekly_grid(start, first, end))
         print(f"features: {len(base):,} repo-origins ({time.perf_counter() - t0:.0f}s)", flush=True)
-        last = data_end(s.con)
+        last = data_through(s.con)
         for t in TEMPLATES:
             build_examples(s.con, base, t, HORIZON, last).frame.to_parquet(cache / f"{t}.parquet")
     print(f"examples cached under {cache} ({time.perf_counter() - t0:.0f}s)", flush=True)
@@ -180,7 +180,7 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/shu-bench/feature-sets"))
     ap.add_argument("--from", dest="start", type=date.fromisoformat, default=date(2025, 3, 5))
     ap.add_argument("--to", dest="end", type=date.fromisoformat, default=date(2026, 1, 28))
-    ap.add_argument("--variants", default="base,activity,pace,all")
+    ap.add_argument("--variants", default="base,engagement,pace,all")
     ap.add_argument("--templates", default=",".join(TEMPLATES))
     ap.add_argument("--seed", type=int, default=0, help="the models' seed (the split's is 0)")
     args = ap.parse_args()

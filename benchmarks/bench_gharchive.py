@@ -54,7 +54,7 @@ print(json.dumps({"stars": sum(r[2] for r in rows)}))
 CREATE_STORE = "import sys; from shu.store import open_store; open_store(sys.argv[1]).close()"
 DASK_FLOW = """
 import json, sys
-from shu.flows.fanout import run_gharchive_flow
+from shu.flows.ingest import run_gharchive_flow
 result = run_gharchive_flow(sys.argv[1], [sys.argv[2]], {"task_runner": "dask", "aliases": {},
                             "dask_workers": int(sys.argv[3])})
 print(json.dumps({"ok": result["ok"], "message": result["message"],

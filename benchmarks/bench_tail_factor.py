@@ -34,7 +34,7 @@ import pandas as pd
 
 from shu.forecast.evaluation.backtest import BacktestConfig, _refit_blocks
 from shu.forecast.features.examples import base_frame, build_examples, weekly_grid
-from shu.forecast.features.star import data_end
+from shu.forecast.features.star import data_through
 from shu.forecast.models.forecaster import fit_forecaster
 from shu.forecast.models.tail import TAIL_SHARE
 from shu.store import open_store
@@ -77,7 +77,7 @@ def main() -> int:
     )
     with open_store(args.store, read_only=True) as store:
         con = store.con
-        last = data_end(con)
+        last = data_through(con)
         first = con.execute("SELECT min(day) FROM star_signals").fetchall()[0][0]
         grid = weekly_grid(config.start, first + timedelta(days=56), min(config.end, last))
         examples = build_examples(con, base_frame(con, grid), TEMPLATE, HORIZON, last)

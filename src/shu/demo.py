@@ -85,7 +85,7 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
        runs once (loading that file); its briefing says on its first line that the data is
        synthetic.
     """
-    from shu.flows import fanout, stages
+    from shu.flows import ingest, stages
     from shu.flows.daily import daily_flow
     from shu.flows.prefect_env import start_server_early
     from shu.flows.stages import settings_from
@@ -136,7 +136,7 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
             f"{elapsed()} serving {len(sample.repos)} synthetic repositories at {server.url}, "
             f"as of {start}"
         )
-        backfill = fanout.ingest(db, settings, start, backfill=True)
+        backfill = ingest.ingest(db, settings, start, backfill=True)
         say(f"{elapsed()} backfill: {backfill.notes[0]}")
         prefect.check()  # a server that could not start stops the demo now, not at its end
         loaded = _load_untracked(db, sample, out, date.min, start)
@@ -149,7 +149,7 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
             day = start + timedelta(days=step)
             for repo in sample.repos:
                 server.add_repo(as_of(repo, day))
-            fanout.ingest(db, settings, day)
+            ingest.ingest(db, settings, day)
             _load_untracked(db, sample, out, start + timedelta(days=1), day)
             stages.signals(db, settings)
             resolved = stages.resolve(db, day)
@@ -163,7 +163,7 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
         say(f"{elapsed()} model card with the walk-forward backtest of the card templates")
         prefect.wait()
         result = daily_flow(
-            day=today, db=str(db), reports_dir=str(out), synthetic=True, overrides=overrides
+            as_of=today, db=str(db), reports_dir=str(out), synthetic=True, overrides=overrides
         )
     for stage in result.values():
         say(f"{stage['stage']}: {stage['message']}")

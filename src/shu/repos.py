@@ -19,18 +19,19 @@ def holds_synthetic(store: Store) -> bool:
     return row is not None
 
 
-def record_alias(store: Store, alias: str, repo: str, origin: str) -> None:
-    """Remember that `alias` now means `repo` (idempotent)."""
+def record_alias(store: Store, alias: str, repo: str, source: str) -> None:
+    """Remember that `alias` now means `repo` (idempotent); `source` says how it became known
+    ('config' or 'github-301')."""
     if alias == repo:
         return
     store.con.execute(
         "INSERT INTO repo_aliases VALUES (?, ?, ?, ?) ON CONFLICT (alias) DO UPDATE SET "
-        "repo = excluded.repo, origin = excluded.origin",
-        [alias, repo, origin, utcnow()],
+        "repo = excluded.repo, source = excluded.source",
+        [alias, repo, source, utcnow()],
     )
 
 
-def rename_repo(store: Store, old: str, new: str, origin: str) -> int:
+def rename_repo(store: Store, old: str, new: str, source: str) -> int:
     """Move every row stored under `old` to `new` (rows already under `new` win); returns rows
     moved. Runs in one transaction with the alias record."""
     moved = 0
@@ -56,5 +57,5 @@ def rename_repo(store: Store, old: str, new: str, origin: str) -> int:
             moved += store.con.execute(
                 f'UPDATE "{table.name}" SET repo = ? WHERE repo = ?', [new, old]
             ).fetchall()[0][0]
-        record_alias(store, old, new, origin)
+        record_alias(store, old, new, source)
     return moved

@@ -119,6 +119,47 @@ def _m006_repos_described_on(con: duckdb.DuckDBPyConnection) -> None:
         con.execute('ALTER TABLE "repos" ADD COLUMN "described_on" DATE')
 
 
+# commit_signals columns named like star_signals' (stars/day) before migration 7, and their
+# names now (commits/day): one column name, one unit.
+COMMIT_SIGNALS_RENAMED = {
+    "velocity_7d": "commit_velocity_7d",
+    "velocity_28d": "commit_velocity_28d",
+    "acceleration_7d": "commit_acceleration_7d",
+    "acceleration_28d": "commit_acceleration_28d",
+    "velocity_7d_z": "commit_velocity_7d_z",
+    "velocity_28d_z": "commit_velocity_28d_z",
+}
+
+
+def _m007_commit_velocity_names(con: duckdb.DuckDBPyConnection) -> None:
+    """commit_signals' velocities, accelerations and z-scores are commits/day, star_signals' of
+    the same names stars/day: the commit ones are renamed `commit_*` in place (values kept)."""
+    have = {
+        r[0]
+        for r in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' "
+            "AND table_name = 'commit_signals'"
+        ).fetchall()
+    }
+    for old, new in COMMIT_SIGNALS_RENAMED.items():
+        if old in have and new not in have:
+            con.execute(f'ALTER TABLE commit_signals RENAME COLUMN "{old}" TO "{new}"')
+
+
+def _m008_repo_aliases_source(con: duckdb.DuckDBPyConnection) -> None:
+    """repo_aliases.origin ('config' or 'github-301') is how an alias became known, not a
+    forecast's issue day (`forecasts.origin`): renamed `source` in place (values kept)."""
+    have = {
+        r[0]
+        for r in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' "
+            "AND table_name = 'repo_aliases'"
+        ).fetchall()
+    }
+    if "origin" in have and "source" not in have:
+        con.execute('ALTER TABLE repo_aliases RENAME COLUMN "origin" TO "source"')
+
+
 # Ordered, append-only. Never edit an entry that has shipped: add a new one.
 MIGRATIONS: list[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     (1, "initial schema: every declared table", _m001_initial),
@@ -135,6 +176,16 @@ MIGRATIONS: list[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]]] =
         _m005_forecast_distributions,
     ),
     (6, "repos.described_on: descriptions from ranking files, by day", _m006_repos_described_on),
+    (
+        7,
+        "commit_signals: velocities, accelerations, z-scores renamed commit_* (commits/day)",
+        _m007_commit_velocity_names,
+    ),
+    (
+        8,
+        "repo_aliases.origin renamed source (how the alias became known)",
+        _m008_repo_aliases_source,
+    ),
 ]
 
 

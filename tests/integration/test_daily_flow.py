@@ -73,15 +73,15 @@ class _Lines(logging.Handler):
 
 def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     from shu.demo import train_demo_model
-    from shu.flows import fanout, stages
+    from shu.flows import ingest, stages
     from shu.flows.daily import STAGES, daily_flow
-    from shu.flows.fanout import NO_UNTRACKED_SOURCE
+    from shu.flows.ingest import NO_UNTRACKED_SOURCE
     from shu.flows.stages import settings_from
 
     out, overrides, server = served
     settings = settings_from(overrides)
     db = out / "shu.duckdb"
-    assert fanout.ingest(db, settings, DAY, backfill=True).ok  # outside a flow: the same path
+    assert ingest.ingest(db, settings, DAY, backfill=True).ok  # outside a flow: the same path
     stages.signals(db, settings)
     train_demo_model(
         db, settings, out / "probe.json", ("star_accel_reach", "star_velocity_interval"), (30,)
@@ -91,7 +91,7 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     STAGES.addHandler(stage_lines)
     STAGES.setLevel(logging.INFO)
     try:
-        first = daily_flow(day=DAY, db=str(db), overrides=overrides)
+        first = daily_flow(as_of=DAY, db=str(db), overrides=overrides)
     finally:
         STAGES.removeHandler(stage_lines)
     assert first["ingest"]["ok"], first["ingest"]["message"]
@@ -120,7 +120,7 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
         assert [resolve(store, r) for r in receipts] == [None] * len(receipts)
 
     server.clear_requests()
-    second = daily_flow(day=DAY, db=str(db), overrides=overrides)
+    second = daily_flow(as_of=DAY, db=str(db), overrides=overrides)
     assert _forecasts(db) == issued
     assert second["briefing"]["counts"]["path"] == path
     # The re-run only asked GitHub whether anything changed.
@@ -136,7 +136,7 @@ def test_github_unreachable_briefs_from_the_store(prefect_harness, served) -> No
 
     out, overrides, _ = served
     offline = {**overrides, "github_api_url": "http://127.0.0.1:9", "github_retries": 0}
-    result = daily_flow(day=date(2026, 3, 4), db=str(out / "shu.duckdb"), overrides=offline)
+    result = daily_flow(as_of=date(2026, 3, 4), db=str(out / "shu.duckdb"), overrides=offline)
     assert not result["ingest"]["ok"]
     assert "GitHub unreachable" in result["ingest"]["message"]
     assert "\n" not in result["ingest"]["message"]

@@ -14,7 +14,7 @@ pytest.importorskip("prefect_dask", reason="needs the optional extra: pip instal
 
 
 def test_gharchive_flow_on_a_two_worker_dask_cluster(prefect_harness, tmp_path) -> None:
-    from shu.flows.fanout import run_gharchive_flow
+    from shu.flows.ingest import run_gharchive_flow
 
     _, truth = generate_days(
         tmp_path / "hours", date(2026, 6, 1), days=1, events_per_day=2400, n_repos=30
@@ -57,7 +57,7 @@ def test_gharchive_flow_on_a_two_worker_dask_cluster(prefect_harness, tmp_path) 
 def test_daily_ingest_stage_loads_gharchive_paths_on_threads(prefect_harness, tmp_path) -> None:
     from prefect import flow
 
-    from shu.flows import fanout
+    from shu.flows import ingest
     from shu.settings import load_settings
 
     _, truth = generate_days(
@@ -68,7 +68,7 @@ def test_daily_ingest_stage_loads_gharchive_paths_on_threads(prefect_harness, tm
     @flow
     def ingest_only() -> dict:
         settings = load_settings(**overrides)
-        return fanout.ingest(
+        return ingest.ingest(
             tmp_path / "s.duckdb", settings, date(2026, 6, 2), False, overrides
         ).as_dict()
 

@@ -29,7 +29,7 @@ def _contents(db) -> dict[str, list[tuple]]:
         q = store.con.execute
         return {
             "repos": q("SELECT * EXCLUDE (updated_at) FROM repos ORDER BY repo").fetchall(),
-            "repo_aliases": q("SELECT alias, repo, origin FROM repo_aliases ORDER BY 1").fetchall(),
+            "repo_aliases": q("SELECT alias, repo, source FROM repo_aliases ORDER BY 1").fetchall(),
             **{
                 t: q(f"SELECT * FROM {t} ORDER BY ALL").fetchall()
                 for t in ("stars_daily", "commits", "releases")
@@ -47,7 +47,7 @@ def _contents(db) -> dict[str, list[tuple]]:
 def test_github_fetches_on_a_two_worker_dask_cluster_one_writer(
     prefect_harness, tmp_path, monkeypatch
 ) -> None:
-    from shu.flows.fanout import run_github_flow
+    from shu.flows.ingest import run_github_flow
 
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)  # the workers inherit it; no task sees it
     with GitHubAPIServer(small_dataset()) as server:
@@ -92,11 +92,11 @@ def test_github_fetches_on_a_two_worker_dask_cluster_one_writer(
 def _ingest_stage(db, overrides: dict) -> dict:
     from prefect import flow
 
-    from shu.flows import fanout
+    from shu.flows import ingest
 
     @flow
     def ingest_only() -> dict:
-        return fanout.ingest(db, load_settings(**overrides), DAY, False, overrides).as_dict()
+        return ingest.ingest(db, load_settings(**overrides), DAY, False, overrides).as_dict()
 
     return ingest_only()
 

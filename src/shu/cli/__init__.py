@@ -257,16 +257,18 @@ def stored_name(con: duckdb.DuckDBPyConnection, name: str) -> str:
     return row[0] if row else tracked.get(name.lower(), name)
 
 
-def require_data(con: duckdb.DuckDBPyConnection, day: date | None, option: str = "--as-of") -> None:
-    """A one-line error when the store holds no data at all, or none on or before `day`."""
+def require_data(
+    con: duckdb.DuckDBPyConnection, as_of: date | None, option: str = "--as-of"
+) -> None:
+    """A one-line error when the store holds no data at all, or none on or before `as_of`."""
     from shu.store import NO_DATA, first_data_day, load_hint
 
     first = first_data_day(con)
     if first is None:
         raise InputError(f"{NO_DATA}: {load_hint()}")
-    if day is not None and day < first:
+    if as_of is not None and as_of < first:
         raise InputError(
-            f"{option} {day}: before any data (the store's star counts and commits start on "
+            f"{option} {as_of}: before any data (the store's star counts and commits start on "
             f"{first})"
         )
 

@@ -121,7 +121,7 @@ def daily(
 
         prefect.wait()
     with _printed(STAGES), prefect_start_errors():
-        result = daily_flow(day=when, db=str(db_path(db)), backfill=backfill)
+        result = daily_flow(as_of=when, db=str(db_path(db)), backfill=backfill)
     no_data = result.get("briefing", {}).get("counts", {}).get("no_data", False)
     if no_data:
         err_console.print(

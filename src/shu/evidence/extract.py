@@ -284,7 +284,7 @@ def parse_number(text: str) -> float:
 def extract_claims(text: str) -> list[ExtractedClaim]:
     """Every claim in one passage, in reading order (table rows in place)."""
     out: list[ExtractedClaim] = []
-    context = _Subject()
+    carried = _Subject()
     lines = text.split("\n")
     i = 0
     while i < len(lines):
@@ -303,9 +303,9 @@ def extract_claims(text: str) -> list[ExtractedClaim]:
         if not paragraph:
             continue
         for sentence in _SENTENCE.split(paragraph):
-            context = _carry(context, _subject(sentence))
+            carried = _carry(carried, _subject(sentence))
             if _QUICK.search(sentence):
-                out += _sentence_claims(sentence, context)
+                out += _sentence_claims(sentence, carried)
     return [_rounded(c) for c in out]
 
 
@@ -323,13 +323,13 @@ def _rounded(claim: ExtractedClaim) -> ExtractedClaim:
     )
 
 
-def _carry(context: _Subject, subject: _Subject) -> _Subject:
+def _carry(carried: _Subject, subject: _Subject) -> _Subject:
     """What a sentence is about: what it names, else what the paragraph named before (a stack
     carries over only while the device and backend stay the same)."""
-    device = subject.device or context.device
-    backend = subject.backend or context.backend
-    same = subject.device in (None, context.device) and context.backend in (None, backend)
-    stack = subject.stack or (context.stack if same else None)
+    device = subject.device or carried.device
+    backend = subject.backend or carried.backend
+    same = subject.device in (None, carried.device) and carried.backend in (None, backend)
+    stack = subject.stack or (carried.stack if same else None)
     return _Subject(device, backend, stack)
 
 
@@ -401,7 +401,7 @@ def _unit_of(raw: str) -> tuple[str, str, float]:
 
 
 # --------------------------------------------------------------------------- sentences
-def _sentence_claims(sentence: str, context: _Subject) -> list[ExtractedClaim]:
+def _sentence_claims(sentence: str, carried: _Subject) -> list[ExtractedClaim]:
     claims: list[ExtractedClaim] = []
     quote = sentence.strip()
     used: list[tuple[int, int]] = []
@@ -415,9 +415,9 @@ def _sentence_claims(sentence: str, context: _Subject) -> list[ExtractedClaim]:
     def base(**kw: Any) -> ExtractedClaim:
         return ExtractedClaim(
             quote=quote,
-            device=context.device,
-            backend=context.backend,
-            stack=context.stack,
+            device=carried.device,
+            backend=carried.backend,
+            stack=carried.stack,
             workload=about("workload"),
             dtype=about("dtype"),
             **kw,
@@ -452,7 +452,7 @@ def _sentence_claims(sentence: str, context: _Subject) -> list[ExtractedClaim]:
             )
         elif metric == "percent":
             claim = _percent_claim(
-                base, sentence, m, lo, hi, comparison, before, after, context.device
+                base, sentence, m, lo, hi, comparison, before, after, carried.device
             )
             if claim is not None:
                 claims.append(claim)

@@ -1,7 +1,7 @@
 """The daily flow: ingest -> signals -> resolve -> forecast -> probe (when due) -> briefing.
 
 A thin Prefect `@flow` over `@task`-wrapped stages from `shu.flows.stages`; ingestion fans out
-as mapped tasks (one per repository, one per GH Archive batch: `shu.flows.fanout`). Only the I/O
+as mapped tasks (one per repository, one per GH Archive batch: `shu.flows.ingest`). Only the I/O
 stages (ingest, snapshot) retry. Each stage is idempotent, so a re-run the same day converges and
 changes no forecast. Settings come from the environment / shu.toml plus `overrides` (non-secret
 settings only: the GitHub token is never a flow parameter, so it never reaches Prefect's
@@ -21,7 +21,7 @@ from typing import Any
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from shu.flows import fanout, stages
+from shu.flows import ingest, stages
 from shu.flows.stages import settings_from
 from shu.store import utcnow
 
@@ -40,17 +40,17 @@ snapshot_task = task(name="snapshot", cache_policy=NO_CACHE, **IO_RETRIES)(stage
 
 @flow(name="shu-daily", log_prints=True)
 def daily_flow(
-    day: date | None = None,
+    as_of: date | None = None,
     db: str | None = None,
     reports_dir: str | None = None,
     synthetic: bool = False,
     backfill: bool = False,
     overrides: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The whole daily chain for `day` (default today, UTC); returns each stage's report."""
+    """The whole daily chain for `as_of` (default today, UTC); returns each stage's report."""
     logger = get_run_logger()
     settings = settings_from(overrides)
-    day = day or utcnow().date()
+    as_of = as_of or utcnow().date()
     path = Path(db) if db else settings.db
     reports: list[stages.StageReport] = []
 
@@ -61,15 +61,15 @@ def daily_flow(
         return report
 
     # ---------------------------------------------------------------- inputs
-    ingested = finished(fanout.ingest(path, settings, day, backfill, overrides))  # fanned out
+    ingested = finished(ingest.ingest(path, settings, as_of, backfill, overrides))  # fanned out
     notices = list(ingested.problems)  # each source that failed, one notice each
     finished(signals_task(path, settings))
     # ---------------------------------------------------------------- forecasts
-    finished(resolve_task(path, day))
-    forecasted = finished(forecast_task(path, settings, day))
+    finished(resolve_task(path, as_of))
+    forecasted = finished(forecast_task(path, settings, as_of))
     if not forecasted.ok:
         notices.append(forecasted.message)
-    probed = finished(probe_task(path, settings, day))
+    probed = finished(probe_task(path, settings, as_of))
     if not probed.ok:
         notices.append(probed.message)
     # ---------------------------------------------------------------- outputs
@@ -77,7 +77,7 @@ def daily_flow(
         briefing_task(
             path,
             settings,
-            day,
+            as_of,
             reports_dir=Path(reports_dir) if reports_dir else None,
             synthetic=synthetic,
             notices=notices,

@@ -27,5 +27,5 @@ def probe_flow(
     settings = settings_from(overrides)
     if force:
         settings = settings.model_copy(update={"probe_max_age_days": -1})
-    day: date = utcnow().date()
-    return probe_task(Path(db) if db else settings.db, settings, day).as_dict()
+    as_of: date = utcnow().date()
+    return probe_task(Path(db) if db else settings.db, settings, as_of).as_dict()

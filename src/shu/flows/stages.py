@@ -5,7 +5,7 @@ second or changed forecast) and holds the DuckDB write lock only while it runs, 
 readers get in between stages (and read the snapshot during one). The Prefect flows in
 `shu.flows.daily` wrap these as tasks; nothing here imports Prefect. `settings_from` gives
 every flow its settings (the GitHub token is never a flow parameter). The ingest stage fans out
-over Prefect tasks, so it lives in `shu.flows.fanout` (one path for the daily flow, the demo and
+over Prefect tasks, so it lives in `shu.flows.ingest` (one path for the daily flow, the demo and
 the tests).
 
 A store with no data yet (`shu.store.first_data_day` is None) gets a run that says so: nothing to
@@ -85,15 +85,15 @@ def signals(db: Path, settings: Settings) -> StageReport:
         store.close()
 
 
-def resolve(db: Path, day: date) -> StageReport:
-    """Resolve every forecast whose horizon has passed by `day`."""
+def resolve(db: Path, as_of: date) -> StageReport:
+    """Resolve every forecast whose horizon has passed by `as_of`."""
     store = open_for_writing(db)
     try:
         if first_data_day(store.con) is None:
             return StageReport("resolve", f"nothing to resolve: {NO_DATA}")
         from shu.forecast.live.resolve import resolve_forecasts
 
-        counts = resolve_forecasts(store, as_of=day)
+        counts = resolve_forecasts(store, as_of=as_of)
         return StageReport(
             "resolve", ", ".join(f"{k} {v}" for k, v in counts.items()), counts=counts
         )
@@ -101,7 +101,7 @@ def resolve(db: Path, day: date) -> StageReport:
         store.close()
 
 
-def forecast(db: Path, settings: Settings, day: date) -> StageReport:
+def forecast(db: Path, settings: Settings, as_of: date) -> StageReport:
     """Issue today's forecasts for the tracked repositories (existing ones are left alone)."""
     store = open_for_writing(db)
     try:
@@ -117,7 +117,7 @@ def forecast(db: Path, settings: Settings, day: date) -> StageReport:
                 "models_dir for the shipped model); no forecast issued",
                 ok=False,
             )
-        issued = issue_forecasts(store, origin=day, settings=settings)
+        issued = issue_forecasts(store, origin=as_of, settings=settings)
         return StageReport(
             "forecast",
             f"{len(issued)} new forecasts (existing ones are never changed)",
@@ -127,7 +127,7 @@ def forecast(db: Path, settings: Settings, day: date) -> StageReport:
         store.close()
 
 
-def probe(db: Path, settings: Settings, day: date) -> StageReport:
+def probe(db: Path, settings: Settings, as_of: date) -> StageReport:
     """Run the probe locally when the latest run is older than settings.probe_max_age_days."""
     from shu.briefing.facts import latest_probe_age_days
 
@@ -135,7 +135,7 @@ def probe(db: Path, settings: Settings, day: date) -> StageReport:
     try:
         if first_data_day(store.con) is None:
             return StageReport("probe", f"not run: {NO_DATA} (`shu probe` runs it on its own)")
-        age = latest_probe_age_days(store, day)
+        age = latest_probe_age_days(store, as_of)
         if age is not None and age <= settings.probe_max_age_days:
             return StageReport("probe", f"latest probe run is {age} days old: reused")
         try:
@@ -158,19 +158,19 @@ def probe(db: Path, settings: Settings, day: date) -> StageReport:
 def briefing(
     db: Path,
     settings: Settings,
-    day: date,
+    as_of: date,
     *,
     reports_dir: Path | None = None,
     synthetic: bool = False,
     notices: list[str] | None = None,
 ) -> StageReport:
-    """Compose and record the briefing for `day`."""
+    """Compose and record the briefing for `as_of`."""
     from shu.briefing.compose import compose_briefing
 
     store = open_for_writing(db)
     try:
         result = compose_briefing(
-            store, day, settings, reports_dir=reports_dir, synthetic=synthetic, notices=notices
+            store, as_of, settings, reports_dir=reports_dir, synthetic=synthetic, notices=notices
         )
         counts = {
             "path": str(result.path),

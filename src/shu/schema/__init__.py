@@ -1,11 +1,12 @@
-"""Every table shu stores, declared once (name, columns, types, units, meaning, primary key).
+"""Every table shu stores, declared once (name, columns, types, units, meaning, primary key),
+and every column name once as a field (`ALL_FIELDS`: type, unit, meaning).
 
 The store creates tables from these declarations and `docs/data-dictionary.md` is rendered from
-them (`shu docs`); a test fails when the rendered file is stale.
+them (`shu docs`); a test fails when the rendered file is stale, and one when a column name is
+declared with two types or units or a column has no field (`registry.field_problems`).
 """
 
 from shu.schema import (
-    activity,
     briefing,
     calibration_state,
     claims,
@@ -14,26 +15,43 @@ from shu.schema import (
     gharchive,
     intervals,
     probe,
+    project,
     replay,
     rocm_index,
     signals,
 )
-from shu.schema.base import Column, Table
+from shu.schema.base import Column, Field, Table
+from shu.schema.fields import HOMONYMS, MEANING_EXCEPTIONS
+from shu.schema.registry import collect_fields
 
-ALL_TABLES: tuple[Table, ...] = (
-    core.TABLES
-    + activity.TABLES
-    + signals.TABLES
-    + rocm_index.TABLES
-    + forecasts.TABLES
-    + intervals.TABLES
-    + calibration_state.TABLES
-    + probe.TABLES
-    + briefing.TABLES
-    + claims.TABLES
-    + gharchive.TABLES
-    + replay.TABLES
+# The schema modules in the data dictionary's order: each declares its own FIELDS and TABLES.
+_MODULES = (
+    core,
+    project,
+    signals,
+    rocm_index,
+    forecasts,
+    intervals,
+    calibration_state,
+    probe,
+    briefing,
+    claims,
+    gharchive,
+    replay,
 )
+ALL_TABLES: tuple[Table, ...] = tuple(t for m in _MODULES for t in m.TABLES)
 TABLES_BY_NAME: dict[str, Table] = {t.name: t for t in ALL_TABLES}
 
-__all__ = ["ALL_TABLES", "TABLES_BY_NAME", "Column", "Table"]
+# Every declared field by name (two declarations only for the names in HOMONYMS).
+ALL_FIELDS: dict[str, tuple[Field, ...]] = collect_fields(m.FIELDS for m in _MODULES)
+
+__all__ = [
+    "ALL_FIELDS",
+    "ALL_TABLES",
+    "HOMONYMS",
+    "MEANING_EXCEPTIONS",
+    "TABLES_BY_NAME",
+    "Column",
+    "Field",
+    "Table",
+]

@@ -2,7 +2,8 @@
 the state each day's forecasts were issued with (`forecast_calibration`: the regime guard and the
 online conformal levels), written by `shu.forecast.calibration.state_store`."""
 
-from shu.schema.base import Table, col
+from shu.schema.base import Field, Table
+from shu.schema.fields import SHARED_FIELDS
 
 _STATS = (
     (
@@ -25,6 +26,69 @@ _STATS = (
     ),
 )
 
+# market_regime's statistics in column order: each, its usual value, its robust z-score.
+_REGIME_STATS = (
+    *(name for name, _, _ in _STATS),
+    *(f"usual_{name}" for name, _, _ in _STATS),
+    *(f"{name}_z" for name, _, _ in _STATS),
+)
+
+FIELDS = SHARED_FIELDS.extend(
+    *(Field(name, "DOUBLE", text, unit) for name, text, unit in _STATS),
+    *(
+        Field(f"usual_{name}", "DOUBLE", f"Median of {name} over the reference window.", unit)
+        for name, _, unit in _STATS
+    ),
+    *(
+        Field(
+            f"{name}_z",
+            "DOUBLE",
+            f"(value - usual) / (interquartile range / 1.349) of "
+            f"{name} over the reference window; NULL with under 180 reference days.",
+            "sd",
+        )
+        for name, _, _ in _STATS
+    ),
+    Field(
+        "distance",
+        "DOUBLE",
+        "How far outside its history the store is: max of "
+        "share_falling_7d_z and share_falling_28d_z (NULL when it cannot say).",
+        "sd",
+    ),
+    Field(
+        "n_repos",
+        "INTEGER",
+        "Most repositories with an observed day-to-day change on one "
+        "day of the 28 (under 100: no cross-section, the values are NULL).",
+    ),
+    Field(
+        "band",
+        "VARCHAR",
+        "Band of the 28-day velocity on the origin ('<1', '1-5', "
+        "'5-20', '>=20' stars/day) for interval templates; 'all' for yes/no templates.",
+    ),
+    Field("regime_distance", "DOUBLE", "`market_regime.distance` on the origin.", "sd"),
+    Field(
+        "shrink",
+        "DOUBLE",
+        "Guard: factor on the log-odds of repositories losing stars, "
+        "towards the base rate (1 = off; yes/no templates).",
+    ),
+    Field(
+        "widen",
+        "DOUBLE",
+        "Guard: factor on the interval scores about their median (1 = off; interval templates).",
+    ),
+    Field(
+        "resolved_through",
+        "DATE",
+        "The newest resolution day of a question the state has read (never after `origin`).",
+    ),
+    Field("n_resolved", "INTEGER", "Resolved questions the state has read since it started."),
+    Field("updated_on", "DATE", "Origin of the state's last update (updates come weekly)."),
+)
+
 MARKET_REGIME = Table(
     name="market_regime",
     description="The cross-section of the whole store on a forecast origin: how many "
@@ -33,38 +97,17 @@ MARKET_REGIME = Table(
     "forecasts are issued; the regime guard reads `distance`.",
     primary_key=("day",),
     group="forecasts",
-    columns=(
-        col("day", "DATE", "The origin the state is as of (only days on or before it are read)."),
-        *(col(name, "DOUBLE", text, unit) for name, text, unit in _STATS),
-        *(
-            col(f"usual_{name}", "DOUBLE", f"Median of {name} over the reference window.", unit)
-            for name, _, unit in _STATS
-        ),
-        *(
-            col(
-                f"{name}_z",
-                "DOUBLE",
-                f"(value - usual) / (interquartile range / 1.349) of "
-                f"{name} over the reference window; NULL with under 180 reference days.",
-                "sd",
-            )
-            for name, _, _ in _STATS
-        ),
-        col(
-            "distance",
-            "DOUBLE",
-            "How far outside its history the store is: max of "
-            "share_falling_7d_z and share_falling_28d_z (NULL when it cannot say).",
-            "sd",
-        ),
-        col(
-            "n_repos",
-            "INTEGER",
-            "Most repositories with an observed day-to-day change on one "
-            "day of the 28 (under 100: no cross-section, the values are NULL).",
-        ),
+    columns=FIELDS.hold(
+        "day",
+        *_REGIME_STATS,
+        "distance",
+        "n_repos",
+        described={
+            "day": "The origin the state is as of (only days on or before it are read).",
+        },
     ),
 )
+
 
 FORECAST_CALIBRATION = Table(
     name="forecast_calibration",
@@ -74,43 +117,25 @@ FORECAST_CALIBRATION = Table(
     "Each forecast's `calibration` column names its row.",
     primary_key=("origin", "model_version", "template", "horizon_days", "band"),
     group="forecasts",
-    columns=(
-        col("origin", "DATE", "The origin whose forecasts used this state."),
-        col("model_version", "VARCHAR", "The model the forecasts came from."),
-        col("template", "VARCHAR", "Question template."),
-        col("horizon_days", "INTEGER", "Horizon H.", "days"),
-        col(
-            "band",
-            "VARCHAR",
-            "Band of the 28-day velocity on the origin ('<1', '1-5', "
-            "'5-20', '>=20' stars/day) for interval templates; 'all' for yes/no templates.",
-        ),
-        col("regime_distance", "DOUBLE", "`market_regime.distance` on the origin.", "sd"),
-        col(
-            "shrink",
-            "DOUBLE",
-            "Guard: factor on the log-odds of repositories losing stars, "
-            "towards the base rate (1 = off; yes/no templates).",
-        ),
-        col(
-            "widen",
-            "DOUBLE",
-            "Guard: factor on the interval scores about their median "
-            "(1 = off; interval templates).",
-        ),
-        col(
-            "levels",
-            "DOUBLE[]",
-            "Online conformal levels issued for the nominal 0.025, 0.1, "
+    columns=FIELDS.hold(
+        "origin",
+        "model_version",
+        "template",
+        "horizon_days",
+        "band",
+        "regime_distance",
+        "shrink",
+        "widen",
+        "levels",
+        "resolved_through",
+        "n_resolved",
+        "updated_on",
+        described={
+            "origin": "The origin whose forecasts used this state.",
+            "model_version": "The model the forecasts came from.",
+            "levels": "Online conformal levels issued for the nominal 0.025, 0.1, "
             "0.25, 0.5, 0.75, 0.9, 0.975 (interval templates; NULL for yes/no).",
-        ),
-        col(
-            "resolved_through",
-            "DATE",
-            "The newest resolution day of a question the state has read (never after `origin`).",
-        ),
-        col("n_resolved", "INTEGER", "Resolved questions the state has read since it started."),
-        col("updated_on", "DATE", "Origin of the state's last update (updates come weekly)."),
+        },
     ),
 )
 

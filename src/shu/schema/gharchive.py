@@ -5,7 +5,35 @@ into `releases` with source 'gharchive'. Unstars are invisible in GH Archive (th
 "unstarred" event), so these are stars *given*, never net counts.
 """
 
-from shu.schema.base import Table, col
+from shu.schema.base import Field, Table
+from shu.schema.fields import SHARED_FIELDS
+
+FIELDS = SHARED_FIELDS.extend(
+    Field(
+        "pushes",
+        "BIGINT",
+        "PushEvents that day (one per `git push`, not per commit).",
+        "pushes",
+    ),
+    Field("tags_created", "BIGINT", "CreateEvents with ref_type 'tag' that day.", "tags"),
+    Field(
+        "releases_published",
+        "BIGINT",
+        "ReleaseEvents with action 'published' that day.",
+        "releases",
+    ),
+    Field("stars_28d", "BIGINT", "Stars given in (as_of - 28, as_of].", "stars"),
+    Field("stars_prev_28d", "BIGINT", "Stars given in (as_of - 56, as_of - 28].", "stars"),
+    Field(
+        "size_stars",
+        "BIGINT",
+        "Latest anchored count from `stars_daily` (ranking/API), "
+        "else stars given seen in GH Archive (a lower bound).",
+        "stars",
+    ),
+    Field("size_source", "VARCHAR", "'stars_daily' or 'gharchive-lower-bound'."),
+    Field("rank", "BIGINT", "1 = most accelerating."),
+)
 
 STARS_ADDED_DAILY = Table(
     name="stars_added_daily",
@@ -15,16 +43,16 @@ STARS_ADDED_DAILY = Table(
     "captured): a sample, not a count. Absence on a loaded day means none seen.",
     primary_key=("repo", "day"),
     group="gharchive",
-    columns=(
-        col("repo", "VARCHAR", "'owner/name' (aliases folded)."),
-        col("day", "DATE", "UTC day of the events."),
-        col(
-            "stars_added",
-            "BIGINT",
-            "WatchEvents (stars given) that day; unstars not subtracted.",
-            "stars",
-        ),
-        col("source", "VARCHAR", "'gharchive'."),
+    columns=FIELDS.hold(
+        "repo",
+        "day",
+        "stars_added",
+        "source",
+        described={
+            "day": "UTC day of the events.",
+            "stars_added": "WatchEvents (stars given) that day; unstars not subtracted.",
+            "source": "'gharchive'.",
+        },
     ),
 )
 
@@ -34,23 +62,17 @@ ACTIVITY_DAILY = Table(
     "releases published (every repository with any of these events that day).",
     primary_key=("repo", "day"),
     group="gharchive",
-    columns=(
-        col("repo", "VARCHAR", "'owner/name' (aliases folded)."),
-        col("day", "DATE", "UTC day of the events."),
-        col(
-            "pushes",
-            "BIGINT",
-            "PushEvents that day (one per `git push`, not per commit).",
-            "pushes",
-        ),
-        col("tags_created", "BIGINT", "CreateEvents with ref_type 'tag' that day.", "tags"),
-        col(
-            "releases_published",
-            "BIGINT",
-            "ReleaseEvents with action 'published' that day.",
-            "releases",
-        ),
-        col("source", "VARCHAR", "'gharchive'."),
+    columns=FIELDS.hold(
+        "repo",
+        "day",
+        "pushes",
+        "tags_created",
+        "releases_published",
+        "source",
+        described={
+            "day": "UTC day of the events.",
+            "source": "'gharchive'.",
+        },
     ),
 )
 
@@ -60,11 +82,16 @@ TAGS_CREATED = Table(
     "creation kept when a tag is deleted and re-created).",
     primary_key=("repo", "tag"),
     group="gharchive",
-    columns=(
-        col("repo", "VARCHAR", "'owner/name' (aliases folded)."),
-        col("tag", "VARCHAR", "Tag name as pushed (untrusted text)."),
-        col("created_at", "TIMESTAMP", "Event time (UTC) of the first creation seen."),
-        col("source", "VARCHAR", "'gharchive'."),
+    columns=FIELDS.hold(
+        "repo",
+        "tag",
+        "created_at",
+        "source",
+        described={
+            "tag": "Tag name as pushed (untrusted text).",
+            "created_at": "Event time (UTC) of the first creation seen.",
+            "source": "'gharchive'.",
+        },
     ),
 )
 
@@ -107,27 +134,21 @@ GHARCHIVE_TRENDING = Table(
     "against the 28 before, ending on the latest loaded day. Gross stars (unstars invisible).",
     group="gharchive",
     view_sql=_TRENDING_SQL,
-    columns=(
-        col("repo", "VARCHAR", "'owner/name'."),
-        col("as_of", "DATE", "Latest day in `stars_added_daily` (the window's end)."),
-        col("stars_28d", "BIGINT", "Stars given in (as_of - 28, as_of].", "stars"),
-        col("stars_prev_28d", "BIGINT", "Stars given in (as_of - 56, as_of - 28].", "stars"),
-        col("velocity_28d", "DOUBLE", "stars_28d / 28.", "stars/day"),
-        col(
-            "acceleration_28d",
-            "DOUBLE",
-            "(stars_28d - stars_prev_28d) / 28: change in the 28-day velocity.",
-            "stars/day",
-        ),
-        col(
-            "size_stars",
-            "BIGINT",
-            "Latest anchored count from `stars_daily` (ranking/API), "
-            "else stars given seen in GH Archive (a lower bound).",
-            "stars",
-        ),
-        col("size_source", "VARCHAR", "'stars_daily' or 'gharchive-lower-bound'."),
-        col("rank", "BIGINT", "1 = most accelerating."),
+    columns=FIELDS.hold(
+        "repo",
+        "as_of",
+        "stars_28d",
+        "stars_prev_28d",
+        "velocity_28d",
+        "acceleration_28d",
+        "size_stars",
+        "size_source",
+        "rank",
+        described={
+            "as_of": "Latest day in `stars_added_daily` (the window's end).",
+            "velocity_28d": "stars_28d / 28.",
+            "acceleration_28d": "(stars_28d - stars_prev_28d) / 28: change in the 28-day velocity.",
+        },
     ),
 )
 

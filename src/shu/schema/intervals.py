@@ -4,7 +4,60 @@ predictive quantiles of `star_velocity_interval` forecasts and whether each cent
 held once resolved. Keyed by `forecasts.forecast_id` (distributions by their own id, which
 `forecasts.distribution_id` names)."""
 
-from shu.schema.base import Table, col
+from shu.schema.base import Field, Table
+from shu.schema.fields import SHARED_FIELDS
+
+FIELDS = SHARED_FIELDS.extend(
+    Field("median", "DOUBLE", "Predictive median (conformalised)."),
+    Field("lower_50", "DOUBLE", "Lower end of the central 50% interval (quantile 0.25)."),
+    Field("upper_50", "DOUBLE", "Upper end of the central 50% interval (quantile 0.75)."),
+    Field("lower_80", "DOUBLE", "Lower end of the central 80% interval (quantile 0.1)."),
+    Field("upper_80", "DOUBLE", "Upper end of the central 80% interval (quantile 0.9)."),
+    Field("lower_95", "DOUBLE", "Lower end of the central 95% interval (quantile 0.025)."),
+    Field("upper_95", "DOUBLE", "Upper end of the central 95% interval (quantile 0.975)."),
+    Field("held_50", "BOOLEAN", "Observed value inside the central 50% interval."),
+    Field("held_80", "BOOLEAN", "Observed value inside the central 80% interval."),
+    Field("held_95", "BOOLEAN", "Observed value inside the central 95% interval."),
+    Field(
+        "crps",
+        "DOUBLE",
+        "2 x mean pinball loss over the quantiles 0.025 .. 0.975 (unit of the forecast).",
+    ),
+    Field(
+        "quantiles",
+        "DOUBLE[]",
+        "The distribution's quantile at each of `levels` (velocity_28d on origin + H).",
+        "stars/day",
+    ),
+    Field(
+        "anchor_templates",
+        "VARCHAR[]",
+        "The yes/no questions it passes through: the velocity questions, and star_gain "
+        "at horizons of at most 28 days.",
+    ),
+    Field(
+        "anchor_thresholds",
+        "DOUBLE[]",
+        "Their thresholds on the velocity (the same order): a velocity question's own; "
+        "star_gain's (N + D - 1) / 28, the velocity its question 'gain >= N' is on the "
+        "1/28 lattice (D the stars gained over the 28 - H days up to the origin).",
+        "stars/day",
+    ),
+    Field(
+        "anchor_probability",
+        "DOUBLE[]",
+        "Each question's calibrated (and guarded) answer before the answers were made "
+        "monotone in the threshold.",
+        "fraction",
+    ),
+    Field(
+        "anchor_cdf",
+        "DOUBLE[]",
+        "P(velocity <= threshold) of the distribution at each threshold; the question's "
+        "issued probability is 1 minus it.",
+        "fraction",
+    ),
+)
 
 FORECAST_INTERVALS = Table(
     name="forecast_intervals",
@@ -12,17 +65,21 @@ FORECAST_INTERVALS = Table(
     "`forecasts` whose template is star_velocity_interval). Append-only.",
     primary_key=("forecast_id",),
     group="forecasts",
-    columns=(
-        col("forecast_id", "VARCHAR", "The forecast in `forecasts`."),
-        col("quantity", "VARCHAR", "What is forecast, e.g. 'velocity_28d on resolves_on'."),
-        col("unit", "VARCHAR", "Unit of every value in this row (e.g. stars/day)."),
-        col("median", "DOUBLE", "Predictive median (conformalised)."),
-        col("lower_50", "DOUBLE", "Lower end of the central 50% interval (quantile 0.25)."),
-        col("upper_50", "DOUBLE", "Upper end of the central 50% interval (quantile 0.75)."),
-        col("lower_80", "DOUBLE", "Lower end of the central 80% interval (quantile 0.1)."),
-        col("upper_80", "DOUBLE", "Upper end of the central 80% interval (quantile 0.9)."),
-        col("lower_95", "DOUBLE", "Lower end of the central 95% interval (quantile 0.025)."),
-        col("upper_95", "DOUBLE", "Upper end of the central 95% interval (quantile 0.975)."),
+    columns=FIELDS.hold(
+        "forecast_id",
+        "quantity",
+        "unit",
+        "median",
+        "lower_50",
+        "upper_50",
+        "lower_80",
+        "upper_80",
+        "lower_95",
+        "upper_95",
+        described={
+            "quantity": "What is forecast, e.g. 'velocity_28d on resolves_on'.",
+            "unit": "Unit of every value in this row (e.g. stars/day).",
+        },
     ),
 )
 
@@ -33,22 +90,20 @@ INTERVAL_RESOLUTIONS = Table(
     "row in `forecast_resolutions`.",
     primary_key=("forecast_id",),
     group="forecasts",
-    columns=(
-        col("forecast_id", "VARCHAR", "The forecast in `forecasts`."),
-        col(
-            "observed_value",
-            "DOUBLE",
-            "The value observed on resolves_on (unit of the forecast's `forecast_intervals` row).",
-        ),
-        col("held_50", "BOOLEAN", "Observed value inside the central 50% interval."),
-        col("held_80", "BOOLEAN", "Observed value inside the central 80% interval."),
-        col("held_95", "BOOLEAN", "Observed value inside the central 95% interval."),
-        col(
-            "crps",
-            "DOUBLE",
-            "2 x mean pinball loss over the quantiles 0.025 .. 0.975 (unit of the forecast).",
-        ),
-        col("resolved_at", "TIMESTAMP", "When it was resolved (UTC)."),
+    columns=FIELDS.hold(
+        "forecast_id",
+        "observed_value",
+        "held_50",
+        "held_80",
+        "held_95",
+        "crps",
+        "resolved_at",
+        described={
+            "observed_value": (
+                "The value observed on resolves_on (unit of the forecast's `forecast_intervals` "
+                "row)."
+            )
+        },
     ),
 )
 
@@ -61,49 +116,27 @@ FORECAST_DISTRIBUTIONS = Table(
     "points (quantiles[i], levels[i]) and (anchor_thresholds[j], anchor_cdf[j]). Append-only.",
     primary_key=("distribution_id",),
     group="forecasts",
-    columns=(
-        col("distribution_id", "VARCHAR", "16 hex of SHA-256 over repo, horizon, origin, model."),
-        col("repo", "VARCHAR", "Repository."),
-        col("origin", "DATE", "Day t the distribution is issued as of."),
-        col("horizon_days", "INTEGER", "H: the velocity on origin + H.", "days"),
-        col("model_version", "VARCHAR", "Model that issued it."),
-        col("velocity_28d", "DOUBLE", "The 28-day star velocity on the origin.", "stars/day"),
-        col("levels", "DOUBLE[]", "Probability levels of `quantiles`.", "fraction"),
-        col(
-            "quantiles",
-            "DOUBLE[]",
-            "The distribution's quantile at each of `levels` (velocity_28d on origin + H).",
-            "stars/day",
-        ),
-        col(
-            "anchor_templates",
-            "VARCHAR[]",
-            "The yes/no questions it passes through: the velocity questions, and star_gain "
-            "at horizons of at most 28 days.",
-        ),
-        col(
-            "anchor_thresholds",
-            "DOUBLE[]",
-            "Their thresholds on the velocity (the same order): a velocity question's own; "
-            "star_gain's (N + D - 1) / 28, the velocity its question 'gain >= N' is on the "
-            "1/28 lattice (D the stars gained over the 28 - H days up to the origin).",
-            "stars/day",
-        ),
-        col(
-            "anchor_probability",
-            "DOUBLE[]",
-            "Each question's calibrated (and guarded) answer before the answers were made "
-            "monotone in the threshold.",
-            "fraction",
-        ),
-        col(
-            "anchor_cdf",
-            "DOUBLE[]",
-            "P(velocity <= threshold) of the distribution at each threshold; the question's "
-            "issued probability is 1 minus it.",
-            "fraction",
-        ),
-        col("issued_at", "TIMESTAMP", "Wall-clock time of issue (UTC)."),
+    columns=FIELDS.hold(
+        "distribution_id",
+        "repo",
+        "origin",
+        "horizon_days",
+        "model_version",
+        "velocity_28d",
+        "levels",
+        "quantiles",
+        "anchor_templates",
+        "anchor_thresholds",
+        "anchor_probability",
+        "anchor_cdf",
+        "issued_at",
+        described={
+            "distribution_id": "16 hex of SHA-256 over repo, horizon, origin, model.",
+            "origin": "Day t the distribution is issued as of.",
+            "horizon_days": "H: the velocity on origin + H.",
+            "velocity_28d": "The 28-day star velocity on the origin.",
+            "levels": "Probability levels of `quantiles`.",
+        },
     ),
 )
 

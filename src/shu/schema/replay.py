@@ -1,6 +1,20 @@
 """Replay runs: which past days `shu replay` re-ran, with which models, and what it wrote."""
 
-from shu.schema.base import Table, col
+from shu.schema.base import Field, Table
+from shu.schema.fields import SHARED_FIELDS
+
+FIELDS = SHARED_FIELDS.extend(
+    Field("day_from", "DATE", "First replayed day."),
+    Field("day_to", "DATE", "Last replayed day."),
+    Field(
+        "refit_days",
+        "DATE[]",
+        "Days the model was refitted, each on outcomes known the day before.",
+    ),
+    Field("model_versions", "VARCHAR[]", "Model versions issued under (prefix 'replay-')."),
+    Field("forecasts_issued", "BIGINT", "Forecast rows the run added."),
+    Field("resolutions_written", "BIGINT", "Resolution rows the run added (any forecast)."),
+)
 
 REPLAY_RUNS = Table(
     name="replay_runs",
@@ -8,21 +22,18 @@ REPLAY_RUNS = Table(
     "starting 'replay-' (their resolutions join on forecast_id).",
     primary_key=("run_id",),
     group="forecasts",
-    columns=(
-        col("run_id", "VARCHAR", "Random id of the run."),
-        col("day_from", "DATE", "First replayed day."),
-        col("day_to", "DATE", "Last replayed day."),
-        col(
-            "refit_days",
-            "DATE[]",
-            "Days the model was refitted, each on outcomes known the day before.",
-        ),
-        col("model_versions", "VARCHAR[]", "Model versions issued under (prefix 'replay-')."),
-        col("forecasts_issued", "BIGINT", "Forecast rows the run added."),
-        col("resolutions_written", "BIGINT", "Resolution rows the run added (any forecast)."),
-        col("wall_s", "DOUBLE", "Wall time of the run.", "s"),
-        col("started_at", "TIMESTAMP", "When it started (UTC)."),
-        col("finished_at", "TIMESTAMP", "When it finished (UTC)."),
+    columns=FIELDS.hold(
+        "run_id",
+        "day_from",
+        "day_to",
+        "refit_days",
+        "model_versions",
+        "forecasts_issued",
+        "resolutions_written",
+        "wall_s",
+        "started_at",
+        "finished_at",
+        described={"run_id": "Random id of the run."},
     ),
 )
 

@@ -11,7 +11,139 @@ their commits are ROCm work, so as their histories start and end they would move
 more than the rest of the ecosystem does.
 """
 
-from shu.schema.base import Table, col
+from shu.schema.base import Field, Table
+from shu.schema.fields import SHARED_FIELDS
+
+FIELDS = SHARED_FIELDS.extend(
+    Field("commits_90d", "BIGINT", "Counted commits in the window.", "commits"),
+    Field(
+        "rocm_commits_90d",
+        "BIGINT",
+        "Counted commits in the window flagged touches_rocm.",
+        "commits",
+    ),
+    Field(
+        "nonbot_commits_90d",
+        "BIGINT",
+        "Counted commits in the window whose author is not flagged author_is_bot (unknown "
+        "counts as not a bot).",
+        "commits",
+    ),
+    Field(
+        "nonbot_rocm_commits_90d",
+        "BIGINT",
+        "Of those, the ones flagged touches_rocm.",
+        "commits",
+    ),
+    Field(
+        "rocm_releases_365d",
+        "BIGINT",
+        "Releases or version tags published day-364 .. day whose name or notes match the "
+        "ROCm pattern (settings.ROCM_PATTERN, case-insensitive).",
+        "releases",
+    ),
+    Field(
+        "first_rocm_day",
+        "DATE",
+        "Day of the repository's first counted commit flagged touches_rocm, when it is on "
+        "or before the day (NULL before it lands).",
+    ),
+    Field(
+        "first_rocm_sha",
+        "VARCHAR",
+        "That commit's sha (the earliest committed on its day); NULL while first_rocm_day is.",
+    ),
+    Field(
+        "first_time_adopter",
+        "BOOLEAN",
+        "True once its first ROCm commit has landed on a day its history covered the 90 "
+        "days before (it was watched without ROCm work, so the commit is an adoption, not "
+        "a project born with ROCm).",
+    ),
+    Field(
+        "amd_own",
+        "BOOLEAN",
+        "The repository is one of AMD's own ROCm repositories (its owner is AMD's ROCm "
+        "organisation, shu.signals.rocm_index.AMD_OWNERS): its ROCm work is the vendor's, "
+        "not adoption.",
+    ),
+    Field(
+        "repos_rocm_90d",
+        "INTEGER",
+        "Of those, repositories with at least one counted commit flagged touches_rocm in "
+        "the window.",
+        "repos",
+    ),
+    Field(
+        "repos_ever_rocm",
+        "INTEGER",
+        "Of those, repositories with a counted ROCm commit on or before the day.",
+        "repos",
+    ),
+    Field(
+        "rocm_share_90d",
+        "DOUBLE",
+        "rocm_commits_90d / commits_90d (NULL when there are none).",
+        "fraction",
+    ),
+    Field(
+        "nonbot_rocm_share_90d",
+        "DOUBLE",
+        "nonbot_rocm_commits_90d / nonbot_commits_90d (NULL when there are none).",
+        "fraction",
+    ),
+    Field(
+        "repos_rocm_release_365d",
+        "INTEGER",
+        "Repositories with a release mentioning ROCm in day-364 .. day.",
+        "repos",
+    ),
+    Field(
+        "adopters_90d",
+        "INTEGER",
+        "First-time adopters (rocm_index_repos.first_time_adopter) whose first ROCm "
+        "commit landed in the window.",
+        "repos",
+    ),
+    Field(
+        "adopters_365d",
+        "INTEGER",
+        "First-time adopters whose first ROCm commit landed in day-364 .. day.",
+        "repos",
+    ),
+    Field(
+        "amd_repos",
+        "INTEGER",
+        "Of the repositories counted, AMD's own ROCm repositories (rocm_index_repos.amd_own).",
+        "repos",
+    ),
+    Field(
+        "third_party_repos_rocm_90d",
+        "INTEGER",
+        "Repositories with ROCm commits in the window, AMD's own left out.",
+        "repos",
+    ),
+    Field(
+        "third_party_commits_90d",
+        "BIGINT",
+        "Counted commits in the window, AMD's own repositories left out.",
+        "commits",
+    ),
+    Field(
+        "third_party_rocm_commits_90d",
+        "BIGINT",
+        "Of those, flagged touches_rocm.",
+        "commits",
+    ),
+    Field(
+        "third_party_rocm_share_90d",
+        "DOUBLE",
+        "third_party_rocm_commits_90d / third_party_commits_90d (NULL when there are none): "
+        "the share of ROCm work in the software around ROCm, which the vendor's own "
+        "repositories (mostly ROCm work) do not sway as they enter and leave the count.",
+        "fraction",
+    ),
+)
 
 ROCM_INDEX_REPOS = Table(
     name="rocm_index_repos",
@@ -24,61 +156,21 @@ ROCM_INDEX_REPOS = Table(
     "in full by `shu signals`.",
     primary_key=("repo", "day"),
     group="signals",
-    columns=(
-        col("repo", "VARCHAR", "Current 'owner/name'."),
-        col("day", "DATE", "Day the values are as of (UTC); the window is day-89 .. day."),
-        col("commits_90d", "BIGINT", "Counted commits in the window.", "commits"),
-        col(
-            "rocm_commits_90d",
-            "BIGINT",
-            "Counted commits in the window flagged touches_rocm.",
-            "commits",
-        ),
-        col(
-            "nonbot_commits_90d",
-            "BIGINT",
-            "Counted commits in the window whose author is not flagged author_is_bot (unknown "
-            "counts as not a bot).",
-            "commits",
-        ),
-        col(
-            "nonbot_rocm_commits_90d",
-            "BIGINT",
-            "Of those, the ones flagged touches_rocm.",
-            "commits",
-        ),
-        col(
-            "rocm_releases_365d",
-            "BIGINT",
-            "Releases or version tags published day-364 .. day whose name or notes match the "
-            "ROCm pattern (settings.ROCM_PATTERN, case-insensitive).",
-            "releases",
-        ),
-        col(
-            "first_rocm_day",
-            "DATE",
-            "Day of the repository's first counted commit flagged touches_rocm, when it is on "
-            "or before the day (NULL before it lands).",
-        ),
-        col(
-            "first_rocm_sha",
-            "VARCHAR",
-            "That commit's sha (the earliest committed on its day); NULL while first_rocm_day is.",
-        ),
-        col(
-            "first_time_adopter",
-            "BOOLEAN",
-            "True once its first ROCm commit has landed on a day its history covered the 90 "
-            "days before (it was watched without ROCm work, so the commit is an adoption, not "
-            "a project born with ROCm).",
-        ),
-        col(
-            "amd_own",
-            "BOOLEAN",
-            "The repository is one of AMD's own ROCm repositories (its owner is AMD's ROCm "
-            "organisation, shu.signals.rocm_index.AMD_OWNERS): its ROCm work is the vendor's, "
-            "not adoption.",
-        ),
+    columns=FIELDS.hold(
+        "repo",
+        "day",
+        "commits_90d",
+        "rocm_commits_90d",
+        "nonbot_commits_90d",
+        "nonbot_rocm_commits_90d",
+        "rocm_releases_365d",
+        "first_rocm_day",
+        "first_rocm_sha",
+        "first_time_adopter",
+        "amd_own",
+        described={
+            "day": "Day the values are as of (UTC); the window is day-89 .. day.",
+        },
     ),
 )
 
@@ -123,89 +215,33 @@ ROCM_INDEX = Table(
     primary_key=("day",),
     group="signals",
     view_sql=_INDEX_SQL,
-    columns=(
-        col("day", "DATE", "Day the values are as of (UTC); the window is day-89 .. day."),
-        col("repos", "INTEGER", "Repositories whose history covers the window.", "repos"),
-        col(
-            "repos_rocm_90d",
-            "INTEGER",
-            "Of those, repositories with at least one counted commit flagged touches_rocm in "
-            "the window.",
-            "repos",
-        ),
-        col(
-            "repos_ever_rocm",
-            "INTEGER",
-            "Of those, repositories with a counted ROCm commit on or before the day.",
-            "repos",
-        ),
-        col("commits_90d", "BIGINT", "Their counted commits in the window.", "commits"),
-        col("rocm_commits_90d", "BIGINT", "Of those, flagged touches_rocm.", "commits"),
-        col(
-            "rocm_share_90d",
-            "DOUBLE",
-            "rocm_commits_90d / commits_90d (NULL when there are none).",
-            "fraction",
-        ),
-        col("nonbot_commits_90d", "BIGINT", "Their counted non-bot commits.", "commits"),
-        col("nonbot_rocm_commits_90d", "BIGINT", "Of those, flagged touches_rocm.", "commits"),
-        col(
-            "nonbot_rocm_share_90d",
-            "DOUBLE",
-            "nonbot_rocm_commits_90d / nonbot_commits_90d (NULL when there are none).",
-            "fraction",
-        ),
-        col(
-            "repos_rocm_release_365d",
-            "INTEGER",
-            "Repositories with a release mentioning ROCm in day-364 .. day.",
-            "repos",
-        ),
-        col(
-            "adopters_90d",
-            "INTEGER",
-            "First-time adopters (rocm_index_repos.first_time_adopter) whose first ROCm "
-            "commit landed in the window.",
-            "repos",
-        ),
-        col(
-            "adopters_365d",
-            "INTEGER",
-            "First-time adopters whose first ROCm commit landed in day-364 .. day.",
-            "repos",
-        ),
-        col(
-            "amd_repos",
-            "INTEGER",
-            "Of the repositories counted, AMD's own ROCm repositories (rocm_index_repos.amd_own).",
-            "repos",
-        ),
-        col(
-            "third_party_repos_rocm_90d",
-            "INTEGER",
-            "Repositories with ROCm commits in the window, AMD's own left out.",
-            "repos",
-        ),
-        col(
-            "third_party_commits_90d",
-            "BIGINT",
-            "Counted commits in the window, AMD's own repositories left out.",
-            "commits",
-        ),
-        col(
-            "third_party_rocm_commits_90d",
-            "BIGINT",
-            "Of those, flagged touches_rocm.",
-            "commits",
-        ),
-        col(
-            "third_party_rocm_share_90d",
-            "DOUBLE",
-            "third_party_rocm_commits_90d / third_party_commits_90d (NULL when there are none): "
-            "the share of ROCm work in the software around ROCm, which the vendor's own "
-            "repositories (mostly ROCm work) do not sway as they enter and leave the count.",
-            "fraction",
-        ),
+    columns=FIELDS.hold(
+        "day",
+        "repos",
+        "repos_rocm_90d",
+        "repos_ever_rocm",
+        "commits_90d",
+        "rocm_commits_90d",
+        "rocm_share_90d",
+        "nonbot_commits_90d",
+        "nonbot_rocm_commits_90d",
+        "nonbot_rocm_share_90d",
+        "repos_rocm_release_365d",
+        "adopters_90d",
+        "adopters_365d",
+        "amd_repos",
+        "third_party_repos_rocm_90d",
+        "third_party_commits_90d",
+        "third_party_rocm_commits_90d",
+        "third_party_rocm_share_90d",
+        described={
+            "day": "Day the values are as of (UTC); the window is day-89 .. day.",
+            "repos": "Repositories whose history covers the window.",
+            "commits_90d": "Their counted commits in the window.",
+            "rocm_commits_90d": "Of those, flagged touches_rocm.",
+            "nonbot_commits_90d": "Their counted non-bot commits.",
+            "nonbot_rocm_commits_90d": "Of those, flagged touches_rocm.",
+        },
     ),
 )
 

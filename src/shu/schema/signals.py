@@ -14,11 +14,226 @@ Definitions (one meaning everywhere; the SQL in `shu/signals/sql/` and the panda
   or zero spread.
 """
 
-from shu.schema.base import Table, col
+from shu.schema.base import Field, Table
+from shu.schema.fields import SHARED_FIELDS
 
 _WINDOW_NOTE = (
     "A window [t-w, t] is defined only when every day in it has an observation at "
     "most 7 days old; otherwise the value is NULL (never interpolated)."
+)
+
+FIELDS = SHARED_FIELDS.extend(
+    Field(
+        "stars_age_days",
+        "INTEGER",
+        "Days between the day and the observation `stars` "
+        "comes from (0 = observed that day; at most 7).",
+        "days",
+    ),
+    Field("velocity_7d", "DOUBLE", "(stars(t) - stars(t-7)) / 7.", "stars/day"),
+    Field(
+        "velocity_90d",
+        "DOUBLE",
+        "(stars(t) - stars(t-90)) / 90 (NULL when the 90-day "
+        "window overlaps a gap, like the others, but not counted in `gap`).",
+        "stars/day",
+    ),
+    Field("acceleration_7d", "DOUBLE", "velocity_7d(t) - velocity_7d(t-7).", "stars/day"),
+    Field(
+        "velocity_7d_z",
+        "DOUBLE",
+        "z-score of velocity_7d against its values over the "
+        "trailing 365 days (day included; >= 28 values).",
+        "sd",
+    ),
+    Field(
+        "velocity_28d_z",
+        "DOUBLE",
+        "z-score of velocity_28d against its values over the "
+        "trailing 365 days (day included; >= 28 values).",
+        "sd",
+    ),
+    Field(
+        "gap",
+        "BOOLEAN",
+        "True when a 7- or 28-day velocity or acceleration of the day is "
+        "NULL because its window overlaps a data gap (a stale day after the repository's "
+        "first observation), not because the history is too short.",
+    ),
+    Field(
+        "lifecycle_phase",
+        "VARCHAR",
+        "Shape of the curve that day (thresholds in "
+        "shu.signals.lifecycle): 'decline' when velocity_28d < 0.01% of stars per day; "
+        "'emerging' when >= 0.5% per day and acceleration_28d >= 0; 'expansion' when "
+        "acceleration_28d >= 10% of velocity_28d; else 'maturation'. NULL when velocity_28d "
+        "or acceleration_28d is NULL.",
+    ),
+    Field("mode", "VARCHAR", "'full' or 'incremental'."),
+    Field(
+        "reason",
+        "VARCHAR",
+        "Why this mode (e.g. 'requested', 'first run', 'input before 2026-02-27 changed').",
+    ),
+    Field("from_day", "DATE", "First day written (NULL = all)."),
+    Field("to_day", "DATE", "Last day covered."),
+    Field("rows_written", "BIGINT", "Rows written.", "rows"),
+    Field("source_rows", "BIGINT", "Input rows on or before to_day (fingerprint).", "rows"),
+    Field("source_sum", "HUGEINT", "Sum of the input counts on or before to_day (fingerprint)."),
+    Field("seconds", "DOUBLE", "Wall time of this table's refresh.", "s"),
+    Field(
+        "commits",
+        "BIGINT",
+        "Counted commits from the first counted day through this day.",
+        "commits",
+    ),
+    Field("commits_day", "BIGINT", "Counted commits on this day.", "commits"),
+    Field("commit_velocity_7d", "DOUBLE", "(commits(t) - commits(t-7)) / 7.", "commits/day"),
+    Field("commit_velocity_28d", "DOUBLE", "(commits(t) - commits(t-28)) / 28.", "commits/day"),
+    Field(
+        "commit_acceleration_7d",
+        "DOUBLE",
+        "commit_velocity_7d(t) - commit_velocity_7d(t-7).",
+        "commits/day",
+    ),
+    Field(
+        "commit_acceleration_28d",
+        "DOUBLE",
+        "commit_velocity_28d(t) - commit_velocity_28d(t-28).",
+        "commits/day",
+    ),
+    Field(
+        "commit_velocity_7d_z",
+        "DOUBLE",
+        "z-score of commit_velocity_7d against its values over the "
+        "trailing 365 days (day included; >= 28 values).",
+        "sd",
+    ),
+    Field(
+        "commit_velocity_28d_z",
+        "DOUBLE",
+        "z-score of commit_velocity_28d against its values over the "
+        "trailing 365 days (day included; >= 28 values).",
+        "sd",
+    ),
+    Field(
+        "rocm_commits_28d",
+        "BIGINT",
+        "Counted commits flagged touches_rocm in the 28 days t-27 .. t.",
+        "commits",
+    ),
+    Field(
+        "rocm_share_28d",
+        "DOUBLE",
+        "rocm_commits_28d / counted commits in the same 28 days (NULL when there were none).",
+        "fraction",
+    ),
+    Field("velocity_28d_mean", "DOUBLE", "Mean velocity_28d of the members.", "stars/day"),
+    Field("acceleration_28d_mean", "DOUBLE", "Mean acceleration_28d of the members.", "stars/day"),
+    Field(
+        "acceleration_28d_median",
+        "DOUBLE",
+        "Median acceleration_28d of the members.",
+        "stars/day",
+    ),
+    Field(
+        "acceleration_28d_sd",
+        "DOUBLE",
+        "Sample standard deviation of the members' acceleration_28d (NULL with one member).",
+        "stars/day",
+    ),
+    Field(
+        "accelerating_share",
+        "DOUBLE",
+        "Share of members with acceleration_28d > 0.",
+        "fraction",
+    ),
+    Field(
+        "acceleration_28d_total",
+        "DOUBLE",
+        "Sum of the members' acceleration_28d (the "
+        "acceleration of their combined star count when all have a value).",
+        "stars/day",
+    ),
+    Field(
+        "peers",
+        "INTEGER",
+        "Other members of the category with an acceleration_28d that day.",
+        "repos",
+    ),
+    Field("peer_velocity_28d", "DOUBLE", "Mean velocity_28d of the other members.", "stars/day"),
+    Field(
+        "peer_acceleration_28d",
+        "DOUBLE",
+        "Mean acceleration_28d of the other members (NULL without peers).",
+        "stars/day",
+    ),
+    Field(
+        "relative_acceleration_28d",
+        "DOUBLE",
+        "acceleration_28d - peer_acceleration_28d.",
+        "stars/day",
+    ),
+    Field(
+        "category_rank",
+        "INTEGER",
+        "1 = highest acceleration_28d in the category that day (ties share a rank).",
+    ),
+    Field(
+        "days_since_previous_release",
+        "INTEGER",
+        "Days since the previous stable release day of the repository.",
+        "days",
+    ),
+    Field("star_velocity_before_28d", "DOUBLE", "(stars(d) - stars(d-28)) / 28.", "stars/day"),
+    Field("star_velocity_after_14d", "DOUBLE", "(stars(d+14) - stars(d)) / 14.", "stars/day"),
+    Field(
+        "star_lift",
+        "DOUBLE",
+        "star_velocity_after_14d - star_velocity_before_28d.",
+        "stars/day",
+    ),
+    Field(
+        "star_lift_ratio",
+        "DOUBLE",
+        "star_velocity_after_14d / star_velocity_before_28d (when before > 0).",
+        "ratio",
+    ),
+    Field(
+        "commit_velocity_before_28d",
+        "DOUBLE",
+        "(commits(d) - commits(d-28)) / 28 (commit_signals).",
+        "commits/day",
+    ),
+    Field(
+        "commit_velocity_after_14d",
+        "DOUBLE",
+        "(commits(d+14) - commits(d)) / 14.",
+        "commits/day",
+    ),
+    Field(
+        "commit_lift",
+        "DOUBLE",
+        "commit_velocity_after_14d - commit_velocity_before_28d.",
+        "commits/day",
+    ),
+    Field(
+        "last_release_tag",
+        "VARCHAR",
+        "Tag of the latest stable release on or before the "
+        "day (the greatest tag when several share that day).",
+    ),
+    Field("last_release_day", "DATE", "Its release day."),
+    Field("days_since_release", "INTEGER", "day - last_release_day.", "days"),
+    Field("releases_365d", "INTEGER", "Stable release days in t-364 .. t.", "releases"),
+    Field(
+        "median_interval_days",
+        "DOUBLE",
+        "Median interval between the last up to 6 stable "
+        "release days (5 intervals) as of the last release; NULL after the first.",
+        "days",
+    ),
+    Field("first_day", "DATE", "Its first day with a star count in stars_daily."),
 )
 
 STAR_SIGNALS = Table(
@@ -31,58 +246,25 @@ STAR_SIGNALS = Table(
     notes="`shu signals --full` recomputes every row and rewrites the repositories whose stored "
     "rows differ (all of them when most differ). Keys unique by construction; no index "
     "constraint, which would make the 9M-row rebuild several times slower.",
-    columns=(
-        col("repo", "VARCHAR", "Current 'owner/name'."),
-        col("day", "DATE", "Day the values are as of."),
-        col("stars", "BIGINT", "Stars ASOF the day (latest observation at or before it).", "stars"),
-        col(
-            "stars_age_days",
-            "INTEGER",
-            "Days between the day and the observation `stars` "
-            "comes from (0 = observed that day; at most 7).",
-            "days",
-        ),
-        col("velocity_7d", "DOUBLE", "(stars(t) - stars(t-7)) / 7.", "stars/day"),
-        col("velocity_28d", "DOUBLE", "(stars(t) - stars(t-28)) / 28.", "stars/day"),
-        col(
-            "velocity_90d",
-            "DOUBLE",
-            "(stars(t) - stars(t-90)) / 90 (NULL when the 90-day "
-            "window overlaps a gap, like the others, but not counted in `gap`).",
-            "stars/day",
-        ),
-        col("acceleration_7d", "DOUBLE", "velocity_7d(t) - velocity_7d(t-7).", "stars/day"),
-        col("acceleration_28d", "DOUBLE", "velocity_28d(t) - velocity_28d(t-28).", "stars/day"),
-        col(
-            "velocity_7d_z",
-            "DOUBLE",
-            "z-score of velocity_7d against its values over the "
-            "trailing 365 days (day included; >= 28 values).",
-            "sd",
-        ),
-        col(
-            "velocity_28d_z",
-            "DOUBLE",
-            "z-score of velocity_28d against its values over the "
-            "trailing 365 days (day included; >= 28 values).",
-            "sd",
-        ),
-        col(
-            "gap",
-            "BOOLEAN",
-            "True when a 7- or 28-day velocity or acceleration of the day is "
-            "NULL because its window overlaps a data gap (a stale day after the repository's "
-            "first observation), not because the history is too short.",
-        ),
-        col(
-            "lifecycle_phase",
-            "VARCHAR",
-            "Shape of the curve that day (thresholds in "
-            "shu.signals.lifecycle): 'decline' when velocity_28d < 0.01% of stars per day; "
-            "'emerging' when >= 0.5% per day and acceleration_28d >= 0; 'expansion' when "
-            "acceleration_28d >= 10% of velocity_28d; else 'maturation'. NULL when velocity_28d "
-            "or acceleration_28d is NULL.",
-        ),
+    columns=FIELDS.hold(
+        "repo",
+        "day",
+        "stars",
+        "stars_age_days",
+        "velocity_7d",
+        "velocity_28d",
+        "velocity_90d",
+        "acceleration_7d",
+        "acceleration_28d",
+        "velocity_7d_z",
+        "velocity_28d_z",
+        "gap",
+        "lifecycle_phase",
+        described={
+            "stars": "Stars ASOF the day (latest observation at or before it).",
+            "velocity_28d": "(stars(t) - stars(t-28)) / 28.",
+            "acceleration_28d": "velocity_28d(t) - velocity_28d(t-28).",
+        },
     ),
 )
 
@@ -93,22 +275,22 @@ SIGNAL_RUNS = Table(
     "when older input changed).",
     primary_key=("run_id", "target"),
     group="signals",
-    columns=(
-        col("run_id", "VARCHAR", "Id of the refresh (uuid4), shared by its tables."),
-        col("target", "VARCHAR", "Table refreshed, e.g. star_signals."),
-        col("mode", "VARCHAR", "'full' or 'incremental'."),
-        col(
-            "reason",
-            "VARCHAR",
-            "Why this mode (e.g. 'requested', 'first run', 'input before 2026-02-27 changed').",
-        ),
-        col("from_day", "DATE", "First day written (NULL = all)."),
-        col("to_day", "DATE", "Last day covered."),
-        col("rows_written", "BIGINT", "Rows written.", "rows"),
-        col("source_rows", "BIGINT", "Input rows on or before to_day (fingerprint).", "rows"),
-        col("source_sum", "HUGEINT", "Sum of the input counts on or before to_day (fingerprint)."),
-        col("seconds", "DOUBLE", "Wall time of this table's refresh.", "s"),
-        col("finished_at", "TIMESTAMP", "When it finished (UTC)."),
+    columns=FIELDS.hold(
+        "run_id",
+        "target",
+        "mode",
+        "reason",
+        "from_day",
+        "to_day",
+        "rows_written",
+        "source_rows",
+        "source_sum",
+        "seconds",
+        "finished_at",
+        described={
+            "run_id": "Id of the refresh (uuid4), shared by its tables.",
+            "target": "Table refreshed, e.g. star_signals.",
+        },
     ),
 )
 
@@ -124,53 +306,25 @@ COMMIT_SIGNALS = Table(
     "full (small).",
     primary_key=("repo", "day"),
     group="signals",
-    columns=(
-        col("repo", "VARCHAR", "Current 'owner/name'."),
-        col("day", "DATE", "Day the values are as of (UTC)."),
-        col(
-            "commits",
-            "BIGINT",
-            "Counted commits from the first counted day through this day.",
-            "commits",
-        ),
-        col("commits_day", "BIGINT", "Counted commits on this day.", "commits"),
-        col("velocity_7d", "DOUBLE", "(commits(t) - commits(t-7)) / 7.", "commits/day"),
-        col("velocity_28d", "DOUBLE", "(commits(t) - commits(t-28)) / 28.", "commits/day"),
-        col("acceleration_7d", "DOUBLE", "velocity_7d(t) - velocity_7d(t-7).", "commits/day"),
-        col("acceleration_28d", "DOUBLE", "velocity_28d(t) - velocity_28d(t-28).", "commits/day"),
-        col(
-            "velocity_7d_z",
-            "DOUBLE",
-            "z-score of velocity_7d against its values over the "
-            "trailing 365 days (day included; >= 28 values).",
-            "sd",
-        ),
-        col(
-            "velocity_28d_z",
-            "DOUBLE",
-            "z-score of velocity_28d against its values over the "
-            "trailing 365 days (day included; >= 28 values).",
-            "sd",
-        ),
-        col(
-            "rocm_commits_28d",
-            "BIGINT",
-            "Counted commits flagged touches_rocm in the 28 days t-27 .. t.",
-            "commits",
-        ),
-        col(
-            "rocm_share_28d",
-            "DOUBLE",
-            "rocm_commits_28d / counted commits in the same 28 days (NULL when there were none).",
-            "fraction",
-        ),
-        col(
-            "gap",
-            "BOOLEAN",
-            "True when a window overlaps a day the commit data does not "
+    columns=FIELDS.hold(
+        "repo",
+        "day",
+        "commits",
+        "commits_day",
+        "commit_velocity_7d",
+        "commit_velocity_28d",
+        "commit_acceleration_7d",
+        "commit_acceleration_28d",
+        "commit_velocity_7d_z",
+        "commit_velocity_28d_z",
+        "rocm_commits_28d",
+        "rocm_share_28d",
+        "gap",
+        described={
+            "gap": "True when a window overlaps a day the commit data does not "
             "cover; always false within the covered span (kept for symmetry with "
             "star_signals).",
-        ),
+        },
     ),
 )
 
@@ -182,43 +336,20 @@ CATEGORY_SIGNALS = Table(
     "where none has one get no row.",
     primary_key=("category", "day"),
     group="signals",
-    columns=(
-        col(
-            "category",
-            "VARCHAR",
-            "Configured category (platform, inference-runtime, …) or 'untracked'.",
-        ),
-        col("day", "DATE", "Day the values are as of."),
-        col("repos", "INTEGER", "Members with an acceleration_28d that day.", "repos"),
-        col("velocity_28d_mean", "DOUBLE", "Mean velocity_28d of the members.", "stars/day"),
-        col(
-            "acceleration_28d_mean", "DOUBLE", "Mean acceleration_28d of the members.", "stars/day"
-        ),
-        col(
-            "acceleration_28d_median",
-            "DOUBLE",
-            "Median acceleration_28d of the members.",
-            "stars/day",
-        ),
-        col(
-            "acceleration_28d_sd",
-            "DOUBLE",
-            "Sample standard deviation of the members' acceleration_28d (NULL with one member).",
-            "stars/day",
-        ),
-        col(
-            "accelerating_share",
-            "DOUBLE",
-            "Share of members with acceleration_28d > 0.",
-            "fraction",
-        ),
-        col(
-            "acceleration_28d_total",
-            "DOUBLE",
-            "Sum of the members' acceleration_28d (the "
-            "acceleration of their combined star count when all have a value).",
-            "stars/day",
-        ),
+    columns=FIELDS.hold(
+        "category",
+        "day",
+        "repos",
+        "velocity_28d_mean",
+        "acceleration_28d_mean",
+        "acceleration_28d_median",
+        "acceleration_28d_sd",
+        "accelerating_share",
+        "acceleration_28d_total",
+        described={
+            "category": "Configured category (platform, inference-runtime, …) or 'untracked'.",
+            "repos": "Members with an acceleration_28d that day.",
+        },
     ),
 )
 
@@ -229,36 +360,23 @@ PEER_SIGNALS = Table(
     "tensorflow/tensorflow's acceleration_28d on a day when pytorch/pytorch is the subject.",
     primary_key=("repo", "day"),
     group="signals",
-    columns=(
-        col("repo", "VARCHAR", "Tracked 'owner/name'."),
-        col("day", "DATE", "Day the values are as of."),
-        col("category", "VARCHAR", "Its configured category."),
-        col("velocity_28d", "DOUBLE", "Its velocity_28d (star_signals).", "stars/day"),
-        col("acceleration_28d", "DOUBLE", "Its acceleration_28d (star_signals).", "stars/day"),
-        col(
-            "peers",
-            "INTEGER",
-            "Other members of the category with an acceleration_28d that day.",
-            "repos",
-        ),
-        col("peer_velocity_28d", "DOUBLE", "Mean velocity_28d of the other members.", "stars/day"),
-        col(
-            "peer_acceleration_28d",
-            "DOUBLE",
-            "Mean acceleration_28d of the other members (NULL without peers).",
-            "stars/day",
-        ),
-        col(
-            "relative_acceleration_28d",
-            "DOUBLE",
-            "acceleration_28d - peer_acceleration_28d.",
-            "stars/day",
-        ),
-        col(
-            "category_rank",
-            "INTEGER",
-            "1 = highest acceleration_28d in the category that day (ties share a rank).",
-        ),
+    columns=FIELDS.hold(
+        "repo",
+        "day",
+        "category",
+        "velocity_28d",
+        "acceleration_28d",
+        "peers",
+        "peer_velocity_28d",
+        "peer_acceleration_28d",
+        "relative_acceleration_28d",
+        "category_rank",
+        described={
+            "repo": "Tracked 'owner/name'.",
+            "category": "Its configured category.",
+            "velocity_28d": "Its velocity_28d (star_signals).",
+            "acceleration_28d": "Its acceleration_28d (star_signals).",
+        },
     ),
 )
 
@@ -270,50 +388,24 @@ RELEASE_SIGNALS = Table(
     "the star_signals rule (NULL unless every day in the window is fresh).",
     primary_key=("repo", "tag"),
     group="signals",
-    columns=(
-        col("repo", "VARCHAR", "Current 'owner/name'."),
-        col("tag", "VARCHAR", "Release tag."),
-        col("published_at", "TIMESTAMP", "When it was published (UTC)."),
-        col("day", "DATE", "Release day d (UTC date of published_at)."),
-        col("is_prerelease", "BOOLEAN", "Pre-release (rc, beta, …); unknown counts as stable."),
-        col(
-            "days_since_previous_release",
-            "INTEGER",
-            "Days since the previous stable release day of the repository.",
-            "days",
-        ),
-        col("star_velocity_before_28d", "DOUBLE", "(stars(d) - stars(d-28)) / 28.", "stars/day"),
-        col("star_velocity_after_14d", "DOUBLE", "(stars(d+14) - stars(d)) / 14.", "stars/day"),
-        col(
-            "star_lift",
-            "DOUBLE",
-            "star_velocity_after_14d - star_velocity_before_28d.",
-            "stars/day",
-        ),
-        col(
-            "star_lift_ratio",
-            "DOUBLE",
-            "star_velocity_after_14d / star_velocity_before_28d (when before > 0).",
-            "ratio",
-        ),
-        col(
-            "commit_velocity_before_28d",
-            "DOUBLE",
-            "(commits(d) - commits(d-28)) / 28 (commit_signals).",
-            "commits/day",
-        ),
-        col(
-            "commit_velocity_after_14d",
-            "DOUBLE",
-            "(commits(d+14) - commits(d)) / 14.",
-            "commits/day",
-        ),
-        col(
-            "commit_lift",
-            "DOUBLE",
-            "commit_velocity_after_14d - commit_velocity_before_28d.",
-            "commits/day",
-        ),
+    columns=FIELDS.hold(
+        "repo",
+        "tag",
+        "published_at",
+        "day",
+        "is_prerelease",
+        "days_since_previous_release",
+        "star_velocity_before_28d",
+        "star_velocity_after_14d",
+        "star_lift",
+        "star_lift_ratio",
+        "commit_velocity_before_28d",
+        "commit_velocity_after_14d",
+        "commit_lift",
+        described={
+            "day": "Release day d (UTC date of published_at).",
+            "is_prerelease": "Pre-release (rc, beta, …); unknown counts as stable.",
+        },
     ),
 )
 
@@ -324,25 +416,14 @@ RELEASE_CONTEXT = Table(
     "Pre-releases are left out; several releases on one day count once.",
     primary_key=("repo", "day"),
     group="signals",
-    columns=(
-        col("repo", "VARCHAR", "Current 'owner/name'."),
-        col("day", "DATE", "Day the values are as of."),
-        col(
-            "last_release_tag",
-            "VARCHAR",
-            "Tag of the latest stable release on or before the "
-            "day (the greatest tag when several share that day).",
-        ),
-        col("last_release_day", "DATE", "Its release day."),
-        col("days_since_release", "INTEGER", "day - last_release_day.", "days"),
-        col("releases_365d", "INTEGER", "Stable release days in t-364 .. t.", "releases"),
-        col(
-            "median_interval_days",
-            "DOUBLE",
-            "Median interval between the last up to 6 stable "
-            "release days (5 intervals) as of the last release; NULL after the first.",
-            "days",
-        ),
+    columns=FIELDS.hold(
+        "repo",
+        "day",
+        "last_release_tag",
+        "last_release_day",
+        "days_since_release",
+        "releases_365d",
+        "median_interval_days",
     ),
 )
 
@@ -353,10 +434,7 @@ STAR_SIGNAL_REPOS = Table(
     "one adds new repositories), so an incremental refresh reads it instead of the whole history.",
     primary_key=("repo",),
     group="signals",
-    columns=(
-        col("repo", "VARCHAR", "Repository 'owner/name'."),
-        col("first_day", "DATE", "Its first day with a star count in stars_daily."),
-    ),
+    columns=FIELDS.hold("repo", "first_day"),
 )
 
 TABLES = (

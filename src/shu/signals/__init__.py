@@ -2,7 +2,7 @@
 
 `refresh_signals(store, full=False)` recomputes, in order: `star_signals` (incrementally unless
 `full`), `commit_signals`, the rows of the ROCm ecosystem index (`rocm_index_repos`), and the
-context tables built on them; `latest_signals(store, repo)`
+peer and release tables built on them (`peers_and_releases`); `latest_signals(store, repo)`
 reads the newest values of one repository. Definitions: `shu.schema.signals`.
 
 From a notebook, one repository's signals are `shu.star_signals(repo)` (`shu.notebook`).
@@ -30,7 +30,7 @@ def refresh_signals(
     Returns {table: {mode, reason, rows, seconds, to_day}} and the total under 'seconds'.
     """
     from shu.signals.commits import refresh_commit_signals
-    from shu.signals.context import refresh_peer_signals, refresh_release_signals
+    from shu.signals.peers_and_releases import refresh_peer_signals, refresh_release_signals
     from shu.signals.rocm_index import refresh_rocm_index
     from shu.signals.stars import refresh_star_signals
 

@@ -142,15 +142,17 @@ def commit_signals_reference(commits: pd.DataFrame) -> pd.DataFrame:
         age = np.arange(len(out))
         for w in WINDOWS:
             v = (out["commits"] - out["commits"].shift(w)) / w
-            out[f"velocity_{w}d"] = v.where(age >= w)
-            out[f"acceleration_{w}d"] = out[f"velocity_{w}d"] - out[f"velocity_{w}d"].shift(w)
-            r = out[f"velocity_{w}d"].rolling(Z_WINDOW_DAYS, min_periods=1)
+            out[f"commit_velocity_{w}d"] = v.where(age >= w)
+            out[f"commit_acceleration_{w}d"] = out[f"commit_velocity_{w}d"] - out[
+                f"commit_velocity_{w}d"
+            ].shift(w)
+            r = out[f"commit_velocity_{w}d"].rolling(Z_WINDOW_DAYS, min_periods=1)
             mean, std, count = r.mean(), r.std(), r.count()
-            z = (out[f"velocity_{w}d"] - mean) / std
-            out[f"velocity_{w}d_z"] = z.where((count >= Z_MIN_VALUES) & (std > NO_SPREAD))
+            z = (out[f"commit_velocity_{w}d"] - mean) / std
+            out[f"commit_velocity_{w}d_z"] = z.where((count >= Z_MIN_VALUES) & (std > NO_SPREAD))
         rocm_28 = pd.Series(rocm - pd.Series(rocm).shift(28).to_numpy())
         out["rocm_commits_28d"] = rocm_28.where(age >= 28).to_numpy()
-        total_28 = out["velocity_28d"] * 28
+        total_28 = out["commit_velocity_28d"] * 28
         out["rocm_share_28d"] = (out["rocm_commits_28d"] / total_28).where(total_28 > 0)
         out["gap"] = False
         frames.append(out)

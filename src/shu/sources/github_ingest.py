@@ -23,7 +23,7 @@ whole steps only, no ETag outlives the rows it vouches for, and a re-run converg
 
 Each repository is fetched then written: `fetch_repo` runs the steps on an in-memory copy of
 the repository's stored rows and ETags (`shu.sources.github_journal`), needing no store, so it
-can run in another process (the Dask fan-out in `shu.flows.fanout`); `write_fetch` replays each
+can run in another process (the Dask fan-out in `shu.flows.ingest`); `write_fetch` replays each
 step's writes on the store in that step's transaction. `ingest_github` does both, in turn.
 
 Without `backfill` each listing reads its first page only (conditionally) unless nothing is
@@ -131,7 +131,7 @@ def ingest_github(
         today: the snapshot day (default: today, UTC).
 
     Each repository is `fetch_repo` (on a snapshot of its stored rows) then `write_fetch`: the
-    code path the Dask fan-out (`shu.flows.fanout`) splits between workers and the flow.
+    code path the Dask fan-out (`shu.flows.ingest`) splits between workers and the flow.
 
     One bad repository never sinks the others: when a repository's response is malformed or
     keeps failing, its failed step is rolled back (and logged 'failed' in `ingest_log`), the

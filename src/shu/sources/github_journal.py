@@ -60,7 +60,7 @@ class Op:
     rows: pd.DataFrame | None = None
     old: str = ""
     new: str = ""
-    origin: str = ""
+    alias_source: str = ""  # a rename: how the old name became known (repo_aliases.source)
 
 
 @dataclass
@@ -112,12 +112,12 @@ class ScratchStore(Store):
         self._record.ops.append(Op("upsert", table, pd.DataFrame(rows).copy()))
         return result
 
-    def rename(self, old: str, new: str, origin: str) -> None:
+    def rename(self, old: str, new: str, alias_source: str) -> None:
         """`rename_repo` here, journaled so the write renames the real store's rows too."""
         if self._record is None:
             raise StoreError(f"rename of {old} outside a load: it would not be replayed")
-        rename_repo(self, old, new, origin)  # raw SQL and an alias row: no upsert journaled
-        self._record.ops.append(Op("rename", old=old, new=new, origin=origin))
+        rename_repo(self, old, new, alias_source)  # raw SQL and an alias row: no upsert journaled
+        self._record.ops.append(Op("rename", old=old, new=new, alias_source=alias_source))
 
 
 class _Replayed(Exception):
@@ -139,7 +139,7 @@ def replay(store: Store, record: LoadRecord, counted: Callable[[str, UpsertResul
         load.rows_read = record.rows_read
         for op in record.ops:
             if op.kind == "rename":
-                rename_repo(store, op.old, op.new, op.origin)
+                rename_repo(store, op.old, op.new, op.alias_source)
                 continue
             result = store.upsert(op.table, op.rows)
             if op.table in SNAPSHOT_TABLES:

@@ -91,7 +91,7 @@ def fold_names(store: Store, settings: Settings) -> None:
         JOIN _rank_alias a ON lower(s.repo) = a.alias WHERE s.repo <> a.repo""").fetchall()
     for old, new in sorted(stale):
         rename_repo(
-            store, old, new, origin="ranking-case" if old.lower() == new.lower() else "config"
+            store, old, new, source="ranking-case" if old.lower() == new.lower() else "config"
         )
     for alias, repo in settings.aliases.items():
         record_alias(store, alias, repo, "config")

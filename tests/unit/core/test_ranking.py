@@ -375,7 +375,7 @@ def test_a_store_made_with_the_key_index_loses_it_in_a_migration(store_path):
 def test_daily_flow_loads_the_days_ranking_file(store_path, tmp_path):
     """`ranking_files` with '{day}': the day's file loads, a missing or malformed one is named
     in one line and the others still load."""
-    from shu.flows.fanout import ranking
+    from shu.flows.ingest import ranking
 
     folder = tmp_path / "daily"
     folder.mkdir()

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
 import duckdb
 import pandas as pd
 import pytest
+from support.signal_data import insert_commits, synthetic_commits
 
 from shu.errors import StoreError
 from shu.schema import ALL_TABLES
+from shu.signals import refresh_signals
 from shu.store import MIGRATIONS, open_store
+
+# commit_signals as stores created before migration 7 hold it (the schema as of migration 6).
+_COMMIT_SIGNALS_BEFORE_7 = """
+CREATE TABLE commit_signals (
+  repo VARCHAR NOT NULL, day DATE NOT NULL, commits BIGINT, commits_day BIGINT,
+  velocity_7d DOUBLE, velocity_28d DOUBLE, acceleration_7d DOUBLE, acceleration_28d DOUBLE,
+  velocity_7d_z DOUBLE, velocity_28d_z DOUBLE, rocm_commits_28d BIGINT, rocm_share_28d DOUBLE,
+  gap BOOLEAN, PRIMARY KEY (repo, day))
+"""
 
 
 def _rows(stars: list[int]) -> pd.DataFrame:
@@ -57,6 +68,52 @@ def test_missing_declared_column_is_added_and_recorded(store_path):
             d[0] for d in s.con.execute("SELECT * FROM stars_daily LIMIT 0").description
         ]
         assert any("stars_daily.watchers" in name for _, name, _ in s.migrations())
+
+
+def test_store_before_commit_velocity_names_migrates_keeping_every_value(store_path):
+    with open_store(store_path) as s:
+        insert_commits(s, synthetic_commits())
+        refresh_signals(s)
+        computed = s.con.execute("SELECT * FROM commit_signals ORDER BY repo, day").df()
+        s.con.execute("DROP TABLE commit_signals")
+        s.con.execute(_COMMIT_SIGNALS_BEFORE_7)
+        s.con.register("computed", computed)
+        s.con.execute("INSERT INTO commit_signals SELECT * FROM computed")  # by position
+        s.con.execute("DELETE FROM _shu_migrations WHERE version >= 7")
+    with open_store(store_path) as s:
+        assert 7 in [v for v, _, _ in s.migrations()]
+        migrated = s.con.execute("SELECT * FROM commit_signals ORDER BY repo, day").df()
+        assert "velocity_28d" not in migrated.columns
+        pd.testing.assert_frame_equal(migrated, computed)
+        again = refresh_signals(s)["commit_signals"]
+        assert again["rows"] == len(computed)
+        recomputed = s.con.execute("SELECT * FROM commit_signals ORDER BY repo, day").df()
+        pd.testing.assert_frame_equal(recomputed, computed)
+
+
+def test_store_before_repo_aliases_source_migrates_keeping_its_aliases(store_path):
+    with open_store(store_path) as s:
+        s.con.execute("DROP TABLE repo_aliases")
+        s.con.execute(  # as created before migration 8
+            "CREATE TABLE repo_aliases (alias VARCHAR NOT NULL, repo VARCHAR, origin VARCHAR, "
+            "recorded_at TIMESTAMP, PRIMARY KEY (alias))"
+        )
+        s.con.execute(
+            "INSERT INTO repo_aliases VALUES ('old/name', 'new/name', 'github-301', "
+            "TIMESTAMP '2026-01-02 03:04:05')"
+        )
+        s.con.execute("DELETE FROM _shu_migrations WHERE version >= 8")
+    with open_store(store_path) as s:
+        assert 8 in [v for v, _, _ in s.migrations()]
+        assert s.con.execute("SELECT * FROM repo_aliases").fetchall() == [
+            ("old/name", "new/name", "github-301", datetime(2026, 1, 2, 3, 4, 5))
+        ]
+        assert [d[0] for d in s.con.execute("SELECT * FROM repo_aliases").description] == [
+            "alias",
+            "repo",
+            "source",
+            "recorded_at",
+        ]
 
 
 def test_upsert_counts_inserts_updates_and_is_idempotent(store):

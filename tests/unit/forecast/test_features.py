@@ -79,7 +79,7 @@ def test_forks_and_open_issues_by_hand(store, signals_for):
     assert full["open_issues_change_7d"] == pytest.approx(np.log(46 / 53))
     assert full["rel_open_issue_velocity_28d"] == pytest.approx((45 - 40) / 28 / velocity)
     # no counts at all: every such feature is missing (the model's own missing-value branch)
-    activity = list(FEATURE_SETS["activity"])
+    activity = list(FEATURE_SETS["engagement"])
     assert rows.loc["no/counts", activity].isna().all()
     # counts from today only (the GitHub API's snapshot): the levels, not the changes
     today = rows.loc["new/today"]
@@ -90,7 +90,7 @@ def test_forks_and_open_issues_by_hand(store, signals_for):
 
 
 def test_which_templates_read_the_feature_sets():
-    activity = set(FEATURE_SETS["activity"])
+    activity = set(FEATURE_SETS["engagement"])
     for name in ("star_velocity_up", "star_velocity_level", "star_velocity_interval"):
         assert activity <= set(feature_names(name)), name
     for name in ("star_breakout", "star_gain", "star_accel_reach"):

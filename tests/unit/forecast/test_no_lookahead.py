@@ -47,8 +47,8 @@ def _context_rows(store, repos, days):
         {
             "repo": r,
             "day": d,
-            "velocity_28d": 2.0 + i % 5,
-            "acceleration_28d": 0.5,
+            "commit_velocity_28d": 2.0 + i % 5,
+            "commit_acceleration_28d": 0.5,
             "rocm_share_28d": 0.1,
             "gap": False,
         }
@@ -107,7 +107,7 @@ def test_changing_the_future_does_not_change_features(synthetic_store, synthetic
         f"UPDATE release_context SET days_since_release = 0, releases_365d = 50 "
         f"WHERE {after_origin}"
     )
-    store.con.execute(f"UPDATE commit_signals SET velocity_28d = 100 WHERE {after_origin}")
+    store.con.execute(f"UPDATE commit_signals SET commit_velocity_28d = 100 WHERE {after_origin}")
     store.con.execute(
         f"UPDATE stars_daily SET forks = forks * 9, open_issues = 0 WHERE {after_origin}"
     )

@@ -122,10 +122,20 @@ def test_commit_velocity_up_voids_gaps(store):
         "commit_signals",
         pd.DataFrame(
             [
-                {"repo": "c/x", "day": T0, "velocity_28d": 1.0, "gap": False},
-                {"repo": "c/x", "day": T0 + timedelta(days=7), "velocity_28d": 2.0, "gap": False},
-                {"repo": "c/y", "day": T0, "velocity_28d": 1.0, "gap": False},
-                {"repo": "c/y", "day": T0 + timedelta(days=7), "velocity_28d": 2.0, "gap": True},
+                {"repo": "c/x", "day": T0, "commit_velocity_28d": 1.0, "gap": False},
+                {
+                    "repo": "c/x",
+                    "day": T0 + timedelta(days=7),
+                    "commit_velocity_28d": 2.0,
+                    "gap": False,
+                },
+                {"repo": "c/y", "day": T0, "commit_velocity_28d": 1.0, "gap": False},
+                {
+                    "repo": "c/y",
+                    "day": T0 + timedelta(days=7),
+                    "commit_velocity_28d": 2.0,
+                    "gap": True,
+                },
             ]
         ),
     )

@@ -15,12 +15,12 @@ from shu.signals.reference import commit_signals_reference
 COLUMNS = [
     "commits",
     "commits_day",
-    "velocity_7d",
-    "velocity_28d",
-    "acceleration_7d",
-    "acceleration_28d",
-    "velocity_7d_z",
-    "velocity_28d_z",
+    "commit_velocity_7d",
+    "commit_velocity_28d",
+    "commit_acceleration_7d",
+    "commit_acceleration_28d",
+    "commit_velocity_7d_z",
+    "commit_velocity_28d_z",
     "rocm_commits_28d",
     "rocm_share_28d",
 ]
@@ -52,14 +52,16 @@ def test_synthetic_commit_signals(store):
     day = pd.Timestamp(START + timedelta(days=60))
     # 2 mainline commits a day; the merged-in branch commit is not counted again
     assert main.loc[day, "commits_day"] == 2 and main.loc[day, "commits"] == 122
-    assert main.loc[day, "velocity_7d"] == 2 and main.loc[day, "acceleration_28d"] == 0
+    assert (
+        main.loc[day, "commit_velocity_7d"] == 2 and main.loc[day, "commit_acceleration_28d"] == 0
+    )
     assert main.loc[day, "rocm_commits_28d"] == 14 and main.loc[day, "rocm_share_28d"] == 0.25
-    assert np.isnan(main.loc[pd.Timestamp(START + timedelta(days=27)), "velocity_28d"])
+    assert np.isnan(main.loc[pd.Timestamp(START + timedelta(days=27)), "commit_velocity_28d"])
     other = df.loc["no/mainline"]  # one non-merge commit every third day
     assert other.loc[pd.Timestamp(START + timedelta(days=57)), "commits"] == 20
-    assert other.loc[pd.Timestamp(START + timedelta(days=57)), "velocity_28d"] == pytest.approx(
-        10 / 28
-    )
+    assert other.loc[
+        pd.Timestamp(START + timedelta(days=57)), "commit_velocity_28d"
+    ] == pytest.approx(10 / 28)
     assert_same(
         commit_frame(store),
         commit_signals_reference(store.con.execute("SELECT * FROM commits").df()),

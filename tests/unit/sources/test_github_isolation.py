@@ -108,9 +108,9 @@ def test_cli_exit_status_names_the_failed_repository(tmp_path, server):
 
 
 def test_daily_flow_per_repository_task_reports_the_failure(tmp_path, server, settings):
-    """The daily flow's mapped per-repository task (shu.flows.fanout.github_repo) returns the
+    """The daily flow's mapped per-repository task (shu.flows.ingest.github_repo) returns the
     failure instead of reporting the repository as loaded."""
-    from shu.flows.fanout import github_repo
+    from shu.flows.ingest import github_repo
 
     settings = settings.model_copy(update={"github_retries": 0})
     server.fail("malformed_json", match="/repos/ollama/ollama/releases", times=None)

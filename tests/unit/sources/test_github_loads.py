@@ -353,7 +353,7 @@ def test_rename_is_followed_and_rows_move(store, run, server):
         "WHERE repo = 'ollama-labs/ollama'"
     ).fetchall()
     assert repo == [(658928958, "inference-runtime", True, "ollama/ollama")]
-    assert store.con.execute("SELECT alias, repo, origin FROM repo_aliases").fetchall() == [
+    assert store.con.execute("SELECT alias, repo, source FROM repo_aliases").fetchall() == [
         ("ollama/ollama", "ollama-labs/ollama", "github-301")
     ]
     server.clear_requests()

@@ -37,7 +37,7 @@ def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
         "velocity_28d": Md(num(star.get("velocity_28d"))),
         "acceleration_28d": Md(num(star.get("acceleration_28d"), signed=True)),
         "z": Md(num(star.get("velocity_28d_z"), signed=True)),
-        "commits_28d": Md(num(commit.get("velocity_28d"))),
+        "commits_28d": Md(num(commit.get("commit_velocity_28d"))),
         "rocm_share": Md(pct(commit.get("rocm_share_28d"), 1)),
         "phase": phase.phase if phase else "—",
         "peer_rank": (

@@ -39,7 +39,7 @@ from shu.forecast.calibration.regime import regime_frame
 from shu.forecast.evaluation import blocks, interval_scores, precision_at_k, predictions
 from shu.forecast.evaluation.scoring import brier, ece, hits_by_band, skill_score, summarize
 from shu.forecast.features.examples import Examples, base_frame, build_examples, weekly_grid
-from shu.forecast.features.star import data_end
+from shu.forecast.features.star import data_through
 from shu.forecast.models import interval
 from shu.forecast.models.forecaster import fit_forecaster
 from shu.forecast.models.split import (
@@ -128,7 +128,7 @@ def run_backtest(
     """Run the walk-forward backtest for every template x horizon in `config`."""
     if config.end < config.start:
         raise InputError(f"--to {config.end} is before --from {config.start}")
-    last = data_end(con)
+    last = data_through(con)
     first = con.execute("SELECT min(day) FROM star_signals").fetchall()[0][0]
     end = min(config.end, last)
     grid = weekly_grid(config.start, first + timedelta(days=56), end)

@@ -120,12 +120,12 @@ def build_examples(
     base: pd.DataFrame,
     name: str,
     horizon_days: int,
-    data_end: date,
+    data_through: date,
 ) -> Examples:
     """Resolved examples of star-family `name` x `horizon_days` whose horizon ends by
-    `data_end`."""
+    `data_through`."""
     frame = with_thresholds(con, base, name, horizon_days)
-    end = pd.Timestamp(data_end - timedelta(days=horizon_days))
+    end = pd.Timestamp(data_through - timedelta(days=horizon_days))
     frame = frame[pd.to_datetime(frame["origin"]) <= end].reset_index(drop=True)
     frame = resolve_frame(con, frame, name)
     return _labelled(name, horizon_days, frame)

@@ -130,7 +130,7 @@ def build_features(con: duckdb.DuckDBPyConnection, origins: pd.DataFrame) -> pd.
     return df
 
 
-def data_end(con: duckdb.DuckDBPyConnection) -> date | None:
+def data_through(con: duckdb.DuckDBPyConnection) -> date | None:
     """The day of the newest loaded commit (None when no commit is loaded)."""
     return con.execute("SELECT max(committed_at)::DATE FROM commits").fetchall()[0][0]
 

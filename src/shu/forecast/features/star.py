@@ -23,7 +23,7 @@ record), computed by every build so training, backtest and the daily job read th
 - "pace": the 28-day pace without its busiest day and without its three busiest days (mean of
   the other daily gains) and the upper quartile of the daily gains, relative to velocity_28d:
   what the pace is once a burst has left the window;
-- "activity": forks and open issues (issues + pull requests) from `stars_daily` on the origin
+- "engagement": forks and open issues (issues + pull requests) from `stars_daily` on the origin
   and 7 and 28 days before it (exact days): forks and open issues per star, the fork pace over
   28 days and its last-7-day change relative to the star pace, the open-issue count's log
   change over 7 and 28 days and its pace relative to the star pace. A count missing on one of
@@ -88,7 +88,7 @@ BASE_FEATURES = (
 FEATURE_SETS: dict[str, tuple[str, ...]] = {
     # forks and open issues (issues + pull requests) from `stars_daily`: the level per star and
     # the change over 7 and 28 days (NaN where a day's count is missing)
-    "activity": (
+    "engagement": (
         "log_forks_per_star",
         "rel_fork_velocity_28d",
         "rel_fork_acceleration_7d",
@@ -152,7 +152,7 @@ cat AS (
 SELECT o.repo, o.origin,
   c.stars, c.velocity_7d, c.velocity_28d, c.velocity_90d, c.velocity_3d, c.acceleration_7d,
   c.acceleration_28d,
-  c.accel_sd_91d, cs.velocity_28d AS commit_velocity_28d,
+  c.accel_sd_91d, cs.commit_velocity_28d,
   ln(1 + greatest(c.stars, 0)) AS log_stars,
   sign(c.velocity_28d) * ln(1 + abs(c.velocity_28d)) AS slog_velocity_28d,
   c.velocity_7d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_7d,
@@ -183,8 +183,9 @@ SELECT o.repo, o.origin,
   CASE WHEN rc.days_since_release IS NOT NULL THEN least(rc.days_since_release, 365) / 30.0
     END AS months_since_release, rc.releases_365d,
   rc.days_since_release / nullif(rc.median_interval_days, 0) AS release_interval_ratio,
-  sign(cs.velocity_28d) * ln(1 + abs(cs.velocity_28d)) AS slog_commit_velocity_28d,
-  cs.acceleration_28d / greatest(abs(cs.velocity_28d), 0.1) AS rel_commit_acceleration_28d,
+  sign(cs.commit_velocity_28d) * ln(1 + abs(cs.commit_velocity_28d)) AS slog_commit_velocity_28d,
+  cs.commit_acceleration_28d / greatest(abs(cs.commit_velocity_28d), 0.1)
+    AS rel_commit_acceleration_28d,
   cs.rocm_share_28d,
   l7.velocity_7d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_7d_lag7,
   l14.velocity_7d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_7d_lag14,
@@ -241,7 +242,7 @@ def build_features(con: duckdb.DuckDBPyConnection, origins: str) -> pd.DataFrame
     return df
 
 
-def data_end(con: duckdb.DuckDBPyConnection) -> date:
+def data_through(con: duckdb.DuckDBPyConnection) -> date:
     """The last day with a star count in `star_signals` (StoreError when empty)."""
     day = con.execute("SELECT max(day) FROM star_signals WHERE stars IS NOT NULL").fetchall()[0][0]
     if day is None:

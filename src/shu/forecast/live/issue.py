@@ -38,7 +38,7 @@ from shu.forecast.base_rates import climatology_rate
 from shu.forecast.calibration import bounds, distribution, guard, state_store
 from shu.forecast.confidence import confidence_band
 from shu.forecast.features.examples import base_frame, threshold_bucket, with_thresholds
-from shu.forecast.features.star import data_end
+from shu.forecast.features.star import data_through
 from shu.forecast.live.question_rows import declared_rocm_rows, declared_star_rows, rocm_rows
 from shu.forecast.models.artifact import load_forecasters, model_path
 from shu.forecast.models.forecaster import Forecaster
@@ -291,7 +291,7 @@ def issue_forecasts(
         model_version, forecasters = load_forecasters(model_path(settings))
     if not model_version:
         raise StoreError("a model version is needed to issue forecasts")
-    origin = origin or data_end(store.con)
+    origin = origin or data_through(store.con)
     _check_declared(settings.questions)
     repos = list(
         dict.fromkeys([r.repo for r in settings.repos] + [q.repo for q in settings.questions])

@@ -28,7 +28,7 @@ from datetime import date, timedelta
 import pandas as pd
 
 from shu.errors import InputError, StoreError
-from shu.forecast.features.star import data_end
+from shu.forecast.features.star import data_through
 from shu.forecast.live.issue import issue_forecasts
 from shu.forecast.live.resolve import resolve_forecasts
 from shu.forecast.models.split import TrainingConfig
@@ -89,7 +89,7 @@ def replay(
         raise InputError(f"--to {end} is before --from {start}")
     if every_days < 1:
         raise InputError(f"--every {every_days}: issue on every day (1) or every N days")
-    last = data_end(store.con)
+    last = data_through(store.con)
     if end > last:
         raise InputError(f"--to {end} is after the last day with star data ({last})")
     t0 = time.perf_counter()

@@ -28,12 +28,13 @@ _COVERAGE_SQL = {
 }
 
 
-def _covered_until(store: Store, table: str, as_of: date) -> date:
+def _data_through(store: Store, table: str, as_of: date) -> date:
+    """The last day `table` has data for, at or before `as_of` (date.min when none)."""
     sql = _COVERAGE_SQL.get(table)
     if sql is None:  # releases: an absent release is an answer, so as_of is the limit
         return as_of
-    day = store.con.execute(sql).fetchall()[0][0]
-    return min(day, as_of) if day is not None else date.min
+    newest = store.con.execute(sql).fetchall()[0][0]
+    return min(newest, as_of) if newest is not None else date.min
 
 
 def resolve_forecasts(store: Store, as_of: date | None = None) -> dict[str, int]:
@@ -54,8 +55,8 @@ def resolve_forecasts(store: Store, as_of: date | None = None) -> dict[str, int]
         return counts
     with store.transaction():
         for name, group in pending.groupby("template"):
-            until = _covered_until(store, template(name).reads, as_of)
-            due = group[pd.to_datetime(group["resolves_on"]).dt.date <= until]
+            data_through = _data_through(store, template(name).reads, as_of)
+            due = group[pd.to_datetime(group["resolves_on"]).dt.date <= data_through]
             counts["pending"] += len(group) - len(due)
             if due.empty:
                 continue

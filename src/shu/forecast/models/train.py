@@ -68,7 +68,7 @@ def train_forecasters(
     (`shu replay` refits this way).
     """
     adoption_only = all(t in ROCM_TEMPLATES for t in templates)
-    end = rocm.data_end(store.con) if adoption_only else star.data_end(store.con)
+    end = rocm.data_through(store.con) if adoption_only else star.data_through(store.con)
     if end is None:
         raise StoreError(
             "no commit is loaded: run `shu ingest history`, `shu ingest git` or `shu ingest "

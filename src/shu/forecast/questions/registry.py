@@ -81,7 +81,7 @@ class Template:
     estimator: str | None = None  # fitted with this estimator whatever the run asks for
     logistic_c: float = 1.0  # inverse strength of the logistic estimator's L2 penalty
     base_features: tuple[str, ...] | None = None  # model inputs of the family's (None: all)
-    # star feature sets read beyond the base features (`features.star.FEATURE_SETS`: "activity"
+    # star feature sets read beyond the base features (`features.star.FEATURE_SETS`: "engagement"
     # = forks and open issues, "pace" = the 28-day pace without its busiest days)
     feature_sets: tuple[str, ...] = ()
     rare_event: bool = False  # about 1% yes: boosting members keep every 'yes'
@@ -102,7 +102,7 @@ _ACCEL = ("gap_rel_velocity", "gap_rel_sd", "slog_threshold")
 # What the velocity questions and the interval read beyond the base features: forks and open
 # issues (docs/forecast/method.md, "Forks, open issues and the pace without a burst", says what
 # each set added; the pace set did not add skill and no template reads it).
-VELOCITY_FEATURE_SETS = ("activity",)
+VELOCITY_FEATURE_SETS = ("engagement",)
 
 _RECORDS = (
     Template(

@@ -20,7 +20,7 @@ Templates (t = origin, H = horizon in days):
 - star_gain: stars(t+H) - stars(t) >= N; void when either count is NULL. N: `GAIN_RULE`.
 - release_within: a release or version tag is published in (t, t+H]; void when the store has no
   release of the repository published on or before t (release history not loaded).
-- commit_velocity_up: commit velocity_28d(t+H) > commit velocity_28d(t); void when either is
+- commit_velocity_up: commit_velocity_28d(t+H) > commit_velocity_28d(t); void when either is
   NULL or flagged as a gap.
 - star_breakout: a breakout, velocity_28d(t+H) >= X with X = `BREAKOUT_RULE`: the 28 days
   ending at t+H ran at least twice the pace of the 28 and the 90 days before t (the 90-day term
@@ -277,7 +277,7 @@ VELOCITY_LEVEL_SQL = _AT_HORIZON.format(
 )
 
 COMMIT_VELOCITY_UP_SQL = _AT_HORIZON.format(
-    col="velocity_28d",
+    col="commit_velocity_28d",
     table="commit_signals",
     label="commit velocity_28d",
     gap="OR coalesce(s0.gap, FALSE) OR coalesce(s1.gap, FALSE)",

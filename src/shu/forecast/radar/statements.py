@@ -363,7 +363,7 @@ def _stars_3d(f: _Facts) -> float | None:
 
 # Statement kind -> whether it, read on its own, speaks for a breakout: the one definition
 # (`features.words.reads_up`) read on the value of the feature the statement's numbers stand for
-# (None: neither, or the data is missing); kinds absent here are context (size, age, the market,
+# (None: neither, or the data is missing); kinds absent here are background (size, age, the market,
 # the category).
 _READS = {
     "week": lambda f: reads_up("rel_velocity_7d", _ratio(f.v7, f.v28)),
@@ -380,7 +380,7 @@ _READS = {
 
 
 # Statement kinds that only restate what the store holds about a repository (how long it has been
-# in the store's star data, its stars in all): context for the model, not a reason a reader can
+# in the store's star data, its stars in all): background for the model, not a reason a reader can
 # weigh, so the briefing does not show them as reasons (the JSON keeps them).
 STORE_FACTS = frozenset({"age", "size"})
 # Statement kinds about the whole store (its median repository's pace) or the repository's peers

@@ -17,35 +17,37 @@ WITH {counted_commits}, cumulative AS (
 ), velocities AS (
     SELECT *,
            CASE WHEN age_days >= 7 THEN (commits - lag(commits, 7) OVER w) / 7.0 END
-               AS velocity_7d,
+               AS commit_velocity_7d,
            CASE WHEN age_days >= 28 THEN (commits - lag(commits, 28) OVER w) / 28.0 END
-               AS velocity_28d,
+               AS commit_velocity_28d,
            CASE WHEN age_days >= 28 THEN rocm_commits - lag(rocm_commits, 28) OVER w END
                AS rocm_commits_28d
     FROM cumulative
     WINDOW w AS (PARTITION BY repo ORDER BY day)
 ), accelerations AS (
     SELECT *,
-           velocity_7d - lag(velocity_7d, 7) OVER w AS acceleration_7d,
-           velocity_28d - lag(velocity_28d, 28) OVER w AS acceleration_28d,
-           count(velocity_7d) OVER y AS n7, avg(velocity_7d) OVER y AS mean7,
-           stddev_samp(velocity_7d) OVER y AS sd7,
-           count(velocity_28d) OVER y AS n28, avg(velocity_28d) OVER y AS mean28,
-           stddev_samp(velocity_28d) OVER y AS sd28
+           commit_velocity_7d - lag(commit_velocity_7d, 7) OVER w AS commit_acceleration_7d,
+           commit_velocity_28d - lag(commit_velocity_28d, 28) OVER w AS commit_acceleration_28d,
+           count(commit_velocity_7d) OVER y AS n7, avg(commit_velocity_7d) OVER y AS mean7,
+           stddev_samp(commit_velocity_7d) OVER y AS sd7,
+           count(commit_velocity_28d) OVER y AS n28, avg(commit_velocity_28d) OVER y AS mean28,
+           stddev_samp(commit_velocity_28d) OVER y AS sd28
     FROM velocities
     WINDOW w AS (PARTITION BY repo ORDER BY day),
            y AS (PARTITION BY repo ORDER BY day ROWS BETWEEN 364 PRECEDING AND CURRENT ROW)
 )
 SELECT repo::VARCHAR AS repo, day::DATE AS day,
        commits::BIGINT AS commits, commits_day::BIGINT AS commits_day,
-       velocity_7d::DOUBLE AS velocity_7d, velocity_28d::DOUBLE AS velocity_28d,
-       acceleration_7d::DOUBLE AS acceleration_7d, acceleration_28d::DOUBLE AS acceleration_28d,
-       CASE WHEN n7 >= {z_min_values} AND sd7 > 1e-4 THEN (velocity_7d - mean7) / sd7 END
-           AS velocity_7d_z,
-       CASE WHEN n28 >= {z_min_values} AND sd28 > 1e-4 THEN (velocity_28d - mean28) / sd28 END
-           AS velocity_28d_z,
+       commit_velocity_7d::DOUBLE AS commit_velocity_7d,
+       commit_velocity_28d::DOUBLE AS commit_velocity_28d,
+       commit_acceleration_7d::DOUBLE AS commit_acceleration_7d,
+       commit_acceleration_28d::DOUBLE AS commit_acceleration_28d,
+       CASE WHEN n7 >= {z_min_values} AND sd7 > 1e-4 THEN (commit_velocity_7d - mean7) / sd7 END
+           AS commit_velocity_7d_z,
+       CASE WHEN n28 >= {z_min_values} AND sd28 > 1e-4
+            THEN (commit_velocity_28d - mean28) / sd28 END AS commit_velocity_28d_z,
        rocm_commits_28d::BIGINT AS rocm_commits_28d,
-       CASE WHEN velocity_28d > 0 THEN rocm_commits_28d / (velocity_28d * 28) END
+       CASE WHEN commit_velocity_28d > 0 THEN rocm_commits_28d / (commit_velocity_28d * 28) END
            AS rocm_share_28d,
        false AS gap
 FROM accelerations

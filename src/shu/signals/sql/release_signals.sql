@@ -34,7 +34,7 @@ WITH rel AS (
     SELECT r.repo, r.day,
            max(c.commits) FILTER (WHERE c.day = r.day + 14) AS commits_end,
            max(c.commits) FILTER (WHERE c.day = r.day) AS commits_start,
-           max(c.velocity_28d) FILTER (WHERE c.day = r.day) AS before
+           max(c.commit_velocity_28d) FILTER (WHERE c.day = r.day) AS before
     FROM (SELECT DISTINCT repo, day FROM rel) r
     JOIN commit_signals c ON c.repo = r.repo AND c.day IN (r.day, r.day + 14)
     GROUP BY ALL

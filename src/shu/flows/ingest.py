@@ -75,7 +75,7 @@ def runner_for(settings: Settings) -> Any:
 
 # ---------------------------------------------------------------------------- GitHub, per repo
 def github_repo(
-    db: Path, settings: Settings, day: date, backfill: bool, repo: str
+    db: Path, settings: Settings, as_of: date, backfill: bool, repo: str
 ) -> dict[str, Any]:
     """Ingest one repository from GitHub (holding the single-writer lock); never raises
     SourceError: returns {repo, ok, requests, not_modified, changed, error}."""
@@ -84,7 +84,7 @@ def github_repo(
     with _WRITER:
         store = open_for_writing(db)
         try:
-            summary = ingest_github(store, settings, repos=[repo], backfill=backfill, today=day)
+            summary = ingest_github(store, settings, repos=[repo], backfill=backfill, today=as_of)
         except SourceError as exc:
             return {"repo": repo, "ok": False, "error": str(exc).splitlines()[0]}
         finally:
@@ -93,7 +93,7 @@ def github_repo(
 
 
 def github_repos(
-    db: Path, settings: Settings, day: date, backfill: bool, repos: list[str]
+    db: Path, settings: Settings, as_of: date, backfill: bool, repos: list[str]
 ) -> list[dict[str, Any]]:
     """`github_repo` for each of `repos` in turn on one open store (outside a flow: the demo's
     backfill and replayed days); the same result per repository."""
@@ -106,7 +106,7 @@ def github_repos(
             for repo in repos:
                 try:
                     summary = ingest_github(
-                        store, settings, repos=[repo], backfill=backfill, today=day
+                        store, settings, repos=[repo], backfill=backfill, today=as_of
                     )
                 except SourceError as exc:
                     results.append({"repo": repo, "ok": False, "error": str(exc).splitlines()[0]})
@@ -156,13 +156,13 @@ documents_task = task(name="documents", cache_policy=NO_CACHE)(documents)
 
 # ---------------------------------------------------------------------------- GitHub on Dask
 def fetch(
-    snapshot: Any, overrides: dict[str, Any] | None, day: date, backfill: bool
+    snapshot: Any, overrides: dict[str, Any] | None, as_of: date, backfill: bool
 ) -> dict[str, Any]:
     """One repository's GitHub fetch where the task runs (a Dask worker): settings and the token
     from the worker's environment, no store; returns {worker: 'host:pid', fetch: RepoFetch}."""
     from shu.sources.github_ingest import fetch_repo
 
-    fetched = fetch_repo(snapshot, settings_from(overrides), backfill, day)
+    fetched = fetch_repo(snapshot, settings_from(overrides), backfill, as_of)
     return {"worker": f"{socket.gethostname()}:{os.getpid()}", "fetch": fetched}
 
 
@@ -178,14 +178,14 @@ fetch_task = task(
 def github_ingest_flow(
     db: str,
     repos: list[str],
-    day: date,
+    as_of: date,
     backfill: bool = False,
     overrides: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Tracked repositories from GitHub: fetches mapped over the task runner, one writer (this
     flow, as results come back). Run it with `run_github_flow`."""
     snapshots = _snapshots(Path(db), settings_from(overrides), repos)
-    futures = fetch_task.map(snapshots, unmapped(overrides), unmapped(day), unmapped(backfill))
+    futures = fetch_task.map(snapshots, unmapped(overrides), unmapped(as_of), unmapped(backfill))
     results, workers = [], set()
     for future in as_completed(futures):
         done = future.result()
@@ -228,14 +228,14 @@ def _write_fetch(db: Path, fetched: Any) -> dict[str, Any]:
 def run_github_flow(
     db: Path | str,
     repos: list[str],
-    day: date,
+    as_of: date,
     backfill: bool = False,
     overrides: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """`github_ingest_flow` on the task runner the settings name (threads or Dask)."""
     runner = runner_for(settings_from(overrides))
     return github_ingest_flow.with_options(task_runner=runner)(
-        db=str(db), repos=list(repos), day=day, backfill=backfill, overrides=overrides
+        db=str(db), repos=list(repos), as_of=as_of, backfill=backfill, overrides=overrides
     )
 
 
@@ -329,17 +329,17 @@ NO_UNTRACKED_SOURCE = (
 )
 
 
-def ranking(db: Path, settings: Settings, day: date) -> tuple[bool, str]:
+def ranking(db: Path, settings: Settings, as_of: date) -> tuple[bool, str]:
     """Load the day's ranking files (`settings.ranking_files`, '{day}' = YYYY-MM-DD) into
     `stars_daily`; (all found and loaded, one line). A missing file is named, not fatal."""
     from shu.sources.ranking import import_ranking
 
     ok, notes = True, []
     for pattern in settings.ranking_files:
-        path = Path(pattern.replace("{day}", day.isoformat()))
+        path = Path(pattern.replace("{day}", as_of.isoformat()))
         if not path.exists():
             ok = False
-            notes.append(f"ranking: no file for {day} at {path}")
+            notes.append(f"ranking: no file for {as_of} at {path}")
             continue
         with _WRITER:
             store = open_for_writing(db)
@@ -365,7 +365,7 @@ ranking_task = task(name="ranking", cache_policy=NO_CACHE)(ranking)
 def ingest(
     db: Path,
     settings: Settings,
-    day: date,
+    as_of: date,
     backfill: bool = False,
     overrides: dict[str, Any] | None = None,
 ) -> StageReport:
@@ -377,16 +377,16 @@ def ingest(
     in_flow = FlowRunContext.get() is not None
     repos = [r.repo for r in settings.repos]
     if settings.task_runner == "dask" and repos:
-        results = run_github_flow(db, repos, day, backfill, overrides)["results"]
+        results = run_github_flow(db, repos, as_of, backfill, overrides)["results"]
     elif in_flow:
         results = [
             f.result()
             for f in github_repo_task.map(
-                unmapped(db), unmapped(settings), unmapped(day), unmapped(backfill), repos
+                unmapped(db), unmapped(settings), unmapped(as_of), unmapped(backfill), repos
             )
         ]
     else:
-        results = github_repos(db, settings, day, backfill, repos)
+        results = github_repos(db, settings, as_of, backfill, repos)
     notes, problems = [], []
     good = [r for r in results if r["ok"]]
     failed = [r for r in results if not r["ok"]]
@@ -402,7 +402,7 @@ def ingest(
     if settings.document_paths:
         notes.append((documents_task if in_flow else documents)(db, settings))
     if settings.ranking_files:
-        loaded, message = (ranking_task if in_flow else ranking)(db, settings, day)
+        loaded, message = (ranking_task if in_flow else ranking)(db, settings, as_of)
         notes.append(message)
         if not loaded:
             problems.append(message)

@@ -1,6 +1,6 @@
-"""Refreshes the context tables built on star_signals and commit_signals: category_signals and
-peer_signals (configured categories, `sql/peer_signals.sql`), release_signals and
-release_context (`sql/release_signals.sql`).
+"""Refreshes the peer and release tables built on star_signals and commit_signals:
+category_signals and peer_signals (configured categories, `sql/peer_signals.sql`),
+release_signals and release_context (`sql/release_signals.sql`).
 
 Peer tables are recomputed from `from_day` on (the first new star day on an incremental
 refresh); release tables always in full (they are small, and a late release changes the past).
