@@ -194,14 +194,14 @@ def score(
 
 def issued(store: Path, cache: Path, horizon: int) -> None:
     """The cached run re-read as `shu backtest` scores it now (module docstring)."""
-    from shu.forecast.evaluation.backtest import (
+    from shu.forecast.evaluation.one_distribution import (
         DIST_COLUMNS,
         MODEL_COLUMNS,
-        _bounds_effect,
-        _Walked,
         hold_to_bounds,
         read_from_distribution,
     )
+    from shu.forecast.evaluation.slice_scores import bounds_effect
+    from shu.forecast.evaluation.walk_forward import Walked
     from shu.forecast.questions.registry import READS_DISTRIBUTION
 
     def load(gain_anchor: bool) -> dict[str, pd.DataFrame]:
@@ -209,7 +209,7 @@ def issued(store: Path, cache: Path, horizon: int) -> None:
         if MODEL_COLUMNS[0] in iv:  # the interval model's own G, before any anchoring
             iv[DIST_COLUMNS] = iv[MODEL_COLUMNS].to_numpy()
         iv = iv.drop(columns=[c for c in (*MODEL_COLUMNS, "anchor_x", "anchor_cdf") if c in iv])
-        walked = [_Walked("star_velocity_interval", horizon, iv, [], 0, 0, interval=True)]
+        walked = [Walked("star_velocity_interval", horizon, iv, [], 0, 0, interval=True)]
         for t in (*READS_DISTRIBUTION, *bounds.BOUNDED):
             path = cache / f"{t}.parquet"
             if not path.exists():
@@ -218,7 +218,7 @@ def issued(store: Path, cache: Path, horizon: int) -> None:
             if "probability_classifier" in p:  # the model's own answer, after the guard
                 p["probability"] = p["probability_classifier"]
             p = p.drop(columns=[c for c in ("probability_classifier", "distribution") if c in p])
-            walked.append(_Walked(t, horizon, p, [], 0, 0))
+            walked.append(Walked(t, horizon, p, [], 0, 0))
         print(f"  templates: {', '.join(w.template for w in walked)}", flush=True)
         t0 = time.perf_counter()
         with open_store(store, read_only=True) as s:
@@ -253,7 +253,7 @@ def issued(store: Path, cache: Path, horizon: int) -> None:
         y = pred["label"].to_numpy(dtype=float)
         bs_rate = np.mean((y.mean() - y) ** 2)
         bs_clim = np.mean((pred["climatology"].to_numpy(dtype=float) - y) ** 2)
-        print(f"{t}/{horizon}: {len(y):,} scored; bounds {_bounds_effect(pred)}")
+        print(f"{t}/{horizon}: {len(y):,} scored; bounds {bounds_effect(pred)}")
         answers = {
             "own model": pred["probability_classifier"],
             "read from F": runs["read from F"][t]["probability"],

@@ -124,12 +124,14 @@ def forecast(
     Example: shu forecast
     Example: shu forecast --as-of 2026-02-28 --db data/shu.duckdb
     """
-    from shu.forecast.live.issue import issue_forecasts
+    from shu.operations.forecast import issue
+    from shu.settings import get_settings
 
     day = day_option(as_of, origin, "--origin")
+    settings = get_settings()
     with open_store(db_path(db)) as store:
         require_data(store.con, day)
-        issued = issue_forecasts(store, origin=day)
+        issued = issue(store, settings, day)
     out = RichTable("repo", "question", "p", "confidence")
     for f in issued:
         out.add_row(f.repo, f.question, f"{f.probability:.2f}", f.confidence)
@@ -206,23 +208,16 @@ def backtest(
     """
     import sys
 
-    from shu.forecast.evaluation.backtest import BacktestConfig, backtest_report
     from shu.forecast.evaluation.blocks import describe_worst
-    from shu.forecast.models.estimator import ESTIMATORS
-    from shu.forecast.questions.registry import template as get_template
+    from shu.forecast.evaluation.walk_forward import BacktestConfig
+    from shu.operations.backtest import backtest as run_backtest
 
     d1, d2 = required_day(start, "--from"), required_day(end, "--to")
-    templates = _csv(template) or ("star_accel_reach", "star_velocity_up")
-    for name in templates:
-        get_template(name)
-    horizons = _horizons(horizon) or (30,)
-    if estimator not in ESTIMATORS:
-        raise InputError(f"--estimator {estimator!r}: choose from {', '.join(ESTIMATORS)}")
     config = BacktestConfig(
         d1,
         d2,
-        templates,
-        horizons,
+        _csv(template) or ("star_accel_reach", "star_velocity_up"),
+        _horizons(horizon) or (30,),
         estimator=estimator,
         refit_weeks=refit_weeks,
         recalibrate=not plain,
@@ -231,30 +226,8 @@ def backtest(
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
-    from dataclasses import replace
-
-    from shu.forecast.evaluation.predictions import predictions_paths, write_predictions
-    from shu.forecast.evaluation.rocm_backtest import rocm_report
-    from shu.forecast.questions.registry import ROCM_TEMPLATES
-
-    if predictions is not None:
-        predictions_paths(predictions, list(templates))  # a bad path fails before the run
-    scored: list | None = [] if predictions is not None else None
-    star = tuple(t for t in templates if t not in ROCM_TEMPLATES)
     with open_store(db_path(db), read_only=True) as store:
-        metrics = (
-            backtest_report(
-                store.con, replace(config, templates=star), out_dir=out, log=log, scored=scored
-            )
-            if star
-            else None
-        )
-        if len(star) < len(templates):  # ROCm adoption slices: commits/releases, no stars
-            metrics = rocm_report(store.con, config, metrics, out_dir=out, log=log, scored=scored)
-    assert metrics is not None  # star templates, ROCm ones or both: a report ran
-    if predictions is not None:
-        for path in write_predictions(predictions, scored or [], list(templates)):
-            log(f"predictions: {path}")
+        metrics = run_backtest(store, config, out_dir=out, predictions=predictions, log=log)
     if as_json:
         print(json.dumps(metrics, default=str))
         return

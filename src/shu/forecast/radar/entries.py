@@ -67,7 +67,9 @@ class RadarEntry:
     first_day: date | None = None  # the first day of its star data in the store
 
     def as_json(self) -> dict[str, Any]:
-        """The entry as JSON-ready plain data (what `shu radar --json` prints)."""
+        """The entry as JSON-ready plain data: the one shape `shu radar --json` prints and the
+        briefing's `reports/DAY.json` holds under `radar`, every number with the rows it rests
+        on (`receipts`, each a `Citation.as_json`)."""
         return {
             "repo": self.repo,
             "origin": str(self.origin),
@@ -84,6 +86,8 @@ class RadarEntry:
                     "text": d.text,
                     "towards_breakout": d.towards,
                     "reads_for_breakout": d.reads,
+                    "store_fact": d.store_fact,
+                    "store_wide": d.store_wide,
                     "receipts": [c.as_json() for c in d.citations],
                 }
                 for d in self.drivers
