@@ -26,7 +26,7 @@ and before (each model alone):
 
 `--reanchor DIR` re-reads a cached run through today's `calibration.distribution` (from each
 model's own answers and the interval model's quantiles kept in the cache: the same inputs
-`backtest.read_from_distribution` bends), writes the result as a cache under DIR with the
+`one_distribution.read_from_distribution` bends), writes the result as a cache under DIR with the
 interval slice's scores recomputed, and prints it: a change to how the distribution is built is
 measured in minutes instead of a new walk-forward.
 

@@ -102,6 +102,7 @@ def score_binary(
 ) -> None:
     """Walk forward one yes/no template with one variant's features; print its skill."""
     from shu.forecast.base_rates import climatology
+    from shu.forecast.evaluation.scoring import brier, skill_score
     from shu.forecast.models.forecaster import fit_forecaster
     from shu.forecast.models.interval import velocity_band
 
@@ -124,7 +125,7 @@ def score_binary(
     y, p = pred["label"].to_numpy(dtype=float), pred["p"].to_numpy()
 
     def skill(ref: np.ndarray, m: np.ndarray) -> float:
-        return float(1 - np.mean((p[m] - y[m]) ** 2) / np.mean((ref[m] - y[m]) ** 2))
+        return skill_score(brier(y[m], p[m]), brier(y[m], ref[m]))
 
     every = np.ones(len(pred), dtype=bool)
     bands = "  ".join(f"{b} {skill(clim_band, band == k):.4f}" for k, b in enumerate(BANDS))

@@ -103,18 +103,23 @@ def forecasts(
     )
 
 
+OUTCOME_SQL = "CAST(r.outcome = 'yes' AS INTEGER)"  # a resolution's outcome as 0/1
+
+
 def track_record(
     *, con: duckdb.DuckDBPyConnection | None = None, db: Path | str | None = None
 ) -> pd.DataFrame:
     """Resolved (non-void) forecasts, one row each: probability, outcome (1 = yes), whether it
     came true as predicted, and its Brier score (p - outcome)^2; newest resolution first."""
+    from shu.forecast.evaluation.scoring import squared_error_sql
+
     return (
         _con(con, db)
         .execute(
             "SELECT f.forecast_id, f.repo, f.template, f.horizon_days, f.origin, f.resolves_on, "
-            "f.probability, f.confidence, CAST(r.outcome = 'yes' AS INTEGER) AS outcome, "
+            f"f.probability, f.confidence, {OUTCOME_SQL} AS outcome, "
             "((f.probability >= 0.5) = (r.outcome = 'yes')) AS right_as_predicted, "
-            "power(f.probability - CAST(r.outcome = 'yes' AS INTEGER), 2) AS brier, "
+            f"{squared_error_sql('f.probability', OUTCOME_SQL)} AS brier, "
             "r.observed_value, r.resolved_at FROM forecasts f "
             "JOIN forecast_resolutions r USING (forecast_id) WHERE r.outcome IN ('yes', 'no') "
             "ORDER BY r.resolved_at DESC, f.forecast_id"
