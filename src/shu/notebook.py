@@ -6,6 +6,7 @@
     shu.star_signals("pytorch/pytorch")     # star signals of one repository, by day
     shu.forecasts(repo="ollama/ollama")     # issued forecasts with their resolution, if any
     shu.track_record()                      # resolved forecasts, scored
+    shu.radar(top=10)                       # the breakout radar, as `shu radar --json` lists it
 
 Every helper takes `con=` (a connection from `connect`) or `db=` (a store path; default the
 configured one) and opens nothing for writing. `export_tables` writes every analyst table to
@@ -17,7 +18,7 @@ from __future__ import annotations
 import warnings
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -126,6 +127,32 @@ def track_record(
         )
         .df()
     )
+
+
+def radar(
+    *,
+    db: Path | str | None = None,
+    day: date | None = None,
+    top: int = 20,
+    untracked: bool = False,
+    filtered: bool = True,
+) -> list[dict[str, Any]]:
+    """The breakout radar (`shu.operations.radar`) as `shu radar --json` lists it: the `top`
+    repositories of the newest breakout forecasts on or before `day`, each in the one JSON shape
+    of an entry with its receipts; `untracked` leaves out the tracked repositories, `filtered`
+    keeps those the radar's keywords match (False: every repository, as `--all`)."""
+    from shu.operations.radar import radar_view
+    from shu.settings import get_settings
+
+    settings = get_settings()
+    exclude = [r.repo for r in settings.repos] if untracked else []
+    store, note = open_for_reading(Path(db) if db else settings.db)
+    if note:
+        warnings.warn(note, stacklevel=2)
+    try:
+        return radar_view(store, settings, day, top, exclude, filtered).as_json()
+    finally:
+        store.close()
 
 
 def analyst_tables(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -286,9 +286,9 @@ def _brier_shapes(path: Path, every_square: bool) -> list[str]:
         ):
             found.append(f"{path.name}:{node.lineno}: a squared difference in SQL")
         if any(_mean_of(node, s) for s in squares):
-            found.append(f"{path.name}:{node.lineno}: a mean squared difference")
+            found.append(f"{path.name}:{getattr(node, 'lineno', 0)}: a mean squared difference")
     if every_square:
-        found += [f"{path.name}:{n.lineno}: a squared difference" for n in squares]
+        found += [f"{path.name}:{getattr(n, 'lineno', 0)}: a squared difference" for n in squares]
     return found
 
 

@@ -195,6 +195,7 @@ def _expected_bound(store, f) -> tuple[bounds.Bound | None, float | None]:
     vel = dict(zip(at["day"].dt.date, at["velocity_28d"], strict=True))
     recent = at[at["day"].dt.date > t - timedelta(days=365)]["stars"].to_numpy(float)
     r = float(np.max(np.maximum.accumulate(recent) - recent))
+    b: bounds.Bound | None
     if f.template == "star_gain":
         b = (
             bounds.Bound("=", "above", (f.threshold + stars[t] - stars[t - timedelta(21)] - 1) / 28)
