@@ -20,13 +20,13 @@ answers as the models gave them and as held (`bounds.enforce`).
 
 `--issued DIR` instead re-reads a cached walk-forward of one horizon (DIR holds the Parquet of
 star_velocity_interval, the velocity questions and the three bounded templates, each as
-`run_backtest` returned it) through today's `backtest.read_from_distribution` and
-`backtest.hold_to_bounds`, as `shu backtest` now scores them, twice: with star_gain at H <= 28
-an anchor of F (what `shu daily` issues) and without (F anchored on the velocity questions only,
-gain read from it). It prints per bounded template the Brier skill of the model's own answers,
-of the answers read from F without the gain anchor, and of the answers issued, against the
-sample's own rate and against the backtest's climatology, with the `bounds` counts; and the
-velocity questions' Brier skill read from F with and without the gain anchor.
+`run_backtest` returned it) through today's `one_distribution.read_from_distribution` and
+`one_distribution.hold_to_bounds`, as `shu backtest` now scores them, twice: with star_gain at H <=
+28 an anchor of F (what `shu daily` issues) and without (F anchored on the velocity questions only,
+gain read from it). It prints per bounded template the Brier skill of the model's own answers, of
+the answers read from F without the gain anchor, and of the answers issued, against the sample's
+own rate and against the backtest's climatology, with the `bounds` counts; and the velocity
+questions' Brier skill read from F with and without the gain anchor.
 
 Usage:
   .venv/bin/python benchmarks/bench_bounds.py --store /tmp/stars.duckdb \
@@ -50,6 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from shu.forecast.calibration import bounds  # noqa: E402
+from shu.forecast.evaluation.scoring import brier, brier_of_rate  # noqa: E402
 from shu.forecast.models.interval import DIST_LEVELS  # noqa: E402
 from shu.store import open_store  # noqa: E402
 
@@ -178,10 +179,9 @@ def score(
                 f"resolved 'no' on {broken:,} of them (a loss beyond the allowance; for '=', "
                 f"either way)"
             )
-            base = y.mean()
-            bs_clim = np.mean((base - y) ** 2)
+            bs_clim = brier(y, np.full_like(y, y.mean()))
             for name, p in (("model", r), ("held", h)):
-                bs = np.mean((p - y) ** 2)
+                bs = brier(y, p)
                 print(
                     f"  Brier {name}: {bs:.6f} (skill vs the sample's rate {1 - bs / bs_clim:.5f})"
                 )
@@ -194,14 +194,14 @@ def score(
 
 def issued(store: Path, cache: Path, horizon: int) -> None:
     """The cached run re-read as `shu backtest` scores it now (module docstring)."""
-    from shu.forecast.evaluation.backtest import (
+    from shu.forecast.evaluation.one_distribution import (
         DIST_COLUMNS,
         MODEL_COLUMNS,
-        _bounds_effect,
-        _Walked,
         hold_to_bounds,
         read_from_distribution,
     )
+    from shu.forecast.evaluation.slice_scores import bounds_effect
+    from shu.forecast.evaluation.walk_forward import Walked
     from shu.forecast.questions.registry import READS_DISTRIBUTION
 
     def load(gain_anchor: bool) -> dict[str, pd.DataFrame]:
@@ -209,7 +209,7 @@ def issued(store: Path, cache: Path, horizon: int) -> None:
         if MODEL_COLUMNS[0] in iv:  # the interval model's own G, before any anchoring
             iv[DIST_COLUMNS] = iv[MODEL_COLUMNS].to_numpy()
         iv = iv.drop(columns=[c for c in (*MODEL_COLUMNS, "anchor_x", "anchor_cdf") if c in iv])
-        walked = [_Walked("star_velocity_interval", horizon, iv, [], 0, 0, interval=True)]
+        walked = [Walked("star_velocity_interval", horizon, iv, [], 0, 0, interval=True)]
         for t in (*READS_DISTRIBUTION, *bounds.BOUNDED):
             path = cache / f"{t}.parquet"
             if not path.exists():
@@ -218,7 +218,7 @@ def issued(store: Path, cache: Path, horizon: int) -> None:
             if "probability_classifier" in p:  # the model's own answer, after the guard
                 p["probability"] = p["probability_classifier"]
             p = p.drop(columns=[c for c in ("probability_classifier", "distribution") if c in p])
-            walked.append(_Walked(t, horizon, p, [], 0, 0))
+            walked.append(Walked(t, horizon, p, [], 0, 0))
         print(f"  templates: {', '.join(w.template for w in walked)}", flush=True)
         t0 = time.perf_counter()
         with open_store(store, read_only=True) as s:
@@ -239,28 +239,28 @@ def issued(store: Path, cache: Path, horizon: int) -> None:
     for t, pred in runs["issued"].items():
         if t not in bounds.BOUNDED:  # a velocity question: read from F with or without gain
             y = pred["label"].to_numpy(dtype=float)
-            bs_rate = np.mean((y.mean() - y) ** 2)
+            bs_rate = brier_of_rate(y.sum(), len(y))
             print(f"{t}/{horizon}: {len(y):,} scored")
             answers = {"own model": pred["probability_classifier"]}
             answers.update({name: run[t]["probability"] for name, run in runs.items()})
             for name, p in answers.items():
-                bs = np.mean((p.to_numpy(dtype=float) - y) ** 2)
+                bs = brier(y, p.to_numpy(dtype=float))
                 print(
                     f"  {name:>12}: Brier {bs:.6f}, skill vs the sample's rate "
                     f"{1 - bs / bs_rate:.4f}"
                 )
             continue
         y = pred["label"].to_numpy(dtype=float)
-        bs_rate = np.mean((y.mean() - y) ** 2)
-        bs_clim = np.mean((pred["climatology"].to_numpy(dtype=float) - y) ** 2)
-        print(f"{t}/{horizon}: {len(y):,} scored; bounds {_bounds_effect(pred)}")
+        bs_rate = brier_of_rate(y.sum(), len(y))
+        bs_clim = brier(y, pred["climatology"].to_numpy(dtype=float))
+        print(f"{t}/{horizon}: {len(y):,} scored; bounds {bounds_effect(pred)}")
         answers = {
             "own model": pred["probability_classifier"],
             "read from F": runs["read from F"][t]["probability"],
             "issued": pred["probability"],
         }
         for name, p in answers.items():
-            bs = np.mean((p.to_numpy(dtype=float) - y) ** 2)
+            bs = brier(y, p.to_numpy(dtype=float))
             print(
                 f"  {name:>12}: Brier {bs:.6f}, skill vs the sample's rate {1 - bs / bs_rate:.4f}, "
                 f"vs climatology {1 - bs / bs_clim:.4f}"

@@ -25,8 +25,9 @@ import sys
 from pathlib import Path
 
 import duckdb
-import numpy as np
 import pandas as pd
+
+from shu.forecast.evaluation.scoring import brier, brier_of_rate, skill_score
 
 # Per (repository, origin): the 28 days' gains to the origin, the two busiest days' part of
 # them and how many daily gains there were (params: none; reads the registered frame `asked`).
@@ -95,7 +96,7 @@ def main() -> int:
     for lo, hi in ((0, 0.15), (0.15, 0.25), (0.25, 0.4), (0.4, 1.01)):
         s = m[(m["share2"] >= lo) & (m["share2"] < hi)]
         y, q = s["label"].to_numpy(dtype=float), s["probability"].to_numpy(dtype=float)
-        skill = 1 - np.mean((q - y) ** 2) / np.mean((y.mean() - y) ** 2)
+        skill = skill_score(brier(y, q), brier_of_rate(y.sum(), len(y)))
         print(f"  [{lo:.2f}, {hi:.2f}): {said_and_seen(s)}  Brier skill {skill:.3f}")
     burst = m[m["share2"] >= 0.15]
     print("\n2. two busiest days >= 15%: by the other days' pace over the threshold")

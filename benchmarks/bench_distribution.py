@@ -26,7 +26,7 @@ and before (each model alone):
 
 `--reanchor DIR` re-reads a cached run through today's `calibration.distribution` (from each
 model's own answers and the interval model's quantiles kept in the cache: the same inputs
-`backtest.read_from_distribution` bends), writes the result as a cache under DIR with the
+`one_distribution.read_from_distribution` bends), writes the result as a cache under DIR with the
 interval slice's scores recomputed, and prints it: a change to how the distribution is built is
 measured in minutes instead of a new walk-forward.
 
@@ -77,24 +77,24 @@ def walk(store: Path, start: date, end: date, cache: Path) -> None:
 
 def reanchor(cache: Path, out: Path) -> None:
     """Re-read the cached run through today's distribution code into the cache `out`."""
-    from shu.forecast.evaluation.backtest import (
+    from shu.forecast.evaluation.one_distribution import (
         DIST_COLUMNS,
         MODEL_COLUMNS,
-        _Walked,
         read_from_distribution,
     )
+    from shu.forecast.evaluation.walk_forward import Walked
 
     out.mkdir(parents=True, exist_ok=True)
     iv = pd.read_parquet(cache / "star_velocity_interval.parquet")
     iv[DIST_COLUMNS] = iv[MODEL_COLUMNS].to_numpy()
     iv = iv.drop(columns=[*MODEL_COLUMNS, "anchor_x", "anchor_cdf"])
-    walked = [_Walked(TEMPLATES[0], 30, iv, [], 0, 0, interval=True)]
+    walked = [Walked(TEMPLATES[0], 30, iv, [], 0, 0, interval=True)]
     before = {}
     for t in ASKS:
         p = pd.read_parquet(cache / f"{t}.parquet")
         before[t] = p["probability"].to_numpy(dtype=float)
         p["probability"] = p["probability_classifier"]
-        walked.append(_Walked(t, 30, p.drop(columns=["probability_classifier"]), [], 0, 0))
+        walked.append(Walked(t, 30, p.drop(columns=["probability_classifier"]), [], 0, 0))
     read_from_distribution(walked)
     for w in walked:
         w.pred.to_parquet(out / f"{w.template}.parquet", index=False)
@@ -109,7 +109,8 @@ def reanchor(cache: Path, out: Path) -> None:
 def since(cache: Path, day: date, out: Path) -> None:
     """The cached run's origins from `day` on, as a cache under `out` with every slice's scores
     recomputed on them (the walk-forward's last 12 months, out of the whole run)."""
-    from shu.forecast.evaluation.backtest import BacktestConfig, _score_binary, _Walked
+    from shu.forecast.evaluation.slice_scores import score_binary
+    from shu.forecast.evaluation.walk_forward import BacktestConfig, Walked
 
     out.mkdir(parents=True, exist_ok=True)
     metrics = json.loads((cache / "backtest.json").read_text(encoding="utf-8"))
@@ -121,8 +122,8 @@ def since(cache: Path, day: date, out: Path) -> None:
         if t == TEMPLATES[0]:
             _rescore_interval(metrics["slices"][f"{t}/30"], p)
         else:
-            walked = _Walked(t, 30, p, [], 0, len(p))
-            metrics["slices"][f"{t}/30"] = _score_binary(walked, config).metrics
+            walked = Walked(t, 30, p, [], 0, len(p))
+            metrics["slices"][f"{t}/30"] = score_binary(walked, config).metrics
     (out / "backtest.json").write_text(json.dumps(metrics, default=str), encoding="utf-8")
 
 
@@ -130,7 +131,7 @@ def _rescore_interval(m: dict, pred: pd.DataFrame) -> None:
     """The interval slice's scores (`m`) recomputed on `pred`: CRPS skill with its interval,
     coverage overall and per velocity band."""
     from shu.forecast.evaluation import interval_scores
-    from shu.forecast.evaluation.backtest import BASELINE_COLUMNS
+    from shu.forecast.evaluation.star_backtest import BASELINE_COLUMNS
     from shu.forecast.models.interval import QUANTILES, VELOCITY_BANDS, velocity_band
 
     model_q = pred[[f"q{q}" for q in QUANTILES]].to_numpy()

@@ -78,19 +78,16 @@ def build(store: Path, cache: Path, start: date, end: date) -> None:
 
 
 def _blocks(
-    ex: pd.DataFrame, start: date, end: date
+    template: str, ex: pd.DataFrame, start: date, end: date
 ) -> Iterator[tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]]:
-    """(test, fit, calibration) per refit, as `backtest._refit_blocks` chooses them."""
-    from shu.forecast.models.split import TrainingConfig, fit_calibration_split
+    """(test, fit, calibration) per refit, as the backtest chooses them
+    (`walk_forward.refit_blocks`, refitting every 8 weeks with the default split)."""
+    from shu.forecast.evaluation.walk_forward import BacktestConfig, refit_blocks
+    from shu.forecast.features.examples import Examples
 
-    step = pd.Timedelta(weeks=8)
-    rng = np.random.default_rng(0)
-    stop = pd.Timestamp(end)
-    for day in pd.date_range(pd.Timestamp(start), stop, freq=step):
-        test = ex[(ex["origin"] >= day) & (ex["origin"] < day + step) & (ex["origin"] <= stop)]
-        if len(test):
-            fit, cal = fit_calibration_split(ex, day, HORIZON, TrainingConfig(), rng)
-            yield test, fit, cal
+    config = BacktestConfig(start, end, (template,), (HORIZON,))
+    for block in refit_blocks(Examples(template, HORIZON, ex, 0), config):
+        yield block.test, block.fit, block.cal
 
 
 def _base_names(template: str) -> list[str]:
@@ -105,6 +102,7 @@ def score_binary(
 ) -> None:
     """Walk forward one yes/no template with one variant's features; print its skill."""
     from shu.forecast.base_rates import climatology
+    from shu.forecast.evaluation.scoring import brier, skill_score
     from shu.forecast.models.forecaster import fit_forecaster
     from shu.forecast.models.interval import velocity_band
 
@@ -112,7 +110,7 @@ def score_binary(
     names = _base_names(template) + variant_features(variant)
     t0 = time.perf_counter()
     chunks = []
-    for test, fit, cal in _blocks(ex, start, end):
+    for test, fit, cal in _blocks(template, ex, start, end):
         fc = fit_forecaster(template, HORIZON, names, fit, cal, "hgb", "sigmoid", seed)
         chunks.append(
             test[["origin", "velocity_28d", "label", "bucket"]].assign(p=fc.predict(test))
@@ -127,7 +125,7 @@ def score_binary(
     y, p = pred["label"].to_numpy(dtype=float), pred["p"].to_numpy()
 
     def skill(ref: np.ndarray, m: np.ndarray) -> float:
-        return float(1 - np.mean((p[m] - y[m]) ** 2) / np.mean((ref[m] - y[m]) ** 2))
+        return skill_score(brier(y[m], p[m]), brier(y[m], ref[m]))
 
     every = np.ones(len(pred), dtype=bool)
     bands = "  ".join(f"{b} {skill(clim_band, band == k):.4f}" for k, b in enumerate(BANDS))
@@ -147,7 +145,7 @@ def score_interval(cache: Path, variant: str, start: date, end: date, seed: int 
     names = _base_names(template) + variant_features(variant)
     t0 = time.perf_counter()
     q, keep = [], []
-    for test, fit, cal in _blocks(ex, start, end):
+    for test, fit, cal in _blocks(template, ex, start, end):
         q.append(interval.fit_interval(HORIZON, names, fit, cal, seed).quantiles(test))
         keep.append(test)
     test = pd.concat(keep, ignore_index=True)

@@ -51,6 +51,7 @@ rows = duckdb.sql(
     "WHERE type = 'WatchEvent' GROUP BY ALL", params={"f": files}).fetchall()
 print(json.dumps({"stars": sum(r[2] for r in rows)}))
 """
+STARS_ADDED_SQL = "SELECT sum(stars_added) FROM stars_added_daily"  # every star the run loaded
 CREATE_STORE = "import sys; from shu.store import open_store; open_store(sys.argv[1]).close()"
 DASK_FLOW = """
 import json, sys
@@ -111,7 +112,9 @@ def main() -> None:
                 timed([*shu_command(), "ingest", "gharchive", str(hours), "--db", db])
             )
             with duckdb.connect(db, read_only=True) as con:
-                stars = con.execute("SELECT sum(stars_added) FROM stars_added_daily").fetchone()[0]
+                stars = con.execute("SELECT sum(stars_added) FROM stars_added_daily").fetchall()[0][
+                    0
+                ]
         expected = json.loads(runs["floor"][-1].stdout)["stars"]
         if stars != expected:
             sys.exit(f"shu counted {stars} stars given, the floor {expected}")
@@ -153,7 +156,7 @@ def dask_flow(hours: Path, events: int, workers: int) -> None:
             env={"PREFECT_HOME": str(Path(tmp) / "prefect")},
         )
         with duckdb.connect(db, read_only=True) as con:
-            stars = con.execute("SELECT sum(stars_added) FROM stars_added_daily").fetchone()[0]
+            stars = con.execute(STARS_ADDED_SQL).fetchall()[0][0]
     result = json.loads(run.stdout[run.stdout.rindex('{"ok"') :])  # after any flow log lines
     print(
         f"Dask flow, {workers} workers ({result['batches']} batches on {result['workers']} "

@@ -27,6 +27,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -121,6 +122,7 @@ def retrieval_test_corpus() -> list[tuple]:
     """The retrieval tests' passages, as `PassageIndex.from_store` would read them."""
     path = ROOT / "tests" / "unit" / "evidence" / "test_retrieval.py"
     spec = importlib.util.spec_from_file_location("test_retrieval", path)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     titles = {"d1": "ROCm notes", "d2": "TPU notes", "d3": "Ollama notes"}
@@ -130,7 +132,7 @@ def retrieval_test_corpus() -> list[tuple]:
 def stored_corpus(paths: list[Path], tmp: Path) -> list[tuple]:
     """Documents ingested by shu (parse, split into passages) into a fresh store, read back."""
     with open_store(tmp / f"{len(list(tmp.iterdir()))}.duckdb") as store:
-        ingest_documents(store, paths)
+        ingest_documents(store, list[Path | str](paths))
         return PassageIndex.from_store(store)._rows
 
 
@@ -155,7 +157,7 @@ def compare(name: str, rows: list[tuple], qs: list[str], k: int) -> dict:
     t1 = time.perf_counter()
     ref = ReferenceIndex(rows)
     t2 = time.perf_counter()
-    found = {
+    found: dict[str, Any] = {
         "corpus": name,
         "passages": len(rows),
         "queries": len(qs),

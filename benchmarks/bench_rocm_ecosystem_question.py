@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -39,9 +40,10 @@ import pandas as pd
 from shu.forecast.base_rates import climatology
 from shu.forecast.evaluation.rocm_backtest import DEFAULT, MIN_CAL_ROWS, MIN_FIT_ROWS
 from shu.forecast.evaluation.scoring import summarize
+from shu.forecast.evaluation.walk_forward import refit_blocks
+from shu.forecast.features.examples import Examples
 from shu.forecast.models.estimator import make_estimator, model_matrix
 from shu.forecast.models.platt import calibrate
-from shu.forecast.models.split import fit_calibration_split
 
 FEATURES = [
     "active_share",
@@ -115,17 +117,16 @@ def examples(
 
 
 def walk_forward(ex: pd.DataFrame, horizon: int) -> pd.DataFrame:
-    """Each origin from DEFAULT.start on, predicted by the model of its 8-week refit block."""
-    config = DEFAULT.training()
-    rng = np.random.default_rng(DEFAULT.seed)
-    step = pd.Timedelta(days=7 * DEFAULT.refit_weeks)
-    day, out = pd.Timestamp(DEFAULT.start), []
-    while day <= ex["origin"].max():
-        test = ex[(ex["origin"] >= day) & (ex["origin"] < day + step)].dropna(subset=FEATURES)
-        fit, cal = fit_calibration_split(ex.dropna(subset=FEATURES), day, horizon, config, rng)
+    """Each origin from DEFAULT.start on, predicted by the model of its 8-week refit block (the
+    backtest's one walk-forward loop, `walk_forward.refit_blocks`, over the rows with every
+    feature)."""
+    config = replace(DEFAULT, end=pd.Timestamp(ex["origin"].max()).date())
+    rows = Examples("ecosystem", horizon, ex.dropna(subset=FEATURES), 0)
+    out = []
+    for block in refit_blocks(rows, config):
+        fit, cal, test = block.fit, block.cal, block.test
         if (
-            len(test)
-            and len(fit) >= MIN_FIT_ROWS
+            len(fit) >= MIN_FIT_ROWS
             and len(cal) >= MIN_CAL_ROWS
             and fit["label"].nunique() == 2
             and cal["label"].nunique() == 2
@@ -141,7 +142,6 @@ def walk_forward(ex: pd.DataFrame, horizon: int) -> pd.DataFrame:
             test = test.copy()
             test["probability"] = model.predict_proba(model_matrix(test, FEATURES))[:, 1]
             out.append(test)
-        day += step
     return pd.concat(out, ignore_index=True)
 
 

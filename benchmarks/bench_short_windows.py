@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 from bench_distribution import pit_parts
 
+from shu.forecast.evaluation.scoring import brier, skill_score
 from shu.forecast.models.tail import TAIL_SHARE
 
 BANDS = ("<1", "1-5", "5-20", ">=20")
@@ -193,16 +194,21 @@ def recalibrated(frame: pd.DataFrame, levels: dict, column: str | None = None) -
     return out
 
 
+def _rate_brier(y: np.ndarray) -> float:
+    """The Brier score of forecasting the sample's own rate of yes for every question."""
+    return brier(y, np.full_like(y, y.mean()))
+
+
 def skill(p: np.ndarray, asked: pd.DataFrame) -> str:
     """Brier skill against climatology, then per band against the band's own rate."""
     y = asked["label"].to_numpy(dtype=float)
     clim = asked["climatology"].to_numpy(dtype=float)
-    text = f"{1 - np.mean((p - y) ** 2) / np.mean((clim - y) ** 2):.4f} ("
+    text = f"{skill_score(brier(y, p), brier(y, clim)):.4f} ("
     band = asked["band"].to_numpy()
     per = []
     for k in range(len(BANDS)):
         s = band == k
-        per.append(f"{1 - np.mean((p[s] - y[s]) ** 2) / np.mean((y[s].mean() - y[s]) ** 2):.4f}")
+        per.append(f"{skill_score(brier(y[s], p[s]), _rate_brier(y[s])):.4f}")
     return text + " / ".join(per) + ")"
 
 
@@ -316,8 +322,8 @@ def radar_online(cache: Path, length: int, weeks: list[int]) -> None:
         for cap in (1.0, 1.5)
     ]
     for name, p in variants:
-        whole = 1 - np.mean((p - y) ** 2) / np.mean((y.mean() - y) ** 2)
-        recent = 1 - np.mean((p[last] - y[last]) ** 2) / np.mean((y[last].mean() - y[last]) ** 2)
+        whole = skill_score(brier(y, p), _rate_brier(y))
+        recent = skill_score(brier(y[last], p[last]), _rate_brier(y[last]))
         line = f"  {name:<30} {whole:.4f} / {recent:.4f}"
         for k in (10, 20):
             gap = _top_gaps(b.assign(p=p), "p", k)

@@ -32,10 +32,14 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from cli_timing import Timed, load, ratio_table, run_line, shu_command, timed
+
+if TYPE_CHECKING:
+    from shu.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 NAIVE = """
@@ -53,7 +57,7 @@ filled AS (
 SELECT repo, day, stars, (stars - lag(stars, 7) OVER w) / 7.0 AS velocity_7d,
        (stars - lag(stars, 28) OVER w) / 28.0 AS velocity_28d
 FROM filled WINDOW w AS (PARTITION BY repo ORDER BY day)\"\"\")
-print(con.execute("SELECT count(*) FROM naive").fetchone()[0])
+print(con.execute("SELECT count(*) FROM naive").fetchall()[0][0])
 """
 
 
@@ -67,7 +71,7 @@ def build_store(parquet: Path, path: Path) -> None:
     with open_store(path) as store:
         import_ranking(store, parquet)
         refresh_signals(store)
-        rows = store.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0]
+        rows = store.con.execute("SELECT count(*) FROM stars_daily").fetchall()[0][0]
     print(
         f"built {path}: {rows:,} stars_daily rows and their signals in "
         f"{time.perf_counter() - t0:.1f} s"
@@ -120,12 +124,12 @@ def full_against_naive(store: Path, runs: int) -> None:
         )
 
 
-def incremental(store, runs: int) -> None:
+def incremental(store: Store, runs: int) -> None:
     """2. star_signals after one new day: hold the last day back, compute, add it back."""
     from shu.signals.stars import refresh_star_signals
 
     con = store.con
-    last = con.execute("SELECT max(day) FROM stars_daily").fetchone()[0]
+    last = con.execute("SELECT max(day) FROM stars_daily").fetchall()[0][0]
     con.execute(
         "CREATE OR REPLACE TEMP TABLE _held AS SELECT * FROM stars_daily WHERE day = ?", [last]
     )
@@ -151,7 +155,7 @@ def incremental(store, runs: int) -> None:
     refresh_star_signals(store, str(uuid.uuid4()))
 
 
-def against_reference(store) -> None:
+def against_reference(store: Store) -> None:
     """3. The pandas reference on the same data; every row and column compared."""
     from shu.signals.reference import star_signals_reference
 

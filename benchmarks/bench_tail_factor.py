@@ -1,22 +1,20 @@
 """Evaluation: how well one calibration block pins the radar's tail-shrink factor, and what the
 top of each origin's ranking says under three factor rules.
 
-Walks star_breakout/30 refits the way `shu backtest` does (`_refit_blocks`, `fit_forecaster`:
-same split, seed and estimator) on a store opened read-only, and for each refit prints the
-tail's knee and factor (`models/tail.py`: factor = (seen - knee) / (said - knee) on the
-calibration block's top `TAIL_SHARE`), the rows and distinct repositories above the knee, and
-the factor's standard error by the delta method with the residuals summed per repository (a
-repository stays at the top for weeks, so its rows are not independent). Then the between-refit
-variance of the factors beyond their standard errors (DerSimonian-Laird tau^2) and, over the
-walk's weekly origins, each origin's top 10 / top 20 mean stated probability against the rate
-that came true (averaged over origins) and precision@20 under:
-  block   - each refit's own factor (what ships);
-  pooled  - the precision-weighted mean of this and every earlier refit's factor of the walk
-            (earlier origins only; clipped to [0, 1] after pooling);
-  toward1 - each refit's factor shrunk towards 1 (no shrink) by its own standard error
-            (positive-part James-Stein: 1 - d max(0, 1 - se^2 / d^2), d = 1 - factor);
-  none    - no tail shrink.
-The regime guard is left out (it changed no top forecast on the 32 origins of 2025-03..2026-01).
+Walks star_breakout/30 refits the way `shu backtest` does (`walk_forward.refit_blocks`,
+`fit_forecaster`: same split, seed and estimator) on a store opened read-only, and for each refit
+prints the tail's knee and factor (`models/tail.py`: factor = (seen - knee) / (said - knee) on the
+calibration block's top `TAIL_SHARE`), the rows and distinct repositories above the knee, and the
+factor's standard error by the delta method with the residuals summed per repository (a repository
+stays at the top for weeks, so its rows are not independent). Then the between-refit variance of the
+factors beyond their standard errors (DerSimonian-Laird tau^2) and, over the walk's weekly origins,
+each origin's top 10 / top 20 mean stated probability against the rate that came true (averaged over
+origins) and precision@20 under: block - each refit's own factor (what ships); pooled - the
+precision-weighted mean of this and every earlier refit's factor of the walk (earlier origins only;
+clipped to [0, 1] after pooling); toward1 - each refit's factor shrunk towards 1 (no shrink) by its
+own standard error (positive-part James-Stein: 1 - d max(0, 1 - se^2 / d^2), d = 1 - factor); none -
+no tail shrink. The regime guard is left out (it changed no top forecast on the 32 origins of
+2025-03..2026-01).
 
 Usage:
   .venv/bin/python benchmarks/bench_tail_factor.py --store /tmp/shu-bench/forecast.duckdb
@@ -32,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from shu.forecast.evaluation.backtest import BacktestConfig, _refit_blocks
+from shu.forecast.evaluation.walk_forward import BacktestConfig, refit_blocks
 from shu.forecast.features.examples import base_frame, build_examples, weekly_grid
 from shu.forecast.features.star import data_through
 from shu.forecast.models.forecaster import fit_forecaster
@@ -82,7 +80,8 @@ def main() -> int:
         grid = weekly_grid(config.start, first + timedelta(days=56), min(config.end, last))
         examples = build_examples(con, base_frame(con, grid), TEMPLATE, HORIZON, last)
     chunks, blocks = [], []
-    for refit_day, test, fit, cal in _refit_blocks(examples, config, []):
+    for block in refit_blocks(examples, config):
+        refit_day, test, fit, cal = block.refit_day, block.test, block.fit, block.cal
         forecaster = fit_forecaster(
             TEMPLATE, HORIZON, examples.features, fit, cal, config.estimator, seed=config.seed
         )

@@ -1,16 +1,17 @@
 """shu: signals, calibrated forecasts, a GPU probe and a daily briefing with receipts.
 
 The notebook API (`shu.connect()`, `shu.star_signals(repo)`, `shu.forecasts()`,
-`shu.track_record()`, `shu.export_tables(path)`) lives in `shu.notebook`; it is loaded on first
-use so that `import shu` stays cheap. Each of these names is a function and nothing else; the
-subpackages (`shu.signals`, `shu.forecast`, ...) are imported as usual (`import shu.signals`).
+`shu.track_record()`, `shu.radar()`, `shu.export_tables(path)`) lives in `shu.notebook`; it is
+loaded on first use so that `import shu` stays cheap. Each of these names is a function and
+nothing else; the subpackages (`shu.signals`, `shu.forecast`, ...) are imported as usual
+(`import shu.signals`).
 """
 
 from typing import Any
 
 __version__ = "0.1.0"
 
-_NOTEBOOK = ("connect", "star_signals", "forecasts", "track_record", "export_tables")
+_NOTEBOOK = ("connect", "star_signals", "forecasts", "track_record", "radar", "export_tables")
 
 
 def __getattr__(name: str) -> Any:

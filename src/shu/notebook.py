@@ -6,6 +6,7 @@
     shu.star_signals("pytorch/pytorch")     # star signals of one repository, by day
     shu.forecasts(repo="ollama/ollama")     # issued forecasts with their resolution, if any
     shu.track_record()                      # resolved forecasts, scored
+    shu.radar(top=10)                       # the breakout radar, as `shu radar --json` lists it
 
 Every helper takes `con=` (a connection from `connect`) or `db=` (a store path; default the
 configured one) and opens nothing for writing. `export_tables` writes every analyst table to
@@ -17,7 +18,7 @@ from __future__ import annotations
 import warnings
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -103,24 +104,55 @@ def forecasts(
     )
 
 
+OUTCOME_SQL = "CAST(r.outcome = 'yes' AS INTEGER)"  # a resolution's outcome as 0/1
+
+
 def track_record(
     *, con: duckdb.DuckDBPyConnection | None = None, db: Path | str | None = None
 ) -> pd.DataFrame:
     """Resolved (non-void) forecasts, one row each: probability, outcome (1 = yes), whether it
     came true as predicted, and its Brier score (p - outcome)^2; newest resolution first."""
+    from shu.forecast.evaluation.scoring import squared_error_sql
+
     return (
         _con(con, db)
         .execute(
             "SELECT f.forecast_id, f.repo, f.template, f.horizon_days, f.origin, f.resolves_on, "
-            "f.probability, f.confidence, CAST(r.outcome = 'yes' AS INTEGER) AS outcome, "
+            f"f.probability, f.confidence, {OUTCOME_SQL} AS outcome, "
             "((f.probability >= 0.5) = (r.outcome = 'yes')) AS right_as_predicted, "
-            "power(f.probability - CAST(r.outcome = 'yes' AS INTEGER), 2) AS brier, "
+            f"{squared_error_sql('f.probability', OUTCOME_SQL)} AS brier, "
             "r.observed_value, r.resolved_at FROM forecasts f "
             "JOIN forecast_resolutions r USING (forecast_id) WHERE r.outcome IN ('yes', 'no') "
             "ORDER BY r.resolved_at DESC, f.forecast_id"
         )
         .df()
     )
+
+
+def radar(
+    *,
+    db: Path | str | None = None,
+    day: date | None = None,
+    top: int = 20,
+    untracked: bool = False,
+    filtered: bool = True,
+) -> list[dict[str, Any]]:
+    """The breakout radar (`shu.operations.radar`) as `shu radar --json` lists it: the `top`
+    repositories of the newest breakout forecasts on or before `day`, each in the one JSON shape
+    of an entry with its receipts; `untracked` leaves out the tracked repositories, `filtered`
+    keeps those the radar's keywords match (False: every repository, as `--all`)."""
+    from shu.operations.radar import radar_view
+    from shu.settings import get_settings
+
+    settings = get_settings()
+    exclude = [r.repo for r in settings.repos] if untracked else []
+    store, note = open_for_reading(Path(db) if db else settings.db)
+    if note:
+        warnings.warn(note, stacklevel=2)
+    try:
+        return radar_view(store, settings, day, top, exclude, filtered).as_json()
+    finally:
+        store.close()
 
 
 def analyst_tables(con: duckdb.DuckDBPyConnection) -> list[str]:

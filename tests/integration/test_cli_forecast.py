@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from support.cli import shu
+from support.forecast_data import history_store
 
 
 def test_backtest_json_train_forecast_resolve(synthetic_store, tmp_path):
@@ -77,50 +77,6 @@ def test_backtest_json_train_forecast_resolve(synthetic_store, tmp_path):
     assert "pending: 0" in out.stdout
 
 
-def _history_store(path: Path) -> None:
-    """Commits and releases (no star counts) of 12 repositories over five years; the first four
-    mention ROCm in most release notes, the others rarely (a pattern a model can learn)."""
-    import numpy as np
-    import pandas as pd
-
-    from shu.store import open_store
-
-    rng = np.random.default_rng(3)
-    t0 = pd.Timestamp("2019-01-07 10:00")
-    commits, releases = [], []
-    for r in range(12):
-        repo = f"hist/repo{r:02d}"
-        for week in range(260):
-            for k in range(3):
-                commits.append(
-                    {
-                        "repo": repo,
-                        "sha": f"{repo}-{week}-{k}",
-                        "committed_at": t0 + pd.Timedelta(days=7 * week + 2 * k),
-                        "subject": "work",
-                        "parents": 1,
-                        "is_mainline": True,
-                        "touches_rocm": bool(r < 4 and rng.random() < 0.2),
-                        "source": "history",
-                    }
-                )
-        for n, day in enumerate(range(0, 7 * 260, 14)):
-            mention = rng.random() < (0.7 if r < 4 else 0.05)
-            releases.append(
-                {
-                    "repo": repo,
-                    "tag": f"v{n}",
-                    "name": f"v{n}",
-                    "source": "history",
-                    "body": "Adds ROCm 6 support" if mention else "Bug fixes",
-                    "published_at": t0 + pd.Timedelta(days=day),
-                }
-            )
-    with open_store(path) as store:
-        store.upsert("commits", pd.DataFrame(commits))
-        store.upsert("releases", pd.DataFrame(releases))
-
-
 def test_train_rocm_from_a_history_store_merges_into_the_star_model(synthetic_store, tmp_path):
     """`shu train --merge` adds the ROCm models (logistic whatever --estimator says) to a saved
     star model, keeps its models and backtest, and a re-run replaces rather than duplicates."""
@@ -161,7 +117,7 @@ def test_train_rocm_from_a_history_store_merges_into_the_star_model(synthetic_st
     star_card = json.loads((models / "forecaster.json").read_text())
 
     history = tmp_path / "history.duckdb"
-    _history_store(history)
+    history_store(history)
     alone = shu(
         "train",
         "--models-dir",

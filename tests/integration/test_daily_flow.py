@@ -113,7 +113,7 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
     assert "28-day pace on " in text and "80% likely between" in text  # the interval leads
 
     with open_store(db, read_only=True) as store:
-        briefing_id = store.con.execute("SELECT briefing_id FROM briefings").fetchone()[0]
+        briefing_id = store.con.execute("SELECT briefing_id FROM briefings").fetchall()[0][0]
         receipts = stored_receipts(store, briefing_id)
         assert len(receipts) > 10
         assert {r.kind for r in receipts} >= {"row", "passage"}
@@ -128,7 +128,7 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
         r.conditional for r in server.requests if "/repos/" in r.path and r.path.count("/") > 3
     )
     with open_store(db, read_only=True) as store:
-        assert store.con.execute("SELECT count(*) FROM briefings").fetchone()[0] == 1
+        assert store.con.execute("SELECT count(*) FROM briefings").fetchall()[0][0] == 1
 
 
 def test_github_unreachable_briefs_from_the_store(prefect_harness, served) -> None:

@@ -85,6 +85,7 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path, prefect_ap
     assert (out / f"{briefings[0].stem}-reliability.png").stat().st_size > 1000
     with open_store(out / "demo.duckdb", read_only=True) as store:
         row = store.con.execute("SELECT briefing_id, is_synthetic FROM briefings").fetchone()
+        assert row is not None
         assert row[1] is True
         receipts = stored_receipts(store, row[0])
         assert receipts
@@ -109,9 +110,11 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path, prefect_ap
                 "SELECT repo, template, origin FROM forecasts WHERE forecast_id = ?",
                 [card["forecast_id"]],
             ).fetchone() == (card["repo"], card["template"], today)
-            first, last = re.search(
+            found = re.search(
                 rf"\*Receipts R(\d+)(?:–R(\d+))? · forecast `{card['forecast_id']}`", text
-            ).groups()
+            )
+            assert found is not None, card["forecast_id"]
+            first, last = found.groups()
             for ref in range(int(first), int(last or first) + 1):
                 assert resolve(store, receipts[numbers.index(ref)]) is None
         # what the briefing writes beside the markdown: the data and the expandable details
@@ -125,7 +128,7 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path, prefect_ap
                 "SELECT count(DISTINCT round(probability, 6)) FROM forecasts WHERE template = ? "
                 "AND origin = ?",
                 [cards[0]["template"], today],
-            ).fetchone()[0]
+            ).fetchall()[0][0]
             > 1
         )
     # The briefing read as a note: the targets measured by rules of their own

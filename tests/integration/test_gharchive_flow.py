@@ -21,7 +21,7 @@ def test_gharchive_flow_on_a_two_worker_dask_cluster(prefect_harness, tmp_path) 
     )
     db = tmp_path / "shu.duckdb"
     with open_store(db) as store:  # an anchor, so the fold has something to derive
-        repo = max(truth.stars, key=truth.stars.get)[0]
+        repo = max(truth.stars, key=lambda r: truth.stars[r])[0]
         store.con.execute(
             "INSERT INTO stars_daily (repo, day, stars, source) VALUES "
             "(?, DATE '2026-05-31', 1000, 'ranking')",
@@ -49,7 +49,7 @@ def test_gharchive_flow_on_a_two_worker_dask_cluster(prefect_harness, tmp_path) 
         assert stars == dict(truth.stars)
         assert store.con.execute(
             "SELECT stars FROM stars_daily WHERE repo = ? AND source = 'gharchive'", [repo]
-        ).fetchone()[0] == (1000 + truth.stars[(repo, date(2026, 6, 1))])
+        ).fetchall()[0][0] == (1000 + truth.stars[(repo, date(2026, 6, 1))])
     again = run_gharchive_flow(db, [str(tmp_path / "hours")], overrides)
     assert again["batches"] == 0 and "24 already loaded" in again["message"]
 
@@ -75,6 +75,6 @@ def test_daily_ingest_stage_loads_gharchive_paths_on_threads(prefect_harness, tm
     report = ingest_only()
     assert report["ok"] and "GH Archive: 24 files loaded" in report["message"]
     with open_store(tmp_path / "s.duckdb", read_only=True) as store:
-        assert store.con.execute("SELECT sum(stars_added) FROM stars_added_daily").fetchone()[
+        assert store.con.execute("SELECT sum(stars_added) FROM stars_added_daily").fetchall()[0][
             0
         ] == sum(truth.stars.values())

@@ -50,5 +50,5 @@ def test_offline_daily_on_an_empty_store(tmp_path: Path) -> None:
     assert "host name api.github.invalid not resolved" in text  # the notice, whole
     assert "…" not in text
     with open_store(tmp_path / "data" / "shu.duckdb", read_only=True) as store:
-        assert store.con.execute("SELECT count(*) FROM probe_runs").fetchone()[0] == 0
-        assert store.con.execute("SELECT count(*) FROM briefings").fetchone()[0] == 1
+        assert store.con.execute("SELECT count(*) FROM probe_runs").fetchall()[0][0] == 0
+        assert store.con.execute("SELECT count(*) FROM briefings").fetchall()[0][0] == 1

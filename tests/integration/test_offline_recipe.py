@@ -76,7 +76,9 @@ def test_the_offline_recipe_gives_a_briefing_with_forecasts(
         first = server.stdout.readline() if server.stdout else ""
         today = datetime.now(UTC).date()
         assert f"series ending {today}" in first, first
-        env["SHU_GITHUB_API_URL"] = re.search(r"http://127\.0\.0\.1:\d+", first).group(0)
+        url = re.search(r"http://127\.0\.0\.1:\d+", first)
+        assert url is not None, first
+        env["SHU_GITHUB_API_URL"] = url.group(0)
         env["SHU_DB"] = recipe_store()  # a store of its own, as the README says
 
         def shu(*args: str) -> subprocess.CompletedProcess:

@@ -8,6 +8,7 @@ import the helpers as `support.forecast_data`."""
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -92,14 +93,15 @@ def synthetic_store(store: Store, synthetic: pd.DataFrame) -> Store:
 
 def backtest_bound_case(store: Store, origin_index: int = 180) -> dict:
     """A store with two repositories growing 3 stars a day and, as a backtest holds them before
-    reading from the one distribution (`backtest.read_from_distribution`, `hold_to_bounds`),
+    reading from the one distribution (`one_distribution.read_from_distribution`, `hold_to_bounds`),
     hand-built predictions on one origin t: the interval's distribution of V(t+H) normal around
     3 stars/day (sd 0.5) for "a/one" only, and per (template, horizon) the questions asked with
     the models' own answers. Returns the origin, the store's rows and a `walked(horizon)` that
-    builds fresh `_Walked` frames (so a test can run the steps again on the same inputs)."""
+    builds fresh `Walked` frames (so a test can run the steps again on the same inputs)."""
     from scipy.stats import norm
 
-    from shu.forecast.evaluation.backtest import DIST_COLUMNS, _Walked
+    from shu.forecast.evaluation.one_distribution import DIST_COLUMNS
+    from shu.forecast.evaluation.walk_forward import Walked
     from shu.forecast.models.interval import DIST_LEVELS, QUANTILES
 
     stars = 100 + 3 * np.arange(220, dtype=float)
@@ -116,7 +118,7 @@ def backtest_bound_case(store: Store, origin_index: int = 180) -> dict:
         ("star_accel_reach", 30): [("a/one", 0.0, 0.01)],  # no bound beyond 28 days
     }
 
-    def walked(horizon: int) -> list[_Walked]:
+    def walked(horizon: int) -> list[Walked]:
         iv = pd.concat(
             [
                 pd.DataFrame({"repo": ["a/one"], "origin": [origin]}),
@@ -125,7 +127,7 @@ def backtest_bound_case(store: Store, origin_index: int = 180) -> dict:
             ],
             axis=1,
         )
-        out = [_Walked("star_velocity_interval", horizon, iv, [], 0, 0, interval=True)]
+        out = [Walked("star_velocity_interval", horizon, iv, [], 0, 0, interval=True)]
         for (template, h), asked in questions.items():
             if h != horizon:
                 continue
@@ -133,7 +135,7 @@ def backtest_bound_case(store: Store, origin_index: int = 180) -> dict:
             pred.insert(1, "origin", origin)
             pred["label"] = 1.0
             pred["climatology"] = 0.5
-            out.append(_Walked(template, horizon, pred, [], 0, 0))
+            out.append(Walked(template, horizon, pred, [], 0, 0))
         return out
 
     return {"origin": origin, "stars": stars, "rows": rows, "walked": walked}
@@ -164,3 +166,44 @@ def breakout_forecasts(day: date, probabilities: dict[str, float]) -> pd.DataFra
             for repo, p in probabilities.items()
         ]
     )
+
+
+def history_store(path: Path) -> None:
+    """Commits and releases (no star counts) of 12 repositories over five years; the first four
+    mention ROCm in most release notes, the others rarely (a pattern a model can learn)."""
+    from shu.store import open_store
+
+    rng = np.random.default_rng(3)
+    t0 = pd.Timestamp("2019-01-07 10:00")
+    commits, releases = [], []
+    for r in range(12):
+        repo = f"hist/repo{r:02d}"
+        for week in range(260):
+            for k in range(3):
+                commits.append(
+                    {
+                        "repo": repo,
+                        "sha": f"{repo}-{week}-{k}",
+                        "committed_at": t0 + pd.Timedelta(days=7 * week + 2 * k),
+                        "subject": "work",
+                        "parents": 1,
+                        "is_mainline": True,
+                        "touches_rocm": bool(r < 4 and rng.random() < 0.2),
+                        "source": "history",
+                    }
+                )
+        for n, day in enumerate(range(0, 7 * 260, 14)):
+            mention = rng.random() < (0.7 if r < 4 else 0.05)
+            releases.append(
+                {
+                    "repo": repo,
+                    "tag": f"v{n}",
+                    "name": f"v{n}",
+                    "source": "history",
+                    "body": "Adds ROCm 6 support" if mention else "Bug fixes",
+                    "published_at": t0 + pd.Timedelta(days=day),
+                }
+            )
+    with open_store(path) as store:
+        store.upsert("commits", pd.DataFrame(commits))
+        store.upsert("releases", pd.DataFrame(releases))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -134,7 +135,7 @@ def load_history_commits(store: Store, history_dir: Path, repos=HISTORY_SAMPLE) 
 
 def synthetic_commits() -> pd.DataFrame:
     """Commits of two made-up repositories (see test_commit_signals)."""
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     t0 = pd.Timestamp(START)
     for i in range(100):  # 'main/line': 2 mainline commits a day, one of them ROCm on even days
         day = t0 + pd.Timedelta(days=i, hours=10)

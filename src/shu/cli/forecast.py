@@ -154,18 +154,19 @@ def forecast(
     Example: shu forecast
     Example: shu forecast --as-of 2026-02-28 --limit 50 --db data/shu.duckdb
     """
-    from shu.forecast.live.issue import issue_forecasts
+    from shu.operations.forecast import issue
     from shu.settings import get_settings
 
     when = as_of_day(as_of, old_day, old_origin)
+    settings = get_settings()
     with open_store(db_path(db)) as store:
         require_data(store.con, when)
-        issued = issue_forecasts(store, origin=when)
+        issued = issue(store, settings, when)
         bounds = _interval_bounds(store.con, [f.forecast_id for f in issued])
     if as_json:
         print_json([_as_json(f, bounds.get(f.forecast_id)) for f in issued])
         return
-    tracked = [r.repo for r in get_settings().repos]
+    tracked = [r.repo for r in settings.repos]
     _print_issued(issued, bounds, tracked, limit)
 
 
@@ -327,24 +328,17 @@ def backtest(
     """
     import sys
 
-    from shu.forecast.evaluation.backtest import BacktestConfig, backtest_report
     from shu.forecast.evaluation.blocks import describe_worst
-    from shu.forecast.models.estimator import ESTIMATORS
-    from shu.forecast.questions.registry import template as get_template
+    from shu.forecast.evaluation.walk_forward import BacktestConfig
+    from shu.operations.backtest import backtest as run_backtest
 
     d1 = required(from_day(start, old_since), "--from")
     d2 = required(parse_day(end, "--to"), "--to")
-    templates = _csv(template) or ("star_accel_reach", "star_velocity_up")
-    for name in templates:
-        get_template(name)
-    horizons = _horizons(horizon) or (30,)
-    if estimator not in ESTIMATORS:
-        raise InputError(f"--estimator {estimator!r}: choose from {', '.join(ESTIMATORS)}")
     config = BacktestConfig(
         d1,
         d2,
-        templates,
-        horizons,
+        _csv(template) or ("star_accel_reach", "star_velocity_up"),
+        _horizons(horizon) or (30,),
         estimator=estimator,
         refit_weeks=refit_weeks,
         recalibrate=not plain,
@@ -353,30 +347,8 @@ def backtest(
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
-    from dataclasses import replace
-
-    from shu.forecast.evaluation.predictions import predictions_paths, write_predictions
-    from shu.forecast.evaluation.rocm_backtest import rocm_report
-    from shu.forecast.questions.registry import ROCM_TEMPLATES
-
-    if predictions is not None:
-        predictions_paths(predictions, list(templates))  # a bad path fails before the run
-    scored: list | None = [] if predictions is not None else None
-    star = tuple(t for t in templates if t not in ROCM_TEMPLATES)
     with open_store(db_path(db), read_only=True) as store:
-        metrics = (
-            backtest_report(
-                store.con, replace(config, templates=star), out_dir=out, log=log, scored=scored
-            )
-            if star
-            else None
-        )
-        if len(star) < len(templates):  # ROCm adoption slices: commits/releases, no stars
-            metrics = rocm_report(store.con, config, metrics, out_dir=out, log=log, scored=scored)
-    assert metrics is not None  # star templates, ROCm ones or both: a report ran
-    if predictions is not None:
-        for path in write_predictions(predictions, scored or [], list(templates)):
-            log(f"predictions: {path}")
+        metrics = run_backtest(store, config, out_dir=out, predictions=predictions, log=log)
     if as_json:
         print(json.dumps(metrics, default=str))
         return

@@ -21,6 +21,7 @@ from shu.cli import (
     require_data,
 )
 from shu.errors import InputError
+from shu.receipts import Citation, ReceiptBook
 from shu.store import open_store
 
 
@@ -59,9 +60,7 @@ def radar(
     Example: shu radar --all --untracked --top 10
     Example: shu radar --as-of 2026-02-28 --json
     """
-    from shu.forecast.radar.entries import radar as radar_entries
-    from shu.forecast.radar.entries import radar_scope, why_empty
-    from shu.forecast.radar.topics import radar_keywords
+    from shu.operations.radar import radar_view
     from shu.settings import get_settings
 
     if top < 1:
@@ -71,30 +70,22 @@ def radar(
     exclude = [r.repo for r in settings.repos] if untracked else []
     with open_store(db_path(db), read_only=True) as store:
         require_data(store.con, day)
-        keywords = () if show_all else radar_keywords(settings)
-        scope = radar_scope(store, keywords, day, top, exclude=exclude) if keywords else None
-        only = scope.kept if scope else None
-        entries = radar_entries(store, day, top, exclude=exclude, only=only)
-        why = (
-            None
-            if entries or (scope and scope.n_forecast)
-            else why_empty(store, day, settings.models_dir, exclude)
-        )
-    left_out = None
-    if scope and scope.n_left_out:
-        left_out = (
-            f"left out {scope.n_left_out:,} of {scope.n_forecast:,} repositories whose name and "
-            "description carry none of the radar's keywords (radar_keywords); --all shows them"
-        )
+        view = radar_view(store, settings, day, top, exclude=exclude, filtered=not show_all)
+    entries = view.entries
+    left_out = view.left_out()
+    if left_out:
+        left_out += "; --all shows them"
     if as_json:
-        print(json.dumps([e.as_json() for e in entries]))
+        print(json.dumps(view.as_json()))
         if left_out:
             typer.echo(left_out, err=True)
         return
-    if why is not None:
+    if view.why_empty is not None:
         when = f" on or before {day}" if day else ""
         console.print(
-            f"no star_breakout forecast issued{when}: {why}", highlight=False, markup=False
+            f"no star_breakout forecast issued{when}: {view.why_empty}",
+            highlight=False,
+            markup=False,
         )
         return
     if not entries:
@@ -111,19 +102,16 @@ def radar(
         f"(resolving {entries[0].resolves_on})",
         show_lines=True,
     )
-    receipts: list = []
+    book = ReceiptBook()
 
-    def mark(citations: list) -> str:
-        """Receipt numbers of `citations`, numbered in the order first shown."""
-        for c in citations:
-            if c not in receipts:
-                receipts.append(c)
-        return "[" + ", ".join(str(receipts.index(c) + 1) for c in citations) + "]"
+    def mark(citations: list[Citation]) -> str:
+        """Receipt numbers of `citations` in the receipt book (numbered as first shown)."""
+        return "[" + ", ".join(str(book.cite(c)) for c in citations) + "]"
 
     for i, e in enumerate(entries, start=1):
         velocity = (
             "—"
-            if e.velocity_28d is None
+            if e.velocity_28d is None or e.velocity_citation is None
             else f"{e.velocity_28d:,.1f} {mark([e.velocity_citation])}"
         )
         why = (
@@ -142,12 +130,13 @@ def radar(
         )
     console.print(table, highlight=False)
     console.print("receipts:", highlight=False)
-    for n, c in enumerate(receipts, start=1):
+    for n, r in enumerate(book.receipts, start=1):
+        key = dict(r.key)
         where = (
-            f"{c.sql.strip()} {c.params}"
-            if c.kind == "query"
-            else f"{c.table} {json.dumps({k: str(v) for k, v in c.key.items()})} {c.column}"
+            f"{str(key['sql']).strip()} {list(key['params'])}"
+            if r.kind == "query"
+            else f"{r.table} {r.key_json} {r.column}"
         )
-        console.print(f"  [{n}] {where} = {c.value}", highlight=False, markup=False)
+        console.print(f"  [{n}] {where} = {r.value}", highlight=False, markup=False)
     if left_out:
         console.print(left_out, highlight=False, markup=False)

@@ -14,9 +14,8 @@ matmul, copy bandwidth, all-reduce, a model), the dtype, the comparison ("up to"
 extracting nothing to extracting something wrong. Every pattern is linear, and a sentence
 without a digit next to a unit is skipped early, so a 10 MB page stays fast.
 
-Why one module of ~520 lines: the patterns and the rules that apply them are one grammar (a rule
-reads several patterns, a pattern serves several rules); kept together, a reader checking what a
-sentence yields never has to chase a pattern into another file.
+The patterns and the vocabulary they name live in `claim_vocabulary`; the rules that apply them
+are here.
 """
 
 from __future__ import annotations
@@ -26,227 +25,40 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from shu.evidence.claim_vocabulary import (
+    AFTER_AT_LEAST,
+    BEFORE,
+    CEILING,
+    DEVICE_PATTERN,
+    DEVICES,
+    DTYPE_PATTERN,
+    DTYPES,
+    EAGER,
+    MODEL_NAME,
+    NO_SPEEDUP,
+    NUMBER,
+    OF_SPAN,
+    PAREN,
+    PCT_SPEEDUP,
+    PERF_NOUN,
+    PREFIX_X,
+    QUICK,
+    RATIO_HEADER,
+    SENTENCE,
+    SPEEDUP_WORD,
+    STACK_BACKEND,
+    STACK_PATTERN,
+    SUITE_PATTERN,
+    TABLE_SEP,
+    UNIT_FIRST,
+    UNIT_RES,
+    VALUE,
+    WITHIN,
+    WORKLOAD_PATTERN,
+    WORKLOADS,
+)
+
 EXTRACTOR_VERSION = "2026.11.1"
-
-_N = r"(?:\d{1,3}(?:[,\u202f\u2009]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-_RANGE = rf"(?<![\w.,/-])(?P<lo>{_N})(?:\s*(?:-|–|to)\s*(?P<hi>{_N}))?"
-
-DEVICES = (
-    ("H200", r"H200s?", "cuda"),
-    ("H100", r"H100s?", "cuda"),
-    ("A100", r"A100s?", "cuda"),
-    ("V100", r"V100s?", "cuda"),
-    ("B200", r"B200s?", "cuda"),
-    ("L40S", r"L40S", "cuda"),
-    ("MI300X", r"MI300X?s?", "rocm"),
-    ("MI250", r"MI250X?s?", "rocm"),
-    ("MI210", r"MI210s?", "rocm"),
-    ("MI100", r"MI100s?", "rocm"),
-    ("CPU", r"CPUs?", "cpu"),
-)
-_DEVICE = re.compile(
-    r"\b(?:" + "|".join(f"(?P<d{i}>{p})" for i, (_, p, _) in enumerate(DEVICES)) + r")\b"
-)
-_STACK = re.compile(
-    r"\b(?P<name>CUDA|ROCm|HIP|MIOpen|RCCL|rccl|cuDNN|cuBLAS|NCCL|hipBLASLt)"
-    r"(?:™)?(?:\s+(?P<ver>\d+(?:\.\d+)+|\d+(?![\d.])))?\b"
-)
-STACK_BACKEND = {
-    "cuda": "cuda",
-    "cudnn": "cuda",
-    "cublas": "cuda",
-    "nccl": "cuda",
-    "rocm": "rocm",
-    "hip": "rocm",
-    "miopen": "rocm",
-    "rccl": "rocm",
-    "hipblaslt": "rocm",
-}
-
-WORKLOADS = (
-    (
-        "naive_attention",
-        r"naive attention|unfused attention|attention written out|"
-        r"hand-written attention|plain attention",
-    ),
-    (
-        "sdpa",
-        r"\bSDPA\b|scaled[- ]dot[- ]product(?: attention)?|flash ?attention(?:-?\d)?|"
-        r"fused attention|memory[- ]efficient attention",
-    ),
-    (
-        "layernorm_gelu",
-        r"layer ?norm(?:alization)?\s*(?:\+|and|with|followed by)?\s*GELU|"
-        r"layernorm_gelu",
-    ),
-    ("softmax", r"\bsoftmax\b"),
-    ("transformer_block", r"transformer (?:block|layer)"),
-    (
-        "gemm_bias_relu",
-        r"(?:GEMM|matmul|matrix multipl\w*)\s*(?:with\s+)?(?:an?\s+)?"
-        r"(?:fused\s+)?(?:bias|epilogue|\+\s*bias)|gemm_bias_relu",
-    ),
-    ("matmul", r"\bGEMMs?\b|\bmat(?:rix)?[- ]?mul(?:tipl(?:y|ies|ication)s?)?\b|\bmatmuls?\b"),
-    (
-        "copy",
-        r"memory bandwidth|copy bandwidth|HBM\d?e? bandwidth|memcpy|device copy|"
-        r"memory copy",
-    ),
-    ("all-reduce", r"all[- ]?reduce|collectives?\b"),
-)
-_WORKLOAD = re.compile(
-    "|".join(f"(?P<w{i}>{p})" for i, (_, p) in enumerate(WORKLOADS)), re.IGNORECASE
-)
-_MODEL = re.compile(
-    r"\b(?P<m>ResNet-?\d+|BERT[\w-]*|GPT-?\d[\w.-]*(?:\s+\d+B)?|T5\w*|"
-    r"Llama[\w.-]*|CamemBert|DistilGPT2|DistillGPT2|VGG-?\d+|"
-    r"(?:HuggingFace|Hugging Face)(?= models| benchmark| suite| transformers)|"
-    r"\d+B(?: parameter)? model|LLMs?|CNNs?)\b",
-    re.IGNORECASE,
-)
-_SUITE = re.compile(
-    r"\b(?:geomean|geometric mean|on average|average speed-?up|across the "
-    r"suite)\b",
-    re.IGNORECASE,
-)
-_DTYPE = re.compile(
-    r"\b(FP16|BF16|bfloat16|float16|half[- ]precision|FP32|float32|TF32|FP8|"
-    r"INT8)\b",
-    re.IGNORECASE,
-)
-DTYPES = {
-    "fp16": "float16",
-    "float16": "float16",
-    "half-precision": "float16",
-    "half precision": "float16",
-    "bf16": "bfloat16",
-    "bfloat16": "bfloat16",
-    "fp32": "float32",
-    "float32": "float32",
-    "tf32": "tf32",
-    "fp8": "fp8",
-    "int8": "int8",
-}
-
-# number + unit: (regex, metric, unit, scale to the unit)
-_UNITS = (
-    (
-        r"(?:x|×|X)(?![\w\d])(?!\s*(?:AMD|NVIDIA|Instinct|GPUs?|nodes?|cards?|H\d|A\d|MI\d))",
-        "speedup",
-        "x",
-        1.0,
-    ),
-    (
-        r"-?fold\b|\s+times\s+(?=faster|quicker|the speed|higher throughput|speed-?up)",
-        "speedup",
-        "x",
-        1.0,
-    ),
-    (r"PFLOP/?S\b|PFLOPS\b|petaflops\b", "TFLOP/s", "TFLOP/s", 1000.0),
-    (r"TFLOP/?s\b|TFLOPS\b|TFLOP\s+per\s+second\b|teraflops\b", "TFLOP/s", "TFLOP/s", 1.0),
-    (r"GFLOP/?s\b|GFLOPS\b", "TFLOP/s", "TFLOP/s", 0.001),
-    (r"TB\s*/\s*s(?:ec)?\b|TBps\b|TB per second\b", "GB/s", "GB/s", 1000.0),
-    (r"GB\s*/\s*s(?:ec)?\b|GBps\b|GB per second\b|GiB\s*/\s*s\b", "GB/s", "GB/s", 1.0),
-    (r"ms\b|milliseconds?\b", "latency", "ms", 1.0),
-    (r"(?:µs|μs|us|microseconds?)\b", "latency", "ms", 0.001),
-    (r"(?:images?|imgs?)\s*(?:/|per\s+)\s*(?:s|sec|second)\b", "throughput", "images/s", 1.0),
-    (r"tokens?\s*(?:/|per\s+)\s*(?:s|sec|second)\b", "throughput", "tokens/s", 1.0),
-    (r"samples?\s*(?:/|per\s+)\s*(?:s|sec|second)\b", "throughput", "samples/s", 1.0),
-    (r"%|\s+percent\b", "percent", "fraction", 0.01),
-)
-_VALUE = re.compile(
-    _RANGE + r"\s*(?P<plus>\+)?\s*(?P<unit>" + "|".join(f"(?:{u})" for u, *_ in _UNITS) + ")",
-    re.IGNORECASE,
-)
-_UNIT_RES = [
-    (re.compile(u + "$", re.IGNORECASE), metric, unit, scale) for u, metric, unit, scale in _UNITS
-]
-_PREFIX_X = re.compile(r"(?<![\w])(?:x|×)\s?(?P<lo>\d+(?:\.\d+)?)(?![\w.]*\d)")
-_UNIT_FIRST = re.compile(
-    r"\b(?P<unit>TFLOP/?s|TFLOPS|GB/s|speed-?up)\)?\s*(?:of|:|=|was|is)\s*"
-    rf"(?:about\s+|~\s*)?(?P<lo>{_N})(?!\s*(?:%|x|×|[A-Za-z]))",
-    re.IGNORECASE,
-)
-_QUICK = re.compile(
-    r"\d\s*(?:[x×%]|-?fold|\s+times|\s*(?:[TGP]FLOP|[TG]B\s*/|[TG]Bps|ms\b|"
-    r"µs|μs|us\b|micro|milli|images?|imgs?|tokens?|samples?|percent))|"
-    r"[x×]\s?\d|(?:TFLOP/?s|TFLOPS|GB/s|speed-?up)\)?\s*(?:of|:|=|was|is)\s*"
-    r"(?:about\s+|~\s*)?\d|\bno (?:\w+ )?speed-?ups?\b|\bnot (?:any )?faster\b",
-    re.IGNORECASE,
-)
-
-_BEFORE = (  # phrases that end the text right before a figure, checked with str.endswith
-    ("up to", (" up to",)),
-    (
-        "at least",
-        (
-            " at least",
-            " more than",
-            " over",
-            " above",
-            " exceeds",
-            " exceeding",
-            " exceed",
-            " in excess of",
-            " better than",
-            "≥",
-            ">=",
-            ">",
-        ),
-    ),
-    ("at most", (" at most", " less than", " under", " below", " no more than", "≤", "<=", "<")),
-    (
-        "about",
-        (
-            " about",
-            " around",
-            " roughly",
-            " approximately",
-            " approx.",
-            "~",
-            "≈",
-            " nearly",
-            " close to",
-            " almost",
-        ),
-    ),
-)
-_AFTER_AT_LEAST = re.compile(
-    r"^\s*(?:\+|or more\b|or better\b|or higher\b|and up\b)", re.IGNORECASE
-)
-_WITHIN = re.compile(r"\bwithin\s*(?:about\s+)?$", re.IGNORECASE)
-_OF = re.compile(r"^\s*of\s+(?P<span>[^.;:!?]{1,80})", re.IGNORECASE)
-_PERF_NOUN = re.compile(
-    r"\b(throughput|performance|bandwidth|speed|peak|rate|flops|tflop/?s|"
-    r"ceiling|roofline|theoretical)\b",
-    re.IGNORECASE,
-)
-_CEILING = re.compile(
-    r"\b(peak|ceiling|roofline|theoretical|copy bandwidth|memory bandwidth|"
-    r"matmul rate|HBM bandwidth)\b",
-    re.IGNORECASE,
-)
-_SPEEDUP_WORD = re.compile(
-    r"faster|speed-?ups?|speed up|performance|improvement|increase|"
-    r"uplift|gains?\b|over eager|than eager|vs\.? eager|compared|"
-    r"torch\.compile|inductor|compiled|slower",
-    re.IGNORECASE,
-)
-_PCT_SPEEDUP = re.compile(
-    r"^\s*(?P<dir>faster|quicker|speed-?up|higher throughput|"
-    r"improvement|performance (?:increase|improvement|uplift)|slower)\b",
-    re.IGNORECASE,
-)
-_NO_SPEEDUP = re.compile(
-    r"\bno (?:measurable |real |significant |meaningful )?"
-    r"(?:speed-?ups?|speed up|improvement|gain)\b|\bnot (?:any )?faster\b",
-    re.IGNORECASE,
-)
-_EAGER = re.compile(r"\beager\b|torch\.compile|inductor|compiled", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“(\[*])")
-_TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_RATIO_HEADER = re.compile(r"^(?:ratio|relative|%|share|percent(?:age)?|of [\w ]+)$", re.IGNORECASE)
-_PAREN = re.compile(r"\(([^()]*)\)")
 
 
 @dataclass(frozen=True)
@@ -302,9 +114,9 @@ def extract_claims(text: str) -> list[ExtractedClaim]:
         i = max(j, i + 1)
         if not paragraph:
             continue
-        for sentence in _SENTENCE.split(paragraph):
+        for sentence in SENTENCE.split(paragraph):
             carried = _carry(carried, _subject(sentence))
-            if _QUICK.search(sentence):
+            if QUICK.search(sentence):
                 out += _sentence_claims(sentence, carried)
     return [_rounded(c) for c in out]
 
@@ -336,7 +148,7 @@ def _carry(carried: _Subject, subject: _Subject) -> _Subject:
 # --------------------------------------------------------------------------- vocabulary
 def _devices(text: str) -> list[tuple[int, str, str]]:
     found = []
-    for m in _DEVICE.finditer(text):
+    for m in DEVICE_PATTERN.finditer(text):
         idx = next(int(k[1:]) for k, v in m.groupdict().items() if v is not None)
         name, _, backend = DEVICES[idx]
         found.append((m.start(), name, backend))
@@ -345,7 +157,7 @@ def _devices(text: str) -> list[tuple[int, str, str]]:
 
 def _stacks(text: str) -> list[tuple[int, str, str]]:
     out = []
-    for m in _STACK.finditer(text):
+    for m in STACK_PATTERN.finditer(text):
         name = m.group("name")
         backend = STACK_BACKEND[name.lower()]
         out.append((m.start(), f"{name} {m.group('ver')}" if m.group("ver") else name, backend))
@@ -365,19 +177,19 @@ def _subject(text: str) -> _Subject:
 def _workload(text: str) -> str | None:
     """The leftmost workload named (a kernel before a model; earlier vocabulary wins at one
     position, so 'GEMM with a bias' is gemm_bias_relu, not matmul)."""
-    m = _WORKLOAD.search(text)
+    m = WORKLOAD_PATTERN.search(text)
     if m and m.lastgroup:  # every alternative is a group named w<index>
         return WORKLOADS[int(m.lastgroup[1:])][0]
-    m = _MODEL.search(text)
+    m = MODEL_NAME.search(text)
     if m:
         return "model:" + re.sub(r"\s+", " ", m.group("m"))
-    if _SUITE.search(text):
+    if SUITE_PATTERN.search(text):
         return "suite"
     return None
 
 
 def _dtype(text: str) -> str | None:
-    m = _DTYPE.search(text)
+    m = DTYPE_PATTERN.search(text)
     return DTYPES[m.group(1).lower().replace("_", " ")] if m else None
 
 
@@ -386,15 +198,15 @@ def _comparison(before: str, after: str) -> str:
     for article in (" a", " an", " the"):
         if tail.endswith(article):
             tail = tail[: -len(article)]
-    for name, phrases in _BEFORE:
+    for name, phrases in BEFORE:
         if tail.endswith(phrases):
             return name
-    return "at least" if _AFTER_AT_LEAST.search(after) else "about"
+    return "at least" if AFTER_AT_LEAST.search(after) else "about"
 
 
 def _unit_of(raw: str) -> tuple[str, str, float]:
     raw = raw.strip()
-    for pattern, metric, unit, scale in _UNIT_RES:
+    for pattern, metric, unit, scale in UNIT_RES:
         if pattern.match(raw) or pattern.match(raw.replace(" ", "")):
             return metric, unit, scale
     raise ValueError(raw)
@@ -423,7 +235,7 @@ def _sentence_claims(sentence: str, carried: _Subject) -> list[ExtractedClaim]:
             **kw,
         )
 
-    for m in _VALUE.finditer(sentence):
+    for m in VALUE.finditer(sentence):
         try:
             metric, unit, scale = _unit_of(m.group("unit"))
         except ValueError:
@@ -431,14 +243,14 @@ def _sentence_claims(sentence: str, carried: _Subject) -> list[ExtractedClaim]:
         lo = parse_number(m.group("lo")) * scale
         hi = parse_number(m.group("hi")) * scale if m.group("hi") else None
         before, after = sentence[: m.start()], sentence[m.end() :]
-        if metric == "percent" and not (_OF.match(after) or _PCT_SPEEDUP.match(after)):
+        if metric == "percent" and not (OF_SPAN.match(after) or PCT_SPEEDUP.match(after)):
             continue
         comparison = "between" if hi is not None else _comparison(before, after)
         if m.group("plus"):
             comparison = "at least"
         used.append(m.span())
         if metric == "speedup":
-            if not _SPEEDUP_WORD.search(sentence):
+            if not SPEEDUP_WORD.search(sentence):
                 continue
             claims.append(
                 base(
@@ -459,9 +271,9 @@ def _sentence_claims(sentence: str, carried: _Subject) -> list[ExtractedClaim]:
         elif about("workload") is not None or metric in ("TFLOP/s", "GB/s"):
             wl = about("workload") or (
                 "matmul"
-                if metric == "TFLOP/s" and _CEILING.search(sentence)
+                if metric == "TFLOP/s" and CEILING.search(sentence)
                 else "copy"
-                if metric == "GB/s" and _CEILING.search(sentence)
+                if metric == "GB/s" and CEILING.search(sentence)
                 else None
             )
             if metric == "latency" and wl is None:
@@ -472,8 +284,8 @@ def _sentence_claims(sentence: str, carried: _Subject) -> list[ExtractedClaim]:
                     workload=wl,
                 )
             )
-    extra = [(m, "x") for m in _PREFIX_X.finditer(sentence)]
-    extra += [(m, m.group("unit").lower()) for m in _UNIT_FIRST.finditer(sentence)]
+    extra = [(m, "x") for m in PREFIX_X.finditer(sentence)]
+    extra += [(m, m.group("unit").lower()) for m in UNIT_FIRST.finditer(sentence)]
     for m, unit_raw in extra:
         if any(s <= m.start() < e or s < m.end() <= e for s, e in used):
             continue
@@ -484,7 +296,7 @@ def _sentence_claims(sentence: str, carried: _Subject) -> list[ExtractedClaim]:
             if unit_raw == "gb/s"
             else ("speedup", "x")
         )
-        if metric == "speedup" and not _SPEEDUP_WORD.search(sentence):
+        if metric == "speedup" and not SPEEDUP_WORD.search(sentence):
             continue
         used.append(m.span())
         claims.append(
@@ -496,7 +308,7 @@ def _sentence_claims(sentence: str, carried: _Subject) -> list[ExtractedClaim]:
                 baseline=_speedup_baseline(sentence) if metric == "speedup" else None,
             )
         )
-    if not claims and _NO_SPEEDUP.search(sentence) and about("workload") is not None:
+    if not claims and NO_SPEEDUP.search(sentence) and about("workload") is not None:
         claims.append(
             base(
                 metric="speedup",
@@ -511,7 +323,7 @@ def _sentence_claims(sentence: str, carried: _Subject) -> list[ExtractedClaim]:
 
 
 def _speedup_baseline(sentence: str) -> str | None:
-    return "eager" if _EAGER.search(sentence) else None
+    return "eager" if EAGER.search(sentence) else None
 
 
 def _percent_claim(
@@ -525,8 +337,8 @@ def _percent_claim(
     after: str,
     device: str | None,
 ) -> ExtractedClaim | None:
-    direction = _PCT_SPEEDUP.match(after)
-    if direction and _SPEEDUP_WORD.search(sentence):
+    direction = PCT_SPEEDUP.match(after)
+    if direction and SPEEDUP_WORD.search(sentence):
         sign = -1.0 if direction.group("dir").lower() == "slower" else 1.0
         return base(
             metric="speedup",
@@ -536,8 +348,8 @@ def _percent_claim(
             comparison=comparison,
             baseline=_speedup_baseline(sentence),
         )
-    of = _OF.match(after)
-    if _WITHIN.search(before[-20:]):
+    of = OF_SPAN.match(after)
+    if WITHIN.search(before[-20:]):
         if of is None:
             return None
         span = of.group("span")
@@ -560,10 +372,10 @@ def _percent_claim(
     if of is None:
         return None
     span = of.group("span")
-    if not _PERF_NOUN.search(span):
+    if not PERF_NOUN.search(span):
         return None
     devices, stacks = _devices(span), _stacks(span)
-    if _CEILING.search(span) and not stacks and all(d[1] == device for d in devices):
+    if CEILING.search(span) and not stacks and all(d[1] == device for d in devices):
         return base(
             metric="fraction_of_ceiling",
             unit="fraction",
@@ -602,7 +414,7 @@ def _percent_claim(
 
 
 def _quantity(span: str) -> str | None:
-    m = _PERF_NOUN.search(span)
+    m = PERF_NOUN.search(span)
     if m is None:
         return None
     word = m.group(1).lower()
@@ -620,12 +432,12 @@ def _cells(row: str) -> list[str]:
 
 
 def _table_claims(rows: list[str]) -> list[ExtractedClaim]:
-    body = [r for r in rows if not _TABLE_SEP.match(r)]
+    body = [r for r in rows if not TABLE_SEP.match(r)]
     if len(body) < 2:
         return []
     header = _cells(body[0])
     columns = [_subject(h) for h in header]
-    ratio_cols = {i for i, h in enumerate(header) if _RATIO_HEADER.match(h.strip())}
+    ratio_cols = {i for i, h in enumerate(header) if RATIO_HEADER.match(h.strip())}
     value_cols = [
         i
         for i in range(1, len(header))
@@ -639,7 +451,7 @@ def _table_claims(rows: list[str]) -> list[ExtractedClaim]:
         if len(cells) != len(header):
             continue
         label = cells[0]
-        label_unit = next((u for u in _PAREN.findall(label) if _unit_or_none(u)), None)
+        label_unit = next((u for u in PAREN.findall(label) if _unit_or_none(u)), None)
         workload = _workload(label)
         dtype = _dtype(label)
         if label_unit is None and re.search(r"latency", label, re.IGNORECASE):
@@ -656,7 +468,7 @@ def _table_claims(rows: list[str]) -> list[ExtractedClaim]:
                 out.append(claim)
         if len(value_cols) >= 2:
             for i in ratio_cols:
-                m = re.fullmatch(rf"\s*(?P<lo>{_N})\s*%\s*", cells[i])
+                m = re.fullmatch(rf"\s*(?P<lo>{NUMBER})\s*%\s*", cells[i])
                 metric = _unit_or_none(label_unit or _cell_unit(cells[value_cols[0]]) or "")
                 if m is None or metric is None:
                     continue
@@ -689,7 +501,7 @@ def _transposed_claims(header: list[str], rows: list[str]) -> list[ExtractedClai
         if len(cells) != len(header) or not (subject.device or subject.stack):
             continue
         for i in range(1, len(header)):
-            label_unit = next((u for u in _PAREN.findall(header[i]) if _unit_or_none(u)), None)
+            label_unit = next((u for u in PAREN.findall(header[i]) if _unit_or_none(u)), None)
             workload = _workload(header[i])
             if workload is None:
                 continue
@@ -718,7 +530,7 @@ def _unit_or_none(text: str) -> tuple[str, str, float] | None:
 
 
 def _cell_unit(cell: str) -> str | None:
-    m = re.fullmatch(rf"\s*[~≈]?\s*{_N}\s*\+?\s*(?P<u>[^\d\s].*?)\s*", cell)
+    m = re.fullmatch(rf"\s*[~≈]?\s*{NUMBER}\s*\+?\s*(?P<u>[^\d\s].*?)\s*", cell)
     return m.group("u") if m else None
 
 
@@ -731,8 +543,8 @@ def _cell_claim(
     dtype: str | None,
 ) -> ExtractedClaim | None:
     m = re.fullmatch(
-        rf"\s*(?P<about>[~≈]|about\s+)?\s*(?P<lo>{_N})\s*(?:(?:-|–)\s*"
-        rf"(?P<hi>{_N}))?\s*(?P<plus>\+)?\s*(?P<u>[^\d\s|][^|]*?)?\s*",
+        rf"\s*(?P<about>[~≈]|about\s+)?\s*(?P<lo>{NUMBER})\s*(?:(?:-|–)\s*"
+        rf"(?P<hi>{NUMBER}))?\s*(?P<plus>\+)?\s*(?P<u>[^\d\s|][^|]*?)?\s*",
         cell,
     )
     if m is None:

@@ -21,21 +21,25 @@ def backtest_task(
     templates: list[str] | None,
     horizons: list[int] | None,
     out_dir: Path | None,
+    predictions: Path | None = None,
+    options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Run the backtest on a read-only view of the store and return its metrics JSON."""
+    """Run the backtest (`shu.operations.backtest`, as `shu backtest` does) on a read-only view
+    of the store and return its metrics JSON."""
     from prefect import get_run_logger
 
-    from shu.forecast.evaluation.backtest import BacktestConfig, backtest_report
+    from shu.forecast.evaluation.walk_forward import BacktestConfig
+    from shu.operations.backtest import backtest
 
     store, _ = open_for_reading(db)
     try:
-        chosen: dict[str, Any] = {}
+        chosen: dict[str, Any] = dict(options or {})
         if templates:
             chosen["templates"] = tuple(templates)
         if horizons:
             chosen["horizons"] = tuple(horizons)
         config = BacktestConfig(start=start, end=end, **chosen)
-        return backtest_report(store.con, config, out_dir, log=get_run_logger().info)
+        return backtest(store, config, out_dir, predictions, log=get_run_logger().info)
     finally:
         store.close()
 
@@ -49,8 +53,13 @@ def backtest_flow(
     horizons: list[int] | None = None,
     out_dir: str | None = None,
     overrides: dict[str, Any] | None = None,
+    predictions: str | None = None,
+    estimator: str = "hgb",
+    refit_weeks: int = 8,
+    plain: bool = False,
 ) -> dict[str, Any]:
-    """Walk-forward backtest over origins in [start, end]."""
+    """Walk-forward backtest over origins in [start, end], every template down its family's
+    path (star and ROCm alike), the same report `shu backtest --json` prints."""
     settings = settings_from(overrides)
     return backtest_task(
         Path(db) if db else settings.db,
@@ -59,4 +68,6 @@ def backtest_flow(
         templates,
         horizons,
         Path(out_dir) if out_dir else None,
+        Path(predictions) if predictions else None,
+        {"estimator": estimator, "refit_weeks": refit_weeks, "recalibrate": not plain},
     )

@@ -107,8 +107,8 @@ def forecast(db: Path, settings: Settings, as_of: date) -> StageReport:
     try:
         if first_data_day(store.con) is None:
             return StageReport("forecast", f"nothing to forecast from: {NO_DATA}")
-        from shu.forecast.live.issue import issue_forecasts
         from shu.forecast.models.artifact import model_path
+        from shu.operations.forecast import issue
 
         if not model_path(settings).exists():
             return StageReport(
@@ -117,7 +117,7 @@ def forecast(db: Path, settings: Settings, as_of: date) -> StageReport:
                 "models_dir for the shipped model); no forecast issued",
                 ok=False,
             )
-        issued = issue_forecasts(store, origin=as_of, settings=settings)
+        issued = issue(store, settings, as_of)
         return StageReport(
             "forecast",
             f"{len(issued)} new forecasts (existing ones are never changed)",

@@ -4,9 +4,11 @@ watch and track record as plain data, with a note wherever a key is empty and wh
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import date
 
 import pandas as pd
+from support.cli import shu
 from support.forecast_data import breakout_forecasts
 
 from shu.briefing.compose import compose_briefing
@@ -105,21 +107,35 @@ def test_briefing_json_has_every_key_in_shape(filled, settings, day):
     assert watch["window_days"] == 56 and {"yes_no", "intervals", "lines"} <= set(watch)
 
 
-def test_radar_holds_the_stored_breakout_forecasts_of_untracked_repositories(filled, settings, day):
+def test_radar_holds_the_stored_breakout_forecasts_of_untracked_repositories(
+    filled, settings, day, tmp_path
+):
+    """The sidecar's radar entries are `shu radar --json`'s, in one shape (receipts included)."""
     _add_breakouts(filled, day)
     doc = json.loads(compose_briefing(filled, day, settings).path.with_suffix(".json").read_text())
-    assert doc["radar"] == [
-        {
-            "repo": "rising/llm-star",
-            "probability": 0.31,
-            "velocity_28d": 12.5,
-            "origin": str(day),
-            "horizon": 30,
-            "bar": 10.0,
-            "forecast_id": "b-rising/llm-star",
-            "drivers": [],
-        }
-    ]
+    (entry,) = doc["radar"]
+    assert entry | {"receipts": None} == {
+        "repo": "rising/llm-star",
+        "origin": str(day),
+        "horizon_days": 30,
+        "resolves_on": str(day),  # as `breakout_forecasts` stores it
+        "probability": 0.31,
+        "bar": 10.0,
+        "velocity_28d": 12.5,
+        "velocity_7d": None,
+        "forecast_id": "b-rising/llm-star",
+        "model_version": entry["model_version"],
+        "drivers": [],
+        "receipts": None,
+    }
+    assert [r["table"] for r in entry["receipts"]] == ["forecasts", "star_signals"]
+    filled.con.execute("CHECKPOINT")
+    copy = tmp_path / "copy.duckdb"  # the fixture's connection holds the original's lock
+    shutil.copy(filled.path, copy)
+    tracked = json.dumps([{"repo": r.repo, "category": r.category} for r in settings.repos])
+    listed = shu("radar", "--json", "--untracked", "--as-of", str(day), db=copy, SHU_REPOS=tracked)
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout) == doc["radar"]
     assert "radar" not in doc["notes"]
 
 

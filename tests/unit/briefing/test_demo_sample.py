@@ -22,7 +22,7 @@ def test_same_seed_same_sample_other_seed_other_sample() -> None:
 def test_sample_is_labelled_synthetic_everywhere() -> None:
     sample = synthetic_sample(END)
     assert all(r.full_name.startswith("synthetic-demo/") for r in sample.repos)
-    assert all("SYNTHETIC" in r.description for r in sample.repos)
+    assert all("SYNTHETIC" in (r.description or "") for r in sample.repos)
     assert all("SYNTHETIC" in text for text in sample.notes.values())
     assert "SYNTHETIC" in sample.probe["environment"]["device_name"]
     for repo in sample.repos:

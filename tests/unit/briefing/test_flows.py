@@ -30,6 +30,7 @@ def test_default_schedule_is_six_utc() -> None:
 @pytest.mark.parametrize("name", ["daily", "backtest", "probe", "deploy"])
 def test_top_level_entry_points_import(name: str) -> None:
     spec = importlib.util.spec_from_file_location(f"flows_{name}", ROOT / "flows" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.__all__

@@ -49,7 +49,7 @@ def test_notebook_names_are_functions_and_packages_are_packages():
     import shu.notebook
     import shu.signals
 
-    for name in ("connect", "star_signals", "forecasts", "track_record", "export_tables"):
+    for name in ("connect", "star_signals", "forecasts", "track_record", "radar", "export_tables"):
         assert getattr(shu, name) is getattr(shu.notebook, name)
         assert isinstance(getattr(shu, name), types.FunctionType)
     assert type(shu.signals) is types.ModuleType and not callable(shu.signals)

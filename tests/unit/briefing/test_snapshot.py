@@ -28,6 +28,7 @@ def _hold_write_lock(path, seconds: float) -> subprocess.Popen:
     proc = subprocess.Popen(
         [sys.executable, "-c", HOLD, str(path), str(seconds)], stdout=subprocess.PIPE, text=True
     )
+    assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "locked"
     return proc
 
@@ -46,7 +47,7 @@ def test_reader_uses_snapshot_while_a_writer_holds_the_store(store_path) -> None
     try:
         store, note = open_for_reading(store_path)
         with store:
-            assert "snapshot" in note
+            assert note is not None and "snapshot" in note
             repos = store.con.execute("SELECT repo FROM repos ORDER BY repo").fetchall()
         assert repos == [("a/b",), ("c/d",)]  # the snapshot, not the half-done write
     finally:
@@ -112,6 +113,7 @@ def test_writer_waits_for_a_reader_to_finish(store_path) -> None:
         stdout=subprocess.PIPE,
         text=True,
     )
+    assert reader.stdout is not None
     assert reader.stdout.readline().strip() == "reading"
     t0 = time.monotonic()
     with open_for_writing(store_path, wait_s=30) as store:

@@ -155,7 +155,20 @@ def test_steady_and_no_data() -> None:
 
 
 def _story(repo: str, kind: str, pace: str | None = None, effect: float = 1.0) -> Story:
-    s = Story(repo, DAY, kind, 20.0, 20.0 + effect, 20.0, 20.0, 20.0, 20.0, 20.0, pace, effect)
+    s = Story(
+        repo,
+        DAY,
+        kind,
+        20.0,
+        20.0 + effect,
+        20.0,
+        20.0,
+        20.0,
+        20.0,
+        20.0,
+        pace_change=pace,
+        effect=effect,
+    )
     return s
 
 
@@ -292,10 +305,10 @@ def test_the_sentences_cite_what_they_say(store, settings) -> None:
     short = story_short(store, book, both)
     assert short is not None and "mostly because a burst of 780 stars" in short
     assert "its other days slowed too, from 31.1 to 23.7 a day [R" in short
-    small = story_sentence(store, book, story_of(store, "a/small", DAY))
+    small_said = story_sentence(store, book, story_of(store, "a/small", DAY))
     # two days of unusual gains are a burst, never a spike
-    assert "holds its pace" in small and "spike" not in small
-    assert "; it also had a burst on 19–20 Feb 2026 (133 stars in 2 days [R" in small
+    assert "holds its pace" in small_said and "spike" not in small_said
+    assert "; it also had a burst on 19–20 Feb 2026 (133 stars in 2 days [R" in small_said
     spike = story_sentence(store, book, story_of(store, "a/spike", DAY))
     assert "one day, 18 Feb 2026, brought 400 stars [R" in spike
     assert "until it leaves the window on 18 Mar 2026" in spike

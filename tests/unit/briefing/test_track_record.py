@@ -98,6 +98,7 @@ def test_interval_forecasts_do_not_enter_the_yes_no_scores(filled, settings, day
         before.bands,
         before.pairs,
     )
+    assert after.intervals is not None
     assert after.intervals.n == len(HELD)
     assert after.intervals.coverage == {50: 0.25, 80: 0.75, 95: 1.0}
 

@@ -211,7 +211,7 @@ def test_help_examples_stand_alone_and_parse() -> None:
                 continue
             try:
                 ctx = group.make_context("shu", words[1:], resilient_parsing=False)
-                target = group
+                target: Any = group  # a group, then the command it names
                 rest = [*ctx._protected_args, *ctx.args]  # the command and what follows it
                 while hasattr(target, "commands") and rest:  # down to the command named
                     name, target, rest = target.resolve_command(ctx, rest)

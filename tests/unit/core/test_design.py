@@ -313,3 +313,131 @@ def test_the_cycle_check_finds_a_cycle_through_a_lazy_import(tmp_path):
     assert import_cycles(pkg) == [["pkg.a", "pkg.b"]]
     (pkg / "a.py").write_text("import pkg.sub.d\n", encoding="utf-8")  # a -> d -> c -> a
     assert import_cycles(pkg) == [["pkg.a", "pkg.c", "pkg.sub.d"]]
+
+
+BENCHMARKS = ROOT / "benchmarks"
+SCORING = PACKAGE / "forecast" / "evaluation" / "scoring.py"
+WALK_FORWARD = PACKAGE / "forecast" / "evaluation" / "walk_forward.py"
+# Squared differences that are not a forecast's score, each with what it measures.
+NOT_A_SCORE = {
+    # the distance of a monotone curve from the one it starts from, minimised by a fit
+    PACKAGE / "forecast" / "calibration" / "distribution.py",
+}
+# A Brier score in SQL: power(x - y, 2), averaged or not.
+_SQUARED_SQL = re.compile(r"power\s*\([^,]*-[^,]*,\s*2\s*\)", re.IGNORECASE)
+
+
+def _squared_difference(node: ast.AST) -> bool:
+    """(a - b) ** 2, np.square(a - b) or np.power(a - b, 2)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        return (
+            isinstance(node.left, ast.BinOp)
+            and isinstance(node.left.op, ast.Sub)
+            and isinstance(node.right, ast.Constant)
+            and node.right.value == 2
+        )
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.BinOp):
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        return isinstance(node.args[0].op, ast.Sub) and name in ("square", "power")
+    return False
+
+
+def _mean_of(node: ast.AST, inner: ast.AST) -> bool:
+    """Whether `node` averages over `inner`: np.mean(...), (...).mean(), sum(...) / len(...)."""
+    if isinstance(node, ast.Call):
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        name = name or (node.func.id if isinstance(node.func, ast.Name) else "")
+        return name in ("mean", "average", "nanmean") and any(
+            inner is n for a in node.args for n in ast.walk(a)
+        )
+    return False
+
+
+def _brier_shapes(path: Path, every_square: bool) -> list[str]:
+    """Where a module computes a Brier score by hand: a power(x - y, 2) in its SQL text, a mean
+    of a squared difference, or (with `every_square`) any squared difference."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    squares = [n for n in ast.walk(tree) if _squared_difference(n)]
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and _SQUARED_SQL.search(node.value)
+        ):
+            found.append(f"{path.name}:{node.lineno}: a squared difference in SQL")
+        if any(_mean_of(node, s) for s in squares):
+            found.append(f"{path.name}:{getattr(node, 'lineno', 0)}: a mean squared difference")
+    if every_square:
+        found += [f"{path.name}:{getattr(n, 'lineno', 0)}: a squared difference" for n in squares]
+    return found
+
+
+def test_the_brier_score_is_computed_by_scoring_only():
+    """No module but `scoring` writes a Brier score out again, under any name: every squared
+    difference in src/shu (and SQL's power(x - y, 2)) is scoring's or named in NOT_A_SCORE;
+    benchmarks compute no mean squared difference of their own."""
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path != SCORING:
+            wrong += _brier_shapes(path, every_square=path not in NOT_A_SCORE)
+    for path in sorted(BENCHMARKS.glob("*.py")):
+        wrong += _brier_shapes(path, every_square=False)
+    assert wrong == []
+
+
+def _calls(tree: ast.AST, name: str) -> list[int]:
+    """Lines calling `name` (a plain name or an attribute)."""
+    return [
+        n.lineno
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and (
+            (isinstance(n.func, ast.Name) and n.func.id == name)
+            or (isinstance(n.func, ast.Attribute) and n.func.attr == name)
+        )
+    ]
+
+
+def test_one_ece_and_one_walk_forward():
+    """ECE's binned |mean p - observed| is computed in `scoring` only (no other function both
+    bins by count and takes an absolute difference), and the walk forward's split is chosen by
+    `walk_forward.refit_blocks` only (besides `shu train`'s single fit on a day): no other
+    module, benchmarks included, calls `fit_calibration_split` in a loop of its own."""
+    allowed_split = {WALK_FORWARD, PACKAGE / "forecast" / "models" / "train.py"}
+    wrong = []
+    for path in sorted([*PACKAGE.rglob("*.py"), *BENCHMARKS.glob("*.py")]):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if path not in allowed_split and _calls(tree, "fit_calibration_split"):
+            wrong.append(f"{path.name}: fit_calibration_split outside the walk forward")
+        if path == SCORING:
+            continue
+        for fn in ast.walk(tree):
+            if (
+                isinstance(fn, ast.FunctionDef)
+                and (_calls(fn, "equal_count_bins") or _calls(fn, "bincount"))
+                and _calls(fn, "abs")
+            ):
+                wrong.append(f"{path.name}:{fn.lineno}: {fn.name} bins and takes |p - o|")
+    assert wrong == []
+
+
+MAX_MODULE_LINES = 600
+# Modules over the line that another change is splitting (the briefing's, the GitHub ingest);
+# emptied when those changes are merged.
+SPLITTING_ELSEWHERE = {
+    "briefing/sections/rocm_ecosystem.py",
+    "briefing/sections/calibration_watch.py",
+    "briefing/story_words.py",
+    "briefing/stories.py",
+    "sources/github_ingest.py",
+}
+
+
+def test_no_module_is_over_600_lines():
+    long = {
+        str(path.relative_to(PACKAGE)): n
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert {k: v for k, v in long.items() if k not in SPLITTING_ELSEWHERE} == {}

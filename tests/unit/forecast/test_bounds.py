@@ -195,6 +195,7 @@ def _expected_bound(store, f) -> tuple[bounds.Bound | None, float | None]:
     vel = dict(zip(at["day"].dt.date, at["velocity_28d"], strict=True))
     recent = at[at["day"].dt.date > t - timedelta(days=365)]["stars"].to_numpy(float)
     r = float(np.max(np.maximum.accumulate(recent) - recent))
+    b: bounds.Bound | None
     if f.template == "star_gain":
         b = (
             bounds.Bound("=", "above", (f.threshold + stars[t] - stars[t - timedelta(21)] - 1) / 28)
@@ -337,12 +338,12 @@ def test_the_backtest_scores_answers_held_to_their_bounds(store):
     days) or no F on the origin: the model's answer, not counted as checked."""
     from support.forecast_data import backtest_bound_case
 
-    from shu.forecast.evaluation.backtest import (
+    from shu.forecast.evaluation.one_distribution import (
         DIST_COLUMNS,
-        _bounds_effect,
         hold_to_bounds,
         read_from_distribution,
     )
+    from shu.forecast.evaluation.slice_scores import bounds_effect
 
     case = backtest_bound_case(store)
     week = case["walked"](7)
@@ -368,8 +369,8 @@ def test_the_backtest_scores_answers_held_to_their_bounds(store):
     assert fall["probability"] > 0.7
     reach = pred["star_accel_reach"].iloc[0]
     assert reach["bounded"] and reach["probability"] == reach["probability_classifier"] == 0.9
-    assert _bounds_effect(pred["star_accel_fall"])["moved"] == 1
-    assert _bounds_effect(pred["star_gain"]) | {"bss_climatology_classifier": None} == {
+    assert bounds_effect(pred["star_accel_fall"])["moved"] == 1
+    assert bounds_effect(pred["star_gain"]) | {"bss_climatology_classifier": None} == {
         "checked": 1,
         "own_model": 1,
         "moved": 0,

@@ -137,7 +137,7 @@ def test_the_backtests_bounds_read_nothing_after_the_origin(store):
     (so the comparison can see a change)."""
     from support.forecast_data import backtest_bound_case
 
-    from shu.forecast.evaluation.backtest import hold_to_bounds, read_from_distribution
+    from shu.forecast.evaluation.one_distribution import hold_to_bounds, read_from_distribution
 
     case = backtest_bound_case(store)
     origin, rows = case["origin"].date(), case["rows"]

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import shu
 from shu.forecast.features import feature_names
 from shu.forecast.live.issue import issue_forecasts, radar_origin
 from shu.forecast.live.resolve import resolve_forecasts
@@ -187,6 +188,8 @@ def test_shu_radar_cli(radar_store, tmp_path):
     assert run.returncode == 0, run.stderr
     listed = json.loads(run.stdout)
     assert len(listed) == 5 and listed[0]["drivers"]
+    # the notebook API runs the same operation and gets the same entries
+    assert json.loads(json.dumps(shu.radar(db=copy, top=5, filtered=False))) == listed
     assert "left out" not in run.stderr
     bad = subprocess.run(
         [sys.executable, "-m", "shu", "radar", "--as-of", "yesterday"],

@@ -10,11 +10,9 @@ import pandas as pd
 import pytest
 
 from shu.forecast.calibration import conformal, guard
-from shu.forecast.evaluation.backtest import (
-    BacktestConfig,
-    _score_interval,
-    _walk_forward_interval,
-)
+from shu.forecast.evaluation.slice_scores import score_interval
+from shu.forecast.evaluation.star_backtest import walk_forward_interval
+from shu.forecast.evaluation.walk_forward import BacktestConfig
 from shu.forecast.features.examples import base_frame, build_examples, weekly_grid
 from shu.forecast.models import interval
 
@@ -129,14 +127,14 @@ def test_walk_forward_reads_no_outcome_resolved_after_the_origin(synthetic_store
         start=start, end=last, horizons=(7,), cal_days=56, train_days=300, refit_weeks=4, n_boot=10
     )
     distance = pd.Series(dtype=float)
-    plain = _score_interval(
-        _walk_forward_interval(con, examples, config, distance, lambda _m: None), config
+    plain = score_interval(
+        walk_forward_interval(con, examples, config, distance, lambda _m: None), config
     )
     cut = pd.Timestamp(start) + pd.Timedelta(days=60)
     ex = examples.frame
     later = ex["known_on"] > cut
     ex.loc[later, "observed_value"] = ex.loc[later, "observed_value"] * 7.0 + 50.0
-    poisoned = _walk_forward_interval(con, examples, config, distance, lambda _m: None)
+    poisoned = walk_forward_interval(con, examples, config, distance, lambda _m: None)
     cols = [f"q{q}" for q in interval.QUANTILES]
     early = plain.predictions["origin"] <= cut
     assert early.sum() > 50 and plain.metrics["online"]["questions_read"] > 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ def parquet(shared_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def real_store(parquet: Path, tmp_path_factory) -> Store:
+def real_store(parquet: Path, tmp_path_factory) -> Iterator[Store]:
     """The real sample, fully refreshed once for the module."""
     from shu.signals import refresh_signals
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -63,7 +64,7 @@ def synthetic_history() -> tuple[pd.DataFrame, pd.DataFrame]:
     - no/mainline: no row says mainline; a non-merge and a merge commit every second day on
       days 0..299, merges touching ROCm (merges do not count there).
     """
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for i in range(400):
         rocm = i >= 200 and i % 10 == 0
         rows.append(

@@ -186,7 +186,7 @@ def test_fold_uses_anchors_and_never_bridges_a_hole(store, archive, tmp_path) ->
         when = datetime(2026, 1, 7, h)
         write_hour(hour_file(tmp_path, when), when, 10, repo_names(40), seed=h)
     ingest_gharchive(store, [tmp_path], load_settings(aliases={}))
-    repo = max(truth.stars, key=truth.stars.get)[0]
+    repo = max(truth.stars, key=lambda r: truth.stars[r])[0]
     d1, d2 = DAY, date(2026, 1, 6)
     store.con.execute(
         "INSERT INTO stars_daily (repo, day, stars, source) VALUES (?, ?, 50000, 'ranking')",
@@ -266,7 +266,7 @@ def test_fold_between_two_anchors_meets_both(store, tmp_path) -> None:
         tmp_path / "h", date(2026, 7, 1), days=3, events_per_day=720, n_repos=4
     )
     ingest_gharchive(store, [tmp_path / "h"], load_settings(aliases={}))
-    repo = max(truth.stars, key=truth.stars.get)[0]
+    repo = max(truth.stars, key=lambda r: truth.stars[r])[0]
     d1, d2, d3 = (date(2026, 7, n) for n in (1, 2, 3))
     # The archive saw fewer stars than the anchors say (capture < 100%): the fold distributes
     # the observed change over the day in between, in proportion to the stars it saw.

@@ -40,7 +40,7 @@ def test_fetch_needs_no_store_and_its_replay_equals_a_direct_run(
     assert fetched.summary.requests > 4 and fetched.fatal is None
     summary = IngestSummary()
     with open_store(tmp_path / "split.duckdb") as store:
-        assert store.con.execute("SELECT count(*) FROM commits").fetchone()[0] == 0
+        assert store.con.execute("SELECT count(*) FROM commits").fetchall()[0][0] == 0
         write_fetch(store, fetched, summary)
         assert store_snapshot(store) == expected and _log(store) == expected_log
     assert summary.repos == [REPO] and summary.rows["commits"].inserted == 150
@@ -59,15 +59,15 @@ def test_a_failed_step_replays_as_its_failed_row_only(
             client=make_client(server, sleeps, store),
         )
         # the client's store cache was pointed at the scratch store: nothing written here yet
-        assert store.con.execute("SELECT count(*) FROM http_cache").fetchone()[0] == 0
+        assert store.con.execute("SELECT count(*) FROM http_cache").fetchall()[0][0] == 0
         failed = fetched.journal[-1]
         assert failed.status == "failed" and failed.ops == []  # its writes were rolled back
         summary = IngestSummary()
         write_fetch(store, fetched, summary)
         assert set(summary.failed) == {REPO} and summary.failed[REPO].startswith("releases: ")
-        assert store.con.execute("SELECT count(*) FROM releases").fetchone()[0] == 0
-        assert store.con.execute("SELECT count(*) FROM commits").fetchone()[0] == 150
-        assert store.con.execute("SELECT count(*) FROM http_cache").fetchone()[0] > 0
+        assert store.con.execute("SELECT count(*) FROM releases").fetchall()[0][0] == 0
+        assert store.con.execute("SELECT count(*) FROM commits").fetchall()[0][0] == 150
+        assert store.con.execute("SELECT count(*) FROM http_cache").fetchall()[0][0] > 0
         rows = store.con.execute(
             "SELECT target, status, message FROM ingest_log WHERE status = 'failed'"
         ).fetchall()

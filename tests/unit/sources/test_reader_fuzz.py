@@ -20,7 +20,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -70,7 +70,7 @@ def refuses_cleanly(store: Store, load: Callable[[], object]) -> bool:
 
 
 # ------------------------------------------------------------------------------ valid samples
-def _csv_bytes(rows: list[list[object]], gz: bool = False) -> bytes:
+def _csv_bytes(rows: Sequence[Sequence[object]], gz: bool = False) -> bytes:
     text = io.StringIO()
     csv.writer(text).writerows(rows)
     data = text.getvalue().encode()

@@ -1,6 +1,7 @@
 """The "Breaking out" section: the radar's top repositories that are not tracked, each with its
 28-day velocity now, its probability of a breakout, the drivers in words and their receipts
-(`shu.forecast.radar.entries`), also as the briefing JSON's `radar` key; and the radar's own track
+(`shu.operations.radar`), also as the briefing JSON's `radar` key (in the one shape of an entry,
+`RadarEntry.as_json`, that `shu radar --json` prints); and the radar's own track
 record, which the "Track record" section shows (`record_view`, `record_data`)."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from shu.briefing.text import day_text, num, pct, ref, repo_link
 from shu.forecast.evaluation.precision_at_k import KS
 from shu.forecast.radar import entries as radar_data
 from shu.forecast.radar.statements import FIRST_DAY_SQL
-from shu.forecast.radar.topics import radar_keywords
+from shu.operations.radar import radar_view
 from shu.receipts import Citation
 from shu.safe_markdown import Md
 
@@ -29,16 +30,15 @@ def shown_on(
 ) -> tuple[radar_data.RadarScope, list[radar_data.RadarEntry]]:
     """The radar as the briefing shows it on `day` (here, in At a glance and since the last
     briefing): the top untracked repositories the topic filter keeps, and what it left out."""
-    keywords = radar_keywords(ctx.settings)
-    scope = radar_data.radar_scope(ctx.store, keywords, day, top, exclude=ctx.tracked)
-    only = scope.kept if keywords else None
-    return scope, radar_data.radar(ctx.store, day, top, exclude=ctx.tracked, only=only)
+    view = radar_view(ctx.store, ctx.settings, day, top, exclude=ctx.tracked)
+    return view.scope, view.entries
 
 
 def build(ctx: BriefingContext) -> Part:
     """The table of the top `TOP` untracked repositories on the radar whose name (or
     description) carries one of the radar's keywords (`shu.forecast.radar.topics`)."""
-    scope, entries = shown_on(ctx, ctx.day)
+    view = radar_view(ctx.store, ctx.settings, ctx.day, TOP, exclude=ctx.tracked)
+    scope, entries = view.scope, view.entries
     keywords = scope.keywords
     rows = []
     for e in entries:
@@ -66,33 +66,8 @@ def build(ctx: BriefingContext) -> Part:
             }
         )
     origin = entries[0].origin if entries else None
-    data: dict[str, Any] = {
-        "radar": [
-            {
-                "repo": e.repo,
-                "probability": e.probability,
-                "velocity_28d": e.velocity_28d,
-                "origin": e.origin,
-                "horizon": e.horizon_days,
-                "bar": e.bar,
-                "forecast_id": e.forecast_id,
-                "drivers": [
-                    {
-                        "text": d.text,
-                        "towards_breakout": d.towards,
-                        "reads_for_breakout": d.reads,
-                        "store_fact": d.store_fact,
-                        "store_wide": d.store_wide,
-                    }
-                    for d in e.drivers
-                ],
-            }
-            for e in entries
-        ]
-    }
-    nothing: str | None = None  # why there is no forecast to show
-    if not scope.n_forecast:
-        nothing = radar_data.why_empty(ctx.store, ctx.day, ctx.settings.models_dir, ctx.tracked)
+    data: dict[str, Any] = {"radar": [e.as_json() for e in entries]}
+    nothing = view.why_empty  # why there is no forecast to show
     if keywords:
         data["radar_filter"] = {
             "keywords": list(keywords),

@@ -20,7 +20,7 @@ from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import BAND_SQL, RADAR_SQL_LIST, RIGHT_SQL, dicts
 from shu.briefing.sections import radar
 from shu.briefing.text import interval_text, num, pct, ref, shown_value, template_words
-from shu.forecast.evaluation.scoring import ece, n_bins_for
+from shu.forecast.evaluation.scoring import brier, brier_sql, ece, n_bins_for
 from shu.forecast.live.replay import REPLAY_PREFIX
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE
 from shu.safe_markdown import Md, safe_inline
@@ -318,7 +318,8 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
     record.n_void = int(store.con.execute(void_sql, params).fetchall()[0][0])
     scored = f"{window} AND r.outcome IN ('yes', 'no')"
     record.n_sql = f"SELECT count(*) {scored}"
-    record.brier_sql = f"SELECT avg(power(f.probability - (r.outcome = 'yes')::INT, 2)) {scored}"
+    outcome = "(r.outcome = 'yes')::INT"
+    record.brier_sql = f"SELECT {brier_sql('f.probability', outcome)} {scored}"
     record.observed_rate_sql = f"SELECT avg((r.outcome = 'yes')::INT) {scored}"
     record.n = int(store.con.execute(record.n_sql, params).fetchall()[0][0])
     if not record.n:
@@ -334,7 +335,10 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
         params,
     ).fetchall()
     record.pairs = [(float(p), int(y)) for p, y, _, _, _ in rows]
-    record.observed_rate_brier = sum((c - y) ** 2 for _, y, c, _, _ in rows) / len(rows)
+    record.observed_rate_brier = brier(
+        np.array([y for _, y, _, _, _ in rows], dtype=float),
+        np.array([c for _, _, c, _, _ in rows], dtype=float),
+    )
     if record.observed_rate_brier > 0:
         record.skill = 1 - record.brier / record.observed_rate_brier
     record.ece = ece(

@@ -9,11 +9,11 @@ Binary templates: one row per scored question with `BINARY_COLUMNS`; interval te
 - `probability` (the forecast P(yes)), `outcome` (0/1);
 - interval: `median`, `lower_50` .. `upper_95`, `observed` (velocity_28d on origin + horizon).
 Where the run read the velocity questions and the interval from one distribution per
-(repository, origin) (`backtest.read_from_distribution`), extra columns follow: yes/no
+(repository, origin) (`one_distribution.read_from_distribution`), extra columns follow: yes/no
 `probability_classifier` (the yes/no model's calibrated, guarded answer before; `probability`
 is the distribution's P(V > threshold)) and `distribution` (whether it was read from one);
 star_gain and the path templates, held to their bounds against that distribution
-(`backtest.hold_to_bounds`), `probability_classifier` (the model's answer before) and
+(`one_distribution.hold_to_bounds`), `probability_classifier` (the model's answer before) and
 `bounded` (whether a bound was checked);
 a radar template with a tail shrink adds `probability_untailed` (the model's answer without it,
 before the regime guard);

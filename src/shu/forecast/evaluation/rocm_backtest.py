@@ -1,40 +1,36 @@
 """Walk-forward backtest of the ROCm adoption templates on a store's commit and release history.
 
-The split rules of the star templates (`models.split`: refit every
-`refit_weeks`, calibration block after the fitting block, purged by the horizon; climatology and
-persistence baselines from outcomes known before each origin; `scoring.summarize`) over weekly
-origins of every repository with commits. The panel is small (about 22 repositories), so a refit
-whose blocks are too small (< `MIN_FIT_ROWS` / `MIN_CAL_ROWS`, or one outcome only) issues
-nothing for its test weeks and is counted (`refits_skipped`, `test_rows_unscored`) instead of
-aborting the slice. A slice with too few scored questions (fewer than `MIN_EVENTS` yes or no)
-reports why in `status` instead of a number.
+The walk forward of the star templates (`walk_forward.refit_blocks`, with the split rules of
+`models.split`: refit every `refit_weeks`, calibration block after the fitting block, purged by
+the horizon; climatology and persistence baselines from outcomes known before each origin;
+`scoring.summarize`) over weekly origins of every repository with commits. The panel is small
+(about 22 repositories), so a refit whose blocks are too small (< `MIN_FIT_ROWS` /
+`MIN_CAL_ROWS`, or one outcome only) issues nothing for its test weeks and is counted
+(`refits_skipped`, `test_rows_unscored`) instead of aborting the slice. A slice with too few
+scored questions (fewer than `MIN_EVENTS` yes or no) reports why in `status` instead of a
+number.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict
 from datetime import date, timedelta
-from pathlib import Path
 
 import duckdb
-import numpy as np
 import pandas as pd
 
 from shu.forecast.base_rates import climatology
-from shu.forecast.evaluation.backtest import (
+from shu.forecast.evaluation.scoring import summarize
+from shu.forecast.evaluation.walk_forward import (
     BacktestConfig,
     SliceResult,
     persistence,
-    prediction_frames,
+    refit_blocks,
 )
-from shu.forecast.evaluation.scoring import summarize
 from shu.forecast.features import rocm
 from shu.forecast.features.examples import Examples, build_rocm_examples
 from shu.forecast.models.forecaster import fit_forecaster
-from shu.forecast.models.split import fit_calibration_split
 from shu.forecast.questions.registry import ROCM_TEMPLATES, template
 
 MIN_EVENTS = 30
@@ -89,49 +85,37 @@ def _score(
     config: BacktestConfig,
     log: Callable[[str], None],
 ) -> SliceResult:
+    """One ROCm template x horizon walked forward (`walk_forward.refit_blocks`) and scored."""
     key = f"{examples.template}/{examples.horizon_days}"
     ex, h = examples.frame, examples.horizon_days
-    rng = np.random.default_rng(config.seed)
-    chunks, refits, skipped, unscored = [], [], 0, 0
-    step = pd.Timedelta(days=7 * config.refit_weeks)
-    refit_day, end = pd.Timestamp(config.start), pd.Timestamp(config.end)
-    while len(ex) and refit_day <= end:
-        test = ex[
-            (ex["origin"] >= refit_day) & (ex["origin"] < refit_day + step) & (ex["origin"] <= end)
-        ]
-        if len(test):
-            fit, cal = fit_calibration_split(ex, refit_day, h, config.training(), rng)
-            if (
-                len(fit) < MIN_FIT_ROWS
-                or len(cal) < MIN_CAL_ROWS
-                or fit["label"].nunique() < 2
-                or cal["label"].nunique() < 2
-            ):
-                skipped += 1
-                unscored += len(test)
-            else:
-                fc = fit_forecaster(
-                    examples.template,
-                    h,
-                    examples.features,
-                    fit,
-                    cal,
-                    config.estimator,
-                    config.calibration_method,
-                    config.seed,
-                )
-                kept = test[_KEPT].copy()
-                kept["probability"] = fc.predict(test)
-                chunks.append(kept)
-                refits.append(
-                    {
-                        "refit_day": str(refit_day.date()),
-                        "fit_rows": len(fit),
-                        "calibration_rows": len(cal),
-                        "test_rows": len(test),
-                    }
-                )
-        refit_day += step
+    chunks: list[pd.DataFrame] = []
+    refits: list[dict] = []
+    skipped, unscored = 0, 0
+    for block in refit_blocks(examples, config):
+        fit, cal, test = block.fit, block.cal, block.test
+        if (
+            len(fit) < MIN_FIT_ROWS
+            or len(cal) < MIN_CAL_ROWS
+            or fit["label"].nunique() < 2
+            or cal["label"].nunique() < 2
+        ):
+            skipped += 1
+            unscored += len(test)
+            continue
+        fc = fit_forecaster(
+            examples.template,
+            h,
+            examples.features,
+            fit,
+            cal,
+            config.estimator,
+            config.calibration_method,
+            config.seed,
+        )
+        kept = test[_KEPT].copy()
+        kept["probability"] = fc.predict(test)
+        chunks.append(kept)
+        refits.append(block.counts())
     pred = pd.concat(chunks, ignore_index=True) if chunks else pd.DataFrame(columns=_KEPT)
     yes = int(pred["label"].sum()) if len(pred) else 0
     counts = {
@@ -184,42 +168,3 @@ def _score(
         f"ECE={metrics['ece']:.3f} ({skipped} refits skipped)"
     )
     return SliceResult(examples.template, h, pred, metrics, refits)
-
-
-def rocm_report(
-    con: duckdb.DuckDBPyConnection,
-    config: BacktestConfig,
-    metrics: dict | None = None,
-    out_dir: Path | None = None,
-    log: Callable[[str], None] = print,
-    scored: list[pd.DataFrame] | None = None,
-) -> dict:
-    """Add the ROCm slices of `config` to a `shu backtest --json` object (a new one if None).
-
-    With `out_dir`, (re)writes `backtest.json` there with the ROCm slices merged in (slices of
-    other templates already in the file are kept); with `scored` (a list), appends the scored
-    predictions to it (`backtest.prediction_frames`).
-    """
-    t0 = time.perf_counter()
-    results = run_rocm_backtest(con, config, log)
-    if scored is not None:
-        scored.extend(prediction_frames(results))
-    slices = {f"{r.template}/{r.horizon_days}": r.metrics for r in results}
-    if metrics is None:
-        metrics = {"config": None, "runtime_s": 0.0, "peak_rss_mib": None, "slices": {}}
-    metrics["slices"].update(slices)
-    cfg = asdict(config)
-    cfg["start"], cfg["end"] = str(config.start), str(config.end)
-    cfg["templates"] = [t for t in config.templates if t in ROCM_TEMPLATES]
-    elapsed = time.perf_counter() - t0
-    metrics["rocm_config"] = {**cfg, "runtime_s": round(elapsed, 1)}
-    metrics["runtime_s"] = round((metrics.get("runtime_s") or 0.0) + elapsed, 1)
-    if out_dir is not None:
-        path = out_dir / "backtest.json"
-        kept = json.loads(path.read_text(encoding="utf-8")) if path.exists() else metrics
-        if kept is not metrics:
-            kept["slices"].update(slices)
-            kept["rocm_config"] = metrics["rocm_config"]
-        out_dir.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(kept, indent=1, default=str) + "\n", encoding="utf-8")
-    return metrics

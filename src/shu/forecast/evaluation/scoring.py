@@ -21,10 +21,32 @@ from shu.forecast.confidence import BANDS, confidence_bands
 LOG_LOSS_EPS = 1e-6
 
 
+def squared_errors(outcomes: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    """Each forecast's Brier score: (probability - outcome)^2 (what `brier` averages)."""
+    o, p = _arrays(outcomes, probabilities)
+    return (p - o) ** 2
+
+
 def brier(outcomes: np.ndarray, probabilities: np.ndarray) -> float:
     """Mean squared difference between probability and outcome (0-1 scale)."""
-    o, p = _arrays(outcomes, probabilities)
-    return float(np.mean((p - o) ** 2))
+    return float(np.mean(squared_errors(outcomes, probabilities)))
+
+
+def brier_of_rate(yes: float, n: float) -> float:
+    """The Brier score of forecasting the observed rate yes / n for each of n questions:
+    rate (1 - rate) (the uncertainty term of the Murphy decomposition)."""
+    rate = yes / n
+    return rate * (1 - rate)
+
+
+def squared_error_sql(probability: str, outcome: str) -> str:
+    """A forecast's Brier score in SQL, over a probability and a 0/1 outcome expression."""
+    return f"power({probability} - {outcome}, 2)"
+
+
+def brier_sql(probability: str, outcome: str) -> str:
+    """The Brier score in SQL: the mean of `squared_error_sql` over the rows selected."""
+    return f"avg({squared_error_sql(probability, outcome)})"
 
 
 def log_loss(outcomes: np.ndarray, probabilities: np.ndarray) -> float:
@@ -89,7 +111,7 @@ def murphy(outcomes: np.ndarray, probabilities: np.ndarray, n_bins: int | None =
     return Murphy(
         reliability=float(np.sum(count[keep] * (mean_p - mean_o) ** 2) / n),
         resolution=float(np.sum(count[keep] * (mean_o - base) ** 2) / n),
-        uncertainty=float(base * (1 - base)),
+        uncertainty=float(brier_of_rate(o.sum(), n)),
     )
 
 
@@ -193,9 +215,9 @@ def block_bootstrap(
     pc = np.clip(p, LOG_LOSS_EPS, 1 - LOG_LOSS_EPS)
     per_row = {
         "n": np.ones_like(p),
-        "se": (p - o) ** 2,
-        "se_clim": (c - o) ** 2,
-        "se_pers": (q - o) ** 2,
+        "se": squared_errors(o, p),
+        "se_clim": squared_errors(o, c),
+        "se_pers": squared_errors(o, q),
         "ll": -(o * np.log(pc) + (1 - o) * np.log(1 - pc)),
     }
     sums = {k: np.bincount(block_ix, v, minlength=n_blocks) for k, v in per_row.items()}

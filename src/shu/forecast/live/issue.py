@@ -45,7 +45,7 @@ from shu.forecast.models.forecaster import Forecaster
 from shu.forecast.models.interval import DIST_LEVELS, QUANTILES, IntervalForecaster
 from shu.forecast.questions.registry import TEMPLATES, Template, template
 from shu.receipts import Citation
-from shu.settings import DeclaredQuestion, Settings, get_settings
+from shu.settings import DeclaredQuestion, Settings
 from shu.store import Store, utcnow
 
 # An interval forecast's row in `forecasts` reads as "the 80% interval will hold" at p = 0.8.
@@ -273,20 +273,21 @@ def _read_distribution(
 def issue_forecasts(
     store: Store,
     origin: date | None = None,
-    settings: Settings | None = None,
+    *,
+    settings: Settings,
     forecasters: list[Forecaster] | None = None,
     model_version: str | None = None,
     once_per: str | None = None,
 ) -> list[IssuedForecast]:
     """Issue forecasts for the tracked repositories as of `origin` (default: last data day).
 
-    Loads the model from `settings.models_dir` unless `forecasters` and `model_version` are
+    `settings` are the entry point's (passed in, never read here). Loads the model from
+    `settings.models_dir` unless `forecasters` and `model_version` are
     given. With `once_per` (a model_version prefix), a question (repo, template, threshold,
     horizon, origin) already forecast by any version with that prefix is not issued again, so
     `shu replay` re-runs converge even when a refit gives another version. Returns the forecasts
     newly written (empty on a same-day re-run).
     """
-    settings = settings or get_settings()
     if forecasters is None:
         model_version, forecasters = load_forecasters(model_path(settings))
     if not model_version:

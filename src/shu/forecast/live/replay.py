@@ -34,7 +34,7 @@ from shu.forecast.live.resolve import resolve_forecasts
 from shu.forecast.models.split import TrainingConfig
 from shu.forecast.models.train import train_forecasters
 from shu.forecast.questions.registry import HORIZONS, TEMPLATES
-from shu.settings import Settings, get_settings
+from shu.settings import Settings
 from shu.store import Store, utcnow
 
 REPLAY_PREFIX = "replay-"
@@ -69,7 +69,7 @@ def replay(
     store: Store,
     start: date,
     end: date,
-    settings: Settings | None = None,
+    settings: Settings,
     templates: tuple[str, ...] = tuple(TEMPLATES),
     horizons: tuple[int, ...] = HORIZONS,
     config: TrainingConfig | None = None,
@@ -84,7 +84,6 @@ def replay(
 
     InputError when `end` is before `start` or after the last day with star data.
     """
-    settings = settings or get_settings()
     if end < start:
         raise InputError(f"--to {end} is before --from {start}")
     if every_days < 1:

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from shu.forecast.evaluation.precision_at_k import KS, ranking_metrics
+from shu.forecast.evaluation.scoring import brier_of_rate, skill_score, squared_errors
 from shu.forecast.models.artifact import CARD_JSON
 from shu.forecast.questions.registry import RANKED_TEMPLATES
 from shu.forecast.radar.statements import (
@@ -67,7 +68,9 @@ class RadarEntry:
     first_day: date | None = None  # the first day of its star data in the store
 
     def as_json(self) -> dict[str, Any]:
-        """The entry as JSON-ready plain data (what `shu radar --json` prints)."""
+        """The entry as JSON-ready plain data: the one shape `shu radar --json` prints and the
+        briefing's `reports/DAY.json` holds under `radar`, every number with the rows it rests
+        on (`receipts`, each a `Citation.as_json`)."""
         return {
             "repo": self.repo,
             "origin": str(self.origin),
@@ -84,6 +87,8 @@ class RadarEntry:
                     "text": d.text,
                     "towards_breakout": d.towards,
                     "reads_for_breakout": d.reads,
+                    "store_fact": d.store_fact,
+                    "store_wide": d.store_wide,
                     "receipts": [c.as_json() for c in d.citations],
                 }
                 for d in self.drivers
@@ -323,7 +328,8 @@ def radar_record(
         return None
     ranked = ranking_metrics(frame, {"radar": "probability"}, ks=KS, n_boot=n_boot, seed=seed)
     origins = np.sort(frame["origin"].unique())
-    by_origin = frame.assign(sq=(frame["probability"] - frame["label"]) ** 2).groupby("origin")
+    sq = squared_errors(frame["label"].to_numpy(), frame["probability"].to_numpy())
+    by_origin = frame.assign(sq=sq).groupby("origin")
     sq_sum = by_origin["sq"].sum().reindex(origins).to_numpy()
     yes = by_origin["label"].sum().reindex(origins).to_numpy()
     count = by_origin.size().reindex(origins).to_numpy()
@@ -332,9 +338,7 @@ def radar_record(
     def brier_and_skill(pick: np.ndarray) -> tuple[float, float]:
         n, k = count[pick].sum(), yes[pick].sum()
         score = sq_sum[pick].sum() / n
-        base = k / n
-        reference = base * (1 - base)
-        return score, (1 - score / reference) if reference > 0 else np.nan
+        return score, skill_score(score, brier_of_rate(k, n))
 
     brier, skill = brier_and_skill(np.arange(len(origins)))
     boot = np.array([brier_and_skill(d) for d in draws])
