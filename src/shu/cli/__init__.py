@@ -14,6 +14,7 @@ and number whole (numbers rounded for display; `--csv` / `--json` carry full pre
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -90,12 +91,12 @@ DbOption = typer.Option(
 
 
 def db_path(db: Path | None) -> Path:
-    """The store path: --db / SHU_DB, else the configured default."""
-    if db is not None:
-        return db
+    """The store path: --db / SHU_DB, else the configured default (the settings are checked
+    either way: a mistake in them stops the command)."""
     from shu.settings import get_settings
 
-    return get_settings().db
+    settings = get_settings()  # read and checked even when --db / SHU_DB names the store
+    return db if db is not None else settings.db
 
 
 # ---------------------------------------------------------------------------- the grammar
@@ -197,8 +198,10 @@ def display(value: object) -> str:
 def main() -> None:
     """Console-script entry point: runs the app, printing ShuErrors as one line (exit 1)."""
     _register_commands()
+    command = typer.main.get_command(app)
+    _settings_checked_first(command)
     try:
-        status = app(standalone_mode=False)  # a command's typer.Exit(n) comes back as n
+        status = command(standalone_mode=False)  # a command's typer.Exit(n) comes back as n
         sys.stdout.flush()  # here, so that a closed pipe is caught below, not at exit
         if isinstance(status, int) and status:
             sys.exit(status)
@@ -221,6 +224,30 @@ def main() -> None:
         # usage errors (typer >= 0.2x raises its own click copy's exceptions)
         exc.show()  # type: ignore[union-attr]
         sys.exit(getattr(exc, "exit_code", 2))
+
+
+def _settings_checked_first(command: Any) -> None:
+    """Make every command that runs read and check the settings (shu.toml, SHU_CONFIG, SHU_*)
+    before it does anything else, whatever names the store: a mistake is one line and exit 1
+    from every command, `--db` or `SHU_DB` given or not. Help (`-h`) still answers: click
+    shows it before any callback runs. A group's own callback (`shu signals` refreshing) reads
+    them through `db_path`."""
+    group = getattr(command, "commands", None)  # a group (typer's own copy of click's)
+    if group is not None:
+        for sub in group.values():
+            _settings_checked_first(sub)
+        return
+    run = command.callback
+    if run is None:
+        return
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        from shu.settings import get_settings
+
+        get_settings()
+        return run(*args, **kwargs)
+
+    command.callback = functools.update_wrapper(checked, run)
 
 
 def _register_commands() -> None:
