@@ -19,7 +19,6 @@ import typer
 from shu import settings
 from shu.cli import _register_commands, app, main
 
-
 MISTAKES = {
     "misspelt key": (
         "[shu]\nrepoz = []\n",
