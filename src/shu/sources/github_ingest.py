@@ -326,9 +326,11 @@ class _RepoIngest:
         resp = self.client.get(
             f"/repos/{self.repo}", conditional=stored is not None, allow=(404, 451)
         )
-        if resp.status in (404, 451):
-            self.note(f"not found on GitHub (HTTP {resp.status}); skipped")
-            return False
+        if resp.status in (404, 451):  # a failed load ('failed' in ingest_log), never 'ok'
+            what = "not found on GitHub" if resp.status == 404 else "unavailable on GitHub"
+            raise GitHubError(
+                f"{what} (HTTP {resp.status}): check the name (owner/name)", status=resp.status
+            )
         if resp.not_modified:
             assert stored is not None  # a 304 answers only the conditional request made above
             branch, stars, forks, issues, watchers = stored
