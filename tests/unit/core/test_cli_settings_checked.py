@@ -1,6 +1,7 @@
 """Every command that runs reads and checks the settings first, whatever names the store.
 
-A misspelt key, invalid TOML or a SHU_CONFIG naming no file stops each command of `shu --help`
+A misspelt key, invalid TOML, a SHU_CONFIG naming no file or a declared question that cannot be
+issued (a horizon no template is asked at, a misspelt template) stops each command of `shu --help`
 with one line and exit 1, with `--db` given (and with SHU_DB set, in a real `shu` process), and
 `-h` still answers with such a file in place.
 """
@@ -26,6 +27,16 @@ MISTAKES = {
     ),
     "invalid TOML": ("[shu\nrepos = [\n", "invalid TOML"),
     "no such file": (None, "no such file"),
+    "unsupported horizon": (
+        '[[questions]]\nrepo = "pytorch/pytorch"\ntemplate = "star_gain"\nthreshold = 100\n'
+        "horizon = 31\n",
+        "questions[0]: pytorch/pytorch: horizon 31 days: star_gain is asked at 7, 30, 90 days only",
+    ),
+    "misspelt template": (
+        '[[questions]]\nrepo = "pytorch/pytorch"\ntemplate = "star_gian"\nthreshold = 100\n'
+        "horizon = 30\n",
+        "questions[0]: pytorch/pytorch: unknown template 'star_gian'; choose from star_accel_reach",
+    ),
 }
 
 

@@ -150,3 +150,54 @@ def test_the_shipped_model_is_found_wherever_the_configuration_lives(monkeypatch
         assert model_path(load_settings()) == shipped / "forecaster.skops"
     (project / "shu.toml").write_text('[shu]\nmodels_dir = "mine"\n')
     assert load_settings().models_dir == project / "mine"
+
+
+@pytest.mark.parametrize(
+    ("question", "message"),
+    [
+        (
+            'template = "star_gain"\nthreshold = 100\nhorizon = 31',
+            "horizon 31 days: star_gain is asked at 7, 30, 90 days only",
+        ),
+        (
+            'template = "star_gian"\nthreshold = 100\nhorizon = 30',
+            "unknown template 'star_gian'; choose from star_accel_reach, ",
+        ),
+        (
+            'template = "star_velocity_interval"\nthreshold = 1\nhorizon = 30',
+            "template 'star_velocity_interval' is not a yes/no question; choose from ",
+        ),
+        (
+            'template = "rocm_share_reach"\nthreshold = 5\nhorizon = 30',
+            "threshold 5: rocm_share_reach asks about a share of commits between 0 and 1",
+        ),
+        (
+            'template = "star_gain"\nthreshold = nan\nhorizon = 30',
+            "threshold nan: star_gain asks about stars, 0 or more",
+        ),
+    ],
+)
+def test_a_declared_question_that_cannot_be_issued_is_refused(
+    question, message, tmp_path, monkeypatch
+):
+    """[[questions]] are checked with the settings (one check: `declared_problem`), so every
+    command refuses them in one line, `shu forecast` and `shu radar` alike."""
+    path = tmp_path / "shu.toml"
+    path.write_text(f'[[questions]]\nrepo = "pytorch/pytorch"\n{question}\n', encoding="utf-8")
+    monkeypatch.setenv("SHU_CONFIG", str(path))
+    with pytest.raises(ConfigError) as refused:
+        load_settings()
+    text = str(refused.value)
+    assert text.startswith(f"{path.resolve()}: questions[0]: pytorch/pytorch: {message}"), text
+    assert "\n" not in text
+
+
+def test_a_declared_acceleration_may_be_negative(tmp_path, monkeypatch):
+    path = tmp_path / "shu.toml"
+    path.write_text(
+        '[[questions]]\nrepo = "pytorch/pytorch"\ntemplate = "star_accel_fall"\n'
+        "threshold = -2.0\nhorizon = 30\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("SHU_CONFIG", str(path))
+    assert load_settings().questions[0].threshold == -2.0
