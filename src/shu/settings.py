@@ -44,8 +44,9 @@ class TrackedRepo(BaseModel):
 
 class DeclaredQuestion(BaseModel):
     """A question a user asks in shu.toml (`[[questions]]`), issued with every forecast run (the
-    template's own threshold rule is not applied). One that cannot be issued is refused here;
-    one whose template x horizon has no trained model, at issue: one line either way."""
+    template's own threshold rule is not applied). Whether it can be issued is the forecaster's
+    to say (`shu.forecast.questions.registry.check_declared_questions`, run by every command
+    after the settings load, and at issue): one line either way."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -57,18 +58,6 @@ class DeclaredQuestion(BaseModel):
     )
     threshold: float = Field(description="X in the template's question (its unit).")
     horizon: int = Field(description="Horizon in days (a trained one: 7, 30 or 90).", ge=1)
-
-    @model_validator(mode="after")
-    def _can_be_issued(self) -> DeclaredQuestion:
-        """Refused when it could never be issued (`declared_problem`: the template, horizon or
-        threshold); read lazily, so that a settings file without questions loads no forecaster
-        code."""
-        from shu.forecast.questions.registry import declared_problem
-
-        problem = declared_problem(self.template, self.horizon, self.threshold)
-        if problem:
-            raise ValueError(f"{self.repo}: {problem}")
-        return self
 
 
 class Topic(BaseModel):
@@ -501,13 +490,17 @@ def _describe(error: Any, overrides: dict[str, Any]) -> str:
         inside = f" in {top}[{loc[1]}]" if len(loc) > 2 else ""
         return f"{where}: unknown setting {key!r}{inside}{hint}"
     name = top + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in loc[1:])
-    if error["type"] == "value_error":  # a check of our own: its message says what is wrong
-        return f"{where}: {name}: {str(error['msg']).removeprefix('Value error, ')}"
     if error["type"] == "missing":
         return f"{where}: setting {name} is required and missing"
     shown = repr(error.get("input"))
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     return f"{where}: invalid setting {name} = {shown}: {error['msg']}"
+
+
+def source_of(key: str) -> str:
+    """Where setting `key` was set, for an error about its value: the environment variable or
+    the shu.toml in use."""
+    return _where(key, {})
 
 
 def _where(key: str, overrides: dict[str, Any]) -> str:

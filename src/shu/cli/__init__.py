@@ -34,6 +34,8 @@ from shu.errors import InputError, ShuError
 if TYPE_CHECKING:
     import duckdb
 
+    from shu.settings import Settings
+
 HELP = {"help_option_names": ["-h", "--help"]}
 
 app = typer.Typer(
@@ -90,12 +92,24 @@ DbOption = typer.Option(
 )
 
 
+def checked_settings() -> Settings:
+    """The process-wide settings, read and checked: shu.toml / SHU_CONFIG / SHU_* (ConfigError
+    naming the mistake) and the declared questions, one that cannot be issued stopping every
+    command as a typo does (`check_declared_questions`, the check `shu forecast` runs too)."""
+    from shu.settings import get_settings, source_of
+
+    settings = get_settings()
+    if settings.questions:  # only then the forecaster's templates are imported
+        from shu.forecast.questions.registry import check_declared_questions
+
+        check_declared_questions(settings.questions, source_of("questions"))
+    return settings
+
+
 def db_path(db: Path | None) -> Path:
     """The store path: --db / SHU_DB, else the configured default (the settings are checked
     either way: a mistake in them stops the command)."""
-    from shu.settings import get_settings
-
-    settings = get_settings()  # read and checked even when --db / SHU_DB names the store
+    settings = checked_settings()  # even when --db / SHU_DB names the store
     return db if db is not None else settings.db
 
 
@@ -227,11 +241,11 @@ def main() -> None:
 
 
 def _settings_checked_first(command: Any) -> None:
-    """Make every command that runs read and check the settings (shu.toml, SHU_CONFIG, SHU_*)
-    before it does anything else, whatever names the store: a mistake is one line and exit 1
-    from every command, `--db` or `SHU_DB` given or not. Help (`-h`) still answers: click
-    shows it before any callback runs. A group's own callback (`shu signals` refreshing) reads
-    them through `db_path`."""
+    """Make every command that runs read and check the settings (`checked_settings`) before it
+    does anything else, whatever names the store: a mistake is one line and exit 1 from every
+    command, `--db` or `SHU_DB` given or not. Help (`-h`) still answers: click shows it before
+    any callback runs. A group's own callback (`shu signals` refreshing) checks them through
+    `db_path`."""
     group = getattr(command, "commands", None)  # a group (typer's own copy of click's)
     if group is not None:
         for sub in group.values():
@@ -242,9 +256,7 @@ def _settings_checked_first(command: Any) -> None:
         return
 
     def checked(*args: Any, **kwargs: Any) -> Any:
-        from shu.settings import get_settings
-
-        get_settings()
+        checked_settings()
         return run(*args, **kwargs)
 
     command.callback = functools.update_wrapper(checked, run)

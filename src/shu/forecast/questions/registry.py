@@ -22,16 +22,19 @@ To add a template: write its rules in one of those modules (or a new one), add i
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
 
-from shu.errors import InputError
+from shu.errors import ConfigError, InputError
 from shu.forecast.questions import rocm, star
+
+if TYPE_CHECKING:
+    from shu.settings import DeclaredQuestion
 
 HORIZONS = (7, 30, 90)
 
@@ -360,7 +363,8 @@ def declared_problem(name: str, horizon: int, threshold: float) -> str | None:
     """Why a declared question (`[[questions]]` in shu.toml) cannot be issued, in words: an
     unknown template (named as `template` names it) or one that is not a yes/no question, a
     horizon the template is not asked at, a threshold outside what its unit allows; None when it
-    can be. The one check: settings validation runs it, so every command refuses such a file."""
+    can be. The one check: every command runs it over the settings' questions
+    (`check_declared_questions`) and so does the issue."""
     spec = TEMPLATES.get(name)
     yes_no = ", ".join(t for t, s in TEMPLATES.items() if s.kind == "yes_no")
     if spec is None:
@@ -374,6 +378,15 @@ def declared_problem(name: str, horizon: int, threshold: float) -> str | None:
     if not math.isfinite(threshold) or not low <= threshold <= high:
         return f"threshold {threshold:g}: {name} asks about {unit}"
     return None
+
+
+def check_declared_questions(questions: Sequence[DeclaredQuestion], where: str) -> None:
+    """ConfigError, one line starting with `where` (the shu.toml or variable that set them),
+    for the first declared question that cannot be issued (`declared_problem`)."""
+    for i, q in enumerate(questions):
+        problem = declared_problem(q.template, q.horizon, q.threshold)
+        if problem:
+            raise ConfigError(f"{where}: questions[{i}]: {q.repo}: {problem}")
 
 
 def template(name: str) -> Template:
