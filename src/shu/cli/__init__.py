@@ -180,7 +180,8 @@ def stored_name(con: duckdb.DuckDBPyConnection, name: str) -> str:
 
 
 def require_data(con: duckdb.DuckDBPyConnection, day: date | None, option: str = "--as-of") -> None:
-    """A one-line error when the store holds no data at all, or none on or before `day`."""
+    """A one-line error when the store holds no data at all, none on or before `day`, or `day`
+    is in the future: later than the store's last day of data and than today (UTC)."""
     from shu.store import NO_DATA, first_data_day, load_hint
 
     first = first_data_day(con)
@@ -191,6 +192,22 @@ def require_data(con: duckdb.DuckDBPyConnection, day: date | None, option: str =
             f"{option} {day}: before any data (the store's star counts and commits start on "
             f"{first})"
         )
+    refuse_future(con, day, option)
+
+
+def refuse_future(con: duckdb.DuckDBPyConnection | None, day: date | None, option: str) -> None:
+    """A one-line error when `day` is later than today (UTC) and than the last day of data of
+    the store on `con` (None: no store yet), naming that last day."""
+    from shu.store import last_data_day, utcnow
+
+    today = utcnow().date()
+    if day is None or day <= today:
+        return
+    last = last_data_day(con) if con is not None else None
+    if last is not None and day <= last:
+        return
+    ends = f"the store's data ends on {last}" if last else "the store holds no data yet"
+    raise InputError(f"{option} {day}: in the future (today is {today}; {ends})")
 
 
 def display(value: object) -> str:

@@ -15,6 +15,7 @@ from shu.cli import (
     console,
     day_option,
     db_path,
+    err_console,
     old_name,
     parse_day,
     require_data,
@@ -120,16 +121,25 @@ def forecast(
 ) -> None:
     """Issue forecasts for the tracked repositories (append-only; a re-run issues nothing new).
 
+    Without --as-of it asks from the last day of data, and only questions that resolve after
+    today: a store whose data ends weeks ago says so first and asks nothing about a day already
+    past. --as-of asks every question of that day (a past day on purpose).
+
     \b
     Example: shu forecast
     Example: shu forecast --as-of 2026-02-28 --db data/shu.duckdb
     """
     from shu.forecast.live.issue import issue_forecasts
+    from shu.store import last_data_day, stale_data_note, utcnow
 
     day = day_option(as_of, origin, "--origin")
+    today = utcnow().date()
     with open_store(db_path(db)) as store:
         require_data(store.con, day)
-        issued = issue_forecasts(store, origin=day)
+        note = None if day else stale_data_note(last_data_day(store.con), today)
+        if note:
+            err_console.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
+        issued = issue_forecasts(store, origin=day, resolving_after=None if day else today)
     out = RichTable("repo", "question", "p", "confidence")
     for f in issued:
         out.add_row(f.repo, f.question, f"{f.probability:.2f}", f.confidence)

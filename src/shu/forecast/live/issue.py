@@ -278,8 +278,13 @@ def issue_forecasts(
     forecasters: list[Forecaster] | None = None,
     model_version: str | None = None,
     once_per: str | None = None,
+    resolving_after: date | None = None,
 ) -> list[IssuedForecast]:
     """Issue forecasts for the tracked repositories as of `origin` (default: last data day).
+
+    With `resolving_after` (the daily job and `shu forecast` give today), only the questions
+    that resolve after that day are asked: a store whose data ends weeks ago asks nothing about
+    a day already past (its 7- and 30-day questions), which would read as a forecast.
 
     Loads the model from `settings.models_dir` unless `forecasters` and `model_version` are
     given. With `once_per` (a model_version prefix), a question (repo, template, threshold,
@@ -294,6 +299,12 @@ def issue_forecasts(
         raise StoreError("a model version is needed to issue forecasts")
     origin = origin or data_end(store.con)
     _check_declared(settings.questions, forecasters)
+    if resolving_after is not None:
+        forecasters = [
+            fc for fc in forecasters if origin + timedelta(days=fc.horizon_days) > resolving_after
+        ]
+        if not forecasters:
+            return []
     repos = list(
         dict.fromkeys([r.repo for r in settings.repos] + [q.repo for q in settings.questions])
     )
