@@ -11,18 +11,17 @@ Real stores, filled by the real `shu ingest ranking` and answered by the shipped
 
 from __future__ import annotations
 
-import math
 import os
 import subprocess
 import sys
-from datetime import date, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from support.star_store import star_store
 
 from shu.store import open_store, utcnow
 
-TRACKED = ("pytorch/pytorch", "tensorflow/tensorflow", "ollama/ollama")
 TODAY = utcnow().date()
 
 
@@ -39,28 +38,10 @@ def shu(*args: str, db: Path, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
-def make_store(folder: Path, ends: date, days: int = 500) -> Path:
-    """A store of `days` days of star counts of the tracked repositories, the last on `ends`,
-    and their signals."""
-    rows = ["day,repo,stars"]
-    for k, repo in enumerate(TRACKED):
-        stars = 1000 * (k + 1)
-        for i in range(days):
-            stars += 20 + int(10 * math.sin(i / 30 + k)) + (i * (k + 3)) % 7
-            rows.append(f"{ends - timedelta(days=days - 1 - i)},{repo},{stars}")
-    csv = folder / "counts.csv"
-    csv.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    db = folder / "shu.duckdb"
-    for step in (["ingest", "ranking", str(csv)], ["signals"]):
-        done = shu(*step, db=db, cwd=folder)
-        assert done.returncode == 0, done.stderr
-    return db
-
-
 @pytest.fixture(scope="module")
 def stale_90(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("stale90")
-    return make_store(folder, TODAY - timedelta(days=90))
+    return star_store(folder, TODAY - timedelta(days=90))
 
 
 @pytest.mark.parametrize(
@@ -97,7 +78,7 @@ def test_a_stale_store_is_forecast_only_about_days_still_ahead(stale_90) -> None
 
 
 def test_a_store_60_days_stale_gets_only_its_90_day_questions(tmp_path) -> None:
-    db = make_store(tmp_path, TODAY - timedelta(days=60))
+    db = star_store(tmp_path, TODAY - timedelta(days=60))
     proc = shu("forecast", db=db, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "60 days before today" in proc.stderr.splitlines()[0]
