@@ -9,7 +9,10 @@
     shu.radar(top=10)                       # the breakout radar, as `shu radar --json` lists it
 
 Every helper takes `con=` (a connection from `connect`) or `db=` (a store path; default the
-configured one) and opens nothing for writing. `export_tables` writes every analyst table to
+configured one) and opens nothing for writing. Without `con=` a helper uses the connection
+`connect` gives for that store: one per store in a process, opened on first use, so
+`con = shu.connect(); shu.star_signals(...)` share it (DuckDB allows no second, differently set
+connection to a file one process has open). `export_tables` writes every analyst table to
 Parquet or CSV (`shu export`).
 """
 
@@ -31,20 +34,46 @@ if TYPE_CHECKING:
 EXPORT_FORMATS = ("parquet", "csv")
 
 
+# The open connection of each store this process reads (by resolved path): `connect` and every
+# helper called without `con=` share it.
+_OPEN: dict[Path, duckdb.DuckDBPyConnection] = {}
+
+
 def connect(db: Path | str | None = None) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to the store at `db` (default: settings.db), confined to the
+    """The read-only connection to the store at `db` (default: settings.db), confined to the
     store like `shu sql` (`shu.analyst`: no file, URL, other database or setting is reachable
     through it; export with `export_tables` or `.df()`).
 
-    When a running flow holds the store for writing, the connection reads its latest snapshot
-    instead and a warning says how old that snapshot is. Writes through it fail (read-only).
+    One per store in a process: while it is open, `connect` (and each helper without `con=`)
+    returns the same connection; once closed, the next call opens a new one. When a running flow
+    holds the store for writing, the connection reads its latest snapshot instead and a warning
+    says how old that snapshot is. Writes through it fail (read-only).
     """
     from shu.analyst import open_analyst
 
-    store, note = open_analyst(db)
+    path = _store_path(db)
+    held = _OPEN.get(path)
+    if held is not None and _is_open(held):
+        return held
+    store, note = open_analyst(path)
     if note:
         warnings.warn(note, stacklevel=2)
+    _OPEN[path] = store.con
     return store.con
+
+
+def _store_path(db: Path | str | None) -> Path:
+    from shu.settings import get_settings
+
+    return Path(db if db is not None else get_settings().db).resolve()
+
+
+def _is_open(con: duckdb.DuckDBPyConnection) -> bool:
+    try:
+        con.execute("SELECT 1")
+    except duckdb.ConnectionException:
+        return False
+    return True
 
 
 def _con(con: duckdb.DuckDBPyConnection | None, db: Path | str | None) -> duckdb.DuckDBPyConnection:
@@ -183,9 +212,14 @@ def export_tables(
         raise InputError(f"{out}: exists and is not a folder")
     # shu writes these files itself (names it chose, tables it checked), so this connection is
     # read-only but not confined; the analyst's own `connect()` cannot COPY anywhere.
-    from shu.settings import get_settings
-
-    store, note = open_for_reading(db if db is not None else get_settings().db)
+    path = _store_path(db)
+    held = _OPEN.get(path)
+    if held is not None and _is_open(held):
+        raise InputError(
+            f"export_tables: this process reads {path} through shu.connect(), which cannot "
+            "write files; close that connection first (con.close()) or run `shu export`"
+        )
+    store, note = open_for_reading(path)
     if note:
         warnings.warn(note, stacklevel=2)
     con = store.con

@@ -43,8 +43,10 @@ class TrackedRepo(BaseModel):
 
 
 class DeclaredQuestion(BaseModel):
-    """A question a user asks in shu.toml (`[[questions]]`), issued with every forecast run when
-    its template x horizon model is trained; the template's own threshold rule is not applied."""
+    """A question a user asks in shu.toml (`[[questions]]`), issued with every forecast run (the
+    template's own threshold rule is not applied). Whether it can be issued is the forecaster's
+    to say (`shu.forecast.questions.registry.check_declared_questions`, run by every command
+    after the settings load, and at issue): one line either way."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -493,6 +495,12 @@ def _describe(error: Any, overrides: dict[str, Any]) -> str:
     shown = repr(error.get("input"))
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     return f"{where}: invalid setting {name} = {shown}: {error['msg']}"
+
+
+def source_of(key: str) -> str:
+    """Where setting `key` was set, for an error about its value: the environment variable or
+    the shu.toml in use."""
+    return _where(key, {})
 
 
 def _where(key: str, overrides: dict[str, Any]) -> str:

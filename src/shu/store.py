@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -589,6 +589,32 @@ def first_data_day(con: duckdb.DuckDBPyConnection) -> date | None:
         "(SELECT min(committed_at)::DATE FROM commits))"
     ).fetchone()
     return row[0] if row else None
+
+
+def last_data_day(con: duckdb.DuckDBPyConnection) -> date | None:
+    """The last day the store holds an observation of the outside world (a star count, the
+    signals computed from one, or a commit); None when it holds none."""
+    row = con.execute(
+        "SELECT greatest((SELECT max(day) FROM stars_daily), (SELECT max(day) FROM star_signals),"
+        " (SELECT max(committed_at)::DATE FROM commits))"
+    ).fetchone()
+    return row[0] if row else None
+
+
+REFRESH_HINT = (
+    "refresh it with `shu ingest github` (the tracked repositories) or `shu ingest ranking PATH`"
+)
+
+
+def stale_data_note(last: date | None, today: date) -> str | None:
+    """One line saying how old the store's data is when its last day is before yesterday
+    (the briefing's own rule for stale data), with how to refresh it; None when it is fresh."""
+    if last is None or last >= today - timedelta(days=1):
+        return None
+    return (
+        f"the store's data ends on {last}, {(today - last).days} days before today ({today}); "
+        f"only questions resolving after today are issued; {REFRESH_HINT}"
+    )
 
 
 def open_store(path: Path | str | None = None, read_only: bool = False) -> Store:

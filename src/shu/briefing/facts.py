@@ -121,12 +121,14 @@ def latest_forecasts(store: Store, tracked: list[str], day: date) -> list[dict[s
     and template from the model version issued last at that origin (a retrained model's
     forecasts supersede, in the briefing, those of the model before; both stay stored; a
     template issued by another model keeps its own). The radar's forecasts are left out: they
-    have their own section. Interval forecasts carry their median and 50/80/95% bounds
-    (`median`, `lower_50` … `upper_95`; NULL for the other templates)."""
+    have their own section; so is every question resolving on or before `day` (of a stale
+    store: an answer about a past day is no forecast). Interval forecasts carry their median
+    and 50/80/95% bounds (`median`, `lower_50` … `upper_95`; NULL for the other templates)."""
     marks = ", ".join("?" for _ in tracked) or "NULL"
     return dicts(
         store.con.execute(
-            f"WITH mine AS (SELECT * FROM forecasts WHERE origin <= ? AND repo IN ({marks}) "
+            "WITH mine AS (SELECT * FROM forecasts WHERE origin <= ? AND resolves_on > ? "
+            f"AND repo IN ({marks}) "
             f"AND template NOT IN ({RADAR_SQL_LIST})), "
             "latest AS (SELECT repo, template, arg_max(model_version, issued_at) AS model_version "
             "FROM mine WHERE origin = (SELECT max(origin) FROM mine) GROUP BY repo, template) "
@@ -135,7 +137,7 @@ def latest_forecasts(store: Store, tracked: list[str], day: date) -> list[dict[s
             "LEFT JOIN forecast_intervals i USING (forecast_id) "
             "WHERE f.origin = (SELECT max(origin) FROM mine) "
             "ORDER BY repo, template, horizon_days, threshold, forecast_id",
-            [day, *tracked],
+            [day, day, *tracked],
         )
     )
 

@@ -17,6 +17,7 @@ carry full precision); a long one shows its first rows, the count and where the 
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -36,6 +37,8 @@ from shu.errors import InputError, ShuError
 
 if TYPE_CHECKING:
     import duckdb
+
+    from shu.settings import Settings
 
 HELP = {"help_option_names": ["-h", "--help"]}
 
@@ -107,13 +110,25 @@ DbOption = typer.Option(
 )
 
 
-def db_path(db: Path | None) -> Path:
-    """The store path: --db / SHU_DB, else the configured default."""
-    if db is not None:
-        return db
-    from shu.settings import get_settings
+def checked_settings() -> Settings:
+    """The process-wide settings, read and checked: shu.toml / SHU_CONFIG / SHU_* (ConfigError
+    naming the mistake) and the declared questions, one that cannot be issued stopping every
+    command as a typo does (`check_declared_questions`, the check `shu forecast` runs too)."""
+    from shu.settings import get_settings, source_of
 
-    return get_settings().db
+    settings = get_settings()
+    if settings.questions:  # only then the forecaster's templates are imported
+        from shu.forecast.questions.registry import check_declared_questions
+
+        check_declared_questions(settings.questions, source_of("questions"))
+    return settings
+
+
+def db_path(db: Path | None) -> Path:
+    """The store path: --db / SHU_DB, else the configured default (the settings are checked
+    either way: a mistake in them stops the command)."""
+    settings = checked_settings()  # even when --db / SHU_DB names the store
+    return db if db is not None else settings.db
 
 
 # ---------------------------------------------------------------------------- the grammar
@@ -260,7 +275,8 @@ def stored_name(con: duckdb.DuckDBPyConnection, name: str) -> str:
 def require_data(
     con: duckdb.DuckDBPyConnection, as_of: date | None, option: str = "--as-of"
 ) -> None:
-    """A one-line error when the store holds no data at all, or none on or before `as_of`."""
+    """A one-line error when the store holds no data at all, none on or before `as_of`, or
+    `as_of` is in the future: later than the store's last day of data and than today (UTC)."""
     from shu.store import NO_DATA, first_data_day, load_hint
 
     first = first_data_day(con)
@@ -271,6 +287,22 @@ def require_data(
             f"{option} {as_of}: before any data (the store's star counts and commits start on "
             f"{first})"
         )
+    refuse_future(con, as_of, option)
+
+
+def refuse_future(con: duckdb.DuckDBPyConnection | None, day: date | None, option: str) -> None:
+    """A one-line error when `day` is later than today (UTC) and than the last day of data of
+    the store on `con` (None: no store yet), naming that last day."""
+    from shu.store import last_data_day, utcnow
+
+    today = utcnow().date()
+    if day is None or day <= today:
+        return
+    last = last_data_day(con) if con is not None else None
+    if last is not None and day <= last:
+        return
+    ends = f"the store's data ends on {last}" if last else "the store holds no data yet"
+    raise InputError(f"{option} {day}: in the future (today is {today}; {ends})")
 
 
 def display(value: object) -> str:
@@ -292,8 +324,10 @@ def display(value: object) -> str:
 def main() -> None:
     """Console-script entry point: runs the app, printing ShuErrors as one line (exit 1)."""
     _register_commands()
+    command = typer.main.get_command(app)
+    _settings_checked_first(command)
     try:
-        status = app(standalone_mode=False)  # a command's typer.Exit(n) comes back as n
+        status = command(standalone_mode=False)  # a command's typer.Exit(n) comes back as n
         sys.stdout.flush()  # here, so that a closed pipe is caught below, not at exit
         if isinstance(status, int) and status:
             sys.exit(status)
@@ -316,6 +350,28 @@ def main() -> None:
         # usage errors (typer >= 0.2x raises its own click copy's exceptions)
         exc.show()  # type: ignore[union-attr]
         sys.exit(getattr(exc, "exit_code", 2))
+
+
+def _settings_checked_first(command: Any) -> None:
+    """Make every command that runs read and check the settings (`checked_settings`) before it
+    does anything else, whatever names the store: a mistake is one line and exit 1 from every
+    command, `--db` or `SHU_DB` given or not. Help (`-h`) still answers: click shows it before
+    any callback runs. A group's own callback (`shu signals` refreshing) checks them through
+    `db_path`."""
+    group = getattr(command, "commands", None)  # a group (typer's own copy of click's)
+    if group is not None:
+        for sub in group.values():
+            _settings_checked_first(sub)
+        return
+    run = command.callback
+    if run is None:
+        return
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        checked_settings()
+        return run(*args, **kwargs)
+
+    command.callback = functools.update_wrapper(checked, run)
 
 
 def _register_commands() -> None:

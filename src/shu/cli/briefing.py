@@ -6,6 +6,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 
 import typer
@@ -22,6 +23,7 @@ from shu.cli import (
     db_path,
     err_console,
     out_option,
+    refuse_future,
     require_data,
 )
 
@@ -111,6 +113,9 @@ def daily(
 
     when = as_of_day(as_of, old_day, old_origin)
     get_settings()  # a configuration mistake is one line here, not a failed flow run
+    note = _data_age(db_path(db), when)
+    if note:  # the first line: how old the data is, before anything runs
+        console.print(f"data: {note}", highlight=False, markup=False, soft_wrap=True)
     from shu.flows.prefect_env import prefect_start_errors, quiet_console, start_server_early
 
     if not verbose:
@@ -132,6 +137,25 @@ def daily(
         )
     if no_data or not result.get("ingest", {}).get("ok", True):  # briefed, but from what?
         raise typer.Exit(PARTIAL_EXIT)
+
+
+def _data_age(db: Path, day: date | None) -> str | None:
+    """How old the store's data is when it ends before yesterday (None: fresh, or no store
+    yet); InputError when `day` is in the future (after today and the last day of data)."""
+    from shu.errors import StoreError
+    from shu.snapshot import open_for_reading
+    from shu.store import last_data_day, stale_data_note, utcnow
+
+    if not Path(db).exists():
+        refuse_future(None, day, "--as-of")
+        return None
+    try:
+        store, _ = open_for_reading(db)
+    except StoreError:  # held by a writer with no snapshot yet: the flow waits for it
+        return None
+    with store:
+        refuse_future(store.con, day, "--as-of")
+        return stale_data_note(last_data_day(store.con), utcnow().date())
 
 
 class _StageLines(logging.Handler):

@@ -21,6 +21,7 @@ from shu.cli import (
     console,
     db_path,
     display,
+    err_console,
     from_day,
     from_option,
     json_option,
@@ -150,18 +151,27 @@ def forecast(
     yes/no questions (tracked repositories first, then by probability) and the velocity
     intervals (median and 80% range).
 
+    Without --as-of it asks from the last day of data, and only questions that resolve after
+    today: a store whose data ends weeks ago says so first and asks nothing about a day already
+    past. --as-of asks every question of that day (a past day on purpose).
+
     \b
     Example: shu forecast
     Example: shu forecast --as-of 2026-02-28 --limit 50 --db data/shu.duckdb
     """
     from shu.operations.forecast import issue
     from shu.settings import get_settings
+    from shu.store import last_data_day, stale_data_note, utcnow
 
     when = as_of_day(as_of, old_day, old_origin)
     settings = get_settings()
+    today = utcnow().date()
     with open_store(db_path(db)) as store:
         require_data(store.con, when)
-        issued = issue(store, settings, when)
+        note = None if when else stale_data_note(last_data_day(store.con), today)
+        if note:
+            err_console.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
+        issued = issue(store, settings, when, resolving_after=None if when else today)
         bounds = _interval_bounds(store.con, [f.forecast_id for f in issued])
     if as_json:
         print_json([_as_json(f, bounds.get(f.forecast_id)) for f in issued])

@@ -10,7 +10,10 @@ from shu.settings import Settings
 from shu.store import Store
 
 
-def issue(store: Store, settings: Settings, day: date | None) -> list[IssuedForecast]:
-    """Issue the forecasts as of `day` (None: the last day with star data) with the model in
-    `settings.models_dir`; the forecasts newly written (none on a same-day re-run)."""
-    return issue_forecasts(store, origin=day, settings=settings)
+def issue(
+    store: Store, settings: Settings, as_of: date | None, resolving_after: date | None = None
+) -> list[IssuedForecast]:
+    """Issue the forecasts as of `as_of` (None: the last day with star data) with the model in
+    `settings.models_dir`; with `resolving_after` (today, when no day was asked for) only the
+    questions that resolve after it. The forecasts newly written (none on a same-day re-run)."""
+    return issue_forecasts(store, origin=as_of, settings=settings, resolving_after=resolving_after)

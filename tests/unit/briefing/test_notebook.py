@@ -133,3 +133,24 @@ def test_connect_is_confined_to_the_store(tmp_path) -> None:
         assert not (tmp_path / "x.csv").exists()
     finally:
         con.close()
+
+
+def test_helpers_without_con_share_the_connection_of_connect(db, tmp_path) -> None:
+    """The README's `con = shu.connect(); shu.star_signals(...)`: one connection per store in
+    the process, reused by every helper called without `con=`; closed, the next call opens a
+    new one. An export while it is open says in one line what to do."""
+    con = shu.connect(db)
+    try:
+        assert shu.connect(db) is con
+        assert len(shu.star_signals("acme/platform", db=db)) > 0
+        assert len(shu.forecasts(db=db)) == 9 and len(shu.track_record(db=db)) == 6
+        with pytest.raises(InputError, match=r"close that connection first \(con\.close\(\)\)"):
+            shu.export_tables(tmp_path / "out", db=db)
+    finally:
+        con.close()
+    again = shu.connect(db)
+    try:
+        assert again is not con and len(shu.track_record(db=db)) == 6
+    finally:
+        again.close()
+    assert shu.export_tables(tmp_path / "out", db=db)

@@ -430,7 +430,6 @@ SPLITTING_ELSEWHERE = {
     "briefing/sections/calibration_watch.py",
     "briefing/story_words.py",
     "briefing/stories.py",
-    "sources/github_ingest.py",
 }
 
 

@@ -250,8 +250,7 @@ def test_declared_questions_are_issued_with_their_threshold(synthetic_store, syn
     repos = sorted(synthetic["repo"].unique())[:2]
     declared = [
         DeclaredQuestion(repo=repos[0], template="star_accel_reach", threshold=1.5, horizon=7),
-        DeclaredQuestion(repo=repos[1], template="star_accel_reach", threshold=-0.25, horizon=30),
-    ]  # no 30-day model: not issued
+    ]
     settings = load_settings(
         repos=[TrackedRepo(repo=r, category="test") for r in repos],
         models_dir=tmp_path / "models",
@@ -274,16 +273,23 @@ def test_declared_questions_are_issued_with_their_threshold(synthetic_store, syn
     rates = {climatology_rate(counts, int(b)) for b in counts if b != "all"}
     stored = store.con.execute("SELECT base_rate, base_rate_n FROM forecasts").fetchall()
     assert len(stored) == len(issued) and all((r, n) in rates for r, n in stored)
-    bad = settings.model_copy(
-        update={
-            "questions": [
-                DeclaredQuestion(
-                    repo=repos[0], template="star_velocity_interval", threshold=1.0, horizon=7
-                )
-            ]
-        }
+    # a declared question the settings allow but no trained model asks (only 7 days trained
+    # here) is refused in one line, never dropped in silence
+    untrained = DeclaredQuestion(
+        repo=repos[1], template="star_accel_reach", threshold=-0.25, horizon=30
     )
-    with pytest.raises(ConfigError, match=r"questions\[0\].*star_velocity_interval"):
+    bad = settings.model_copy(update={"questions": [*declared, untrained]})
+    with pytest.raises(
+        ConfigError,
+        match=rf"^questions\[1\]: {repos[1]}: no trained model asks star_accel_reach at 30 days",
+    ):
+        issue_forecasts(store, origin=last, settings=bad)
+    # one the settings refuse (settings built in code skip validation: the issue checks again)
+    interval = DeclaredQuestion.model_construct(
+        repo=repos[0], template="star_velocity_interval", threshold=1.0, horizon=7
+    )
+    bad = settings.model_copy(update={"questions": [interval]})
+    with pytest.raises(ConfigError, match=r"questions\[0\].*'star_velocity_interval' is not a"):
         issue_forecasts(store, origin=last, settings=bad)
 
 

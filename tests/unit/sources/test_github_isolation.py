@@ -107,6 +107,29 @@ def test_cli_exit_status_names_the_failed_repository(tmp_path, server):
         ).fetchone()[0] == ["pytorch/pytorch releases", "tensorflow/tensorflow releases"]
 
 
+def test_cli_a_repository_github_does_not_have_fails_in_one_line(tmp_path, server):
+    """`shu ingest github --repo nosuch/repo` against the local stand-in (which answers 404 for
+    a repository it does not serve): non-zero exit, one line naming it, 'failed' in ingest_log."""
+    env = {**os.environ, "SHU_GITHUB_API_URL": server.url, "COLUMNS": "200"}
+    db = tmp_path / "s.duckdb"
+    proc = subprocess.run(
+        [sys.executable, "-m", "shu", "ingest", "github", "--repo", "nosuch/repo", "--db", str(db)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == PARTIAL_EXIT, proc.stderr
+    assert proc.stderr.splitlines() == [
+        "failed: nosuch/repo: snapshot: not found on GitHub (HTTP 404): check the name (owner/name)"
+    ]
+    with open_store(db, read_only=True) as store:
+        assert store.con.execute("SELECT DISTINCT status FROM ingest_log").fetchall() == [
+            ("failed",)
+        ]
+        assert store.con.execute("SELECT count(*) FROM repos").fetchone()[0] == 0
+
+
 def test_daily_flow_per_repository_task_reports_the_failure(tmp_path, server, settings):
     """The daily flow's mapped per-repository task (shu.flows.ingest.github_repo) returns the
     failure instead of reporting the repository as loaded."""

@@ -243,10 +243,17 @@ def test_restricted_star_lists_are_noted_not_fatal(store, run, server):
     assert count(store, "SELECT count(*) FROM stars_daily WHERE repo = 'acme/rocket'") == 1
 
 
-def test_missing_repository_is_noted_and_the_others_load(store, run, server):
+def test_missing_repository_fails_and_the_others_load(store, run, server):
+    """A repository GitHub does not have is a failure named with its reason, logged 'failed'
+    (never 'ok'), while the others load."""
     summary = run(store, repos=["nobody/nothing", "ollama/ollama"])
     assert summary.repos == ["ollama/ollama"]
-    assert summary.notes == ["nobody/nothing: not found on GitHub (HTTP 404); skipped"]
+    assert summary.failed == {
+        "nobody/nothing": "snapshot: not found on GitHub (HTTP 404): check the name (owner/name)"
+    }
+    assert store.con.execute(
+        "SELECT status, message FROM ingest_log WHERE target LIKE 'nobody/nothing%'"
+    ).fetchall() == [("failed", "not found on GitHub (HTTP 404): check the name (owner/name)")]
     # without --backfill a first run reads github_commit_lookback_days (90) of commits
     since = datetime.combine(TODAY - timedelta(days=90), datetime.min.time())
     recent = [c for c in server.repo("ollama/ollama").commits if c.committed_at >= since]

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -43,7 +44,7 @@ from shu.forecast.live.question_rows import declared_rocm_rows, declared_star_ro
 from shu.forecast.models.artifact import load_forecasters, model_path
 from shu.forecast.models.forecaster import Forecaster
 from shu.forecast.models.interval import DIST_LEVELS, QUANTILES, IntervalForecaster
-from shu.forecast.questions.registry import TEMPLATES, Template, template
+from shu.forecast.questions.registry import Template, declared_problem, template
 from shu.receipts import Citation
 from shu.settings import DeclaredQuestion, Settings
 from shu.store import Store, utcnow
@@ -278,11 +279,16 @@ def issue_forecasts(
     forecasters: list[Forecaster] | None = None,
     model_version: str | None = None,
     once_per: str | None = None,
+    resolving_after: date | None = None,
 ) -> list[IssuedForecast]:
     """Issue forecasts for the tracked repositories as of `origin` (default: last data day).
 
-    `settings` are the entry point's (passed in, never read here). Loads the model from
-    `settings.models_dir` unless `forecasters` and `model_version` are
+    `settings` are the entry point's (passed in, never read here). With `resolving_after` (the
+    daily job and `shu forecast` give today), only the questions that resolve after that day are
+    asked: a store whose data ends weeks ago asks nothing about a day already past (its 7- and
+    30-day questions), which would read as a forecast.
+
+    Loads the model from `settings.models_dir` unless `forecasters` and `model_version` are
     given. With `once_per` (a model_version prefix), a question (repo, template, threshold,
     horizon, origin) already forecast by any version with that prefix is not issued again, so
     `shu replay` re-runs converge even when a refit gives another version. Returns the forecasts
@@ -293,7 +299,13 @@ def issue_forecasts(
     if not model_version:
         raise StoreError("a model version is needed to issue forecasts")
     origin = origin or data_through(store.con)
-    _check_declared(settings.questions)
+    _check_declared(settings.questions, forecasters)
+    if resolving_after is not None:
+        forecasters = [
+            fc for fc in forecasters if origin + timedelta(days=fc.horizon_days) > resolving_after
+        ]
+        if not forecasters:
+            return []
     repos = list(
         dict.fromkeys([r.repo for r in settings.repos] + [q.repo for q in settings.questions])
     )
@@ -392,14 +404,19 @@ def radar_origin(store: Store, origin: date, tracked: list[str]) -> date:
     return (day[0] if day else None) or origin
 
 
-def _check_declared(questions: list[DeclaredQuestion]) -> None:
+def _check_declared(
+    questions: list[DeclaredQuestion], forecasters: Iterable[Forecaster | IntervalForecaster]
+) -> None:
+    """ConfigError (one line) for the first declared question that cannot be issued: the
+    settings' own check (`declared_problem`, again: settings built in code skip validation), or
+    no trained model of its template at its horizon among `forecasters`."""
+    trained = {(fc.template, fc.horizon_days) for fc in forecasters}
     for i, q in enumerate(questions):
-        if q.template not in TEMPLATES or TEMPLATES[q.template].kind != "yes_no":
-            choices = ", ".join(t for t, spec in TEMPLATES.items() if spec.kind == "yes_no")
-            raise ConfigError(
-                f"questions[{i}] ({q.repo}): template {q.template!r} cannot be "
-                f"declared; choose from {choices}"
-            )
+        problem = declared_problem(q.template, q.horizon, q.threshold)
+        if problem is None and (q.template, q.horizon) not in trained:
+            problem = f"no trained model asks {q.template} at {q.horizon} days (shu train)"
+        if problem:
+            raise ConfigError(f"questions[{i}]: {q.repo}: {problem}")
 
 
 def _record(

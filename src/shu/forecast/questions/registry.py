@@ -21,16 +21,20 @@ To add a template: write its rules in one of those modules (or a new one), add i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
 
-from shu.errors import InputError
+from shu.errors import ConfigError, InputError
 from shu.forecast.questions import rocm, star
+
+if TYPE_CHECKING:
+    from shu.settings import DeclaredQuestion
 
 HORIZONS = (7, 30, 90)
 
@@ -340,6 +344,49 @@ INTERVAL_TEMPLATE = next(t.name for t in _RECORDS if t.kind == "interval")
 ROCM_TEMPLATES = tuple(t.name for t in _RECORDS if t.family == "rocm")
 RANKED_TEMPLATES = tuple(t.name for t in _RECORDS if t.ranked)
 READS_DISTRIBUTION = tuple(t.name for t in _RECORDS if t.reads_distribution)
+
+
+# The thresholds a declared question may name, by template (inclusive; templates not listed take
+# any finite number, e.g. an acceleration, which can be negative).
+DECLARED_BOUNDS: dict[str, tuple[float, float, str]] = {
+    "rocm_share_reach": (0.0, 1.0, "a share of commits between 0 and 1"),
+    "star_velocity_up": (0.0, math.inf, "stars/day, 0 or more"),
+    "star_velocity_level": (0.0, math.inf, "stars/day, 0 or more"),
+    "star_breakout": (0.0, math.inf, "stars/day, 0 or more"),
+    "star_gain": (0.0, math.inf, "stars, 0 or more"),
+    "commit_velocity_up": (0.0, math.inf, "commits/day, 0 or more"),
+    "release_within": (0.0, math.inf, "releases, 0 or more"),
+}
+
+
+def declared_problem(name: str, horizon: int, threshold: float) -> str | None:
+    """Why a declared question (`[[questions]]` in shu.toml) cannot be issued, in words: an
+    unknown template (named as `template` names it) or one that is not a yes/no question, a
+    horizon the template is not asked at, a threshold outside what its unit allows; None when it
+    can be. The one check: every command runs it over the settings' questions
+    (`check_declared_questions`) and so does the issue."""
+    spec = TEMPLATES.get(name)
+    yes_no = ", ".join(t for t, s in TEMPLATES.items() if s.kind == "yes_no")
+    if spec is None:
+        return f"unknown template {name!r}; choose from {yes_no}"
+    if spec.kind != "yes_no":
+        return f"template {name!r} is not a yes/no question; choose from {yes_no}"
+    if horizon not in spec.horizons:
+        days = ", ".join(str(h) for h in spec.horizons)
+        return f"horizon {horizon} days: {name} is asked at {days} days only"
+    low, high, unit = DECLARED_BOUNDS.get(name, (-math.inf, math.inf, "a number"))
+    if not math.isfinite(threshold) or not low <= threshold <= high:
+        return f"threshold {threshold:g}: {name} asks about {unit}"
+    return None
+
+
+def check_declared_questions(questions: Sequence[DeclaredQuestion], where: str) -> None:
+    """ConfigError, one line starting with `where` (the shu.toml or variable that set them),
+    for the first declared question that cannot be issued (`declared_problem`)."""
+    for i, q in enumerate(questions):
+        problem = declared_problem(q.template, q.horizon, q.threshold)
+        if problem:
+            raise ConfigError(f"{where}: questions[{i}]: {q.repo}: {problem}")
 
 
 def template(name: str) -> Template:

@@ -1,0 +1,111 @@
+"""Days that make no sense are refused, and a stale store asks nothing about a past day.
+
+- A future `--as-of` (later than the last day of data and than today) is refused in one line
+  naming the last day of data: `shu brief`, `shu forecast`, `shu radar`, `shu daily`.
+- A store whose data ends weeks before today: `shu forecast` says so first and issues only the
+  questions that resolve after today; the briefing of today presents no question whose day has
+  passed as a forecast (`docs/daily-flow.md`, "Stale and future days").
+
+Real stores, filled by the real `shu ingest ranking` and answered by the shipped model.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from support.star_store import star_store
+
+from shu.store import open_store, utcnow
+
+TODAY = utcnow().date()
+
+
+def shu(*args: str, db: Path, cwd: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SHU_")}
+    env |= {"SHU_DB": str(db), "COLUMNS": "200", "SHU_GITHUB_API_URL": "http://127.0.0.1:9"}
+    return subprocess.run(
+        [sys.executable, "-m", "shu", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def stale_90(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("stale90")
+    return star_store(folder, TODAY - timedelta(days=90))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["brief"], ["forecast"], ["radar"], ["resolve"], ["daily"]],
+    ids=lambda c: c[0],
+)
+def test_a_future_as_of_is_refused_naming_the_last_day_of_data(command, stale_90) -> None:
+    proc = shu(*command, "--as-of", "2030-01-01", db=stale_90, cwd=stale_90.parent)
+    ends = TODAY - timedelta(days=90)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines() == [
+        f"error: --as-of 2030-01-01: in the future (today is {TODAY}; the store's data ends on "
+        f"{ends})"
+    ]
+    with open_store(stale_90, read_only=True) as store:
+        assert store.con.execute("SELECT count(*) FROM briefings").fetchall()[0][0] == 0
+
+
+def test_a_stale_store_is_forecast_only_about_days_still_ahead(stale_90) -> None:
+    """Data ending 90 days ago: every question would resolve on or before today (7, 30 and 90
+    days), so none is issued, and the first line says how old the data is and how to refresh."""
+    ends = TODAY - timedelta(days=90)
+    proc = shu("forecast", db=stale_90, cwd=stale_90.parent)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines()[0] == (
+        f"note: the store's data ends on {ends}, 90 days before today ({TODAY}); only questions "
+        "resolving after today are issued; refresh it with `shu ingest github` (the tracked "
+        "repositories) or `shu ingest ranking PATH`"
+    )
+    assert proc.stdout.strip().endswith("0 new forecasts")
+    with open_store(stale_90, read_only=True) as store:
+        assert store.con.execute("SELECT count(*) FROM forecasts").fetchall()[0][0] == 0
+
+
+def test_a_store_60_days_stale_gets_only_its_90_day_questions(tmp_path) -> None:
+    db = star_store(tmp_path, TODAY - timedelta(days=60))
+    proc = shu("forecast", db=db, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "60 days before today" in proc.stderr.splitlines()[0]
+    with open_store(db, read_only=True) as store:
+        horizons = store.con.execute(
+            "SELECT DISTINCT horizon_days FROM forecasts WHERE template NOT IN ('star_breakout')"
+        ).fetchall()
+        first = store.con.execute("SELECT min(resolves_on) FROM forecasts").fetchall()[0][0]
+    assert horizons == [(90,)] and first > TODAY
+
+
+def test_todays_briefing_of_a_stale_store_presents_no_past_day_as_a_forecast(stale_90) -> None:
+    """Forecasts issued from the store's last day (explicitly, as of that day) all resolve on or
+    before today: today's briefing shows none of them as a card, nor their days."""
+    ends = TODAY - timedelta(days=90)
+    issued = shu("forecast", "--as-of", str(ends), db=stale_90, cwd=stale_90.parent)
+    assert issued.returncode == 0 and "new forecasts" in issued.stdout, issued.stderr
+    with open_store(stale_90, read_only=True) as store:
+        assert store.con.execute("SELECT count(*) FROM forecasts").fetchall()[0][0] > 0
+    out = stale_90.parent / "today"
+    proc = shu("brief", "--as-of", str(TODAY), "--out", str(out), db=stale_90, cwd=stale_90.parent)
+    assert proc.returncode == 0, proc.stderr
+    assert "(0 forecast cards," in proc.stdout, proc.stdout
+    text = (out / f"{TODAY}.md").read_text(encoding="utf-8")
+    for horizon in (7, 30):
+        day = ends + timedelta(days=horizon)
+        assert f"{day.day} {day:%b %Y}" not in text and str(day) not in text, horizon
+    # the briefing of that last day itself still shows them: they were forecasts then
+    then = shu("brief", "--as-of", str(ends), "--out", str(out), db=stale_90, cwd=stale_90.parent)
+    assert then.returncode == 0 and "(0 forecast cards," not in then.stdout, then.stdout
