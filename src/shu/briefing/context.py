@@ -17,14 +17,15 @@ import jinja2
 
 from shu.briefing import facts
 from shu.briefing.choice import CardChoice, choose_cards
-from shu.briefing.stories import Story, mark_shared, story_of
-from shu.briefing.story_words import importance, story_title
+from shu.briefing.story_title import importance, story_title
 from shu.briefing.text import template_env
 from shu.evidence.retrieval import PassageIndex
 from shu.forecast.evaluation.skill_gate import demonstrated_skill
 from shu.receipts import ReceiptBook
 from shu.repos import holds_synthetic
 from shu.settings import Settings
+from shu.signals.stories import Story, mark_shared
+from shu.signals.story_reads import story_of
 from shu.store import Store, first_data_day, utcnow
 
 # The title of a briefing whose store holds no data on or before its day (sections/no_data.py).
@@ -108,7 +109,7 @@ class BriefingContext:
 
     @cached_property
     def stories(self) -> list[Story]:
-        """What moved each tracked repository's star pace (`shu.briefing.stories`), the most
+        """What moved each tracked repository's star pace (`shu.signals.stories`), the most
         important first."""
         told = [story_of(self.store, repo, self.as_of) for repo in self.tracked]
         return mark_shared(sorted(told, key=lambda s: -importance(s)))

@@ -17,6 +17,7 @@ from shu.schema import (
     replay,
     rocm_index,
     signals,
+    star_days,
 )
 from shu.schema.base import Column, Table
 
@@ -24,6 +25,7 @@ ALL_TABLES: tuple[Table, ...] = (
     core.TABLES
     + activity.TABLES
     + signals.TABLES
+    + star_days.TABLES
     + rocm_index.TABLES
     + forecasts.TABLES
     + intervals.TABLES

@@ -19,12 +19,12 @@ from typing import Any
 
 from shu.briefing import facts as ev
 from shu.briefing.context import BriefingContext
-from shu.briefing.stories import Episode, Story
 from shu.briefing.text import day_text, days_text, num, pct, ref
 from shu.forecast.features.words import RADAR_STATEMENTS, StatementFacts, reads_up, statement
 from shu.forecast.questions.registry import template as template_record
 from shu.forecast.radar.statements import BUSIEST_DAY_ON_SQL, BUSIEST_DAY_SQL, STORE_WIDE
 from shu.safe_markdown import Md, safe_inline
+from shu.signals.stories import Episode, Story
 
 SHORT_DRIVERS = 3
 
@@ -247,14 +247,14 @@ def statement_facts(
             cited["rel_acceleration_28d"] = [then[1], now[1]]
     busiest = None
     if "max_day_share_28d" in names:
-        params = [f["repo"], origin, origin, origin]
+        params = [f["repo"], origin, origin]
         row = ctx.store.con.execute(BUSIEST_DAY_SQL, params).fetchone()
         when = ctx.store.con.execute(BUSIEST_DAY_ON_SQL, params).fetchone()
         if row and row[0] is not None and when and when[0] is not None:
             label = f"{f['repo']} busiest of the 28 days to {origin}"
-            r_s = ctx.book.query("star_signals", BUSIEST_DAY_SQL, params, row[0], origin, label)
+            r_s = ctx.book.query("star_days", BUSIEST_DAY_SQL, params, row[0], origin, label)
             r_d = ctx.book.query(
-                "star_signals", BUSIEST_DAY_ON_SQL, params, when[0], origin, label + ": its day"
+                "star_days", BUSIEST_DAY_ON_SQL, params, when[0], origin, label + ": its day"
             )
             busiest = (day_text(when[0]), float(row[0]))
             cited["max_day_share_28d"] = [r_d, r_s]

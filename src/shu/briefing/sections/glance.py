@@ -2,7 +2,7 @@
 
 Three to five sentences on what matters today and why, each with its number and receipt: the
 newsworthy stories first (a real change of pace, then the largest move that was only a few days
-of counts: `shu.briefing.stories`), the forecast that departs most from its base rate among
+of counts: `shu.signals.stories`), the forecast that departs most from its base rate among
 those this store's record of their kind of answer does not undercut (naming the furthest one
 left out, with its record; led by that record when it undercuts them all), the top of the
 breakout radar, and how sure shu has lately been against how often it was right on answers that
@@ -14,7 +14,7 @@ when the card asks nothing).
 
 A notable move of the share of commits touching ROCm across the ecosystem (more over 90 days
 than in any 90 days of the year before) is one more sentence, right after the stories
-(`rocm_ecosystem.glance_sentence`).
+(`rocm_finding.glance_sentence`).
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import REPLAYED_WHAT
 from shu.briefing.sections import calibration_watch as watch
 from shu.briefing.sections import radar as radar_section
-from shu.briefing.sections import rocm_ecosystem
+from shu.briefing.sections import rocm_finding
 from shu.briefing.sections.cards import question_clause, regime_sentence
-from shu.briefing.stories import burst_groups, shared_underneath
 from shu.briefing.story_words import kind_words, shared_short, story_sentence, story_short
 from shu.briefing.text import day_text, num, pct, ref, repo_link
 from shu.safe_markdown import Md
+from shu.signals.stories import burst_groups, shared_underneath
 from shu.store import Store
 
 MAX_SENTENCES = 5
@@ -89,7 +89,7 @@ def glance_sentences(ctx: BriefingContext) -> list[Md]:
     regime = regime_sentence(ctx)
     if regime is not None:
         out.insert(n_stories, regime)
-    rocm = rocm_ecosystem.glance_sentence(ctx)  # a notable move of ROCm work: news, after stories
+    rocm = rocm_finding.glance_sentence(ctx)  # a notable move of ROCm work: news, after stories
     if rocm is not None:
         out.insert(n_stories, rocm)
     return out

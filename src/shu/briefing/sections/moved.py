@@ -1,5 +1,5 @@
 """The "What moved" section: for each tracked repository what moved its star pace and why
-(`shu.briefing.stories`: a burst leaving the 28-day window, a spike, a release, stars removed, or
+(`shu.signals.stories`: a burst leaving the 28-day window, a spike, a release, stars removed, or
 a real change of pace), the most important first, and once for each set of tracked repositories
 that burst on the same days (after the last of their stories); the chart of the stars each
 gained per day with the days its story names, and one 28-day velocity comparison chart per
@@ -15,10 +15,10 @@ from shu.briefing.charts import HISTORY_DAYS, pace_gaps, slug
 from shu.briefing.compare import compare_chart, compare_frame, needs_log
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections.calibration_watch import store_loss
-from shu.briefing.stories import burst_groups, shared_underneath
 from shu.briefing.story_words import kind_words, story_sentence
 from shu.briefing.text import days_text, repo_link
 from shu.safe_markdown import Md
+from shu.signals.stories import burst_groups, shared_underneath
 
 
 def build(ctx: BriefingContext) -> Part:
