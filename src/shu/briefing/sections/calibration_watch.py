@@ -116,15 +116,15 @@ ORDER BY abs(horizon_days - 30), horizon_days, model_version"""
 def build(ctx: BriefingContext) -> Part:
     """The watch in short (its sentences, the lines on what shu does, its chart) for the body;
     its tables for the appendix."""
-    watch = calibration_watch(ctx.store, ctx.day)
-    view = watch_section(ctx.store, ctx.book, ctx.day, ctx.out_dir, watch)
+    watch = calibration_watch(ctx.store, ctx.as_of)
+    view = watch_section(ctx.store, ctx.book, ctx.as_of, ctx.out_dir, watch)
     ctx.charts.append(ctx.out_dir / view["chart"])
     # a day when several times the usual share of repositories lost stars: named once, here
     # unless At a glance names it beside the regime guard's sentence (when the guard acted)
-    loss = mass_loss_day(ctx.store, ctx.day)
+    loss = mass_loss_day(ctx.store, ctx.as_of)
     watch["mass_loss_day"] = loss
     told = regime_action(ctx) is not None
-    mass = mass_loss_sentence(ctx.book, ctx.day, loss) if loss and not told else None
+    mass = mass_loss_sentence(ctx.book, ctx.as_of, loss) if loss and not told else None
     return Part(
         ctx.render("sections/calibration_watch.md.j2", calibration_watch=view, mass_loss=mass),
         data={"calibration_watch": watch},
@@ -135,7 +135,7 @@ def build(ctx: BriefingContext) -> Part:
 def store_loss(ctx: BriefingContext) -> StoreLoss | None:
     """The store-wide share of repository-days losing stars this week with its receipt, when
     the regime guard is on for the briefing's day (None when it is off)."""
-    regime = _newest_regime(ctx.store, ctx.day)
+    regime = _newest_regime(ctx.store, ctx.as_of)
     if not regime or not regime.get("guard_on"):
         return None
     day = date.fromisoformat(regime["day"])
@@ -216,14 +216,14 @@ def regime_notice(ctx: BriefingContext, loss_day: bool = False) -> Md | None:
     loss = store_loss(ctx)
     if loss is None:
         return None
-    regime = _newest_regime(ctx.store, ctx.day)
+    regime = _newest_regime(ctx.store, ctx.as_of)
     assert regime is not None
     r_usual = _usual_receipt(ctx.book, regime["day"], regime["usual_share_falling_7d"])
     cited = f"[R{loss.receipt}, R{r_usual}]"
-    mass = mass_loss_day(ctx.store, ctx.day) if loss_day else None
+    mass = mass_loss_day(ctx.store, ctx.as_of) if loss_day else None
     if mass is None:
         return Md(f"{_losing(regime)} {cited}")
-    r_day = _loss_day_receipt(ctx.book, ctx.day, mass)
+    r_day = _loss_day_receipt(ctx.book, ctx.as_of, mass)
     return Md(
         f"On {day_text(date.fromisoformat(mass['day']))}, {pct(mass['share'])} of repositories "
         f"lost stars in one day [R{r_day}]; on an average day this week "

@@ -398,14 +398,16 @@ def _question(ctx: BriefingContext, f: dict[str, Any]) -> Md:
 
 def _chart(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     if choice.kind == "rocm":
-        path = ctx.out_dir / f"{ctx.day}-rocm-{slug(choice.repo)}.png"
-        charts.rocm_chart(ctx.store, choice.headline, ctx.as_of, path)
+        path = ctx.out_dir / f"{ctx.as_of}-rocm-{slug(choice.repo)}.png"
+        charts.rocm_chart(ctx.store, choice.headline, ctx.data_through, path)
         return {
             "png": path.name,
             "alt": f"{choice.repo}: ROCm share of mainline commits and the forecast",
         }
-    path = ctx.out_dir / f"{ctx.day}-fan-{slug(choice.repo)}.png"
-    _, _, title = fan_chart(ctx.store, choice.repo, ctx.as_of, path, HISTORY_DAYS, choice.forecast)
+    path = ctx.out_dir / f"{ctx.as_of}-fan-{slug(choice.repo)}.png"
+    _, _, title = fan_chart(
+        ctx.store, choice.repo, ctx.data_through, path, HISTORY_DAYS, choice.forecast
+    )
     return {"png": path.name, "alt": title}
 
 

@@ -23,8 +23,8 @@ from shu.signals.stories import burst_groups, shared_underneath
 
 def build(ctx: BriefingContext) -> Part:
     """The story lines and the section's charts (written beside the markdown)."""
-    stories_png = ctx.out_dir / f"{ctx.day}-stories.png"
-    charts.stories_chart(ctx.store, ctx.stories, ctx.as_of, stories_png)
+    stories_png = ctx.out_dir / f"{ctx.as_of}-stories.png"
+    charts.stories_chart(ctx.store, ctx.stories, ctx.data_through, stories_png)
     ctx.charts.append(stories_png)
     loss = store_loss(ctx)  # a week many repositories lost stars: each dip weighed against it
     lines = [story_sentence(ctx.store, ctx.book, s, loss) for s in ctx.stories]
@@ -116,7 +116,7 @@ def _category_charts(ctx: BriefingContext) -> list[dict[str, Any]]:
     categories: dict[str, list[str]] = {}
     for r in ctx.settings.repos:
         categories.setdefault(r.category, []).append(r.repo)
-    since = ctx.as_of - timedelta(days=HISTORY_DAYS)
+    since = ctx.data_through - timedelta(days=HISTORY_DAYS)
     for category, repos in categories.items():
         present = [
             r[0]
@@ -127,20 +127,23 @@ def _category_charts(ctx: BriefingContext) -> list[dict[str, Any]]:
         ordered = [r for r in repos if r in present]
         if not ordered:
             continue
-        frame = compare_frame(ctx.store.con, ordered, "velocity", since=since, until=ctx.as_of)
-        gaps = pace_gaps(ctx.store, ordered, since, ctx.as_of)
+        frame = compare_frame(
+            ctx.store.con, ordered, "velocity", since=since, until=ctx.data_through
+        )
+        gaps = pace_gaps(ctx.store, ordered, since, ctx.data_through)
         log = needs_log(frame)
-        path = ctx.out_dir / f"{ctx.day}-compare-{slug(category)}.png"
+        path = ctx.out_dir / f"{ctx.as_of}-compare-{slug(category)}.png"
         compare_chart(
             frame,
             "velocity",
             path,
             log=log,
             title=(
-                f"{category}: 28-day star velocity (stars/day), {HISTORY_DAYS} days to {ctx.as_of}"
+                f"{category}: 28-day star velocity (stars/day), {HISTORY_DAYS} days to "
+                f"{ctx.data_through}"
             ),
             gaps=gaps,
-            span=(since, ctx.as_of),
+            span=(since, ctx.data_through),
         )
         out.append(
             {

@@ -38,7 +38,7 @@ def shown_on(
 def build(ctx: BriefingContext) -> Part:
     """The table of the top `TOP` untracked repositories on the radar whose name (or
     description) carries one of the radar's keywords (`shu.forecast.radar.topics`)."""
-    scope, entries = shown_on(ctx, ctx.day)
+    scope, entries = shown_on(ctx, ctx.as_of)
     keywords = scope.keywords
     rows = []
     for e in entries:
@@ -92,7 +92,7 @@ def build(ctx: BriefingContext) -> Part:
     }
     nothing: str | None = None  # why there is no forecast to show
     if not scope.n_forecast:
-        nothing = radar_data.why_empty(ctx.store, ctx.day, ctx.settings.models_dir, ctx.tracked)
+        nothing = radar_data.why_empty(ctx.store, ctx.as_of, ctx.settings.models_dir, ctx.tracked)
     if keywords:
         data["radar_filter"] = {
             "keywords": list(keywords),
@@ -105,7 +105,7 @@ def build(ctx: BriefingContext) -> Part:
         data["notes"] = {
             "radar": nothing
             or f"none of the {scope.n_forecast} untracked repositories forecast on or before "
-            f"{ctx.day} matches the radar's keywords (radar_keywords)"
+            f"{ctx.as_of} matches the radar's keywords (radar_keywords)"
         }
     by = day_text(entries[0].resolves_on) if entries else None
     return Part(
@@ -173,7 +173,7 @@ def precision_sql(rows_sql: str, k: int) -> str:
 
 def record_data(ctx: BriefingContext) -> dict[str, Any] | None:
     """The radar's record as plain data for `reports/DATE.json` (None before any resolved)."""
-    record = radar_data.radar_record(ctx.store, ctx.day)
+    record = radar_data.radar_record(ctx.store, ctx.as_of)
     if record is None:
         return None
     return {k: v for k, v in record.items() if k not in ("sql", "params")}
@@ -182,7 +182,7 @@ def record_data(ctx: BriefingContext) -> dict[str, Any] | None:
 def record_view(ctx: BriefingContext) -> dict[str, Any] | None:
     """The radar's scores over its resolved forecasts, worded for the track record (None when
     none has resolved)."""
-    record = radar_data.radar_record(ctx.store, ctx.day)
+    record = radar_data.radar_record(ctx.store, ctx.as_of)
     if record is None:
         return None
 
@@ -198,7 +198,7 @@ def record_view(ctx: BriefingContext) -> dict[str, Any] | None:
             precision_sql(record["sql"], k),
             record["params"],
             hit,
-            ctx.day,
+            ctx.as_of,
             f"share of the radar's top {k} that broke out, averaged over its days",
         )
         top.append((k, Md(f"{pct(hit)} {ref(r_hit)}")))
@@ -210,7 +210,7 @@ def record_view(ctx: BriefingContext) -> dict[str, Any] | None:
         f"SELECT avg(label) FROM ({record['sql']})",
         record["params"],
         base,
-        ctx.day,
+        ctx.as_of,
         "share of resolved radar forecasts that broke out",
     )
     r_n = ctx.book.query(
@@ -218,7 +218,7 @@ def record_view(ctx: BriefingContext) -> dict[str, Any] | None:
         f"SELECT count(*) FROM ({record['sql']})",
         record["params"],
         record["n"],
-        ctx.day,
+        ctx.as_of,
         "resolved radar forecasts",
     )
 

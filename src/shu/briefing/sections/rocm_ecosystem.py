@@ -51,19 +51,19 @@ LEADERS_SHOWN = 3
 
 def build(ctx: BriefingContext) -> Part:
     """The section's markdown, its chart beside it, and its JSON."""
-    day = index_day(ctx.store, ctx.as_of)
+    day = index_day(ctx.store, ctx.data_through)
     if day is None:
         return Part(
-            ctx.render("sections/rocm_ecosystem.md.j2", now=None, as_of=ctx.as_of),
+            ctx.render("sections/rocm_ecosystem.md.j2", now=None, as_of=ctx.data_through),
             data={
                 "rocm_ecosystem": None,
                 "notes": {
                     "rocm_ecosystem": "no repository's commit history covers the 90 days up "
-                    f"to {ctx.as_of}"
+                    f"to {ctx.data_through}"
                 },
             },
         )
-    found = finding(ctx.store, ctx.as_of)
+    found = finding(ctx.store, ctx.data_through)
     lead = finding_sentence(ctx, found) if found is not None else None  # cited first
     now = _state(ctx, day)
     leaders = now["leaders"]
@@ -76,7 +76,7 @@ def build(ctx: BriefingContext) -> Part:
     ]
     adopters = _adopters(ctx, day)
     ended = histories_ended(ctx.store, day)
-    chart = ctx.out_dir / f"{ctx.day}-rocm-ecosystem.png"
+    chart = ctx.out_dir / f"{ctx.as_of}-rocm-ecosystem.png"
     index_chart(ctx.store, day, chart)
     ctx.charts.append(chart)
     data = {
@@ -121,7 +121,7 @@ def build(ctx: BriefingContext) -> Part:
         "more_adopters": max(0, len(adopters) - ADOPTERS_SHOWN),
         "ended": len(ended),
         "chart": chart.name,
-        "as_of": ctx.as_of,
+        "as_of": ctx.data_through,
     }
     return Part(
         ctx.render("sections/rocm_ecosystem.md.j2", **view),

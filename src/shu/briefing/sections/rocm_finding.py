@@ -183,5 +183,5 @@ def finding_sentence(ctx: BriefingContext, f: Finding, *, glance: bool = False) 
 def glance_sentence(ctx: BriefingContext) -> Md | None:
     """At a glance's sentence on ROCm work across the ecosystem: the finding, only when it is
     notable (`Finding.notable`)."""
-    f = finding(ctx.store, ctx.as_of)
+    f = finding(ctx.store, ctx.data_through)
     return finding_sentence(ctx, f, glance=True) if f is not None and f.notable else None
