@@ -1,15 +1,16 @@
 """The facts layer: star facts computed once per repository and day (`star_days`) and per day
 store-wide (`market_days`), from star_signals, so no reader recomputes them.
 
-`star_days` holds the one definition of the daily star gain (`DAILY_GAIN_SQL`): the ASOF `gain` over
-consecutive star_signals rows, and on an observed day the `change` since the previous observed
-count with its `days_since_previous`. `market_days` holds the store-wide share of repositories
-losing stars per day (a count below the day before's). Both are written by
+`star_days` holds the one definition of the daily star gain (`DAILY_GAIN_SQL`): the ASOF `gain`
+over consecutive star_signals rows, and on an observed day the `change` since the previous
+observed count with its `days_since_previous`. `market_days` holds the store-wide share of
+repositories losing stars per day (a count below the day before's). Both are written by
 `refresh_star_days`, which `shu signals` runs after star_signals: the days from star_signals'
-first new day on (seeded with each repository's last stored rows before it, so an incremental
-refresh and a full one agree), or all of them when star_signals was refreshed in full or the
-facts are out of step with it. Readers check `ensure_current` first: a store whose facts lag
-its star_signals (one written before this layer existed) says so instead of reading nothing.
+first new day on (each repository's new rows measured from its last star_signals row before
+them, so an incremental refresh and a full one agree), or all of them when star_signals was
+refreshed in full or the facts are out of step with it. Readers check `ensure_current` first:
+a store whose facts lag its star_signals (one written before this layer existed) says so
+instead of reading nothing.
 
 The window facts of a repository's story (spike days, bursts, its ordinary pace) are relative
 to the 56 days of the story's window, so they are computed per story from these rows
@@ -27,46 +28,53 @@ from shu.errors import StoreError
 from shu.signals.runs import TableRefresh, record_run
 from shu.store import Store
 
-# The daily gain, defined once: the stars of a row minus those of the repository's previous row,
-# per day between them, over the rows of a relation `{rows}` (repo, day, stars, observed); and
-# the change since the previous observed count on observed rows.
+# The daily gain, defined once, over the star_signals rows of a relation `{rows}` (repo, day,
+# stars, age = stars_age_days, observed), one window: the stars of a row minus those of the
+# repository's previous row, per day between them; on an observed day, the same difference is
+# the change since the previous observed count (a row's ASOF stars are its latest observation's)
+# and that observation was `age` days before the previous row. Rows from `$1` on.
 DAILY_GAIN_SQL = """
-WITH s AS ({rows}),
-g AS (
+SELECT repo, day, stars, observed, gain, change, days_since_previous FROM (
   SELECT repo, day, stars, observed,
-         (stars - lag(stars) OVER w) / nullif(day - lag(day) OVER w, 0) AS gain
-  FROM s WINDOW w AS (PARTITION BY repo ORDER BY day)),
-o AS (
-  SELECT repo, day, stars - lag(stars) OVER w AS change,
-         (day - lag(day) OVER w)::INTEGER AS days_since_previous
-  FROM s WHERE observed WINDOW w AS (PARTITION BY repo ORDER BY day))
-SELECT g.repo, g.day, g.stars, g.observed, g.gain, o.change, o.days_since_previous
-FROM g LEFT JOIN o USING (repo, day)
-WHERE g.day >= ?::DATE"""
+         (stars - lag(stars) OVER w) / nullif(day - lag(day) OVER w, 0) AS gain,
+         CASE WHEN observed THEN stars - lag(stars) OVER w END AS change,
+         CASE WHEN observed THEN (day - lag(day) OVER w + lag(age) OVER w)::INTEGER END
+           AS days_since_previous
+  FROM ({rows}) WINDOW w AS (PARTITION BY repo ORDER BY day))
+WHERE day >= $1::DATE"""
 
-_SIGNAL_ROWS = (
-    "SELECT repo, day, stars, stars IS NOT NULL AND coalesce(stars_age_days, 0) = 0 AS observed "
-    "FROM star_signals WHERE day >= ?::DATE"
+_COLUMNS = (
+    "s.repo, s.day, s.stars, coalesce(s.stars_age_days, 0) AS age, "
+    "s.stars IS NOT NULL AND coalesce(s.stars_age_days, 0) = 0 AS observed"
 )
-# each repository's last stored row before the first new day, and its last observed one: what
-# the first new rows' gain and change are measured from
-_SEED_ROWS = """
-SELECT d.repo, d.day, d.stars, d.observed FROM star_days d JOIN (
-  SELECT repo, max(day) AS day FROM star_days WHERE day < ?::DATE GROUP BY repo
-  UNION
-  SELECT repo, max(day) AS day FROM star_days WHERE day < ?::DATE AND observed GROUP BY repo
-) k USING (repo, day)"""
+# all of star_signals (a full refresh: `$1` is the epoch)
+_ALL_ROWS = f"SELECT {_COLUMNS} FROM star_signals s"
+# an incremental refresh: the rows from the day before the first new day `$1` on, and for a
+# repository with new rows but none that day (back after a gap, or new), its last row before
+_NEW_ROWS = f"""
+SELECT {_COLUMNS} FROM star_signals s WHERE s.day >= $1::DATE - 1
+UNION ALL
+SELECT {_COLUMNS} FROM star_signals s JOIN (
+  SELECT repo, max(day) AS day FROM star_signals
+  WHERE day < $1::DATE - 1 AND repo IN (
+    SELECT repo FROM star_signals WHERE day >= $1::DATE
+    EXCEPT SELECT repo FROM star_signals WHERE day = $1::DATE - 1)
+  GROUP BY repo) k ON k.repo = s.repo AND k.day = s.day"""
 
 _MARKET_SQL = """
-SELECT d.day,
-       count(*) FILTER (WHERE d.days_since_previous = 1) AS repos_compared,
-       count(*) FILTER (WHERE d.days_since_previous = 1 AND d.change < 0) AS repos_losing,
-       repos_losing / nullif(repos_compared, 0) AS share_losing,
-       count(s.velocity_28d) AS repos_with_velocity,
-       count(*) FILTER (WHERE s.velocity_28d <= 0) AS repos_not_gaining
-FROM star_days d JOIN star_signals s USING (repo, day)
-WHERE d.observed AND d.day >= ?::DATE
-GROUP BY d.day"""
+WITH loss AS (
+  SELECT day, count(*) FILTER (WHERE days_since_previous = 1) AS repos_compared,
+         count(*) FILTER (WHERE days_since_previous = 1 AND change < 0) AS repos_losing
+  FROM star_days WHERE observed AND day >= $1::DATE GROUP BY day),
+velocity AS (
+  SELECT day, count(velocity_28d) AS repos_with_velocity,
+         count(*) FILTER (WHERE velocity_28d <= 0) AS repos_not_gaining
+  FROM star_signals
+  WHERE day >= $1::DATE AND stars IS NOT NULL AND coalesce(stars_age_days, 0) = 0
+  GROUP BY day)
+SELECT day, repos_compared, repos_losing, repos_losing / nullif(repos_compared, 0),
+       repos_with_velocity, repos_not_gaining
+FROM loss JOIN velocity USING (day)"""
 
 EPOCH_DAY = date(1970, 1, 1)
 
@@ -101,15 +109,9 @@ def refresh_star_days(
     written = {"star_days": 0, "market_days": 0}
     if from_day is not None:
         with store.transaction():
-            rows = _SIGNAL_ROWS
-            params: list[object] = [from_day]
-            if mode == "incremental":
-                rows = f"{_SEED_ROWS} UNION ALL {_SIGNAL_ROWS}"
-                params = [from_day, from_day, from_day]
+            rows = _NEW_ROWS if mode == "incremental" else _ALL_ROWS
             con.execute("DELETE FROM star_days WHERE day >= ?", [from_day])
-            con.execute(
-                f"INSERT INTO star_days {DAILY_GAIN_SQL.format(rows=rows)}", [*params, from_day]
-            )
+            con.execute(f"INSERT INTO star_days {DAILY_GAIN_SQL.format(rows=rows)}", [from_day])
             con.execute("DELETE FROM market_days WHERE day >= ?", [from_day])
             con.execute(f"INSERT INTO market_days {_MARKET_SQL}", [from_day])
             for table in written:
