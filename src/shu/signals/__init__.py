@@ -43,7 +43,7 @@ def refresh_signals(
     with progress("signals", total=4, unit="tables") as bar:
         star = refresh_star_signals(store, run_id, full=full)
         bar.advance(note="star_signals")
-        results = [star, *refresh_star_days(store, run_id, star, full)]
+        results = [star, *refresh_star_days(store, run_id, star)]
         results += [refresh_commit_signals(store, run_id), refresh_rocm_index(store, run_id)]
         bar.advance(note="star_days, market_days, commit_signals, rocm_index_repos")
         if star.mode == "full" or star.rows_written:

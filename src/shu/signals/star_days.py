@@ -80,12 +80,13 @@ EPOCH_DAY = date(1970, 1, 1)
 
 
 def refresh_star_days(
-    store: Store, run_id: str = "", star: TableRefresh | None = None, full: bool = False
+    store: Store, run_id: str = "", star: TableRefresh | None = None
 ) -> list[TableRefresh]:
     """Bring `star_days` and `market_days` up to star_signals: from `star.from_day` when the
     star_signals refresh `star` was an incremental one that follows the facts' last day, nothing
-    when it wrote nothing and they are level, else all of them (always all when `full` or
-    without `star`). Returns the two tables' `TableRefresh` (recorded in `signal_runs` under
+    when it wrote nothing and they are level (a `--full` refresh that found every row current:
+    the facts are a function of star_signals), else all of them (always all without `star`).
+    Returns the two tables' `TableRefresh` (recorded in `signal_runs` under
     `run_id` when given)."""
     t0 = time.perf_counter()
     con = store.con
@@ -93,7 +94,7 @@ def refresh_star_days(
     signals_to = con.execute("SELECT max(day) FROM star_signals").fetchall()[0][0]
     if signals_to is None:
         from_day, mode, reason = EPOCH_DAY, "full", "star_signals is empty"
-    elif star is None or full:
+    elif star is None:
         from_day, mode, reason = EPOCH_DAY, "full", "requested"
     elif facts_to == signals_to and not star.rows_written:
         from_day, mode, reason = None, "incremental", "up to date"
