@@ -9,12 +9,11 @@ with the SELECT that reproduces them (query receipts, `story_reads.gained_sql` /
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from shu.briefing.text import days_text, num, ref, release_link, repo_link, shown_value
+from shu.briefing.text import and_list, days_text, num, ref, release_link, repo_link, shown_value
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
 from shu.signals.stories import (
@@ -375,14 +374,11 @@ def shared_short(
         paces.append(f"{_pace(before)} to {_pace(now)} {ref(r_before, r_now)}")
     links = [repo_link(s.repo) for s in members]
 
-    def listed(items: Sequence[str]) -> str:
-        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
     each = {2: "both", 3: "all three", 4: "all four"}.get(len(members), f"all {len(members)}")
     return Md(
-        f"{listed(links)} gained unusually many stars on {days_text(first, last)} "
-        f"({listed(gains)} stars), and {each} ran {'slower' if under == 'down' else 'faster'} "
-        f"on their other days than in the 28 days before ({listed(paces)} a day)."
+        f"{and_list(links)} gained unusually many stars on {days_text(first, last)} "
+        f"({and_list(gains)} stars), and {each} ran {'slower' if under == 'down' else 'faster'} "
+        f"on their other days than in the 28 days before ({and_list(paces)} a day)."
     )
 
 

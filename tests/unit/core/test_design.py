@@ -150,6 +150,7 @@ DEFINED_ONCE = {
     "spike_day": "signals/stories.py",
     "detect": "signals/stories.py",
     "loss_verdict": "signals/stories.py",
+    "and_list": "briefing/text.py",
 }
 
 
@@ -296,3 +297,15 @@ def test_no_briefing_module_is_over_600_lines():
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > 600
     }
     assert long == {}
+
+
+def test_the_briefing_joins_its_lists_in_one_place():
+    """'a, b and c' is `text.and_list`; no other briefing module writes the joiner out again."""
+    wrong = [
+        f"{path.relative_to(PACKAGE)}:{n}"
+        for path in sorted((PACKAGE / "briefing").rglob("*.py"))
+        if path.name != "text.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r'\+ " and " \+', line)
+    ]
+    assert wrong == []

@@ -16,7 +16,7 @@ from shu.briefing.compare import compare_chart, compare_frame, needs_log
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections.calibration_watch import store_loss
 from shu.briefing.story_words import kind_words, story_sentence
-from shu.briefing.text import days_text, repo_link
+from shu.briefing.text import and_list, days_text, repo_link
 from shu.safe_markdown import Md
 from shu.signals.stories import burst_groups, shared_underneath
 
@@ -96,7 +96,7 @@ def same_days_line(repos: list[str], first: date, last: date, under: str | None 
     (19–20 Feb 2026); shu knows no cause.', and where all of them ran slower (`under` 'down') or
     faster ('up') on their other days, that too."""
     names = [repo_link(r) for r in repos]
-    who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    who = and_list(names)
     text = (
         f"{who} gained unusually many stars on the same days ({days_text(first, last)}); shu "
         "knows no cause"

@@ -25,7 +25,7 @@ from typing import Any
 from shu.briefing.charts import index_chart
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections.rocm_finding import both_receipt, finding_sentence, share_receipt
-from shu.briefing.text import pct, ref
+from shu.briefing.text import and_list, pct, ref
 from shu.safe_markdown import Md, safe_inline, safe_link
 from shu.signals.rocm_facts import (
     ADOPTERS_SQL,
@@ -371,12 +371,12 @@ def _not_counted(ctx: BriefingContext, day: date) -> dict[str, Any] | None:
     parts = []
     if none:
         parts.append(
-            f"{_and([safe_inline(r) for r in none])} "
+            f"{and_list([safe_inline(r) for r in none])} "
             f"{'has' if len(none) == 1 else 'have'} no commit history in the store {ref(*refs)}"
         )
     if short:
         parts.append(
-            f"{_and([safe_inline(r) for r in short])}'s history does not cover the 90 days"
+            f"{and_list([safe_inline(r) for r in short])}'s history does not cover the 90 days"
         )
     return {
         "repos": missing,
@@ -386,10 +386,6 @@ def _not_counted(ctx: BriefingContext, day: date) -> dict[str, Any] | None:
             f"{'it' if len(missing) == 1 else 'them'}."
         ),
     }
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _leaders(ctx: BriefingContext, day: date, total: int) -> list[dict[str, Any]]:
