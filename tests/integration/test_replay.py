@@ -12,6 +12,7 @@ from shu.errors import InputError
 from shu.forecast.live.replay import REPLAY_PREFIX, refit_days, replay
 from shu.forecast.models.split import TrainingConfig
 from shu.settings import TrackedRepo, load_settings
+from shu.signals.star_days import refresh_star_days
 from shu.store import open_store
 
 TEMPLATES = ("star_velocity_up", "star_velocity_interval")
@@ -85,6 +86,7 @@ def test_replay_matches_a_store_that_ends_on_the_last_replayed_day(
     # and calibration states: nothing after the day being replayed was read.
     with open_store(tmp_path / "truncated.duckdb") as past:
         past.upsert("star_signals", synthetic[synthetic["day"] <= end])
+        refresh_star_days(past)
         _run(past, settings, start, end)
         assert _rows(past, end) == rows
         assert _states(past) == states

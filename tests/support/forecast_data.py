@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from shu.signals.lifecycle import lifecycle_phase
+from shu.signals.star_days import refresh_star_days
 from shu.store import Store
 
 FIRST_DAY = date(2023, 1, 1)
@@ -88,6 +89,7 @@ def synthetic() -> pd.DataFrame:
 def synthetic_store(store: Store, synthetic: pd.DataFrame) -> Store:
     """The `store` fixture filled with the synthetic star_signals."""
     store.upsert("star_signals", synthetic)
+    refresh_star_days(store)
     return store
 
 
@@ -107,6 +109,7 @@ def backtest_bound_case(store: Store, origin_index: int = 180) -> dict:
     stars = 100 + 3 * np.arange(220, dtype=float)
     rows = pd.concat([signals_from_stars(r, stars) for r in ("a/one", "b/two")], ignore_index=True)
     store.upsert("star_signals", rows)
+    refresh_star_days(store)
     origin = pd.Timestamp(FIRST_DAY + timedelta(days=origin_index))
     q = 3.0 + 0.5 * norm.ppf(np.asarray(DIST_LEVELS, dtype=float))
     at = np.searchsorted(DIST_LEVELS, QUANTILES)

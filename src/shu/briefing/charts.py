@@ -1,7 +1,7 @@
 """Briefing charts (matplotlib, Agg backend, PNG next to the markdown).
 
 - `stories_chart`: per tracked repository, the stars gained each day and the 28-day pace over
-  the last 90 days, the days its story names (`shu.briefing.stories`) shaded.
+  the last 90 days, the days its story names (`shu.signals.stories`) shaded.
 - `pace_gaps` / `shade_gaps`: the days a chart cannot draw the 28-day pace and the unobserved
   days behind them, drawn as grey bands and named in the legend (every velocity chart uses them).
 - `reliability_chart`: observed frequency against forecast probability in equal-count bins,
@@ -9,6 +9,10 @@
 - `rocm_chart`: a ROCm card's chart: the repository's 90-day ROCm share of mainline commits over
   the last year, its releases whose notes mention ROCm, and the card's forecast (the share it
   asks about, or the window a ROCm release is asked for) with its probability.
+- `index_chart`: the ROCm ecosystem index over time (repositories counted and those with ROCm
+  work in the trailing 90 days, first-time adoptions; below, the share of commits touching ROCm).
+- `watch_chart`: the calibration watch's reliability chart (per confidence band, mean confidence
+  against how often forecasts came true; per velocity band, 80% interval coverage).
 """
 
 from __future__ import annotations
@@ -25,11 +29,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from shu.briefing.stories import Episode, Story, daily_gains, stored_counts
 from shu.briefing.story_words import kind_words
 from shu.briefing.text import day_text, days_text
 from shu.forecast.features import rocm
 from shu.settings import ROCM_PATTERN
+from shu.signals.stories import Episode, Story, daily_gains
+from shu.signals.story_reads import stored_counts
 from shu.store import Store
 
 HISTORY_DAYS = 180
@@ -325,6 +330,138 @@ def rocm_chart(
     )
     fig.autofmt_xdate()
     fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def watch_chart(watch: dict, path: Path) -> Path:
+    """Reliability chart of the watch: per confidence band, mean confidence against how often
+    forecasts came true (with the 95% interval); per velocity band, 80% interval coverage."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 4.2), dpi=100)
+    left.plot([0.5, 1], [0.5, 1], color="grey", linestyle="dotted", label="as sure as said")
+    for b in watch["yes_no"]:
+        if not b["n"]:
+            continue
+        left.errorbar(
+            [b["mean_confidence"]],
+            [b["observed"]],
+            yerr=[[b["observed"] - b["ci_low"]], [b["ci_high"] - b["observed"]]],
+            marker="o",
+            capsize=3,
+            label=f"{b['band']} (n = {b['n']:,})",
+        )
+    left.set_xlim(0.5, 1)
+    left.set_ylim(0.3, 1)
+    left.set_xlabel("mean confidence said")
+    left.set_ylabel("came true as predicted")
+    left.set_title("yes/no forecasts by confidence band", fontsize=9)
+    left.legend(fontsize=7, loc="upper left")
+    shown = [b for b in watch["intervals"] if b["n"]]
+    right.axhline(0.8, color="grey", linestyle="dotted", label="nominal 80%")
+    for i, b in enumerate(shown):
+        right.errorbar(
+            [i],
+            [b["observed"]],
+            yerr=[[b["observed"] - b["ci_low"]], [b["ci_high"] - b["observed"]]],
+            marker="s",
+            capsize=3,
+            color="tab:orange",
+        )
+    right.set_xticks(
+        range(len(shown)), [f"{b['band']}\n(n = {b['n']:,})" for b in shown], fontsize=7
+    )
+    right.set_ylim(0.5, 1)
+    right.set_xlabel("28-day velocity on the origin, stars/day")
+    right.set_ylabel("80% interval held")
+    right.set_title("interval forecasts by velocity band", fontsize=9)
+    right.legend(fontsize=7, loc="lower right")
+    if not any(b["n"] for b in watch["yes_no"] + watch["intervals"]):
+        fig.text(0.5, 0.5, "no forecast resolved in the window yet", ha="center")
+    fig.suptitle(
+        f"Calibration watch: forecasts resolved {watch['window'][0]} .. {watch['window'][1]}",
+        fontsize=10,
+    )
+    fig.text(
+        0.01,
+        0.01,
+        "Source: shu store, forecasts, forecast_resolutions and interval_resolutions",
+        fontsize=7,
+        color="grey",
+    )
+    fig.tight_layout(rect=(0, 0.03, 1, 0.95))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def index_chart(store: Store, day: date, path: Path) -> Path:
+    """The index up to `day`: repositories counted and those with ROCm work in the trailing 90
+    days, first-time adoptions marked; below, the share of commits touching ROCm."""
+    rows = store.con.execute(
+        "SELECT day, repos, repos_rocm_90d, rocm_share_90d, nonbot_rocm_share_90d, amd_repos, "
+        "third_party_repos_rocm_90d, third_party_rocm_share_90d FROM rocm_index WHERE day <= ? "
+        "ORDER BY day",
+        [day],
+    ).fetchall()
+    firsts = store.con.execute(
+        "SELECT first_rocm_day, count(DISTINCT repo) FROM rocm_index_repos WHERE day = "
+        "first_rocm_day AND first_time_adopter AND day <= ? GROUP BY 1 ORDER BY 1",
+        [day],
+    ).fetchall()
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 5.5), sharex=True, dpi=100)
+    days = [r[0] for r in rows]
+    top.plot(days, [r[1] for r in rows], color="grey", label="repositories counted")
+    top.plot(days, [r[2] for r in rows], color="C3", label="with ROCm commits in the last 90 days")
+    if any(r[5] for r in rows):
+        top.plot(
+            days,
+            [r[6] for r in rows],
+            color="C0",
+            linewidth=0.9,
+            label="of those, not AMD's own",
+        )
+    if firsts:
+        counts = {r[0]: r[2] for r in rows}
+        top.scatter(
+            [f for f, _ in firsts],
+            [counts.get(f, 0) for f, _ in firsts],
+            marker="^",
+            color="C2",
+            zorder=3,
+            label="a repository's first ROCm commit",
+            s=18,
+        )
+    top.set_ylabel("repositories")
+    top.legend(fontsize=8, loc="upper left")
+    bottom.plot(days, [100 * (r[3] or 0) for r in rows], color="C3", label="all commits")
+    if any(r[5] for r in rows):
+        bottom.plot(
+            days,
+            [100 * (r[7] or 0) for r in rows],
+            color="C0",
+            label="AMD's own ROCm repositories left out",
+        )
+    bottom.plot(
+        days,
+        [100 * (r[4] or 0) for r in rows],
+        color="C1",
+        linewidth=0.8,
+        label="commits by people (bots left out)",
+    )
+    bottom.set_ylabel("% of commits touching ROCm")
+    bottom.legend(fontsize=8, loc="upper left")
+    top.set_title(f"ROCm work across the repositories with commit history, to {day}")
+    fig.text(
+        0.01,
+        0.01,
+        "Source: shu store, view rocm_index (90-day windows)",
+        fontsize=7,
+        color="grey",
+    )
+    fig.autofmt_xdate()
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
     fig.savefig(path)
     plt.close(fig)
     return path

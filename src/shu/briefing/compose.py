@@ -74,7 +74,7 @@ def compose_briefing(
     out_dir = Path(reports_dir) if reports_dir else settings.reports_dir_for(store.path)
     out_dir.mkdir(parents=True, exist_ok=True)
     ctx = BriefingContext.open(store, day, settings, out_dir, synthetic, notices)
-    briefing_id = f"demo-{ctx.day}" if synthetic else str(ctx.day)
+    briefing_id = f"demo-{ctx.as_of}" if synthetic else str(ctx.as_of)
     parts: list[Part]
     appendix: list[Part]
     if ctx.no_data:  # the header and a page that says so; no appendix
@@ -91,7 +91,7 @@ def compose_briefing(
             + "%%/details%%\n"
         )
     markdown = finish_markdown(body)
-    path = out_dir / f"{ctx.day}.md"
+    path = out_dir / f"{ctx.as_of}.md"
     path.write_text(markdown, encoding="utf-8")
     html.write_html(path, ctx.title, finish_markdown(page))
     html.write_index(out_dir)
@@ -147,14 +147,14 @@ def _record(
         [
             {
                 "briefing_id": briefing_id,
-                "day": ctx.day,
+                "day": ctx.as_of,
                 "title": ctx.title,
                 "path": str(path),
                 "content_hash": hashlib.sha256(markdown.encode()).hexdigest(),
                 "n_forecasts": n_cards,
                 "is_synthetic": ctx.synthetic,
                 "generated_at": utcnow(),
-                "data_as_of": ctx.as_of,
+                "data_as_of": ctx.data_through,
                 "stale_repos": [s["repo"] for s in ctx.stale],
             }
         ]

@@ -17,14 +17,15 @@ import jinja2
 
 from shu.briefing import facts
 from shu.briefing.choice import CardChoice, choose_cards
-from shu.briefing.stories import Story, mark_shared, story_of
-from shu.briefing.story_words import importance, story_title
+from shu.briefing.story_title import importance, story_title
 from shu.briefing.text import template_env
 from shu.evidence.retrieval import PassageIndex
 from shu.forecast.evaluation.skill_gate import demonstrated_skill
 from shu.receipts import ReceiptBook
 from shu.repos import holds_synthetic
 from shu.settings import Settings
+from shu.signals.stories import Story, mark_shared
+from shu.signals.story_reads import story_of
 from shu.store import Store, first_data_day, utcnow
 
 # The title of a briefing whose store holds no data on or before its day (sections/no_data.py).
@@ -52,8 +53,8 @@ class BriefingContext:
 
     store: Store
     settings: Settings
-    day: date
-    as_of: date
+    as_of: date  # the date the briefing is about (the CLI's --as-of)
+    data_through: date  # the last day with data, not after `as_of`
     out_dir: Path
     synthetic: bool = False
     notices: list[str] = field(default_factory=list)
@@ -65,23 +66,26 @@ class BriefingContext:
     def open(
         cls,
         store: Store,
-        day: date | None,
+        as_of: date | None,
         settings: Settings,
         out_dir: Path,
         synthetic: bool = False,
         notices: list[str] | None = None,
     ) -> BriefingContext:
-        """The context for `day` (default: the latest day with star signals of a tracked
-        repository; today when there is none); `as_of` is that latest day, not after `day`."""
-        as_of = facts.data_as_of(store, [r.repo for r in settings.repos], day)
-        day = day or as_of or utcnow().date()
+        """The context for `as_of` (default: the latest day with star signals of a tracked
+        repository; today when there is none); `data_through` is that latest day, not after
+        `as_of`."""
+        through = facts.data_as_of(store, [r.repo for r in settings.repos], as_of)
+        as_of = as_of or through or utcnow().date()
         synthetic = synthetic or holds_synthetic(store)
-        return cls(store, settings, day, as_of or day, out_dir, synthetic, list(notices or []))
+        return cls(
+            store, settings, as_of, through or as_of, out_dir, synthetic, list(notices or [])
+        )
 
     @cached_property
     def index(self) -> PassageIndex:
         """The corpus as of the data day, for the cards' context questions."""
-        return PassageIndex.from_store(self.store, self.as_of)
+        return PassageIndex.from_store(self.store, self.data_through)
 
     @cached_property
     def tracked(self) -> list[str]:
@@ -90,11 +94,11 @@ class BriefingContext:
     @cached_property
     def stale(self) -> list[dict[str, Any]]:
         """Tracked repositories whose latest star observation is older than the day before."""
-        return facts.stale_repos(self.store, self.tracked, self.day)
+        return facts.stale_repos(self.store, self.tracked, self.as_of)
 
     @cached_property
     def categories(self) -> list[facts.CategoryMove]:
-        return facts.category_accelerations(self.store, self.settings, self.as_of)
+        return facts.category_accelerations(self.store, self.settings, self.data_through)
 
     @cached_property
     def first_data_day(self) -> date | None:
@@ -104,13 +108,13 @@ class BriefingContext:
     @cached_property
     def no_data(self) -> bool:
         """True when the store holds no data on or before the day: the briefing says so."""
-        return self.first_data_day is None or self.first_data_day > self.day
+        return self.first_data_day is None or self.first_data_day > self.as_of
 
     @cached_property
     def stories(self) -> list[Story]:
-        """What moved each tracked repository's star pace (`shu.briefing.stories`), the most
+        """What moved each tracked repository's star pace (`shu.signals.stories`), the most
         important first."""
-        told = [story_of(self.store, repo, self.as_of) for repo in self.tracked]
+        told = [story_of(self.store, repo, self.data_through) for repo in self.tracked]
         return mark_shared(sorted(told, key=lambda s: -importance(s)))
 
     @cached_property
@@ -122,7 +126,7 @@ class BriefingContext:
     @cached_property
     def forecasts(self) -> list[dict[str, Any]]:
         """The tracked repositories' forecasts at the latest origin not after the day."""
-        return facts.latest_forecasts(self.store, self.tracked, self.day)
+        return facts.latest_forecasts(self.store, self.tracked, self.as_of)
 
     @cached_property
     def cards(self) -> list[CardChoice]:
@@ -149,7 +153,7 @@ class BriefingContext:
     def rocm_activity(self, repo: str) -> facts.RocmActivity:
         """The repository's ROCm commits and releases in the year to the data day."""
         if repo not in self._rocm:
-            self._rocm[repo] = facts.rocm_activity(self.store, repo, self.as_of)
+            self._rocm[repo] = facts.rocm_activity(self.store, repo, self.data_through)
         return self._rocm[repo]
 
     @cached_property

@@ -55,8 +55,8 @@ LISTS = ("at_a_glance", "stories", "cards", "claims")
 def briefing_data(ctx: BriefingContext, parts: list[Part]) -> dict[str, Any]:
     """The JSON document of the briefing whose sections built `parts`."""
     doc: dict[str, Any] = {
-        "day": ctx.day,
-        "data_as_of": ctx.as_of,
+        "day": ctx.as_of,
+        "data_as_of": ctx.data_through,
         "title": ctx.title,
         "generated_at": utcnow().replace(microsecond=0),
         "synthetic": ctx.synthetic,

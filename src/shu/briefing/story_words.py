@@ -1,34 +1,29 @@
-"""Stories (`shu.briefing.stories`) in words: the briefing's title, the "What moved" line of each
-tracked repository and the shorter sentence "At a glance" opens with, every number with its
-receipt.
+"""Stories (`shu.signals.stories`) in words: the "What moved" line of each tracked repository
+and the shorter sentence "At a glance" opens with, every number with its receipt (the title's
+phrases: `story_title`).
 
 Numbers a story shows are the stored ones: the 28-day and 7-day velocities of `star_signals`
 (row receipts), and stars gained over days or the mean gain of a window's ordinary days, re-read
-with the SELECT that reproduces them (query receipts, `stories.gained_sql` / `ordinary_sql`).
+with the SELECT that reproduces them (query receipts, `story_reads.gained_sql` / `ordinary_sql`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from shu.briefing.stories import (
+from shu.briefing.text import and_list, days_text, num, ref, release_link, repo_link, shown_value
+from shu.receipts import ReceiptBook
+from shu.safe_markdown import Md
+from shu.signals.stories import (
     WINDOW,
     Episode,
     Story,
-    burst_groups,
-    gained_sql,
-    loss_days_sql,
     loss_verdict,
-    ordinary_sql,
-    shared_underneath,
     windows,
 )
-from shu.briefing.text import days_text, num, ref, release_link, repo_link, shown_value
-from shu.receipts import ReceiptBook
-from shu.safe_markdown import Md
+from shu.signals.story_reads import gained_sql, loss_days_sql, ordinary_sql
 from shu.store import Store
 
 # Each kind of story in a few words (chart panels, the At a glance table).
@@ -43,8 +38,6 @@ KIND_WORDS = {
     "steady": "steady",
     "no_data": "gap in the star counts",
 }
-TITLE_ARTEFACT_SHARE = 0.2  # an episode names itself in the title when it moved the pace this much
-MAX_TITLE_PHRASES = 2
 
 
 def kind_words(story: Story) -> str:
@@ -95,7 +88,7 @@ class _StoryReceipts:
         if value is None:
             return None, 0
         return float(value), self.book.query(
-            "stars_daily", sql, params, value, self.story.day, f"{self.story.repo} {label}"
+            "star_days", sql, params, value, self.story.day, f"{self.story.repo} {label}"
         )
 
     def gained(self, e: Episode) -> tuple[float | None, int]:
@@ -381,14 +374,11 @@ def shared_short(
         paces.append(f"{_pace(before)} to {_pace(now)} {ref(r_before, r_now)}")
     links = [repo_link(s.repo) for s in members]
 
-    def listed(items: Sequence[str]) -> str:
-        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
     each = {2: "both", 3: "all three", 4: "all four"}.get(len(members), f"all {len(members)}")
     return Md(
-        f"{listed(links)} gained unusually many stars on {days_text(first, last)} "
-        f"({listed(gains)} stars), and {each} ran {'slower' if under == 'down' else 'faster'} "
-        f"on their other days than in the 28 days before ({listed(paces)} a day)."
+        f"{and_list(links)} gained unusually many stars on {days_text(first, last)} "
+        f"({and_list(gains)} stars), and {each} ran {'slower' if under == 'down' else 'faster'} "
+        f"on their other days than in the 28 days before ({and_list(paces)} a day)."
     )
 
 
@@ -447,162 +437,6 @@ def story_short(store: Store, book: ReceiptBook, story: Story) -> Md | None:
             f"against {_pace(before)} on the ordinary days of the 28 before {ref(r_before)}."
         )
     return None
-
-
-def importance(story: Story) -> float:
-    """How much the story moved the pace, relative to its ordinary level (for ordering)."""
-    reference = max(story.ordinary_before or 0.0, 1.0)
-    if story.kind in ("steady", "no_data"):
-        return 0.0
-    if story.kind in ("pace_down", "pace_up"):
-        return abs(story.effect) / reference + 1.0  # a real change of pace is the news
-    return abs(story.acceleration_28d or story.effect) / reference
-
-
-def story_title(stories: list[Story]) -> str:
-    """The briefing's title: the MAX_TITLE_PHRASES most important stories, each told by the cause
-    that dominates it; a lone story names the second cause where both hold (a slowdown masked by a
-    burst, slower ordinary days beneath a burst leaving the window, the last 7 days turning
-    back); plain changes of pace of several repositories share one phrase."""
-    if not stories:
-        return "No tracked repository has star data yet"
-    shared = shared_phrases(stories)
-    in_shared = {r for group, _, _ in shared for r in group}
-    news = sorted(
-        (
-            s
-            for s in stories
-            if s.kind in ("pace_down", "pace_up")
-            or (s.is_artefact and importance(s) >= TITLE_ARTEFACT_SHARE)
-        ),
-        key=lambda s: -importance(s),
-    )
-    told: list[tuple[Story, list[Story]]] = []  # each phrase: its story and those it groups
-    grouped: set[str] = set(in_shared)  # told once, first, by the shared phrase
-    for s in news:
-        if s.repo in grouped:
-            continue
-        same = [s]
-        if s.kind in ("pace_down", "pace_up") and not s.beside:
-            same = [t for t in news if t.kind == s.kind and not t.beside]
-            grouped.update(t.repo for t in same)
-        told.append((s, same))
-    told = told[: max(MAX_TITLE_PHRASES - len(shared), 0)]
-    # two stories: each by its dominant cause only (the body says the rest)
-    short = len(told) + len(shared) > 1
-    phrases = [phrase for _, _, phrase in shared][:MAX_TITLE_PHRASES] + [
-        f"{_names(same)} {_verb(same, 'slow' if s.kind == 'pace_down' else 'speed')} {_dir(s.kind)}"
-        if len(same) > 1 or (s.kind in ("pace_down", "pace_up") and not s.beside)
-        else story_phrase(s, short=short)
-        for s, same in told
-    ]
-    if not phrases:
-        measured = [s for s in stories if s.kind != "no_data"]
-        if not measured:
-            return "No tracked repository has a measurable 28-day pace"
-        phrases.append(
-            f"{_names(measured, limit=3)} {_verb(measured, 'hold')} their pace"
-            if len(measured) > 1
-            else f"{_names(measured)} holds its pace"
-        )
-    return "; ".join(phrases)  # names keep their own spelling, even first
-
-
-def shared_phrases(stories: list[Story]) -> list[tuple[list[str], str, str]]:
-    """The sets of tracked repositories that burst on the same days and all ran slower (or all
-    faster) on their other days: (the set, 'down' / 'up', its title phrase), e.g. 'pytorch,
-    tensorflow and keras slower underneath a shared burst on 19–20 Feb 2026'. Told once, first:
-    the shared days are one event, and the change beneath them is the same for each."""
-    out = []
-    for group, first, last in burst_groups(stories):
-        under = shared_underneath(stories, group)
-        if under is None:
-            continue
-        members = [s for s in stories if s.repo in group]
-        noun = "spike" if first == last else "burst"
-        out.append(
-            (
-                group,
-                under,
-                f"{_names(members, limit=3)} {'slower' if under == 'down' else 'faster'} "
-                f"underneath a shared {noun} on {days_text(first, last)}",
-            )
-        )
-    return out
-
-
-def story_phrase(story: Story, short: bool = False) -> str:
-    """One story for the title, from its dominant cause, with the second where both hold
-    (`short`: the dominant cause alone, "mostly" saying there is more)."""
-    name = _name(story)
-    if story.kind in ("pace_down", "pace_up"):
-        text = f"{name} {'slows' if story.kind == 'pace_down' else 'speeds'} {_dir(story.kind)}"
-        for e in story.beside[:1]:
-            opposite = (e.effect > 0) == (story.kind == "pace_down")
-            text += (", masked by " if opposite else ", and ") + _episode_noun(story, e)
-        return text
-    text = _artefact_phrase(story)
-    under = story.underneath
-    if under is not None and not short:
-        slower = "slower" if under == "down" else "faster"
-        text += f", with {slower} ordinary days {'too' if story.mostly else 'underneath'}"
-        if story.turn:
-            text += (
-                f", though its last 7 days {'picked up' if story.turn == 'up' else 'slowed again'}"
-            )
-    return text
-
-
-def _dir(kind: str) -> str:
-    return "down" if kind == "pace_down" else "up"
-
-
-def _episode_noun(story: Story, e: Episode) -> str:
-    """'a burst on 19–20 Feb 2026', 'a January burst leaving its window', 'stars removed on …'."""
-    when = days_text(e.first, e.last)
-    if e.kind == "removal":
-        return f"stars removed on {when}"
-    if e.window == "before":
-        return f"a {e.first:%B} burst leaving its window"
-    if e.release is not None:
-        return f"a burst after release {e.release[0]}"
-    return f"a spike on {when}" if e.days == 1 else f"a burst on {when}"
-
-
-def _name(story: Story) -> str:
-    return story.repo.split("/")[-1]
-
-
-def _names(stories: list[Story], limit: int = 2) -> str:
-    names = [_name(s) for s in stories[:limit]]
-    if len(stories) > limit:
-        names.append(f"{len(stories) - limit} more")
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def _verb(stories: list[Story], verb: str) -> str:
-    return verb if len(stories) > 1 else verb + "s"
-
-
-def _artefact_phrase(story: Story) -> str:
-    e = story.primary
-    assert e is not None
-    name = _name(story)
-    move = "drop" if (story.acceleration_28d or e.effect) < 0 else "rise"
-    when = days_text(e.first, e.last)
-    if story.kind == "burst_left":
-        month = f"{e.first:%B}"
-        article = "an" if month[0] in "AEIOU" else "a"
-        mostly = "mostly " if story.mostly else ""
-        return f"{name}'s {move} is {mostly}{article} {month} burst leaving its 28-day window"
-    mostly = "mostly " if story.mostly else ""
-    if story.kind == "release" and e.release:
-        return f"{name}'s {move} {mostly}follows release {e.release[0]}"
-    if story.kind == "spike":
-        return f"{name}'s {move} is {mostly}a one-day spike on {when}"
-    if story.kind == "burst":
-        return f"{name}'s {move} is {mostly}a {e.days}-day burst on {when}"
-    return f"{name} lost {abs(e.stars):,.0f} stars on {when}"
 
 
 def leaving_bursts(story: Story, on: date) -> list[Episode]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,11 @@ def days_text(first: date, last: date) -> str:
 def pct(value: float | None, digits: int = 0) -> str:
     """A share as a percentage ('—' for missing)."""
     return "—" if value is None else f"{100 * value:.{digits}f}%"
+
+
+def and_list(items: Sequence[str]) -> str:
+    """'a', 'a and b', 'a, b and c': the one joiner of the briefing's lists."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def ref(*numbers: int) -> Md:

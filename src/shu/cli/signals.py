@@ -13,7 +13,8 @@ from shu.snapshot import open_for_writing
 from shu.store import open_store
 
 signals_app = typer.Typer(
-    help="Refresh the signal tables (star/commit velocity, acceleration, peers, releases).\n\n"
+    help="Refresh the signal tables (star/commit velocity, acceleration, peers, releases, and "
+    "the daily facts: star gains and the share of repositories losing stars).\n\n"
     "Example: shu signals --full",
     invoke_without_command=True,
 )

@@ -19,6 +19,7 @@ from shu.schema import (
     replay,
     rocm_index,
     signals,
+    star_days,
 )
 from shu.schema.base import Column, Field, Table
 from shu.schema.fields import HOMONYMS, MEANING_EXCEPTIONS
@@ -29,6 +30,7 @@ _MODULES = (
     core,
     project,
     signals,
+    star_days,
     rocm_index,
     forecasts,
     intervals,

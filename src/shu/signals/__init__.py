@@ -1,9 +1,10 @@
 """Signals computed in DuckDB SQL (the SQL lives in `shu/signals/sql/`).
 
 `refresh_signals(store, full=False)` recomputes, in order: `star_signals` (incrementally unless
-`full`), `commit_signals`, the rows of the ROCm ecosystem index (`rocm_index_repos`), and the
-peer and release tables built on them (`peers_and_releases`); `latest_signals(store, repo)`
-reads the newest values of one repository. Definitions: `shu.schema.signals`.
+`full`), the facts layer over it (`star_days`, `market_days`: `star_days.py`), `commit_signals`,
+the rows of the ROCm ecosystem index (`rocm_index_repos`), and the peer and release tables built
+on them (`peers_and_releases`); `latest_signals(store, repo)` reads the newest values of one
+repository. Definitions: `shu.schema.signals`.
 
 From a notebook, one repository's signals are `shu.star_signals(repo)` (`shu.notebook`).
 """
@@ -23,7 +24,8 @@ def refresh_signals(
     store: Store, full: bool = False, settings: Settings | None = None
 ) -> dict[str, Any]:
     """Recompute every signal table: star_signals (only the days after the last computed one,
-    unless `full` or older input changed), commit_signals, rocm_index_repos (the ROCm
+    unless `full` or older input changed), the facts layer over it (star_days, market_days),
+    commit_signals, rocm_index_repos (the ROCm
     ecosystem index's rows), category_signals and peer_signals (from the first new star day),
     release_signals and release_context.
 
@@ -32,6 +34,7 @@ def refresh_signals(
     from shu.signals.commits import refresh_commit_signals
     from shu.signals.peers_and_releases import refresh_peer_signals, refresh_release_signals
     from shu.signals.rocm_index import refresh_rocm_index
+    from shu.signals.star_days import refresh_star_days
     from shu.signals.stars import refresh_star_signals
 
     t0 = time.perf_counter()
@@ -40,8 +43,9 @@ def refresh_signals(
     with progress("signals", total=4, unit="tables") as bar:
         star = refresh_star_signals(store, run_id, full=full)
         bar.advance(note="star_signals")
-        results = [star, refresh_commit_signals(store, run_id), refresh_rocm_index(store, run_id)]
-        bar.advance(note="commit_signals, rocm_index_repos")
+        results = [star, *refresh_star_days(store, run_id, star)]
+        results += [refresh_commit_signals(store, run_id), refresh_rocm_index(store, run_id)]
+        bar.advance(note="star_days, market_days, commit_signals, rocm_index_repos")
         if star.mode == "full" or star.rows_written:
             results += refresh_peer_signals(store, run_id, star.from_day, settings)
         bar.advance(note="category/peer signals")

@@ -16,6 +16,7 @@ from shu.briefing.sections.calibration_watch import (
     watch_section,
 )
 from shu.receipts import ReceiptBook, resolve
+from shu.signals import refresh_signals
 
 DAY = date(2026, 2, 28)
 
@@ -353,7 +354,7 @@ def test_the_radar_has_no_regime_line_the_guard_leaves_breakouts_alone(filled, s
 
 def _crowd(store, loss_day: date, losers: int) -> None:
     """20 repositories over 420 days to DAY: one of them loses a star each day (5%), and
-    `losers` of them on `loss_day`."""
+    `losers` of them on `loss_day`; the signals and their facts refreshed."""
     rows = []
     for r in range(20):
         stars = 1000
@@ -363,6 +364,7 @@ def _crowd(store, loss_day: date, losers: int) -> None:
             stars += -1 if down else 3
             rows.append({"repo": f"crowd/r{r}", "day": d, "stars": stars, "source": "test"})
     store.upsert("stars_daily", pd.DataFrame(rows))
+    refresh_signals(store)  # the loss shares are the facts layer's, computed by `shu signals`
 
 
 def _usual(store, share: float) -> None:
@@ -399,7 +401,7 @@ def test_a_day_of_mass_loss_is_named_against_the_guards_usual_share(store):
         "On 14 Feb 2026, 30% of the store's repositories lost stars in one day [R1], 5 times "
         "the 6.0% usual (the median week of the 2 years to 31 Jan 2026) [R2]."
     )
-    assert [r.table for r in book.receipts] == ["stars_daily", "market_regime"]
+    assert [r.table for r in book.receipts] == ["market_days", "market_regime"]  # its row
     assert [resolve(store, r) for r in book.receipts] == [None, None]
     # twice the usual share is no mass loss; nor is a day outside the 28 the guard reads
     store.con.execute("DELETE FROM stars_daily")

@@ -11,10 +11,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from shu.briefing.stories import Story, burst_groups, detect, shared_underneath, story_of
-from shu.briefing.story_words import shared_short, story_sentence, story_short, story_title
+from shu.briefing.story_title import story_title
+from shu.briefing.story_words import shared_short, story_sentence, story_short
 from shu.briefing.text import days_text
 from shu.receipts import ReceiptBook, resolve
+from shu.signals.stories import Story, burst_groups, detect, shared_underneath
+from shu.signals.story_reads import story_of
 
 DAY = date(2026, 2, 28)
 N = 70  # days of gains up to DAY
@@ -87,8 +89,8 @@ def test_a_burst_in_the_window() -> None:
 
 def test_bursts_on_the_same_days_in_several_repositories_are_said_together() -> None:
     from shu.briefing.sections.moved import same_days_line
-    from shu.briefing.stories import burst_groups, shared_bursts
     from shu.briefing.text import days_text
+    from shu.signals.stories import burst_groups, shared_bursts
 
     stories = []
     for repo, days in (("a/one", (12, 11)), ("a/two", (11, 10)), ("a/three", (20,))):
@@ -232,7 +234,7 @@ def test_a_slowdown_beneath_a_burst_names_both() -> None:
 def test_a_spike_a_reader_sees_is_named_whatever_its_size() -> None:
     """pytorch/pytorch's 19-20 Feb: 63 and 70 stars against about 25 a day, too few stars to
     move its pace (a burst needs 5 ordinary days above the median) but a spike in the chart."""
-    from shu.briefing.stories import SPIKE_TIMES, burst_groups, spike_day
+    from shu.signals.stories import SPIKE_TIMES, burst_groups, spike_day
 
     assert spike_day(2 * 25, 25) and not spike_day(2 * 25 - 1, 25)
     assert spike_day(12, 2) and not spike_day(11, 2)  # small repositories: 10 stars more
@@ -418,8 +420,8 @@ def test_the_real_repositories_of_2026_02_28(store, settings) -> None:
     for story in stories.values():
         story_sentence(store, book, story)
     # every place that names a member tells it the same way (table, charts, "What moved")
-    from shu.briefing.stories import mark_shared
     from shu.briefing.story_words import kind_words
+    from shu.signals.stories import mark_shared
 
     mark_shared(list(stories.values()))
     assert {kind_words(stories[r]) for r in platform} == {
@@ -456,8 +458,8 @@ def test_a_dip_is_weighed_against_the_store_wide_loss_of_stars(store, settings) 
     """On a week 8.8% of repository-days lost stars across the store: a repository that slowed
     without losing stars is told apart from one whose losses match the store's and one that lost
     stars beyond it."""
-    from shu.briefing.stories import loss_verdict
     from shu.briefing.story_words import StoreLoss
+    from shu.signals.stories import loss_verdict
 
     assert loss_verdict(0, 7, 0.088) == "none"
     assert loss_verdict(1, 7, 0.088) == "in line" and loss_verdict(2, 7, 0.088) == "in line"
@@ -510,7 +512,8 @@ def _platform(before: float, now: float, spikes: tuple[float, float]) -> list[fl
 def test_small_runs_of_spike_days_are_not_ordinary_days() -> None:
     """One rule for every repository: the days of a run of spike days too small to move the pace
     are left out of its ordinary days, as a burst's are, so a slowdown beneath them shows."""
-    from shu.briefing.stories import ordinary_sql, windows
+    from shu.signals.stories import windows
+    from shu.signals.story_reads import ordinary_sql
 
     gains = _gains(25)
     _set(gains, 9, 63)

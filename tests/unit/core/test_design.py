@@ -145,6 +145,12 @@ DEFINED_ONCE = {
     "Citation": "receipts.py",
     "Receipt": "receipts.py",
     "TEMPLATES": "forecast/questions/registry.py",
+    "DAILY_GAIN_SQL": "signals/star_days.py",
+    "refresh_star_days": "signals/star_days.py",
+    "spike_day": "signals/stories.py",
+    "detect": "signals/stories.py",
+    "loss_verdict": "signals/stories.py",
+    "and_list": "briefing/text.py",
 }
 
 
@@ -423,20 +429,74 @@ def test_one_ece_and_one_walk_forward():
 
 
 MAX_MODULE_LINES = 600
-# Modules over the line that another change is splitting (the briefing's, the GitHub ingest);
-# emptied when those changes are merged.
-SPLITTING_ELSEWHERE = {
-    "briefing/sections/rocm_ecosystem.py",
-    "briefing/sections/calibration_watch.py",
-    "briefing/story_words.py",
-    "briefing/stories.py",
-}
 
 
 def test_no_module_is_over_600_lines():
+    """No module of src/shu is past 600 lines: one that is computes two things, or something
+    that belongs in a layer below."""
     long = {
         str(path.relative_to(PACKAGE)): n
         for path in sorted(PACKAGE.rglob("*.py"))
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
     }
-    assert {k: v for k, v in long.items() if k not in SPLITTING_ELSEWHERE} == {}
+    assert long == {}
+
+
+# The daily star gain as SQL writes it: a count minus the one before (`stars - lag(stars)`, with
+# or without an offset of 1), or the share of repositories whose count fell computed from one.
+_DAILY_GAIN = re.compile(r"stars\s*-\s*lag\(\s*stars\s*(,\s*1\s*)?\)", re.IGNORECASE)
+FACTS_LAYER = {"signals/star_days.py"}
+
+
+def test_the_daily_gain_is_computed_only_in_the_facts_layer():
+    """No module outside the facts layer re-implements the daily gain (design.md, "Facts
+    layer"): it reads `star_days` instead. Checked by shape in Python and the SQL files."""
+    wrong = [
+        f"{path.relative_to(PACKAGE)}:{n}"
+        for path in sorted([*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.sql")])
+        if str(path.relative_to(PACKAGE)) not in FACTS_LAYER
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if _DAILY_GAIN.search(line)
+    ]
+    assert wrong == []
+
+
+# The tables the briefing words but must not compute from (design.md, "Facts layer").
+_COMPUTED_FROM = re.compile(
+    r"\b(FROM|JOIN)\s+(stars_daily|star_signals|commit_\w+|commits|history_\w+)\b",
+    re.IGNORECASE,
+)
+# Briefing modules still reading those tables themselves, and which: each is to move below the
+# briefing (issue 38); the list only shrinks, and the test fails when it is out of date.
+STILL_READING = {
+    "briefing/card/why.py": {"star_signals"},
+    "briefing/charts.py": {"star_signals", "stars_daily"},
+    "briefing/compare.py": {"star_signals"},
+    "briefing/facts.py": {"commits", "star_signals", "stars_daily"},
+    "briefing/sections/moved.py": {"star_signals"},
+    "briefing/story_words.py": {"star_signals"},
+}
+
+
+def test_the_briefing_reads_the_facts_layer_not_the_raw_tables():
+    """The stories, the calibration watch and the cards' busiest day read `star_days` /
+    `market_days`; any other briefing module that computes from the star, commit or history
+    tables is one of those still to move (`STILL_READING`)."""
+    reading: dict[str, set[str]] = {}
+    for path in sorted((PACKAGE / "briefing").rglob("*.py")):
+        tables = {m.group(2).lower() for m in _COMPUTED_FROM.finditer(path.read_text("utf-8"))}
+        if tables:
+            reading[str(path.relative_to(PACKAGE))] = tables
+    assert reading == STILL_READING
+
+
+def test_the_briefing_joins_its_lists_in_one_place():
+    """'a, b and c' is `text.and_list`; no other briefing module writes the joiner out again."""
+    wrong = [
+        f"{path.relative_to(PACKAGE)}:{n}"
+        for path in sorted((PACKAGE / "briefing").rglob("*.py"))
+        if path.name != "text.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r'\+ " and " \+', line)
+    ]
+    assert wrong == []

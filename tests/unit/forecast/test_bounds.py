@@ -21,6 +21,7 @@ from shu.forecast.models.artifact import model_path, save_forecasters
 from shu.forecast.models.split import TrainingConfig
 from shu.forecast.models.train import train_forecasters
 from shu.settings import TrackedRepo, load_settings
+from shu.signals.star_days import refresh_star_days
 
 LEVELS = interval.DIST_LEVELS
 
@@ -146,6 +147,7 @@ def test_origin_values_read_the_store(store, signals_for):
     stars[150:] -= 40  # 40 stars removed on day 150
     s = signals_for("o/r", stars)
     store.upsert("star_signals", s)
+    refresh_star_days(store)
     origin = s["day"].iloc[180]
     got = bounds.origin_values(store.con, ["o/r", "x/none"], origin, 21).set_index("repo")
     assert got.loc["o/r", "stars_gained"] == stars[180] - stars[159]

@@ -17,6 +17,7 @@ from shu.forecast.models.artifact import model_path, save_forecasters
 from shu.forecast.models.split import TrainingConfig
 from shu.forecast.models.train import train_forecasters
 from shu.settings import TrackedRepo, load_settings
+from shu.signals.star_days import refresh_star_days
 
 LEVELS = interval.DIST_LEVELS
 
@@ -208,6 +209,7 @@ def test_the_radar_reads_distributions_without_a_tracked_repository(
             rate[start : start + 35] *= 6
         stars = np.floor(1000 + np.cumsum(rng.poisson(rate)))
         store.upsert("star_signals", signals_from_stars(f"burst{r}/repo", stars))
+        refresh_star_days(store)
     settings = load_settings(repos=[], models_dir=tmp_path / "models")
     result = train_forecasters(
         store,

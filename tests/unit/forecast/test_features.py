@@ -14,6 +14,7 @@ from shu.forecast.features import feature_names
 from shu.forecast.features.examples import base_frame
 from shu.forecast.features.star import FEATURE_SETS
 from shu.forecast.questions.registry import TEMPLATES
+from shu.signals.star_days import refresh_star_days
 
 FIRST_DAY = date(2023, 1, 1)
 
@@ -28,6 +29,7 @@ def test_burst_day_share_median_gain_and_three_day_velocity(store, signals_for):
     gap_day = FIRST_DAY + timedelta(days=185)  # a missing day: its gain is spread, not lost
     frame = frame[frame["day"] != gap_day]
     store.upsert("star_signals", frame)
+    refresh_star_days(store)
     origin = FIRST_DAY + timedelta(days=199)
     row = base_frame(store.con, [origin], ["steady/burst"]).iloc[0]
     window = gains[172:200]  # the 28 daily gains up to the origin
@@ -63,6 +65,7 @@ def test_forks_and_open_issues_by_hand(store, signals_for):
     stars = 1000 + 20.0 * np.arange(100)  # 20 stars a day
     for repo in ("has/history", "no/counts", "new/today"):
         store.upsert("star_signals", signals_for(repo, stars, FIRST_DAY))
+        refresh_star_days(store)
     days = [origin - timedelta(days=k) for k in (28, 7, 0)]
     store.upsert("stars_daily", _daily("has/history", days, [300, 356, 370], [40, 52, 45]))
     store.upsert("stars_daily", _daily("new/today", [origin], [50], [9]))

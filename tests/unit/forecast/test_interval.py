@@ -24,6 +24,7 @@ from shu.forecast.models.split import TrainingConfig, fit_calibration_split
 from shu.forecast.models.train import train_forecasters
 from shu.forecast.questions.resolution import resolve_questions
 from shu.settings import TrackedRepo, load_settings
+from shu.signals.star_days import refresh_star_days
 
 T0 = date(2024, 3, 1)
 
@@ -40,6 +41,7 @@ def test_resolution_rule_observed_value_inside_outside_void(store):
         for i, v in enumerate(vs)
     ]
     store.upsert("star_signals", pd.DataFrame(rows))
+    refresh_star_days(store)
     q = pd.DataFrame(
         [
             (1, "i/in", T0, 2, 2.0, 1.0, 6.0),

@@ -11,6 +11,7 @@ from pandas.testing import assert_frame_equal
 from shu.forecast.features.examples import base_frame, with_thresholds
 from shu.forecast.features.star import ALL_SET_FEATURES, BASE_FEATURES
 from shu.forecast.questions.registry import template
+from shu.signals.star_days import refresh_star_days
 
 ORIGIN = date(2024, 2, 5)
 
@@ -162,6 +163,7 @@ def test_the_backtests_bounds_read_nothing_after_the_origin(store):
     future["stars"] = future["stars"] + np.where(burst > 20, 5000 - 40 * burst, 90 * burst)
     future["velocity_28d"] = future["velocity_28d"] * 7 - 50
     store.upsert("star_signals", future)
+    refresh_star_days(store)
     after = scored()
     for key, value in before.items():
         np.testing.assert_allclose(after[key], value, rtol=0, atol=1e-12, err_msg=key)
@@ -169,6 +171,7 @@ def test_the_backtests_bounds_read_nothing_after_the_origin(store):
     then["stars"] = then["stars"] - 28
     then["velocity_28d"] = then["velocity_28d"] - 1.0
     store.upsert("star_signals", then)
+    refresh_star_days(store)
     moved = scored()
     assert not np.allclose(moved["anchors/7"], before["anchors/7"])
     assert not np.allclose(moved["star_accel_fall/7"], before["star_accel_fall/7"])

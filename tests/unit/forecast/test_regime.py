@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from shu.forecast.calibration.regime import MIN_REPOS, regime_frame
+from shu.signals.star_days import refresh_star_days
 
 FIRST = date(2024, 1, 1)
 DAYS = 300
@@ -48,6 +49,7 @@ def _episode(i: int, d: int) -> bool:
 
 def test_shares_by_hand_and_distance_from_their_own_history(store):
     store.upsert("star_signals", _stars(120, _episode))
+    refresh_star_days(store)
     row = regime_frame(store.con, [ORIGIN]).iloc[0]
     assert row["share_falling_7d"] == pytest.approx(0.25)
     falling_28 = (21 * 6 + 7 * 30) / (28 * 120)  # 21 usual days, 7 episode days
@@ -62,6 +64,7 @@ def test_shares_by_hand_and_distance_from_their_own_history(store):
 
 def test_no_value_reads_past_the_origin(store):
     store.upsert("star_signals", _stars(120, _usual))
+    refresh_star_days(store)
     before = regime_frame(store.con, [ORIGIN])
     store.con.execute(
         "UPDATE star_signals SET stars = stars - 500, velocity_28d = -9 WHERE day > ?", [ORIGIN]
@@ -71,6 +74,7 @@ def test_no_value_reads_past_the_origin(store):
 
 def test_a_handful_of_repositories_is_no_cross_section(store):
     store.upsert("star_signals", _stars(MIN_REPOS - 1, _episode))
+    refresh_star_days(store)
     row = regime_frame(store.con, [ORIGIN]).iloc[0]
     assert np.isnan(row["share_falling_7d"]) and np.isnan(row["distance"])
     assert row["n_repos"] == MIN_REPOS - 1

@@ -25,11 +25,11 @@ def record_receipts(ctx: BriefingContext, live: ev.LiveRecord) -> tuple[int, int
         live.n_sql,
         live.params,
         live.n,
-        ctx.day,
+        ctx.as_of,
         "resolved forecasts in this band",
     )
     r_hits = ctx.book.query(
-        "forecast_resolutions", live.hits_sql, live.params, live.hits, ctx.day, "of them right"
+        "forecast_resolutions", live.hits_sql, live.params, live.hits, ctx.as_of, "of them right"
     )
     return r_n, r_hits
 
@@ -43,7 +43,7 @@ def record_against_claim(
     the answer), "above" when wholly above, None when it holds it or nothing has resolved."""
     sure = max(f["probability"], 1 - f["probability"])
     band = f["confidence"] or confidence_band(f["probability"])
-    live = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], band, ctx.day)
+    live = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], band, ctx.as_of)
     if not live.n:
         return live, None
     lo, hi = wilson_interval(live.hits, live.n)
@@ -112,7 +112,7 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
         )
     else:
         text += "; no backtest record of such answers is stored"
-    live = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], band, ctx.day)
+    live = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], band, ctx.as_of)
     if live.n:
         r_n, r_hits = record_receipts(ctx, live)
         text += (
@@ -151,13 +151,15 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
 def _group_record(ctx: BriefingContext, f: dict[str, Any]) -> str:
     """With none of its confidence resolved: this kind of question's record at every
     confidence (its template at its horizon), or that none has resolved."""
-    group = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], None, ctx.day)
+    group = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], None, ctx.as_of)
     if not group.n:
         return "; none of this kind of question has resolved in this store yet"
     label = "resolved forecasts of this kind of question"
-    r_n = ctx.book.query("forecast_resolutions", group.n_sql, group.params, group.n, ctx.day, label)
+    r_n = ctx.book.query(
+        "forecast_resolutions", group.n_sql, group.params, group.n, ctx.as_of, label
+    )
     r_hits = ctx.book.query(
-        "forecast_resolutions", group.hits_sql, group.params, group.hits, ctx.day, "of them right"
+        "forecast_resolutions", group.hits_sql, group.params, group.hits, ctx.as_of, "of them right"
     )
     return (
         "; none at this confidence has resolved in this store yet, and of this kind of question "
@@ -189,14 +191,14 @@ def interval_confidence(ctx: BriefingContext, iv: dict[str, Any]) -> tuple[list[
         )
     else:
         short_text = "No backtest record of such ranges is stored"
-    live = ev.live_interval_record(ctx.store, iv["horizon_days"], ctx.day)
+    live = ev.live_interval_record(ctx.store, iv["horizon_days"], ctx.as_of)
     if live.n:
         r_n = ctx.book.query(
             "interval_resolutions",
             live.n_sql,
             live.params,
             live.n,
-            ctx.day,
+            ctx.as_of,
             "resolved interval forecasts at this horizon",
         )
         r_h = ctx.book.query(
@@ -204,7 +206,7 @@ def interval_confidence(ctx: BriefingContext, iv: dict[str, Any]) -> tuple[list[
             live.hits_sql,
             live.params,
             live.hits,
-            ctx.day,
+            ctx.as_of,
             "of them inside their 80% interval",
         )
         short_text += (

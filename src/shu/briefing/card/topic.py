@@ -34,8 +34,8 @@ def card_topic(ctx: BriefingContext, repo: str, kind: str) -> TopicEvidence | No
     """The topic a card reports on: ROCm for a ROCm card, else the best-supported one."""
     if kind == "rocm":
         topic = rocm_topic(ctx.settings)
-        return topic_evidence(ctx.store, topic, repo, ctx.as_of) if topic else None
-    return attribute_topic(ctx.store, ctx.settings, ctx.index, repo, ctx.as_of)
+        return topic_evidence(ctx.store, topic, repo, ctx.data_through) if topic else None
+    return attribute_topic(ctx.store, ctx.settings, ctx.index, repo, ctx.data_through)
 
 
 def topic_lines(
@@ -169,7 +169,7 @@ def _landscape(ctx: BriefingContext, repo: str) -> Md:
     category = ctx.settings.category_of(repo)
     rows = []
     for peer in [r.repo for r in ctx.settings.repos if r.category == category]:
-        row = ev.latest_row(ctx.store, "star_signals", peer, ctx.as_of)
+        row = ev.latest_row(ctx.store, "star_signals", peer, ctx.data_through)
         if row is None or row["velocity_28d"] is None:
             continue
         r = ctx.book.row(
@@ -195,12 +195,12 @@ def _landscape(ctx: BriefingContext, repo: str) -> Md:
     rows.sort(key=lambda r: -r[0])
     return Md(
         f"From signals, 28-day star velocity in the {safe_inline(category)} category on "
-        f"{ctx.as_of}: " + "; ".join(r[1] for r in rows) + "."
+        f"{ctx.data_through}: " + "; ".join(r[1] for r in rows) + "."
     )
 
 
 def _lifecycle(ctx: BriefingContext, repo: str) -> Md:
-    phase = ev.lifecycle_phase(ctx.store, repo, ctx.as_of)
+    phase = ev.lifecycle_phase(ctx.store, repo, ctx.data_through)
     if phase is None:
         return Md("From signals: no lifecycle phase is stored for this repository yet.")
     r = ctx.book.row(

@@ -19,12 +19,12 @@ from typing import Any
 
 from shu.briefing import facts as ev
 from shu.briefing.context import BriefingContext
-from shu.briefing.stories import Episode, Story
 from shu.briefing.text import day_text, days_text, num, pct, ref
 from shu.forecast.features.words import RADAR_STATEMENTS, StatementFacts, reads_up, statement
 from shu.forecast.questions.registry import template as template_record
 from shu.forecast.radar.statements import BUSIEST_DAY_ON_SQL, BUSIEST_DAY_SQL, STORE_WIDE
 from shu.safe_markdown import Md, safe_inline
+from shu.signals.stories import Episode, Story
 
 SHORT_DRIVERS = 3
 
@@ -175,7 +175,7 @@ def rocm_context(ctx: BriefingContext, repo: str) -> list[Md]:
         act.commits_sql,
         act.params,
         act.commits,
-        ctx.as_of,
+        ctx.data_through,
         f"{repo} ROCm-touching commits in a year",
     )
     r_r = ctx.book.query(
@@ -183,12 +183,12 @@ def rocm_context(ctx: BriefingContext, repo: str) -> list[Md]:
         act.releases_sql,
         act.params,
         act.releases,
-        ctx.as_of,
+        ctx.data_through,
         f"{repo} releases mentioning ROCm in a year",
     )
     return [
         Md(
-            f"In the year to {ctx.as_of}: {act.commits:,} ROCm-touching commits {ref(r_c)} "
+            f"In the year to {ctx.data_through}: {act.commits:,} ROCm-touching commits {ref(r_c)} "
             f"and {act.releases:,} releases whose notes mention ROCm {ref(r_r)}."
         )
     ]
@@ -247,14 +247,14 @@ def statement_facts(
             cited["rel_acceleration_28d"] = [then[1], now[1]]
     busiest = None
     if "max_day_share_28d" in names:
-        params = [f["repo"], origin, origin, origin]
+        params = [f["repo"], origin, origin]
         row = ctx.store.con.execute(BUSIEST_DAY_SQL, params).fetchone()
         when = ctx.store.con.execute(BUSIEST_DAY_ON_SQL, params).fetchone()
         if row and row[0] is not None and when and when[0] is not None:
             label = f"{f['repo']} busiest of the 28 days to {origin}"
-            r_s = ctx.book.query("star_signals", BUSIEST_DAY_SQL, params, row[0], origin, label)
+            r_s = ctx.book.query("star_days", BUSIEST_DAY_SQL, params, row[0], origin, label)
             r_d = ctx.book.query(
-                "star_signals", BUSIEST_DAY_ON_SQL, params, when[0], origin, label + ": its day"
+                "star_days", BUSIEST_DAY_ON_SQL, params, when[0], origin, label + ": its day"
             )
             busiest = (day_text(when[0]), float(row[0]))
             cited["max_day_share_28d"] = [r_d, r_s]
@@ -306,9 +306,9 @@ def _expit(x: float) -> float:
 
 
 def _signal_context(ctx: BriefingContext, repo: str) -> list[Md]:
-    row = ev.latest_row(ctx.store, "star_signals", repo, ctx.as_of)
+    row = ev.latest_row(ctx.store, "star_signals", repo, ctx.data_through)
     if row is None:
-        return [Md(f"No star signals are stored for {safe_inline(repo)} up to {ctx.as_of}.")]
+        return [Md(f"No star signals are stored for {safe_inline(repo)} up to {ctx.data_through}.")]
     key = {"repo": repo, "day": row["day"]}
     cite = {
         c: ctx.book.row("star_signals", key, c, row[c], row["day"], f"{repo} {c}")
@@ -342,7 +342,7 @@ def _peer_context(ctx: BriefingContext, repo: str, categories: list[ev.CategoryM
     peers = [p for p in (move.members if move else []) if p != repo]
     parts = []
     for peer in peers:
-        row = ev.latest_row(ctx.store, "star_signals", peer, ctx.as_of)
+        row = ev.latest_row(ctx.store, "star_signals", peer, ctx.data_through)
         if row is None or row["acceleration_28d"] is None:
             continue
         r = ctx.book.row(
@@ -358,10 +358,10 @@ def _peer_context(ctx: BriefingContext, repo: str, categories: list[ev.CategoryM
         return []
     r_cat = ctx.book.row(
         "category_signals",
-        {"category": move.category, "day": ctx.as_of},
+        {"category": move.category, "day": ctx.data_through},
         "acceleration_28d_mean",
         move.acceleration,
-        ctx.as_of,
+        ctx.data_through,
         f"{move.category} mean acceleration_28d",
     )
     text = (
@@ -370,7 +370,7 @@ def _peer_context(ctx: BriefingContext, repo: str, categories: list[ev.CategoryM
     )
     if parts:
         text += "; peers: " + ", ".join(parts)
-    peer_row = ev.latest_row(ctx.store, "peer_signals", repo, ctx.as_of)
+    peer_row = ev.latest_row(ctx.store, "peer_signals", repo, ctx.data_through)
     if peer_row and peer_row.get("relative_acceleration_28d") is not None:
         key = {"repo": repo, "day": peer_row["day"]}
         r_rel = ctx.book.row(
@@ -398,10 +398,13 @@ def _peer_context(ctx: BriefingContext, repo: str, categories: list[ev.CategoryM
 
 
 def _release_context(ctx: BriefingContext, repo: str) -> list[Md]:
-    rel = ev.latest_release(ctx.store, repo, ctx.as_of)
+    rel = ev.latest_release(ctx.store, repo, ctx.data_through)
     if rel is None:
         return [
-            Md(f"Release context: no release of {safe_inline(repo)} is stored up to {ctx.as_of}.")
+            Md(
+                f"Release context: no release of {safe_inline(repo)} is stored up to "
+                f"{ctx.data_through}."
+            )
         ]
     r = ctx.book.row(
         "releases",
@@ -411,13 +414,13 @@ def _release_context(ctx: BriefingContext, repo: str) -> list[Md]:
         rel["published_at"].date(),
         f"{repo} latest release",
     )
-    days = (ctx.as_of - rel["published_at"].date()).days
+    days = (ctx.data_through - rel["published_at"].date()).days
     text = (
         f"Release context: the latest release, {safe_inline(rel['tag'])}, was published on "
         f"{rel['published_at'].date()} {ref(r)}, {days} day{'s' if days != 1 else ''} "
-        f"before {ctx.as_of}"
+        f"before {ctx.data_through}"
     )
-    context = ev.latest_row(ctx.store, "release_context", repo, ctx.as_of)
+    context = ev.latest_row(ctx.store, "release_context", repo, ctx.data_through)
     if context and context.get("median_interval_days") is not None:
         r_cad = ctx.book.row(
             "release_context",
@@ -431,7 +434,7 @@ def _release_context(ctx: BriefingContext, repo: str) -> list[Md]:
             f"; its stable releases come every {num(context['median_interval_days'], 0)} "
             f"days (median) {ref(r_cad)}"
         )
-    lift = ev.last_release_lift(ctx.store, repo, ctx.as_of)
+    lift = ev.last_release_lift(ctx.store, repo, ctx.data_through)
     if lift is not None:
         r_lift = ctx.book.row(
             "release_signals",

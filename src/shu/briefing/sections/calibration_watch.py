@@ -20,8 +20,8 @@ card (`regime_action`). At a glance's record of the surest answers counts only t
 
 `calibration_watch(store, day)` returns all of it as a plain dict (the briefing JSON's
 `calibration_watch`); `build` renders it with receipts and draws the reliability chart the HTML
-shows (OUT_DIR/DAY-calibration-watch.png). The guard's line is also shown at the top of the
-"Forecasts" section (`guard_notice`).
+shows (OUT_DIR/DAY-calibration-watch.png, `charts.watch_chart`). The guard's line is also shown at
+the top of the "Forecasts" section (`guard_notice`).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from shu.briefing.card.interval import interval_for
+from shu.briefing.charts import watch_chart
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import RADAR_SQL_LIST, REPLAYED_SQL
 from shu.briefing.story_words import StoreLoss
@@ -45,6 +46,7 @@ from shu.forecast.models.interval import VELOCITY_BANDS, VELOCITY_EDGES
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE as INTERVAL
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
+from shu.signals.star_days import largest_loss_day
 from shu.store import Store
 
 WATCH_DAYS = 56
@@ -99,20 +101,6 @@ DEPARTED_SQL = {
     "replayed": f"SELECT count(*) FROM ({DEPARTED_ROWS}) WHERE replayed",
 }
 
-# The store's days as shares of repositories losing stars (a count below the day before's), over
-# the 28 days to a day (params: that day twice).
-_DAILY_LOSS = """
-WITH step AS (
-  SELECT day, stars - lag(stars) OVER w AS change, day - lag(day) OVER w AS elapsed
-  FROM stars_daily WHERE day BETWEEN ?::DATE - 28 AND ?::DATE AND stars IS NOT NULL
-  WINDOW w AS (PARTITION BY repo ORDER BY day)),
-daily AS (SELECT day, avg((change < 0)::INT) AS share FROM step WHERE elapsed = 1 GROUP BY day)"""
-# The share on one day of the 28 to the regime's day (params: that day, that day, the day named).
-DAY_LOSS_SQL = _DAILY_LOSS + "\nSELECT share FROM daily WHERE day = ?"
-_MASS_LOSS_SQL = (
-    _DAILY_LOSS
-    + "\nSELECT day, share FROM daily WHERE day > ?::DATE - 28 ORDER BY share DESC, day LIMIT 1"
-)
 # A day on which at least this many times the usual share of repositories lost stars is named.
 MASS_LOSS_TIMES = 3.0
 
@@ -128,15 +116,15 @@ ORDER BY abs(horizon_days - 30), horizon_days, model_version"""
 def build(ctx: BriefingContext) -> Part:
     """The watch in short (its sentences, the lines on what shu does, its chart) for the body;
     its tables for the appendix."""
-    watch = calibration_watch(ctx.store, ctx.day)
-    view = watch_section(ctx.store, ctx.book, ctx.day, ctx.out_dir, watch)
+    watch = calibration_watch(ctx.store, ctx.as_of)
+    view = watch_section(ctx.store, ctx.book, ctx.as_of, ctx.out_dir, watch)
     ctx.charts.append(ctx.out_dir / view["chart"])
     # a day when several times the usual share of repositories lost stars: named once, here
     # unless At a glance names it beside the regime guard's sentence (when the guard acted)
-    loss = mass_loss_day(ctx.store, ctx.day)
+    loss = mass_loss_day(ctx.store, ctx.as_of)
     watch["mass_loss_day"] = loss
     told = regime_action(ctx) is not None
-    mass = mass_loss_sentence(ctx.book, ctx.day, loss) if loss and not told else None
+    mass = mass_loss_sentence(ctx.book, ctx.as_of, loss) if loss and not told else None
     return Part(
         ctx.render("sections/calibration_watch.md.j2", calibration_watch=view, mass_loss=mass),
         data={"calibration_watch": watch},
@@ -147,7 +135,7 @@ def build(ctx: BriefingContext) -> Part:
 def store_loss(ctx: BriefingContext) -> StoreLoss | None:
     """The store-wide share of repository-days losing stars this week with its receipt, when
     the regime guard is on for the briefing's day (None when it is off)."""
-    regime = _newest_regime(ctx.store, ctx.day)
+    regime = _newest_regime(ctx.store, ctx.as_of)
     if not regime or not regime.get("guard_on"):
         return None
     day = date.fromisoformat(regime["day"])
@@ -172,8 +160,8 @@ def mass_loss_day(store: Store, day: date) -> dict[str, Any] | None:
     if regime is None or usual is None or not usual > 0:
         return None
     anchor = date.fromisoformat(regime["day"])
-    row = store.con.execute(_MASS_LOSS_SQL, [anchor, anchor, anchor]).fetchone()
-    if row is None or row[1] is None or row[1] < MASS_LOSS_TIMES * usual:
+    row = largest_loss_day(store.con, anchor)
+    if row is None or row[1] < MASS_LOSS_TIMES * usual:
         return None
     return {
         "day": str(row[0]),
@@ -184,11 +172,11 @@ def mass_loss_day(store: Store, day: date) -> dict[str, Any] | None:
 
 
 def _loss_day_receipt(book: ReceiptBook, day: date, loss: dict[str, Any]) -> int:
-    anchor, on = date.fromisoformat(loss["regime_day"]), date.fromisoformat(loss["day"])
-    return book.query(
-        "stars_daily",
-        DAY_LOSS_SQL,
-        [anchor, anchor, on],
+    on = date.fromisoformat(loss["day"])
+    return book.row(
+        "market_days",
+        {"day": loss["day"]},
+        "share_losing",
         loss["share"],
         day,
         f"share of repositories losing stars on {on}",
@@ -228,14 +216,14 @@ def regime_notice(ctx: BriefingContext, loss_day: bool = False) -> Md | None:
     loss = store_loss(ctx)
     if loss is None:
         return None
-    regime = _newest_regime(ctx.store, ctx.day)
+    regime = _newest_regime(ctx.store, ctx.as_of)
     assert regime is not None
     r_usual = _usual_receipt(ctx.book, regime["day"], regime["usual_share_falling_7d"])
     cited = f"[R{loss.receipt}, R{r_usual}]"
-    mass = mass_loss_day(ctx.store, ctx.day) if loss_day else None
+    mass = mass_loss_day(ctx.store, ctx.as_of) if loss_day else None
     if mass is None:
         return Md(f"{_losing(regime)} {cited}")
-    r_day = _loss_day_receipt(ctx.book, ctx.day, mass)
+    r_day = _loss_day_receipt(ctx.book, ctx.as_of, mass)
     return Md(
         f"On {day_text(date.fromisoformat(mass['day']))}, {pct(mass['share'])} of repositories "
         f"lost stars in one day [R{r_day}]; on an average day this week "
@@ -609,69 +597,3 @@ def _pct(x: float | None) -> str:
 
 def _ci(b: dict) -> str:
     return "—" if b["ci_low"] is None else f"{100 * b['ci_low']:.1f}–{100 * b['ci_high']:.1f}%"
-
-
-def watch_chart(watch: dict, path: Path) -> Path:
-    """Reliability chart of the watch: per confidence band, mean confidence against how often
-    forecasts came true (with the 95% interval); per velocity band, 80% interval coverage."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 4.2), dpi=100)
-    left.plot([0.5, 1], [0.5, 1], color="grey", linestyle="dotted", label="as sure as said")
-    for b in watch["yes_no"]:
-        if not b["n"]:
-            continue
-        left.errorbar(
-            [b["mean_confidence"]],
-            [b["observed"]],
-            yerr=[[b["observed"] - b["ci_low"]], [b["ci_high"] - b["observed"]]],
-            marker="o",
-            capsize=3,
-            label=f"{b['band']} (n = {b['n']:,})",
-        )
-    left.set_xlim(0.5, 1)
-    left.set_ylim(0.3, 1)
-    left.set_xlabel("mean confidence said")
-    left.set_ylabel("came true as predicted")
-    left.set_title("yes/no forecasts by confidence band", fontsize=9)
-    left.legend(fontsize=7, loc="upper left")
-    shown = [b for b in watch["intervals"] if b["n"]]
-    right.axhline(0.8, color="grey", linestyle="dotted", label="nominal 80%")
-    for i, b in enumerate(shown):
-        right.errorbar(
-            [i],
-            [b["observed"]],
-            yerr=[[b["observed"] - b["ci_low"]], [b["ci_high"] - b["observed"]]],
-            marker="s",
-            capsize=3,
-            color="tab:orange",
-        )
-    right.set_xticks(
-        range(len(shown)), [f"{b['band']}\n(n = {b['n']:,})" for b in shown], fontsize=7
-    )
-    right.set_ylim(0.5, 1)
-    right.set_xlabel("28-day velocity on the origin, stars/day")
-    right.set_ylabel("80% interval held")
-    right.set_title("interval forecasts by velocity band", fontsize=9)
-    right.legend(fontsize=7, loc="lower right")
-    if not any(b["n"] for b in watch["yes_no"] + watch["intervals"]):
-        fig.text(0.5, 0.5, "no forecast resolved in the window yet", ha="center")
-    fig.suptitle(
-        f"Calibration watch: forecasts resolved {watch['window'][0]} .. {watch['window'][1]}",
-        fontsize=10,
-    )
-    fig.text(
-        0.01,
-        0.01,
-        "Source: shu store, forecasts, forecast_resolutions and interval_resolutions",
-        fontsize=7,
-        color="grey",
-    )
-    fig.tight_layout(rect=(0, 0.03, 1, 0.95))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path

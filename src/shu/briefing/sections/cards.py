@@ -31,6 +31,7 @@ from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections.calibration_watch import regime_action, regime_notice
 from shu.briefing.story_words import burst_leaving_sentence
 from shu.briefing.text import (
+    and_list,
     day_text,
     interval_text,
     num,
@@ -217,13 +218,13 @@ def regime_line(ctx: BriefingContext) -> Md | None:
     if held:
         done.append(
             "held the answers on the cards of "
-            + _and([repo_link(r) for r in held])
+            + and_list([repo_link(r) for r in held])
             + " closer to their base rates"
         )
     if widened:
         done.append(
             "widened the 80% ranges on the cards of "
-            + _and([repo_link(r) for r in widened])
+            + and_list([repo_link(r) for r in widened])
             + f" by {_wider(widened)}% of their width"
         )
     return Md(f"{notice}; so shu {' and '.join(done)}.")
@@ -253,10 +254,6 @@ def regime_sentence(ctx: BriefingContext) -> Md | None:
             "base rate" + ("" if n == 1 else "s")
         )
     return Md(f"{notice}; so shu {' and '.join(done)}.")
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 # The one-line key to a card's reasons, above the first card (the appendix says more).
@@ -398,14 +395,16 @@ def _question(ctx: BriefingContext, f: dict[str, Any]) -> Md:
 
 def _chart(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     if choice.kind == "rocm":
-        path = ctx.out_dir / f"{ctx.day}-rocm-{slug(choice.repo)}.png"
-        charts.rocm_chart(ctx.store, choice.headline, ctx.as_of, path)
+        path = ctx.out_dir / f"{ctx.as_of}-rocm-{slug(choice.repo)}.png"
+        charts.rocm_chart(ctx.store, choice.headline, ctx.data_through, path)
         return {
             "png": path.name,
             "alt": f"{choice.repo}: ROCm share of mainline commits and the forecast",
         }
-    path = ctx.out_dir / f"{ctx.day}-fan-{slug(choice.repo)}.png"
-    _, _, title = fan_chart(ctx.store, choice.repo, ctx.as_of, path, HISTORY_DAYS, choice.forecast)
+    path = ctx.out_dir / f"{ctx.as_of}-fan-{slug(choice.repo)}.png"
+    _, _, title = fan_chart(
+        ctx.store, choice.repo, ctx.data_through, path, HISTORY_DAYS, choice.forecast
+    )
     return {"png": path.name, "alt": title}
 
 

@@ -30,7 +30,7 @@ SHORT_QUOTE_CHARS = 140  # a contradicted claim as the body quotes it (the appen
 
 def build(ctx: BriefingContext) -> Part:
     """The checked claims, contradicted first, and the untestable ones in short."""
-    checks = document_checks(ctx.store, ctx.as_of)
+    checks = document_checks(ctx.store, ctx.data_through)
     data = [
         {
             "text": g.check.claim,

@@ -2,7 +2,7 @@
 
 Three to five sentences on what matters today and why, each with its number and receipt: the
 newsworthy stories first (a real change of pace, then the largest move that was only a few days
-of counts: `shu.briefing.stories`), the forecast that departs most from its base rate among
+of counts: `shu.signals.stories`), the forecast that departs most from its base rate among
 those this store's record of their kind of answer does not undercut (naming the furthest one
 left out, with its record; led by that record when it undercuts them all), the top of the
 breakout radar, and how sure shu has lately been against how often it was right on answers that
@@ -14,7 +14,7 @@ when the card asks nothing).
 
 A notable move of the share of commits touching ROCm across the ecosystem (more over 90 days
 than in any 90 days of the year before) is one more sentence, right after the stories
-(`rocm_ecosystem.glance_sentence`).
+(`rocm_finding.glance_sentence`).
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ from shu.briefing.context import BriefingContext, Part
 from shu.briefing.facts import REPLAYED_WHAT
 from shu.briefing.sections import calibration_watch as watch
 from shu.briefing.sections import radar as radar_section
-from shu.briefing.sections import rocm_ecosystem
+from shu.briefing.sections import rocm_finding
 from shu.briefing.sections.cards import question_clause, regime_sentence
-from shu.briefing.stories import burst_groups, shared_underneath
 from shu.briefing.story_words import kind_words, shared_short, story_sentence, story_short
 from shu.briefing.text import day_text, num, pct, ref, repo_link
 from shu.safe_markdown import Md
+from shu.signals.stories import burst_groups, shared_underneath
 from shu.store import Store
 
 MAX_SENTENCES = 5
@@ -89,7 +89,7 @@ def glance_sentences(ctx: BriefingContext) -> list[Md]:
     regime = regime_sentence(ctx)
     if regime is not None:
         out.insert(n_stories, regime)
-    rocm = rocm_ecosystem.glance_sentence(ctx)  # a notable move of ROCm work: news, after stories
+    rocm = rocm_finding.glance_sentence(ctx)  # a notable move of ROCm work: news, after stories
     if rocm is not None:
         out.insert(n_stories, rocm)
     return out
@@ -162,13 +162,13 @@ def _replayed(live: ev.LiveRecord, words: str = " (all replayed)") -> str:
 
 def _radar_sentence(ctx: BriefingContext) -> Md | None:
     """The top of the breakout radar (repositories not tracked)."""
-    _, entries = radar_section.shown_on(ctx, ctx.day, 1)
+    _, entries = radar_section.shown_on(ctx, ctx.as_of, 1)
     if not entries:
         return None
     e = entries[0]
     r_p = ctx.book.cite(e.probability_citation)
     r_v = ctx.book.cite(e.velocity_citation) if e.velocity_citation else 0
-    when = "now" if e.origin == ctx.day else f"on {day_text(e.origin)}, the radar's last run"
+    when = "now" if e.origin == ctx.as_of else f"on {day_text(e.origin)}, the radar's last run"
     now = f", from {num(e.velocity_28d, 1)} {when} {ref(r_v)}" if e.velocity_28d is not None else ""
     return Md(
         f"Top of the breakout radar: {repo_link(e.repo)}, {pct(e.probability, 1)} {ref(r_p)} "
@@ -181,22 +181,22 @@ def _calibration_sentence(ctx: BriefingContext) -> Md | None:
     """How often shu's surest yes/no forecasts came true lately, against how sure it said,
     counting only those at least `calibration_watch.DEPARTED` from their base rate (an answer at
     its base rate comes true as often as it says by construction)."""
-    d = watch.departed_band(ctx.store, ctx.day)
+    d = watch.departed_band(ctx.store, ctx.as_of)
     if not d["n"]:
         return None
-    r_n, r_o = watch.departed_receipts(ctx.book, ctx.day, d)
+    r_n, r_o = watch.departed_receipts(ctx.book, ctx.as_of, d)
     # replayed forecasts were issued on the data of their day but never published: say so
     who, aside = "forecasts shu gave", ""
     if d["replayed"] == d["n"]:
         who, aside = "replayed forecasts", f" ({REPLAYED_WHAT})"
     elif d["replayed"]:
-        params = [ctx.day - timedelta(days=watch.WATCH_DAYS), ctx.day, d["band"]]
+        params = [ctx.as_of - timedelta(days=watch.WATCH_DAYS), ctx.as_of, d["band"]]
         r_r = ctx.book.query(
             "forecast_resolutions",
             watch.DEPARTED_SQL["replayed"],
             params,
             d["replayed"],
-            ctx.day,
+            ctx.as_of,
             "replayed forecasts of them",
         )
         aside = f" ({d['replayed']:,} {ref(r_r)} of them replayed: {REPLAYED_WHAT})"
@@ -216,7 +216,7 @@ def _calibration_sentence(ctx: BriefingContext) -> Md | None:
 
 
 def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
-    now = ev.latest_row(ctx.store, "star_signals", repo, ctx.as_of)
+    now = ev.latest_row(ctx.store, "star_signals", repo, ctx.data_through)
     story = next((s for s in ctx.stories if s.repo == repo), None)
     cells: dict[str, Any] = {
         "repo": repo_link(repo),

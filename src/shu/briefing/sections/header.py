@@ -35,19 +35,19 @@ def model_age(ctx: BriefingContext, versions: list[str]) -> str | None:
         for key, m in card.get("models", {}).items()
         if key in asked and m.get("trained_through")
     ]
-    if not ends or (ctx.day - max(ends)).days < STALE_MODEL_DAYS:
+    if not ends or (ctx.as_of - max(ends)).days < STALE_MODEL_DAYS:
         return None
     newest = max(ends)
     return (
         f"models trained on data through {day_text(newest)}, "
-        f"{(ctx.day - newest).days} days before this briefing"
+        f"{(ctx.as_of - newest).days} days before this briefing"
     )
 
 
 def record_source(ctx: BriefingContext) -> str | None:
     """Where the track record comes from when replayed forecasts are in it (None when every
     resolved forecast was published at the time)."""
-    replayed, resolved = resolved_replayed(ctx.store, ctx.day)
+    replayed, resolved = resolved_replayed(ctx.store, ctx.as_of)
     if not replayed:
         return None
     return f"track record {'' if replayed == resolved else 'partly '}from {REPLAYED_WORDS}"
@@ -61,8 +61,8 @@ def build(ctx: BriefingContext) -> Part:
             "sections/header.md.j2",
             synthetic=ctx.synthetic,
             title=ctx.title,
-            day=ctx.day,
-            as_of=None if ctx.no_data else ctx.as_of,
+            day=ctx.as_of,
+            as_of=None if ctx.no_data else ctx.data_through,
             generated_at=utcnow().replace(microsecond=0),
             model_versions=versions,
             model_age=model_age(ctx, versions),

@@ -1,5 +1,5 @@
 """The "What moved" section: for each tracked repository what moved its star pace and why
-(`shu.briefing.stories`: a burst leaving the 28-day window, a spike, a release, stars removed, or
+(`shu.signals.stories`: a burst leaving the 28-day window, a spike, a release, stars removed, or
 a real change of pace), the most important first, and once for each set of tracked repositories
 that burst on the same days (after the last of their stories); the chart of the stars each
 gained per day with the days its story names, and one 28-day velocity comparison chart per
@@ -15,16 +15,16 @@ from shu.briefing.charts import HISTORY_DAYS, pace_gaps, slug
 from shu.briefing.compare import compare_chart, compare_frame, needs_log
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections.calibration_watch import store_loss
-from shu.briefing.stories import burst_groups, shared_underneath
 from shu.briefing.story_words import kind_words, story_sentence
-from shu.briefing.text import days_text, repo_link
+from shu.briefing.text import and_list, days_text, repo_link
 from shu.safe_markdown import Md
+from shu.signals.stories import burst_groups, shared_underneath
 
 
 def build(ctx: BriefingContext) -> Part:
     """The story lines and the section's charts (written beside the markdown)."""
-    stories_png = ctx.out_dir / f"{ctx.day}-stories.png"
-    charts.stories_chart(ctx.store, ctx.stories, ctx.as_of, stories_png)
+    stories_png = ctx.out_dir / f"{ctx.as_of}-stories.png"
+    charts.stories_chart(ctx.store, ctx.stories, ctx.data_through, stories_png)
     ctx.charts.append(stories_png)
     loss = store_loss(ctx)  # a week many repositories lost stars: each dip weighed against it
     lines = [story_sentence(ctx.store, ctx.book, s, loss) for s in ctx.stories]
@@ -96,7 +96,7 @@ def same_days_line(repos: list[str], first: date, last: date, under: str | None 
     (19–20 Feb 2026); shu knows no cause.', and where all of them ran slower (`under` 'down') or
     faster ('up') on their other days, that too."""
     names = [repo_link(r) for r in repos]
-    who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    who = and_list(names)
     text = (
         f"{who} gained unusually many stars on the same days ({days_text(first, last)}); shu "
         "knows no cause"
@@ -116,7 +116,7 @@ def _category_charts(ctx: BriefingContext) -> list[dict[str, Any]]:
     categories: dict[str, list[str]] = {}
     for r in ctx.settings.repos:
         categories.setdefault(r.category, []).append(r.repo)
-    since = ctx.as_of - timedelta(days=HISTORY_DAYS)
+    since = ctx.data_through - timedelta(days=HISTORY_DAYS)
     for category, repos in categories.items():
         present = [
             r[0]
@@ -127,20 +127,23 @@ def _category_charts(ctx: BriefingContext) -> list[dict[str, Any]]:
         ordered = [r for r in repos if r in present]
         if not ordered:
             continue
-        frame = compare_frame(ctx.store.con, ordered, "velocity", since=since, until=ctx.as_of)
-        gaps = pace_gaps(ctx.store, ordered, since, ctx.as_of)
+        frame = compare_frame(
+            ctx.store.con, ordered, "velocity", since=since, until=ctx.data_through
+        )
+        gaps = pace_gaps(ctx.store, ordered, since, ctx.data_through)
         log = needs_log(frame)
-        path = ctx.out_dir / f"{ctx.day}-compare-{slug(category)}.png"
+        path = ctx.out_dir / f"{ctx.as_of}-compare-{slug(category)}.png"
         compare_chart(
             frame,
             "velocity",
             path,
             log=log,
             title=(
-                f"{category}: 28-day star velocity (stars/day), {HISTORY_DAYS} days to {ctx.as_of}"
+                f"{category}: 28-day star velocity (stars/day), {HISTORY_DAYS} days to "
+                f"{ctx.data_through}"
             ),
             gaps=gaps,
-            span=(since, ctx.as_of),
+            span=(since, ctx.data_through),
         )
         out.append(
             {

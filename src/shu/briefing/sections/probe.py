@@ -32,7 +32,7 @@ def build(ctx: BriefingContext) -> Part:
         kernels = facts.probe_kernels(ctx.store, run["run_id"])
         out_runs.append(
             {
-                "after_day": started is not None and started > ctx.day,
+                "after_day": started is not None and started > ctx.as_of,
                 "backend": run["backend"],
                 "device": run["device_name"],
                 "started": run["started_at"],

@@ -37,7 +37,7 @@ def shown_on(
 def build(ctx: BriefingContext) -> Part:
     """The table of the top `TOP` untracked repositories on the radar whose name (or
     description) carries one of the radar's keywords (`shu.forecast.radar.topics`)."""
-    view = radar_view(ctx.store, ctx.settings, ctx.day, TOP, exclude=ctx.tracked)
+    view = radar_view(ctx.store, ctx.settings, ctx.as_of, TOP, exclude=ctx.tracked)
     scope, entries = view.scope, view.entries
     keywords = scope.keywords
     rows = []
@@ -80,7 +80,7 @@ def build(ctx: BriefingContext) -> Part:
         data["notes"] = {
             "radar": nothing
             or f"none of the {scope.n_forecast} untracked repositories forecast on or before "
-            f"{ctx.day} matches the radar's keywords (radar_keywords)"
+            f"{ctx.as_of} matches the radar's keywords (radar_keywords)"
         }
     by = day_text(entries[0].resolves_on) if entries else None
     return Part(
@@ -148,7 +148,7 @@ def precision_sql(rows_sql: str, k: int) -> str:
 
 def record_data(ctx: BriefingContext) -> dict[str, Any] | None:
     """The radar's record as plain data for `reports/DATE.json` (None before any resolved)."""
-    record = radar_data.radar_record(ctx.store, ctx.day)
+    record = radar_data.radar_record(ctx.store, ctx.as_of)
     if record is None:
         return None
     return {k: v for k, v in record.items() if k not in ("sql", "params")}
@@ -157,7 +157,7 @@ def record_data(ctx: BriefingContext) -> dict[str, Any] | None:
 def record_view(ctx: BriefingContext) -> dict[str, Any] | None:
     """The radar's scores over its resolved forecasts, worded for the track record (None when
     none has resolved)."""
-    record = radar_data.radar_record(ctx.store, ctx.day)
+    record = radar_data.radar_record(ctx.store, ctx.as_of)
     if record is None:
         return None
 
@@ -173,7 +173,7 @@ def record_view(ctx: BriefingContext) -> dict[str, Any] | None:
             precision_sql(record["sql"], k),
             record["params"],
             hit,
-            ctx.day,
+            ctx.as_of,
             f"share of the radar's top {k} that broke out, averaged over its days",
         )
         top.append((k, Md(f"{pct(hit)} {ref(r_hit)}")))
@@ -185,7 +185,7 @@ def record_view(ctx: BriefingContext) -> dict[str, Any] | None:
         f"SELECT avg(label) FROM ({record['sql']})",
         record["params"],
         base,
-        ctx.day,
+        ctx.as_of,
         "share of resolved radar forecasts that broke out",
     )
     r_n = ctx.book.query(
@@ -193,7 +193,7 @@ def record_view(ctx: BriefingContext) -> dict[str, Any] | None:
         f"SELECT count(*) FROM ({record['sql']})",
         record["params"],
         record["n"],
-        ctx.day,
+        ctx.as_of,
         "resolved radar forecasts",
     )
 

@@ -22,11 +22,11 @@ def build(ctx: BriefingContext) -> Part:
 
 
 def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
-    star = facts.latest_row(ctx.store, "star_signals", repo, ctx.as_of) or {}
-    commit = facts.latest_row(ctx.store, "commit_signals", repo, ctx.as_of) or {}
-    phase = facts.lifecycle_phase(ctx.store, repo, ctx.as_of)
-    rel = facts.latest_release(ctx.store, repo, ctx.as_of)
-    peer = facts.latest_row(ctx.store, "peer_signals", repo, ctx.as_of)
+    star = facts.latest_row(ctx.store, "star_signals", repo, ctx.data_through) or {}
+    commit = facts.latest_row(ctx.store, "commit_signals", repo, ctx.data_through) or {}
+    phase = facts.lifecycle_phase(ctx.store, repo, ctx.data_through)
+    rel = facts.latest_release(ctx.store, repo, ctx.data_through)
+    peer = facts.latest_row(ctx.store, "peer_signals", repo, ctx.data_through)
     stale = next((s for s in ctx.stale if s["repo"] == repo), None)
     return {
         "repo": repo_link(repo),

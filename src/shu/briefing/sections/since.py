@@ -35,7 +35,7 @@ RIGHT_RESOLVED_SQL = f"SELECT count(*) FILTER (WHERE {RIGHT_SQL}) {_RESOLVED}"
 
 def build(ctx: BriefingContext) -> Part:
     """The section, or nothing when there is no previous briefing."""
-    before = previous_briefing(ctx.store, ctx.day, ctx.synthetic)
+    before = previous_briefing(ctx.store, ctx.as_of, ctx.synthetic)
     if before is None:
         return Part(
             "",
@@ -123,7 +123,7 @@ def _moves(ctx: BriefingContext, before: dict[str, Any]) -> list[dict[str, Any]]
 
 
 def _new_on_radar(ctx: BriefingContext, before: dict[str, Any]) -> dict[str, Any]:
-    _, now = radar_section.shown_on(ctx, ctx.day)
+    _, now = radar_section.shown_on(ctx, ctx.as_of)
     _, then = radar_section.shown_on(ctx, before["day"])
     if not now or (then and then[0].origin == now[0].origin):
         return {"repos": [], "line": None}
@@ -142,19 +142,24 @@ def _new_on_radar(ctx: BriefingContext, before: dict[str, Any]) -> dict[str, Any
 
 
 def _resolved(ctx: BriefingContext, before: dict[str, Any]) -> dict[str, Any]:
-    params = [before["generated_at"], ctx.day]
+    params = [before["generated_at"], ctx.as_of]
     n, right = (_count(ctx, sql, params) for sql in (RESOLVED_SQL, RIGHT_RESOLVED_SQL))
     if not n:
         return {"n": 0, "right": 0, "line": Md("No yes/no forecast reached its day since.")}
     r_n = ctx.book.query(
-        "forecast_resolutions", RESOLVED_SQL, params, n, ctx.day, "resolved since the last briefing"
+        "forecast_resolutions",
+        RESOLVED_SQL,
+        params,
+        n,
+        ctx.as_of,
+        "resolved since the last briefing",
     )
     r_right = ctx.book.query(
         "forecast_resolutions",
         RIGHT_RESOLVED_SQL,
         params,
         right,
-        ctx.day,
+        ctx.as_of,
         "of them as predicted",
     )
     return {

@@ -31,19 +31,19 @@ TRACK_WINDOW_DAYS = 90
 
 def build(ctx: BriefingContext) -> Part:
     """The track record's tables and its reliability chart (written beside the markdown)."""
-    track = track_record(ctx.store, ctx.day, TRACK_WINDOW_DAYS)
-    reliability_png = ctx.out_dir / f"{ctx.day}-reliability.png"
+    track = track_record(ctx.store, ctx.as_of, TRACK_WINDOW_DAYS)
+    reliability_png = ctx.out_dir / f"{ctx.as_of}-reliability.png"
     charts.reliability_chart(
         track.pairs,
         reliability_png,
-        title=f"Reliability of resolved forecasts, {TRACK_WINDOW_DAYS} days to {ctx.day}",
+        title=f"Reliability of resolved forecasts, {TRACK_WINDOW_DAYS} days to {ctx.as_of}",
     )
     ctx.charts.append(reliability_png)
     view = {
         "track": _view(ctx, track),
         "reliability_png": reliability_png.name,
         "radar": radar.record_view(ctx),
-        "day": ctx.day,
+        "day": ctx.as_of,
     }
     return Part(
         ctx.render("sections/track.md.j2", **view),
@@ -127,7 +127,7 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
             track.n_sql,
             track.params,
             track.n,
-            ctx.day,
+            ctx.as_of,
             "resolved forecasts in window",
         )
         r_b = ctx.book.query(
@@ -135,7 +135,7 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
             track.brier_sql,
             track.params,
             track.brier,
-            ctx.day,
+            ctx.as_of,
             "rolling Brier",
         )
         r_c = ctx.book.query(
@@ -143,7 +143,7 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
             track.observed_rate_sql,
             track.params,
             track.observed_rate,
-            ctx.day,
+            ctx.as_of,
             "observed rate",
         )
         metrics = {
@@ -166,7 +166,7 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
             iv.n_sql,
             track.params,
             iv.n,
-            ctx.day,
+            ctx.as_of,
             "resolved interval forecasts in window",
         )
         intervals = {
@@ -180,7 +180,7 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
                         iv.coverage_sql[80],
                         track.params,
                         iv.coverage[80],
-                        ctx.day,
+                        ctx.as_of,
                         "observed coverage of the 80% intervals",
                     )
                 )
@@ -197,7 +197,7 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
                                 iv.coverage_sql[level],
                                 track.params,
                                 iv.coverage[level],
-                                ctx.day,
+                                ctx.as_of,
                                 f"observed coverage of the {level}% intervals",
                             )
                         )

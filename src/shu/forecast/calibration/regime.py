@@ -1,8 +1,8 @@
 """The state of the whole store on an origin, against its own history: how many repositories are
 losing stars at once.
 
-Per origin t, over every repository in `star_signals` (computed in DuckDB, reading only days on
-or before t):
+Per origin t, over every repository in the facts layer's `market_days` (its store-wide counts
+per day, `shu.signals.star_days`; computed in DuckDB, reading only days on or before t):
 - `share_falling_7d` / `share_falling_28d`: of the repository-days in the 7 / 28 days to t on
   which a star count was observed on that day and the day before, the share whose count fell;
 - `share_v28_nonpos`: the share of repositories whose 28-day velocity on t is <= 0;
@@ -30,6 +30,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from shu.signals.star_days import ensure_current
+
 REFERENCE_DAYS = 730
 REFERENCE_LAG_DAYS = 28
 MIN_REFERENCE_DAYS = 180
@@ -46,21 +48,10 @@ COLUMNS = (
 )
 
 _SQL = """
-WITH fresh AS (
-  SELECT repo, day, stars, velocity_28d FROM star_signals
-  WHERE day BETWEEN ?::DATE AND ?::DATE AND stars IS NOT NULL
-    AND coalesce(stars_age_days, 0) = 0),
-step AS (
-  SELECT day, velocity_28d,
-         stars - lag(stars) OVER w AS change, day - lag(day) OVER w AS elapsed, repo
-  FROM fresh WINDOW w AS (PARTITION BY repo ORDER BY day)),
-daily AS (
-  SELECT day,
-         count(*) FILTER (WHERE elapsed = 1) AS n_steps,
-         count(*) FILTER (WHERE elapsed = 1 AND change < 0) AS n_falling,
-         count(velocity_28d) AS n_v28,
-         count(*) FILTER (WHERE velocity_28d <= 0) AS n_v28_nonpos
-  FROM step GROUP BY day),
+WITH daily AS (
+  SELECT day, repos_compared AS n_steps, repos_losing AS n_falling,
+         repos_with_velocity AS n_v28, repos_not_gaining AS n_v28_nonpos
+  FROM market_days WHERE day BETWEEN ?::DATE AND ?::DATE),
 shares AS (
   SELECT day, n_falling / nullif(n_steps, 0) AS share_falling_day,
          n_v28_nonpos / nullif(n_v28, 0) AS share_v28_nonpos,
@@ -135,6 +126,7 @@ def regime_frame(con: duckdb.DuckDBPyConnection, origins: list[date]) -> pd.Data
     """One row per origin with `COLUMNS` (NaN where the store cannot say; see the module)."""
     if not origins:
         return pd.DataFrame(columns=list(COLUMNS))
+    ensure_current(con)
     days = sorted({pd.Timestamp(d).date() for d in origins})
     first = days[0] - timedelta(days=REFERENCE_DAYS + REFERENCE_LAG_DAYS + 400)
     con.execute("CREATE OR REPLACE TEMP TABLE _rg_origins (origin DATE)")

@@ -11,7 +11,8 @@ here from `star_signals`, said where it is done:
 - lagged velocity_28d (91 and 364 days) and stars a year ago;
 - velocity_7d 7, 14 and 21 days before the origin (relative to velocity_28d): which week of the
   28-day window the stars came in, i.e. what leaves the window next;
-- daily star gains (the change of `stars` between consecutive rows, per day elapsed): their
+- daily star gains (`star_days.gain`, the facts layer's: the change of `stars` between
+  consecutive rows, per day elapsed; `shu.signals.star_days`): their
   median over the 28 days to the origin, the busiest day's share of the window's stars, and the
   3-day mean, each relative to velocity_28d: whether the window's stars came in a spike that
   will not repeat;
@@ -22,7 +23,10 @@ Two feature sets only some templates read (`FEATURE_SETS`, named by a template's
 record), computed by every build so training, backtest and the daily job read the same:
 - "pace": the 28-day pace without its busiest day and without its three busiest days (mean of
   the other daily gains) and the upper quartile of the daily gains, relative to velocity_28d:
-  what the pace is once a burst has left the window;
+  what the pace is once a burst has left the window. A trimmed pace, deliberately not the
+  stories' ordinary pace (`shu.signals.stories`: the mean gain outside the runs of spike days
+  of a 56-day window): the trim needs no window beyond the 28 days and is what the shipped
+  model learnt on;
 - "engagement": forks and open issues (issues + pull requests) from `stars_daily` on the origin
   and 7 and 28 days before it (exact days): forks and open issues per star, the fork pace over
   28 days and its last-7-day change relative to the star pace, the open-issue count's log
@@ -45,6 +49,7 @@ import duckdb
 import pandas as pd
 
 from shu.errors import StoreError
+from shu.signals.star_days import ensure_current
 
 # Base features (one row per repo x origin), in model order.
 BASE_FEATURES = (
@@ -108,8 +113,10 @@ s AS (
   SELECT s.* FROM star_signals s, lim
   WHERE s.day BETWEEN lim.d0 AND lim.d1 AND s.repo IN (SELECT repo FROM o)),
 g AS (
-  SELECT s.*, (stars - lag(stars) OVER wd) / nullif(day - lag(day) OVER wd, 0) AS gain
-  FROM s WINDOW wd AS (PARTITION BY repo ORDER BY day)),
+  SELECT s.*, f.gain FROM s LEFT JOIN (
+    SELECT f.repo, f.day, f.gain FROM star_days f, lim
+    WHERE f.day BETWEEN lim.d0 AND lim.d1 AND f.repo IN (SELECT repo FROM o)) f
+  ON f.repo = s.repo AND f.day = s.day),
 roll AS (
   SELECT repo, day, stars, velocity_7d, velocity_28d, velocity_90d, acceleration_7d,
     acceleration_28d,
@@ -236,6 +243,7 @@ def build_features(con: duckdb.DuckDBPyConnection, origins: str) -> pd.DataFrame
     velocity_28d, velocity_90d, velocity_3d, acceleration_7d, acceleration_28d, accel_sd_91d,
     commit_velocity_28d) and `BASE_FEATURES` (NaN where the data does not exist).
     """
+    ensure_current(con)
     df = con.execute(_FEATURES_SQL.format(origins=origins)).df()
     for name in BASE_FEATURES + ALL_SET_FEATURES:
         df[name] = df[name].astype("float64")

@@ -55,18 +55,15 @@ class Driver:
 
 
 FIRST_DAY_SQL = "SELECT min(day) FROM star_signals WHERE repo = ?"
-# The busiest day among the 28 up to the origin: the largest daily gain (stars between
-# consecutive rows, per day elapsed), as the model's `max_day_share_28d` reads it.
+# The busiest day among the 28 up to the origin: the largest daily gain of the facts layer
+# (`star_days.gain`), as the model's `max_day_share_28d` reads it (params: repo, origin, origin).
 BUSIEST_DAY_SQL = (
-    "SELECT max(gain) FROM (SELECT day, (stars - lag(stars) OVER (ORDER BY day)) / "
-    "(day - lag(day) OVER (ORDER BY day)) AS gain FROM star_signals WHERE repo = ? "
-    "AND day BETWEEN ?::DATE - 60 AND ?::DATE) WHERE day > ?::DATE - 28"
+    "SELECT max(gain) FROM star_days WHERE repo = ? AND day > ?::DATE - 28 AND day <= ?::DATE"
 )
 # ... and its day (the latest of them on a tie).
 BUSIEST_DAY_ON_SQL = (
-    "SELECT arg_max(day, (gain, day)) FROM (SELECT day, (stars - lag(stars) OVER (ORDER BY day)) "
-    "/ (day - lag(day) OVER (ORDER BY day)) AS gain FROM star_signals WHERE repo = ? "
-    "AND day BETWEEN ?::DATE - 60 AND ?::DATE) WHERE day > ?::DATE - 28 AND gain IS NOT NULL"
+    "SELECT arg_max(day, (gain, day)) FROM star_days WHERE repo = ? AND day > ?::DATE - 28 "
+    "AND day <= ?::DATE AND gain IS NOT NULL"
 )
 MARKET_SQL = (
     "SELECT median(velocity_28d_z) FROM star_signals WHERE day = ?::DATE "
@@ -154,10 +151,10 @@ class _Facts:
             f"{self.repo} breakout bar",
         )
 
-    def query(self, sql: str, params: list[Any], value: Any, label: str) -> Citation:
-        return Citation(
-            "query", "star_signals", {}, "", value, self.origin, label, sql=sql, params=params
-        )
+    def query(
+        self, sql: str, params: list[Any], value: Any, label: str, table: str = "star_signals"
+    ) -> Citation:
+        return Citation("query", table, {}, "", value, self.origin, label, sql=sql, params=params)
 
 
 def _week(f: _Facts) -> tuple[str, list[Citation]] | None:
@@ -268,7 +265,7 @@ def _accel(f: _Facts) -> tuple[str, list[Citation]] | None:
 def _spike(f: _Facts) -> tuple[str, list[Citation]] | None:
     if f.v28 is None or f.v28 <= 0:
         return None
-    params = [f.repo, f.origin, f.origin, f.origin]
+    params = [f.repo, f.origin, f.origin]
     found = f.store.con.execute(BUSIEST_DAY_SQL, params).fetchone()
     busiest = float_or_none(found[0] if found else None)
     if busiest is None:
@@ -277,7 +274,7 @@ def _spike(f: _Facts) -> tuple[str, list[Citation]] | None:
         f"the busiest of the last 28 days brought {busiest:,.0f} stars, "
         f"{100 * busiest / (28 * f.v28):.0f}% of the {28 * f.v28:,.0f} they gained",
         [
-            f.query(BUSIEST_DAY_SQL, params, busiest, f"{f.repo} busiest day's stars"),
+            f.query(BUSIEST_DAY_SQL, params, busiest, f"{f.repo} busiest day's stars", "star_days"),
             f.signal("velocity_28d", f.v28),
         ],
     )

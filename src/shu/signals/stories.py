@@ -2,9 +2,10 @@
 
 The 28-day acceleration (`velocity_28d(t) - velocity_28d(t - 28)`) moves for reasons a reader
 must tell apart: a few days of unusual gains entering or leaving the 28-day window move it as
-much as a real change of pace does. `story_of(store, repo, day)` reads the repository's daily
-star counts of the 56 days to `day` and its releases, and says which of these it was (the
-cases are defined in docs/design.md, "Stories"):
+much as a real change of pace does. `detect(repo, counts, day, releases)` reads the
+repository's observed star counts of the 56 days to `day` and its releases, and says which of
+these it was (the cases are defined in docs/design.md, "Stories"; `story_reads.story_of` reads
+them from the facts layer's `star_days`):
 
 - `burst_left`: a burst (up to `RUN_MAX_DAYS` days of unusual gains) in the 28 days before the
   window left it, so the 28-day pace fell though the repository did not slow down;
@@ -24,7 +25,11 @@ cases are defined in docs/design.md, "Stories"):
 The 28-day acceleration splits exactly into the change of the ordinary pace and each episode's
 effect (its gains above the ordinary day of its window, over 28, with a minus sign for the
 window before); the story is the largest of them. Every number a story shows is re-read with
-its SELECT (`gained_sql`, `ordinary_sql`) so it can be cited as a query receipt.
+its SELECT (`story_reads.gained_sql`, `story_reads.ordinary_sql`) so it can be cited as a query
+receipt.
+
+These are facts of a window, not of a day: a spike day is one against the median gain of the
+56 days to the story's day, so they are computed per story from `star_days`, not stored.
 """
 
 from __future__ import annotations
@@ -35,8 +40,6 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from itertools import pairwise
 from typing import Any
-
-from shu.store import Store
 
 WINDOW = 28
 MAX_GAP_DAYS = 7  # more unobserved days than this in a row: the windows are undefined
@@ -504,18 +507,6 @@ def _release_before(releases: list[tuple[str, date]], start: date) -> tuple[str,
     return max(near, key=lambda r: (r[1], r[0])) if near else None
 
 
-def stored_counts(store: Store, repo: str, first: date, day: date) -> dict[date, float]:
-    """`repo`'s observed star counts from `first` to `day` (absent days unobserved)."""
-    return {
-        d: float(s)
-        for d, s in store.con.execute(
-            "SELECT day, stars FROM stars_daily WHERE repo = ? AND day >= ? AND day <= ? "
-            "AND stars IS NOT NULL",
-            [repo, first, day],
-        ).fetchall()
-    }
-
-
 def daily_gains(counts: dict[date, float], first: date, day: date) -> dict[date, float]:
     """Stars gained on each day of (first, day] that the counts cover without a gap of more
     than MAX_GAP_DAYS unobserved days (a count after unobserved days spread evenly over them)."""
@@ -525,21 +516,6 @@ def daily_gains(counts: dict[date, float], first: date, day: date) -> dict[date,
         if (b - a).days <= MAX_GAP_DAYS + 1 and b > first:
             gains.update(_daily_gains(counts, [a, b], first, b))
     return gains
-
-
-def story_of(store: Store, repo: str, day: date) -> Story:
-    """`repo`'s story on `day`, from its stored daily counts and releases (nothing after `day`)."""
-    first = day - timedelta(days=2 * WINDOW + MAX_GAP_DAYS + 1)
-    counts = stored_counts(store, repo, first, day)
-    releases = [
-        (tag, published.date())
-        for tag, published in store.con.execute(
-            "SELECT tag, published_at FROM releases WHERE repo = ? AND published_at >= ? AND "
-            "published_at < ?",
-            [repo, first, day + timedelta(days=1)],
-        ).fetchall()
-    ]
-    return detect(repo, counts, day, releases)
 
 
 LOSS_TAIL = 0.05  # a repository's losing days beyond the store-wide share: binomial tail below
@@ -558,51 +534,6 @@ def loss_verdict(lost_days: int, steps: int, share: float) -> str:
         math.comb(steps, k) * p**k * (1 - p) ** (steps - k) for k in range(lost_days, steps + 1)
     )
     return "beyond" if tail < LOSS_TAIL else "in line"
-
-
-def loss_days_sql(repo: str, first: date, last: date) -> tuple[tuple[str, str], list[Any]]:
-    """The SELECTs of `repo`'s day-to-day changes from `first` to `last` (a count observed on the
-    day and the day before, as the store-wide share counts them): how many fell, and how many
-    there were; both take the same parameters."""
-    steps = (
-        "FROM (SELECT day, stars - lag(stars) OVER (ORDER BY day) AS change, "
-        "day - lag(day) OVER (ORDER BY day) AS elapsed FROM stars_daily WHERE repo = ? AND "
-        "day BETWEEN ? AND ? AND stars IS NOT NULL) WHERE elapsed = 1 AND day >= ?"
-    )
-    params: list[Any] = [repo, first - timedelta(days=1), last, first]
-    return (
-        f"SELECT count(*) FILTER (WHERE change < 0) {steps}",
-        f"SELECT count(*) {steps}",
-    ), params
-
-
-# The SELECTs behind the numbers a story shows (cited as query receipts): the latest count on
-# or before a day, stars gained over days, and the mean gain of a window's ordinary days.
-STARS_AT = "(SELECT arg_max(stars, day) FROM stars_daily WHERE repo = ? AND day <= ?)"
-
-
-def gained_sql(repo: str, first: date, last: date) -> tuple[str, list[Any]]:
-    """Stars gained from `first` to `last` (both included): count(last) - count(first - 1)."""
-    return (
-        f"SELECT {STARS_AT} - {STARS_AT}",
-        [repo, last, repo, first - timedelta(days=1)],
-    )
-
-
-def ordinary_sql(
-    repo: str, first: date, last: date, episodes: list[Episode]
-) -> tuple[str, list[Any]]:
-    """The mean daily gain of the days `first`..`last` outside `episodes` (clipped to them)."""
-    terms, params = [f"{STARS_AT} - {STARS_AT}"], [repo, last, repo, first - timedelta(days=1)]
-    n = (last - first).days + 1
-    for e in episodes:
-        a, b = max(e.first, first), min(e.last, last)
-        if a > b:
-            continue
-        terms.append(f"- ({STARS_AT} - {STARS_AT})")
-        params += [repo, b, repo, a - timedelta(days=1)]
-        n -= (b - a).days + 1
-    return f"SELECT ({' '.join(terms)}) / {max(n, 1)}.0", params
 
 
 def windows(day: date) -> dict[str, tuple[date, date]]:

@@ -1,0 +1,198 @@
+"""The ROCm ecosystem index's facts, below the briefing: what the "ROCm across the ecosystem"
+section words (`shu.briefing.sections.rocm_ecosystem`), read from `rocm_index` /
+`rocm_index_repos` and `commits`.
+
+- `finding(store, as_of)`: how the share of commits touching ROCm moved over `FINDING_DAYS`
+  across the repositories counted on both days, against the largest such move of the
+  `PAST_DAYS` before (`Finding.notable`), and without the repository making over
+  `DOMINANT_SHARE` of the ROCm commits;
+- the SELECTs behind every number the section shows (each cited as a query receipt): shares
+  over the same repositories (`SAME_REPOS_*`), the leaders and first-time adopters
+  (`LEADERS_SQL`, `ADOPTERS_SQL`), the change behind a merge (`CHANGE_SQL`), a repository's
+  commits in the store (`HISTORY_SQL`);
+- `index_day`, `index_row`, `histories_ended`: the index's newest day on or before a day, its
+  row, and the repositories whose history ended before it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import date, timedelta
+from typing import Any
+
+from shu.store import Store
+
+# Both days' shares over the repositories counted on both days (the first ? is the day whose
+# share it is, the second the other day).
+SAME_REPOS_SQL = (
+    "SELECT sum(rocm_commits_90d) / nullif(sum(commits_90d), 0) FROM rocm_index_repos "
+    "WHERE day = ? AND repo IN (SELECT repo FROM rocm_index_repos WHERE day = ?)"
+)
+SAME_REPOS_COUNT_SQL = (
+    "SELECT count(*) FROM rocm_index_repos WHERE day = ? AND repo IN "
+    "(SELECT repo FROM rocm_index_repos WHERE day = ?)"
+)
+# Repositories counted on both days with ROCm commits in the first day's window.
+SAME_REPOS_ACTIVE_SQL = (
+    "SELECT count(*) FROM rocm_index_repos WHERE day = ? AND rocm_commits_90d > 0 AND repo IN "
+    "(SELECT repo FROM rocm_index_repos WHERE day = ?)"
+)
+ADOPTERS_SQL = """
+SELECT a.repo, a.first_rocm_day, a.first_rocm_sha, c.committed_at, c.subject, c.parents,
+       a.rocm_commits_90d
+FROM rocm_index_repos a JOIN commits c ON c.repo = a.repo AND c.sha = a.first_rocm_sha
+WHERE a.day = ? AND a.first_time_adopter AND a.first_rocm_day > ?
+ORDER BY a.first_rocm_day DESC, a.repo
+"""
+LEADERS_SQL = """
+SELECT repo, rocm_commits_90d FROM rocm_index_repos
+WHERE day = ? AND rocm_commits_90d > 0 ORDER BY rocm_commits_90d DESC, repo LIMIT ?
+"""
+
+# The share without the repository making the most ROCm commits (params: day, that repository),
+# said when it makes over DOMINANT_SHARE of them.
+WITHOUT_SQL = (
+    "SELECT sum(rocm_commits_90d) / nullif(sum(commits_90d), 0) FROM rocm_index_repos "
+    "WHERE day = ? AND repo <> ?"
+)
+DOMINANT_SHARE = 0.4
+HISTORY_SQL = "SELECT count(*) FROM commits WHERE repo = ?"
+# The share over the repositories counted on both days, one repository left out (params: the
+# day whose share it is, the repository, the other day).
+SAME_REPOS_WITHOUT_SQL = (
+    "SELECT sum(rocm_commits_90d) / nullif(sum(commits_90d), 0) FROM rocm_index_repos "
+    "WHERE day = ? AND repo <> ? AND repo IN (SELECT repo FROM rocm_index_repos WHERE day = ?)"
+)
+# The finding's move is over FINDING_DAYS; it is notable when it is larger (either way) than
+# every move over as many days, over the repositories counted at both ends, that ended in the
+# PAST_DAYS before the move began (params: the first and last end day of those moves; in the
+# _WITHOUT one, then the repository left out).
+FINDING_DAYS = 90
+PAST_DAYS = 365
+_PAST_MOVES = f"""
+WITH pairs AS (
+    SELECT a.day, a.rocm_commits_90d AS rocm_end, a.commits_90d AS commits_end,
+           b.rocm_commits_90d AS rocm_start, b.commits_90d AS commits_start
+    FROM rocm_index_repos a
+    JOIN rocm_index_repos b ON b.repo = a.repo AND b.day = a.day - {FINDING_DAYS}
+    WHERE a.day BETWEEN ? AND ?{{without}}
+), moves AS (
+    SELECT sum(rocm_end) / nullif(sum(commits_end), 0)
+           - sum(rocm_start) / nullif(sum(commits_start), 0) AS move
+    FROM pairs GROUP BY day
+)
+SELECT max(abs(move)) FROM moves
+"""
+PAST_MOVES_SQL = _PAST_MOVES.format(without="")
+PAST_MOVES_WITHOUT_SQL = _PAST_MOVES.format(without=" AND a.repo <> ?")
+# For a first ROCm commit on the main line that is a merge: the first commit touching ROCm that
+# is not a merge, committed at or before it (params: repository, the merge's time). The store
+# keeps how many parents a commit has, not which, so this is the first such commit, not one
+# traced through the merge.
+CHANGE_SQL = """
+SELECT sha, committed_at, subject FROM commits
+WHERE repo = ? AND touches_rocm AND coalesce(parents, 1) <= 1 AND committed_at <= ?
+ORDER BY committed_at, sha LIMIT 1
+"""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """How the share of commits touching ROCm moved over FINDING_DAYS, over the repositories
+    counted at both ends, and whether that is news: the section's first sentence, and At a
+    glance's when `notable`."""
+
+    day: date
+    then: date
+    repos: int  # counted on both days
+    share_then: float
+    share_now: float
+    largest_before: float | None  # the largest move either way in the PAST_DAYS before `then`
+    rocm_commits: int  # today's ROCm commits over every repository counted today
+    top: str | None = None  # the repository making over DOMINANT_SHARE of them
+    top_commits: int = 0
+    without_then: float | None = None  # the share without `top`, same repositories
+    without_now: float | None = None
+    largest_without: float | None = None  # `largest_before` without `top`
+
+    @property
+    def move(self) -> float:
+        return self.share_now - self.share_then
+
+    @property
+    def notable(self) -> bool:
+        """The move is larger, either way, than every move over as many days in the year
+        before it began."""
+        return self.largest_before is not None and abs(self.move) > self.largest_before
+
+
+def finding(store: Store, as_of: date) -> Finding | None:
+    """The share's move over the FINDING_DAYS to the index's newest day on or before `as_of`
+    (None when the index has no row that long before, or no commit to count)."""
+    day = index_day(store, as_of)
+    if day is None:
+        return None
+    then = day - timedelta(days=FINDING_DAYS)
+    con = store.con
+    share_now = con.execute(SAME_REPOS_SQL, [day, then]).fetchall()[0][0]
+    share_then = con.execute(SAME_REPOS_SQL, [then, day]).fetchall()[0][0]
+    if share_now is None or share_then is None:
+        return None
+    repos = con.execute(SAME_REPOS_COUNT_SQL, [day, then]).fetchall()[0][0]
+    largest = con.execute(PAST_MOVES_SQL, past_window(then)).fetchall()[0][0]
+    total = con.execute("SELECT rocm_commits_90d FROM rocm_index WHERE day = ?", [day]).fetchall()
+    rocm_commits = int(total[0][0] or 0)
+    out = Finding(
+        day,
+        then,
+        repos,
+        float(share_then),
+        float(share_now),
+        None if largest is None else float(largest),
+        rocm_commits,
+    )
+    leader = con.execute(LEADERS_SQL, [day, 1]).fetchall()
+    if not leader or not rocm_commits or leader[0][1] / rocm_commits <= DOMINANT_SHARE:
+        return out
+    top, n = leader[0]
+    without_now = con.execute(SAME_REPOS_WITHOUT_SQL, [day, top, then]).fetchall()[0][0]
+    without_then = con.execute(SAME_REPOS_WITHOUT_SQL, [then, top, day]).fetchall()[0][0]
+    if without_now is None or without_then is None:
+        return out
+    largest_without = con.execute(PAST_MOVES_WITHOUT_SQL, [*past_window(then), top]).fetchall()
+    return replace(
+        out,
+        top=top,
+        top_commits=n,
+        without_then=float(without_then),
+        without_now=float(without_now),
+        largest_without=None if largest_without[0][0] is None else float(largest_without[0][0]),
+    )
+
+
+def past_window(then: date) -> list[date]:
+    """The first and last end day of the moves a finding is measured against."""
+    return [then - timedelta(days=PAST_DAYS - 1), then]
+
+
+def index_day(store: Store, as_of: date) -> date | None:
+    """The newest day of the index on or before `as_of`."""
+    return store.con.execute("SELECT max(day) FROM rocm_index WHERE day <= ?", [as_of]).fetchall()[
+        0
+    ][0]
+
+
+def index_row(store: Store, day: date) -> dict[str, Any] | None:
+    cur = store.con.execute("SELECT * FROM rocm_index WHERE day = ?", [day])
+    row = cur.fetchone()
+    return None if row is None else dict(zip([d[0] for d in cur.description], row, strict=True))
+
+
+def histories_ended(store: Store, day: date) -> list[dict[str, Any]]:
+    """Repositories counted at some time before `day` whose history ends before it."""
+    rows = store.con.execute(
+        "SELECT repo, max(day) FROM rocm_index_repos GROUP BY repo HAVING max(day) < ? "
+        "ORDER BY 2 DESC, 1",
+        [day],
+    ).fetchall()
+    return [{"repo": r, "last_day": d} for r, d in rows]
