@@ -53,7 +53,7 @@ from typing import Any
 from shu.evidence.document_claims import document_claims
 from shu.evidence.extract import DEVICES
 from shu.evidence.run_dates import known_first, made_after, run_made_words
-from shu.probe.inductor import FAMILY_WORDS
+from shu.evidence.suite_geomean import carriers, without_substitutions
 from shu.receipts import Citation
 from shu.settings import ConfiguredClaim, Settings, get_settings
 from shu.store import Store
@@ -498,8 +498,8 @@ def _check(
         )
     carried = None
     if spec.metric == "speedup" and spec.workload == "suite":
-        measured, sentence, cites, carried = _suite_without_substitutions(
-            spec, run, settings, (measured, sentence, cites)
+        measured, sentence, cites, carried = without_substitutions(
+            run, (measured, sentence, cites), lambda m: _holds(spec, m, settings)[0]
         )
     ok, rule = _holds(spec, measured, settings)
     ratio = measured / spec.value if spec.value else None
@@ -507,7 +507,7 @@ def _check(
     if ratio is not None and not ok:
         evidence += f"; measured/claimed = {ratio:.2f}"
     if spec.metric == "speedup" and spec.workload == "suite":
-        evidence += _carriers(run)
+        evidence += carriers(run)
     verdict = number = SUPPORTED if ok else CONTRADICTED
     reason = mechanism_verdict = None
     mechanism = _mechanism(spec, run)
@@ -578,80 +578,6 @@ def _mechanism(
         f"({'; '.join(parts)}), not one fused kernel",
         cite,
     )
-
-
-def _carriers(run: ProbeRun) -> str:
-    """Which kernels carry a run's raw geomean (those above it), marking the ones Inductor
-    replaced by a library kernel, and the range of the others."""
-    valid = sorted(
-        ((k, row["speedup"]) for k, row in run.results.items() if row["is_valid"]),
-        key=lambda kv: -kv[1],
-    )
-    gm = run.run["geomean_speedup"]
-    if not valid or gm is None:
-        return ""
-    subs = _substituted(run)
-    above = [(k, s) for k, s in valid if s > gm]
-    rest = [s for k, s in valid if s <= gm]
-    text = "; carried by " + ", ".join(
-        f"{k} {s:.2f}x" + (" (Inductor substituted a library kernel)" if k in subs else "")
-        for k, s in above
-    )
-    if rest:
-        text += f"; the other {len(rest)} at {min(rest):.2f}-{max(rest):.2f}x"
-    return text
-
-
-def _substituted(run: ProbeRun) -> dict[str, str]:
-    """The valid kernels Inductor replaced by a library kernel, each with what replaced it in
-    words ('SDPA (aten._scaled_dot_product_cudnn_attention)')."""
-    out = {}
-    for k, row in run.results.items():
-        if not (row["is_valid"] and row.get("substitutions")):
-            continue
-        record = run.inductor(k) or {}
-        by = [
-            f"{FAMILY_WORDS.get(sub.get('family'), sub.get('family') or 'a library kernel')} "
-            f"({sub['by']})"
-            for sub in record.get("substitutions") or []
-            if sub.get("by")
-        ]
-        out[k] = ", ".join(by) or "a library kernel"
-    return out
-
-
-def _suite_without_substitutions(
-    spec: ClaimSpec, run: ProbeRun, settings: Settings, raw: Measurement
-) -> tuple[float, str, tuple[Citation, ...], str | None]:
-    """A geomean claim's measurement without the kernels Inductor substituted (the raw one
-    when the run substituted none or did not record it), and, where the raw geomean meets the
-    claim and that one does not, what says so: 'the raw geomean supports it only because
-    Inductor substituted SDPA (…) for naive_attention (1.69x with it, 1.32x without)'."""
-    without = run.run.get("geomean_speedup_without_substitutions")
-    subs = _substituted(run)
-    if without is None or not subs:
-        return (*raw, None)
-    names = ", ".join(sorted(subs))
-    cites = raw[2] + (
-        run.cite_run(
-            "geomean_speedup_without_substitutions", "probe geomean without substitutions"
-        ),
-        *(run.cite_kernel(k, "substitutions", f"probe {k} substitutions") for k in sorted(subs)),
-    )
-    n = (run.run["n_valid"] or 0) - len(subs)
-    sentence = (
-        f"geomean speedup {without:.2f}x over the other {n} valid kernels, without {names}, "
-        f"which Inductor handed to a library kernel ({raw[0]:.2f}x raw with "
-        f"{'it' if len(subs) == 1 else 'them'})"
-    )
-    carried = None
-    if _holds(spec, raw[0], settings)[0] and not _holds(spec, without, settings)[0]:
-        by = "; ".join(f"{subs[k]} for {k}" for k in sorted(subs))
-        carried = (
-            f"the raw geomean supports it only because Inductor substituted {by} "
-            f"({raw[0]:.2f}x with it, {without:.2f}x without)"
-        )
-    return without, sentence, cites, carried
 
 
 def _stack_note(spec: ClaimSpec, run: ProbeRun) -> str:
