@@ -27,8 +27,8 @@ comparison with a library kernel that Inductor itself substituted for the compar
 so. A geomean claim is judged on the geomean without the kernels Inductor substituted (a
 library kernel's speed is not generated code's); it names the kernels that carry the raw
 geomean, and where the substitution alone carries the claim its verdict says so
-("contradicted: the raw geomean supports it only because Inductor substituted SDPA … for
-naive_attention"). A claim about ROCm support of the build is judged on a
+("contradicted: the raw geomean supports it only because Inductor substituted a library
+kernel for naive_attention … (SDPA)"). A claim about ROCm support of the build is judged on a
 ROCm run only (a CUDA build says nothing about it).
 
 A check for a dated briefing (`evaluate_claims(store, day=…)`) uses the runs made by that

@@ -11,16 +11,26 @@ claim and the other does not, says that only the substitution carries it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-from shu.probe.inductor import FAMILY_WORDS
 from shu.receipts import Citation
 
-if TYPE_CHECKING:
-    from shu.evidence.claims import Measurement, ProbeRun
+
+class _Run(Protocol):
+    """What these checks read of a probe run (`claims.ProbeRun`)."""
+
+    @property
+    def run(self) -> dict[str, Any]: ...
+
+    @property
+    def results(self) -> dict[str, dict[str, Any]]: ...
+
+    def cite_run(self, column: str, label: str) -> Citation: ...
+
+    def cite_kernel(self, kernel: str, column: str, label: str) -> Citation: ...
 
 
-def carriers(run: ProbeRun) -> str:
+def carriers(run: _Run) -> str:
     """Which kernels carry a run's raw geomean (those above it), marking the ones Inductor
     replaced by a library kernel, and the range of the others."""
     valid = sorted(
@@ -42,31 +52,25 @@ def carriers(run: ProbeRun) -> str:
     return text
 
 
-def substituted(run: ProbeRun) -> dict[str, str]:
-    """The valid kernels Inductor replaced by a library kernel, each with what replaced it in
-    words ('SDPA (aten._scaled_dot_product_cudnn_attention)')."""
-    out = {}
-    for k, row in run.results.items():
-        if not (row["is_valid"] and row.get("substitutions")):
-            continue
-        record = run.inductor(k) or {}
-        by = [
-            f"{FAMILY_WORDS.get(sub.get('family'), sub.get('family') or 'a library kernel')} "
-            f"({sub['by']})"
-            for sub in record.get("substitutions") or []
-            if sub.get("by")
-        ]
-        out[k] = ", ".join(by) or "a library kernel"
-    return out
+def substituted(run: _Run) -> dict[str, str]:
+    """The valid kernels Inductor replaced by a library kernel, each with what replaced it as
+    the run stored it (`probe_results.substitutions`: 'bmm+mul+_softmax+bmm →
+    aten._scaled_dot_product_cudnn_attention (SDPA)')."""
+    return {
+        k: row["substitutions"]
+        for k, row in run.results.items()
+        if row["is_valid"] and row.get("substitutions")
+    }
 
 
 def without_substitutions(
-    run: ProbeRun, raw: Measurement, meets: Callable[[float], bool]
+    run: _Run, raw: tuple[float, str, tuple[Citation, ...]], meets: Callable[[float], bool]
 ) -> tuple[float, str, tuple[Citation, ...], str | None]:
     """A geomean claim's measurement without the kernels Inductor substituted (the raw one
     when the run substituted none or did not record it), and, where the raw geomean meets the
     claim and that one does not, what says so: 'the raw geomean supports it only because
-    Inductor substituted SDPA (…) for naive_attention (1.69x with it, 1.32x without)'."""
+    Inductor substituted a library kernel for naive_attention (1.69x with it, 1.32x without):
+    … → aten._scaled_dot_product_cudnn_attention (SDPA)'."""
     without = run.run.get("geomean_speedup_without_substitutions")
     subs = substituted(run)
     if without is None or not subs:
@@ -86,9 +90,10 @@ def without_substitutions(
     )
     carried = None
     if meets(raw[0]) and not meets(without):
-        by = "; ".join(f"{subs[k]} for {k}" for k in sorted(subs))
+        one = len(subs) == 1
         carried = (
-            f"the raw geomean supports it only because Inductor substituted {by} "
-            f"({raw[0]:.2f}x with it, {without:.2f}x without)"
+            f"the raw geomean supports it only because Inductor substituted a library kernel "
+            f"for {names} ({raw[0]:.2f}x with {'it' if one else 'them'}, {without:.2f}x "
+            f"without): " + ", ".join(subs[k] for k in sorted(subs))
         )
     return without, sentence, cites, carried

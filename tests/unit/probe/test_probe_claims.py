@@ -211,7 +211,8 @@ def test_a_geomean_claim_names_its_carriers_and_the_value_without_substitutions(
     assert (check.carried_by_substitution is not None) == carried
     if carried:
         assert check.verdict_words.startswith(
-            "contradicted: the raw geomean supports it only because Inductor substituted SDPA"
+            "contradicted: the raw geomean supports it only because Inductor substituted a "
+            "library kernel for naive_attention"
         )
 
 
