@@ -1,5 +1,6 @@
 """How many repositories of the star data the radar's default topic filter keeps, judged on
-names alone and on names plus the descriptions the ranking files carry (imported with the
+names alone and on names plus the descriptions the ranking files carry, and how many it leaves out
+that a match on the owner's name would keep (imported with the
 ranking importer into a scratch store, so the figure is what `shu` itself would see).
 
 Run: ./.venv/bin/python benchmarks/radar_filter_coverage.py
@@ -48,6 +49,12 @@ def main() -> None:
     print(f"with a description from {raw}/ (all files): {n_described:,}")
     print(f"default filter keeps by name alone: {by_name:,}")
     print(f"default filter keeps by name and description: {with_text:,}")
+    owner_only = sum(
+        not matches(keywords, repo, described.get(repo.lower()))
+        and matches(keywords, repo.split("/")[0])
+        for repo in names
+    )
+    print(f"left out though their owner's name carries a keyword: {owner_only:,}")
     for repo in ("langgenius/dify", "open-webui/open-webui", "comfyanonymous/ComfyUI"):
         print(f"  {repo}: {matches(keywords, repo, described.get(repo.lower()))}")
 

@@ -322,8 +322,10 @@ class Settings(BaseSettings):
     radar_keywords: list[str] | None = Field(
         default=None,
         description="Keywords the briefing's breakout radar keeps untracked repositories by, "
-        "matched against each repository's name and, where the store holds one, its "
-        "description (three letters or fewer: whole words only). Unset: ML-framework terms "
+        "matched against each repository's own name (not its owner's) and, where the store "
+        "holds one, its description (three letters or fewer: whole words only; a mention "
+        "negated by one of the three words before it, 'remove'/'disable'/'without'…, does "
+        "not count). Unset: ML-framework terms "
         "(shu.forecast.radar.topics.ML_TERMS), the tracked repositories' names and the "
         "topics' terms; [] lists every repository.",
     )

@@ -1,9 +1,11 @@
 """The claim checks that the briefing and topic evidence show, with what they cite.
 
-- `configured_checks(store)`: the configured claims (`settings.claims`) checked against the
-  latest run per backend, each citing the probe run it was evaluated on;
-- `document_checks(store, as_of)`: the checks of claims read from documents published by the
-  briefing's data day (undated documents included); each carries its passage and probe rows;
+- `configured_checks(store, as_of)`: the configured claims (`settings.claims`) checked against
+  the latest run per backend (with a briefing's `day`: the latest made by it, else the earliest
+  after it, named as later; `evidence.run_dates`), each citing the probe run it was evaluated on;
+- `document_checks(store, data_through, as_of)`: the checks of claims read from documents
+  published by the briefing's data day (undated documents included), dated the same way;
+  each carries its passage and probe rows;
 - `group_checks(checks)`: those checks as a reader should meet them, each claim once: the same
   claim with the same verdict and evidence from several documents is one group keeping every
   passage as a receipt, and the claims of one passage left untestable for one reason are one.
@@ -29,16 +31,19 @@ class ConfiguredCheck:
     numbers: str
     citations: list[Any]
     verdict_words: str = ""  # split into the number and the fusion where the claim states both
+    run_made: str | None = None  # when its run was made against the briefing's day, in words
+    run_after_day: bool = False  # the run was made after the briefing's day
 
 
-def configured_checks(store: Store) -> list[ConfiguredCheck]:
-    """The configured claims (settings.claims) evaluated against the latest run per backend.
+def configured_checks(store: Store, as_of: date | None = None) -> list[ConfiguredCheck]:
+    """The configured claims (settings.claims) evaluated against the latest run per backend
+    (made by the briefing's day `as_of` where one was; see the module docstring).
 
     Each check cites the probe run it was evaluated on (its `started_at` row); its numbers are
     the evaluator's own sentence, computed from that run's stored rows.
     """
     out = []
-    for check in evaluate_claims(store, documents=False):
+    for check in evaluate_claims(store, documents=False, day=as_of):
         citations = []
         if check.run_id:
             citations.append(
@@ -59,19 +64,24 @@ def configured_checks(store: Store) -> list[ConfiguredCheck]:
                 check.evidence,
                 citations,
                 check.verdict_words,
+                check.run_made,
+                check.run_after_day,
             )
         )
     return out
 
 
-def document_checks(store: Store, as_of: date) -> list[ClaimCheck]:
-    """Checks of the claims read from documents published by `as_of` (or undated)."""
+def document_checks(
+    store: Store, data_through: date, as_of: date | None = None
+) -> list[ClaimCheck]:
+    """Checks of the claims read from documents published by `data_through` (or undated), their
+    runs dated against the briefing's day `as_of` (default `data_through`)."""
     return [
         c
-        for c in evaluate_claims(store)
+        for c in evaluate_claims(store, day=as_of or data_through)
         if c.spec is not None
         and c.spec.from_document
-        and (c.spec.published_on is None or c.spec.published_on <= as_of)
+        and (c.spec.published_on is None or c.spec.published_on <= data_through)
     ]
 
 

@@ -11,6 +11,7 @@ from datetime import date, datetime
 from typing import Any
 
 from shu.evidence.claim_vocabulary import DEVICES
+from shu.evidence.run_dates import made_after, run_made_words
 from shu.receipts import Citation
 
 SUPPORTED = "supported"
@@ -120,6 +121,19 @@ class ClaimCheck:
     # pass): whether the number holds, and whether the mechanism happened (None: none stated).
     number_verdict: str | None = None
     mechanism_verdict: str | None = None
+    day: date | None = None  # the briefing's day the run is dated against (None: undated check)
+    # the substitution alone carries an aggregate claim: what it says ("supported only because…")
+    carried_by_substitution: str | None = None
+
+    @property
+    def run_made(self) -> str | None:
+        """When the run was made against the briefing's day, in words (None: no run or day)."""
+        return run_made_words(self.run_started_at, self.day) if self.run_id else None
+
+    @property
+    def run_after_day(self) -> bool:
+        """True when the run was made after the briefing's day (not known on it)."""
+        return bool(self.run_id) and made_after(self.run_started_at, self.day)
 
     @property
     def verdict_words(self) -> str:
@@ -127,6 +141,8 @@ class ClaimCheck:
         claim states both: 'contradicted: the number holds; the fusion it credits did not
         happen'. Just the verdict otherwise."""
         number, mechanism = self.number_verdict, self.mechanism_verdict
+        if self.carried_by_substitution:
+            return f"{self.verdict}: {self.carried_by_substitution}"
         if mechanism is None or number is None:
             return self.verdict
         holds = "the number holds" if number == SUPPORTED else "the number does not hold"
@@ -172,6 +188,8 @@ class ClaimCheck:
             "ratio": self.ratio,
             "run_id": self.run_id,
             "run_device": self.device_name,
+            "run_made": self.run_made,
+            "run_after_day": self.run_after_day,
             "evidence": self.evidence,
             "probe_rows": [
                 {"table": c.table, "key": c.key, "column": c.column, "value": c.value}
@@ -190,6 +208,11 @@ class ProbeRun:
     @property
     def device_class(self) -> str:
         return device_class(self.run["device_name"], self.run["backend"])
+
+    @property
+    def started_on(self) -> date | None:
+        started = self.run["started_at"]
+        return started.date() if started else None
 
     def valid(self, kernel: str) -> dict[str, Any] | None:
         """The kernel's result row when present and valid, else None."""

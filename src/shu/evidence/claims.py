@@ -24,9 +24,15 @@ that kernel as one kernel call; its check keeps the two halves apart (`number_ve
 `mechanism_verdict`, and `verdict_words`: "contradicted: the number holds; the fusion it
 credits did not happen"), so a number that holds is never read as one that failed. A
 comparison with a library kernel that Inductor itself substituted for the compared kernel says
-so; a geomean claim names the kernels that carry it and the geomean without the substituted
-ones. A claim about ROCm support of the build is judged on a
+so. A geomean claim is judged on the geomean without the kernels Inductor substituted (a
+library kernel's speed is not generated code's); it names the kernels that carry the raw
+geomean, and where the substitution alone carries the claim its verdict says so
+("contradicted: the raw geomean supports it only because Inductor substituted a library
+kernel for naive_attention … (SDPA)"). A claim about ROCm support of the build is judged on a
 ROCm run only (a CUDA build says nothing about it).
+
+A check for a dated briefing (`evaluate_claims(store, day=…)`) uses the runs made by that
+day first and says how far its run lies from the day (`run_dates`).
 
 `evaluate_claims(store)` returns a `ClaimCheck` per claim and run, carrying the numbers, the
 passage it was read from and the probe rows it was checked against (both receipts).
@@ -39,6 +45,7 @@ words) are in `claim_types`.
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 from shu.evidence.claim_types import (
@@ -55,6 +62,8 @@ from shu.evidence.claim_types import (
 )
 from shu.evidence.claim_vocabulary import DEVICES
 from shu.evidence.document_claims import document_claims
+from shu.evidence.run_dates import known_first
+from shu.evidence.suite_geomean import carriers, without_substitutions
 from shu.receipts import Citation
 from shu.settings import ConfiguredClaim, Settings, get_settings
 from shu.store import Store
@@ -134,14 +143,16 @@ def evaluate_claims(
     claims: tuple[ClaimSpec, ...] | None = None,
     settings: Settings | None = None,
     documents: bool = True,
+    day: date | None = None,
 ) -> list[ClaimCheck]:
     """Every claim (configured, then read from documents unless `documents` is False) against
-    the runs it applies to."""
+    the runs it applies to; with `day` (a briefing\'s), the runs made by that day first and each
+    check dated against it (`run_dates`)."""
     settings = settings or get_settings()
     specs = list(claims if claims is not None else configured_specs(settings))
     if documents and claims is None:
         specs += stored_specs(store)
-    runs = all_runs(store)
+    runs = known_first(all_runs(store), day)
     checks = []
     for spec in specs:
         for backend, run, reason in _targets(spec, runs):
@@ -156,10 +167,11 @@ def evaluate_claims(
                         threshold=spec.value,
                         spec=spec,
                         reason=reason,
+                        day=day,
                     )
                 )
                 continue
-            checks.append(_check(spec, run, runs, settings))
+            checks.append(_check(spec, run, runs, settings, day))
     return checks
 
 
@@ -213,8 +225,11 @@ def _targets(spec: ClaimSpec, runs: list[ProbeRun]) -> list[tuple[str, ProbeRun 
     return [(b, latest[b], "") for b in BACKENDS if b in latest]
 
 
-def _check(spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun], settings: Settings) -> ClaimCheck:
+def _check(
+    spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun], settings: Settings, day: date | None
+) -> ClaimCheck:
     base = {
+        "day": day,
         "claim_id": spec.claim_id,
         "claim": spec.text,
         "backend": run.run["backend"],
@@ -236,13 +251,18 @@ def _check(spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun], settings: Setti
         return ClaimCheck(
             verdict=SUPPORTED if ok else CONTRADICTED, evidence=sentence, probe_cites=cites, **base
         )
+    carried = None
+    if spec.metric == "speedup" and spec.workload == "suite":
+        measured, sentence, cites, carried = without_substitutions(
+            run, (measured, sentence, cites), lambda m: _holds(spec, m, settings)[0]
+        )
     ok, rule = _holds(spec, measured, settings)
     ratio = measured / spec.value if spec.value else None
     evidence = f"{sentence}; claim {rule}" + _stack_note(spec, run)
     if ratio is not None and not ok:
         evidence += f"; measured/claimed = {ratio:.2f}"
     if spec.metric == "speedup" and spec.workload == "suite":
-        evidence += _without_substitutions(spec, run, settings)
+        evidence += carriers(run)
     verdict = number = SUPPORTED if ok else CONTRADICTED
     reason = mechanism_verdict = None
     mechanism = _mechanism(spec, run)
@@ -264,6 +284,7 @@ def _check(spec: ClaimSpec, run: ProbeRun, runs: list[ProbeRun], settings: Setti
         reason=reason,
         number_verdict=number,
         mechanism_verdict=mechanism_verdict,
+        carried_by_substitution=carried,
         **base,
     )
 
@@ -311,35 +332,6 @@ def _mechanism(
         f"mechanism not as claimed: the compiled {wl} runs {calls} kernel calls "
         f"({'; '.join(parts)}), not one fused kernel",
         cite,
-    )
-
-
-def _without_substitutions(spec: ClaimSpec, run: ProbeRun, settings: Settings) -> str:
-    """Which kernels carry a geomean, and the geomean without those Inductor replaced by a
-    library op (with whether the claim would still hold)."""
-    valid = sorted(
-        ((k, row["speedup"]) for k, row in run.results.items() if row["is_valid"]),
-        key=lambda kv: -kv[1],
-    )
-    gm = run.run["geomean_speedup"]
-    if not valid or gm is None:
-        return ""
-    subs = {k for k, row in run.results.items() if row.get("substitutions")}
-    above = [(k, s) for k, s in valid if s > gm]
-    rest = [s for k, s in valid if s <= gm]
-    text = "; carried by " + ", ".join(
-        f"{k} {s:.2f}x" + (" (Inductor substituted a library kernel)" if k in subs else "")
-        for k, s in above
-    )
-    if rest:
-        text += f"; the other {len(rest)} at {min(rest):.2f}-{max(rest):.2f}x"
-    without = run.run.get("geomean_speedup_without_substitutions")
-    if without is None or not subs:
-        return text
-    ok, _ = _holds(spec, without, settings)
-    return (
-        text + f"; without {', '.join(sorted(subs))} the geomean is {without:.2f}x, which "
-        f"{'would still meet' if ok else 'would not meet'} the claim"
     )
 
 

@@ -299,7 +299,9 @@ def _document_claim_evidence(
         items.append(
             EvidenceItem(
                 "probe",
-                f"Document claim “{safe_inline(s.text, 160)}”, checked against the probe: "
+                f"Document claim “{safe_inline(s.text, 160)}”, checked against the probe"
+                + (f" ({check.run_made})" if check.run_made else "")
+                + ": "
                 f"**{safe_inline(check.verdict_words)}** ({safe_inline(check.evidence, 240)}).",
                 citations,
                 check.verdict == "supported",

@@ -213,3 +213,32 @@ def test_a_reason_s_percent_agrees_with_the_two_paces_it_shows() -> None:
     )
     quarter = _quarter(facts)  # 13.5 against 9.0: 50% (unrounded: 48.9%, 49%)
     assert quarter is not None and quarter[0].startswith("the 28-day pace is 50% above the 90-day")
+
+
+def test_a_reason_that_reads_against_a_breakout_is_worded_as_against(filled, settings, day):
+    """A row whose only own reason is a pace that fell (the last 7 days below the 28-day pace)
+    says so as a reason against, never 'no single reason stands out'."""
+    from shu.signals import refresh_signals
+
+    slowing = _series("deep/llm-slow", day, 200)
+    slowing["stars"] = [round(5000 - 12 * i - 0.04 * i * i) for i in range(200)]  # slowing
+    filled.upsert("stars_daily", slowing)
+    refresh_signals(filled, full=True, settings=settings)
+    _card_with_radar(settings)
+    _add_untracked(filled, day, {"deep/llm-slow": 0.4})
+    drivers = [
+        {"feature": "market_velocity_z", "value": 1.0, "sign": "+", "contribution": 0.5},
+        {"feature": "rel_velocity_7d", "value": 0.9, "sign": "+", "contribution": 0.1},
+    ]
+    filled.con.execute(
+        "UPDATE forecasts SET drivers = ? WHERE template = 'star_breakout'", [json.dumps(drivers)]
+    )
+    result = compose_briefing(filled, day, settings)
+    radar = result.path.read_text(encoding="utf-8").split("## Breaking out", 1)[1]
+    (row,) = [line for line in radar.splitlines() if line.startswith("| [deep/llm-slow]")]
+    assert "no single reason stands out" not in row
+    assert re.search(
+        r"no reason speaks for a breakout on its own; against one: the last 7 days ran \d+% "
+        r"below the 28-day pace \([\d.,]+ against [\d.,]+ stars/day\) \[R\d+, R\d+\]",
+        row,
+    ), row

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shu.forecast.radar.topics import ML_TERMS, matches, radar_keywords, words
+from shu.forecast.radar.topics import ML_TERMS, carries, matches, radar_keywords, words
 from shu.settings import Topic, TrackedRepo, load_settings
 
 
@@ -13,7 +13,8 @@ def test_words_split_at_punctuation_camel_case_and_digits() -> None:
 
 def test_short_keywords_match_whole_words_longer_ones_anywhere() -> None:
     keys = ("ai", "llama", "machine-learning")
-    assert matches(keys, "deepseek-ai/DeepSeek-V3")
+    assert matches(keys, "mudler/LocalAI")
+    assert not matches(keys, "deepseek-ai/DeepSeek-V3")  # 'ai' in the owner's name only
     assert not matches(keys, "maybe-finance/maybe")  # 'ai' inside a word does not count
     assert matches(keys, "hiyouga/LLaMA-Factory")
     assert matches(keys, "josephmisiti/awesome-machine-learning")
@@ -55,3 +56,55 @@ def test_ai_in_a_description_alone_does_not_make_an_ml_project() -> None:
     assert not matches(ML_TERMS, "lewagon/setup", bootcamp)
     assert matches(ML_TERMS, "mudler/LocalAI", None)
     assert matches(ML_TERMS, "acme/tool", "Serve LLM inference on your laptop")
+
+
+# Real (owner, name, description) rows of the ranking files (`data/stars/raw-sample/*.csv`).
+OWNER_ONLY: tuple[tuple[str, str | None], ...] = (
+    ("openai/shap-e", "Generate 3D objects conditioned on text or images"),
+    (
+        "zama-ai/fhevm",
+        "FHEVM, a full-stack framework for integrating Fully Homomorphic "
+        "Encryption (FHE) with blockchain applications",
+    ),
+    ("ai/easings.net", "Easing Functions Cheat Sheet"),
+    ("YerongAI/Office-Tool", "Office Tool Plus localization projects."),
+)
+SAYS_WHAT_IT_DOES: tuple[tuple[str, str | None], ...] = (
+    (
+        "google-gemini/gemini-cli",
+        "An open-source AI agent that brings the power of Gemini directly into your terminal.",
+    ),
+    ("olimorris/codecompanion.nvim", "✨ AI Coding, Vim Style"),
+    ("cline/cline", "Autonomous coding agent right in your IDE"),
+    ("roboflow/supervision", "We write your reusable computer vision tools. 💜"),
+    ("karpathy/reinforcejs", "Reinforcement Learning Agents in Javascript"),
+    ("hiyouga/LLaMA-Factory", None),
+)
+
+
+def test_the_owners_name_does_not_make_an_ml_project() -> None:
+    keys = radar_keywords(load_settings())
+    for repo, description in OWNER_ONLY:
+        assert not matches(keys, repo, description), repo
+        # the same words in the repository's own name do count
+        owner = repo.split("/")[0]
+        assert matches(keys, f"someone/{owner}", description), owner
+    for repo, description in SAYS_WHAT_IT_DOES:
+        assert matches(keys, repo, description), repo
+
+
+def test_a_negated_mention_does_not_count() -> None:
+    keys = radar_keywords(load_settings())
+    # a tool that removes AI features from Windows 11: 'remove windows ai'
+    assert not matches(
+        keys, "zoicware/RemoveWindowsAI", "Force Remove Copilot, Recall and More in Windows 11"
+    )
+    assert matches(keys, "someone/WindowsAI")
+    assert not carries("A browser extension that blocks LLM chat widgets", keys)
+    assert not carries("Disable all AI features in VS Code", ["ai"])
+    assert not carries("without-gpu", ["gpu"])
+    # once negated and once not: it counts
+    assert carries("Run LLMs locally without a GPU", keys)
+    assert carries("An LLM that removes noise from audio", keys)  # the negation follows it
+    # three words back at most: a negation early in a long text does not reach a late keyword
+    assert carries("Remove the boilerplate from your next LLM app", ["llm"])

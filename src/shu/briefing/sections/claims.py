@@ -2,6 +2,10 @@
 contradicted, supported or untestable and each contradicted one in short; in the appendix,
 every claim with its verdict.
 
+Each verdict says when the probe run it was checked against was made relative to the
+briefing's day; a claim is checked against the latest run made by that day, a later one only
+where none was, and then named as not known on the day (`evidence.run_dates`).
+
 Every claim read from a document published by the briefing's data day (undated documents
 included) is listed once with its verdict, contradicted first, then supported, each citing both
 receipts: the passage(s) it was read from (the first quoted; the same claim in several documents
@@ -30,7 +34,7 @@ SHORT_QUOTE_CHARS = 140  # a contradicted claim as the body quotes it (the appen
 
 def build(ctx: BriefingContext) -> Part:
     """The checked claims, contradicted first, and the untestable ones in short."""
-    checks = document_checks(ctx.store, ctx.data_through)
+    checks = document_checks(ctx.store, ctx.data_through, ctx.as_of)
     data = [
         {
             "text": g.check.claim,
@@ -47,6 +51,8 @@ def build(ctx: BriefingContext) -> Part:
             "mechanism_verdict": g.check.mechanism_verdict,
             "verdict_in_words": g.check.verdict_words,
             "evidence": g.check.reason or g.check.evidence,
+            "run_made": g.check.run_made,
+            "run_after_day": g.check.run_after_day,
         }
         for g in group_checks(checks)
     ]
@@ -147,6 +153,7 @@ def claims_view(
         r_probe = cite_probe(book, c)
         measured = safe_inline(measured_words(c.evidence), 2 * SHORT_QUOTE_CHARS)
         halves = c.verdict_words.removeprefix(c.verdict).removeprefix(": ")
+        when = f" ({safe_inline(c.run_made)})" if c.run_made else ""
         items.append(
             {
                 "verdict": c.verdict,
@@ -156,12 +163,12 @@ def claims_view(
                     f"({_title_link(g.sources[0], out_dir)}) "
                     f"{ref(*r_passages)}; "
                     + (f"{safe_inline(halves.replace('; ', ', but '))}: " if halves else "")
-                    + f"the probe measured {measured} {ref(*r_probe)}"
+                    + f"the probe measured {measured}{when} {ref(*r_probe)}"
                 ),
                 "text": Md(
                     f"**{c.verdict}**{f' ({safe_inline(halves)})' if halves else ''} · "
                     f"“{safe_inline(c.claim, QUOTE_CHARS)}” — {where} · "
-                    f"claimed: {safe_inline('; '.join(g.claimed))} · probe: "
+                    f"claimed: {safe_inline('; '.join(g.claimed))} · probe{when}: "
                     f"{safe_inline(c.evidence)} {ref(*r_probe)}"
                 ),
             }

@@ -13,6 +13,7 @@ from shu.briefing import facts
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.text import num, pct, ref
 from shu.evidence.checked_claims import configured_checks
+from shu.evidence.run_dates import made_after, run_made_words
 from shu.safe_markdown import Md, safe_inline
 
 
@@ -32,7 +33,8 @@ def build(ctx: BriefingContext) -> Part:
         kernels = facts.probe_kernels(ctx.store, run["run_id"])
         out_runs.append(
             {
-                "after_day": started is not None and started > ctx.as_of,
+                "after_day": made_after(run["started_at"], ctx.as_of),
+                "made": run_made_words(run["started_at"], ctx.as_of),
                 "backend": run["backend"],
                 "device": run["device_name"],
                 "started": run["started_at"],
@@ -48,14 +50,15 @@ def build(ctx: BriefingContext) -> Part:
             }
         )
     claims, data = [], []
-    for claim in configured_checks(ctx.store):
+    for claim in configured_checks(ctx.store, ctx.as_of):
         refs = [ctx.book.cite(c) for c in claim.citations]
+        when = f"{claim.run_made}: " if claim.run_made else ""
         claims.append(
             {
                 "claim": claim.claim,
                 "verdict": claim.verdict,
                 "verdict_words": claim.verdict_words.removeprefix(claim.verdict),
-                "numbers": Md(safe_inline(claim.numbers) + " " + ref(*refs)),
+                "numbers": Md(safe_inline(when + claim.numbers) + " " + ref(*refs)),
             }
         )
         data.append(
@@ -64,6 +67,9 @@ def build(ctx: BriefingContext) -> Part:
                 "source": "built-in",
                 "verdict": claim.verdict,
                 "evidence": claim.numbers,
+                "verdict_in_words": claim.verdict_words,
+                "run_made": claim.run_made,
+                "run_after_day": claim.run_after_day,
             }
         )
     probe = {"runs": out_runs, "claims": claims, "max_age_days": ctx.settings.probe_max_age_days}

@@ -13,7 +13,7 @@ from shu.briefing.context import BriefingContext, Part
 from shu.briefing.text import day_text, num, pct, ref, repo_link
 from shu.forecast.evaluation.precision_at_k import KS
 from shu.forecast.radar import entries as radar_data
-from shu.forecast.radar.statements import FIRST_DAY_SQL
+from shu.forecast.radar.statements import FIRST_DAY_SQL, Driver, table_reasons
 from shu.operations.radar import radar_view
 from shu.receipts import Citation
 from shu.safe_markdown import Md
@@ -44,18 +44,14 @@ def build(ctx: BriefingContext) -> Part:
     for e in entries:
         r_p = ctx.book.cite(e.probability_citation)
         r_v = ctx.book.cite(e.velocity_citation) if e.velocity_citation else 0
-        # Every top repository's chance is far above the breakout base rate, so the reasons
-        # shown are those the model counts towards a breakout, leaving out any that reads
-        # against one on its own (a pace that fell): the model counts such a value towards a
-        # breakout only against a typical repository's, which the table cannot show; any that
-        # only restates a store fact (days in the store's star data, stars in all); and any
-        # about the whole store or its peers, not the repository. The others stay in the JSON.
-        shown = [
-            d
-            for d in e.drivers
-            if d.towards and d.reads is not False and not d.store_fact and not d.store_wide
-        ][:REASONS]
-        why = "; ".join(f"{d.text} {ref(*(ctx.book.cite(c) for c in d.citations))}" for d in shown)
+        # The reasons for a breakout (`table_reasons`); where none is left, the ones that read
+        # against it are worded as such. Every driver stays in the JSON.
+        shown, against = table_reasons(e.drivers, REASONS)
+        why = "; ".join(_reason(ctx, d) for d in shown)
+        if not why and against:
+            why = "no reason speaks for a breakout on its own; against one: " + "; ".join(
+                _reason(ctx, d) for d in against
+            )
         rows.append(
             {
                 "repo": Md(repo_link(e.repo) + _short_data(ctx, e)),
@@ -95,6 +91,11 @@ def build(ctx: BriefingContext) -> Part:
         ),
         data=data,
     )
+
+
+def _reason(ctx: BriefingContext, d: Driver) -> str:
+    """A reason in words with the receipts of the rows it quotes."""
+    return f"{d.text} {ref(*(ctx.book.cite(c) for c in d.citations))}"
 
 
 def _short_data(ctx: BriefingContext, e: radar_data.RadarEntry) -> Md:

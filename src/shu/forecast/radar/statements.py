@@ -386,6 +386,22 @@ STORE_FACTS = frozenset({"age", "size"})
 STORE_WIDE = frozenset({"market", "category"})
 
 
+def table_reasons(drivers: list[Driver], limit: int) -> tuple[list[Driver], list[Driver]]:
+    """The reasons a radar row shows for its answer (a breakout), and those that read against it.
+
+    Shown for it: those the model counts towards a breakout that do not read against one on
+    their own (the model counts a pace that fell towards a breakout only against a typical
+    repository's, which a row cannot show), leaving out store facts (days in the store's star
+    data, stars in all) and store-wide ones (the store's median, the peers), up to `limit`.
+    Against it: the repository's own reasons that read against a breakout on their own (the
+    last 7 days below the 28-day pace), whichever way the model counts them, up to `limit`; a
+    row with no reason for it words these as against, never as "no reason stands out"."""
+    own = [d for d in drivers if not d.store_fact and not d.store_wide]
+    towards = [d for d in own if d.towards and d.reads is not False][:limit]
+    against = [d for d in own if d.reads is False][:limit]
+    return towards, against
+
+
 def _statement(store: Store, kind: str, row: dict[str, Any], towards: bool) -> Driver | None:
     """The statement `kind` for `row`, or None when the data behind it is missing."""
     facts = _Facts(store, row)

@@ -3,9 +3,17 @@
 The radar ranks every repository in the store, and most of them (course material, downloaders,
 interview guides) are no business of someone following ML frameworks. The briefing's "Breaking
 out" section keeps only repositories whose name (and description, where the `repos` table holds
-one) carries one of the radar's keywords (`radar_keywords`): unset, shu's ML-framework terms
-(`ML_TERMS`), the names of the tracked repositories and the terms of the configured topics; an
-empty list turns the filter off.
+one) carries one of the radar's keywords, the name being the repository's own, not its owner's
+(`openai/shap-e` is kept for what it does or not at all, never for `openai`). The keywords
+(`radar_keywords`): unset, shu's ML-framework terms, with phrases descriptions use for what an
+ML tool does ("computer vision", "coding agent") (`ML_TERMS`), the names of the tracked
+repositories and the terms of the configured topics; an empty list turns the filter off.
+
+A keyword counts only where it is not negated: one of the `NEGATING` words ('remove',
+'disable', 'block', 'uninstall', 'debloat', 'without', 'anti'…) among the `NEGATION_WORDS`
+words before it marks a tool against the thing, not for it (`RemoveWindowsAI`: 'remove windows
+ai'; 'disable Copilot and AI features'). A text naming the keyword once negated and once not
+('Run LLMs locally without a GPU') still counts.
 
 A keyword of three letters or fewer ('ai', 'llm', 'gpt') must be a whole word of the text, the
 name's camelCase and digit boundaries counting as word breaks (`ChatGPTNextWeb` reads 'chat gpt
@@ -20,6 +28,7 @@ judged on its name, and left out with the rest when it says nothing, which the s
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 
 from shu.settings import Settings
@@ -75,11 +84,53 @@ ML_TERMS = (
     "agentic",
     "openai",
     "huggingface",
+    # what a repository does, as descriptions say it (read across word breaks: "fine-tuning")
+    "reinforcementlearning",
+    "finetun",
+    "computervision",
+    "languagemodel",
+    "chatbot",
+    "aiagent",
+    "aiassistant",
+    "aicoding",
+    "codingagent",
 )
 SHORT = 3  # keywords this long or shorter match whole words only
 # Words that count in a name only: in 2026 descriptions "AI" marks a bootcamp, a dashboard
 # builder or an IDE plugin as often as an ML project ("AI Software Development Bootcamp").
 NAME_ONLY = ("ai",)
+
+# Words that, among the NEGATION_WORDS words before a keyword, make it a mention against it.
+NEGATING = frozenset(
+    (
+        "remove",
+        "removes",
+        "removed",
+        "removing",
+        "removal",
+        "remover",
+        "disable",
+        "disables",
+        "disabled",
+        "disabling",
+        "disabler",
+        "block",
+        "blocks",
+        "blocking",
+        "blocker",
+        "uninstall",
+        "uninstaller",
+        "debloat",
+        "debloater",
+        "strip",
+        "strips",
+        "without",
+        "anti",
+        "kill",
+        "kills",
+    )
+)
+NEGATION_WORDS = 3
 
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z]*|[a-z]+|\d+")
 
@@ -99,10 +150,15 @@ def radar_keywords(settings: Settings) -> tuple[str, ...]:
     return tuple(dict.fromkeys(k.strip().lower() for k in given if k.strip()))
 
 
+def word_list(text: str) -> list[str]:
+    """The words of a name or description in order, lowercased: split at anything not a letter
+    or digit, and at camelCase and digit boundaries. Joined, they read `flat(text)`."""
+    return [w.lower() for part in re.split(r"[^A-Za-z0-9]+", text) for w in _CAMEL.findall(part)]
+
+
 def words(text: str) -> set[str]:
-    """The words of a name or description, lowercased: split at anything not a letter or
-    digit, and at camelCase and digit boundaries."""
-    return {w.lower() for part in re.split(r"[^A-Za-z0-9]+", text) for w in _CAMEL.findall(part)}
+    """The words of a name or description, lowercased (`word_list` without order)."""
+    return set(word_list(text))
 
 
 def flat(text: str) -> str:
@@ -112,14 +168,38 @@ def flat(text: str) -> str:
 
 
 def matches(keywords: tuple[str, ...], repo: str, description: str | None = None) -> bool:
-    """Whether the repository's name carries one of `keywords`, or its description one of them
-    besides the NAME_ONLY words (always true when there are none)."""
+    """Whether the repository's own name (`repo` without its owner) carries one of `keywords`,
+    or its description one of them besides the NAME_ONLY words, in a mention not negated
+    (always true when there are none)."""
     if not keywords:
         return True
-
-    def carries(text: str, among: Iterable[str]) -> bool:
-        found, joined = words(text), flat(text)
-        return any(flat(k) in found if len(flat(k)) <= SHORT else flat(k) in joined for k in among)
-
     described = [k for k in keywords if flat(k) not in NAME_ONLY]
-    return carries(repo, keywords) or carries(description or "", described)
+    name = repo.split("/", 1)[-1]
+    return carries(name, keywords) or carries(description or "", described)
+
+
+def carries(text: str, keywords: Iterable[str]) -> bool:
+    """Whether `text` names one of `keywords` at least once not negated: a keyword of SHORT
+    letters or fewer as a whole word, a longer one anywhere (across word breaks too)."""
+    found = word_list(text)
+    starts, at = [], 0  # where each word starts in the flat text
+    for w in found:
+        starts.append(at)
+        at += len(w)
+    joined = "".join(found)
+    for key in (flat(k) for k in keywords):
+        if not key:
+            continue
+        if len(key) <= SHORT:
+            hits = [i for i, w in enumerate(found) if w == key]
+        else:
+            offsets = [m.start() for m in re.finditer(re.escape(key), joined)]
+            hits = [bisect_right(starts, o) - 1 for o in offsets]
+        if any(not _negated(found, i) for i in hits):
+            return True
+    return False
+
+
+def _negated(found: list[str], i: int) -> bool:
+    """Whether a NEGATING word stands among the NEGATION_WORDS words before word `i`."""
+    return any(w in NEGATING for w in found[max(0, i - NEGATION_WORDS) : i])
