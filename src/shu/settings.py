@@ -17,7 +17,7 @@ import os
 import tomllib
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import (
     AliasChoices,
@@ -25,12 +25,14 @@ from pydantic import (
     ConfigDict,
     Field,
     SecretStr,
+    StringConstraints,
     ValidationError,
     model_validator,
 )
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from shu.errors import ConfigError
+from shu.field_watchlist import DEFAULT_FIELD
 
 
 class TrackedRepo(BaseModel):
@@ -204,6 +206,12 @@ class Settings(BaseSettings):
     repos: list[TrackedRepo] = Field(
         default_factory=lambda: list(DEFAULT_REPOS),
         description="Tracked repositories and their categories.",
+    )
+    field: dict[str, list[Annotated[str, StringConstraints(pattern=r"^[\w.-]+/[\w.-]+$")]]] = Field(
+        default_factory=lambda: {k: list(v) for k, v in DEFAULT_FIELD.items()},
+        description="The field the briefing compares, by category: category -> "
+        "['owner/name', ...] (`[field]` in shu.toml replaces the default table, "
+        "`shu.field_watchlist`); star counts only, not tracked.",
     )
     aliases: dict[str, str] = Field(
         default_factory=lambda: dict(DEFAULT_ALIASES),
