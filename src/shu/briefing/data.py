@@ -3,6 +3,10 @@ reads instead of parsing prose.
 
 Top-level keys (each section contributes its own through `Part.data`):
 - `at_a_glance`: the At a glance sentences (markdown, receipts as `[Rn]`);
+- `field`: the field by category (`shu.signals.field.FieldView.as_json`): per category of the
+  field watchlist its share of the watchlist's 28-day gain now / 28 days before / a year before
+  (each with its receipt and the repositories counted), its top movers by the pace underneath,
+  the windows' repositories not counted and those without counts in the store;
 - `stories`: per tracked repository what moved its star pace (`kind`, its sentence, the 28-day,
   7-day and ordinary paces, and the episodes: bursts and removals with their days and effect);
 - `since_last_briefing`: the chances that moved 10 points or more, the repositories new on the
@@ -41,6 +45,7 @@ from shu.store import utcnow
 
 KEYS = (
     "at_a_glance",
+    "field",
     "stories",
     "since_last_briefing",
     "cards",

@@ -15,7 +15,8 @@ SELECT over the facts layer's `star_days` that reproduces it (a `Citation`).
 - The pace underneath is the story's ordinary pace (`shu.signals.stories`, read through
   `story_reads.story_of`): the mean gain of the days of the last 28 outside any run of spike
   days or removal, against the same of the 28 before. A category's movers are its repositories
-  with the fastest pace underneath (`MOVERS`), a repository whose story has no data left out.
+  counted in the last 28 days with the fastest pace underneath (`MOVERS`), a repository whose
+  story has no data left out.
 """
 
 from __future__ import annotations
@@ -238,8 +239,9 @@ def field_view(store: Store, day: date, watchlist: dict[str, list[str]]) -> Fiel
             c.counted[name] = sum(r in counted for r in c.repos)
             c.share_cites[name] = cite
             c.shares[name] = None if cite is None or not c.counted[name] else float(cite.value)
+    counted_now = set(held).difference(views["now"].missing)
     for c in categories:
-        c.movers = _movers(store, day, [r for r in c.repos if r in held])
+        c.movers = _movers(store, day, [r for r in c.repos if r in counted_now])
     return FieldView(day, views, categories, [r for r, _ in pairs if r not in held])
 
 
