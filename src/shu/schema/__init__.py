@@ -13,6 +13,7 @@ from shu.schema import (
     forecasts,
     gharchive,
     intervals,
+    market_spikes,
     probe,
     replay,
     rocm_index,
@@ -26,6 +27,7 @@ ALL_TABLES: tuple[Table, ...] = (
     + activity.TABLES
     + signals.TABLES
     + star_days.TABLES
+    + market_spikes.TABLES
     + rocm_index.TABLES
     + forecasts.TABLES
     + intervals.TABLES
