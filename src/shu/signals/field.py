@@ -12,6 +12,8 @@ SELECT over the facts layer's `star_days` that reproduces it (a `Citation`).
   named apart (`FieldView.absent`).
 - A category's share in a window is its counted repositories' gain over the gain of every
   counted repository of the watchlist in that window (None when that total is not positive).
+  Two windows' shares are compared (`FieldView.gainer`) only when the earlier one counts at
+  least `COMPARABLE_SHARE` of the repositories the last 28 days count.
 - The pace underneath is the story's ordinary pace (`shu.signals.stories`, read through
   `story_reads.story_of`): the mean gain of the days of the last 28 outside any run of spike
   days or removal, against the same of the 28 before. A category's movers are its repositories
@@ -33,6 +35,9 @@ from shu.store import Store
 END_SLACK_DAYS = 3  # a window's end count: the last observed count of the 3 days to that day
 YEAR_DAYS = 365  # "a year before": the same dates shifted back 365 days
 MOVERS = 3  # top movers named per category
+# a window's shares are compared with the last 28 days' only when it counts at least this share
+# of the repositories counted now (else the two are shares of different sets of repositories)
+COMPARABLE_SHARE = 0.9
 WINDOW_NAMES = ("now", "before", "year")
 
 
@@ -127,9 +132,17 @@ class FieldView:
     def repos(self) -> int:
         return sum(len(c.repos) for c in self.categories)
 
+    def comparable(self, window: str) -> bool:
+        """Whether `window` counts at least COMPARABLE_SHARE of the repositories counted in the
+        last 28 days, so its shares compare with theirs."""
+        now = self.windows["now"].counted
+        return now > 0 and self.windows[window].counted >= COMPARABLE_SHARE * now
+
     def gainer(self, against: str = "before") -> tuple[Category, Category] | None:
         """The categories whose share rose most and fell most from `against` to now (None when
-        fewer than two have both shares)."""
+        fewer than two have both shares, or `against` is not `comparable`)."""
+        if not self.comparable(against):
+            return None
         moved = [c for c in self.categories if c.change("now", against) is not None]
         if len(moved) < 2:
             return None

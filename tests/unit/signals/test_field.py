@@ -125,3 +125,10 @@ def test_the_field_is_edited_in_shu_toml(tmp_path, monkeypatch) -> None:
     config.write_text('[fields]\nserving = ["vllm-project/vllm"]\n')
     with pytest.raises(ConfigError, match=r"unknown setting 'fields' \(did you mean 'field'\?\)"):
         load_settings()
+
+
+def test_shares_of_different_sets_are_not_compared(field_store: Store) -> None:
+    # a year before counts 3 of the 4 repositories counted now: below COMPARABLE_SHARE
+    view = field_view(field_store, DAY, WATCHLIST)
+    assert view.comparable("before") and not view.comparable("year")
+    assert view.gainer("year") is None and view.gainer("before") is not None

@@ -51,7 +51,8 @@ def _share(ctx: BriefingContext, c: Category, window: str) -> Md:
     share = c.shares.get(window)
     if share is None:
         return Md("—")
-    return Md(f"{pct(share)} {ref(_cite(ctx, c.share_cites.get(window)))}")
+    shown = pct(share, 1) if abs(share) < 0.01 else pct(share)
+    return Md(f"{shown} {ref(_cite(ctx, c.share_cites.get(window)))}")
 
 
 def _row(ctx: BriefingContext, c: Category) -> dict[str, str]:
@@ -85,6 +86,12 @@ def _lead(ctx: BriefingContext, view: FieldView) -> Md:
         f"{_share(ctx, down, 'now')}."
     )
     year = view.gainer("year")
+    counted_year = view.windows["year"].counted
+    if year is None and counted_year:
+        sentence += (
+            f" A year before only {counted_year} of the {now.counted} repositories counted now "
+            "had counts, so those shares (in the table) are of a different set."
+        )
     if year is not None:
         y_up, y_down = year
         sentence += (
