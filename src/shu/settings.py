@@ -27,6 +27,7 @@ from pydantic import (
     SecretStr,
     StringConstraints,
     ValidationError,
+    field_validator,
     model_validator,
 )
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
@@ -377,6 +378,17 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, _TomlSource(settings_cls))
+
+    @field_validator("field")
+    @classmethod
+    def _one_category_each(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        """A repository of the field sits in one category (its gain would count twice)."""
+        seen: dict[str, str] = {}
+        for category, repos in value.items():
+            for repo in repos:
+                if seen.setdefault(repo, category) != category:
+                    raise ValueError(f"{repo} is in both {seen[repo]!r} and {category!r}")
+        return value
 
     @model_validator(mode="after")
     def _anchor_models_dir(self) -> Settings:

@@ -23,6 +23,7 @@ SELECT over the facts layer's `star_days` that reproduces it (a `Citation`).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
@@ -41,12 +42,12 @@ COMPARABLE_SHARE = 0.9
 WINDOW_NAMES = ("now", "before", "year")
 
 
-def _gains_sql(pairs: int) -> str:
-    """Each watchlist repository's (category, repo, start count, end count, gained) in a window,
-    from `star_days`; params: `pairs` (repo, category) pairs flattened, then the day before the
-    window's first and the window's last day."""
-    values = ", ".join(["(?, ?)"] * pairs)
-    return f"""WITH w(repo, category) AS (VALUES {values}),
+# Each watchlist repository's (category, repo, start count, end count, gained) in a window, from
+# `star_days`; params: the watchlist as JSON ([{"repo": ..., "category": ...}, ...],
+# `watchlist_json`), the day before the window's first and the window's last day.
+GAINS_SQL = f"""WITH w AS (
+  SELECT unnest(from_json(?::JSON, '[{{"repo": "VARCHAR", "category": "VARCHAR"}}]'),
+                recursive := true)),
 b AS (SELECT ?::DATE AS start_day, ?::DATE AS end_day),
 ends AS (
   SELECT d.repo,
@@ -61,20 +62,19 @@ gains AS (
   SELECT w.category, w.repo, e.start_count, e.end_count,
          e.end_count - e.start_count AS gained
   FROM w LEFT JOIN ends e USING (repo))"""
+# One category's share of the watchlist's gain in a window, over the repositories counted on
+# both ends (params: those of GAINS_SQL, then the category).
+SHARE_SQL = (
+    f"{GAINS_SQL}\nSELECT sum(gained) FILTER (WHERE category = ?) / "
+    "nullif(sum(gained), 0) FROM gains WHERE gained IS NOT NULL"
+)
+# The stars the watchlist's counted repositories gained in a window (params: GAINS_SQL's).
+GAINED_SQL = f"{GAINS_SQL}\nSELECT sum(gained) FROM gains WHERE gained IS NOT NULL"
 
 
-def share_sql(pairs: int) -> str:
-    """The SELECT of one category's share of the watchlist's gain in a window (params: those of
-    `_gains_sql`, then the category): over the repositories counted on both ends."""
-    return (
-        f"{_gains_sql(pairs)}\nSELECT sum(gained) FILTER (WHERE category = ?) / "
-        "nullif(sum(gained), 0) FROM gains WHERE gained IS NOT NULL"
-    )
-
-
-def gained_sql(pairs: int) -> str:
-    """The SELECT of the stars the watchlist's counted repositories gained in a window."""
-    return f"{_gains_sql(pairs)}\nSELECT sum(gained) FROM gains WHERE gained IS NOT NULL"
+def watchlist_json(watchlist: dict[str, list[str]]) -> str:
+    """The watchlist as the JSON parameter of GAINS_SQL."""
+    return json.dumps([{"repo": r, "category": c} for c, repos in watchlist.items() for r in repos])
 
 
 @dataclass(frozen=True)
@@ -216,7 +216,7 @@ def _query(store: Store, sql: str, params: list[Any], day: date, label: str) -> 
 def field_view(store: Store, day: date, watchlist: dict[str, list[str]]) -> FieldView:
     """The field on `day` for `watchlist` (category -> repositories); see the module docstring."""
     pairs = [(repo, name) for name, repos in watchlist.items() for repo in repos]
-    flat: list[Any] = [x for pair in pairs for x in pair]
+    listed = watchlist_json(watchlist)
     held = {
         r
         for (r,) in store.con.execute(
@@ -228,23 +228,23 @@ def field_view(store: Store, day: date, watchlist: dict[str, list[str]]) -> Fiel
     categories = [Category(name, list(repos)) for name, repos in watchlist.items()]
     views: dict[str, Window] = {}
     for name, (first, last) in field_windows(day).items():
-        params = [*flat, first - timedelta(days=1), last]
+        params: list[Any] = [listed, first - timedelta(days=1), last]
         rows = store.con.execute(
-            f"{_gains_sql(len(pairs))}\nSELECT category, repo, gained FROM gains", params
+            f"{GAINS_SQL}\nSELECT category, repo, gained FROM gains", params
         ).fetchall()
         counted = {repo for _c, repo, gained in rows if gained is not None}
         views[name] = Window(
             name,
             first,
             last,
-            *_total(store, params, len(pairs), day, f"stars the field gained {first}..{last}"),
+            *_total(store, params, day, f"stars the field gained {first}..{last}"),
             len(counted),
             [r for r, _ in pairs if r in held and r not in counted],
         )
         for c in categories:
             cite = _query(
                 store,
-                share_sql(len(pairs)),
+                SHARE_SQL,
                 [*params, c.name],
                 day,
                 f"{c.name}'s share of the stars the field gained {first}..{last}",
@@ -259,9 +259,9 @@ def field_view(store: Store, day: date, watchlist: dict[str, list[str]]) -> Fiel
 
 
 def _total(
-    store: Store, params: list[Any], pairs: int, day: date, label: str
+    store: Store, params: list[Any], day: date, label: str
 ) -> tuple[float | None, Citation | None]:
-    cite = _query(store, gained_sql(pairs), params, day, label)
+    cite = _query(store, GAINED_SQL, params, day, label)
     return (None if cite is None else float(cite.value)), cite
 
 

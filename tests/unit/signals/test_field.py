@@ -132,3 +132,8 @@ def test_shares_of_different_sets_are_not_compared(field_store: Store) -> None:
     view = field_view(field_store, DAY, WATCHLIST)
     assert view.comparable("before") and not view.comparable("year")
     assert view.gainer("year") is None and view.gainer("before") is not None
+
+
+def test_a_repository_in_two_categories_is_refused() -> None:
+    with pytest.raises(ConfigError, match=r"a/b is in both 'x' and 'y'"):
+        load_settings(field={"x": ["a/b"], "y": ["c/d", "a/b"]})
