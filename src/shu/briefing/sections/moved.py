@@ -18,7 +18,7 @@ from shu.briefing.compare import compare_chart, compare_frame, needs_log
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections.calibration_watch import store_loss
 from shu.briefing.story_words import kind_words, story_sentence
-from shu.briefing.text import days_text, ref, repo_link
+from shu.briefing.text import day_text, days_text, ref, repo_link
 from shu.safe_markdown import Md
 from shu.signals.market_spikes import ELIGIBLE_MIN, store_wide_days
 from shu.signals.stories import burst_groups, shared_underneath
@@ -146,10 +146,15 @@ def store_wide_line(
             "gained at least twice their ordinary day's stars" if kind == "spike" else "lost stars"
         )
         tracked = sorted({r for e in mine.values() for r in e[3]})
-        names = [repo_link(r) for r in tracked]
-        who = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        who = _and([repo_link(r) for r in tracked])
+        first = min(mine)
+        when = (
+            days_text(first, last)
+            if (last - first).days + 1 == len(mine)
+            else _and([day_text(d) for d in mine])
+        )
         parts.append(
-            f"On {days_text(min(mine), last)} the whole store moved: {_and(counts)} of the "
+            f"On {when} the whole store moved: {_and(counts)} of the "
             f"repositories that gain {ELIGIBLE_MIN:.0f} or more stars on a median day {what}, "
             f"against {o:.0f} on an ordinary day {ref(r_o)}: an event of GitHub or of the "
             f"counts, not of one repository. {who} moved with it; "
