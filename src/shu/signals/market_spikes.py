@@ -39,14 +39,20 @@ STORE_WIDE_TIMES = 2.5
 STORE_WIDE_MIN = 20  # ... and at least this many repositories
 EPOCH_DAY = date(1970, 1, 1)
 
-# params: the first day whose counts are computed (steps are read from 56 days before it)
+# params: the first day whose counts are computed (steps are read from 56 days before it),
+# twice. Only repositories with some change of at least ELIGIBLE_MIN are read: the median of
+# the others is below it on every day (exact, and most of the store's rows left unread).
 _COUNTS_SQL = f"""
 WITH steps AS (
   SELECT repo, day, change::DOUBLE AS change,
          median(change) OVER (PARTITION BY repo ORDER BY day
            RANGE BETWEEN INTERVAL {2 * WINDOW - 1} DAYS PRECEDING AND CURRENT ROW) AS ordinary
   FROM star_days
-  WHERE observed AND days_since_previous = 1 AND day >= ?::DATE - {2 * WINDOW})
+  WHERE observed AND days_since_previous = 1 AND day >= ?::DATE - {2 * WINDOW}
+    AND repo IN (
+      SELECT repo FROM star_days
+      WHERE days_since_previous = 1 AND change >= {ELIGIBLE_MIN}
+        AND day >= ?::DATE - {2 * WINDOW}))
 SELECT day,
        count(*) AS repos_eligible,
        count(*) FILTER (
@@ -98,7 +104,7 @@ def refresh_market_spikes(
         counted_from = from_day - timedelta(days=ORDINARY_DAYS)
         with store.transaction():
             con.execute("DELETE FROM market_spikes WHERE day >= ?", [from_day])
-            con.execute(_INSERT_SQL, [counted_from, counted_from, from_day])
+            con.execute(_INSERT_SQL, [counted_from, counted_from, counted_from, from_day])
             written = con.execute(
                 "SELECT count(*) FROM market_spikes WHERE day >= ?", [from_day]
             ).fetchall()[0][0]
