@@ -17,7 +17,7 @@ import os
 import tomllib
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import (
     AliasChoices,
@@ -25,12 +25,15 @@ from pydantic import (
     ConfigDict,
     Field,
     SecretStr,
+    StringConstraints,
     ValidationError,
+    field_validator,
     model_validator,
 )
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from shu.errors import ConfigError
+from shu.field_watchlist import DEFAULT_FIELD
 
 
 class TrackedRepo(BaseModel):
@@ -207,6 +210,12 @@ class Settings(BaseSettings):
         default_factory=lambda: list(DEFAULT_REPOS),
         description="Tracked repositories and their categories.",
     )
+    field: dict[str, list[Annotated[str, StringConstraints(pattern=r"^[\w.-]+/[\w.-]+$")]]] = Field(
+        default_factory=lambda: {k: list(v) for k, v in DEFAULT_FIELD.items()},
+        description="The field the briefing compares, by category: category -> "
+        "['owner/name', ...] (`[field]` in shu.toml replaces the default table, "
+        "`shu.field_watchlist`); star counts only, not tracked.",
+    )
     aliases: dict[str, str] = Field(
         default_factory=lambda: dict(DEFAULT_ALIASES),
         description="Old repository name -> current name; folded on every import.",
@@ -373,6 +382,17 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, _TomlSource(settings_cls))
+
+    @field_validator("field")
+    @classmethod
+    def _one_category_each(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        """A repository of the field sits in one category (its gain would count twice)."""
+        seen: dict[str, str] = {}
+        for category, repos in value.items():
+            for repo in repos:
+                if seen.setdefault(repo, category) != category:
+                    raise ValueError(f"{repo} is in both {seen[repo]!r} and {category!r}")
+        return value
 
     @model_validator(mode="after")
     def _anchor_models_dir(self) -> Settings:

@@ -3,8 +3,15 @@ reads instead of parsing prose.
 
 Top-level keys (each section contributes its own through `Part.data`):
 - `at_a_glance`: the At a glance sentences (markdown, receipts as `[Rn]`);
+- `field`: the field by category (`shu.signals.field.FieldView.as_json`): per category of the
+  field watchlist its share of the watchlist's 28-day gain now / 28 days before / a year before
+  (each with its receipt and the repositories counted), its top movers by the pace underneath,
+  the windows' repositories not counted and those without counts in the store;
 - `stories`: per tracked repository what moved its star pace (`kind`, its sentence, the 28-day,
-  7-day and ordinary paces, and the episodes: bursts and removals with their days and effect);
+  7-day and ordinary paces, the episodes: bursts and removals with their days and effect, and
+  `store_wide`: its runs on store-wide event days, which its story does not claim);
+- `store_wide_events`: the days the whole store spiked or lost stars that a tracked story set
+  aside (`day`, `kind`, `repos`, the `ordinary` day's count, the `tracked` repositories);
 - `since_last_briefing`: the chances that moved 10 points or more, the repositories new on the
   radar and the forecasts resolved since the previous briefing; null on a first briefing;
 - `cards`: per card `repo`, `kind` ("star" or "rocm"), `template`, `horizon`, `question` (the
@@ -41,6 +48,7 @@ from shu.store import utcnow
 
 KEYS = (
     "at_a_glance",
+    "field",
     "stories",
     "since_last_briefing",
     "cards",

@@ -1,10 +1,10 @@
 """Signals computed in DuckDB SQL (the SQL lives in `shu/signals/sql/`).
 
 `refresh_signals(store, full=False)` recomputes, in order: `star_signals` (incrementally unless
-`full`), the facts layer over it (`star_days`, `market_days`: `star_days.py`), `commit_signals`,
-the rows of the ROCm ecosystem index (`rocm_index_repos`), and the peer and release tables built
-on them (`peers_and_releases`); `latest_signals(store, repo)` reads the newest values of one
-repository. Definitions: `shu.schema.signals`.
+`full`), the facts layer over it (`star_days`, `market_days`: `star_days.py`; `market_spikes`:
+`market_spikes.py`), `commit_signals`, the rows of the ROCm ecosystem index (`rocm_index_repos`),
+and the peer and release tables built on them (`peers_and_releases`); `latest_signals(store,
+repo)` reads the newest values of one repository. Definitions: `shu.schema.signals`.
 
 From a notebook, one repository's signals are `shu.star_signals(repo)` (`shu.notebook`).
 """
@@ -24,7 +24,8 @@ def refresh_signals(
     store: Store, full: bool = False, settings: Settings | None = None
 ) -> dict[str, Any]:
     """Recompute every signal table: star_signals (only the days after the last computed one,
-    unless `full` or older input changed), the facts layer over it (star_days, market_days),
+    unless `full` or older input changed), the facts layer over it (star_days, market_days,
+    market_spikes),
     commit_signals, rocm_index_repos (the ROCm
     ecosystem index's rows), category_signals and peer_signals (from the first new star day),
     release_signals and release_context.
@@ -32,6 +33,7 @@ def refresh_signals(
     Returns {table: {mode, reason, rows, seconds, to_day}} and the total under 'seconds'.
     """
     from shu.signals.commits import refresh_commit_signals
+    from shu.signals.market_spikes import refresh_market_spikes
     from shu.signals.peers_and_releases import refresh_peer_signals, refresh_release_signals
     from shu.signals.rocm_index import refresh_rocm_index
     from shu.signals.star_days import refresh_star_days
@@ -44,6 +46,7 @@ def refresh_signals(
         star = refresh_star_signals(store, run_id, full=full)
         bar.advance(note="star_signals")
         results = [star, *refresh_star_days(store, run_id, star)]
+        results.append(refresh_market_spikes(store, run_id, results[1]))
         results += [refresh_commit_signals(store, run_id), refresh_rocm_index(store, run_id)]
         bar.advance(note="star_days, market_days, commit_signals, rocm_index_repos")
         if star.mode == "full" or star.rows_written:

@@ -22,6 +22,11 @@ them from the facts layer's `star_days`):
   the story names it (`Story.week_leaving`): it leaves the window within 7 days;
 - `no_data`: a gap of more than 7 days in the counts leaves the windows undefined.
 
+A run of spike days (of removal days) at least half of whose days are store-wide spike (removal)
+days (`market_spikes`: many of the store's repositories at once) is the store's event, not the
+repository's: it is kept apart (`Story.store_wide`), is no cause of the story and no shared
+burst, and its days are not ordinary days.
+
 The 28-day acceleration splits exactly into the change of the ordinary pace and each episode's
 effect (its gains above the ordinary day of its window, over 28, with a minus sign for the
 window before); the story is the largest of them. Every number a story shows is re-read with
@@ -120,6 +125,10 @@ class Story:
     # "down" / "up": one of several tracked repositories that burst on the same days and all ran
     # slower / faster on their other days (`shared_underneath`; set by `mark_shared`)
     shared: str | None = None
+    # runs of spike (removal) days that fell on store-wide spike (removal) days
+    # (`market_spikes`): the store's event, not this repository's, so no cause of its story;
+    # their days are not ordinary days either
+    store_wide: list[Episode] = field(default_factory=list)
 
     @property
     def acceleration_28d(self) -> float | None:
@@ -147,9 +156,9 @@ class Story:
 
     @property
     def unusual(self) -> list[Episode]:
-        """Every run of days that is not ordinary: the episodes and the smaller runs of spike days
-        (in both windows)."""
-        return self.episodes + self.small
+        """Every run of days that is not ordinary: the episodes, the smaller runs of spike days
+        and the runs on store-wide event days (in both windows)."""
+        return self.episodes + self.small + self.store_wide
 
     @property
     def reference(self) -> float:
@@ -246,9 +255,11 @@ def detect(
     counts: dict[date, float],
     day: date,
     releases: list[tuple[str, date]] | None = None,
+    store_wide: dict[date, str] | None = None,
 ) -> Story:
     """The story of `repo` on `day` from its observed star counts (day -> count; absent days
-    unobserved) and its releases ((tag, published day)); see the module docstring."""
+    unobserved), its releases ((tag, published day)) and the store-wide event days (day ->
+    'spike' or 'removal', `market_spikes.store_wide_days`); see the module docstring."""
     first = day - timedelta(days=2 * WINDOW)
     seen = sorted(d for d in counts if d <= day)
     base = [d for d in seen if d <= first]
@@ -284,6 +295,21 @@ def detect(
     # one rule for every repository: no day of a run of spike days (however small) or of a
     # removal is an ordinary day
     unusual = {d for r in bursts + small + removals for d in r}
+    # a run at least half of whose days the whole store spiked (lost stars) on is the store's
+    events = store_wide or {}
+    shared = [
+        (kind, r)
+        for kind, found, event in (
+            ("burst", bursts, "spike"),
+            ("small", small, "spike"),
+            ("removal", removals, "removal"),
+        )
+        for r in found
+        if 2 * sum(events.get(d) == event for d in r) >= len(r)
+    ]
+    bursts = [r for r in bursts if ("burst", r) not in shared]
+    small = [r for r in small if ("small", r) not in shared]
+    removals = [r for r in removals if ("removal", r) not in shared]
 
     def ordinary_mean(window: list[date]) -> float | None:
         plain = [gains[d] for d in window if d not in unusual]
@@ -306,7 +332,8 @@ def detect(
         "now": story.ordinary_now or 0.0,
         "before": story.ordinary_before or 0.0,
     }
-    for kind, found in (("burst", bursts), ("removal", removals), ("small", small)):
+    found_runs = [("burst", bursts), ("removal", removals), ("small", small)]
+    for kind, found in [*found_runs, *(("store_wide_" + k, [r]) for k, r in shared)]:
         for run in found:
             window = "now" if 2 * sum(d >= now[0] for d in run) > len(run) else "before"
             excess = sum(gains[d] - levels["now" if d >= now[0] else "before"] for d in run)
@@ -316,7 +343,11 @@ def detect(
                 else -(gains[d] - levels["before"]) / WINDOW
                 for d in run
             )
-            (story.small if kind == "small" else story.episodes).append(
+            if kind.startswith("store_wide_"):
+                kind, into = kind.removeprefix("store_wide_"), story.store_wide
+            else:
+                into = story.small if kind == "small" else story.episodes
+            into.append(
                 Episode(
                     kind,
                     run[0],

@@ -1,7 +1,8 @@
 """What a repository's story reads from the store, and the SELECTs behind the numbers it shows.
 
 `story_of(store, repo, day)` reads the repository's observed star counts from the facts layer
-(`star_days`, computed by `shu signals`) and its releases, and tells its story
+(`star_days`, computed by `shu signals`), its releases and the store-wide event days
+(`market_spikes`), and tells its story
 (`stories.detect`). The SELECTs (`gained_sql`, `ordinary_sql`, `loss_days_sql`) re-read each
 number a story shows from `star_days`, so the briefing cites them as query receipts.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
+from shu.signals.market_spikes import store_wide_days
 from shu.signals.stories import MAX_GAP_DAYS, WINDOW, Episode, Story, detect
 from shu.store import Store
 
@@ -39,7 +41,8 @@ def story_of(store: Store, repo: str, day: date) -> Story:
             [repo, first, day + timedelta(days=1)],
         ).fetchall()
     ]
-    return detect(repo, counts, day, releases)
+    events = {d: kind for d, (kind, _n, _o) in store_wide_days(store.con, first, day).items()}
+    return detect(repo, counts, day, releases, events)
 
 
 def loss_days_sql(repo: str, first: date, last: date) -> tuple[tuple[str, str], list[Any]]:

@@ -29,6 +29,7 @@ from shu.briefing.sections import (
     calibration_watch,
     cards,
     claims,
+    field,
     glance,
     header,
     moved,
@@ -45,6 +46,7 @@ from shu.briefing.sections import (
 SECTIONS: tuple[ModuleType, ...] = (
     header,  # title, data day, notices, stale data
     glance,  # At a glance: what matters in a few sentences, and one row per repository
+    field,  # The field by category: which kind of project gains attention against which
     since,  # Since the last briefing (nothing on a first briefing)
     moved,  # What moved: each repository's story, from its causes
     radar,  # Breaking out: the radar's top untracked repositories

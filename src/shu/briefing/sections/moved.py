@@ -1,6 +1,8 @@
 """The "What moved" section: for each tracked repository what moved its star pace and why
 (`shu.signals.stories`: a burst leaving the 28-day window, a spike, a release, stars removed, or
-a real change of pace), the most important first, and once for each set of tracked repositories
+a real change of pace), the most important first; first, once, any store-wide event (many of
+the store's repositories spiking or losing stars on the same days, `market_spikes`) a story set
+aside; and once for each set of tracked repositories
 that burst on the same days (after the last of their stories); the chart of the stars each
 gained per day with the days its story names, and one 28-day velocity comparison chart per
 category (a log axis where the repositories differ tenfold, gaps drawn and named)."""
@@ -16,8 +18,9 @@ from shu.briefing.compare import compare_chart, compare_frame, needs_log
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections.calibration_watch import store_loss
 from shu.briefing.story_words import kind_words, story_sentence
-from shu.briefing.text import and_list, days_text, repo_link
+from shu.briefing.text import and_list, day_text, days_text, ref, repo_link
 from shu.safe_markdown import Md
+from shu.signals.market_spikes import ELIGIBLE_MIN, store_wide_days
 from shu.signals.stories import burst_groups, shared_underneath
 
 
@@ -44,7 +47,8 @@ def build(ctx: BriefingContext) -> Part:
             mine = [line for s, line in zip(ctx.stories, lines, strict=True) if s.repo in group]
             lead += [same_days_line(group, first, last, under), *mine]
             shown = [line for line in shown if line not in mine]
-    shown = lead + shown
+    events = store_wide_events(ctx)
+    shown = ([store_wide_line(ctx, events)] if events else []) + lead + shown
     return Part(
         ctx.render(
             "sections/moved.md.j2",
@@ -76,6 +80,11 @@ def build(ctx: BriefingContext) -> Part:
                         }
                         for e in s.episodes
                     ],
+                    # runs on store-wide event days: the store's, not this repository's
+                    "store_wide": [
+                        {"kind": e.kind, "first": e.first, "last": e.last, "stars": e.stars}
+                        for e in s.store_wide
+                    ],
                     # runs of spike days inside the window too small to move the pace (named)
                     "spikes": [
                         {"first": e.first, "last": e.last, "stars": e.stars} for e in s.named_small
@@ -83,12 +92,79 @@ def build(ctx: BriefingContext) -> Part:
                 }
                 for s, line in zip(ctx.stories, lines, strict=True)
             ],
+            "store_wide_events": [
+                {"day": d, "kind": kind, "repos": n, "ordinary": o, "tracked": repos}
+                for d, (kind, n, o, repos) in events.items()
+            ],
             "shared_bursts": [
                 {"repos": group, "first": first, "last": last}
                 for group, first, last in burst_groups(ctx.stories)
             ],
         },
     )
+
+
+def store_wide_events(ctx: BriefingContext) -> dict[date, tuple[str, int, float, list[str]]]:
+    """The store-wide event days some tracked repository's story set aside (`Story.store_wide`):
+    day -> (kind, repositories, ordinary day's count, the tracked repositories that moved with
+    it)."""
+    days: dict[date, list[str]] = {}
+    for s in ctx.stories:
+        for e in s.store_wide:
+            for k in range(e.days):
+                days.setdefault(e.first + timedelta(days=k), []).append(s.repo)
+    if not days:
+        return {}
+    wide = store_wide_days(ctx.store.con, min(days), max(days))
+    return {d: (*wide[d], days[d]) for d in sorted(days) if d in wide}
+
+
+def store_wide_line(
+    ctx: BriefingContext, events: dict[date, tuple[str, int, float, list[str]]]
+) -> Md:
+    """The store-wide events, told once: on which days how many of the store's repositories
+    spiked (or lost stars) against an ordinary day, each count with its receipt, and the tracked
+    repositories whose stories leave those days out."""
+    parts = []
+    for kind in ("spike", "removal"):
+        mine = {d: e for d, e in events.items() if e[0] == kind}
+        if not mine:
+            continue
+        column, ordinary = (
+            ("repos_spiking", "ordinary_spiking")
+            if kind == "spike"
+            else ("repos_removing", "ordinary_removing")
+        )
+        counts = [
+            f"{n} {ref(ctx.book.row('market_spikes', {'day': d}, column, n, d, f'{kind} {d}'))}"
+            for d, (_k, n, _o, _r) in mine.items()
+        ]
+        last = max(mine)
+        o = mine[last][2]
+        r_o = ctx.book.row("market_spikes", {"day": last}, ordinary, o, last, f"ordinary {kind}")
+        what = (
+            "gained at least twice their ordinary day's stars" if kind == "spike" else "lost stars"
+        )
+        tracked = sorted({r for e in mine.values() for r in e[3]})
+        who = _and([repo_link(r) for r in tracked])
+        first = min(mine)
+        when = (
+            days_text(first, last)
+            if (last - first).days + 1 == len(mine)
+            else _and([day_text(d) for d in mine])
+        )
+        parts.append(
+            f"On {when} the whole store moved: {_and(counts)} of the "
+            f"repositories that gain {ELIGIBLE_MIN:.0f} or more stars on a median day {what}, "
+            f"against {o:.0f} on an ordinary day {ref(r_o)}: an event of GitHub or of the "
+            f"counts, not of one repository. {who} moved with it; "
+            f"{'its story leaves' if len(tracked) == 1 else 'their stories leave'} those days out."
+        )
+    return Md(" ".join(parts))
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def same_days_line(repos: list[str], first: date, last: date, under: str | None = None) -> Md:

@@ -1,0 +1,141 @@
+"""The "The field by category" section: which kind of ML-infrastructure project is gaining
+attention against which, in words, from the field view the facts layer computes
+(`shu.signals.field`): per category of the field watchlist (`Settings.field`) its share of the
+stars the watchlist gained in the last 28 days, the 28 before and the same 28 days a year
+before, in a table that fits a phone, and its fastest repositories by the pace underneath
+(bursts out), every number with its receipt. The repositories not counted are named. Left out
+(with a note) when no category has a share in the last 28 days.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shu.briefing.context import BriefingContext, Part
+from shu.briefing.text import day_text, num, pct, ref, repo_link
+from shu.receipts import Citation
+from shu.safe_markdown import Md, safe_inline
+from shu.signals.field import WINDOW_NAMES, Category, FieldView, field_view
+
+NAMED_MISSING = 8  # a window's repositories without counts are named up to this many
+
+
+def build(ctx: BriefingContext) -> Part:
+    """The section, or nothing (with a note) when the field has no share in the last 28 days."""
+    view = field_view(ctx.store, ctx.data_through, ctx.settings.field)
+    data: dict[str, Any] = {"field": view.as_json()}
+    if all(c.shares.get("now") is None for c in view.categories):
+        data["notes"] = {
+            "field": "no repository of the field watchlist has counts at both ends "
+            "of the last 28 days"
+        }
+        return Part("", data=data)
+    return Part(
+        ctx.render(
+            "sections/field.md.j2",
+            lead=_lead(ctx, view),
+            rows=[_row(ctx, c) for c in view.categories],
+            movers=[line for c in view.categories if (line := _movers(ctx, c))],
+            counted=_counted(view),
+        ),
+        data=data,
+    )
+
+
+def _cite(ctx: BriefingContext, cite: Citation | None) -> int:
+    return 0 if cite is None else ctx.book.cite(cite)
+
+
+def _share(ctx: BriefingContext, c: Category, window: str) -> Md:
+    """'27% [R3]', or '—' when the category had no repository counted in that window."""
+    share = c.shares.get(window)
+    if share is None:
+        return Md("—")
+    shown = pct(share, 1) if abs(share) < 0.01 else pct(share)
+    return Md(f"{shown} {ref(_cite(ctx, c.share_cites.get(window)))}")
+
+
+def _row(ctx: BriefingContext, c: Category) -> dict[str, str]:
+    return {
+        "name": safe_inline(c.name),
+        **{w: _share(ctx, c, w) for w in WINDOW_NAMES},
+    }
+
+
+def _lead(ctx: BriefingContext, view: FieldView) -> Md:
+    """Which category gained share against which over the 28 days before, and against a year
+    before when the year's shares are measured."""
+    now = view.windows["now"]
+    moved = view.gainer("before")
+    total = f"{num(now.gained, 0)} {ref(_cite(ctx, now.gained_cite))}"
+    head = (
+        f"Of the {total} stars the field's {now.counted} counted repositories gained in the "
+        f"28 days to {day_text(now.last)}"
+    )
+    if moved is None:
+        top = max(
+            (c for c in view.categories if c.shares.get("now") is not None),
+            key=lambda c: c.shares["now"] or 0.0,
+        )
+        return Md(f"{head}, {safe_inline(top.name)} took the most, {_share(ctx, top, 'now')}.")
+    up, down = moved
+    sentence = (
+        f"{head}, {safe_inline(up.name)} took {_share(ctx, up, 'now')} against "
+        f"{_share(ctx, up, 'before')} in the 28 days before, the largest gain in share, while "
+        f"{safe_inline(down.name)} went from {_share(ctx, down, 'before')} to "
+        f"{_share(ctx, down, 'now')}."
+    )
+    year = view.gainer("year")
+    counted_year = view.windows["year"].counted
+    if year is None and counted_year:
+        sentence += (
+            f" A year before only {counted_year} of the {now.counted} repositories counted now "
+            "had counts, so those shares (in the table) are of a different set."
+        )
+    if year is not None:
+        y_up, y_down = year
+        sentence += (
+            f" Against the same 28 days a year before, {safe_inline(y_up.name)} gained most "
+            f"({_share(ctx, y_up, 'year')} then) and {safe_inline(y_down.name)} lost most "
+            f"({_share(ctx, y_down, 'year')} then; {view.windows['year'].counted} repositories "
+            "counted then)."
+        )
+    return Md(sentence)
+
+
+def _movers(ctx: BriefingContext, c: Category) -> Md | None:
+    """'training frameworks: transformers 41.1 a day [R] (51.1 [R] the 28 days before), ...'."""
+    if not c.movers:
+        return None
+    parts = []
+    for m in c.movers:
+        now = f"{repo_link(m.repo)} {num(m.pace, 1)} {ref(_cite(ctx, m.pace_cite))}"
+        before = (
+            ""
+            if m.pace_before is None
+            else f" ({num(m.pace_before, 1)} {ref(_cite(ctx, m.pace_before_cite))} before)"
+        )
+        parts.append(now + before)
+    return Md(f"{safe_inline(c.name)}: {', '.join(parts)}")
+
+
+def _names(repos: list[str]) -> str:
+    if len(repos) > NAMED_MISSING:
+        return f"{len(repos)} repositories (named in the JSON)"
+    return ", ".join(f"`{r}`" for r in repos)
+
+
+def _counted(view: FieldView) -> Md:
+    """How many repositories each window counts, and which are not counted."""
+    w = view.windows
+    line = (
+        f"Shares are over the repositories with a count at both ends of a window: "
+        f"{w['now'].counted} of {view.repos} now, {w['before'].counted} in the 28 days before, "
+        f"{w['year'].counted} a year before."
+    )
+    if view.absent:
+        line += f" No counts in the store: {_names(view.absent)}."
+    for name, words in (("now", "now"), ("year", "a year before")):
+        if w[name].missing:
+            line += f" Without a count at an end {words}: {_names(w[name].missing)}."
+    return Md(line)

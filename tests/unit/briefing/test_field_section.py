@@ -1,0 +1,59 @@
+"""The "The field by category" section: after At a glance, a table of each category's shares
+with receipts that resolve, its movers, the repositories not counted named, the JSON sidecar's
+`field`; and left out, with a note, when the field has no counts."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from shu.briefing.compose import compose_briefing
+from shu.receipts import resolve, stored_receipts
+
+FIELD = {
+    "platforms": ["acme/platform", "acme/other-platform"],
+    "runtimes": ["acme/runtime", "acme/absent"],
+}
+
+
+def test_the_field_section_words_the_shares_with_receipts(filled, settings, day):
+    settings = settings.model_copy(update={"field": FIELD})
+    result = compose_briefing(filled, day, settings)
+    text = result.path.read_text()
+    body = text.split("## Appendix")[0]
+    # after At a glance, before the stories
+    assert body.index("## At a glance") < body.index("## The field by category")
+    assert body.index("## The field by category") < body.index("## What moved")
+    section = body[body.index("## The field by category") :].split("\n## ")[0]
+    # acme/runtime's last five days are unobserved: not counted, so platforms hold all of now
+    assert re.search(r"\| platforms \| 100% \[R\d+\] \| \d+% \[R\d+\] \| — \|", section), section
+    assert "| runtimes | — |" in section
+    assert "`acme/absent`" in section and "Without a count at an end now: `acme/runtime`" in (
+        section
+    )
+    # the movers: the pace underneath now, then before, receipts in reading order; a
+    # repository not counted now is no mover
+    movers = re.search(
+        r"- platforms: \[acme/platform\]\S+ [\d.]+ \[R(\d+)\] \([\d.]+ \[R(\d+)\]", section
+    )
+    assert movers and int(movers[1]) < int(movers[2]), section
+    assert "- runtimes:" not in section
+    receipts = stored_receipts(filled, result.briefing_id)
+    assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
+    doc = json.loads(result.path.with_suffix(".json").read_text())
+    field = doc["field"]
+    assert [c["category"] for c in field["categories"]] == ["platforms", "runtimes"]
+    assert field["absent"] == ["acme/absent"]
+    assert field["windows"]["now"]["not_counted"] == ["acme/runtime"]
+    platforms = field["categories"][0]
+    assert platforms["shares"]["now"]["share"] == 1.0
+    assert platforms["shares"]["now"]["receipt"]["table"] == "star_days"
+    assert [m["repo"] for m in platforms["movers"]] == ["acme/platform", "acme/other-platform"]
+
+
+def test_a_field_without_counts_is_left_out_with_a_note(filled, settings, day):
+    result = compose_briefing(filled, day, settings)  # the default field: none in this store
+    assert "## The field by category" not in result.path.read_text()
+    doc = json.loads(result.path.with_suffix(".json").read_text())
+    assert "no repository" in doc["notes"]["field"]
+    assert doc["field"]["absent"] == [r for v in settings.field.values() for r in v]
