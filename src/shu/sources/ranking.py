@@ -24,8 +24,11 @@ Parquet long table is never copied: `_rank_raw` is a view over the file, read tw
 names and rejects, then the one aggregation that writes), which measured cheaper than
 materialising its 7.2M rows; the values are checked row by row only when a column's type does
 not already guarantee a date / a whole number. CSV files are parsed in Python (line-exact
-errors) into an Arrow table. Where the time of the 7.2M-row import went and what was chosen:
-`shu.sources.ranking_merge` and `benchmarks/README.md` ("Ranking import").
+errors) and staged in batches of about BATCH_ROWS rows (Arrow tables appended to a temporary
+table that DuckDB keeps within the load's memory limit, spilling beyond it), so a directory of
+thousands of daily files never sits in Python memory whole. Where the time of the 7.2M-row
+import went and what was chosen: `shu.sources.ranking_merge` and `benchmarks/README.md`
+("Ranking import").
 """
 
 from __future__ import annotations
@@ -39,7 +42,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from shu.errors import InputError
 from shu.progress import progress
@@ -47,9 +49,6 @@ from shu.settings import Settings, get_settings
 from shu.sources import ranking_about
 from shu.sources.ranking_merge import fold_names, write_rows
 from shu.store import Load, Store, UpsertResult
-
-if TYPE_CHECKING:
-    import pyarrow as pa
 
 RAW_COLUMNS = [
     "rank",
@@ -70,6 +69,10 @@ RAW_NAME = re.compile(r"github-ranking-(\d{4}-\d{2}-\d{2})\.csv$")
 REPO_URL = re.compile(r"^https?://github\.com/([\w.-]+)/([\w.-]+?)/?$")
 SOURCE = "ranking"
 IMPORT_MEMORY_LIMIT = "2GB"
+# CSV rows parsed in Python before they are appended to the staged rows (the load's Python
+# memory holds one batch; 200k rows measured no slower than staging all at once).
+BATCH_ROWS = 200_000
+COUNT_COLUMNS = ("repo", "day", "stars", "forks", "open_issues")
 # Parquet column types whose every value casts to BIGINT / DATE: no row-by-row check needed.
 WHOLE_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER"}
 DAY_TYPES = {"DATE", "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS"}
@@ -115,7 +118,7 @@ def import_ranking(
             if not files:
                 raise InputError(f"{path}: no github-ranking-YYYY-MM-DD.csv files in directory")
             # One malformed file never sinks the others: it is left out whole and logged.
-            _stage_raw(store, _read_raw_files(files, rejects, load.failed_files))
+            _stage_raw_files(store, files, rejects, load.failed_files)
             if len(load.failed_files) == len(files):
                 raise InputError(
                     f"{path}: every file is malformed; first: "
@@ -124,12 +127,12 @@ def import_ranking(
             for bad, reason in load.failed_files.items():
                 store.log_failure(SOURCE, str(bad), reason)
         elif RAW_NAME.search(path.name):
-            _stage_raw(store, _read_raw_files([path], rejects))
+            _stage_raw_files(store, [path], rejects)
         elif path.suffix == ".parquet":
             _stage_long_parquet(store, path)
             lazy = path  # read while it is scanned and written: its errors come later
         elif path.name.endswith((".csv", ".csv.gz")):
-            _stage_arrow(store, _read_long_csv(path, rejects))
+            _stage_long_csv(store, path, rejects)
         else:
             raise InputError(f"{path}: expected a directory, a .parquet file or a .csv file")
         bar.advance(note="staged")
@@ -169,16 +172,27 @@ def _drop_staged(store: Store) -> None:
         store.con.execute(f"DROP {'VIEW' if 'VIEW' in kind else 'TABLE'} _rank_raw")
 
 
-def _stage_raw(store: Store, tables: tuple[pa.Table, pa.Table]) -> None:
-    """Stage the daily files' counts (`_rank_raw`) and descriptions (`ranking_about`)."""
-    counts, about = tables
-    _stage_arrow(store, counts)
-    ranking_about.stage(store, about)
+def _create_raw(store: Store) -> None:
+    """An empty `_rank_raw` for CSV rows, appended to batch by batch (`_append_raw`)."""
+    store.con.execute(
+        "CREATE TEMP TABLE _rank_raw (repo VARCHAR, day DATE, stars BIGINT, forks BIGINT, "
+        "open_issues BIGINT)"
+    )
 
 
-def _stage_arrow(store: Store, table: pa.Table) -> None:
+def _append_raw(store: Store, columns: dict[str, list]) -> None:
+    """Append a batch of parsed rows (`COUNT_COLUMNS`) to `_rank_raw`."""
+    import pyarrow as pa
+
+    table = pa.table(
+        {
+            "repo": pa.array(columns["repo"], pa.string()),
+            "day": pa.array(columns["day"], pa.date32()),
+            **{c: pa.array(columns[c], pa.int64()) for c in COUNT_COLUMNS[2:]},
+        }
+    )
     store.con.register("_rank_arrow", table)
-    store.con.execute("CREATE TEMP TABLE _rank_raw AS SELECT * FROM _rank_arrow")
+    store.con.execute("INSERT INTO _rank_raw SELECT * FROM _rank_arrow")
     store.con.unregister("_rank_arrow")
 
 
@@ -257,17 +271,20 @@ def _parquet_errors(path: Path | None) -> Iterator[None]:
 
 
 # ------------------------------------------------------------------------------- readers
-def _read_raw_files(
-    files: list[Path], rejects: Counter[str], failed: dict[Path, str] | None = None
-) -> tuple[pa.Table, pa.Table]:
-    """Rows of the daily files: their counts, and (repo, day, ord, description, language) in the
-    order read. A malformed file raises InputError, or, when `failed` is given, is left out
-    whole (none of its rows) and its one-line reason recorded there."""
+def _stage_raw_files(
+    store: Store, files: list[Path], rejects: Counter[str], failed: dict[Path, str] | None = None
+) -> None:
+    """Stage the daily files' counts (`_rank_raw`) and their (repo, day, ord, description,
+    language) rows in the order read (`ranking_about`), a batch of about BATCH_ROWS rows at a
+    time. A malformed file raises InputError, or, when `failed` is given, is left out whole
+    (none of its rows) and its one-line reason recorded there."""
     import pyarrow as pa
 
-    columns: dict[str, list] = {"repo": [], "day": [], "stars": [], "forks": [], "open_issues": []}
-    columns |= {"description": [], "language": []}
-    for f in files:
+    _create_raw(store)
+    ranking_about.create(store)
+    staged = 0  # rows staged so far: the next batch's first `ord`
+    batch = _empty_batch()
+    for i, f in enumerate(files):
         own: Counter[str] = Counter()
         try:
             rows = _read_raw_file(f, own)
@@ -275,37 +292,39 @@ def _read_raw_files(
             if failed is None:
                 raise
             failed[f] = str(exc)
-            continue
-        rejects.update(own)
+            rows = {}  # left out whole, its rejects with it
+        else:
+            rejects.update(own)
         for name, values in rows.items():
-            columns[name] += values
-    repo = pa.array(columns["repo"], pa.string())
-    day = pa.array(columns["day"], pa.date32())
-    counts = pa.table(
-        {
-            "repo": repo,
-            "day": day,
-            "stars": pa.array(columns["stars"], pa.int64()),
-            "forks": pa.array(columns["forks"], pa.int64()),
-            "open_issues": pa.array(columns["open_issues"], pa.int64()),
-        }
-    )
-    about = pa.table(
-        {
-            "repo": repo,
-            "day": day,
-            "ord": pa.array(range(len(repo)), pa.int64()),
-            "description": pa.array(columns["description"], pa.string()),
-            "language": pa.array(columns["language"], pa.string()),
-        }
-    )
-    return counts, about
+            batch[name] += values
+        if len(batch["repo"]) < BATCH_ROWS and i < len(files) - 1:
+            continue
+        _append_raw(store, batch)
+        n = len(batch["repo"])
+        ranking_about.stage(
+            store,
+            pa.table(
+                {
+                    "repo": pa.array(batch["repo"], pa.string()),
+                    "day": pa.array(batch["day"], pa.date32()),
+                    "ord": pa.array(range(staged, staged + n), pa.int64()),
+                    "description": pa.array(batch["description"], pa.string()),
+                    "language": pa.array(batch["language"], pa.string()),
+                }
+            ),
+        )
+        staged += n
+        batch = _empty_batch()
+
+
+def _empty_batch(about: bool = True) -> dict[str, list]:
+    """Columns of parsed CSV rows: the counts and, for daily files, description and language."""
+    return {c: [] for c in (*COUNT_COLUMNS, *(("description", "language") if about else ()))}
 
 
 def _read_raw_file(f: Path, rejects: Counter[str]) -> dict[str, list]:
     day = date.fromisoformat(RAW_NAME.search(f.name).group(1))  # type: ignore[union-attr]
-    out: dict[str, list] = {"repo": [], "day": [], "stars": [], "forks": [], "open_issues": []}
-    out |= {"description": [], "language": []}
+    out = _empty_batch()
     reader = csv.reader(_open_text(f), strict=True)
     with _read_errors(f, lambda: reader.line_num):
         header = next(reader, None)
@@ -339,11 +358,11 @@ def _read_raw_file(f: Path, rejects: Counter[str]) -> dict[str, list]:
     return out
 
 
-def _read_long_csv(path: Path, rejects: Counter[str]) -> pa.Table:
-    import pyarrow as pa
-
+def _stage_long_csv(store: Store, path: Path, rejects: Counter[str]) -> None:
+    """Stage a long CSV table's rows in `_rank_raw`, a batch of BATCH_ROWS rows at a time."""
+    _create_raw(store)
     reader = csv.DictReader(_open_text(path), strict=True)
-    out: dict[str, list] = {"repo": [], "day": [], "stars": [], "forks": [], "open_issues": []}
+    out = _empty_batch(about=False)
     with _read_errors(path, lambda: reader.line_num):
         cols = set(reader.fieldnames or [])
         missing = LONG_REQUIRED - cols
@@ -372,13 +391,10 @@ def _read_long_csv(path: Path, rejects: Counter[str]) -> pa.Table:
             out["stars"].append(_count(rec["stars"], path, line, "stars"))
             for c in LONG_OPTIONAL:
                 out[c].append(_count(rec.get(c) or "", path, line, c))
-    return pa.table(
-        {
-            "repo": pa.array(out["repo"], pa.string()),
-            "day": pa.array(out["day"], pa.date32()),
-            **{c: pa.array(out[c], pa.int64()) for c in ("stars", *LONG_OPTIONAL)},
-        }
-    )
+            if len(out["repo"]) >= BATCH_ROWS:
+                _append_raw(store, out)
+                out = _empty_batch(about=False)
+    _append_raw(store, out)
 
 
 @contextlib.contextmanager

@@ -28,11 +28,19 @@ if TYPE_CHECKING:
 STAGED = "_rank_about"
 
 
+def create(store: Store) -> None:
+    """An empty staging table for the files' (repo, day, ord, description, language) rows."""
+    store.con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {STAGED} (repo VARCHAR, day DATE, ord BIGINT, "
+        "description VARCHAR, language VARCHAR)"
+    )
+
+
 def stage(store: Store, table: pa.Table) -> None:
-    """Stage the files' (repo, day, ord, description, language) rows, `ord` their order read
-    (files by day, lines in order)."""
+    """Append a batch of the files' (repo, day, ord, description, language) rows to the staging
+    table (`create`), `ord` their order read across batches (files by day, lines in order)."""
     store.con.register("_rank_about_arrow", table)
-    store.con.execute(f"CREATE OR REPLACE TEMP TABLE {STAGED} AS SELECT * FROM _rank_about_arrow")
+    store.con.execute(f"INSERT INTO {STAGED} SELECT * FROM _rank_about_arrow")
     store.con.unregister("_rank_about_arrow")
 
 
