@@ -1,5 +1,6 @@
-"""Benchmark: the real star data end to end — ingest peak memory, `shu forecast` and an offline
-`shu daily` on the full store.
+"""Benchmark: ingest peak memory, `shu forecast` and an offline `shu daily` on the star data.
+
+The real star data end to end, on the full store.
 
 On a fresh temporary folder, each command in its own process, back to back:
 
