@@ -1,7 +1,9 @@
 """Fan-out of the daily ingestion: one mapped Prefect task per repository and per GH Archive batch.
 
 - GitHub, default runner: `github_repo_task.map(repos)`, one task per tracked repository (its
-  own retries and state; one repository's failure is reported, the others still load). Each
+  own retries and state; one repository's failure is reported, the others still load, unless
+  it stops the whole run: GitHub unreachable, the rate limit, rejected credentials, after
+  which the others fail with it untried, `_RUN_STOPPED`). Each
   task fetches and writes (`ingest_github`), on the flow's thread pool in the flow's process, one
   writer at a time (`_WRITER`): DuckDB has a single writing process.
 - GitHub, `SHU_TASK_RUNNER=dask`: `github_ingest_flow` reads each repository's snapshot from
