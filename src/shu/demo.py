@@ -117,20 +117,11 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
     probe_json = out / "probe-synthetic.json"
     probe_json.write_text(json.dumps(sample.probe, indent=1), encoding="utf-8")
     start = today - timedelta(days=REPLAY_DAYS)
+    config = write_demo_config(out, db, sample)
+    say(f"{elapsed()} store {db.resolve()}")
     with GitHubAPIServer([as_of(r, start) for r in sample.repos]) as server:
-        overrides = {
-            "db": str(db),
-            "repos": [r.model_dump() for r in sample.tracked],
-            "github_api_url": server.url,
-            "reports_dir": str(out),
-            "models_dir": str(out / "models"),
-            "document_paths": [str(out / "notes")],
-            "aliases": {},
-            "questions": list(DEMO_QUESTIONS),
-            "ranking_files": [str(out / "ranking" / "github-ranking-{day}.csv")],
-            # the sample's untracked repositories are named radar-NN: list them all
-            "radar_keywords": [],
-        }
+        # the settings the tools read from that file, plus the local server (gone after the demo)
+        overrides = {**read_config_file(config), "github_api_url": server.url}
         settings = settings_from(overrides)
         say(
             f"{elapsed()} serving {len(sample.repos)} synthetic repositories at {server.url}, "
@@ -167,8 +158,79 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
         )
     for stage in result.values():
         say(f"{stage['stage']}: {stage['message']}")
+    say(f"store: {db.resolve()}")
+    say(f"its settings: {config.resolve()} (SHU_CONFIG={config.resolve()} shu radar --untracked)")
     say(f"{elapsed()} done")
     return Path(result["briefing"]["counts"]["path"])
+
+
+def demo_settings(out: Path, db: Path, sample: DemoSample) -> dict[str, Any]:
+    """The settings the demo runs with, as `write_demo_config` writes them (absolute paths, so
+    the file reads the same from any folder)."""
+    out = out.resolve()
+    return {
+        "db": str(db.resolve()),
+        "reports_dir": str(out),
+        "models_dir": str(out / "models"),
+        "document_paths": [str(out / "notes")],
+        "ranking_files": [str(out / "ranking" / "github-ranking-{day}.csv")],
+        # the sample's untracked repositories are named radar-NN: list them all
+        "radar_keywords": [],
+        "aliases": {},
+        "repos": [r.model_dump() for r in sample.tracked],
+        "questions": list(DEMO_QUESTIONS),
+    }
+
+
+def write_demo_config(out: Path, db: Path, sample: DemoSample) -> Path:
+    """Write the demo's settings (`demo_settings`) to `out/shu.toml`, where `SHU_CONFIG` points
+    the tools at them (`SHU_CONFIG=out/shu.toml shu radar --untracked` lists what the demo's
+    briefing radar lists); returns its path."""
+    path = out / "shu.toml"
+    head = (
+        "# The settings `shu demo` ran with. Point the tools at them, e.g.\n"
+        f"#   SHU_CONFIG={path.resolve()} shu radar --untracked\n"
+    )
+    path.write_text(head + toml_text(demo_settings(out, db, sample)), encoding="utf-8")
+    return path
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The settings a shu.toml written by `write_demo_config` holds."""
+    import tomllib
+
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def toml_text(settings: dict[str, Any]) -> str:
+    """`settings` (strings, numbers, booleans, lists of them, string tables, lists of tables)
+    as TOML: plain keys first, then each list of tables as `[[key]]` sections."""
+    tables = {
+        k: v
+        for k, v in settings.items()
+        if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)
+    }
+    lines = [f"{k} = {_toml_value(v)}" for k, v in settings.items() if k not in tables]
+    for key, rows in tables.items():
+        for row in rows:
+            lines += ["", f"[[{key}]]", *(f"{k} = {_toml_value(v)}" for k, v in row.items())]
+    return "\n".join(lines) + "\n"
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # a JSON string is a TOML basic string
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return (
+            "{" + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
+        )
+    raise TypeError(f"no TOML form for {type(value).__name__}: {value!r}")
 
 
 def _load_untracked(db: Path, sample: DemoSample, out: Path, first: date, last: date) -> str:

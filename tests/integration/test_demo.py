@@ -52,6 +52,10 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path, prefect_ap
     *_, md_line, html_line = run.stdout.splitlines()
     assert md_line == f"markdown: {briefings[0].resolve()}", run.stdout[-500:]
     assert html_line == f"HTML: {briefings[0].with_suffix('.html').resolve()}"
+    # It names its store and the settings file it ran with, which the tools read.
+    config = (out / "shu.toml").resolve()
+    assert f"store: {(out / 'demo.duckdb').resolve()}" in run.stdout.splitlines()
+    assert f"its settings: {config} (SHU_CONFIG={config} shu radar --untracked)" in run.stdout
     assert briefings[0].with_suffix(".html").is_file()
     text = briefings[0].read_text(encoding="utf-8")
     assert text.splitlines()[0].startswith("> **SYNTHETIC DATA**")
@@ -131,6 +135,20 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path, prefect_ap
             ).fetchall()[0][0]
             > 1
         )
+    # `shu radar` on the demo's store, with the settings the demo names, lists what the
+    # briefing's radar lists: the same repositories, in the same order, at the same chances.
+    listed = subprocess.run(
+        [sys.executable, "-m", "shu", "radar", "--untracked", "--top", "10", "--json"],
+        env={**env, "SHU_CONFIG": str(config)},
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+        cwd=tmp_path,
+        check=True,
+    )
+    tools = [(e["repo"], e["probability"]) for e in json.loads(listed.stdout)]
+    assert tools == [(e["repo"], e["probability"]) for e in doc["radar"]], listed.stderr
+    assert len(tools) == 10
     # The briefing read as a note: the targets measured by rules of their own
     # (tests/support/note_metrics.py, printed by benchmarks/note_metrics.py).
     m = measure(briefings[0])

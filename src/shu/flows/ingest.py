@@ -1,7 +1,9 @@
 """Fan-out of the daily ingestion: one mapped Prefect task per repository and per GH Archive batch.
 
 - GitHub, default runner: `github_repo_task.map(repos)`, one task per tracked repository (its
-  own retries and state; one repository's failure is reported, the others still load). Each
+  own retries and state; one repository's failure is reported, the others still load, unless
+  it stops the whole run: GitHub unreachable, the rate limit, rejected credentials, after
+  which the others fail with it untried, `_RUN_STOPPED`). Each
   task fetches and writes (`ingest_github`), on the flow's thread pool in the flow's process, one
   writer at a time (`_WRITER`): DuckDB has a single writing process.
 - GitHub, `SHU_TASK_RUNNER=dask`: `github_ingest_flow` reads each repository's snapshot from
@@ -48,6 +50,11 @@ from shu.sources.gharchive import Aggregate, aggregate_files
 
 IO_RETRIES: dict[str, Any] = {"retries": 2, "retry_delay_seconds": [2, 10]}
 _WRITER = threading.Lock()
+# A repository's ingest raises only what stops the whole run (GitHub unreachable, the rate limit,
+# rejected credentials, the store: `github_ingest._fatal`); the run's other repositories then
+# fail with the same line without being tried, instead of each waiting out its own retries
+# (~13 s a repository on a refused connection). Per (store, day) of a run, cleared when it starts.
+_RUN_STOPPED: dict[tuple[str, date], str] = {}
 
 
 def runner_for(settings: Settings) -> Any:
@@ -82,11 +89,15 @@ def github_repo(
     from shu.sources.github_ingest import ingest_github
 
     with _WRITER:
+        stopped = _RUN_STOPPED.get((str(db), as_of))
+        if stopped is not None:
+            return {"repo": repo, "ok": False, "error": stopped}
         store = open_for_writing(db)
         try:
             summary = ingest_github(store, settings, repos=[repo], backfill=backfill, today=as_of)
         except SourceError as exc:
-            return {"repo": repo, "ok": False, "error": str(exc).splitlines()[0]}
+            _RUN_STOPPED[(str(db), as_of)] = str(exc).splitlines()[0]
+            return {"repo": repo, "ok": False, "error": _RUN_STOPPED[(str(db), as_of)]}
         finally:
             store.close()
     return _outcome(repo, summary)
@@ -103,13 +114,18 @@ def github_repos(
     with _WRITER:
         store = open_for_writing(db)
         try:
+            stopped: str | None = None  # as `_RUN_STOPPED`
             for repo in repos:
+                if stopped is not None:
+                    results.append({"repo": repo, "ok": False, "error": stopped})
+                    continue
                 try:
                     summary = ingest_github(
                         store, settings, repos=[repo], backfill=backfill, today=as_of
                     )
                 except SourceError as exc:
-                    results.append({"repo": repo, "ok": False, "error": str(exc).splitlines()[0]})
+                    stopped = str(exc).splitlines()[0]
+                    results.append({"repo": repo, "ok": False, "error": stopped})
                     continue
                 results.append(_outcome(repo, summary))
         finally:
@@ -376,6 +392,7 @@ def ingest(
 
     in_flow = FlowRunContext.get() is not None
     repos = [r.repo for r in settings.repos]
+    _RUN_STOPPED.pop((str(db), as_of), None)
     if settings.task_runner == "dask" and repos:
         results = run_github_flow(db, repos, as_of, backfill, overrides)["results"]
     elif in_flow:
@@ -387,6 +404,7 @@ def ingest(
         ]
     else:
         results = github_repos(db, settings, as_of, backfill, repos)
+    _RUN_STOPPED.pop((str(db), as_of), None)
     notes, problems = [], []
     good = [r for r in results if r["ok"]]
     failed = [r for r in results if not r["ok"]]

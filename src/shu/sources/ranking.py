@@ -24,8 +24,12 @@ Parquet long table is never copied: `_rank_raw` is a view over the file, read tw
 names and rejects, then the one aggregation that writes), which measured cheaper than
 materialising its 7.2M rows; the values are checked row by row only when a column's type does
 not already guarantee a date / a whole number. CSV files are parsed in Python (line-exact
-errors) into an Arrow table. Where the time of the 7.2M-row import went and what was chosen:
-`shu.sources.ranking_merge` and `benchmarks/README.md` ("Ranking import").
+errors) and spooled in batches of about BATCH_ROWS rows to Parquet files in a temporary folder,
+which `_rank_raw` (and the descriptions' staging) are views over as for a Parquet table: a
+directory of thousands of daily files never sits in memory whole (staged in temporary tables
+instead, 7.2M rows peaked at 3.5 GB whatever DuckDB's memory limit; benchmarks/README.md).
+Where the time of the 7.2M-row import went and what was chosen: `shu.sources.ranking_merge`
+and `benchmarks/README.md` ("Ranking import").
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import contextlib
 import csv
 import io
 import re
+import tempfile
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -50,6 +55,7 @@ from shu.store import Load, Store, UpsertResult
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
 RAW_COLUMNS = [
     "rank",
@@ -70,6 +76,10 @@ RAW_NAME = re.compile(r"github-ranking-(\d{4}-\d{2}-\d{2})\.csv$")
 REPO_URL = re.compile(r"^https?://github\.com/([\w.-]+)/([\w.-]+?)/?$")
 SOURCE = "ranking"
 IMPORT_MEMORY_LIMIT = "2GB"
+# CSV rows parsed in Python before they are spooled to Parquet (the load's Python memory holds
+# one batch).
+BATCH_ROWS = 200_000
+COUNT_COLUMNS = ("repo", "day", "stars", "forks", "open_issues")
 # Parquet column types whose every value casts to BIGINT / DATE: no row-by-row check needed.
 WHOLE_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER"}
 DAY_TYPES = {"DATE", "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS"}
@@ -97,6 +107,7 @@ def import_ranking(
         raise InputError(f"{path}: no such file or directory")
     # Peak memory of the 7.2M-row load stays under 2 GiB (bench_ranking prints it).
     with (
+        tempfile.TemporaryDirectory(prefix="shu-ranking-") as spool,
         store.bulk(IMPORT_MEMORY_LIMIT),
         store.load(SOURCE, str(path)) as load,
         progress(f"ranking {path.name}", total=4) as bar,
@@ -115,7 +126,7 @@ def import_ranking(
             if not files:
                 raise InputError(f"{path}: no github-ranking-YYYY-MM-DD.csv files in directory")
             # One malformed file never sinks the others: it is left out whole and logged.
-            _stage_raw(store, _read_raw_files(files, rejects, load.failed_files))
+            _stage_raw_files(store, files, rejects, Path(spool), load.failed_files)
             if len(load.failed_files) == len(files):
                 raise InputError(
                     f"{path}: every file is malformed; first: "
@@ -124,12 +135,12 @@ def import_ranking(
             for bad, reason in load.failed_files.items():
                 store.log_failure(SOURCE, str(bad), reason)
         elif RAW_NAME.search(path.name):
-            _stage_raw(store, _read_raw_files([path], rejects))
+            _stage_raw_files(store, [path], rejects, Path(spool))
         elif path.suffix == ".parquet":
             _stage_long_parquet(store, path)
             lazy = path  # read while it is scanned and written: its errors come later
         elif path.name.endswith((".csv", ".csv.gz")):
-            _stage_arrow(store, _read_long_csv(path, rejects))
+            _stage_long_csv(store, path, rejects, Path(spool))
         else:
             raise InputError(f"{path}: expected a directory, a .parquet file or a .csv file")
         bar.advance(note="staged")
@@ -169,17 +180,23 @@ def _drop_staged(store: Store) -> None:
         store.con.execute(f"DROP {'VIEW' if 'VIEW' in kind else 'TABLE'} _rank_raw")
 
 
-def _stage_raw(store: Store, tables: tuple[pa.Table, pa.Table]) -> None:
-    """Stage the daily files' counts (`_rank_raw`) and descriptions (`ranking_about`)."""
-    counts, about = tables
-    _stage_arrow(store, counts)
-    ranking_about.stage(store, about)
+def _view_raw(store: Store, parquet: Path) -> None:
+    """`_rank_raw` as a view over the CSV rows spooled to `parquet`."""
+    literal = "'" + str(parquet).replace("'", "''") + "'"  # a view cannot take a parameter
+    store.con.execute(f"CREATE TEMP VIEW _rank_raw AS SELECT * FROM read_parquet({literal})")
 
 
-def _stage_arrow(store: Store, table: pa.Table) -> None:
-    store.con.register("_rank_arrow", table)
-    store.con.execute("CREATE TEMP TABLE _rank_raw AS SELECT * FROM _rank_arrow")
-    store.con.unregister("_rank_arrow")
+def _counts_table(columns: dict[str, list]) -> pa.Table:
+    """A batch of parsed rows' counts (`COUNT_COLUMNS`) as an Arrow table."""
+    import pyarrow as pa
+
+    return pa.table(
+        {
+            "repo": pa.array(columns["repo"], pa.string()),
+            "day": pa.array(columns["day"], pa.date32()),
+            **{c: pa.array(columns[c], pa.int64()) for c in COUNT_COLUMNS[2:]},
+        }
+    )
 
 
 def _stage_long_parquet(store: Store, path: Path) -> None:
@@ -257,55 +274,80 @@ def _parquet_errors(path: Path | None) -> Iterator[None]:
 
 
 # ------------------------------------------------------------------------------- readers
-def _read_raw_files(
-    files: list[Path], rejects: Counter[str], failed: dict[Path, str] | None = None
-) -> tuple[pa.Table, pa.Table]:
-    """Rows of the daily files: their counts, and (repo, day, ord, description, language) in the
-    order read. A malformed file raises InputError, or, when `failed` is given, is left out
-    whole (none of its rows) and its one-line reason recorded there."""
+def _stage_raw_files(
+    store: Store,
+    files: list[Path],
+    rejects: Counter[str],
+    spool: Path,
+    failed: dict[Path, str] | None = None,
+) -> None:
+    """Stage the daily files' counts (`_rank_raw`) and their (repo, day, ord, description,
+    language) rows in the order read (`ranking_about`), spooled to Parquet files in `spool` a
+    batch of about BATCH_ROWS rows at a time. A malformed file raises InputError, or, when
+    `failed` is given, is left out whole (none of its rows) and its one-line reason recorded
+    there."""
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
-    columns: dict[str, list] = {"repo": [], "day": [], "stars": [], "forks": [], "open_issues": []}
-    columns |= {"description": [], "language": []}
-    for f in files:
-        own: Counter[str] = Counter()
-        try:
-            rows = _read_raw_file(f, own)
-        except InputError as exc:
-            if failed is None:
-                raise
-            failed[f] = str(exc)
-            continue
-        rejects.update(own)
-        for name, values in rows.items():
-            columns[name] += values
-    repo = pa.array(columns["repo"], pa.string())
-    day = pa.array(columns["day"], pa.date32())
-    counts = pa.table(
-        {
-            "repo": repo,
-            "day": day,
-            "stars": pa.array(columns["stars"], pa.int64()),
-            "forks": pa.array(columns["forks"], pa.int64()),
-            "open_issues": pa.array(columns["open_issues"], pa.int64()),
-        }
+    counts_file, about_file = spool / "counts.parquet", spool / "about.parquet"
+    about_schema = pa.schema(
+        [
+            ("repo", pa.string()),
+            ("day", pa.date32()),
+            ("ord", pa.int64()),
+            ("description", pa.string()),
+            ("language", pa.string()),
+        ]
     )
-    about = pa.table(
-        {
-            "repo": repo,
-            "day": day,
-            "ord": pa.array(range(len(repo)), pa.int64()),
-            "description": pa.array(columns["description"], pa.string()),
-            "language": pa.array(columns["language"], pa.string()),
-        }
-    )
-    return counts, about
+    staged = 0  # rows spooled so far: the next batch's first `ord`
+    batch = _empty_batch()
+    with (
+        pq.ParquetWriter(counts_file, _counts_table(_empty_batch()).schema) as counts,
+        pq.ParquetWriter(about_file, about_schema) as about,
+    ):
+        for i, f in enumerate(files):
+            own: Counter[str] = Counter()
+            try:
+                rows = _read_raw_file(f, own)
+            except InputError as exc:
+                if failed is None:
+                    raise
+                failed[f] = str(exc)
+                rows = {}  # left out whole, its rejects with it
+            else:
+                rejects.update(own)
+            for name, values in rows.items():
+                batch[name] += values
+            if len(batch["repo"]) < BATCH_ROWS and i < len(files) - 1:
+                continue
+            n = len(batch["repo"])
+            counts.write_table(_counts_table(batch))
+            about.write_table(
+                pa.table(
+                    {
+                        "repo": pa.array(batch["repo"], pa.string()),
+                        "day": pa.array(batch["day"], pa.date32()),
+                        "ord": pa.array(range(staged, staged + n), pa.int64()),
+                        "description": pa.array(batch["description"], pa.string()),
+                        "language": pa.array(batch["language"], pa.string()),
+                    },
+                    schema=about_schema,
+                )
+            )
+            staged += n
+            batch = _empty_batch()
+    _view_raw(store, counts_file)
+    ranking_about.stage(store, about_file)
+
+
+def _empty_batch(about: bool = True) -> dict[str, list]:
+    """Columns of parsed CSV rows: the counts and, for daily files, description and language."""
+    return {c: [] for c in (*COUNT_COLUMNS, *(("description", "language") if about else ()))}
 
 
 def _read_raw_file(f: Path, rejects: Counter[str]) -> dict[str, list]:
     day = date.fromisoformat(RAW_NAME.search(f.name).group(1))  # type: ignore[union-attr]
-    out: dict[str, list] = {"repo": [], "day": [], "stars": [], "forks": [], "open_issues": []}
-    out |= {"description": [], "language": []}
+    out = _empty_batch()
     reader = csv.reader(_open_text(f), strict=True)
     with _read_errors(f, lambda: reader.line_num):
         header = next(reader, None)
@@ -339,11 +381,24 @@ def _read_raw_file(f: Path, rejects: Counter[str]) -> dict[str, list]:
     return out
 
 
-def _read_long_csv(path: Path, rejects: Counter[str]) -> pa.Table:
-    import pyarrow as pa
+def _stage_long_csv(store: Store, path: Path, rejects: Counter[str], spool: Path) -> None:
+    """Stage a long CSV table's rows as `_rank_raw`, spooled to a Parquet file in `spool` a
+    batch of BATCH_ROWS rows at a time."""
+    import pyarrow.parquet as pq
 
+    counts_file = spool / "counts.parquet"
+    writer = pq.ParquetWriter(counts_file, _counts_table(_empty_batch(about=False)).schema)
+    try:
+        _spool_long_csv(path, rejects, writer)
+    finally:
+        writer.close()
+    _view_raw(store, counts_file)
+
+
+def _spool_long_csv(path: Path, rejects: Counter[str], writer: pq.ParquetWriter) -> None:
+    """Parse a long CSV table, writing its rows to `writer` a batch at a time."""
     reader = csv.DictReader(_open_text(path), strict=True)
-    out: dict[str, list] = {"repo": [], "day": [], "stars": [], "forks": [], "open_issues": []}
+    out = _empty_batch(about=False)
     with _read_errors(path, lambda: reader.line_num):
         cols = set(reader.fieldnames or [])
         missing = LONG_REQUIRED - cols
@@ -372,13 +427,10 @@ def _read_long_csv(path: Path, rejects: Counter[str]) -> pa.Table:
             out["stars"].append(_count(rec["stars"], path, line, "stars"))
             for c in LONG_OPTIONAL:
                 out[c].append(_count(rec.get(c) or "", path, line, c))
-    return pa.table(
-        {
-            "repo": pa.array(out["repo"], pa.string()),
-            "day": pa.array(out["day"], pa.date32()),
-            **{c: pa.array(out[c], pa.int64()) for c in ("stars", *LONG_OPTIONAL)},
-        }
-    )
+            if len(out["repo"]) >= BATCH_ROWS:
+                writer.write_table(_counts_table(out))
+                out = _empty_batch(about=False)
+    writer.write_table(_counts_table(out))
 
 
 @contextlib.contextmanager

@@ -17,28 +17,26 @@ and rendered only through `shu.safe_markdown`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 from shu.settings import Settings
 from shu.store import Store, utcnow
 
-if TYPE_CHECKING:
-    import pyarrow as pa
-
 STAGED = "_rank_about"
 
 
-def stage(store: Store, table: pa.Table) -> None:
-    """Stage the files' (repo, day, ord, description, language) rows, `ord` their order read
-    (files by day, lines in order)."""
-    store.con.register("_rank_about_arrow", table)
-    store.con.execute(f"CREATE OR REPLACE TEMP TABLE {STAGED} AS SELECT * FROM _rank_about_arrow")
-    store.con.unregister("_rank_about_arrow")
+def stage(store: Store, parquet: Path) -> None:
+    """Stage the files' (repo, day, ord, description, language) rows, spooled to `parquet`
+    (`ord`: their order read, files by day and lines in order), as a view over that file."""
+    literal = "'" + str(parquet).replace("'", "''") + "'"  # a view cannot take a parameter
+    store.con.execute(
+        f"CREATE OR REPLACE TEMP VIEW {STAGED} AS SELECT * FROM read_parquet({literal})"
+    )
 
 
 def drop(store: Store) -> None:
     """Drop the staged rows (none staged: nothing to do)."""
-    store.con.execute(f"DROP TABLE IF EXISTS {STAGED}")
+    store.con.execute(f"DROP VIEW IF EXISTS {STAGED}")
 
 
 def write(store: Store, settings: Settings) -> int:

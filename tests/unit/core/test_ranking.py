@@ -11,7 +11,9 @@ import pytest
 
 from shu.errors import InputError
 from shu.settings import load_settings
+from shu.sources import ranking
 from shu.sources.ranking import RAW_COLUMNS, import_ranking
+from shu.store import open_store
 
 HEADER = ",".join(RAW_COLUMNS)
 
@@ -60,6 +62,33 @@ def test_raw_sample_dedupes_lists_and_folds_the_ollama_rename(store, shared_dir)
     )
     again = import_ranking(store, shared_dir / "data/stars/raw-sample")
     assert (again.rows_inserted, again.rows_updated) == (0, 0)
+
+
+def test_files_staged_in_small_batches_load_what_one_batch_loads(
+    store, shared_dir, tmp_path, monkeypatch
+):
+    """Streaming the daily files (a batch of BATCH_ROWS rows at a time) changes nothing: the
+    counts, the renamed spellings folded and the newest description of each repository are
+    those of the whole directory staged at once."""
+    sample = shared_dir / "data/stars/raw-sample"
+    whole = import_ranking(store, sample)
+    monkeypatch.setattr(ranking, "BATCH_ROWS", 1000)  # each file (3,000 rows): its own batch
+    with open_store(tmp_path / "batched.duckdb") as batched:
+        streamed = import_ranking(batched, sample)
+        assert (streamed.rows_read, streamed.rows_inserted) == (
+            whole.rows_read,
+            whole.rows_inserted,
+        )
+        assert _snapshot(batched) == _snapshot(store)
+        about = "SELECT repo, description, language, described_on FROM repos ORDER BY repo"
+        assert batched.con.execute(about).fetchall() == store.con.execute(about).fetchall()
+        long = tmp_path / "long.csv"
+        long.write_text(
+            "day,repo,stars\n" + "".join(f"2024-01-{d:02d},a/b,{d}\n" for d in range(1, 29)),
+            encoding="utf-8",
+        )
+        monkeypatch.setattr(ranking, "BATCH_ROWS", 5)
+        assert import_ranking(batched, long).rows_inserted == 28
 
 
 def test_quoted_commas_emoji_and_missing_fields(store, tmp_path):

@@ -141,3 +141,29 @@ def test_daily_flow_per_repository_task_reports_the_failure(tmp_path, server, se
     bad = github_repo(db, settings, TODAY, True, "ollama/ollama")
     assert not bad["ok"] and bad["error"].startswith("releases: GitHub GET ")
     assert github_repo(db, settings, TODAY, True, "pytorch/pytorch")["ok"]
+
+
+def test_what_stops_the_run_is_not_waited_out_again_for_each_repository(tmp_path, server, settings):
+    """Rejected credentials (like GitHub unreachable or the rate limit) stop the whole run: the
+    first repository's failure is every repository's, the others are not tried (each would wait
+    out its own retries), in the sequential path and in the daily flow's mapped task; the next
+    run tries again."""
+    from shu.flows.fanout import _RUN_STOPPED, github_repo, github_repos
+
+    server.fail("status", status=401, times=None)
+    repos = ["pytorch/pytorch", "tensorflow/tensorflow", "ollama/ollama"]
+    results = github_repos(tmp_path / "a.duckdb", settings, TODAY, True, repos)
+    assert [r["ok"] for r in results] == [False] * 3
+    assert len({r["error"] for r in results}) == 1 and "401" in results[0]["error"]
+    assert server.count("/repos/pytorch/") > 0
+    assert server.count("/repos/tensorflow/") == server.count("/repos/ollama/") == 0
+    server.clear_requests()
+    db = tmp_path / "b.duckdb"
+    first, *others = [github_repo(db, settings, TODAY, True, r) for r in repos]
+    assert not first["ok"] and others == [
+        {"repo": r, "ok": False, "error": first["error"]} for r in repos[1:]
+    ]
+    assert server.count("/repos/tensorflow/") == server.count("/repos/ollama/") == 0
+    _RUN_STOPPED.clear()  # as `fanout.ingest` does when a run starts
+    server.clear_faults()
+    assert github_repo(db, settings, TODAY, True, "ollama/ollama")["ok"]

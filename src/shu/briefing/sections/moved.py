@@ -146,25 +146,21 @@ def store_wide_line(
             "gained at least twice their ordinary day's stars" if kind == "spike" else "lost stars"
         )
         tracked = sorted({r for e in mine.values() for r in e[3]})
-        who = _and([repo_link(r) for r in tracked])
+        who = and_list([repo_link(r) for r in tracked])
         first = min(mine)
         when = (
             days_text(first, last)
             if (last - first).days + 1 == len(mine)
-            else _and([day_text(d) for d in mine])
+            else and_list([day_text(d) for d in mine])
         )
         parts.append(
-            f"On {when} the whole store moved: {_and(counts)} of the "
+            f"On {when} the whole store moved: {and_list(counts)} of the "
             f"repositories that gain {ELIGIBLE_MIN:.0f} or more stars on a median day {what}, "
             f"against {o:.0f} on an ordinary day {ref(r_o)}: an event of GitHub or of the "
             f"counts, not of one repository. {who} moved with it; "
             f"{'its story leaves' if len(tracked) == 1 else 'their stories leave'} those days out."
         )
     return Md(" ".join(parts))
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def same_days_line(repos: list[str], first: date, last: date, under: str | None = None) -> Md:

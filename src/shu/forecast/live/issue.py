@@ -27,9 +27,10 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -40,6 +41,7 @@ from shu.forecast.calibration import bounds, distribution, guard, state_store
 from shu.forecast.confidence import confidence_band
 from shu.forecast.features.examples import base_frame, threshold_bucket, with_thresholds
 from shu.forecast.features.star import data_through
+from shu.forecast.live.arrow_rows import distribution_table, insert_rows, interval_table
 from shu.forecast.live.question_rows import declared_rocm_rows, declared_star_rows, rocm_rows
 from shu.forecast.models.artifact import load_forecasters, model_path
 from shu.forecast.models.forecaster import Forecaster
@@ -127,7 +129,7 @@ class _Asked:
                 None if distribution_ids is None else distribution_ids[i],
                 None if bound_notes is None else bound_notes[i],
             )
-            for i, row in self.rows.iterrows()
+            for i, row in enumerate(self.rows.to_dict("records"))
         ]
 
 
@@ -254,7 +256,7 @@ def _read_distribution(
             ids[at[(r, d)]] for r, d in zip(a.rows["repo"], days, strict=True)
         ]
         out.extend(a.records(model_version, read[k], mine_ids))
-    for _, row in rows.reset_index(drop=True).iterrows():
+    for row in rows.to_dict("records"):
         i = at[(row["repo"], pd.Timestamp(row["origin"]).date())]
         record = _record(
             row,
@@ -420,7 +422,7 @@ def _check_declared(
 
 
 def _record(
-    row: pd.Series,
+    row: Mapping[str, Any],
     fc: Forecaster | IntervalForecaster,
     probability: float,
     drivers: list[dict],
@@ -476,7 +478,7 @@ def _record(
     )
 
 
-def _receipts(spec: Template, row: pd.Series, origin: date) -> list[Citation]:
+def _receipts(spec: Template, row: Mapping[str, Any], origin: date) -> list[Citation]:
     """The stored values on the origin behind a forecast's features (`spec.receipts`): star
     templates cite their `star_signals` row; the ROCm templates the commit and release
     aggregates over trailing windows ending on the origin."""
@@ -553,22 +555,9 @@ def _append(
                     origins,
                 ).fetchall()
             }
-            names = [*new_distributions[0], "issued_at"]
-            now = utcnow()
-            store.con.executemany(
-                f"INSERT INTO forecast_distributions ({', '.join(names)}) VALUES "
-                f"({', '.join('?' for _ in names)})",
-                [
-                    [*d.values(), now]
-                    for d in new_distributions
-                    if d["distribution_id"] not in stored
-                ],
-            )
+            fresh = [d for d in new_distributions if d["distribution_id"] not in stored]
+            if fresh:
+                insert_rows(store, "forecast_distributions", distribution_table(fresh))
         if new_intervals:
-            store.con.executemany(
-                "INSERT INTO forecast_intervals (forecast_id, quantity, unit, lower_95, lower_80, "
-                "lower_50, median, upper_50, upper_80, upper_95) VALUES "
-                "(?, 'velocity_28d on resolves_on', 'stars/day', ?, ?, ?, ?, ?, ?, ?)",
-                new_intervals,
-            )
+            insert_rows(store, "forecast_intervals", interval_table(new_intervals))
     return set(frame["forecast_id"])
