@@ -148,7 +148,7 @@ def test_what_stops_the_run_is_not_waited_out_again_for_each_repository(tmp_path
     first repository's failure is every repository's, the others are not tried (each would wait
     out its own retries), in the sequential path and in the daily flow's mapped task; the next
     run tries again."""
-    from shu.flows.fanout import _RUN_STOPPED, github_repo, github_repos
+    from shu.flows.ingest import _RUN_STOPPED, github_repo, github_repos
 
     server.fail("status", status=401, times=None)
     repos = ["pytorch/pytorch", "tensorflow/tensorflow", "ollama/ollama"]
