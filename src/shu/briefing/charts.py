@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ from shu.briefing.story_words import kind_words
 from shu.briefing.text import day_text, days_text
 from shu.forecast.features import rocm
 from shu.settings import ROCM_PATTERN
+from shu.signals.reads import pace_series, undefined_pace
 from shu.signals.stories import Episode, Story, daily_gains
 from shu.signals.story_reads import stored_counts
 from shu.store import Store
@@ -64,53 +64,8 @@ class Gap:
 
 def pace_gaps(store: Store, repos: list[str], since: date, until: date) -> list[Gap]:
     """The runs of days in [since, until] on which the 28-day velocity of any of `repos` is
-    undefined (inside its history, including a run that opens the window when the repository
-    has counts before it), each with the longest run of days without a star count that explains
-    it (a window spanning more than 7 unobserved days is undefined)."""
-    missing: set[date] = set()
-    for repo in repos:
-        older = store.con.execute(
-            "SELECT count(*) FROM stars_daily WHERE repo = ? AND day < ?", [repo, since]
-        ).fetchall()[0][0]
-        days = sorted(
-            d
-            for (d,) in store.con.execute(
-                "SELECT day FROM star_signals WHERE repo = ? AND day >= ? AND day <= ? AND "
-                "velocity_28d IS NOT NULL",
-                [repo, since, until],
-            ).fetchall()
-        )
-        if older and days and days[0] > since:
-            days = [since - timedelta(days=1), *days]
-        for a, b in pairwise(days):
-            missing.update(a + timedelta(days=k) for k in range(1, (b - a).days))
-    runs: list[list[date]] = []
-    for d in sorted(missing):
-        if runs and runs[-1][-1] == d - timedelta(days=1):
-            runs[-1].append(d)
-        else:
-            runs.append([d])
-    out = []
-    for run in runs:
-        unseen = None
-        for repo in repos:
-            seen = [
-                d
-                for (d,) in store.con.execute(
-                    "SELECT day FROM stars_daily WHERE repo = ? AND day >= ? AND day <= ? "
-                    "ORDER BY day",
-                    [repo, run[0] - timedelta(days=40), run[-1]],
-                ).fetchall()
-            ]
-            for a, b in pairwise(seen):
-                if (b - a).days > 8 and (unseen is None or (b - a).days - 1 > _length(unseen)):
-                    unseen = (a + timedelta(days=1), b - timedelta(days=1))
-        out.append(Gap(run[0], run[-1], unseen))
-    return out
-
-
-def _length(days: tuple[date, date]) -> int:
-    return (days[1] - days[0]).days + 1
+    undefined, each with the unobserved days that explain it (`signals.reads.undefined_pace`)."""
+    return [Gap(*run) for run in undefined_pace(store.con, repos, since, until)]
 
 
 def shade_gaps(ax: Any, gaps: list[Gap]) -> None:
@@ -164,11 +119,7 @@ def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -
             linewidth=0,
             label="stars gained that day",
         )
-        pace = store.con.execute(
-            "SELECT day, velocity_28d FROM star_signals WHERE repo = ? AND day > ? AND day <= ? "
-            "ORDER BY day",
-            [story.repo, start, as_of],
-        ).fetchall()
+        pace = pace_series(store.con, story.repo, start, as_of)
         ax.plot(
             [d for d, _ in pace],
             [v for _, v in pace],

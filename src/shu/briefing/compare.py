@@ -26,6 +26,7 @@ import pandas as pd
 
 from shu.briefing.charts import Gap, pace_gaps, shade_gaps
 from shu.errors import InputError
+from shu.signals.reads import repos_with_signals, signal_frame
 from shu.store import Store
 
 
@@ -69,24 +70,14 @@ def compare_frame(
 
     Raises InputError naming the repositories that have no star signals at all."""
     m = metric(metric_name)
-    known = {
-        r[0]
-        for r in con.execute(
-            "SELECT DISTINCT repo FROM star_signals WHERE list_contains(?, repo)", [repos]
-        ).fetchall()
-    }
+    known = repos_with_signals(con, repos)
     missing = [r for r in repos if r not in known]
     if missing:
         raise InputError(
             f"no star signals for {', '.join(missing)}: check the names, or load "
             "and compute them (`shu ingest …`, `shu signals`)"
         )
-    return con.execute(
-        f"SELECT repo, day, {m.column} AS value FROM star_signals WHERE list_contains(?, repo) "
-        "AND day >= coalesce(?::DATE, DATE '0001-01-01') "
-        "AND day <= coalesce(?::DATE, DATE '9999-12-31') ORDER BY list_position(?, repo), day",
-        [repos, since, until, repos],
-    ).df()
+    return signal_frame(con, repos, m.column, since, until)
 
 
 def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -234,21 +225,17 @@ def fan_chart(
     it draws)."""
     con = store.con
     since = as_of - timedelta(days=history_days)
-    hist = con.execute(
-        "SELECT day, velocity_28d FROM star_signals WHERE repo = ? AND day > ? "
-        "AND day <= ? ORDER BY day",
-        [repo, since, as_of],
-    ).df()
+    hist = signal_frame(con, [repo], "velocity_28d", since + timedelta(days=1), as_of)
     fan = interval_forecasts(con, repo, as_of)
     fig, ax = plt.subplots(figsize=(9, 3.6), dpi=100)
     if len(hist):
-        days, values = _broken_at_gaps(hist.rename(columns={"velocity_28d": "value"}), 1)
+        days, values = _broken_at_gaps(hist, 1)
         ax.plot(days, values, color="C0", label="observed")
     shade_gaps(ax, pace_gaps(store, [repo], since, as_of))
     drawn = ["28-day star velocity"]
     if not fan.empty:
         origin = pd.Timestamp(fan["origin"].iloc[0])
-        start = hist.loc[hist["day"] <= origin, "velocity_28d"].dropna()
+        start = hist.loc[hist["day"] <= origin, "value"].dropna()
         x = [origin, *list(pd.to_datetime(fan["resolves_on"]))]
         anchor = float(start.iloc[-1]) if len(start) else float(fan["median"].iloc[0])
 

@@ -18,7 +18,8 @@ import duckdb
 from shu.forecast.confidence import band_sql
 from shu.forecast.live.replay import REPLAY_PREFIX
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE, RANKED_TEMPLATES
-from shu.settings import ROCM_PATTERN, Settings
+from shu.settings import Settings
+from shu.signals.reads import last_count_day, last_signal_day
 from shu.store import Store
 
 BAND_SQL = band_sql("f.probability")  # a stored forecast's confidence band
@@ -59,21 +60,14 @@ def dicts(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 
 def data_as_of(store: Store, tracked: list[str], day: date | None) -> date | None:
     """Latest day with star signals for any tracked repository, not after `day`."""
-    marks = ", ".join("?" for _ in tracked) or "NULL"
-    bound = "AND day <= ?" if day else ""
-    params = [*tracked, day] if day else list(tracked)
-    return store.con.execute(
-        f"SELECT max(day) FROM star_signals WHERE repo IN ({marks}) {bound}", params
-    ).fetchall()[0][0]
+    return last_signal_day(store.con, tracked, day)
 
 
 def stale_repos(store: Store, tracked: list[str], day: date) -> list[dict[str, Any]]:
     """Tracked repositories whose latest star observation is older than the day before `day`."""
     out = []
     for repo in tracked:
-        last = store.con.execute(
-            "SELECT max(day) FROM stars_daily WHERE repo = ? AND day <= ?", [repo, day]
-        ).fetchall()[0][0]
+        last = last_count_day(store.con, repo, day)
         if last is None or last < day - timedelta(days=1):
             out.append({"repo": repo, "last_day": last or "never"})
     return out
@@ -356,35 +350,3 @@ def latest_probe_age_days(store: Store, day: date) -> int | None:
     """Days since the newest probe run (None when there is none)."""
     started = store.con.execute("SELECT max(started_at) FROM probe_runs").fetchall()[0][0]
     return None if started is None else (day - started.date()).days
-
-
-@dataclass
-class RocmActivity:
-    """A repository's ROCm activity in the year to a day, with the SELECTs that count it."""
-
-    commits: int
-    releases: int
-    commits_sql: str
-    releases_sql: str
-    params: list[Any]
-
-    @property
-    def active(self) -> bool:
-        return bool(self.commits or self.releases)
-
-
-def rocm_activity(store: Store, repo: str, day: date) -> RocmActivity:
-    """ROCm-touching commits and releases whose name or notes mention ROCm, in (day - 365, day]."""
-    params = [repo, day - timedelta(days=364), day + timedelta(days=1)]
-    commits_sql = (
-        "SELECT count(*) FROM commits WHERE repo = ? AND touches_rocm AND "
-        "committed_at >= ? AND committed_at < ?"
-    )
-    releases_sql = (
-        "SELECT count(*) FROM releases WHERE repo = ? AND published_at >= ? AND "
-        "published_at < ? AND regexp_matches(coalesce(name, '') || chr(10) || "
-        "coalesce(body, ''), '(?i)(" + ROCM_PATTERN.replace("'", "''") + ")')"
-    )
-    commits = int(store.con.execute(commits_sql, params).fetchall()[0][0])
-    releases = int(store.con.execute(releases_sql, params).fetchall()[0][0])
-    return RocmActivity(commits, releases, commits_sql, releases_sql, params)

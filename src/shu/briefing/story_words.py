@@ -16,6 +16,7 @@ from typing import Any
 from shu.briefing.text import and_list, days_text, num, ref, release_link, repo_link, shown_value
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
+from shu.signals.reads import signal_value
 from shu.signals.stories import (
     WINDOW,
     Episode,
@@ -68,15 +69,13 @@ class _StoryReceipts:
 
     def signal(self, column: str, day: date) -> tuple[float | None, int]:
         repo = self.story.repo
-        row = self.store.con.execute(
-            f'SELECT "{column}" FROM star_signals WHERE repo = ? AND day = ?', [repo, day]
-        ).fetchone()
-        if row is None or row[0] is None:
+        value = signal_value(self.store.con, column, repo, day)
+        if value is None:
             return None, 0
         r = self.book.row(
-            "star_signals", {"repo": repo, "day": day}, column, row[0], day, f"{repo} {column}"
+            "star_signals", {"repo": repo, "day": day}, column, value, day, f"{repo} {column}"
         )
-        return float(row[0]), r
+        return float(value), r
 
     def velocity(self, before: bool = False) -> tuple[float | None, int]:
         day = self.story.day - timedelta(days=WINDOW) if before else self.story.day

@@ -466,28 +466,18 @@ _COMPUTED_FROM = re.compile(
     r"\b(FROM|JOIN)\s+(stars_daily|star_signals|commit_\w+|commits|history_\w+)\b",
     re.IGNORECASE,
 )
-# Briefing modules still reading those tables themselves, and which: each is to move below the
-# briefing (issue 38); the list only shrinks, and the test fails when it is out of date.
-STILL_READING = {
-    "briefing/card/why.py": {"star_signals"},
-    "briefing/charts.py": {"star_signals", "stars_daily"},
-    "briefing/compare.py": {"star_signals"},
-    "briefing/facts.py": {"commits", "star_signals", "stars_daily"},
-    "briefing/sections/moved.py": {"star_signals"},
-    "briefing/story_words.py": {"star_signals"},
-}
 
 
 def test_the_briefing_reads_the_facts_layer_not_the_raw_tables():
-    """The stories, the calibration watch and the cards' busiest day read `star_days` /
-    `market_days`; any other briefing module that computes from the star, commit or history
-    tables is one of those still to move (`STILL_READING`)."""
+    """The briefing reads the facts layer (`star_days`, `market_days`) and the signals' read
+    functions (`signals/reads.py`, `story_reads.py`, `rocm_facts.py`); no briefing module
+    executes SQL over the star, commit or history tables itself."""
     reading: dict[str, set[str]] = {}
     for path in sorted((PACKAGE / "briefing").rglob("*.py")):
         tables = {m.group(2).lower() for m in _COMPUTED_FROM.finditer(path.read_text("utf-8"))}
         if tables:
             reading[str(path.relative_to(PACKAGE))] = tables
-    assert reading == STILL_READING
+    assert reading == {}
 
 
 def test_the_briefing_joins_its_lists_in_one_place():
