@@ -1,9 +1,10 @@
 """The claim checks that the briefing and topic evidence show, with what they cite.
 
-- `configured_checks(store)`: the configured claims (`settings.claims`) checked against the
-  latest run per backend, each citing the probe run it was evaluated on;
-- `document_checks(store, as_of)`: the checks of claims read from documents published by the
-  briefing's data day (undated documents included); each carries its passage and probe rows;
+- `configured_checks(store, settings)`: the configured claims (`settings.claims`) checked
+  against the latest run per backend, each citing the probe run it was evaluated on;
+- `document_checks(store, as_of, settings)`: the checks of claims read from documents
+  published by the briefing's data day (undated documents included); each carries its passage
+  and probe rows;
 - `group_checks(checks)`: those checks as a reader should meet them, each claim once: the same
   claim with the same verdict and evidence from several documents is one group keeping every
   passage as a receipt, and the claims of one passage left untestable for one reason are one.
@@ -17,6 +18,7 @@ from typing import Any
 
 from shu.evidence.claims import UNTESTABLE, ClaimCheck, ClaimSpec, evaluate_claims
 from shu.receipts import Citation
+from shu.settings import Settings
 from shu.store import Store
 
 
@@ -31,14 +33,14 @@ class ConfiguredCheck:
     verdict_words: str = ""  # split into the number and the fusion where the claim states both
 
 
-def configured_checks(store: Store) -> list[ConfiguredCheck]:
+def configured_checks(store: Store, settings: Settings) -> list[ConfiguredCheck]:
     """The configured claims (settings.claims) evaluated against the latest run per backend.
 
     Each check cites the probe run it was evaluated on (its `started_at` row); its numbers are
     the evaluator's own sentence, computed from that run's stored rows.
     """
     out = []
-    for check in evaluate_claims(store, documents=False):
+    for check in evaluate_claims(store, settings, documents=False):
         citations = []
         if check.run_id:
             citations.append(
@@ -64,11 +66,11 @@ def configured_checks(store: Store) -> list[ConfiguredCheck]:
     return out
 
 
-def document_checks(store: Store, as_of: date) -> list[ClaimCheck]:
+def document_checks(store: Store, as_of: date, settings: Settings) -> list[ClaimCheck]:
     """Checks of the claims read from documents published by `as_of` (or undated)."""
     return [
         c
-        for c in evaluate_claims(store)
+        for c in evaluate_claims(store, settings)
         if c.spec is not None
         and c.spec.from_document
         and (c.spec.published_on is None or c.spec.published_on <= as_of)

@@ -490,3 +490,23 @@ def test_the_briefing_joins_its_lists_in_one_place():
         if re.search(r'\+ " and " \+', line)
     ]
     assert wrong == []
+
+
+# The packages that may read the process settings (`get_settings()`): the entry points, which
+# pass them down; every module below takes the settings it needs as a parameter.
+ENTRY_POINTS = ("flows", "cli", "demo", "analyst", "notebook", "probe_ingest", "testing")
+
+
+def test_settings_are_passed_not_fetched_below_the_entry_points():
+    """No module below the entry points calls `get_settings()` (nor `settings or
+    get_settings()`): the settings are a parameter, not a hidden input (design.md, "Layers")."""
+    wrong = [
+        f"{rel}:{n}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (rel := str(path.relative_to(PACKAGE))).split("/")[0].removesuffix(".py")
+        not in ENTRY_POINTS
+        and rel != "settings.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\bget_settings\(\)", line)
+    ]
+    assert wrong == []

@@ -48,7 +48,7 @@ def build(ctx: BriefingContext) -> Part:
             }
         )
     claims, data = [], []
-    for claim in configured_checks(ctx.store):
+    for claim in configured_checks(ctx.store, ctx.settings):
         refs = [ctx.book.cite(c) for c in claim.citations]
         claims.append(
             {
