@@ -2,8 +2,12 @@
 
 - `stories_chart`: per tracked repository, the stars gained each day and the 28-day pace over
   the last 90 days, the days its story names (`shu.signals.stories`) shaded.
-- `pace_gaps` / `shade_gaps`: the days a chart cannot draw the 28-day pace and the unobserved
-  days behind them, drawn as grey bands and named in the legend (every velocity chart uses them).
+- `pace_gaps` / `shade_gaps` / `broken_at_gaps`: the days a chart cannot draw the 28-day pace
+  and the unobserved days behind them, drawn as grey bands and named in the legend (every
+  velocity chart uses them), and a line broken at them rather than bridging them.
+- `fan_chart`: a repository's 28-day velocity history followed by its interval forecasts
+  (median, central 50/80/95% intervals from `forecast_intervals`) when any are stored, and the
+  threshold of a question about that velocity (a card's chart).
 - `reliability_chart`: observed frequency against forecast probability in equal-count bins,
   with the diagonal and the count per bin.
 - `rocm_chart`: a ROCm card's chart: the repository's 90-day ROCm share of mainline commits over
@@ -27,17 +31,21 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import pandas as pd
 
+from shu.briefing.facts import interval_forecasts
 from shu.briefing.story_words import kind_words
 from shu.briefing.text import day_text, days_text
 from shu.forecast.features import rocm
 from shu.settings import ROCM_PATTERN
-from shu.signals.reads import pace_series, undefined_pace
+from shu.signals.reads import pace_series, signal_frame, undefined_pace
 from shu.signals.stories import Episode, Story, daily_gains
 from shu.signals.story_reads import stored_counts
 from shu.store import Store
 
 HISTORY_DAYS = 180
+# The source line of a chart of the star_signals table.
+STAR_SIGNALS_SOURCE = "Source: shu store, table star_signals (daily GitHub star counts)"
 
 
 def slug(text: str) -> str:
@@ -87,6 +95,16 @@ def shade_gaps(ax: Any, gaps: list[Gap]) -> None:
                 alpha=0.3,
                 linewidth=0,
             )
+
+
+def broken_at_gaps(g: pd.DataFrame, max_gap_days: int = 7) -> tuple[pd.Series, pd.Series]:
+    """The series with a NaN after every gap longer than `max_gap_days`, so the line breaks
+    there instead of drawing a straight segment over days that were never observed."""
+    g = g.sort_values("day")
+    gaps = g[g["day"].diff() > pd.Timedelta(days=max_gap_days)]
+    breaks = pd.DataFrame({"day": gaps["day"] - pd.Timedelta(days=1), "value": float("nan")})
+    both = pd.concat([g[["day", "value"]], breaks]).sort_values("day", kind="stable")
+    return both["day"], both["value"]
 
 
 STORY_DAYS = 90
@@ -416,3 +434,96 @@ def index_chart(store: Store, day: date, path: Path) -> Path:
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+# Questions about the 28-day velocity on the horizon day, whose threshold a fan chart can draw.
+VELOCITY_QUESTIONS = ("star_velocity_up", "star_velocity_level")
+
+
+def fan_chart(
+    store: Store,
+    repo: str,
+    as_of: date,
+    path: Path,
+    history_days: int = 180,
+    question: dict | None = None,
+) -> tuple[Path, bool, str]:
+    """28-day velocity of `repo` for `history_days` to `as_of`, then its forecast fan; gaps in
+    the history drawn and named; with `question` (a forecast about the 28-day velocity on its
+    horizon day: `star_velocity_up` / `star_velocity_level`) its threshold drawn as a dashed
+    line to that day, labelled with the answer.
+
+    Returns the path, whether a fan (interval forecasts) was drawn, and the chart's title (what
+    it draws)."""
+    con = store.con
+    since = as_of - timedelta(days=history_days)
+    hist = signal_frame(con, [repo], "velocity_28d", since + timedelta(days=1), as_of)
+    fan = interval_forecasts(con, repo, as_of)
+    fig, ax = plt.subplots(figsize=(9, 3.6), dpi=100)
+    if len(hist):
+        days, values = broken_at_gaps(hist, 1)
+        ax.plot(days, values, color="C0", label="observed")
+    shade_gaps(ax, pace_gaps(store, [repo], since, as_of))
+    drawn = ["28-day star velocity"]
+    if not fan.empty:
+        origin = pd.Timestamp(fan["origin"].iloc[0])
+        start = hist.loc[hist["day"] <= origin, "value"].dropna()
+        x = [origin, *list(pd.to_datetime(fan["resolves_on"]))]
+        anchor = float(start.iloc[-1]) if len(start) else float(fan["median"].iloc[0])
+
+        def series(col: str) -> list[float]:
+            return [anchor, *fan[col].astype(float).tolist()]
+
+        for level, alpha in ((95, 0.15), (80, 0.25), (50, 0.4)):
+            ax.fill_between(
+                x,
+                series(f"lower_{level}"),
+                series(f"upper_{level}"),
+                color="C1",
+                alpha=alpha,
+                linewidth=0,
+                label=f"{level}% interval",
+            )
+        ax.plot(
+            x,
+            series("median"),
+            color="C1",
+            linestyle="--",
+            marker="o",
+            markersize=3,
+            label="forecast median",
+        )
+        ax.axvline(origin, color="grey", linewidth=0.6, linestyle=":")
+        drawn.append("its forecast fan")
+    if question is not None and question.get("template") in VELOCITY_QUESTIONS:
+        ax.hlines(
+            question["threshold"],
+            pd.Timestamp(question["origin"]),
+            pd.Timestamp(question["resolves_on"]),
+            colors="C3",
+            linestyles="dashed",
+            label=f"asked: above {question['threshold']:,.2f} on {question['resolves_on']} "
+            f"({100 * question['probability']:.0f}% yes)",
+        )
+        drawn.append("the threshold asked (dashed)")
+    ax.axhline(0, color="grey", linewidth=0.5)
+    what = drawn[0] + (" with " + " and ".join(drawn[1:]) if len(drawn) > 1 else "")
+    if fan.empty:
+        what += " (no interval forecast stored)"
+    title = f"{repo}: {what}, to {as_of}"
+    ax.set_title(title, fontsize=10)
+    ax.set_ylabel("velocity 28d (stars/day)")
+    ax.set_xlabel("day (UTC)")
+    ax.legend(fontsize=7, loc="upper left")
+    fig.text(
+        0.01,
+        0.01,
+        STAR_SIGNALS_SOURCE + (" and forecast_intervals" if not fan.empty else ""),
+        fontsize=7,
+        color="grey",
+    )
+    fig.autofmt_xdate()
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.savefig(path)
+    plt.close(fig)
+    return path, not fan.empty, title

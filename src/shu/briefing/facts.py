@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pandas as pd
 
 from shu.forecast.confidence import band_sql
 from shu.forecast.live.replay import REPLAY_PREFIX
@@ -350,3 +351,25 @@ def latest_probe_age_days(store: Store, day: date) -> int | None:
     """Days since the newest probe run (None when there is none)."""
     started = store.con.execute("SELECT max(started_at) FROM probe_runs").fetchall()[0][0]
     return None if started is None else (day - started.date()).days
+
+
+def interval_forecasts(con: duckdb.DuckDBPyConnection, repo: str, as_of: date) -> pd.DataFrame:
+    """The latest origin's interval forecasts of `repo` issued up to `as_of` (one row per
+    horizon: resolves_on, median, lower/upper 50/80/95), or an empty frame when none are stored
+    (or the store has no `forecast_intervals` table)."""
+    has = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_schema = "
+        "'main' AND table_name = 'forecast_intervals'"
+    ).fetchall()[0][0]
+    if not has:
+        return pd.DataFrame()
+    return con.execute(
+        """
+        WITH f AS (SELECT * FROM forecasts WHERE repo = ? AND origin <= ?
+                   AND forecast_id IN (SELECT forecast_id FROM forecast_intervals))
+        SELECT f.origin, f.horizon_days, f.resolves_on, i.unit, i.median, i.lower_50,
+               i.upper_50, i.lower_80, i.upper_80, i.lower_95, i.upper_95
+        FROM f JOIN forecast_intervals i USING (forecast_id)
+        WHERE f.origin = (SELECT max(origin) FROM f) ORDER BY f.horizon_days""",
+        [repo, as_of],
+    ).df()
