@@ -35,7 +35,7 @@ import pandas as pd
 
 from shu.briefing.facts import interval_forecasts
 from shu.briefing.story_words import kind_words
-from shu.briefing.text import day_text, days_text
+from shu.briefing.text import day_text, days_text, pct
 from shu.forecast.features import rocm
 from shu.settings import ROCM_PATTERN
 from shu.signals.reads import pace_series, signal_frame, undefined_pace
@@ -273,7 +273,7 @@ def rocm_chart(
             forecast["resolves_on"],
             colors="C1",
             linestyles="dashed",
-            label=f"asked: reaches {100 * forecast['threshold']:.1f}% by "
+            label=f"asked: reaches {pct(forecast['threshold'], 1)} by "
             f"{forecast['resolves_on']} (p = {p:.2f})",
         )
     else:
@@ -503,7 +503,7 @@ def fan_chart(
             colors="C3",
             linestyles="dashed",
             label=f"asked: above {question['threshold']:,.2f} on {question['resolves_on']} "
-            f"({100 * question['probability']:.0f}% yes)",
+            f"({pct(question['probability'])} yes)",
         )
         drawn.append("the threshold asked (dashed)")
     ax.axhline(0, color="grey", linewidth=0.5)

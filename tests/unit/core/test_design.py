@@ -492,6 +492,20 @@ def test_the_briefing_joins_its_lists_in_one_place():
     assert wrong == []
 
 
+def test_the_briefing_writes_its_percentages_in_one_place():
+    """A share as a percentage is `text.pct` (its digits, '—' for missing); no other briefing
+    module writes `{100 * x:.1f}%` out again."""
+    by_hand = re.compile(r"\{100 \* [^{}]+:\.\d?f\}%")
+    wrong = [
+        f"{path.relative_to(PACKAGE)}:{n}"
+        for path in sorted((PACKAGE / "briefing").rglob("*.py"))
+        if path.relative_to(PACKAGE) != Path("briefing/text.py")
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if by_hand.search(line)
+    ]
+    assert wrong == []
+
+
 # The packages that may read the process settings (`get_settings()`): the entry points, which
 # pass them down; every module below takes the settings it needs as a parameter.
 ENTRY_POINTS = ("flows", "cli", "demo", "analyst", "notebook", "probe_ingest", "testing")
