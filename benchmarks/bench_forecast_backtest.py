@@ -51,6 +51,7 @@ import time
 from pathlib import Path
 
 from shu.forecast.evaluation.blocks import describe_worst
+from shu.settings import get_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 PARQUET = ROOT.parent / "shared" / "data" / "stars" / "stars_daily.parquet"
@@ -64,8 +65,8 @@ def build_store(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     with open_store(path) as store:
-        import_ranking(store, PARQUET)
-        refresh_signals(store, full=True)
+        import_ranking(store, PARQUET, settings=get_settings())
+        refresh_signals(store, full=True, settings=get_settings())
     print(f"built {path} in {time.perf_counter() - t0:.0f} s (not part of the backtest)")
 
 

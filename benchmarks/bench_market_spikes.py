@@ -23,7 +23,7 @@ import statistics
 import time
 from pathlib import Path
 
-from shu.settings import DEFAULT_ALIASES
+from shu.settings import DEFAULT_ALIASES, get_settings
 from shu.signals import refresh_signals
 from shu.signals.market_spikes import refresh_market_spikes
 from shu.signals.runs import TableRefresh
@@ -41,7 +41,7 @@ def build(parquet: Path, path: Path) -> None:
         INSERT INTO stars_daily (repo, day, stars, forks, open_issues, source)
         SELECT {name}, day, stars, forks, open_issues, 'ranking' FROM read_parquet('{parquet}')
         QUALIFY row_number() OVER (PARTITION BY {name}, day) = 1""")
-    refresh_signals(store, full=True)
+    refresh_signals(store, full=True, settings=get_settings())
     store.close()
 
 

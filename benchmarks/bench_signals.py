@@ -38,6 +38,8 @@ import numpy as np
 import pandas as pd
 from cli_timing import Timed, load, ratio_table, run_line, shu_command, timed
 
+from shu.settings import get_settings
+
 if TYPE_CHECKING:
     from shu.store import Store
 
@@ -69,8 +71,8 @@ def build_store(parquet: Path, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     with open_store(path) as store:
-        import_ranking(store, parquet)
-        refresh_signals(store)
+        import_ranking(store, parquet, settings=get_settings())
+        refresh_signals(store, settings=get_settings())
         rows = store.con.execute("SELECT count(*) FROM stars_daily").fetchall()[0][0]
     print(
         f"built {path}: {rows:,} stars_daily rows and their signals in "

@@ -34,7 +34,7 @@ def main() -> None:
         .fetchall()
     ]
     with tempfile.TemporaryDirectory() as tmp, open_store(Path(tmp) / "s.duckdb") as store:
-        import_ranking(store, raw)
+        import_ranking(store, raw, settings=get_settings())
         described = {
             repo.lower(): text
             for repo, text in store.con.execute(

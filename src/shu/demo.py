@@ -130,7 +130,7 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
         backfill = ingest.ingest(db, settings, start, backfill=True)
         say(f"{elapsed()} backfill: {backfill.notes[0]}")
         prefect.check()  # a server that could not start stops the demo now, not at its end
-        loaded = _load_untracked(db, sample, out, date.min, start)
+        loaded = _load_untracked(db, settings, sample, out, date.min, start)
         say(f"{elapsed()} untracked repositories (ranking file): {loaded}")
         stages.signals(db, settings)
         trained, line = train_demo_forecaster(db, settings, probe_json)
@@ -141,14 +141,16 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
             for repo in sample.repos:
                 server.add_repo(as_of(repo, day))
             ingest.ingest(db, settings, day)
-            _load_untracked(db, sample, out, start + timedelta(days=1), day)
+            _load_untracked(db, settings, sample, out, start + timedelta(days=1), day)
             stages.signals(db, settings)
             resolved = stages.resolve(db, day)
             issued = stages.forecast(db, settings, day)
             say(f"{elapsed()} replay {day}: resolved {resolved.message}; {issued.message}")
         for repo in sample.repos:
             server.add_repo(repo)
-        _load_untracked(db, sample, out, day + timedelta(days=1), today - timedelta(days=1))
+        _load_untracked(
+            db, settings, sample, out, day + timedelta(days=1), today - timedelta(days=1)
+        )
         sample.write_daily_ranking(out / "ranking", today)  # the daily flow loads it
         write_model_card(Path(settings.models_dir), trained, model_path(settings), backtested())
         say(f"{elapsed()} model card with the walk-forward backtest of the card templates")
@@ -233,7 +235,9 @@ def _toml_value(value: Any) -> str:
     raise TypeError(f"no TOML form for {type(value).__name__}: {value!r}")
 
 
-def _load_untracked(db: Path, sample: DemoSample, out: Path, first: date, last: date) -> str:
+def _load_untracked(
+    db: Path, settings: Settings, sample: DemoSample, out: Path, first: date, last: date
+) -> str:
     """Load the untracked repositories' counts of days first..last (a long ranking file)."""
     from shu.snapshot import open_for_writing
     from shu.sources.ranking import import_ranking
@@ -241,7 +245,7 @@ def _load_untracked(db: Path, sample: DemoSample, out: Path, first: date, last: 
     path = sample.write_ranking(out / "ranking" / f"history-{last}.csv", first, last)
     store = open_for_writing(db)
     try:
-        load = import_ranking(store, path)
+        load = import_ranking(store, path, settings)
     finally:
         store.close()
     return f"{load.rows_inserted:,} counts of {len(sample.untracked)} repositories"

@@ -455,10 +455,7 @@ def stale_data_note(last: date | None, today: date) -> str | None:
     )
 
 
-def open_store(path: Path | str | None = None, read_only: bool = False) -> Store:
-    """Open (creating and migrating when writable) the store at `path` or the configured one."""
-    if path is None:
-        from shu.settings import get_settings
-
-        path = get_settings().db
+def open_store(path: Path | str, read_only: bool = False) -> Store:
+    """Open (creating and migrating when writable) the store at `path` (the entry points pass
+    the configured one, `settings.db`)."""
     return Store(path, read_only=read_only)

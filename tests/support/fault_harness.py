@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from shu.errors import ShuError
-from shu.settings import Settings, load_settings
+from shu.settings import Settings, get_settings, load_settings
 from shu.snapshot import refresh_snapshot
 from shu.store import open_store
 from shu.testing.datasets import small_dataset
@@ -454,7 +454,7 @@ def _prepare(db: Path, how: str, work: Workload) -> None:
         if how == "corrected":
             from shu.signals import refresh_signals
 
-            refresh_signals(store, full=True)
+            refresh_signals(store, full=True, settings=get_settings())
             store.con.execute(
                 "UPDATE stars_daily SET stars = stars + 5 WHERE repo IN (SELECT "
                 "DISTINCT repo FROM stars_daily ORDER BY repo LIMIT 12) AND day "

@@ -2,8 +2,12 @@
 
 - `stories_chart`: per tracked repository, the stars gained each day and the 28-day pace over
   the last 90 days, the days its story names (`shu.signals.stories`) shaded.
-- `pace_gaps` / `shade_gaps`: the days a chart cannot draw the 28-day pace and the unobserved
-  days behind them, drawn as grey bands and named in the legend (every velocity chart uses them).
+- `pace_gaps` / `shade_gaps` / `broken_at_gaps`: the days a chart cannot draw the 28-day pace
+  and the unobserved days behind them, drawn as grey bands and named in the legend (every
+  velocity chart uses them), and a line broken at them rather than bridging them.
+- `fan_chart`: a repository's 28-day velocity history followed by its interval forecasts
+  (median, central 50/80/95% intervals from `forecast_intervals`) when any are stored, and the
+  threshold of a question about that velocity (a card's chart).
 - `reliability_chart`: observed frequency against forecast probability in equal-count bins,
   with the diagonal and the count per bin.
 - `rocm_chart`: a ROCm card's chart: the repository's 90-day ROCm share of mainline commits over
@@ -20,7 +24,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -28,16 +31,21 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import pandas as pd
 
+from shu.briefing.facts import interval_forecasts
 from shu.briefing.story_words import kind_words
-from shu.briefing.text import day_text, days_text
+from shu.briefing.text import day_text, days_text, pct
 from shu.forecast.features import rocm
 from shu.settings import ROCM_PATTERN
+from shu.signals.reads import pace_series, signal_frame, undefined_pace
 from shu.signals.stories import Episode, Story, daily_gains
 from shu.signals.story_reads import stored_counts
 from shu.store import Store
 
 HISTORY_DAYS = 180
+# The source line of a chart of the star_signals table.
+STAR_SIGNALS_SOURCE = "Source: shu store, table star_signals (daily GitHub star counts)"
 
 
 def slug(text: str) -> str:
@@ -64,53 +72,8 @@ class Gap:
 
 def pace_gaps(store: Store, repos: list[str], since: date, until: date) -> list[Gap]:
     """The runs of days in [since, until] on which the 28-day velocity of any of `repos` is
-    undefined (inside its history, including a run that opens the window when the repository
-    has counts before it), each with the longest run of days without a star count that explains
-    it (a window spanning more than 7 unobserved days is undefined)."""
-    missing: set[date] = set()
-    for repo in repos:
-        older = store.con.execute(
-            "SELECT count(*) FROM stars_daily WHERE repo = ? AND day < ?", [repo, since]
-        ).fetchall()[0][0]
-        days = sorted(
-            d
-            for (d,) in store.con.execute(
-                "SELECT day FROM star_signals WHERE repo = ? AND day >= ? AND day <= ? AND "
-                "velocity_28d IS NOT NULL",
-                [repo, since, until],
-            ).fetchall()
-        )
-        if older and days and days[0] > since:
-            days = [since - timedelta(days=1), *days]
-        for a, b in pairwise(days):
-            missing.update(a + timedelta(days=k) for k in range(1, (b - a).days))
-    runs: list[list[date]] = []
-    for d in sorted(missing):
-        if runs and runs[-1][-1] == d - timedelta(days=1):
-            runs[-1].append(d)
-        else:
-            runs.append([d])
-    out = []
-    for run in runs:
-        unseen = None
-        for repo in repos:
-            seen = [
-                d
-                for (d,) in store.con.execute(
-                    "SELECT day FROM stars_daily WHERE repo = ? AND day >= ? AND day <= ? "
-                    "ORDER BY day",
-                    [repo, run[0] - timedelta(days=40), run[-1]],
-                ).fetchall()
-            ]
-            for a, b in pairwise(seen):
-                if (b - a).days > 8 and (unseen is None or (b - a).days - 1 > _length(unseen)):
-                    unseen = (a + timedelta(days=1), b - timedelta(days=1))
-        out.append(Gap(run[0], run[-1], unseen))
-    return out
-
-
-def _length(days: tuple[date, date]) -> int:
-    return (days[1] - days[0]).days + 1
+    undefined, each with the unobserved days that explain it (`signals.reads.undefined_pace`)."""
+    return [Gap(*run) for run in undefined_pace(store.con, repos, since, until)]
 
 
 def shade_gaps(ax: Any, gaps: list[Gap]) -> None:
@@ -132,6 +95,16 @@ def shade_gaps(ax: Any, gaps: list[Gap]) -> None:
                 alpha=0.3,
                 linewidth=0,
             )
+
+
+def broken_at_gaps(g: pd.DataFrame, max_gap_days: int = 7) -> tuple[pd.Series, pd.Series]:
+    """The series with a NaN after every gap longer than `max_gap_days`, so the line breaks
+    there instead of drawing a straight segment over days that were never observed."""
+    g = g.sort_values("day")
+    gaps = g[g["day"].diff() > pd.Timedelta(days=max_gap_days)]
+    breaks = pd.DataFrame({"day": gaps["day"] - pd.Timedelta(days=1), "value": float("nan")})
+    both = pd.concat([g[["day", "value"]], breaks]).sort_values("day", kind="stable")
+    return both["day"], both["value"]
 
 
 STORY_DAYS = 90
@@ -164,11 +137,7 @@ def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -
             linewidth=0,
             label="stars gained that day",
         )
-        pace = store.con.execute(
-            "SELECT day, velocity_28d FROM star_signals WHERE repo = ? AND day > ? AND day <= ? "
-            "ORDER BY day",
-            [story.repo, start, as_of],
-        ).fetchall()
+        pace = pace_series(store.con, story.repo, start, as_of)
         ax.plot(
             [d for d, _ in pace],
             [v for _, v in pace],
@@ -304,7 +273,7 @@ def rocm_chart(
             forecast["resolves_on"],
             colors="C1",
             linestyles="dashed",
-            label=f"asked: reaches {100 * forecast['threshold']:.1f}% by "
+            label=f"asked: reaches {pct(forecast['threshold'], 1)} by "
             f"{forecast['resolves_on']} (p = {p:.2f})",
         )
     else:
@@ -465,3 +434,96 @@ def index_chart(store: Store, day: date, path: Path) -> Path:
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+# Questions about the 28-day velocity on the horizon day, whose threshold a fan chart can draw.
+VELOCITY_QUESTIONS = ("star_velocity_up", "star_velocity_level")
+
+
+def fan_chart(
+    store: Store,
+    repo: str,
+    as_of: date,
+    path: Path,
+    history_days: int = 180,
+    question: dict | None = None,
+) -> tuple[Path, bool, str]:
+    """28-day velocity of `repo` for `history_days` to `as_of`, then its forecast fan; gaps in
+    the history drawn and named; with `question` (a forecast about the 28-day velocity on its
+    horizon day: `star_velocity_up` / `star_velocity_level`) its threshold drawn as a dashed
+    line to that day, labelled with the answer.
+
+    Returns the path, whether a fan (interval forecasts) was drawn, and the chart's title (what
+    it draws)."""
+    con = store.con
+    since = as_of - timedelta(days=history_days)
+    hist = signal_frame(con, [repo], "velocity_28d", since + timedelta(days=1), as_of)
+    fan = interval_forecasts(con, repo, as_of)
+    fig, ax = plt.subplots(figsize=(9, 3.6), dpi=100)
+    if len(hist):
+        days, values = broken_at_gaps(hist, 1)
+        ax.plot(days, values, color="C0", label="observed")
+    shade_gaps(ax, pace_gaps(store, [repo], since, as_of))
+    drawn = ["28-day star velocity"]
+    if not fan.empty:
+        origin = pd.Timestamp(fan["origin"].iloc[0])
+        start = hist.loc[hist["day"] <= origin, "value"].dropna()
+        x = [origin, *list(pd.to_datetime(fan["resolves_on"]))]
+        anchor = float(start.iloc[-1]) if len(start) else float(fan["median"].iloc[0])
+
+        def series(col: str) -> list[float]:
+            return [anchor, *fan[col].astype(float).tolist()]
+
+        for level, alpha in ((95, 0.15), (80, 0.25), (50, 0.4)):
+            ax.fill_between(
+                x,
+                series(f"lower_{level}"),
+                series(f"upper_{level}"),
+                color="C1",
+                alpha=alpha,
+                linewidth=0,
+                label=f"{level}% interval",
+            )
+        ax.plot(
+            x,
+            series("median"),
+            color="C1",
+            linestyle="--",
+            marker="o",
+            markersize=3,
+            label="forecast median",
+        )
+        ax.axvline(origin, color="grey", linewidth=0.6, linestyle=":")
+        drawn.append("its forecast fan")
+    if question is not None and question.get("template") in VELOCITY_QUESTIONS:
+        ax.hlines(
+            question["threshold"],
+            pd.Timestamp(question["origin"]),
+            pd.Timestamp(question["resolves_on"]),
+            colors="C3",
+            linestyles="dashed",
+            label=f"asked: above {question['threshold']:,.2f} on {question['resolves_on']} "
+            f"({pct(question['probability'])} yes)",
+        )
+        drawn.append("the threshold asked (dashed)")
+    ax.axhline(0, color="grey", linewidth=0.5)
+    what = drawn[0] + (" with " + " and ".join(drawn[1:]) if len(drawn) > 1 else "")
+    if fan.empty:
+        what += " (no interval forecast stored)"
+    title = f"{repo}: {what}, to {as_of}"
+    ax.set_title(title, fontsize=10)
+    ax.set_ylabel("velocity 28d (stars/day)")
+    ax.set_xlabel("day (UTC)")
+    ax.legend(fontsize=7, loc="upper left")
+    fig.text(
+        0.01,
+        0.01,
+        STAR_SIGNALS_SOURCE + (" and forecast_intervals" if not fan.empty else ""),
+        fontsize=7,
+        color="grey",
+    )
+    fig.autofmt_xdate()
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.savefig(path)
+    plt.close(fig)
+    return path, not fan.empty, title

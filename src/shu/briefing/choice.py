@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from shu.briefing.text import pct
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE as INTERVAL
 from shu.forecast.questions.registry import ROCM_TEMPLATES
 from shu.settings import DeclaredQuestion
@@ -190,7 +191,7 @@ def _why_chosen(f: dict[str, Any], n: int) -> str:
         f"of {n} questions issued for this repository, the one whose base rate is nearest "
         f"50% among those with demonstrated skill where the model departs from the base "
         f"rate by at least {MARGIN} in log-odds and answers between "
-        f"{100 * SHOWN[0]:.0f}% and {100 * SHOWN[1]:.0f}%"
+        f"{pct(SHOWN[0])} and {pct(SHOWN[1])}"
     )
 
 
@@ -198,7 +199,7 @@ def _why_none(n: int) -> str:
     return (
         f"none of the {n} yes/no questions issued for this repository has demonstrated "
         f"skill, a model departing from its base rate by at least {MARGIN} in log-odds and "
-        f"an answer between {100 * SHOWN[0]:.0f}% and {100 * SHOWN[1]:.0f}%, so the card "
+        f"an answer between {pct(SHOWN[0])} and {pct(SHOWN[1])}, so the card "
         "leads with the interval alone"
     )
 

@@ -1,14 +1,13 @@
-"""Charts that compare: several repositories on one metric, and a repository's forecast fan.
+"""Several repositories compared on one metric: the data behind `shu compare` and the
+briefing's per-category charts, and the chart.
 
 - `compare_frame` / `compare_chart`: stars, 28-day velocity or 28-day acceleration of several
-  repositories over time (one line each), the data behind `shu compare` and the briefing's
-  per-category charts.
-- `fan_chart`: a repository's 28-day velocity history followed by its interval forecasts
-  (median, central 50/80/95% intervals from `forecast_intervals`) when any are stored, and the
-  threshold of a question about that velocity.
+  repositories over time (one line each; the values read by `signals.reads.signal_frame`);
+- `summary_table`: per repository, its first and last values, the change and the peak.
 
-Every chart carries a title saying what it draws, the unit, dates on the x axis and its data
-source; a log axis where the series differ tenfold, and the gaps in the data as named bands.
+(A repository's forecast fan is `charts.fan_chart`.) Every chart carries a title saying what
+it draws, the unit, dates on the x axis and its data source; a log axis where the series differ
+tenfold, and the gaps in the data as named bands.
 """
 
 from __future__ import annotations
@@ -24,9 +23,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from shu.briefing.charts import Gap, pace_gaps, shade_gaps
+from shu.briefing.charts import STAR_SIGNALS_SOURCE, Gap, broken_at_gaps, shade_gaps
 from shu.errors import InputError
-from shu.store import Store
+from shu.signals.reads import repos_with_signals, signal_frame
 
 
 @dataclass(frozen=True)
@@ -45,9 +44,6 @@ METRICS = {
         "acceleration_28d", "28-day star acceleration", "stars/day change over 28 days"
     ),
 }
-SOURCE = "Source: shu store, table star_signals (daily GitHub star counts)"
-# Questions about the 28-day velocity on the horizon day, whose threshold a fan chart can draw.
-VELOCITY_QUESTIONS = ("star_velocity_up", "star_velocity_level")
 
 
 def metric(name: str) -> Metric:
@@ -69,24 +65,14 @@ def compare_frame(
 
     Raises InputError naming the repositories that have no star signals at all."""
     m = metric(metric_name)
-    known = {
-        r[0]
-        for r in con.execute(
-            "SELECT DISTINCT repo FROM star_signals WHERE list_contains(?, repo)", [repos]
-        ).fetchall()
-    }
+    known = repos_with_signals(con, repos)
     missing = [r for r in repos if r not in known]
     if missing:
         raise InputError(
             f"no star signals for {', '.join(missing)}: check the names, or load "
             "and compute them (`shu ingest …`, `shu signals`)"
         )
-    return con.execute(
-        f"SELECT repo, day, {m.column} AS value FROM star_signals WHERE list_contains(?, repo) "
-        "AND day >= coalesce(?::DATE, DATE '0001-01-01') "
-        "AND day <= coalesce(?::DATE, DATE '9999-12-31') ORDER BY list_position(?, repo), day",
-        [repos, since, until, repos],
-    ).df()
+    return signal_frame(con, repos, m.column, since, until)
 
 
 def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -146,7 +132,7 @@ def compare_chart(
     drawn = 0
     for i, (repo, g) in enumerate(frame.groupby("repo", sort=False)):
         if g["value"].notna().any():
-            days, values = _broken_at_gaps(g)
+            days, values = broken_at_gaps(g)
             ax.plot(
                 days,
                 values,
@@ -177,134 +163,9 @@ def compare_chart(
         ax.legend(fontsize=8, loc="best")
     else:
         ax.text(0.5, 0.5, "no values in this window", ha="center", transform=ax.transAxes)
-    fig.text(0.01, 0.01, SOURCE, fontsize=7, color="grey")
+    fig.text(0.01, 0.01, STAR_SIGNALS_SOURCE, fontsize=7, color="grey")
     fig.autofmt_xdate()
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     fig.savefig(path)
     plt.close(fig)
     return path
-
-
-def _broken_at_gaps(g: pd.DataFrame, max_gap_days: int = 7) -> tuple[pd.Series, pd.Series]:
-    """The series with a NaN after every gap longer than `max_gap_days`, so the line breaks
-    there instead of drawing a straight segment over days that were never observed."""
-    g = g.sort_values("day")
-    gaps = g[g["day"].diff() > pd.Timedelta(days=max_gap_days)]
-    breaks = pd.DataFrame({"day": gaps["day"] - pd.Timedelta(days=1), "value": float("nan")})
-    both = pd.concat([g[["day", "value"]], breaks]).sort_values("day", kind="stable")
-    return both["day"], both["value"]
-
-
-def interval_forecasts(con: duckdb.DuckDBPyConnection, repo: str, as_of: date) -> pd.DataFrame:
-    """The latest origin's interval forecasts of `repo` issued up to `as_of` (one row per
-    horizon: resolves_on, median, lower/upper 50/80/95), or an empty frame when none are stored
-    (or the store has no `forecast_intervals` table)."""
-    has = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_schema = "
-        "'main' AND table_name = 'forecast_intervals'"
-    ).fetchall()[0][0]
-    if not has:
-        return pd.DataFrame()
-    return con.execute(
-        """
-        WITH f AS (SELECT * FROM forecasts WHERE repo = ? AND origin <= ?
-                   AND forecast_id IN (SELECT forecast_id FROM forecast_intervals))
-        SELECT f.origin, f.horizon_days, f.resolves_on, i.unit, i.median, i.lower_50,
-               i.upper_50, i.lower_80, i.upper_80, i.lower_95, i.upper_95
-        FROM f JOIN forecast_intervals i USING (forecast_id)
-        WHERE f.origin = (SELECT max(origin) FROM f) ORDER BY f.horizon_days""",
-        [repo, as_of],
-    ).df()
-
-
-def fan_chart(
-    store: Store,
-    repo: str,
-    as_of: date,
-    path: Path,
-    history_days: int = 180,
-    question: dict | None = None,
-) -> tuple[Path, bool, str]:
-    """28-day velocity of `repo` for `history_days` to `as_of`, then its forecast fan; gaps in
-    the history drawn and named; with `question` (a forecast about the 28-day velocity on its
-    horizon day: `star_velocity_up` / `star_velocity_level`) its threshold drawn as a dashed
-    line to that day, labelled with the answer.
-
-    Returns the path, whether a fan (interval forecasts) was drawn, and the chart's title (what
-    it draws)."""
-    con = store.con
-    since = as_of - timedelta(days=history_days)
-    hist = con.execute(
-        "SELECT day, velocity_28d FROM star_signals WHERE repo = ? AND day > ? "
-        "AND day <= ? ORDER BY day",
-        [repo, since, as_of],
-    ).df()
-    fan = interval_forecasts(con, repo, as_of)
-    fig, ax = plt.subplots(figsize=(9, 3.6), dpi=100)
-    if len(hist):
-        days, values = _broken_at_gaps(hist.rename(columns={"velocity_28d": "value"}), 1)
-        ax.plot(days, values, color="C0", label="observed")
-    shade_gaps(ax, pace_gaps(store, [repo], since, as_of))
-    drawn = ["28-day star velocity"]
-    if not fan.empty:
-        origin = pd.Timestamp(fan["origin"].iloc[0])
-        start = hist.loc[hist["day"] <= origin, "velocity_28d"].dropna()
-        x = [origin, *list(pd.to_datetime(fan["resolves_on"]))]
-        anchor = float(start.iloc[-1]) if len(start) else float(fan["median"].iloc[0])
-
-        def series(col: str) -> list[float]:
-            return [anchor, *fan[col].astype(float).tolist()]
-
-        for level, alpha in ((95, 0.15), (80, 0.25), (50, 0.4)):
-            ax.fill_between(
-                x,
-                series(f"lower_{level}"),
-                series(f"upper_{level}"),
-                color="C1",
-                alpha=alpha,
-                linewidth=0,
-                label=f"{level}% interval",
-            )
-        ax.plot(
-            x,
-            series("median"),
-            color="C1",
-            linestyle="--",
-            marker="o",
-            markersize=3,
-            label="forecast median",
-        )
-        ax.axvline(origin, color="grey", linewidth=0.6, linestyle=":")
-        drawn.append("its forecast fan")
-    if question is not None and question.get("template") in VELOCITY_QUESTIONS:
-        ax.hlines(
-            question["threshold"],
-            pd.Timestamp(question["origin"]),
-            pd.Timestamp(question["resolves_on"]),
-            colors="C3",
-            linestyles="dashed",
-            label=f"asked: above {question['threshold']:,.2f} on {question['resolves_on']} "
-            f"({100 * question['probability']:.0f}% yes)",
-        )
-        drawn.append("the threshold asked (dashed)")
-    ax.axhline(0, color="grey", linewidth=0.5)
-    what = drawn[0] + (" with " + " and ".join(drawn[1:]) if len(drawn) > 1 else "")
-    if fan.empty:
-        what += " (no interval forecast stored)"
-    title = f"{repo}: {what}, to {as_of}"
-    ax.set_title(title, fontsize=10)
-    ax.set_ylabel("velocity 28d (stars/day)")
-    ax.set_xlabel("day (UTC)")
-    ax.legend(fontsize=7, loc="upper left")
-    fig.text(
-        0.01,
-        0.01,
-        SOURCE + (" and forecast_intervals" if not fan.empty else ""),
-        fontsize=7,
-        color="grey",
-    )
-    fig.autofmt_xdate()
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    fig.savefig(path)
-    plt.close(fig)
-    return path, not fan.empty, title

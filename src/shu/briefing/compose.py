@@ -27,7 +27,7 @@ from shu.briefing.context import BriefingContext, Part
 from shu.briefing.data import briefing_data, write_data
 from shu.briefing.sections import build_sections, header, no_data
 from shu.safe_markdown import finish_markdown
-from shu.settings import Settings, get_settings
+from shu.settings import Settings
 from shu.store import Store, utcnow
 
 APPENDIX_HEADING = (
@@ -53,8 +53,8 @@ class BriefingResult:
 
 def compose_briefing(
     store: Store,
-    day: date | None = None,
-    settings: Settings | None = None,
+    day: date | None,
+    settings: Settings,
     *,
     reports_dir: Path | None = None,
     synthetic: bool = False,
@@ -70,7 +70,6 @@ def compose_briefing(
         synthetic: mark the briefing as built from the synthetic demo sample.
         notices: one-line notices shown at the top (e.g. "GitHub unreachable: …").
     """
-    settings = settings or get_settings()
     out_dir = Path(reports_dir) if reports_dir else settings.reports_dir_for(store.path)
     out_dir.mkdir(parents=True, exist_ok=True)
     ctx = BriefingContext.open(store, day, settings, out_dir, synthetic, notices)

@@ -24,6 +24,7 @@ from shu.forecast.evaluation.skill_gate import demonstrated_skill
 from shu.receipts import ReceiptBook
 from shu.repos import holds_synthetic
 from shu.settings import Settings
+from shu.signals.rocm_facts import RocmActivity, rocm_activity
 from shu.signals.stories import Story, mark_shared
 from shu.signals.story_reads import story_of
 from shu.store import Store, first_data_day, utcnow
@@ -60,7 +61,7 @@ class BriefingContext:
     notices: list[str] = field(default_factory=list)
     book: ReceiptBook = field(default_factory=ReceiptBook)
     charts: list[Path] = field(default_factory=list)  # charts the result reports, in order
-    _rocm: dict[str, facts.RocmActivity] = field(default_factory=dict, repr=False)
+    _rocm: dict[str, RocmActivity] = field(default_factory=dict, repr=False)
 
     @classmethod
     def open(
@@ -150,10 +151,10 @@ class BriefingContext:
         verdict = demonstrated_skill(template, horizon_days, Path(self.settings.models_dir))
         return verdict.demonstrated, verdict.reason
 
-    def rocm_activity(self, repo: str) -> facts.RocmActivity:
+    def rocm_activity(self, repo: str) -> RocmActivity:
         """The repository's ROCm commits and releases in the year to the data day."""
         if repo not in self._rocm:
-            self._rocm[repo] = facts.rocm_activity(self.store, repo, self.data_through)
+            self._rocm[repo] = rocm_activity(self.store, repo, self.data_through)
         return self._rocm[repo]
 
     @cached_property

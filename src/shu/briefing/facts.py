@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pandas as pd
 
 from shu.forecast.confidence import band_sql
 from shu.forecast.live.replay import REPLAY_PREFIX
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE, RANKED_TEMPLATES
-from shu.settings import ROCM_PATTERN, Settings
+from shu.settings import Settings
+from shu.signals.reads import last_count_day, last_signal_day
 from shu.store import Store
 
 BAND_SQL = band_sql("f.probability")  # a stored forecast's confidence band
@@ -59,21 +61,14 @@ def dicts(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 
 def data_as_of(store: Store, tracked: list[str], day: date | None) -> date | None:
     """Latest day with star signals for any tracked repository, not after `day`."""
-    marks = ", ".join("?" for _ in tracked) or "NULL"
-    bound = "AND day <= ?" if day else ""
-    params = [*tracked, day] if day else list(tracked)
-    return store.con.execute(
-        f"SELECT max(day) FROM star_signals WHERE repo IN ({marks}) {bound}", params
-    ).fetchall()[0][0]
+    return last_signal_day(store.con, tracked, day)
 
 
 def stale_repos(store: Store, tracked: list[str], day: date) -> list[dict[str, Any]]:
     """Tracked repositories whose latest star observation is older than the day before `day`."""
     out = []
     for repo in tracked:
-        last = store.con.execute(
-            "SELECT max(day) FROM stars_daily WHERE repo = ? AND day <= ?", [repo, day]
-        ).fetchall()[0][0]
+        last = last_count_day(store.con, repo, day)
         if last is None or last < day - timedelta(days=1):
             out.append({"repo": repo, "last_day": last or "never"})
     return out
@@ -358,33 +353,23 @@ def latest_probe_age_days(store: Store, day: date) -> int | None:
     return None if started is None else (day - started.date()).days
 
 
-@dataclass
-class RocmActivity:
-    """A repository's ROCm activity in the year to a day, with the SELECTs that count it."""
-
-    commits: int
-    releases: int
-    commits_sql: str
-    releases_sql: str
-    params: list[Any]
-
-    @property
-    def active(self) -> bool:
-        return bool(self.commits or self.releases)
-
-
-def rocm_activity(store: Store, repo: str, day: date) -> RocmActivity:
-    """ROCm-touching commits and releases whose name or notes mention ROCm, in (day - 365, day]."""
-    params = [repo, day - timedelta(days=364), day + timedelta(days=1)]
-    commits_sql = (
-        "SELECT count(*) FROM commits WHERE repo = ? AND touches_rocm AND "
-        "committed_at >= ? AND committed_at < ?"
-    )
-    releases_sql = (
-        "SELECT count(*) FROM releases WHERE repo = ? AND published_at >= ? AND "
-        "published_at < ? AND regexp_matches(coalesce(name, '') || chr(10) || "
-        "coalesce(body, ''), '(?i)(" + ROCM_PATTERN.replace("'", "''") + ")')"
-    )
-    commits = int(store.con.execute(commits_sql, params).fetchall()[0][0])
-    releases = int(store.con.execute(releases_sql, params).fetchall()[0][0])
-    return RocmActivity(commits, releases, commits_sql, releases_sql, params)
+def interval_forecasts(con: duckdb.DuckDBPyConnection, repo: str, as_of: date) -> pd.DataFrame:
+    """The latest origin's interval forecasts of `repo` issued up to `as_of` (one row per
+    horizon: resolves_on, median, lower/upper 50/80/95), or an empty frame when none are stored
+    (or the store has no `forecast_intervals` table)."""
+    has = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_schema = "
+        "'main' AND table_name = 'forecast_intervals'"
+    ).fetchall()[0][0]
+    if not has:
+        return pd.DataFrame()
+    return con.execute(
+        """
+        WITH f AS (SELECT * FROM forecasts WHERE repo = ? AND origin <= ?
+                   AND forecast_id IN (SELECT forecast_id FROM forecast_intervals))
+        SELECT f.origin, f.horizon_days, f.resolves_on, i.unit, i.median, i.lower_50,
+               i.upper_50, i.lower_80, i.upper_80, i.lower_95, i.upper_95
+        FROM f JOIN forecast_intervals i USING (forecast_id)
+        WHERE f.origin = (SELECT max(origin) FROM f) ORDER BY f.horizon_days""",
+        [repo, as_of],
+    ).df()

@@ -13,9 +13,19 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from shu.briefing.text import and_list, days_text, num, ref, release_link, repo_link, shown_value
+from shu.briefing.text import (
+    and_list,
+    days_text,
+    num,
+    pct,
+    ref,
+    release_link,
+    repo_link,
+    shown_value,
+)
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
+from shu.signals.reads import signal_value
 from shu.signals.stories import (
     WINDOW,
     Episode,
@@ -68,15 +78,13 @@ class _StoryReceipts:
 
     def signal(self, column: str, day: date) -> tuple[float | None, int]:
         repo = self.story.repo
-        row = self.store.con.execute(
-            f'SELECT "{column}" FROM star_signals WHERE repo = ? AND day = ?', [repo, day]
-        ).fetchone()
-        if row is None or row[0] is None:
+        value = signal_value(self.store.con, column, repo, day)
+        if value is None:
             return None, 0
         r = self.book.row(
-            "star_signals", {"repo": repo, "day": day}, column, row[0], day, f"{repo} {column}"
+            "star_signals", {"repo": repo, "day": day}, column, value, day, f"{repo} {column}"
         )
-        return float(row[0]), r
+        return float(value), r
 
     def velocity(self, before: bool = False) -> tuple[float | None, int]:
         day = self.story.day - timedelta(days=WINDOW) if before else self.story.day
@@ -165,7 +173,7 @@ def loss_clause(
         return ""
     k, n = int(lost), int(steps)
     verdict = loss_verdict(k, n, loss.share)
-    share = f"{100 * loss.share:.1f}%"
+    share = pct(loss.share, 1)
     dip = "its loss" if removed else "its slowing"
     if verdict == "none":
         return (
@@ -307,7 +315,7 @@ def _week_leaving_clause(c: _StoryReceipts, v28: float | None) -> str:
     ratio = per_day / pace
     return (
         f"; its oldest week in the window, {days_text(first, last)}, brought {_stars(stars)} stars "
-        f"{ref(r_e)} ({_pace(per_day)} a day, {100 * abs(ratio - 1):.0f}% "
+        f"{ref(r_e)} ({_pace(per_day)} a day, {pct(abs(ratio - 1))} "
         f"{'above' if ratio > 1 else 'below'} the 28-day pace) and leaves it by "
         f"{days_text(out, out)}"
     )
@@ -486,18 +494,13 @@ def burst_leaving_sentence(
     shown, bar = shown_value(other, 1), shown_value(threshold, 2)
     if shown > bar:
         text += (
-            f"{100 * (shown / bar - 1):.0f}% above the {num(threshold, 2)} asked for "
-            f"{days_text(on, on)}"
+            f"{pct(shown / bar - 1)} above the {num(threshold, 2)} asked for {days_text(on, on)}"
         )
     elif shown <= 0:
         text += f"so to be above {asked} it must gain stars again"
     else:
         ratio = bar / shown
-        faster = (
-            f"{ratio:.1f} times as fast as"
-            if ratio >= 2
-            else f"{100 * (ratio - 1):.0f}% faster than"
-        )
+        faster = f"{ratio:.1f} times as fast as" if ratio >= 2 else f"{pct(ratio - 1)} faster than"
         text += f"so to be above {asked} it must run {faster} they did"
     last_week = windows(story.day)["7d"][0]
     if all(e.last < last_week for e in story.unusual):  # the last 7 days are all ordinary

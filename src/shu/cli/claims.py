@@ -34,12 +34,13 @@ def claims(
     """
     from shu.errors import InputError
     from shu.evidence.claims import evaluate_claims
+    from shu.settings import get_settings
     from shu.store import open_store
 
     if verdict is not None and verdict not in VERDICT_ORDER:
         raise InputError(f"--verdict {verdict!r}: expected one of {', '.join(VERDICT_ORDER)}")
     with open_store(db_path(db), read_only=True) as store:
-        checks = evaluate_claims(store)
+        checks = evaluate_claims(store, get_settings())
     checks = [c for c in checks if verdict is None or c.verdict == verdict]
     if as_json:
         print_json([c.as_json() for c in checks])

@@ -139,11 +139,12 @@ def git(
 
     Example: shu ingest git ~/src/pytorch --repo pytorch/pytorch
     """
+    from shu.settings import get_settings
     from shu.sources.git import ingest_git
 
     name = repo_name(repo, "--repo")
     with open_for_writing(db_path(db)) as store:
-        result = ingest_git(store, path, name)
+        result = ingest_git(store, path, name, get_settings())
     console.print(
         f"{result.repo}: {result.commits_read:,} commits read "
         f"({result.commits.inserted:,} new, {result.commits.updated:,} updated); "

@@ -26,10 +26,11 @@ def history(
 
     Example: shu ingest history data/history/
     """
+    from shu.settings import get_settings
     from shu.sources.history import ingest_history
 
     with open_store(db_path(db)) as store:
-        results = ingest_history(store, paths)
+        results = ingest_history(store, paths, get_settings())
     for r in results:
         console.print(
             f"{r.repo}: {r.commits_read:,} commits ({r.commits.inserted:,} new, "

@@ -28,11 +28,12 @@ def ingest_ranking(
     Example: shu ingest ranking data/stars/stars_daily.parquet
     Example: shu ingest ranking data/ranking/github-ranking-2026-02-28.csv
     """
+    from shu.settings import get_settings
     from shu.snapshot import open_for_writing
     from shu.sources.ranking import import_ranking
 
     with open_for_writing(db_path(db)) as store:
-        load = import_ranking(store, path)
+        load = import_ranking(store, path, get_settings())
     console.print(
         f"{path}: read {load.rows_read:,}, inserted {load.rows_inserted:,}, updated "
         f"{load.rows_updated:,}, rejected {load.rows_rejected:,}"

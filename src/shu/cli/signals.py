@@ -37,10 +37,11 @@ def refresh(
     """
     if ctx.invoked_subcommand is not None:
         return
+    from shu.settings import get_settings
     from shu.signals import refresh_signals
 
     with open_for_writing(db_path(db)) as store:
-        result = refresh_signals(store, full=full)
+        result = refresh_signals(store, full=full, settings=get_settings())
     if as_json:
         print_json(result)
         return

@@ -1,11 +1,12 @@
 """The claim checks that the briefing and topic evidence show, with what they cite.
 
-- `configured_checks(store, as_of)`: the configured claims (`settings.claims`) checked against
-  the latest run per backend (with a briefing's `day`: the latest made by it, else the earliest
-  after it, named as later; `evidence.run_dates`), each citing the probe run it was evaluated on;
-- `document_checks(store, data_through, as_of)`: the checks of claims read from documents
-  published by the briefing's data day (undated documents included), dated the same way;
-  each carries its passage and probe rows;
+- `configured_checks(store, settings, as_of)`: the configured claims (`settings.claims`)
+  checked against the latest run per backend (with a briefing's day `as_of`: the latest made by
+  it, else the earliest after it, named as later; `evidence.run_dates`), each citing the probe
+  run it was evaluated on;
+- `document_checks(store, data_through, settings, as_of)`: the checks of claims read from
+  documents published by the briefing's data day (undated documents included), dated the same
+  way; each carries its passage and probe rows;
 - `group_checks(checks)`: those checks as a reader should meet them, each claim once: the same
   claim with the same verdict and evidence from several documents is one group keeping every
   passage as a receipt, and the claims of one passage left untestable for one reason are one.
@@ -19,6 +20,7 @@ from typing import Any
 
 from shu.evidence.claims import UNTESTABLE, ClaimCheck, ClaimSpec, evaluate_claims
 from shu.receipts import Citation
+from shu.settings import Settings
 from shu.store import Store
 
 
@@ -35,7 +37,9 @@ class ConfiguredCheck:
     run_after_day: bool = False  # the run was made after the briefing's day
 
 
-def configured_checks(store: Store, as_of: date | None = None) -> list[ConfiguredCheck]:
+def configured_checks(
+    store: Store, settings: Settings, as_of: date | None = None
+) -> list[ConfiguredCheck]:
     """The configured claims (settings.claims) evaluated against the latest run per backend
     (made by the briefing's day `as_of` where one was; see the module docstring).
 
@@ -43,7 +47,7 @@ def configured_checks(store: Store, as_of: date | None = None) -> list[Configure
     the evaluator's own sentence, computed from that run's stored rows.
     """
     out = []
-    for check in evaluate_claims(store, documents=False, day=as_of):
+    for check in evaluate_claims(store, settings, documents=False, day=as_of):
         citations = []
         if check.run_id:
             citations.append(
@@ -72,13 +76,13 @@ def configured_checks(store: Store, as_of: date | None = None) -> list[Configure
 
 
 def document_checks(
-    store: Store, data_through: date, as_of: date | None = None
+    store: Store, data_through: date, settings: Settings, as_of: date | None = None
 ) -> list[ClaimCheck]:
     """Checks of the claims read from documents published by `data_through` (or undated), their
     runs dated against the briefing's day `as_of` (default `data_through`)."""
     return [
         c
-        for c in evaluate_claims(store, day=as_of or data_through)
+        for c in evaluate_claims(store, settings, day=as_of or data_through)
         if c.spec is not None
         and c.spec.from_document
         and (c.spec.published_on is None or c.spec.published_on <= data_through)

@@ -65,13 +65,13 @@ from shu.evidence.document_claims import document_claims
 from shu.evidence.run_dates import known_first
 from shu.evidence.suite_geomean import carriers, without_substitutions
 from shu.receipts import Citation
-from shu.settings import ConfiguredClaim, Settings, get_settings
+from shu.settings import ConfiguredClaim, Settings
 from shu.store import Store
 
 
-def configured_specs(settings: Settings | None = None) -> tuple[ClaimSpec, ...]:
+def configured_specs(settings: Settings) -> tuple[ClaimSpec, ...]:
     """The configured claims (settings.claims) as ClaimSpecs."""
-    claims = (settings or get_settings()).claims
+    claims = settings.claims
     return tuple(_from_config(c) for c in claims)
 
 
@@ -140,15 +140,14 @@ def all_runs(store: Store) -> list[ProbeRun]:
 
 def evaluate_claims(
     store: Store,
+    settings: Settings,
     claims: tuple[ClaimSpec, ...] | None = None,
-    settings: Settings | None = None,
     documents: bool = True,
     day: date | None = None,
 ) -> list[ClaimCheck]:
     """Every claim (configured, then read from documents unless `documents` is False) against
-    the runs it applies to; with `day` (a briefing\'s), the runs made by that day first and each
+    the runs it applies to; with `day` (a briefing's), the runs made by that day first and each
     check dated against it (`run_dates`)."""
-    settings = settings or get_settings()
     specs = list(claims if claims is not None else configured_specs(settings))
     if documents and claims is None:
         specs += stored_specs(store)

@@ -79,7 +79,7 @@ def attribute_topic(
     retrieval-based evidence).
     """
     del index
-    found = [topic_evidence(store, topic, repo, as_of) for topic in settings.topics]
+    found = [topic_evidence(store, topic, repo, as_of, settings) for topic in settings.topics]
     found = [t for t in found if t.items]
     if not found:
         return None
@@ -87,7 +87,9 @@ def attribute_topic(
     return found[0]
 
 
-def topic_evidence(store: Store, topic: Topic, repo: str, as_of: date) -> TopicEvidence:
+def topic_evidence(
+    store: Store, topic: Topic, repo: str, as_of: date, settings: Settings
+) -> TopicEvidence:
     """Every piece of evidence linking `repo` to `topic` up to `as_of`."""
     pattern = re.compile(topic.pattern, re.IGNORECASE)
     items = [
@@ -96,8 +98,8 @@ def topic_evidence(store: Store, topic: Topic, repo: str, as_of: date) -> TopicE
         *_document_evidence(store, topic, pattern, repo, as_of),
     ]
     if items:  # probe checks are about hardware, not a repository: they only add to a link
-        items += _probe_evidence(store, pattern)
-        items += _document_claim_evidence(store, pattern, as_of)
+        items += _probe_evidence(store, pattern, settings)
+        items += _document_claim_evidence(store, pattern, as_of, settings)
     return TopicEvidence(topic.name, topic.term or topic.name, items)
 
 
@@ -252,9 +254,11 @@ def _document_evidence(
     return [EvidenceItem("documents", text, citations, strong)]
 
 
-def _probe_evidence(store: Store, pattern: re.Pattern[str]) -> list[EvidenceItem]:
+def _probe_evidence(
+    store: Store, pattern: re.Pattern[str], settings: Settings
+) -> list[EvidenceItem]:
     items = []
-    for check in configured_checks(store):
+    for check in configured_checks(store, settings):
         if not pattern.search(check.claim) or check.verdict not in ("supported", "contradicted"):
             continue
         items.append(
@@ -270,11 +274,11 @@ def _probe_evidence(store: Store, pattern: re.Pattern[str]) -> list[EvidenceItem
 
 
 def _document_claim_evidence(
-    store: Store, pattern: re.Pattern[str], as_of: date
+    store: Store, pattern: re.Pattern[str], as_of: date, settings: Settings
 ) -> list[EvidenceItem]:
     """Claims read from documents that match the topic and that a probe run decided."""
     items = []
-    for check in document_checks(store, as_of):
+    for check in document_checks(store, as_of, settings):
         s = check.spec
         assert s is not None  # document_checks keeps only checks with a spec
         if check.verdict not in ("supported", "contradicted") or not pattern.search(

@@ -1,9 +1,10 @@
 """Signals computed in DuckDB SQL (the SQL lives in `shu/signals/sql/`).
 
-`refresh_signals(store, full=False)` recomputes, in order: `star_signals` (incrementally unless
-`full`), the facts layer over it (`star_days`, `market_days`: `star_days.py`; `market_spikes`:
-`market_spikes.py`), `commit_signals`, the rows of the ROCm ecosystem index (`rocm_index_repos`),
-and the peer and release tables built on them (`peers_and_releases`); `latest_signals(store,
+`refresh_signals(store, full=False, settings=...)` recomputes, in order: `star_signals`
+(incrementally unless `full`), the facts layer over it (`star_days`, `market_days`:
+`star_days.py`; `market_spikes`: `market_spikes.py`), `commit_signals`, the rows of the ROCm
+ecosystem index (`rocm_index_repos`), and the peer and release tables built on them
+(`peers_and_releases`, which read the settings' tracked repositories); `latest_signals(store,
 repo)` reads the newest values of one repository. Definitions: `shu.schema.signals`.
 
 From a notebook, one repository's signals are `shu.star_signals(repo)` (`shu.notebook`).
@@ -20,9 +21,7 @@ from shu.settings import Settings
 from shu.store import Store
 
 
-def refresh_signals(
-    store: Store, full: bool = False, settings: Settings | None = None
-) -> dict[str, Any]:
+def refresh_signals(store: Store, full: bool = False, *, settings: Settings) -> dict[str, Any]:
     """Recompute every signal table: star_signals (only the days after the last computed one,
     unless `full` or older input changed), the facts layer over it (star_days, market_days,
     market_spikes),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from datetime import date
 
-from shu.settings import Settings, get_settings
+from shu.settings import Settings
 from shu.signals.runs import TableRefresh, record_full_refresh, record_run
 from shu.signals.sqlfiles import run_sql
 from shu.store import Store
@@ -32,11 +32,10 @@ def _replace_days(store: Store, table: str, staged: str, from_day: date) -> int:
 
 
 def refresh_peer_signals(
-    store: Store, run_id: str, from_day: date | None, settings: Settings | None = None
+    store: Store, run_id: str, from_day: date | None, settings: Settings
 ) -> list[TableRefresh]:
     """Recompute category_signals and peer_signals for days >= from_day (None = all)."""
     t0 = time.perf_counter()
-    settings = settings or get_settings()
     start = from_day or EARLIEST
     categories: dict[str, str] = {}
     for tracked in settings.repos:  # a repository configured twice keeps its first category

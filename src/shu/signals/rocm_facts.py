@@ -11,7 +11,9 @@ section words (`shu.briefing.sections.rocm_ecosystem`), read from `rocm_index` /
   (`LEADERS_SQL`, `ADOPTERS_SQL`), the change behind a merge (`CHANGE_SQL`), a repository's
   commits in the store (`HISTORY_SQL`);
 - `index_day`, `index_row`, `histories_ended`: the index's newest day on or before a day, its
-  row, and the repositories whose history ended before it.
+  row, and the repositories whose history ended before it;
+- `rocm_activity(store, repo, day)`: a repository's ROCm-touching commits and ROCm-naming
+  releases in the year to a day, with the SELECTs that count them (a card's "why").
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Any
 
+from shu.settings import ROCM_PATTERN
 from shu.store import Store
 
 # Both days' shares over the repositories counted on both days (the first ? is the day whose
@@ -196,3 +199,35 @@ def histories_ended(store: Store, day: date) -> list[dict[str, Any]]:
         [day],
     ).fetchall()
     return [{"repo": r, "last_day": d} for r, d in rows]
+
+
+@dataclass
+class RocmActivity:
+    """A repository's ROCm activity in the year to a day, with the SELECTs that count it."""
+
+    commits: int
+    releases: int
+    commits_sql: str
+    releases_sql: str
+    params: list[Any]
+
+    @property
+    def active(self) -> bool:
+        return bool(self.commits or self.releases)
+
+
+def rocm_activity(store: Store, repo: str, day: date) -> RocmActivity:
+    """ROCm-touching commits and releases whose name or notes mention ROCm, in (day - 365, day]."""
+    params = [repo, day - timedelta(days=364), day + timedelta(days=1)]
+    commits_sql = (
+        "SELECT count(*) FROM commits WHERE repo = ? AND touches_rocm AND "
+        "committed_at >= ? AND committed_at < ?"
+    )
+    releases_sql = (
+        "SELECT count(*) FROM releases WHERE repo = ? AND published_at >= ? AND "
+        "published_at < ? AND regexp_matches(coalesce(name, '') || chr(10) || "
+        "coalesce(body, ''), '(?i)(" + ROCM_PATTERN.replace("'", "''") + ")')"
+    )
+    commits = int(store.con.execute(commits_sql, params).fetchall()[0][0])
+    releases = int(store.con.execute(releases_sql, params).fetchall()[0][0])
+    return RocmActivity(commits, releases, commits_sql, releases_sql, params)

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from shu.errors import InputError
-from shu.settings import Settings, get_settings
+from shu.settings import Settings
 from shu.store import Load, Store
 
 if TYPE_CHECKING:  # pyarrow is imported where worker results are built, not by the CLI path
@@ -284,7 +284,7 @@ def combine(parts: Iterable[Aggregate]) -> Aggregate:
 
 
 # ---------------------------------------------------------------------------- writer side
-def write_aggregates(store: Store, agg: Aggregate, settings: Settings | None = None) -> dict:
+def write_aggregates(store: Store, agg: Aggregate, settings: Settings) -> dict:
     """Add a combined aggregate (from workers) to the store: see `_write`."""
     con = store.con
     for name, schema in SCHEMAS.items():
@@ -297,7 +297,7 @@ def write_aggregates(store: Store, agg: Aggregate, settings: Settings | None = N
                 f"(SELECT NULL::STRUCT({schema}) AS s) WHERE false"
             )
     try:
-        return _write(store, agg.events_by_file, agg.failed, settings or get_settings())
+        return _write(store, agg.events_by_file, agg.failed, settings)
     finally:
         for name in SCHEMAS:
             if getattr(agg, name) is not None:
@@ -414,7 +414,7 @@ def pending(store: Store, specs: Iterable[str | Path]) -> tuple[list[Path], int]
 def ingest_gharchive(
     store: Store,
     specs: Iterable[str | Path],
-    settings: Settings | None = None,
+    settings: Settings,
     progress: Callable[[int, int], None] | None = None,
 ) -> GharchiveSummary:
     """Load hourly GH Archive files (files, directories or globs) into the store; see the module.
@@ -429,7 +429,6 @@ def ingest_gharchive(
     go to the store without an Arrow round trip or a connection per batch); inside a caller's
     transaction, where a failing scan would abort it, they run on connections of their own.
     """
-    settings = settings or get_settings()
     t0 = time.perf_counter()
     todo, skipped = pending(store, specs)
     summary = GharchiveSummary(files_skipped=skipped)

@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from shu.errors import InputError
-from shu.settings import Settings, get_settings
+from shu.settings import Settings
 from shu.sources.authors import author_id, looks_like_bot
 from shu.sources.topic_match import TopicMatcher
 from shu.store import Store, UpsertResult, utcnow
@@ -50,15 +50,12 @@ class GitIngestResult:
     releases: UpsertResult = field(default_factory=UpsertResult)
 
 
-def ingest_git(
-    store: Store, path: Path | str, repo: str, settings: Settings | None = None
-) -> GitIngestResult:
+def ingest_git(store: Store, path: Path | str, repo: str, settings: Settings) -> GitIngestResult:
     """Load commits reachable from HEAD and version tags of the clone at `path` as `repo`.
 
     Raises InputError naming the path when it is not a git repository, has no commits, or git
     fails; nothing is written then.
     """
-    settings = settings or get_settings()
     if not REPO_NAME.match(repo):
         raise InputError(f"--repo {repo!r}: expected 'owner/name'")
     repo = settings.canonical(repo)

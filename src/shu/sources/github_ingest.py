@@ -44,7 +44,7 @@ from typing import Any
 import duckdb
 
 from shu.errors import GitHubError, RateLimited, StoreError
-from shu.settings import Settings, get_settings
+from shu.settings import Settings
 from shu.sources.github import (
     GitHubClient,
     RequestStats,
@@ -55,16 +55,15 @@ from shu.sources.github_steps import STEPS, IngestSummary, RepoSteps
 from shu.store import Store, utcnow
 
 
-def client_for(store: Store, settings: Settings | None = None, **overrides: Any) -> GitHubClient:
+def client_for(store: Store, settings: Settings, **overrides: Any) -> GitHubClient:
     """A client configured from settings whose ETags persist in the store's `http_cache`."""
-    settings = settings or get_settings()
     overrides.setdefault("cache", StoreValidatorCache(store))
     return GitHubClient.from_settings(settings, **overrides)
 
 
 def ingest_github(
     store: Store,
-    settings: Settings | None = None,
+    settings: Settings,
     repos: Iterable[str] | None = None,
     backfill: bool = False,
     client: GitHubClient | None = None,
@@ -94,7 +93,6 @@ def ingest_github(
     rejects the credentials, RateLimited when the rate limit outlasts `github_max_wait_s`. Steps
     already finished stay committed; the failed step is rolled back.
     """
-    settings = settings or get_settings()
     client = client or client_for(store, settings)
     today = today or utcnow().date()
     summary = IngestSummary()

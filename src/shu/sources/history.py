@@ -33,7 +33,7 @@ from pathlib import Path
 import pandas as pd
 
 from shu.errors import InputError
-from shu.settings import Settings, get_settings
+from shu.settings import Settings
 from shu.sources.git import PRERELEASE, ensure_repo_row, without_richer_rows
 from shu.sources.topic_match import TopicMatcher
 from shu.store import Store, UpsertResult
@@ -112,10 +112,9 @@ def find_exports(paths: Iterable[Path | str]) -> dict[str, dict[str, Path]]:
 
 
 def ingest_history(
-    store: Store, paths: Iterable[Path | str], settings: Settings | None = None
+    store: Store, paths: Iterable[Path | str], settings: Settings
 ) -> list[HistoryIngestResult]:
     """Load every repository's export found under `paths`; one transaction per repository."""
-    settings = settings or get_settings()
     matcher = TopicMatcher.from_topics(settings.topics)
     version_tag = re.compile(settings.version_tag_pattern)
     results = []

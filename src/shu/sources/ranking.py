@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 
 from shu.errors import InputError
 from shu.progress import progress
-from shu.settings import Settings, get_settings
+from shu.settings import Settings
 from shu.sources import ranking_about
 from shu.sources.ranking_merge import fold_names, write_rows
 from shu.store import Load, Store, UpsertResult
@@ -88,7 +88,7 @@ DAY_TYPES = {"DATE", "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS"}
 def import_ranking(
     store: Store,
     path: Path | str,
-    settings: Settings | None = None,
+    settings: Settings,
     *,
     descriptions_only: bool = False,
 ) -> Load:
@@ -101,7 +101,6 @@ def import_ranking(
     rejection reasons). Raises InputError naming the file (and line) when input is malformed;
     nothing is written then.
     """
-    settings = settings or get_settings()
     path = Path(path)
     if not path.exists():
         raise InputError(f"{path}: no such file or directory")

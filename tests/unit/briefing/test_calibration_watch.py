@@ -16,6 +16,7 @@ from shu.briefing.sections.calibration_watch import (
     watch_section,
 )
 from shu.receipts import ReceiptBook, resolve
+from shu.settings import get_settings
 from shu.signals import refresh_signals
 
 DAY = date(2026, 2, 28)
@@ -364,7 +365,9 @@ def _crowd(store, loss_day: date, losers: int) -> None:
             stars += -1 if down else 3
             rows.append({"repo": f"crowd/r{r}", "day": d, "stars": stars, "source": "test"})
     store.upsert("stars_daily", pd.DataFrame(rows))
-    refresh_signals(store)  # the loss shares are the facts layer's, computed by `shu signals`
+    refresh_signals(
+        store, settings=get_settings()
+    )  # the loss shares are the facts layer's, computed by `shu signals`
 
 
 def _usual(store, share: float) -> None:

@@ -9,8 +9,8 @@ from datetime import date, datetime, timedelta
 import pandas as pd
 
 from shu.briefing.choice import MARGIN, SHOWN, choose_cards, departure
-from shu.briefing.facts import rocm_activity
 from shu.settings import DeclaredQuestion
+from shu.signals.rocm_facts import rocm_activity
 
 REPO = "acme/platform"
 

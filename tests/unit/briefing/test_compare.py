@@ -9,7 +9,8 @@ from datetime import date, timedelta
 import pandas as pd
 import pytest
 
-from shu.briefing.compare import compare_chart, compare_frame, fan_chart, summary_table
+from shu.briefing.charts import fan_chart
+from shu.briefing.compare import compare_chart, compare_frame, summary_table
 from shu.errors import InputError
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -185,9 +186,9 @@ def test_gaps_in_the_star_counts_are_found_and_named(store, settings):
 
 
 def test_lines_break_at_gaps_instead_of_bridging_them():
-    from shu.briefing.compare import _broken_at_gaps
+    from shu.briefing.charts import broken_at_gaps
 
     days = pd.to_datetime(["2024-01-01", "2024-01-02", "2024-03-01", "2024-03-02"])
-    days_out, values = _broken_at_gaps(pd.DataFrame({"day": days, "value": [1.0, 2, 3, 4]}))
+    days_out, values = broken_at_gaps(pd.DataFrame({"day": days, "value": [1.0, 2, 3, 4]}))
     assert values.isna().sum() == 1
     assert days_out[values.isna()].iloc[0] == pd.Timestamp("2024-02-29")

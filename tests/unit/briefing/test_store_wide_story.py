@@ -12,7 +12,7 @@ from support.signal_data import insert_observations
 
 from shu.briefing.compose import compose_briefing
 from shu.receipts import resolve, stored_receipts
-from shu.settings import TrackedRepo
+from shu.settings import TrackedRepo, get_settings
 from shu.signals import refresh_signals
 from shu.store import Store
 
@@ -33,7 +33,7 @@ def _fill(store: Store, spiking: int) -> None:
             total += 400 if k < spiking and day == SPIKE_DAY else 20 + (back % 3 - 1)
             rows.append((f"org{k}/repo", day, int(total)))
     insert_observations(store, pd.DataFrame(rows, columns=["repo", "day", "stars"]))
-    refresh_signals(store, full=True)
+    refresh_signals(store, full=True, settings=get_settings())
 
 
 def _moved(store: Store, settings) -> tuple[str, dict, object]:

@@ -466,28 +466,18 @@ _COMPUTED_FROM = re.compile(
     r"\b(FROM|JOIN)\s+(stars_daily|star_signals|commit_\w+|commits|history_\w+)\b",
     re.IGNORECASE,
 )
-# Briefing modules still reading those tables themselves, and which: each is to move below the
-# briefing (issue 38); the list only shrinks, and the test fails when it is out of date.
-STILL_READING = {
-    "briefing/card/why.py": {"star_signals"},
-    "briefing/charts.py": {"star_signals", "stars_daily"},
-    "briefing/compare.py": {"star_signals"},
-    "briefing/facts.py": {"commits", "star_signals", "stars_daily"},
-    "briefing/sections/moved.py": {"star_signals"},
-    "briefing/story_words.py": {"star_signals"},
-}
 
 
 def test_the_briefing_reads_the_facts_layer_not_the_raw_tables():
-    """The stories, the calibration watch and the cards' busiest day read `star_days` /
-    `market_days`; any other briefing module that computes from the star, commit or history
-    tables is one of those still to move (`STILL_READING`)."""
+    """The briefing reads the facts layer (`star_days`, `market_days`) and the signals' read
+    functions (`signals/reads.py`, `story_reads.py`, `rocm_facts.py`); no briefing module
+    executes SQL over the star, commit or history tables itself."""
     reading: dict[str, set[str]] = {}
     for path in sorted((PACKAGE / "briefing").rglob("*.py")):
         tables = {m.group(2).lower() for m in _COMPUTED_FROM.finditer(path.read_text("utf-8"))}
         if tables:
             reading[str(path.relative_to(PACKAGE))] = tables
-    assert reading == STILL_READING
+    assert reading == {}
 
 
 def test_the_briefing_joins_its_lists_in_one_place():
@@ -498,5 +488,39 @@ def test_the_briefing_joins_its_lists_in_one_place():
         if path.name != "text.py"
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if re.search(r'\+ " and " \+', line)
+    ]
+    assert wrong == []
+
+
+def test_the_briefing_writes_its_percentages_in_one_place():
+    """A share as a percentage is `text.pct` (its digits, '—' for missing); no other briefing
+    module writes `{100 * x:.1f}%` out again."""
+    by_hand = re.compile(r"\{100 \* [^{}]+:\.\d?f\}%")
+    wrong = [
+        f"{path.relative_to(PACKAGE)}:{n}"
+        for path in sorted((PACKAGE / "briefing").rglob("*.py"))
+        if path.relative_to(PACKAGE) != Path("briefing/text.py")
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if by_hand.search(line)
+    ]
+    assert wrong == []
+
+
+# The packages that may read the process settings (`get_settings()`): the entry points, which
+# pass them down; every module below takes the settings it needs as a parameter.
+ENTRY_POINTS = ("flows", "cli", "demo", "analyst", "notebook", "probe_ingest", "testing")
+
+
+def test_settings_are_passed_not_fetched_below_the_entry_points():
+    """No module below the entry points calls `get_settings()` (nor `settings or
+    get_settings()`): the settings are a parameter, not a hidden input (design.md, "Layers")."""
+    wrong = [
+        f"{rel}:{n}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (rel := str(path.relative_to(PACKAGE))).split("/")[0].removesuffix(".py")
+        not in ENTRY_POINTS
+        and rel != "settings.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\bget_settings\(\)", line)
     ]
     assert wrong == []

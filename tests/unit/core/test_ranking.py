@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from shu.errors import InputError
-from shu.settings import load_settings
+from shu.settings import get_settings, load_settings
 from shu.sources import ranking
 from shu.sources.ranking import RAW_COLUMNS, import_ranking
 from shu.store import open_store
@@ -44,7 +44,7 @@ def _snapshot(store) -> list[tuple]:
 
 
 def test_raw_sample_dedupes_lists_and_folds_the_ollama_rename(store, shared_dir):
-    load = import_ranking(store, shared_dir / "data/stars/raw-sample")
+    load = import_ranking(store, shared_dir / "data/stars/raw-sample", settings=get_settings())
     assert load.rows_read == 27000
     assert load.rows_rejected == 0
     distinct = store.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0]
@@ -60,7 +60,7 @@ def test_raw_sample_dedupes_lists_and_folds_the_ollama_rename(store, shared_dir)
         ).fetchone()[0]
         == 0
     )
-    again = import_ranking(store, shared_dir / "data/stars/raw-sample")
+    again = import_ranking(store, shared_dir / "data/stars/raw-sample", settings=get_settings())
     assert (again.rows_inserted, again.rows_updated) == (0, 0)
 
 
@@ -100,7 +100,7 @@ def test_quoted_commas_emoji_and_missing_fields(store, tmp_path):
         _row("c", "z", ""),
         _row("a", "x", "100", item="Python"),
     )
-    load = import_ranking(store, path)
+    load = import_ranking(store, path, settings=get_settings())
     assert (load.rows_read, load.rows_inserted, load.rows_rejected) == (4, 2, 1)
     assert "1 rows without a star count" in load.message
     assert _snapshot(store) == [
@@ -116,8 +116,12 @@ def _d(s: str) -> tuple:
 
 
 def test_case_variants_fold_into_the_latest_spelling_across_loads(store, tmp_path):
-    import_ranking(store, _daily(tmp_path, "2024-02-01", _row("Old", "Repo", "1")))
-    import_ranking(store, _daily(tmp_path, "2024-02-02", _row("old", "repo", "2")))
+    import_ranking(
+        store, _daily(tmp_path, "2024-02-01", _row("Old", "Repo", "1")), settings=get_settings()
+    )
+    import_ranking(
+        store, _daily(tmp_path, "2024-02-02", _row("old", "repo", "2")), settings=get_settings()
+    )
     assert store.con.execute("SELECT DISTINCT repo FROM stars_daily").fetchall() == [("old/repo",)]
     assert store.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0] == 2
 
@@ -160,14 +164,16 @@ def test_configured_alias_folds_rows_stored_earlier(store, tmp_path):
 def test_corrupt_daily_file_names_file_and_line_and_changes_nothing(
     store, tmp_path, content, message
 ):
-    import_ranking(store, _daily(tmp_path, "2024-01-31", _row("keep", "me", "1")))
+    import_ranking(
+        store, _daily(tmp_path, "2024-01-31", _row("keep", "me", "1")), settings=get_settings()
+    )
     before = _snapshot(store)
     bad = tmp_path / "bad"
     bad.mkdir()
     path = bad / "github-ranking-2024-02-01.csv"
     path.write_text(content, encoding="utf-8")
     with pytest.raises(InputError) as err:
-        import_ranking(store, path)
+        import_ranking(store, path, settings=get_settings())
     assert str(path) in str(err.value) and message in str(err.value)
     assert "\n" not in str(err.value)
     assert _snapshot(store) == before
@@ -183,7 +189,7 @@ def test_directory_with_one_bad_file_loads_the_others_and_logs_it(store, tmp_pat
     _daily(tmp_path, "2024-02-01", _row("a", "x", "1"))
     _daily(tmp_path, "2024-02-02", _row("a", "x", "2") + "\n" + _row("b", "y", "two"))
     _daily(tmp_path, "2024-02-03", _row("a", "x", "3"))
-    load = import_ranking(store, tmp_path)
+    load = import_ranking(store, tmp_path, settings=get_settings())
     bad = tmp_path / "github-ranking-2024-02-02.csv"
     assert list(load.failed_files) == [bad] and "line 3" in load.failed_files[bad]
     assert "1 malformed file(s) left out" in load.message
@@ -192,7 +198,9 @@ def test_directory_with_one_bad_file_loads_the_others_and_logs_it(store, tmp_pat
     assert store.con.execute(
         "SELECT target, status FROM ingest_log ORDER BY status"
     ).fetchall() == [(str(bad), "failed"), (str(tmp_path), "ok")]
-    assert import_ranking(store, tmp_path).rows_inserted == 0  # a re-run changes nothing
+    assert (
+        import_ranking(store, tmp_path, settings=get_settings()).rows_inserted == 0
+    )  # a re-run changes nothing
 
 
 def test_directory_of_only_bad_files_loads_nothing(store, tmp_path):
@@ -200,7 +208,7 @@ def test_directory_of_only_bad_files_loads_nothing(store, tmp_path):
     with pytest.raises(
         InputError, match="every file is malformed; first: .*2024-02-02.csv: line 2"
     ):
-        import_ranking(store, tmp_path)
+        import_ranking(store, tmp_path, settings=get_settings())
     assert _snapshot(store) == []
 
 
@@ -209,11 +217,11 @@ def test_long_csv_and_gzip(store, tmp_path):
     path.write_text(
         "day,repo,stars,forks\n2024-01-01,a/b,5,1\n2024-01-02,a/b,7,\n", encoding="utf-8"
     )
-    assert import_ranking(store, path).rows_inserted == 2
+    assert import_ranking(store, path, settings=get_settings()).rows_inserted == 2
     gz = tmp_path / "long.csv.gz"
     with path.open("rb") as src, gzip.open(gz, "wb") as dst:
         shutil.copyfileobj(src, dst)
-    again = import_ranking(store, gz)
+    again = import_ranking(store, gz, settings=get_settings())
     assert (again.rows_inserted, again.rows_updated) == (0, 0)
 
 
@@ -221,10 +229,10 @@ def test_long_csv_wrong_columns_and_bad_day(store, tmp_path):
     path = tmp_path / "long.csv"
     path.write_text("date,name,count\n2024-01-01,a/b,5\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"long.csv: line 1: missing column\(s\)"):
-        import_ranking(store, path)
+        import_ranking(store, path, settings=get_settings())
     path.write_text("day,repo,stars\nyesterday,a/b,5\n", encoding="utf-8")
     with pytest.raises(InputError, match="long.csv: line 2: day 'yesterday' is not a date"):
-        import_ranking(store, path)
+        import_ranking(store, path, settings=get_settings())
 
 
 def test_parquet_wrong_columns_and_unreadable(store, tmp_path):
@@ -234,18 +242,20 @@ def test_parquet_wrong_columns_and_unreadable(store, tmp_path):
     path = tmp_path / "t.parquet"
     pq.write_table(pa.table({"day": ["2024-01-01"], "repo": ["a/b"]}), path)
     with pytest.raises(InputError, match=r"t.parquet: missing column\(s\) \['stars'\]"):
-        import_ranking(store, path)
+        import_ranking(store, path, settings=get_settings())
     path.write_bytes(b"PAR1 not really")
     with pytest.raises(InputError, match="not a readable Parquet file"):
-        import_ranking(store, path)
+        import_ranking(store, path, settings=get_settings())
     pq.write_table(pa.table({"day": ["2024-01-01"], "repo": ["a/b"], "stars": ["many"]}), path)
     with pytest.raises(InputError, match="row 1: .*not a date / a whole number"):
-        import_ranking(store, path)
+        import_ranking(store, path, settings=get_settings())
 
 
 @pytest.mark.slow
 def test_full_real_table(store, shared_dir):
-    load = import_ranking(store, shared_dir / "data/stars/stars_daily.parquet")
+    load = import_ranking(
+        store, shared_dir / "data/stars/stars_daily.parquet", settings=get_settings()
+    )
     assert (load.rows_read, load.rows_inserted, load.rows_rejected) == (7223950, 7223950, 0)
     counts = dict(
         store.con.execute(
@@ -260,7 +270,11 @@ def test_first_load_keeps_the_declared_table_and_key_unique_without_an_index(sto
     from shu.store import open_store
 
     before = store.con.execute("DESCRIBE stars_daily").fetchall()
-    import_ranking(store, _daily(tmp_path, "2024-02-01", _row("a", "x", "1"), _row("b", "y", "2")))
+    import_ranking(
+        store,
+        _daily(tmp_path, "2024-02-01", _row("a", "x", "1"), _row("b", "y", "2")),
+        settings=get_settings(),
+    )
     assert store.con.execute("DESCRIBE stars_daily").fetchall() == before
     # Declared key_indexed=False: no index to build or persist; unique by construction.
     assert (
@@ -271,7 +285,9 @@ def test_first_load_keeps_the_declared_table_and_key_unique_without_an_index(sto
         == 0
     )
     again = import_ranking(
-        store, _daily(tmp_path, "2024-02-02", _row("a", "x", "3"), _row("b", "y", "2"))
+        store,
+        _daily(tmp_path, "2024-02-02", _row("a", "x", "3"), _row("b", "y", "2")),
+        settings=get_settings(),
     )
     assert (again.rows_inserted, again.rows_updated) == (2, 0)
     overlap = tmp_path / "long.csv"
@@ -280,7 +296,7 @@ def test_first_load_keeps_the_declared_table_and_key_unique_without_an_index(sto
         "2024-02-01,b/y,5,10,3\n2024-02-02,A/X,3,10,3\n2024-02-03,c/z,1,,\n",
         encoding="utf-8",
     )
-    third = import_ranking(store, overlap)
+    third = import_ranking(store, overlap, settings=get_settings())
     assert (third.rows_inserted, third.rows_updated) == (1, 1)  # c/z new; b/y's count changed
     assert store.duplicate_keys("stars_daily") == 0
     assert store.con.execute("SELECT count(*) FROM stars_daily").fetchone()[0] == 5
@@ -296,7 +312,7 @@ def test_reload_writes_only_repositories_whose_rows_differ(store, tmp_path):
         "day,repo,stars,forks\n2024-01-01,a/b,5,1\n2024-01-02,a/b,7,1\n2024-01-01,c/d,9,\n",
         encoding="utf-8",
     )
-    import_ranking(store, path)
+    import_ranking(store, path, settings=get_settings())
     # Another source's row on a day the file has: the file's ranking count replaces it.
     store.upsert(
         "stars_daily",
@@ -311,14 +327,16 @@ def test_reload_writes_only_repositories_whose_rows_differ(store, tmp_path):
             "SELECT 'a/b' AS repo, DATE '2024-01-03' AS day, 8::BIGINT AS stars, 'github' AS source"
         ),
     )
-    again = import_ranking(store, path)
+    again = import_ranking(store, path, settings=get_settings())
     assert (again.rows_inserted, again.rows_updated) == (0, 1)
     assert _snapshot(store)[-1][2:] == (9, None, None, None, None, "ranking")
     path.write_text(
         "day,repo,stars,forks\n2024-01-01,a/b,5,2\n2024-01-02,a/b,7,1\n2024-01-01,c/d,9,\n",
         encoding="utf-8",
     )
-    changed = import_ranking(store, path)  # one fork count changed: one row updated
+    changed = import_ranking(
+        store, path, settings=get_settings()
+    )  # one fork count changed: one row updated
     assert (changed.rows_inserted, changed.rows_updated) == (0, 1)
     assert (
         store.con.execute(
@@ -326,7 +344,7 @@ def test_reload_writes_only_repositories_whose_rows_differ(store, tmp_path):
         ).fetchone()[0]
         == 2
     )
-    once_more = import_ranking(store, path)
+    once_more = import_ranking(store, path, settings=get_settings())
     assert (once_more.rows_inserted, once_more.rows_updated) == (0, 0)
 
 
@@ -356,7 +374,7 @@ def test_parquet_with_typed_columns_counts_rejects_and_folds_case(store, tmp_pat
         ),
         path,
     )
-    load = import_ranking(store, path)
+    load = import_ranking(store, path, settings=get_settings())
     assert (load.rows_read, load.rows_inserted, load.rows_rejected) == (6, 2, 3)
     assert "rejected 1 rows without a day" in load.message
     assert "merged 1 repeated rows (1 repo-days with differing counts" in load.message
@@ -364,7 +382,10 @@ def test_parquet_with_typed_columns_counts_rejects_and_folds_case(store, tmp_pat
         ("own/repo", *_d("2024-01-01"), 1, 0, None, None, None, "ranking"),
         ("own/repo", *_d("2024-01-02"), 3, 5, None, None, None, "ranking"),
     ]
-    assert (import_ranking(store, path).rows_updated, store.duplicate_keys("stars_daily")) == (0, 0)
+    assert (
+        import_ranking(store, path, settings=get_settings()).rows_updated,
+        store.duplicate_keys("stars_daily"),
+    ) == (0, 0)
 
 
 def test_a_store_made_with_the_key_index_loses_it_in_a_migration(store_path):
@@ -444,12 +465,12 @@ def test_descriptions_with_commas_quotes_and_emoji_are_kept(store, tmp_path):
         _row("langgenius", "dify", "100", item="top-100-forks", desc=quoted),  # a second list
         _row("someone", "plain", "50", desc=""),
     )
-    first = import_ranking(store, tmp_path)
+    first = import_ranking(store, tmp_path, settings=get_settings())
     assert _about(store, "langgenius/dify") == (tricky, "Python", "2024-01-02", False)
     assert _about(store, "someone/plain") == (None, "Python", "2024-01-02", False)
     assert "descriptions of 2 repositories" in first.message
     before = store.con.execute("SELECT * FROM repos ORDER BY repo").fetchall()
-    again = import_ranking(store, tmp_path)  # a re-run changes nothing
+    again = import_ranking(store, tmp_path, settings=get_settings())  # a re-run changes nothing
     assert "descriptions of" not in again.message
     assert store.con.execute("SELECT * FROM repos ORDER BY repo").fetchall() == before
 
@@ -459,11 +480,15 @@ def test_newest_description_wins_and_empty_never_erases(store, tmp_path):
     new.mkdir(), old.mkdir()
     _daily(new, "2024-01-05", _row("a", "x", "10", desc="newer words"))
     _daily(old, "2024-01-01", _row("a", "x", "9", desc="older words"))
-    import_ranking(store, new)
-    import_ranking(store, old)  # an older file after a newer one changes nothing
+    import_ranking(store, new, settings=get_settings())
+    import_ranking(
+        store, old, settings=get_settings()
+    )  # an older file after a newer one changes nothing
     assert _about(store, "a/x")[:3] == ("newer words", "Python", "2024-01-05")
     _daily(new, "2024-01-06", _row("a", "x", "11", desc=""))
-    import_ranking(store, new)  # newest day, but empty: the stored description stays
+    import_ranking(
+        store, new, settings=get_settings()
+    )  # newest day, but empty: the stored description stays
     assert _about(store, "a/x")[:3] == ("newer words", "Python", "2024-01-06")
 
 
@@ -473,25 +498,25 @@ def test_the_github_api_description_is_never_overwritten(store, tmp_path):
         "VALUES ('acme/tracked', 7, 'platform', true, 'from the API', 'C++')"
     )
     _daily(tmp_path, "2030-01-01", _row("acme", "tracked", "10", desc="ranking words"))
-    import_ranking(store, tmp_path)
+    import_ranking(store, tmp_path, settings=get_settings())
     assert _about(store, "acme/tracked") == ("from the API", "C++", None, True)
 
 
 def test_descriptions_only_leaves_star_counts_and_needs_daily_files(store, tmp_path):
     _daily(tmp_path, "2024-01-02", _row("a", "x", "10", desc="about x"))
-    load = import_ranking(store, tmp_path, descriptions_only=True)
+    load = import_ranking(store, tmp_path, descriptions_only=True, settings=get_settings())
     assert _snapshot(store) == [] and load.rows_inserted == 0
     assert _about(store, "a/x")[:3] == ("about x", "Python", "2024-01-02")
     long = tmp_path / "long.csv"
     long.write_text("day,repo,stars\n2024-01-02,a/x,10\n", encoding="utf-8")
     with pytest.raises(InputError, match="long table has none"):
-        import_ranking(store, long, descriptions_only=True)
+        import_ranking(store, long, descriptions_only=True, settings=get_settings())
 
 
 def test_raw_sample_descriptions_let_the_filter_keep_dify(store, shared_dir):
     from shu.forecast.radar.topics import matches, radar_keywords
 
-    import_ranking(store, shared_dir / "data/stars/raw-sample")
+    import_ranking(store, shared_dir / "data/stars/raw-sample", settings=get_settings())
     (text,) = store.con.execute(
         "SELECT description FROM repos WHERE repo = 'langgenius/dify'"
     ).fetchone()

@@ -11,6 +11,7 @@ from support.signal_data import insert_commits, synthetic_commits
 
 from shu.errors import StoreError
 from shu.schema import ALL_TABLES
+from shu.settings import get_settings
 from shu.signals import refresh_signals
 from shu.store import MIGRATIONS, open_store
 
@@ -73,7 +74,7 @@ def test_missing_declared_column_is_added_and_recorded(store_path):
 def test_store_before_commit_velocity_names_migrates_keeping_every_value(store_path):
     with open_store(store_path) as s:
         insert_commits(s, synthetic_commits())
-        refresh_signals(s)
+        refresh_signals(s, settings=get_settings())
         computed = s.con.execute("SELECT * FROM commit_signals ORDER BY repo, day").df()
         s.con.execute("DROP TABLE commit_signals")
         s.con.execute(_COMMIT_SIGNALS_BEFORE_7)
@@ -85,7 +86,7 @@ def test_store_before_commit_velocity_names_migrates_keeping_every_value(store_p
         migrated = s.con.execute("SELECT * FROM commit_signals ORDER BY repo, day").df()
         assert "velocity_28d" not in migrated.columns
         pd.testing.assert_frame_equal(migrated, computed)
-        again = refresh_signals(s)["commit_signals"]
+        again = refresh_signals(s, settings=get_settings())["commit_signals"]
         assert again["rows"] == len(computed)
         recomputed = s.con.execute("SELECT * FROM commit_signals ORDER BY repo, day").df()
         pd.testing.assert_frame_equal(recomputed, computed)

@@ -24,7 +24,7 @@ from shu.evidence.claims import (
 from shu.evidence.document_claims import ingest_with_claims
 from shu.probe_ingest import ingest_probe_file
 from shu.receipts import ReceiptBook, resolve
-from shu.settings import load_settings
+from shu.settings import get_settings, load_settings
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -157,7 +157,7 @@ def test_briefing_section_contradicted_first_and_receipts_resolve(probed, tmp_pa
     shutil.copytree(FIXTURES, tmp_path / "docs")
     ingest_with_claims(probed, [tmp_path / "docs"])
     book = ReceiptBook()
-    view = claims_section(probed, book, date(2026, 11, 24))
+    view = claims_section(probed, book, date(2026, 11, 24), settings=get_settings())
     verdicts = [c["verdict"] for c in view["checked"]]
     assert verdicts[:2] == [CONTRADICTED, CONTRADICTED] and set(verdicts[2:]) == {SUPPORTED}
     assert (view["n_contradicted"], view["n_supported"], view["n_untestable"]) == (2, 10, 3)
@@ -166,7 +166,7 @@ def test_briefing_section_contradicted_first_and_receipts_resolve(probed, tmp_pa
     assert all(resolve(probed, r) is None for r in book.receipts)
     assert "[R1, " not in view["checked"][0]["text"]  # passage and probe cited separately
     # documents dated after the briefing's day are not read
-    early = claims_section(probed, ReceiptBook(), date(2026, 10, 1))
+    early = claims_section(probed, ReceiptBook(), date(2026, 10, 1), settings=get_settings())
     assert early["n"] == 2  # only the undated HTML sheet
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from shu.forecast.features.examples import base_frame, resolve_frame, with_thresholds
 from shu.forecast.questions.registry import template
+from shu.settings import get_settings
 from shu.signals import refresh_signals
 
 DAY0 = date(2024, 1, 1)
@@ -59,7 +60,7 @@ def breakout_store(store):
         if s >= 0
     ]
     store.upsert("stars_daily", pd.DataFrame(rows))
-    refresh_signals(store, full=True)
+    refresh_signals(store, full=True, settings=get_settings())
     return store
 
 

@@ -24,7 +24,7 @@ from shu.forecast.live.resolve import resolve_forecasts
 from shu.forecast.models.train import train_forecasters
 from shu.forecast.radar import entries as radar_mod
 from shu.receipts import ReceiptBook, resolve
-from shu.settings import Settings, TrackedRepo
+from shu.settings import Settings, TrackedRepo, get_settings
 from shu.signals import refresh_signals
 from shu.store import open_store
 
@@ -63,7 +63,7 @@ def market(n_repos: int = 40, seed: int = 3) -> pd.DataFrame:
 def radar_store(tmp_path_factory):
     s = open_store(tmp_path_factory.mktemp("radar") / "shu.duckdb")
     s.upsert("stars_daily", market().assign(source="test"))
-    refresh_signals(s, full=True)
+    refresh_signals(s, full=True, settings=get_settings())
     settings = Settings(repos=[TrackedRepo(repo=TRACKED, category="platform")], questions=[])
     origin = START + timedelta(days=DAYS - 1)
     trained = train_forecasters(

@@ -16,6 +16,7 @@ from shu.evidence.claims import (
     evaluate_claims,
 )
 from shu.probe_ingest import store_probe_document
+from shu.settings import get_settings
 
 
 def _by(checks):
@@ -23,8 +24,10 @@ def _by(checks):
 
 
 def test_empty_store_makes_every_claim_untestable(store):
-    checks = evaluate_claims(store)
-    assert {c.claim_id for c in checks} == {c.claim_id for c in configured_specs()}
+    checks = evaluate_claims(store, settings=get_settings())
+    assert {c.claim_id for c in checks} == {
+        c.claim_id for c in configured_specs(settings=get_settings())
+    }
     assert len(checks) == 6
     assert {c.verdict for c in checks} == {UNTESTABLE}
 
@@ -32,7 +35,7 @@ def test_empty_store_makes_every_claim_untestable(store):
 def test_claims_on_a_cpu_run_and_a_gpu_run(store, quick_run, h200_run):
     store_probe_document(store, quick_run, "cpu")
     store_probe_document(store, h200_run, "gpu")
-    checks = _by(evaluate_claims(store))
+    checks = _by(evaluate_claims(store, settings=get_settings()))
     for backend, doc in (("cpu", quick_run), ("cuda", h200_run)):
         # a geomean claim is judged without the kernels Inductor substituted, where any were
         summary = doc["summary"]
@@ -74,7 +77,7 @@ def test_only_the_latest_run_per_backend_counts(store, quick_run):
     ln = next(r for r in later["results"] if r["kernel"] == "layernorm_gelu")
     ln.update(is_valid=False, correct=False, speedup=None, invalid_reason="incorrect: test")
     store_probe_document(store, later, "cpu, later")
-    checks = _by(evaluate_claims(store))
+    checks = _by(evaluate_claims(store, settings=get_settings()))
     check = checks[("layernorm_gelu_30pct_copy_bw", "cpu")]
     assert check.run_id == later["run_id"]
     assert check.verdict == UNTESTABLE
@@ -114,7 +117,7 @@ def test_a_fusion_claim_is_judged_on_the_generated_code(store, quick_run):
         ),
         _cpu_claim("plain", "A compiled softmax is faster than the eager one.", "softmax"),
     )
-    by = {c.claim_id: c for c in evaluate_claims(store, claims=claims)}
+    by = {c.claim_id: c for c in evaluate_claims(store, claims=claims, settings=get_settings())}
     ln = next(r["inductor"] for r in quick_run["results"] if r["kernel"] == "layernorm_gelu")
     assert ln["kernel_calls"] == 1  # what the verdict below rests on
     assert by["ln"].verdict == SUPPORTED
@@ -148,7 +151,7 @@ def test_a_fusion_claim_whose_number_fails_says_the_fusion_happened(store, quick
         "layernorm_gelu",
         value=1000.0,
     )
-    (check,) = evaluate_claims(store, claims=(claim,))
+    (check,) = evaluate_claims(store, claims=(claim,), settings=get_settings())
     assert check.verdict == CONTRADICTED
     assert (check.number_verdict, check.mechanism_verdict) == (CONTRADICTED, SUPPORTED)
     assert check.verdict_words == (
@@ -164,7 +167,7 @@ def test_a_fusion_claim_on_a_run_without_the_record_is_untestable(store, quick_r
     claim = _cpu_claim(
         "ln", "Compiled, LayerNorm and GELU are fused into a single kernel.", "layernorm_gelu"
     )
-    (check,) = evaluate_claims(store, claims=(claim,))
+    (check,) = evaluate_claims(store, claims=(claim,), settings=get_settings())
     assert check.verdict == UNTESTABLE
     assert "did not record what Inductor generated for layernorm_gelu" in check.reason
     assert check.verdict_words == (
@@ -175,7 +178,7 @@ def test_a_fusion_claim_on_a_run_without_the_record_is_untestable(store, quick_r
 def test_a_comparison_with_the_kernel_inductor_substituted_says_so(store, attention_run):
     doc, _, _ = attention_run
     store_probe_document(store, doc, "cpu attention")
-    checks = _by(evaluate_claims(store))
+    checks = _by(evaluate_claims(store, settings=get_settings()))
     check = checks[("naive_attention_fused_to_sdpa_speed", "cpu")]
     by = doc["results"][[r["kernel"] for r in doc["results"]].index("naive_attention")]
     assert (
@@ -191,7 +194,7 @@ def test_a_geomean_claim_names_its_carriers_and_the_value_without_substitutions(
 ):
     doc, _, _ = attention_run
     store_probe_document(store, doc, "cpu attention")
-    check = _by(evaluate_claims(store))[("inductor_geomean_1_5x", "cpu")]
+    check = _by(evaluate_claims(store, settings=get_settings()))[("inductor_geomean_1_5x", "cpu")]
     speed = {r["kernel"]: r["speedup"] for r in doc["results"]}
     gm, without = (
         doc["summary"]["geomean_speedup"],
@@ -232,6 +235,8 @@ def test_a_within_claim_reads_as_what_it_says(store, attention_run):
     )
     assert spec.describe() == "H200 · naive_attention: time within 5% of sdpa"
     store_probe_document(store, attention_run[0], "cpu attention")
-    (check,) = evaluate_claims(store, claims=(replace(spec, device=None, backend="cpu"),))
+    (check,) = evaluate_claims(
+        store, claims=(replace(spec, device=None, backend="cpu"),), settings=get_settings()
+    )
     assert "'within 5%' read as a ratio of 0.95 to 1.05" in check.evidence
     assert "100%" not in check.evidence

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from support.signal_data import insert_observations, load_real_sample, synthetic_observations
 
+from shu.settings import get_settings
 from shu.store import Store, open_store
 
 
@@ -29,6 +30,6 @@ def real_store(parquet: Path, tmp_path_factory) -> Iterator[Store]:
 
     s = open_store(tmp_path_factory.mktemp("real") / "shu.duckdb")
     load_real_sample(s, parquet)
-    refresh_signals(s, full=True)
+    refresh_signals(s, full=True, settings=get_settings())
     yield s
     s.close()

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from support.signal_data import START, insert_commits, load_history_commits, synthetic_commits
 
+from shu.settings import get_settings
 from shu.signals import refresh_signals
 from shu.signals.reference import commit_signals_reference
 
@@ -45,7 +46,7 @@ def assert_same(actual: pd.DataFrame, expected: pd.DataFrame) -> None:
 
 def test_synthetic_commit_signals(store):
     insert_commits(store, synthetic_commits())
-    result = refresh_signals(store)
+    result = refresh_signals(store, settings=get_settings())
     assert result["commit_signals"]["rows"] == 100 + 58
     df = commit_frame(store).set_index(["repo", "day"])
     main = df.loc["main/line"]
@@ -70,7 +71,7 @@ def test_synthetic_commit_signals(store):
 
 def test_real_commit_history_matches_reference(store, shared_dir):
     load_history_commits(store, shared_dir / "data" / "history")
-    refresh_signals(store)
+    refresh_signals(store, settings=get_settings())
     actual = commit_frame(store)
     assert set(actual["repo"]) == {"ollama/ollama", "ROCm/HIP", "pytorch/ao"}
     assert_same(actual, commit_signals_reference(store.con.execute("SELECT * FROM commits").df()))

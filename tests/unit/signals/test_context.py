@@ -15,7 +15,7 @@ from support.signal_data import (
     synthetic_commits,
 )
 
-from shu.settings import TrackedRepo, load_settings
+from shu.settings import TrackedRepo, get_settings, load_settings
 from shu.signals import latest_signals, refresh_signals
 from shu.signals.lifecycle import lifecycle_phase
 
@@ -48,7 +48,7 @@ def test_lifecycle_in_star_signals(store):
     rows = [("hot/repo", d, 100 + i * i) for i, d in enumerate(days)]
     rows += [("old/repo", d, 1_000_000 + i) for i, d in enumerate(days)]
     insert_observations(store, pd.DataFrame(rows, columns=["repo", "day", "stars"]))
-    refresh_signals(store)
+    refresh_signals(store, settings=get_settings())
     phases = dict(
         store.con.execute(
             "SELECT repo, lifecycle_phase FROM star_signals WHERE day = ?", [days[-1]]
@@ -152,7 +152,7 @@ def test_release_lift_and_cadence(store):
             ("r/el", "v4", at(95), False),
         ],
     )
-    refresh_signals(store)
+    refresh_signals(store, settings=get_settings())
     rel = {
         r[0]: r[1:]
         for r in store.con.execute(
@@ -186,7 +186,7 @@ def test_real_context(shared_dir, store):
         INSERT INTO releases (repo, tag, published_at, is_prerelease, source)
         SELECT 'ollama/ollama', tag, tag_time::TIMESTAMPTZ::TIMESTAMP, tag ILIKE '%rc%', 'git'
         FROM read_csv('{tags}', header = true)""")
-    refresh_signals(store)
+    refresh_signals(store, settings=get_settings())
     t = date(2025, 12, 31)
     peers = dict(
         (r[0], r[1:])

@@ -13,7 +13,7 @@ from support.signal_data import insert_observations
 
 from shu.errors import ConfigError
 from shu.receipts import Citation
-from shu.settings import load_settings
+from shu.settings import get_settings, load_settings
 from shu.signals import refresh_signals
 from shu.signals.field import field_view, field_windows
 from shu.store import Store
@@ -50,7 +50,7 @@ def field_store(store: Store) -> Store:
     gap = {(DAY - year_first).days + k for k in range(1, 9)}
     rows += _series("f/gap", 40, skip=gap)
     insert_observations(store, pd.DataFrame(rows, columns=["repo", "day", "stars"]))
-    refresh_signals(store, full=True)
+    refresh_signals(store, full=True, settings=get_settings())
     return store
 
 

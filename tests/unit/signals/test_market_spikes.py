@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from support.signal_data import insert_observations
 
+from shu.settings import get_settings
 from shu.signals import refresh_signals
 from shu.signals.market_spikes import STORE_WIDE_MIN, store_wide_days
 from shu.signals.stories import burst_groups
@@ -36,7 +37,7 @@ def _rows(spiking: int) -> pd.DataFrame:
 
 def _store(store: Store, spiking: int) -> Store:
     insert_observations(store, _rows(spiking))
-    refresh_signals(store, full=True)
+    refresh_signals(store, full=True, settings=get_settings())
     return store
 
 
@@ -80,7 +81,7 @@ def test_incremental_refresh_equals_full(store_path, tmp_path) -> None:
     step = open_store(store_path)
     for last in (DAY - timedelta(days=20), DAY - timedelta(days=SPIKE_BACK), DAY):
         insert_observations(step, frame[(frame.day <= last) & ~frame.day.isin(_days(step))])
-        refresh_signals(step)
+        refresh_signals(step, settings=get_settings())
     full = _store(open_store(tmp_path / "full.duckdb"), REPOS)
     query = "SELECT * FROM market_spikes ORDER BY day"
     pd.testing.assert_frame_equal(step.con.execute(query).df(), full.con.execute(query).df())

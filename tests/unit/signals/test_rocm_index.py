@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from shu.settings import Settings
+from shu.settings import Settings, get_settings
 from shu.signals import refresh_signals
 from shu.signals.reference import rocm_index_from_rows, rocm_index_reference
 from shu.sources.history import ingest_history
@@ -157,7 +157,7 @@ def assert_same_index(actual: pd.DataFrame, expected: pd.DataFrame) -> None:
 def test_synthetic_index_known_answers(store):
     commits, releases = synthetic_history()
     insert(store, commits, releases)
-    refresh_signals(store)
+    refresh_signals(store, settings=get_settings())
     rows = rows_frame(store).set_index(["repo", "day"])
     # a row only while the 90-day window is covered: days 89 .. newest commit day
     for repo, last in (("early/adopter", 399), ("born/rocm", 399), ("short/copy", 149)):
@@ -229,7 +229,7 @@ def test_synthetic_index_matches_reference_and_is_idempotent(store):
     )
     commits = pd.concat([commits, extra], ignore_index=True)
     insert(store, commits, releases)
-    refresh_signals(store)
+    refresh_signals(store, settings=get_settings())
     first = rows_frame(store)
     stored = store.con.execute("SELECT * FROM commits").df()
     expected = rocm_index_reference(stored, store.con.execute("SELECT * FROM releases").df())
@@ -244,7 +244,7 @@ def test_synthetic_index_matches_reference_and_is_idempotent(store):
         both["third_party_rocm_commits_90d"]
         == both["rocm_commits_90d"] - amd.set_index("day")["rocm_commits_90d"]
     ).all()
-    refresh_signals(store)  # a re-run converges to the same rows
+    refresh_signals(store, settings=get_settings())  # a re-run converges to the same rows
     pd.testing.assert_frame_equal(rows_frame(store), first)
 
 
@@ -252,13 +252,13 @@ def test_a_copy_that_ends_changes_no_earlier_day(store, tmp_path):
     """Cutting a history short removes its later rows and changes nothing before the cut."""
     commits, releases = synthetic_history()
     insert(store, commits, releases)
-    refresh_signals(store)
+    refresh_signals(store, settings=get_settings())
     full = rows_frame(store)
     cut = _day(250)
     store.con.execute(
         "DELETE FROM commits WHERE repo = 'early/adopter' AND committed_at >= ?", [cut]
     )
-    refresh_signals(store)
+    refresh_signals(store, settings=get_settings())
     short = rows_frame(store)
     assert short[short["repo"] == "early/adopter"]["day"].max() == cut - pd.Timedelta(days=1)
     before = full[(full["repo"] != "early/adopter") | (full["day"] < cut)].reset_index(drop=True)
@@ -328,7 +328,7 @@ def history_store(tmp_path_factory, shared_dir):
 
     store = open_store(tmp_path_factory.mktemp("history") / "shu.duckdb")
     ingest_history(store, [shared_dir / "data" / "history"], Settings())
-    refresh_signals(store)
+    refresh_signals(store, settings=get_settings())
     yield store
     store.close()
 

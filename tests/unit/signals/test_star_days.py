@@ -10,6 +10,7 @@ import pytest
 from support.signal_data import START, insert_observations, synthetic_observations
 
 from shu.errors import StoreError
+from shu.settings import get_settings
 from shu.signals import refresh_signals
 from shu.signals.star_days import ensure_current, refresh_star_days
 from shu.store import open_store
@@ -27,7 +28,7 @@ def test_facts_by_hand(store):
     rows = [("a/one", D0 + timedelta(days=i), n) for i, n in ((0, 10), (1, 12), (2, 11), (5, 20))]
     rows += [("b/two", D0 + timedelta(days=i), n) for i, n in enumerate((5, 6, 4, 4, 9, 9))]
     insert_observations(store, pd.DataFrame(rows, columns=["repo", "day", "stars"]))
-    out = refresh_signals(store)
+    out = refresh_signals(store, settings=get_settings())
     assert out["star_days"]["mode"] == "full" and out["star_days"]["rows"] == 12
     a = _facts(store, "star_days").query("repo == 'a/one'").set_index("day")
     assert a["observed"].tolist() == [True, True, True, False, False, True]
@@ -45,7 +46,7 @@ def test_facts_by_hand(store):
 def test_same_as_the_readers_computed_from_stars_daily(synthetic_store):
     """change / days_since_previous and the daily loss share equal what the stories and the
     calibration watch computed over stars_daily before the facts layer held them."""
-    refresh_signals(synthetic_store)
+    refresh_signals(synthetic_store, settings=get_settings())
     con = synthetic_store.con
     before = con.execute(
         "SELECT repo, day, stars - lag(stars) OVER w AS change, day - lag(day) OVER w AS elapsed "
@@ -82,16 +83,19 @@ def test_incremental_equals_full(store_path):
     cut = START + timedelta(days=395)
     with open_store(store_path) as s:
         insert_observations(s, frame[frame["day"] < cut])
-        refresh_signals(s)
+        refresh_signals(s, settings=get_settings())
         for i in range(395, 400):
             insert_observations(s, frame[frame["day"] == START + timedelta(days=i)])
-            out = refresh_signals(s)
+            out = refresh_signals(s, settings=get_settings())
             assert out["star_days"]["mode"] == "incremental", out["star_days"]
             assert out["market_days"]["rows"] == 1
-        assert refresh_signals(s)["star_days"]["reason"] == "up to date"
+        assert refresh_signals(s, settings=get_settings())["star_days"]["reason"] == "up to date"
         incremental = {t: _facts(s, t) for t in ("star_days", "market_days")}
         # --full finds every star_signals row current: the facts, a function of them, are too
-        assert refresh_signals(s, full=True)["star_days"]["reason"] == "up to date"
+        assert (
+            refresh_signals(s, full=True, settings=get_settings())["star_days"]["reason"]
+            == "up to date"
+        )
         assert refresh_star_days(s)[0].mode == "full"
         for table, rows_then in incremental.items():
             pd.testing.assert_frame_equal(rows_then, _facts(s, table), obj=table)
@@ -100,7 +104,7 @@ def test_incremental_equals_full(store_path):
 
 
 def test_facts_behind_star_signals_say_so(synthetic_store):
-    refresh_signals(synthetic_store)
+    refresh_signals(synthetic_store, settings=get_settings())
     ensure_current(synthetic_store.con)
     synthetic_store.con.execute("DELETE FROM star_days WHERE day > ?", [START + timedelta(days=9)])
     with pytest.raises(StoreError, match="star_days reaches .* run `shu signals`"):

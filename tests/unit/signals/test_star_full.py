@@ -17,12 +17,13 @@ from support.signal_data import (
 )
 
 from shu.errors import StoreError
+from shu.settings import get_settings
 from shu.signals import refresh_signals, star_full
 from shu.signals.reference import star_signals_reference
 
 
 def full(store) -> dict:
-    return refresh_signals(store, full=True)["star_signals"]
+    return refresh_signals(store, full=True, settings=get_settings())["star_signals"]
 
 
 def rows_of(store, *repos: str) -> int:

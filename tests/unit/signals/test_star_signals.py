@@ -19,6 +19,7 @@ from support.signal_data import (
 
 from shu.errors import StoreError
 from shu.schema.signals import STAR_SIGNALS
+from shu.settings import get_settings
 from shu.signals import latest_signals, refresh_signals
 from shu.signals.reference import star_signals_reference
 from shu.store import open_store
@@ -26,14 +27,14 @@ from shu.store import open_store
 
 # ------------------------------------------------------------------ synthetic (no ../shared)
 def test_synthetic_matches_reference(synthetic_store):
-    result = refresh_signals(synthetic_store, full=True)
+    result = refresh_signals(synthetic_store, full=True, settings=get_settings())
     assert result["star_signals"]["mode"] == "full"
     expected = star_signals_reference(stars_frame(synthetic_store))
     assert_same_signals(signals_frame(synthetic_store), expected)
 
 
 def test_synthetic_values_by_hand(synthetic_store):
-    refresh_signals(synthetic_store, full=True)
+    refresh_signals(synthetic_store, full=True, settings=get_settings())
     df = signals_frame(synthetic_store).set_index(["repo", "day"])
     day = lambda i: pd.Timestamp(START + timedelta(days=i))  # noqa: E731
     lin = df.loc["lin/ear"]
@@ -75,7 +76,7 @@ def test_synthetic_values_by_hand(synthetic_store):
 
 
 def test_zscore_by_hand(synthetic_store):
-    refresh_signals(synthetic_store, full=True)
+    refresh_signals(synthetic_store, full=True, settings=get_settings())
     df = signals_frame(synthetic_store).set_index(["repo", "day"]).loc["quad/ratic"]
     t = pd.Timestamp(START + timedelta(days=399))
     window = df.loc[t - pd.Timedelta(days=364) : t, "velocity_7d"].dropna()
@@ -94,13 +95,19 @@ def test_incremental_equals_full_synthetic(store_path, tmp_path):
     last = frame["day"].max()
     with open_store(store_path) as s:
         insert_observations(s, frame[frame["day"] < last - timedelta(days=3)])
-        assert refresh_signals(s)["star_signals"]["mode"] == "full"  # first run
+        assert (
+            refresh_signals(s, settings=get_settings())["star_signals"]["mode"] == "full"
+        )  # first run
         for k in (3, 2, 1, 0):  # one new day at a time
             insert_observations(s, frame[frame["day"] == last - timedelta(days=k)])
-            assert refresh_signals(s)["star_signals"]["mode"] == "incremental"
+            assert (
+                refresh_signals(s, settings=get_settings())["star_signals"]["mode"] == "incremental"
+            )
         incremental = signals_frame(s)
-        assert refresh_signals(s)["star_signals"]["rows"] == 0  # nothing new: nothing written
-        refresh_signals(s, full=True)
+        assert (
+            refresh_signals(s, settings=get_settings())["star_signals"]["rows"] == 0
+        )  # nothing new: nothing written
+        refresh_signals(s, full=True, settings=get_settings())
         assert_same_signals(incremental, signals_frame(s))
 
 
@@ -111,12 +118,14 @@ def test_incremental_inside_a_transaction_equals_full(store_path):
     last = frame["day"].max()
     with open_store(store_path) as s:
         insert_observations(s, frame[frame["day"] < last])
-        refresh_signals(s)
+        refresh_signals(s, settings=get_settings())
         with s.transaction():
             insert_observations(s, frame[frame["day"] == last])
-            assert refresh_signals(s)["star_signals"]["mode"] == "incremental"
+            assert (
+                refresh_signals(s, settings=get_settings())["star_signals"]["mode"] == "incremental"
+            )
         incremental = signals_frame(s)
-        refresh_signals(s, full=True)
+        refresh_signals(s, full=True, settings=get_settings())
         assert_same_signals(incremental, signals_frame(s))
 
 
@@ -133,13 +142,15 @@ def test_incremental_with_returning_and_new_repos(store_path):
     cut = START + timedelta(days=636)
     with open_store(store_path) as s:
         insert_observations(s, frame[frame["day"] < cut])
-        refresh_signals(s)
+        refresh_signals(s, settings=get_settings())
         for i in range(636, 640):
             insert_observations(s, frame[frame["day"] == START + timedelta(days=i)])
-            assert refresh_signals(s)["star_signals"]["mode"] == "incremental"
+            assert (
+                refresh_signals(s, settings=get_settings())["star_signals"]["mode"] == "incremental"
+            )
         incremental = signals_frame(s)
         assert_same_signals(incremental, star_signals_reference(stars_frame(s)))
-        refresh_signals(s, full=True)
+        refresh_signals(s, full=True, settings=get_settings())
         assert_same_signals(incremental, signals_frame(s))
         back = incremental[incremental["repo"] == "back/again"].set_index("day")
         assert back.loc[pd.Timestamp(START + timedelta(days=560)), "gap"]  # reaches the absence
@@ -150,7 +161,7 @@ def test_incremental_with_returning_and_new_repos(store_path):
 def test_first_days_are_recorded_and_an_empty_record_means_full(synthetic_store):
     """star_signal_repos holds each repository's first observed day (the incremental refresh
     reads it instead of the whole history); without it the next refresh is a full one."""
-    refresh_signals(synthetic_store)
+    refresh_signals(synthetic_store, settings=get_settings())
     con = synthetic_store.con
     assert (
         con.execute("SELECT * FROM star_signal_repos ORDER BY repo").fetchall()
@@ -160,18 +171,18 @@ def test_first_days_are_recorded_and_an_empty_record_means_full(synthetic_store)
         ).fetchall()
     )
     con.execute("DELETE FROM star_signal_repos")
-    result = refresh_signals(synthetic_store)["star_signals"]
+    result = refresh_signals(synthetic_store, settings=get_settings())["star_signals"]
     assert result["mode"] == "full" and "first days" in result["reason"]
     assert con.execute("SELECT count(*) FROM star_signal_repos").fetchone()[0] > 0
 
 
 def test_changed_history_falls_back_to_full(synthetic_store):
-    refresh_signals(synthetic_store)
+    refresh_signals(synthetic_store, settings=get_settings())
     synthetic_store.con.execute(
         "UPDATE stars_daily SET stars = stars + 1 WHERE repo = 'lin/ear' AND day = ?",
         [START + timedelta(days=5)],
     )
-    result = refresh_signals(synthetic_store)["star_signals"]
+    result = refresh_signals(synthetic_store, settings=get_settings())["star_signals"]
     assert result["mode"] == "full" and "changed" in result["reason"]
     assert_same_signals(
         signals_frame(synthetic_store), star_signals_reference(stars_frame(synthetic_store))
@@ -180,7 +191,7 @@ def test_changed_history_falls_back_to_full(synthetic_store):
 
 def test_latest_signals(synthetic_store):
     assert latest_signals(synthetic_store, "lin/ear") == {}
-    refresh_signals(synthetic_store)
+    refresh_signals(synthetic_store, settings=get_settings())
     latest = latest_signals(synthetic_store, "quad/ratic")
     assert latest["day"] == START + timedelta(days=399)
     assert latest["velocity_7d"] == 2 * 399 - 7
@@ -198,12 +209,14 @@ def test_real_incremental_equals_full(parquet, tmp_path):
     last = date(2026, 2, 28)
     with open_store(tmp_path / "inc.duckdb") as s:
         load_real_sample(s, parquet, until=last - timedelta(days=2))
-        refresh_signals(s, full=True)
+        refresh_signals(s, full=True, settings=get_settings())
         for new_day in (last - timedelta(days=1), last):
             load_real_sample(s, parquet, only_day=new_day)
-            assert refresh_signals(s)["star_signals"]["mode"] == "incremental"
+            assert (
+                refresh_signals(s, settings=get_settings())["star_signals"]["mode"] == "incremental"
+            )
         incremental = signals_frame(s)
-        refresh_signals(s, full=True)
+        refresh_signals(s, full=True, settings=get_settings())
         assert_same_signals(incremental, signals_frame(s))
         assert_same_signals(incremental, star_signals_reference(stars_frame(s)))
 
@@ -268,7 +281,7 @@ def test_no_zscore_when_the_trailing_year_is_flat(store):
     stars += [stars[-1] + 10 * j for j in range(1, 460)]
     days = [START + timedelta(days=i) for i in range(len(stars))]
     insert_observations(store, pd.DataFrame({"repo": "flat/line", "day": days, "stars": stars}))
-    refresh_signals(store)
+    refresh_signals(store, settings=get_settings())
     df = signals_frame(store).set_index("day")
     assert np.isnan(df.loc[pd.Timestamp(days[-1]), "velocity_28d_z"])
     assert not np.isnan(df.loc[pd.Timestamp(days[200]), "velocity_28d_z"])
@@ -280,7 +293,7 @@ def test_full_refresh_inside_a_transaction_uses_one_connection(synthetic_store):
     connection can join it), same result; and a refresh that fails leaves the previous table as
     it was."""
     with synthetic_store.transaction():
-        refresh_signals(synthetic_store, full=True)
+        refresh_signals(synthetic_store, full=True, settings=get_settings())
     assert_same_signals(
         signals_frame(synthetic_store), star_signals_reference(stars_frame(synthetic_store))
     )
@@ -290,7 +303,7 @@ def test_full_refresh_inside_a_transaction_uses_one_connection(synthetic_store):
     ]  # 20M stars in a day: more than the packed sums allow
     insert_observations(synthetic_store, pd.DataFrame(jump, columns=["repo", "day", "stars"]))
     with pytest.raises(StoreError, match="cannot be summed exactly"):
-        refresh_signals(synthetic_store, full=True)
+        refresh_signals(synthetic_store, full=True, settings=get_settings())
     assert_same_signals(signals_frame(synthetic_store), before)
 
 
@@ -299,12 +312,12 @@ def test_store_without_velocity_90d_is_rebuilt_in_full(store_path):
     declared column order, and the next refresh is full and equals the reference."""
     with open_store(store_path) as s:
         insert_observations(s, synthetic_observations())
-        refresh_signals(s)
+        refresh_signals(s, settings=get_settings())
         s.con.execute("ALTER TABLE star_signals DROP COLUMN velocity_90d")
         s.con.execute("DELETE FROM _shu_migrations WHERE version = 2")
     with open_store(store_path) as s:
         columns = [d[0] for d in s.con.execute("SELECT * FROM star_signals LIMIT 0").description]
         assert columns == list(STAR_SIGNALS.column_names)
         assert s.con.execute("SELECT count(*) FROM star_signals").fetchone()[0] == 0
-        assert refresh_signals(s)["star_signals"]["mode"] == "full"
+        assert refresh_signals(s, settings=get_settings())["star_signals"]["mode"] == "full"
         assert_same_signals(signals_frame(s), star_signals_reference(stars_frame(s)))

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from shu.errors import InputError
+from shu.settings import get_settings
 from shu.sources.git import ingest_git
 
 
@@ -93,7 +94,7 @@ def clone(tmp_path_factory) -> Path:
 
 
 def test_commits_and_tags_loaded(store, clone):
-    result = ingest_git(store, clone, "acme/rocket")
+    result = ingest_git(store, clone, "acme/rocket", settings=get_settings())
     assert (result.commits_read, result.tags_read) == (6, 2)
     assert (result.commits.inserted, result.releases.inserted) == (6, 2)
     rows = {
@@ -150,11 +151,11 @@ def test_commits_and_tags_loaded(store, clone):
 
 
 def test_reingest_is_idempotent_and_api_releases_win(store, clone):
-    ingest_git(store, clone, "acme/rocket")
+    ingest_git(store, clone, "acme/rocket", settings=get_settings())
     store.con.execute(
         "UPDATE releases SET source = 'github', body = 'from the API' WHERE tag = 'v1.0.0'"
     )
-    again = ingest_git(store, clone, "acme/rocket")
+    again = ingest_git(store, clone, "acme/rocket", settings=get_settings())
     assert again.commits.inserted == again.commits.updated == 0
     assert again.releases.inserted == again.releases.updated == 0
     assert store.con.execute("SELECT body FROM releases WHERE tag = 'v1.0.0'").fetchall() == [
@@ -173,7 +174,7 @@ def test_git_rows_replace_thinner_api_rows(store, clone):
         "('acme/rocket', ?, 'Merge branch ''side''', 'github')",
         [sha],
     )
-    result = ingest_git(store, clone, "acme/rocket")
+    result = ingest_git(store, clone, "acme/rocket", settings=get_settings())
     assert (result.commits.inserted, result.commits.updated) == (5, 1)
     assert store.con.execute(
         "SELECT files_changed, source FROM commits WHERE sha = ?", [sha]
@@ -182,14 +183,14 @@ def test_git_rows_replace_thinner_api_rows(store, clone):
 
 def test_errors_name_the_path(store, tmp_path):
     with pytest.raises(InputError, match="no such directory"):
-        ingest_git(store, tmp_path / "missing", "acme/rocket")
+        ingest_git(store, tmp_path / "missing", "acme/rocket", settings=get_settings())
     with pytest.raises(InputError, match="not a git repository"):
-        ingest_git(store, tmp_path, "acme/rocket")
+        ingest_git(store, tmp_path, "acme/rocket", settings=get_settings())
     empty = tmp_path / "empty"
     empty.mkdir()
     git(empty, "init", "-q")
     with pytest.raises(InputError, match="has no commits"):
-        ingest_git(store, empty, "acme/rocket")
+        ingest_git(store, empty, "acme/rocket", settings=get_settings())
     with pytest.raises(InputError, match="expected 'owner/name'"):
-        ingest_git(store, empty, "rocket")
+        ingest_git(store, empty, "rocket", settings=get_settings())
     assert store.con.execute("SELECT count(*) FROM commits").fetchall() == [(0,)]

@@ -8,6 +8,7 @@ import json
 from datetime import date
 from typing import Any
 
+from shu.briefing.text import pct
 from shu.forecast.calibration.guard import GUARD_FROM
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
@@ -72,7 +73,7 @@ def calibration_line(store: Store, book: ReceiptBook, f: dict[str, Any]) -> Md |
             f"{100 * levels[1]:.1f}th and {100 * levels[5]:.1f}th percentiles of past errors "
             f"(10th and 90th when they run true), as repositories of {key['band']} stars/day "
             f"needed {read}"
-            + (f", and widened {100 * (widen - 1):.0f}% by the regime guard" if widen > 1 else "")
+            + (f", and widened {pct(widen - 1)} by the regime guard" if widen > 1 else "")
             + f" [R{r}]."
         )
     r = book.row(
@@ -90,7 +91,7 @@ def calibration_line(store: Store, book: ReceiptBook, f: dict[str, Any]) -> Md |
         return Md(
             f"Calibration: {regime}, so the regime guard held this forecast of a "
             f"repository losing stars closer to the rate its model was calibrated on "
-            f"({100 * rate:.0f}%), keeping {100 * state['shrink']:.0f}% of its distance from it "
+            f"({pct(rate)}), keeping {pct(state['shrink'])} of its distance from it "
             f"(on the odds scale) [R{r}]."
         )
     return Md(

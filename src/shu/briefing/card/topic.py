@@ -34,7 +34,11 @@ def card_topic(ctx: BriefingContext, repo: str, kind: str) -> TopicEvidence | No
     """The topic a card reports on: ROCm for a ROCm card, else the best-supported one."""
     if kind == "rocm":
         topic = rocm_topic(ctx.settings)
-        return topic_evidence(ctx.store, topic, repo, ctx.data_through) if topic else None
+        return (
+            topic_evidence(ctx.store, topic, repo, ctx.data_through, ctx.settings)
+            if topic
+            else None
+        )
     return attribute_topic(ctx.store, ctx.settings, ctx.index, repo, ctx.data_through)
 
 

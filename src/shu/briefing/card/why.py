@@ -24,6 +24,7 @@ from shu.forecast.features.words import RADAR_STATEMENTS, StatementFacts, reads_
 from shu.forecast.questions.registry import template as template_record
 from shu.forecast.radar.statements import BUSIEST_DAY_ON_SQL, BUSIEST_DAY_SQL, STORE_WIDE
 from shu.safe_markdown import Md, safe_inline
+from shu.signals.reads import signal_value
 from shu.signals.stories import Episode, Story
 
 SHORT_DRIVERS = 3
@@ -263,15 +264,13 @@ def statement_facts(
 
 def _signal(ctx: BriefingContext, repo: str, day: date, column: str) -> tuple[float, int] | None:
     """One stored `star_signals` value and its receipt (None when absent)."""
-    row = ctx.store.con.execute(
-        f'SELECT "{column}" FROM star_signals WHERE repo = ? AND day = ?', [repo, day]
-    ).fetchone()
-    if row is None or row[0] is None:
+    value = signal_value(ctx.store.con, column, repo, day)
+    if value is None:
         return None
     r = ctx.book.row(
-        "star_signals", {"repo": repo, "day": day}, column, row[0], day, f"{repo} {column}"
+        "star_signals", {"repo": repo, "day": day}, column, value, day, f"{repo} {column}"
     )
-    return float(row[0]), r
+    return float(value), r
 
 
 def _feature_receipt(ctx: BriefingContext, f: dict[str, Any], name: str) -> tuple[Any, int]:

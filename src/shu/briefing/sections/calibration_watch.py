@@ -227,8 +227,8 @@ def regime_notice(ctx: BriefingContext, loss_day: bool = False) -> Md | None:
     return Md(
         f"On {day_text(date.fromisoformat(mass['day']))}, {pct(mass['share'])} of repositories "
         f"lost stars in one day [R{r_day}]; on an average day this week "
-        f"{100 * regime['share_falling_7d']:.1f}% did, against "
-        f"{100 * regime['usual_share_falling_7d']:.1f}% usually "
+        f"{pct(regime['share_falling_7d'], 1)} did, against "
+        f"{pct(regime['usual_share_falling_7d'], 1)} usually "
         f"({usual_period(date.fromisoformat(regime['day']))}) {cited}"
     )
 
@@ -379,8 +379,8 @@ def usual_period(day: date) -> str:
 
 def _losing(regime: dict) -> str:
     return (
-        f"On an average day this week {100 * regime['share_falling_7d']:.1f}% of "
-        f"repositories lost stars, against {100 * regime['usual_share_falling_7d']:.1f}% "
+        f"On an average day this week {pct(regime['share_falling_7d'], 1)} of "
+        f"repositories lost stars, against {pct(regime['usual_share_falling_7d'], 1)} "
         f"usually ({usual_period(date.fromisoformat(regime['day']))})"
     )
 
@@ -393,7 +393,7 @@ def guard_line(regime: dict | None) -> str | None:
         return None
     return (
         f"{_losing(regime)}: the yes/no forecasts of repositories losing stars are held closer "
-        f"to their base rate, and 80% ranges are {100 * (regime['widen'] - 1):.0f}% wider; "
+        f"to their base rate, and 80% ranges are {pct(regime['widen'] - 1)} wider; "
         "breakout forecasts are left as the model gave them."
     )
 
@@ -416,9 +416,9 @@ def _action_lines(watch: dict) -> list[str]:
         )
         lines.append(
             f"Answers {CONFIDENCE_WORDS[b['band']]} came true "
-            f"{100 * b['observed']:.0f}% of the time (95% interval "
-            f"{100 * b['ci_low']:.0f}-{100 * b['ci_high']:.0f}%, n = {b['n']:,}) "
-            f"against {100 * b['mean_confidence']:.0f}% said: shu was {said} sure "
+            f"{pct(b['observed'])} of the time (95% interval "
+            f"{100 * b['ci_low']:.0f}-{pct(b['ci_high'])}, n = {b['n']:,}) "
+            f"against {pct(b['mean_confidence'])} said: shu was {said} sure "
             f"than it should have been; {what}."
         )
     levels = (watch["interval_levels"] or {}).get("bands", {})
@@ -450,8 +450,8 @@ def _action_lines(watch: dict) -> list[str]:
         verdict = "" if shifted else f", {width}"
         lines.append(
             f"80% ranges of repositories gaining {label} stars/day held "
-            f"{100 * b['observed']:.0f}% of the time (95% interval "
-            f"{100 * b['ci_low']:.0f}-{100 * b['ci_high']:.0f}%, n = {b['n']:,}){verdict}; "
+            f"{pct(b['observed'])} of the time (95% interval "
+            f"{100 * b['ci_low']:.0f}-{pct(b['ci_high'])}, n = {b['n']:,}){verdict}; "
             f"{what}."
         )
     return lines
@@ -493,7 +493,7 @@ def watch_section(
     params = [day - timedelta(days=watch["window_days"]), day]
     rows = [
         _cited_row(book, "yes_no", b, params, day, "forecasts")
-        | {"said": Md(_pct(b["mean_confidence"]))}
+        | {"said": Md(pct(b["mean_confidence"], 1))}
         for b in watch["yes_no"]
     ]
     coverage = [
@@ -507,7 +507,7 @@ def watch_section(
             said.append(
                 Md(
                     f"answers {CONFIDENCE_WORDS[b['band']]} came true {row['observed']} of "
-                    f"{row['n']} times, against {_pct(b['mean_confidence'])} said"
+                    f"{row['n']} times, against {pct(b['mean_confidence'], 1)} said"
                     + _departed_clause(book, day, watch, b)
                 )
             )
@@ -537,7 +537,7 @@ def _departed_clause(book: ReceiptBook, day: date, watch: dict, b: dict) -> str:
     r_n, r_o = departed_receipts(book, day, d)
     return (
         f" (of the {d['n']:,} [R{r_n}] at least {round(100 * DEPARTED)} points from their base "
-        f"rate, {_pct(d['observed'])} [R{r_o}], against {_pct(d['mean_confidence'])} said)"
+        f"rate, {pct(d['observed'], 1)} [R{r_o}], against {pct(d['mean_confidence'], 1)} said)"
     )
 
 
@@ -565,7 +565,7 @@ def _cited_row(book: ReceiptBook, kind: str, b: dict, params: list, day: date, w
     table = "forecast_resolutions" if kind == "yes_no" else "interval_resolutions"
     label = f"{what} in the {b['band']} band resolved in the watch window"
     r_n = book.query(table, N_SQL[kind], [*params, b["band"]], b["n"], day, label)
-    observed = Md(_pct(b["observed"]))
+    observed = Md(pct(b["observed"], 1))
     if b["n"]:
         r_o = book.query(
             table,
@@ -575,7 +575,7 @@ def _cited_row(book: ReceiptBook, kind: str, b: dict, params: list, day: date, w
             day,
             f"share of the {label} that held",
         )
-        observed = Md(f"{_pct(b['observed'])} [R{r_o}]")
+        observed = Md(f"{pct(b['observed'], 1)} [R{r_o}]")
     band = Md(_velocity_label(b["band"])) if kind == "intervals" else b["band"]
     return {
         "band": band,
@@ -591,9 +591,5 @@ def _velocity_label(band: str) -> str:
     return {"<1": "< 1", ">=20": "≥ 20"}.get(band, band.replace("-", "–"))
 
 
-def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:.1f}%"
-
-
 def _ci(b: dict) -> str:
-    return "—" if b["ci_low"] is None else f"{100 * b['ci_low']:.1f}–{100 * b['ci_high']:.1f}%"
+    return "—" if b["ci_low"] is None else f"{100 * b['ci_low']:.1f}–{pct(b['ci_high'], 1)}"

@@ -25,6 +25,7 @@ from shu.evidence.checked_claims import ClaimGroup, document_checks, group_check
 from shu.evidence.claims import CONTRADICTED, SUPPORTED, UNTESTABLE, ClaimCheck, ClaimSpec
 from shu.receipts import ReceiptBook, display_path
 from shu.safe_markdown import Md, safe_inline, safe_link
+from shu.settings import Settings
 from shu.store import Store
 
 MAX_UNTESTABLE = 12
@@ -34,7 +35,7 @@ SHORT_QUOTE_CHARS = 140  # a contradicted claim as the body quotes it (the appen
 
 def build(ctx: BriefingContext) -> Part:
     """The checked claims, contradicted first, and the untestable ones in short."""
-    checks = document_checks(ctx.store, ctx.data_through, ctx.as_of)
+    checks = document_checks(ctx.store, ctx.data_through, ctx.settings, ctx.as_of)
     data = [
         {
             "text": g.check.claim,
@@ -118,9 +119,11 @@ def measured_words(evidence: str) -> str:
     return f"{said}, but {why.removeprefix('mechanism not as claimed: ')}" if why else said
 
 
-def claims_section(store: Store, book: ReceiptBook, as_of: date) -> dict[str, Any]:
+def claims_section(
+    store: Store, book: ReceiptBook, as_of: date, settings: Settings
+) -> dict[str, Any]:
     """The section's view of the claims read from documents published by `as_of`."""
-    return claims_view(document_checks(store, as_of), book)
+    return claims_view(document_checks(store, as_of, settings), book)
 
 
 def _sources(book: ReceiptBook, group: ClaimGroup) -> str:

@@ -21,6 +21,7 @@ from shu.briefing.story_words import kind_words, story_sentence
 from shu.briefing.text import and_list, day_text, days_text, ref, repo_link
 from shu.safe_markdown import Md
 from shu.signals.market_spikes import ELIGIBLE_MIN, store_wide_days
+from shu.signals.reads import repos_with_signals
 from shu.signals.stories import burst_groups, shared_underneath
 
 
@@ -190,12 +191,7 @@ def _category_charts(ctx: BriefingContext) -> list[dict[str, Any]]:
         categories.setdefault(r.category, []).append(r.repo)
     since = ctx.data_through - timedelta(days=HISTORY_DAYS)
     for category, repos in categories.items():
-        present = [
-            r[0]
-            for r in ctx.store.con.execute(
-                "SELECT DISTINCT repo FROM star_signals WHERE list_contains(?, repo)", [repos]
-            ).fetchall()
-        ]
+        present = repos_with_signals(ctx.store.con, repos)
         ordered = [r for r in repos if r in present]
         if not ordered:
             continue

@@ -50,7 +50,7 @@ def build(ctx: BriefingContext) -> Part:
             }
         )
     claims, data = [], []
-    for claim in configured_checks(ctx.store, ctx.as_of):
+    for claim in configured_checks(ctx.store, ctx.settings, ctx.as_of):
         refs = [ctx.book.cite(c) for c in claim.citations]
         when = f"{claim.run_made}: " if claim.run_made else ""
         claims.append(
