@@ -405,7 +405,7 @@ def test_forecast_prints_a_summary_and_each_kind_of_value_in_its_own_column(stor
     query the user can run for every row; --json on another store carries them all."""
     copy = stored.with_name("copy.duckdb")
     copy.write_bytes(stored.read_bytes())
-    run = shu("forecast", "--limit", "3", "--db", str(stored))
+    run = shu("forecast", "--as-of", "2024-06-28", "--limit", "3", "--db", str(stored))
     assert run.returncode == 0, run.stderr
     summary = re.match(
         r"(\d+) new forecasts as of 2024-06-28: (\d+) yes/no questions and (\d+) velocity "
@@ -429,7 +429,9 @@ def test_forecast_prints_a_summary_and_each_kind_of_value_in_its_own_column(stor
     assert pointer, run.stdout
     every = shu("sql", pointer.group(1), "--csv", "--db", str(stored))
     assert len(every.stdout.splitlines()) == 1 + total
-    issued = json.loads(shu("forecast", "--json", "--db", str(copy)).stdout)
+    issued = json.loads(
+        shu("forecast", "--as-of", "2024-06-28", "--json", "--db", str(copy)).stdout
+    )
     assert len(issued) == total
     intervals = [f for f in issued if "interval" in f]
     assert len(intervals) == n_intervals and all(

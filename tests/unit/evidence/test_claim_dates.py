@@ -20,6 +20,7 @@ from shu.evidence.document_claims import ingest_with_claims
 from shu.evidence.run_dates import run_made_words
 from shu.probe_ingest import ingest_probe_file, store_probe_document
 from shu.receipts import ReceiptBook, resolve
+from shu.settings import get_settings
 
 ROOT = Path(__file__).resolve().parents[3]
 PROBE = ROOT / "docs" / "probe"
@@ -47,16 +48,16 @@ def _geomean(checks):
 
 
 def test_a_run_made_after_the_briefings_day_is_named_as_later(h100):
-    check = _geomean(evaluate_claims(h100, documents=False, day=date(2026, 2, 28)))
+    check = _geomean(evaluate_claims(h100, get_settings(), documents=False, day=date(2026, 2, 28)))
     assert check.run_id == H100_WARM  # the only run there is, so it is used…
     assert check.run_after_day  # …and named as later, never as known on the day
     assert check.run_made == "run made 9 months after this briefing's day, so not known on it"
     assert check.as_json()["run_made"] == check.run_made
-    on_day = _geomean(evaluate_claims(h100, documents=False, day=date(2026, 11, 27)))
+    on_day = _geomean(evaluate_claims(h100, get_settings(), documents=False, day=date(2026, 11, 27)))
     assert on_day.run_made == "run made on this briefing's day" and not on_day.run_after_day
-    later = _geomean(evaluate_claims(h100, documents=False, day=date(2026, 11, 30)))
+    later = _geomean(evaluate_claims(h100, get_settings(), documents=False, day=date(2026, 11, 30)))
     assert later.run_made == "run made 3 days before this briefing's day"
-    undated = _geomean(evaluate_claims(h100, documents=False))
+    undated = _geomean(evaluate_claims(h100, get_settings(), documents=False))
     assert undated.run_made is None and not undated.run_after_day
 
 
@@ -69,17 +70,17 @@ def test_the_latest_run_made_by_the_day_counts_over_a_later_one(h100):
         "2026-02-10T00:01:00+00:00",
     )
     store_probe_document(h100, earlier, "feb run")
-    on_day = _geomean(evaluate_claims(h100, documents=False, day=date(2026, 2, 28)))
+    on_day = _geomean(evaluate_claims(h100, get_settings(), documents=False, day=date(2026, 2, 28)))
     assert on_day.run_id == "vm-20260210T000000Z-feb"
     assert on_day.run_made == "run made 18 days before this briefing's day"
     assert not on_day.run_after_day
     # with no day, or a day after both, the newest run counts
-    assert _geomean(evaluate_claims(h100, documents=False)).run_id == H100_WARM
+    assert _geomean(evaluate_claims(h100, get_settings(), documents=False)).run_id == H100_WARM
     assert (
-        _geomean(evaluate_claims(h100, documents=False, day=date(2026, 12, 1))).run_id == H100_WARM
+        _geomean(evaluate_claims(h100, get_settings(), documents=False, day=date(2026, 12, 1))).run_id == H100_WARM
     )
     # the oldest later run is used when none was made by the day
-    before_both = _geomean(evaluate_claims(h100, documents=False, day=date(2026, 1, 1)))
+    before_both = _geomean(evaluate_claims(h100, get_settings(), documents=False, day=date(2026, 1, 1)))
     assert before_both.run_id == "vm-20260210T000000Z-feb" and before_both.run_after_day
 
 
@@ -87,7 +88,7 @@ def test_a_geomean_claim_is_judged_without_the_substituted_kernel(h100):
     summary = _doc("h100-full-warm")["summary"]
     raw, without = summary["geomean_speedup"], summary["geomean_speedup_without_substitutions"]
     assert raw >= 1.5 > without  # 1.69x with SDPA standing in for naive_attention, 1.32x without
-    check = _geomean(evaluate_claims(h100, documents=False))
+    check = _geomean(evaluate_claims(h100, get_settings(), documents=False))
     assert check.verdict == CONTRADICTED and check.measured == without
     assert check.verdict_words == (
         "contradicted: the raw geomean supports it only because Inductor substituted a library "
@@ -100,7 +101,7 @@ def test_a_geomean_claim_is_judged_without_the_substituted_kernel(h100):
     assert ("probe_results", "substitutions") in cited
     # a claim the geomean without the substitution meets is supported, with nothing to add
     low = ClaimSpec("gm_1_3", "about 1.3x on average", "speedup", 1.3, "about", workload="suite")
-    (check,) = [c for c in evaluate_claims(h100, claims=(low,)) if c.backend == "cuda"]
+    (check,) = [c for c in evaluate_claims(h100, get_settings(), claims=(low,)) if c.backend == "cuda"]
     assert check.verdict == SUPPORTED and check.carried_by_substitution is None
     assert check.verdict_words == SUPPORTED
 
@@ -109,7 +110,7 @@ def test_the_briefing_lines_say_when_the_run_was_made(h100, tmp_path):
     shutil.copytree(FIXTURES, tmp_path / "docs")
     ingest_with_claims(h100, [tmp_path / "docs"])
     book = ReceiptBook()
-    view = claims_section(h100, book, date(2026, 11, 24))  # documents up to that day
+    view = claims_section(h100, book, date(2026, 11, 24), get_settings())  # documents up to it
     assert view["checked"]
     for item in view["checked"]:
         assert "run made 3 days after this briefing's day, so not known on it" in item["text"]
@@ -117,7 +118,7 @@ def test_the_briefing_lines_say_when_the_run_was_made(h100, tmp_path):
     assert all(resolve(h100, r) is None for r in book.receipts)
     (geomean,) = [
         c
-        for c in configured_checks(h100, date(2026, 2, 28))
+        for c in configured_checks(h100, get_settings(), date(2026, 2, 28))
         if "1.5x" in c.claim and "cuda" in c.claim
     ]
     assert geomean.run_after_day and geomean.run_made is not None
