@@ -182,17 +182,13 @@ def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -
         "dotted: the start of the 28-day window; shaded: the days each story names",
         fontsize=9,
     )
-    fig.text(
-        0.01,
-        0.005,
+    _finish(
+        fig,
+        path,
         "Source: shu store, tables stars_daily and star_signals",
-        fontsize=7,
-        color="grey",
+        rect=(0, 0.02, 1, 1 - 0.5 / (1.9 * n + 0.8)),
+        y=0.005,
     )
-    fig.autofmt_xdate()
-    fig.tight_layout(rect=(0, 0.02, 1, 1 - 0.5 / (1.9 * n + 0.8)))
-    fig.savefig(path)
-    plt.close(fig)
     return path
 
 
@@ -224,16 +220,13 @@ def reliability_chart(
     ax.set_ylabel("observed frequency")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8, loc="upper left")
-    fig.text(
-        0.01,
-        0.01,
+    _finish(
+        fig,
+        path,
         "Source: shu store, forecasts and forecast_resolutions",
-        fontsize=7,
-        color="grey",
+        rect=(0, 0.03, 1, 1),
+        dates=False,
     )
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path)
-    plt.close(fig)
     return path
 
 
@@ -290,17 +283,9 @@ def rocm_chart(
     ax.set_ylabel("share of commits (%)")
     ax.set_title(f"{repo}: ROCm share of mainline commits to {as_of} and the forecast", fontsize=10)
     ax.legend(fontsize=7, loc="upper left")
-    fig.text(
-        0.01,
-        0.01,
-        "Source: shu store, tables commits, releases and forecasts",
-        fontsize=7,
-        color="grey",
+    _finish(
+        fig, path, "Source: shu store, tables commits, releases and forecasts", rect=(0, 0.04, 1, 1)
     )
-    fig.autofmt_xdate()
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    fig.savefig(path)
-    plt.close(fig)
     return path
 
 
@@ -351,17 +336,13 @@ def watch_chart(watch: dict, path: Path) -> Path:
         f"Calibration watch: forecasts resolved {watch['window'][0]} .. {watch['window'][1]}",
         fontsize=10,
     )
-    fig.text(
-        0.01,
-        0.01,
+    _finish(
+        fig,
+        path,
         "Source: shu store, forecasts, forecast_resolutions and interval_resolutions",
-        fontsize=7,
-        color="grey",
+        rect=(0, 0.03, 1, 0.95),
+        dates=False,
     )
-    fig.tight_layout(rect=(0, 0.03, 1, 0.95))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
     return path
 
 
@@ -422,17 +403,7 @@ def index_chart(store: Store, day: date, path: Path) -> Path:
     bottom.set_ylabel("% of commits touching ROCm")
     bottom.legend(fontsize=8, loc="upper left")
     top.set_title(f"ROCm work across the repositories with commit history, to {day}")
-    fig.text(
-        0.01,
-        0.01,
-        "Source: shu store, view rocm_index (90-day windows)",
-        fontsize=7,
-        color="grey",
-    )
-    fig.autofmt_xdate()
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path)
-    plt.close(fig)
+    _finish(fig, path, "Source: shu store, view rocm_index (90-day windows)", rect=(0, 0.03, 1, 1))
     return path
 
 
@@ -515,15 +486,24 @@ def fan_chart(
     ax.set_ylabel("velocity 28d (stars/day)")
     ax.set_xlabel("day (UTC)")
     ax.legend(fontsize=7, loc="upper left")
-    fig.text(
-        0.01,
-        0.01,
+    _finish(
+        fig,
+        path,
         STAR_SIGNALS_SOURCE + (" and forecast_intervals" if not fan.empty else ""),
-        fontsize=7,
-        color="grey",
+        rect=(0, 0.04, 1, 1),
     )
-    fig.autofmt_xdate()
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return path, not fan.empty, title
+
+
+def _finish(
+    fig: Any, path: Path, source: str, rect: tuple[float, ...], y: float = 0.01, dates: bool = True
+) -> None:
+    """Every chart's ending: its source line in grey at the bottom left, dates on the x axis
+    slanted (`dates`), the layout inside `rect`, the PNG written to `path` and the figure closed."""
+    fig.text(0.01, y, source, fontsize=7, color="grey")
+    if dates:
+        fig.autofmt_xdate()
+    fig.tight_layout(rect=rect)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     plt.close(fig)
-    return path, not fan.empty, title

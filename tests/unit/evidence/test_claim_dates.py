@@ -53,7 +53,9 @@ def test_a_run_made_after_the_briefings_day_is_named_as_later(h100):
     assert check.run_after_day  # …and named as later, never as known on the day
     assert check.run_made == "run made 9 months after this briefing's day, so not known on it"
     assert check.as_json()["run_made"] == check.run_made
-    on_day = _geomean(evaluate_claims(h100, get_settings(), documents=False, day=date(2026, 11, 27)))
+    on_day = _geomean(
+        evaluate_claims(h100, get_settings(), documents=False, day=date(2026, 11, 27))
+    )
     assert on_day.run_made == "run made on this briefing's day" and not on_day.run_after_day
     later = _geomean(evaluate_claims(h100, get_settings(), documents=False, day=date(2026, 11, 30)))
     assert later.run_made == "run made 3 days before this briefing's day"
@@ -77,10 +79,15 @@ def test_the_latest_run_made_by_the_day_counts_over_a_later_one(h100):
     # with no day, or a day after both, the newest run counts
     assert _geomean(evaluate_claims(h100, get_settings(), documents=False)).run_id == H100_WARM
     assert (
-        _geomean(evaluate_claims(h100, get_settings(), documents=False, day=date(2026, 12, 1))).run_id == H100_WARM
+        _geomean(
+            evaluate_claims(h100, get_settings(), documents=False, day=date(2026, 12, 1))
+        ).run_id
+        == H100_WARM
     )
     # the oldest later run is used when none was made by the day
-    before_both = _geomean(evaluate_claims(h100, get_settings(), documents=False, day=date(2026, 1, 1)))
+    before_both = _geomean(
+        evaluate_claims(h100, get_settings(), documents=False, day=date(2026, 1, 1))
+    )
     assert before_both.run_id == "vm-20260210T000000Z-feb" and before_both.run_after_day
 
 
@@ -101,7 +108,9 @@ def test_a_geomean_claim_is_judged_without_the_substituted_kernel(h100):
     assert ("probe_results", "substitutions") in cited
     # a claim the geomean without the substitution meets is supported, with nothing to add
     low = ClaimSpec("gm_1_3", "about 1.3x on average", "speedup", 1.3, "about", workload="suite")
-    (check,) = [c for c in evaluate_claims(h100, get_settings(), claims=(low,)) if c.backend == "cuda"]
+    (check,) = [
+        c for c in evaluate_claims(h100, get_settings(), claims=(low,)) if c.backend == "cuda"
+    ]
     assert check.verdict == SUPPORTED and check.carried_by_substitution is None
     assert check.verdict_words == SUPPORTED
 
