@@ -163,23 +163,23 @@ def radar(
     db: Path | str | None = None,
     day: date | None = None,
     top: int = 20,
-    untracked: bool = False,
+    tracked: bool = False,
     filtered: bool = True,
 ) -> list[dict[str, Any]]:
     """The breakout radar (`shu.operations.radar`) as `shu radar --json` lists it: the `top`
     repositories of the newest breakout forecasts on or before `day`, each in the one JSON shape
-    of an entry with its receipts; `untracked` leaves out the tracked repositories, `filtered`
-    keeps those the radar's keywords match (False: every repository, as `--all`)."""
+    of an entry with its receipts: the untracked ones, as the briefing shows them (`tracked`:
+    the tracked ones too, as `--tracked`); `filtered` keeps those the radar's keywords match
+    (False: every repository, as `--all`)."""
     from shu.operations.radar import radar_view
     from shu.settings import get_settings
 
     settings = get_settings()
-    exclude = [r.repo for r in settings.repos] if untracked else []
     store, note = open_for_reading(Path(db) if db else settings.db)
     if note:
         warnings.warn(note, stacklevel=2)
     try:
-        return radar_view(store, settings, day, top, exclude, filtered).as_json()
+        return radar_view(store, settings, day, top, tracked, filtered).as_json()
     finally:
         store.close()
 
