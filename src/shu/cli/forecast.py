@@ -187,15 +187,17 @@ def forecast(
 
 
 def _already_stored(con: duckdb.DuckDBPyConnection, when: date | None) -> str:
-    """What a re-run that issued nothing says: which day's forecasts the store already holds
+    """What a run that issued nothing says: which day's forecasts the store already holds
     (`when`, else the last day of data, as `issue` asks from), how many, and the query that
-    lists them."""
+    lists them; just "0 new forecasts" when it holds none of that day."""
     from shu.forecast.features.star import data_through
 
     day = when or data_through(con)
     n, repos = con.execute(
         "SELECT count(*), count(DISTINCT repo) FROM forecasts WHERE origin = ?", [day]
     ).fetchone() or (0, 0)
+    if not n:  # nothing to ask (a stale store: no question resolves after today; its note says)
+        return "0 new forecasts"
     query = (
         "select repo, question, probability, resolves_on from forecasts "
         f"where origin = '{day}' order by repo"
