@@ -185,13 +185,17 @@ def radar(
 
 
 def analyst_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """The tables and views analysts can rely on (internal `_`-prefixed ones left out)."""
+    """The tables and views analysts can rely on (internal ones left out: `_`-prefixed, and
+    shu's bookkeeping, `shu.schema.INTERNAL_TABLES`)."""
+    from shu.schema import INTERNAL_TABLES
+
     return [
         r[0]
         for r in con.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND "
             "table_name NOT LIKE '\\_%' ESCAPE '\\' ORDER BY table_name"
         ).fetchall()
+        if r[0] not in INTERNAL_TABLES
     ]
 
 

@@ -484,4 +484,7 @@ def test_json_of_the_commands_that_gained_it_is_the_table_in_full(stored, tmp_pa
     assert run.returncode == 0, run.stderr
     [row] = json.loads(run.stdout)
     assert row["repo"] == "pytorch/pytorch" and row["to"] == "2024-06-28"
+    assert set(row) == {"repo", "from", "value_then", "to", "value_now", "change", "peak"} | {
+        "peak_on"
+    }  # snake_case keys, no spaces
     assert "wrote" in run.stderr and (tmp_path / "c" / "compare-velocity.png").exists()
