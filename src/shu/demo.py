@@ -161,7 +161,7 @@ def run_demo(out: Path, seed: int = SEED, say: Callable[[str], None] = print) ->
     for stage in result.values():
         say(f"{stage['stage']}: {stage['message']}")
     say(f"store: {db.resolve()}")
-    say(f"its settings: {config.resolve()} (SHU_CONFIG={config.resolve()} shu radar --untracked)")
+    say(f"its settings: {config.resolve()} (SHU_CONFIG={config.resolve()} shu radar)")
     say(f"{elapsed()} done")
     return Path(result["briefing"]["counts"]["path"])
 
@@ -186,12 +186,12 @@ def demo_settings(out: Path, db: Path, sample: DemoSample) -> dict[str, Any]:
 
 def write_demo_config(out: Path, db: Path, sample: DemoSample) -> Path:
     """Write the demo's settings (`demo_settings`) to `out/shu.toml`, where `SHU_CONFIG` points
-    the tools at them (`SHU_CONFIG=out/shu.toml shu radar --untracked` lists what the demo's
+    the tools at them (`SHU_CONFIG=out/shu.toml shu radar` lists what the demo's
     briefing radar lists); returns its path."""
     path = out / "shu.toml"
     head = (
         "# The settings `shu demo` ran with. Point the tools at them, e.g.\n"
-        f"#   SHU_CONFIG={path.resolve()} shu radar --untracked\n"
+        f"#   SHU_CONFIG={path.resolve()} shu radar\n"
     )
     path.write_text(head + toml_text(demo_settings(out, db, sample)), encoding="utf-8")
     return path

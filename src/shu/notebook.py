@@ -163,35 +163,39 @@ def radar(
     db: Path | str | None = None,
     day: date | None = None,
     top: int = 20,
-    untracked: bool = False,
+    tracked: bool = False,
     filtered: bool = True,
 ) -> list[dict[str, Any]]:
     """The breakout radar (`shu.operations.radar`) as `shu radar --json` lists it: the `top`
     repositories of the newest breakout forecasts on or before `day`, each in the one JSON shape
-    of an entry with its receipts; `untracked` leaves out the tracked repositories, `filtered`
-    keeps those the radar's keywords match (False: every repository, as `--all`)."""
+    of an entry with its receipts: the untracked ones, as the briefing shows them (`tracked`:
+    the tracked ones too, as `--tracked`); `filtered` keeps those the radar's keywords match
+    (False: every repository, as `--all`)."""
     from shu.operations.radar import radar_view
     from shu.settings import get_settings
 
     settings = get_settings()
-    exclude = [r.repo for r in settings.repos] if untracked else []
     store, note = open_for_reading(Path(db) if db else settings.db)
     if note:
         warnings.warn(note, stacklevel=2)
     try:
-        return radar_view(store, settings, day, top, exclude, filtered).as_json()
+        return radar_view(store, settings, day, top, tracked, filtered).as_json()
     finally:
         store.close()
 
 
 def analyst_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """The tables and views analysts can rely on (internal `_`-prefixed ones left out)."""
+    """The tables and views analysts can rely on (internal ones left out: `_`-prefixed, and
+    shu's bookkeeping, `shu.schema.INTERNAL_TABLES`)."""
+    from shu.schema import INTERNAL_TABLES
+
     return [
         r[0]
         for r in con.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND "
             "table_name NOT LIKE '\\_%' ESCAPE '\\' ORDER BY table_name"
         ).fetchall()
+        if r[0] not in INTERNAL_TABLES
     ]
 
 

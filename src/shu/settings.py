@@ -34,6 +34,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from shu.errors import ConfigError
 from shu.field_watchlist import DEFAULT_FIELD
+from shu.settings_words import plain_error
 
 
 class TrackedRepo(BaseModel):
@@ -205,7 +206,10 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="SHU_", extra="forbid", populate_by_name=True)
 
-    db: Path = Field(default=DEFAULT_DB, description="Path of the DuckDB store (env SHU_DB).")
+    db: Path = Field(
+        default=DEFAULT_DB,
+        description="Path of the DuckDB store (env SHU_DB); relative in shu.toml: under `home`.",
+    )
     repos: list[TrackedRepo] = Field(
         default_factory=lambda: list(DEFAULT_REPOS),
         description="Tracked repositories and their categories.",
@@ -267,9 +271,10 @@ class Settings(BaseSettings):
     )
     home: Path | None = Field(
         default=None,
-        description="Folder a relative models_dir is "
-        "resolved against (env SHU_HOME); default: the folder of the "
-        "shu.toml in use, else the current directory when settings load.",
+        description="Folder the relative paths of shu.toml (db, reports_dir, models_dir, "
+        "gharchive_dir, document_paths, gharchive_paths, ranking_files) are resolved against "
+        "(env SHU_HOME); default: the folder of the shu.toml in use, else the current "
+        "directory when settings load.",
     )
     schedule_cron: str = Field(
         default="0 6 * * *", description="Cron (UTC) on which `shu serve` runs the daily flow."
@@ -461,14 +466,44 @@ def read_config() -> dict[str, Any]:
     return {**data, **table}
 
 
+# The settings that name files or folders (one, or a list of them, globs and '{day}' patterns
+# included): a relative one in shu.toml is taken under `home`, as models_dir is, so the
+# toml means the same files wherever shu is started from; given by an environment variable or
+# an argument it stays relative to the current directory.
+PATH_SETTINGS = ("db", "reports_dir", "gharchive_dir")
+PATH_LIST_SETTINGS = ("document_paths", "gharchive_paths", "ranking_files")
+
+
+def _under_home(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` (what shu.toml holds) with each relative path setting taken under `home`
+    (SHU_HOME, else the toml's `home`, else the toml's folder)."""
+    home = os.environ.get("SHU_HOME") or data.get("home")
+    base = Path(home).resolve() if isinstance(home, str) else config_path().resolve().parent
+
+    def anchored(value: Any) -> Any:
+        if isinstance(value, str) and value and not Path(value).expanduser().is_absolute():
+            return str(base / value)
+        return value
+
+    out = dict(data)
+    for key in PATH_SETTINGS:
+        if key in out:
+            out[key] = anchored(out[key])
+    for key in PATH_LIST_SETTINGS:
+        if isinstance(out.get(key), list):
+            out[key] = [anchored(v) for v in out[key]]
+    return out
+
+
 class _TomlSource(PydanticBaseSettingsSource):
-    """Reads `shu.toml` (or the file named by SHU_CONFIG) when it exists."""
+    """Reads `shu.toml` (or the file named by SHU_CONFIG) when it exists, its relative paths
+    taken under `home` (`_under_home`)."""
 
     def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
         return None, field_name, False
 
     def __call__(self) -> dict[str, Any]:
-        return read_config()
+        return _under_home(read_config())
 
 
 @lru_cache(maxsize=1)
@@ -516,7 +551,7 @@ def _describe(error: Any, overrides: dict[str, Any]) -> str:
         return f"{where}: setting {name} is required and missing"
     shown = repr(error.get("input"))
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    return f"{where}: invalid setting {name} = {shown}: {error['msg']}"
+    return f"{where}: invalid setting {name} = {shown}: {plain_error(error, top, _TABLES.get(top))}"
 
 
 def source_of(key: str) -> str:

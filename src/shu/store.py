@@ -86,7 +86,8 @@ class Store:
         if str(self.path) != ":memory:":
             if self.read_only and not self.path.exists():
                 raise StoreError(
-                    f"no store at {self.path}: load data first (e.g. `shu ingest ranking PATH`)"
+                    f"no store at {self.path.absolute()}: load data first "
+                    "(e.g. `shu ingest ranking PATH`)"
                 )
             if not self.read_only:
                 self.path.parent.mkdir(parents=True, exist_ok=True)

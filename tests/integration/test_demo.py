@@ -55,7 +55,7 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path, prefect_ap
     # It names its store and the settings file it ran with, which the tools read.
     config = (out / "shu.toml").resolve()
     assert f"store: {(out / 'demo.duckdb').resolve()}" in run.stdout.splitlines()
-    assert f"its settings: {config} (SHU_CONFIG={config} shu radar --untracked)" in run.stdout
+    assert f"its settings: {config} (SHU_CONFIG={config} shu radar)" in run.stdout
     assert briefings[0].with_suffix(".html").is_file()
     text = briefings[0].read_text(encoding="utf-8")
     assert text.splitlines()[0].startswith("> **SYNTHETIC DATA**")
@@ -138,7 +138,7 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path, prefect_ap
     # `shu radar` on the demo's store, with the settings the demo names, lists what the
     # briefing's radar lists: the same repositories, in the same order, at the same chances.
     listed = subprocess.run(
-        [sys.executable, "-m", "shu", "radar", "--untracked", "--top", "10", "--json"],
+        [sys.executable, "-m", "shu", "radar", "--top", "10", "--json"],
         env={**env, "SHU_CONFIG": str(config)},
         capture_output=True,
         text=True,

@@ -76,7 +76,8 @@ def compare_frame(
 
 
 def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per repository: first and last day with a value, those values, the change and the peak."""
+    """Per repository: first and last day with a value, those values, the change and the peak
+    (snake_case columns, the keys of `shu compare --json`; its table shows them with spaces)."""
     rows = []
     for repo, g in frame.dropna(subset=["value"]).groupby("repo", sort=False):
         first, last = g.iloc[0], g.iloc[-1]
@@ -85,16 +86,16 @@ def summary_table(frame: pd.DataFrame) -> pd.DataFrame:
             {
                 "repo": repo,
                 "from": first["day"].date(),
-                "value then": first["value"],
+                "value_then": first["value"],
                 "to": last["day"].date(),
-                "value now": last["value"],
+                "value_now": last["value"],
                 "change": last["value"] - first["value"],
                 "peak": peak["value"],
-                "peak on": peak["day"].date(),
+                "peak_on": peak["day"].date(),
             }
         )
     return pd.DataFrame(
-        rows, columns=["repo", "from", "value then", "to", "value now", "change", "peak", "peak on"]
+        rows, columns=["repo", "from", "value_then", "to", "value_now", "change", "peak", "peak_on"]
     )
 
 

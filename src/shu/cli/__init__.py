@@ -332,10 +332,17 @@ def main() -> None:
         if isinstance(status, int) and status:
             sys.exit(status)
     except BrokenPipeError:
-        # The reader went away (`shu sql ... --csv | head`) after click's own EPIPE handling
-        # (exit 1, nothing printed) could see it: stop the same way, writing nothing more.
+        # The reader went away (`shu radar | head -2`) after click's own EPIPE handling could
+        # see it: the reader had what it asked for, so stop quietly with status 0.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(1)
+        sys.exit(0)
+    except SystemExit:
+        # click's own EPIPE handling exits 1, wrapping stdout: a closed pipe is no failure, in
+        # every command alike (status 0 whether the reader left before or after click saw it)
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(0)
+        raise
     except ShuError as exc:
         err_console.print(
             f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True, soft_wrap=True

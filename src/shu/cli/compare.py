@@ -92,7 +92,9 @@ def compare(
     if as_json:
         print_json(summary.to_dict(orient="records"))
     else:
-        table = RichTable(*summary.columns, title=f"{metric} ({', '.join(names)})")
+        table = RichTable(
+            *(c.replace("_", " ") for c in summary.columns), title=f"{metric} ({', '.join(names)})"
+        )
         for row in summary.itertuples(index=False):
             table.add_row(*(_cell(v) for v in row))
         console.print(table, highlight=False)

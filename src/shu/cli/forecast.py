@@ -37,6 +37,8 @@ from shu.errors import InputError
 from shu.store import open_store
 
 if TYPE_CHECKING:
+    from datetime import date
+
     import duckdb
 
     from shu.forecast.live.issue import IssuedForecast
@@ -173,11 +175,38 @@ def forecast(
             err_console.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
         issued = issue(store, settings, when, resolving_after=None if when else today)
         bounds = _interval_bounds(store.con, [f.forecast_id for f in issued])
+        already = None if issued or as_json else _already_stored(store.con, when)
     if as_json:
         print_json([_as_json(f, bounds.get(f.forecast_id)) for f in issued])
         return
+    if already is not None:
+        console.print(already, highlight=False, markup=False, soft_wrap=True)
+        return
     tracked = [r.repo for r in settings.repos]
     _print_issued(issued, bounds, tracked, limit)
+
+
+def _already_stored(con: duckdb.DuckDBPyConnection, when: date | None) -> str:
+    """What a run that issued nothing says: which day's forecasts the store already holds
+    (`when`, else the last day of data, as `issue` asks from), how many, and the query that
+    lists them; just "0 new forecasts" when it holds none of that day."""
+    from shu.forecast.features.star import data_through
+
+    day = when or data_through(con)
+    n, repos = con.execute(
+        "SELECT count(*), count(DISTINCT repo) FROM forecasts WHERE origin = ?", [day]
+    ).fetchone() or (0, 0)
+    if not n:  # nothing to ask (a stale store: no question resolves after today; its note says)
+        return "0 new forecasts"
+    query = (
+        "select repo, question, probability, resolves_on from forecasts "
+        f"where origin = '{day}' order by repo"
+    )
+    return (
+        f"0 new forecasts: the {n:,} forecasts as of {day} (on {repos:,} "
+        + ("repository" if repos == 1 else "repositories")
+        + f') are already in the store; to see them: shu sql "{query}"'
+    )
 
 
 _INTERVAL_COLUMNS = (
@@ -216,7 +245,7 @@ def _print_issued(
     issued: list[IssuedForecast], bounds: dict[str, dict], tracked: list[str], limit: int
 ) -> None:
     """The count, then the yes/no questions and the intervals as two tables of `limit` rows
-    each, with the query that gives every row (a re-run issues nothing to print again)."""
+    each, with how to get every row (`--limit 0`, or the query that lists them)."""
     questions = [f for f in issued if f.forecast_id not in bounds]
     intervals = [f for f in issued if f.forecast_id in bounds]
     order = {name: i for i, name in enumerate(tracked)}
@@ -226,9 +255,6 @@ def _print_issued(
 
     questions.sort(key=first)
     intervals.sort(key=first)
-    if not issued:
-        console.print("0 new forecasts (those of this day are already in the store)")
-        return
     repos = len({f.repo for f in issued})
     console.print(
         f"{len(issued):,} new forecasts as of {issued[0].origin}: {len(questions):,} yes/no "
@@ -237,9 +263,9 @@ def _print_issued(
         highlight=False,
     )
     rest = (
-        f"every row: `shu sql \"select * from forecasts where origin = '{issued[0].origin}' "
-        f"and model_version = '{issued[0].model_version}'\" --csv` (--json prints them as "
-        "they are issued)"
+        'every row: --limit 0, or `shu sql "select * from forecasts where origin = '
+        f"'{issued[0].origin}' and model_version = '{issued[0].model_version}'\" --csv` "
+        "(--json prints them as they are issued)"
     )
     if questions:
         print_rows(

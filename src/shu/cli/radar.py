@@ -33,14 +33,15 @@ def radar(
     old_day: str | None = DayAlias,
     old_origin: str | None = OriginAlias,
     top: int = typer.Option(20, "--top", metavar="N", help="How many repositories to list."),
-    untracked: bool = typer.Option(
-        False, "--untracked", help="Leave out the tracked repositories (as the briefing does)."
+    tracked: bool = typer.Option(
+        False, "--tracked", help="Include the tracked repositories (setting `repos`) too."
     ),
+    old_untracked: bool = typer.Option(False, "--untracked", hidden=True),  # now the default
     show_all: bool = typer.Option(
         False,
         "--all",
         help="Every repository, not only those whose name or description carries one of the "
-        "radar's keywords (radar_keywords), as the briefing shows.",
+        "radar's keywords (radar_keywords).",
     ),
     as_json: bool = json_option(
         "Print a JSON list: each repository with its probability, velocities, bar, drivers "
@@ -51,13 +52,14 @@ def radar(
     """Repositories by probability of a star breakout (the 28-day velocity 30 days on at least
     twice the 28- and 90-day pace today and at least 10 stars/day), with velocity now, the
     drivers in words and the stored rows behind each number. Reads the `star_breakout`
-    forecasts that `shu forecast` / `shu daily` issued for every repository. Like the briefing,
-    it keeps only repositories whose name or description carries one of the radar's keywords
-    (setting `radar_keywords`) and says how many it left out; `--all` shows every one.
+    forecasts that `shu forecast` / `shu daily` issued for every repository. It shows what the
+    briefing's "Breaking out" shows: the repositories outside the tracked list whose name or
+    description carries one of the radar's keywords (setting `radar_keywords`), saying how many
+    it left out; `--tracked` adds the tracked repositories, `--all` drops the keyword filter.
 
     \b
     Example: shu radar --top 10
-    Example: shu radar --all --untracked --top 10
+    Example: shu radar --all --tracked --top 10
     Example: shu radar --as-of 2026-02-28 --json
     """
     from shu.operations.radar import radar_view
@@ -67,10 +69,9 @@ def radar(
         raise InputError(f"--top {top}: list at least 1 repository")
     day = as_of_day(as_of, old_day, old_origin)
     settings = get_settings()
-    exclude = [r.repo for r in settings.repos] if untracked else []
     with open_store(db_path(db), read_only=True) as store:
         require_data(store.con, day)
-        view = radar_view(store, settings, day, top, exclude=exclude, filtered=not show_all)
+        view = radar_view(store, settings, day, top, tracked=tracked, filtered=not show_all)
     entries = view.entries
     left_out = view.left_out()
     if left_out:

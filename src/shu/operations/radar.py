@@ -1,6 +1,8 @@
 """The breakout radar as every reader gets it: the top repositories by probability of a
 breakout that the topic filter keeps, why the radar is empty when it is, and the one JSON shape
-of its entries (`RadarEntry.as_json`), for `shu radar`, the notebook API and the briefing."""
+of its entries (`RadarEntry.as_json`), for `shu radar`, the notebook API and the briefing. The
+default is here, once: the repositories outside the tracked list (setting `repos`), through the
+topic filter, as the briefing's "Breaking out" shows them."""
 
 from __future__ import annotations
 
@@ -42,12 +44,13 @@ def radar_view(
     settings: Settings,
     day: date | None,
     top: int,
-    exclude: list[str] | None = None,
+    tracked: bool = False,
     filtered: bool = True,
 ) -> RadarView:
     """The `top` repositories of the newest star_breakout forecasts on or before `day` (None:
-    the newest), leaving out `exclude` (e.g. the tracked ones) and, when `filtered`, those whose
+    the newest), leaving out the tracked ones unless `tracked` and, when `filtered`, those whose
     name and description carry none of the radar's keywords (setting `radar_keywords`)."""
+    exclude = [] if tracked else [r.repo for r in settings.repos]
     keywords = radar_keywords(settings) if filtered else ()
     scope = radar_scope(store, keywords, day, top, exclude=exclude)
     only = scope.kept if keywords else None

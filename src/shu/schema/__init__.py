@@ -44,6 +44,8 @@ _MODULES = (
     replay,
 )
 ALL_TABLES: tuple[Table, ...] = tuple(t for m in _MODULES for t in m.TABLES)
+# The tables that are shu's own bookkeeping, not the analysts' (`Table.internal`).
+INTERNAL_TABLES: frozenset[str] = frozenset(t.name for t in ALL_TABLES if t.internal)
 TABLES_BY_NAME: dict[str, Table] = {t.name: t for t in ALL_TABLES}
 
 # Every declared field by name (two declarations only for the names in HOMONYMS).
@@ -53,6 +55,7 @@ __all__ = [
     "ALL_FIELDS",
     "ALL_TABLES",
     "HOMONYMS",
+    "INTERNAL_TABLES",
     "MEANING_EXCEPTIONS",
     "TABLES_BY_NAME",
     "Column",

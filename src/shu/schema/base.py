@@ -108,6 +108,9 @@ class Table:
     # by construction (keyed upserts: new rows are only those whose key is absent) and
     # `Store.duplicate_keys` checks it. For big tables whose index costs more than it guards.
     key_indexed: bool = True
+    # True: shu's own bookkeeping (`http_cache`), not an analyst table: `shu export` and
+    # `shu.export_tables` leave it out (`shu.schema.INTERNAL_TABLES`).
+    internal: bool = False
 
     def column(self, name: str) -> Column:
         """The declared column called `name` (KeyError when absent)."""

@@ -133,6 +133,7 @@ HTTP_CACHE = Table(
     name="http_cache",
     description="Validators of GitHub responses so reruns send conditional requests (304 = free).",
     primary_key=("url",),
+    internal=True,
     columns=FIELDS.hold(
         "url",
         "etag",

@@ -4,7 +4,7 @@ For each repository (`ingest_github`), in order, each step in its own `store.loa
 transaction with its `ingest_log` row and the ETags it received, so a run killed halfway leaves
 whole steps only, no ETag outlives the rows it vouches for, and a re-run converges):
 
-1. snapshot: `GET /repos/{o}/{r}` -> `repos` (metadata; a 301 rename is followed, the new name
+1. repository: `GET /repos/{o}/{r}` -> `repos` (metadata; a 301 rename is followed, the new name
    recorded in `repos.renamed_from` and `repo_aliases`, and stored rows moved to it) and today's
    `stars_daily` row (source 'github': stars, forks, open issues, watchers; on a 304 the last
    snapshot is carried to today);

@@ -1,4 +1,4 @@
-"""The four steps of one repository's GitHub load (snapshot, star history, commits, releases)
+"""The four steps of one repository's GitHub load (repository, star history, commits, releases)
 and what a load records (`IngestSummary`); `shu.sources.github_ingest` runs them per repository.
 
 `RepoSteps` holds what the steps share (the client, the journal of stored rows and ETags, the
@@ -36,7 +36,9 @@ HISTORY_PER_PAGE = 30
 HISTORY_MAX_PAGES = 100
 LIST_PER_PAGE = 100
 STARGAZER_PAGE_CAP = 400
-STEPS = ("snapshot", "star history", "commits", "releases")
+# "repository": `GET /repos/{o}/{r}`, the repository's metadata and today's counts (not
+# "snapshot", which elsewhere means the read-only copy of the store, `shu.snapshot`)
+STEPS = ("repository", "star history", "commits", "releases")
 
 
 @dataclass
@@ -92,7 +94,7 @@ class RepoSteps:
     def run(self, step: str) -> bool:
         """Run one step in its own load; False when the repository cannot be continued."""
         method = {
-            "snapshot": self.snapshot,
+            "repository": self.repository,
             "star history": self.star_history,
             "commits": self.commits,
             "releases": self.releases,
@@ -119,8 +121,8 @@ class RepoSteps:
         self.summary.notes.append(f"{self.repo}: {text}")
         return text
 
-    # ------------------------------------------------------------------ 1. snapshot
-    def snapshot(self, load: Load) -> bool | str:
+    # ---------------------------------------------------------------- 1. repository
+    def repository(self, load: Load) -> bool | str:
         rows = self.store.con.execute(
             "SELECT r.default_branch, s.stars, s.forks, s.open_issues, s.watchers "
             "FROM repos r JOIN stars_daily s ON s.repo = r.repo AND s.source = ? "

@@ -133,7 +133,7 @@ def test_radar_holds_the_stored_breakout_forecasts_of_untracked_repositories(
     copy = tmp_path / "copy.duckdb"  # the fixture's connection holds the original's lock
     shutil.copy(filled.path, copy)
     tracked = json.dumps([{"repo": r.repo, "category": r.category} for r in settings.repos])
-    listed = shu("radar", "--json", "--untracked", "--as-of", str(day), db=copy, SHU_REPOS=tracked)
+    listed = shu("radar", "--json", "--as-of", str(day), db=copy, SHU_REPOS=tracked)
     assert listed.returncode == 0, listed.stderr
     assert json.loads(listed.stdout) == doc["radar"]
     assert "radar" not in doc["notes"]

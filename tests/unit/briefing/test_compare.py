@@ -26,7 +26,7 @@ def test_compare_frame_and_table(filled, day):
     stored = filled.con.execute(
         "SELECT stars FROM star_signals WHERE repo = 'acme/platform' AND day = ?", [day]
     ).fetchone()[0]
-    assert table.loc["acme/platform", "value now"] == stored
+    assert table.loc["acme/platform", "value_now"] == stored
     assert table.loc["acme/platform", "change"] > 0
     with pytest.raises(InputError, match="no star signals for nope/nope"):
         compare_frame(filled.con, ["acme/platform", "nope/nope"], "velocity")

@@ -104,6 +104,14 @@ def test_shu_export_writes_every_analyst_table(db, tmp_path, fmt):
     con = duckdb.connect(str(db), read_only=True)
     tables = analyst_tables(con)
     assert {"stars_daily", "star_signals", "forecasts", "forecast_resolutions"} <= set(tables)
+    # shu's own bookkeeping (the ETags of GitHub responses) is not an analyst table
+    assert "http_cache" not in tables and not (out / f"http_cache.{fmt}").exists()
+    assert (
+        con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'http_cache'"
+        ).fetchone()[0]
+        == 1
+    )
     for name in tables:
         path = out / f"{name}.{fmt}"
         reader = "read_parquet" if fmt == "parquet" else "read_csv_auto"

@@ -331,9 +331,22 @@ def test_an_empty_store_names_the_commands_that_load_data(tmp_path) -> None:
 
 def test_the_radar_says_what_to_run_when_the_model_has_it(stored) -> None:
     """The shipped model has the radar: no forecast yet means `shu forecast`, not `shu train`."""
-    run = shu("radar", "--db", str(stored))
+    run = shu("radar", "--tracked", "--db", str(stored))
     assert run.returncode == 0, run.stderr
     assert "run `shu forecast`" in run.stdout and "shu train" not in run.stdout
+
+
+def test_the_radar_like_the_briefing_leaves_the_tracked_repositories_out(stored) -> None:
+    """Plain `shu radar` ranks what the briefing's "Breaking out" ranks: on a store holding only
+    the tracked pytorch/pytorch it says there is no untracked repository to scan and how to load
+    some; the old `--untracked` (now the default) still runs, and says the same."""
+    for args in ([], ["--untracked"]):
+        run = shu("radar", *args, "--db", str(stored))
+        assert run.returncode == 0, run.stderr
+        said = " ".join(run.stdout.split())
+        assert "no repository besides the tracked ones" in said, said
+        assert "nothing for the radar to scan" in said and "ranking_files" in said
+    assert "--untracked" not in shu("radar", "-h").stdout
 
 
 def test_piped_tables_keep_names_and_numbers_whole(stored) -> None:
@@ -405,6 +418,8 @@ def test_forecast_prints_a_summary_and_each_kind_of_value_in_its_own_column(stor
     query the user can run for every row; --json on another store carries them all."""
     copy = stored.with_name("copy.duckdb")
     copy.write_bytes(stored.read_bytes())
+    # --as-of: every question of the day, whatever today is (without it, only those resolving
+    # after today, and the fixture's data end in 2024)
     run = shu("forecast", "--as-of", "2024-06-28", "--limit", "3", "--db", str(stored))
     assert run.returncode == 0, run.stderr
     summary = re.match(
@@ -425,10 +440,21 @@ def test_forecast_prints_a_summary_and_each_kind_of_value_in_its_own_column(stor
         low, high = (float(x) for x in r[3].split(" – "))
         assert low <= float(r[2]) <= high and r[4] == "stars/day"
         assert r[1].startswith("What will the 28-day star velocity")
-    pointer = re.search(r"every row: `shu sql \"(.+)\" --csv`", run.stdout)
+    pointer = re.search(r"every row: --limit 0, or `shu sql \"(.+)\" --csv`", run.stdout)
     assert pointer, run.stdout
     every = shu("sql", pointer.group(1), "--csv", "--db", str(stored))
     assert len(every.stdout.splitlines()) == 1 + total
+    again = shu(
+        "forecast", "--as-of", "2024-06-28", "--db", str(stored)
+    )  # a re-run: which day is stored, and the query
+    assert again.returncode == 0, again.stderr
+    said = " ".join(again.stdout.split())
+    assert said.startswith(
+        f"0 new forecasts: the {total} forecasts as of 2024-06-28 (on 1 repository) are "
+        "already in the store; to see them: shu sql"
+    ), said
+    listed = shu("sql", said.split('shu sql "')[1].rstrip('"'), "--csv", "--db", str(stored))
+    assert len(listed.stdout.splitlines()) == 1 + total
     issued = json.loads(
         shu("forecast", "--as-of", "2024-06-28", "--json", "--db", str(copy)).stdout
     )
@@ -458,4 +484,7 @@ def test_json_of_the_commands_that_gained_it_is_the_table_in_full(stored, tmp_pa
     assert run.returncode == 0, run.stderr
     [row] = json.loads(run.stdout)
     assert row["repo"] == "pytorch/pytorch" and row["to"] == "2024-06-28"
+    assert set(row) == {"repo", "from", "value_then", "to", "value_now", "change", "peak"} | {
+        "peak_on"
+    }  # snake_case keys, no spaces
     assert "wrote" in run.stderr and (tmp_path / "c" / "compare-velocity.png").exists()

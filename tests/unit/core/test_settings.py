@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from shu.errors import ConfigError
@@ -27,7 +29,7 @@ def test_env_and_toml(monkeypatch, tmp_path):
     (tmp_path / "shu.toml").write_text(
         '[shu]\ndb = "from-toml.duckdb"\nrepos = [{repo = "a/b", category = "x"}]\n'
     )
-    assert str(load_settings().db) == "from-toml.duckdb"
+    assert load_settings().db == tmp_path.resolve() / "from-toml.duckdb"  # under the toml's folder
     monkeypatch.setenv("SHU_DB", "from-env.duckdb")
     monkeypatch.setenv("SHU_GITHUB_API_URL", "http://127.0.0.1:9/api")
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_secret")
@@ -97,9 +99,23 @@ def test_a_missing_config_file_is_an_error(monkeypatch, tmp_path):
         ("[shu]\nxyzzy = 1\n", r"unknown setting 'xyzzy'$"),
         (
             '[shu]\ngithub_retries = "four"\n',
-            r"shu\.toml: invalid setting github_retries = 'four': Input should be a valid integer",
+            r"shu\.toml: invalid setting github_retries = 'four': should be a whole number$",
         ),
-        ('[shu]\nrepos = "pytorch/pytorch"\n', r"invalid setting repos = 'pytorch/pytorch'"),
+        (
+            '[shu]\nrepos = "pytorch/pytorch"\n',
+            r"invalid setting repos = 'pytorch/pytorch': should be a list, e\.g\. \[ \.\.\. \]$",
+        ),
+        (  # a plain name where a table is meant: what to write, not pydantic's model name
+            '[shu]\nrepos = ["pytorch/pytorch"]\n',
+            r"invalid setting repos\[0\] = 'pytorch/pytorch': each entry of repos is a table: "
+            r'write \{ repo = "owner/name", category = "platform" \}$',
+        ),
+        (
+            '[shu]\nrepos = [{ repo = "pytorch", category = "platform" }]\n',
+            r"repos\[0\]\.repo = 'pytorch': should be a GitHub repository, 'owner/name'$",
+        ),
+        ('[shu]\nprefect_analytics = "maybe"\n', r"= 'maybe': should be true or false$"),
+        ("[shu]\ngharchive_batch_files = 0\n", r"= 0: should be at least 1$"),
         ('[shu]\ndb = "a"\n[[questions]]\nx = 1\n[[shu.questions]]\nx = 2\n', "given both"),
     ],
 )
@@ -109,6 +125,30 @@ def test_unknown_keys_and_wrong_types_name_the_setting(monkeypatch, tmp_path, to
     with pytest.raises(ConfigError, match=message) as caught:
         load_settings()
     assert "\n" not in str(caught.value)
+
+
+def test_relative_paths_in_shu_toml_are_taken_under_its_folder(monkeypatch, tmp_path):
+    """A relative db, reports_dir or ranking file in shu.toml means the same files wherever
+    shu is started from (as models_dir does); SHU_DB stays relative to the current directory."""
+    home = tmp_path / "project"
+    home.mkdir()
+    (home / "shu.toml").write_text(
+        '[shu]\ndb = "data/s.duckdb"\nreports_dir = "out"\nmodels_dir = "m"\n'
+        'ranking_files = ["rank/r-{day}.csv", "/abs/r.csv"]\n'
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setenv("SHU_CONFIG", str(home / "shu.toml"))
+    s = load_settings()
+    home = home.resolve()
+    assert s.db == home / "data/s.duckdb" and s.reports_dir == home / "out"
+    assert s.models_dir == home / "m"
+    assert s.ranking_files == [str(home / "rank/r-{day}.csv"), "/abs/r.csv"]
+    monkeypatch.setenv("SHU_HOME", str(tmp_path / "h"))
+    assert load_settings().db == tmp_path / "h" / "data/s.duckdb"
+    monkeypatch.setenv("SHU_DB", "here.duckdb")
+    assert load_settings().db == Path("here.duckdb")
 
 
 def test_environment_and_arguments_are_checked_too(monkeypatch, tmp_path):
@@ -129,7 +169,9 @@ def test_top_level_questions_are_read_beside_the_shu_table(monkeypatch, tmp_path
         'template = "star_accel_reach"\nthreshold = 1.5\nhorizon = 30\n'
     )
     s = load_settings()
-    assert str(s.db) == "x.duckdb" and [q.repo for q in s.questions] == ["pytorch/pytorch"]
+    assert s.db == tmp_path.resolve() / "x.duckdb" and [q.repo for q in s.questions] == [
+        "pytorch/pytorch"
+    ]
 
 
 def test_the_shipped_model_is_found_wherever_the_configuration_lives(monkeypatch, tmp_path):

@@ -184,3 +184,9 @@ def test_read_only_store_refuses_writes_and_missing_file(store_path, tmp_path):
         s.con.execute("DELETE FROM stars_daily")
     with pytest.raises(StoreError, match="no store at"):
         open_store(tmp_path / "absent.duckdb", read_only=True)
+
+
+def test_a_missing_store_is_named_by_its_absolute_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(StoreError, match=f"^no store at {tmp_path}/data/absent.duckdb: "):
+        open_store("data/absent.duckdb", read_only=True)

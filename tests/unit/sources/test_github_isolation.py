@@ -121,7 +121,8 @@ def test_cli_a_repository_github_does_not_have_fails_in_one_line(tmp_path, serve
     )
     assert proc.returncode == PARTIAL_EXIT, proc.stderr
     assert proc.stderr.splitlines() == [
-        "failed: nosuch/repo: snapshot: not found on GitHub (HTTP 404): check the name (owner/name)"
+        "failed: nosuch/repo: repository: not found on GitHub (HTTP 404): check the name "
+        "(owner/name)"
     ]
     with open_store(db, read_only=True) as store:
         assert store.con.execute("SELECT DISTINCT status FROM ingest_log").fetchall() == [

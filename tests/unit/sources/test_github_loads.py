@@ -249,7 +249,7 @@ def test_missing_repository_fails_and_the_others_load(store, run, server):
     summary = run(store, repos=["nobody/nothing", "ollama/ollama"])
     assert summary.repos == ["ollama/ollama"]
     assert summary.failed == {
-        "nobody/nothing": "snapshot: not found on GitHub (HTTP 404): check the name (owner/name)"
+        "nobody/nothing": "repository: not found on GitHub (HTTP 404): check the name (owner/name)"
     }
     assert store.con.execute(
         "SELECT status, message FROM ingest_log WHERE target LIKE 'nobody/nothing%'"

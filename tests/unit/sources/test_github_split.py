@@ -35,7 +35,7 @@ def test_fetch_needs_no_store_and_its_replay_equals_a_direct_run(
     fetched = pickle.loads(pickle.dumps(fetch_repo(snapshot, worker, True, TODAY)))
     assert token.encode() not in pickle.dumps(fetched)
     assert [r.target for r in fetched.journal] == [
-        f"{REPO} {step}" for step in ("snapshot", "star history", "commits", "releases")
+        f"{REPO} {step}" for step in ("repository", "star history", "commits", "releases")
     ]
     assert fetched.summary.requests > 4 and fetched.fatal is None
     summary = IngestSummary()

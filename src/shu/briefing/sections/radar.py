@@ -30,14 +30,14 @@ def shown_on(
 ) -> tuple[radar_data.RadarScope, list[radar_data.RadarEntry]]:
     """The radar as the briefing shows it on `day` (here, in At a glance and since the last
     briefing): the top untracked repositories the topic filter keeps, and what it left out."""
-    view = radar_view(ctx.store, ctx.settings, day, top, exclude=ctx.tracked)
+    view = radar_view(ctx.store, ctx.settings, day, top)
     return view.scope, view.entries
 
 
 def build(ctx: BriefingContext) -> Part:
     """The table of the top `TOP` untracked repositories on the radar whose name (or
     description) carries one of the radar's keywords (`shu.forecast.radar.topics`)."""
-    view = radar_view(ctx.store, ctx.settings, ctx.as_of, TOP, exclude=ctx.tracked)
+    view = radar_view(ctx.store, ctx.settings, ctx.as_of, TOP)
     scope, entries = view.scope, view.entries
     keywords = scope.keywords
     rows = []
