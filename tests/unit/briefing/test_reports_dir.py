@@ -25,7 +25,8 @@ def test_reports_dir_follows_the_store_unless_set(monkeypatch, tmp_path) -> None
     assert load_settings().reports_dir_for("/srv/trial/shu.duckdb") == Path("/srv/briefings")
     monkeypatch.delenv("SHU_REPORTS_DIR")
     (tmp_path / "shu.toml").write_text('[shu]\nreports_dir = "notes"\n')
-    assert load_settings().reports_dir_for("/srv/trial/shu.duckdb") == Path("notes")
+    # a relative path in a shu.toml is taken under the toml's folder (here the current one)
+    assert load_settings().reports_dir_for("/srv/trial/shu.duckdb") == tmp_path / "notes"
 
 
 def test_compose_writes_beside_another_store(filled, settings, day, tmp_path) -> None:

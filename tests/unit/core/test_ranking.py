@@ -71,10 +71,10 @@ def test_files_staged_in_small_batches_load_what_one_batch_loads(
     counts, the renamed spellings folded and the newest description of each repository are
     those of the whole directory staged at once."""
     sample = shared_dir / "data/stars/raw-sample"
-    whole = import_ranking(store, sample)
+    whole = import_ranking(store, sample, settings=get_settings())
     monkeypatch.setattr(ranking, "BATCH_ROWS", 1000)  # each file (3,000 rows): its own batch
     with open_store(tmp_path / "batched.duckdb") as batched:
-        streamed = import_ranking(batched, sample)
+        streamed = import_ranking(batched, sample, settings=get_settings())
         assert (streamed.rows_read, streamed.rows_inserted) == (
             whole.rows_read,
             whole.rows_inserted,
@@ -88,7 +88,7 @@ def test_files_staged_in_small_batches_load_what_one_batch_loads(
             encoding="utf-8",
         )
         monkeypatch.setattr(ranking, "BATCH_ROWS", 5)
-        assert import_ranking(batched, long).rows_inserted == 28
+        assert import_ranking(batched, long, settings=get_settings()).rows_inserted == 28
 
 
 def test_quoted_commas_emoji_and_missing_fields(store, tmp_path):
