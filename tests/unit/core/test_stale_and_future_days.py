@@ -14,15 +14,22 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 from support.star_store import star_store
 
-from shu.store import open_store, utcnow
+from shu.store import last_data_day, open_store, utcnow
 
-TODAY = utcnow().date()
+
+def _ends(db: Path) -> date:
+    """The store's last day of data, as built (read back, so a run across midnight still
+    compares the store with the day the command sees)."""
+    with open_store(db, read_only=True) as store:
+        last = last_data_day(store.con)
+    assert last is not None
+    return last
 
 
 def shu(*args: str, db: Path, cwd: Path) -> subprocess.CompletedProcess:
@@ -41,7 +48,7 @@ def shu(*args: str, db: Path, cwd: Path) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def stale_90(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("stale90")
-    return star_store(folder, TODAY - timedelta(days=90))
+    return star_store(folder, utcnow().date() - timedelta(days=90))
 
 
 @pytest.mark.parametrize(
@@ -51,10 +58,10 @@ def stale_90(tmp_path_factory) -> Path:
 )
 def test_a_future_as_of_is_refused_naming_the_last_day_of_data(command, stale_90) -> None:
     proc = shu(*command, "--as-of", "2030-01-01", db=stale_90, cwd=stale_90.parent)
-    ends = TODAY - timedelta(days=90)
+    today, ends = utcnow().date(), _ends(stale_90)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert proc.stderr.splitlines() == [
-        f"error: --as-of 2030-01-01: in the future (today is {TODAY}; the store's data ends on "
+        f"error: --as-of 2030-01-01: in the future (today is {today}; the store's data ends on "
         f"{ends})"
     ]
     with open_store(stale_90, read_only=True) as store:
@@ -64,11 +71,12 @@ def test_a_future_as_of_is_refused_naming_the_last_day_of_data(command, stale_90
 def test_a_stale_store_is_forecast_only_about_days_still_ahead(stale_90) -> None:
     """Data ending 90 days ago: every question would resolve on or before today (7, 30 and 90
     days), so none is issued, and the first line says how old the data is and how to refresh."""
-    ends = TODAY - timedelta(days=90)
     proc = shu("forecast", db=stale_90, cwd=stale_90.parent)
+    today, ends = utcnow().date(), _ends(stale_90)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.splitlines()[0] == (
-        f"note: the store's data ends on {ends}, 90 days before today ({TODAY}); only questions "
+        f"note: the store's data ends on {ends}, {(today - ends).days} days before today "
+        f"({today}); only questions "
         "resolving after today are issued; refresh it with `shu ingest github` (the tracked "
         "repositories) or `shu ingest ranking PATH`"
     )
@@ -78,31 +86,33 @@ def test_a_stale_store_is_forecast_only_about_days_still_ahead(stale_90) -> None
 
 
 def test_a_store_60_days_stale_gets_only_its_90_day_questions(tmp_path) -> None:
-    db = star_store(tmp_path, TODAY - timedelta(days=60))
+    db = star_store(tmp_path, utcnow().date() - timedelta(days=60))
     proc = shu("forecast", db=db, cwd=tmp_path)
+    today, ends = utcnow().date(), _ends(db)
     assert proc.returncode == 0, proc.stderr
-    assert "60 days before today" in proc.stderr.splitlines()[0]
+    assert f"{(today - ends).days} days before today" in proc.stderr.splitlines()[0]
     with open_store(db, read_only=True) as store:
         horizons = store.con.execute(
             "SELECT DISTINCT horizon_days FROM forecasts WHERE template NOT IN ('star_breakout')"
         ).fetchall()
         first = store.con.execute("SELECT min(resolves_on) FROM forecasts").fetchall()[0][0]
-    assert horizons == [(90,)] and first > TODAY
+    assert horizons == [(90,)] and first > today
 
 
 def test_todays_briefing_of_a_stale_store_presents_no_past_day_as_a_forecast(stale_90) -> None:
     """Forecasts issued from the store's last day (explicitly, as of that day) all resolve on or
     before today: today's briefing shows none of them as a card, nor their days."""
-    ends = TODAY - timedelta(days=90)
+    ends = _ends(stale_90)
     issued = shu("forecast", "--as-of", str(ends), db=stale_90, cwd=stale_90.parent)
     assert issued.returncode == 0 and "new forecasts" in issued.stdout, issued.stderr
     with open_store(stale_90, read_only=True) as store:
         assert store.con.execute("SELECT count(*) FROM forecasts").fetchall()[0][0] > 0
     out = stale_90.parent / "today"
-    proc = shu("brief", "--as-of", str(TODAY), "--out", str(out), db=stale_90, cwd=stale_90.parent)
+    today = utcnow().date()
+    proc = shu("brief", "--as-of", str(today), "--out", str(out), db=stale_90, cwd=stale_90.parent)
     assert proc.returncode == 0, proc.stderr
     assert "(0 forecast cards," in proc.stdout, proc.stdout
-    text = (out / f"{TODAY}.md").read_text(encoding="utf-8")
+    text = (out / f"{today}.md").read_text(encoding="utf-8")
     for horizon in (7, 30):
         day = ends + timedelta(days=horizon)
         assert f"{day.day} {day:%b %Y}" not in text and str(day) not in text, horizon
