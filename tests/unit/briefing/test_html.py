@@ -16,7 +16,7 @@ from html.parser import HTMLParser
 
 import pandas as pd
 import pytest
-from support.browser import HeadlessBrowser, find_chromium
+from support.browser import BrowserDidNotStart, HeadlessBrowser, find_chromium
 
 from shu.briefing.compose import compose_briefing
 from shu.briefing.html import sanitize
@@ -36,6 +36,14 @@ needs_playwright = pytest.mark.skipif(
     importlib.util.find_spec("playwright") is None,
     reason="needs playwright for the headless-browser test (pip install -e '.[dev]')",
 )
+
+
+def started_browser() -> HeadlessBrowser:
+    """A started browser, or a skip saying chromium is installed but would not start here."""
+    try:
+        return HeadlessBrowser()
+    except BrowserDidNotStart as exc:
+        pytest.skip(f"chromium is installed but would not start: {exc}")
 
 
 @pytest.fixture
@@ -117,7 +125,7 @@ def test_sanitizer_drops_active_content():
 @needs_playwright
 def test_in_a_headless_browser(briefing):
     page = briefing.path.with_suffix(".html")
-    with HeadlessBrowser() as browser:
+    with started_browser() as browser:
         browser.open(page.as_uri())
         assert browser.errors() == []
         assert browser.console == []  # no payload logged anything: no outside script ran
