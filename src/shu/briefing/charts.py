@@ -1,15 +1,19 @@
-"""Briefing charts (matplotlib, Agg backend, PNG next to the markdown).
+"""Briefing charts (matplotlib figures drawn by Agg, PNG next to the markdown).
+
+Each chart is a `*_figure` function returning the matplotlib `Figure` (what a test inspects)
+and a `*_chart` function writing it as a PNG; the layout they share (legends off the data, the
+ending) is `chart_layout`, a card's chart of its question `fan_chart`.
 
 - `stories_chart`: per tracked repository, the stars gained each day and the 28-day pace over
-  the last 90 days, the days its story names (`shu.signals.stories`) shaded.
+  the last 90 days, the days its story names (`shu.signals.stories`) shaded, the store-wide
+  event days it sets aside shaded apart, and every single day of those or of any other spike
+  or removal marked (▼), so a day as wide as a bar still shows.
 - `pace_gaps` / `shade_gaps` / `broken_at_gaps`: the days a chart cannot draw the 28-day pace
-  and the unobserved days behind them, drawn as grey bands and named in the legend (every
-  velocity chart uses them), and a line broken at them rather than bridging them.
-- `fan_chart`: a repository's 28-day velocity history followed by its interval forecasts
-  (median, central 50/80/95% intervals from `forecast_intervals`) when any are stored, and the
-  threshold of a question about that velocity (a card's chart).
+  and the unobserved days behind them, drawn as thin grey bands along the bottom of the axes
+  and named in the legend (every velocity chart uses them), and a line broken at them rather
+  than bridging them.
 - `reliability_chart`: observed frequency against forecast probability in equal-count bins,
-  with the diagonal and the count per bin.
+  with the diagonal; the bins' size in the legend.
 - `rocm_chart`: a ROCm card's chart: the repository's 90-day ROCm share of mainline commits over
   the last year, its releases whose notes mention ROCm, and the card's forecast (the share it
   asks about, or the window a ROCm release is asked for) with its probability.
@@ -27,19 +31,16 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.figure import Figure
 
-from shu.briefing.facts import interval_forecasts
+from shu.briefing.chart_layout import GUIDE, finish, new_figure, save
 from shu.briefing.story_words import kind_words
 from shu.briefing.text import day_text, days_text, pct
 from shu.forecast.features import rocm
 from shu.settings import ROCM_PATTERN
-from shu.signals.reads import pace_series, signal_frame, undefined_pace
-from shu.signals.stories import Episode, Story, daily_gains
+from shu.signals.reads import pace_series, undefined_pace
+from shu.signals.stories import REMOVAL_MIN, Episode, Story, daily_gains, spike_day
 from shu.signals.story_reads import stored_counts
 from shu.store import Store
 
@@ -76,24 +77,37 @@ def pace_gaps(store: Store, repos: list[str], since: date, until: date) -> list[
     return [Gap(*run) for run in undefined_pace(store.con, repos, since, until)]
 
 
+# A gap is drawn as a thin band along the bottom of the axes (fractions of its height), not
+# over the whole plot: a few days without counts leave the 28-day pace undefined for four
+# weeks, and a band that tall greyed half of a 180-day chart.
+GAP_BAND = 0.035  # the days the pace is undefined
+MISSING_BAND = 0.07  # the days without star counts behind them
+GAP = "gap"  # the gid of a gap's band
+
+
 def shade_gaps(ax: Any, gaps: list[Gap]) -> None:
-    """Draw each gap on `ax` as a grey band, named in the legend."""
+    """Draw each gap on `ax` as a thin grey band along the bottom (darker and taller over the
+    days without counts), named in the legend; the lines break there (`broken_at_gaps`)."""
     for i, gap in enumerate(gaps):
         ax.axvspan(
             gap.first,
             gap.last + timedelta(days=1),
+            ymax=GAP_BAND,
             color="grey",
-            alpha=0.15,
+            alpha=0.35,
             linewidth=0,
             label=gap.label() if i < 3 else None,
+            gid=GAP,
         )
         if gap.missing is not None:
             ax.axvspan(
                 gap.missing[0],
                 gap.missing[1] + timedelta(days=1),
-                color="grey",
-                alpha=0.3,
+                ymax=MISSING_BAND,
+                color="dimgrey",
+                alpha=0.6,
                 linewidth=0,
+                gid=GAP,
             )
 
 
@@ -118,11 +132,54 @@ def _episode_word(e: Episode) -> str:
     return "spike" if e.days == 1 else "burst"
 
 
-def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -> Path:
+def _single_days(gains: dict[date, float], shaded: set[date]) -> list[tuple[date, str]]:
+    """The days of `gains` no shading covers that are spikes or removals on their own (the
+    stories' definitions, `spike_day` and `REMOVAL_MIN`, against the chart's median day)."""
+    if not gains:
+        return []
+    ordinary = max(float(pd.Series(list(gains.values())).median()), 0.0)
+    out = []
+    for d, g in sorted(gains.items()):
+        if d in shaded:
+            continue
+        if spike_day(g, ordinary):
+            out.append((d, "spike"))
+        elif g < 0 and -g >= max(0.5 * ordinary, REMOVAL_MIN):
+            out.append((d, "removal"))
+    return out
+
+
+def _shade_days(ax: Any, first: date, last: date, colour: str, label: str) -> None:
+    """Shade the days `first`..`last` on `ax`; a single day also gets a marker at the top, so
+    it shows beside bars as wide as itself."""
+    ax.axvspan(
+        first - timedelta(hours=12),
+        last + timedelta(hours=12),
+        color=colour,
+        alpha=0.25,
+        linewidth=0,
+        label=label,
+    )
+    if first == last:
+        ax.plot(
+            [first],
+            [0.97],
+            linestyle="none",
+            marker="v",
+            markersize=5,
+            color=colour,
+            transform=ax.get_xaxis_transform(),
+        )
+
+
+def stories_figure(store: Store, stories: list[Story], as_of: date) -> Figure:
     """One panel per repository: stars gained each day (bars) and the 28-day pace (line) over
-    the last STORY_DAYS days, with the days its story names shaded and any gap drawn."""
+    the last STORY_DAYS days, with the days its story names shaded (a single day marked too),
+    the store-wide event days it sets aside, any other single-day spike or removal, and any gap
+    drawn."""
     n = max(len(stories), 1)
-    fig, axes = plt.subplots(n, 1, figsize=(9, 1.9 * n + 0.8), dpi=100, squeeze=False)
+    fig = new_figure(9, 1.9 * n + 0.8)
+    axes = fig.subplots(n, 1, squeeze=False)
     start = as_of - timedelta(days=STORY_DAYS)
     for ax, story in zip(axes[:, 0], stories, strict=False):
         counts = stored_counts(store, story.repo, start - timedelta(days=10), as_of)
@@ -145,15 +202,36 @@ def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -
             linewidth=1.6,
             label="28-day pace",
         )
+        shaded: set[date] = set()
         for e in story.episodes + story.named_small:
-            ax.axvspan(
-                e.first - timedelta(hours=12),
-                e.last + timedelta(hours=12),
-                color=EPISODE_COLOURS[e.kind],
-                alpha=0.25,
-                linewidth=0,
-                label=f"{_episode_word(e)} {days_text(e.first, e.last)}",
+            _shade_days(
+                ax,
+                e.first,
+                e.last,
+                EPISODE_COLOURS[e.kind],
+                f"{_episode_word(e)} {days_text(e.first, e.last)}",
             )
+            shaded |= {e.first + timedelta(days=k) for k in range(e.days)}
+        for e in story.store_wide:
+            word = "spike" if e.kind != "removal" else "loss"
+            _shade_days(
+                ax, e.first, e.last, "C4", f"store-wide {word} {days_text(e.first, e.last)}"
+            )
+            shaded |= {e.first + timedelta(days=k) for k in range(e.days)}
+        singles = _single_days(gains, shaded)
+        for kind in ("spike", "removal"):
+            mine = [d for d, k in singles if k == kind]
+            if mine:
+                ax.plot(
+                    mine,
+                    [0.97] * len(mine),
+                    linestyle="none",
+                    marker="v",
+                    markersize=5,
+                    color=EPISODE_COLOURS["burst" if kind == "spike" else "removal"],
+                    transform=ax.get_xaxis_transform(),
+                    label=f"single-day {kind}{'s' if len(mine) > 1 else ''}",
+                )
         if story.week_leaving:  # a steady pace's far-off oldest week, which its story names
             first, last = story.oldest_week
             pace_word = "faster" if story.week_leaving == "up" else "slower"
@@ -165,38 +243,45 @@ def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -
                 linewidth=0,
                 label=f"{pace_word} week {days_text(first, last)}",
             )
-        ax.axvline(as_of - timedelta(days=27.5), color="grey", linestyle=":", linewidth=0.8)
+        ax.axvline(
+            as_of - timedelta(days=27.5), color="grey", linestyle=":", linewidth=0.8, gid=GUIDE
+        )
         shade_gaps(ax, pace_gaps(store, [story.repo], start, as_of))
-        ax.axhline(0, color="grey", linewidth=0.5)
+        ax.axhline(0, color="grey", linewidth=0.5, gid=GUIDE)
         ax.set_xlim(start, as_of + timedelta(days=1))
         ax.set_title(f"{story.repo}: {kind_words(story)}", fontsize=9, loc="left")
         ax.set_ylabel("stars/day", fontsize=8)
         ax.tick_params(labelsize=7)
-        ax.legend(fontsize=6, loc="upper left")
+        ax.legend(fontsize=6)
     if not stories:
         axes[0, 0].text(
             0.5, 0.5, "no tracked repository", ha="center", transform=axes[0, 0].transAxes
         )
     fig.suptitle(
         f"Stars gained per day (bars) and the 28-day pace (line), {STORY_DAYS} days to {as_of}\n"
-        "dotted: the start of the 28-day window; shaded: the days each story names",
+        "dotted: the start of the 28-day window; shaded: the days each story names; "
+        "▼: a single day",
         fontsize=9,
     )
-    _finish(
+    return finish(
         fig,
-        path,
         "Source: shu store, tables stars_daily and star_signals",
         rect=(0, 0.02, 1, 1 - 0.5 / (1.9 * n + 0.8)),
         y=0.005,
     )
-    return path
 
 
-def reliability_chart(
-    pairs: list[tuple[float, int]], path: Path, title: str, bins: int = 10
-) -> Path:
-    """Reliability diagram of (probability, outcome) pairs in equal-count bins."""
-    fig, ax = plt.subplots(figsize=(5, 5), dpi=100)
+def stories_chart(store: Store, stories: list[Story], as_of: date, path: Path) -> Path:
+    """`stories_figure` as a PNG at `path`."""
+    return save(stories_figure(store, stories, as_of), path)
+
+
+def reliability_figure(pairs: list[tuple[float, int]], title: str, bins: int = 10) -> Figure:
+    """Reliability diagram of (probability, outcome) pairs in equal-count bins; the bins'
+    size said once in the legend (equal-count bins differ by one at most, and a count printed
+    at each point ran together where points sit close)."""
+    fig = new_figure(5, 5)
+    ax = fig.subplots()
     ax.plot([0, 1], [0, 1], color="grey", linestyle="dotted", label="perfect calibration")
     ordered = sorted(pairs)
     n = len(ordered)
@@ -209,9 +294,13 @@ def reliability_chart(
                 xs.append(sum(p for p, _ in chunk) / len(chunk))
                 ys.append(sum(y for _, y in chunk) / len(chunk))
                 counts.append(len(chunk))
-        ax.plot(xs, ys, marker="o", label=f"resolved forecasts (n = {n:,})")
-        for x, y, c in zip(xs, ys, counts, strict=True):
-            ax.annotate(str(c), (x, y), textcoords="offset points", xytext=(4, -10), fontsize=7)
+        size = f"{min(counts):,}" + (f"–{max(counts):,}" if max(counts) > min(counts) else "")
+        ax.plot(
+            xs,
+            ys,
+            marker="o",
+            label=f"resolved forecasts (n = {n:,}),\n{len(xs)} bins of {size} each",
+        )
     else:
         ax.text(0.5, 0.5, "no resolved forecasts yet", ha="center")
     ax.set_xlim(0, 1)
@@ -219,20 +308,32 @@ def reliability_chart(
     ax.set_xlabel("forecast probability")
     ax.set_ylabel("observed frequency")
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=8, loc="upper left")
-    _finish(
+    ax.legend(fontsize=8)
+    return finish(
         fig,
-        path,
         "Source: shu store, forecasts and forecast_resolutions",
         rect=(0, 0.03, 1, 1),
         dates=False,
     )
-    return path
+
+
+def reliability_chart(
+    pairs: list[tuple[float, int]], path: Path, title: str, bins: int = 10
+) -> Path:
+    """`reliability_figure` as a PNG at `path`."""
+    return save(reliability_figure(pairs, title, bins), path)
 
 
 def rocm_chart(
     store: Store, forecast: dict[str, Any], as_of: date, path: Path, history_days: int = 365
 ) -> Path:
+    """`rocm_figure` as a PNG at `path`."""
+    return save(rocm_figure(store, forecast, as_of, history_days), path)
+
+
+def rocm_figure(
+    store: Store, forecast: dict[str, Any], as_of: date, history_days: int = 365
+) -> Figure:
     """The ROCm card's chart for `forecast` (a ROCm template's question) up to `as_of`."""
     repo = forecast["repo"]
     start = as_of - timedelta(days=history_days)
@@ -243,7 +344,8 @@ def rocm_chart(
         "coalesce(body, ''), ?) ORDER BY 1",
         [repo, start, as_of + timedelta(days=1), f"(?i)({ROCM_PATTERN})"],
     ).fetchall()
-    fig, ax = plt.subplots(figsize=(9, 3.6), dpi=100)
+    fig = new_figure(9, 3.6)
+    ax = fig.subplots()
     ax.plot(
         share["day"],
         100 * share["share_90d"],
@@ -282,17 +384,22 @@ def rocm_chart(
     ax.set_ylim(bottom=0)
     ax.set_ylabel("share of commits (%)")
     ax.set_title(f"{repo}: ROCm share of mainline commits to {as_of} and the forecast", fontsize=10)
-    ax.legend(fontsize=7, loc="upper left")
-    _finish(
-        fig, path, "Source: shu store, tables commits, releases and forecasts", rect=(0, 0.04, 1, 1)
+    ax.legend(fontsize=7)
+    return finish(
+        fig, "Source: shu store, tables commits, releases and forecasts", rect=(0, 0.04, 1, 1)
     )
-    return path
 
 
 def watch_chart(watch: dict, path: Path) -> Path:
+    """`watch_figure` as a PNG at `path`."""
+    return save(watch_figure(watch), path)
+
+
+def watch_figure(watch: dict) -> Figure:
     """Reliability chart of the watch: per confidence band, mean confidence against how often
     forecasts came true (with the 95% interval); per velocity band, 80% interval coverage."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 4.2), dpi=100)
+    fig = new_figure(9, 4.2)
+    left, right = fig.subplots(1, 2)
     left.plot([0.5, 1], [0.5, 1], color="grey", linestyle="dotted", label="as sure as said")
     for b in watch["yes_no"]:
         if not b["n"]:
@@ -310,7 +417,7 @@ def watch_chart(watch: dict, path: Path) -> Path:
     left.set_xlabel("mean confidence said")
     left.set_ylabel("came true as predicted")
     left.set_title("yes/no forecasts by confidence band", fontsize=9)
-    left.legend(fontsize=7, loc="upper left")
+    left.legend(fontsize=7)
     shown = [b for b in watch["intervals"] if b["n"]]
     right.axhline(0.8, color="grey", linestyle="dotted", label="nominal 80%")
     for i, b in enumerate(shown):
@@ -329,24 +436,27 @@ def watch_chart(watch: dict, path: Path) -> Path:
     right.set_xlabel("28-day velocity on the origin, stars/day")
     right.set_ylabel("80% interval held")
     right.set_title("interval forecasts by velocity band", fontsize=9)
-    right.legend(fontsize=7, loc="lower right")
+    right.legend(fontsize=7)
     if not any(b["n"] for b in watch["yes_no"] + watch["intervals"]):
         fig.text(0.5, 0.5, "no forecast resolved in the window yet", ha="center")
     fig.suptitle(
         f"Calibration watch: forecasts resolved {watch['window'][0]} .. {watch['window'][1]}",
         fontsize=10,
     )
-    _finish(
+    return finish(
         fig,
-        path,
         "Source: shu store, forecasts, forecast_resolutions and interval_resolutions",
         rect=(0, 0.03, 1, 0.95),
         dates=False,
     )
-    return path
 
 
 def index_chart(store: Store, day: date, path: Path) -> Path:
+    """`index_figure` as a PNG at `path`."""
+    return save(index_figure(store, day), path)
+
+
+def index_figure(store: Store, day: date) -> Figure:
     """The index up to `day`: repositories counted and those with ROCm work in the trailing 90
     days, first-time adoptions marked; below, the share of commits touching ROCm."""
     rows = store.con.execute(
@@ -360,7 +470,8 @@ def index_chart(store: Store, day: date, path: Path) -> Path:
         "first_rocm_day AND first_time_adopter AND day <= ? GROUP BY 1 ORDER BY 1",
         [day],
     ).fetchall()
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 5.5), sharex=True, dpi=100)
+    fig = new_figure(9, 5.5)
+    top, bottom = fig.subplots(2, 1, sharex=True)
     days = [r[0] for r in rows]
     top.plot(days, [r[1] for r in rows], color="grey", label="repositories counted")
     top.plot(days, [r[2] for r in rows], color="C3", label="with ROCm commits in the last 90 days")
@@ -384,7 +495,7 @@ def index_chart(store: Store, day: date, path: Path) -> Path:
             s=18,
         )
     top.set_ylabel("repositories")
-    top.legend(fontsize=8, loc="upper left")
+    top.legend(fontsize=8)
     bottom.plot(days, [100 * (r[3] or 0) for r in rows], color="C3", label="all commits")
     if any(r[5] for r in rows):
         bottom.plot(
@@ -401,109 +512,6 @@ def index_chart(store: Store, day: date, path: Path) -> Path:
         label="commits by people (bots left out)",
     )
     bottom.set_ylabel("% of commits touching ROCm")
-    bottom.legend(fontsize=8, loc="upper left")
+    bottom.legend(fontsize=8)
     top.set_title(f"ROCm work across the repositories with commit history, to {day}")
-    _finish(fig, path, "Source: shu store, view rocm_index (90-day windows)", rect=(0, 0.03, 1, 1))
-    return path
-
-
-# Questions about the 28-day velocity on the horizon day, whose threshold a fan chart can draw.
-VELOCITY_QUESTIONS = ("star_velocity_up", "star_velocity_level")
-
-
-def fan_chart(
-    store: Store,
-    repo: str,
-    as_of: date,
-    path: Path,
-    history_days: int = 180,
-    question: dict | None = None,
-) -> tuple[Path, bool, str]:
-    """28-day velocity of `repo` for `history_days` to `as_of`, then its forecast fan; gaps in
-    the history drawn and named; with `question` (a forecast about the 28-day velocity on its
-    horizon day: `star_velocity_up` / `star_velocity_level`) its threshold drawn as a dashed
-    line to that day, labelled with the answer.
-
-    Returns the path, whether a fan (interval forecasts) was drawn, and the chart's title (what
-    it draws)."""
-    con = store.con
-    since = as_of - timedelta(days=history_days)
-    hist = signal_frame(con, [repo], "velocity_28d", since + timedelta(days=1), as_of)
-    fan = interval_forecasts(con, repo, as_of)
-    fig, ax = plt.subplots(figsize=(9, 3.6), dpi=100)
-    if len(hist):
-        days, values = broken_at_gaps(hist, 1)
-        ax.plot(days, values, color="C0", label="observed")
-    shade_gaps(ax, pace_gaps(store, [repo], since, as_of))
-    drawn = ["28-day star velocity"]
-    if not fan.empty:
-        origin = pd.Timestamp(fan["origin"].iloc[0])
-        start = hist.loc[hist["day"] <= origin, "value"].dropna()
-        x = [origin, *list(pd.to_datetime(fan["resolves_on"]))]
-        anchor = float(start.iloc[-1]) if len(start) else float(fan["median"].iloc[0])
-
-        def series(col: str) -> list[float]:
-            return [anchor, *fan[col].astype(float).tolist()]
-
-        for level, alpha in ((95, 0.15), (80, 0.25), (50, 0.4)):
-            ax.fill_between(
-                x,
-                series(f"lower_{level}"),
-                series(f"upper_{level}"),
-                color="C1",
-                alpha=alpha,
-                linewidth=0,
-                label=f"{level}% interval",
-            )
-        ax.plot(
-            x,
-            series("median"),
-            color="C1",
-            linestyle="--",
-            marker="o",
-            markersize=3,
-            label="forecast median",
-        )
-        ax.axvline(origin, color="grey", linewidth=0.6, linestyle=":")
-        drawn.append("its forecast fan")
-    if question is not None and question.get("template") in VELOCITY_QUESTIONS:
-        ax.hlines(
-            question["threshold"],
-            pd.Timestamp(question["origin"]),
-            pd.Timestamp(question["resolves_on"]),
-            colors="C3",
-            linestyles="dashed",
-            label=f"asked: above {question['threshold']:,.2f} on {question['resolves_on']} "
-            f"({pct(question['probability'])} yes)",
-        )
-        drawn.append("the threshold asked (dashed)")
-    ax.axhline(0, color="grey", linewidth=0.5)
-    what = drawn[0] + (" with " + " and ".join(drawn[1:]) if len(drawn) > 1 else "")
-    if fan.empty:
-        what += " (no interval forecast stored)"
-    title = f"{repo}: {what}, to {as_of}"
-    ax.set_title(title, fontsize=10)
-    ax.set_ylabel("velocity 28d (stars/day)")
-    ax.set_xlabel("day (UTC)")
-    ax.legend(fontsize=7, loc="upper left")
-    _finish(
-        fig,
-        path,
-        STAR_SIGNALS_SOURCE + (" and forecast_intervals" if not fan.empty else ""),
-        rect=(0, 0.04, 1, 1),
-    )
-    return path, not fan.empty, title
-
-
-def _finish(
-    fig: Any, path: Path, source: str, rect: tuple[float, ...], y: float = 0.01, dates: bool = True
-) -> None:
-    """Every chart's ending: its source line in grey at the bottom left, dates on the x axis
-    slanted (`dates`), the layout inside `rect`, the PNG written to `path` and the figure closed."""
-    fig.text(0.01, y, source, fontsize=7, color="grey")
-    if dates:
-        fig.autofmt_xdate()
-    fig.tight_layout(rect=rect)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
+    return finish(fig, "Source: shu store, view rocm_index (90-day windows)", rect=(0, 0.03, 1, 1))

@@ -5,9 +5,10 @@ briefing's per-category charts, and the chart.
   repositories over time (one line each; the values read by `signals.reads.signal_frame`);
 - `summary_table`: per repository, its first and last values, the change and the peak.
 
-(A repository's forecast fan is `charts.fan_chart`.) Every chart carries a title saying what
+(A repository's forecast fan is `fan_chart.fan_chart`.) Every chart carries a title saying what
 it draws, the unit, dates on the x axis and its data source; a log axis where the series differ
-tenfold, and the gaps in the data as named bands.
+tenfold (a true log axis: no zero on it; the days at or below zero it cannot draw are left out
+and the title says how many), and the gaps in the data as named bands.
 """
 
 from __future__ import annotations
@@ -17,12 +18,10 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import duckdb
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.figure import Figure
 
+from shu.briefing.chart_layout import GUIDE, finish, log_axis, new_figure, save
 from shu.briefing.charts import STAR_SIGNALS_SOURCE, Gap, broken_at_gaps, shade_gaps
 from shu.errors import InputError
 from shu.signals.reads import repos_with_signals, signal_frame
@@ -123,15 +122,34 @@ def compare_chart(
     gaps: list[Gap] | None = None,
     span: tuple[date, date] | None = None,
 ) -> Path:
-    """One line per repository of `frame` (from `compare_frame`) as a PNG at `path`; a log
-    axis with `log`, or by default when the levels differ tenfold (`needs_log`); `gaps` drawn
-    as named grey bands; the x axis over `span` (first, last day) when given."""
+    """`compare_figure` as a PNG at `path`."""
+    fig = compare_figure(frame, metric_name, log=log, title=title, gaps=gaps, span=span)
+    return save(fig, path)
+
+
+def compare_figure(
+    frame: pd.DataFrame,
+    metric_name: str,
+    *,
+    log: bool | None = None,
+    title: str | None = None,
+    gaps: list[Gap] | None = None,
+    span: tuple[date, date] | None = None,
+) -> Figure:
+    """One line per repository of `frame` (from `compare_frame`); a log axis with `log`, or by
+    default when the levels differ tenfold (`needs_log`), its days at or below zero left out
+    and counted in the title; `gaps` drawn as named grey bands; the x axis over `span` (first,
+    last day) when given."""
     m = metric(metric_name)
     if log is None:
         log = needs_log(frame)
-    fig, ax = plt.subplots(figsize=(9, 4.8), dpi=100)
+    fig = new_figure(9, 4.8)
+    ax = fig.subplots()
+    left_out = log_axis(ax, frame["value"]) if log else 0
     drawn = 0
     for i, (repo, g) in enumerate(frame.groupby("repo", sort=False)):
+        if log:
+            g = g.assign(value=g["value"].where(g["value"] > 0))
         if g["value"].notna().any():
             days, values = broken_at_gaps(g)
             ax.plot(
@@ -144,29 +162,21 @@ def compare_chart(
                 markersize=2 if len(g) < 400 else 0,
             )
             drawn += 1
-    if log:
-        if m.column == "stars":
-            ax.set_yscale("log")
-        else:  # velocities and accelerations can be negative
-            ax.set_yscale("symlog", linthresh=1.0)
-    if m.column != "stars":
-        ax.axhline(0, color="grey", linewidth=0.5)
+    if m.column != "stars" and not log:
+        ax.axhline(0, color="grey", linewidth=0.5, gid=GUIDE)
     shade_gaps(ax, gaps or [])
     if span is not None:  # dates: matplotlib converts them
         ax.set_xlim(span[0], span[1] + timedelta(days=1))  # type: ignore[arg-type]
     days = frame["day"].dropna()
     shown = f"{days.min().date()} to {days.max().date()}" if len(days) else "no data"
     scale = ", log scale" if log else ""
+    if left_out:
+        scale += f" ({left_out} day{'s' if left_out > 1 else ''} at or below 0 not drawn)"
     ax.set_title((title or f"{m.label} ({m.unit}), {shown}") + scale, fontsize=10)
     ax.set_ylabel(f"{m.label} ({m.unit})" + (", log scale" if log else ""))
     ax.set_xlabel("day (UTC)")
     if drawn:
-        ax.legend(fontsize=8, loc="best")
+        ax.legend(fontsize=8)
     else:
         ax.text(0.5, 0.5, "no values in this window", ha="center", transform=ax.transAxes)
-    fig.text(0.01, 0.01, STAR_SIGNALS_SOURCE, fontsize=7, color="grey")
-    fig.autofmt_xdate()
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return finish(fig, STAR_SIGNALS_SOURCE, rect=(0, 0.03, 1, 1))

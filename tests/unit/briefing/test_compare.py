@@ -9,8 +9,8 @@ from datetime import date, timedelta
 import pandas as pd
 import pytest
 
-from shu.briefing.charts import fan_chart
 from shu.briefing.compare import compare_chart, compare_frame, summary_table
+from shu.briefing.fan_chart import fan_chart
 from shu.errors import InputError
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -128,9 +128,14 @@ def test_fan_appears_when_interval_forecasts_are_stored(filled, day, tmp_path):
     }
     _, _, title = fan_chart(filled, "acme/platform", day, tmp_path / "q.png", question=asked)
     assert title.endswith("with its forecast fan and the threshold asked (dashed), to 2026-02-28")
-    other = asked | {"template": "star_accel_reach"}  # not on this chart's scale: not drawn
-    _, _, title = fan_chart(filled, "acme/platform", day, tmp_path / "a.png", question=other)
-    assert "threshold" not in title
+    # A question about the acceleration: the chart draws the acceleration and its threshold,
+    # not the velocity's fan (the question's own quantity, issue 39)
+    other = asked | {"template": "star_accel_reach", "threshold": 0.5}
+    _, drawn, title = fan_chart(filled, "acme/platform", day, tmp_path / "a.png", question=other)
+    assert not drawn
+    assert title == (
+        "acme/platform: 28-day star acceleration with the threshold asked (dashed), to 2026-02-28"
+    )
 
 
 def test_a_log_axis_where_the_series_differ_tenfold():

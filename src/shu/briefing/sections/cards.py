@@ -24,9 +24,10 @@ from shu.briefing.card.confidence import interval_confidence, why_confidence
 from shu.briefing.card.interval import interval_lead, velocity_reading
 from shu.briefing.card.topic import card_topic, context_answers, topic_lines
 from shu.briefing.card.why import direction, why_prediction
-from shu.briefing.charts import HISTORY_DAYS, fan_chart, slug
+from shu.briefing.charts import HISTORY_DAYS, slug
 from shu.briefing.choice import CardChoice
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.fan_chart import fan_chart
 from shu.briefing.sections.calibration_watch import regime_action, regime_notice
 from shu.briefing.story_words import burst_leaving_sentence
 from shu.briefing.text import (
