@@ -11,6 +11,11 @@ script, no event handler, no style attribute, links only to http(s) or `#R…`, 
 embedded PNG. The page also carries a Content-Security-Policy that allows no script at all, so
 outside text (release notes, documents, commit subjects) cannot run even if it slipped through.
 
+On a phone (390 px) no table widens the page: cells wrap at spaces, a repository's name may
+break after its slash (a `<wbr>`), headers and padding shrink, and a table still wider than the
+screen scrolls sideways inside its own box, a shadow at the edge showing that more columns are
+there.
+
 `write_index(reports_dir)` writes `REPORTS/index.html` listing every briefing page, newest first.
 """
 
@@ -56,6 +61,7 @@ TAGS = {
     "del",
     "details",
     "summary",
+    "wbr",
 }
 ATTRIBUTES = {
     "a": {"href", "title"},
@@ -72,6 +78,9 @@ _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
 _IMG = re.compile(r'<img src="([^"]+)"')
 _DETAILS_OPEN = re.compile(r"<p>%%details%% ([^<>]*)</p>")
 _DETAILS_CLOSE = "<p>%%/details%%</p>"
+# A link whose text is a repository's name (owner/name): a line may break after its slash, so
+# a narrow table column wraps it there rather than widening the table past a phone's screen.
+_REPO_LINK_TEXT = re.compile(r"(<a [^>]*>)([\w.-]+)/([\w.-]+)</a>")
 
 STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 62rem; margin: 2rem auto; padding: 0 1rem;
@@ -79,8 +88,21 @@ body { font: 15px/1.5 system-ui, sans-serif; max-width: 62rem; margin: 2rem auto
 h1 { font-size: 1.6rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #ddd; }
 h3 { margin-top: 1.8rem; }
 table { border-collapse: collapse; font-size: 13px; margin: 0.8rem 0; display: block;
-        overflow-x: auto; }
-th, td { border: 1px solid #ddd; padding: 0.2rem 0.45rem; }
+        max-width: 100%; overflow-x: auto;
+        background: linear-gradient(to right, #fff 30%, #fff0) left / 2rem 100% no-repeat local,
+          linear-gradient(to left, #fff 30%, #fff0) right / 2rem 100% no-repeat local,
+          radial-gradient(farthest-side at 0 50%, #0003, #0000) left / 0.7rem 100% no-repeat
+          scroll,
+          radial-gradient(farthest-side at 100% 50%, #0003, #0000) right / 0.7rem 100%
+          no-repeat scroll; }
+th, td { border: 1px solid #ddd; padding: 0.2rem 0.45rem; overflow-wrap: break-word; }
+@media (max-width: 40rem) {
+  body { padding: 0 0.6rem; }
+  table { font-size: 12px; }
+  th, td { padding: 0.15rem 0.3rem; }
+  th { font-size: 11px; }
+  td a { overflow-wrap: anywhere; }
+}
 th { background: #f4f4f4; }
 img { max-width: 100%; height: auto; }
 code { background: #f3f3f3; padding: 0 0.2rem; border-radius: 3px; font-size: 0.92em; }
@@ -131,6 +153,7 @@ def render_body(markdown: str, assets_dir: Path) -> str:
     body = _DETAILS_OPEN.sub(r"<details><summary>\1</summary>", body)
     body = body.replace(_DETAILS_CLOSE, "</details>")
     body = _IMG.sub(lambda m: f'<img src="{_inline_png(m.group(1), assets_dir)}"', body)
+    body = _REPO_LINK_TEXT.sub(r"\1\2/<wbr>\3</a>", body)
     body = _RECEIPT_ITEM.sub(r'<li id="\1"><strong>\1</strong>', body)
     body = _REFS.sub(
         lambda m: "[" + ", ".join(f'<a href="#{r}">{r}</a>' for r in m.group(1).split(", ")) + "]",

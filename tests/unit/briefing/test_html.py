@@ -193,3 +193,28 @@ def test_shu_brief_open_hands_the_page_to_the_browser(filled, settings, day, tmp
     )
     assert proc.returncode == 0, proc.stderr
     assert opened.read_text().strip() == (out / f"{day}.html").resolve().as_uri()
+
+
+@needs_playwright
+@needs_chromium
+def test_tables_fit_a_phone(briefing):
+    """At 390 px (a phone), no table widens the page: each fits its box or, wider than the
+    screen, scrolls sideways inside it; tables of up to five columns fit without scrolling."""
+    with started_browser() as browser:
+        browser.page.set_viewport_size({"width": 390, "height": 844})
+        browser.open(briefing.path.with_suffix(".html").as_uri())
+        page_width, screen = browser.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        assert page_width <= screen
+        tables = browser.evaluate("""Array.from(document.querySelectorAll('table')).map(t => {
+            const box = t.getBoundingClientRect();
+            return {columns: t.rows[0].cells.length, content: t.scrollWidth,
+                    width: t.clientWidth, right: box.right,
+                    scrolls: ['auto', 'scroll'].includes(getComputedStyle(t).overflowX)};
+        })""")
+        assert tables
+        for t in tables:
+            assert t["right"] <= screen and (t["content"] <= t["width"] or t["scrolls"]), t
+        narrow = [t for t in tables if t["columns"] <= 5]
+        assert narrow and all(t["content"] <= t["width"] for t in narrow), narrow
