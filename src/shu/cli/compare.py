@@ -41,7 +41,9 @@ def compare(
         help="stars, velocity (28-day, stars/day) or acceleration (28-day).",
     ),
     log: bool = typer.Option(
-        False, "--log", help="Logarithmic y axis (symmetric log for velocity/acceleration)."
+        False,
+        "--log",
+        help="Logarithmic y axis (no zero: days at or below 0 left out, counted in the title).",
     ),
     out: Path = out_option(
         "Folder for the chart (compare-METRIC.png) and the data behind it "
