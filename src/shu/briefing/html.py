@@ -78,8 +78,10 @@ _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
 _IMG = re.compile(r'<img src="([^"]+)"')
 _DETAILS_OPEN = re.compile(r"<p>%%details%% ([^<>]*)</p>")
 _DETAILS_CLOSE = "<p>%%/details%%</p>"
-# A link whose text is a repository's name (owner/name): a line may break after its slash, so
-# a narrow table column wraps it there rather than widening the table past a phone's screen.
+# A link in a table cell whose text is a repository's name (owner/name): a line may break after
+# its slash, so a narrow column wraps it there rather than widening the table past a phone's
+# screen (links elsewhere keep their text as it is).
+_CELL = re.compile(r"<td[^>]*>.*?</td>", re.S)
 _REPO_LINK_TEXT = re.compile(r"(<a [^>]*>)([\w.-]+)/([\w.-]+)</a>")
 
 STYLE = """
@@ -153,7 +155,7 @@ def render_body(markdown: str, assets_dir: Path) -> str:
     body = _DETAILS_OPEN.sub(r"<details><summary>\1</summary>", body)
     body = body.replace(_DETAILS_CLOSE, "</details>")
     body = _IMG.sub(lambda m: f'<img src="{_inline_png(m.group(1), assets_dir)}"', body)
-    body = _REPO_LINK_TEXT.sub(r"\1\2/<wbr>\3</a>", body)
+    body = _CELL.sub(lambda m: _REPO_LINK_TEXT.sub(r"\1\2/<wbr>\3</a>", m.group(0)), body)
     body = _RECEIPT_ITEM.sub(r'<li id="\1"><strong>\1</strong>', body)
     body = _REFS.sub(
         lambda m: "[" + ", ".join(f'<a href="#{r}">{r}</a>' for r in m.group(1).split(", ")) + "]",
