@@ -266,7 +266,7 @@ def stories_figure(store: Store, stories: list[Story], as_of: date) -> Figure:
     return finish(
         fig,
         "Source: shu store, tables stars_daily and star_signals",
-        rect=(0, 0.02, 1, 1 - 0.5 / (1.9 * n + 0.8)),
+        rect=(0, 0.02, 1, 1),  # tight_layout leaves room for the suptitle itself
         y=0.005,
     )
 
