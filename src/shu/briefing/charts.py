@@ -33,10 +33,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from shu.briefing.facts import interval_forecasts
 from shu.briefing.story_words import kind_words
 from shu.briefing.text import day_text, days_text, pct
 from shu.forecast.features import rocm
+from shu.forecast.records import interval_forecasts
 from shu.settings import ROCM_PATTERN
 from shu.signals.reads import pace_series, signal_frame, undefined_pace
 from shu.signals.stories import Episode, Story, daily_gains

@@ -23,6 +23,9 @@ from shu.forecast.questions.registry import TEMPLATES
 from shu.safe_markdown import Md, safe_code, safe_inline, safe_link
 
 _REFS = re.compile(r"\s*\[R\d+(?:, R\d+)*\]")
+# A forecast issued by `shu replay` (`records.REPLAYED_SQL`), in words.
+REPLAYED_WHAT = "issued on the data as it was, not published then"
+REPLAYED_WORDS = f"replayed forecasts ({REPLAYED_WHAT})"
 
 
 def num(value: float | None, digits: int = 2, signed: bool = False) -> str:

@@ -17,14 +17,21 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from shu.briefing import facts as ev
 from shu.briefing.context import BriefingContext
 from shu.briefing.text import day_text, days_text, num, pct, ref
 from shu.forecast.features.words import RADAR_STATEMENTS, StatementFacts, reads_up, statement
 from shu.forecast.questions.registry import template as template_record
 from shu.forecast.radar.statements import BUSIEST_DAY_ON_SQL, BUSIEST_DAY_SQL, STORE_WIDE
 from shu.safe_markdown import Md, safe_inline
-from shu.signals.reads import signal_value
+from shu.signals.reads import (
+    CategoryMove,
+    last_release_lift,
+    latest_peer_signals,
+    latest_release,
+    latest_release_context,
+    latest_star_signals,
+    signal_value,
+)
 from shu.signals.stories import Episode, Story
 
 SHORT_DRIVERS = 3
@@ -305,7 +312,7 @@ def _expit(x: float) -> float:
 
 
 def _signal_context(ctx: BriefingContext, repo: str) -> list[Md]:
-    row = ev.latest_row(ctx.store, "star_signals", repo, ctx.data_through)
+    row = latest_star_signals(ctx.store.con, repo, ctx.data_through)
     if row is None:
         return [Md(f"No star signals are stored for {safe_inline(repo)} up to {ctx.data_through}.")]
     key = {"repo": repo, "day": row["day"]}
@@ -335,13 +342,13 @@ def _signal_context(ctx: BriefingContext, repo: str) -> list[Md]:
     return [Md(text + ".")]
 
 
-def _peer_context(ctx: BriefingContext, repo: str, categories: list[ev.CategoryMove]) -> list[Md]:
+def _peer_context(ctx: BriefingContext, repo: str, categories: list[CategoryMove]) -> list[Md]:
     category = ctx.settings.category_of(repo)
     move = next((c for c in categories if c.category == category), None)
     peers = [p for p in (move.members if move else []) if p != repo]
     parts = []
     for peer in peers:
-        row = ev.latest_row(ctx.store, "star_signals", peer, ctx.data_through)
+        row = latest_star_signals(ctx.store.con, peer, ctx.data_through)
         if row is None or row["acceleration_28d"] is None:
             continue
         r = ctx.book.row(
@@ -369,7 +376,7 @@ def _peer_context(ctx: BriefingContext, repo: str, categories: list[ev.CategoryM
     )
     if parts:
         text += "; peers: " + ", ".join(parts)
-    peer_row = ev.latest_row(ctx.store, "peer_signals", repo, ctx.data_through)
+    peer_row = latest_peer_signals(ctx.store.con, repo, ctx.data_through)
     if peer_row and peer_row.get("relative_acceleration_28d") is not None:
         key = {"repo": repo, "day": peer_row["day"]}
         r_rel = ctx.book.row(
@@ -397,7 +404,7 @@ def _peer_context(ctx: BriefingContext, repo: str, categories: list[ev.CategoryM
 
 
 def _release_context(ctx: BriefingContext, repo: str) -> list[Md]:
-    rel = ev.latest_release(ctx.store, repo, ctx.data_through)
+    rel = latest_release(ctx.store.con, repo, ctx.data_through)
     if rel is None:
         return [
             Md(
@@ -419,7 +426,7 @@ def _release_context(ctx: BriefingContext, repo: str) -> list[Md]:
         f"{rel['published_at'].date()} {ref(r)}, {days} day{'s' if days != 1 else ''} "
         f"before {ctx.data_through}"
     )
-    context = ev.latest_row(ctx.store, "release_context", repo, ctx.data_through)
+    context = latest_release_context(ctx.store.con, repo, ctx.data_through)
     if context and context.get("median_interval_days") is not None:
         r_cad = ctx.book.row(
             "release_context",
@@ -433,7 +440,7 @@ def _release_context(ctx: BriefingContext, repo: str) -> list[Md]:
             f"; its stable releases come every {num(context['median_interval_days'], 0)} "
             f"days (median) {ref(r_cad)}"
         )
-    lift = ev.last_release_lift(ctx.store, repo, ctx.data_through)
+    lift = last_release_lift(ctx.store.con, repo, ctx.data_through)
     if lift is not None:
         r_lift = ctx.book.row(
             "release_signals",

@@ -35,7 +35,6 @@ from typing import Any
 from shu.briefing.card.interval import interval_for
 from shu.briefing.charts import watch_chart
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.facts import RADAR_SQL_LIST, REPLAYED_SQL
 from shu.briefing.story_words import StoreLoss
 from shu.briefing.text import day_text, pct
 from shu.forecast.calibration import guard as regime_guard
@@ -44,6 +43,7 @@ from shu.forecast.confidence import BANDS, band_sql
 from shu.forecast.evaluation.scoring import wilson_interval
 from shu.forecast.models.interval import VELOCITY_BANDS, VELOCITY_EDGES
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE as INTERVAL
+from shu.forecast.records import RADAR_SQL_LIST, REPLAYED_SQL
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
 from shu.signals.star_days import largest_loss_day
