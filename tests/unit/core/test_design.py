@@ -555,6 +555,38 @@ def test_the_briefing_joins_its_lists_in_one_place():
     assert wrong == []
 
 
+# Names the briefing's generic wording helpers went by before they were collected in text.py.
+_OLD_HELPER_NAMES = {"_join", "_lower", "_span", "_ci", "_signal"}
+
+
+def test_the_briefing_has_one_words_module():
+    """The wording helpers every section may need (joiners, number, percentage and date formats,
+    links, receipt ranges, the citation of a stored signal) are `text.py`'s: no other briefing
+    module defines one of them again, under its name, as a private twin (`_and_list`) or under
+    a name such a helper had before it moved there, nor writes a GitHub address itself."""
+    text = PACKAGE / "briefing" / "text.py"
+    helpers = {
+        n.name
+        for n in ast.parse(text.read_text(encoding="utf-8")).body
+        if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")
+    }
+    again = helpers | {f"_{h}" for h in helpers} | _OLD_HELPER_NAMES
+    wrong = []
+    for path in sorted((PACKAGE / "briefing").rglob("*.py")):
+        if path == text:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name in again:
+                wrong.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: def {node.name}")
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and "https://github.com" in node.value
+            ):
+                wrong.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: a GitHub address")
+    assert wrong == []
+
+
 def test_the_briefing_writes_its_percentages_in_one_place():
     """A share as a percentage is `text.pct` (its digits, '—' for missing); no other briefing
     module writes `{100 * x:.1f}%` out again."""

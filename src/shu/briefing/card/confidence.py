@@ -10,7 +10,7 @@ from typing import Any
 
 from shu.briefing.card.calibration_state import calibration_line
 from shu.briefing.context import BriefingContext
-from shu.briefing.text import pct, ref, template_words
+from shu.briefing.text import pct, pct_span, ref, template_words
 from shu.forecast.confidence import BAND_EDGES, confidence_band
 from shu.forecast.evaluation.scoring import wilson_interval
 from shu.forecast.records import (
@@ -75,8 +75,8 @@ def disagreement(
         else f"{scope}, such answers held more often"
     )
     return (
-        f"This store's record ({_span(l_lo, l_hi)} with 95% confidence) is {side} the "
-        f"backtest's ({_span(b_lo, b_hi)}): {so}."
+        f"This store's record ({pct_span(l_lo, l_hi)} with 95% confidence) is {side} the "
+        f"backtest's ({pct_span(b_lo, b_hi)}): {so}."
     )
 
 
@@ -96,10 +96,6 @@ def whose_record(live: LiveRecord) -> str:
         if live.replayed == live.n
         else "this store's record (partly replayed)"
     )
-
-
-def _span(lo: float, hi: float) -> str:
-    return pct(lo) if pct(lo) == pct(hi) else f"{pct(lo)}–{pct(hi)}"
 
 
 def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], list[Md]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from shu.briefing.card.answers import answered_sentences, question_subject
 from shu.briefing.context import BriefingContext
-from shu.briefing.text import commit_link, num, ref, release_link, template_words
+from shu.briefing.text import cite_signal, commit_link, num, ref, release_link, template_words
 from shu.evidence.topic_evidence import TopicEvidence, attribute_topic, topic_evidence
 from shu.receipts import Citation
 from shu.safe_markdown import Md, safe_inline
@@ -176,14 +176,7 @@ def _landscape(ctx: BriefingContext, repo: str) -> Md:
         row = latest_star_signals(ctx.store.con, peer, ctx.data_through)
         if row is None or row["velocity_28d"] is None:
             continue
-        r = ctx.book.row(
-            "star_signals",
-            {"repo": peer, "day": row["day"]},
-            "velocity_28d",
-            row["velocity_28d"],
-            row["day"],
-            f"{peer} velocity_28d",
-        )
+        r = cite_signal(ctx.book, peer, row["day"], "velocity_28d", row["velocity_28d"])
         rows.append(
             (
                 row["velocity_28d"],

@@ -36,7 +36,7 @@ from shu.briefing.card.interval import interval_for
 from shu.briefing.charts import watch_chart
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.story_words import StoreLoss
-from shu.briefing.text import day_text, pct
+from shu.briefing.text import day_text, pct, pct_interval
 from shu.forecast.calibration import guard as regime_guard
 from shu.forecast.calibration.regime import REFERENCE_DAYS, REFERENCE_LAG_DAYS
 from shu.forecast.confidence import BANDS, band_sql
@@ -581,7 +581,7 @@ def _cited_row(book: ReceiptBook, kind: str, b: dict, params: list, day: date, w
         "band": band,
         "n": Md(f"{b['n']:,} [R{r_n}]"),
         "observed": observed,
-        "ci": Md(_ci(b)),
+        "ci": Md(pct_interval(b["ci_low"], b["ci_high"])),
         "off": "off" if b["off"] else "",
     }
 
@@ -589,7 +589,3 @@ def _cited_row(book: ReceiptBook, kind: str, b: dict, params: list, day: date, w
 def _velocity_label(band: str) -> str:
     """A velocity band's name as a reader writes it ('>=20' reads '≥ 20')."""
     return {"<1": "< 1", ">=20": "≥ 20"}.get(band, band.replace("-", "–"))
-
-
-def _ci(b: dict) -> str:
-    return "—" if b["ci_low"] is None else f"{100 * b['ci_low']:.1f}–{pct(b['ci_high'], 1)}"

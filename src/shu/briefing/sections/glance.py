@@ -29,7 +29,7 @@ from shu.briefing.sections import radar as radar_section
 from shu.briefing.sections import rocm_finding
 from shu.briefing.sections.cards import question_clause, regime_sentence
 from shu.briefing.story_words import kind_words, shared_short, story_sentence, story_short
-from shu.briefing.text import REPLAYED_WHAT, day_text, num, pct, ref, repo_link
+from shu.briefing.text import REPLAYED_WHAT, cite_signal, day_text, num, pct, ref, repo_link
 from shu.forecast.records import LiveRecord
 from shu.safe_markdown import Md
 from shu.signals.reads import latest_star_signals
@@ -226,10 +226,9 @@ def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
         "forecast": _forecast_cell(ctx, repo),
     }
     if now is not None:
-        key = {"repo": repo, "day": now["day"]}
         for name, col in (("velocity", "velocity_28d"), ("recent", "velocity_7d")):
             if now[col] is not None:
-                r = ctx.book.row("star_signals", key, col, now[col], now["day"], f"{repo} {col}")
+                r = cite_signal(ctx.book, repo, now["day"], col, now[col])
                 cells[name] = Md(f"{num(now[col], 1)} {ref(r)}")
     return cells
 
