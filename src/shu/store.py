@@ -388,6 +388,12 @@ class Store:
         return list_tables(self.con)
 
 
+def dicts(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """The rows of an executed DuckDB cursor as dicts keyed by column name."""
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+
 def list_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, int]]:
     """(name, kind, rows) for every user-facing table and view of the store open on `con`."""
     out = []

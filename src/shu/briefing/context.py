@@ -15,15 +15,16 @@ from typing import Any
 
 import jinja2
 
-from shu.briefing import facts
 from shu.briefing.choice import CardChoice, choose_cards
 from shu.briefing.story_title import importance, story_title
 from shu.briefing.text import template_env
 from shu.evidence.retrieval import PassageIndex
 from shu.forecast.evaluation.skill_gate import demonstrated_skill
+from shu.forecast.records import latest_forecasts
 from shu.receipts import ReceiptBook
 from shu.repos import holds_synthetic
 from shu.settings import Settings
+from shu.signals.reads import CategoryMove, category_moves, last_signal_day, stale_repos
 from shu.signals.rocm_facts import RocmActivity, rocm_activity
 from shu.signals.stories import Story, mark_shared
 from shu.signals.story_reads import story_of
@@ -76,7 +77,7 @@ class BriefingContext:
         """The context for `as_of` (default: the latest day with star signals of a tracked
         repository; today when there is none); `data_through` is that latest day, not after
         `as_of`."""
-        through = facts.data_as_of(store, [r.repo for r in settings.repos], as_of)
+        through = last_signal_day(store.con, [r.repo for r in settings.repos], as_of)
         as_of = as_of or through or utcnow().date()
         synthetic = synthetic or holds_synthetic(store)
         return cls(
@@ -95,11 +96,11 @@ class BriefingContext:
     @cached_property
     def stale(self) -> list[dict[str, Any]]:
         """Tracked repositories whose latest star observation is older than the day before."""
-        return facts.stale_repos(self.store, self.tracked, self.as_of)
+        return stale_repos(self.store.con, self.tracked, self.as_of)
 
     @cached_property
-    def categories(self) -> list[facts.CategoryMove]:
-        return facts.category_accelerations(self.store, self.settings, self.data_through)
+    def categories(self) -> list[CategoryMove]:
+        return category_moves(self.store.con, self.settings, self.data_through)
 
     @cached_property
     def first_data_day(self) -> date | None:
@@ -127,7 +128,7 @@ class BriefingContext:
     @cached_property
     def forecasts(self) -> list[dict[str, Any]]:
         """The tracked repositories' forecasts at the latest origin not after the day."""
-        return facts.latest_forecasts(self.store, self.tracked, self.as_of)
+        return latest_forecasts(self.store, self.tracked, self.as_of)
 
     @cached_property
     def cards(self) -> list[CardChoice]:

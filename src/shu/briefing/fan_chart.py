@@ -4,7 +4,7 @@
 
 - for a question about the 28-day star velocity (`star_velocity_up`, `star_velocity_level`,
   `star_breakout`) or for no question: the velocity's history, then its interval forecasts as a
-  fan (median, central 50/80/95% intervals from `facts.interval_forecasts`) when any are
+  fan (median, central 50/80/95% intervals from `forecast.records.interval_forecasts`) when any are
   stored, and the question's threshold as a dashed line to its day;
 - for a question about the 28-day star acceleration (`star_accel_reach`, `star_accel_fall`):
   the acceleration's history and the level it asks it to reach (or fall to) on any day up to
@@ -29,8 +29,8 @@ from matplotlib.figure import Figure
 
 from shu.briefing.chart_layout import GUIDE, finish, new_figure, save
 from shu.briefing.charts import STAR_SIGNALS_SOURCE, broken_at_gaps, pace_gaps, shade_gaps
-from shu.briefing.facts import interval_forecasts
 from shu.briefing.text import pct
+from shu.forecast.records import interval_forecasts
 from shu.signals.reads import signal_frame
 from shu.store import Store
 

@@ -5,7 +5,7 @@ stories in a phrase each (a change of pace first, then episodes that moved the p
 
 from __future__ import annotations
 
-from shu.briefing.text import and_list, days_text
+from shu.briefing.text import and_more, days_text
 from shu.signals.stories import Episode, Story, burst_groups, shared_underneath
 
 TITLE_ARTEFACT_SHARE = 0.2  # an episode names itself in the title when it moved the pace this much
@@ -137,10 +137,7 @@ def _name(story: Story) -> str:
 
 
 def _names(stories: list[Story], limit: int = 2) -> str:
-    names = [_name(s) for s in stories[:limit]]
-    if len(stories) > limit:
-        names.append(f"{len(stories) - limit} more")
-    return and_list(names)
+    return and_more([_name(s) for s in stories], limit)
 
 
 def _verb(stories: list[Story], verb: str) -> str:

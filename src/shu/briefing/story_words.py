@@ -22,10 +22,10 @@ from shu.briefing.text import (
     release_link,
     repo_link,
     shown_value,
+    signal_receipt,
 )
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
-from shu.signals.reads import signal_value
 from shu.signals.stories import (
     WINDOW,
     Episode,
@@ -77,14 +77,7 @@ class _StoryReceipts:
         self.store, self.book, self.story = store, book, story
 
     def signal(self, column: str, day: date) -> tuple[float | None, int]:
-        repo = self.story.repo
-        value = signal_value(self.store.con, column, repo, day)
-        if value is None:
-            return None, 0
-        r = self.book.row(
-            "star_signals", {"repo": repo, "day": day}, column, value, day, f"{repo} {column}"
-        )
-        return float(value), r
+        return signal_receipt(self.store.con, self.book, self.story.repo, day, column)
 
     def velocity(self, before: bool = False) -> tuple[float | None, int]:
         day = self.story.day - timedelta(days=WINDOW) if before else self.story.day

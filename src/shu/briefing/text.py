@@ -1,5 +1,8 @@
-"""shu's own words and numbers in the briefing: number formats, dates, links, receipt references,
-and the Jinja2 environment every section renders with.
+"""shu's own words and numbers in the briefing, the one words module: number and percentage
+formats, dates, the list joiners, links, receipt references and the citation of a stored signal,
+and the Jinja2 environment every section renders with. A wording helper more than one module
+could use lives here, not beside its first caller (`tests/unit/core/test_design.py` fails when a
+briefing module defines one of these again).
 
 Everything here writes shu's own markdown (`Md`); outside text still goes through
 `shu.safe_markdown`. The template environment prints an `Md` as is and escapes every other string
@@ -15,14 +18,20 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import jinja2
 from markdown_it import MarkdownIt
 
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE as INTERVAL
 from shu.forecast.questions.registry import TEMPLATES
+from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md, safe_code, safe_inline, safe_link
+from shu.signals.reads import signal_value
 
 _REFS = re.compile(r"\s*\[R\d+(?:, R\d+)*\]")
+# A forecast issued by `shu replay` (`records.REPLAYED_SQL`), in words.
+REPLAYED_WHAT = "issued on the data as it was, not published then"
+REPLAYED_WORDS = f"replayed forecasts ({REPLAYED_WHAT})"
 
 
 def num(value: float | None, digits: int = 2, signed: bool = False) -> str:
@@ -68,9 +77,14 @@ def document_target(location: str | None, out_dir: Path | None) -> str | None:
     return Path(os.path.relpath(path, out_dir.resolve())).as_posix()
 
 
+def commit_url(repo: str, sha: str) -> str:
+    """The commit's page on GitHub."""
+    return f"{GITHUB}/{repo}/commit/{sha}"
+
+
 def commit_link(repo: str, sha: str, label: str | None = None) -> Md:
     """A commit (its short sha, or `label`) linked to its page on GitHub."""
-    return Md(safe_link(label or sha[:10], f"{GITHUB}/{repo}/commit/{sha}"))
+    return Md(safe_link(label or sha[:10], commit_url(repo, sha)))
 
 
 def day_text(day: date | str) -> str:
@@ -98,15 +112,68 @@ def pct(value: float | None, digits: int = 0) -> str:
     return "—" if value is None else f"{100 * value:.{digits}f}%"
 
 
+def pct_span(low: float, high: float) -> str:
+    """Two shares as a range of percentages ('12%–45%'), one when both show the same."""
+    return pct(low) if pct(low) == pct(high) else f"{pct(low)}–{pct(high)}"
+
+
+def pct_interval(low: float | None, high: float | None, digits: int = 1) -> str:
+    """A share's confidence interval, the sign once ('12.3–45.6%'; '—' without one)."""
+    return "—" if low is None else f"{100 * low:.{digits}f}–{pct(high, digits)}"
+
+
 def and_list(items: Sequence[str]) -> str:
     """'a', 'a and b', 'a, b and c': the one joiner of the briefing's lists."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def and_more(items: Sequence[str], limit: int) -> str:
+    """The first `limit` of `items` joined and the rest counted: 'a, b and 2 more'."""
+    shown = list(items[:limit])
+    if len(items) > limit:
+        shown.append(f"{len(items) - limit} more")
+    return and_list(shown)
+
+
+def possessive(subject: str) -> str:
+    """'its' for 'it', else the subject's possessive ("pytorch/pytorch's")."""
+    return "its" if subject == "it" else f"{subject}'s"
+
+
+def lower_first(text: str) -> Md:
+    """`text` with its first letter in lower case (a sentence continued after a colon)."""
+    return Md(text[:1].lower() + text[1:])
 
 
 def ref(*numbers: int) -> Md:
     """Receipt references as shown in the text, e.g. [R3, R7]."""
     unique = list(dict.fromkeys(n for n in numbers if n))
     return Md("[" + ", ".join(f"R{n}" for n in unique) + "]") if unique else Md("")
+
+
+def receipt_span(first: int, last: int) -> Md:
+    """Receipts `first` to `last` as a range ('R3–R7', 'R3'; 'none' when there are none)."""
+    if last < first:
+        return Md("none")
+    return Md(f"R{first}" if first == last else f"R{first}–R{last}")
+
+
+def cite_signal(book: ReceiptBook, repo: str, day: date, column: str, value: Any) -> int:
+    """Cite `repo`'s stored `star_signals.<column>` = `value` on `day`; the receipt's number."""
+    return book.row(
+        "star_signals", {"repo": repo, "day": day}, column, value, day, f"{repo} {column}"
+    )
+
+
+def signal_receipt(
+    con: duckdb.DuckDBPyConnection, book: ReceiptBook, repo: str, day: date, column: str
+) -> tuple[float | None, int]:
+    """`repo`'s stored `star_signals.<column>` on `day` and its receipt ((None, 0) when
+    absent)."""
+    value = signal_value(con, column, repo, day)
+    if value is None:
+        return None, 0
+    return float(value), cite_signal(book, repo, day, column, value)
 
 
 def template_words(template: str) -> str:

@@ -129,7 +129,7 @@ def forecast(db: Path, settings: Settings, as_of: date) -> StageReport:
 
 def probe(db: Path, settings: Settings, as_of: date) -> StageReport:
     """Run the probe locally when the latest run is older than settings.probe_max_age_days."""
-    from shu.briefing.facts import latest_probe_age_days
+    from shu.evidence.probe_runs import latest_probe_age_days
 
     store = open_for_writing(db)
     try:

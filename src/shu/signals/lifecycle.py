@@ -22,6 +22,12 @@ EMERGING_GROWTH_PER = 200  # emerging from 1/200 of stars per day (0.5 %)
 EXPANSION_ACCELERATION_PER = 10  # expansion from acceleration_28d >= velocity_28d / 10
 
 PHASES = ("emerging", "expansion", "maturation", "decline")
+# The rules above in the words a briefing cites beside a phase.
+LIFECYCLE_RULE = (
+    "decline: velocity under 0.01% of stars a day; emerging: at least 0.5% a day "
+    "and not decelerating; expansion: acceleration at least 10% of velocity; "
+    "else maturation"
+)
 
 
 def sql_lifecycle_phase(stars: str, gained: str, speedup: str) -> str:

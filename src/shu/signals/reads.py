@@ -9,18 +9,32 @@ The briefing words and draws these; it does not query `stars_daily` or `star_sig
 - `pace_series`: a repository's 28-day velocity by day (the story and fan charts' line);
 - `undefined_pace`: the runs of days a 28-day pace is undefined, and the unobserved days behind
   each (what a chart shades and names);
-- `last_signal_day`, `last_count_day`: the newest day with signals among some repositories, and
-  with a star count of one (the briefing's data-through day and its stale repositories).
+- `last_signal_day`, `last_count_day`, `stale_repos`: the newest day with signals among some
+  repositories, and with a star count of one (the briefing's data-through day and its stale
+  repositories);
+- `latest_star_signals`, `latest_commit_signals`, `latest_peer_signals`,
+  `latest_release_context`: a repository's latest row of each (repo, day) signal table up to a
+  day (what the briefing's tables and cards word and cite), and `latest_phase` its lifecycle
+  phase;
+- `latest_release`, `last_release_lift`: its latest release, and the latest whose 14-day star
+  lift was measurable;
+- `category_moves`: each category's mean 28-day acceleration and velocity on a day, with the
+  SELECTs that cite them.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, timedelta
 from itertools import pairwise
 from typing import Any
 
 import duckdb
 import pandas as pd
+
+from shu.settings import Settings
+from shu.signals.lifecycle import LIFECYCLE_RULE
+from shu.store import dicts
 
 # A 28-day window spanning more unobserved days than this leaves the velocity undefined, so a
 # run of missing counts explains an undefined pace when it is longer.
@@ -153,3 +167,148 @@ def last_count_day(con: duckdb.DuckDBPyConnection, repo: str, day: date) -> date
         "SELECT max(day) FROM stars_daily WHERE repo = ? AND day <= ?", [repo, day]
     ).fetchall()[0][0]
     return result
+
+
+def stale_repos(
+    con: duckdb.DuckDBPyConnection, repos: list[str], day: date
+) -> list[dict[str, Any]]:
+    """Those of `repos` whose latest star count is older than the day before `day`, each with
+    the day of that count ("never" when there is none)."""
+    out = []
+    for repo in repos:
+        last = last_count_day(con, repo, day)
+        if last is None or last < day - timedelta(days=1):
+            out.append({"repo": repo, "last_day": last or "never"})
+    return out
+
+
+def _latest(
+    con: duckdb.DuckDBPyConnection, table: str, repo: str, day: date
+) -> dict[str, Any] | None:
+    """The latest row of the (repo, day)-keyed `table` for `repo` not after `day`."""
+    rows = dicts(
+        con.execute(
+            f'SELECT * FROM "{table}" WHERE repo = ? AND day <= ? ORDER BY day DESC LIMIT 1',
+            [repo, day],
+        )
+    )
+    return rows[0] if rows else None
+
+
+def latest_star_signals(
+    con: duckdb.DuckDBPyConnection, repo: str, day: date
+) -> dict[str, Any] | None:
+    """`repo`'s latest `star_signals` row not after `day` (None: none stored)."""
+    return _latest(con, "star_signals", repo, day)
+
+
+def latest_commit_signals(
+    con: duckdb.DuckDBPyConnection, repo: str, day: date
+) -> dict[str, Any] | None:
+    """`repo`'s latest `commit_signals` row not after `day` (None: none stored)."""
+    return _latest(con, "commit_signals", repo, day)
+
+
+def latest_peer_signals(
+    con: duckdb.DuckDBPyConnection, repo: str, day: date
+) -> dict[str, Any] | None:
+    """`repo`'s latest `peer_signals` row not after `day` (None: none stored)."""
+    return _latest(con, "peer_signals", repo, day)
+
+
+def latest_release_context(
+    con: duckdb.DuckDBPyConnection, repo: str, day: date
+) -> dict[str, Any] | None:
+    """`repo`'s latest `release_context` row not after `day` (None: none stored)."""
+    return _latest(con, "release_context", repo, day)
+
+
+@dataclass
+class Phase:
+    """A lifecycle phase row: where it is stored and what it says."""
+
+    table: str
+    key: dict[str, Any]
+    column: str
+    phase: str
+    day: date
+    why: str | None = None
+
+
+def latest_phase(con: duckdb.DuckDBPyConnection, repo: str, day: date) -> Phase | None:
+    """`repo`'s lifecycle phase on (or before) `day` (star_signals.lifecycle_phase), with the
+    rule that gives it in words."""
+    row = latest_star_signals(con, repo, day)
+    if row is None or row.get("lifecycle_phase") is None:
+        return None
+    return Phase(
+        "star_signals",
+        {"repo": repo, "day": row["day"]},
+        "lifecycle_phase",
+        row["lifecycle_phase"],
+        row["day"],
+        LIFECYCLE_RULE,
+    )
+
+
+def latest_release(con: duckdb.DuckDBPyConnection, repo: str, day: date) -> dict[str, Any] | None:
+    """The latest release (or tag) of `repo` published on or before `day`."""
+    rows = dicts(
+        con.execute(
+            "SELECT tag, name, published_at, is_prerelease FROM releases WHERE repo = ? AND "
+            "published_at < ? ORDER BY published_at DESC, tag LIMIT 1",
+            [repo, day + timedelta(days=1)],
+        )
+    )
+    return rows[0] if rows else None
+
+
+def last_release_lift(
+    con: duckdb.DuckDBPyConnection, repo: str, day: date
+) -> dict[str, Any] | None:
+    """The latest release whose 14-day star lift was measurable by `day` (d + 14 <= day)."""
+    rows = dicts(
+        con.execute(
+            "SELECT tag, day, star_lift FROM release_signals WHERE repo = ? AND star_lift IS NOT "
+            "NULL AND day + INTERVAL 14 DAY <= ? ORDER BY day DESC, tag LIMIT 1",
+            [repo, day],
+        )
+    )
+    return rows[0] if rows else None
+
+
+@dataclass
+class CategoryMove:
+    """A category's mean 28-day acceleration and velocity (category_signals) on a day."""
+
+    category: str
+    members: list[str]
+    acceleration: float | None
+    velocity: float | None
+    sql: str
+    velocity_sql: str
+    params: list[Any]
+
+
+def category_moves(
+    con: duckdb.DuckDBPyConnection, settings: Settings, day: date
+) -> list[CategoryMove]:
+    """One CategoryMove per configured category, from its category_signals row on `day`."""
+    categories: dict[str, list[str]] = {}
+    for r in settings.repos:
+        categories.setdefault(r.category, []).append(r.repo)
+    sql = "SELECT acceleration_28d_mean FROM category_signals WHERE category = ? AND day = ?"
+    velocity_sql = "SELECT velocity_28d_mean FROM category_signals WHERE category = ? AND day = ?"
+    out = []
+    for category, members in categories.items():
+        params = [category, day]
+        row = con.execute(
+            "SELECT acceleration_28d_mean, velocity_28d_mean FROM category_signals "
+            "WHERE category = ? AND day = ?",
+            params,
+        ).fetchone()
+        acceleration, velocity = row if row else (None, None)
+        out.append(
+            CategoryMove(category, members, acceleration, velocity, sql, velocity_sql, params)
+        )
+    return out

@@ -188,7 +188,7 @@ def test_rocm_activity_counts_the_last_year_of_commits_and_release_notes(store):
 
 
 def test_the_newest_model_supersedes_per_template_at_the_latest_origin(filled, settings, day):
-    from shu.briefing.facts import latest_forecasts
+    from shu.forecast.records import latest_forecasts
 
     def row(fid: str, template: str, version: str, hour: int, origin=day) -> dict:
         return {

@@ -468,16 +468,79 @@ _COMPUTED_FROM = re.compile(
 )
 
 
+# The tables a briefing module may not hand to a query by name: the raw star, commit and history
+# tables and the per-repository signal tables, which `signals/reads.py` reads by named functions.
+_READ_BELOW = re.compile(
+    r"(stars_daily|star_signals|peer_signals|release_context|commit_\w+|commits|history_\w+)"
+)
+# An argument that is the store or a connection to it (`store`, `ctx.store`, `store.con`, `con`).
+_STORE_ARGUMENT = re.compile(r"(^|_)(store|con)$")
+# SQL text (upper-case keywords, as every query here writes them; prose says "from") ending where
+# a table name goes, so that the next part of an f-string names the table.
+_TABLE_GOES_HERE = re.compile(r"\b(FROM|JOIN)\s+\"?$")
+
+
+def _store_argument(node: ast.expr) -> bool:
+    name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
+    return bool(_STORE_ARGUMENT.search(name))
+
+
+def _tables_handed_over(tree: ast.AST) -> list[str]:
+    """Where a module hands a query a table by name: a call given the store (or a connection)
+    and a string naming one of `_READ_BELOW`, or an f-string whose SQL takes its table from an
+    interpolated value."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            args = [*node.args, *(k.value for k in node.keywords)]
+            names = [
+                a.value
+                for a in args
+                if isinstance(a, ast.Constant)
+                and isinstance(a.value, str)
+                and _READ_BELOW.fullmatch(a.value)
+            ]
+            if names and any(_store_argument(a) for a in args):
+                found += [f"{node.lineno}: {n} handed to a query" for n in names]
+        elif isinstance(node, ast.JoinedStr):
+            for part, after in zip(node.values, node.values[1:], strict=False):
+                if (
+                    isinstance(part, ast.Constant)
+                    and isinstance(after, ast.FormattedValue)
+                    and _TABLE_GOES_HERE.search(str(part.value))
+                ):
+                    found.append(f"{node.lineno}: a table interpolated into SQL")
+    return found
+
+
 def test_the_briefing_reads_the_facts_layer_not_the_raw_tables():
     """The briefing reads the facts layer (`star_days`, `market_days`) and the signals' read
     functions (`signals/reads.py`, `story_reads.py`, `rocm_facts.py`); no briefing module
-    executes SQL over the star, commit or history tables itself."""
+    executes SQL over the star, commit or history tables itself, nor reads a signal table by
+    handing its name (or an interpolated one) to a query."""
     reading: dict[str, set[str]] = {}
     for path in sorted((PACKAGE / "briefing").rglob("*.py")):
-        tables = {m.group(2).lower() for m in _COMPUTED_FROM.finditer(path.read_text("utf-8"))}
+        text = path.read_text("utf-8")
+        tables = {m.group(2).lower() for m in _COMPUTED_FROM.finditer(text)}
+        tables |= set(_tables_handed_over(ast.parse(text)))
         if tables:
             reading[str(path.relative_to(PACKAGE))] = tables
     assert reading == {}
+
+
+def test_the_reading_check_sees_a_table_handed_over_by_name():
+    """The shapes the check above looks for are found where they are written: a signal table's
+    name handed with the store, an f-string choosing the table (a receipt naming the table it
+    cites, with no store, is not a read)."""
+    handed = ast.parse(
+        'row = latest_row(ctx.store, "star_signals", repo, day)\n'
+        "store.con.execute(f'SELECT * FROM \"{table}\" WHERE repo = ?', [repo])\n"
+        'ctx.book.row("star_signals", key, "stars", 1, day, "stars")\n'
+    )
+    assert _tables_handed_over(handed) == [
+        "1: star_signals handed to a query",
+        "2: a table interpolated into SQL",
+    ]
 
 
 def test_the_briefing_joins_its_lists_in_one_place():
@@ -489,6 +552,38 @@ def test_the_briefing_joins_its_lists_in_one_place():
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if re.search(r'\+ " and " \+', line)
     ]
+    assert wrong == []
+
+
+# Names the briefing's generic wording helpers went by before they were collected in text.py.
+_OLD_HELPER_NAMES = {"_join", "_lower", "_span", "_ci", "_signal"}
+
+
+def test_the_briefing_has_one_words_module():
+    """The wording helpers every section may need (joiners, number, percentage and date formats,
+    links, receipt ranges, the citation of a stored signal) are `text.py`'s: no other briefing
+    module defines one of them again, under its name, as a private twin (`_and_list`) or under
+    a name such a helper had before it moved there, nor writes a GitHub address itself."""
+    text = PACKAGE / "briefing" / "text.py"
+    helpers = {
+        n.name
+        for n in ast.parse(text.read_text(encoding="utf-8")).body
+        if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")
+    }
+    again = helpers | {f"_{h}" for h in helpers} | _OLD_HELPER_NAMES
+    wrong = []
+    for path in sorted((PACKAGE / "briefing").rglob("*.py")):
+        if path == text:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name in again:
+                wrong.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: def {node.name}")
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and "https://github.com" in node.value
+            ):
+                wrong.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: a GitHub address")
     assert wrong == []
 
 

@@ -8,18 +8,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from shu.briefing import facts as ev
 from shu.briefing.card.calibration_state import calibration_line
 from shu.briefing.context import BriefingContext
-from shu.briefing.text import pct, ref, template_words
+from shu.briefing.text import pct, pct_span, ref, template_words
 from shu.forecast.confidence import BAND_EDGES, confidence_band
 from shu.forecast.evaluation.scoring import wilson_interval
+from shu.forecast.records import (
+    BandRate,
+    LiveRecord,
+    backtest_band_rate,
+    backtest_interval_coverage,
+    live_band_record,
+    live_interval_record,
+)
 from shu.safe_markdown import Md, safe_inline
 
 
-def record_receipts(ctx: BriefingContext, live: ev.LiveRecord) -> tuple[int, int]:
+def record_receipts(ctx: BriefingContext, live: LiveRecord) -> tuple[int, int]:
     """The receipts (count, hits) of this store's record for one band of answers
-    (`facts.live_band_record`), as every place that quotes it cites them."""
+    (`records.live_band_record`), as every place that quotes it cites them."""
     r_n = ctx.book.query(
         "forecast_resolutions",
         live.n_sql,
@@ -34,16 +41,14 @@ def record_receipts(ctx: BriefingContext, live: ev.LiveRecord) -> tuple[int, int
     return r_n, r_hits
 
 
-def record_against_claim(
-    ctx: BriefingContext, f: dict[str, Any]
-) -> tuple[ev.LiveRecord, str | None]:
+def record_against_claim(ctx: BriefingContext, f: dict[str, Any]) -> tuple[LiveRecord, str | None]:
     """This store's record of a yes/no answer's kind (its template and horizon at its confidence:
-    `facts.live_band_record`) and where the confidence the answer states falls against it:
+    `records.live_band_record`) and where the confidence the answer states falls against it:
     "below" when the record's 95% interval lies wholly below that confidence (the record undercuts
     the answer), "above" when wholly above, None when it holds it or nothing has resolved."""
     sure = max(f["probability"], 1 - f["probability"])
     band = f["confidence"] or confidence_band(f["probability"])
-    live = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], band, ctx.as_of)
+    live = live_band_record(ctx.store, f["template"], f["horizon_days"], band, ctx.as_of)
     if not live.n:
         return live, None
     lo, hi = wilson_interval(live.hits, live.n)
@@ -70,20 +75,27 @@ def disagreement(
         else f"{scope}, such answers held more often"
     )
     return (
-        f"This store's record ({_span(l_lo, l_hi)} with 95% confidence) is {side} the "
-        f"backtest's ({_span(b_lo, b_hi)}): {so}."
+        f"This store's record ({pct_span(l_lo, l_hi)} with 95% confidence) is {side} the "
+        f"backtest's ({pct_span(b_lo, b_hi)}): {so}."
     )
 
 
-def record_scope(live: ev.LiveRecord) -> str:
+def record_scope(live: LiveRecord) -> str:
     """Whose record a disagreement speaks of: the store's replay, its live forecasts, or both."""
     if live.replayed == live.n:
         return "in this store's replay"
     return "in this store's record" if live.replayed else "in this store's live forecasts"
 
 
-def _span(lo: float, hi: float) -> str:
-    return pct(lo) if pct(lo) == pct(hi) else f"{pct(lo)}–{pct(hi)}"
+def whose_record(live: LiveRecord) -> str:
+    """Whose record it is, in words: "live" only when none of it was replayed."""
+    if not live.replayed:
+        return "this store's live record"
+    return (
+        "this store's record (replayed)"
+        if live.replayed == live.n
+        else "this store's record (partly replayed)"
+    )
 
 
 def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], list[Md]]:
@@ -104,7 +116,7 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
     )
     lo, hi = BAND_EDGES[band]
     text = f"{band.capitalize()} confidence ({pct(max(p, 1 - p))} {side}) {ref(r_conf)}"
-    backtest = ev.backtest_band_rate(ctx.settings, f, band)
+    backtest = backtest_band_rate(ctx.settings, f, band)
     if backtest is not None:
         text += (
             f"; in the backtest, {backtest.n:,} such answers held "
@@ -112,11 +124,11 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
         )
     else:
         text += "; no backtest record of such answers is stored"
-    live = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], band, ctx.as_of)
+    live = live_band_record(ctx.store, f["template"], f["horizon_days"], band, ctx.as_of)
     if live.n:
         r_n, r_hits = record_receipts(ctx, live)
         text += (
-            f"; {live.words} for such answers: {live.hits} of {live.n} came true as "
+            f"; {whose_record(live)} for such answers: {live.hits} of {live.n} came true as "
             f"said ({pct(live.hits / live.n)}) {ref(r_hits, r_n)}"
         )
     else:
@@ -151,7 +163,7 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
 def _group_record(ctx: BriefingContext, f: dict[str, Any]) -> str:
     """With none of its confidence resolved: this kind of question's record at every
     confidence (its template at its horizon), or that none has resolved."""
-    group = ev.live_band_record(ctx.store, f["template"], f["horizon_days"], None, ctx.as_of)
+    group = live_band_record(ctx.store, f["template"], f["horizon_days"], None, ctx.as_of)
     if not group.n:
         return "; none of this kind of question has resolved in this store yet"
     label = "resolved forecasts of this kind of question"
@@ -168,7 +180,7 @@ def _group_record(ctx: BriefingContext, f: dict[str, Any]) -> str:
     )
 
 
-def _replayed(record: ev.LiveRecord) -> str:
+def _replayed(record: LiveRecord) -> str:
     """What follows a count of forecasts that were all replayed: " (replayed)" ("" otherwise)."""
     return " (replayed)" if record.n and record.replayed == record.n else ""
 
@@ -176,7 +188,7 @@ def _replayed(record: ev.LiveRecord) -> str:
 def interval_confidence(ctx: BriefingContext, iv: dict[str, Any]) -> tuple[list[Md], list[Md]]:
     """The confidence lines of a card that leads with its interval: how often the backtest's and
     this store's 80% intervals of that horizon held (short, details)."""
-    cover = ev.backtest_interval_coverage(ctx.settings, iv)
+    cover = backtest_interval_coverage(ctx.settings, iv)
     if cover is not None:
         r = ctx.book.file(
             cover.card_path,
@@ -191,7 +203,7 @@ def interval_confidence(ctx: BriefingContext, iv: dict[str, Any]) -> tuple[list[
         )
     else:
         short_text = "No backtest record of such ranges is stored"
-    live = ev.live_interval_record(ctx.store, iv["horizon_days"], ctx.as_of)
+    live = live_interval_record(ctx.store, iv["horizon_days"], ctx.as_of)
     if live.n:
         r_n = ctx.book.query(
             "interval_resolutions",
@@ -210,7 +222,7 @@ def interval_confidence(ctx: BriefingContext, iv: dict[str, Any]) -> tuple[list[
             "of them inside their 80% interval",
         )
         short_text += (
-            f"; {live.words}: {live.hits} of {live.n} held "
+            f"; {whose_record(live)}: {live.hits} of {live.n} held "
             f"({pct(live.hits / live.n)}) {ref(r_h, r_n)}."
         )
         if cover is not None:
@@ -224,7 +236,7 @@ def interval_confidence(ctx: BriefingContext, iv: dict[str, Any]) -> tuple[list[
     return [Md(short_text)], []
 
 
-def _backtest_receipt(ctx: BriefingContext, backtest: ev.BandRate) -> int:
+def _backtest_receipt(ctx: BriefingContext, backtest: BandRate) -> int:
     return ctx.book.file(
         backtest.card_path,
         backtest.pointer,

@@ -11,14 +11,14 @@ questions; the rest goes to its details.
 
 from __future__ import annotations
 
-from shu.briefing import facts as ev
 from shu.briefing.card.answers import answered_sentences, question_subject
 from shu.briefing.context import BriefingContext
-from shu.briefing.text import commit_link, num, ref, release_link, template_words
+from shu.briefing.text import cite_signal, commit_link, num, ref, release_link, template_words
 from shu.evidence.topic_evidence import TopicEvidence, attribute_topic, topic_evidence
 from shu.receipts import Citation
 from shu.safe_markdown import Md, safe_inline
 from shu.settings import Settings, Topic
+from shu.signals.reads import latest_phase, latest_star_signals
 
 SHORT_ANSWERS = 2
 QUOTE_CHARS = 160  # a quoted sentence on the card (the receipt keeps the whole sentence)
@@ -173,17 +173,10 @@ def _landscape(ctx: BriefingContext, repo: str) -> Md:
     category = ctx.settings.category_of(repo)
     rows = []
     for peer in [r.repo for r in ctx.settings.repos if r.category == category]:
-        row = ev.latest_row(ctx.store, "star_signals", peer, ctx.data_through)
+        row = latest_star_signals(ctx.store.con, peer, ctx.data_through)
         if row is None or row["velocity_28d"] is None:
             continue
-        r = ctx.book.row(
-            "star_signals",
-            {"repo": peer, "day": row["day"]},
-            "velocity_28d",
-            row["velocity_28d"],
-            row["day"],
-            f"{peer} velocity_28d",
-        )
+        r = cite_signal(ctx.book, peer, row["day"], "velocity_28d", row["velocity_28d"])
         rows.append(
             (
                 row["velocity_28d"],
@@ -204,7 +197,7 @@ def _landscape(ctx: BriefingContext, repo: str) -> Md:
 
 
 def _lifecycle(ctx: BriefingContext, repo: str) -> Md:
-    phase = ev.lifecycle_phase(ctx.store, repo, ctx.data_through)
+    phase = latest_phase(ctx.store.con, repo, ctx.data_through)
     if phase is None:
         return Md("From signals: no lifecycle phase is stored for this repository yet.")
     r = ctx.book.row(

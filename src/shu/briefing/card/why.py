@@ -17,14 +17,29 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from shu.briefing import facts as ev
 from shu.briefing.context import BriefingContext
-from shu.briefing.text import day_text, days_text, num, pct, ref
+from shu.briefing.text import (
+    cite_signal,
+    day_text,
+    days_text,
+    lower_first,
+    num,
+    pct,
+    ref,
+    signal_receipt,
+)
 from shu.forecast.features.words import RADAR_STATEMENTS, StatementFacts, reads_up, statement
 from shu.forecast.questions.registry import template as template_record
 from shu.forecast.radar.statements import BUSIEST_DAY_ON_SQL, BUSIEST_DAY_SQL, STORE_WIDE
 from shu.safe_markdown import Md, safe_inline
-from shu.signals.reads import signal_value
+from shu.signals.reads import (
+    CategoryMove,
+    last_release_lift,
+    latest_peer_signals,
+    latest_release,
+    latest_release_context,
+    latest_star_signals,
+)
 from shu.signals.stories import Episode, Story
 
 SHORT_DRIVERS = 3
@@ -79,15 +94,17 @@ def why_prediction(
         details += [
             Md(
                 "Counts towards the answer, though read on its own it points the other way: "
-                f"{_lower(r.line())}"
+                f"{lower_first(r.line())}"
             )
             for r in reads_other_way
         ]
-        details += [Md(f"Pulls the other way, less strongly: {_lower(r.line())}") for r in against]
+        details += [
+            Md(f"Pulls the other way, less strongly: {lower_first(r.line())}") for r in against
+        ]
         details += [
             Md(
                 "Counted too, though not a reason of this repository's own (about the whole "
-                f"store, or what the base rate is already taken within): {_lower(r.line())}"
+                f"store, or what the base rate is already taken within): {lower_first(r.line())}"
             )
             for r in reasons
             if r.feature in aside
@@ -240,10 +257,12 @@ def statement_facts(
     pace = None
     if "rel_acceleration_28d" in names:
         then, now = (
-            _signal(ctx, f["repo"], origin - timedelta(days=28), "velocity_28d"),
-            _signal(ctx, f["repo"], origin, "velocity_28d"),
+            signal_receipt(
+                ctx.store.con, ctx.book, f["repo"], origin - timedelta(days=28), "velocity_28d"
+            ),
+            signal_receipt(ctx.store.con, ctx.book, f["repo"], origin, "velocity_28d"),
         )
-        if then is not None and now is not None:
+        if then[0] is not None and now[0] is not None:
             pace = (then[0], now[0])
             cited["rel_acceleration_28d"] = [then[1], now[1]]
     busiest = None
@@ -260,17 +279,6 @@ def statement_facts(
             busiest = (day_text(when[0]), float(row[0]))
             cited["max_day_share_28d"] = [r_d, r_s]
     return StatementFacts(weeks=weeks, pace=pace, busiest=busiest), cited
-
-
-def _signal(ctx: BriefingContext, repo: str, day: date, column: str) -> tuple[float, int] | None:
-    """One stored `star_signals` value and its receipt (None when absent)."""
-    value = signal_value(ctx.store.con, column, repo, day)
-    if value is None:
-        return None
-    r = ctx.book.row(
-        "star_signals", {"repo": repo, "day": day}, column, value, day, f"{repo} {column}"
-    )
-    return float(value), r
 
 
 def _feature_receipt(ctx: BriefingContext, f: dict[str, Any], name: str) -> tuple[Any, int]:
@@ -305,12 +313,11 @@ def _expit(x: float) -> float:
 
 
 def _signal_context(ctx: BriefingContext, repo: str) -> list[Md]:
-    row = ev.latest_row(ctx.store, "star_signals", repo, ctx.data_through)
+    row = latest_star_signals(ctx.store.con, repo, ctx.data_through)
     if row is None:
         return [Md(f"No star signals are stored for {safe_inline(repo)} up to {ctx.data_through}.")]
-    key = {"repo": repo, "day": row["day"]}
     cite = {
-        c: ctx.book.row("star_signals", key, c, row[c], row["day"], f"{repo} {c}")
+        c: cite_signal(ctx.book, repo, row["day"], c, row[c])
         for c in ("stars", "velocity_28d", "acceleration_28d")
         if row[c] is not None
     }
@@ -335,23 +342,16 @@ def _signal_context(ctx: BriefingContext, repo: str) -> list[Md]:
     return [Md(text + ".")]
 
 
-def _peer_context(ctx: BriefingContext, repo: str, categories: list[ev.CategoryMove]) -> list[Md]:
+def _peer_context(ctx: BriefingContext, repo: str, categories: list[CategoryMove]) -> list[Md]:
     category = ctx.settings.category_of(repo)
     move = next((c for c in categories if c.category == category), None)
     peers = [p for p in (move.members if move else []) if p != repo]
     parts = []
     for peer in peers:
-        row = ev.latest_row(ctx.store, "star_signals", peer, ctx.data_through)
+        row = latest_star_signals(ctx.store.con, peer, ctx.data_through)
         if row is None or row["acceleration_28d"] is None:
             continue
-        r = ctx.book.row(
-            "star_signals",
-            {"repo": peer, "day": row["day"]},
-            "acceleration_28d",
-            row["acceleration_28d"],
-            row["day"],
-            f"{peer} acceleration_28d",
-        )
+        r = cite_signal(ctx.book, peer, row["day"], "acceleration_28d", row["acceleration_28d"])
         parts.append(f"{safe_inline(peer)} {num(row['acceleration_28d'], signed=True)} {ref(r)}")
     if not move or move.acceleration is None:
         return []
@@ -369,7 +369,7 @@ def _peer_context(ctx: BriefingContext, repo: str, categories: list[ev.CategoryM
     )
     if parts:
         text += "; peers: " + ", ".join(parts)
-    peer_row = ev.latest_row(ctx.store, "peer_signals", repo, ctx.data_through)
+    peer_row = latest_peer_signals(ctx.store.con, repo, ctx.data_through)
     if peer_row and peer_row.get("relative_acceleration_28d") is not None:
         key = {"repo": repo, "day": peer_row["day"]}
         r_rel = ctx.book.row(
@@ -397,7 +397,7 @@ def _peer_context(ctx: BriefingContext, repo: str, categories: list[ev.CategoryM
 
 
 def _release_context(ctx: BriefingContext, repo: str) -> list[Md]:
-    rel = ev.latest_release(ctx.store, repo, ctx.data_through)
+    rel = latest_release(ctx.store.con, repo, ctx.data_through)
     if rel is None:
         return [
             Md(
@@ -419,7 +419,7 @@ def _release_context(ctx: BriefingContext, repo: str) -> list[Md]:
         f"{rel['published_at'].date()} {ref(r)}, {days} day{'s' if days != 1 else ''} "
         f"before {ctx.data_through}"
     )
-    context = ev.latest_row(ctx.store, "release_context", repo, ctx.data_through)
+    context = latest_release_context(ctx.store.con, repo, ctx.data_through)
     if context and context.get("median_interval_days") is not None:
         r_cad = ctx.book.row(
             "release_context",
@@ -433,7 +433,7 @@ def _release_context(ctx: BriefingContext, repo: str) -> list[Md]:
             f"; its stable releases come every {num(context['median_interval_days'], 0)} "
             f"days (median) {ref(r_cad)}"
         )
-    lift = ev.last_release_lift(ctx.store, repo, ctx.data_through)
+    lift = last_release_lift(ctx.store.con, repo, ctx.data_through)
     if lift is not None:
         r_lift = ctx.book.row(
             "release_signals",
@@ -476,8 +476,3 @@ def lift_cause(story: Story, tag: str, day: date) -> Episode | None:
 
 
 LIFT_BEFORE_DAYS, LIFT_AFTER_DAYS = 28, 14  # the windows `release_signals.star_lift` compares
-
-
-def _lower(text: str) -> Md:
-    """`text` with its first letter in lower case (a sentence continued after a colon)."""
-    return Md(text[:1].lower() + text[1:])

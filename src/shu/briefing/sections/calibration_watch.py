@@ -35,15 +35,15 @@ from typing import Any
 from shu.briefing.card.interval import interval_for
 from shu.briefing.charts import watch_chart
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.facts import RADAR_SQL_LIST, REPLAYED_SQL
 from shu.briefing.story_words import StoreLoss
-from shu.briefing.text import day_text, pct
+from shu.briefing.text import day_text, pct, pct_interval
 from shu.forecast.calibration import guard as regime_guard
 from shu.forecast.calibration.regime import REFERENCE_DAYS, REFERENCE_LAG_DAYS
 from shu.forecast.confidence import BANDS, band_sql
 from shu.forecast.evaluation.scoring import wilson_interval
 from shu.forecast.models.interval import VELOCITY_BANDS, VELOCITY_EDGES
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE as INTERVAL
+from shu.forecast.records import RADAR_SQL_LIST, REPLAYED_SQL
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
 from shu.signals.star_days import largest_loss_day
@@ -581,7 +581,7 @@ def _cited_row(book: ReceiptBook, kind: str, b: dict, params: list, day: date, w
         "band": band,
         "n": Md(f"{b['n']:,} [R{r_n}]"),
         "observed": observed,
-        "ci": Md(_ci(b)),
+        "ci": Md(pct_interval(b["ci_low"], b["ci_high"])),
         "off": "off" if b["off"] else "",
     }
 
@@ -589,7 +589,3 @@ def _cited_row(book: ReceiptBook, kind: str, b: dict, params: list, day: date, w
 def _velocity_label(band: str) -> str:
     """A velocity band's name as a reader writes it ('>=20' reads '≥ 20')."""
     return {"<1": "< 1", ">=20": "≥ 20"}.get(band, band.replace("-", "–"))
-
-
-def _ci(b: dict) -> str:
-    return "—" if b["ci_low"] is None else f"{100 * b['ci_low']:.1f}–{pct(b['ci_high'], 1)}"

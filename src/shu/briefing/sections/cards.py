@@ -36,6 +36,8 @@ from shu.briefing.text import (
     interval_text,
     num,
     pct,
+    possessive,
+    receipt_span,
     ref,
     repo_link,
     template_words,
@@ -138,14 +140,10 @@ def card_data(choice: CardChoice, card: dict[str, Any] | None = None) -> dict[st
     }
 
 
-def _possessive(subject: str) -> str:
-    return "its" if subject == "it" else f"{subject}'s"
-
-
 def question_clause(f: dict[str, Any], subject: str) -> str:
     """The forecast's question as a clause about `subject` ('it' or the repository, as shu's
     markdown), e.g. "its 28-day pace on 30 Mar 2026 is above 4.54 stars/day"."""
-    x, on, their = f["threshold"], day_text(f["resolves_on"]), _possessive(subject)
+    x, on, their = f["threshold"], day_text(f["resolves_on"]), possessive(subject)
     clauses = {
         "star_accel_reach": (
             f"{their} 28-day acceleration turns positive by {on}"
@@ -323,9 +321,7 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     footer = f"*Receipts {{receipts}} · forecast {safe_code(head['forecast_id'])}*"
     card["footer"] = Md(footer.format(receipts="R0000–R0000"))  # its length while fitting
     _fit(card)
-    card["footer"] = Md(
-        footer.format(receipts=_receipt_span(first_receipt, len(ctx.book.receipts)))
-    )
+    card["footer"] = Md(footer.format(receipts=receipt_span(first_receipt, len(ctx.book.receipts))))
     card["markdown"] = Md(card_markdown(card))
     return card
 
@@ -420,12 +416,6 @@ def _fit(card: dict[str, Any]) -> None:
             card["details"].append(card["reasons"].pop().line())
         else:
             break
-
-
-def _receipt_span(first: int, last: int) -> Md:
-    if last < first:
-        return Md("none")
-    return Md(f"R{first}" if first == last else f"R{first}–R{last}")
 
 
 def _forecast_row(f: dict[str, Any]) -> dict[str, Any]:

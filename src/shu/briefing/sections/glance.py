@@ -22,17 +22,17 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from shu.briefing import facts as ev
 from shu.briefing.card.confidence import record_against_claim, record_receipts
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.facts import REPLAYED_WHAT
 from shu.briefing.sections import calibration_watch as watch
 from shu.briefing.sections import radar as radar_section
 from shu.briefing.sections import rocm_finding
 from shu.briefing.sections.cards import question_clause, regime_sentence
 from shu.briefing.story_words import kind_words, shared_short, story_sentence, story_short
-from shu.briefing.text import day_text, num, pct, ref, repo_link
+from shu.briefing.text import REPLAYED_WHAT, cite_signal, day_text, num, pct, ref, repo_link
+from shu.forecast.records import LiveRecord
 from shu.safe_markdown import Md
+from shu.signals.reads import latest_star_signals
 from shu.signals.stories import burst_groups, shared_underneath
 from shu.store import Store
 
@@ -148,7 +148,7 @@ def _forecast_sentence(ctx: BriefingContext) -> Md | None:
     return Md(text)
 
 
-def _came_true_only(ctx: BriefingContext, live: ev.LiveRecord, replayed: str) -> str:
+def _came_true_only(ctx: BriefingContext, live: LiveRecord, replayed: str) -> str:
     """How few of this store's such answers came true, with its receipts."""
     r_n, r_hits = record_receipts(ctx, live)
     return (
@@ -156,7 +156,7 @@ def _came_true_only(ctx: BriefingContext, live: ev.LiveRecord, replayed: str) ->
     )
 
 
-def _replayed(live: ev.LiveRecord, words: str = " (all replayed)") -> str:
+def _replayed(live: LiveRecord, words: str = " (all replayed)") -> str:
     return words if live.n and live.replayed == live.n else ""
 
 
@@ -216,7 +216,7 @@ def _calibration_sentence(ctx: BriefingContext) -> Md | None:
 
 
 def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
-    now = ev.latest_row(ctx.store, "star_signals", repo, ctx.data_through)
+    now = latest_star_signals(ctx.store.con, repo, ctx.data_through)
     story = next((s for s in ctx.stories if s.repo == repo), None)
     cells: dict[str, Any] = {
         "repo": repo_link(repo),
@@ -226,10 +226,9 @@ def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
         "forecast": _forecast_cell(ctx, repo),
     }
     if now is not None:
-        key = {"repo": repo, "day": now["day"]}
         for name, col in (("velocity", "velocity_28d"), ("recent", "velocity_7d")):
             if now[col] is not None:
-                r = ctx.book.row("star_signals", key, col, now[col], now["day"], f"{repo} {col}")
+                r = cite_signal(ctx.book, repo, now["day"], col, now[col])
                 cells[name] = Md(f"{num(now[col], 1)} {ref(r)}")
     return cells
 

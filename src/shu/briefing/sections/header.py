@@ -8,8 +8,8 @@ from datetime import date
 from pathlib import Path
 
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.facts import REPLAYED_WORDS, resolved_replayed
-from shu.briefing.text import day_text
+from shu.briefing.text import REPLAYED_WORDS, day_text
+from shu.forecast.records import resolved_replayed
 from shu.safe_markdown import Md, safe_inline
 from shu.store import utcnow
 

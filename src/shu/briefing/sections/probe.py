@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from shu.briefing import facts
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.text import num, pct, ref
 from shu.evidence.checked_claims import configured_checks
+from shu.evidence.probe_runs import latest_probe_runs, probe_kernels
 from shu.evidence.run_dates import made_after, run_made_words
 from shu.safe_markdown import Md, safe_inline
 
@@ -20,7 +20,7 @@ from shu.safe_markdown import Md, safe_inline
 def build(ctx: BriefingContext) -> Part:
     """The probe runs' tables and the configured claims' verdicts."""
     out_runs = []
-    for run in facts.latest_probe_runs(ctx.store):
+    for run in latest_probe_runs(ctx.store):
         started = run["started_at"].date() if run["started_at"] else None
         r = ctx.book.row(
             "probe_runs",
@@ -30,7 +30,7 @@ def build(ctx: BriefingContext) -> Part:
             started,
             f"probe {run['backend']} geomean",
         )
-        kernels = facts.probe_kernels(ctx.store, run["run_id"])
+        kernels = probe_kernels(ctx.store, run["run_id"])
         out_runs.append(
             {
                 "after_day": made_after(run["started_at"], ctx.as_of),

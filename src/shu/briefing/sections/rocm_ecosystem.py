@@ -25,7 +25,7 @@ from typing import Any
 from shu.briefing.charts import index_chart
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections.rocm_finding import both_receipt, finding_sentence, share_receipt
-from shu.briefing.text import and_list, pct, ref
+from shu.briefing.text import and_list, commit_url, pct, ref
 from shu.safe_markdown import Md, safe_inline, safe_link
 from shu.signals.rocm_facts import (
     ADOPTERS_SQL,
@@ -411,11 +411,6 @@ def _leaders(ctx: BriefingContext, day: date, total: int) -> list[dict[str, Any]
             }
         )
     return out
-
-
-def commit_url(repo: str, sha: str) -> str:
-    """The commit's page on GitHub."""
-    return f"https://github.com/{repo}/commit/{sha}"
 
 
 def _adopters(ctx: BriefingContext, day: date) -> list[dict[str, Any]]:

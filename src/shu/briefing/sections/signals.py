@@ -5,10 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from shu.briefing import facts
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.text import num, pct, release_link, repo_link
 from shu.safe_markdown import Md
+from shu.signals.reads import (
+    latest_commit_signals,
+    latest_peer_signals,
+    latest_phase,
+    latest_release,
+    latest_star_signals,
+)
 
 
 def build(ctx: BriefingContext) -> Part:
@@ -22,11 +28,11 @@ def build(ctx: BriefingContext) -> Part:
 
 
 def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
-    star = facts.latest_row(ctx.store, "star_signals", repo, ctx.data_through) or {}
-    commit = facts.latest_row(ctx.store, "commit_signals", repo, ctx.data_through) or {}
-    phase = facts.lifecycle_phase(ctx.store, repo, ctx.data_through)
-    rel = facts.latest_release(ctx.store, repo, ctx.data_through)
-    peer = facts.latest_row(ctx.store, "peer_signals", repo, ctx.data_through)
+    star = latest_star_signals(ctx.store.con, repo, ctx.data_through) or {}
+    commit = latest_commit_signals(ctx.store.con, repo, ctx.data_through) or {}
+    phase = latest_phase(ctx.store.con, repo, ctx.data_through)
+    rel = latest_release(ctx.store.con, repo, ctx.data_through)
+    peer = latest_peer_signals(ctx.store.con, repo, ctx.data_through)
     stale = next((s for s in ctx.stale if s["repo"] == repo), None)
     return {
         "repo": repo_link(repo),

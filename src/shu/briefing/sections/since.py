@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from shu.briefing import facts
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.facts import RADAR_SQL_LIST, RIGHT_SQL
 from shu.briefing.sections import radar as radar_section
 from shu.briefing.sections.glance import previous_briefing
 from shu.briefing.text import day_text, num, pct, ref, repo_link, template_words
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE as INTERVAL
+from shu.forecast.records import RADAR_SQL_LIST, RIGHT_SQL, latest_forecasts
 from shu.safe_markdown import Md
 
 MOVE_POINTS = 10  # percentage points
@@ -69,7 +68,7 @@ def build(ctx: BriefingContext) -> Part:
 def _moves(ctx: BriefingContext, before: dict[str, Any]) -> list[dict[str, Any]]:
     then = {
         (f["repo"], f["template"], f["horizon_days"]): f
-        for f in facts.latest_forecasts(ctx.store, ctx.tracked, before["day"])
+        for f in latest_forecasts(ctx.store, ctx.tracked, before["day"])
         if f["template"] != INTERVAL
     }
     out = []

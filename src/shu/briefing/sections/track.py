@@ -17,14 +17,14 @@ import numpy as np
 
 from shu.briefing import charts
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.facts import BAND_SQL, RADAR_SQL_LIST, RIGHT_SQL, dicts
 from shu.briefing.sections import radar
 from shu.briefing.text import interval_text, num, pct, ref, shown_value, template_words
 from shu.forecast.evaluation.scoring import brier, brier_sql, ece, n_bins_for
 from shu.forecast.live.replay import REPLAY_PREFIX
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE
+from shu.forecast.records import BAND_SQL, RADAR_SQL_LIST, RIGHT_SQL
 from shu.safe_markdown import Md, safe_inline
-from shu.store import Store
+from shu.store import Store, dicts
 
 TRACK_WINDOW_DAYS = 90
 

@@ -1,15 +1,20 @@
-"""The stored facts a briefing reads: signals, forecasts, releases, track record, probe runs.
+"""What the stored forecasts say, read for the briefing: the tracked repositories' latest
+forecasts and interval forecasts, and the track record of each kind of answer, this store's
+(its resolved forecasts: how many, how many came true as said, how many were replayed, with the
+SELECTs that count them) and the backtest's (the model card beside the model).
 
-Read-only queries over the store, each bounded by the briefing's day (nothing after it is
-read). Aggregates carry the SELECT that reproduces them so the briefing can cite it as a query
-receipt.
+Read-only queries, each bounded by the day asked about (nothing after it is read). The SQL
+fragments the briefing's track-record sections build on are defined here once: a forecast's
+confidence band (`BAND_SQL`), whether it came true as said (`RIGHT_SQL`), the radar's
+templates (`RADAR_SQL_LIST`, which have their own record) and a replayed forecast
+(`REPLAYED_SQL`).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -20,24 +25,16 @@ from shu.forecast.confidence import band_sql
 from shu.forecast.live.replay import REPLAY_PREFIX
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE, RANKED_TEMPLATES
 from shu.settings import Settings
-from shu.signals.reads import last_count_day, last_signal_day
-from shu.store import Store
+from shu.store import Store, dicts
 
 BAND_SQL = band_sql("f.probability")  # a stored forecast's confidence band
 RIGHT_SQL = "((f.probability >= 0.5) = (r.outcome = 'yes'))"
 # The radar's forecasts (every repository in the store) have their own section and record.
 RADAR_SQL_LIST = ", ".join(f"'{t}'" for t in RANKED_TEMPLATES)
-LIFECYCLE_RULE = (
-    "decline: velocity under 0.01% of stars a day; emerging: at least 0.5% a day "
-    "and not decelerating; expansion: acceleration at least 10% of velocity; "
-    "else maturation"
-)
 
 
 # A forecast issued by `shu replay` (on the data as it was, never published at the time).
 REPLAYED_SQL = f"f.model_version LIKE '{REPLAY_PREFIX}%'"
-REPLAYED_WHAT = "issued on the data as it was, not published then"
-REPLAYED_WORDS = f"replayed forecasts ({REPLAYED_WHAT})"
 
 
 def resolved_replayed(store: Store, day: date) -> tuple[int, int]:
@@ -51,64 +48,6 @@ def resolved_replayed(store: Store, day: date) -> tuple[int, int]:
         [day],
     ).fetchone()
     return (int(row[0]), int(row[1])) if row else (0, 0)
-
-
-def dicts(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """The rows of an executed DuckDB cursor as dicts keyed by column name."""
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-
-
-def data_as_of(store: Store, tracked: list[str], day: date | None) -> date | None:
-    """Latest day with star signals for any tracked repository, not after `day`."""
-    return last_signal_day(store.con, tracked, day)
-
-
-def stale_repos(store: Store, tracked: list[str], day: date) -> list[dict[str, Any]]:
-    """Tracked repositories whose latest star observation is older than the day before `day`."""
-    out = []
-    for repo in tracked:
-        last = last_count_day(store.con, repo, day)
-        if last is None or last < day - timedelta(days=1):
-            out.append({"repo": repo, "last_day": last or "never"})
-    return out
-
-
-@dataclass
-class CategoryMove:
-    """A category's mean 28-day acceleration and velocity (category_signals) on a day."""
-
-    category: str
-    members: list[str]
-    acceleration: float | None
-    velocity: float | None
-    sql: str
-    velocity_sql: str
-    params: list[Any]
-
-
-def category_accelerations(store: Store, settings: Settings, as_of: date) -> list[CategoryMove]:
-    """One CategoryMove per configured category, from its category_signals row on `as_of`."""
-    categories: dict[str, list[str]] = {}
-    for r in settings.repos:
-        categories.setdefault(r.category, []).append(r.repo)
-    out = []
-    for category, members in categories.items():
-        sql = "SELECT acceleration_28d_mean FROM category_signals WHERE category = ? AND day = ?"
-        velocity_sql = (
-            "SELECT velocity_28d_mean FROM category_signals WHERE category = ? AND day = ?"
-        )
-        params = [category, as_of]
-        row = store.con.execute(
-            "SELECT acceleration_28d_mean, velocity_28d_mean FROM category_signals "
-            "WHERE category = ? AND day = ?",
-            params,
-        ).fetchone()
-        acceleration, velocity = row if row else (None, None)
-        out.append(
-            CategoryMove(category, members, acceleration, velocity, sql, velocity_sql, params)
-        )
-    return out
 
 
 def latest_forecasts(store: Store, tracked: list[str], day: date) -> list[dict[str, Any]]:
@@ -134,68 +73,6 @@ def latest_forecasts(store: Store, tracked: list[str], day: date) -> list[dict[s
             "ORDER BY repo, template, horizon_days, threshold, forecast_id",
             [day, day, *tracked],
         )
-    )
-
-
-def latest_row(store: Store, table: str, repo: str, day: date) -> dict[str, Any] | None:
-    """The latest row of a (repo, day)-keyed table for `repo` not after `day`."""
-    rows = dicts(
-        store.con.execute(
-            f'SELECT * FROM "{table}" WHERE repo = ? AND day <= ? ORDER BY day DESC LIMIT 1',
-            [repo, day],
-        )
-    )
-    return rows[0] if rows else None
-
-
-def latest_release(store: Store, repo: str, day: date) -> dict[str, Any] | None:
-    """The latest release (or tag) of `repo` published on or before `day`."""
-    rows = dicts(
-        store.con.execute(
-            "SELECT tag, name, published_at, is_prerelease FROM releases WHERE repo = ? AND "
-            "published_at < ? ORDER BY published_at DESC, tag LIMIT 1",
-            [repo, day + timedelta(days=1)],
-        )
-    )
-    return rows[0] if rows else None
-
-
-def last_release_lift(store: Store, repo: str, day: date) -> dict[str, Any] | None:
-    """The latest release whose 14-day star lift was measurable by `day` (d + 14 <= day)."""
-    rows = dicts(
-        store.con.execute(
-            "SELECT tag, day, star_lift FROM release_signals WHERE repo = ? AND star_lift IS NOT "
-            "NULL AND day + INTERVAL 14 DAY <= ? ORDER BY day DESC, tag LIMIT 1",
-            [repo, day],
-        )
-    )
-    return rows[0] if rows else None
-
-
-@dataclass
-class Phase:
-    """A lifecycle phase row: where it is stored and what it says."""
-
-    table: str
-    key: dict[str, Any]
-    column: str
-    phase: str
-    day: date
-    why: str | None = None
-
-
-def lifecycle_phase(store: Store, repo: str, day: date) -> Phase | None:
-    """The repository's lifecycle phase on (or before) `day` (star_signals.lifecycle_phase)."""
-    row = latest_row(store, "star_signals", repo, day)
-    if row is None or row.get("lifecycle_phase") is None:
-        return None
-    return Phase(
-        "star_signals",
-        {"repo": repo, "day": row["day"]},
-        "lifecycle_phase",
-        row["lifecycle_phase"],
-        row["day"],
-        LIFECYCLE_RULE,
     )
 
 
@@ -271,17 +148,6 @@ class LiveRecord:
     params: list[Any]
     replayed: int = 0  # how many of the n were replayed (`REPLAYED_SQL`), not issued live
 
-    @property
-    def words(self) -> str:
-        """Whose record it is, in words: "live" only when none of it was replayed."""
-        if not self.replayed:
-            return "this store's live record"
-        return (
-            "this store's record (replayed)"
-            if self.replayed == self.n
-            else "this store's record (partly replayed)"
-        )
-
 
 def live_band_record(
     store: Store, template: str, horizon: int, band: str | None, day: date
@@ -324,33 +190,6 @@ def _record(store: Store, base: str, hit: str, params: list[Any]) -> LiveRecord:
         params,
         int(replayed),
     )
-
-
-def latest_probe_runs(store: Store) -> list[dict[str, Any]]:
-    """The latest probe run per backend."""
-    return dicts(
-        store.con.execute(
-            "SELECT * EXCLUDE (raw_json) FROM probe_runs QUALIFY row_number() OVER "
-            "(PARTITION BY backend ORDER BY started_at DESC, run_id) = 1 ORDER BY backend"
-        )
-    )
-
-
-def probe_kernels(store: Store, run_id: str) -> list[dict[str, Any]]:
-    return dicts(
-        store.con.execute(
-            "SELECT kernel, is_valid, eager_ms, compiled_ms, speedup, generated_kernels, "
-            "eager_kernels, substitutions, inductor_did FROM probe_results "
-            "WHERE run_id = ? ORDER BY kernel",
-            [run_id],
-        )
-    )
-
-
-def latest_probe_age_days(store: Store, day: date) -> int | None:
-    """Days since the newest probe run (None when there is none)."""
-    started = store.con.execute("SELECT max(started_at) FROM probe_runs").fetchall()[0][0]
-    return None if started is None else (day - started.date()).days
 
 
 def interval_forecasts(con: duckdb.DuckDBPyConnection, repo: str, as_of: date) -> pd.DataFrame:
