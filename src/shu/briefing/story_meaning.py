@@ -71,6 +71,8 @@ def meaning_parts(book: ReceiptBook, m: Meaning) -> list[str]:
             beside.append(f"“{safe_inline(x.what)}” of {day_text(x.day)} {r}")
         else:
             beside.append(f"a burst of commits around {day_text(x.day)} {r}")
+    if m.more_releases:
+        beside.append(f"{m.more_releases} more release{'s' if m.more_releases > 1 else ''}")
     if beside:
         parts.append(
             f"{and_list(beside)} {'coincides' if len(beside) == 1 else 'coincide'} with the move "

@@ -17,8 +17,10 @@ it (a `Citation`). Never a cause: only what the store holds beside the move.
   days is above today's (`star_velocity_up`, from `forecasts`);
 - `coinciding`: releases published, documents dated and commit bursts (a day whose 7-day commit
   pace is `COMMIT_BURST_Z` standard deviations above its usual, `commit_signals`) on the move's
-  days (the episode's, else the 28-day window), `RELEASE_LEAD_DAYS` before it included: named as
-  coinciding, never as the cause. A release the story already names is left out.
+  days (`_move_days`: the episode's; for a change of pace the 28-day window; for a steady pace
+  the oldest week when it ran far from the pace, else none), `RELEASE_LEAD_DAYS` before them
+  included: named as coinciding, never as the cause. A release the story already names is left
+  out; beyond `COINCIDING_MAX` releases, how many more (`Meaning.more_releases`).
 """
 
 from __future__ import annotations
@@ -126,6 +128,7 @@ class Meaning:
     category: CategoryPace | None = None
     forecast: Forecast | None = None
     coinciding: list[Coinciding] = field(default_factory=list)
+    more_releases: int = 0  # releases on the move's days beyond the COINCIDING_MAX named
 
     @property
     def citations(self) -> list[Citation]:
@@ -318,6 +321,18 @@ def coinciding(
     return out
 
 
+def releases_between(
+    store: Store, repo: str, first: date, last: date, skip_tags: set[str] | None = None
+) -> int:
+    """How many releases of `repo` `coinciding` looks at (RELEASE_LEAD_DAYS before `first` to
+    `last`), those in `skip_tags` left out."""
+    params: list[object] = [repo, first - timedelta(days=RELEASE_LEAD_DAYS), last + timedelta(1)]
+    return sum(
+        tag not in (skip_tags or set())
+        for tag, _ in store.con.execute(RELEASES_SQL, params).fetchall()
+    )
+
+
 def _quote(text: str, name: str, width: int = 60) -> str:
     """A short exact quotation of `text` around the first mention of `name`."""
     at = text.lower().find(name.lower())
@@ -335,7 +350,8 @@ def meaning(store: Store, story: Story, watchlist: dict[str, list[str]]) -> Mean
     if story.kind == "no_data":
         return None
     e = story.primary
-    first, last = (e.first, e.last) if e is not None else windows(story.day)["now"]
+    days = _move_days(story)
+    first, last = days if days is not None else windows(story.day)["now"]
     out = Meaning(story.repo, story.day, first, last)
     acc = story.acceleration_28d
     if acc is not None and acc != 0:
@@ -347,9 +363,27 @@ def meaning(store: Store, story: Story, watchlist: dict[str, list[str]]) -> Mean
         others = [r for r in watchlist[name] if r != story.repo]
         out.category = category_pace(store, story.day, name, others) if others else None
     out.forecast = forecast_to_last(store, story.repo, story.day)
-    named = {e.release[0]} if e is not None and e.release else set()
-    out.coinciding = coinciding(store, story.repo, first, last, named)
+    if days is not None:
+        named = {e.release[0]} if e is not None and e.release else set()
+        out.coinciding = coinciding(store, story.repo, first, last, named)
+        out.more_releases = releases_between(store, story.repo, first, last, named) - sum(
+            x.kind == "release" for x in out.coinciding
+        )
     return out
+
+
+def _move_days(story: Story) -> tuple[date, date] | None:
+    """The days the story's move happened on: its episode's; for a change of pace, the 28-day
+    window; for a steady pace whose oldest week ran far from it, that week; else None (a steady
+    pace: nothing moved, so nothing coincides)."""
+    e = story.primary
+    if e is not None:
+        return e.first, e.last
+    if story.kind in ("pace_down", "pace_up"):
+        return windows(story.day)["now"]
+    if story.week_leaving:
+        return story.oldest_week
+    return None
 
 
 def _kept(rank: Rank | None) -> Rank | None:

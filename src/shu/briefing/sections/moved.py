@@ -147,6 +147,7 @@ def meaning_data(m: Meaning | None) -> dict[str, Any] | None:
             "resolves_on": f.resolves_on,
         },
         "coinciding": [{"kind": x.kind, "day": x.day, "what": x.what} for x in m.coinciding],
+        "more_releases": m.more_releases,
     }
 
 
