@@ -13,10 +13,10 @@ import pandas as pd
 from support.signal_data import insert_observations
 
 from shu.briefing.compose import compose_briefing
-from shu.receipts import resolve, stored_receipts
+from shu.receipts import ReceiptBook, resolve, stored_receipts
 from shu.settings import TrackedRepo, get_settings
 from shu.signals import refresh_signals
-from shu.signals.move_meaning import forecast_to_last, history_rank
+from shu.signals.move_meaning import coinciding, forecast_to_last, history_rank
 from shu.store import Store
 
 DAY = date(2026, 2, 28)
@@ -133,3 +133,67 @@ def test_a_record_since_the_signals_began_and_the_forecast_that_it_lasts(store):
     assert f is not None and (f.probability, f.threshold) == (0.7, 20.0)
     assert f.resolves_on == DAY + timedelta(days=30)
     assert forecast_to_last(store, REPO, DAY - timedelta(days=1)) is None
+
+
+def test_a_commit_burst_and_a_dated_document_coincide(store):
+    """A week of ten commits a day after months of one, and a document of that week naming the
+    repository, are named as coinciding with a move on those days; their citations resolve."""
+    start = DAY - timedelta(days=150)
+    rows = []
+    for i in range(151):
+        day = start + timedelta(days=i)
+        for k in range(10 if i >= 140 else 1):
+            at = datetime.combine(day, datetime.min.time()) + timedelta(hours=8, minutes=k)
+            rows.append((REPO, f"c{i:03d}{k}", at, 1, True, False, False, "git"))
+    store.upsert(
+        "commits",
+        pd.DataFrame(
+            rows,
+            columns=[
+                "repo",
+                "sha",
+                "committed_at",
+                "parents",
+                "is_mainline",
+                "touches_rocm",
+                "author_is_bot",
+                "source",
+            ],
+        ),
+    )
+    doc_day = DAY - timedelta(days=5)
+    store.upsert(
+        "documents",
+        pd.DataFrame(
+            [
+                {
+                    "doc_id": "d1",
+                    "location": "notes/launch.md",
+                    "title": "Launch notes",
+                    "published_on": doc_day,
+                    "content_hash": "h",
+                    "format": "markdown",
+                    "text": "We moved our stack to falling this week.",
+                    "ingested_at": datetime(2026, 2, 28),
+                }
+            ]
+        ),
+    )
+    store.upsert(
+        "passages",
+        pd.DataFrame(
+            [{"doc_id": "d1", "passage_no": 0, "text": "We moved our stack to falling this week."}]
+        ),
+    )
+    _fill(store)
+    found = coinciding(store, REPO, DAY - timedelta(days=9), DAY)
+    kinds = {x.kind: x for x in found}
+    assert set(kinds) == {"release", "document", "commits"}, found
+    assert kinds["document"].day == doc_day and kinds["document"].what == "Launch notes"
+    assert kinds["document"].cite.value in "We moved our stack to falling this week."
+    burst = kinds["commits"]
+    assert DAY - timedelta(days=10) <= burst.day <= DAY and float(burst.what) >= 2.0
+    assert coinciding(store, REPO, DAY - timedelta(days=60), DAY - timedelta(days=40)) == []
+    book = ReceiptBook()
+    numbers = [book.cite(x.cite) for x in found]
+    assert [resolve(store, book.get(n)) for n in numbers] == [None] * len(numbers)
