@@ -226,8 +226,8 @@ def _years(run: list[YearShare]) -> str:
 
 def history_words(ctx: BriefingContext, f: Finding) -> str:
     """'; the share over every repository counted on 28 Feb 2026, 4.6% [R], is back to 2024's
-    level (4.4% [R]) and below 2017–19's 10–20% [R, R, R], against the mean 90-day share of each
-    year since the histories begin in 2016': today's share of every counted repository among the
+    level (3.8% [R]) and below 2017–19's 10–12% [R, R, R], against the mean 90-day share of each
+    year from 2016 on': today's share of every counted repository among the
     whole years before it; '' without one."""
     row = index_row(ctx.store, f.day)
     if row is None or row["rocm_share_90d"] is None:
@@ -277,6 +277,6 @@ def history_words(ctx: BriefingContext, f: Finding) -> str:
         f"{ref(r_share)}, is"
     )
     return (
-        f"{lead} {and_list(parts)}, against the mean 90-day share of each year since the "
-        f"histories begin in {h.first_year}"
+        f"{lead} {and_list(parts)}, against the mean 90-day share of each year from "
+        f"{h.first_year} on"
     )
