@@ -15,12 +15,13 @@ it (a `Citation`). Never a cause: only what the store holds beside the move.
   (`category_pace`, the field view's gains from `star_days`);
 - `forecast`: the forecast issued on the story's day that its 28-day pace in `FORECAST_HORIZON`
   days is above today's (`star_velocity_up`, from `forecasts`);
-- `coinciding`: releases published, documents dated and commit bursts (a day whose 7-day commit
-  pace is `COMMIT_BURST_Z` standard deviations above its usual, `commit_signals`) on the move's
-  days (`_move_days`: the episode's; for a change of pace the 28-day window; for a steady pace
-  the oldest week when it ran far from the pace, else none), `RELEASE_LEAD_DAYS` before them
-  included: named as coinciding, never as the cause. A release the story already names is left
-  out; beyond `COINCIDING_MAX` releases, how many more (`Meaning.more_releases`).
+- `coinciding`: releases published (pre-releases left out), documents dated and commit bursts
+  (a day whose 7-day commit pace is `COMMIT_BURST_Z` standard deviations above its usual,
+  `commit_signals`) on the move's days (`_move_days`: the episode's; for a change of pace the
+  28-day window; for a steady pace the oldest week when it ran far from the pace, else none),
+  `RELEASE_LEAD_DAYS` before them included: named as coinciding, never as the cause. A release
+  the story already names is left out; beyond `COINCIDING_MAX` releases, how many more
+  (`Meaning.more_releases`).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ _FIRST_SQL = (
 PACE_SQL = f"{GAINS_SQL}\nSELECT sum(gained) / {WINDOW}.0 FROM gains WHERE gained IS NOT NULL"
 RELEASES_SQL = (
     "SELECT tag, published_at FROM releases WHERE repo = ? AND published_at >= ? AND "
-    "published_at < ? ORDER BY published_at, tag"
+    "published_at < ? AND NOT coalesce(is_prerelease, false) ORDER BY published_at, tag"
 )
 DOCUMENTS_SQL = (
     "SELECT p.doc_id, p.passage_no, p.text, d.title, d.location, d.published_on "
