@@ -15,9 +15,9 @@ section words (`shu.briefing.sections.rocm_ecosystem`), read from `rocm_index` /
 - `rocm_activity(store, repo, day)`: a repository's ROCm-touching commits and ROCm-naming
   releases in the year to a day, with the SELECTs that count them (a card's "why");
 - `yearly_shares(store, day)`: the mean 90-day share of every calendar year the histories cover
-  (on at least `MIN_YEAR_DAYS` days; `YEAR_SHARE_SQL`), and `against_history`: today's share
-  placed among them (the years at its level, those well above and well below it, `LEVEL_BAND` /
-  `FAR_TIMES`);
+  (on at least `MIN_YEAR_DAYS` days, `MIN_YEAR_REPOS` repositories; `YEAR_SHARE_SQL`), and
+  `against_history`: today's share placed among them (the years at its level, those well above
+  and well below it, `LEVEL_BAND` / `FAR_TIMES`);
 - `not_counted(store, repos, day)`: the tracked repositories the index does not count on a day
   (no commit history in the store, or none covering the 90 days).
 """
@@ -248,8 +248,10 @@ YEAR_SHARE_SQL = (
 # A year is at today's level when its mean share is within LEVEL_BAND (relative) of today's;
 # well above or below it when FAR_TIMES as high or as low.
 LEVEL_BAND, FAR_TIMES = 0.25, 1.5
-# A year the index has fewer days of than this (the histories' first weeks) has no mean.
-MIN_YEAR_DAYS = 180
+# A year the index has fewer days of than this (the histories' first weeks), or fewer
+# repositories counted on an average day (one repository's history is not the ecosystem's: the
+# shared histories' 2015), has no mean.
+MIN_YEAR_DAYS, MIN_YEAR_REPOS = 180, 2
 
 
 @dataclass(frozen=True)
@@ -262,11 +264,12 @@ class YearShare:
 
 def yearly_shares(store: Store, day: date) -> list[YearShare]:
     """The mean 90-day share of each calendar year the index covers on at least MIN_YEAR_DAYS
-    days, up to `day`, oldest first."""
+    days with at least MIN_YEAR_REPOS repositories on an average day, up to `day`, oldest
+    first."""
     years = store.con.execute(
         "SELECT year(day) FROM rocm_index WHERE day <= ? AND rocm_share_90d IS NOT NULL "
-        "GROUP BY 1 HAVING count(*) >= ? ORDER BY 1",
-        [day, MIN_YEAR_DAYS],
+        "GROUP BY 1 HAVING count(*) >= ? AND avg(repos) >= ? ORDER BY 1",
+        [day, MIN_YEAR_DAYS, MIN_YEAR_REPOS],
     ).fetchall()
     out = []
     for (year,) in years:

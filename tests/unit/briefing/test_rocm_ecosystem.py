@@ -349,7 +349,7 @@ def test_a_move_that_holds_without_the_largest_repository_says_it_still_does(sto
 
 
 def test_the_share_is_told_against_every_year_since_the_histories_begin(store, settings):
-    """One repository from Sep 2022: ROCm work on every 2nd day (a 90-day share of exactly 50%)
+    """Two repositories from Sep 2022: ROCm work on every 2nd day (a 90-day share of exactly 50%)
     until 2 Oct 2024, then on every 10th (exactly 10%): today's 10% is at 2025's level and below
     2023–24's (2022, counted on its last month only, has no mean); the uncounted tracked
     repositories are named in the same sentence."""
@@ -359,7 +359,9 @@ def test_the_share_is_told_against_every_year_since_the_histories_begin(store, s
     for i in range((datetime(2026, 2, 28) - start).days + 1):
         t = start + timedelta(days=i, hours=8)
         rocm = i % 10 == 0 if t >= low_from else i % 2 == 0
-        rows.append(("a/one", f"a{i:039d}", t, rocm, "ROCm work" if rocm else "work"))
+        for repo in ("a/one", "b/two"):  # two alike: one repository's history is no ecosystem
+            sha = f"{repo[0]}{i:039d}"
+            rows.append((repo, sha, t, rocm, "ROCm work" if rocm else "work"))
     frame = pd.DataFrame(rows, columns=["repo", "sha", "committed_at", "touches_rocm", "subject"])
     frame["is_mainline"] = True
     frame["parents"] = 1
