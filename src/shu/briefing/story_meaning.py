@@ -53,14 +53,14 @@ def meaning_parts(book: ReceiptBook, m: Meaning) -> list[str]:
             else f"ran {pct(abs(c.change))} {'faster' if c.change > 0 else 'slower'}"
         )
         parts.append(
-            f"the other {c.repos} repositories of {safe_inline(c.name)} {move} over the same "
-            f"28 days ({num(c.now, 1)} against {num(c.before, 1)} stars/day {ref(r_now, r_before)})"
+            f"the rest of {safe_inline(c.name)} ({c.repos} repositories) {move} "
+            f"({num(c.now, 1)} against {num(c.before, 1)} stars/day {ref(r_now, r_before)})"
         )
     f = m.forecast
     if f is not None:
         parts.append(
-            f"shu gives {pct(f.probability)} that its 28-day pace on {day_text(f.resolves_on)} "
-            f"is above today's {num(f.threshold, 1)} stars/day {ref(book.cite(f.cite))}"
+            f"shu gives {pct(f.probability)} that its pace on {day_text(f.resolves_on)} "
+            f"beats today's {num(f.threshold, 1)} {ref(book.cite(f.cite))}"
         )
     beside = []
     for x in m.coinciding:
@@ -75,16 +75,16 @@ def meaning_parts(book: ReceiptBook, m: Meaning) -> list[str]:
         beside.append(f"{m.more_releases} more release{'s' if m.more_releases > 1 else ''}")
     if beside:
         parts.append(
-            f"{and_list(beside)} {'coincides' if len(beside) == 1 else 'coincide'} with the move "
-            "(in time, not shown to be its cause)"
+            f"{and_list(beside)} {'coincides' if len(beside) == 1 else 'coincide'} with it "
+            "(in time only)"
         )
     return parts
 
 
 def meaning_sentence(book: ReceiptBook, m: Meaning | None) -> Md | None:
-    """'What it means: its largest 28-day fall since Mar 2023 [R]; the other 9 repositories of
-    training frameworks ran 4% faster over the same 28 days (…); shu gives 12% that …; release
-    v1.2 of 24 Feb 2026 [R] coincides with the move (in time, not shown to be its cause).'
+    """'What it means: its largest 28-day fall since Mar 2023 [R]; the rest of training
+    frameworks (9 repositories) ran 4% faster (…); shu gives 12% that its pace on 30 Mar 2026
+    beats today's 26.5 [R]; release v1.2 of 24 Feb 2026 [R] coincides with it (in time only).'
     None when nothing is known."""
     parts = [] if m is None else meaning_parts(book, m)
     if not parts:
