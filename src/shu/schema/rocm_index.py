@@ -152,8 +152,10 @@ ROCM_INDEX_REPOS = Table(
     "counted commits and those flagged touches_rocm in the window, all and by non-bot authors, "
     "releases mentioning ROCm in the trailing year, and its first ROCm commit once it has "
     "landed. Counted commits as in commit_signals (the mainline of the default branch; every "
-    "non-merge commit where no row says), on their committed_at day (UTC). Always recomputed "
-    "in full by `shu signals`.",
+    "non-merge commit where no row says), on their committed_at day (UTC), except that a commit "
+    "copied into several repositories (mirrored or vendored: the same sha, or the same author, "
+    "author time and subject) counts once, in the repository where it landed first. Always "
+    "recomputed in full by `shu signals`.",
     primary_key=("repo", "day"),
     group="signals",
     columns=FIELDS.hold(

@@ -57,6 +57,20 @@ policy AS (
 )"""
 
 
+# The same counting with every commit copied across repositories counted once (the ROCm
+# ecosystem index: ggml's commits vendored into whisper.cpp are one piece of work): a counted
+# commit is left out where another repository's counted commit has the same sha, or the same
+# author, author time and subject, and landed first (committed_at, then the repository's name).
+_ROWS_END = "ELSE coalesce(c.parents, 1) <= 1 END"
+ONCE_ACROSS_REPOS = """
+    QUALIFY first_value(c.repo) OVER (PARTITION BY c.sha ORDER BY c.committed_at, c.repo) = c.repo
+      AND (c.author_id IS NULL OR c.authored_at IS NULL OR c.subject IS NULL
+           OR first_value(c.repo) OVER (PARTITION BY c.author_id, c.authored_at, c.subject
+                                        ORDER BY c.committed_at, c.repo) = c.repo)"""
+assert COUNTED_COMMITS_SQL.count(_ROWS_END) == 1
+COUNTED_ONCE_SQL = COUNTED_COMMITS_SQL.replace(_ROWS_END, _ROWS_END + ONCE_ACROSS_REPOS)
+
+
 def refresh_commit_signals(store: Store, run_id: str) -> TableRefresh:
     """Recompute `commit_signals` for every repository with commits."""
     t0 = time.perf_counter()

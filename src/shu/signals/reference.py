@@ -163,19 +163,35 @@ ROCM_INDEX_WINDOW = 90
 YEAR_DAYS = 365
 
 
+def once_across_repos(counted: pd.DataFrame) -> pd.DataFrame:
+    """Counted commits with each one copied across repositories kept once, where it landed
+    first (committed_at, then the repository's name): the same sha, or the same author_id,
+    authored_at and subject (where all three are known), as `commits.COUNTED_ONCE_SQL`."""
+    df = counted.sort_values(["committed_at", "repo"], kind="stable").copy()
+    keep = df.groupby("sha")["repo"].transform("first") == df["repo"]
+    keys = [c for c in ("author_id", "authored_at", "subject") if c in df.columns]
+    if len(keys) == 3:
+        known = df[keys].notna().all(axis=1)
+        first = df[known].groupby(keys)["repo"].transform("first")
+        keep &= ~known | (first.reindex(df.index) == df["repo"])
+    return df[keep].copy()
+
+
 def rocm_index_reference(
     commits: pd.DataFrame, releases: pd.DataFrame | None = None
 ) -> pd.DataFrame:
     """rocm_index_repos computed with pandas from `commits` rows (repo, sha, committed_at,
     parents, is_mainline, author_is_bot, touches_rocm) and `releases` rows (repo, name, body,
-    published_at): the counting rule of commit_signals, a row per day whose 90-day window the
-    repository's history covers, first ROCm commit and first-time adoption as in the SQL."""
+    published_at; author_id, authored_at and subject where known): the counting rule of
+    commit_signals with copies across repositories counted once (`once_across_repos`), a row per
+    day whose 90-day window the repository's history covers, first ROCm commit and first-time
+    adoption as in the SQL."""
     df = commits.dropna(subset=["committed_at"]).copy()
     knows = df.groupby("repo")["is_mainline"].transform(lambda s: s.notna().any())
     mainline = df["is_mainline"].astype("boolean").fillna(False).astype(bool)
     non_merge = df["parents"].fillna(1) <= 1
     newest = df.groupby("repo")["committed_at"].max().dt.normalize()
-    df = df[np.where(knows, mainline, non_merge)].copy()
+    df = once_across_repos(df[np.where(knows, mainline, non_merge)])
     df["day"] = df["committed_at"].dt.normalize()
     df["rocm"] = df["touches_rocm"].astype("boolean").fillna(False).astype(bool)
     df["human"] = ~df["author_is_bot"].astype("boolean").fillna(False).astype(bool)

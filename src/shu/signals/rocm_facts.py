@@ -13,12 +13,18 @@ section words (`shu.briefing.sections.rocm_ecosystem`), read from `rocm_index` /
 - `index_day`, `index_row`, `histories_ended`: the index's newest day on or before a day, its
   row, and the repositories whose history ended before it;
 - `rocm_activity(store, repo, day)`: a repository's ROCm-touching commits and ROCm-naming
-  releases in the year to a day, with the SELECTs that count them (a card's "why").
+  releases in the year to a day, with the SELECTs that count them (a card's "why");
+- `yearly_shares(store, day)`: the mean 90-day share of every calendar year the histories cover
+  (on at least `MIN_YEAR_DAYS` days, `MIN_YEAR_REPOS` repositories; `YEAR_SHARE_SQL`), and
+  `against_history`: today's share placed among them (the years at its level, those well above
+  and well below it, `LEVEL_BAND` / `FAR_TIMES`);
+- `not_counted(store, repos, day)`: the tracked repositories the index does not count on a day
+  (no commit history in the store, or none covering the 90 days).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -231,3 +237,97 @@ def rocm_activity(store: Store, repo: str, day: date) -> RocmActivity:
     commits = int(store.con.execute(commits_sql, params).fetchall()[0][0])
     releases = int(store.con.execute(releases_sql, params).fetchall()[0][0])
     return RocmActivity(commits, releases, commits_sql, releases_sql, params)
+
+
+# The mean of a calendar year's daily 90-day ROCm share, its days up to a day (params: the year,
+# the day); one value per year, cited as its receipt.
+YEAR_SHARE_SQL = (
+    "SELECT avg(rocm_share_90d) FROM rocm_index WHERE year(day) = ? AND day <= ? "
+    "AND rocm_share_90d IS NOT NULL"
+)
+# A year is at today's level when its mean share is within LEVEL_BAND (relative) of today's;
+# well above or below it when FAR_TIMES as high or as low.
+LEVEL_BAND, FAR_TIMES = 0.25, 1.5
+# A year the index has fewer days of than this (the histories' first weeks), or fewer
+# repositories counted on an average day (one repository's history is not the ecosystem's: the
+# shared histories' 2015), has no mean.
+MIN_YEAR_DAYS, MIN_YEAR_REPOS = 180, 2
+
+
+@dataclass(frozen=True)
+class YearShare:
+    """A calendar year's mean 90-day ROCm share (its days up to the day asked)."""
+
+    year: int
+    share: float
+
+
+def yearly_shares(store: Store, day: date) -> list[YearShare]:
+    """The mean 90-day share of each calendar year the index covers on at least MIN_YEAR_DAYS
+    days with at least MIN_YEAR_REPOS repositories on an average day, up to `day`, oldest
+    first."""
+    years = store.con.execute(
+        "SELECT year(day) FROM rocm_index WHERE day <= ? AND rocm_share_90d IS NOT NULL "
+        "GROUP BY 1 HAVING count(*) >= ? AND avg(repos) >= ? ORDER BY 1",
+        [day, MIN_YEAR_DAYS, MIN_YEAR_REPOS],
+    ).fetchall()
+    out = []
+    for (year,) in years:
+        share = store.con.execute(YEAR_SHARE_SQL, [year, day]).fetchall()[0][0]
+        if share is not None:
+            out.append(YearShare(int(year), float(share)))
+    return out
+
+
+@dataclass(frozen=True)
+class AgainstHistory:
+    """Today's share among the whole years before it: the latest year at its level, and the runs
+    of consecutive years well above and well below it (each a list of `YearShare`)."""
+
+    share: float
+    first_year: int
+    level: YearShare | None
+    above: list[list[YearShare]] = field(default_factory=list)  # years well above today
+    below: list[list[YearShare]] = field(default_factory=list)
+
+
+def against_history(share: float, years: list[YearShare], this_year: int) -> AgainstHistory | None:
+    """`share` (today's) against every whole year before `this_year` (None without one)."""
+    past = [y for y in years if y.year < this_year]
+    if not past:
+        return None
+    level = [y for y in past if abs(y.share - share) <= LEVEL_BAND * share]
+
+    def runs(keep: list[YearShare]) -> list[list[YearShare]]:
+        out: list[list[YearShare]] = []
+        for y in keep:
+            if out and out[-1][-1].year == y.year - 1:
+                out[-1].append(y)
+            else:
+                out.append([y])
+        return out
+
+    return AgainstHistory(
+        share,
+        past[0].year,
+        level[-1] if level else None,
+        runs([y for y in past if y.share >= FAR_TIMES * share]),
+        runs([y for y in past if y.share * FAR_TIMES <= share]),
+    )
+
+
+def not_counted(store: Store, repos: list[str], day: date) -> tuple[list[str], list[str]]:
+    """Of `repos`, those the index does not count on `day`: (no commit history in the store at
+    all (HISTORY_SQL gives 0), history not covering the 90 days)."""
+    counted = {
+        r
+        for (r,) in store.con.execute(
+            "SELECT repo FROM rocm_index_repos WHERE day = ?", [day]
+        ).fetchall()
+    }
+    none: list[str] = []
+    short: list[str] = []
+    for repo in (r for r in repos if r not in counted):
+        n = store.con.execute(HISTORY_SQL, [repo]).fetchall()[0][0]
+        (short if n else none).append(repo)
+    return none, short

@@ -1,14 +1,16 @@
 """Refreshes `rocm_index_repos` (the rows the ROCm ecosystem index `rocm_index` adds up) from
 `commits` and `releases` with `sql/rocm_index.sql`, always in full: the table is small, and a
 history loaded late can change any past day. Counted commits and the ROCm flag are the ones of
-`commit_signals` (`COUNTED_COMMITS_SQL`), so the index and each repository's ROCm share agree."""
+`commit_signals`, except that a commit copied into several repositories (mirrored or vendored:
+the same sha, or the same author, author time and subject) counts once, in the repository where
+it landed first (`COUNTED_ONCE_SQL`)."""
 
 from __future__ import annotations
 
 import time
 
 from shu.settings import ROCM_PATTERN
-from shu.signals.commits import COUNTED_COMMITS_SQL
+from shu.signals.commits import COUNTED_ONCE_SQL
 from shu.signals.runs import TableRefresh, record_full_refresh
 from shu.signals.sqlfiles import run_sql
 from shu.store import Store
@@ -41,7 +43,7 @@ def refresh_rocm_index(store: Store, run_id: str) -> TableRefresh:
             con,
             "rocm_index",
             target="TABLE rocm_index_repos",
-            counted_commits=COUNTED_COMMITS_SQL.format(repos="SELECT repo FROM commits"),
+            counted_commits=COUNTED_ONCE_SQL.format(repos="SELECT repo FROM commits"),
             rocm_pattern=ROCM_PATTERN_SQL,
             amd_owners=AMD_OWNERS_SQL,
         )

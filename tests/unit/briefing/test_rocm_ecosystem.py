@@ -102,11 +102,14 @@ def test_section_numbers_receipts_links_chart_and_json(store, settings):
     # not notable, so At a glance leaves it out
     glance = text[text.index("## At a glance") : text.index("\n| repository")]
     assert "ROCm" not in glance
-    # the tracked repositories have no commit history here: the section says it leaves them out
+    # the tracked repositories have no commit history here: the share's sentence names them
     assert (
-        "Not counted among the tracked repositories: acme/platform, acme/other-platform and "
-        "acme/runtime have no commit history in the store [R"
-    ) in section
+        " (not counting [acme/platform](https://github.com/acme/platform), "
+        "[acme/other-platform](https://github.com/acme/other-platform) and "
+        "[acme/runtime](https://github.com/acme/runtime), tracked but with no commit history in "
+        "the store [R"
+    ) in lead
+    assert "Not counted among the tracked repositories" not in section  # said once, in the lead
     year = (
         store.con.execute("SELECT * FROM rocm_index WHERE day = ?", [DAY - timedelta(days=365)])
         .df()
@@ -343,3 +346,39 @@ def test_a_move_that_holds_without_the_largest_repository_says_it_still_does(sto
     section = text[text.index("## ROCm across the ecosystem") :].split("\n\n")[1]
     assert ", but without it the share still rose from " in section
     assert ", also more than in any 90 days of the year before without it (at most " in section
+
+
+def test_the_share_is_told_against_every_year_since_the_histories_begin(store, settings):
+    """Two repositories from Sep 2022: ROCm work on every 2nd day (a 90-day share of exactly 50%)
+    until 2 Oct 2024, then on every 10th (exactly 10%): today's 10% is at 2025's level and below
+    2023–24's (2022, counted on its last month only, has no mean); the uncounted tracked
+    repositories are named in the same sentence."""
+    start = datetime(2022, 9, 1)
+    low_from = datetime(2024, 10, 3)
+    rows = []
+    for i in range((datetime(2026, 2, 28) - start).days + 1):
+        t = start + timedelta(days=i, hours=8)
+        rocm = i % 10 == 0 if t >= low_from else i % 2 == 0
+        for repo in ("a/one", "b/two"):  # two alike: one repository's history is no ecosystem
+            sha = f"{repo[0]}{i:039d}"
+            rows.append((repo, sha, t, rocm, "ROCm work" if rocm else "work"))
+    frame = pd.DataFrame(rows, columns=["repo", "sha", "committed_at", "touches_rocm", "subject"])
+    frame["is_mainline"] = True
+    frame["parents"] = 1
+    frame["author_is_bot"] = False
+    frame["source"] = "git"
+    store.upsert("commits", frame)
+    refresh_signals(store, settings=settings)
+    result = compose_briefing(store, DAY, settings)
+    text = result.path.read_text()
+    lead = text[text.index("## ROCm across the ecosystem") :].split("\n\n")[1]
+    assert lead.startswith("The share of commits touching ROCm held at 10.0% in the 90 days"), lead
+    assert "not counting [acme/platform](https://github.com/acme/platform), " in lead
+    assert re.search(
+        r"; the share over every repository counted on 28 Feb 2026, 10\.0% \[R\d+\], is at "
+        r"2025's level \(10\.0% \[R\d+\]\) and below 2023–24's 4\d–50% \[R\d+, R\d+\], "
+        r"against the mean 90-day share of each year from 2023 on",
+        lead,
+    ), lead
+    receipts = stored_receipts(store, result.briefing_id)
+    assert all(resolve(store, r) is None for r in receipts)

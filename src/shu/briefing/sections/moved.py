@@ -1,8 +1,9 @@
 """The "What moved" section: for each tracked repository what moved its star pace and why
 (`shu.signals.stories`: a burst leaving the 28-day window, a spike, a release, stars removed, or
-a real change of pace), the most important first; first, once, any store-wide event (many of
-the store's repositories spiking or losing stars on the same days, `market_spikes`) a story set
-aside; and once for each set of tracked repositories
+a real change of pace), the most important first, each followed by what its move means
+(`story_meaning`: its rank in its own history, its category, the forecast, what coincides);
+first, once, any store-wide event (many of the store's repositories spiking or losing stars on
+the same days, `market_spikes`) a story set aside; and once for each set of tracked repositories
 that burst on the same days (after the last of their stories); the chart of the stars each
 gained per day with the days its story names, and one 28-day velocity comparison chart per
 category (a log axis where the repositories differ tenfold, gaps drawn and named)."""
@@ -17,10 +18,12 @@ from shu.briefing.charts import HISTORY_DAYS, pace_gaps, slug
 from shu.briefing.compare import compare_chart, compare_frame, needs_log
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections.calibration_watch import store_loss
+from shu.briefing.story_meaning import meaning_sentence
 from shu.briefing.story_words import kind_words, story_sentence
 from shu.briefing.text import and_list, day_text, days_text, ref, repo_link
 from shu.safe_markdown import Md
 from shu.signals.market_spikes import ELIGIBLE_MIN, store_wide_days
+from shu.signals.move_meaning import Meaning, Rank, meaning
 from shu.signals.reads import repos_with_signals
 from shu.signals.stories import burst_groups, shared_underneath
 
@@ -31,7 +34,11 @@ def build(ctx: BriefingContext) -> Part:
     charts.stories_chart(ctx.store, ctx.stories, ctx.data_through, stories_png)
     ctx.charts.append(stories_png)
     loss = store_loss(ctx)  # a week many repositories lost stars: each dip weighed against it
-    lines = [story_sentence(ctx.store, ctx.book, s, loss) for s in ctx.stories]
+    meanings = [meaning(ctx.store, s, ctx.settings.field) for s in ctx.stories]
+    lines = [
+        _with_meaning(ctx, story_sentence(ctx.store, ctx.book, s, loss), m)
+        for s, m in zip(ctx.stories, meanings, strict=True)
+    ]
     # spike days on the same days in several tracked repositories: said once; first, with their
     # stories after it, where all of them ran slower (or all faster) on their other days (the
     # title's first phrase), else after the last of their stories
@@ -90,8 +97,9 @@ def build(ctx: BriefingContext) -> Part:
                     "spikes": [
                         {"first": e.first, "last": e.last, "stars": e.stars} for e in s.named_small
                     ],
+                    "meaning": meaning_data(m),
                 }
-                for s, line in zip(ctx.stories, lines, strict=True)
+                for s, line, m in zip(ctx.stories, lines, meanings, strict=True)
             ],
             "store_wide_events": [
                 {"day": d, "kind": kind, "repos": n, "ordinary": o, "tracked": repos}
@@ -103,6 +111,44 @@ def build(ctx: BriefingContext) -> Part:
             ],
         },
     )
+
+
+def _with_meaning(ctx: BriefingContext, line: Md, m: Meaning | None) -> Md:
+    """The story's line followed by what its move means (`story_meaning`), when anything is
+    known."""
+    extra = meaning_sentence(ctx.book, m)
+    return line if extra is None else Md(f"{line} {extra}")
+
+
+def meaning_data(m: Meaning | None) -> dict[str, Any] | None:
+    """What a story's move means, for the JSON: the records' days, the category's paces, the
+    forecast and the coinciding facts."""
+    if m is None:
+        return None
+
+    def rank(r: Rank | None) -> dict[str, Any] | None:
+        return None if r is None else {"value": r.value, "since": r.since, "first": r.first}
+
+    c, f = m.category, m.forecast
+    return {
+        "first": m.first,
+        "last": m.last,
+        "move_28d_record": rank(m.rank),
+        "pace_28d_record": rank(m.level),
+        "category": None
+        if c is None
+        else {"name": c.name, "repos": c.repos, "pace_now": c.now, "pace_before": c.before},
+        "forecast": None
+        if f is None
+        else {
+            "forecast_id": f.forecast_id,
+            "probability": f.probability,
+            "threshold": f.threshold,
+            "resolves_on": f.resolves_on,
+        },
+        "coinciding": [{"kind": x.kind, "day": x.day, "what": x.what} for x in m.coinciding],
+        "more_releases": m.more_releases,
+    }
 
 
 def store_wide_events(ctx: BriefingContext) -> dict[date, tuple[str, int, float, list[str]]]:
@@ -166,14 +212,11 @@ def store_wide_line(
 
 def same_days_line(repos: list[str], first: date, last: date, under: str | None = None) -> Md:
     """'tensorflow/tensorflow and keras-team/keras gained unusually many stars on the same days
-    (19–20 Feb 2026); shu knows no cause.', and where all of them ran slower (`under` 'down') or
-    faster ('up') on their other days, that too."""
+    (19–20 Feb 2026).' (what coincides with each is in its own line), and where all of them ran
+    slower (`under` 'down') or faster ('up') on their other days, that too."""
     names = [repo_link(r) for r in repos]
     who = and_list(names)
-    text = (
-        f"{who} gained unusually many stars on the same days ({days_text(first, last)}); shu "
-        "knows no cause"
-    )
+    text = f"{who} gained unusually many stars on the same days ({days_text(first, last)})"
     if under is not None:
         each = "both" if len(repos) == 2 else f"all {len(repos)}"
         text += (

@@ -42,6 +42,7 @@ from shu.signals.rocm_facts import (
     histories_ended,
     index_day,
     index_row,
+    not_counted,
 )
 
 LOOKBACKS = ((90, "90 days earlier"), (365, "a year earlier"))
@@ -349,25 +350,14 @@ def _not_counted(ctx: BriefingContext, day: date) -> dict[str, Any] | None:
     """The tracked repositories the index does not count on `day`: those whose commit history
     the store does not hold (each with a receipt of its commit count, 0), and those whose
     history does not cover the 90 days. None when it counts every tracked repository."""
-    counted = {
-        r[0]
-        for r in ctx.store.con.execute(
-            "SELECT repo FROM rocm_index_repos WHERE day = ?", [day]
-        ).fetchall()
-    }
-    missing = [r for r in ctx.tracked if r not in counted]
+    none, short = not_counted(ctx.store, ctx.tracked, day)
+    missing = [r for r in ctx.tracked if r in none or r in short]
     if not missing:
         return None
-    none, short, refs = [], [], []
-    for repo in missing:
-        n = ctx.store.con.execute(HISTORY_SQL, [repo]).fetchall()[0][0]
-        if n:
-            short.append(repo)
-            continue
-        none.append(repo)
-        refs.append(
-            ctx.book.query("commits", HISTORY_SQL, [repo], 0, day, f"{repo}'s commits in the store")
-        )
+    refs = [
+        ctx.book.query("commits", HISTORY_SQL, [repo], 0, day, f"{repo}'s commits in the store")
+        for repo in none
+    ]
     parts = []
     if none:
         parts.append(

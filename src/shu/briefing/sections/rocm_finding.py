@@ -8,20 +8,27 @@ from __future__ import annotations
 from datetime import date
 
 from shu.briefing.context import BriefingContext
-from shu.briefing.text import day_text, pct, ref, repo_link
+from shu.briefing.text import and_list, day_text, pct, ref, repo_link
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md, safe_inline
 from shu.signals.rocm_facts import (
     FINDING_DAYS,
+    HISTORY_SQL,
     PAST_DAYS,
     PAST_MOVES_SQL,
     PAST_MOVES_WITHOUT_SQL,
     SAME_REPOS_COUNT_SQL,
     SAME_REPOS_SQL,
     SAME_REPOS_WITHOUT_SQL,
+    YEAR_SHARE_SQL,
     Finding,
+    YearShare,
+    against_history,
     finding,
+    index_row,
+    not_counted,
     past_window,
+    yearly_shares,
 )
 
 
@@ -91,7 +98,7 @@ def finding_sentence(ctx: BriefingContext, f: Finding, *, glance: bool = False) 
         )
     text = (
         f"The share of commits touching ROCm {move}, over the same {f.repos} repositories with "
-        f"commit history in the store {ref(r_both)}"
+        f"commit history in the store {ref(r_both)}{uncounted_words(ctx, day)}"
     )
     if f.largest_before is not None:
         r_past = book.query(
@@ -118,6 +125,8 @@ def finding_sentence(ctx: BriefingContext, f: Finding, *, glance: bool = False) 
                 else f", within what the year before showed ({FINDING_DAYS}-day moves of up to "
                 f"{points})"
             )
+    if not glance:
+        text += history_words(ctx, f)
     if f.top is not None and f.without_then is not None and f.without_now is not None:
         r_top = book.row(
             "rocm_index_repos",
@@ -185,3 +194,89 @@ def glance_sentence(ctx: BriefingContext) -> Md | None:
     notable (`Finding.notable`)."""
     f = finding(ctx.store, ctx.data_through)
     return finding_sentence(ctx, f, glance=True) if f is not None and f.notable else None
+
+
+def uncounted_words(ctx: BriefingContext, day: date) -> str:
+    """' (not counting pytorch/pytorch and tensorflow/tensorflow, tracked but with no commit
+    history in the store [R, R])': the tracked repositories the share leaves out, named where it
+    is stated; '' when it counts every one."""
+    none, short = not_counted(ctx.store, ctx.tracked, day)
+    parts = []
+    if none:
+        refs = [
+            ctx.book.query("commits", HISTORY_SQL, [r], 0, day, f"{r}'s commits in the store")
+            for r in none
+        ]
+        parts.append(
+            f"{and_list([repo_link(r) for r in none])}, tracked but with no commit history in "
+            f"the store {ref(*refs)}"
+        )
+    if short:
+        parts.append(
+            f"{and_list([repo_link(r) for r in short])}, whose history does not cover the 90 days"
+        )
+    return f" (not counting {'; nor '.join(parts)})" if parts else ""
+
+
+def _years(run: list[YearShare]) -> str:
+    """'2019' or '2017–19'."""
+    a, b = run[0].year, run[-1].year
+    return str(a) if a == b else f"{a}–{str(b)[2:]}" if a // 100 == b // 100 else f"{a}–{b}"
+
+
+def history_words(ctx: BriefingContext, f: Finding) -> str:
+    """'; the share over every repository counted on 28 Feb 2026, 4.6% [R], is back to 2024's
+    level (3.8% [R]) and below 2017–19's 10–12% [R, R, R], against the mean 90-day share of each
+    year from 2016 on': today's share of every counted repository among the
+    whole years before it; '' without one."""
+    row = index_row(ctx.store, f.day)
+    if row is None or row["rocm_share_90d"] is None:
+        return ""
+    share = float(row["rocm_share_90d"])
+    years = yearly_shares(ctx.store, f.day)
+    h = against_history(share, years, f.day.year)
+    if h is None or (h.level is None and not h.above and not h.below):
+        return ""
+    book = ctx.book
+
+    def cite(y: YearShare) -> int:
+        return book.query(
+            "rocm_index",
+            YEAR_SHARE_SQL,
+            [y.year, f.day],
+            y.share,
+            f.day,
+            f"mean 90-day ROCm share of {y.year}",
+        )
+
+    def spread(run: list[YearShare]) -> str:
+        low, high = pct(min(y.share for y in run)), pct(max(y.share for y in run))
+        shown = low if low == high else f"{low[:-1]}–{high}"
+        return f"{_years(run)}'s {shown} {ref(*[cite(y) for y in run])}"
+
+    parts = []
+    if h.level is not None:
+        back = "at" if h.level.year == f.day.year - 1 else "back to"
+        parts.append(
+            f"{back} {h.level.year}'s level ({pct(h.level.share, 1)} {ref(cite(h.level))})"
+        )
+    if h.above:
+        parts.append("below " + and_list([spread(run) for run in h.above]))
+    if h.below:
+        parts.append("above " + and_list([spread(run) for run in h.below]))
+    r_share = book.row(
+        "rocm_index",
+        {"day": f.day},
+        "rocm_share_90d",
+        row["rocm_share_90d"],
+        f.day,
+        "share of their commits touching ROCm",
+    )
+    lead = (
+        f"; the share over every repository counted on {day_text(f.day)}, {pct(share, 1)} "
+        f"{ref(r_share)}, is"
+    )
+    return (
+        f"{lead} {and_list(parts)}, against the mean 90-day share of each year from "
+        f"{h.first_year} on"
+    )

@@ -5,7 +5,9 @@
 --
 -- Which commits count, the ROCm flag, and the daily grid (from a repository's first counted
 -- commit day to its newest commit day, no holes): `COUNTED_COMMITS_SQL` in
--- shu/signals/commits.py, filled in as {counted_commits}. A row exists only while the history
+-- shu/signals/commits.py, filled in as {counted_commits} in its COUNTED_ONCE_SQL form: a commit
+-- copied into several repositories (same sha, or same author, author time and subject) counts
+-- once, in the repository where it landed first. A row exists only while the history
 -- covers its whole 90-day window: day >= first counted day + 89 and day <= newest day.
 -- First-time adopter: the first ROCm commit landed on a day the repository already had a row
 -- (89 ROCm-free days of history before it). AMD's own: the owner is one of {amd_owners} (a quoted,

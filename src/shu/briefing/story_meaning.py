@@ -1,0 +1,92 @@
+"""What a story's move means (`shu.signals.move_meaning`) in words: the sentence "What moved"
+adds after each story, every figure with its receipt. It says how the move ranks in the
+repository's own history, how the rest of its field category moved over the same days, the
+forecast that the pace lasts, and what in the store coincides with the move, named as
+coinciding, never as its cause. At a glance can reuse `meaning_sentence` (or word the
+`Meaning` itself)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from shu.briefing.text import and_list, day_text, num, pct, ref, release_link
+from shu.receipts import ReceiptBook
+from shu.safe_markdown import Md, safe_inline
+from shu.signals.move_meaning import Meaning, Rank
+
+# (column, side) -> what a record of it is called
+_RECORD = {
+    ("acceleration_28d", "low"): "largest 28-day fall",
+    ("acceleration_28d", "high"): "largest 28-day rise",
+    ("velocity_28d", "low"): "slowest 28-day pace",
+    ("velocity_28d", "high"): "fastest 28-day pace",
+}
+
+
+def _month(day: date) -> str:
+    return f"{day:%b %Y}"
+
+
+def rank_words(book: ReceiptBook, rank: Rank) -> str:
+    """'its largest 28-day fall since Mar 2023 [R, R]' (the last day before with one at least
+    as large), or '... since its signals begin (Jan 2019) [R, R]'."""
+    what = _RECORD[(rank.column, rank.side)]
+    r_value = book.cite(rank.value_cite)
+    if rank.since is None:
+        r_first = book.cite(rank.first_cite)
+        return f"its {what} since its signals begin ({_month(rank.first)}) {ref(r_value, r_first)}"
+    return f"its {what} since {_month(rank.since)} {ref(r_value, book.cite(rank.since_cite))}"
+
+
+def meaning_parts(book: ReceiptBook, m: Meaning) -> list[str]:
+    """The clauses of `meaning_sentence`, each with its receipts (none when nothing is known)."""
+    parts = []
+    ranks = [rank_words(book, r) for r in (m.rank, m.level) if r is not None]
+    if ranks:
+        parts.append(and_list(ranks))
+    c = m.category
+    if c is not None and c.change is not None:
+        r_now, r_before = book.cite(c.now_cite), book.cite(c.before_cite)
+        move = (
+            "held their pace"
+            if round(c.change, 2) == 0
+            else f"ran {pct(abs(c.change))} {'faster' if c.change > 0 else 'slower'}"
+        )
+        parts.append(
+            f"the rest of {safe_inline(c.name)} ({c.repos} repositories) {move} "
+            f"({num(c.now, 1)} against {num(c.before, 1)} stars/day {ref(r_now, r_before)})"
+        )
+    f = m.forecast
+    if f is not None:
+        parts.append(
+            f"shu gives {pct(f.probability)} that its pace on {day_text(f.resolves_on)} "
+            f"beats today's {num(f.threshold, 1)} {ref(book.cite(f.cite))}"
+        )
+    beside = []
+    for x in m.coinciding:
+        r = ref(book.cite(x.cite))
+        if x.kind == "release":
+            beside.append(f"release {release_link(m.repo, x.what)} of {day_text(x.day)} {r}")
+        elif x.kind == "document":
+            beside.append(f"“{safe_inline(x.what)}” of {day_text(x.day)} {r}")
+        else:
+            beside.append(f"a burst of commits around {day_text(x.day)} {r}")
+    if m.more_releases:
+        beside.append(f"{m.more_releases} more release{'s' if m.more_releases > 1 else ''}")
+    if beside:
+        parts.append(
+            f"{and_list(beside)} {'coincides' if len(beside) == 1 else 'coincide'} with it "
+            "(in time only)"
+        )
+    return parts
+
+
+def meaning_sentence(book: ReceiptBook, m: Meaning | None) -> Md | None:
+    """'What it means: its largest 28-day fall since Mar 2023 [R]; the rest of training
+    frameworks (9 repositories) ran 4% faster (…); shu gives 12% that its pace on 30 Mar 2026
+    beats today's 26.5 [R]; release v1.2 of 24 Feb 2026 [R] coincides with it (in time only).'
+    None when nothing is known."""
+    parts = [] if m is None else meaning_parts(book, m)
+    if not parts:
+        return None
+    return Md("What it means: " + "; ".join(parts) + ".")

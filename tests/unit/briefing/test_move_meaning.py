@@ -1,0 +1,201 @@
+"""What a move means, from numbers, on a small constructed store: a repository whose latest
+28-day fall is its largest since Aug 2023 gets that sentence in What moved, a release in the
+move's days is named as coinciding (never as its cause), the rest of its field category is
+weighed over the same days, and the forecast that the pace lasts is read from `forecasts`; every
+figure's receipt resolves."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, timedelta
+
+import pandas as pd
+from support.signal_data import insert_observations
+
+from shu.briefing.compose import compose_briefing
+from shu.receipts import ReceiptBook, resolve, stored_receipts
+from shu.settings import TrackedRepo, get_settings
+from shu.signals import refresh_signals
+from shu.signals.move_meaning import coinciding, forecast_to_last, history_rank
+from shu.store import Store
+
+DAY = date(2026, 2, 28)
+FIRST = date(2022, 6, 1)
+REPO = "acme/falling"
+PEERS = ("acme/peer-a", "acme/peer-b")
+# 2023-05-01 .. 2023-06-29: 120 stars a day, which leaves the 28-day window by 10 Aug 2023 (the
+# 28-day pace falls by 100 to 20 on 27 Jul 2023, by 50 or more until 10 Aug 2023)
+OLD_FAST = (date(2023, 5, 1), date(2023, 6, 29))
+# 70 stars a day over the 28 days before the last 28: today's 28-day fall is 50
+RECENT_FAST = (DAY - timedelta(days=55), DAY - timedelta(days=28))
+RELEASE_DAY = DAY - timedelta(days=10)
+
+
+def _gain(repo: str, day: date) -> int:
+    if repo != REPO:
+        return 30 if day > DAY - timedelta(days=28) else 20  # the peers speed up by half
+    if OLD_FAST[0] <= day <= OLD_FAST[1]:
+        return 120
+    if RECENT_FAST[0] <= day <= RECENT_FAST[1]:
+        return 70
+    return 20
+
+
+def _fill(store: Store) -> None:
+    rows = []
+    for repo in (REPO, *PEERS):
+        total, day = 1000, FIRST
+        while day <= DAY:
+            total += _gain(repo, day)
+            rows.append((repo, day, total))
+            day += timedelta(days=1)
+    insert_observations(store, pd.DataFrame(rows, columns=["repo", "day", "stars"]))
+    store.upsert(
+        "releases",
+        pd.DataFrame(
+            [
+                {
+                    "repo": REPO,
+                    "tag": "v2.0.0",
+                    "name": "v2.0.0",
+                    "published_at": datetime.combine(RELEASE_DAY, datetime.min.time()),
+                    "is_prerelease": False,
+                    "body": "",
+                    "url": None,
+                    "source": "github",
+                }
+            ]
+        ),
+    )
+    refresh_signals(store, full=True, settings=get_settings())
+
+
+def test_the_largest_fall_since_a_year_and_a_coinciding_release_are_said(store, settings):
+    _fill(store)
+    settings = settings.model_copy(
+        update={
+            "repos": [TrackedRepo(repo=REPO, category="apps")],
+            "field": {"local apps": [REPO, *PEERS]},
+        }
+    )
+    result = compose_briefing(store, DAY, settings)
+    text = result.path.read_text().split("## Appendix")[0]
+    section = text[text.index("## What moved") :].split("\n## ")[0]
+    line = next(x for x in section.splitlines() if x.startswith(f"- [{REPO}]"))
+    assert "What it means: its largest 28-day fall since Aug 2023 [R" in line, line
+    assert (
+        f"release [v2.0.0](https://github.com/{REPO}/releases/tag/v2.0.0) of 18 Feb 2026 [R" in line
+    ), line
+    assert "coincides with it (in time only)" in line
+    # the peers sped up from 20 to 30 stars a day each: 40 to 60 over the two of them
+    assert (
+        "the rest of local apps (2 repositories) ran 50% faster (60.0 against 40.0 stars/day [R"
+        in line
+    )
+    assert "knows no cause" not in text
+    doc = json.loads(result.path.with_suffix(".json").read_text())
+    meaning = doc["stories"][0]["meaning"]
+    assert meaning["move_28d_record"]["since"] == "2023-08-10"
+    assert meaning["coinciding"] == [{"kind": "release", "day": str(RELEASE_DAY), "what": "v2.0.0"}]
+    receipts = stored_receipts(store, result.briefing_id)
+    assert [resolve(store, r) for r in receipts] == [None] * len(receipts)
+
+
+def test_a_record_since_the_signals_began_and_the_forecast_that_it_lasts(store):
+    _fill(store)
+    # the fastest 28-day pace: the old burst's 120 a day on its 28th day, never reached before
+    rank = history_rank(store, REPO, date(2023, 5, 28), "velocity_28d", "high")
+    assert rank is not None and rank.value == 120 and rank.since is None
+    assert rank.first == FIRST + timedelta(days=28), rank.first
+    store.upsert(
+        "forecasts",
+        pd.DataFrame(
+            [
+                {
+                    "forecast_id": "f-up-30",
+                    "repo": REPO,
+                    "template": "star_velocity_up",
+                    "origin": DAY,
+                    "horizon_days": 30,
+                    "resolves_on": DAY + timedelta(days=30),
+                    "threshold": 20.0,
+                    "question": "q",
+                    "probability": 0.7,
+                    "confidence": "medium",
+                    "model_version": "test-1",
+                    "features": "{}",
+                    "drivers": "[]",
+                    "receipts": "[]",
+                    "issued_at": datetime(2026, 2, 28, 6),
+                }
+            ]
+        ),
+    )
+    f = forecast_to_last(store, REPO, DAY)
+    assert f is not None and (f.probability, f.threshold) == (0.7, 20.0)
+    assert f.resolves_on == DAY + timedelta(days=30)
+    assert forecast_to_last(store, REPO, DAY - timedelta(days=1)) is None
+
+
+def test_a_commit_burst_and_a_dated_document_coincide(store):
+    """A week of ten commits a day after months of one, and a document of that week naming the
+    repository, are named as coinciding with a move on those days; their citations resolve."""
+    start = DAY - timedelta(days=150)
+    rows = []
+    for i in range(151):
+        day = start + timedelta(days=i)
+        for k in range(10 if i >= 140 else 1):
+            at = datetime.combine(day, datetime.min.time()) + timedelta(hours=8, minutes=k)
+            rows.append((REPO, f"c{i:03d}{k}", at, 1, True, False, False, "git"))
+    store.upsert(
+        "commits",
+        pd.DataFrame(
+            rows,
+            columns=[
+                "repo",
+                "sha",
+                "committed_at",
+                "parents",
+                "is_mainline",
+                "touches_rocm",
+                "author_is_bot",
+                "source",
+            ],
+        ),
+    )
+    doc_day = DAY - timedelta(days=5)
+    store.upsert(
+        "documents",
+        pd.DataFrame(
+            [
+                {
+                    "doc_id": "d1",
+                    "location": "notes/launch.md",
+                    "title": "Launch notes",
+                    "published_on": doc_day,
+                    "content_hash": "h",
+                    "format": "markdown",
+                    "text": "We moved our stack to falling this week.",
+                    "ingested_at": datetime(2026, 2, 28),
+                }
+            ]
+        ),
+    )
+    store.upsert(
+        "passages",
+        pd.DataFrame(
+            [{"doc_id": "d1", "passage_no": 0, "text": "We moved our stack to falling this week."}]
+        ),
+    )
+    _fill(store)
+    found = coinciding(store, REPO, DAY - timedelta(days=9), DAY)
+    kinds = {x.kind: x for x in found}
+    assert set(kinds) == {"release", "document", "commits"}, found
+    assert kinds["document"].day == doc_day and kinds["document"].what == "Launch notes"
+    assert kinds["document"].cite.value in "We moved our stack to falling this week."
+    burst = kinds["commits"]
+    assert DAY - timedelta(days=10) <= burst.day <= DAY and float(burst.what) >= 2.0
+    assert coinciding(store, REPO, DAY - timedelta(days=60), DAY - timedelta(days=40)) == []
+    book = ReceiptBook()
+    numbers = [book.cite(x.cite) for x in found]
+    assert [resolve(store, book.get(n)) for n in numbers] == [None] * len(numbers)
