@@ -436,6 +436,7 @@ def backtest(
     console.print(table)
     if intervals.row_count:
         console.print(intervals)
+    _print_band_skill(metrics)
     _print_rankings(metrics)
     for key, m in metrics["slices"].items():
         if not m.get("n") and m.get("status"):
@@ -443,6 +444,35 @@ def backtest(
         elif m.get("blocks"):
             console.print(describe_worst(key, m["blocks"]), highlight=False)
     console.print(f"{metrics['runtime_s']} s, peak RSS {metrics['peak_rss_mib']} MiB")
+
+
+def _print_band_skill(metrics: dict) -> None:
+    """Each slice's skill per band of today's velocity with its 95% interval: Brier skill
+    against the band's own climatology (yes/no slices), CRPS skill against persistence
+    (interval slices)."""
+    from shu.forecast.models.interval import VELOCITY_BANDS
+
+    table = RichTable("slice", "skill", *(f"{b} stars/day [95%] (n)" for b in VELOCITY_BANDS))
+    for key, m in metrics["slices"].items():
+        bands = m.get("by_velocity")
+        if not bands:
+            continue
+        measure = "CRPS skill" if "coverage" in m else "BSS band clim"
+        cells = []
+        for name in VELOCITY_BANDS:
+            row = bands.get(name)
+            if row is None:
+                cells.append("")
+                continue
+            ci = (
+                row["crps_skill_persistence"]
+                if "coverage" in m
+                else row["ci95"]["bss_band_climatology"]
+            )
+            cells.append(f"{ci['value']:.3f} [{ci['low']:.3f}, {ci['high']:.3f}] ({row['n']:,})")
+        table.add_row(key, measure, *cells)
+    if table.row_count:
+        console.print(table)
 
 
 def _print_rankings(metrics: dict) -> None:

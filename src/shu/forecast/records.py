@@ -19,12 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from shu.forecast.confidence import band_sql
 from shu.forecast.live.replay import REPLAY_PREFIX
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE, RANKED_TEMPLATES
 from shu.settings import Settings
+from shu.signals.reads import signal_value
 from shu.store import Store, dicts
 
 BAND_SQL = band_sql("f.probability")  # a stored forecast's confidence band
@@ -78,39 +80,48 @@ def latest_forecasts(store: Store, tracked: list[str], day: date) -> list[dict[s
 
 @dataclass
 class BandRate:
-    """How often the model's backtest forecasts in one band came true as predicted."""
+    """How often the model's backtest forecasts in one band came true as predicted (within
+    `velocity_band`, the repository's band of today's velocity, where the card measured it)."""
 
     model_version: str
     n: int
     hit_rate: float
     card_path: str
     pointer: list[Any]
+    velocity_band: str | None = None
 
 
-def backtest_band_rate(settings: Settings, forecast: dict[str, Any], band: str) -> BandRate | None:
+def backtest_band_rate(
+    store: Store, settings: Settings, forecast: dict[str, Any], band: str
+) -> BandRate | None:
     """The backtest hit rate of the forecast's template, horizon and band from the model card
-    (`forecaster.json` beside the model), when the card holds one for this model version."""
+    (`forecaster.json` beside the model), when the card holds one for this model version:
+    among answers on repositories in the velocity band of the forecast's (its 28-day star
+    velocity on the origin, `interval.velocity_band`) where the card holds that band's record,
+    else over all of them."""
     from shu.forecast.evaluation.model_card import band_track_record
     from shu.forecast.models.artifact import CARD_JSON
+    from shu.forecast.models.interval import VELOCITY_BANDS, velocity_band
 
     card = Path(settings.models_dir) / CARD_JSON
+    velocity = signal_value(store.con, "velocity_28d", forecast["repo"], forecast["origin"])
+    vband = (
+        None if velocity is None else VELOCITY_BANDS[int(velocity_band(np.array([velocity]))[0])]
+    )
     rate = band_track_record(
-        Path(settings.models_dir), forecast["template"], forecast["horizon_days"], band
+        Path(settings.models_dir), forecast["template"], forecast["horizon_days"], band, vband
     )
     if rate is None or rate.get("hit_rate") is None:
         return None
     version = json.loads(card.read_text(encoding="utf-8")).get("version")
     if version != forecast["model_version"]:
         return None
-    pointer = [
-        "backtest",
-        "slices",
-        f"{forecast['template']}/{forecast['horizon_days']}",
-        "bands",
-        {"band": band},
-        "hit_rate",
-    ]
-    return BandRate(version, int(rate["n"]), float(rate["hit_rate"]), str(card), pointer)
+    key = f"{forecast['template']}/{forecast['horizon_days']}"
+    within = ["by_velocity", rate["velocity_band"]] if rate["velocity_band"] else []
+    pointer = ["backtest", "slices", key, *within, "bands", {"band": band}, "hit_rate"]
+    return BandRate(
+        version, int(rate["n"]), float(rate["hit_rate"]), str(card), pointer, rate["velocity_band"]
+    )
 
 
 def backtest_interval_coverage(settings: Settings, forecast: dict[str, Any]) -> BandRate | None:

@@ -132,6 +132,47 @@ def test_confidence_says_when_the_backtest_and_the_live_record_disagree(filled, 
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
 
 
+def test_confidence_quotes_the_backtest_record_of_its_own_velocity_band(filled, settings, day):
+    """A card on a repository gaining 20 or more stars a day quotes the backtest's answers on
+    such repositories (the slice's `by_velocity` record), not the overall one; the others
+    theirs."""
+    from shu.forecast.models.interval import VELOCITY_BANDS, velocity_band
+
+    filled.con.execute(
+        "UPDATE star_signals SET velocity_28d = 31.5 WHERE repo = 'acme/platform' AND day = ?",
+        [day],
+    )
+    card = json.loads((settings.models_dir / "forecaster.json").read_text())
+    slice_ = card["backtest"]["slices"]["star_accel_reach/30"]
+    slice_["bands"] = [{"band": "medium", "n": 1000, "right": 200, "hit_rate": 0.2}]
+    slice_["by_velocity"] = {
+        name: {"bands": [{"band": "medium", "n": 10 + k, "right": 9, "hit_rate": 9 / (10 + k)}]}
+        for k, name in enumerate(VELOCITY_BANDS)
+    }
+    (settings.models_dir / "forecaster.json").write_text(json.dumps(card))
+    result = compose_briefing(filled, day, settings)
+    lines = _how_sure(result.path.read_text())
+    assert len(lines) == 3
+    assert not any("1,000 such answers" in line for line in lines)  # never the overall record
+    fast = [line for line in lines if "on repositories gaining 20 or more stars a day" in line]
+    assert len(fast) == 1  # acme/platform's card alone
+    assert "in the backtest, 13 such answers on repositories gaining 20 or more" in fast[0]
+    assert "stars a day held 69% of the time" in fast[0]
+    others = [line for line in lines if line not in fast]
+    for repo in ("acme/other-platform", "acme/runtime"):  # each quotes its own band's n
+        velocity = filled.con.execute(
+            "SELECT velocity_28d FROM star_signals WHERE repo = ? AND day = ?", [repo, day]
+        ).fetchone()[0]
+        n = 10 + int(velocity_band([velocity])[0])
+        assert any(
+            f"in the backtest, {n} such answers on repositories gaining" in x for x in others
+        )
+    receipts = stored_receipts(filled, result.briefing_id)
+    assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
+    pointers = {r.key for r in receipts if r.kind == "file"}
+    assert any('"by_velocity", ">=20", "bands"' in dict(k)["pointer"] for k in pointers)
+
+
 def test_confidence_falls_back_to_the_record_of_its_kind_of_question(filled, settings, day):
     """With none of the card's confidence resolved, the card quotes its kind of question's
     record at every confidence (its template at its horizon), or says none has resolved."""

@@ -56,6 +56,9 @@ def test_issue_resolve_score_end_to_end(synthetic_store, synthetic, tmp_path):
     metrics = summarize(
         o, p, np.full(14, 0.5), np.full(14, 0.5), list("abcdefghijklmn"), n_boot=20
     ) | {"n_repos": 14, "n_void": 1}
+    # ... of them 4 on repositories gaining 20 or more stars a day, 3 right
+    fast = {"n": 4, "right": 3, "hit_rate": 0.75}
+    metrics["by_velocity"] = {">=20": {"n": 6, "bands": [{"band": "high", **fast}]}}
     write_model_card(
         settings.models_dir,
         result,
@@ -65,11 +68,14 @@ def test_issue_resolve_score_end_to_end(synthetic_store, synthetic, tmp_path):
             "slices": {"star_velocity_up/7": metrics},
         },
     )
-    assert band_track_record(settings.models_dir, "star_velocity_up", 7, "high") == {
-        "n": 10,
-        "right": 8,
-        "hit_rate": 0.8,
+    overall = {"n": 10, "right": 8, "hit_rate": 0.8, "velocity_band": None}
+    assert band_track_record(settings.models_dir, "star_velocity_up", 7, "high") == overall
+    # the card keeps the slice's velocity bands: a repository's own band where measured
+    assert band_track_record(settings.models_dir, "star_velocity_up", 7, "high", ">=20") == {
+        **fast,
+        "velocity_band": ">=20",
     }
+    assert band_track_record(settings.models_dir, "star_velocity_up", 7, "high", "<1") == overall
     assert "star_velocity_up/7" in (settings.models_dir / "forecaster.md").read_text()
 
     origin = last - timedelta(days=7)

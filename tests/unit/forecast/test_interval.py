@@ -219,6 +219,11 @@ def test_cli_backtest_interval_json_keys(synthetic_store, tmp_path):
     assert 0 <= s["coverage"]["0.5"] <= s["coverage"]["0.8"] <= s["coverage"]["0.95"] <= 1
     assert s["crps"] > 0 and s["crps_persistence"] > 0
     assert s["crps_skill_persistence"] == pytest.approx(1 - s["crps"] / s["crps_persistence"])
+    # CRPS skill per velocity band, with its block-bootstrap interval
+    assert set(s["by_velocity"]) == set(bands)
+    for name, row in s["by_velocity"].items():
+        skill = row["crps_skill_persistence"]
+        assert row["n"] == bands[name]["n"] and skill["low"] <= skill["value"] <= skill["high"]
     table = subprocess.run(
         [
             sys.executable,
@@ -241,6 +246,8 @@ def test_cli_backtest_interval_json_keys(synthetic_store, tmp_path):
     )
     assert table.returncode == 0, table.stderr
     assert "CRPS skill" in table.stdout
+    first = next(iter(s["by_velocity"]))  # the skill-by-band table, its first band's column
+    assert f"{first} stars/day [95%] (n)" in table.stdout
 
 
 def test_declared_questions_are_issued_with_their_threshold(synthetic_store, synthetic, tmp_path):

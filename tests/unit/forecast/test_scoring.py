@@ -100,6 +100,29 @@ def test_block_bootstrap_one_block_has_no_spread_and_many_blocks_bracket_the_val
     assert many["brier"].high > many["brier"].low
 
 
+def test_skill_ci_is_one_minus_the_ratio_of_sums_resampled_by_block():
+    # by hand: 1 - (1 + 3) / (2 + 6) = 0.5; one block has no spread
+    one = scoring.skill_ci(np.array([1.0, 3.0]), np.array([2.0, 6.0]), ["a", "a"], n_boot=20)
+    assert one == {"value": 0.5, "low": 0.5, "high": 0.5}
+    # two blocks of skill 0.5 and 0 (1/2 and 3/3): replicates draw (a, a), (a, b), (b, b)
+    two = scoring.skill_ci(np.array([1.0, 3.0]), np.array([2.0, 3.0]), ["a", "b"], n_boot=400)
+    assert two["value"] == pytest.approx(1 - 4 / 5)
+    assert two["low"] == pytest.approx(0.0) and two["high"] == pytest.approx(0.5)
+    # the Brier skill of block_bootstrap is this ratio of squared errors
+    rng = np.random.default_rng(1)
+    p = rng.random(300)
+    o = (rng.random(300) < p).astype(int)
+    clim = np.full(300, 0.5)
+    blocks = [str(i % 30) for i in range(300)]
+    skill = scoring.skill_ci(
+        scoring.squared_errors(o, p), scoring.squared_errors(o, clim), blocks, n_boot=200
+    )
+    assert skill["value"] == pytest.approx(scoring.skill_score(scoring.brier(o, p), 0.25))
+    assert skill["low"] < skill["value"] < skill["high"]
+    nothing = scoring.skill_ci(np.zeros(3), np.zeros(3), ["a", "b", "c"], n_boot=10)
+    assert all(math.isnan(v) for v in nothing.values())  # no reference error: no skill
+
+
 def test_summarize_keys_and_shape_errors():
     out = scoring.summarize(
         OUTCOMES, PROBS, np.full(4, 0.5), np.full(4, 0.5), ["a", "b", "c", "d"], n_boot=20

@@ -1,8 +1,9 @@
 """How sure a card's answer is, with its evidence: the confidence the probability falls in, how
-often the backtest's forecasts of the same kind and confidence came true beside this store's own
-resolved record, and one sentence when the two disagree beyond their 95% intervals; for a card
-that leads with its interval alone, how often such intervals held. The confidence's definition
-and the calibration state the forecast was issued with go to the details."""
+often the backtest's forecasts of the same kind and confidence came true (on repositories of the
+card's velocity band where the model card measured it) beside this store's own resolved record,
+and one sentence when the two disagree beyond their 95% intervals; for a card that leads with its
+interval alone, how often such intervals held. The confidence's definition and the calibration
+state the forecast was issued with go to the details."""
 
 from __future__ import annotations
 
@@ -22,6 +23,14 @@ from shu.forecast.records import (
     live_interval_record,
 )
 from shu.safe_markdown import Md, safe_inline
+
+# The bands of today's velocity (`interval.VELOCITY_BANDS`) as the backtest sentence says them.
+VELOCITY_WORDS = {
+    "<1": "under 1 star a day",
+    "1-5": "1–5 stars a day",
+    "5-20": "5–20 stars a day",
+    ">=20": "20 or more stars a day",
+}
 
 
 def record_receipts(ctx: BriefingContext, live: LiveRecord) -> tuple[int, int]:
@@ -116,10 +125,15 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
     )
     lo, hi = BAND_EDGES[band]
     text = f"{band.capitalize()} confidence ({pct(max(p, 1 - p))} {side}) {ref(r_conf)}"
-    backtest = backtest_band_rate(ctx.settings, f, band)
+    backtest = backtest_band_rate(ctx.store, ctx.settings, f, band)
     if backtest is not None:
+        among = (
+            f" on repositories gaining {VELOCITY_WORDS[backtest.velocity_band]}"
+            if backtest.velocity_band
+            else ""
+        )
         text += (
-            f"; in the backtest, {backtest.n:,} such answers held "
+            f"; in the backtest, {backtest.n:,} such answers{among} held "
             f"{pct(backtest.hit_rate)} of the time {ref(_backtest_receipt(ctx, backtest))}"
         )
     else:

@@ -15,6 +15,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from shu.forecast.evaluation.scoring import skill_ci
 from shu.forecast.models.interval import LEVELS, QUANTILES, relative_change, scale_of
 
 BASELINE_DAYS = 365
@@ -62,25 +63,15 @@ def crps_skill_ci(
     seed: int = 0,
 ) -> dict[str, float]:
     """CRPS skill vs the baseline with a block-bootstrap 95% interval ({value, low, high});
-    blocks (e.g. 'repo|YYYY-MM') are resampled whole, as for the binary scores."""
-    model = crps_from_quantiles(observed, model_q)
-    base = crps_from_quantiles(observed, baseline_q)
-    _, block = np.unique(np.asarray(blocks), return_inverse=True)
-    n_blocks = int(block.max()) + 1 if len(block) else 0
-    sum_model = np.bincount(block, model, minlength=n_blocks)
-    sum_base = np.bincount(block, base, minlength=n_blocks)
-    rng = np.random.default_rng(seed)
-    reps: list[float] = []
-    for _ in range(n_boot):
-        weights = np.bincount(rng.integers(0, n_blocks, n_blocks), minlength=n_blocks)
-        denominator = weights @ sum_base
-        reps.append(float(1.0 - (weights @ sum_model) / denominator) if denominator > 0 else np.nan)
-    value = 1.0 - sum_model.sum() / sum_base.sum() if sum_base.sum() > 0 else float("nan")
-    return {
-        "value": float(value),
-        "low": float(np.nanpercentile(reps, 2.5)),
-        "high": float(np.nanpercentile(reps, 97.5)),
-    }
+    blocks (e.g. 'repo|YYYY-MM') are resampled whole, as for the binary scores
+    (`scoring.skill_ci`)."""
+    return skill_ci(
+        crps_from_quantiles(observed, model_q),
+        crps_from_quantiles(observed, baseline_q),
+        blocks,
+        n_boot,
+        seed,
+    )
 
 
 def persistence_quantiles(

@@ -1,8 +1,9 @@
 """The model card: what the forecaster was trained on and how it scored, as Markdown and JSON.
 
 `forecaster.json` next to the artifact is what other stages read; the briefing quotes the
-backtest hit rate of a forecast's template x horizon x confidence band with `band_track_record`
-("forecasts at this level resolved true 74% of the time, n = 1,240").
+backtest hit rate of a forecast's template x horizon x confidence band, within the velocity band of
+its repository where the card holds one, with `band_track_record` ("forecasts at this level
+resolved true 74% of the time, n = 1,240").
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ _SLICE_KEYS = (
     "ece",
     "murphy",
     "bands",
+    "by_velocity",
     "ci95",
     "coverage",
     "coverage_persistence",
@@ -87,8 +89,13 @@ def write_model_card(
     return json_path, md_path
 
 
-def band_track_record(models_dir: Path, template: str, horizon_days: int, band: str) -> dict | None:
-    """Backtest {n, right, hit_rate} of `band` for template x horizon, or None if not measured."""
+def band_track_record(
+    models_dir: Path, template: str, horizon_days: int, band: str, velocity_band: str | None = None
+) -> dict | None:
+    """Backtest {n, right, hit_rate, velocity_band} of confidence `band` for template x
+    horizon: within `velocity_band` (a name of `interval.VELOCITY_BANDS`, the slice's
+    `by_velocity`) where given and the card holds it, else the slice's overall record
+    (`velocity_band` None); None if not measured."""
     path = Path(models_dir) / CARD_JSON
     if not path.exists():
         return None
@@ -97,9 +104,17 @@ def band_track_record(models_dir: Path, template: str, horizon_days: int, band: 
     metrics = slices.get(f"{template}/{horizon_days}")
     if not metrics:
         return None
-    for row in metrics.get("bands") or []:
+    within = (metrics.get("by_velocity") or {}).get(velocity_band or "") or {}
+    measured_in = velocity_band if "bands" in within else None
+    rows = within["bands"] if measured_in else metrics.get("bands") or []
+    for row in rows:
         if row["band"] == band:
-            return {"n": row["n"], "right": row["right"], "hit_rate": row["hit_rate"]}
+            return {
+                "n": row["n"],
+                "right": row["right"],
+                "hit_rate": row["hit_rate"],
+                "velocity_band": measured_in,
+            }
     return None
 
 

@@ -198,7 +198,7 @@ def block_bootstrap(
     probabilities: np.ndarray,
     climatology: np.ndarray,
     persistence: np.ndarray,
-    blocks: Sequence,
+    blocks: Sequence | np.ndarray,
     n_boot: int = 500,
     seed: int = 0,
 ) -> dict[str, Interval]:
@@ -253,12 +253,43 @@ def block_bootstrap(
     }
 
 
+def skill_ci(
+    scores: np.ndarray,
+    reference_scores: np.ndarray,
+    blocks: Sequence | np.ndarray,
+    n_boot: int = 500,
+    seed: int = 0,
+) -> dict[str, float]:
+    """Skill 1 - sum(scores) / sum(reference_scores) with a block-bootstrap 95% interval
+    ({value, low, high}): per-row scores (squared errors for Brier skill, CRPS for CRPS skill)
+    summed per block (e.g. 'repo|YYYY-MM'), blocks resampled whole with replacement, as in
+    `block_bootstrap`. NaN where the reference sums to 0."""
+    _, block_ix = np.unique(np.asarray(blocks), return_inverse=True)
+    n_blocks = int(block_ix.max()) + 1 if len(block_ix) else 0
+    own = np.bincount(block_ix, np.asarray(scores, dtype=float), minlength=n_blocks)
+    ref = np.bincount(block_ix, np.asarray(reference_scores, dtype=float), minlength=n_blocks)
+    rng = np.random.default_rng(seed)
+    reps = np.full(n_boot, np.nan)
+    for i in range(n_boot):
+        weights = np.bincount(rng.integers(0, n_blocks, n_blocks), minlength=n_blocks)
+        denominator = weights @ ref
+        if denominator > 0:
+            reps[i] = 1.0 - (weights @ own) / denominator
+    total = ref.sum()
+    finite = reps[np.isfinite(reps)]
+    return {
+        "value": float(1.0 - own.sum() / total) if total > 0 else float("nan"),
+        "low": float(np.percentile(finite, 2.5)) if len(finite) else float("nan"),
+        "high": float(np.percentile(finite, 97.5)) if len(finite) else float("nan"),
+    }
+
+
 def summarize(
     outcomes: np.ndarray,
     probabilities: np.ndarray,
     climatology: np.ndarray,
     persistence: np.ndarray,
-    blocks: Sequence,
+    blocks: Sequence | np.ndarray,
     n_boot: int = 500,
     seed: int = 0,
 ) -> dict:

@@ -5,12 +5,22 @@ the interval slices' (`score_interval`: coverage, CRPS, per block and velocity b
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 import pandas as pd
 
 from shu.forecast.calibration import bounds
 from shu.forecast.evaluation import blocks, interval_scores, precision_at_k
-from shu.forecast.evaluation.scoring import brier, ece, hits_by_band, skill_score, summarize
+from shu.forecast.evaluation.scoring import (
+    brier,
+    ece,
+    hits_by_band,
+    skill_ci,
+    skill_score,
+    squared_errors,
+    summarize,
+)
 from shu.forecast.evaluation.star_backtest import BASELINE_COLUMNS
 from shu.forecast.evaluation.walk_forward import BacktestConfig, SliceResult, Walked
 from shu.forecast.models import interval
@@ -24,13 +34,13 @@ def score_binary(walked: Walked, config: BacktestConfig) -> SliceResult:
     pred, h, refits = walked.pred, walked.horizon_days, walked.refits
     if not len(pred):
         return SliceResult(walked.template, h, pred, {"n": 0}, refits)
-    boot_blocks = pred["repo"] + "|" + pred["origin"].dt.strftime("%Y-%m")
+    boot_blocks = _boot_blocks(pred)
     metrics = summarize(
         pred["label"].to_numpy(),
         pred["probability"].to_numpy(),
         pred["climatology"].to_numpy(),
         pred["persistence"].to_numpy(),
-        boot_blocks.to_numpy(),
+        boot_blocks,
         n_boot=config.n_boot,
         seed=config.seed,
     )
@@ -49,7 +59,7 @@ def score_binary(walked: Walked, config: BacktestConfig) -> SliceResult:
             "guard": _guard_effect(pred),
         }
     )
-    metrics["by_velocity"] = band_skill(pred)
+    metrics["by_velocity"] = band_skill(pred, config.n_boot, config.seed)
     if "distribution" in pred:
         metrics["distribution"] = _distribution_effect(pred)
     if "bounded" in pred:
@@ -65,30 +75,48 @@ def score_binary(walked: Walked, config: BacktestConfig) -> SliceResult:
     return SliceResult(walked.template, h, pred, metrics, refits)
 
 
-def band_skill(pred: pd.DataFrame) -> dict:
+def band_skill(pred: pd.DataFrame, n_boot: int, seed: int) -> dict:
     """Per band of today's velocity (`interval.VELOCITY_BANDS`): n, the observed rate and the
     Brier skill against the band's own climatology (`climatology_band`: the question's trailing
-    year rate within the band, known at each origin); with the classifiers' own answers too
-    where the slice was read from the one distribution."""
+    year rate within the band, known at each origin) with its block-bootstrap 95% interval
+    (`ci95`, `scoring.skill_ci` over repository x month-of-origin blocks), and the hit rate of
+    each confidence band within it (`bands`, as the slice's: what a card on a repository of
+    that velocity quotes); with the classifiers' own answers too where the slice was read from
+    the one distribution."""
     band = interval.velocity_band(pred["velocity_28d"].to_numpy())
+    blocks = _boot_blocks(pred)
     out = {}
     for k, name in enumerate(interval.VELOCITY_BANDS):
         part = pred[band == k]
         if not len(part):
             continue
         o = part["label"].to_numpy()
-        ref = brier(o, part["climatology_band"])
+        reference = squared_errors(o, part["climatology_band"].to_numpy())
+        ci = skill_ci(
+            squared_errors(o, part["probability"].to_numpy()),
+            reference,
+            blocks[band == k],
+            n_boot,
+            seed,
+        )
         row = {
             "n": len(part),
             "observed_rate": float(o.mean()),
-            "bss_band_climatology": skill_score(brier(o, part["probability"]), ref),
+            "bss_band_climatology": ci["value"],
+            "ci95": {"bss_band_climatology": ci},
+            "bands": [asdict(b) for b in hits_by_band(o, part["probability"].to_numpy())],
         }
         if "probability_classifier" in part:
             row["bss_band_climatology_classifier"] = skill_score(
-                brier(o, part["probability_classifier"]), ref
+                brier(o, part["probability_classifier"]), float(reference.mean())
             )
         out[name] = row
     return out
+
+
+def _boot_blocks(pred: pd.DataFrame) -> np.ndarray:
+    """Each prediction's bootstrap block: its repository x month of origin ('repo|YYYY-MM')."""
+    return (pred["repo"] + "|" + pred["origin"].dt.strftime("%Y-%m")).to_numpy()
 
 
 def _distribution_effect(pred: pd.DataFrame) -> dict:
@@ -202,23 +230,32 @@ def score_interval(walked: Walked, config: BacktestConfig) -> SliceResult:
                 if k in ("coverage", "crps", "crps_skill_persistence")
             },
         }
-    boot_blocks = (pred["repo"] + "|" + pred["origin"].dt.strftime("%Y-%m")).to_numpy()
+    boot_blocks = _boot_blocks(pred)
     metrics["ci95"] = {
         "crps_skill_persistence": interval_scores.crps_skill_ci(
-            pred["observed_value"].to_numpy(),
-            model_q,
-            baseline_q,
-            boot_blocks,
-            config.n_boot,
-            config.seed,
+            observed, model_q, baseline_q, boot_blocks, config.n_boot, config.seed
         )
     }
     band = interval.velocity_band(pred["velocity_28d"].to_numpy())
-    observed = pred["observed_value"].to_numpy()
     metrics["coverage_by_velocity"] = {
         label: {
             "n": int((band == k).sum()),
             "coverage": interval_scores.coverage(observed[band == k], model_q[band == k]),
+        }
+        for k, label in enumerate(interval.VELOCITY_BANDS)
+        if (band == k).any()
+    }
+    metrics["by_velocity"] = {
+        label: {
+            "n": int((band == k).sum()),
+            "crps_skill_persistence": interval_scores.crps_skill_ci(
+                observed[band == k],
+                model_q[band == k],
+                baseline_q[band == k],
+                boot_blocks[band == k],
+                config.n_boot,
+                config.seed,
+            ),
         }
         for k, label in enumerate(interval.VELOCITY_BANDS)
         if (band == k).any()
