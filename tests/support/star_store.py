@@ -13,11 +13,12 @@ from support.cli import shu
 TRACKED = ("pytorch/pytorch", "tensorflow/tensorflow", "ollama/ollama")
 
 
-def star_store(folder: Path, ends: date, days: int = 500) -> Path:
-    """`folder/shu.duckdb`: `days` days of star counts of the tracked repositories, the last on
-    `ends` (a steady gain with a slow swing, different per repository), and their signals."""
+def star_store(folder: Path, ends: date, days: int = 500, untracked: tuple[str, ...] = ()) -> Path:
+    """`folder/shu.duckdb`: `days` days of star counts of the tracked repositories (and of the
+    `untracked` ones, which the breakout radar ranks), the last on `ends` (a steady gain with a
+    slow swing, different per repository), and their signals."""
     rows = ["day,repo,stars"]
-    for k, repo in enumerate(TRACKED):
+    for k, repo in enumerate(TRACKED + untracked):
         stars = 1000 * (k + 1)
         for i in range(days):
             stars += 20 + int(10 * math.sin(i / 30 + k)) + (i * (k + 3)) % 7
