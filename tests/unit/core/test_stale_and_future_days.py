@@ -167,3 +167,30 @@ def test_a_stale_stores_radar_shows_no_breakout_forecast_whose_day_has_passed(tm
     assert then.returncode == 0, then.stderr
     assert sorted(e["repo"] for e in json.loads(then.stdout)) == sorted(others)
     assert {e["resolves_on"] for e in json.loads(then.stdout)} == {str(about)}
+
+
+def test_a_radar_whose_counts_end_past_its_horizon_is_not_asked(tmp_path) -> None:
+    """The tracked repositories' counts end yesterday, the others' 60 days ago: `shu forecast`
+    asks the tracked repositories' questions, and the radar's only at horizons that still end
+    after today (90 days), never its 30-day breakout question, whose day has passed."""
+    today = utcnow().date()
+    db = star_store(
+        tmp_path,
+        today - timedelta(days=1),
+        untracked=("lab/llm-serve", "lab/torch-kernels"),
+        untracked_ends=today - timedelta(days=60),
+    )
+    proc = shu("forecast", db=db, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    with open_store(db, read_only=True) as store:
+        radar = store.con.execute(
+            "SELECT DISTINCT origin, horizon_days FROM forecasts WHERE repo LIKE 'lab/%'"
+        ).fetchall()
+        tracked = store.con.execute(
+            "SELECT count(*) FROM forecasts WHERE repo = 'pytorch/pytorch'"
+        ).fetchall()[0][0]
+        past = store.con.execute(
+            "SELECT count(*) FROM forecasts WHERE resolves_on <= ?", [today]
+        ).fetchall()[0][0]
+    assert tracked > 0 and past == 0
+    assert radar == [(today - timedelta(days=60), 90)], radar
