@@ -295,7 +295,7 @@ class Settings(BaseSettings):
     claims: list[ConfiguredClaim] = Field(
         default_factory=lambda: list(DEFAULT_CLAIMS),
         description="Hardware/compiler claims checked against the probe besides those read "
-        "from documents (`[[shu.claims]]` tables in shu.toml; the list replaces the defaults).",
+        "from documents (`[[claims]]` tables in shu.toml; the list replaces the defaults).",
     )
     claim_tolerance: float = Field(
         default=0.10,
@@ -443,7 +443,8 @@ def config_path() -> Path:
 
 def read_config() -> dict[str, Any]:
     """The settings `config_path()` holds: its `[shu]` table merged with top-level keys (the
-    README's `[[questions]]`); {} when there is no shu.toml. ConfigError when SHU_CONFIG names
+    README's `[[questions]]`, `[[claims]]`, `[field]`; `[[shu.claims]]` and the like, inside
+    `[shu]`, are read the same); {} when there is no shu.toml. ConfigError when SHU_CONFIG names
     a file that does not exist, the TOML is invalid, or a key is given twice."""
     path = config_path()
     if not path.is_file():

@@ -146,7 +146,7 @@ def backtest_bound_case(store: Store, origin_index: int = 180) -> dict:
 
 def breakout_forecasts(day: date, probabilities: dict[str, float]) -> pd.DataFrame:
     """`forecasts` rows of the radar (star_breakout, 30 days, bar 10 stars/day) issued on
-    `day`, one per repository with its probability."""
+    `day` (so resolving 30 days on), one per repository with its probability."""
     return pd.DataFrame(
         [
             {
@@ -155,7 +155,7 @@ def breakout_forecasts(day: date, probabilities: dict[str, float]) -> pd.DataFra
                 "template": "star_breakout",
                 "origin": day,
                 "horizon_days": 30,
-                "resolves_on": day,
+                "resolves_on": day + timedelta(days=30),
                 "threshold": 10.0,
                 "question": "q",
                 "probability": p,

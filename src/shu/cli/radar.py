@@ -28,7 +28,8 @@ from shu.store import open_store
 @app.command()
 def radar(
     as_of: str | None = as_of_option(
-        "The newest forecasts issued on or before this day (YYYY-MM-DD) [default: the newest]."
+        "The newest forecasts issued on or before this day that resolve after it (YYYY-MM-DD) "
+        "[default: the newest, whatever their day]."
     ),
     old_day: str | None = DayAlias,
     old_origin: str | None = OriginAlias,
@@ -82,9 +83,9 @@ def radar(
             typer.echo(left_out, err=True)
         return
     if view.why_empty is not None:
-        when = f" on or before {day}" if day else ""
+        when = f" on {day}" if day else ""
         console.print(
-            f"no star_breakout forecast issued{when}: {view.why_empty}",
+            f"no star_breakout forecast to show{when}: {view.why_empty}",
             highlight=False,
             markup=False,
         )

@@ -102,7 +102,9 @@ def resolve(db: Path, as_of: date) -> StageReport:
 
 
 def forecast(db: Path, settings: Settings, as_of: date) -> StageReport:
-    """Issue today's forecasts for the tracked repositories (existing ones are left alone)."""
+    """Issue the forecasts of `as_of` for the tracked repositories and the radar (existing ones
+    are left alone), only questions that resolve after `as_of`: a radar whose repositories'
+    counts end more than its horizon before it asks nothing about a day already past."""
     store = open_for_writing(db)
     try:
         if first_data_day(store.con) is None:
@@ -117,7 +119,7 @@ def forecast(db: Path, settings: Settings, as_of: date) -> StageReport:
                 "models_dir for the shipped model); no forecast issued",
                 ok=False,
             )
-        issued = issue(store, settings, as_of)
+        issued = issue(store, settings, as_of, resolving_after=as_of)
         return StageReport(
             "forecast",
             f"{len(issued)} new forecasts (existing ones are never changed)",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from datetime import date
+from datetime import date, timedelta
 
 import pandas as pd
 from support.cli import shu
@@ -118,7 +118,7 @@ def test_radar_holds_the_stored_breakout_forecasts_of_untracked_repositories(
         "repo": "rising/llm-star",
         "origin": str(day),
         "horizon_days": 30,
-        "resolves_on": str(day),  # as `breakout_forecasts` stores it
+        "resolves_on": str(day + timedelta(days=30)),  # as `breakout_forecasts` stores it
         "probability": 0.31,
         "bar": 10.0,
         "velocity_28d": 12.5,

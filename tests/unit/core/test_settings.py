@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from shu.errors import ConfigError
 from shu.settings import Settings, load_settings
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_defaults_track_three_repos_with_categories(monkeypatch, tmp_path):
@@ -172,6 +176,52 @@ def test_top_level_questions_are_read_beside_the_shu_table(monkeypatch, tmp_path
     assert s.db == tmp_path.resolve() / "x.duckdb" and [q.repo for q in s.questions] == [
         "pytorch/pytorch"
     ]
+
+
+CLAIM = (
+    'id = "h200_softmax_2x"\ntext = "Compiled softmax is at least 2x eager on an H200"\n'
+    'metric = "speedup"\nworkload = "softmax"\ndevice = "H200"\ncomparison = "at least"\n'
+    "value = 2.0\n"
+)
+FIELD = '"inference and serving" = ["vllm-project/vllm", "ggml-org/llama.cpp"]\n'
+
+
+@pytest.mark.parametrize(
+    "toml",
+    [
+        f'[shu]\ndb = "x.duckdb"\n\n[[claims]]\n{CLAIM}\n[field]\n{FIELD}',  # the README's
+        f'[shu]\ndb = "x.duckdb"\n\n[[shu.claims]]\n{CLAIM}\n[shu.field]\n{FIELD}',  # older
+    ],
+    ids=["top-level", "inside-shu"],
+)
+def test_tables_of_settings_read_alike_at_the_top_level_and_inside_shu(monkeypatch, tmp_path, toml):
+    """The README writes `[[claims]]` and `[field]` at the top level beside `[shu]`; the older
+    `[[shu.claims]]` / `[shu.field]` spelling gives the same settings."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "shu.toml").write_text(toml)
+    s = load_settings()
+    assert s.db == tmp_path.resolve() / "x.duckdb"
+    assert [(c.id, c.workload, c.device, c.value) for c in s.claims] == [
+        ("h200_softmax_2x", "softmax", "H200", 2.0)
+    ]
+    assert s.field == {"inference and serving": ["vllm-project/vllm", "ggml-org/llama.cpp"]}
+
+
+README_TOML = re.findall(
+    r"^```toml\n(.*?)^```", (ROOT / "README.md").read_text(encoding="utf-8"), re.M | re.S
+)
+
+
+@pytest.mark.parametrize("toml", README_TOML, ids=[f"block{i}" for i in range(len(README_TOML))])
+def test_every_shu_toml_in_the_readme_loads_as_written(monkeypatch, tmp_path, toml):
+    """Each `toml` block of the README, written as a shu.toml, is read without a complaint and
+    sets each key it names (so the README's spelling is the loader's)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "shu.toml").write_text(toml)
+    s = load_settings()
+    data = tomllib.loads(toml)
+    for key in [*data.pop("shu", {}), *data]:
+        assert key in s.model_fields_set, key
 
 
 def test_the_shipped_model_is_found_wherever_the_configuration_lives(monkeypatch, tmp_path):

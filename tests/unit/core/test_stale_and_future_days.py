@@ -4,13 +4,15 @@
   naming the last day of data: `shu brief`, `shu forecast`, `shu radar`, `shu daily`.
 - A store whose data ends weeks before today: `shu forecast` says so first and issues only the
   questions that resolve after today; the briefing of today presents no question whose day has
-  passed as a forecast (`docs/daily-flow.md`, "Stale and future days").
+  passed as a forecast, nor does its breakout radar (`docs/daily-flow.md`, "Stale and future
+  days").
 
 Real stores, filled by the real `shu ingest ranking` and answered by the shipped model.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -119,3 +121,76 @@ def test_todays_briefing_of_a_stale_store_presents_no_past_day_as_a_forecast(sta
     # the briefing of that last day itself still shows them: they were forecasts then
     then = shu("brief", "--as-of", str(ends), "--out", str(out), db=stale_90, cwd=stale_90.parent)
     assert then.returncode == 0 and "(0 forecast cards," not in then.stdout, then.stdout
+
+
+def test_a_stale_stores_radar_shows_no_breakout_forecast_whose_day_has_passed(tmp_path) -> None:
+    """Breakout forecasts issued from the last day of a store 90 days stale are about a day 60
+    days past: today's briefing and `shu radar --as-of` today list none of them and say why
+    (the day they were about, how to load fresh counts); on that last day they were open, and
+    `shu radar --as-of` it lists them."""
+    others = ("lab/llm-serve", "lab/torch-kernels", "lab/vision-models")
+    db = star_store(tmp_path, utcnow().date() - timedelta(days=90), untracked=others)
+    ends, today = _ends(db), utcnow().date()
+    issued = shu("forecast", "--as-of", str(ends), db=db, cwd=tmp_path)
+    assert issued.returncode == 0, issued.stderr
+    with open_store(db, read_only=True) as store:
+        breakouts = store.con.execute(
+            "SELECT DISTINCT repo, origin, resolves_on FROM forecasts "
+            "WHERE template = 'star_breakout' AND horizon_days = 30 AND repo LIKE 'lab/%' "
+            "ORDER BY repo"
+        ).fetchall()
+    about = ends + timedelta(days=30)
+    assert breakouts == [(repo, ends, about) for repo in sorted(others)]
+    why = (
+        f"the newest breakout forecasts, of {ends}, are about {about}, not after {today}, so "
+        "none of them forecasts anything (the star counts of the repositories the radar scans "
+        f"end on {ends}); load fresh counts with `shu ingest ranking PATH` (or set "
+        "`ranking_files` for `shu daily`), then run `shu forecast`"
+    )
+
+    out = tmp_path / "today"
+    brief = shu("brief", "--as-of", str(today), "--out", str(out), db=db, cwd=tmp_path)
+    assert brief.returncode == 0, brief.stderr
+    briefing = json.loads((out / f"{today}.json").read_text(encoding="utf-8"))
+    assert briefing["radar"] == [] and briefing["notes"]["radar"] == why
+    text = (out / f"{today}.md").read_text(encoding="utf-8")
+    radar_section = text.split("## Breaking out", 1)[1].split("\n## ", 1)[0]
+    assert f"No breakout forecast to show: {why}." in radar_section
+    assert not any(repo in radar_section for repo in others), radar_section
+
+    now = shu("radar", "--as-of", str(today), "--all", db=db, cwd=tmp_path)
+    assert now.returncode == 0, now.stderr
+    assert now.stdout.split() == f"no star_breakout forecast to show on {today}: {why}".split()
+    listed = shu("radar", "--as-of", str(today), "--all", "--json", db=db, cwd=tmp_path)
+    assert listed.returncode == 0 and json.loads(listed.stdout) == [], listed.stderr
+    then = shu("radar", "--as-of", str(ends), "--all", "--json", db=db, cwd=tmp_path)
+    assert then.returncode == 0, then.stderr
+    assert sorted(e["repo"] for e in json.loads(then.stdout)) == sorted(others)
+    assert {e["resolves_on"] for e in json.loads(then.stdout)} == {str(about)}
+
+
+def test_a_radar_whose_counts_end_past_its_horizon_is_not_asked(tmp_path) -> None:
+    """The tracked repositories' counts end yesterday, the others' 60 days ago: `shu forecast`
+    asks the tracked repositories' questions, and the radar's only at horizons that still end
+    after today (90 days), never its 30-day breakout question, whose day has passed."""
+    today = utcnow().date()
+    db = star_store(
+        tmp_path,
+        today - timedelta(days=1),
+        untracked=("lab/llm-serve", "lab/torch-kernels"),
+        untracked_ends=today - timedelta(days=60),
+    )
+    proc = shu("forecast", db=db, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    with open_store(db, read_only=True) as store:
+        radar = store.con.execute(
+            "SELECT DISTINCT origin, horizon_days FROM forecasts WHERE repo LIKE 'lab/%'"
+        ).fetchall()
+        tracked = store.con.execute(
+            "SELECT count(*) FROM forecasts WHERE repo = 'pytorch/pytorch'"
+        ).fetchall()[0][0]
+        past = store.con.execute(
+            "SELECT count(*) FROM forecasts WHERE resolves_on <= ?", [today]
+        ).fetchall()[0][0]
+    assert tracked > 0 and past == 0
+    assert radar == [(today - timedelta(days=60), 90)], radar

@@ -106,16 +106,19 @@ FEATURE_SETS: dict[str, tuple[str, ...]] = {
     "pace": ("rel_trim3_velocity_28d", "rel_trim1_velocity_28d", "rel_q75_gain_28d"),
 }
 ALL_SET_FEATURES = tuple(f for names in FEATURE_SETS.values() for f in names)
+# The rolling windows (`roll`) are read on the origins only, and reach 90 days back at most, so
+# they are computed over the days from 90 before the first origin on (the same rows in every
+# window frame); the lagged values (l7 .. l364) are plain star_signals columns, read from `s`.
 _FEATURES_SQL = """
 WITH o AS (SELECT DISTINCT repo, origin FROM {origins}),
-lim AS (SELECT min(origin) - 400 AS d0, max(origin) AS d1 FROM o),
+lim AS (SELECT min(origin) - 400 AS d0, min(origin) - 90 AS w0, max(origin) AS d1 FROM o),
 s AS (
   SELECT s.* FROM star_signals s, lim
   WHERE s.day BETWEEN lim.d0 AND lim.d1 AND s.repo IN (SELECT repo FROM o)),
 g AS (
-  SELECT s.*, f.gain FROM s LEFT JOIN (
+  SELECT s.*, f.gain FROM s JOIN lim ON s.day >= lim.w0 LEFT JOIN (
     SELECT f.repo, f.day, f.gain FROM star_days f, lim
-    WHERE f.day BETWEEN lim.d0 AND lim.d1 AND f.repo IN (SELECT repo FROM o)) f
+    WHERE f.day BETWEEN lim.w0 AND lim.d1 AND f.repo IN (SELECT repo FROM o)) f
   ON f.repo = s.repo AND f.day = s.day),
 roll AS (
   SELECT repo, day, stars, velocity_7d, velocity_28d, velocity_90d, acceleration_7d,
@@ -218,11 +221,11 @@ SELECT o.repo, o.origin,
   c.gain_q75_28d / greatest(abs(c.velocity_28d), 0.5) AS rel_q75_gain_28d
 FROM o
 LEFT JOIN roll c ON c.repo = o.repo AND c.day = o.origin
-LEFT JOIN roll l7 ON l7.repo = o.repo AND l7.day = o.origin - 7
-LEFT JOIN roll l14 ON l14.repo = o.repo AND l14.day = o.origin - 14
-LEFT JOIN roll l21 ON l21.repo = o.repo AND l21.day = o.origin - 21
-LEFT JOIN roll l91 ON l91.repo = o.repo AND l91.day = o.origin - 91
-LEFT JOIN roll l364 ON l364.repo = o.repo AND l364.day = o.origin - 364
+LEFT JOIN s l7 ON l7.repo = o.repo AND l7.day = o.origin - 7
+LEFT JOIN s l14 ON l14.repo = o.repo AND l14.day = o.origin - 14
+LEFT JOIN s l21 ON l21.repo = o.repo AND l21.day = o.origin - 21
+LEFT JOIN s l91 ON l91.repo = o.repo AND l91.day = o.origin - 91
+LEFT JOIN s l364 ON l364.repo = o.repo AND l364.day = o.origin - 364
 LEFT JOIN d d0 ON d0.repo = o.repo AND d0.day = o.origin
 LEFT JOIN d d7 ON d7.repo = o.repo AND d7.day = o.origin - 7
 LEFT JOIN d d28 ON d28.repo = o.repo AND d28.day = o.origin - 28

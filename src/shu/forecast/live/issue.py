@@ -286,9 +286,10 @@ def issue_forecasts(
     """Issue forecasts for the tracked repositories as of `origin` (default: last data day).
 
     `settings` are the entry point's (passed in, never read here). With `resolving_after` (the
-    daily job and `shu forecast` give today), only the questions that resolve after that day are
-    asked: a store whose data ends weeks ago asks nothing about a day already past (its 7- and
-    30-day questions), which would read as a forecast.
+    daily job gives its day, `shu forecast` today), only the questions that resolve after that
+    day are asked: a store whose data ends weeks ago asks nothing about a day already past (its
+    7- and 30-day questions), which would read as a forecast; nor does the radar, whose origin
+    is the newest day the untracked repositories' counts were observed (`radar_origin`).
 
     Loads the model from `settings.models_dir` unless `forecasters` and `model_version` are
     given. With `once_per` (a model_version prefix), a question (repo, template, threshold,
@@ -313,6 +314,7 @@ def issue_forecasts(
     )
     base = base_frame(store.con, [origin], repos)
     everyone = None  # every repository with signals on the origin (the radar), when needed
+    radar_day: date | None = None  # the radar's origin (`radar_origin`), when needed
     issued: list[IssuedForecast] = []
     intervals: dict[str, list[float]] = {}
     distributions: list[dict] = []
@@ -339,8 +341,15 @@ def issue_forecasts(
                     ignore_index=True,
                 )
             else:
-                if spec.ranked and everyone is None:
-                    everyone = base_frame(store.con, [radar_origin(store, origin, repos)])
+                if spec.ranked:
+                    radar_day = radar_day or radar_origin(store, origin, repos)
+                    if (
+                        resolving_after is not None
+                        and radar_day + timedelta(days=fc.horizon_days) <= resolving_after
+                    ):  # the others' counts end too long ago: the question is about a past day
+                        continue
+                    if everyone is None:
+                        everyone = base_frame(store.con, [radar_day])
                 rows = with_thresholds(
                     store.con, everyone if spec.ranked else base, fc.template, fc.horizon_days
                 )

@@ -3,15 +3,17 @@ probability, each with its velocity now, the drivers in plain words with their n
 receipts behind each number.
 
 `radar(store, as_of, top)` reads what `shu forecast` / `shu daily` issued (the forecasts of the
-newest origin on or before `as_of`; one per repository, the latest issued when a model was
-retrained that day) and returns `RadarEntry`s: plain data that `shu radar` prints (or dumps as
+newest origin on or before `as_of` that resolve after it, so a stale store's old forecasts, whose
+day has passed, never read as the radar's; one per repository, the latest issued when a model
+was retrained that day) and returns `RadarEntry`s: plain data that `shu radar` prints (or dumps as
 JSON) and the briefing's "Breaking out" section renders. Nothing is recomputed: the
 probability, the bar and the model's drivers are the stored forecast's, worded by
 `shu.forecast.radar.statements` with a `Citation` for every number they quote.
 
 `radar_scope(store, keywords, ...)` says which repositories the topic filter
 (`shu.forecast.radar.topics`) keeps, for `radar(..., only=scope.kept)`; `why_empty` says why
-there is nothing to show (no repository to scan, no breakout forecaster, none issued yet).
+there is nothing to show (no repository to scan, the newest forecasts resolved before the day
+asked, no breakout forecaster, none issued yet).
 
 `radar_record(store, day)` scores the radar's resolved forecasts the way the backtest does:
 precision@10/20/50 per origin and the Brier score with its skill against the base rate, each
@@ -106,11 +108,12 @@ class RadarEntry:
         return out
 
 
-# The newest origin's forecasts, one per repository (the latest issued).
+# The newest origin's forecasts still open on the day asked (resolving after it: an answer about
+# a day already past is no forecast), one per repository (the latest issued).
 _PICKED = """
 WITH newest AS (
   SELECT max(origin) AS origin FROM forecasts
-  WHERE template = ? AND horizon_days = ? AND origin <= ?),
+  WHERE template = ? AND horizon_days = ? AND origin <= ? AND resolves_on > ?),
 picked AS (
   SELECT f.* FROM forecasts f JOIN newest n ON f.origin = n.origin
   WHERE f.template = ? AND f.horizon_days = ? {exclude}
@@ -174,14 +177,14 @@ def radar(
     only: list[str] | None = None,
 ) -> list[RadarEntry]:
     """The `top` repositories by probability of a breakout, from the newest star_breakout
-    forecasts issued for an origin on or before `as_of` (default: any), leaving out the
+    forecasts issued for an origin on or before `as_of` that resolve after it (default: the
+    newest of any day, resolved or not), leaving out the
     repositories in `exclude` (e.g. the tracked ones) and, when `only` is given, any not in it
     (`RadarScope.kept`). Empty when none was issued."""
-    as_of = as_of or date.max
     where, names = _where(exclude, only)
     rows = store.con.execute(
         _RADAR_SQL.format(exclude=where),
-        [TEMPLATE, horizon_days, as_of, TEMPLATE, horizon_days, *names, top],
+        [TEMPLATE, horizon_days, *_open_on(as_of), TEMPLATE, horizon_days, *names, top],
     ).df()
     return [_entry(store, r) for r in rows.to_dict("records")]
 
@@ -206,12 +209,13 @@ def radar_scope(
     horizon_days: int = HORIZON_DAYS,
     exclude: list[str] | None = None,
 ) -> RadarScope:
-    """The repositories of the newest star_breakout forecasts on or before `as_of` whose name
-    or description carries one of `keywords` (`topics.matches`), by probability."""
+    """The repositories of the newest star_breakout forecasts on or before `as_of` (and open on
+    it, as `radar`) whose name or description carries one of `keywords` (`topics.matches`), by
+    probability."""
     where, names = _where(exclude, None)
     rows = store.con.execute(
         _RANKED_SQL.format(exclude=where),
-        [TEMPLATE, horizon_days, as_of or date.max, TEMPLATE, horizon_days, *names],
+        [TEMPLATE, horizon_days, *_open_on(as_of), TEMPLATE, horizon_days, *names],
     ).fetchall()
     keep = [matches(keywords, repo, description) for repo, description in rows]
     return RadarScope(
@@ -222,6 +226,12 @@ def radar_scope(
         left_out_top=[repo for (repo, _), k in zip(rows[:top], keep[:top], strict=True) if not k],
         n_described=sum(1 for _, description in rows if description),
     )
+
+
+def _open_on(as_of: date | None) -> tuple[date, date]:
+    """The bounds of `_PICKED` for `as_of`: origins on or before it, resolving after it (None:
+    any origin, resolved or not: the newest there is)."""
+    return (as_of, as_of) if as_of is not None else (date.max, date.min)
 
 
 def radar_model_in(models_dir: Path) -> bool | None:
@@ -239,8 +249,9 @@ def why_empty(
     store: Store, as_of: date | None, models_dir: Path, exclude: list[str] | None = None
 ) -> str:
     """Why the radar has no forecast to show on or before `as_of`, and what to do, in one
-    sentence: no repository to scan besides those in `exclude` (the tracked ones), a model
-    without a breakout forecaster, or forecasts not issued yet."""
+    sentence: no repository to scan besides those in `exclude` (the tracked ones), forecasts
+    whose day is not after `as_of` (a stale store), a model without a breakout forecaster, or
+    forecasts not issued yet."""
     names = list(exclude or [])
     not_in = f"AND repo NOT IN ({', '.join('?' for _ in names)})" if names else ""
     (n,) = store.con.execute(
@@ -256,6 +267,9 @@ def why_empty(
             "hours) for `shu daily` to load fresh counts of other repositories every day, or "
             "load a history once with `shu ingest ranking PATH`"
         )
+    closed = _resolved_by(store, as_of, names, not_in)
+    if closed is not None:
+        return closed
     if radar_model_in(models_dir) is False:
         return (
             f"the model in `{models_dir}` has no breakout forecaster: train one "
@@ -268,6 +282,30 @@ def why_empty(
         f"the store holds the star counts of {what}, but no breakout forecast of them is "
         "stored: run `shu forecast` (or `shu daily`) to issue them (a repository needs 28 "
         "days of counts)"
+    )
+
+
+def _resolved_by(store: Store, as_of: date | None, names: list[str], not_in: str) -> str | None:
+    """Why the radar is empty when its newest forecasts on or before `as_of` all resolved by
+    that day (a stale store: the untracked repositories' counts end too long before it), with
+    how to refresh them; None when there are none such."""
+    if as_of is None:
+        return None
+    origin, resolves_on = store.con.execute(
+        "SELECT max(origin), max(resolves_on) FROM forecasts WHERE template = ? "
+        f"AND horizon_days = ? AND origin <= ? {not_in}",
+        [TEMPLATE, HORIZON_DAYS, as_of, *names],
+    ).fetchone() or (None, None)
+    if origin is None:
+        return None
+    (last,) = store.con.execute(
+        f"SELECT max(day) FROM stars_daily WHERE day <= ? {not_in}", [as_of, *names]
+    ).fetchone() or (None,)
+    return (
+        f"the newest breakout forecasts, of {origin}, are about {resolves_on}, not after "
+        f"{as_of}, so none of them forecasts anything (the star counts of the repositories the "
+        f"radar scans end on {last}); load fresh counts with `shu ingest ranking PATH` (or set "
+        "`ranking_files` for `shu daily`), then run `shu forecast`"
     )
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
+from functools import lru_cache
 
 from shu.settings import Settings
 
@@ -173,26 +174,42 @@ def matches(keywords: tuple[str, ...], repo: str, description: str | None = None
     (always true when there are none)."""
     if not keywords:
         return True
-    described = [k for k in keywords if flat(k) not in NAME_ONLY]
     name = repo.split("/", 1)[-1]
-    return carries(name, keywords) or carries(description or "", described)
+    return carries(name, keywords) or carries(description or "", _described(keywords))
+
+
+@lru_cache(maxsize=32)
+def _described(keywords: tuple[str, ...]) -> tuple[str, ...]:
+    """The `keywords` a description is searched for: all but the NAME_ONLY words."""
+    return tuple(k for k in keywords if flat(k) not in NAME_ONLY)
+
+
+@lru_cache(maxsize=32)
+def _flat_keys(keywords: tuple[str, ...]) -> tuple[str, ...]:
+    """`keywords` as `carries` compares them (`flat`), the empty ones left out, in order. The
+    radar matches thousands of repositories against the same few hundred keywords: flattened
+    once per keyword list, not once per repository."""
+    return tuple(key for key in (flat(k) for k in keywords) if key)
 
 
 def carries(text: str, keywords: Iterable[str]) -> bool:
     """Whether `text` names one of `keywords` at least once not negated: a keyword of SHORT
     letters or fewer as a whole word, a longer one anywhere (across word breaks too)."""
     found = word_list(text)
+    present = set(found)
     starts, at = [], 0  # where each word starts in the flat text
     for w in found:
         starts.append(at)
         at += len(w)
     joined = "".join(found)
-    for key in (flat(k) for k in keywords):
-        if not key:
-            continue
+    for key in _flat_keys(tuple(keywords)):
         if len(key) <= SHORT:
+            if key not in present:  # the common case, without a scan of the words
+                continue
             hits = [i for i, w in enumerate(found) if w == key]
         else:
+            if key not in joined:
+                continue
             offsets = [m.start() for m in re.finditer(re.escape(key), joined)]
             hits = [bisect_right(starts, o) - 1 for o in offsets]
         if any(not _negated(found, i) for i in hits):
