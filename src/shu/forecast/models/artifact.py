@@ -46,7 +46,9 @@ def skops_io() -> ModuleType:
     sklearn package, `sklearn.externals.array_api_compat.torch` among them: that imports torch
     (about 4 CPU s a process) for nothing, as the walk keeps no class from `externals`. The walk
     skips a package that cannot be imported, so while skops is imported torch is made
-    unimportable (unless it is loaded already); the list of trusted types is the same.
+    unimportable (unless it is loaded already); the list of trusted types is the same. A thread
+    importing torch meanwhile would fail: the probe, torch's one user, never runs beside a model
+    load (the daily flow forecasts, then probes).
     """
     if "skops.io" in sys.modules or "torch" in sys.modules:
         import skops.io
