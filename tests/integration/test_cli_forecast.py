@@ -89,16 +89,17 @@ def test_backtest_json_train_forecast_resolve(star_model: StarModel):
     assert set(card["skipped"]) == {"release_within/7"}  # no release history in the store
     assert card["backtest"]["slices"]["star_velocity_up/7"]["n"] == s["n"]
 
-    tracked = {
-        "SHU_MODELS_DIR": str(models),
-        "SHU_REPOS": json.dumps(
-            [{"repo": "org01/repo01", "category": "x"}, {"repo": "org02/repo02", "category": "x"}]
-        ),
-    }
-    out = shu("forecast", "--origin", "2024-02-10", db=db, **tracked)
+    repos = json.dumps(
+        [{"repo": "org01/repo01", "category": "x"}, {"repo": "org02/repo02", "category": "x"}]
+    )
+    out = shu(
+        "forecast", "--origin", "2024-02-10", db=db, SHU_MODELS_DIR=str(models), SHU_REPOS=repos
+    )
     assert out.returncode == 0, out.stderr
     assert "2 new forecasts" in out.stdout
-    again = shu("forecast", "--origin", "2024-02-10", db=db, **tracked)
+    again = shu(
+        "forecast", "--origin", "2024-02-10", db=db, SHU_MODELS_DIR=str(models), SHU_REPOS=repos
+    )
     assert "0 new forecasts" in again.stdout
     out = shu("resolve", "--as-of", "2024-02-16", db=db)
     assert "pending: 2" in out.stdout  # resolves on 2024-02-17
