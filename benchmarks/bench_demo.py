@@ -1,4 +1,4 @@
-"""Wall time of `shu demo` on a fresh folder, Prefect start-up included (target <= 60 s on the
+"""Wall time of `shu demo` on a fresh folder, Prefect start-up included (target <= 45 s on the
 2-core machine when it is quiet).
 
 Runs the command as a user would, in a fresh folder and PREFECT_HOME (ephemeral API server), N

@@ -27,6 +27,11 @@ SNAPSHOT_TABLES = ("repos", "stars_daily", "commits", "releases")
 # The commits step reads only which SHAs exist, the newest/oldest commit time and the oldest
 # commit's parent count, and only inserts unknown SHAs: those columns are all a fetch needs.
 SNAPSHOT_COLUMNS = {"commits": "repo, sha, committed_at, parents"}
+# Tables whose journaled rows of one load are written in one upsert: `http_cache` gets a row per
+# response (a backfill: ~150 one-row upserts, then as many on the real store). No step of a load
+# reads it back but the validator cache of the scratch store, so its rows are gathered into the
+# load's first upsert of it (the last row per key kept) until a rename, which writes in order.
+GATHERED_TABLES = {"http_cache": "url"}
 
 
 @dataclass
@@ -109,8 +114,28 @@ class ScratchStore(Store):
         if self._record is None:
             raise StoreError(f"upsert into {table} outside a load: it would not be replayed")
         result = super().upsert(table, rows, keys_unique=keys_unique, scope=scope)
-        self._record.ops.append(Op("upsert", table, pd.DataFrame(rows).copy()))
+        self._journal(table, pd.DataFrame(rows).copy())
         return result
+
+    def _journal(self, table: str, frame: pd.DataFrame) -> None:
+        """Add an upsert to the current load's ops; `GATHERED_TABLES` rows join the load's
+        earlier upsert of that table when no rename came between."""
+        assert self._record is not None
+        ops = self._record.ops
+        if table in GATHERED_TABLES:
+            for op in reversed(ops):
+                if op.kind == "rename":
+                    break
+                if op.table == table and op.rows is not None:
+                    if list(op.rows.columns) != list(frame.columns):
+                        break
+                    op.rows = (
+                        pd.concat([op.rows, frame], ignore_index=True)
+                        .drop_duplicates(GATHERED_TABLES[table], keep="last")
+                        .reset_index(drop=True)
+                    )
+                    return
+        ops.append(Op("upsert", table, frame))
 
     def rename(self, old: str, new: str, alias_source: str) -> None:
         """`rename_repo` here, journaled so the write renames the real store's rows too."""

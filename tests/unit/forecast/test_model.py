@@ -39,6 +39,26 @@ def test_a_bagged_forecaster_round_trips_through_skops(monkeypatch, tmp_path):
     assert loaded.drivers(cal.head(2))[0]  # occlusion drivers work through the vote
 
 
+def test_skops_is_imported_without_torch_and_leaves_torch_importable():
+    """Loading a model costs no torch import (skops' walk over sklearn's packages would import
+    it), and torch stays importable afterwards for the probe."""
+    import subprocess
+    import sys
+
+    script = (
+        "import importlib.util, sys\n"
+        "from shu.forecast.models.artifact import skops_io\n"
+        "sio = skops_io()\n"
+        "assert sio.loads(sio.dumps({'a': 1})) == {'a': 1}\n"
+        "print('torch' in sys.modules, importlib.util.find_spec('torch') is not None)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["False", "True"]
+
+
 def test_the_version_changes_with_any_fitted_parameter(monkeypatch):
     from datetime import date
 

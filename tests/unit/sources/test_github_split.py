@@ -38,11 +38,18 @@ def test_fetch_needs_no_store_and_its_replay_equals_a_direct_run(
         f"{REPO} {step}" for step in ("repository", "star history", "commits", "releases")
     ]
     assert fetched.summary.requests > 4 and fetched.fatal is None
+    # each load's validators (a row per response) are written in one upsert, not one a response
+    cached = [[op for op in r.ops if op.table == "http_cache"] for r in fetched.journal]
+    assert [len(ops) for ops in cached] == [1, 1, 1, 1]
+    assert sum(len(ops[0].rows) for ops in cached) > len(cached)
     summary = IngestSummary()
     with open_store(tmp_path / "split.duckdb") as store:
         assert store.con.execute("SELECT count(*) FROM commits").fetchall()[0][0] == 0
         write_fetch(store, fetched, summary)
         assert store_snapshot(store) == expected and _log(store) == expected_log
+        assert store.con.execute("SELECT count(*) FROM http_cache").fetchall()[0][0] == sum(
+            len(ops[0].rows) for ops in cached
+        )
     assert summary.repos == [REPO] and summary.rows["commits"].inserted == 150
 
 

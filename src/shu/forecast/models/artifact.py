@@ -12,9 +12,11 @@ from __future__ import annotations
 import io
 import json
 import re
+import sys
 import zipfile
 from datetime import date
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
@@ -37,9 +39,34 @@ def model_path(settings: Settings) -> Path:
     return Path(settings.models_dir) / MODEL_FILE
 
 
+def skops_io() -> ModuleType:
+    """`skops.io`, imported without importing torch.
+
+    Importing it lists sklearn's estimators (`sklearn.utils.all_estimators`), which walks every
+    sklearn package, `sklearn.externals.array_api_compat.torch` among them: that imports torch
+    (about 4 CPU s a process) for nothing, as the walk keeps no class from `externals`. The walk
+    skips a package that cannot be imported, so while skops is imported torch is made
+    unimportable (unless it is loaded already); the list of trusted types is the same. A thread
+    importing torch meanwhile would fail: the probe, torch's one user, never runs beside a model
+    load (the daily flow forecasts, then probes).
+    """
+    if "skops.io" in sys.modules or "torch" in sys.modules:
+        import skops.io
+
+        return skops.io
+    sys.modules["torch"] = None  # type: ignore[assignment]  # `import torch` raises ImportError
+    try:
+        import skops.io
+
+        return skops.io
+    finally:
+        if "torch" in sys.modules and sys.modules["torch"] is None:
+            del sys.modules["torch"]
+
+
 def save_forecasters(path: Path, forecasters: list, version: str) -> Path:
     """Write the forecasters (binary and interval) to `path` with skops (safe serialisation)."""
-    import skops.io as sio
+    sio = skops_io()
 
     bundle = {"version": version, "forecasters": [f.bundle() for f in forecasters]}
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -80,7 +107,7 @@ def _current_paths(path: Path) -> bytes:
 
 def load_forecasters(path: Path) -> tuple[str, list]:
     """Read a skops file written by `save_forecasters`; refuse unexpected types."""
-    import skops.io as sio
+    sio = skops_io()
 
     if not path.exists():
         raise StoreError(f"no model at {path}: run `shu train` first")
