@@ -20,6 +20,8 @@ from shu.forecast.confidence import band_sql
 from shu.forecast.live.replay import REPLAY_PREFIX
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE, RANKED_TEMPLATES
 from shu.settings import Settings
+from shu.signals.lifecycle import path_conflict
+from shu.signals.pace_path import PacePath, pace_path
 from shu.signals.reads import last_count_day, last_signal_day
 from shu.store import Store
 
@@ -182,6 +184,10 @@ class Phase:
     phase: str
     day: date
     why: str | None = None
+    # the 28-day pace's 91-day path, and where the phase contradicts it ("high": a decline at
+    # its 91-day high; "low": emerging or expansion at its 91-day low; `lifecycle.path_conflict`)
+    path: PacePath | None = None
+    conflict: str | None = None
 
 
 def lifecycle_phase(store: Store, repo: str, day: date) -> Phase | None:
@@ -189,6 +195,10 @@ def lifecycle_phase(store: Store, repo: str, day: date) -> Phase | None:
     row = latest_row(store, "star_signals", repo, day)
     if row is None or row.get("lifecycle_phase") is None:
         return None
+    path = pace_path(store.con, repo, date.fromisoformat(str(row["day"])[:10]))
+    conflict = (
+        None if path is None else path_conflict(row["lifecycle_phase"], path.at_high, path.at_low)
+    )
     return Phase(
         "star_signals",
         {"repo": repo, "day": row["day"]},
@@ -196,6 +206,8 @@ def lifecycle_phase(store: Store, repo: str, day: date) -> Phase | None:
         row["lifecycle_phase"],
         row["day"],
         LIFECYCLE_RULE,
+        path,
+        conflict,
     )
 
 

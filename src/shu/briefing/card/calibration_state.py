@@ -15,10 +15,16 @@ from shu.safe_markdown import Md
 from shu.store import Store
 
 
-def regime_words(distance: float | None) -> str:
+def regime_words(distance: float | None, said: set[str] | None = None) -> str:
     """The store's regime on the forecast's day in plain words: whether many more (or fewer)
     repositories than usual were losing stars, with the guard's own measure and where it acts
-    (`guard.GUARD_FROM`)."""
+    (`guard.GUARD_FROM`). Said in full once per note (`said` holds what the note has stated);
+    after that, by reference to the first card that said it."""
+    fact = f"regime {distance}"
+    if said is not None and fact in said:
+        return "the store's week as the first card with this line says"
+    if said is not None:
+        said.add(fact)
     if distance is None:
         return (
             "how many repositories were losing stars could not be told from usual "
@@ -36,16 +42,18 @@ def regime_words(distance: float | None) -> str:
     )
 
 
-def calibration_line(store: Store, book: ReceiptBook, f: dict[str, Any]) -> Md | None:
+def calibration_line(
+    store: Store, book: ReceiptBook, f: dict[str, Any], said: set[str] | None = None
+) -> Md | None:
     """One sentence for the card of forecast `f` (None for forecasts issued without one). The
     levels are cited as their `forecast_calibration` row stores them (the forecast's own copy
-    is rounded)."""
+    is rounded). The store's regime is said once per note (`said`, see `regime_words`)."""
     if not f.get("calibration"):
         return None
     state = json.loads(f["calibration"])
     key = state["row"]
     distance = state.get("regime_distance")
-    regime = regime_words(distance)
+    regime = regime_words(distance, said)
     origin = date.fromisoformat(key["origin"])
     if "levels" in state:
         levels = state["levels"]

@@ -45,7 +45,7 @@ class Reason:
     reads: bool | None = None
 
     def line(self) -> Md:
-        return Md(f"{self.text} — without it: {pct(self.without)}.")
+        return Md(f"{self.text} — {pct(self.without)} had it been typical.")
 
 
 def direction(f: dict[str, Any]) -> float:
@@ -84,14 +84,16 @@ def why_prediction(
             for r in reads_other_way
         ]
         details += [Md(f"Pulls the other way, less strongly: {_lower(r.line())}") for r in against]
-        details += [
-            Md(
-                "Counted too, though not a reason of this repository's own (about the whole "
-                f"store, or what the base rate is already taken within): {_lower(r.line())}"
+        counted = [_lower(r.line()).rstrip(".") for r in reasons if r.feature in aside]
+        if counted:  # said once, however many there are
+            details.append(
+                Md(
+                    "Counted too, though not reasons of this repository's own (about the whole "
+                    "store, or what the usual rate is already taken within): "
+                    + "; ".join(counted)
+                    + "."
+                )
             )
-            for r in reasons
-            if r.feature in aside
-        ]
         if not reasons:
             details.append(Md("The model stored no drivers for this forecast."))
     if kind == "rocm":
@@ -323,8 +325,8 @@ def _signal_context(ctx: BriefingContext, repo: str) -> list[Md]:
         ]
     text = (
         f"On {day_text(row['day'])} {safe_inline(repo)} had {num(row['stars'], 0)} stars "
-        f"{ref(cite.get('stars', 0))} and gained {num(row['velocity_28d'], 1)} a day over the "
-        f"last 28 days {ref(cite['velocity_28d'])}"
+        f"{ref(cite.get('stars', 0))}; its 28-day pace was {num(row['velocity_28d'], 1)} "
+        f"stars/day {ref(cite['velocity_28d'])}"
     )
     if "acceleration_28d" in cite:
         text += (
