@@ -181,7 +181,7 @@ def test_lines_say_what_the_guard_and_the_online_levels_do(store, tmp_path):
     )
     line = calibration_watch(store, DAY)["lines"][1]
     assert "too narrow" not in line and "too wide" not in line
-    assert "n = 100); shu shifted them up to correct a bias: it now reads them between the " in line
+    assert "n = 100); shu shifted them up to correct a bias, as the questions resolved" in line
     book = ReceiptBook()
     section = watch_section(store, book, DAY, tmp_path)
     assert (tmp_path / section["chart"]).stat().st_size > 5000

@@ -18,11 +18,11 @@ from shu.store import Store
 def regime_words(distance: float | None, said: set[str] | None = None) -> str:
     """The store's regime on the forecast's day in plain words: whether many more (or fewer)
     repositories than usual were losing stars, with the guard's own measure and where it acts
-    (`guard.GUARD_FROM`). Said in full once per note (`said` holds what the note has stated);
-    after that, by reference to the first card that said it."""
+    (`guard.GUARD_FROM`). Said once per note (`said` holds what the note has stated): empty
+    after that, the first card's line having said it."""
     fact = f"regime {distance}"
     if said is not None and fact in said:
-        return "the store's week as the first card with this line says"
+        return ""
     if said is not None:
         said.add(fact)
     if distance is None:
@@ -77,7 +77,7 @@ def calibration_line(
         )
         widen = state.get("widen", 1.0)
         return Md(
-            f"Calibration: {regime}; the 80% range is read between the "
+            f"Calibration: {_lead(regime)}the 80% range is read between the "
             f"{100 * levels[1]:.1f}th and {100 * levels[5]:.1f}th percentiles of past errors "
             f"(10th and 90th when they run true), as repositories of {key['band']} stars/day "
             f"needed {read}"
@@ -97,11 +97,18 @@ def calibration_line(
         # it was named apart from the climatology the card shows)
         rate = state.get("calibration_block_rate", state.get("base_rate"))
         return Md(
-            f"Calibration: {regime}, so the regime guard held this forecast of a "
+            f"Calibration: {regime + ', so ' if regime else ''}the regime guard held this "
+            "forecast of a "
             f"repository losing stars closer to the rate its model was calibrated on "
             f"({pct(rate)}), keeping {pct(state['shrink'])} of its distance from it "
             f"(on the odds scale) [R{r}]."
         )
+    if not regime:
+        return Md(f"Calibration: left as the model gave it [R{r}].")
     return Md(
         f"Calibration: {regime}; the regime guard left this forecast as the model gave it [R{r}]."
     )
+
+
+def _lead(regime: str) -> str:
+    return f"{regime}; " if regime else ""

@@ -95,7 +95,8 @@ NOTHING_TO_CHECK = (
 def runs_named_once(ctx: BriefingContext, text: str) -> str:
     """`text` with each probe run it names in full (`run_identity`, as claim evidence ends) named
     by its id alone when the note has named it in full before (`ctx.said`)."""
-    for run in facts.dicts(ctx.store.con.execute("SELECT * FROM probe_runs")):
+    named = "SELECT run_id, device_name, torch_version, suite, suite_version FROM probe_runs"
+    for run in facts.dicts(ctx.store.con.execute(named)):
         full = run_identity(run)
         if full not in text:
             continue
