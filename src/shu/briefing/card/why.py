@@ -129,8 +129,8 @@ RETURNS = frozenset(
 
 def reads_against(f: dict[str, Any], reason: Reason, way: float) -> bool:
     """Whether `reason`, read on its own, points the other way from the answer's departure from
-    the base rate (`way`, log-odds): a pace below its usual level under "Why higher" (the radar
-    leaves such a reason out for the same notion, `Driver.reads`)."""
+    the base rate (`way`, log-odds): a pace below its usual level under "Why more likely than
+    usual" (the radar leaves such a reason out for the same notion, `Driver.reads`)."""
     if reason.reads is None or way == 0:
         return False
     if f["template"] in YES_IS_UP:
