@@ -1,6 +1,6 @@
-"""Measure a briefing as a note: body and card words, jargon, At a glance sentences, links,
-receipts and the velocity cards' coherence with their own interval (the rules are in
-`tests/support/note_metrics.py`).
+"""Measure a briefing as a note: body and card words, jargon, repeated phrases, At a glance
+sentences, links, receipts and the velocity cards' coherence with their own interval (the rules
+are in `tests/support/note_metrics.py`).
 
 Usage: .venv/bin/python benchmarks/note_metrics.py reports/2026-02-28.md [--json]
 """
@@ -34,6 +34,10 @@ def main() -> None:
         + (", ".join(str(n) for n in m.card_words) or "no card")
     )
     print(f"jargon in the body:                      {m.jargon or 'none'}")
+    print(
+        f"6-word phrases > 3 times before receipts: {len(m.repeated_phrases)}"
+        + "".join(f"\n  {n}x {phrase}" for phrase, n in list(m.repeated_phrases.items())[:10])
+    )
     print(
         f"At a glance sentences:                   {m.glance_sentences} "
         f"({m.glance_sentences_with_number_and_receipt} with a number and a receipt)"

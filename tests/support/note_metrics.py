@@ -6,6 +6,11 @@
   markers (`[R3, R7]`) and image links; a link counts by its label, not its address;
 - words per card (its chart and receipt lines aside);
 - jargon in the body: method terms and template names a reader should not meet there;
+- boilerplate: the 6-word phrases (of whitespace-separated words, numbers included,
+  lower-cased, inside one line of prose: tables, headings, link targets, receipt markers and
+  code aside)
+  that occur more than `MAX_PHRASE_REPEATS` times in the note before its receipts list
+  (`### Receipts`), each with its count;
 - At a glance: its sentences before the table, and whether each has a number and a receipt;
 - repositories named in At a glance or the radar, and whether each links to its GitHub page;
 - receipts cited in the body and whether each is defined in the appendix;
@@ -24,7 +29,14 @@ from pathlib import Path
 from typing import Any
 
 JARGON = (
+    # the method's own names a market analyst does not have (issue 39, problem 5)
+    r"\bregime guard",
+    r"\bbase rates?\b",
     r"log-odds",
+    r"\bBrier\b",
+    r"\bpercentiles? of past errors\b",
+    r"— without it: \d",
+    r"\bwidened\b[^.]*\bby \d+(?:\.\d+)?% of their width",
     r"with a typical value",
     r"walk-forward",
     r"\bbands?\b",
@@ -56,6 +68,8 @@ LEVELS = (
     (0.975, "upper_95"),
 )
 MAX_BODY_WORDS = 2500
+PHRASE_WORDS = 6
+MAX_PHRASE_REPEATS = 3
 MAX_CARD_WORDS = 150
 
 _FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.M | re.S)
@@ -106,6 +120,42 @@ def card_words(card: str) -> int:
     """A card's words, its chart and its receipts line aside."""
     lines = [line for line in card.splitlines() if not line.startswith("*Receipts ")]
     return count_words("\n".join(lines))
+
+
+def jargon_in(markdown: str) -> dict[str, int]:
+    """Each `JARGON` pattern found in `markdown`'s readable text, with its count."""
+    plain = _plain(markdown)
+    found = {}
+    for pattern in JARGON:
+        hits = len(re.findall(pattern, plain, re.I if pattern != r"\bECE\b" else 0))
+        if hits:
+            found[pattern] = hits
+    return found
+
+
+def before_receipts(markdown: str) -> str:
+    """The note up to its receipts list (`### Receipts`; all of it when there is none)."""
+    at = re.search(r"^### Receipts\b", markdown, re.M)
+    return markdown if at is None else markdown[: at.start()]
+
+
+def repeated_phrases(
+    markdown: str, words: int = PHRASE_WORDS, most: int = MAX_PHRASE_REPEATS
+) -> dict[str, int]:
+    """The `words`-word phrases occurring more than `most` times in `markdown`'s prose: each line
+    that is not a table row or a heading, read as its words (lower-cased, edge punctuation off;
+    a number is a word, so the same sentence about two repositories' different figures is no
+    repeat); a phrase never spans two lines."""
+    counts: dict[str, int] = {}
+    for line in _plain(markdown).splitlines():
+        if line.lstrip().startswith(("|", "#")):  # tables and headings are the note's frame
+            continue
+        tokens = [t.strip("*_`#>-.,;:()“”\"'—!?").lower() for t in line.split()]
+        tokens = [t for t in tokens if re.search(r"\w", t)]
+        for i in range(len(tokens) - words + 1):
+            phrase = " ".join(tokens[i : i + words])
+            counts[phrase] = counts.get(phrase, 0) + 1
+    return {p: n for p, n in sorted(counts.items(), key=lambda kv: -kv[1]) if n > most}
 
 
 def glance_sentences(body: str) -> list[str]:
@@ -163,6 +213,7 @@ class NoteMetrics:
     appendix_words: int = 0
     card_words: list[int] = field(default_factory=list)
     jargon: dict[str, int] = field(default_factory=dict)
+    repeated_phrases: dict[str, int] = field(default_factory=dict)
     glance_sentences: int = 0
     glance_sentences_with_number_and_receipt: int = 0
     glance_repos_unlinked: list[str] = field(default_factory=list)
@@ -178,6 +229,8 @@ class NoteMetrics:
         return {
             f"body <= {MAX_BODY_WORDS} words": self.body_words <= MAX_BODY_WORDS,
             "no jargon in the body": not self.jargon,
+            f"no {PHRASE_WORDS}-word phrase more than {MAX_PHRASE_REPEATS} times before the "
+            "receipts": not self.repeated_phrases,
             ">= 3 At a glance sentences, each with a number and a receipt": (
                 self.glance_sentences >= 3
                 and self.glance_sentences == self.glance_sentences_with_number_and_receipt
@@ -208,11 +261,8 @@ def measure(path: Path) -> NoteMetrics:
     body, appendix = split(markdown)
     m = NoteMetrics(str(path), count_words(body), count_words(appendix))
     m.card_words = [card_words(c) for c in cards(body)]
-    plain = _plain(body)
-    for pattern in JARGON:
-        hits = len(re.findall(pattern, plain, re.I if pattern != r"\bECE\b" else 0))
-        if hits:
-            m.jargon[pattern] = hits
+    m.jargon = jargon_in(body)
+    m.repeated_phrases = repeated_phrases(before_receipts(markdown))
     sentences = glance_sentences(body)
     m.glance_sentences = len(sentences)
     m.glance_sentences_with_number_and_receipt = sum(

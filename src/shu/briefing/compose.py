@@ -83,9 +83,11 @@ def compose_briefing(
     body = "".join(part.markdown for part in parts)
     page = "".join(part.page or part.markdown for part in parts)
     if appendix:
-        body += APPENDIX_HEADING + "".join(p.appendix for p in appendix)
+        left_out = left_out_line(parts)
+        body += APPENDIX_HEADING + left_out + "".join(p.appendix for p in appendix)
         page += (
             f"%%details%% {APPENDIX_SUMMARY}\n\n"
+            + left_out
             + "".join(p.appendix if p.appendix_page is None else p.appendix_page for p in appendix)
             + "%%/details%%\n"
         )
@@ -107,6 +109,15 @@ def compose_briefing(
         [] if ctx.no_data else [s["repo"] for s in ctx.stale],
         ctx.no_data,
     )
+
+
+def left_out_line(parts: list[Part]) -> str:
+    """The appendix's one line naming the sections left out of the body, each with why (empty
+    when none was)."""
+    left = [p.left_out for p in parts if p.left_out]
+    if not left:
+        return ""
+    return "Left out of the body, having nothing to say yet: " + "; ".join(left) + ".\n\n"
 
 
 def _record(

@@ -47,6 +47,9 @@ class Part:
     data: dict[str, Any] = field(default_factory=dict)
     appendix: str = ""  # what the section puts in the appendix (after the body), if anything
     appendix_page: str | None = None  # the HTML page's appendix part, when that differs
+    # a section with nothing to say is left out of the body: "Its heading: why" (the appendix
+    # names each one left out, once; `markdown` is then empty)
+    left_out: str = ""
 
 
 @dataclass
@@ -62,6 +65,8 @@ class BriefingContext:
     notices: list[str] = field(default_factory=list)
     book: ReceiptBook = field(default_factory=ReceiptBook)
     charts: list[Path] = field(default_factory=list)  # charts the result reports, in order
+    # facts the note has already stated in full (a name per fact): a later mention refers back
+    said: set[str] = field(default_factory=set)
     _rocm: dict[str, RocmActivity] = field(default_factory=dict, repr=False)
 
     @classmethod

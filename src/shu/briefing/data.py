@@ -29,6 +29,8 @@ Top-level keys (each section contributes its own through `Part.data`):
   (`sections.calibration_watch.calibration_watch`), or null;
 - `track_record`: the rolling scores, interval coverage, what resolved since the last
   briefing, and the radar's own record (`radar`: precision@k and Brier with their intervals);
+- `left_out`: the sections left out of the body for having nothing to say, each "Heading (why)"
+  as the appendix's first line names them (an empty list when none was);
 - `notes`: why a key holds an empty list or null, when it does; plus `day`, `data_as_of`,
   `title`, `generated_at` and `synthetic`.
 
@@ -80,6 +82,7 @@ def briefing_data(ctx: BriefingContext, parts: list[Part]) -> dict[str, Any]:
                 doc[key] = value
     for key in KEYS:
         doc.setdefault(key, [] if key in LISTS else None)
+    doc["left_out"] = [part.left_out for part in parts if part.left_out]
     doc["notes"] = notes
     return doc
 

@@ -63,11 +63,23 @@ def story_title(stories: list[Story]) -> str:
         measured = [s for s in stories if s.kind != "no_data"]
         if not measured:
             return "No tracked repository has a measurable 28-day pace"
-        phrases.append(
-            f"{_names(measured, limit=3)} {_verb(measured, 'hold')} their pace"
-            if len(measured) > 1
-            else f"{_names(measured)} holds its pace"
-        )
+        # "hold their pace" only of a pace that held within the steady band over 90 days
+        held = [s for s in measured if not (s.path is not None and not s.path.held_steady)]
+        moved = [s for s in measured if s not in held]
+        if held:
+            phrases.append(
+                f"{_names(held, limit=3)} {_verb(held, 'hold')} their pace"
+                if len(held) > 1
+                else f"{_names(held)} holds its pace"
+            )
+        for shape, words in (
+            ("rose", "up over 90 days"),
+            ("fell", "down over 90 days"),
+            ("swung", "swung over 90 days"),
+        ):
+            same = [s for s in moved if s.path is not None and s.path.shape == shape]
+            if same:
+                phrases.append(f"{_names(same, limit=3)} {words}")
     return "; ".join(phrases)  # names keep their own spelling, even first
 
 

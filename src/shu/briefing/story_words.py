@@ -26,6 +26,7 @@ from shu.briefing.text import (
 )
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
+from shu.signals.pace_path import PATH_SQL, STEADY_BAND
 from shu.signals.stories import (
     WINDOW,
     Episode,
@@ -50,6 +51,23 @@ KIND_WORDS = {
 }
 
 
+def swung(story: Story) -> bool:
+    """A steady story (the 28-day pace near its level of 28 days before) whose pace did not stay
+    within the steady band over the last 90 days (`pace_path`): never called steady."""
+    return story.kind == "steady" and story.path is not None and not story.path.held_steady
+
+
+def _swing_words(story: Story) -> str:
+    """How the 28-day pace of a `swung` story moved over the 90 days, in a few words."""
+    path = story.path
+    assert path is not None
+    if path.shape == "rose":
+        return f"up from {_pace(path.low)} stars/day in 90 days"
+    if path.shape == "fell":
+        return f"down from {_pace(path.high)} stars/day in 90 days"
+    return f"after {_pace(path.low)}–{_pace(path.high)} stars/day in 90 days"
+
+
 def kind_words(story: Story) -> str:
     """The story in a few words, with a change of pace underneath a burst or removal (and the
     last 7 days when they turned back)."""
@@ -57,6 +75,8 @@ def kind_words(story: Story) -> str:
         pace = "slower" if story.shared == "down" else "faster"
         return f"a burst shared with others; {pace} underneath"
     words = KIND_WORDS[story.kind]
+    if swung(story):
+        words = f"near its pace of 28 days ago, {_swing_words(story)}"
     if story.week_leaving:
         first, last, out = _oldest_week(story)
         pace = "faster" if story.week_leaving == "up" else "slower"
@@ -90,6 +110,23 @@ class _StoryReceipts:
             return None, 0
         return float(value), self.book.query(
             "star_days", sql, params, value, self.story.day, f"{self.story.repo} {label}"
+        )
+
+    def path_range(self) -> tuple[int, int]:
+        """The receipts of the lowest and highest 28-day pace of the story's 91 days
+        (`pace_path.PATH_SQL`)."""
+        path = self.story.path
+        assert path is not None
+        return tuple(  # type: ignore[return-value]
+            self.book.query(
+                "star_signals",
+                PATH_SQL[end],
+                path.params(),
+                value,
+                self.story.day,
+                f"{self.story.repo} {end}est 28-day pace {path.first}..{path.day}",
+            )
+            for end, value in (("low", path.low), ("high", path.high))
         )
 
     def gained(self, e: Episode) -> tuple[float | None, int]:
@@ -274,14 +311,28 @@ def _sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
         under = f"; {_ordinary_clause(c)}, {'slower' if story.underneath == 'down' else 'faster'}"
     if story.shared is not None and v28 is not None and before is not None:
         return Md(_shared_line(c, link, (v28, r_v28), (before, r_before)) + under + ".")
-    return Md(
-        f"{link} holds its pace: {_pace(v28)} stars/day over the last 28 days {ref(r_v28)}, "
-        f"against {_pace(before)} in the 28 before {ref(r_before)}"
-        + _small_clause(c)
-        + under
-        + _week_leaving_clause(c, v28)
-        + "."
-    )
+    if swung(story):
+        r_low, r_high = c.path_range()
+        path = story.path
+        assert path is not None
+        moved = {
+            "rose": f"rose from {_pace(path.low)} {ref(r_low)}",
+            "fell": f"fell from {_pace(path.high)} {ref(r_high)}",
+        }.get(
+            path.shape,
+            f"ran from {_pace(path.low)} {ref(r_low)} to {_pace(path.high)} {ref(r_high)}",
+        )
+        held = (
+            f"{link}'s 28-day pace is {_pace(v28)} stars/day {ref(r_v28)}, near the "
+            f"{_pace(before)} of 28 days before {ref(r_before)}, but it did not hold steady: over "
+            f"the last 90 days it {moved} (steady means within {pct(STEADY_BAND)} of today's)"
+        )
+    else:
+        held = (
+            f"{link} holds its pace: {_pace(v28)} stars/day over the last 28 days {ref(r_v28)}, "
+            f"against {_pace(before)} in the 28 before {ref(r_before)}"
+        )
+    return Md(held + _small_clause(c) + under + _week_leaving_clause(c, v28) + ".")
 
 
 def _oldest_week(story: Story) -> tuple[date, date, date]:

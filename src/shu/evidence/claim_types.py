@@ -226,11 +226,7 @@ class ProbeRun:
         return json.loads(text) if text else None
 
     def describe(self) -> str:
-        r = self.run
-        return (
-            f"{r['device_name']}, torch {r['torch_version']}, {r['suite']} suite "
-            f"v{r['suite_version']}, run {r['run_id']}"
-        )
+        return run_identity(self.run)
 
     def cite_run(self, column: str, label: str) -> Citation:
         return Citation(
@@ -268,3 +264,12 @@ def device_class(device_name: str | None, backend: str | None) -> str:
         if re.search(rf"\b{pattern}\b", device_name or "", re.IGNORECASE):
             return name
     return device_name or "unknown"
+
+
+def run_identity(run: dict[str, Any]) -> str:
+    """A probe run named in full, as a claim's evidence ends with it: device, torch, suite and
+    run id (a `probe_runs` row)."""
+    return (
+        f"{run['device_name']}, torch {run['torch_version']}, {run['suite']} suite "
+        f"v{run['suite_version']}, run {run['run_id']}"
+    )

@@ -37,3 +37,12 @@ def latest_probe_age_days(store: Store, day: date) -> int | None:
     """Days since the newest probe run (None when there is none)."""
     started = store.con.execute("SELECT max(started_at) FROM probe_runs").fetchall()[0][0]
     return None if started is None else (day - started.date()).days
+
+
+def stored_run_identities(store: Store) -> list[dict[str, Any]]:
+    """Every stored probe run's identity fields (`claim_types.run_identity` words them)."""
+    return dicts(
+        store.con.execute(
+            "SELECT run_id, device_name, torch_version, suite, suite_version FROM probe_runs"
+        )
+    )

@@ -3,6 +3,11 @@ acceleration (28-day windows). The same rule runs in SQL (`sql_lifecycle_phase`,
 `lifecycle_phase` of `sql/star_signals.sql` and `sql/star_signal_rows.sql`) with these
 thresholds, and in Python here for the reference and the tests.
 
+A phase must agree with the path of the 28-day pace (`signals.pace_path`): `path_conflict`
+names where it does not ('decline' while the pace is at its 91-day high, 'emerging' or
+'expansion' at its 91-day low), and the briefing then names no phase, only the growth rate and
+the path.
+
 Rules, first match wins (g = velocity_28d / stars, the daily growth rate):
 - NULL         velocity_28d or acceleration_28d undefined, or no stars;
 - 'decline'    g < 0.01 %/day (under ~3.7 % a year: growth has stalled or stars are being lost);
@@ -62,3 +67,14 @@ def lifecycle_phase(
     if speedup * EXPANSION_ACCELERATION_PER >= gained:
         return "expansion"
     return "maturation"
+
+
+def path_conflict(phase: str | None, at_high: bool, at_low: bool) -> str | None:
+    """Where `phase` contradicts the 28-day pace's 91-day path: "high" for a decline while the
+    pace is at its 91-day high, "low" for emerging or expansion at its 91-day low; None when
+    they agree (or there is no phase)."""
+    if phase == "decline" and at_high:
+        return "high"
+    if phase in ("emerging", "expansion") and at_low:
+        return "low"
+    return None

@@ -33,7 +33,8 @@ import duckdb
 import pandas as pd
 
 from shu.settings import Settings
-from shu.signals.lifecycle import LIFECYCLE_RULE
+from shu.signals.lifecycle import LIFECYCLE_RULE, path_conflict
+from shu.signals.pace_path import PacePath, pace_path
 from shu.store import dicts
 
 # A 28-day window spanning more unobserved days than this leaves the velocity undefined, so a
@@ -233,6 +234,10 @@ class Phase:
     phase: str
     day: date
     why: str | None = None
+    # the 28-day pace's 91-day path, and where the phase contradicts it ("high": a decline at
+    # its 91-day high; "low": emerging or expansion at its 91-day low; `lifecycle.path_conflict`)
+    path: PacePath | None = None
+    conflict: str | None = None
 
 
 def latest_phase(con: duckdb.DuckDBPyConnection, repo: str, day: date) -> Phase | None:
@@ -241,6 +246,10 @@ def latest_phase(con: duckdb.DuckDBPyConnection, repo: str, day: date) -> Phase 
     row = latest_star_signals(con, repo, day)
     if row is None or row.get("lifecycle_phase") is None:
         return None
+    path = pace_path(con, repo, date.fromisoformat(str(row["day"])[:10]))
+    conflict = (
+        None if path is None else path_conflict(row["lifecycle_phase"], path.at_high, path.at_low)
+    )
     return Phase(
         "star_signals",
         {"repo": repo, "day": row["day"]},
@@ -248,6 +257,8 @@ def latest_phase(con: duckdb.DuckDBPyConnection, repo: str, day: date) -> Phase 
         row["lifecycle_phase"],
         row["day"],
         LIFECYCLE_RULE,
+        path,
+        conflict,
     )
 
 

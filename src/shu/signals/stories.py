@@ -46,6 +46,8 @@ from datetime import date, timedelta
 from itertools import pairwise
 from typing import Any
 
+from shu.signals.pace_path import PacePath
+
 WINDOW = 28
 MAX_GAP_DAYS = 7  # more unobserved days than this in a row: the windows are undefined
 RUN_MAX_DAYS = 7  # a run of unusual days longer than this is a change of pace, not a burst
@@ -129,6 +131,7 @@ class Story:
     # (`market_spikes`): the store's event, not this repository's, so no cause of its story;
     # their days are not ordinary days either
     store_wide: list[Episode] = field(default_factory=list)
+    path: PacePath | None = None  # the 28-day pace's last 91 days (`pace_path`, by `story_of`)
 
     @property
     def acceleration_28d(self) -> float | None:

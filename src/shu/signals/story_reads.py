@@ -2,9 +2,9 @@
 
 `story_of(store, repo, day)` reads the repository's observed star counts from the facts layer
 (`star_days`, computed by `shu signals`), its releases and the store-wide event days
-(`market_spikes`), and tells its story
-(`stories.detect`). The SELECTs (`gained_sql`, `ordinary_sql`, `loss_days_sql`) re-read each
-number a story shows from `star_days`, so the briefing cites them as query receipts.
+(`market_spikes`), and tells its story (`stories.detect`), with the path of its 28-day pace
+(`pace_path`). The SELECTs (`gained_sql`, `ordinary_sql`, `loss_days_sql`) re-read each number
+a story shows from `star_days`, so the briefing cites them as query receipts.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from shu.signals.market_spikes import store_wide_days
+from shu.signals.pace_path import pace_path
 from shu.signals.stories import MAX_GAP_DAYS, WINDOW, Episode, Story, detect
 from shu.store import Store
 
@@ -42,7 +43,9 @@ def story_of(store: Store, repo: str, day: date) -> Story:
         ).fetchall()
     ]
     events = {d: kind for d, (kind, _n, _o) in store_wide_days(store.con, first, day).items()}
-    return detect(repo, counts, day, releases, events)
+    story = detect(repo, counts, day, releases, events)
+    story.path = pace_path(store.con, repo, day)
+    return story
 
 
 def loss_days_sql(repo: str, first: date, last: date) -> tuple[tuple[str, str], list[Any]]:

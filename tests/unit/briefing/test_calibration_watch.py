@@ -167,19 +167,21 @@ def test_lines_say_what_the_guard_and_the_online_levels_do(store, tmp_path):
     assert watch["guard_line"] == (
         "On an average day this week 8.8% of repositories lost stars, against 5.1% usually (the "
         "median week of the 2 years to 31 Jan 2026): the yes/no forecasts of repositories losing "
-        "stars are held closer to their base rate, and 80% ranges are 3% wider; breakout "
+        "stars are held closer to how often such questions usually come true, and 80% ranges are "
+        "3% wider; breakout "
         "forecasts are left as the model gave them."
     )
-    assert "regime guard is on" in watch["lines"][0]
-    assert "between the 4.0th and 96.0th percentiles of past errors" in watch["lines"][1]
-    assert "too narrow; shu made them wider: it now reads" in watch["lines"][1]
+    assert "many more repositories than usual are losing stars this week" in watch["lines"][0]
+    # the correction in plain words: the levels it reads (percentiles of past errors) are not
+    assert "percentiles" not in watch["lines"][1]
+    assert "too narrow; shu made them wider, as the questions resolved through" in watch["lines"][1]
     # both ends moved up, the width kept: a bias corrected, not a range too narrow
     store.con.execute(
         "UPDATE forecast_calibration SET levels = [0.01, 0.118, 0.2, 0.5, 0.8, 0.92, 0.99]"
     )
     line = calibration_watch(store, DAY)["lines"][1]
     assert "too narrow" not in line and "too wide" not in line
-    assert "n = 100); shu shifted them up to correct a bias: it now reads them between the " in line
+    assert "n = 100); shu shifted them up to correct a bias, as the questions resolved" in line
     book = ReceiptBook()
     section = watch_section(store, book, DAY, tmp_path)
     assert (tmp_path / section["chart"]).stat().st_size > 5000
@@ -245,7 +247,8 @@ def test_at_a_glance_names_the_mass_loss_day_beside_the_regime_guard(filled, set
     assert re.fullmatch(
         r"On 14 Feb 2026, 26% of repositories lost stars in one day \[R\d+\]; on an average day "
         r"this week 8\.8% did, against 5\.1% usually \(the median week of the 2 years to 31 Jan "
-        r"2026\) \[R\d+, R\d+\]; so shu held 1 answer closer to its base rate\.",
+        r"2026\) \[R\d+, R\d+\]; so shu held 1 answer closer to how often such questions "
+        r"usually come true\.",
         said[0],
     ), said[0]
     # named once: not again in Calibration watch
@@ -264,7 +267,7 @@ def test_the_regime_line_only_where_the_guard_changed_a_shown_forecast(filled, s
     _regime(filled, day)
     text = compose_briefing(filled, day, settings).path.read_text()
     # On, but it changed none of the forecasts the cards show: no line, no At a glance sentence.
-    assert "Regime guard" not in text.split("## Appendix")[0]
+    assert "Many repositories losing stars" not in text.split("## Appendix")[0]
     assert "lost stars" not in text.split("## What moved")[0]
     # The guard held acme/runtime's answer (a repository losing stars) towards its base rate.
     _guard_held(filled, day)
@@ -277,12 +280,13 @@ def test_the_regime_line_only_where_the_guard_changed_a_shown_forecast(filled, s
     assert receipt, line
     receipt = receipt.group(1)
     assert line == (
-        "**Regime guard.** On an average day this week 8.8% of repositories lost stars, against "
+        "**Many repositories losing stars.** On an average day this week 8.8% of repositories "
+        "lost stars, against "
         f"5.1% usually (the median week of the 2 years to 31 Jan 2026) {receipt}; so shu held the "
-        "answers on the cards of [acme/runtime](https://github.com/acme/runtime) closer to their "
-        "base rates."
+        "answers on the cards of [acme/runtime](https://github.com/acme/runtime) closer to how "
+        "often such questions usually come true."
     )
-    assert text.count("Regime guard.") == 1
+    assert text.count("Many repositories losing stars.") == 1
     # and one At a glance sentence, right after the stories, with the same receipts
     glance = text[text.index("## At a glance") : text.index("## What moved")]
     sentences = glance.split("\n\n")[1].splitlines()
@@ -290,7 +294,7 @@ def test_the_regime_line_only_where_the_guard_changed_a_shown_forecast(filled, s
     assert said == [
         "On an average day this week 8.8% of repositories lost stars, against 5.1% usually "
         f"(the median week of the 2 years to 31 Jan 2026) {receipt}; so shu held 1 answer closer "
-        "to its base rate."
+        "to how often such questions usually come true."
     ]
     assert 4 <= len(sentences) <= 6
     receipts = stored_receipts(filled, result.briefing_id)
@@ -350,7 +354,7 @@ def test_the_radar_has_no_regime_line_the_guard_leaves_breakouts_alone(filled, s
     _regime(filled, day)
     radar = _radar(compose_briefing(filled, day, settings).path.read_text())
     assert "| [rising/llm-star](https://github.com/rising/llm-star)" in radar
-    assert "Regime guard" not in calm + radar
+    assert "Many repositories losing stars" not in calm + radar
 
 
 def _crowd(store, loss_day: date, losers: int) -> None:

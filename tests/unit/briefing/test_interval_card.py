@@ -65,7 +65,7 @@ def test_card_leads_with_the_interval_and_cites_it(filled, settings, day) -> Non
     heading = next(line for line in text.splitlines() if line.startswith("### ") and repo in line)
     card = text[text.index(heading) :]
     # the question and its answer, then the range it expects, then the reasons
-    assert card.index("72% yes") < card.index(lead) < card.index("**Why higher than the base")
+    assert card.index("72% yes") < card.index(lead) < card.index("**Why more likely than usual")
     doc = json.loads(result.path.with_suffix(".json").read_text())
     shown = next(c for c in doc["cards"] if c["repo"] == repo)
     assert (shown["threshold"], shown["comparator"]) == (0.5, ">=")

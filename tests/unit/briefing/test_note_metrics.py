@@ -44,12 +44,24 @@ star_accel_reach in a code block is not read
 
 ## Appendix
 
+### More
+
+- One: the same six words said again.
+- Two: the same six words said again.
+- Three: the same six words said again.
+- Four: the same six words said again.
+
+| a table row | the same six words said again |
+| a table row | the same six words said again |
+
 ### Receipts
 
 - **R1** (row) x
 - **R2** (row) x
 - **R3** (row) x
 - **R4** (row) x
+- **R5** (row) x, the same six words said again
+- **R6** (row) x, the same six words said again
 """
 
 
@@ -84,7 +96,10 @@ def test_each_target_can_fail(tmp_path: Path) -> None:
     targets = m.targets()
     assert m.glance_sentences == 3 and m.glance_sentences_with_number_and_receipt == 1
     assert m.glance_repos_unlinked == ["c/d"] and m.radar_repos_unlinked == ["e/f"]
-    assert m.jargon == {r"walk-forward": 1, r"\bbands?\b": 1}  # not the code block's
+    # not the code block's
+    assert m.jargon == {r"\bbase rates?\b": 1, r"walk-forward": 1, r"\bbands?\b": 1}
+    # four times in the prose (its tables and what follows `### Receipts` aside): boilerplate
+    assert m.repeated_phrases == {"the same six words said again": 4}
     assert m.receipts_cited_undefined == ["R9"]
     assert (m.json_cards_with_question, m.json_cards_with_threshold) == (2, 1)
     # P(v > 4.5) between the median (4.0) and the upper 50% bound (5.0): 1 - 0.625

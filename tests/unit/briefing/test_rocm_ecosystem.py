@@ -188,16 +188,20 @@ def test_section_numbers_receipts_links_chart_and_json(store, settings):
     assert year_move["amd_repos"] == 1 and year_move["repos_rocm_now_same_repos"] == 2
 
 
-def test_without_history_the_section_says_so(store, settings):
-    # star counts but no commit history (a store with no data at all gets the no-data page)
+def test_without_history_the_section_is_left_out_saying_why(store, settings):
+    # star counts but no commit history (a store with no data at all gets the no-data page):
+    # nothing to count, so the section leaves the body and the appendix says why
     store.upsert(
         "stars_daily",
         pd.DataFrame({"repo": ["acme/platform"], "day": [DAY], "stars": [10], "source": "t"}),
     )
     result = compose_briefing(store, DAY, settings)
     text = result.path.read_text()
-    assert "## ROCm across the ecosystem" in text
-    assert "No repository's commit history covers the 90 days up to" in text
+    assert "## ROCm across the ecosystem" not in text
+    assert (
+        "ROCm across the ecosystem (no repository's commit history covers the 90 days up to "
+        "28 Feb 2026)" in text.split("## Appendix")[1]
+    )
     doc = json.loads(result.path.with_suffix(".json").read_text())
     assert doc["rocm_ecosystem"] is None and "rocm_ecosystem" in doc["notes"]
 

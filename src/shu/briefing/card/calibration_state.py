@@ -15,10 +15,16 @@ from shu.safe_markdown import Md
 from shu.store import Store
 
 
-def regime_words(distance: float | None) -> str:
+def regime_words(distance: float | None, said: set[str] | None = None) -> str:
     """The store's regime on the forecast's day in plain words: whether many more (or fewer)
     repositories than usual were losing stars, with the guard's own measure and where it acts
-    (`guard.GUARD_FROM`)."""
+    (`guard.GUARD_FROM`). Said once per note (`said` holds what the note has stated): empty
+    after that, the first card's line having said it."""
+    fact = f"regime {distance}"
+    if said is not None and fact in said:
+        return ""
+    if said is not None:
+        said.add(fact)
     if distance is None:
         return (
             "how many repositories were losing stars could not be told from usual "
@@ -36,16 +42,18 @@ def regime_words(distance: float | None) -> str:
     )
 
 
-def calibration_line(store: Store, book: ReceiptBook, f: dict[str, Any]) -> Md | None:
+def calibration_line(
+    store: Store, book: ReceiptBook, f: dict[str, Any], said: set[str] | None = None
+) -> Md | None:
     """One sentence for the card of forecast `f` (None for forecasts issued without one). The
     levels are cited as their `forecast_calibration` row stores them (the forecast's own copy
-    is rounded)."""
+    is rounded). The store's regime is said once per note (`said`, see `regime_words`)."""
     if not f.get("calibration"):
         return None
     state = json.loads(f["calibration"])
     key = state["row"]
     distance = state.get("regime_distance")
-    regime = regime_words(distance)
+    regime = regime_words(distance, said)
     origin = date.fromisoformat(key["origin"])
     if "levels" in state:
         levels = state["levels"]
@@ -69,7 +77,7 @@ def calibration_line(store: Store, book: ReceiptBook, f: dict[str, Any]) -> Md |
         )
         widen = state.get("widen", 1.0)
         return Md(
-            f"Calibration: {regime}; the 80% range is read between the "
+            f"Calibration: {_lead(regime)}the 80% range is read between the "
             f"{100 * levels[1]:.1f}th and {100 * levels[5]:.1f}th percentiles of past errors "
             f"(10th and 90th when they run true), as repositories of {key['band']} stars/day "
             f"needed {read}"
@@ -89,11 +97,18 @@ def calibration_line(store: Store, book: ReceiptBook, f: dict[str, Any]) -> Md |
         # it was named apart from the climatology the card shows)
         rate = state.get("calibration_block_rate", state.get("base_rate"))
         return Md(
-            f"Calibration: {regime}, so the regime guard held this forecast of a "
+            f"Calibration: {regime + ', so ' if regime else ''}the regime guard held this "
+            "forecast of a "
             f"repository losing stars closer to the rate its model was calibrated on "
             f"({pct(rate)}), keeping {pct(state['shrink'])} of its distance from it "
             f"(on the odds scale) [R{r}]."
         )
+    if not regime:
+        return Md(f"Calibration: left as the model gave it [R{r}].")
     return Md(
         f"Calibration: {regime}; the regime guard left this forecast as the model gave it [R{r}]."
     )
+
+
+def _lead(regime: str) -> str:
+    return f"{regime}; " if regime else ""

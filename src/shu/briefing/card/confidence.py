@@ -168,7 +168,7 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
             )
         )
     ]
-    calibration = calibration_line(ctx.store, ctx.book, f)
+    calibration = calibration_line(ctx.store, ctx.book, f, ctx.said)
     if calibration is not None:
         details.append(calibration)
     return [Md(text)], details

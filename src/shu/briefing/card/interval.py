@@ -143,7 +143,9 @@ def velocity_reading(store: Store, head: dict[str, Any]) -> VelocityReading:
     return VelocityReading(f, iv, p)
 
 
-def interval_lead(store: Store, book: ReceiptBook, head: dict[str, Any]) -> list[Md]:
+def interval_lead(
+    store: Store, book: ReceiptBook, head: dict[str, Any], said: set[str] | None = None
+) -> list[Md]:
     """The lead line and a line with the 50%/95% intervals; empty when no interval exists.
     The lead says the interval is a separate model's view where it disagrees with the answer."""
     reading = velocity_reading(store, head)
@@ -185,5 +187,5 @@ def interval_lead(store: Store, book: ReceiptBook, head: dict[str, Any]) -> list
         f"and {num(iv['upper_95'], 1)} {ref(*r95)} (ranges calibrated on later data than the "
         "model was fitted on; how often they held is in the model card)."
     )
-    calibration = calibration_line(store, book, iv)
+    calibration = calibration_line(store, book, iv, said)
     return [lead, detail] if calibration is None else [lead, detail, calibration]

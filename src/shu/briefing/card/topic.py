@@ -18,7 +18,7 @@ from shu.evidence.topic_evidence import TopicEvidence, attribute_topic, topic_ev
 from shu.receipts import Citation
 from shu.safe_markdown import Md, safe_inline
 from shu.settings import Settings, Topic
-from shu.signals.reads import latest_phase, latest_star_signals
+from shu.signals.reads import Phase, latest_phase, latest_star_signals
 
 SHORT_ANSWERS = 2
 QUOTE_CHARS = 160  # a quoted sentence on the card (the receipt keeps the whole sentence)
@@ -158,14 +158,19 @@ def context_answers(
         else:
             unanswered.append(question)
     details = answered[SHORT_ANSWERS:]
-    if unanswered:
-        details.append(
-            Md(
-                "The corpus has no passage answering: "
-                + "; ".join(safe_inline(q) for q in unanswered)
-            )
+    if unanswered:  # said in full once per note, shorter after
+        lead = (
+            "Unanswered by the corpus too"
+            if "unanswered" in ctx.said
+            else ("The corpus has no passage answering")
         )
-    details += [_landscape(ctx, repo), _lifecycle(ctx, repo)]
+        ctx.said.add("unanswered")
+        details.append(Md(f"{lead}: " + "; ".join(safe_inline(q) for q in unanswered)))
+    landscape = _landscape(ctx, repo)
+    if str(landscape) not in ctx.said:  # a category's paces: on its first card only
+        ctx.said.add(str(landscape))
+        details.append(landscape)
+    details.append(_lifecycle(ctx, repo))
     return answered[:SHORT_ANSWERS], details
 
 
@@ -203,8 +208,27 @@ def _lifecycle(ctx: BriefingContext, repo: str) -> Md:
     r = ctx.book.row(
         phase.table, phase.key, phase.column, phase.phase, phase.day, f"{repo} lifecycle phase"
     )
-    return Md(
-        f"From signals: **{safe_inline(phase.phase)}** on {phase.day} {ref(r)}"
-        + (f" ({safe_inline(phase.why)})" if phase.why else "")
-        + "."
+    if phase.conflict is not None and phase.path is not None:  # a phase the path contradicts
+        return Md(f"From signals: {lifecycle_conflict_words(phase)} {ref(r)}.")
+    # the rule's definitions once per note; after that the phase alone
+    why = "" if not phase.why or "lifecycle rule" in ctx.said else f" ({safe_inline(phase.why)})"
+    ctx.said.add("lifecycle rule")
+    return Md(f"From signals: **{safe_inline(phase.phase)}** on {phase.day} {ref(r)}{why}.")
+
+
+def lifecycle_conflict_words(phase: Phase) -> str:
+    """A lifecycle phase its pace's 91-day path contradicts, in words true of both: the growth
+    rate the phase rule read, and where the 28-day pace stands on its 91 days; no phase named."""
+    path = phase.path
+    assert path is not None
+    if phase.conflict == "high":
+        return (
+            f"gaining under 0.01% of its stars a day on {phase.day}, slow for its size, while "
+            f"its 28-day pace ({num(path.now, 1)} stars/day) is at its 91-day high: no lifecycle "
+            "phase fits both"
+        )
+    return (
+        f"growing fast for its size on {phase.day} ({phase.phase} by growth rate), while its "
+        f"28-day pace ({num(path.now, 1)} stars/day) is at its 91-day low: no lifecycle phase fits "
+        "both"
     )

@@ -60,7 +60,7 @@ class Reason:
     reads: bool | None = None
 
     def line(self) -> Md:
-        return Md(f"{self.text} — without it: {pct(self.without)}.")
+        return Md(f"{self.text} — {pct(self.without)} had it been typical.")
 
 
 def direction(f: dict[str, Any]) -> float:
@@ -101,14 +101,16 @@ def why_prediction(
         details += [
             Md(f"Pulls the other way, less strongly: {lower_first(r.line())}") for r in against
         ]
-        details += [
-            Md(
-                "Counted too, though not a reason of this repository's own (about the whole "
-                f"store, or what the base rate is already taken within): {lower_first(r.line())}"
+        counted = [lower_first(r.line()).rstrip(".") for r in reasons if r.feature in aside]
+        if counted:  # said once, however many there are
+            details.append(
+                Md(
+                    "Counted too, though not reasons of this repository's own (about the whole "
+                    "store, or what the usual rate is already taken within): "
+                    + "; ".join(counted)
+                    + "."
+                )
             )
-            for r in reasons
-            if r.feature in aside
-        ]
         if not reasons:
             details.append(Md("The model stored no drivers for this forecast."))
     if kind == "rocm":
@@ -144,8 +146,8 @@ RETURNS = frozenset(
 
 def reads_against(f: dict[str, Any], reason: Reason, way: float) -> bool:
     """Whether `reason`, read on its own, points the other way from the answer's departure from
-    the base rate (`way`, log-odds): a pace below its usual level under "Why higher" (the radar
-    leaves such a reason out for the same notion, `Driver.reads`)."""
+    the base rate (`way`, log-odds): a pace below its usual level under "Why more likely than
+    usual" (the radar leaves such a reason out for the same notion, `Driver.reads`)."""
     if reason.reads is None or way == 0:
         return False
     if f["template"] in YES_IS_UP:
@@ -330,8 +332,8 @@ def _signal_context(ctx: BriefingContext, repo: str) -> list[Md]:
         ]
     text = (
         f"On {day_text(row['day'])} {safe_inline(repo)} had {num(row['stars'], 0)} stars "
-        f"{ref(cite.get('stars', 0))} and gained {num(row['velocity_28d'], 1)} a day over the "
-        f"last 28 days {ref(cite['velocity_28d'])}"
+        f"{ref(cite.get('stars', 0))}; its 28-day pace was {num(row['velocity_28d'], 1)} "
+        f"stars/day {ref(cite['velocity_28d'])}"
     )
     if "acceleration_28d" in cite:
         text += (

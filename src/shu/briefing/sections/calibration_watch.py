@@ -117,12 +117,19 @@ def build(ctx: BriefingContext) -> Part:
     """The watch in short (its sentences, the lines on what shu does, its chart) for the body;
     its tables for the appendix."""
     watch = calibration_watch(ctx.store, ctx.as_of)
+    loss = mass_loss_day(ctx.store, ctx.as_of)
+    watch["mass_loss_day"] = loss
+    if not any(b["n"] for b in watch["yes_no"] + watch["intervals"]) and loss is None:
+        start, end = (day_text(d) for d in watch["window"])
+        return Part(
+            "",
+            data={"calibration_watch": watch},
+            left_out=f"Calibration watch (no forecast resolved between {start} and {end})",
+        )
     view = watch_section(ctx.store, ctx.book, ctx.as_of, ctx.out_dir, watch)
     ctx.charts.append(ctx.out_dir / view["chart"])
     # a day when several times the usual share of repositories lost stars: named once, here
     # unless At a glance names it beside the regime guard's sentence (when the guard acted)
-    loss = mass_loss_day(ctx.store, ctx.as_of)
-    watch["mass_loss_day"] = loss
     told = regime_action(ctx) is not None
     mass = mass_loss_sentence(ctx.book, ctx.as_of, loss) if loss and not told else None
     return Part(
@@ -393,7 +400,8 @@ def guard_line(regime: dict | None) -> str | None:
         return None
     return (
         f"{_losing(regime)}: the yes/no forecasts of repositories losing stars are held closer "
-        f"to their base rate, and 80% ranges are {pct(regime['widen'] - 1)} wider; "
+        "to how often such questions usually come true, and 80% ranges are "
+        f"{pct(regime['widen'] - 1)} wider; "
         "breakout forecasts are left as the model gave them."
     )
 
@@ -407,8 +415,8 @@ def _action_lines(watch: dict) -> list[str]:
             continue
         said = "more" if b["mean_confidence"] > b["observed"] else "less"
         what = (
-            "the regime guard is on, holding the forecasts of repositories losing stars "
-            "towards their base rate"
+            "many more repositories than usual are losing stars this week, so shu holds the "
+            "forecasts of those losing stars closer to how often such questions usually come true"
             if regime.get("guard_on")
             else "shu leaves yes/no answers as the model gives them until the next `shu train` "
             "refits on these outcomes (correcting them from month-old outcomes made past "
@@ -433,15 +441,11 @@ def _action_lines(watch: dict) -> list[str]:
         elif abs(now[1] - 0.1) < 0.005 and abs(now[5] - 0.9) < 0.005:
             what = (
                 "shu has not moved them yet: the questions resolved through "
-                f"{through} keep them at the 10th and 90th percentiles of past errors"
+                f"{through} do not ask it to"
             )
         else:
             move = level_move(now[1], now[5])
-            what = (
-                f"shu {move}: it now reads them between the {100 * now[1]:.1f}th and "
-                f"{100 * now[5]:.1f}th percentiles of past errors instead of the 10th and "
-                f"90th, as the questions resolved through {through} asked"
-            )
+            what = f"shu {move}, as the questions resolved through {through} asked"
         label = _velocity_label(b["band"])
         # too wide / too narrow from the coverage, except where the correction read a bias
         # (both ends moved the same way): then the line says it shifted them instead
@@ -536,8 +540,9 @@ def _departed_clause(book: ReceiptBook, day: date, watch: dict, b: dict) -> str:
         return ""
     r_n, r_o = departed_receipts(book, day, d)
     return (
-        f" (of the {d['n']:,} [R{r_n}] at least {round(100 * DEPARTED)} points from their base "
-        f"rate, {pct(d['observed'], 1)} [R{r_o}], against {pct(d['mean_confidence'], 1)} said)"
+        f" (of the {d['n']:,} [R{r_n}] at least {round(100 * DEPARTED)} points from how often "
+        f"such questions usually come true, {pct(d['observed'], 1)} [R{r_o}], against "
+        f"{pct(d['mean_confidence'], 1)} said)"
     )
 
 

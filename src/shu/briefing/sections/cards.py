@@ -72,7 +72,6 @@ def build(ctx: BriefingContext) -> Part:
     cards = [_card(ctx, choice) for choice in ctx.cards]
     view = {
         "guard": regime_line(ctx),
-        "key": WITHOUT_KEY if any(c["reasons"] for c in cards) else None,
     }
     every = [_forecast_row(f) for f in ctx.forecasts]
     return Part(
@@ -217,13 +216,13 @@ def regime_line(ctx: BriefingContext) -> Md | None:
         done.append(
             "held the answers on the cards of "
             + and_list([repo_link(r) for r in held])
-            + " closer to their base rates"
+            + f" closer to {USUAL_RATE}"
         )
     if widened:
         done.append(
-            "widened the 80% ranges on the cards of "
+            "made the 80% ranges on the cards of "
             + and_list([repo_link(r) for r in widened])
-            + f" by {_wider(widened)}% of their width"
+            + f" {_wider(widened)}% wider"
         )
     return Md(f"{notice}; so shu {' and '.join(done)}.")
 
@@ -242,23 +241,16 @@ def regime_sentence(ctx: BriefingContext) -> Md | None:
     if widened:
         n = len(widened)
         done.append(
-            f"widened the 80% ranges on {n} card{'' if n == 1 else 's'} by "
-            f"{_wider(widened)}% of their width"
+            f"made the 80% ranges on {n} card{'' if n == 1 else 's'} {_wider(widened)}% wider"
         )
     if held:
         n = len(held)
-        done.append(
-            f"held {n} answer{'' if n == 1 else 's'} closer to {'its' if n == 1 else 'their'} "
-            "base rate" + ("" if n == 1 else "s")
-        )
+        done.append(f"held {n} answer{'' if n == 1 else 's'} closer to {USUAL_RATE}")
     return Md(f"{notice}; so shu {' and '.join(done)}.")
 
 
-# The one-line key to a card's reasons, above the first card (the appendix says more).
-WITHOUT_KEY = (
-    "On a card, “— without it: 50%” after a reason is the answer were that one factor typical "
-    "for such repositories; the factors not shown explain the rest of the gap to the base rate."
-)
+# How often such questions usually come true (a forecast's base rate), in the body's words.
+USUAL_RATE = "how often such questions usually come true"
 
 # What a declared question is for, in plain words (no configuration file named: the reader of
 # a forwarded note may have none).
@@ -271,7 +263,9 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     first_receipt = len(ctx.book.receipts) + 1
     f, iv = choice.forecast, choice.interval
     head = choice.headline
-    lead, iv_details = ([], []) if iv is None else _split(interval_lead(ctx.store, ctx.book, head))
+    lead, iv_details = (
+        ([], []) if iv is None else _split(interval_lead(ctx.store, ctx.book, head, ctx.said))
+    )
     reading = velocity_reading(ctx.store, head)
     question = _question(ctx, f) if f is not None else None
     reasons, context, why_details = why_prediction(ctx, f, choice.repo, choice.kind)
@@ -289,7 +283,7 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     if f is None and choice.kind == "star":
         marks.append("No yes/no question about it passed shu's bar today (why: in the details).")
     if not choice.skilled:
-        marks.append("shu has not yet shown it answers such questions better than their base rate.")
+        marks.append(f"shu has not yet shown it answers such questions better than {USUAL_RATE}.")
     card: dict[str, Any] = {
         "repo": choice.repo,
         "reading": reading,
@@ -347,7 +341,7 @@ def _burst_line(ctx: BriefingContext, f: dict[str, Any]) -> Md | None:
 def _reasons_label(f: dict[str, Any]) -> str:
     if f.get("base_rate") is None:
         return "Why" if f["probability"] >= 0.5 else "Why not"
-    return "Why higher than the base rate" if direction(f) > 0 else "Why lower than the base rate"
+    return "Why more likely than usual" if direction(f) > 0 else "Why less likely than usual"
 
 
 def bullets(card: dict[str, Any]) -> list[Md]:
@@ -385,8 +379,11 @@ def _question(ctx: BriefingContext, f: dict[str, Any]) -> Md:
         r_b = ctx.book.row(
             "forecasts", key, "base_rate", f["base_rate"], f["origin"], f"{f['repo']} base rate"
         )
-        return Md(f"{text}, against a base rate of {pct(f['base_rate'])} {ref(r_p, r_b)}.")
-    return Md(f"{text} {ref(r_p)}; no base rate is stored with this forecast.")
+        return Md(
+            f"{text}, where such questions usually come true {pct(f['base_rate'])} of the time "
+            f"{ref(r_p, r_b)}."
+        )
+    return Md(f"{text} {ref(r_p)}; how often such questions usually come true is not stored.")
 
 
 def _chart(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:

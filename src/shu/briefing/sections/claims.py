@@ -15,11 +15,13 @@ short, each with its reason (one line per passage and reason), up to `MAX_UNTEST
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.sections.probe import nothing_to_check, runs_named_once
 from shu.briefing.text import document_target, ref
 from shu.evidence.checked_claims import ClaimGroup, document_checks, group_checks
 from shu.evidence.claims import CONTRADICTED, SUPPORTED, UNTESTABLE, ClaimCheck, ClaimSpec
@@ -35,6 +37,8 @@ SHORT_QUOTE_CHARS = 140  # a contradicted claim as the body quotes it (the appen
 
 def build(ctx: BriefingContext) -> Part:
     """The checked claims, contradicted first, and the untestable ones in short."""
+    if nothing_to_check(ctx):  # left out with Probe and claims (`probe.NOTHING_TO_CHECK`)
+        return Part("", data={"claims": []})
     checks = document_checks(ctx.store, ctx.data_through, ctx.settings, ctx.as_of)
     data = [
         {
@@ -57,7 +61,7 @@ def build(ctx: BriefingContext) -> Part:
         }
         for g in group_checks(checks)
     ]
-    view = claims_view(checks, ctx.book, ctx.out_dir)
+    view = claims_view(checks, ctx.book, ctx.out_dir, lambda text: runs_named_once(ctx, text))
     return Part(
         ctx.render("sections/claims.md.j2", claims=view),
         data={"claims": data},
@@ -138,10 +142,14 @@ def _sources(book: ReceiptBook, group: ClaimGroup) -> str:
 
 
 def claims_view(
-    checks: list[ClaimCheck], book: ReceiptBook, out_dir: Path | None = None
+    checks: list[ClaimCheck],
+    book: ReceiptBook,
+    out_dir: Path | None = None,
+    name_runs: Callable[[str], str] = str,
 ) -> dict[str, Any]:
     """The section's view: counts, checked claims (contradicted first) and untestable ones,
-    each claim once (`group_checks`)."""
+    each claim once (`group_checks`); `name_runs` words the probe runs a claim's evidence names
+    (`probe.runs_named_once`: in full once per note)."""
     groups = group_checks(checks)
     order = {CONTRADICTED: 0, SUPPORTED: 1}
     checked = sorted(
@@ -172,7 +180,7 @@ def claims_view(
                     f"**{c.verdict}**{f' ({safe_inline(halves)})' if halves else ''} · "
                     f"“{safe_inline(c.claim, QUOTE_CHARS)}” — {where} · "
                     f"claimed: {safe_inline('; '.join(g.claimed))} · probe{when}: "
-                    f"{safe_inline(c.evidence)} {ref(*r_probe)}"
+                    f"{safe_inline(name_runs(c.evidence))} {ref(*r_probe)}"
                 ),
             }
         )
@@ -184,7 +192,7 @@ def claims_view(
             Md(
                 f"“{safe_inline(g.check.claim, 160)}” {ref(*refs)} "
                 f"({safe_inline('; '.join(g.claimed))}) — "
-                f"{safe_inline(g.check.reason or g.check.evidence, 300)}"
+                f"{safe_inline(name_runs(g.check.reason or g.check.evidence), 300)}"
             )
         )
     return {

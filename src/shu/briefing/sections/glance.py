@@ -27,7 +27,7 @@ from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections import calibration_watch as watch
 from shu.briefing.sections import radar as radar_section
 from shu.briefing.sections import rocm_finding
-from shu.briefing.sections.cards import question_clause, regime_sentence
+from shu.briefing.sections.cards import USUAL_RATE, question_clause, regime_sentence
 from shu.briefing.story_words import kind_words, shared_short, story_sentence, story_short
 from shu.briefing.text import REPLAYED_WHAT, cite_signal, day_text, num, pct, ref, repo_link
 from shu.forecast.records import LiveRecord
@@ -209,7 +209,7 @@ def _calibration_sentence(ctx: BriefingContext) -> Md | None:
         )
     return Md(
         f"Of the {d['n']:,} {ref(r_n)} {who} at 80% or more and at least "
-        f"{round(100 * watch.DEPARTED)} points from their base rate that resolved in the last "
+        f"{round(100 * watch.DEPARTED)} points from {USUAL_RATE} that resolved in the last "
         f"{watch.WATCH_DAYS // 7} weeks{aside}, {pct(d['observed'])} came true {ref(r_o)} "
         f"against {pct(d['mean_confidence'])} said{verdict}."
     )

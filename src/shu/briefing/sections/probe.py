@@ -11,8 +11,9 @@ from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.text import num, pct, ref
-from shu.evidence.checked_claims import configured_checks
-from shu.evidence.probe_runs import latest_probe_runs, probe_kernels
+from shu.evidence.checked_claims import configured_checks, document_checks
+from shu.evidence.claim_types import run_identity
+from shu.evidence.probe_runs import latest_probe_runs, probe_kernels, stored_run_identities
 from shu.evidence.run_dates import made_after, run_made_words
 from shu.safe_markdown import Md, safe_inline
 
@@ -53,12 +54,13 @@ def build(ctx: BriefingContext) -> Part:
     for claim in configured_checks(ctx.store, ctx.settings, ctx.as_of):
         refs = [ctx.book.cite(c) for c in claim.citations]
         when = f"{claim.run_made}: " if claim.run_made else ""
+        numbers = runs_named_once(ctx, when + claim.numbers)
         claims.append(
             {
                 "claim": claim.claim,
                 "verdict": claim.verdict,
                 "verdict_words": claim.verdict_words.removeprefix(claim.verdict),
-                "numbers": Md(safe_inline(when + claim.numbers) + " " + ref(*refs)),
+                "numbers": Md(safe_inline(numbers) + " " + ref(*refs)),
             }
         )
         data.append(
@@ -73,11 +75,43 @@ def build(ctx: BriefingContext) -> Part:
             }
         )
     probe = {"runs": out_runs, "claims": claims, "max_age_days": ctx.settings.probe_max_age_days}
+    if nothing_to_check(ctx):
+        return Part("", data={"claims": data}, left_out=NOTHING_TO_CHECK)
     return Part(
         ctx.render("sections/probe.md.j2", probe=probe),
         data={"claims": data},
         appendix=ctx.render("sections/probe_appendix.md.j2", probe=probe),
     )
+
+
+# Why Probe and claims is left out of the body when `nothing_to_check`.
+NOTHING_TO_CHECK = (
+    "Probe and claims (no probe run is stored: `shu probe`, or `shu ingest probe FILE.json` from "
+    "a GPU host; and no hardware or compiler claim has been read from the documents: "
+    "`shu ingest docs`)"
+)
+
+
+def runs_named_once(ctx: BriefingContext, text: str) -> str:
+    """`text` with each probe run it names in full (`run_identity`, as claim evidence ends) named
+    by its id alone when the note has named it in full before (`ctx.said`)."""
+    for run in stored_run_identities(ctx.store):
+        full = run_identity(run)
+        if full not in text:
+            continue
+        if full in ctx.said:
+            text = text.replace(full, f"run {run['run_id']} (named above)")
+        ctx.said.add(full)
+    return text
+
+
+def nothing_to_check(ctx: BriefingContext) -> bool:
+    """True when the store holds no probe run and no claim has been read from a document:
+    Probe and claims has nothing to say and is left out of the body (the configured claims,
+    untestable without a run, stay in the JSON)."""
+    if latest_probe_runs(ctx.store):
+        return False
+    return not document_checks(ctx.store, ctx.data_through, ctx.settings, ctx.as_of)
 
 
 def cpu_note(backend: str, geomean: float | None) -> Md | None:

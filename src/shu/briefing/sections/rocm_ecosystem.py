@@ -25,7 +25,7 @@ from typing import Any
 from shu.briefing.charts import index_chart
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections.rocm_finding import both_receipt, finding_sentence, share_receipt
-from shu.briefing.text import and_list, commit_url, pct, ref
+from shu.briefing.text import and_list, commit_url, day_text, pct, ref
 from shu.safe_markdown import Md, safe_inline, safe_link
 from shu.signals.rocm_facts import (
     ADOPTERS_SQL,
@@ -53,9 +53,13 @@ LEADERS_SHOWN = 3
 def build(ctx: BriefingContext) -> Part:
     """The section's markdown, its chart beside it, and its JSON."""
     day = index_day(ctx.store, ctx.data_through)
-    if day is None:
+    if day is None:  # nothing to count: left out of the body, the appendix says why
         return Part(
-            ctx.render("sections/rocm_ecosystem.md.j2", now=None, as_of=ctx.data_through),
+            "",
+            left_out=(
+                "ROCm across the ecosystem (no repository's commit history covers the 90 days "
+                f"up to {day_text(ctx.data_through)})"
+            ),
             data={
                 "rocm_ecosystem": None,
                 "notes": {

@@ -45,7 +45,13 @@ def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
         "z": Md(num(star.get("velocity_28d_z"), signed=True)),
         "commits_28d": Md(num(commit.get("commit_velocity_28d"))),
         "rocm_share": Md(pct(commit.get("rocm_share_28d"), 1)),
-        "phase": phase.phase if phase else "—",
+        "phase": (
+            "—"
+            if phase is None
+            else f"none fits ({phase.phase} by growth rate, pace at its 91-day {phase.conflict})"
+            if phase.conflict
+            else phase.phase
+        ),
         "peer_rank": (
             Md(f"{peer['category_rank']}/{peer['peers'] + 1}")
             if peer and peer.get("category_rank") is not None

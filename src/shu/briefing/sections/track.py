@@ -32,6 +32,17 @@ TRACK_WINDOW_DAYS = 90
 def build(ctx: BriefingContext) -> Part:
     """The track record's tables and its reliability chart (written beside the markdown)."""
     track = track_record(ctx.store, ctx.as_of, TRACK_WINDOW_DAYS)
+    radar_record = radar.record_data(ctx)
+    if not track.n and radar_record is None:  # nothing to say: left out, the appendix says why
+        void = f", {track.n_void} void" if track.n_void else ""
+        return Part(
+            "",
+            data={"track_record": track_data(track, None)},
+            left_out=(
+                f"Track record (no yes/no forecast reached its day in the last "
+                f"{TRACK_WINDOW_DAYS} days{void})"
+            ),
+        )
     reliability_png = ctx.out_dir / f"{ctx.as_of}-reliability.png"
     charts.reliability_chart(
         track.pairs,
@@ -47,7 +58,7 @@ def build(ctx: BriefingContext) -> Part:
     }
     return Part(
         ctx.render("sections/track.md.j2", **view),
-        data={"track_record": track_data(track, radar.record_data(ctx))},
+        data={"track_record": track_data(track, radar_record)},
         appendix=ctx.render("sections/track_appendix.md.j2", **view),
     )
 
