@@ -148,6 +148,73 @@ def latest_row(store: Store, table: str, repo: str, day: date) -> dict[str, Any]
     return rows[0] if rows else None
 
 
+# How a repository's 28-day change of pace ranks in its own record: the last day before the
+# current 28 days with a change at least as large the same way (params: repo, the window's first
+# day, the change), else where its record of changes begins (params: repo, day).
+MOVE_SINCE_SQL = {
+    "up": "SELECT CAST(max(day) AS VARCHAR) FROM star_signals "
+    "WHERE repo = ? AND day < ? AND acceleration_28d >= ?",
+    "down": "SELECT CAST(max(day) AS VARCHAR) FROM star_signals "
+    "WHERE repo = ? AND day < ? AND acceleration_28d <= ?",
+}
+MOVE_RECORD_START_SQL = (
+    "SELECT CAST(min(day) AS VARCHAR) FROM star_signals "
+    "WHERE repo = ? AND day <= ? AND acceleration_28d IS NOT NULL"
+)
+
+
+@dataclass
+class MoveRank:
+    """A repository's 28-day change of pace on `day` against its own record: `since` is the last
+    day before the 28 days to `day` with a change at least as large the same way (None: none in
+    its record, which begins on `record_start`); `sql`/`params` reproduce the day cited."""
+
+    repo: str
+    day: date
+    acceleration: float
+    direction: str  # "up" / "down"
+    since: date | None
+    record_start: date
+    sql: str
+    params: list[Any]
+
+    @property
+    def cited(self) -> str:
+        """The day the receipt cites (ISO text): `since`, else `record_start`."""
+        return str(self.since or self.record_start)
+
+
+def move_rank(store: Store, repo: str, day: date) -> MoveRank | None:
+    """How the latest 28-day change of pace of `repo` not after `day` ranks in its own record
+    (None when it has none, or it is zero)."""
+    row = store.con.execute(
+        "SELECT day, acceleration_28d FROM star_signals WHERE repo = ? AND day <= ? "
+        "AND acceleration_28d IS NOT NULL ORDER BY day DESC LIMIT 1",
+        [repo, day],
+    ).fetchone()
+    if row is None or not row[1]:
+        return None
+    on, acceleration = row[0], float(row[1])
+    direction = "up" if acceleration > 0 else "down"
+    params: list[Any] = [repo, on - timedelta(days=28), acceleration]
+    found = store.con.execute(MOVE_SINCE_SQL[direction], params).fetchall()[0][0]
+    start = store.con.execute(MOVE_RECORD_START_SQL, [repo, on]).fetchall()[0][0]
+    if found is not None:
+        sql = MOVE_SINCE_SQL[direction]
+    else:
+        sql, params = MOVE_RECORD_START_SQL, [repo, on]
+    return MoveRank(
+        repo,
+        on,
+        acceleration,
+        direction,
+        date.fromisoformat(found) if found else None,
+        date.fromisoformat(start),
+        sql,
+        params,
+    )
+
+
 def latest_release(store: Store, repo: str, day: date) -> dict[str, Any] | None:
     """The latest release (or tag) of `repo` published on or before `day`."""
     rows = dicts(

@@ -4,12 +4,13 @@
 card's details, between the paragraphs `%%details%% Summary` and `%%/details%%`, which become an
 expandable `<details>` block; CommonMark + tables, raw HTML disabled) to `REPORTS/YYYY-MM-DD.html`:
 every chart it references embedded as a base64 PNG, every receipt reference `[R3, R7]` a link to
-its receipt (`id="R3"`). Only a whole paragraph shu wrote can be such a marker: outside text is
-always inside a sentence of shu's. The rendered body then
-goes through `nh3` (a maintained HTML sanitiser) with an allow-list of tags and attributes: no
-script, no event handler, no style attribute, links only to http(s) or `#R…`, images only as
-embedded PNG. The page also carries a Content-Security-Policy that allows no script at all, so
-outside text (release notes, documents, commit subjects) cannot run even if it slipped through.
+its receipt (`id="R3"`; in At a glance, whose sentences are a list, small superscript links).
+Only a whole paragraph shu wrote can be a details marker: outside text is always inside a
+sentence of shu's. The rendered body then goes through `nh3` (a maintained HTML sanitiser) with
+an allow-list of tags and attributes: no script, no event handler, no style attribute, links
+only to http(s) or `#R…`, images only as embedded PNG. The page also carries a
+Content-Security-Policy that allows no script at all, so outside text (release notes, documents,
+commit subjects) cannot run even if it slipped through.
 
 `write_index(reports_dir)` writes `REPORTS/index.html` listing every briefing page, newest first.
 """
@@ -56,6 +57,7 @@ TAGS = {
     "del",
     "details",
     "summary",
+    "sup",
 }
 ATTRIBUTES = {
     "a": {"href", "title"},
@@ -72,6 +74,8 @@ _TITLE = re.compile(r"<title>(.*?)</title>", re.S)
 _IMG = re.compile(r'<img src="([^"]+)"')
 _DETAILS_OPEN = re.compile(r"<p>%%details%% ([^<>]*)</p>")
 _DETAILS_CLOSE = "<p>%%/details%%</p>"
+# At a glance, from its heading to the next section's
+_GLANCE = re.compile(r"(<h2>At a glance</h2>)(.*?)(?=<h2>|\Z)", re.S)
 
 STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 62rem; margin: 2rem auto; padding: 0 1rem;
@@ -87,6 +91,7 @@ code { background: #f3f3f3; padding: 0 0.2rem; border-radius: 3px; font-size: 0.
 blockquote { border-left: 4px solid #c33; margin: 0.6rem 0; padding: 0.2rem 0.8rem;
              background: #fff6f6; }
 li:target { background: #fff3b0; }
+sup { font-size: 0.7em; line-height: 0; } sup a { color: #777; text-decoration: none; }
 nav { font-size: 13px; color: #555; }
 details { margin: 0.4rem 0 1rem; font-size: 14px; } summary { cursor: pointer; color: #555; }
 """
@@ -132,11 +137,19 @@ def render_body(markdown: str, assets_dir: Path) -> str:
     body = body.replace(_DETAILS_CLOSE, "</details>")
     body = _IMG.sub(lambda m: f'<img src="{_inline_png(m.group(1), assets_dir)}"', body)
     body = _RECEIPT_ITEM.sub(r'<li id="\1"><strong>\1</strong>', body)
-    body = _REFS.sub(
-        lambda m: "[" + ", ".join(f'<a href="#{r}">{r}</a>' for r in m.group(1).split(", ")) + "]",
-        body,
-    )
+    body = _GLANCE.sub(lambda m: m.group(1) + _REFS.sub(_superscript, m.group(2)), body, count=1)
+    body = _REFS.sub(lambda m: f"[{_links(m.group(1))}]", body)
     return sanitize(body)
+
+
+def _links(refs: str) -> str:
+    """'R3, R7' as links to those receipts."""
+    return ", ".join(f'<a href="#{r}">{r}</a>' for r in refs.split(", "))
+
+
+def _superscript(m: re.Match[str]) -> str:
+    """A receipt reference as At a glance shows it: small, raised links, no brackets."""
+    return f"<sup>{_links(m.group(1))}</sup>"
 
 
 def _inline_png(src: str, assets_dir: Path) -> str:
