@@ -78,7 +78,7 @@ BOOKKEEPING = (
 )
 # The offset from the page's top of the appendix's first element (the collapsed <details> whose
 # summary begins "Appendix"), in CSS pixels; null when the page has none.
-_APPENDIX_TOP_JS = """() => {
+APPENDIX_TOP_JS = """() => {
   const s = [...document.querySelectorAll('details > summary')]
     .find(e => e.textContent.trim().startsWith('Appendix'));
   return s ? s.parentElement.getBoundingClientRect().top + window.scrollY : null;
@@ -170,7 +170,7 @@ def body_screens(html: Path, screen: tuple[int, int] = SCREEN) -> float | None:
     with browser:
         browser.page.set_viewport_size({"width": screen[0], "height": screen[1]})
         browser.open(html.resolve().as_uri())
-        top = browser.evaluate(_APPENDIX_TOP_JS)
+        top = browser.evaluate(APPENDIX_TOP_JS)
     return None if top is None else float(top) / screen[1]
 
 

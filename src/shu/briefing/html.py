@@ -78,7 +78,7 @@ _DETAILS_CLOSE = "<p>%%/details%%</p>"
 _GLANCE = re.compile(r"(<h2>At a glance</h2>)(.*?)(?=<h2>|\Z)", re.S)
 
 STYLE = """
-body { font: 15px/1.5 system-ui, sans-serif; max-width: 62rem; margin: 2rem auto; padding: 0 1rem;
+body { font: 15px/1.5 system-ui, sans-serif; max-width: 76rem; margin: 2rem auto; padding: 0 1rem;
        color: #1b1b1b; }
 h1 { font-size: 1.6rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #ddd; }
 h3 { margin-top: 1.8rem; }
@@ -87,6 +87,11 @@ table { border-collapse: collapse; font-size: 13px; margin: 0.8rem 0; display: b
 th, td { border: 1px solid #ddd; padding: 0.2rem 0.45rem; }
 th { background: #f4f4f4; }
 img { max-width: 100%; height: auto; }
+/* a chart takes half the width on a desktop, the text beside it; charts in a row sit side by
+   side, in order; headings, tables and details start below them */
+p:has(> img) { float: left; width: 45%; margin: 0 1.2rem 0.6rem 0; }
+h1, h2, h3, table, details, hr { clear: both; }
+@media (max-width: 760px) { p:has(> img) { float: none; width: auto; margin: 0.6rem 0; } }
 code { background: #f3f3f3; padding: 0 0.2rem; border-radius: 3px; font-size: 0.92em; }
 blockquote { border-left: 4px solid #c33; margin: 0.6rem 0; padding: 0.2rem 0.8rem;
              background: #fff6f6; }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import timedelta
 
 from markdown_it import MarkdownIt
 
@@ -487,5 +488,35 @@ def test_the_record_of_the_surest_answers_leaves_out_those_at_their_base_rate(
     ), watch
     doc = json.loads(result.path.with_suffix(".json").read_text())
     assert doc["calibration_watch"]["departed"]["n"] == 3
+    receipts = stored_receipts(filled, result.briefing_id)
+    assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
+
+
+def test_at_a_glance_leads_with_what_the_move_means(filled, settings, day) -> None:
+    # acme/runtime slows down: the first sentence says so and what it means in its own record
+    # (no 28-day fall as large before the last 28 days), and no sentence is about shu itself
+    result = compose_briefing(filled, day, settings)
+    text = result.path.read_text()
+    glance = text[text.index("## At a glance") : text.index("\n| repository")]
+    first = glance.split("\n\n")[1].splitlines()[0]
+    assert first.startswith("- [acme/runtime](https://github.com/acme/runtime) is slowing")
+    found = re.search(
+        r" — its largest 28-day fall in a record that begins on (.+?) \[R\d+\]", first
+    )
+    assert found, first
+    now, start = filled.con.execute(
+        "SELECT last(acceleration_28d ORDER BY day), min(day) FROM star_signals "
+        "WHERE repo = 'acme/runtime' AND day <= ? AND acceleration_28d IS NOT NULL",
+        [day],
+    ).fetchone()
+    assert found.group(1) == f"{start.day} {start:%b %Y}"
+    as_large = filled.con.execute(
+        "SELECT count(*) FROM star_signals WHERE repo = 'acme/runtime' AND day < ? "
+        "AND acceleration_28d <= ?",
+        [day - timedelta(days=28), now],
+    ).fetchone()[0]
+    assert now < 0 and as_large == 0
+    for about_shu in ("regime guard", "shu widened", "forecasts shu gave", "replayed"):
+        assert about_shu not in glance.split("\n|")[0], about_shu
     receipts = stored_receipts(filled, result.briefing_id)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)

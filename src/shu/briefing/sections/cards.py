@@ -338,9 +338,9 @@ def bullets(card: dict[str, Any]) -> list[Md]:
 
 def card_markdown(card: dict[str, Any]) -> str:
     """The card's markdown as the section prints it (what `MAX_WORDS` is measured on)."""
-    parts = [f"### {card['heading']}"]
+    # the chart first, so that on the HTML page the card's text sits beside it (`html.STYLE`)
+    parts = [f"### {card['heading']}", f"![{card['chart']['alt']}]({card['chart']['png']})"]
     parts += [str(card[k]) for k in ("question", "lead", "burst", "marks") if card.get(k)]
-    parts.append(f"![{card['chart']['alt']}]({card['chart']['png']})")
     parts.append("\n".join(f"- {line}" for line in bullets(card)))
     parts.append(str(card["footer"]))
     return "\n\n".join(parts) + "\n"

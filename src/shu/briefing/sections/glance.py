@@ -67,14 +67,15 @@ def glance_sentences(ctx: BriefingContext) -> list[Md]:
     sentence with a number and a receipt."""
     stories: list[Md] = []
     told: set[str] = set()
-    lead: Story | None = None
+    lead: Story | None = None  # the first sentence's repository
+    own = True  # whether the first sentence is about that one repository alone
     for group, first, last in burst_groups(ctx.stories):  # the title's shared phrase first
         under = shared_underneath(ctx.stories, group)
         if under is not None and len(stories) < MAX_STORIES:
             members = [s for s in ctx.stories if s.repo in group]
             stories.append(shared_short(ctx.store, ctx.book, members, first, last, under))
             told.update(group)
-            lead = lead or members[0]
+            lead, own = (lead, own) if lead else (members[0], False)
     for story in ctx.stories:
         if len(stories) >= MAX_STORIES:
             break
@@ -88,7 +89,7 @@ def glance_sentences(ctx: BriefingContext) -> list[Md]:
         stories.append(story_sentence(ctx.store, ctx.book, ctx.stories[0]))
         lead = ctx.stories[0]
     if stories and lead is not None:
-        stories[0] = with_meaning(ctx, stories[0], lead)
+        stories[0] = with_meaning(ctx, stories[0], lead, own)
     out: list[Md] = []
     candidates = (
         *stories,
@@ -105,18 +106,21 @@ def glance_sentences(ctx: BriefingContext) -> list[Md]:
     return out
 
 
-def with_meaning(ctx: BriefingContext, sentence: Md, story: Story) -> Md:
-    """`sentence` with what its repository's move means, from numbers the store holds: how its
-    28-day change of pace ranks in its own record and whether the forecast its card shows
-    expects the pace to hold, go further or fade (`sentence` as it was when neither is known)."""
-    clauses = [c for c in (_rank_clause(ctx, story.repo), _lasts_clause(ctx, story)) if c]
+def with_meaning(ctx: BriefingContext, sentence: Md, story: Story, own: bool = True) -> Md:
+    """`sentence` with what `story`'s move means, from numbers the store holds: how its 28-day
+    change of pace ranks in the repository's own record and whether the forecast its card shows
+    expects the pace to hold, go further or fade (`sentence` as it was when neither is known).
+    A sentence about several repositories (`own` False) names the one it reads."""
+    whose = "its" if own else f"{repo_link(story.repo)}'s"
+    read = (_rank_clause(ctx, story.repo, whose), _lasts_clause(ctx, story, whose))
+    clauses = [c for c in read if c]
     if not clauses:
         return sentence
-    return Md(f"{str(sentence).rstrip('.')}: {' and '.join(clauses)}.")
+    return Md(f"{str(sentence).rstrip('.')} — {', and '.join(clauses)}.")
 
 
-def _rank_clause(ctx: BriefingContext, repo: str) -> str | None:
-    """'its largest 28-day rise since 3 Mar 2025 [R5]' (or '… in its record, which begins …')."""
+def _rank_clause(ctx: BriefingContext, repo: str, whose: str) -> str | None:
+    """'its largest 28-day rise since 3 Mar 2025 [R5]' (or '… in a record that begins …')."""
     rank = ev.move_rank(ctx.store, repo, ctx.data_through)
     if rank is None:
         return None
@@ -131,13 +135,13 @@ def _rank_clause(ctx: BriefingContext, repo: str) -> str | None:
     move = "rise" if rank.direction == "up" else "fall"
     if rank.since is None:
         return (
-            f"its largest 28-day {move} in a record that begins on "
+            f"{whose} largest 28-day {move} in a record that begins on "
             f"{day_text(rank.record_start)} {ref(r)}"
         )
-    return f"its largest 28-day {move} since {day_text(rank.since)} {ref(r)}"
+    return f"{whose} largest 28-day {move} since {day_text(rank.since)} {ref(r)}"
 
 
-def _lasts_clause(ctx: BriefingContext, story: Story) -> str | None:
+def _lasts_clause(ctx: BriefingContext, story: Story, whose: str) -> str | None:
     """Whether the interval the repository's card shows expects its 28-day pace to hold (within
     HOLDS_WITHIN of today's), to go further the way it moved, or to fade, with its median."""
     card = next((c for c in ctx.cards if c.repo == story.repo and c.kind == "star"), None)
@@ -155,13 +159,13 @@ def _lasts_clause(ctx: BriefingContext, story: Story) -> str | None:
     )
     change = (f["median"] - now) / now
     if abs(change) <= HOLDS_WITHIN:
-        expects = "to hold"
+        expects = "hold"
     elif (change > 0) == (moved > 0):
-        expects = "to go further"
+        expects = "go further"
     else:
-        expects = "to fade"
+        expects = "fade"
     return (
-        f"the forecast expects it {expects}, at {num(f['median'], 1)} stars/day on "
+        f"the forecast expects {whose} pace to {expects}, at {num(f['median'], 1)} stars/day on "
         f"{day_text(f['resolves_on'])} {ref(r)}"
     )
 
@@ -174,9 +178,9 @@ def _field_sentence(ctx: BriefingContext) -> Md | None:
         return None
     up, down = moved
     return Md(
-        f"Across the field, {safe_inline(up.name)} took {share_text(ctx, up, 'now')} of the "
-        f"stars its watchlist gained in the last 28 days against {share_text(ctx, up, 'before')} "
-        f"the 28 before, the largest gain in share; {safe_inline(down.name)} lost most."
+        f"Across the field watchlist, {safe_inline(up.name)} took {share_text(ctx, up, 'now')} "
+        f"of the stars gained in the last 28 days against {share_text(ctx, up, 'before')} the "
+        f"28 before, the largest gain in share; {safe_inline(down.name)} lost the most."
     )
 
 
