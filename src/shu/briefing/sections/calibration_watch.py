@@ -97,7 +97,6 @@ DEPARTED_ROWS = f"SELECT * FROM ({_BAND_ROWS}) WHERE band = ? AND departure >= {
 DEPARTED_SQL = {
     "n": f"SELECT count(*) FROM ({DEPARTED_ROWS})",
     "observed": f"SELECT avg(came_true) FROM ({DEPARTED_ROWS})",
-    "replayed": f"SELECT count(*) FROM ({DEPARTED_ROWS}) WHERE replayed",
 }
 
 # A day on which at least this many times the usual share of repositories lost stars is named.
