@@ -143,12 +143,25 @@ def _rank_clause(ctx: BriefingContext, repo: str, whose: str) -> str | None:
 
 def _lasts_clause(ctx: BriefingContext, story: Story, whose: str) -> str | None:
     """Whether the interval the repository's card shows expects its 28-day pace to hold (within
-    HOLDS_WITHIN of today's), to go further the way it moved, or to fade, with its median."""
+    HOLDS_WITHIN of today's), to go further the way it moved, or to fade, with today's pace and
+    the interval's median."""
     card = next((c for c in ctx.cards if c.repo == story.repo and c.kind == "star"), None)
     f = card.interval if card is not None else None
-    now, moved = story.velocity_28d, story.acceleration_28d
-    if f is None or f.get("median") is None or not now or moved is None:
+    row = ev.latest_row(ctx.store, "star_signals", story.repo, ctx.data_through)
+    moved = story.acceleration_28d
+    if f is None or f.get("median") is None or row is None or moved is None:
         return None
+    now = row["velocity_28d"]
+    if not now:
+        return None
+    r_now = ctx.book.row(
+        "star_signals",
+        {"repo": story.repo, "day": row["day"]},
+        "velocity_28d",
+        now,
+        row["day"],
+        f"{story.repo} velocity_28d",
+    )
     r = ctx.book.row(
         "forecast_intervals",
         {"forecast_id": f["forecast_id"]},
@@ -165,8 +178,8 @@ def _lasts_clause(ctx: BriefingContext, story: Story, whose: str) -> str | None:
     else:
         expects = "fade"
     return (
-        f"the forecast expects {whose} pace to {expects}, at {num(f['median'], 1)} stars/day on "
-        f"{day_text(f['resolves_on'])} {ref(r)}"
+        f"the forecast expects {whose} 28-day pace ({num(now, 1)} now {ref(r_now)}) to "
+        f"{expects}, at {num(f['median'], 1)} stars/day on {day_text(f['resolves_on'])} {ref(r)}"
     )
 
 
