@@ -12,6 +12,13 @@
   that occur more than `MAX_PHRASE_REPEATS` times in the note before its receipts list
   (`### Receipts`), each with its count;
 - At a glance: its sentences before the table, and whether each has a number and a receipt;
+- At a glance: its sentences before the table (a list's items, or lines), their words (the table
+  aside), and whether each has a number and a receipt;
+- bookkeeping in the body: the headings of shu's own bookkeeping (regime guard, calibration
+  watch, the full track record, probe runs, claims) found before the appendix;
+- body screens: the HTML page beside the markdown opened in chromium (Playwright,
+  `support.browser`) at 1280×800, the offset of the appendix's first element (its collapsed
+  `<details>`) divided by 800 (`body_screens`; None where chromium is not there);
 - repositories named in At a glance or the radar, and whether each links to its GitHub page;
 - receipts cited in the body and whether each is defined in the appendix;
 - per card about the velocity at the horizon: its answer against P(velocity > threshold) read
@@ -67,10 +74,30 @@ LEVELS = (
     (0.90, "upper_80"),
     (0.975, "upper_95"),
 )
-MAX_BODY_WORDS = 2500
+MAX_BODY_WORDS = 1500
+MAX_BODY_SCREENS = 6
+SCREEN = (1280, 800)  # a desktop browser's window, CSS pixels
 PHRASE_WORDS = 6
 MAX_PHRASE_REPEATS = 3
 MAX_CARD_WORDS = 150
+MAX_GLANCE_SENTENCES = 5
+MAX_GLANCE_WORDS = 150
+# Headings of shu's own bookkeeping, which belong after the body.
+BOOKKEEPING = (
+    "Regime guard",
+    "Calibration watch",
+    "Track record in full",
+    "Probe and claims",
+    "Probe runs",
+    "Claims",
+)
+# The offset from the page's top of the appendix's first element (the collapsed <details> whose
+# summary begins "Appendix"), in CSS pixels; null when the page has none.
+APPENDIX_TOP_JS = """() => {
+  const s = [...document.querySelectorAll('details > summary')]
+    .find(e => e.textContent.trim().startsWith('Appendix'));
+  return s ? s.parentElement.getBoundingClientRect().top + window.scrollY : null;
+}"""
 
 _FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.M | re.S)
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
@@ -158,12 +185,44 @@ def repeated_phrases(
     return {p: n for p, n in sorted(counts.items(), key=lambda kv: -kv[1]) if n > most}
 
 
+def glance_prose(body: str) -> str:
+    """The At a glance section before its table."""
+    return section(body, "At a glance").split("\n|", 1)[0]
+
+
 def glance_sentences(body: str) -> list[str]:
-    """The At a glance section's sentences before its table."""
-    glance = section(body, "At a glance")
-    prose = glance.split("\n|", 1)[0]
-    text = " ".join(line.strip() for line in prose.splitlines() if line.strip())
+    """The At a glance section's sentences before its table (a list's items, or lines)."""
+    lines = [line.strip().removeprefix("- ") for line in glance_prose(body).splitlines()]
+    text = " ".join(line for line in lines if line)
     return [s for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
+
+
+def bookkeeping_in_body(body: str) -> list[str]:
+    """The bookkeeping headings (`BOOKKEEPING`) and bold labels found in the body."""
+    found = []
+    for name in BOOKKEEPING:
+        if re.search(rf"^#+ {re.escape(name)}\b|\*\*{re.escape(name)}\.?\*\*", body, re.M):
+            found.append(name)
+    return found
+
+
+def body_screens(html: Path, screen: tuple[int, int] = SCREEN) -> float | None:
+    """How many screens of `screen` (width, height) the page's body fills in chromium: the
+    offset of the appendix's first element over the height; None without chromium or an
+    appendix."""
+    from support.browser import BrowserDidNotStart, HeadlessBrowser, find_chromium
+
+    if find_chromium() is None:
+        return None
+    try:
+        browser = HeadlessBrowser()
+    except BrowserDidNotStart:
+        return None
+    with browser:
+        browser.page.set_viewport_size({"width": screen[0], "height": screen[1]})
+        browser.open(html.resolve().as_uri())
+        top = browser.evaluate(APPENDIX_TOP_JS)
+    return None if top is None else float(top) / screen[1]
 
 
 def _repos(markdown: str, doc: dict[str, Any] | None) -> set[str]:
@@ -215,7 +274,10 @@ class NoteMetrics:
     jargon: dict[str, int] = field(default_factory=dict)
     repeated_phrases: dict[str, int] = field(default_factory=dict)
     glance_sentences: int = 0
+    glance_words: int = 0
     glance_sentences_with_number_and_receipt: int = 0
+    bookkeeping_in_body: list[str] = field(default_factory=list)
+    body_screens: float | None = None  # measured only when asked (`measure(..., screens=True)`)
     glance_repos_unlinked: list[str] = field(default_factory=list)
     radar_repos_unlinked: list[str] = field(default_factory=list)
     receipts_cited_in_body: int = 0
@@ -225,16 +287,24 @@ class NoteMetrics:
     json_cards_with_question: int = 0
 
     def targets(self) -> dict[str, bool]:
-        """Each target of the note, met or not."""
+        """Each target of the note, met or not (the body's screens only where measured)."""
+        screens = {}
+        if self.body_screens is not None:
+            screens[f"body <= {MAX_BODY_SCREENS} screens at {SCREEN[0]}x{SCREEN[1]}"] = (
+                self.body_screens <= MAX_BODY_SCREENS
+            )
         return {
+            **screens,
             f"body <= {MAX_BODY_WORDS} words": self.body_words <= MAX_BODY_WORDS,
             "no jargon in the body": not self.jargon,
             f"no {PHRASE_WORDS}-word phrase more than {MAX_PHRASE_REPEATS} times before the "
             "receipts": not self.repeated_phrases,
-            ">= 3 At a glance sentences, each with a number and a receipt": (
-                self.glance_sentences >= 3
+            f"1-{MAX_GLANCE_SENTENCES} At a glance sentences, each with a number and a receipt": (
+                1 <= self.glance_sentences <= MAX_GLANCE_SENTENCES
                 and self.glance_sentences == self.glance_sentences_with_number_and_receipt
             ),
+            f"At a glance <= {MAX_GLANCE_WORDS} words": self.glance_words <= MAX_GLANCE_WORDS,
+            "bookkeeping after the body": not self.bookkeeping_in_body,
             f"each card <= {MAX_CARD_WORDS} words": all(
                 n <= MAX_CARD_WORDS for n in self.card_words
             ),
@@ -253,8 +323,9 @@ class NoteMetrics:
         }
 
 
-def measure(path: Path) -> NoteMetrics:
-    """The figures of the briefing at `path` (its JSON read from beside it when there)."""
+def measure(path: Path, screens: bool = False) -> NoteMetrics:
+    """The figures of the briefing at `path` (its JSON read from beside it when there); with
+    `screens`, the body's screens measured in chromium on the HTML page beside it."""
     markdown = path.read_text(encoding="utf-8")
     sidecar = path.with_suffix(".json")
     doc = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.exists() else None
@@ -265,6 +336,11 @@ def measure(path: Path) -> NoteMetrics:
     m.repeated_phrases = repeated_phrases(before_receipts(markdown))
     sentences = glance_sentences(body)
     m.glance_sentences = len(sentences)
+    m.glance_words = count_words(glance_prose(body))
+    m.bookkeeping_in_body = bookkeeping_in_body(body)
+    html = path.with_suffix(".html")
+    if screens and html.exists():
+        m.body_screens = body_screens(html)
     m.glance_sentences_with_number_and_receipt = sum(
         1 for s in sentences if re.search(r"\d", _RECEIPTS.sub("", s)) and _RECEIPTS.search(s)
     )

@@ -96,7 +96,8 @@ def compose_briefing(
     path.write_text(markdown, encoding="utf-8")
     html.write_html(path, ctx.title, finish_markdown(page))
     html.write_index(out_dir)
-    write_data(path.with_suffix(".json"), briefing_data(ctx, parts))
+    every = list({id(p): p for p in (*parts, *appendix)}.values())  # each section's part once
+    write_data(path.with_suffix(".json"), briefing_data(ctx, every))
     n_cards = len(ctx.cards)
     _record(ctx, briefing_id, path, markdown, n_cards)
     return BriefingResult(

@@ -24,6 +24,7 @@ from shu.forecast.records import latest_forecasts
 from shu.receipts import ReceiptBook
 from shu.repos import holds_synthetic
 from shu.settings import Settings
+from shu.signals.field import FieldView, field_view
 from shu.signals.reads import CategoryMove, category_moves, last_signal_day, stale_repos
 from shu.signals.rocm_facts import RocmActivity, rocm_activity
 from shu.signals.stories import Story, mark_shared
@@ -106,6 +107,11 @@ class BriefingContext:
     @cached_property
     def categories(self) -> list[CategoryMove]:
         return category_moves(self.store.con, self.settings, self.data_through)
+
+    @cached_property
+    def field(self) -> FieldView:
+        """The field watchlist by category on the data day (`shu.signals.field`)."""
+        return field_view(self.store, self.data_through, self.settings.field)
 
     @cached_property
     def first_data_day(self) -> date | None:

@@ -4,12 +4,13 @@
 card's details, between the paragraphs `%%details%% Summary` and `%%/details%%`, which become an
 expandable `<details>` block; CommonMark + tables, raw HTML disabled) to `REPORTS/YYYY-MM-DD.html`:
 every chart it references embedded as a base64 PNG, every receipt reference `[R3, R7]` a link to
-its receipt (`id="R3"`). Only a whole paragraph shu wrote can be such a marker: outside text is
-always inside a sentence of shu's. The rendered body then
-goes through `nh3` (a maintained HTML sanitiser) with an allow-list of tags and attributes: no
-script, no event handler, no style attribute, links only to http(s) or `#R…`, images only as
-embedded PNG. The page also carries a Content-Security-Policy that allows no script at all, so
-outside text (release notes, documents, commit subjects) cannot run even if it slipped through.
+its receipt (`id="R3"`; in At a glance, whose sentences are a list, small superscript links).
+Only a whole paragraph shu wrote can be a details marker: outside text is always inside a
+sentence of shu's. The rendered body then goes through `nh3` (a maintained HTML sanitiser) with
+an allow-list of tags and attributes: no script, no event handler, no style attribute, links
+only to http(s) or `#R…`, images only as embedded PNG. The page also carries a
+Content-Security-Policy that allows no script at all, so outside text (release notes, documents,
+commit subjects) cannot run even if it slipped through.
 
 On a phone (390 px) no table widens the page: cells wrap at spaces, a repository's name may
 break after its slash (a `<wbr>`), headers and padding shrink, and a table still wider than the
@@ -62,6 +63,7 @@ TAGS = {
     "details",
     "summary",
     "wbr",
+    "sup",
 }
 ATTRIBUTES = {
     "a": {"href", "title"},
@@ -83,9 +85,11 @@ _DETAILS_CLOSE = "<p>%%/details%%</p>"
 # screen (links elsewhere keep their text as it is).
 _CELL = re.compile(r"<td[^>]*>.*?</td>", re.S)
 _REPO_LINK_TEXT = re.compile(r"(<a [^>]*>)([\w.-]+)/([\w.-]+)</a>")
+# At a glance, from its heading to the next section's
+_GLANCE = re.compile(r"(<h2>At a glance</h2>)(.*?)(?=<h2>|\Z)", re.S)
 
 STYLE = """
-body { font: 15px/1.5 system-ui, sans-serif; max-width: 62rem; margin: 2rem auto; padding: 0 1rem;
+body { font: 15px/1.5 system-ui, sans-serif; max-width: 76rem; margin: 2rem auto; padding: 0 1rem;
        color: #1b1b1b; }
 h1 { font-size: 1.6rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #ddd; }
 h3 { margin-top: 1.8rem; }
@@ -107,10 +111,16 @@ th, td { border: 1px solid #ddd; padding: 0.2rem 0.45rem; overflow-wrap: break-w
 }
 th { background: #f4f4f4; }
 img { max-width: 100%; height: auto; }
+/* a chart takes half the width on a desktop, the text beside it; charts in a row sit side by
+   side, in order; headings, tables and details start below them */
+p:has(> img) { float: left; width: 45%; margin: 0 1.2rem 0.6rem 0; }
+h1, h2, h3, table, details, hr { clear: both; }
+@media (max-width: 760px) { p:has(> img) { float: none; width: auto; margin: 0.6rem 0; } }
 code { background: #f3f3f3; padding: 0 0.2rem; border-radius: 3px; font-size: 0.92em; }
 blockquote { border-left: 4px solid #c33; margin: 0.6rem 0; padding: 0.2rem 0.8rem;
              background: #fff6f6; }
 li:target { background: #fff3b0; }
+sup { font-size: 0.7em; line-height: 0; } sup a { color: #777; text-decoration: none; }
 nav { font-size: 13px; color: #555; }
 details { margin: 0.4rem 0 1rem; font-size: 14px; } summary { cursor: pointer; color: #555; }
 """
@@ -157,11 +167,19 @@ def render_body(markdown: str, assets_dir: Path) -> str:
     body = _IMG.sub(lambda m: f'<img src="{_inline_png(m.group(1), assets_dir)}"', body)
     body = _CELL.sub(lambda m: _REPO_LINK_TEXT.sub(r"\1\2/<wbr>\3</a>", m.group(0)), body)
     body = _RECEIPT_ITEM.sub(r'<li id="\1"><strong>\1</strong>', body)
-    body = _REFS.sub(
-        lambda m: "[" + ", ".join(f'<a href="#{r}">{r}</a>' for r in m.group(1).split(", ")) + "]",
-        body,
-    )
+    body = _GLANCE.sub(lambda m: m.group(1) + _REFS.sub(_superscript, m.group(2)), body, count=1)
+    body = _REFS.sub(lambda m: f"[{_links(m.group(1))}]", body)
     return sanitize(body)
+
+
+def _links(refs: str) -> str:
+    """'R3, R7' as links to those receipts."""
+    return ", ".join(f'<a href="#{r}">{r}</a>' for r in refs.split(", "))
+
+
+def _superscript(m: re.Match[str]) -> str:
+    """A receipt reference as At a glance shows it: small, raised links, no brackets."""
+    return f"<sup>{_links(m.group(1))}</sup>"
 
 
 def _inline_png(src: str, assets_dir: Path) -> str:

@@ -354,11 +354,11 @@ def meaning(store: Store, story: Story, watchlist: dict[str, list[str]]) -> Mean
     days = _move_days(story)
     first, last = days if days is not None else windows(story.day)["now"]
     out = Meaning(story.repo, story.day, first, last)
+    out.rank = story_rank(store, story)
     acc = story.acceleration_28d
-    if acc is not None and acc != 0:
+    if acc:
         side = "high" if acc > 0 else "low"
-        for attr, column in (("rank", "acceleration_28d"), ("level", "velocity_28d")):
-            setattr(out, attr, _kept(history_rank(store, story.repo, story.day, column, side)))
+        out.level = _kept(history_rank(store, story.repo, story.day, "velocity_28d", side))
     name = category_of(story.repo, watchlist)
     if name is not None:
         others = [r for r in watchlist[name] if r != story.repo]
@@ -371,6 +371,17 @@ def meaning(store: Store, story: Story, watchlist: dict[str, list[str]]) -> Mean
             x.kind == "release" for x in out.coinciding
         )
     return out
+
+
+def story_rank(store: Store, story: Story) -> Rank | None:
+    """How the story's 28-day change of pace ranks in its repository's own history (a rise
+    against its rises, a fall against its falls); None without a change, or when the record it
+    sets reaches fewer than RANK_MIN_DAYS back (the same move still unfolding)."""
+    acc = story.acceleration_28d
+    if not acc:
+        return None
+    side = "high" if acc > 0 else "low"
+    return _kept(history_rank(store, story.repo, story.day, "acceleration_28d", side))
 
 
 def _move_days(story: Story) -> tuple[date, date] | None:

@@ -86,8 +86,14 @@ def test_briefing_json_has_every_key_in_shape(filled, settings, day):
         # the reasons shown add up to the answer's direction (here above the base rate)
         assert card["reasons"] and sum(r["contribution"] for r in card["reasons"]) > 0
     assert {c["repo"] for c in doc["cards"]} == {r.repo for r in settings.repos}
-    # At a glance in words, the stories, and nothing since a last briefing on a first one
-    assert 3 <= len(doc["at_a_glance"]) <= 5
+    # At a glance in words (its story, with what it means, and the furthest forecast: nothing of
+    # shu's own bookkeeping), the stories, and nothing since a last briefing on a first one
+    assert len(doc["at_a_glance"]) == 2 and "largest 28-day fall" in doc["at_a_glance"][0]
+    # the track record's reliability by tenths of probability, and the widest gap (none named:
+    # no tenth holds 20 answers)
+    tenths = doc["track_record"]["tenths"]
+    assert sum(t["n"] for t in tenths) == doc["track_record"]["n"] == 6
+    assert doc["track_record"]["widest_gap"] is None
     assert doc["stories"][0]["repo"] == "acme/runtime"
     assert doc["stories"][0]["kind"] == "pace_down"
     assert all(isinstance(s["spikes"], list) for s in doc["stories"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import timedelta
 
 from markdown_it import MarkdownIt
 
@@ -22,8 +23,6 @@ def test_briefing_has_every_section_and_card_part(filled, settings, day) -> None
         "## What moved",
         "## Breaking out",
         "## Forecasts",
-        "## Probe and claims",
-        "## Calibration watch",
         "## Track record",
     ):
         assert heading in body, heading
@@ -32,9 +31,12 @@ def test_briefing_has_every_section_and_card_part(filled, settings, day) -> None
         "### Every forecast issued for the tracked repositories",
         "### More on each card",
         "### Signals of the tracked repositories",
+        "### Calibration watch",
         "### Calibration watch in full",
         "### Track record in full",
+        "### Probe and claims",
         "### Probe runs in full",
+        "### Claims checked against the probe",
         "### Receipts",
     ):
         assert heading in appendix and heading not in body, heading
@@ -61,18 +63,55 @@ def test_briefing_has_every_section_and_card_part(filled, settings, day) -> None
     assert all(p.exists() for p in result.charts)
 
 
-def test_probe_and_claims_close_the_body_after_the_track_record(filled, settings, day) -> None:
-    # the note follows the repositories' momentum (stories, radar, forecasts, ROCm) and how
-    # sure shu has been (calibration, track record); the GPU claims checked against the probe
-    # are a thread apart, last before the appendix
-    body = compose_briefing(filled, day, settings).path.read_text().split("\n## Appendix\n")[0]
+def test_bookkeeping_comes_after_the_body(filled, settings, day) -> None:
+    # the body follows what a reader needs first (stories, the field, the radar, the forecasts,
+    # ROCm) and keeps one line on how sure the forecasts have been; shu's own bookkeeping (the
+    # regime guard, calibration watch, full track record, probe runs and claims) is after it.
+    # 24 more resolved answers of 65%, 20 of them yes: the widest gap the reliability chart shows
+    for k in range(24):
+        filled.con.execute(
+            "INSERT INTO forecasts SELECT * REPLACE (? AS forecast_id, 0.65 AS probability) "
+            "FROM forecasts WHERE forecast_id = 'acme/platform-1'",
+            [f"more-{k}"],
+        )
+        filled.con.execute(
+            "INSERT INTO forecast_resolutions SELECT * REPLACE (? AS forecast_id, ? AS outcome) "
+            "FROM forecast_resolutions WHERE forecast_id = 'acme/platform-1'",
+            [f"more-{k}", "yes" if k < 20 else "no"],
+        )
+    result = compose_briefing(filled, day, settings)
+    text = result.path.read_text()
+    body, appendix = text.split("\n## Appendix\n")
     headings = [line for line in body.splitlines() if line.startswith("## ")]
-    assert headings[-3:] == ["## Calibration watch", "## Track record", "## Probe and claims"]
-    # (the ROCm index has no 90 days of commit history here: left out, test_plain_note)
-    assert "## ROCm across the ecosystem" not in headings
-    # ... and it says so first
-    probe = body.split("## Probe and claims\n\n", 1)[1]
+    assert headings[-2:] == ["## ROCm across the ecosystem", "## Track record"]
+    for bookkeeping in ("Calibration watch", "Probe and claims", "Claims", "Regime guard"):
+        assert bookkeeping not in body, bookkeeping
+    assert "Brier" not in body and "reliability" not in body.lower()
+    track = body.split("## Track record\n\n", 1)[1]
+    assert len([p for p in track.split("\n\n") if p.strip()]) == 1  # one plain line
+    assert track.startswith("How sure the forecasts have been: of the ")
+    assert re.search(
+        r"of the 30 \[R\d+\] yes/no forecasts whose day came in the 90 days to 28 Feb 2026, "
+        r"answers of 60–70% \(24 \[R\d+\]\) came true 83% of the time \[R\d+\], the widest gap",
+        track,
+    ), track
+    receipts = stored_receipts(filled, result.briefing_id)
+    assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
+    assert "are after the appendix's tables" in track
+    # ... and after the appendix's tables, in this order, the receipts last
+    order = [
+        "### Every forecast issued for the tracked repositories",
+        "### Calibration watch\n",
+        "### Track record in full",
+        "### Probe and claims",
+        "### Claims checked against the probe",
+        "### Receipts",
+    ]
+    at = [appendix.index(h) for h in order]
+    assert at == sorted(at), order
+    probe = appendix.split("### Probe and claims\n\n", 1)[1]
     assert probe.startswith("A thread apart from the repositories: shu times compiled PyTorch")
+    assert "![Reliability diagram" in appendix.split("### Track record in full", 1)[1]
 
 
 def test_title_comes_from_the_stories(filled, settings, day) -> None:
@@ -307,7 +346,7 @@ def test_cards_read_cleanly(filled, settings, day) -> None:
     # its link and what its card asks; nothing "since the last briefing" on a first briefing.
     glance = text[text.index("## At a glance") : text.index("## What moved")]
     sentences = glance.split("\n\n")[1].splitlines()
-    assert 3 <= len(sentences) <= 5
+    assert 1 <= len(sentences) <= 5 and all(s.startswith("- ") for s in sentences)
     assert all(re.search(r"\d", s) and re.search(r"\[R\d+", s) for s in sentences)
     for repo in ("acme/platform", "acme/other-platform", "acme/runtime"):
         assert f"| [{repo}](https://github.com/{repo}) |" in glance
@@ -359,36 +398,29 @@ def test_summary_says_what_changed_since_the_previous_briefing(filled, settings,
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
 
 
-def test_a_replayed_track_record_says_so_in_the_header_and_at_a_glance(
+def test_a_replayed_track_record_says_so_in_the_header_and_the_track_line(
     filled, settings, day
 ) -> None:
-    def head_and_glance() -> tuple[str, str]:
+    def head_and_track() -> tuple[str, str]:
         text = compose_briefing(filled, day, settings).path.read_text()
         head = next(line for line in text.splitlines() if line.startswith("*shu daily"))
-        return head, text[text.index("## At a glance") : text.index("## What moved")]
+        body = text.split("\n## Appendix\n")[0]
+        return head, body[body.index("## Track record") :]
 
-    head, glance = head_and_glance()
-    assert "replayed" not in head and "replayed" not in glance
-    assert "forecasts shu gave at 80% or more" in glance
-    # its scope said: answers away from their base rate, the last weeks
-    assert re.search(
-        r"Of the 3 \[R\d+\] forecasts shu gave at 80% or more and at least 5 points from how "
-        r"often such questions usually come true that resolved in the last 8 weeks, 100% came true",
-        glance,
-    ), glance
+    head, track = head_and_track()
+    assert "replayed" not in head and "replayed" not in track
+    assert re.search(r"of the 6 \[R\d+\] yes/no forecasts whose day came in the 90 days", track)
     # the same resolved forecasts, issued by a replay: the record is the replay's
     filled.con.execute(
         "UPDATE forecasts SET model_version = 'replay-' || model_version "
         "WHERE forecast_id IN (SELECT forecast_id FROM forecast_resolutions)"
     )
-    head, glance = head_and_glance()
+    head, track = head_and_track()
     assert (
         "track record from replayed forecasts (issued on the data as it was, not published then)"
         in head
     )
-    assert "replayed forecasts at 80% or more" in glance
-    assert "(issued on the data as it was, not published then), " in glance
-    assert "forecasts shu gave" not in glance
+    assert "(replayed ones among them: issued on the data as it was, not published then)" in track
 
 
 def test_the_header_says_when_the_models_data_ends_long_before_the_briefing(
@@ -431,9 +463,9 @@ def test_a_replayed_record_is_never_called_live(filled, settings, day):
 
 def _glance_forecast_sentence(text: str) -> str:
     glance = text[text.index("## At a glance") : text.index("## What moved")]
-    leads = ("The forecast furthest", "Leaving out ", "shu's most unusual call")
+    leads = ("- The forecast furthest", "- Leaving out ", "- shu's most unusual call")
     (line,) = [s for s in glance.splitlines() if s.startswith(leads)]
-    return line
+    return line.removeprefix("- ")
 
 
 def test_at_a_glance_never_leads_with_a_forecast_its_record_undercuts(filled, settings, day):
@@ -477,7 +509,8 @@ def test_the_record_of_the_surest_answers_leaves_out_those_at_their_base_rate(
     filled, settings, day
 ) -> None:
     # two near-certain no's at their base rate (2% of a ROCm release note, where 2% came true),
-    # resolved in the window: right by construction, so At a glance's record leaves them out
+    # resolved in the window: right by construction, so the watch's record of the surest
+    # answers away from their base rate leaves them out
     for k in range(2):
         filled.con.execute(
             "INSERT INTO forecasts SELECT * REPLACE (? AS forecast_id, "
@@ -492,15 +525,11 @@ def test_the_record_of_the_surest_answers_leaves_out_those_at_their_base_rate(
         )
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
-    glance = text[text.index("## At a glance") : text.index("## What moved")]
-    assert re.search(
-        r"Of the 3 \[R\d+\] forecasts shu gave at 80% or more and at least 5 points from how "
-        r"often such questions usually come true that resolved in the last 8 weeks, 100% came "
-        r"true \[R\d+\] against 85% said\.",
-        glance,
-    ), glance
-    # Calibration watch keeps every answer in its band, and gives At a glance's figure beside it
-    watch = text[text.index("## Calibration watch") : text.index("## Track record")]
+    # the watch (after the body) keeps every answer in its band, and gives the figure of those
+    # away from their base rate beside it
+    watch = text[
+        text.index("### Calibration watch\n") : text.index("### Calibration watch in full")
+    ]
     assert re.search(
         r"answers 80% sure or more came true 100\.0% \[R\d+\] of 5 \[R\d+\] times, against "
         r"90\.2% said \(of the 3 \[R\d+\] at least 5 points from how often such questions "
@@ -510,5 +539,35 @@ def test_the_record_of_the_surest_answers_leaves_out_those_at_their_base_rate(
     ), watch
     doc = json.loads(result.path.with_suffix(".json").read_text())
     assert doc["calibration_watch"]["departed"]["n"] == 3
+    receipts = stored_receipts(filled, result.briefing_id)
+    assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
+
+
+def test_at_a_glance_leads_with_what_the_move_means(filled, settings, day) -> None:
+    # acme/runtime slows down: the first sentence says so and what it means in its own record
+    # (no 28-day fall as large before the last 28 days), and no sentence is about shu itself
+    result = compose_briefing(filled, day, settings)
+    text = result.path.read_text()
+    glance = text[text.index("## At a glance") : text.index("\n| repository")]
+    first = glance.split("\n\n")[1].splitlines()[0]
+    assert first.startswith("- [acme/runtime](https://github.com/acme/runtime) is slowing")
+    found = re.search(
+        r" — its largest 28-day fall in a record that begins on (.+?) \[R\d+\]", first
+    )
+    assert found, first
+    now, start = filled.con.execute(
+        "SELECT last(acceleration_28d ORDER BY day), min(day) FROM star_signals "
+        "WHERE repo = 'acme/runtime' AND day <= ? AND acceleration_28d IS NOT NULL",
+        [day],
+    ).fetchone()
+    assert found.group(1) == f"{start.day} {start:%b %Y}"
+    as_large = filled.con.execute(
+        "SELECT count(*) FROM star_signals WHERE repo = 'acme/runtime' AND day < ? "
+        "AND acceleration_28d <= ?",
+        [day - timedelta(days=28), now],
+    ).fetchone()[0]
+    assert now < 0 and as_large == 0
+    for about_shu in ("regime guard", "shu widened", "forecasts shu gave", "replayed"):
+        assert about_shu not in glance.split("\n|")[0], about_shu
     receipts = stored_receipts(filled, result.briefing_id)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from datetime import datetime
@@ -17,6 +18,14 @@ from html.parser import HTMLParser
 import pandas as pd
 import pytest
 from support.browser import BrowserDidNotStart, HeadlessBrowser, find_chromium
+from support.note_metrics import (
+    APPENDIX_TOP_JS,
+    MAX_BODY_SCREENS,
+    MAX_GLANCE_SENTENCES,
+    MAX_GLANCE_WORDS,
+    SCREEN,
+    measure,
+)
 
 from shu.briefing.compose import compose_briefing
 from shu.briefing.html import sanitize
@@ -107,6 +116,22 @@ def test_html_page_is_self_contained_and_sanitised(briefing):
     assert "Content-Security-Policy" in page
     index = (briefing.path.parent / "index.html").read_text(encoding="utf-8")
     assert f'href="{briefing.path.with_suffix(".html").name}"' in index
+    # At a glance is a list, not one paragraph, its receipts small superscript links; elsewhere
+    # receipts stay bracketed links
+    start = page.index("<h2>At a glance</h2>")
+    glance = page[start : page.index("<h2>", start + 4)]
+    assert glance.removeprefix("<h2>At a glance</h2>\n").startswith("<ul>\n<li>")
+    assert "<p>" not in glance.split("<table>")[0]
+    link = r'<a href="#R\d+"[^>]*>R\d+</a>'
+    assert re.search(rf"<sup>{link}(, {link})*</sup>", glance), glance
+    assert "[<a href" not in glance
+    assert "[<a href" in page[page.index("<h2>What moved</h2>") :]
+    # the note's own measure of the small store's briefing: At a glance within its limits, and
+    # shu's bookkeeping after the body
+    m = measure(briefing.path)
+    assert 1 <= m.glance_sentences <= MAX_GLANCE_SENTENCES
+    assert m.glance_sentences == m.glance_sentences_with_number_and_receipt
+    assert m.glance_words <= MAX_GLANCE_WORDS and m.bookkeeping_in_body == []
 
 
 def test_sanitizer_drops_active_content():
@@ -154,6 +179,11 @@ def test_in_a_headless_browser(briefing):
         assert n_links >= briefing.n_receipts and bad == []
         receipts = browser.evaluate("document.querySelectorAll('li[id^=\"R\"]').length")
         assert receipts == briefing.n_receipts
+        # the body fits the screens a desktop reader gets (1280x800)
+        browser.page.set_viewport_size({"width": SCREEN[0], "height": SCREEN[1]})
+        browser.open(page.as_uri())
+        screens = browser.evaluate(APPENDIX_TOP_JS) / SCREEN[1]
+        assert 1 < screens <= MAX_BODY_SCREENS
         browser.open((page.parent / "index.html").as_uri())
         assert browser.errors() == []
         browser.open(browser.evaluate("document.querySelector('li a').href"))

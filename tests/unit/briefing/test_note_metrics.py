@@ -6,15 +6,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from support.note_metrics import count_words, measure, p_above
+import pytest
+from support.browser import find_chromium
+from support.note_metrics import body_screens, count_words, measure, p_above
 
-NOTE = """# a title here
+LONG = " ".join(["many"] * 150) + " words, 5 of them [R1]."  # 153 words: too many
+NOTE = f"""# a title here
 
 ## At a glance
 
 [a/b](https://github.com/a/b) slowed to 3.1 stars/day [R1].
 It has no number here [R2].
 c/d rose without a receipt 4 times.
+{LONG}
 
 | repository | pace |
 |---|---:|
@@ -25,6 +29,10 @@ c/d rose without a receipt 4 times.
 | repository | chance |
 |---|---:|
 | e/f | 20% [R3] |
+
+## Calibration watch
+
+How sure shu was [R2].
 
 ## Forecasts
 
@@ -94,7 +102,9 @@ def test_each_target_can_fail(tmp_path: Path) -> None:
     path.with_suffix(".json").write_text(json.dumps(doc))
     m = measure(path)
     targets = m.targets()
-    assert m.glance_sentences == 3 and m.glance_sentences_with_number_and_receipt == 1
+    assert m.glance_sentences == 4 and m.glance_sentences_with_number_and_receipt == 2
+    assert m.glance_words == 15 + 153  # the table aside
+    assert m.bookkeeping_in_body == ["Calibration watch"]
     assert m.glance_repos_unlinked == ["c/d"] and m.radar_repos_unlinked == ["e/f"]
     # not the code block's
     assert m.jargon == {r"\bbase rates?\b": 1, r"walk-forward": 1, r"\bbands?\b": 1}
@@ -105,6 +115,7 @@ def test_each_target_can_fail(tmp_path: Path) -> None:
     # P(v > 4.5) between the median (4.0) and the upper 50% bound (5.0): 1 - 0.625
     (card,) = m.velocity_cards
     assert abs(card["from_interval"] - 0.375) < 1e-9 and not card["within"]
+    assert m.body_screens is None  # not asked for
     assert [met for met in targets.values()].count(True) == 2  # body length, card length
     assert m.card_words == [20]
 
@@ -136,3 +147,24 @@ def _said(quantiles, x: float) -> float:
     p = p_above(quantiles, x)
     assert p is not None
     return p
+
+
+PAGE = """<!DOCTYPE html><html><head><style>body {{ margin: 0; }}</style></head><body>
+<div style="height: {height}px">the body</div>
+<details><summary>Appendix: how to read this</summary><div style="height: 9000px"></div></details>
+</body></html>"""
+
+
+@pytest.mark.skipif(
+    find_chromium() is None, reason="no chromium installed (apt-get install chromium)"
+)
+def test_body_screens_are_the_appendix_offset_in_chromium_over_800(tmp_path: Path) -> None:
+    pytest.importorskip("playwright", reason="Playwright is not installed (the dev extra)")
+    page = tmp_path / "note.html"
+    page.write_text(PAGE.format(height=4000))
+    screens = body_screens(page)
+    if screens is None:
+        pytest.skip("chromium is installed but would not start here")
+    assert screens == 5.0  # 4000 px of body over 800 px screens
+    page.write_text(PAGE.format(height=5200).replace("Appendix:", "Not the appendix:"))
+    assert body_screens(page) is None  # no appendix: nothing to measure against

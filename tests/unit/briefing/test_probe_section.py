@@ -1,4 +1,5 @@
-"""The probe's sentence in the briefing: a CPU run says how to read its number."""
+"""The probe's sentence in the briefing (after the body): a CPU run says how to read its
+number."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from shu.briefing.compose import compose_briefing
 
 def _probe_body(store, settings, day) -> str:
     text = compose_briefing(store, day, settings).path.read_text(encoding="utf-8")
-    body = text.split("\n## Appendix\n")[0]
-    return body.split("## Probe and claims", 1)[1].split("\n## ", 1)[0]
+    appendix = text.split("\n## Appendix\n")[1]
+    return appendix.split("### Probe and claims", 1)[1].split("\n### ", 1)[0]
 
 
 def test_a_cpu_run_slower_than_eager_says_that_is_normal(filled, settings, day) -> None:

@@ -267,7 +267,7 @@ def test_a_notable_move_leads_the_section_and_has_a_sentence_at_a_glance(store, 
     assert 0 < largest < 0.05  # a/steady's one commit in 20 wobbles; b/surge's 60 days do not
     points = f"{100 * largest:.1f} percentage points [R"
     glance = text[text.index("## At a glance") : text.index("\n| repository")]
-    sentence = next(x for x in glance.splitlines() if "ROCm" in x)
+    sentence = next(x for x in glance.splitlines() if "ROCm" in x).removeprefix("- ")
     assert sentence.startswith("The share of commits touching ROCm rose from "), sentence
     assert "] in 90 days, over the same 2 repositories" in sentence  # short: no windows
     # short: how the move compares is said with its receipt; the figure is the section's
@@ -345,7 +345,7 @@ def test_a_move_that_holds_without_the_largest_repository_says_it_still_does(sto
     refresh_signals(store, settings=settings)
     text = compose_briefing(store, DAY, settings).path.read_text()
     glance = text[text.index("## At a glance") : text.index("\n| repository")]
-    sentence = next(x for x in glance.splitlines() if "ROCm" in x)
+    sentence = next(x for x in glance.splitlines() if "ROCm" in x).removeprefix("- ")
     assert "ROCm commits [R" in sentence and "], it still rose from " in sentence
     section = text[text.index("## ROCm across the ecosystem") :].split("\n\n")[1]
     assert ", but without it the share still rose from " in section

@@ -11,13 +11,14 @@ any chart beside the markdown (`ctx.out_dir`, listed in `ctx.charts` when the br
 should name it) and returns its markdown, rendered from `templates/sections/<name>.md.j2` with
 `ctx.render`: a heading, its body, and the blank line before the next section. What it keeps
 out of the body (full tables, the receipts) goes in `Part.appendix`, which the briefing shows
-after the body in `APPENDIX` order (collapsed on the HTML page). Outside text goes through
-`shu.safe_markdown`; the templates escape any string that is not shu's own `Md`.
+after the body in `APPENDIX` order (collapsed on the HTML page); a section shown only after the
+body (the bookkeeping: calibration watch, probe, claims) returns an empty `markdown`. Outside
+text goes through `shu.safe_markdown`; the templates escape any string that is not shu's `Md`.
 
 To add a section: write `sections/<name>.py` with `build` and its template, and put the module in
-`SECTIONS` where it belongs (and in `APPENDIX` when it has an appendix part). Sections are built
-in `SECTIONS` order except the two kept apart in `BUILT_FIRST` and `BUILT_LAST` (receipts are
-numbered in the order they are first cited).
+`SECTIONS` where it belongs in the body and/or in `APPENDIX` when it has a part after the body.
+Sections are built in that order (the body's first) except the two kept apart in `BUILT_FIRST`
+and `BUILT_LAST` (receipts are numbered in the order they are first cited).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from shu.briefing.sections import (
     track,
 )
 
+# The body: what the reader needs first, in the order it shows (everything before the appendix).
 SECTIONS: tuple[ModuleType, ...] = (
     header,  # title, data day, notices, stale data
     glance,  # At a glance: what matters in a few sentences, and one row per repository
@@ -52,17 +54,11 @@ SECTIONS: tuple[ModuleType, ...] = (
     radar,  # Breaking out: the radar's top untracked repositories
     cards,  # Forecasts
     rocm_ecosystem,  # ROCm across the ecosystem (how it is counted: in the appendix)
-    calibration_watch,  # Calibration watch, in short
-    track,  # Track record, in short
-    # Probe and claims last in the body: it checks published GPU and compiler claims against
-    # the probe's own runs, a thread apart from the repositories' momentum the rest follows
-    probe,  # Probe and claims: the probe's runs in short ...
-    claims,  # ... and the claims checked against them
-    signals,  # (appendix only) the signals table
-    reading,  # (appendix only) How to read this
-    receipts,  # (appendix only) Receipts
+    track,  # How sure the forecasts have been: one line, pointing to the full record below
 )
-# The order of the appendix: how to read the note, the full tables, the receipts last.
+# After the body, in this order: how to read the note, the full tables, then shu's own
+# bookkeeping (the calibration watch with the regime guard, the full track record, the probe's
+# runs and the claims checked against them; sections with no body part), the receipts last.
 APPENDIX: tuple[ModuleType, ...] = (
     reading,
     cards,
@@ -83,6 +79,7 @@ BUILT_LAST: tuple[ModuleType, ...] = (receipts,)
 
 def build_sections(ctx: BriefingContext) -> tuple[list[Part], list[Part]]:
     """Every section's part in the body's order, and the parts in the appendix's order."""
-    middle = [s for s in SECTIONS if s not in BUILT_FIRST + BUILT_LAST]
+    every = dict.fromkeys((*SECTIONS, *APPENDIX))  # the body's first, in order, once each
+    middle = [s for s in every if s not in BUILT_FIRST + BUILT_LAST]
     built = {s.__name__: s.build(ctx) for s in (*BUILT_FIRST, *middle, *BUILT_LAST)}
     return [built[s.__name__] for s in SECTIONS], [built[s.__name__] for s in APPENDIX]

@@ -14,14 +14,13 @@ refit). The regime guard's line ("On an average day this week N% of repositories
 against M% usually: ...") comes from the newest `market_regime` row. A day of the 28 to the
 briefing's day when at least `MASS_LOSS_TIMES` the usual share of repositories lost stars is
 named once, against the regime guard's usual share (one baseline for the note), with its receipts
-(`mass_loss_day`): here, or in At a glance beside the guard's sentence when the guard changed a
-card (`regime_action`). At a glance's record of the surest answers counts only those at least
-`DEPARTED` from their base rate (`DEPARTED_SQL`).
+(`mass_loss_day`). The record of the surest answers counts only those at least `DEPARTED` from
+their base rate (`DEPARTED_SQL`). The whole watch is after the body: shu's bookkeeping.
 
 `calibration_watch(store, day)` returns all of it as a plain dict (the briefing JSON's
 `calibration_watch`); `build` renders it with receipts and draws the reliability chart the HTML
 shows (OUT_DIR/DAY-calibration-watch.png, `charts.watch_chart`). The guard's line is also shown at
-the top of the "Forecasts" section (`guard_notice`).
+the top of the appendix's table of every forecast (`cards.regime_line`).
 """
 
 from __future__ import annotations
@@ -89,7 +88,7 @@ OBSERVED_SQL = {
     "yes_no": f"SELECT avg(came_true) FROM ({_BAND_ROWS}) WHERE band = ?",
     "intervals": f"SELECT avg(held) FROM ({_INTERVAL_ROWS}) WHERE band = ?",
 }
-# How far (in probability) from its base rate a yes/no answer must be to count in At a glance's
+# How far (in probability) from its base rate a yes/no answer must be to count in the watch's
 # record of the surest answers: one at its base rate (a 1% chance of something that happened 1%
 # of the time) is right about as often as it says by construction, whatever the model knows.
 DEPARTED = 0.05
@@ -98,7 +97,6 @@ DEPARTED_ROWS = f"SELECT * FROM ({_BAND_ROWS}) WHERE band = ? AND departure >= {
 DEPARTED_SQL = {
     "n": f"SELECT count(*) FROM ({DEPARTED_ROWS})",
     "observed": f"SELECT avg(came_true) FROM ({DEPARTED_ROWS})",
-    "replayed": f"SELECT count(*) FROM ({DEPARTED_ROWS}) WHERE replayed",
 }
 
 # A day on which at least this many times the usual share of repositories lost stars is named.
@@ -114,8 +112,8 @@ ORDER BY abs(horizon_days - 30), horizon_days, model_version"""
 
 
 def build(ctx: BriefingContext) -> Part:
-    """The watch in short (its sentences, the lines on what shu does, its chart) for the body;
-    its tables for the appendix."""
+    """The watch, after the body (shu's bookkeeping): its sentences, the lines on what shu does
+    and its chart, then its tables."""
     watch = calibration_watch(ctx.store, ctx.as_of)
     loss = mass_loss_day(ctx.store, ctx.as_of)
     watch["mass_loss_day"] = loss
@@ -129,13 +127,14 @@ def build(ctx: BriefingContext) -> Part:
     view = watch_section(ctx.store, ctx.book, ctx.as_of, ctx.out_dir, watch)
     ctx.charts.append(ctx.out_dir / view["chart"])
     # a day when several times the usual share of repositories lost stars: named once, here
-    # unless At a glance names it beside the regime guard's sentence (when the guard acted)
-    told = regime_action(ctx) is not None
-    mass = mass_loss_sentence(ctx.book, ctx.as_of, loss) if loss and not told else None
+    mass = mass_loss_sentence(ctx.book, ctx.as_of, loss) if loss else None
     return Part(
-        ctx.render("sections/calibration_watch.md.j2", calibration_watch=view, mass_loss=mass),
+        "",
         data={"calibration_watch": watch},
-        appendix=ctx.render("sections/calibration_watch_appendix.md.j2", calibration_watch=view),
+        appendix=ctx.render(
+            "sections/calibration_watch.md.j2", calibration_watch=view, mass_loss=mass
+        )
+        + ctx.render("sections/calibration_watch_appendix.md.j2", calibration_watch=view),
     )
 
 
@@ -203,7 +202,7 @@ def _usual_receipt(book: ReceiptBook, regime_day: str, usual: float) -> int:
 
 def mass_loss_sentence(book: ReceiptBook, day: date, loss: dict[str, Any]) -> Md:
     """The mass-loss day in one sentence: its share against the regime guard's usual one (the
-    baseline At a glance and the Forecasts section quote), each with a receipt."""
+    baseline the regime guard's line quotes), each with a receipt."""
     r_day = _loss_day_receipt(book, day, loss)
     r_usual = _usual_receipt(book, loss["regime_day"], loss["usual"])
     period = usual_period(date.fromisoformat(loss["regime_day"]))
@@ -534,7 +533,7 @@ def watch_section(
 
 def _departed_clause(book: ReceiptBook, day: date, watch: dict, b: dict) -> str:
     """After the surest band's figures, when some of its answers stood near their base rate: the
-    figures of those at least `DEPARTED` from it (At a glance's), with their receipts."""
+    figures of those at least `DEPARTED` from it, with their receipts."""
     d = watch.get("departed") or {}
     if b["band"] != d.get("band") or not d.get("n") or d["n"] == b["n"]:
         return ""

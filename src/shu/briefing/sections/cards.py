@@ -11,7 +11,7 @@ sure it is with the backtest's record beside this store's (`card.confidence`). E
 (drivers pulling the other way, signal, peer and release context, the 50/95% ranges, the
 calibration state, topic evidence and what the corpus answers) goes to the card's details: the
 HTML page's expandable part and the markdown's appendix. Where the regime guard changed a
-forecast a card shows, the section opens with one line naming which.
+forecast a card shows, one line naming which opens the appendix's table of every forecast.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from shu.briefing.charts import HISTORY_DAYS, slug
 from shu.briefing.choice import CardChoice
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.fan_chart import fan_chart
-from shu.briefing.sections.calibration_watch import regime_action, regime_notice
+from shu.briefing.sections.calibration_watch import regime_action
 from shu.briefing.story_words import burst_leaving_sentence
 from shu.briefing.text import (
     and_list,
@@ -70,16 +70,14 @@ def build(ctx: BriefingContext) -> Part:
     """The cards and their charts (written beside the markdown); for the appendix, every forecast
     at the same origin and each card's details."""
     cards = [_card(ctx, choice) for choice in ctx.cards]
-    view = {
-        "guard": regime_line(ctx),
-    }
-    every = [_forecast_row(f) for f in ctx.forecasts]
+    # the regime guard's line is bookkeeping: after the body, above every forecast issued
+    every = {"forecasts": [_forecast_row(f) for f in ctx.forecasts], "guard": regime_line(ctx)}
     return Part(
-        ctx.render("sections/cards.md.j2", cards=cards, page=False, **view),
-        ctx.render("sections/cards.md.j2", cards=cards, page=True, **view),
+        ctx.render("sections/cards.md.j2", cards=cards, page=False),
+        ctx.render("sections/cards.md.j2", cards=cards, page=True),
         {"cards": [card_data(choice, card) for choice, card in zip(ctx.cards, cards, strict=True)]},
-        appendix=ctx.render("sections/cards_appendix.md.j2", forecasts=every, cards=cards),
-        appendix_page=ctx.render("sections/cards_appendix.md.j2", forecasts=every, cards=[]),
+        appendix=ctx.render("sections/cards_appendix.md.j2", cards=cards, **every),
+        appendix_page=ctx.render("sections/cards_appendix.md.j2", cards=[], **every),
     )
 
 
@@ -227,28 +225,6 @@ def regime_line(ctx: BriefingContext) -> Md | None:
     return Md(f"{notice}; so shu {' and '.join(done)}.")
 
 
-def regime_sentence(ctx: BriefingContext) -> Md | None:
-    """The regime guard in one At a glance sentence, when it changed a forecast a card shows:
-    the day of mass loss in the 28 days it reads when there was one, the share of repositories
-    losing stars against the usual one, with their receipts, and what shu did about it (how many
-    cards)."""
-    acted = regime_action(ctx)
-    if acted is None:
-        return None
-    _, held, widened = acted
-    notice = regime_notice(ctx, loss_day=True)
-    done = []
-    if widened:
-        n = len(widened)
-        done.append(
-            f"made the 80% ranges on {n} card{'' if n == 1 else 's'} {_wider(widened)}% wider"
-        )
-    if held:
-        n = len(held)
-        done.append(f"held {n} answer{'' if n == 1 else 's'} closer to {USUAL_RATE}")
-    return Md(f"{notice}; so shu {' and '.join(done)}.")
-
-
 # How often such questions usually come true (a forecast's base rate), in the body's words.
 USUAL_RATE = "how often such questions usually come true"
 
@@ -357,9 +333,9 @@ def bullets(card: dict[str, Any]) -> list[Md]:
 
 def card_markdown(card: dict[str, Any]) -> str:
     """The card's markdown as the section prints it (what `MAX_WORDS` is measured on)."""
-    parts = [f"### {card['heading']}"]
+    # the chart first, so that on the HTML page the card's text sits beside it (`html.STYLE`)
+    parts = [f"### {card['heading']}", f"![{card['chart']['alt']}]({card['chart']['png']})"]
     parts += [str(card[k]) for k in ("question", "lead", "burst", "marks") if card.get(k)]
-    parts.append(f"![{card['chart']['alt']}]({card['chart']['png']})")
     parts.append("\n".join(f"- {line}" for line in bullets(card)))
     parts.append(str(card["footer"]))
     return "\n\n".join(parts) + "\n"

@@ -1,6 +1,6 @@
-"""Claims read from documents, checked against the probe: in the body, how many were
-contradicted, supported or untestable and each contradicted one in short; in the appendix,
-every claim with its verdict.
+"""Claims read from documents, checked against the probe, after the body (shu's bookkeeping):
+first how many were contradicted, supported or untestable and each contradicted one in short;
+then every claim with its verdict.
 
 Each verdict says when the probe run it was checked against was made relative to the
 briefing's day; a claim is checked against the latest run made by that day, a later one only
@@ -62,10 +62,11 @@ def build(ctx: BriefingContext) -> Part:
         for g in group_checks(checks)
     ]
     view = claims_view(checks, ctx.book, ctx.out_dir, lambda text: runs_named_once(ctx, text))
-    return Part(
-        ctx.render("sections/claims.md.j2", claims=view),
+    return Part(  # after the body: shu's bookkeeping
+        "",
         data={"claims": data},
-        appendix=ctx.render("sections/claims_appendix.md.j2", claims=view),
+        appendix=ctx.render("sections/claims.md.j2", claims=view)
+        + ctx.render("sections/claims_appendix.md.j2", claims=view),
     )
 
 

@@ -15,14 +15,14 @@ from shu.briefing.context import BriefingContext, Part
 from shu.briefing.text import day_text, num, pct, ref, repo_link
 from shu.receipts import Citation
 from shu.safe_markdown import Md, safe_inline
-from shu.signals.field import WINDOW_NAMES, Category, FieldView, field_view
+from shu.signals.field import WINDOW_NAMES, Category, FieldView
 
 NAMED_MISSING = 8  # a window's repositories without counts are named up to this many
 
 
 def build(ctx: BriefingContext) -> Part:
     """The section, or nothing (with a note) when the field has no share in the last 28 days."""
-    view = field_view(ctx.store, ctx.data_through, ctx.settings.field)
+    view = ctx.field
     data: dict[str, Any] = {"field": view.as_json()}
     if all(c.shares.get("now") is None for c in view.categories):
         data["notes"] = {
@@ -46,7 +46,7 @@ def _cite(ctx: BriefingContext, cite: Citation | None) -> int:
     return 0 if cite is None else ctx.book.cite(cite)
 
 
-def _share(ctx: BriefingContext, c: Category, window: str) -> Md:
+def share_text(ctx: BriefingContext, c: Category, window: str) -> Md:
     """'27% [R3]', or '—' when the category had no repository counted in that window."""
     share = c.shares.get(window)
     if share is None:
@@ -58,7 +58,7 @@ def _share(ctx: BriefingContext, c: Category, window: str) -> Md:
 def _row(ctx: BriefingContext, c: Category) -> dict[str, str]:
     return {
         "name": safe_inline(c.name),
-        **{w: _share(ctx, c, w) for w in WINDOW_NAMES},
+        **{w: share_text(ctx, c, w) for w in WINDOW_NAMES},
     }
 
 
@@ -77,13 +77,13 @@ def _lead(ctx: BriefingContext, view: FieldView) -> Md:
             (c for c in view.categories if c.shares.get("now") is not None),
             key=lambda c: c.shares["now"] or 0.0,
         )
-        return Md(f"{head}, {safe_inline(top.name)} took the most, {_share(ctx, top, 'now')}.")
+        return Md(f"{head}, {safe_inline(top.name)} took the most, {share_text(ctx, top, 'now')}.")
     up, down = moved
     sentence = (
-        f"{head}, {safe_inline(up.name)} took {_share(ctx, up, 'now')} against "
-        f"{_share(ctx, up, 'before')} in the 28 days before, the largest gain in share, while "
-        f"{safe_inline(down.name)} went from {_share(ctx, down, 'before')} to "
-        f"{_share(ctx, down, 'now')}."
+        f"{head}, {safe_inline(up.name)} took {share_text(ctx, up, 'now')} against "
+        f"{share_text(ctx, up, 'before')} in the 28 days before, the largest gain in share, while "
+        f"{safe_inline(down.name)} went from {share_text(ctx, down, 'before')} to "
+        f"{share_text(ctx, down, 'now')}."
     )
     year = view.gainer("year")
     counted_year = view.windows["year"].counted
@@ -96,8 +96,8 @@ def _lead(ctx: BriefingContext, view: FieldView) -> Md:
         y_up, y_down = year
         sentence += (
             f" Against the same 28 days a year before, {safe_inline(y_up.name)} gained most "
-            f"({_share(ctx, y_up, 'year')} then) and {safe_inline(y_down.name)} lost most "
-            f"({_share(ctx, y_down, 'year')} then; {view.windows['year'].counted} repositories "
+            f"({share_text(ctx, y_up, 'year')} then) and {safe_inline(y_down.name)} lost most "
+            f"({share_text(ctx, y_down, 'year')} then; {view.windows['year'].counted} repositories "
             "counted then)."
         )
     return Md(sentence)

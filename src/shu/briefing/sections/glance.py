@@ -1,43 +1,57 @@
-"""The "At a glance" section, the briefing in a few sentences and one table.
+"""The "At a glance" section, the briefing on one screen: a few sentences and one table.
 
-Three to five sentences on what matters today and why, each with its number and receipt: the
-newsworthy stories first (a real change of pace, then the largest move that was only a few days
-of counts: `shu.signals.stories`), the forecast that departs most from its base rate among
-those this store's record of their kind of answer does not undercut (naming the furthest one
-left out, with its record; led by that record when it undercuts them all), the top of the
-breakout radar, and how sure shu has lately been against how often it was right on answers that
-departed from their base rate; and one more, after the stories, when the regime guard changed
-today's forecasts (many more repositories than usual losing stars), naming the day when a mass
-loss of stars fell in the 28 days it reads. Then one table row per tracked repository: its
-28-day pace and last 7 days, what moved it, and what its card asks (or its velocity interval
-when the card asks nothing).
-
-A notable move of the share of commits touching ROCm across the ecosystem (more over 90 days
-than in any 90 days of the year before) is one more sentence, right after the stories
-(`rocm_finding.glance_sentence`).
+At most `MAX_SENTENCES` sentences and `MAX_WORDS` words (`text.word_count`; the table aside) on
+what matters today, each with its number and receipt, in this order of priority: the newsworthy
+stories (a real change of pace, then the largest move that was only a few days of counts:
+`shu.signals.stories`; shared bursts first), the first of them with what it means from numbers
+the store holds (how its 28-day change of pace ranks in the repository's own record,
+`move_meaning.story_rank`, worded as What moved words it, and whether the forecast expects it
+to hold, from the interval its card shows); a notable move of the share of commits touching
+ROCm (`rocm_finding.glance_sentence`);
+which category of the field gained share (`shu.signals.field`); the forecast that departs most
+from its base rate among those this store's record of their kind of answer does not undercut
+(naming the furthest one left out, with its record; led by that record when it undercuts them
+all); and the top of the breakout radar. A sentence that would pass either limit is left out.
+Nothing about shu's own bookkeeping (the regime guard, how its surest answers fared): that is
+after the body. The page shows the sentences as a list. Then one table row per tracked
+repository: its 28-day pace and last 7 days, what moved it, and what its card asks (or its
+velocity interval when the card asks nothing).
 """
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 from shu.briefing.card.confidence import record_against_claim, record_receipts
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.sections import calibration_watch as watch
 from shu.briefing.sections import radar as radar_section
 from shu.briefing.sections import rocm_finding
-from shu.briefing.sections.cards import USUAL_RATE, question_clause, regime_sentence
+from shu.briefing.sections.cards import question_clause
+from shu.briefing.sections.field import share_text
+from shu.briefing.story_meaning import rank_words
 from shu.briefing.story_words import kind_words, shared_short, story_sentence, story_short
-from shu.briefing.text import REPLAYED_WHAT, cite_signal, day_text, num, pct, ref, repo_link
+from shu.briefing.text import (
+    cite_signal,
+    day_text,
+    num,
+    pct,
+    ref,
+    repo_link,
+    word_count,
+)
 from shu.forecast.records import LiveRecord
-from shu.safe_markdown import Md
+from shu.safe_markdown import Md, safe_inline
+from shu.signals.move_meaning import story_rank
 from shu.signals.reads import latest_star_signals
-from shu.signals.stories import burst_groups, shared_underneath
+from shu.signals.stories import Story, burst_groups, shared_underneath
 from shu.store import Store
 
 MAX_SENTENCES = 5
+MAX_WORDS = 150  # the sentences' words (`text.word_count`), the table aside
 MAX_STORIES = 2
+# A forecast pace within this share of today's is said to hold.
+HOLDS_WITHIN = 0.10
 
 
 def build(ctx: BriefingContext) -> Part:
@@ -61,38 +75,126 @@ def previous_briefing(store: Store, day: date, synthetic: bool) -> dict[str, Any
 
 
 def glance_sentences(ctx: BriefingContext) -> list[Md]:
-    """What matters today, in up to MAX_SENTENCES sentences, each with a number and a receipt."""
-    out: list[Md] = []
+    """What matters today, in order of priority, within MAX_SENTENCES and MAX_WORDS; each
+    sentence with a number and a receipt."""
+    stories: list[Md] = []
     told: set[str] = set()
+    lead: Story | None = None  # the first sentence's repository
+    own = True  # whether the first sentence is about that one repository alone
     for group, first, last in burst_groups(ctx.stories):  # the title's shared phrase first
         under = shared_underneath(ctx.stories, group)
-        if under is not None and len(out) < MAX_STORIES:
+        if under is not None and len(stories) < MAX_STORIES:
             members = [s for s in ctx.stories if s.repo in group]
-            out.append(shared_short(ctx.store, ctx.book, members, first, last, under))
+            stories.append(shared_short(ctx.store, ctx.book, members, first, last, under))
             told.update(group)
+            lead, own = (lead, own) if lead else (members[0], False)
     for story in ctx.stories:
-        if len(out) >= MAX_STORIES:
+        if len(stories) >= MAX_STORIES:
             break
         if story.repo in told:
             continue
         short = story_short(ctx.store, ctx.book, story)
         if short is not None:
-            out.append(short)
-    if not out and ctx.stories and ctx.stories[0].kind != "no_data":
-        out.append(story_sentence(ctx.store, ctx.book, ctx.stories[0]))
-    n_stories = len(out)
-    for line in (_forecast_sentence(ctx), _radar_sentence(ctx), _calibration_sentence(ctx)):
-        if line is not None and len(out) < MAX_SENTENCES:
+            stories.append(short)
+            lead = lead or story
+    if not stories and ctx.stories and ctx.stories[0].kind != "no_data":
+        stories.append(story_sentence(ctx.store, ctx.book, ctx.stories[0]))
+        lead = ctx.stories[0]
+    if stories and lead is not None:
+        stories[0] = with_meaning(ctx, stories[0], lead, own)
+    out: list[Md] = []
+    candidates = (
+        *stories,
+        rocm_finding.glance_sentence(ctx),  # a notable move of ROCm work: news, after stories
+        _field_sentence(ctx),
+        _forecast_sentence(ctx),
+        _radar_sentence(ctx),
+    )
+    for line in candidates:
+        if line is None or len(out) >= MAX_SENTENCES:
+            continue
+        if sum(word_count(s) for s in (*out, line)) <= MAX_WORDS:
             out.append(line)
-    # a platform-wide loss of stars that changed today's forecasts: one more sentence, after
-    # the stories
-    regime = regime_sentence(ctx)
-    if regime is not None:
-        out.insert(n_stories, regime)
-    rocm = rocm_finding.glance_sentence(ctx)  # a notable move of ROCm work: news, after stories
-    if rocm is not None:
-        out.insert(n_stories, rocm)
     return out
+
+
+def with_meaning(ctx: BriefingContext, sentence: Md, story: Story, own: bool = True) -> Md:
+    """`sentence` with what `story`'s move means, from numbers the store holds: how its 28-day
+    change of pace ranks in the repository's own record and whether the forecast its card shows
+    expects the pace to hold, go further or fade (`sentence` as it was when neither is known).
+    A sentence about several repositories (`own` False) names the one it reads."""
+    whose = "its" if own else f"{repo_link(story.repo)}'s"
+    read = (_rank_clause(ctx, story, whose), _lasts_clause(ctx, story, whose))
+    clauses = [c for c in read if c]
+    if not clauses:
+        return sentence
+    return Md(f"{str(sentence).rstrip('.')} — {', and '.join(clauses)}.")
+
+
+def _rank_clause(ctx: BriefingContext, story: Story, whose: str) -> str | None:
+    """'its largest 28-day fall since Aug 2023 [R5]' (`move_meaning.story_rank`, worded as
+    What moved words it), with `whose` for 'its'."""
+    rank = story_rank(ctx.store, story)
+    if rank is None:
+        return None
+    words = rank_words(ctx.book, rank)
+    return words if whose == "its" else whose + words.removeprefix("its")
+
+
+def _lasts_clause(ctx: BriefingContext, story: Story, whose: str) -> str | None:
+    """Whether the interval the repository's card shows expects its 28-day pace to hold (within
+    HOLDS_WITHIN of today's), to go further the way it moved, or to fade, with today's pace and
+    the interval's median."""
+    card = next((c for c in ctx.cards if c.repo == story.repo and c.kind == "star"), None)
+    f = card.interval if card is not None else None
+    row = latest_star_signals(ctx.store.con, story.repo, ctx.data_through)
+    moved = story.acceleration_28d
+    if f is None or f.get("median") is None or row is None or moved is None:
+        return None
+    now = row["velocity_28d"]
+    if not now:
+        return None
+    r_now = ctx.book.row(
+        "star_signals",
+        {"repo": story.repo, "day": row["day"]},
+        "velocity_28d",
+        now,
+        row["day"],
+        f"{story.repo} velocity_28d",
+    )
+    r = ctx.book.row(
+        "forecast_intervals",
+        {"forecast_id": f["forecast_id"]},
+        "median",
+        f["median"],
+        f["origin"],
+        f"{story.repo} median of velocity_28d on {f['resolves_on']}",
+    )
+    change = (f["median"] - now) / now
+    if abs(change) <= HOLDS_WITHIN:
+        expects = "hold"
+    elif (change > 0) == (moved > 0):
+        expects = "go further"
+    else:
+        expects = "fade"
+    return (
+        f"the forecast expects {whose} 28-day pace ({num(now, 1)} now {ref(r_now)}) to "
+        f"{expects}, at {num(f['median'], 1)} stars/day on {day_text(f['resolves_on'])} {ref(r)}"
+    )
+
+
+def _field_sentence(ctx: BriefingContext) -> Md | None:
+    """Which category of the field gained the most share of the stars the watchlist gained,
+    against the 28 days before (None when the shares cannot be compared)."""
+    moved = ctx.field.gainer("before")
+    if moved is None:
+        return None
+    up, down = moved
+    return Md(
+        f"Across the field watchlist, {safe_inline(up.name)} took {share_text(ctx, up, 'now')} "
+        f"of the stars gained in the last 28 days against {share_text(ctx, up, 'before')} the "
+        f"28 before, the largest gain in share; {safe_inline(down.name)} lost the most."
+    )
 
 
 def _forecast_sentence(ctx: BriefingContext) -> Md | None:
@@ -174,44 +276,6 @@ def _radar_sentence(ctx: BriefingContext) -> Md | None:
         f"Top of the breakout radar: {repo_link(e.repo)}, {pct(e.probability, 1)} {ref(r_p)} "
         f"that its 28-day pace on {day_text(e.resolves_on)} is at least {num(e.bar, 1)} "
         f"stars/day (the breakout bar){now}."
-    )
-
-
-def _calibration_sentence(ctx: BriefingContext) -> Md | None:
-    """How often shu's surest yes/no forecasts came true lately, against how sure it said,
-    counting only those at least `calibration_watch.DEPARTED` from their base rate (an answer at
-    its base rate comes true as often as it says by construction)."""
-    d = watch.departed_band(ctx.store, ctx.as_of)
-    if not d["n"]:
-        return None
-    r_n, r_o = watch.departed_receipts(ctx.book, ctx.as_of, d)
-    # replayed forecasts were issued on the data of their day but never published: say so
-    who, aside = "forecasts shu gave", ""
-    if d["replayed"] == d["n"]:
-        who, aside = "replayed forecasts", f" ({REPLAYED_WHAT})"
-    elif d["replayed"]:
-        params = [ctx.as_of - timedelta(days=watch.WATCH_DAYS), ctx.as_of, d["band"]]
-        r_r = ctx.book.query(
-            "forecast_resolutions",
-            watch.DEPARTED_SQL["replayed"],
-            params,
-            d["replayed"],
-            ctx.as_of,
-            "replayed forecasts of them",
-        )
-        aside = f" ({d['replayed']:,} {ref(r_r)} of them replayed: {REPLAYED_WHAT})"
-    verdict = ""
-    if d["off"]:
-        verdict = (
-            ": more sure than it should have been"
-            if d["mean_confidence"] > d["observed"]
-            else ": less sure than it could have been"
-        )
-    return Md(
-        f"Of the {d['n']:,} {ref(r_n)} {who} at 80% or more and at least "
-        f"{round(100 * watch.DEPARTED)} points from {USUAL_RATE} that resolved in the last "
-        f"{watch.WATCH_DAYS // 7} weeks{aside}, {pct(d['observed'])} came true {ref(r_o)} "
-        f"against {pct(d['mean_confidence'])} said{verdict}."
     )
 
 

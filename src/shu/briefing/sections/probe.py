@@ -1,8 +1,8 @@
-"""The probe: in the body, one sentence per backend's latest run (how much faster compiled
-kernels ran than eager, on average, and which kernels Inductor handed to a library kernel instead
-of generating code); in the appendix, its kernels, each with what Inductor made of it (kernels
-generated against kernels eager launched, library calls, patterns replaced by a library op), and
-the configured claims checked against it. The claims read from documents follow
+"""The probe, after the body (shu's bookkeeping): first one sentence per backend's latest run
+(how much faster compiled kernels ran than eager, on average, and which kernels Inductor handed
+to a library kernel instead of generating code); then its kernels, each with what Inductor made
+of it (kernels generated against kernels eager launched, library calls, patterns replaced by a
+library op), and the configured claims checked against it. The claims read from documents follow
 (`sections.claims`)."""
 
 from __future__ import annotations
@@ -77,10 +77,11 @@ def build(ctx: BriefingContext) -> Part:
     probe = {"runs": out_runs, "claims": claims, "max_age_days": ctx.settings.probe_max_age_days}
     if nothing_to_check(ctx):
         return Part("", data={"claims": data}, left_out=NOTHING_TO_CHECK)
-    return Part(
-        ctx.render("sections/probe.md.j2", probe=probe),
+    return Part(  # after the body: shu's bookkeeping
+        "",
         data={"claims": data},
-        appendix=ctx.render("sections/probe_appendix.md.j2", probe=probe),
+        appendix=ctx.render("sections/probe.md.j2", probe=probe)
+        + ctx.render("sections/probe_appendix.md.j2", probe=probe),
     )
 
 

@@ -1,4 +1,9 @@
-"""The "Track record" section: forecasts resolved since the last briefing, rolling scores of the
+"""The "Track record" section. In the body, one plain line on how sure the forecasts have been:
+how many yes/no forecasts reached their day in the window, and the widest gap the reliability
+diagram shows between what they said and how often they came true, in words ("answers of
+60–70% came true 85% of the time", `widest_gap`: tenths of probability, with at least
+`GAP_MIN_N` answers), pointing to the full record; nothing when no forecast has resolved. After
+the body (shu's bookkeeping): forecasts resolved since the last briefing, rolling scores of the
 yes/no forecasts (Brier against the window's observed rate, skill, ECE, hit rate per band), the
 observed coverage of the interval forecasts, the breakout radar's precision@k and Brier score
 (its forecasts are scored apart: `radar.record_view`), and the reliability diagram.
@@ -18,7 +23,15 @@ import numpy as np
 from shu.briefing import charts
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections import radar
-from shu.briefing.text import interval_text, num, pct, ref, shown_value, template_words
+from shu.briefing.text import (
+    REPLAYED_WHAT,
+    interval_text,
+    num,
+    pct,
+    ref,
+    shown_value,
+    template_words,
+)
 from shu.forecast.evaluation.scoring import brier, brier_sql, ece, n_bins_for
 from shu.forecast.live.replay import REPLAY_PREFIX
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE
@@ -27,6 +40,9 @@ from shu.safe_markdown import Md, safe_inline
 from shu.store import Store, dicts
 
 TRACK_WINDOW_DAYS = 90
+GAP_MIN_N = 20  # a tenth of probability is named only with at least this many answers in it
+# A yes/no forecast's tenth of probability (0: under 10%, ..., 9: 90% or more).
+TENTH_SQL = "least(floor(f.probability * 10), 9)"
 
 
 def build(ctx: BriefingContext) -> Part:
@@ -55,9 +71,11 @@ def build(ctx: BriefingContext) -> Part:
         "reliability_png": reliability_png.name,
         "radar": radar.record_view(ctx),
         "day": ctx.as_of,
+        "gap": _gap_words(ctx, track),
+        "replayed_what": REPLAYED_WHAT,
     }
     return Part(
-        ctx.render("sections/track.md.j2", **view),
+        ctx.render("sections/track.md.j2", **view) if track.n else "",
         data={"track_record": track_data(track, radar_record)},
         appendix=ctx.render("sections/track_appendix.md.j2", **view),
     )
@@ -77,6 +95,8 @@ def track_data(track: TrackRecord, radar_record: dict[str, Any] | None) -> dict[
         "ece": track.ece,
         "observed_rate": track.observed_rate,
         "bands": [{"band": b, "n": n, "hit_rate": h} for b, n, h in track.bands],
+        "tenths": track.tenths,
+        "widest_gap": widest_gap(track),
         "intervals": None
         if not track.intervals
         else {
@@ -228,6 +248,45 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
     }
 
 
+def widest_gap(track: TrackRecord) -> dict[str, Any] | None:
+    """The tenth of probability (with at least `GAP_MIN_N` answers) whose answers came true
+    furthest from how often they said: its bounds, n, mean answer and share that came true."""
+    shown = [b for b in track.tenths if b["n"] >= GAP_MIN_N]
+    if not shown:
+        return None
+    return max(shown, key=lambda b: (abs(b["observed"] - b["said"]), b["n"]))
+
+
+def _gap_words(ctx: BriefingContext, track: TrackRecord) -> Md | None:
+    """'answers of 60–70% came true 85% of the time [R4]' for `widest_gap` (None: none)."""
+    gap = widest_gap(track)
+    if gap is None:
+        return None
+    params = [*track.params, gap["tenth"]]
+    where = f"{track.scored_sql} AND {TENTH_SQL} = ?"
+    r_n = ctx.book.query(
+        "forecast_resolutions",
+        f"SELECT count(*) {where}",
+        params,
+        gap["n"],
+        ctx.as_of,
+        f"resolved forecasts of {gap['tenth'] * 10}-{gap['tenth'] * 10 + 10}%",
+    )
+    r_o = ctx.book.query(
+        "forecast_resolutions",
+        f"SELECT avg((r.outcome = 'yes')::INT) {where}",
+        params,
+        gap["observed"],
+        ctx.as_of,
+        f"share of forecasts of {gap['tenth'] * 10}-{gap['tenth'] * 10 + 10}% that came true",
+    )
+    lo, hi = gap["tenth"] * 10, gap["tenth"] * 10 + 10
+    return Md(
+        f"answers of {lo}–{hi}% ({gap['n']:,} {ref(r_n)}) came true {pct(gap['observed'])} of "
+        f"the time {ref(r_o)}"
+    )
+
+
 def skill_words(track: TrackRecord) -> str:
     """How much better (or worse) the Brier score is than always saying the window's observed
     rate, in %, from the two scores as the note shows them (3 decimals), so a reader redoing it
@@ -259,6 +318,9 @@ class TrackRecord:
     ece: float | None = None
     bands: list[tuple[str, int, float]] = field(default_factory=list)
     pairs: list[tuple[float, int]] = field(default_factory=list)
+    # per tenth of probability with answers: tenth (0-9), n, mean answer, share that came true
+    tenths: list[dict[str, Any]] = field(default_factory=list)
+    scored_sql: str = ""  # FROM ... WHERE of the scored yes/no forecasts (params: `params`)
     n_sql: str = ""
     brier_sql: str = ""
     observed_rate_sql: str = ""
@@ -328,6 +390,7 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
     void_sql = f"SELECT count(*) {window} AND r.outcome = 'void'"
     record.n_void = int(store.con.execute(void_sql, params).fetchall()[0][0])
     scored = f"{window} AND r.outcome IN ('yes', 'no')"
+    record.scored_sql = scored
     record.n_sql = f"SELECT count(*) {scored}"
     outcome = "(r.outcome = 'yes')::INT"
     record.brier_sql = f"SELECT {brier_sql('f.probability', outcome)} {scored}"
@@ -346,6 +409,14 @@ def track_record(store: Store, day: date, window_days: int) -> TrackRecord:
         params,
     ).fetchall()
     record.pairs = [(float(p), int(y)) for p, y, _, _, _ in rows]
+    record.tenths = [
+        {"tenth": int(t), "n": int(n), "said": float(said), "observed": float(observed)}
+        for t, n, said, observed in store.con.execute(
+            f"SELECT {TENTH_SQL} AS tenth, count(*), avg(f.probability), "
+            f"avg((r.outcome = 'yes')::INT) {scored} GROUP BY tenth ORDER BY tenth",
+            params,
+        ).fetchall()
+    ]
     record.observed_rate_brier = brier(
         np.array([y for _, y, _, _, _ in rows], dtype=float),
         np.array([c for _, _, c, _, _ in rows], dtype=float),
