@@ -83,7 +83,7 @@ def compose_briefing(
     body = "".join(part.markdown for part in parts)
     page = "".join(part.page or part.markdown for part in parts)
     if appendix:
-        left_out = left_out_line(parts)
+        left_out = left_out_line([*parts, *(p for p in appendix if p not in parts)])
         body += APPENDIX_HEADING + left_out + "".join(p.appendix for p in appendix)
         page += (
             f"%%details%% {APPENDIX_SUMMARY}\n\n"
@@ -113,12 +113,12 @@ def compose_briefing(
 
 
 def left_out_line(parts: list[Part]) -> str:
-    """The appendix's one line naming the sections left out of the body, each with why (empty
-    when none was)."""
-    left = [p.left_out for p in parts if p.left_out]
+    """The appendix's one line naming the sections left out of the note (the body's and the
+    bookkeeping after it), each once with why (empty when none was)."""
+    left = list(dict.fromkeys(p.left_out for p in parts if p.left_out))
     if not left:
         return ""
-    return "Left out of the body, having nothing to say yet: " + "; ".join(left) + ".\n\n"
+    return "Left out, having nothing to say yet: " + "; ".join(left) + ".\n\n"
 
 
 def _record(

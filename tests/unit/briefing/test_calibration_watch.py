@@ -265,7 +265,7 @@ def test_the_regime_line_only_where_the_guard_changed_a_shown_forecast(filled, s
     _regime(filled, day)
     text = compose_briefing(filled, day, settings).path.read_text()
     # On, but it changed none of the forecasts the cards show: no line anywhere.
-    assert "Many repositories losing stars" not in text
+    assert "**Many repositories losing stars.**" not in text
     assert "lost stars" not in text.split("## What moved")[0]
     # The guard held acme/runtime's answer (a repository losing stars) towards its base rate.
     _guard_held(filled, day)

@@ -10,7 +10,7 @@ import pytest
 from support.browser import find_chromium
 from support.note_metrics import body_screens, count_words, measure, p_above
 
-LONG = " ".join(["many"] * 150) + " words, 5 of them [R1]."  # 153 words: too many
+LONG = " ".join(f"w{i}" for i in range(150)) + " words, 5 of them [R1]."  # 153 words: too many
 NOTE = f"""# a title here
 
 ## At a glance

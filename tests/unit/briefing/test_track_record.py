@@ -107,9 +107,8 @@ def test_briefing_shows_interval_coverage_with_receipts(filled, settings, day) -
     _add_resolved_intervals(filled, settings, day)
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
-    short = text.split("## Track record", 1)[1].split("\n## ", 1)[0]
-    assert "The 80% ranges of the 28-day pace held 75% [R" in short
-    section = text[text.index("### Track record in full") :]
+    section = text[text.index("### Track record in full") :]  # after the body
+    assert "The 80% ranges of the 28-day pace held 75% [R" in section
     assert "Ranges, scored apart" in section
     for nominal, observed in (("50%", "25.0%"), ("80%", "75.0%"), ("95%", "100.0%")):
         line = next(x for x in section.splitlines() if x.startswith(f"| {nominal} |"))
@@ -166,7 +165,7 @@ def test_radar_record_line_gives_its_receipt_and_the_base_rate(filled, settings,
     filled.upsert("forecast_resolutions", pd.DataFrame(resolutions))
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
-    short = text.split("## Track record", 1)[1].split("\n## ", 1)[0]
+    short = text[text.index("### Track record in full") :]  # after the body
     # top 10: 3 of 10, then 1 of 10: 20%; all: 5 of 24 broke out, 20.8%
     assert re.search(
         r"Of the breakout radar's top 10 on the 2 days whose 30 days have passed, 20% \[R(\d+)\] "
