@@ -18,7 +18,7 @@ without counts) carry `GUIDE` as their gid and a legend may cover them.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -27,6 +27,7 @@ from matplotlib.path import Path as MplPath
 from matplotlib.transforms import Bbox, offset_copy
 
 GUIDE = "guide"  # gid of an artist a legend may cover
+# In-axes legend spots, most preferred first (matplotlib's location names).
 Spot = Literal[
     "upper left",
     "upper right",
@@ -38,17 +39,7 @@ Spot = Literal[
     "center right",
 ]
 Rect = tuple[float, float, float, float]  # a layout's (left, bottom, right, top), figure fractions
-# In-axes legend spots, most preferred first (matplotlib's location names).
-LEGEND_SPOTS: tuple[Spot, ...] = (
-    "upper left",
-    "upper right",
-    "lower left",
-    "lower right",
-    "upper center",
-    "lower center",
-    "center left",
-    "center right",
-)
+LEGEND_SPOTS: tuple[Spot, ...] = get_args(Spot)  # in `Spot`'s order
 LEGEND_PAD_PX = 3.0  # clearance kept between a legend and the nearest data, in pixels
 
 

@@ -225,13 +225,18 @@ def category_pace(store: Store, day: date, name: str, repos: list[str]) -> Categ
     return CategoryPace(name, len(both), float(now.value), now, float(before.value), before)
 
 
-def forecast_to_last(store: Store, repo: str, day: date) -> Forecast | None:
+def forecast_to_last(
+    store: Store, repo: str, day: date, after: date | None = None
+) -> Forecast | None:
     """The forecast issued on `day` that `repo`'s 28-day pace FORECAST_HORIZON days on is above
-    its value on `day` (the latest model version's; None when none was issued)."""
+    its value on `day` (the latest model version's; None when none was issued, or when it
+    resolves on or before `after`, the briefing's day: of a stale store, an answer about a past
+    day is no forecast)."""
     row = store.con.execute(
         "SELECT forecast_id, probability, threshold, resolves_on FROM forecasts WHERE repo = ? "
-        "AND template = ? AND origin = ? AND horizon_days = ? ORDER BY issued_at DESC LIMIT 1",
-        [repo, FORECAST_TEMPLATE, day, FORECAST_HORIZON],
+        "AND template = ? AND origin = ? AND horizon_days = ? AND resolves_on > ? "
+        "ORDER BY issued_at DESC LIMIT 1",
+        [repo, FORECAST_TEMPLATE, day, FORECAST_HORIZON, after or day],
     ).fetchone()
     if row is None or row[1] is None:
         return None
@@ -346,8 +351,11 @@ def category_of(repo: str, watchlist: dict[str, list[str]]) -> str | None:
     return next((name for name, repos in watchlist.items() if repo in repos), None)
 
 
-def meaning(store: Store, story: Story, watchlist: dict[str, list[str]]) -> Meaning | None:
-    """What `story`'s move means (see the module docstring); None for a story without data."""
+def meaning(
+    store: Store, story: Story, watchlist: dict[str, list[str]], as_of: date | None = None
+) -> Meaning | None:
+    """What `story`'s move means (see the module docstring); None for a story without data.
+    `as_of`, the briefing's day, bounds the forecast it quotes (`forecast_to_last`)."""
     if story.kind == "no_data":
         return None
     e = story.primary
@@ -355,15 +363,14 @@ def meaning(store: Store, story: Story, watchlist: dict[str, list[str]]) -> Mean
     first, last = days if days is not None else windows(story.day)["now"]
     out = Meaning(story.repo, story.day, first, last)
     out.rank = story_rank(store, story)
-    acc = story.acceleration_28d
-    if acc:
-        side = "high" if acc > 0 else "low"
+    side = _side(story)
+    if side is not None:
         out.level = _kept(history_rank(store, story.repo, story.day, "velocity_28d", side))
     name = category_of(story.repo, watchlist)
     if name is not None:
         others = [r for r in watchlist[name] if r != story.repo]
         out.category = category_pace(store, story.day, name, others) if others else None
-    out.forecast = forecast_to_last(store, story.repo, story.day)
+    out.forecast = forecast_to_last(store, story.repo, story.day, as_of)
     if days is not None:
         named = {e.release[0]} if e is not None and e.release else set()
         out.coinciding = coinciding(store, story.repo, first, last, named)
@@ -376,12 +383,22 @@ def meaning(store: Store, story: Story, watchlist: dict[str, list[str]]) -> Mean
 def story_rank(store: Store, story: Story) -> Rank | None:
     """How the story's 28-day change of pace ranks in its repository's own history (a rise
     against its rises, a fall against its falls); None without a change, or when the record it
-    sets reaches fewer than RANK_MIN_DAYS back (the same move still unfolding)."""
-    acc = story.acceleration_28d
-    if not acc:
+    sets reaches fewer than RANK_MIN_DAYS back (the same move still unfolding), or when the
+    change runs against the story's own direction (`_side`)."""
+    side = _side(story)
+    if side is None:
         return None
-    side = "high" if acc > 0 else "low"
     return _kept(history_rank(store, story.repo, story.day, "acceleration_28d", side))
+
+
+def _side(story: Story) -> str | None:
+    """'high' for a rise, 'low' for a fall: the sign of the 28-day change, when the story tells
+    the same way (None without a change, or when they disagree: a pace slowing underneath a
+    burst whose spike days lift the raw 28-day change is no record rise)."""
+    acc = story.acceleration_28d
+    if not acc or (story.effect and (story.effect > 0) != (acc > 0)):
+        return None
+    return "high" if acc > 0 else "low"
 
 
 def _move_days(story: Story) -> tuple[date, date] | None:

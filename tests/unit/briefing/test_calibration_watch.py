@@ -273,7 +273,9 @@ def test_the_regime_line_only_where_the_guard_changed_a_shown_forecast(filled, s
     text = result.path.read_text()
     body, appendix = text.split("\n## Appendix\n")
     # bookkeeping: after the body, above every forecast issued today
-    (line,) = [x for x in appendix.splitlines() if x.startswith("**Regime guard.**")]
+    (line,) = [
+        x for x in appendix.splitlines() if x.startswith("**Many repositories losing stars.**")
+    ]
     assert appendix.index(line) > appendix.index("### Every forecast issued")
     # the usual share has its own receipt (the market_regime row) and says over what period
     receipt = re.search(r"\(the median week of the 2 years to 31 Jan 2026\) (\[R\d+, R\d+\])", line)

@@ -199,3 +199,15 @@ def test_a_commit_burst_and_a_dated_document_coincide(store):
     book = ReceiptBook()
     numbers = [book.cite(x.cite) for x in found]
     assert [resolve(store, book.get(n)) for n in numbers] == [None] * len(numbers)
+
+
+def test_a_story_slowing_under_a_burst_claims_no_record_rise() -> None:
+    """keras on 2026-02-28: its pace underneath slowed while two store-wide spike days lifted the
+    raw 28-day change; the rank follows the story's direction, so no "largest rise" is said."""
+    from shu.signals.move_meaning import story_rank
+    from shu.signals.stories import Story
+
+    day = date(2026, 2, 28)
+    slowing = Story("a/b", day, "pace_down", velocity_28d=4.5, velocity_28d_before=2.0, effect=-1.0)
+    assert slowing.acceleration_28d is not None and slowing.acceleration_28d > 0
+    assert story_rank(None, slowing) is None  # type: ignore[arg-type]  # never reads the store

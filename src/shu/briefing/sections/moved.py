@@ -34,7 +34,7 @@ def build(ctx: BriefingContext) -> Part:
     charts.stories_chart(ctx.store, ctx.stories, ctx.data_through, stories_png)
     ctx.charts.append(stories_png)
     loss = store_loss(ctx)  # a week many repositories lost stars: each dip weighed against it
-    meanings = [meaning(ctx.store, s, ctx.settings.field) for s in ctx.stories]
+    meanings = [meaning(ctx.store, s, ctx.settings.field, ctx.as_of) for s in ctx.stories]
     lines = [
         _with_meaning(ctx, story_sentence(ctx.store, ctx.book, s, loss), m)
         for s, m in zip(ctx.stories, meanings, strict=True)
