@@ -82,8 +82,9 @@ def compose_briefing(
         parts, appendix = build_sections(ctx)
     body = "".join(part.markdown for part in parts)
     page = "".join(part.page or part.markdown for part in parts)
+    every = list({id(p): p for p in (*parts, *appendix)}.values())  # each section's part once
     if appendix:
-        left_out = left_out_line([*parts, *(p for p in appendix if p not in parts)])
+        left_out = left_out_line(every)
         body += APPENDIX_HEADING + left_out + "".join(p.appendix for p in appendix)
         page += (
             f"%%details%% {APPENDIX_SUMMARY}\n\n"
@@ -96,7 +97,6 @@ def compose_briefing(
     path.write_text(markdown, encoding="utf-8")
     html.write_html(path, ctx.title, finish_markdown(page))
     html.write_index(out_dir)
-    every = list({id(p): p for p in (*parts, *appendix)}.values())  # each section's part once
     write_data(path.with_suffix(".json"), briefing_data(ctx, every))
     n_cards = len(ctx.cards)
     _record(ctx, briefing_id, path, markdown, n_cards)
@@ -115,7 +115,7 @@ def compose_briefing(
 def left_out_line(parts: list[Part]) -> str:
     """The appendix's one line naming the sections left out of the note (the body's and the
     bookkeeping after it), each once with why (empty when none was)."""
-    left = list(dict.fromkeys(p.left_out for p in parts if p.left_out))
+    left = [p.left_out for p in parts if p.left_out]
     if not left:
         return ""
     return "Left out, having nothing to say yet: " + "; ".join(left) + ".\n\n"
