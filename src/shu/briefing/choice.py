@@ -6,9 +6,12 @@ questions are its binary forecasts at the origin: every template, threshold and 
 
 - A question the user declared (`[[questions]]` in shu.toml: same repository, template, horizon
   and threshold) always gets a card, whatever its probability; when its template x horizon has
-  no demonstrated skill the card says so.
+  no demonstrated skill, or such answers came true no more often than a coin's, the card says
+  so.
 - Otherwise a question qualifies when its template x horizon has demonstrated skill
-  (`shu.forecast.evaluation.skill_gate`), its base rate is known (the climatology stored with
+  (`shu.forecast.evaluation.skill_gate`), such answers as its came true more often than a
+  coin's (`beats_coin`: the backtest's hit rate and this store's record, as
+  `card.confidence.earned_word` reads them), its base rate is known (the climatology stored with
   it), the model departs from that base rate by at least `MARGIN` in log-odds (at a 50% base
   rate: below 40% or above 60%; at 20%: below 14% or above 27%), and its probability lies
   within `SHOWN` (10-90%).
@@ -91,9 +94,12 @@ def choose_cards(
     questions: list[DeclaredQuestion],
     skill: SkillGate,
     rocm_active: Callable[[str], bool],
+    beats_coin: Callable[[dict[str, Any]], bool] | None = None,
 ) -> list[CardChoice]:
     """The cards of the tracked repositories: per repository its declared questions, else its
-    chosen star card, then its ROCm card (see the module docstring)."""
+    chosen star card, then its ROCm card (see the module docstring). `beats_coin` says whether
+    such answers as a forecast's came true more often than a coin's (None: every one did)."""
+    gate = _answer_gate(skill, beats_coin)
     out: list[CardChoice] = []
     for repo in tracked:
         mine = [f for f in forecasts if f["repo"] == repo]
@@ -102,10 +108,30 @@ def choose_cards(
             f for f in mine if f["template"] != INTERVAL and f["template"] not in ROCM_TEMPLATES
         ]
         rocm = [f for f in mine if f["template"] in ROCM_TEMPLATES]
-        out += _cards(repo, "star", star, intervals, questions, skill)
+        out += _cards(repo, "star", star, intervals, questions, gate)
         if rocm and (rocm_active(repo) or any(is_declared(f, questions) for f in rocm)):
-            out += _cards(repo, "rocm", rocm, [], questions, skill)
+            out += _cards(repo, "rocm", rocm, [], questions, gate)
     return out
+
+
+# The skill verdict of one forecast: its template x horizon's, and its own kind of answer's.
+AnswerGate = Callable[[dict[str, Any]], tuple[bool, str]]
+COIN = "such answers came true no more often than a coin's (the backtest or this store's record)"
+
+
+def _answer_gate(
+    skill: SkillGate, beats_coin: Callable[[dict[str, Any]], bool] | None
+) -> AnswerGate:
+    """A forecast's skill: its template x horizon's demonstrated skill, and (yes/no answers)
+    whether such answers came true more often than a coin's."""
+
+    def gate(f: dict[str, Any]) -> tuple[bool, str]:
+        skilled, reason = skill(f["template"], f["horizon_days"])
+        if skilled and f["template"] != INTERVAL and beats_coin is not None and not beats_coin(f):
+            return False, COIN
+        return skilled, reason
+
+    return gate
 
 
 def _near(intervals: list[dict[str, Any]], horizon: int) -> dict[str, Any] | None:
@@ -121,13 +147,13 @@ def _cards(
     candidates: list[dict[str, Any]],
     intervals: list[dict[str, Any]],
     questions: list[DeclaredQuestion],
-    skill: SkillGate,
+    skill: AnswerGate,
 ) -> list[CardChoice]:
     declared = [f for f in candidates if is_declared(f, questions)]
     if declared:
         out = []
         for f in declared:
-            skilled, reason = skill(f["template"], f["horizon_days"])
+            skilled, reason = skill(f)
             out.append(
                 CardChoice(
                     repo,
@@ -143,7 +169,7 @@ def _cards(
         return out
     qualifying = []
     for f in candidates:
-        skilled, reason = skill(f["template"], f["horizon_days"])
+        skilled, reason = skill(f)
         moved = departure(f)
         if (
             skilled
@@ -177,7 +203,7 @@ def _cards(
         ]
     interval = _near(intervals, 30)
     if interval is not None:
-        skilled, reason = skill(interval["template"], interval["horizon_days"])
+        skilled, reason = skill(interval)
         return [
             CardChoice(
                 repo, kind, None, interval, False, skilled, reason, _why_none(len(candidates))
@@ -186,22 +212,22 @@ def _cards(
     return []
 
 
+# How a card's question is chosen, said once at the head of the cards' details.
+CHOICE_RULE = (
+    "Each card asks, of the questions issued for its repository, the one whose usual rate is "
+    "nearest 50% among those where shu has shown skill at such questions and such answers came "
+    "true more often than a coin's, the answer departs from the usual rate by at least "
+    f"{MARGIN} on the log-odds scale and lies between {pct(SHOWN[0])} and {pct(SHOWN[1])}; "
+    "with none, a star card leads with its 28-day pace range alone"
+)
+
+
 def _why_chosen(f: dict[str, Any], n: int) -> str:
-    return (
-        f"of {n} questions issued for this repository, the one whose base rate is nearest "
-        f"50% among those with demonstrated skill where the model departs from the base "
-        f"rate by at least {MARGIN} in log-odds and answers between "
-        f"{pct(SHOWN[0])} and {pct(SHOWN[1])}"
-    )
+    return f"chosen from {n} question{'' if n == 1 else 's'} issued (the rule above)"
 
 
 def _why_none(n: int) -> str:
-    return (
-        f"none of the {n} yes/no questions issued for this repository has demonstrated "
-        f"skill, a model departing from its base rate by at least {MARGIN} in log-odds and "
-        f"an answer between {pct(SHOWN[0])} and {pct(SHOWN[1])}, so the card "
-        "leads with the interval alone"
-    )
+    return f"none of {n} yes/no questions issued passed the rule above, so the range leads"
 
 
 def _logit(p: float) -> float:

@@ -150,6 +150,7 @@ class BriefingContext:
             self.settings.questions,
             self.skill,
             lambda repo: self.rocm_activity(repo).active,
+            self.beats_coin,
         )
 
     @cached_property
@@ -162,6 +163,12 @@ class BriefingContext:
         """Whether the model has demonstrated skill at `template` x `horizon_days`, and why."""
         verdict = demonstrated_skill(template, horizon_days, Path(self.settings.models_dir))
         return verdict.demonstrated, verdict.reason
+
+    def beats_coin(self, f: dict[str, Any]) -> bool:
+        """Whether such answers as yes/no forecast `f`'s came true more often than a coin's."""
+        from shu.briefing.card.confidence import beats_coin  # it reads the context's types
+
+        return beats_coin(self.store, self.settings, f, self.as_of)
 
     def rocm_activity(self, repo: str) -> RocmActivity:
         """The repository's ROCm commits and releases in the year to the data day."""

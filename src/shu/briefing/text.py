@@ -107,6 +107,10 @@ def days_text(first: date, last: date) -> str:
     return f"{day_text(first)}–{day_text(last)}"
 
 
+# How often such questions usually come true (a forecast's base rate), in the body's words.
+USUAL_RATE = "how often such questions usually come true"
+
+
 def pct(value: float | None, digits: int = 0) -> str:
     """A share as a percentage ('—' for missing)."""
     return "—" if value is None else f"{100 * value:.{digits}f}%"

@@ -47,7 +47,8 @@ def calibration_line(
 ) -> Md | None:
     """One sentence for the card of forecast `f` (None for forecasts issued without one). The
     levels are cited as their `forecast_calibration` row stores them (the forecast's own copy
-    is rounded). The store's regime is said once per note (`said`, see `regime_words`)."""
+    is rounded). The store's regime is said once per note (`said`, see `regime_words`), and a
+    row's levels once: a later card citing the same row refers to the first."""
     if not f.get("calibration"):
         return None
     state = json.loads(f["calibration"])
@@ -75,6 +76,10 @@ def calibration_line(
             if state.get("resolved_through")
             else "before any question had resolved"
         )
+        if said is not None and f"calibration R{r}" in said:  # the same row: said on a card above
+            return Md(f"Calibration: read as on a card above [R{r}].")
+        if said is not None:
+            said.add(f"calibration R{r}")
         widen = state.get("widen", 1.0)
         return Md(
             f"Calibration: {_lead(regime)}the 80% range is read between the "
@@ -104,7 +109,7 @@ def calibration_line(
             f"(on the odds scale) [R{r}]."
         )
     if not regime:
-        return Md(f"Calibration: left as the model gave it [R{r}].")
+        return Md(f"Calibration: the model's own answer [R{r}].")
     return Md(
         f"Calibration: {regime}; the regime guard left this forecast as the model gave it [R{r}]."
     )

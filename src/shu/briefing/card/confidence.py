@@ -7,12 +7,13 @@ state the forecast was issued with go to the details."""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from shu.briefing.card.calibration_state import calibration_line
 from shu.briefing.context import BriefingContext
-from shu.briefing.text import pct, pct_span, ref, template_words
-from shu.forecast.confidence import BAND_EDGES, confidence_band
+from shu.briefing.text import USUAL_RATE, lower_first, pct, pct_span, ref
+from shu.forecast.confidence import BANDS, confidence_band
 from shu.forecast.evaluation.scoring import wilson_interval
 from shu.forecast.records import (
     BandRate,
@@ -22,7 +23,9 @@ from shu.forecast.records import (
     live_band_record,
     live_interval_record,
 )
-from shu.safe_markdown import Md, safe_inline
+from shu.safe_markdown import Md
+from shu.settings import Settings
+from shu.store import Store
 
 # The bands of today's velocity (`interval.VELOCITY_BANDS`) as the backtest sentence says them.
 VELOCITY_WORDS = {
@@ -107,47 +110,120 @@ def whose_record(live: LiveRecord) -> str:
     )
 
 
-def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], list[Md]]:
-    """How sure a yes/no answer is, with its evidence (short, details): the backtest's hit rate
-    of such forecasts beside this store's record ('live' only when
-    none of it was replayed) when both exist, and one sentence when
-    they disagree beyond their intervals."""
+# This store's record lowers a card's confidence word only once it holds this many such answers.
+RECORD_ENOUGH = 30
+# The word a card says when its record is no better than a coin's (`earned_word`).
+NO_SKILL = "none"
+
+
+def earned_word(probability: float, backtest: float | None, live: tuple[int, int]) -> str:
+    """The confidence word a yes/no answer may claim: the band of its own chance
+    (`forecast.confidence.confidence_band`), lowered to the band of the lower of the backtest's
+    hit rate of such answers and, once this store has resolved `RECORD_ENOUGH` of them
+    (`live` = (came true, n)), the upper end of that record's 95% interval; `NO_SKILL` when
+    that rate is 50% or less (no better than a coin)."""
+    rates = [] if backtest is None else [backtest]
+    hits, n = live
+    if n >= RECORD_ENOUGH:
+        rates.append(wilson_interval(hits, n)[1])
+    own = confidence_band(probability)
+    if not rates:
+        return own
+    shown = min(rates)
+    if shown <= 0.5:
+        return NO_SKILL
+    return min(own, confidence_band(shown), key=BANDS.index)
+
+
+def beats_coin(store: Store, settings: Settings, f: dict[str, Any], day: date) -> bool:
+    """Whether such answers as yes/no forecast `f`'s came true more often than a coin's: its
+    `earned_word` is not `NO_SKILL`."""
+    band = f["confidence"] or confidence_band(f["probability"])
+    backtest = backtest_band_rate(store, settings, f, band)
+    live = live_band_record(store, f["template"], f["horizon_days"], band, day)
+    word = earned_word(
+        f["probability"], backtest.hit_rate if backtest else None, (live.hits, live.n)
+    )
+    return word != NO_SKILL
+
+
+def why_confidence(
+    ctx: BriefingContext, f: dict[str, Any], skilled: bool = True
+) -> tuple[list[Md], list[Md]]:
+    """How sure a yes/no answer is (short, details): the word it has earned (`earned_word`), with
+    how often such answers came true in this store's record and in the backtest, the one that
+    sets the word first; "No skill shown" where such answers came true no more often than a
+    coin's or shu has not shown skill at such questions (`skilled` False). The details keep one
+    sentence when the two records disagree beyond their intervals, and the calibration state."""
     p = f["probability"]
     band = f["confidence"] or confidence_band(p)
     side = "yes" if p >= 0.5 else "no"
-    r_conf = ctx.book.row(
+    r_p = ctx.book.row(
         "forecasts",
         {"forecast_id": f["forecast_id"]},
-        "confidence",
-        f["confidence"],
+        "probability",
+        p,
         f["origin"],
-        f"{f['repo']} confidence band",
+        f"{f['repo']} probability",
     )
-    lo, hi = BAND_EDGES[band]
-    text = f"{band.capitalize()} confidence ({pct(max(p, 1 - p))} {side}) {ref(r_conf)}"
     backtest = backtest_band_rate(ctx.store, ctx.settings, f, band)
+    live = live_band_record(ctx.store, f["template"], f["horizon_days"], band, ctx.as_of)
+    word = earned_word(p, backtest.hit_rate if backtest else None, (live.hits, live.n))
+    coin = word == NO_SKILL
+    if not skilled:
+        word = NO_SKILL
+    clauses: list[tuple[float, str]] = []  # (the rate it shows, the clause)
     if backtest is not None:
         among = (
             f" on repositories gaining {VELOCITY_WORDS[backtest.velocity_band]}"
             if backtest.velocity_band
             else ""
         )
-        text += (
-            f"; in the backtest, {backtest.n:,} such answers{among} held "
-            f"{pct(backtest.hit_rate)} of the time {ref(_backtest_receipt(ctx, backtest))}"
+        clauses.append(
+            (
+                backtest.hit_rate,
+                f"{pct(backtest.hit_rate)} of the time in the backtest ({backtest.n:,} "
+                f"answers{among}) {ref(_backtest_receipt(ctx, backtest))}",
+            )
         )
-    else:
-        text += "; no backtest record of such answers is stored"
-    live = live_band_record(ctx.store, f["template"], f["horizon_days"], band, ctx.as_of)
     if live.n:
         r_n, r_hits = record_receipts(ctx, live)
-        text += (
-            f"; {whose_record(live)} for such answers: {live.hits} of {live.n} came true as "
-            f"said ({pct(live.hits / live.n)}) {ref(r_hits, r_n)}"
+        upper = wilson_interval(live.hits, live.n)[1] if live.n >= RECORD_ENOUGH else 1.0
+        clauses.append(
+            (
+                upper,
+                f"{pct(live.hits / live.n)} of the time in {whose_record(live)} "
+                f"({live.hits} of {live.n}"
+                + ("" if live.n >= RECORD_ENOUGH else ", too few to weigh")
+                + f") {ref(r_hits, r_n)}",
+            )
+        )
+    clauses.sort(key=lambda c: c[0])
+    said = " and ".join(c for _, c in clauses)
+    answer = f"{pct(max(p, 1 - p))} {side}"
+    if word == NO_SKILL:
+        why = (
+            "no better than a coin"
+            if coin or not said
+            else f"but shu has not yet answered such questions better than {USUAL_RATE}"
+        )
+        text = (
+            f"No skill shown: such answers came true {said or 'as no record says'}, {why}; the "
+            f"answer is {answer} {ref(r_p)}"
+        )
+    elif said:
+        text = (
+            f"{word.capitalize()} confidence ({answer}) {ref(r_p)}: such answers came true {said}"
         )
     else:
+        text = (
+            f"{word.capitalize()} confidence ({answer}) {ref(r_p)}; no backtest record of such "
+            "answers is stored"
+        )
+    if not live.n:
         text += _group_record(ctx, f)
     text += "."
+    details: list[Md] = []
     if backtest is not None and live.n:
         sentence = disagreement(
             (round(backtest.hit_rate * backtest.n), backtest.n),
@@ -155,19 +231,7 @@ def why_confidence(ctx: BriefingContext, f: dict[str, Any]) -> tuple[list[Md], l
             record_scope(live),
         )
         if sentence:
-            text += " " + sentence
-    kind = f"{template_words(f['template'])} questions at {f['horizon_days']} days"
-    details = [
-        Md(
-            f"{band.capitalize()} confidence: the answer's side is at least {lo:.2f} and below "
-            f"{min(hi, 1.0):.2f} likely; the record above counts {kind} answered with it."
-            + (
-                f" Backtest in the model card of {safe_inline(backtest.model_version)}."
-                if backtest
-                else ""
-            )
-        )
-    ]
+            details.append(Md(sentence))
     calibration = calibration_line(ctx.store, ctx.book, f, ctx.said)
     if calibration is not None:
         details.append(calibration)
@@ -199,9 +263,12 @@ def _replayed(record: LiveRecord) -> str:
     return " (replayed)" if record.n and record.replayed == record.n else ""
 
 
-def interval_confidence(ctx: BriefingContext, iv: dict[str, Any]) -> tuple[list[Md], list[Md]]:
+def interval_confidence(
+    ctx: BriefingContext, iv: dict[str, Any], skilled: bool = True
+) -> tuple[list[Md], list[Md]]:
     """The confidence lines of a card that leads with its interval: how often the backtest's and
-    this store's 80% intervals of that horizon held (short, details)."""
+    this store's 80% intervals of that horizon held (short, details), led by "No skill shown"
+    where shu has not shown skill at such ranges (`skilled` False)."""
     cover = backtest_interval_coverage(ctx.settings, iv)
     if cover is not None:
         r = ctx.book.file(
@@ -247,6 +314,8 @@ def interval_confidence(ctx: BriefingContext, iv: dict[str, Any]) -> tuple[list[
                 short_text += " " + sentence
     else:
         short_text += "; none of this horizon has resolved in this store yet."
+    if not skilled:
+        short_text = f"No skill shown at such ranges yet: {lower_first(short_text)}"
     return [Md(short_text)], []
 
 

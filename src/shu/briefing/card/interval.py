@@ -146,7 +146,8 @@ def velocity_reading(store: Store, head: dict[str, Any]) -> VelocityReading:
 def interval_lead(
     store: Store, book: ReceiptBook, head: dict[str, Any], said: set[str] | None = None
 ) -> list[Md]:
-    """The lead line and a line with the 50%/95% intervals; empty when no interval exists.
+    """The lead line and a line with the 50%/95% intervals (how they were calibrated is said once,
+    above every card's details); empty when no interval exists.
     The lead says the interval is a separate model's view where it disagrees with the answer."""
     reading = velocity_reading(store, head)
     iv = reading.interval
@@ -181,11 +182,9 @@ def interval_lead(
     r50 = (cite("lower_50"), cite("upper_50"))
     r95 = (cite("lower_95"), cite("upper_95"))
     detail = Md(
-        f"The 28-day pace {iv['horizon_days']} days out, from {num(iv['threshold'], 1)} "
-        f"stars/day on {iv['origin']}: 50% likely between {num(iv['lower_50'], 1)} and "
-        f"{num(iv['upper_50'], 1)} {ref(*r50)}, 95% likely between {num(iv['lower_95'], 1)} "
-        f"and {num(iv['upper_95'], 1)} {ref(*r95)} (ranges calibrated on later data than the "
-        "model was fitted on; how often they held is in the model card)."
+        f"From {num(iv['threshold'], 1)} stars/day on {iv['origin']}: 50% likely "
+        f"{num(iv['lower_50'], 1)}–{num(iv['upper_50'], 1)} {ref(*r50)}, 95% likely "
+        f"{num(iv['lower_95'], 1)}–{num(iv['upper_95'], 1)} {ref(*r95)}."
     )
     calibration = calibration_line(store, book, iv, said)
     return [lead, detail] if calibration is None else [lead, detail, calibration]

@@ -67,10 +67,16 @@ def topic_lines(
     if not short and not topic.asserted:
         lines.append(
             Md(
-                f"Evidence for {safe_inline(topic.term)} is below the bar "
-                f"({safe_inline(topic.reason)}); the topic is not asserted."
+                f"Evidence for {safe_inline(topic.term)}: below the bar"
+                + (
+                    " (as above)"
+                    if f"bar {topic.reason}" in ctx.said
+                    else f" ({safe_inline(topic.reason)}); the topic is not asserted"
+                )
+                + "."
             )
         )
+        ctx.said.add(f"bar {topic.reason}")
     return lines
 
 

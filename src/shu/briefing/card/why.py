@@ -103,23 +103,23 @@ def why_prediction(
         ]
         counted = [lower_first(r.line()).rstrip(".") for r in reasons if r.feature in aside]
         if counted:  # said once, however many there are
-            details.append(
-                Md(
-                    "Counted too, though not reasons of this repository's own (about the whole "
-                    "store, or what the usual rate is already taken within): "
-                    + "; ".join(counted)
-                    + "."
-                )
-            )
+            details.append(Md(f"{COUNTED_TOO}: " + "; ".join(counted) + "."))
         if not reasons:
             details.append(Md("The model stored no drivers for this forecast."))
     if kind == "rocm":
         context += rocm_context(ctx, repo)
     else:
         (context if f is None else details).extend(_signal_context(ctx, repo))
-    details += _peer_context(ctx, repo, ctx.categories)
-    details += _release_context(ctx, repo)
+    if f"context {repo}" not in ctx.said:  # a repository's second card: said on its first
+        ctx.said.add(f"context {repo}")
+        details += _peer_context(ctx, repo, ctx.categories)
+        details += _release_context(ctx, repo)
     return shown, context, details
+
+
+# What leads the drivers that are not the repository's own (about the whole store, or what the
+# usual rate is already taken within), explained once above the cards' details.
+COUNTED_TOO = "Counted too, not its own"
 
 
 # Templates whose yes means a higher star pace, and those whose yes means a lower one: where a
@@ -365,12 +365,16 @@ def _peer_context(ctx: BriefingContext, repo: str, categories: list[CategoryMove
         ctx.data_through,
         f"{move.category} mean acceleration_28d",
     )
-    text = (
-        f"Peer context: the {safe_inline(category)} category's mean 28-day acceleration is "
-        f"{num(move.acceleration, signed=True)} {ref(r_cat)}"
-    )
-    if parts:
-        text += "; peers: " + ", ".join(parts)
+    first = f"peers {category}" not in ctx.said  # the category's line: on its first card only
+    ctx.said.add(f"peers {category}")
+    text = "Peer context"
+    if first:
+        text += (
+            f": the {safe_inline(category)} category's mean 28-day acceleration is "
+            f"{num(move.acceleration, signed=True)} {ref(r_cat)}"
+        )
+        if parts:
+            text += "; peers: " + ", ".join(parts)
     peer_row = latest_peer_signals(ctx.store.con, repo, ctx.data_through)
     if peer_row and peer_row.get("relative_acceleration_28d") is not None:
         key = {"repo": repo, "day": peer_row["day"]}
@@ -391,10 +395,13 @@ def _peer_context(ctx: BriefingContext, repo: str, categories: list[CategoryMove
             f"{repo} rank in category",
         )
         text += (
-            f"; relative to its peers' mean it is "
-            f"{num(peer_row['relative_acceleration_28d'], signed=True)} {ref(r_rel)}, rank "
-            f"{peer_row['category_rank']} {ref(r_rank)} of {peer_row['peers'] + 1} in the category"
+            f"{'; ' if first else ': '}{num(peer_row['relative_acceleration_28d'], signed=True)} "
+            f"{ref(r_rel)} against its peers' mean, rank {peer_row['category_rank']} {ref(r_rank)} "
+            f"of {peer_row['peers'] + 1}"
+            + (" in the category" if first else f" in {safe_inline(category)}")
         )
+    elif not first:
+        return []
     return [Md(text + ".")]
 
 

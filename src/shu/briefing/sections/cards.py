@@ -23,14 +23,15 @@ from shu.briefing import charts
 from shu.briefing.card.confidence import interval_confidence, why_confidence
 from shu.briefing.card.interval import interval_lead, velocity_reading
 from shu.briefing.card.topic import card_topic, context_answers, topic_lines
-from shu.briefing.card.why import direction, why_prediction
+from shu.briefing.card.why import COUNTED_TOO, direction, why_prediction
 from shu.briefing.charts import HISTORY_DAYS, slug
-from shu.briefing.choice import CardChoice
+from shu.briefing.choice import CHOICE_RULE, CardChoice
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.fan_chart import fan_chart
 from shu.briefing.sections.calibration_watch import regime_action
 from shu.briefing.story_words import burst_leaving_sentence
 from shu.briefing.text import (
+    USUAL_RATE,
     and_list,
     day_text,
     interval_text,
@@ -41,7 +42,6 @@ from shu.briefing.text import (
     ref,
     repo_link,
     template_words,
-    word_count,
 )
 from shu.safe_markdown import Md, safe_code, safe_inline
 
@@ -72,13 +72,44 @@ def build(ctx: BriefingContext) -> Part:
     cards = [_card(ctx, choice) for choice in ctx.cards]
     # the regime guard's line is bookkeeping: after the body, above every forecast issued
     every = {"forecasts": [_forecast_row(f) for f in ctx.forecasts], "guard": regime_line(ctx)}
+    head = more_head(ctx)
     return Part(
         ctx.render("sections/cards.md.j2", cards=cards, page=False),
-        ctx.render("sections/cards.md.j2", cards=cards, page=True),
+        ctx.render("sections/cards.md.j2", cards=cards, page=True, more_head=head),
         {"cards": [card_data(choice, card) for choice, card in zip(ctx.cards, cards, strict=True)]},
-        appendix=ctx.render("sections/cards_appendix.md.j2", cards=cards, **every),
+        appendix=ctx.render("sections/cards_appendix.md.j2", cards=cards, more_head=head, **every),
         appendix_page=ctx.render("sections/cards_appendix.md.j2", cards=[], **every),
     )
+
+
+def more_head(ctx: BriefingContext) -> list[Md]:
+    """What every card's details share, said once above them: how the question was chosen, what
+    the chart draws, how the ranges and the records were made, and the words the lines use."""
+    versions = sorted({str(c.headline.get("model_version")) for c in ctx.cards})
+    return [
+        Md(f"**The question.** {safe_inline(CHOICE_RULE)}."),
+        Md(
+            "**The chart** draws the card's quantity over the last 180 days with the forecast and "
+            "the threshold asked (dashed)."
+        ),
+        Md(
+            "**Ranges.** The 50%, 80% and 95% ranges are calibrated on later data than the model "
+            "was fitted on; how often they held is in the model card. A calibration line gives the "
+            "two points of past errors an 80% range is read between (the 10th and 90th when they "
+            "run true)."
+        ),
+        Md(
+            "**Records.** A card's records count answers to its kind of question (its question's "
+            "form at its horizon) given with the same confidence; the backtest's are in the model "
+            f"card of {and_list([safe_code(v) for v in versions])}."
+        ),
+        Md(
+            f"**{COUNTED_TOO}:** what the model counted that is about the whole store, or already "
+            "part of how often such questions usually come true. **Below the bar:** no strong "
+            "evidence for the topic from commits, release notes, documents or probe checks, so "
+            "it is not asserted."
+        ),
+    ]
 
 
 def card_data(choice: CardChoice, card: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -225,9 +256,6 @@ def regime_line(ctx: BriefingContext) -> Md | None:
     return Md(f"{notice}; so shu {' and '.join(done)}.")
 
 
-# How often such questions usually come true (a forecast's base rate), in the body's words.
-USUAL_RATE = "how often such questions usually come true"
-
 # What a declared question is for, in plain words (no configuration file named: the reader of
 # a forwarded note may have none).
 DECLARED_MARK = (
@@ -246,7 +274,9 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     question = _question(ctx, f) if f is not None else None
     reasons, context, why_details = why_prediction(ctx, f, choice.repo, choice.kind)
     confidence, conf_details = (
-        why_confidence(ctx, f) if f is not None else interval_confidence(ctx, head)
+        why_confidence(ctx, f, choice.skilled)
+        if f is not None
+        else interval_confidence(ctx, head, choice.skilled)
     )
     used: set[tuple[str, int]] = set()
     topic = card_topic(ctx, choice.repo, choice.kind)
@@ -255,11 +285,11 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     topic_details = topic_lines(ctx, topic, used, short=False)
     marks = []
     if choice.declared:
-        marks.append(DECLARED_MARK)
+        marks.append(Md(DECLARED_MARK))
     if f is None and choice.kind == "star":
-        marks.append("No yes/no question about it passed shu's bar today (why: in the details).")
-    if not choice.skilled:
-        marks.append(f"shu has not yet shown it answers such questions better than {USUAL_RATE}.")
+        marks.append(Md("No yes/no question about it passed shu's bar today."))
+    burst = _burst_line(ctx, f) if f is not None else None
+    label = _reasons_label(f) if f is not None else ""
     card: dict[str, Any] = {
         "repo": choice.repo,
         "reading": reading,
@@ -269,18 +299,21 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
         ),
         "question": question,
         "lead": (Md(f"{lead[0]}.") if f is not None else Md(f"**{lead[0]}**")) if lead else None,
-        "burst": _burst_line(ctx, f) if f is not None else None,
-        "marks": Md("*" + " ".join(marks) + "*") if marks else None,
+        "confidence": confidence,
         "chart": _chart(ctx, choice),
         "reasons": reasons,
-        "label": _reasons_label(f) if f is not None else "",
-        "context": context,
-        "confidence": confidence,
         "details": [
+            *[
+                Md(f"**{label}:** {r.line()}" if i == 0 else str(r.line()))
+                for i, r in enumerate(reasons)
+            ],
+            *([burst] if burst else []),
+            *context,
+            *why_details,
+            *marks,
             Md(f"Why this question: {safe_inline(choice.why)}."),
             *([] if choice.skilled else [Md(f"Skill: {safe_inline(choice.skill_reason)}.")]),
             *iv_details,
-            *why_details,
             *conf_details,
             *[Md(f"Topic: {line}") for line in topic_short],
             *topic_details,
@@ -288,12 +321,23 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
             *context_details,
         ],
     }
-    footer = f"*Receipts {{receipts}} · forecast {safe_code(head['forecast_id'])}*"
-    card["footer"] = Md(footer.format(receipts="R0000–R0000"))  # its length while fitting
-    _fit(card)
-    card["footer"] = Md(footer.format(receipts=receipt_span(first_receipt, len(ctx.book.receipts))))
+    receipts = receipt_span(first_receipt, len(ctx.book.receipts))
+    footer = f"Receipts {receipts} · forecast {safe_code(head['forecast_id'])}"
+    card["footer"] = Md(f"*{footer} · its reasons and chart: [{MORE}](#{slug_heading(MORE)})*")
+    card["page_footer"] = Md(f"*{footer}*")
+    card["chart_markdown"] = Md(f"![{card['chart']['alt']}]({card['chart']['png']})")
     card["markdown"] = Md(card_markdown(card))
+    card["page_markdown"] = Md(card_markdown(card, page=True))
     return card
+
+
+# The appendix's heading over every card's reasons, chart and details.
+MORE = "More on each card"
+
+
+def slug_heading(heading: str) -> str:
+    """The anchor a markdown renderer gives a heading ("More on each card" -> more-on-each-card)."""
+    return "-".join(heading.lower().split())
 
 
 # The templates asking whether the 28-day pace on the horizon day is above a threshold.
@@ -320,24 +364,15 @@ def _reasons_label(f: dict[str, Any]) -> str:
     return "Why more likely than usual" if direction(f) > 0 else "Why less likely than usual"
 
 
-def bullets(card: dict[str, Any]) -> list[Md]:
-    """The card's bullets as shown: its reasons (the first labelled), context, confidence."""
-    out = [
-        Md(f"**{card['label']}:** {r.line()}" if i == 0 else str(r.line()))
-        for i, r in enumerate(card["reasons"])
-    ]
-    out += card["context"]
-    out += [Md(f"**How sure:** {line}") for line in card["confidence"]]
-    return out
-
-
-def card_markdown(card: dict[str, Any]) -> str:
-    """The card's markdown as the section prints it (what `MAX_WORDS` is measured on)."""
-    # the chart first, so that on the HTML page the card's text sits beside it (`html.STYLE`)
-    parts = [f"### {card['heading']}", f"![{card['chart']['alt']}]({card['chart']['png']})"]
-    parts += [str(card[k]) for k in ("question", "lead", "burst", "marks") if card.get(k)]
-    parts.append("\n".join(f"- {line}" for line in bullets(card)))
-    parts.append(str(card["footer"]))
+def card_markdown(card: dict[str, Any], page: bool = False) -> str:
+    """The card's body as the section prints it (what `MAX_WORDS` is measured on): its heading,
+    its question with its answer, the pace expected with its 80% range, how sure, and its
+    receipts with, in the markdown, a link to its details in the appendix (on the HTML page the
+    details open below it)."""
+    parts = [f"### {card['heading']}"]
+    parts += [str(card[k]) for k in ("question", "lead") if card.get(k)]
+    parts += [f"**How sure:** {line}" for line in card["confidence"]]
+    parts.append(str(card["page_footer" if page else "footer"]))
     return "\n\n".join(parts) + "\n"
 
 
@@ -375,20 +410,6 @@ def _chart(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
         ctx.store, choice.repo, ctx.data_through, path, HISTORY_DAYS, choice.forecast
     )
     return {"png": path.name, "alt": title}
-
-
-def _fit(card: dict[str, Any]) -> None:
-    """Move the card's last reasons, then its context lines, to its details until the card
-    fits `MAX_WORDS` (two reasons stay when it has them)."""
-    while word_count(card_markdown(card)) > MAX_WORDS:
-        if len(card["reasons"]) > 2:
-            card["details"].append(card["reasons"].pop().line())
-        elif card["context"]:
-            card["details"].append(card["context"].pop())
-        elif len(card["reasons"]) > 1:
-            card["details"].append(card["reasons"].pop().line())
-        else:
-            break
 
 
 def _forecast_row(f: dict[str, Any]) -> dict[str, Any]:
