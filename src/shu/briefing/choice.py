@@ -163,7 +163,7 @@ def _cards(
                     True,
                     skilled,
                     reason,
-                    "declared in shu.toml",
+                    "declared by the user",
                 )
             )
         return out

@@ -96,7 +96,7 @@ def test_none_qualifies_the_card_leads_with_the_interval_alone():
     ]
     [card] = _choose(forecasts)
     assert card.forecast is None and card.interval == interval and card.headline == interval
-    assert "leads with the interval alone" in card.why
+    assert "the range leads" in card.why
     # an interval without demonstrated skill still leads the card, which says so
     [card] = _choose(forecasts, skill=_skilled("star_accel_reach/30"))
     assert card.interval == interval and not card.skilled

@@ -69,15 +69,46 @@ def _cards(markdown: str) -> list[str]:
     return [c for c in re.split(r"\n(?=### )", body) if c.startswith("### [")]
 
 
-def test_a_card_fits_a_screen_and_shows_no_identifier(filled, settings, day):
+def test_a_body_card_is_its_question_its_range_and_how_sure(filled, settings, day):
+    """In the body a card is three lines (the question with its answer against the usual rate,
+    the pace expected with its 80% range where one is issued, how sure) between its heading and
+    its receipts, which link to its reasons and chart in the appendix."""
     text = compose_briefing(filled, day, settings).path.read_text()
     cards = _cards(text)
     assert len(cards) == 3
     for card in cards:
         assert word_count(card) <= MAX_WORDS, card
-        why = next(line for line in card.splitlines() if "**Why more likely than usual:**" in line)
+        heading, *lines, footer = [p for p in card.strip().split("\n\n") if p]
+        assert heading.startswith("### [") and footer.startswith("*Receipts R")
+        assert footer.endswith("[More on each card](#more-on-each-card)*")
+        assert lines[0].startswith("**Will ") and "such questions usually come true" in lines[0]
+        assert lines[-1].startswith("**How sure:** ") and len(lines) <= 3
+        assert all(line.startswith("28-day pace on ") for line in lines[1:-1])
+        assert "![" not in card and "\n- " not in card  # no chart, no bullets
+    more = text.split("### More on each card", 1)[1].split("\n### ", 1)[0]
+    assert more.count("![") == 3  # each card's chart is in its details
+    for why in [line for line in more.splitlines() if "**Why more likely than usual:**" in line]:
         assert "pace" in why and not re.search(r"\b[a-z]+_[a-z0-9_]+\b", why)
-        assert "log-odds" not in card and "typical value" not in card
+        assert "log-odds" not in why and "typical value" not in why
+
+
+def test_the_confidence_word_claims_no_more_than_the_record_shows():
+    """The word is the lower of the answer's own band, the backtest's hit rate and, from
+    `RECORD_ENOUGH` answers, the upper end of this store's record's 95% interval; a rate of 50%
+    or less is no skill at all."""
+    from shu.briefing.card.confidence import NO_SKILL, RECORD_ENOUGH, earned_word
+
+    # the example's keras card: 86% no, 87% in the backtest, 29 of 46 in the store (49-75%)
+    assert earned_word(0.14, 0.87, (29, 46)) == "medium"
+    # too few answers in the store to weigh: the backtest's word stands
+    assert earned_word(0.14, 0.87, (1, RECORD_ENOUGH - 1)) == "high"
+    # a backtest worse than the answer's band lowers it; a better one never raises it
+    assert earned_word(0.84, 0.72, (0, 0)) == "medium"
+    assert earned_word(0.55, 0.95, (300, 300)) == "low"
+    # a record no better than a coin's: no skill (the ROCm share card's 48%)
+    assert earned_word(0.48, 0.48, (0, 0)) == NO_SKILL
+    assert earned_word(0.85, 0.90, (10, 40)) == NO_SKILL  # 14-41%: at best no better than a coin
+    assert earned_word(0.72, None, (0, 0)) == "medium"  # no record at all: the answer's own
 
 
 def test_word_count_counts_what_a_reader_reads():

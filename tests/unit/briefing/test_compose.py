@@ -41,12 +41,11 @@ def test_briefing_has_every_section_and_card_part(filled, settings, day) -> None
     ):
         assert heading in appendix and heading not in body, heading
     assert result.n_forecasts == 3
-    for part in (
-        "**Why more likely than usual:**",
-        "**How sure:**",
-        "where such questions usually come true 45% of the time",
-    ):
+    for part in ("**How sure:**", "where such questions usually come true 45% of the time"):
         assert body.count(part) == 3, part
+    # a card's reasons and chart are in its details: the appendix's, and the page's expandable
+    assert "Why more likely than usual" not in body and "![" not in split_cards(body)
+    assert appendix.count("**Why more likely than usual:**") == 3
     # Topic and context lines give way first: to the card's details, never the card itself.
     assert "Topic:" not in body and appendix.count("- Topic:") == 3
     # Context questions appear only where the corpus answers them (acme/platform's ROCm ones).
@@ -148,7 +147,12 @@ def test_tampered_receipt_does_not_resolve(filled, settings, day) -> None:
 
 def _how_sure(text: str) -> list[str]:
     """Every card's "How sure" line."""
-    return [line for line in text.splitlines() if line.startswith("- **How sure:**")]
+    return [line for line in text.splitlines() if line.startswith("**How sure:**")]
+
+
+def split_cards(body: str) -> str:
+    """The body's Forecasts section."""
+    return body.split("## Forecasts", 1)[1].split("\n## ", 1)[0]
 
 
 def test_confidence_cites_live_record_and_no_backtest_claim_without_one(filled, settings, day):
@@ -157,22 +161,36 @@ def test_confidence_cites_live_record_and_no_backtest_claim_without_one(filled, 
     assert len(sure) == 3
     for line in sure:
         assert "Medium confidence (72% yes)" in line
-        assert "no backtest record of such answers is stored" in line
-        assert "this store's live record for such answers: 3 of 3 came true as said (100%)" in line
+        # 3 answers are too few to weigh: the word is the answer's own
+        assert "came true 100% of the time in this store's live record (3 of 3, too few" in line
+        assert "backtest" not in line
 
 
-def test_confidence_says_when_the_backtest_and_the_live_record_disagree(filled, settings, day):
+def test_a_question_no_better_than_a_coin_is_no_card_unless_declared(filled, settings, day):
+    """Such answers came true 20% of the time in the backtest: no card asks the question; declared,
+    its card says it has shown no skill, and its details where the two records disagree."""
+    from shu.settings import DeclaredQuestion
+
     card = json.loads((settings.models_dir / "forecaster.json").read_text())
     bands = [{"band": "medium", "n": 1000, "right": 200, "hit_rate": 0.2}]
     card["backtest"]["slices"]["star_accel_reach/30"]["bands"] = bands
     (settings.models_dir / "forecaster.json").write_text(json.dumps(card))
     result = compose_briefing(filled, day, settings)
-    sure = _how_sure(result.path.read_text())
-    assert len(sure) == 3
-    for line in sure:
-        # 3 of 3 right: 44-100% with 95% confidence, above the backtest's 18-23%
-        assert "in the backtest, 1,000 such answers held 20% of the time" in line
-        assert "This store's record (44%–100% with 95% confidence) is above the backtest's" in line
+    assert _how_sure(result.path.read_text()) == []
+    asked = filled.con.execute(
+        "SELECT repo, template, horizon_days, threshold FROM forecasts WHERE origin = ? AND "
+        "template = 'star_accel_reach' ORDER BY repo LIMIT 1",
+        [day],
+    ).fetchone()
+    declared = DeclaredQuestion(repo=asked[0], template=asked[1], horizon=asked[2], threshold=asked[3])
+    result = compose_briefing(filled, day, settings.model_copy(update={"questions": [declared]}))
+    text = result.path.read_text()
+    [line] = _how_sure(text)
+    assert line.startswith("**How sure:** No skill shown: such answers came true 20% of the time")
+    assert "no better than a coin" in line
+    # 3 of 3 right: 44-100% with 95% confidence, above the backtest's 18-23%
+    more = text.split("### More on each card")[1]
+    assert "This store's record (44%–100% with 95% confidence) is above the backtest's" in more
     receipts = stored_receipts(filled, result.briefing_id)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
 
@@ -198,20 +216,17 @@ def test_confidence_quotes_the_backtest_record_of_its_own_velocity_band(filled, 
     result = compose_briefing(filled, day, settings)
     lines = _how_sure(result.path.read_text())
     assert len(lines) == 3
-    assert not any("1,000 such answers" in line for line in lines)  # never the overall record
+    assert not any("1,000 answers" in line for line in lines)  # never the overall record
     fast = [line for line in lines if "on repositories gaining 20 or more stars a day" in line]
     assert len(fast) == 1  # acme/platform's card alone
-    assert "in the backtest, 13 such answers on repositories gaining 20 or more" in fast[0]
-    assert "stars a day held 69% of the time" in fast[0]
+    assert "69% of the time in the backtest (13 answers on repositories gaining 20 or more" in fast[0]
     others = [line for line in lines if line not in fast]
     for repo in ("acme/other-platform", "acme/runtime"):  # each quotes its own band's n
         velocity = filled.con.execute(
             "SELECT velocity_28d FROM star_signals WHERE repo = ? AND day = ?", [repo, day]
         ).fetchone()[0]
         n = 10 + int(velocity_band([velocity])[0])
-        assert any(
-            f"in the backtest, {n} such answers on repositories gaining" in x for x in others
-        )
+        assert any(f"in the backtest ({n} answers on repositories gaining" in x for x in others)
     receipts = stored_receipts(filled, result.briefing_id)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
     pointers = {r.key for r in receipts if r.kind == "file"}
@@ -250,11 +265,9 @@ def test_a_declared_question_says_what_it_is_for_in_plain_words(filled, settings
         filled, day, settings.model_copy(update={"questions": [question]})
     ).path.read_text()
     cards = text.split("\n## Forecasts\n")[1].split("\n## ")[0]
-    assert (
-        "*A standing question for this repository: shu asks it every day, whatever the answer.*"
-        in cards
-    )
-    assert "shu.toml" not in cards  # the card names no file the reader may not have
+    more = text.split("### More on each card")[1]
+    assert "- A standing question for this repository: shu asks it every day, whatever" in more
+    assert "shu.toml" not in cards and "shu.toml" not in more  # no file the reader may lack
 
 
 def test_disagreement_is_one_sentence_only_beyond_the_intervals():
@@ -372,12 +385,12 @@ def test_cards_read_cleanly(filled, settings, day) -> None:
     # A card's reasons are the repository's own: the store's median repository and the
     # threshold's distance (what the base rate is taken within) are in the details, not shown
     # as why the answer departs from the base rate.
-    card = _card(text, "acme/platform")
-    shown = card[: card.index("**How sure:**")]
+    card = more.split("**[acme/platform](")[1].split("\n**[")[0]
+    shown = card[: card.index("Counted too")]
     assert "Why more likely than usual:" in shown
     assert "median repository" not in shown and "standard deviations" not in shown
     # said once per card (three cards), however many such drivers a card has
-    assert more.count("Counted too, though not reasons of this repository's own") == 3
+    assert more.count("- Counted too, not its own: ") == 3
 
 
 def test_summary_says_what_changed_since_the_previous_briefing(filled, settings, day) -> None:
@@ -454,10 +467,7 @@ def test_a_replayed_record_is_never_called_live(filled, settings, day):
     sure = _how_sure(text)
     assert len(sure) == 3
     for line in sure:
-        assert (
-            "this store's record (replayed) for such answers: 3 of 3 came true as said (100%)"
-            in line
-        )
+        assert "100% of the time in this store's record (replayed) (3 of 3" in line
     assert "live record" not in text
 
 

@@ -61,11 +61,11 @@ def test_card_leads_with_the_interval_and_cites_it(filled, settings, day) -> Non
     text = result.path.read_text()
     lead = "28-day pace on 30 Mar 2026: 24.1 stars/day, 80% likely between 18.9 and 30.2"
     assert lead in text
-    assert "95% likely between 15.0 and 35.5" in result.path.with_suffix(".html").read_text()
+    assert "95% likely 15.0–35.5" in result.path.with_suffix(".html").read_text()
     heading = next(line for line in text.splitlines() if line.startswith("### ") and repo in line)
     card = text[text.index(heading) :]
-    # the question and its answer, then the range it expects, then the reasons
-    assert card.index("72% yes") < card.index(lead) < card.index("**Why more likely than usual")
+    # the question and its answer, then the range it expects, then how sure
+    assert card.index("72% yes") < card.index(lead) < card.index("**How sure:**")
     doc = json.loads(result.path.with_suffix(".json").read_text())
     shown = next(c for c in doc["cards"] if c["repo"] == repo)
     assert (shown["threshold"], shown["comparator"]) == (0.5, ">=")

@@ -86,6 +86,8 @@ def more_head(ctx: BriefingContext) -> list[Md]:
     """What every card's details share, said once above them: how the question was chosen, what
     the chart draws, how the ranges and the records were made, and the words the lines use."""
     versions = sorted({str(c.headline.get("model_version")) for c in ctx.cards})
+    if not versions:
+        return []
     return [
         Md(f"**The question.** {safe_inline(CHOICE_RULE)}."),
         Md(
