@@ -14,7 +14,8 @@
 
 Gaps in the history are drawn and named (`charts.shade_gaps`), the legend kept off the data
 (`chart_layout.place_legends`). Other questions (commits, releases) get the velocity chart,
-whose title says it does not draw their quantity.
+whose title says it does not draw their quantity. `cards_figure` draws the same for every star
+card as small multiples, one panel each, for the body's Forecasts section.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+import matplotlib.dates as mdates
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -112,23 +114,21 @@ def _draw_fan(ax: Any, fan: pd.DataFrame, hist: pd.DataFrame) -> None:
     ax.axvline(origin, color="grey", linewidth=0.6, linestyle=":", gid=GUIDE)
 
 
-def fan_figure(
+def _draw(
+    ax: Any,
     store: Store,
     repo: str,
     as_of: date,
-    history_days: int = 180,
-    question: dict | None = None,
-) -> tuple[Figure, bool, str]:
-    """The card's chart of `repo` to `as_of` for `question` (see the module docstring).
-
-    Returns the figure, whether a fan (interval forecasts) was drawn, and its title."""
+    history_days: int,
+    question: dict | None,
+) -> tuple[Quantity, bool, str]:
+    """The card's quantity for `question` on `ax` (its history, fan and threshold asked): the
+    quantity, whether a fan was drawn, and what the axes show in words."""
     template = question.get("template") if question is not None else None
     quantity = QUESTION_QUANTITY.get(template or "", VELOCITY)
     since = as_of - timedelta(days=history_days)
     hist = signal_frame(store.con, [repo], quantity.column, since + timedelta(days=1), as_of)
     fan = interval_forecasts(store.con, repo, as_of) if quantity.fan else pd.DataFrame()
-    fig = new_figure(9, 3.6)
-    ax = fig.subplots()
     if len(hist):
         days, values = broken_at_gaps(hist, 1)
         ax.plot(days, values, color="C0", label="observed")
@@ -156,6 +156,22 @@ def fan_figure(
         what += " (no interval forecast stored)"
     if template is not None and template not in QUESTION_QUANTITY:
         what += " (the question's own quantity is not drawn)"
+    return quantity, not fan.empty, what
+
+
+def fan_figure(
+    store: Store,
+    repo: str,
+    as_of: date,
+    history_days: int = 180,
+    question: dict | None = None,
+) -> tuple[Figure, bool, str]:
+    """The card's chart of `repo` to `as_of` for `question` (see the module docstring).
+
+    Returns the figure, whether a fan (interval forecasts) was drawn, and its title."""
+    fig = new_figure(9, 3.6)
+    ax = fig.subplots()
+    quantity, fanned, what = _draw(ax, store, repo, as_of, history_days, question)
     title = f"{repo}: {what}, to {as_of}"
     ax.set_title(title, fontsize=10)
     ax.set_ylabel(quantity.axis)
@@ -163,10 +179,53 @@ def fan_figure(
     ax.legend(fontsize=7)
     finish(
         fig,
-        STAR_SIGNALS_SOURCE + (" and forecast_intervals" if not fan.empty else ""),
+        STAR_SIGNALS_SOURCE + (" and forecast_intervals" if fanned else ""),
         rect=(0, 0.04, 1, 1),
     )
-    return fig, not fan.empty, title
+    return fig, fanned, title
+
+
+GRID_COLUMNS = 3  # panels per row of the cards' small multiples
+
+
+def cards_figure(
+    store: Store, asked: list[tuple[str, dict | None]], as_of: date, history_days: int = 90
+) -> tuple[Figure, str]:
+    """The cards at a glance: one small panel per (repository, question) in `asked`, each its
+    question's quantity with the threshold asked (dashed) and, for the velocity, its fan
+    (`_draw`); the figure and its alt text, saying what each panel draws."""
+    columns = min(GRID_COLUMNS, len(asked))
+    rows = -(-len(asked) // columns)
+    fig = new_figure(11, 2.9 * rows + 0.4)
+    axes = fig.subplots(rows, columns, squeeze=False).ravel()
+    said, fanned = [], False
+    for ax, (repo, question) in zip(axes, asked, strict=False):
+        quantity, fan, what = _draw(ax, store, repo, as_of, history_days, question)
+        fanned |= fan
+        ax.set_title(f"{repo}\n{quantity.words}", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.xaxis.set_major_locator(mdates.MonthLocator())  # short month names: none overprints
+        ax.xaxis.set_major_formatter(mdates.DateFormatter("%b"))
+        for c in ax.collections:  # each panel's own threshold, one key for all of them
+            if c.get_label().startswith("asked:"):
+                c.set_label("threshold asked")
+        said.append(f"{repo}: {what}")
+    for ax in axes[len(asked) :]:
+        ax.set_visible(False)
+    keys: dict[str, Any] = {}
+    for ax in axes[: len(asked)]:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            keys.setdefault(label, handle)
+    # one key below the panels, right of the source line, off every panel's data
+    fig.legend(keys.values(), keys.keys(), loc="lower right", fontsize=7, ncols=len(keys))
+    finish(
+        fig,
+        STAR_SIGNALS_SOURCE + (" and forecast_intervals" if fanned else ""),
+        rect=(0, 0.09 / rows, 1, 1),
+        dates=False,
+    )
+    alt = f"The cards' questions, one panel each, to {as_of}: " + "; ".join(said)
+    return fig, alt
 
 
 def fan_chart(
@@ -180,3 +239,11 @@ def fan_chart(
     """`fan_figure` as a PNG at `path`: the path, whether a fan was drawn, and the title."""
     fig, drawn, title = fan_figure(store, repo, as_of, history_days, question)
     return save(fig, path), drawn, title
+
+
+def cards_chart(
+    store: Store, asked: list[tuple[str, dict | None]], as_of: date, path: Path
+) -> tuple[Path, str]:
+    """`cards_figure` as a PNG at `path`: the path and its alt text."""
+    fig, alt = cards_figure(store, asked, as_of)
+    return save(fig, path), alt

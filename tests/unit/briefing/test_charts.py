@@ -21,7 +21,7 @@ from shu.briefing.charts import (
     watch_figure,
 )
 from shu.briefing.compare import compare_figure, compare_frame
-from shu.briefing.fan_chart import fan_figure
+from shu.briefing.fan_chart import cards_figure, fan_figure
 from shu.briefing.sections.calibration_watch import calibration_watch
 from shu.signals import refresh_signals
 from shu.signals.story_reads import story_of
@@ -141,6 +141,50 @@ def test_fan_chart_of_an_acceleration_question_draws_the_acceleration(chart_stor
     low, high = ax.get_ylim()
     assert low < 2.5 < high
     _assert_reads(fig)
+
+
+def test_cards_small_multiples_draw_each_question_and_its_threshold(chart_store):
+    """One panel per card: its question's quantity with the threshold asked (dashed), the alt
+    text saying so of each; no legend on the data, no text overprinting."""
+    asked = [
+        (
+            "big/fading",
+            {
+                "template": "star_velocity_level",
+                "threshold": 40.0,
+                "origin": DAY,
+                "resolves_on": DAY + timedelta(days=30),
+                "probability": 0.7,
+            },
+        ),
+        (
+            "small/steady",
+            {
+                "template": "star_accel_reach",
+                "threshold": 0.5,
+                "origin": DAY,
+                "resolves_on": DAY + timedelta(days=30),
+                "probability": 0.3,
+            },
+        ),
+        ("big/fading", None),  # a card leading with its range alone: no threshold to draw
+    ]
+    fig, alt = cards_figure(chart_store, asked, DAY)
+    _assert_reads(fig)
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(panels) == 3
+    for ax, (_, question), words in zip(
+        panels, asked, ("velocity", "acceleration", "velocity"), strict=True
+    ):
+        assert words in ax.get_title()
+        dashed = [c for c in ax.collections if c.get_label() == "threshold asked"]
+        if question is None:
+            assert dashed == []
+        else:
+            (line,) = dashed
+            assert {y for seg in line.get_segments() for _, y in seg} == {question["threshold"]}
+    assert alt.count("the threshold asked (dashed)") == 2
+    assert "big/fading: 28-day star velocity" in alt and "small/steady: 28-day star acc" in alt
 
 
 def test_compare_chart_on_a_log_axis_has_no_zero(chart_store):

@@ -182,7 +182,9 @@ def test_a_question_no_better_than_a_coin_is_no_card_unless_declared(filled, set
         "template = 'star_accel_reach' ORDER BY repo LIMIT 1",
         [day],
     ).fetchone()
-    declared = DeclaredQuestion(repo=asked[0], template=asked[1], horizon=asked[2], threshold=asked[3])
+    declared = DeclaredQuestion(
+        repo=asked[0], template=asked[1], horizon=asked[2], threshold=asked[3]
+    )
     result = compose_briefing(filled, day, settings.model_copy(update={"questions": [declared]}))
     text = result.path.read_text()
     [line] = _how_sure(text)
@@ -219,7 +221,9 @@ def test_confidence_quotes_the_backtest_record_of_its_own_velocity_band(filled, 
     assert not any("1,000 answers" in line for line in lines)  # never the overall record
     fast = [line for line in lines if "on repositories gaining 20 or more stars a day" in line]
     assert len(fast) == 1  # acme/platform's card alone
-    assert "69% of the time in the backtest (13 answers on repositories gaining 20 or more" in fast[0]
+    assert (
+        "69% of the time in the backtest (13 answers on repositories gaining 20 or more" in fast[0]
+    )
     others = [line for line in lines if line not in fast]
     for repo in ("acme/other-platform", "acme/runtime"):  # each quotes its own band's n
         velocity = filled.con.execute(
@@ -467,7 +471,7 @@ def test_a_replayed_record_is_never_called_live(filled, settings, day):
     sure = _how_sure(text)
     assert len(sure) == 3
     for line in sure:
-        assert "100% of the time in this store's record (replayed) (3 of 3" in line
+        assert "100% of the time in this store's record (3 of 3, replayed, too few" in line
     assert "live record" not in text
 
 

@@ -149,12 +149,13 @@ def beats_coin(store: Store, settings: Settings, f: dict[str, Any], day: date) -
 
 def why_confidence(
     ctx: BriefingContext, f: dict[str, Any], skilled: bool = True
-) -> tuple[list[Md], list[Md]]:
+) -> tuple[list[Md], list[Md], str]:
     """How sure a yes/no answer is (short, details): the word it has earned (`earned_word`), with
     how often such answers came true in this store's record and in the backtest, the one that
     sets the word first; "No skill shown" where such answers came true no more often than a
     coin's or shu has not shown skill at such questions (`skilled` False). The details keep one
-    sentence when the two records disagree beyond their intervals, and the calibration state."""
+    sentence when the two records disagree beyond their intervals, and the calibration state;
+    then the word itself (`NO_SKILL` for "No skill shown")."""
     p = f["probability"]
     band = f["confidence"] or confidence_band(p)
     side = "yes" if p >= 0.5 else "no"
@@ -192,8 +193,16 @@ def why_confidence(
         clauses.append(
             (
                 upper,
-                f"{pct(live.hits / live.n)} of the time in {whose_record(live)} "
-                f"({live.hits} of {live.n}"
+                f"{pct(live.hits / live.n)} of the time in "
+                + ("this store's record" if live.replayed else "this store's live record")
+                + f" ({live.hits} of {live.n}"
+                + (
+                    ""
+                    if not live.replayed
+                    else ", replayed"
+                    if live.replayed == live.n
+                    else ", partly replayed"
+                )
                 + ("" if live.n >= RECORD_ENOUGH else ", too few to weigh")
                 + f") {ref(r_hits, r_n)}",
             )
@@ -235,7 +244,7 @@ def why_confidence(
     calibration = calibration_line(ctx.store, ctx.book, f, ctx.said)
     if calibration is not None:
         details.append(calibration)
-    return [Md(text)], details
+    return [Md(text)], details, word
 
 
 def _group_record(ctx: BriefingContext, f: dict[str, Any]) -> str:

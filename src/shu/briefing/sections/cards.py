@@ -3,15 +3,16 @@ picks, or its velocity interval alone), one per declared question, one per ROCm 
 and, for the appendix, the table of every forecast issued at the same origin and what each card
 keeps out of its screen.
 
-A card fits a screen: at most `MAX_WORDS` words in the markdown besides its chart and receipts
-(`text.word_count`). It asks its question and answers it with the base rate, gives the 28-day
-pace it expects on the horizon day with its 80% range, charts the repository, shows up to three
-reasons that all push the answer the way it departs from the base rate (`card.why`), and says how
-sure it is with the backtest's record beside this store's (`card.confidence`). Everything else
-(drivers pulling the other way, signal, peer and release context, the 50/95% ranges, the
-calibration state, topic evidence and what the corpus answers) goes to the card's details: the
-HTML page's expandable part and the markdown's appendix. Where the regime guard changed a
-forecast a card shows, one line naming which opens the appendix's table of every forecast.
+In the body a card is three lines (at most `MAX_WORDS` words besides its receipts,
+`text.word_count`): its question answered against how often such questions usually come true,
+the 28-day pace it expects on the horizon day with its 80% range, and how sure it is, in the word
+its record allows (`card.confidence`); its receipts line links to its details. Everything else (its
+chart, the reasons that push the answer the way it departs from the usual rate, `card.why`, the
+drivers pulling the other way, signal, peer and release context, the 50/95% ranges, the
+calibration state, topic evidence and what the corpus answers) is the card's details: the HTML
+page's expandable part and the markdown appendix's "More on each card", whose shared
+explanations are said once at its head (`more_head`). Where the regime guard changed a forecast
+a card shows, one line naming which opens the appendix's table of every forecast.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from shu.briefing.card.why import COUNTED_TOO, direction, why_prediction
 from shu.briefing.charts import HISTORY_DAYS, slug
 from shu.briefing.choice import CHOICE_RULE, CardChoice
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.fan_chart import fan_chart
+from shu.briefing.fan_chart import cards_chart, fan_chart
 from shu.briefing.sections.calibration_watch import regime_action
 from shu.briefing.story_words import burst_leaving_sentence
 from shu.briefing.text import (
@@ -70,16 +71,29 @@ def build(ctx: BriefingContext) -> Part:
     """The cards and their charts (written beside the markdown); for the appendix, every forecast
     at the same origin and each card's details."""
     cards = [_card(ctx, choice) for choice in ctx.cards]
+    grid = grid_chart(ctx)
     # the regime guard's line is bookkeeping: after the body, above every forecast issued
     every = {"forecasts": [_forecast_row(f) for f in ctx.forecasts], "guard": regime_line(ctx)}
     head = more_head(ctx)
     return Part(
-        ctx.render("sections/cards.md.j2", cards=cards, page=False),
-        ctx.render("sections/cards.md.j2", cards=cards, page=True, more_head=head),
+        ctx.render("sections/cards.md.j2", cards=cards, grid=grid, page=False),
+        ctx.render("sections/cards.md.j2", cards=cards, grid=grid, page=True, more_head=head),
         {"cards": [card_data(choice, card) for choice, card in zip(ctx.cards, cards, strict=True)]},
         appendix=ctx.render("sections/cards_appendix.md.j2", cards=cards, more_head=head, **every),
         appendix_page=ctx.render("sections/cards_appendix.md.j2", cards=[], **every),
     )
+
+
+def grid_chart(ctx: BriefingContext) -> Md | None:
+    """The star cards' questions as small multiples above the cards (`fan_chart.cards_figure`),
+    as the markdown image that shows it; None without a star card."""
+    asked = [(c.repo, c.forecast) for c in ctx.cards if c.kind == "star"]
+    if not asked:
+        return None
+    path = ctx.out_dir / f"{ctx.as_of}-cards.png"
+    _, alt = cards_chart(ctx.store, asked, ctx.data_through, path)
+    ctx.charts.append(path)
+    return Md(f"![{safe_inline(alt)}]({path.name})")
 
 
 def more_head(ctx: BriefingContext) -> list[Md]:
@@ -139,6 +153,8 @@ def card_data(choice: CardChoice, card: dict[str, Any] | None = None) -> dict[st
         "probability": f["probability"] if f else None,
         "base_rate": f.get("base_rate") if f else None,
         "probability_from_interval": reading.p_interval if reading else None,
+        # the word the card says ("none": no skill shown; `card.confidence.earned_word`)
+        "confidence": (card or {}).get("confidence_word"),
         "interval_agrees": reading.agrees if reading else None,
         "declared": choice.declared,
         "skill": {"demonstrated": choice.skilled, "reason": choice.skill_reason},
@@ -275,11 +291,10 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     reading = velocity_reading(ctx.store, head)
     question = _question(ctx, f) if f is not None else None
     reasons, context, why_details = why_prediction(ctx, f, choice.repo, choice.kind)
-    confidence, conf_details = (
-        why_confidence(ctx, f, choice.skilled)
-        if f is not None
-        else interval_confidence(ctx, head, choice.skilled)
-    )
+    if f is not None:
+        confidence, conf_details, word = why_confidence(ctx, f, choice.skilled)
+    else:
+        (confidence, conf_details), word = interval_confidence(ctx, head, choice.skilled), None
     used: set[tuple[str, int]] = set()
     topic = card_topic(ctx, choice.repo, choice.kind)
     topic_short = topic_lines(ctx, topic, used, short=True)
@@ -302,6 +317,7 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
         "question": question,
         "lead": (Md(f"{lead[0]}.") if f is not None else Md(f"**{lead[0]}**")) if lead else None,
         "confidence": confidence,
+        "confidence_word": word,
         "chart": _chart(ctx, choice),
         "reasons": reasons,
         "details": [

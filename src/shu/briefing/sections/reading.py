@@ -3,6 +3,7 @@ or two plain sentences (the body uses no other method term)."""
 
 from __future__ import annotations
 
+from shu.briefing.card.confidence import RECORD_ENOUGH
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections.calibration_watch import DEPARTED, MASS_LOSS_TIMES
 
@@ -15,5 +16,6 @@ def build(ctx: BriefingContext) -> Part:
             "sections/reading.md.j2",
             departed_points=round(100 * DEPARTED),
             mass_loss_times=f"{MASS_LOSS_TIMES:g}",
+            record_enough=RECORD_ENOUGH,
         ),
     )
