@@ -44,7 +44,10 @@ def test_briefing_has_every_section_and_card_part(filled, settings, day) -> None
     for part in ("**How sure:**", "where such questions usually come true 45% of the time"):
         assert body.count(part) == 3, part
     # a card's reasons and chart are in its details: the appendix's, and the page's expandable
-    assert "Why more likely than usual" not in body and "![" not in split_cards(body)
+    forecasts = split_cards(body)
+    assert "Why more likely than usual" not in body
+    # one chart in the section: the cards' small multiples above them, none in a card
+    assert forecasts.count("![") == 1 and forecasts.index("![") < forecasts.index("### ")
     assert appendix.count("**Why more likely than usual:**") == 3
     # Topic and context lines give way first: to the card's details, never the card itself.
     assert "Topic:" not in body and appendix.count("- Topic:") == 3
