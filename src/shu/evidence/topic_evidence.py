@@ -151,12 +151,14 @@ def _commit_evidence(store: Store, topic: Topic, repo: str, as_of: date) -> list
         if subject
     ]
     strong = share >= MIN_COMMIT_SHARE and flagged >= MIN_TOPIC_COMMITS
+    # the window last, after the example: no run of words repeats from one card to the next
     text = (
-        f"{flagged:,} of {total:,} commits ({100 * share:.1f}%) to {safe_inline(repo)} in the "
-        f"{COMMIT_WINDOW_DAYS} days to {as_of} touch {safe_inline(topic.term or topic.name)}"
+        f"{flagged:,} of {total:,} commits ({100 * share:.1f}%) to {safe_inline(repo)} touch "
+        f"{safe_inline(topic.term or topic.name)}"
     )
     if examples and examples[0][1]:
         text += f", e.g. “{safe_inline(examples[0][1], 120)}”"
+    text += f" ({COMMIT_WINDOW_DAYS} days to {as_of})"
     return [EvidenceItem("commits", text + ".", citations, strong)]
 
 

@@ -80,10 +80,10 @@ def test_a_body_card_is_its_question_its_range_and_how_sure(filled, settings, da
         assert word_count(card) <= MAX_WORDS, card
         heading, *lines, footer = [p for p in card.strip().split("\n\n") if p]
         assert heading.startswith("### [") and footer.startswith("*Receipts R")
-        assert footer.endswith("[More on each card](#more-on-each-card)*")
-        assert lines[0].startswith("**Will ") and "such questions usually come true" in lines[0]
+        assert "[why, and its chart](#more-on-each-card)" in footer
+        assert lines[0].startswith("**Will ") and "for such questions)" in lines[0]
         assert lines[-1].startswith("**How sure:** ") and len(lines) <= 3
-        assert all(line.startswith("28-day pace on ") for line in lines[1:-1])
+        assert all(line.startswith("28-day pace expected then: ") for line in lines[1:-1])
         assert "![" not in card and "\n- " not in card  # no chart, no bullets
     more = text.split("### More on each card", 1)[1].split("\n### ", 1)[0]
     assert more.count("![") == 3  # each card's chart is in its details

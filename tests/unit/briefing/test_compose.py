@@ -41,7 +41,7 @@ def test_briefing_has_every_section_and_card_part(filled, settings, day) -> None
     ):
         assert heading in appendix and heading not in body, heading
     assert result.n_forecasts == 3
-    for part in ("**How sure:**", "where such questions usually come true 45% of the time"):
+    for part in ("**How sure:**", "(usually 45% for such questions)"):
         assert body.count(part) == 3, part
     # a card's reasons and chart are in its details: the appendix's, and the page's expandable
     forecasts = split_cards(body)
@@ -165,7 +165,7 @@ def test_confidence_cites_live_record_and_no_backtest_claim_without_one(filled, 
     for line in sure:
         assert "Medium confidence (72% yes)" in line
         # 3 answers are too few to weigh: the word is the answer's own
-        assert "came true 100% of the time in this store's live record (3 of 3, too few" in line
+        assert "came true 100% in this store's live record (3 of 3, too few" in line
         assert "backtest" not in line
 
 
@@ -191,7 +191,9 @@ def test_a_question_no_better_than_a_coin_is_no_card_unless_declared(filled, set
     result = compose_briefing(filled, day, settings.model_copy(update={"questions": [declared]}))
     text = result.path.read_text()
     [line] = _how_sure(text)
-    assert line.startswith("**How sure:** No skill shown: such answers came true 20% of the time")
+    assert line.startswith(
+        "**How sure:** No skill shown: such answers came true 20% in the backtest"
+    )
     assert "no better than a coin" in line
     # 3 of 3 right: 44-100% with 95% confidence, above the backtest's 18-23%
     more = text.split("### More on each card")[1]
@@ -222,18 +224,16 @@ def test_confidence_quotes_the_backtest_record_of_its_own_velocity_band(filled, 
     lines = _how_sure(result.path.read_text())
     assert len(lines) == 3
     assert not any("1,000 answers" in line for line in lines)  # never the overall record
-    fast = [line for line in lines if "on repositories gaining 20 or more stars a day" in line]
+    fast = [line for line in lines if "repositories gaining 20 or more stars a day" in line]
     assert len(fast) == 1  # acme/platform's card alone
-    assert (
-        "69% of the time in the backtest (13 answers on repositories gaining 20 or more" in fast[0]
-    )
+    assert "69% in the backtest (13 answers, repositories gaining 20 or more" in fast[0]
     others = [line for line in lines if line not in fast]
     for repo in ("acme/other-platform", "acme/runtime"):  # each quotes its own band's n
         velocity = filled.con.execute(
             "SELECT velocity_28d FROM star_signals WHERE repo = ? AND day = ?", [repo, day]
         ).fetchone()[0]
         n = 10 + int(velocity_band([velocity])[0])
-        assert any(f"in the backtest ({n} answers on repositories gaining" in x for x in others)
+        assert any(f"in the backtest ({n} answers, repositories gaining" in x for x in others)
     receipts = stored_receipts(filled, result.briefing_id)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
     pointers = {r.key for r in receipts if r.kind == "file"}
@@ -251,12 +251,13 @@ def test_confidence_falls_back_to_the_record_of_its_kind_of_question(filled, set
     sure = _how_sure(text)
     assert len(sure) == 3
     for line in sure:
-        assert "none at this confidence has resolved in this store yet" in line
-        assert "of this kind of question at every confidence 3 of 6 came true as said (50%)" in line
+        assert (
+            "in this store, none at this confidence, and 3 of 6 at every confidence (50%)" in line
+        )
     filled.con.execute("DELETE FROM forecast_resolutions")
     text = compose_briefing(filled, day, settings).path.read_text()
     sure = _how_sure(text)
-    assert all("none of this kind of question has resolved in this store yet" in s for s in sure)
+    assert all(s.endswith("; in this store, none yet.") for s in sure)
 
 
 def test_a_declared_question_says_what_it_is_for_in_plain_words(filled, settings, day):
@@ -474,7 +475,7 @@ def test_a_replayed_record_is_never_called_live(filled, settings, day):
     sure = _how_sure(text)
     assert len(sure) == 3
     for line in sure:
-        assert "100% of the time in this store's record (3 of 3, replayed, too few" in line
+        assert "100% in this store's record (3 of 3, replayed, too few" in line
     assert "live record" not in text
 
 

@@ -59,7 +59,7 @@ def test_card_leads_with_the_interval_and_cites_it(filled, settings, day) -> Non
     )
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
-    lead = "28-day pace on 30 Mar 2026: 24.1 stars/day, 80% likely between 18.9 and 30.2"
+    lead = "28-day pace expected then: 24.1 stars/day, 80% likely between 18.9 and 30.2"
     assert lead in text
     assert "95% likely 15.0–35.5" in result.path.with_suffix(".html").read_text()
     heading = next(line for line in text.splitlines() if line.startswith("### ") and repo in line)
@@ -266,7 +266,8 @@ def test_a_velocity_card_leads_with_its_range_when_both_agree(store, day) -> Non
     question = _velocity_pair(store, day, 0.52, 24.0)
     assert velocity_reading(store, question).agrees is True
     lead = str(interval_lead(store, ReceiptBook(), question)[0])
-    assert lead.startswith("28-day pace on 30 Mar 2026: 24.0 stars/day, 80% likely between 19.0")
+    # (its question, just before it, names the day)
+    assert lead.startswith("28-day pace expected then: 24.0 stars/day, 80% likely between 19.0")
 
 
 def _said(quantiles, x: float) -> float:

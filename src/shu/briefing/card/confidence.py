@@ -176,15 +176,15 @@ def why_confidence(
     clauses: list[tuple[float, str]] = []  # (the rate it shows, the clause)
     if backtest is not None:
         among = (
-            f" on repositories gaining {VELOCITY_WORDS[backtest.velocity_band]}"
+            f", repositories gaining {VELOCITY_WORDS[backtest.velocity_band]}"
             if backtest.velocity_band
             else ""
         )
         clauses.append(
             (
                 backtest.hit_rate,
-                f"{pct(backtest.hit_rate)} of the time in the backtest ({backtest.n:,} "
-                f"answers{among}) {ref(_backtest_receipt(ctx, backtest))}",
+                f"{pct(backtest.hit_rate)} in the backtest ({backtest.n:,} answers{among}) "
+                f"{ref(_backtest_receipt(ctx, backtest))}",
             )
         )
     if live.n:
@@ -193,7 +193,7 @@ def why_confidence(
         clauses.append(
             (
                 upper,
-                f"{pct(live.hits / live.n)} of the time in "
+                f"{pct(live.hits / live.n)} in "
                 + ("this store's record" if live.replayed else "this store's live record")
                 + f" ({live.hits} of {live.n}"
                 + (
@@ -252,7 +252,7 @@ def _group_record(ctx: BriefingContext, f: dict[str, Any]) -> str:
     confidence (its template at its horizon), or that none has resolved."""
     group = live_band_record(ctx.store, f["template"], f["horizon_days"], None, ctx.as_of)
     if not group.n:
-        return "; none of this kind of question has resolved in this store yet"
+        return "; in this store, none yet"
     label = "resolved forecasts of this kind of question"
     r_n = ctx.book.query(
         "forecast_resolutions", group.n_sql, group.params, group.n, ctx.as_of, label
@@ -261,9 +261,8 @@ def _group_record(ctx: BriefingContext, f: dict[str, Any]) -> str:
         "forecast_resolutions", group.hits_sql, group.params, group.hits, ctx.as_of, "of them right"
     )
     return (
-        "; none at this confidence has resolved in this store yet, and of this kind of question "
-        f"at every confidence {group.hits} of {group.n}{_replayed(group)} came true as said "
-        f"({pct(group.hits / group.n)}) {ref(r_hits, r_n)}"
+        f"; in this store, none at this confidence, and {group.hits} of {group.n}"
+        f"{_replayed(group)} at every confidence ({pct(group.hits / group.n)}) {ref(r_hits, r_n)}"
     )
 
 

@@ -177,6 +177,8 @@ def interval_lead(
             f"of yes would be {pct(reading.p_interval)}. This forecast predates shu's one forecast "
             f"of the pace; the answer is the {pct(reading.forecast['probability'])} above"
         )
+    elif reading.forecast is not None:  # its question has just named the day
+        lead = Md(f"28-day pace expected then: {pace}")
     else:
         lead = Md(f"28-day pace on {on}: {pace}")
     r50 = (cite("lower_50"), cite("upper_50"))

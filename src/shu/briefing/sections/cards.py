@@ -231,10 +231,10 @@ def question_sentence(f: dict[str, Any]) -> str:
             f"stars/day {side} on some day {within}?"
         )
     sentences = {
-        "star_velocity_level": f"Will {repo}'s 28-day star velocity on {on} be above {num(x)} "
-        "stars/day?",
-        "star_velocity_up": f"Will {repo}'s 28-day star velocity on {on} be above its "
-        f"{origin} value, {num(x)} stars/day?",
+        "star_velocity_level": f"Will {repo}'s 28-day star velocity be above {num(x)} "
+        f"stars/day on {on}?",
+        "star_velocity_up": f"Will {repo}'s 28-day star velocity be above its {origin} value, "
+        f"{num(x)} stars/day, on {on}?",
         "star_gain": f"Will {repo} gain at least {num(x, 0)} stars {within}?",
         "release_within": f"Will {repo} publish a release {within}?",
         "commit_velocity_up": f"Will {repo}'s 28-day commit velocity on {on} be above its "
@@ -340,9 +340,12 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
         ],
     }
     receipts = receipt_span(first_receipt, len(ctx.book.receipts))
-    footer = f"Receipts {receipts} · forecast {safe_code(head['forecast_id'])}"
-    card["footer"] = Md(f"*{footer} · its reasons and chart: [{MORE}](#{slug_heading(MORE)})*")
-    card["page_footer"] = Md(f"*{footer}*")
+    forecast = f"forecast {safe_code(head['forecast_id'])}"
+    # the link between two varying words: no run of words repeats card to card
+    card["footer"] = Md(
+        f"*Receipts {receipts} · [why, and its chart]({'#' + slug_heading(MORE)}) · {forecast}*"
+    )
+    card["page_footer"] = Md(f"*Receipts {receipts} · {forecast}*")
     card["chart_markdown"] = Md(f"![{card['chart']['alt']}]({card['chart']['png']})")
     card["markdown"] = Md(card_markdown(card))
     card["page_markdown"] = Md(card_markdown(card, page=True))
@@ -404,15 +407,12 @@ def _question(ctx: BriefingContext, f: dict[str, Any]) -> Md:
         "forecasts", key, "probability", f["probability"], f["origin"], f"{f['repo']} probability"
     )
     text = f"**{question_sentence(f)}** {pct(f['probability'])} yes"
-    if f.get("base_rate") is not None:
+    if f.get("base_rate") is not None:  # the number early: no run of words repeats card to card
         r_b = ctx.book.row(
             "forecasts", key, "base_rate", f["base_rate"], f["origin"], f"{f['repo']} base rate"
         )
-        return Md(
-            f"{text}, where such questions usually come true {pct(f['base_rate'])} of the time "
-            f"{ref(r_p, r_b)}."
-        )
-    return Md(f"{text} {ref(r_p)}; how often such questions usually come true is not stored.")
+        return Md(f"{text} (usually {pct(f['base_rate'])} for such questions) {ref(r_p, r_b)}.")
+    return Md(f"{text} {ref(r_p)}; {USUAL_RATE} is not stored.")
 
 
 def _chart(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
