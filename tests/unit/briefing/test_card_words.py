@@ -184,7 +184,7 @@ def test_reasons_say_their_days_and_numbers_and_how_the_model_reads_them(filled,
     assert (
         len(
             re.findall(
-                r"which the model reads as a pace likely to recover — \d+% had it been typical\.",
+                r", read as likely to recover — \d+% had it been typical\.",
                 text,
             )
         )
@@ -211,7 +211,7 @@ def test_a_reason_reading_the_other_way_is_explained_or_set_aside():
     assert not reads_against({"template": "star_accel_fall"}, low, 1.0)
     kept, aside = _as_the_model_reads(f, [low, decline, plain], 1.0)
     assert [str(r.text) for r in kept] == [
-        "low [R1], which the model reads as a pace likely to recover",
+        "low [R1], read as likely to recover",
         "size [R3]",
     ]
     assert aside == [decline]

@@ -165,7 +165,7 @@ def test_confidence_cites_live_record_and_no_backtest_claim_without_one(filled, 
     for line in sure:
         assert "Medium confidence (72% yes)" in line
         # 3 answers are too few to weigh: the word is the answer's own
-        assert "came true 100% in this store's live record (3 of 3, too few" in line
+        assert "came true 100% in this store's live record (3 of 3: too few)" in line
         assert "backtest" not in line
 
 
@@ -382,9 +382,7 @@ def test_cards_read_cleanly(filled, settings, day) -> None:
     other_page = page[page.index(">acme/other-platform</a> · star") :]
     other_page = other_page[: other_page.index("</details>")]
     # (said in full on the note's first card with such questions, shorter after it)
-    unanswered = re.findall(
-        r"(?:The corpus has no passage answering|Unanswered by the corpus too):", other_page
-    )
+    unanswered = re.findall(r"(?:The corpus has no passage answering|Unanswered too):", other_page)
     assert len(unanswered) == 1
     assert text.count("The corpus has no passage answering:") == 1
     more = text.split("### More on each card")[1]
@@ -475,7 +473,7 @@ def test_a_replayed_record_is_never_called_live(filled, settings, day):
     sure = _how_sure(text)
     assert len(sure) == 3
     for line in sure:
-        assert "100% in this store's record (3 of 3, replayed, too few" in line
+        assert "100% in this store's record (3 of 3, replayed: too few)" in line
     assert "live record" not in text
 
 

@@ -203,7 +203,7 @@ def why_confidence(
                     if live.replayed == live.n
                     else ", partly replayed"
                 )
-                + ("" if live.n >= RECORD_ENOUGH else ", too few to weigh")
+                + ("" if live.n >= RECORD_ENOUGH else ": too few")
                 + f") {ref(r_hits, r_n)}",
             )
         )

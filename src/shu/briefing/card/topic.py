@@ -166,7 +166,7 @@ def context_answers(
     details = answered[SHORT_ANSWERS:]
     if unanswered:  # said in full once per note, shorter after
         lead = (
-            "Unanswered by the corpus too"
+            "Unanswered too"
             if "unanswered" in ctx.said
             else ("The corpus has no passage answering")
         )

@@ -168,8 +168,9 @@ def _as_the_model_reads(
         if not reads_against(f, r, way):
             kept.append(r)
         elif r.feature in RETURNS:
-            how = "fall back" if r.reads else "recover"
-            text = Md(f"{r.text}, which the model reads as a pace likely to {how}")
+            # (five words: with the figure after them, no run of six repeats reason to reason)
+            how = "ease" if r.reads else "recover"
+            text = Md(f"{r.text}, read as likely to {how}")
             kept.append(Reason(text, r.contribution, r.without, r.feature, r.reads))
         else:
             aside.append(r)
@@ -337,9 +338,8 @@ def _signal_context(ctx: BriefingContext, repo: str) -> list[Md]:
     )
     if "acceleration_28d" in cite:
         text += (
-            f", {num(abs(row['acceleration_28d']), 1)} "
-            f"{'more' if row['acceleration_28d'] >= 0 else 'less'} than in the 28 days before "
-            f"{ref(cite['acceleration_28d'])}"
+            f" ({num(row['acceleration_28d'], 1, signed=True)} on the 28 days before "
+            f"{ref(cite['acceleration_28d'])})"
         )
     return [Md(text + ".")]
 

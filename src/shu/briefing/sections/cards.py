@@ -121,7 +121,7 @@ def more_head(ctx: BriefingContext) -> list[Md]:
         ),
         Md(
             f"**{COUNTED_TOO}:** what the model counted that is about the whole store, or already "
-            "part of how often such questions usually come true. **Below the bar:** no strong "
+            "part of what usually happens. **Below the bar:** no strong "
             "evidence for the topic from commits, release notes, documents or probe checks, so "
             "it is not asserted."
         ),
