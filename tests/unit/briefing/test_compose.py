@@ -54,7 +54,7 @@ def test_briefing_has_every_section_and_card_part(filled, settings, day) -> None
     # Context questions appear only where the corpus answers them (acme/platform's ROCm ones).
     assert appendix.count("- Context:") == 1 and "*What is ROCm?*" in appendix
     # the rest of each card is in the HTML page's expandable details and the appendix
-    assert page.count("<details><summary>More on this card</summary>") == 3
+    assert page.count("<details><summary>More on this card · receipts R") == 3
     assert page.count("<details><summary>Appendix: ") == 1
     for part in (
         "From signals, 28-day star velocity in the",

@@ -345,7 +345,10 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
     card["footer"] = Md(
         f"*Receipts {receipts} · [why, and its chart]({'#' + slug_heading(MORE)}) · {forecast}*"
     )
-    card["page_footer"] = Md(f"*Receipts {receipts} · {forecast}*")
+    # on the page, in the summary that opens the card's details (plain text: no tag there)
+    card["summary"] = (
+        f"More on this card · receipts {receipts} · forecast {safe_inline(head['forecast_id'])}"
+    )
     card["chart_markdown"] = Md(f"![{card['chart']['alt']}]({card['chart']['png']})")
     card["markdown"] = Md(card_markdown(card))
     card["page_markdown"] = Md(card_markdown(card, page=True))
@@ -387,13 +390,14 @@ def _reasons_label(f: dict[str, Any]) -> str:
 
 def card_markdown(card: dict[str, Any], page: bool = False) -> str:
     """The card's body as the section prints it (what `MAX_WORDS` is measured on): its heading,
-    its question with its answer, the pace expected with its 80% range, how sure, and its
-    receipts with, in the markdown, a link to its details in the appendix (on the HTML page the
-    details open below it)."""
+    its question with its answer, the pace expected with its 80% range, how sure, and in the
+    markdown its receipts with a link to its details in the appendix (on the HTML page they are
+    in the summary of its details, which open below it)."""
     parts = [f"### {card['heading']}"]
     parts += [str(card[k]) for k in ("question", "lead") if card.get(k)]
     parts += [f"**How sure:** {line}" for line in card["confidence"]]
-    parts.append(str(card["page_footer" if page else "footer"]))
+    if not page:
+        parts.append(str(card["footer"]))
     return "\n\n".join(parts) + "\n"
 
 
