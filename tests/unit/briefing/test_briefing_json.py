@@ -78,6 +78,8 @@ def test_briefing_json_has_every_key_in_shape(filled, settings, day):
         assert card["declared"] is False and 0.1 <= card["probability"] <= 0.9
         assert card["template"] == "star_accel_reach" and card["horizon"] == 30
         assert card["base_rate"] == 0.45 and card["skill"]["demonstrated"] is True
+        # the word the card says: 72% yes, no backtest record, 3 resolved (too few to weigh)
+        assert card["confidence"] == "medium"
         assert card["interval"] is None  # the sample stores no interval forecast
         # the question as data: "acceleration_28d on some day up to resolves_on >= 0.5"
         assert (card["threshold"], card["comparator"]) == (0.5, ">=")

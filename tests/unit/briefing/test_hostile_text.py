@@ -219,6 +219,8 @@ def test_markdown_reads_clean_and_nothing_from_a_document_is_live(filled, settin
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
     locations = {row[0] for row in filled.con.execute("SELECT location FROM documents").fetchall()}
     # shu's own links: each repository's GitHub page, its releases' and its commits' pages
+    from shu.briefing.sections.cards import MORE, slug_heading
+
     repos = {r for (r,) in filled.con.execute("SELECT DISTINCT repo FROM stars_daily").fetchall()}
     releases = filled.con.execute("SELECT repo, tag FROM releases").fetchall()
     commits = filled.con.execute("SELECT repo, sha FROM commits").fetchall()
@@ -226,6 +228,7 @@ def test_markdown_reads_clean_and_nothing_from_a_document_is_live(filled, settin
         {f"https://github.com/{r}" for r in repos}
         | {f"https://github.com/{r}/releases/tag/{t}" for r, t in releases}
         | {f"https://github.com/{r}/commit/{sha}" for r, sha in commits}
+        | {f"#{slug_heading(MORE)}"}  # and a card's link to its details in the appendix
     )
     in_cell = False
     seen_links = 0

@@ -12,7 +12,7 @@ from typing import Any
 
 from shu.briefing.card.calibration_state import calibration_line
 from shu.briefing.context import BriefingContext
-from shu.briefing.text import USUAL_RATE, lower_first, pct, pct_span, ref
+from shu.briefing.text import lower_first, pct, pct_span, ref
 from shu.forecast.confidence import BANDS, confidence_band
 from shu.forecast.evaluation.scoring import wilson_interval
 from shu.forecast.records import (
@@ -210,15 +210,17 @@ def why_confidence(
     clauses.sort(key=lambda c: c[0])
     said = " and ".join(c for _, c in clauses)
     answer = f"{pct(max(p, 1 - p))} {side}"
-    if word == NO_SKILL:
-        why = (
-            "no better than a coin"
-            if coin or not said
-            else f"but shu has not yet answered such questions better than {USUAL_RATE}"
-        )
+    if coin:
         text = (
-            f"No skill shown: such answers came true {said or 'as no record says'}, {why}; the "
-            f"answer is {answer} {ref(r_p)}"
+            f"No skill shown: such answers came true {said}, no better than a coin; the answer "
+            f"is {answer} {ref(r_p)}"
+        )
+    elif word == NO_SKILL:  # shu has not shown skill at such questions
+        text = (
+            "No skill shown: shu has not yet answered such questions better than how often they "
+            "usually come true; "
+            f"the answer is {answer} {ref(r_p)}"
+            + (f", and such answers came true {said}" if said else "")
         )
     elif said:
         text = (

@@ -46,7 +46,7 @@ from shu.briefing.text import (
 )
 from shu.safe_markdown import Md, safe_code, safe_inline
 
-MAX_WORDS = 150
+MAX_WORDS = 100  # a body card's words besides its receipts: three short lines
 # What each template's threshold is compared with, and how (the JSON card's `quantity` and
 # `comparator`): the question is "quantity comparator threshold?".
 COMPARATORS: dict[str, tuple[str, str]] = {
