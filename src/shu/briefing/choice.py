@@ -56,7 +56,7 @@ class CardChoice:
     declared: bool
     skilled: bool
     skill_reason: str
-    why: str  # why this question, or why none, in one sentence
+    why: str  # why this question, or why none, in one sentence ("": chosen by `CHOICE_RULE`)
 
     def __post_init__(self) -> None:
         if self.forecast is None and self.interval is None:
@@ -198,7 +198,7 @@ def _cards(
                 False,
                 True,
                 reason,
-                _why_chosen(f, len(candidates)),
+                "",  # chosen by the rule: said once, above every card's details
             )
         ]
     interval = _near(intervals, 30)
@@ -220,10 +220,6 @@ CHOICE_RULE = (
     f"{MARGIN} on the log-odds scale and lies between {pct(SHOWN[0])} and {pct(SHOWN[1])}; "
     "with none, a star card leads with its 28-day pace range alone"
 )
-
-
-def _why_chosen(f: dict[str, Any], n: int) -> str:
-    return f"chosen from {n} question{'' if n == 1 else 's'} issued (the rule above)"
 
 
 def _why_none(n: int) -> str:

@@ -59,7 +59,7 @@ def test_briefing_has_every_section_and_card_part(filled, settings, day) -> None
     for part in (
         "From signals, 28-day star velocity in the",
         "Release context:",
-        "Why this question:",
+        "Each card asks, of the questions issued",  # how its question was chosen: said once
     ):
         assert part not in body and part in appendix and part in page, part
     assert all(p.exists() for p in result.charts)

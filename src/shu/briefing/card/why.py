@@ -423,10 +423,10 @@ def _release_context(ctx: BriefingContext, repo: str) -> list[Md]:
         f"{repo} latest release",
     )
     days = (ctx.data_through - rel["published_at"].date()).days
+    # each clause with a figure of its own within five words: no run repeats card to card
     text = (
         f"Release context: the latest release, {safe_inline(rel['tag'])}, was published on "
-        f"{rel['published_at'].date()} {ref(r)}, {days} day{'s' if days != 1 else ''} "
-        f"before {ctx.data_through}"
+        f"{rel['published_at'].date()} {ref(r)}, {days} day{'s' if days != 1 else ''} before"
     )
     context = latest_release_context(ctx.store.con, repo, ctx.data_through)
     if context and context.get("median_interval_days") is not None:
@@ -439,8 +439,8 @@ def _release_context(ctx: BriefingContext, repo: str) -> list[Md]:
             f"{repo} release cadence",
         )
         text += (
-            f"; its stable releases come every {num(context['median_interval_days'], 0)} "
-            f"days (median) {ref(r_cad)}"
+            f"; stable releases every {num(context['median_interval_days'], 0)} days (median) "
+            f"{ref(r_cad)}"
         )
     lift = last_release_lift(ctx.store.con, repo, ctx.data_through)
     if lift is not None:
@@ -453,8 +453,8 @@ def _release_context(ctx: BriefingContext, repo: str) -> list[Md]:
             f"{repo} {lift['tag']} star lift",
         )
         moved = (
-            f"star velocity over the 14 days after {safe_inline(lift['tag'])} moved "
-            f"{num(lift['star_lift'], signed=True)} stars/day against the 28 before {ref(r_lift)}"
+            f"after {safe_inline(lift['tag'])}, {num(lift['star_lift'], signed=True)} stars/day "
+            f"on the pace over 14 days against the 28 before {ref(r_lift)}"
         )
         story = next((s for s in ctx.stories if s.repo == repo), None)
         other = None if story is None else lift_cause(story, lift["tag"], lift["day"])

@@ -329,7 +329,7 @@ def _card(ctx: BriefingContext, choice: CardChoice) -> dict[str, Any]:
             *context,
             *why_details,
             *marks,
-            Md(f"Why this question: {safe_inline(choice.why)}."),
+            *([Md(f"Why this question: {safe_inline(choice.why)}.")] if choice.why else []),
             *([] if choice.skilled else [Md(f"Skill: {safe_inline(choice.skill_reason)}.")]),
             *iv_details,
             *conf_details,
