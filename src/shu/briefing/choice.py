@@ -11,7 +11,7 @@ questions are its binary forecasts at the origin: every template, threshold and 
 - Otherwise a question qualifies when its template x horizon has demonstrated skill
   (`shu.forecast.evaluation.skill_gate`), such answers as its came true more often than a
   coin's (`beats_coin`: the backtest's hit rate and this store's record, as
-  `card.confidence.earned_word` reads them), its base rate is known (the climatology stored with
+  `card.earned.earned_word` reads them), its base rate is known (the climatology stored with
   it), the model departs from that base rate by at least `MARGIN` in log-odds (at a 50% base
   rate: below 40% or above 60%; at 20%: below 14% or above 27%), and its probability lies
   within `SHOWN` (10-90%).

@@ -15,6 +15,7 @@ from typing import Any
 
 import jinja2
 
+from shu.briefing.card.earned import beats_coin
 from shu.briefing.choice import CardChoice, choose_cards
 from shu.briefing.story_title import importance, story_title
 from shu.briefing.text import template_env
@@ -166,8 +167,6 @@ class BriefingContext:
 
     def beats_coin(self, f: dict[str, Any]) -> bool:
         """Whether such answers as yes/no forecast `f`'s came true more often than a coin's."""
-        from shu.briefing.card.confidence import beats_coin  # it reads the context's types
-
         return beats_coin(self.store, self.settings, f, self.as_of)
 
     def rocm_activity(self, repo: str) -> RocmActivity:

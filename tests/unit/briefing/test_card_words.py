@@ -96,7 +96,7 @@ def test_the_confidence_word_claims_no_more_than_the_record_shows():
     """The word is the lower of the answer's own band, the backtest's hit rate and, from
     `RECORD_ENOUGH` answers, the upper end of this store's record's 95% interval; a rate of 50%
     or less is no skill at all."""
-    from shu.briefing.card.confidence import NO_SKILL, RECORD_ENOUGH, earned_word
+    from shu.briefing.card.earned import NO_SKILL, RECORD_ENOUGH, earned_word
 
     # the example's keras card: 86% no, 87% in the backtest, 29 of 46 in the store (49-75%)
     assert earned_word(0.14, 0.87, (29, 46)) == "medium"

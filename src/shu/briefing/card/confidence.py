@@ -7,13 +7,13 @@ state the forecast was issued with go to the details."""
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
 from shu.briefing.card.calibration_state import calibration_line
+from shu.briefing.card.earned import NO_SKILL, RECORD_ENOUGH, earned_word
 from shu.briefing.context import BriefingContext
 from shu.briefing.text import lower_first, pct, pct_span, ref
-from shu.forecast.confidence import BANDS, confidence_band
+from shu.forecast.confidence import confidence_band
 from shu.forecast.evaluation.scoring import wilson_interval
 from shu.forecast.records import (
     BandRate,
@@ -24,8 +24,6 @@ from shu.forecast.records import (
     live_interval_record,
 )
 from shu.safe_markdown import Md
-from shu.settings import Settings
-from shu.store import Store
 
 # The bands of today's velocity (`interval.VELOCITY_BANDS`) as the backtest sentence says them.
 VELOCITY_WORDS = {
@@ -108,43 +106,6 @@ def whose_record(live: LiveRecord) -> str:
         if live.replayed == live.n
         else "this store's record (partly replayed)"
     )
-
-
-# This store's record lowers a card's confidence word only once it holds this many such answers.
-RECORD_ENOUGH = 30
-# The word a card says when its record is no better than a coin's (`earned_word`).
-NO_SKILL = "none"
-
-
-def earned_word(probability: float, backtest: float | None, live: tuple[int, int]) -> str:
-    """The confidence word a yes/no answer may claim: the band of its own chance
-    (`forecast.confidence.confidence_band`), lowered to the band of the lower of the backtest's
-    hit rate of such answers and, once this store has resolved `RECORD_ENOUGH` of them
-    (`live` = (came true, n)), the upper end of that record's 95% interval; `NO_SKILL` when
-    that rate is 50% or less (no better than a coin)."""
-    rates = [] if backtest is None else [backtest]
-    hits, n = live
-    if n >= RECORD_ENOUGH:
-        rates.append(wilson_interval(hits, n)[1])
-    own = confidence_band(probability)
-    if not rates:
-        return own
-    shown = min(rates)
-    if shown <= 0.5:
-        return NO_SKILL
-    return min(own, confidence_band(shown), key=BANDS.index)
-
-
-def beats_coin(store: Store, settings: Settings, f: dict[str, Any], day: date) -> bool:
-    """Whether such answers as yes/no forecast `f`'s came true more often than a coin's: its
-    `earned_word` is not `NO_SKILL`."""
-    band = f["confidence"] or confidence_band(f["probability"])
-    backtest = backtest_band_rate(store, settings, f, band)
-    live = live_band_record(store, f["template"], f["horizon_days"], band, day)
-    word = earned_word(
-        f["probability"], backtest.hit_rate if backtest else None, (live.hits, live.n)
-    )
-    return word != NO_SKILL
 
 
 def why_confidence(

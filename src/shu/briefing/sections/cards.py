@@ -122,8 +122,8 @@ def more_head(ctx: BriefingContext) -> list[Md]:
         Md(
             f"**{COUNTED_TOO}:** what the model counted that is about the whole store, or already "
             "part of what usually happens. **Below the bar:** no strong "
-            "evidence for the topic from commits, release notes, documents or probe checks, so "
-            "it is not asserted."
+            "evidence for the topic in the commit history, release notes, documents or probe "
+            "checks, so it is not asserted."
         ),
     ]
 
@@ -153,7 +153,7 @@ def card_data(choice: CardChoice, card: dict[str, Any] | None = None) -> dict[st
         "probability": f["probability"] if f else None,
         "base_rate": f.get("base_rate") if f else None,
         "probability_from_interval": reading.p_interval if reading else None,
-        # the word the card says ("none": no skill shown; `card.confidence.earned_word`)
+        # the word the card says ("none": no skill shown; `card.earned.earned_word`)
         "confidence": (card or {}).get("confidence_word"),
         "interval_agrees": reading.agrees if reading else None,
         "declared": choice.declared,

@@ -3,7 +3,7 @@ or two plain sentences (the body uses no other method term)."""
 
 from __future__ import annotations
 
-from shu.briefing.card.confidence import RECORD_ENOUGH
+from shu.briefing.card.earned import RECORD_ENOUGH
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections.calibration_watch import DEPARTED, MASS_LOSS_TIMES
 
