@@ -1,9 +1,10 @@
-"""How sure a card's answer is, with its evidence: the confidence the probability falls in, how
-often the backtest's forecasts of the same kind and confidence came true (on repositories of the
-card's velocity band where the model card measured it) beside this store's own resolved record,
-and one sentence when the two disagree beyond their 95% intervals; for a card that leads with its
-interval alone, how often such intervals held. The confidence's definition and the calibration
-state the forecast was issued with go to the details."""
+"""How sure a card's answer is, in one line: the word it has earned (`card.earned`: never surer
+than how often such answers came true in the backtest, on repositories of the card's velocity
+band where the model card measured it, or in this store's own resolved record), "No skill shown"
+where that record is no better than a coin's, with both records quoted, the one that sets the
+word first; for a card that leads with its interval alone, how often such intervals held. One
+sentence where the two records disagree beyond their 95% intervals and the calibration state the
+forecast was issued with go to the details."""
 
 from __future__ import annotations
 
