@@ -82,10 +82,9 @@ def calibration_line(
             said.add(f"calibration R{r}")
         widen = state.get("widen", 1.0)
         return Md(
-            f"Calibration: {_lead(regime)}the 80% range is read between the "
-            f"{100 * levels[1]:.1f}th and {100 * levels[5]:.1f}th percentiles of past errors "
-            f"(10th and 90th when they run true), as repositories of {key['band']} stars/day "
-            f"needed {read}"
+            f"Calibration: {_lead(regime)}80% range between the {100 * levels[1]:.1f}th and "
+            f"{100 * levels[5]:.1f}th percentiles of past errors, as repositories of "
+            f"{key['band']} stars/day needed {read}"
             + (f", and widened {pct(widen - 1)} by the regime guard" if widen > 1 else "")
             + f" [R{r}]."
         )
