@@ -152,6 +152,12 @@ class Story:
         return [e for e in self.episodes if e.kind == "burst" and e.window == "now"]
 
     @property
+    def store_wide_now(self) -> list[Episode]:
+        """The runs on store-wide event days inside the last 28 days: the stored 28-day pace
+        (and any rank or forecast read from it) counts them."""
+        return [e for e in self.store_wide if e.window == "now"]
+
+    @property
     def named_small(self) -> list[Episode]:
         """The runs of spike days too small to move the pace that the story names: those inside
         the last 28 days (the chart shows them beside the 28-day pace they sit in)."""

@@ -42,7 +42,7 @@ def story_of(store: Store, repo: str, day: date) -> Story:
             [repo, first, day + timedelta(days=1)],
         ).fetchall()
     ]
-    events = {d: kind for d, (kind, _n, _o) in store_wide_days(store.con, first, day).items()}
+    events = {d: kind for d, (kind, *_counts) in store_wide_days(store.con, first, day).items()}
     story = detect(repo, counts, day, releases, events)
     story.path = pace_path(store.con, repo, day)
     return story

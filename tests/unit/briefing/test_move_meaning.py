@@ -82,7 +82,12 @@ def test_the_largest_fall_since_a_year_and_a_coinciding_release_are_said(store, 
     text = result.path.read_text().split("## Appendix")[0]
     section = text[text.index("## What moved") :].split("\n## ")[0]
     line = next(x for x in section.splitlines() if x.startswith(f"- [{REPO}]"))
-    assert "What it means: its largest 28-day fall since Aug 2023 [R" in line, line
+    # the record is said once: At a glance leads with this story and says it; What moved, after
+    # it, does not repeat it
+    glance = text[text.index("## At a glance") :].split("\n## ")[0]
+    assert glance.count("its largest 28-day fall since Aug 2023 [R") == 1, glance
+    assert "largest 28-day fall" not in line, line
+    assert "What it means: the rest of local apps" in line, line
     assert (
         f"release [v2.0.0](https://github.com/{REPO}/releases/tag/v2.0.0) of 18 Feb 2026 [R" in line
     ), line
