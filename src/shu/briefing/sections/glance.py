@@ -13,8 +13,8 @@ not undercut (naming the furthest one left out, with its record; led by that rec
 undercuts them all); and the top of the breakout radar. A sentence that would pass either
 limit is left out. Nothing about shu's own bookkeeping (the regime guard, how its surest
 answers fared): that is after the body. The page shows the sentences as a list. Then one table
-row per tracked repository: its 28-day pace and last 7 days and what its card asks (or its
-velocity interval when the card asks nothing); what moved each is What moved's.
+row per tracked repository: its 28-day pace and last 7 days (what moved each is What moved's,
+what its card asks is the card's: each said once).
 """
 
 from __future__ import annotations
@@ -242,7 +242,6 @@ def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
         "repo": repo_link(repo),
         "velocity": Md("—"),
         "recent": Md("—"),
-        "forecast": _forecast_cell(ctx, repo),
     }
     if now is not None:
         for name, col in (("velocity", "velocity_28d"), ("recent", "velocity_7d")):
@@ -250,32 +249,3 @@ def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
                 r = cite_signal(ctx.book, repo, now["day"], col, now[col])
                 cells[name] = Md(f"{num(now[col], 1)} {ref(r)}")
     return cells
-
-
-def _forecast_cell(ctx: BriefingContext, repo: str) -> Md:
-    """What the repository's star card asks and answers, else its velocity interval."""
-    card = next((c for c in ctx.cards if c.repo == repo and c.kind == "star"), None)
-    if card is None:
-        return Md("none issued")
-    f = card.headline
-    key = {"forecast_id": f["forecast_id"]}
-    if card.forecast is not None:
-        r = ctx.book.row(
-            "forecasts", key, "probability", f["probability"], f["origin"], f"{repo} probability"
-        )
-        return Md(f"{pct(f['probability'])} {ref(r)} that {question_clause(f, 'it')}")
-    refs = [
-        ctx.book.row(
-            "forecast_intervals",
-            key,
-            column,
-            f[column],
-            f["origin"],
-            f"{repo} {column} of velocity_28d on {f['resolves_on']}",
-        )
-        for column in ("median", "lower_80", "upper_80")
-    ]
-    return Md(
-        f"28-day pace on {day_text(f['resolves_on'])}: {num(f['median'], 1)} "
-        f"(80% between {num(f['lower_80'], 1)} and {num(f['upper_80'], 1)}) {ref(*refs)}"
-    )
