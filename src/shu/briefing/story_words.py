@@ -352,15 +352,23 @@ def store_wide_when(story: Story) -> str:
     return and_list([days_text(e.first, e.last) for e in runs]) if runs else ""
 
 
+def store_wide_told(story: Story) -> str:
+    """'19–20 Feb 2026, when the whole store spiked' (or lost stars): the store-wide event days
+    inside the story's window, said in full ('' when none)."""
+    when = store_wide_when(story)
+    if not when:
+        return ""
+    moved = "spiked" if all(e.kind != "removal" for e in story.store_wide_now) else "lost stars"
+    return f"{when}, when the whole store {moved}"
+
+
 def without_store_wide(story: Story, said: set[str]) -> str:
     """'without 19–20 Feb 2026, when the whole store spiked' the first time the note nets a
     pace of store-wide days (named in `said`), 'without 19–20 Feb 2026' after."""
-    when = store_wide_when(story)
     if STORE_WIDE_SAID in said:
-        return f"without {when}"
+        return f"without {store_wide_when(story)}"
     said.add(STORE_WIDE_SAID)
-    moved = "spiked" if all(e.kind != "removal" for e in story.store_wide_now) else "lost stars"
-    return f"without {when}, when the whole store {moved}"
+    return f"without {store_wide_told(story)}"
 
 
 def held(story: Story) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 import pandas as pd
 from support.signal_data import insert_observations
@@ -110,3 +110,61 @@ def test_a_spike_of_one_repository_is_still_its_story(store, settings):
     kinds = {s["repo"]: s["kind"] for s in doc["stories"]}
     assert kinds == {"org0/repo": "spike", "org1/repo": "steady", SMALL: "steady"}
     assert doc["store_wide_events"] == []
+
+
+SLOWING = "slow/repo"  # 8 stars a day, then 4 over the last 28 days, and 40 on SPIKE_DAY
+
+
+def test_a_forecast_read_from_a_pace_with_the_store_wide_day_in_it_says_so(store, settings):
+    rows, total = [], 1000.0
+    for back in range(200, -1, -1):
+        day = DAY - timedelta(days=back)
+        total += 40 if day == SPIKE_DAY else (4 if back < 28 else 8)
+        rows.append((SLOWING, day, int(total)))
+    insert_observations(store, pd.DataFrame(rows, columns=["repo", "day", "stars"]))
+    _fill(store, REPOS)  # (refreshes the signals of every repository)
+    v28 = store.con.execute(
+        "SELECT velocity_28d FROM star_signals WHERE repo = ? AND day = ?", [SLOWING, DAY]
+    ).fetchall()[0][0]
+    store.upsert(
+        "forecasts",
+        pd.DataFrame(
+            [
+                {
+                    "forecast_id": "f-slow-up-30",
+                    "repo": SLOWING,
+                    "template": "star_velocity_up",
+                    "origin": DAY,
+                    "horizon_days": 30,
+                    "resolves_on": DAY + timedelta(days=30),
+                    "threshold": v28,
+                    "question": "q",
+                    "probability": 0.2,
+                    "confidence": "medium",
+                    "model_version": "test-1",
+                    "features": "{}",
+                    "drivers": "[]",
+                    "receipts": "[]",
+                    "issued_at": datetime(2026, 2, 28, 6),
+                }
+            ]
+        ),
+    )
+    settings = settings.model_copy(
+        update={"repos": [TrackedRepo(repo=r, category="apps") for r in (SLOWING, SMALL)]}
+    )
+    result = compose_briefing(store, DAY, settings)
+    text = result.path.read_text().split("## Appendix")[0]
+    glance = text[text.index("## At a glance") :].split("\n## ")[0]
+    moved = text[text.index("## What moved") :].split("\n## ")[0]
+    # the slowing is the story (its ordinary days, the store's day left out) and leads the note
+    lead = glance.split("\n- ", 1)[1].splitlines()[0]
+    assert lead.startswith(f"[{SLOWING}]") and "is slowing" in lead, glance
+    # its forecast asks about today's 28-day pace, which counts the store's day: said so, once
+    assert f"beats today's {v28:.1f} [R" in lead
+    assert lead.endswith("a pace that counts 19 Feb 2026, when the whole store spiked."), lead
+    assert "largest 28-day" not in text  # no record read from a pace that counts it
+    line = next(x for x in moved.splitlines() if x.startswith(f"- [{SLOWING}]"))
+    assert "its forecast is in At a glance" in line and "beats today's" not in line
+    receipts = stored_receipts(store, result.briefing_id)
+    assert [resolve(store, r) for r in receipts] == [None] * len(receipts)

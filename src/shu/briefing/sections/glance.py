@@ -29,7 +29,7 @@ from shu.briefing.sections import rocm_finding
 from shu.briefing.sections.cards import question_clause
 from shu.briefing.sections.field import share_text
 from shu.briefing.story_meaning import forecast_words, rank_words, said_key
-from shu.briefing.story_words import shared_short, store_wide_when, story_sentence, story_short
+from shu.briefing.story_words import shared_short, store_wide_told, story_sentence, story_short
 from shu.briefing.text import (
     cite_signal,
     day_text,
@@ -112,6 +112,8 @@ def glance_sentences(ctx: BriefingContext) -> list[Md]:
             continue
         if sum(word_count(s) for s in (*out, line)) <= MAX_WORDS:
             out.append(line)
+    if stories and lead is not None and stories[0] not in out:  # left out: What moved says it
+        ctx.said -= {said_key("rank", lead.repo), said_key("forecast", lead.repo)}
     return out
 
 
@@ -133,7 +135,7 @@ def with_meaning(ctx: BriefingContext, sentence: Md, story: Story, own: bool = T
         clauses.append(words if own else whose + words.removeprefix("its"))
         ctx.said.add(said_key("rank", story.repo))
     if m.forecast is not None:
-        clauses.append(forecast_words(ctx.book, m.forecast, whose, store_wide_when(story)))
+        clauses.append(forecast_words(ctx.book, m.forecast, whose, store_wide_told(story)))
         ctx.said.add(said_key("forecast", story.repo))
     if not clauses:
         return sentence
