@@ -87,19 +87,32 @@ def meaning_parts(
             else forecast_words(book, f, counts=counts)
         )
     beside = []
+    days: dict[date, list[tuple[str, int]]] = {}  # the releases, by day: said once a day
+    many = False  # more than one release
     for x in m.coinciding:
-        r = ref(book.cite(x.cite))
         if x.kind == "release":
-            beside.append(f"release {release_link(m.repo, x.what)} of {day_text(x.day)} {r}")
-        elif x.kind == "document":
+            days.setdefault(x.day, []).append((release_link(m.repo, x.what), book.cite(x.cite)))
+    if days:
+        each = [
+            f"{and_list([t for t, _ in tags])} of {day_text(d)} {ref(*[r for _, r in tags])}"
+            for d, tags in days.items()
+        ]
+        many = sum(len(tags) for tags in days.values()) > 1
+        beside.append(f"{'releases' if many else 'release'} {and_list(each)}")
+    for x in m.coinciding:
+        if x.kind == "release":
+            continue
+        r = ref(book.cite(x.cite))
+        if x.kind == "document":
             beside.append(f"“{safe_inline(x.what)}” of {day_text(x.day)} {r}")
         else:
             beside.append(f"a burst of commits around {day_text(x.day)} {r}")
     if m.more_releases:
         beside.append(f"{m.more_releases} more release{'s' if m.more_releases > 1 else ''}")
     if beside:
+        one = len(beside) == 1 and not many
         parts.append(
-            f"{and_list(beside)} {'coincides' if len(beside) == 1 else 'coincide'} with it "
+            f"{and_list(beside)} {'coincides' if one else 'coincide'} with it "
             "(in time only)"
         )
     return parts
