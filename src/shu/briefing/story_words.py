@@ -1,6 +1,7 @@
 """Stories (`shu.signals.stories`) in words: the "What moved" line of each tracked repository
-and the shorter sentence "At a glance" opens with, every number with its receipt (the title's
-phrases: `story_title`).
+that departs from its pace, the one sentence of those that held near it (`held_sentence`, each
+pace net of store-wide event days: `without_store_wide`) and the shorter sentence "At a glance"
+opens with, every number with its receipt (the title's phrases: `story_title`).
 
 Numbers a story shows are the stored ones: the 28-day and 7-day velocities of `star_signals`
 (row receipts), and stars gained over days or the mean gain of a window's ordinary days, re-read
