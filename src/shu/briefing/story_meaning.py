@@ -112,8 +112,7 @@ def meaning_parts(
     if beside:
         one = len(beside) == 1 and not many
         parts.append(
-            f"{and_list(beside)} {'coincides' if one else 'coincide'} with it "
-            "(in time only)"
+            f"{and_list(beside)} {'coincides' if one else 'coincide'} with it (in time only)"
         )
     return parts
 

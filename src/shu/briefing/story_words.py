@@ -1,7 +1,6 @@
 """Stories (`shu.signals.stories`) in words: the "What moved" line of each tracked repository
-that departs from its pace, the one sentence of those that held near it (`held_sentence`, each
-pace net of store-wide event days: `without_store_wide`) and the shorter sentence "At a glance"
-opens with, every number with its receipt (the title's phrases: `story_title`).
+that departs from its pace (those that held near it: `held_words`) and the shorter sentence
+"At a glance" opens with, every number with its receipt (the title's phrases: `story_title`).
 
 Numbers a story shows are the stored ones: the 28-day and 7-day velocities of `star_signals`
 (row receipts), and stars gained over days or the mean gain of a window's ordinary days, re-read
@@ -79,7 +78,7 @@ def kind_words(story: Story) -> str:
     if swung(story):
         words = f"near its pace of 28 days ago, {_swing_words(story)}"
     if story.week_leaving:
-        first, last, out = _oldest_week(story)
+        first, last, out = oldest_week_out(story)
         pace = "faster" if story.week_leaving == "up" else "slower"
         when = f"{days_text(first, last)}, leaves the window by {days_text(out, out)}"
         return f"{words}; a {pace} week, {when}"
@@ -91,8 +90,9 @@ def kind_words(story: Story) -> str:
     return words
 
 
-class _StoryReceipts:
-    """The receipts of one story's numbers (each number shown as the store gives it)."""
+class StoryReceipts:
+    """The receipts of one story's numbers (each number shown as the store gives it), for the
+    words of stories here and in `held_words`."""
 
     def __init__(self, store: Store, book: ReceiptBook, story: Story) -> None:
         self.store, self.book, self.story = store, book, story
@@ -162,7 +162,7 @@ def _release(story: Story, e: Episode) -> str:
     return f" after release {release_link(story.repo, tag)} of {days_text(on, on)}"
 
 
-def _ordinary_clause(c: _StoryReceipts) -> str:
+def _ordinary_clause(c: StoryReceipts) -> str:
     """'on the other days it gained X a day [R], against Y in the 28 days before [R]'."""
     now, r_now = c.ordinary("now")
     before, r_before = c.ordinary("before")
@@ -204,7 +204,7 @@ def loss_clause(
     that did on an average day this week [R]' (or none of them, or beyond it)."""
     first, last = story.day - timedelta(days=6), story.day
     (lost_sql, steps_sql), params = loss_days_sql(story.repo, first, last)
-    c = _StoryReceipts(store, book, story)
+    c = StoryReceipts(store, book, story)
     lost, r_lost = c.query(lost_sql, params, f"days losing stars {first}..{last}")
     steps, r_steps = c.query(steps_sql, params, f"day-to-day changes {first}..{last}")
     if lost is None or not steps:
@@ -227,7 +227,7 @@ def loss_clause(
 
 
 def _sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
-    c = _StoryReceipts(store, book, story)
+    c = StoryReceipts(store, book, story)
     link = repo_link(story.repo)
     v28, r_v28 = c.velocity()
     if story.kind == "no_data":
@@ -343,101 +343,21 @@ def _sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
     return Md(held + _small_clause(c) + under + _week_leaving_clause(c, v28) + ".")
 
 
-STORE_WIDE_SAID = "store-wide days"  # `BriefingContext.said`: the days were named in full
-
-
-def store_wide_when(story: Story) -> str:
-    """The store-wide event days inside the story's 28-day window ('19–20 Feb 2026'; '' when
-    none): what its stored 28-day pace counts besides the repository's own days."""
-    runs = story.store_wide_now
-    return and_list([days_text(e.first, e.last) for e in runs]) if runs else ""
-
-
-def store_wide_told(story: Story) -> str:
-    """'19–20 Feb 2026, when the whole store spiked' (or lost stars): the store-wide event days
-    inside the story's window, said in full ('' when none)."""
-    when = store_wide_when(story)
-    if not when:
-        return ""
-    moved = "spiked" if all(e.kind != "removal" for e in story.store_wide_now) else "lost stars"
-    return f"{when}, when the whole store {moved}"
-
-
-def without_store_wide(story: Story, said: set[str]) -> str:
-    """'without 19–20 Feb 2026, when the whole store spiked' the first time the note nets a
-    pace of store-wide days (named in `said`), 'without 19–20 Feb 2026' after."""
-    if STORE_WIDE_SAID in said:
-        return f"without {store_wide_when(story)}"
-    said.add(STORE_WIDE_SAID)
-    return f"without {store_wide_told(story)}"
-
-
-def held(story: Story) -> bool:
-    """Whether What moved tells the story among those that held near their pace of 28 days ago
-    (`held_sentence`): a steady story that is not part of a shared burst and names no spike of
-    its own; the others (departures) get their own line."""
-    return story.kind == "steady" and story.shared is None and not story.named_small
-
-
-def _path_counts_store_wide(story: Story) -> bool:
-    """Whether the lowest or highest 28-day pace of the story's 90 days is of a day whose 28-day
-    window holds one of its store-wide event days (`Story.store_wide_now`)."""
-    path, runs = story.path, story.store_wide_now
-    if path is None or not runs:
-        return False
-    first = min(e.first for e in runs)
-    return max(path.low_day, path.high_day) >= first
-
-
-def held_sentence(store: Store, book: ReceiptBook, stories: list[Story], said: set[str]) -> Md:
-    """The repositories that held near their pace of 28 days ago, in one sentence: each one's
-    28-day pace (net of store-wide event days inside the window, `without_store_wide`), the
-    range its 28-day pace ran over the last 90 days (left out when its lowest or highest day
-    counts those store-wide days: a range of the store's event, not the repository's), and a
-    short clause for an oldest week that ran far from the pace and leaves the window within 7
-    days."""
-    each = []
-    for story in stories:
-        c = _StoryReceipts(store, book, story)
-        if story.store_wide_now:
-            pace, r_pace = c.net()
-            net = without_store_wide(story, said)
-            text = f"{repo_link(story.repo)}, {_pace(pace)} stars/day {net} {ref(r_pace)}"
-        else:
-            pace, r_pace = c.velocity()
-            text = f"{repo_link(story.repo)}, {_pace(pace)} stars/day {ref(r_pace)}"
-        extra = []
-        if story.path is not None and not _path_counts_store_wide(story):
-            r_low, r_high = c.path_range()
-            low, high = _pace(story.path.low), _pace(story.path.high)
-            extra.append(f"{low}–{high} over 90 days {ref(r_low, r_high)}")
-        if story.week_leaving:
-            first, last, out = _oldest_week(story)
-            pace_word = "faster" if story.week_leaving == "up" else "slower"
-            extra.append(
-                f"a {pace_word} week, {days_text(first, last)}, leaves the window by "
-                f"{days_text(out, out)}"
-            )
-        each.append(text + (f" ({'; '.join(extra)})" if extra else ""))
-    whose = "their" if len(stories) > 1 else "its"
-    return Md(f"Near {whose} pace of 28 days ago: " + "; ".join(each) + ".")
-
-
-def _oldest_week(story: Story) -> tuple[date, date, date]:
+def oldest_week_out(story: Story) -> tuple[date, date, date]:
     """The first and last of the oldest 7 days of the story's window, and the day they are all out
     of it."""
     first, last = story.oldest_week
     return first, last, last + timedelta(days=WINDOW)
 
 
-def _week_leaving_clause(c: _StoryReceipts, v28: float | None) -> str:
+def _week_leaving_clause(c: StoryReceipts, v28: float | None) -> str:
     """'; its oldest week in the window, 1–7 Feb 2026, brought 805 stars [R] (115.0 a day, 32%
     above the 28-day pace) and leaves it by 7 Mar 2026' for a steady story whose oldest week
     ran far from its pace (`Story.week_leaving`); the % from the figures shown."""
     story = c.story
     if not story.week_leaving or v28 is None:
         return ""
-    first, last, out = _oldest_week(story)
+    first, last, out = oldest_week_out(story)
     stars, r_e = c.query(*gained_sql(story.repo, first, last), f"stars gained {first}..{last}")
     if stars is None:
         return ""
@@ -454,7 +374,7 @@ def _week_leaving_clause(c: _StoryReceipts, v28: float | None) -> str:
 
 
 def _shared_line(
-    c: _StoryReceipts, link: str, now: tuple[float, int], before: tuple[float, int]
+    c: StoryReceipts, link: str, now: tuple[float, int], before: tuple[float, int]
 ) -> str:
     """The line of a steady repository that burst on the same days as others: how its 28-day
     pace moved ('slipped from 27.8 to 26.5 stars/day despite a burst on 19–20 Feb 2026 (133
@@ -481,7 +401,7 @@ def _shared_line(
     return text + _small_clause(c, skip=1)
 
 
-def _small_clause(c: _StoryReceipts, skip: int = 0) -> str:
+def _small_clause(c: StoryReceipts, skip: int = 0) -> str:
     """'; it also had a burst on 19–20 Feb 2026 (133 stars in 2 days [R])' for each run of spike
     days inside the window too small to move the pace (a spike the chart shows is named; a run of
     two days or more is a burst, never a spike); `skip`: the first runs, already named."""
@@ -505,7 +425,7 @@ def shared_short(
     shared phrase), each figure with its receipt."""
     gains, paces = [], []
     for story in members:
-        c = _StoryReceipts(store, book, story)
+        c = StoryReceipts(store, book, story)
         sql, params = gained_sql(story.repo, first, last)
         stars, r_e = c.query(sql, params, f"stars gained {first}..{last}")
         now, r_now = c.ordinary("now")
@@ -524,7 +444,7 @@ def shared_short(
 
 def story_short(store: Store, book: ReceiptBook, story: Story) -> Md | None:
     """One sentence for "At a glance" (None for a steady pace or no data: not news)."""
-    c = _StoryReceipts(store, book, story)
+    c = StoryReceipts(store, book, story)
     link = repo_link(story.repo)
     e = story.primary
     if story.kind == "burst_left" and e is not None:
@@ -606,7 +526,7 @@ def burst_leaving_sentence(
     bursts = leaving_bursts(story, on)
     if not bursts or story.kind == "no_data":
         return None
-    c = _StoryReceipts(store, book, story)
+    c = StoryReceipts(store, book, story)
     other, r_other = c.ordinary("now")
     if other is None:
         return None

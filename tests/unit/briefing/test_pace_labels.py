@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 
 from shu.briefing.card.topic import lifecycle_conflict_words
+from shu.briefing.held_words import held, held_sentence
 from shu.briefing.story_title import story_title
-from shu.briefing.story_words import held, held_sentence, kind_words, story_sentence
+from shu.briefing.story_words import kind_words, story_sentence
 from shu.receipts import ReceiptBook, resolve
 from shu.signals.lifecycle import path_conflict
 from shu.signals.pace_path import STEADY_BAND, pace_path

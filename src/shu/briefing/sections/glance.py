@@ -24,12 +24,13 @@ from typing import Any
 
 from shu.briefing.card.confidence import record_against_claim, record_receipts
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.held_words import store_wide_told
 from shu.briefing.sections import radar as radar_section
 from shu.briefing.sections import rocm_finding
 from shu.briefing.sections.cards import question_clause
 from shu.briefing.sections.field import share_text
 from shu.briefing.story_meaning import forecast_words, rank_words, said_key
-from shu.briefing.story_words import shared_short, store_wide_told, story_sentence, story_short
+from shu.briefing.story_words import shared_short, story_sentence, story_short
 from shu.briefing.text import (
     cite_signal,
     day_text,

@@ -17,16 +17,10 @@ from typing import Any
 
 from shu.briefing import charts
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.held_words import STORE_WIDE_SAID, held, held_sentence, store_wide_when
 from shu.briefing.sections.calibration_watch import store_loss
 from shu.briefing.story_meaning import meaning_sentence
-from shu.briefing.story_words import (
-    STORE_WIDE_SAID,
-    held,
-    held_sentence,
-    kind_words,
-    store_wide_when,
-    story_sentence,
-)
+from shu.briefing.story_words import kind_words, story_sentence
 from shu.briefing.text import and_list, day_text, days_text, ref, repo_link
 from shu.safe_markdown import Md
 from shu.signals.market_spikes import ELIGIBLE_MIN, store_wide_days
