@@ -6,21 +6,14 @@ said in full once ("without 19–20 Feb 2026, when the whole store spiked"), by 
 
 from __future__ import annotations
 
-from shu.briefing.story_words import StoryReceipts, oldest_week_out
-from shu.briefing.text import and_list, days_text, num, ref, repo_link
+from shu.briefing.story_words import StoryReceipts, oldest_week_out, store_wide_when
+from shu.briefing.text import days_text, num, ref, repo_link
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md
 from shu.signals.stories import Story
 from shu.store import Store
 
 STORE_WIDE_SAID = "store-wide days"  # `BriefingContext.said`: the days were named in full
-
-
-def store_wide_when(story: Story) -> str:
-    """The store-wide event days inside the story's 28-day window ('19–20 Feb 2026'; '' when
-    none): what its stored 28-day pace counts besides the repository's own days."""
-    runs = story.store_wide_now
-    return and_list([days_text(e.first, e.last) for e in runs]) if runs else ""
 
 
 def store_wide_told(story: Story) -> str:
@@ -44,9 +37,15 @@ def without_store_wide(story: Story, said: set[str]) -> str:
 
 def held(story: Story) -> bool:
     """Whether What moved tells the story among those that held near their pace of 28 days ago
-    (`held_sentence`): a steady story that is not part of a shared burst and names no spike of
-    its own; the others (departures) get their own line."""
-    return story.kind == "steady" and story.shared is None and not story.named_small
+    (`held_sentence`): a steady story that is not part of a shared burst, names no spike of its
+    own and stays near that pace without the store-wide event days too (`Story.net_departs`);
+    the others (departures) get their own line."""
+    return (
+        story.kind == "steady"
+        and story.shared is None
+        and not story.named_small
+        and not story.net_departs
+    )
 
 
 def _path_counts_store_wide(story: Story) -> bool:

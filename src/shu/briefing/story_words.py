@@ -319,6 +319,18 @@ def _sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
         under = f"; {_ordinary_clause(c)}, {'slower' if story.underneath == 'down' else 'faster'}"
     if story.shared is not None and v28 is not None and before is not None:
         return Md(_shared_line(c, link, (v28, r_v28), (before, r_before)) + under + ".")
+    if story.net_departs:
+        net, r_net = c.net()
+        shown, was = shown_value(net or 0.0, 1), shown_value(before or 0.0, 1)
+        side = "slower" if shown < was else "faster"
+        share = f", {pct(abs(shown / was - 1))} {side}" if was > 0 else ""
+        return Md(
+            f"{link}'s 28-day pace is {_pace(v28)} stars/day {ref(r_v28)} against "
+            f"{_pace(before)} 28 days before {ref(r_before)}, but without "
+            f"{store_wide_when(story)} it gained {_pace(net)} a day {ref(r_net)}{share}"
+            + _small_clause(c)
+            + "."
+        )
     if swung(story):
         r_low, r_high = c.path_range()
         path = story.path
@@ -341,6 +353,13 @@ def _sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
             f"against {_pace(before)} in the 28 before {ref(r_before)}"
         )
     return Md(held + _small_clause(c) + under + _week_leaving_clause(c, v28) + ".")
+
+
+def store_wide_when(story: Story) -> str:
+    """The store-wide event days inside the story's 28-day window ('19–20 Feb 2026'; '' when
+    none): what its stored 28-day pace counts besides the repository's own days."""
+    runs = story.store_wide_now
+    return and_list([days_text(e.first, e.last) for e in runs]) if runs else ""
 
 
 def oldest_week_out(story: Story) -> tuple[date, date, date]:

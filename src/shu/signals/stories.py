@@ -158,6 +158,25 @@ class Story:
         return [e for e in self.store_wide if e.window == "now"]
 
     @property
+    def net_pace(self) -> float | None:
+        """The 28-day pace without the store-wide event days inside the window (the stored
+        28-day pace when there are none): what the repository itself gained a day."""
+        runs, v28 = self.store_wide_now, self.velocity_28d
+        if v28 is None or not runs:
+            return v28
+        days = WINDOW - sum(min(e.days, WINDOW) for e in runs)
+        return (v28 * WINDOW - sum(e.stars for e in runs)) / max(days, 1)
+
+    @property
+    def net_departs(self) -> bool:
+        """Whether the 28-day pace, net of store-wide event days, sits at least PACE_CHANGE of
+        the pace of 28 days before away from it: near its pace only with the store's event."""
+        net, before = self.net_pace, self.velocity_28d_before
+        if not self.store_wide_now or net is None or before is None:
+            return False
+        return abs(net - before) >= PACE_CHANGE * max(before, 1.0)
+
+    @property
     def named_small(self) -> list[Episode]:
         """The runs of spike days too small to move the pace that the story names: those inside
         the last 28 days (the chart shows them beside the 28-day pace they sit in)."""

@@ -168,3 +168,37 @@ def test_a_forecast_read_from_a_pace_with_the_store_wide_day_in_it_says_so(store
     assert "its forecast is in At a glance" in line and "beats today's" not in line
     receipts = stored_receipts(store, result.briefing_id)
     assert [resolve(store, r) for r in receipts] == [None] * len(receipts)
+
+
+DIP = "dip/repo"  # 20 a day, then about 17 over the last 28 days, and 400 on SPIKE_DAY
+
+
+def test_a_pace_near_its_old_level_only_with_the_store_wide_day_is_a_departure(store, settings):
+    rows, total = [], 1000.0
+    for back in range(200, -1, -1):
+        day = DAY - timedelta(days=back)
+        total += 400 if day == SPIKE_DAY else (20 if back >= 28 else 16 if back >= 7 else 19)
+        rows.append((DIP, day, int(total)))
+    insert_observations(store, pd.DataFrame(rows, columns=["repo", "day", "stars"]))
+    _fill(store, REPOS)
+    settings = settings.model_copy(
+        update={"repos": [TrackedRepo(repo=r, category="apps") for r in (DIP, SMALL)]}
+    )
+    result = compose_briefing(store, DAY, settings)
+    text = result.path.read_text().split("## Appendix")[0]
+    moved = text[text.index("## What moved") :].split("\n## ")[0]
+    doc = json.loads(result.path.with_suffix(".json").read_text())
+    # by its causes it is steady (the store's day is no cause, its slower days unconfirmed) ...
+    assert {s["repo"]: s["kind"] for s in doc["stories"]}[DIP] == "steady"
+    # ... but without the store's day it gained 16.8 a day against 20.0: its own line, not
+    # among those that held near their pace
+    line = next(x for x in moved.splitlines() if x.startswith(f"- [{DIP}]"))
+    assert re.search(
+        r"28-day pace is 30\.\d stars/day \[R\d+\] against 20\.0 28 days before \[R\d+\], but "
+        r"without 19 Feb 2026 it gained 16\.8 a day \[R\d+\], 16% slower",
+        line,
+    ), line
+    held = next(x for x in moved.splitlines() if x.startswith("- Near its pace of 28 days ago"))
+    assert f"[{SMALL}]" in held and f"[{DIP}]" not in held
+    receipts = stored_receipts(store, result.briefing_id)
+    assert [resolve(store, r) for r in receipts] == [None] * len(receipts)
