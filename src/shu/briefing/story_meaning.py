@@ -39,9 +39,10 @@ def rank_words(book: ReceiptBook, rank: Rank) -> str:
     return f"its {what} since {_month(rank.since)} {ref(r_value, book.cite(rank.since_cite))}"
 
 
-def said_key(what: str, repo: str) -> str:
-    """The name of a fact in `BriefingContext.said`: 'rank' or 'forecast' of `repo`'s move."""
-    return f"{what} of {repo}'s move"
+def said_key(what: str, name: str) -> str:
+    """The name of a fact in `BriefingContext.said`: 'rank' or 'forecast' of a repository's
+    move, or how the rest of a 'category' moved."""
+    return f"{what} of {name}"
 
 
 def forecast_words(book: ReceiptBook, f: Forecast, whose: str = "its", counts: str = "") -> str:
@@ -52,7 +53,7 @@ def forecast_words(book: ReceiptBook, f: Forecast, whose: str = "its", counts: s
         f"shu gives {pct(f.probability)} that {whose} 28-day pace on {day_text(f.resolves_on)} "
         f"beats today's {num(f.threshold, 1)} {ref(book.cite(f.cite))}"
     )
-    return text + (f", a pace that counts {counts}" if counts else "")
+    return text + (f", which counts {counts}" if counts else "")
 
 
 def meaning_parts(
@@ -60,14 +61,17 @@ def meaning_parts(
 ) -> list[str]:
     """The clauses of `meaning_sentence`, each with its receipts (none when nothing is known);
     a rank or forecast already in `said` (At a glance gave it) is not said again: the forecast
-    is referred to."""
+    is referred to; the rest of a category is said on its first story only (named in `said`:
+    its later stories' peers are nearly the same repositories)."""
     said = set() if said is None else said
     parts = []
     ranks = [rank_words(book, r) for r in (m.rank, m.level) if r is not None]
     if ranks and said_key("rank", m.repo) not in said:
         parts.append(and_list(ranks))
     c = m.category
-    if c is not None and c.change is not None:
+    told = c is not None and said_key("category", c.name) in said
+    if c is not None and c.change is not None and not told:
+        said.add(said_key("category", c.name))  # once a note: its later stories refer to it
         r_now, r_before = book.cite(c.now_cite), book.cite(c.before_cite)
         move = (
             "held their pace"

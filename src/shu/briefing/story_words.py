@@ -31,10 +31,9 @@ from shu.signals.stories import (
     WINDOW,
     Episode,
     Story,
-    loss_verdict,
     windows,
 )
-from shu.signals.story_reads import gained_sql, loss_days_sql, ordinary_sql
+from shu.signals.story_reads import gained_sql, loss_days_sql, loss_verdict, ordinary_sql
 from shu.store import Store
 
 # Each kind of story in a few words (chart panels, the At a glance table).

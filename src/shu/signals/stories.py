@@ -39,7 +39,6 @@ These are facts of a window, not of a day: a spike day is one against the median
 
 from __future__ import annotations
 
-import math
 import statistics
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -575,24 +574,6 @@ def daily_gains(counts: dict[date, float], first: date, day: date) -> dict[date,
         if (b - a).days <= MAX_GAP_DAYS + 1 and b > first:
             gains.update(_daily_gains(counts, [a, b], first, b))
     return gains
-
-
-LOSS_TAIL = 0.05  # a repository's losing days beyond the store-wide share: binomial tail below
-
-
-def loss_verdict(lost_days: int, steps: int, share: float) -> str:
-    """How a repository's days with a falling count weigh against the store's: 'none' when it
-    lost stars on none of its `steps` day-to-day changes; 'beyond' when losing on `lost_days` or
-    more of them is less than LOSS_TAIL likely were each day a loss with the store-wide `share`
-    (the share of repository-days whose count fell, `market_regime.share_falling_7d`); else
-    'in line'."""
-    if lost_days <= 0:
-        return "none"
-    p = min(max(share, 0.0), 1.0)
-    tail = sum(
-        math.comb(steps, k) * p**k * (1 - p) ** (steps - k) for k in range(lost_days, steps + 1)
-    )
-    return "beyond" if tail < LOSS_TAIL else "in line"
 
 
 def windows(day: date) -> dict[str, tuple[date, date]]:

@@ -162,7 +162,7 @@ def test_a_forecast_read_from_a_pace_with_the_store_wide_day_in_it_says_so(store
     assert lead.startswith(f"[{SLOWING}]") and "is slowing" in lead, glance
     # its forecast asks about today's 28-day pace, which counts the store's day: said so, once
     assert f"beats today's {v28:.1f} [R" in lead
-    assert lead.endswith("a pace that counts 19 Feb 2026, when the whole store spiked."), lead
+    assert lead.endswith("which counts 19 Feb 2026, when the whole store spiked."), lead
     assert "largest 28-day" not in text  # no record read from a pace that counts it
     line = next(x for x in moved.splitlines() if x.startswith(f"- [{SLOWING}]"))
     assert "its forecast is in At a glance" in line and "beats today's" not in line
@@ -198,6 +198,8 @@ def test_a_pace_near_its_old_level_only_with_the_store_wide_day_is_a_departure(s
         r"without 19 Feb 2026 it gained 16\.8 a day \[R\d+\], 16% slower",
         line,
     ), line
+    # the rest of its category is told on its first story only
+    assert moved.count("the rest of apps") <= 1
     held = next(x for x in moved.splitlines() if x.startswith("- Near its pace of 28 days ago"))
     assert f"[{SMALL}]" in held and f"[{DIP}]" not in held
     receipts = stored_receipts(store, result.briefing_id)

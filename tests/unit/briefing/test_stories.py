@@ -479,7 +479,7 @@ def test_a_dip_is_weighed_against_the_store_wide_loss_of_stars(store, settings) 
     without losing stars is told apart from one whose losses match the store's and one that lost
     stars beyond it."""
     from shu.briefing.story_words import StoreLoss
-    from shu.signals.stories import loss_verdict
+    from shu.signals.story_reads import loss_verdict
 
     assert loss_verdict(0, 7, 0.088) == "none"
     assert loss_verdict(1, 7, 0.088) == "in line" and loss_verdict(2, 7, 0.088) == "in line"
