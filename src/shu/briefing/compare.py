@@ -1,5 +1,4 @@
-"""Several repositories compared on one metric: the data behind `shu compare` and the
-briefing's per-category charts, and the chart.
+"""Several repositories compared on one metric: the data behind `shu compare`, and the chart.
 
 - `compare_frame` / `compare_chart`: stars, 28-day velocity or 28-day acceleration of several
   repositories over time (one line each; the values read by `signals.reads.signal_frame`);

@@ -26,6 +26,7 @@ from shu.receipts import ReceiptBook
 from shu.repos import holds_synthetic
 from shu.settings import Settings
 from shu.signals.field import FieldView, field_view
+from shu.signals.move_meaning import Meaning, meaning
 from shu.signals.reads import CategoryMove, category_moves, last_signal_day, stale_repos
 from shu.signals.rocm_facts import RocmActivity, rocm_activity
 from shu.signals.stories import Story, mark_shared
@@ -130,6 +131,14 @@ class BriefingContext:
         important first."""
         told = [story_of(self.store, repo, self.data_through) for repo in self.tracked]
         return mark_shared(sorted(told, key=lambda s: -importance(s)))
+
+    @cached_property
+    def meanings(self) -> dict[str, Meaning | None]:
+        """What each story's move means (`shu.signals.move_meaning`), by repository: At a glance
+        and What moved word the same facts (the same forecast), each said once."""
+        return {
+            s.repo: meaning(self.store, s, self.settings.field, self.as_of) for s in self.stories
+        }
 
     @cached_property
     def title(self) -> str:

@@ -2,8 +2,9 @@
 adds after each story, every figure with its receipt. It says how the move ranks in the
 repository's own history, how the rest of its field category moved over the same days, the
 forecast that the pace lasts, and what in the store coincides with the move, named as
-coinciding, never as its cause. At a glance can reuse `meaning_sentence` (or word the
-`Meaning` itself)."""
+coinciding, never as its cause. At a glance words its lead's rank and forecast with the same
+functions (`rank_words`, `forecast_words`) and names them in `BriefingContext.said`
+(`said_key`), so What moved does not say them again."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from datetime import date
 from shu.briefing.text import and_list, day_text, num, pct, ref, release_link
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md, safe_inline
-from shu.signals.move_meaning import Meaning, Rank
+from shu.signals.move_meaning import Forecast, Meaning, Rank
 
 # (column, side) -> what a record of it is called
 _RECORD = {
@@ -38,14 +39,39 @@ def rank_words(book: ReceiptBook, rank: Rank) -> str:
     return f"its {what} since {_month(rank.since)} {ref(r_value, book.cite(rank.since_cite))}"
 
 
-def meaning_parts(book: ReceiptBook, m: Meaning) -> list[str]:
-    """The clauses of `meaning_sentence`, each with its receipts (none when nothing is known)."""
+def said_key(what: str, name: str) -> str:
+    """The name of a fact in `BriefingContext.said`: 'rank' or 'forecast' of a repository's
+    move, or how the rest of a 'category' moved."""
+    return f"{what} of {name}"
+
+
+def forecast_words(book: ReceiptBook, f: Forecast, whose: str = "its", counts: str = "") -> str:
+    """'shu gives 14% that its 28-day pace on 30 Mar 2026 beats today's 4.5 [R]', the one
+    forecast At a glance and What moved quote on whether a move lasts; `counts`: the store-wide
+    days today's pace counts ('19–20 Feb 2026'), said when there are any."""
+    text = (
+        f"shu gives {pct(f.probability)} that {whose} 28-day pace on {day_text(f.resolves_on)} "
+        f"beats today's {num(f.threshold, 1)} {ref(book.cite(f.cite))}"
+    )
+    return text + (f", which counts {counts}" if counts else "")
+
+
+def meaning_parts(
+    book: ReceiptBook, m: Meaning, said: set[str] | None = None, counts: str = ""
+) -> list[str]:
+    """The clauses of `meaning_sentence`, each with its receipts (none when nothing is known);
+    a rank or forecast already in `said` (At a glance gave it) is not said again: the forecast
+    is referred to; the rest of a category is said on its first story only (named in `said`:
+    its later stories' peers are nearly the same repositories)."""
+    said = set() if said is None else said
     parts = []
     ranks = [rank_words(book, r) for r in (m.rank, m.level) if r is not None]
-    if ranks:
+    if ranks and said_key("rank", m.repo) not in said:
         parts.append(and_list(ranks))
     c = m.category
-    if c is not None and c.change is not None:
+    told = c is not None and said_key("category", c.name) in said
+    if c is not None and c.change is not None and not told:
+        said.add(said_key("category", c.name))  # once a note: its later stories refer to it
         r_now, r_before = book.cite(c.now_cite), book.cite(c.before_cite)
         move = (
             "held their pace"
@@ -58,35 +84,51 @@ def meaning_parts(book: ReceiptBook, m: Meaning) -> list[str]:
         )
     f = m.forecast
     if f is not None:
+        said_before = said_key("forecast", m.repo) in said
         parts.append(
-            f"shu gives {pct(f.probability)} that its pace on {day_text(f.resolves_on)} "
-            f"beats today's {num(f.threshold, 1)} {ref(book.cite(f.cite))}"
+            "its forecast is in At a glance"
+            if said_before
+            else forecast_words(book, f, counts=counts)
         )
     beside = []
+    days: dict[date, list[tuple[str, int]]] = {}  # the releases, by day: said once a day
+    many = False  # more than one release
     for x in m.coinciding:
-        r = ref(book.cite(x.cite))
         if x.kind == "release":
-            beside.append(f"release {release_link(m.repo, x.what)} of {day_text(x.day)} {r}")
-        elif x.kind == "document":
+            days.setdefault(x.day, []).append((release_link(m.repo, x.what), book.cite(x.cite)))
+    if days:
+        each = [
+            f"{and_list([t for t, _ in tags])} of {day_text(d)} {ref(*[r for _, r in tags])}"
+            for d, tags in days.items()
+        ]
+        many = sum(len(tags) for tags in days.values()) > 1
+        beside.append(f"{'releases' if many else 'release'} {and_list(each)}")
+    for x in m.coinciding:
+        if x.kind == "release":
+            continue
+        r = ref(book.cite(x.cite))
+        if x.kind == "document":
             beside.append(f"“{safe_inline(x.what)}” of {day_text(x.day)} {r}")
         else:
             beside.append(f"a burst of commits around {day_text(x.day)} {r}")
     if m.more_releases:
         beside.append(f"{m.more_releases} more release{'s' if m.more_releases > 1 else ''}")
     if beside:
+        one = len(beside) == 1 and not many
         parts.append(
-            f"{and_list(beside)} {'coincides' if len(beside) == 1 else 'coincide'} with it "
-            "(in time only)"
+            f"{and_list(beside)} {'coincides' if one else 'coincide'} with it (in time only)"
         )
     return parts
 
 
-def meaning_sentence(book: ReceiptBook, m: Meaning | None) -> Md | None:
+def meaning_sentence(
+    book: ReceiptBook, m: Meaning | None, said: set[str] | None = None, counts: str = ""
+) -> Md | None:
     """'What it means: its largest 28-day fall since Mar 2023 [R]; the rest of training
-    frameworks (9 repositories) ran 4% faster (…); shu gives 12% that its pace on 30 Mar 2026
-    beats today's 26.5 [R]; release v1.2 of 24 Feb 2026 [R] coincides with it (in time only).'
-    None when nothing is known."""
-    parts = [] if m is None else meaning_parts(book, m)
+    frameworks (9 repositories) ran 4% faster (…); shu gives 12% that its 28-day pace on 30 Mar
+    2026 beats today's 26.5 [R]; release v1.2 of 24 Feb 2026 [R] coincides with it (in time
+    only).' None when nothing is known; `said` and `counts` as for `meaning_parts`."""
+    parts = [] if m is None else meaning_parts(book, m, said, counts)
     if not parts:
         return None
     return Md("What it means: " + "; ".join(parts) + ".")

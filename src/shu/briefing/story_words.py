@@ -1,6 +1,6 @@
 """Stories (`shu.signals.stories`) in words: the "What moved" line of each tracked repository
-and the shorter sentence "At a glance" opens with, every number with its receipt (the title's
-phrases: `story_title`).
+that departs from its pace (those that held near it: `held_words`) and the shorter sentence
+"At a glance" opens with, every number with its receipt (the title's phrases: `story_title`).
 
 Numbers a story shows are the stored ones: the 28-day and 7-day velocities of `star_signals`
 (row receipts), and stars gained over days or the mean gain of a window's ordinary days, re-read
@@ -31,10 +31,9 @@ from shu.signals.stories import (
     WINDOW,
     Episode,
     Story,
-    loss_verdict,
     windows,
 )
-from shu.signals.story_reads import gained_sql, loss_days_sql, ordinary_sql
+from shu.signals.story_reads import gained_sql, loss_days_sql, loss_verdict, ordinary_sql
 from shu.store import Store
 
 # Each kind of story in a few words (chart panels, the At a glance table).
@@ -78,7 +77,7 @@ def kind_words(story: Story) -> str:
     if swung(story):
         words = f"near its pace of 28 days ago, {_swing_words(story)}"
     if story.week_leaving:
-        first, last, out = _oldest_week(story)
+        first, last, out = oldest_week_out(story)
         pace = "faster" if story.week_leaving == "up" else "slower"
         when = f"{days_text(first, last)}, leaves the window by {days_text(out, out)}"
         return f"{words}; a {pace} week, {when}"
@@ -90,8 +89,9 @@ def kind_words(story: Story) -> str:
     return words
 
 
-class _StoryReceipts:
-    """The receipts of one story's numbers (each number shown as the store gives it)."""
+class StoryReceipts:
+    """The receipts of one story's numbers (each number shown as the store gives it), for the
+    words of stories here and in `held_words`."""
 
     def __init__(self, store: Store, book: ReceiptBook, story: Story) -> None:
         self.store, self.book, self.story = store, book, story
@@ -129,6 +129,13 @@ class _StoryReceipts:
             for end, value in (("low", path.low), ("high", path.high))
         )
 
+    def net(self) -> tuple[float | None, int]:
+        """The mean daily gain of the last 28 days without the store-wide event days
+        (`Story.store_wide_now`): the 28-day pace net of the store's event."""
+        first, last = windows(self.story.day)["now"]
+        sql, params = ordinary_sql(self.story.repo, first, last, self.story.store_wide_now)
+        return self.query(sql, params, f"mean daily gain {first}..{last} without store-wide days")
+
     def gained(self, e: Episode) -> tuple[float | None, int]:
         sql, params = gained_sql(self.story.repo, e.first, e.last)
         return self.query(sql, params, f"stars gained {e.first}..{e.last}")
@@ -154,7 +161,7 @@ def _release(story: Story, e: Episode) -> str:
     return f" after release {release_link(story.repo, tag)} of {days_text(on, on)}"
 
 
-def _ordinary_clause(c: _StoryReceipts) -> str:
+def _ordinary_clause(c: StoryReceipts) -> str:
     """'on the other days it gained X a day [R], against Y in the 28 days before [R]'."""
     now, r_now = c.ordinary("now")
     before, r_before = c.ordinary("before")
@@ -196,7 +203,7 @@ def loss_clause(
     that did on an average day this week [R]' (or none of them, or beyond it)."""
     first, last = story.day - timedelta(days=6), story.day
     (lost_sql, steps_sql), params = loss_days_sql(story.repo, first, last)
-    c = _StoryReceipts(store, book, story)
+    c = StoryReceipts(store, book, story)
     lost, r_lost = c.query(lost_sql, params, f"days losing stars {first}..{last}")
     steps, r_steps = c.query(steps_sql, params, f"day-to-day changes {first}..{last}")
     if lost is None or not steps:
@@ -219,7 +226,7 @@ def loss_clause(
 
 
 def _sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
-    c = _StoryReceipts(store, book, story)
+    c = StoryReceipts(store, book, story)
     link = repo_link(story.repo)
     v28, r_v28 = c.velocity()
     if story.kind == "no_data":
@@ -311,6 +318,18 @@ def _sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
         under = f"; {_ordinary_clause(c)}, {'slower' if story.underneath == 'down' else 'faster'}"
     if story.shared is not None and v28 is not None and before is not None:
         return Md(_shared_line(c, link, (v28, r_v28), (before, r_before)) + under + ".")
+    if story.net_departs:
+        net, r_net = c.net()
+        shown, was = shown_value(net or 0.0, 1), shown_value(before or 0.0, 1)
+        side = "slower" if shown < was else "faster"
+        share = f", {pct(abs(shown / was - 1))} {side}" if was > 0 else ""
+        return Md(
+            f"{link}'s 28-day pace is {_pace(v28)} stars/day {ref(r_v28)} against "
+            f"{_pace(before)} 28 days before {ref(r_before)}, but without "
+            f"{store_wide_when(story)} it gained {_pace(net)} a day {ref(r_net)}{share}"
+            + _small_clause(c)
+            + "."
+        )
     if swung(story):
         r_low, r_high = c.path_range()
         path = story.path
@@ -335,21 +354,28 @@ def _sentence(store: Store, book: ReceiptBook, story: Story) -> Md:
     return Md(held + _small_clause(c) + under + _week_leaving_clause(c, v28) + ".")
 
 
-def _oldest_week(story: Story) -> tuple[date, date, date]:
+def store_wide_when(story: Story) -> str:
+    """The store-wide event days inside the story's 28-day window ('19–20 Feb 2026'; '' when
+    none): what its stored 28-day pace counts besides the repository's own days."""
+    runs = story.store_wide_now
+    return and_list([days_text(e.first, e.last) for e in runs]) if runs else ""
+
+
+def oldest_week_out(story: Story) -> tuple[date, date, date]:
     """The first and last of the oldest 7 days of the story's window, and the day they are all out
     of it."""
     first, last = story.oldest_week
     return first, last, last + timedelta(days=WINDOW)
 
 
-def _week_leaving_clause(c: _StoryReceipts, v28: float | None) -> str:
+def _week_leaving_clause(c: StoryReceipts, v28: float | None) -> str:
     """'; its oldest week in the window, 1–7 Feb 2026, brought 805 stars [R] (115.0 a day, 32%
     above the 28-day pace) and leaves it by 7 Mar 2026' for a steady story whose oldest week
     ran far from its pace (`Story.week_leaving`); the % from the figures shown."""
     story = c.story
     if not story.week_leaving or v28 is None:
         return ""
-    first, last, out = _oldest_week(story)
+    first, last, out = oldest_week_out(story)
     stars, r_e = c.query(*gained_sql(story.repo, first, last), f"stars gained {first}..{last}")
     if stars is None:
         return ""
@@ -366,7 +392,7 @@ def _week_leaving_clause(c: _StoryReceipts, v28: float | None) -> str:
 
 
 def _shared_line(
-    c: _StoryReceipts, link: str, now: tuple[float, int], before: tuple[float, int]
+    c: StoryReceipts, link: str, now: tuple[float, int], before: tuple[float, int]
 ) -> str:
     """The line of a steady repository that burst on the same days as others: how its 28-day
     pace moved ('slipped from 27.8 to 26.5 stars/day despite a burst on 19–20 Feb 2026 (133
@@ -393,7 +419,7 @@ def _shared_line(
     return text + _small_clause(c, skip=1)
 
 
-def _small_clause(c: _StoryReceipts, skip: int = 0) -> str:
+def _small_clause(c: StoryReceipts, skip: int = 0) -> str:
     """'; it also had a burst on 19–20 Feb 2026 (133 stars in 2 days [R])' for each run of spike
     days inside the window too small to move the pace (a spike the chart shows is named; a run of
     two days or more is a burst, never a spike); `skip`: the first runs, already named."""
@@ -417,7 +443,7 @@ def shared_short(
     shared phrase), each figure with its receipt."""
     gains, paces = [], []
     for story in members:
-        c = _StoryReceipts(store, book, story)
+        c = StoryReceipts(store, book, story)
         sql, params = gained_sql(story.repo, first, last)
         stars, r_e = c.query(sql, params, f"stars gained {first}..{last}")
         now, r_now = c.ordinary("now")
@@ -436,7 +462,7 @@ def shared_short(
 
 def story_short(store: Store, book: ReceiptBook, story: Story) -> Md | None:
     """One sentence for "At a glance" (None for a steady pace or no data: not news)."""
-    c = _StoryReceipts(store, book, story)
+    c = StoryReceipts(store, book, story)
     link = repo_link(story.repo)
     e = story.primary
     if story.kind == "burst_left" and e is not None:
@@ -518,7 +544,7 @@ def burst_leaving_sentence(
     bursts = leaving_bursts(story, on)
     if not bursts or story.kind == "no_data":
         return None
-    c = _StoryReceipts(store, book, story)
+    c = StoryReceipts(store, book, story)
     other, r_other = c.ordinary("now")
     if other is None:
         return None

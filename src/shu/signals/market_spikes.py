@@ -125,28 +125,29 @@ def refresh_market_spikes(
 # The store-wide event days from `first` to `last` (params: first, last).
 STORE_WIDE_SQL = (
     "SELECT day, repos_spiking, ordinary_spiking, repos_removing, ordinary_removing, "
-    "store_wide_spike FROM market_spikes WHERE day BETWEEN ? AND ? "
+    "store_wide_spike, repos_eligible FROM market_spikes WHERE day BETWEEN ? AND ? "
     "AND (store_wide_spike OR store_wide_removal) ORDER BY day"
 )
 
 
 def store_wide_days(
     con: duckdb.DuckDBPyConnection, first: date, last: date
-) -> dict[date, tuple[str, int, float]]:
+) -> dict[date, tuple[str, int, float, int]]:
     """The store-wide event days from `first` to `last`: day -> ('spike' or 'removal', how many
-    repositories, how many on an ordinary day)."""
-    out: dict[date, tuple[str, int, float]] = {}
+    repositories, how many on an ordinary day, how many were counted: those gaining at least
+    ELIGIBLE_MIN stars on a median day)."""
+    out: dict[date, tuple[str, int, float, int]] = {}
     (held,) = con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_name = 'market_spikes'"
     ).fetchall()[0]
     if not held:  # a store opened read-only that was last migrated before the table existed
         return out
-    for day, spiking, o_spiking, removing, o_removing, spike in con.execute(
+    for day, spiking, o_spiking, removing, o_removing, spike, eligible in con.execute(
         STORE_WIDE_SQL, [first, last]
     ).fetchall():
         out[day] = (
-            ("spike", int(spiking), float(o_spiking or 0.0))
+            ("spike", int(spiking), float(o_spiking or 0.0), int(eligible))
             if spike
-            else ("removal", int(removing), float(o_removing or 0.0))
+            else ("removal", int(removing), float(o_removing or 0.0), int(eligible))
         )
     return out

@@ -9,7 +9,9 @@ it (a `Citation`). Never a cause: only what the store holds beside the move.
   least as far the same way, or none since its signals begin ("its largest 28-day fall since
   Mar 2023"); and `level`, the same for the 28-day pace itself ("its slowest 28-day pace
   since ..."). Said only when that day is at least `RANK_MIN_DAYS` back (a move larger a few
-  days ago is the same move still unfolding, not a record);
+  days ago is the same move still unfolding, not a record), and never while store-wide event
+  days sit in the 28-day window (`Story.store_wide_now`): the stored pace counts the store's
+  event, so its rank would be the store's, not the repository's;
 - `category`: the pace of the other repositories of its field category (`Settings.field`) over
   the last 28 days against the 28 before, over the repositories counted in both windows
   (`category_pace`, the field view's gains from `star_days`);
@@ -364,7 +366,7 @@ def meaning(
     out = Meaning(story.repo, story.day, first, last)
     out.rank = story_rank(store, story)
     side = _side(story)
-    if side is not None:
+    if side is not None and not story.store_wide_now:
         out.level = _kept(history_rank(store, story.repo, story.day, "velocity_28d", side))
     name = category_of(story.repo, watchlist)
     if name is not None:
@@ -383,10 +385,11 @@ def meaning(
 def story_rank(store: Store, story: Story) -> Rank | None:
     """How the story's 28-day change of pace ranks in its repository's own history (a rise
     against its rises, a fall against its falls); None without a change, or when the record it
-    sets reaches fewer than RANK_MIN_DAYS back (the same move still unfolding), or when the
-    change runs against the story's own direction (`_side`)."""
+    sets reaches fewer than RANK_MIN_DAYS back (the same move still unfolding), when the
+    change runs against the story's own direction (`_side`), or when store-wide event days sit
+    in the window (the stored change counts them)."""
     side = _side(story)
-    if side is None:
+    if side is None or story.store_wide_now:
         return None
     return _kept(history_rank(store, story.repo, story.day, "acceleration_28d", side))
 

@@ -39,7 +39,6 @@ These are facts of a window, not of a day: a spike day is one against the median
 
 from __future__ import annotations
 
-import math
 import statistics
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -150,6 +149,31 @@ class Story:
     def window_bursts(self) -> list[Episode]:
         """Bursts inside the last 28 days (they hold the 28-day pace up until they leave)."""
         return [e for e in self.episodes if e.kind == "burst" and e.window == "now"]
+
+    @property
+    def store_wide_now(self) -> list[Episode]:
+        """The runs on store-wide event days inside the last 28 days: the stored 28-day pace
+        (and any rank or forecast read from it) counts them."""
+        return [e for e in self.store_wide if e.window == "now"]
+
+    @property
+    def net_pace(self) -> float | None:
+        """The 28-day pace without the store-wide event days inside the window (the stored
+        28-day pace when there are none): what the repository itself gained a day."""
+        runs, v28 = self.store_wide_now, self.velocity_28d
+        if v28 is None or not runs:
+            return v28
+        days = WINDOW - sum(min(e.days, WINDOW) for e in runs)
+        return (v28 * WINDOW - sum(e.stars for e in runs)) / max(days, 1)
+
+    @property
+    def net_departs(self) -> bool:
+        """Whether the 28-day pace, net of store-wide event days, sits at least PACE_CHANGE of
+        the pace of 28 days before away from it: near its pace only with the store's event."""
+        net, before = self.net_pace, self.velocity_28d_before
+        if not self.store_wide_now or net is None or before is None:
+            return False
+        return abs(net - before) >= PACE_CHANGE * max(before, 1.0)
 
     @property
     def named_small(self) -> list[Episode]:
@@ -550,24 +574,6 @@ def daily_gains(counts: dict[date, float], first: date, day: date) -> dict[date,
         if (b - a).days <= MAX_GAP_DAYS + 1 and b > first:
             gains.update(_daily_gains(counts, [a, b], first, b))
     return gains
-
-
-LOSS_TAIL = 0.05  # a repository's losing days beyond the store-wide share: binomial tail below
-
-
-def loss_verdict(lost_days: int, steps: int, share: float) -> str:
-    """How a repository's days with a falling count weigh against the store's: 'none' when it
-    lost stars on none of its `steps` day-to-day changes; 'beyond' when losing on `lost_days` or
-    more of them is less than LOSS_TAIL likely were each day a loss with the store-wide `share`
-    (the share of repository-days whose count fell, `market_regime.share_falling_7d`); else
-    'in line'."""
-    if lost_days <= 0:
-        return "none"
-    p = min(max(share, 0.0), 1.0)
-    tail = sum(
-        math.comb(steps, k) * p**k * (1 - p) ** (steps - k) for k in range(lost_days, steps + 1)
-    )
-    return "beyond" if tail < LOSS_TAIL else "in line"
 
 
 def windows(day: date) -> dict[str, tuple[date, date]]:

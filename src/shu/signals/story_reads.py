@@ -4,11 +4,13 @@
 (`star_days`, computed by `shu signals`), its releases and the store-wide event days
 (`market_spikes`), and tells its story (`stories.detect`), with the path of its 28-day pace
 (`pace_path`). The SELECTs (`gained_sql`, `ordinary_sql`, `loss_days_sql`) re-read each number
-a story shows from `star_days`, so the briefing cites them as query receipts.
+a story shows from `star_days`, so the briefing cites them as query receipts; `loss_verdict`
+weighs the losing days `loss_days_sql` counts against the store-wide share.
 """
 
 from __future__ import annotations
 
+import math
 from datetime import date, timedelta
 from typing import Any
 
@@ -42,7 +44,7 @@ def story_of(store: Store, repo: str, day: date) -> Story:
             [repo, first, day + timedelta(days=1)],
         ).fetchall()
     ]
-    events = {d: kind for d, (kind, _n, _o) in store_wide_days(store.con, first, day).items()}
+    events = {d: kind for d, (kind, *_counts) in store_wide_days(store.con, first, day).items()}
     story = detect(repo, counts, day, releases, events)
     story.path = pace_path(store.con, repo, day)
     return story
@@ -87,3 +89,21 @@ def ordinary_sql(
         params += [repo, b, repo, a - timedelta(days=1)]
         n -= (b - a).days + 1
     return f"SELECT ({' '.join(terms)}) / {max(n, 1)}.0", params
+
+
+LOSS_TAIL = 0.05  # a repository's losing days beyond the store-wide share: binomial tail below
+
+
+def loss_verdict(lost_days: int, steps: int, share: float) -> str:
+    """How a repository's days with a falling count weigh against the store's: 'none' when it
+    lost stars on none of its `steps` day-to-day changes; 'beyond' when losing on `lost_days` or
+    more of them is less than LOSS_TAIL likely were each day a loss with the store-wide `share`
+    (the share of repository-days whose count fell, `market_regime.share_falling_7d`); else
+    'in line'."""
+    if lost_days <= 0:
+        return "none"
+    p = min(max(share, 0.0), 1.0)
+    tail = sum(
+        math.comb(steps, k) * p**k * (1 - p) ** (steps - k) for k in range(lost_days, steps + 1)
+    )
+    return "beyond" if tail < LOSS_TAIL else "in line"

@@ -7,6 +7,7 @@ figure's receipt resolves."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import date, datetime, timedelta
 
 import pandas as pd
@@ -82,7 +83,12 @@ def test_the_largest_fall_since_a_year_and_a_coinciding_release_are_said(store, 
     text = result.path.read_text().split("## Appendix")[0]
     section = text[text.index("## What moved") :].split("\n## ")[0]
     line = next(x for x in section.splitlines() if x.startswith(f"- [{REPO}]"))
-    assert "What it means: its largest 28-day fall since Aug 2023 [R" in line, line
+    # the record is said once: At a glance leads with this story and says it; What moved, after
+    # it, does not repeat it
+    glance = text[text.index("## At a glance") :].split("\n## ")[0]
+    assert glance.count("its largest 28-day fall since Aug 2023 [R") == 1, glance
+    assert "largest 28-day fall" not in line, line
+    assert "What it means: the rest of local apps" in line, line
     assert (
         f"release [v2.0.0](https://github.com/{REPO}/releases/tag/v2.0.0) of 18 Feb 2026 [R" in line
     ), line
@@ -211,3 +217,41 @@ def test_a_story_slowing_under_a_burst_claims_no_record_rise() -> None:
     slowing = Story("a/b", day, "pace_down", velocity_28d=4.5, velocity_28d_before=2.0, effect=-1.0)
     assert slowing.acceleration_28d is not None and slowing.acceleration_28d > 0
     assert story_rank(None, slowing) is None  # type: ignore[arg-type]  # never reads the store
+
+
+def test_releases_of_the_same_day_are_named_with_the_day_once(store, settings):
+    _fill(store)
+    store.upsert(
+        "releases",
+        pd.DataFrame(
+            [
+                {
+                    "repo": REPO,
+                    "tag": "v2.0.1",
+                    "name": "v2.0.1",
+                    "published_at": datetime.combine(RELEASE_DAY, datetime.min.time()),
+                    "is_prerelease": False,
+                    "body": "",
+                    "url": None,
+                    "source": "github",
+                }
+            ]
+        ),
+    )
+    settings = settings.model_copy(
+        update={
+            "repos": [TrackedRepo(repo=REPO, category="apps")],
+            "field": {"local apps": [REPO, *PEERS]},
+        }
+    )
+    result = compose_briefing(store, DAY, settings)
+    text = result.path.read_text().split("## Appendix")[0]
+    section = text[text.index("## What moved") :].split("\n## ")[0]
+    line = next(x for x in section.splitlines() if x.startswith(f"- [{REPO}]"))
+    link = f"https://github.com/{REPO}/releases/tag"
+    assert re.search(
+        rf"releases \[v2\.0\.0\]\({link}/v2\.0\.0\) and \[v2\.0\.1\]\({link}/v2\.0\.1\) of "
+        r"18 Feb 2026 \[R\d+, R\d+\] coincide with it \(in time only\)",
+        line,
+    ), line
+    assert line.count("18 Feb 2026") == 1

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from shu.briefing.card.topic import lifecycle_conflict_words
+from shu.briefing.held_words import held, held_sentence
 from shu.briefing.story_title import story_title
 from shu.briefing.story_words import kind_words, story_sentence
 from shu.receipts import ReceiptBook, resolve
@@ -85,6 +86,26 @@ def test_steady_only_when_the_pace_held_within_the_band_over_90_days(store, sett
     # every number resolves against the store, the path's lowest and highest included
     assert [resolve(store, r) for r in book.receipts] == [None] * len(book.receipts)
     assert story_title([flat, swung]) == "flat holds its pace; ollama swung over 90 days"
+
+
+def test_repositories_that_held_near_their_pace_are_told_in_one_sentence(store, settings):
+    _store_with(store, settings, {"o/ollama": SWUNG, "o/flat": FLAT})
+    swung, flat = story_of(store, "o/ollama", DAY), story_of(store, "o/flat", DAY)
+    assert held(swung) and held(flat)  # neither departs from its pace of 28 days ago
+    book = ReceiptBook()
+    said = str(held_sentence(store, book, [swung, flat], set()))
+    # one sentence, each repository once with its pace and a short clause of its 90-day range
+    assert said.startswith("Near their pace of 28 days ago: [o/ollama]") and said.count(". ") == 0
+    assert said.count("[o/ollama]") == 1 and said.count("[o/flat]") == 1
+    assert re.search(
+        r"\[o/ollama\]\([^)]*\), 8\d\.\d stars/day \[R\d+\] \(5\d\.\d–10\d\.\d over 90 days", said
+    )
+    assert re.search(
+        r"\[o/flat\]\([^)]*\), 8\d\.\d stars/day \[R\d+\] \(8\d\.\d–8\d\.\d over 90 days", said
+    )
+    # "near its pace", never "steady" of one that swung
+    assert "steady" not in said and "holds its pace" not in said
+    assert [resolve(store, r) for r in book.receipts] == [None] * len(book.receipts)
 
 
 def test_a_pace_that_rose_over_90_days_is_not_steady_either(store, settings) -> None:

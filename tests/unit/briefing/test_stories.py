@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from shu.briefing.story_title import story_title
+from shu.briefing.story_title import importance, relative_move, story_title
 from shu.briefing.story_words import shared_short, story_sentence, story_short
 from shu.briefing.text import days_text
 from shu.receipts import ReceiptBook, resolve
@@ -181,14 +181,34 @@ def test_the_title_says_who_changed_pace_and_what_moved_the_rest() -> None:
     keras.pace_change = "down"
     steady = _story("ollama/ollama", "steady")
     title = story_title([localai, tensorflow, keras, steady])
-    # keras's slowing is not its story (steady), so the title leaves it out
+    # keras's slowing is not its story (steady), so the title leaves it out; LocalAI's drop
+    # moved its pace by more stars/day than tensorflow's slowing (counted twice, a real change
+    # of pace) did, so it comes first (`importance`)
+    assert importance(localai) > importance(tensorflow)
     assert title == (
-        "tensorflow slows down; LocalAI's drop is a January burst leaving its 28-day window"
+        "LocalAI's drop is a January burst leaving its 28-day window; tensorflow slows down"
     )
     both = _story("keras-team/keras", "pace_down", "down", -3.0)
     assert story_title([tensorflow, both]) == "tensorflow and keras slow down"
     assert story_title([steady, _story("a/b", "steady")]) == "ollama and b hold their pace"
     assert story_title([]) == "No tracked repository has star data yet"
+
+
+def test_a_large_repositorys_moderate_move_outranks_a_tiny_ones_large_relative_one() -> None:
+    # a repository of 2 stars a day halving its pace, and one of 100 a day slowing by a fifth:
+    # both real changes of pace, the tiny one's the larger against its own level ...
+    tiny = detect("t/tiny", _counts([2.0] * 42 + [1.0] * 28), DAY)
+    large = detect("l/large", _counts([100.0] * 42 + [80.0] * 28), DAY)
+    assert tiny.kind == large.kind == "pace_down"
+    assert relative_move(tiny) > relative_move(large)
+    # ... but the stories are told by the stars/day they moved: 20 a day before 1 a day
+    assert importance(large) == pytest.approx(2 * 20) and importance(tiny) == pytest.approx(2)
+    assert sorted([tiny, large], key=lambda s: -importance(s)) == [large, tiny]
+    # a burst leaving a mid-size repository's window (31 stars/day off its 28-day pace) comes
+    # before the tiny one's halving too, though it is only a few days of counts
+    localai = detect("mudler/LocalAI", _counts(_localai_january()), DAY)
+    assert importance(localai) > importance(tiny)
+    assert story_title([tiny, localai]).startswith("LocalAI's drop")
 
 
 def _localai_slower_then_back() -> list[float]:
@@ -459,7 +479,7 @@ def test_a_dip_is_weighed_against_the_store_wide_loss_of_stars(store, settings) 
     without losing stars is told apart from one whose losses match the store's and one that lost
     stars beyond it."""
     from shu.briefing.story_words import StoreLoss
-    from shu.signals.stories import loss_verdict
+    from shu.signals.story_reads import loss_verdict
 
     assert loss_verdict(0, 7, 0.088) == "none"
     assert loss_verdict(1, 7, 0.088) == "in line" and loss_verdict(2, 7, 0.088) == "in line"

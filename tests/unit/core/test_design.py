@@ -149,7 +149,7 @@ DEFINED_ONCE = {
     "refresh_star_days": "signals/star_days.py",
     "spike_day": "signals/stories.py",
     "detect": "signals/stories.py",
-    "loss_verdict": "signals/stories.py",
+    "loss_verdict": "signals/story_reads.py",
     "and_list": "briefing/text.py",
 }
 

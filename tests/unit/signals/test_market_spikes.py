@@ -51,7 +51,7 @@ def test_a_spike_shared_store_wide_is_no_repositorys_story(store: Store) -> None
     ).fetchone()
     assert row == (REPOS, REPOS, 0.0, True)
     assert store_wide_days(store.con, DAY - timedelta(days=60), DAY) == {
-        spike_day: ("spike", REPOS, 0.0)
+        spike_day: ("spike", REPOS, 0.0, REPOS)  # ... of the REPOS counted that day
     }
     stories = [story_of(store, f"org{k}/repo", DAY) for k in range(REPOS)]
     for s in stories:

@@ -1,21 +1,20 @@
 """The "At a glance" section, the briefing on one screen: a few sentences and one table.
 
 At most `MAX_SENTENCES` sentences and `MAX_WORDS` words (`text.word_count`; the table aside) on
-what matters today, each with its number and receipt, in this order of priority: the newsworthy
-stories (a real change of pace, then the largest move that was only a few days of counts:
-`shu.signals.stories`; shared bursts first), the first of them with what it means from numbers
-the store holds (how its 28-day change of pace ranks in the repository's own record,
-`move_meaning.story_rank`, worded as What moved words it, and whether the forecast expects it
-to hold, from the interval its card shows); a notable move of the share of commits touching
-ROCm (`rocm_finding.glance_sentence`);
-which category of the field gained share (`shu.signals.field`); the forecast that departs most
-from its base rate among those this store's record of their kind of answer does not undercut
-(naming the furthest one left out, with its record; led by that record when it undercuts them
-all); and the top of the breakout radar. A sentence that would pass either limit is left out.
-Nothing about shu's own bookkeeping (the regime guard, how its surest answers fared): that is
-after the body. The page shows the sentences as a list. Then one table row per tracked
-repository: its 28-day pace and last 7 days, what moved it, and what its card asks (or its
-velocity interval when the card asks nothing).
+what matters today, each with its number and receipt, in this order of priority: the most
+important story (a shared burst's first, then the story that moved its pace most in stars/day:
+`story_title.importance`) with what it means from numbers the store holds (how its 28-day
+change of pace ranks in the repository's own record and the forecast that its pace lasts, the
+same facts in the same words as What moved, which then does not repeat them: `with_meaning`);
+a notable move of the share of commits touching ROCm (`rocm_finding.glance_sentence`); the
+next story; which category of the field gained share (`shu.signals.field`); the forecast that
+departs most from its base rate among those this store's record of their kind of answer does
+not undercut (naming the furthest one left out, with its record; led by that record when it
+undercuts them all); and the top of the breakout radar. A sentence that would pass either
+limit is left out. Nothing about shu's own bookkeeping (the regime guard, how its surest
+answers fared): that is after the body. The page shows the sentences as a list. Then one table
+row per tracked repository: its 28-day pace and last 7 days (what moved each is What moved's,
+what its card asks is the card's: each said once).
 """
 
 from __future__ import annotations
@@ -25,12 +24,13 @@ from typing import Any
 
 from shu.briefing.card.confidence import record_against_claim, record_receipts
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.held_words import store_wide_told
 from shu.briefing.sections import radar as radar_section
 from shu.briefing.sections import rocm_finding
 from shu.briefing.sections.cards import question_clause
 from shu.briefing.sections.field import share_text
-from shu.briefing.story_meaning import rank_words
-from shu.briefing.story_words import kind_words, shared_short, story_sentence, story_short
+from shu.briefing.story_meaning import forecast_words, rank_words, said_key
+from shu.briefing.story_words import shared_short, story_sentence, story_short
 from shu.briefing.text import (
     cite_signal,
     day_text,
@@ -42,7 +42,6 @@ from shu.briefing.text import (
 )
 from shu.forecast.records import LiveRecord
 from shu.safe_markdown import Md, safe_inline
-from shu.signals.move_meaning import story_rank
 from shu.signals.reads import latest_star_signals
 from shu.signals.stories import Story, burst_groups, shared_underneath
 from shu.store import Store
@@ -50,8 +49,6 @@ from shu.store import Store
 MAX_SENTENCES = 5
 MAX_WORDS = 150  # the sentences' words (`text.word_count`), the table aside
 MAX_STORIES = 2
-# A forecast pace within this share of today's is said to hold.
-HOLDS_WITHIN = 0.10
 
 
 def build(ctx: BriefingContext) -> Part:
@@ -104,8 +101,9 @@ def glance_sentences(ctx: BriefingContext) -> list[Md]:
         stories[0] = with_meaning(ctx, stories[0], lead, own)
     out: list[Md] = []
     candidates = (
-        *stories,
-        rocm_finding.glance_sentence(ctx),  # a notable move of ROCm work: news, after stories
+        *stories[:1],
+        rocm_finding.glance_sentence(ctx),  # a notable move of ROCm work: after the lead story
+        *stories[1:],
         _field_sentence(ctx),
         _forecast_sentence(ctx),
         _radar_sentence(ctx),
@@ -115,72 +113,34 @@ def glance_sentences(ctx: BriefingContext) -> list[Md]:
             continue
         if sum(word_count(s) for s in (*out, line)) <= MAX_WORDS:
             out.append(line)
+    if stories and lead is not None and stories[0] not in out:  # left out: What moved says it
+        ctx.said -= {said_key("rank", lead.repo), said_key("forecast", lead.repo)}
     return out
 
 
 def with_meaning(ctx: BriefingContext, sentence: Md, story: Story, own: bool = True) -> Md:
     """`sentence` with what `story`'s move means, from numbers the store holds: how its 28-day
-    change of pace ranks in the repository's own record and whether the forecast its card shows
-    expects the pace to hold, go further or fade (`sentence` as it was when neither is known).
-    A sentence about several repositories (`own` False) names the one it reads."""
+    change of pace ranks in the repository's own record and the forecast that its pace lasts,
+    the same facts in the same words as What moved (`story_meaning.rank_words`,
+    `forecast_words`, from `ctx.meanings`), named in `ctx.said` so What moved does not repeat
+    them; the forecast says when today's pace counts store-wide event days. `sentence` as it
+    was when neither is known. A sentence about several repositories (`own` False) names the
+    one it reads."""
+    m = ctx.meanings.get(story.repo)
+    if m is None:
+        return sentence
     whose = "its" if own else f"{repo_link(story.repo)}'s"
-    read = (_rank_clause(ctx, story, whose), _lasts_clause(ctx, story, whose))
-    clauses = [c for c in read if c]
+    clauses = []
+    if m.rank is not None:
+        words = rank_words(ctx.book, m.rank)
+        clauses.append(words if own else whose + words.removeprefix("its"))
+        ctx.said.add(said_key("rank", story.repo))
+    if m.forecast is not None:
+        clauses.append(forecast_words(ctx.book, m.forecast, whose, store_wide_told(story)))
+        ctx.said.add(said_key("forecast", story.repo))
     if not clauses:
         return sentence
-    return Md(f"{str(sentence).rstrip('.')} — {', and '.join(clauses)}.")
-
-
-def _rank_clause(ctx: BriefingContext, story: Story, whose: str) -> str | None:
-    """'its largest 28-day fall since Aug 2023 [R5]' (`move_meaning.story_rank`, worded as
-    What moved words it), with `whose` for 'its'."""
-    rank = story_rank(ctx.store, story)
-    if rank is None:
-        return None
-    words = rank_words(ctx.book, rank)
-    return words if whose == "its" else whose + words.removeprefix("its")
-
-
-def _lasts_clause(ctx: BriefingContext, story: Story, whose: str) -> str | None:
-    """Whether the interval the repository's card shows expects its 28-day pace to hold (within
-    HOLDS_WITHIN of today's), to go further the way it moved, or to fade, with today's pace and
-    the interval's median."""
-    card = next((c for c in ctx.cards if c.repo == story.repo and c.kind == "star"), None)
-    f = card.interval if card is not None else None
-    row = latest_star_signals(ctx.store.con, story.repo, ctx.data_through)
-    moved = story.acceleration_28d
-    if f is None or f.get("median") is None or row is None or moved is None:
-        return None
-    now = row["velocity_28d"]
-    if not now:
-        return None
-    r_now = ctx.book.row(
-        "star_signals",
-        {"repo": story.repo, "day": row["day"]},
-        "velocity_28d",
-        now,
-        row["day"],
-        f"{story.repo} velocity_28d",
-    )
-    r = ctx.book.row(
-        "forecast_intervals",
-        {"forecast_id": f["forecast_id"]},
-        "median",
-        f["median"],
-        f["origin"],
-        f"{story.repo} median of velocity_28d on {f['resolves_on']}",
-    )
-    change = (f["median"] - now) / now
-    if abs(change) <= HOLDS_WITHIN:
-        expects = "hold"
-    elif (change > 0) == (moved > 0):
-        expects = "go further"
-    else:
-        expects = "fade"
-    return (
-        f"the forecast expects {whose} 28-day pace ({num(now, 1)} now {ref(r_now)}) to "
-        f"{expects}, at {num(f['median'], 1)} stars/day on {day_text(f['resolves_on'])} {ref(r)}"
-    )
+    return Md(f"{str(sentence).rstrip('.')} — {'; '.join(clauses)}.")
 
 
 def _field_sentence(ctx: BriefingContext) -> Md | None:
@@ -281,13 +241,10 @@ def _radar_sentence(ctx: BriefingContext) -> Md | None:
 
 def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
     now = latest_star_signals(ctx.store.con, repo, ctx.data_through)
-    story = next((s for s in ctx.stories if s.repo == repo), None)
     cells: dict[str, Any] = {
         "repo": repo_link(repo),
         "velocity": Md("—"),
         "recent": Md("—"),
-        "story": kind_words(story) if story else "—",
-        "forecast": _forecast_cell(ctx, repo),
     }
     if now is not None:
         for name, col in (("velocity", "velocity_28d"), ("recent", "velocity_7d")):
@@ -295,32 +252,3 @@ def _row(ctx: BriefingContext, repo: str) -> dict[str, Any]:
                 r = cite_signal(ctx.book, repo, now["day"], col, now[col])
                 cells[name] = Md(f"{num(now[col], 1)} {ref(r)}")
     return cells
-
-
-def _forecast_cell(ctx: BriefingContext, repo: str) -> Md:
-    """What the repository's star card asks and answers, else its velocity interval."""
-    card = next((c for c in ctx.cards if c.repo == repo and c.kind == "star"), None)
-    if card is None:
-        return Md("none issued")
-    f = card.headline
-    key = {"forecast_id": f["forecast_id"]}
-    if card.forecast is not None:
-        r = ctx.book.row(
-            "forecasts", key, "probability", f["probability"], f["origin"], f"{repo} probability"
-        )
-        return Md(f"{pct(f['probability'])} {ref(r)} that {question_clause(f, 'it')}")
-    refs = [
-        ctx.book.row(
-            "forecast_intervals",
-            key,
-            column,
-            f[column],
-            f["origin"],
-            f"{repo} {column} of velocity_28d on {f['resolves_on']}",
-        )
-        for column in ("median", "lower_80", "upper_80")
-    ]
-    return Md(
-        f"28-day pace on {day_text(f['resolves_on'])}: {num(f['median'], 1)} "
-        f"(80% between {num(f['lower_80'], 1)} and {num(f['upper_80'], 1)}) {ref(*refs)}"
-    )

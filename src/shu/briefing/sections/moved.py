@@ -4,9 +4,11 @@ a real change of pace), the most important first, each followed by what its move
 (`story_meaning`: its rank in its own history, its category, the forecast, what coincides);
 first, once, any store-wide event (many of the store's repositories spiking or losing stars on
 the same days, `market_spikes`) a story set aside; and once for each set of tracked repositories
-that burst on the same days (after the last of their stories); the chart of the stars each
-gained per day with the days its story names, and one 28-day velocity comparison chart per
-category (a log axis where the repositories differ tenfold, gaps drawn and named)."""
+that burst on the same days (after the last of their stories). Only departures get their own
+line: the repositories that held near their pace of 28 days ago are told together, last, in one
+sentence (`story_words.held_sentence`), each pace net of store-wide event days. Then the chart
+of the stars each gained per day with the 28-day pace and the days each story names (the
+28-day paces compared across repositories are `shu compare`'s)."""
 
 from __future__ import annotations
 
@@ -14,55 +16,59 @@ from datetime import date, timedelta
 from typing import Any
 
 from shu.briefing import charts
-from shu.briefing.charts import HISTORY_DAYS, pace_gaps, slug
-from shu.briefing.compare import compare_chart, compare_frame, needs_log
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.held_words import STORE_WIDE_SAID, held, held_sentence, store_wide_when
 from shu.briefing.sections.calibration_watch import store_loss
 from shu.briefing.story_meaning import meaning_sentence
 from shu.briefing.story_words import kind_words, story_sentence
 from shu.briefing.text import and_list, day_text, days_text, ref, repo_link
 from shu.safe_markdown import Md
 from shu.signals.market_spikes import ELIGIBLE_MIN, store_wide_days
-from shu.signals.move_meaning import Meaning, Rank, meaning
-from shu.signals.reads import repos_with_signals
-from shu.signals.stories import burst_groups, shared_underneath
+from shu.signals.move_meaning import Meaning, Rank
+from shu.signals.stories import Story, burst_groups, shared_underneath
 
 
 def build(ctx: BriefingContext) -> Part:
-    """The story lines and the section's charts (written beside the markdown)."""
+    """The story lines and the section's chart (written beside the markdown)."""
     stories_png = ctx.out_dir / f"{ctx.as_of}-stories.png"
     charts.stories_chart(ctx.store, ctx.stories, ctx.data_through, stories_png)
     ctx.charts.append(stories_png)
     loss = store_loss(ctx)  # a week many repositories lost stars: each dip weighed against it
-    meanings = [meaning(ctx.store, s, ctx.settings.field, ctx.as_of) for s in ctx.stories]
-    lines = [
-        _with_meaning(ctx, story_sentence(ctx.store, ctx.book, s, loss), m)
-        for s, m in zip(ctx.stories, meanings, strict=True)
-    ]
+    events = store_wide_events(ctx)
+    wide = [store_wide_line(ctx, events)] if events else []
+    if events:
+        ctx.said.add(STORE_WIDE_SAID)  # the line names the days: later mentions refer to them
+    grouped = {r for group, _, _ in burst_groups(ctx.stories) for r in group}
+    calm = [s for s in ctx.stories if held(s) and s.repo not in grouped]
+    told = [s for s in ctx.stories if s not in calm]
+    meanings = [ctx.meanings.get(s.repo) for s in ctx.stories]
+    own = {
+        s.repo: _with_meaning(ctx, story_sentence(ctx.store, ctx.book, s, loss), s) for s in told
+    }
+    together = held_sentence(ctx.store, ctx.book, calm, ctx.said) if calm else None
+    lines = [own[s.repo] for s in told]
     # spike days on the same days in several tracked repositories: said once; first, with their
     # stories after it, where all of them ran slower (or all faster) on their other days (the
     # title's first phrase), else after the last of their stories
     shown = list(lines)
     lead: list[Md] = []
-    for group, first, last in reversed(burst_groups(ctx.stories)):
-        under = shared_underneath(ctx.stories, group)
-        at = max(i for i, s in enumerate(ctx.stories) if s.repo in group)
+    for group, first, last in reversed(burst_groups(told)):
+        under = shared_underneath(told, group)
+        at = max(i for i, s in enumerate(told) if s.repo in group)
         if under is None:
             shown.insert(at + 1, same_days_line(group, first, last))
-    for group, first, last in burst_groups(ctx.stories):
-        under = shared_underneath(ctx.stories, group)
+    for group, first, last in burst_groups(told):
+        under = shared_underneath(told, group)
         if under is not None:
-            mine = [line for s, line in zip(ctx.stories, lines, strict=True) if s.repo in group]
+            mine = [line for s, line in zip(told, lines, strict=True) if s.repo in group]
             lead += [same_days_line(group, first, last, under), *mine]
             shown = [line for line in shown if line not in mine]
-    events = store_wide_events(ctx)
-    shown = ([store_wide_line(ctx, events)] if events else []) + lead + shown
+    shown = wide + lead + shown + ([together] if together is not None else [])
     return Part(
         ctx.render(
             "sections/moved.md.j2",
             lines=shown,
             stories_png=stories_png.name,
-            comparisons=_category_charts(ctx),
         ),
         data={
             "stories": [
@@ -70,7 +76,7 @@ def build(ctx: BriefingContext) -> Part:
                     "repo": s.repo,
                     "kind": s.kind,
                     "in_words": kind_words(s),
-                    "sentence": str(line),
+                    "sentence": str(own.get(s.repo, together)),
                     "velocity_28d": s.velocity_28d,
                     "velocity_28d_before": s.velocity_28d_before,
                     "velocity_7d": s.velocity_7d,
@@ -99,11 +105,18 @@ def build(ctx: BriefingContext) -> Part:
                     ],
                     "meaning": meaning_data(m),
                 }
-                for s, line, m in zip(ctx.stories, lines, meanings, strict=True)
+                for s, m in zip(ctx.stories, meanings, strict=True)
             ],
             "store_wide_events": [
-                {"day": d, "kind": kind, "repos": n, "ordinary": o, "tracked": repos}
-                for d, (kind, n, o, repos) in events.items()
+                {
+                    "day": d,
+                    "kind": kind,
+                    "repos": n,
+                    "ordinary": o,
+                    "counted": m,
+                    "tracked": repos,
+                }
+                for d, (kind, n, o, m, repos) in events.items()
             ],
             "shared_bursts": [
                 {"repos": group, "first": first, "last": last}
@@ -113,10 +126,12 @@ def build(ctx: BriefingContext) -> Part:
     )
 
 
-def _with_meaning(ctx: BriefingContext, line: Md, m: Meaning | None) -> Md:
+def _with_meaning(ctx: BriefingContext, line: Md, story: Story) -> Md:
     """The story's line followed by what its move means (`story_meaning`), when anything is
-    known."""
-    extra = meaning_sentence(ctx.book, m)
+    known: what At a glance said already (`ctx.said`) is not said again."""
+    extra = meaning_sentence(
+        ctx.book, ctx.meanings.get(story.repo), ctx.said, store_wide_when(story)
+    )
     return line if extra is None else Md(f"{line} {extra}")
 
 
@@ -151,10 +166,13 @@ def meaning_data(m: Meaning | None) -> dict[str, Any] | None:
     }
 
 
-def store_wide_events(ctx: BriefingContext) -> dict[date, tuple[str, int, float, list[str]]]:
+Event = tuple[str, int, float, int, list[str]]
+
+
+def store_wide_events(ctx: BriefingContext) -> dict[date, Event]:
     """The store-wide event days some tracked repository's story set aside (`Story.store_wide`):
-    day -> (kind, repositories, ordinary day's count, the tracked repositories that moved with
-    it)."""
+    day -> (kind, repositories, ordinary day's count, repositories counted, the tracked
+    repositories that moved with it)."""
     days: dict[date, list[str]] = {}
     for s in ctx.stories:
         for e in s.store_wide:
@@ -166,12 +184,11 @@ def store_wide_events(ctx: BriefingContext) -> dict[date, tuple[str, int, float,
     return {d: (*wide[d], days[d]) for d in sorted(days) if d in wide}
 
 
-def store_wide_line(
-    ctx: BriefingContext, events: dict[date, tuple[str, int, float, list[str]]]
-) -> Md:
+def store_wide_line(ctx: BriefingContext, events: dict[date, Event]) -> Md:
     """The store-wide events, told once: on which days how many of the store's repositories
-    spiked (or lost stars) against an ordinary day, each count with its receipt, and the tracked
-    repositories whose stories leave those days out."""
+    spiked (or lost stars) against an ordinary day, out of how many were counted (one total
+    when every day counted the same number, else each day's), each count with its receipt, and
+    the tracked repositories whose stories and paces leave those days out."""
     parts = []
     for kind in ("spike", "removal"):
         mine = {d: e for d, e in events.items() if e[0] == kind}
@@ -182,17 +199,25 @@ def store_wide_line(
             if kind == "spike"
             else ("repos_removing", "ordinary_removing")
         )
-        counts = [
-            f"{n} {ref(ctx.book.row('market_spikes', {'day': d}, column, n, d, f'{kind} {d}'))}"
-            for d, (_k, n, _o, _r) in mine.items()
-        ]
+
+        def cited(d: date, col: str, value: float, label: str) -> str:
+            return ref(ctx.book.row("market_spikes", {"day": d}, col, value, d, label))
+
+        counts = {d: f"{e[1]} {cited(d, column, e[1], f'{kind} {d}')}" for d, e in mine.items()}
+        totals = {
+            d: f"{e[3]} {cited(d, 'repos_eligible', e[3], f'counted {d}')}" for d, e in mine.items()
+        }
         last = max(mine)
+        if len({e[3] for e in mine.values()}) == 1:
+            of = f"{and_list(list(counts.values()))} of the {totals[last]}"
+        else:
+            of = and_list([f"{counts[d]} of {totals[d]}" for d in mine])
         o = mine[last][2]
-        r_o = ctx.book.row("market_spikes", {"day": last}, ordinary, o, last, f"ordinary {kind}")
+        r_o = cited(last, ordinary, o, f"ordinary {kind}")
         what = (
             "gained at least twice their ordinary day's stars" if kind == "spike" else "lost stars"
         )
-        tracked = sorted({r for e in mine.values() for r in e[3]})
+        tracked = sorted({r for e in mine.values() for r in e[4]})
         who = and_list([repo_link(r) for r in tracked])
         first = min(mine)
         when = (
@@ -200,12 +225,14 @@ def store_wide_line(
             if (last - first).days + 1 == len(mine)
             else and_list([day_text(d) for d in mine])
         )
+        theirs = (
+            "its story and pace leave" if len(tracked) == 1 else "their stories and paces leave"
+        )
         parts.append(
-            f"On {when} the whole store moved: {and_list(counts)} of the "
-            f"repositories that gain {ELIGIBLE_MIN:.0f} or more stars on a median day {what}, "
-            f"against {o:.0f} on an ordinary day {ref(r_o)}: an event of GitHub or of the "
-            f"counts, not of one repository. {who} moved with it; "
-            f"{'its story leaves' if len(tracked) == 1 else 'their stories leave'} those days out."
+            f"On {when} the whole store moved: {of} repositories that gain "
+            f"{ELIGIBLE_MIN:.0f} or more stars on a median day {what}, against {o:.0f} on an "
+            f"ordinary day {r_o}: an event of GitHub or of the counts, not of one repository. "
+            f"{who} moved with it; {theirs} those days out."
         )
     return Md(" ".join(parts))
 
@@ -224,45 +251,3 @@ def same_days_line(repos: list[str], first: date, last: date, under: str | None 
             "their other days than in the 28 days before (each line below gives the figures)"
         )
     return Md(text + ".")
-
-
-def _category_charts(ctx: BriefingContext) -> list[dict[str, Any]]:
-    """One velocity comparison chart per configured category that has star signals."""
-    out = []
-    categories: dict[str, list[str]] = {}
-    for r in ctx.settings.repos:
-        categories.setdefault(r.category, []).append(r.repo)
-    since = ctx.data_through - timedelta(days=HISTORY_DAYS)
-    for category, repos in categories.items():
-        present = repos_with_signals(ctx.store.con, repos)
-        ordered = [r for r in repos if r in present]
-        if not ordered:
-            continue
-        frame = compare_frame(
-            ctx.store.con, ordered, "velocity", since=since, until=ctx.data_through
-        )
-        gaps = pace_gaps(ctx.store, ordered, since, ctx.data_through)
-        log = needs_log(frame)
-        path = ctx.out_dir / f"{ctx.as_of}-compare-{slug(category)}.png"
-        compare_chart(
-            frame,
-            "velocity",
-            path,
-            log=log,
-            title=(
-                f"{category}: 28-day star velocity (stars/day), {HISTORY_DAYS} days to "
-                f"{ctx.data_through}"
-            ),
-            gaps=gaps,
-            span=(since, ctx.data_through),
-        )
-        out.append(
-            {
-                "category": category,
-                "png": path.name,
-                "repos": ordered,
-                "log": log,
-                "gaps": [g.label() for g in gaps],
-            }
-        )
-    return out
