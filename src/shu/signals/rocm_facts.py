@@ -349,7 +349,8 @@ def own_shares(
     on both days with commits in both windows, in the order given."""
     out = []
     for repo in repos:
-        shares = [store.con.execute(REPO_SHARE_SQL, [repo, d]).fetchone() for d in (then, day)]
-        if all(s is not None and s[0] is not None for s in shares):
-            out.append((repo, float(shares[0][0]), float(shares[1][0])))  # type: ignore[index]
+        rows = [store.con.execute(REPO_SHARE_SQL, [repo, d]).fetchone() for d in (then, day)]
+        a, b = (None if r is None else r[0] for r in rows)
+        if a is not None and b is not None:
+            out.append((repo, float(a), float(b)))
     return out

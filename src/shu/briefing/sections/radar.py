@@ -114,6 +114,9 @@ def _short(ctx: BriefingContext, d: Driver, e: radar_data.RadarEntry) -> str:
         if d.feature == "slog_velocity_28d":
             return f"its 28-day pace of {num(v28, 1)} stars/day: {FASTER} {refs}"
         return f"its pace, already {pct(max(v28, 0.0) / e.bar)} of the bar {refs}"
+    if d.kind == "days3":  # its rows: the count now, 3 days before, the bar
+        now, before = (float(c.value) for c in d.citations[:2])
+        return f"the last 3 days at {num((now - before) / 3, 1)} stars/day {refs}"
     if d.kind == "size":
         return f"its size ({d.text}): the model gives repositories this large more chance {refs}"
     if d.store_wide:  # the same for every row: said as such, its figure in the JSON
