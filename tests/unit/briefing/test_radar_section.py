@@ -292,3 +292,37 @@ def test_a_row_with_no_reason_for_a_breakout_says_what_lowers_it_most(filled, se
         r"\([\d.,]+ against [\d.,]+ stars/day\) \[R\d+, R\d+\]",
         _lift(row),
     ), row
+
+
+def test_a_size_or_3_day_reason_is_said_in_a_few_words(filled, settings, day):
+    """A repository's size lifting its chance is said as what it is, the model's reading of
+    size; the last 3 days against the bar say only the pace (the bar is its own column)."""
+    size = _lift(
+        _one_row(
+            filled,
+            settings,
+            day,
+            [{"feature": "log_stars", "value": 8.5, "sign": "+", "contribution": 0.2}],
+        )
+    )
+    assert re.fullmatch(
+        r"its size \([\d,]+ stars in all\): the model gives repositories this large more "
+        r"chance \[R\d+\]",
+        size,
+    ), size
+    days3 = _lift(
+        _one_row(
+            filled,
+            settings,
+            day,
+            [
+                {
+                    "feature": "log_velocity_3d_vs_bar",
+                    "value": -0.5,
+                    "sign": "+",
+                    "contribution": 0.2,
+                }
+            ],
+        )
+    )
+    assert re.fullmatch(r"the last 3 days at [\d.,]+ stars/day \[R\d+, R\d+, R\d+\]", days3), days3
