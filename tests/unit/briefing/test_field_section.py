@@ -30,7 +30,10 @@ def test_the_field_section_words_the_shares_with_receipts(filled, settings, day)
     assert re.search(r"\| platforms \| 100% \[R\d+\] \| \d+% \[R\d+\] \| — \|", section), section
     assert "| runtimes | — |" in section
     # the body counts the repositories not counted; the appendix names them
-    assert "2 of the watchlist's 4 repositories" in section and "`acme/absent`" not in section
+    assert (
+        "Not counted: 2 of the watchlist's 4 repositories" in section
+        and "`acme/absent`" not in section
+    )
     counted = text[text.index("### How the field is counted") :].split("\n### ")[0]
     assert "`acme/absent`" in counted and "Without a count at an end now: `acme/runtime`" in (
         counted

@@ -148,8 +148,8 @@ def _uncounted(view: FieldView) -> Md | None:
     if not n:
         return None
     return Md(
-        f"{n} of the watchlist's {view.repos} repositories have no count at an end of the last "
-        "28 days and are not counted (named in the appendix, How the field is counted)."
+        f"Not counted: {n} of the watchlist's {view.repos} repositories, without a count at an "
+        "end of the last 28 days (named in the appendix)."
     )
 
 
