@@ -1,20 +1,22 @@
 """The "ROCm across the ecosystem" section: is ROCm work spreading across the repositories whose
-commit history the store holds? It leads with its finding (`Finding`): how the share of commits
-touching ROCm moved over 90 days across the repositories counted on both days, against the
-largest such move of the year before (larger: notable, and At a glance says it too), and the
-share without the repository making most ROCm commits when it makes over 40% of them. Then where
-the ROCm ecosystem index (`rocm_index`) stands on the data day and which repositories make most
-of its ROCm commits (the share is commit-weighted), which tracked repositories it does not count
-(no commit history in the store, or none covering the 90 days), how it moved over 90 days and a
-year (also over only the repositories counted on both days, since histories that start or end
-change who is counted, and without AMD's own ROCm repositories, whose work is mostly ROCm), the
-repositories that made their first ROCm commit in the last year with a link to that commit
-(where it is a merge, first the commit that is not a merge that made the change, as far as the
-store can tell) and what they did since, and a chart of the index over time. Every number cites
-its `rocm_index` row, a query over `rocm_index_repos`, or the commit; the same figures go to the
-briefing JSON under `rocm_ecosystem`; how the index counts commits and repositories goes to the
-appendix. The section only words them: the facts and the SELECTs behind them are
-`shu.signals.rocm_facts`, the finding's sentences `rocm_finding`, the chart `charts.index_chart`.
+commit history the store holds? The body is one short paragraph, its finding (`Finding`, worded
+by `rocm_finding`): how the share of commits touching ROCm moved over 90 days across the
+repositories counted on both days, against the largest such move of the year before (larger:
+notable, and At a glance says it too) and against its own years, without the repository making
+most ROCm commits when it makes over 40% of them, the tracked repositories it does not count,
+and any tracked repository whose own share went the other way; then one line per repository
+that made its first ROCm commit in the last year, linked to that commit (where it is a merge,
+the commit that is not a merge that made the change, as far as the store can tell), and a chart
+of the index over time. The appendix's "How the ROCm ecosystem is counted" holds the rest: where
+the index stands on the data day and which repositories make most of its ROCm commits (the
+share is commit-weighted), bots and AMD's own ROCm repositories left out, how it moved over 90
+days and a year (also over only the repositories counted on both days, since histories that
+start or end change who is counted), the figures the finding's comparisons rest on, each first
+commit with what its repository did since, and how the index counts. Every number cites its
+`rocm_index` row, a query over `rocm_index_repos`, or the commit; the same figures go to the
+briefing JSON under `rocm_ecosystem`. The section only words them: the facts and the SELECTs
+behind them are `shu.signals.rocm_facts`, the finding's sentences `rocm_finding`, the chart
+`charts.index_chart`.
 """
 
 from __future__ import annotations
