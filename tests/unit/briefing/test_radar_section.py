@@ -295,8 +295,10 @@ def test_a_row_with_no_reason_for_a_breakout_says_what_lowers_it_most(filled, se
 
 
 def test_a_size_or_3_day_reason_is_said_in_a_few_words(filled, settings, day):
-    """A repository's size lifting its chance is said as what it is, the model's reading of
-    size; the last 3 days against the bar say only the pace (the bar is its own column)."""
+    """A repository's size lifting its chance is said as what it is; the last 3 days against
+    the bar say only the pace (the bar is its own column); where the pace itself lifts it most
+    (the same on most rows), the next of its own reasons follows, its figures in brackets left
+    out."""
     size = _lift(
         _one_row(
             filled,
@@ -305,11 +307,7 @@ def test_a_size_or_3_day_reason_is_said_in_a_few_words(filled, settings, day):
             [{"feature": "log_stars", "value": 8.5, "sign": "+", "contribution": 0.2}],
         )
     )
-    assert re.fullmatch(
-        r"its size \([\d,]+ stars in all\): the model gives repositories this large more "
-        r"chance \[R\d+\]",
-        size,
-    ), size
+    assert re.fullmatch(r"its size, [\d,]+ stars in all \[R\d+\]", size), size
     days3 = _lift(
         _one_row(
             filled,
@@ -326,3 +324,20 @@ def test_a_size_or_3_day_reason_is_said_in_a_few_words(filled, settings, day):
         )
     )
     assert re.fullmatch(r"the last 3 days at [\d.,]+ stars/day \[R\d+, R\d+, R\d+\]", days3), days3
+    pace = _lift(
+        _one_row(
+            filled,
+            settings,
+            day,
+            [
+                {"feature": "slog_velocity_28d", "value": 2.0, "sign": "+", "contribution": 0.4},
+                {"feature": "market_velocity_z", "value": 1.0, "sign": "+", "contribution": 0.3},
+                {"feature": "rel_velocity_7d", "value": 0.9, "sign": "+", "contribution": 0.1},
+            ],
+        )
+    )
+    assert re.fullmatch(
+        r"its pace of [\d.,]+ stars/day \[R\d+, R\d+\]; then the last 7 days ran \d+% below "
+        r"the 28-day pace \[R\d+, R\d+\]",
+        pace,
+    ), pace

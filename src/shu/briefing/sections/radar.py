@@ -22,7 +22,8 @@ from shu.receipts import Citation
 from shu.safe_markdown import Md
 
 TOP = 6
-FASTER = "the model gives repositories this fast more chance"
+# the bar statement's features that are the pace itself (how fast it is, the bar it sets)
+PACE_ITSELF = frozenset({"slog_velocity_28d", "log_bar"})
 # A repository whose star data in the store began fewer days than this before the radar's day
 # says so in its row: its 90-day pace, and the bar read from it, rest on less than that.
 SHORT_DATA_DAYS = 90
@@ -94,34 +95,43 @@ def build(ctx: BriefingContext) -> Part:
 
 def _lift(ctx: BriefingContext, e: radar_data.RadarEntry) -> Md:
     """What lifts the chance most, in a few words with its receipts (`strongest_for`); where
-    every driver lowers it, the one lowering it most, said as such."""
+    that is the pace itself (the same reason on most rows), the next of its own reasons too;
+    where every driver lowers it, the one lowering it most, said as such."""
     d = strongest_for(e.drivers)
-    if d is not None:
-        return Md(_short(ctx, d, e))
-    if e.drivers:
-        return Md(f"nothing lifts it; most against it: {_short(ctx, e.drivers[0], e)}")
-    return Md("the model names no reason")
+    if d is None:
+        if e.drivers:
+            return Md(f"nothing lifts it; most against it: {_short(ctx, e.drivers[0], e)}")
+        return Md("the model names no reason")
+    if d.kind == "bar" and d.feature in PACE_ITSELF:
+        rest = [x for x in e.drivers if x.towards and x.kind != "bar" and not x.store_wide]
+        if rest:
+            return Md(f"{_short(ctx, d, e)}; then {_short(ctx, rest[0], e, compact=True)}")
+    return Md(_short(ctx, d, e))
 
 
-def _short(ctx: BriefingContext, d: Driver, e: radar_data.RadarEntry) -> str:
+def _short(
+    ctx: BriefingContext, d: Driver, e: radar_data.RadarEntry, *, compact: bool = False
+) -> str:
     """A driver as the table's few words (the bar is in its own column, so the statement about
-    the pace against it says only how near it is), with the receipts of the rows it quotes."""
+    the pace against it says only how near it is), with the receipts of the rows it quotes;
+    `compact`: as a second reason, its figures in brackets left out."""
     refs = ref(*(ctx.book.cite(c) for c in d.citations))
     v28 = e.velocity_28d
     if d.kind == "bar" and v28 is not None and e.bar > 0:
         if d.feature == "log_bar":
-            return f"its bar of {num(e.bar, 1)} stars/day: {FASTER} {refs}"
+            return f"how fast it already is, the bar it sets {refs}"
         if d.feature == "slog_velocity_28d":
-            return f"its 28-day pace of {num(v28, 1)} stars/day: {FASTER} {refs}"
+            return f"its pace of {num(v28, 1)} stars/day {refs}"
         return f"its pace, already {pct(max(v28, 0.0) / e.bar)} of the bar {refs}"
     if d.kind == "days3":  # its rows: the count now, 3 days before, the bar
         now, before = (float(c.value) for c in d.citations[:2])
         return f"the last 3 days at {num((now - before) / 3, 1)} stars/day {refs}"
     if d.kind == "size":
-        return f"its size ({d.text}): the model gives repositories this large more chance {refs}"
+        return f"its size, {d.text} {refs}"
     if d.store_wide:  # the same for every row: said as such, its figure in the JSON
         return f"only what the whole store or its peers did, nothing of its own {refs}"
-    return f"{d.text} {refs}"
+    text = d.text.split(" (")[0] if compact else d.text
+    return f"{text} {refs}"
 
 
 def _short_data(ctx: BriefingContext, e: radar_data.RadarEntry) -> Md:
