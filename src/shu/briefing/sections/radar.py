@@ -130,7 +130,9 @@ def _short(
         return f"its size, {d.text} {refs}"
     if d.store_wide:  # the same for every row: said as such, its figure in the JSON
         return f"only what the whole store or its peers did, nothing of its own {refs}"
-    text = d.text.split(" (")[0] if compact else d.text
+    text = d.text
+    if compact:  # after "its pace of ...": the pace goes unsaid, the figures in brackets too
+        text = text.split(" (")[0].replace("the 28-day pace sits ", "its pace ")
     return f"{text} {refs}"
 
 
