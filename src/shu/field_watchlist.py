@@ -6,7 +6,11 @@ star counts only (these are not tracked repositories: no API ingest, no cards). 
 replaces the whole table with its own `[field]` table (`category = ["owner/name", ...]`).
 Repositories without counts on the store (the ROCm stack and Triton are in the git histories but
 not in the ranking files) are listed all the same: the view names them as missing, so a store
-that gains their counts starts counting them.
+that gains their counts starts counting them. Each category lists at least
+`shu.signals.field.MIN_COUNTED` repositories the ranking files count through 2026-02-28 (the
+compilers' are NVIDIA's kernel modules, Taichi and CUDA.jl: the ranking files hold no recent
+counts of TVM, Triton, ONNX, TensorRT, IREE or the ROCm repositories); a category counted over
+fewer is flagged where the briefing shows its share.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ DEFAULT_FIELD: dict[str, list[str]] = {
         "karpathy/llama2.c",
         "sgl-project/sglang",
         "huggingface/text-generation-inference",
+        "Tencent/ncnn",
     ],
     "local-model apps": [
         "ollama/ollama",
@@ -57,6 +62,8 @@ DEFAULT_FIELD: dict[str, list[str]] = {
         "apache/tvm",
         "Dao-AILab/flash-attention",
         "NVIDIA/open-gpu-kernel-modules",
+        "taichi-dev/taichi",
+        "JuliaGPU/CUDA.jl",
         "ROCm/ROCm",
         "ROCm/HIP",
         "tinygrad/tinygrad",

@@ -13,7 +13,8 @@ SELECT over the facts layer's `star_days` that reproduces it (a `Citation`).
 - A category's share in a window is its counted repositories' gain over the gain of every
   counted repository of the watchlist in that window (None when that total is not positive).
   Two windows' shares are compared (`FieldView.gainer`) only when the earlier one counts at
-  least `COMPARABLE_SHARE` of the repositories the last 28 days count.
+  least `COMPARABLE_SHARE` of the repositories the last 28 days count. A category counted over
+  fewer than `MIN_COUNTED` repositories in the last 28 days is `FieldView.thin`.
 - The pace underneath is the story's ordinary pace (`shu.signals.stories`, read through
   `story_reads.story_of`): the mean gain of the days of the last 28 outside any run of spike
   days or removal, against the same of the 28 before. A category's movers are its repositories
@@ -36,6 +37,9 @@ from shu.store import Store
 END_SLACK_DAYS = 3  # a window's end count: the last observed count of the 3 days to that day
 YEAR_DAYS = 365  # "a year before": the same dates shifted back 365 days
 MOVERS = 3  # top movers named per category
+# a category counted over fewer repositories than this in a window has a share that is one or
+# two repositories' gain, not a kind of project's: the briefing says so beside it
+MIN_COUNTED = 3
 # a window's shares are compared with the last 28 days' only when it counts at least this share
 # of the repositories counted now (else the two are shares of different sets of repositories)
 COMPARABLE_SHARE = 0.9
@@ -138,6 +142,11 @@ class FieldView:
         now = self.windows["now"].counted
         return now > 0 and self.windows[window].counted >= COMPARABLE_SHARE * now
 
+    def thin(self, window: str = "now") -> list[Category]:
+        """The categories counted in `window` over fewer than MIN_COUNTED repositories (at least
+        one): their share is that of one or two repositories."""
+        return [c for c in self.categories if 0 < c.counted.get(window, 0) < MIN_COUNTED]
+
     def gainer(self, against: str = "before") -> tuple[Category, Category] | None:
         """The categories whose share rose most and fell most from `against` to now (None when
         fewer than two have both shares, or `against` is not `comparable`)."""
@@ -168,6 +177,7 @@ class FieldView:
                 {
                     "category": c.name,
                     "repos": c.repos,
+                    "few_counted": c in self.thin(),
                     "shares": {
                         n: {
                             "share": c.shares.get(n),

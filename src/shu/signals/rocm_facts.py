@@ -19,7 +19,9 @@ section words (`shu.briefing.sections.rocm_ecosystem`), read from `rocm_index` /
   `against_history`: today's share placed among them (the years at its level, those well above
   and well below it, `LEVEL_BAND` / `FAR_TIMES`);
 - `not_counted(store, repos, day)`: the tracked repositories the index does not count on a day
-  (no commit history in the store, or none covering the 90 days).
+  (no commit history in the store, or none covering the 90 days);
+- `own_shares(store, repos, day, then)`: each of those repositories' own 90-day ROCm share on
+  both days, where the index counts it on both (`REPO_SHARE_SQL`).
 """
 
 from __future__ import annotations
@@ -331,3 +333,24 @@ def not_counted(store: Store, repos: list[str], day: date) -> tuple[list[str], l
         n = store.con.execute(HISTORY_SQL, [repo]).fetchall()[0][0]
         (short if n else none).append(repo)
     return none, short
+
+
+# One repository's own 90-day ROCm share on a day (params: repository, day).
+REPO_SHARE_SQL = (
+    "SELECT rocm_commits_90d / nullif(commits_90d, 0) FROM rocm_index_repos "
+    "WHERE repo = ? AND day = ?"
+)
+
+
+def own_shares(
+    store: Store, repos: list[str], day: date, then: date
+) -> list[tuple[str, float, float]]:
+    """(repository, its share on `then`, its share on `day`) for each of `repos` the index counts
+    on both days with commits in both windows, in the order given."""
+    out = []
+    for repo in repos:
+        rows = [store.con.execute(REPO_SHARE_SQL, [repo, d]).fetchone() for d in (then, day)]
+        a, b = (None if r is None else r[0] for r in rows)
+        if a is not None and b is not None:
+            out.append((repo, float(a), float(b)))
+    return out

@@ -1,5 +1,6 @@
 """The "The field by category" section: after At a glance, a table of each category's shares
-with receipts that resolve, its movers, the repositories not counted named, the JSON sidecar's
+with receipts that resolve, its movers, a category of few repositories flagged, the
+repositories not counted counted in the body and named in the appendix, the JSON sidecar's
 `field`; and left out, with a note, when the field has no counts."""
 
 from __future__ import annotations
@@ -28,9 +29,17 @@ def test_the_field_section_words_the_shares_with_receipts(filled, settings, day)
     # acme/runtime's last five days are unobserved: not counted, so platforms hold all of now
     assert re.search(r"\| platforms \| 100% \[R\d+\] \| \d+% \[R\d+\] \| — \|", section), section
     assert "| runtimes | — |" in section
-    assert "`acme/absent`" in section and "Without a count at an end now: `acme/runtime`" in (
-        section
+    # the body counts the repositories not counted; the appendix names them
+    assert (
+        "Not counted: 2 of the watchlist's 4 repositories" in section
+        and "`acme/absent`" not in section
     )
+    counted = text[text.index("### How the field is counted") :].split("\n### ")[0]
+    assert "`acme/absent`" in counted and "Without a count at an end now: `acme/runtime`" in (
+        counted
+    )
+    # platforms counts two repositories now: its share is flagged as theirs, not a kind's
+    assert re.search(r"platforms counts 2 repositories, so its share is that of so few", section)
     # the movers: the pace underneath now, then before, receipts in reading order; a
     # repository not counted now is no mover
     movers = re.search(

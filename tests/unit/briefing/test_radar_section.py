@@ -77,16 +77,23 @@ def test_topic_filter_keeps_ml_repositories_and_says_what_it_left_out(
         "| [deepseek-ai/DeepSeek-V3",
         "| [huggingface/transformers",
     ]
-    assert "Listed: repositories whose name carries an ML-framework word" in radar
-    assert "the store has no descriptions of them" in radar
-    assert "2 of the 4 untracked ones forecast" in radar
+    # the body says in one line what it lists and how many of the most likely it left out;
+    # the appendix names them and how to widen the list
     assert (
-        "2 left out, 2 of them among the 10 most likely "
-        "([lewagon/setup](https://github.com/lewagon/setup), "
-        "[ytdl-org/youtube-dl](https://github.com/ytdl-org/youtube-dl))" in radar
+        "Listed: the 2 of 4 untracked repositories whose name carries an ML-framework word; "
+        "2 of the 6 most likely are not (the appendix names them" in radar
     )
-    assert "`radar_keywords = []`" in radar
+    assert "lewagon" not in radar and "`radar_keywords" not in radar
     page = (settings.reports_dir / f"{day}.md").read_text(encoding="utf-8")
+    filt = page.split("### The radar's filter", 1)[1].split("\n### ", 1)[0]
+    assert "the store has no descriptions of them" in filt
+    assert "2 of the 4 untracked ones forecast" in filt
+    assert (
+        "2 left out, 2 of them among the 6 most likely "
+        "([lewagon/setup](https://github.com/lewagon/setup), "
+        "[ytdl-org/youtube-dl](https://github.com/ytdl-org/youtube-dl))" in filt
+    )
+    assert "`radar_keywords = []`" in filt
     before = page.split("## Breaking out", 1)[0]  # At a glance shows the radar as filtered
     assert "lewagon" not in before and "youtube-dl" not in before
     assert "Top of the breakout radar: [deepseek-ai/DeepSeek-V3]" in before
@@ -111,7 +118,7 @@ def test_topic_filter_keeps_ml_repositories_and_says_what_it_left_out(
     )
     radar = _radar(filled, settings, day)
     assert "| [lewagon/setup]" in radar and "whose name or description carries" in radar
-    assert "3 of the 4 untracked ones" in radar
+    assert "the 3 of 4 untracked repositories" in radar
 
     # an empty list turns the filter off
     every = settings.model_copy(update={"radar_keywords": []})
@@ -136,8 +143,9 @@ def _series(repo: str, day, days: int) -> pd.DataFrame:
 
 def test_reasons_leave_out_the_store_wide_and_a_short_record_says_so(filled, settings, day):
     """A reason about the whole store (its median repository's pace, how many untracked
-    repositories accelerate) is the same for every row: not shown as a repository's reason;
-    and a repository whose star data began lately says since when, with its receipt."""
+    repositories accelerate) is the same for every row: not shown as a repository's reason,
+    only said to be the store's where no reason of its own lifts the chance; and a repository
+    whose star data began lately says since when, with its receipt."""
     from shu.receipts import resolve, stored_receipts
     from shu.signals import refresh_signals
 
@@ -162,7 +170,11 @@ def test_reasons_leave_out_the_store_wide_and_a_short_record_says_so(filled, set
         if line.startswith("| [")
     }
     assert "across the store" not in radar and "repositories are accelerating" not in radar
-    assert rows["deep/llm-new"].endswith("| no single reason stands out |")
+    # deep/llm-new's own reason has no data behind it: what lifts it is the store's, said so
+    assert re.search(
+        r"\| only what the whole store or its peers did, nothing of its own \[R\d+\] \|$",
+        rows["deep/llm-new"],
+    ), rows["deep/llm-new"]
     assert "| the last 7 days ran " in rows["deep/llm-old"]
     # the JSON keeps every driver, marked
     doc = json.loads(result.path.with_suffix(".json").read_text())
@@ -215,9 +227,8 @@ def test_a_reason_s_percent_agrees_with_the_two_paces_it_shows() -> None:
     assert quarter is not None and quarter[0].startswith("the 28-day pace is 50% above the 90-day")
 
 
-def test_a_reason_that_reads_against_a_breakout_is_worded_as_against(filled, settings, day):
-    """A row whose only own reason is a pace that fell (the last 7 days below the 28-day pace)
-    says so as a reason against, never 'no single reason stands out'."""
+def _one_row(filled, settings, day, drivers: list[dict]) -> str:
+    """The radar row of a slowing repository whose breakout forecast has `drivers`."""
     from shu.signals import refresh_signals
 
     slowing = _series("deep/llm-slow", day, 200)
@@ -226,19 +237,107 @@ def test_a_reason_that_reads_against_a_breakout_is_worded_as_against(filled, set
     refresh_signals(filled, full=True, settings=settings)
     _card_with_radar(settings)
     _add_untracked(filled, day, {"deep/llm-slow": 0.4})
-    drivers = [
-        {"feature": "market_velocity_z", "value": 1.0, "sign": "+", "contribution": 0.5},
-        {"feature": "rel_velocity_7d", "value": 0.9, "sign": "+", "contribution": 0.1},
-    ]
     filled.con.execute(
         "UPDATE forecasts SET drivers = ? WHERE template = 'star_breakout'", [json.dumps(drivers)]
     )
     result = compose_briefing(filled, day, settings)
     radar = result.path.read_text(encoding="utf-8").split("## Breaking out", 1)[1]
     (row,) = [line for line in radar.splitlines() if line.startswith("| [deep/llm-slow]")]
-    assert "no single reason stands out" not in row
-    assert re.search(
-        r"no reason speaks for a breakout on its own; against one: the last 7 days ran \d+% "
-        r"below the 28-day pace \([\d.,]+ against [\d.,]+ stars/day\) \[R\d+, R\d+\]",
-        row,
+    return row
+
+
+def _lift(row: str) -> str:
+    return row.rstrip(" |").rsplit(" | ", 1)[1]
+
+
+def test_the_strongest_reason_for_is_shown_as_what_it_is(filled, settings, day):
+    """The last column is the repository's own driver the model counts most towards a
+    breakout, even one that reads the other way on its own (the last 7 days below the 28-day
+    pace), stated as the fact it is, with receipts, in at most 15 words; the store-wide one
+    before it is not the repository's."""
+    row = _one_row(
+        filled,
+        settings,
+        day,
+        [
+            {"feature": "market_velocity_z", "value": 1.0, "sign": "+", "contribution": 0.5},
+            {"feature": "velocity_28d_z", "value": -0.5, "sign": "-", "contribution": -0.3},
+            {"feature": "rel_velocity_7d", "value": 0.9, "sign": "+", "contribution": 0.1},
+        ],
+    )
+    lift = _lift(row)
+    assert re.fullmatch(
+        r"the last 7 days ran \d+% below the 28-day pace \([\d.,]+ against [\d.,]+ "
+        r"stars/day\) \[R\d+, R\d+\]",
+        lift,
     ), row
+    assert len(re.sub(r"\[R[\d, R]+\]", "", lift).split()) <= 15
+
+
+def test_a_row_with_no_reason_for_a_breakout_says_what_lowers_it_most(filled, settings, day):
+    """Where every driver lowers the chance, the row says nothing lifts it and names the one
+    lowering it most, with its receipts; never 'no single reason stands out'."""
+    row = _one_row(
+        filled,
+        settings,
+        day,
+        [
+            {"feature": "rel_velocity_7d", "value": 0.9, "sign": "-", "contribution": -0.4},
+            {"feature": "market_velocity_z", "value": 1.0, "sign": "-", "contribution": -0.2},
+        ],
+    )
+    assert "no single reason stands out" not in row
+    assert re.fullmatch(
+        r"nothing lifts it; most against it: the last 7 days ran \d+% below the 28-day pace "
+        r"\([\d.,]+ against [\d.,]+ stars/day\) \[R\d+, R\d+\]",
+        _lift(row),
+    ), row
+
+
+def test_a_size_or_3_day_reason_is_said_in_a_few_words(filled, settings, day):
+    """A repository's size lifting its chance is said as what it is; the last 3 days against
+    the bar say only the pace (the bar is its own column); where the pace itself lifts it most
+    (the same on most rows), the next of its own reasons follows, its figures in brackets left
+    out."""
+    size = _lift(
+        _one_row(
+            filled,
+            settings,
+            day,
+            [{"feature": "log_stars", "value": 8.5, "sign": "+", "contribution": 0.2}],
+        )
+    )
+    assert re.fullmatch(r"its size, [\d,]+ stars in all \[R\d+\]", size), size
+    days3 = _lift(
+        _one_row(
+            filled,
+            settings,
+            day,
+            [
+                {
+                    "feature": "log_velocity_3d_vs_bar",
+                    "value": -0.5,
+                    "sign": "+",
+                    "contribution": 0.2,
+                }
+            ],
+        )
+    )
+    assert re.fullmatch(r"the last 3 days at [\d.,]+ stars/day \[R\d+, R\d+, R\d+\]", days3), days3
+    pace = _lift(
+        _one_row(
+            filled,
+            settings,
+            day,
+            [
+                {"feature": "slog_velocity_28d", "value": 2.0, "sign": "+", "contribution": 0.4},
+                {"feature": "market_velocity_z", "value": 1.0, "sign": "+", "contribution": 0.3},
+                {"feature": "rel_velocity_7d", "value": 0.9, "sign": "+", "contribution": 0.1},
+            ],
+        )
+    )
+    assert re.fullmatch(
+        r"its pace of [\d.,]+ stars/day \[R\d+, R\d+\]; then the last 7 days ran \d+% below "
+        r"the 28-day pace \[R\d+, R\d+\]",
+        pace,
+    ), pace

@@ -1,6 +1,8 @@
 """The "ROCm across the ecosystem" section on made-up histories: its numbers are the index's,
 each with a receipt that resolves, first ROCm commits link to their GitHub pages, outside text
-stays inert, the chart and the JSON are written; without history it says so."""
+stays inert, the chart and the JSON are written; the body is one paragraph, the first commits
+one line each and the chart, the counts in full in the appendix; a tracked repository whose own
+share moves against the field's is said to; without history it says so."""
 
 from __future__ import annotations
 
@@ -62,11 +64,15 @@ def test_section_numbers_receipts_links_chart_and_json(store, settings):
     text = result.path.read_text()
     section = text[text.index("## ROCm across the ecosystem") :]
     section = section[: section.index("\n## ", 5)]
+    # the counts in full, and how the index counts, are in the appendix
+    counted = text[text.index("### How the ROCm ecosystem is counted") :].split("\n### ", 1)[0]
+    assert text.index("## Appendix") < text.index(counted)
     now = store.con.execute("SELECT * FROM rocm_index WHERE day = ?", [DAY]).df().iloc[0]
     assert now["repos"] == 2 and now["repos_rocm_90d"] == 2  # ROCm/ended has left
     paragraphs = section.split("\n\n")
-    # the finding leads: the share over the same repositories 90 days apart, against the moves
-    # of the year before (ROCm/ended's made larger ones), and who makes most of it
+    # the finding leads, one paragraph: the share over the same repositories 90 days apart,
+    # against the moves of the year before (ROCm/ended's made larger ones), and who makes most
+    # of it
     lead = paragraphs[1]
     share = store.con.execute(
         "SELECT sum(rocm_commits_90d) / sum(commits_90d) FROM rocm_index_repos WHERE day = ? "
@@ -75,36 +81,40 @@ def test_section_numbers_receipts_links_chart_and_json(store, settings):
     ).fetchall()[0][0]
     assert round(100 * share, 1) == round(100 * now["rocm_share_90d"], 1)  # so it 'held'
     assert lead.startswith(
-        f"The share of commits touching ROCm held at {100 * now['rocm_share_90d']:.1f}% in the "
-        "90 days to 28 Feb 2026 [R"
+        f"The share of commits touching ROCm held at {100 * now['rocm_share_90d']:.1f}% [R"
     ), lead
-    assert ", as in the 90 days to 30 Nov 2025 [R" in lead
-    assert "over the same 2 repositories with commit history in the store [R" in lead
-    assert ", within what the year before showed (90-day moves of up to " in lead
+    assert (
+        "] in the 90 days to 28 Feb 2026, over the same 2 repositories with commit history in "
+        "the store [R"
+    ) in lead
+    # how it compares is said in the body, with its receipt; the figure is the appendix's
+    assert ", within what the year before showed [R" in lead and "points" not in lead
+    assert "The largest 90-day move of the share in the year before was " in counted
     # old/rocm makes 4 of the 5 ROCm commits (over 40%): the share without it is said too
     without = store.con.execute(
         "SELECT sum(rocm_commits_90d) / sum(commits_90d) FROM rocm_index_repos "
         "WHERE day = ? AND repo = 'new/adopter'",
         [DAY],
     ).fetchall()[0][0]
-    assert "; old/rocm made 4 of the 5 ROCm commits [R" in lead
-    assert "without it the share rose from 0.0% [R" in lead
+    assert " Without old/rocm, which made 4 of the 5 ROCm commits [R" in lead
+    assert "], it rose from 0.0% [R" in lead
     assert f"to {100 * without:.1f}% [R" in lead
-    # ... and the counts follow, without repeating the share without old/rocm
-    counts = paragraphs[2]
+    # ... and the counts are the appendix's, without repeating the share without old/rocm
+    counts = counted.split("\n\n")[1]
     assert counts.startswith(f"{now['repos_rocm_90d']} of the {now['repos']} repositories")
     assert f"and {100 * now['rocm_share_90d']:.1f}% of their commits did [R" in counts
-    assert "without it, " not in section
+    assert "without it, " not in section and "without it, " not in counted
     # who makes the ROCm commits: old/rocm's every 20th day outnumbers the adopter's one
-    assert f"Of their {now['rocm_commits_90d']} ROCm commits" in section
-    assert "old/rocm made 4 [" in section and "new/adopter made 1 [" in section
+    assert f"Of their {now['rocm_commits_90d']} ROCm commits" in counts
+    assert "old/rocm made 4 [" in counts and "new/adopter made 1 [" in counts
     assert "AMD's own ROCm repositories [" not in counts  # none counted
+    assert "Of their" not in section
     # not notable, so At a glance leaves it out
     glance = text[text.index("## At a glance") : text.index("\n| repository")]
     assert "ROCm" not in glance
-    # the tracked repositories have no commit history here: the share's sentence names them
+    # the tracked repositories have no commit history here: the lead names them
     assert (
-        " (not counting [acme/platform](https://github.com/acme/platform), "
+        " Not counted: [acme/platform](https://github.com/acme/platform), "
         "[acme/other-platform](https://github.com/acme/other-platform) and "
         "[acme/runtime](https://github.com/acme/runtime), tracked but with no commit history in "
         "the store [R"
@@ -116,11 +126,12 @@ def test_section_numbers_receipts_links_chart_and_json(store, settings):
         .iloc[0]
     )
     assert year["repos"] == 3 and year["amd_repos"] == 1
-    assert f"A year earlier ({DAY - timedelta(days=365)}): {year['repos_rocm_90d']} of 3" in section
+    assert f"A year earlier ({DAY - timedelta(days=365)}): {year['repos_rocm_90d']} of 3" in counted
+    assert "A year earlier" not in section and "90 days earlier" not in section
     # a year earlier AMD's own ROCm/ended was counted: the share without it is said too
     third = f"{100 * year['third_party_rocm_share_90d']:.1f}%"
     assert year["third_party_rocm_share_90d"] < year["rocm_share_90d"]
-    assert f"({third} [" in section and "without the 1 of AMD's own ROCm repositories" in section
+    assert f"({third} [" in counted and "without the 1 of AMD's own ROCm repositories" in counted
     # old/rocm sets today's share, so the share without it is given for each earlier day too
     for days, words in ((90, "90 days earlier"), (365, "A year earlier")):
         then = DAY - timedelta(days=days)
@@ -129,7 +140,7 @@ def test_section_numbers_receipts_links_chart_and_json(store, settings):
             "WHERE day = ? AND repo <> 'old/rocm'",
             [then],
         ).fetchall()[0][0]
-        line = next(x for x in section.splitlines() if x.startswith(f"- {words} ({then})"))
+        line = next(x for x in counted.splitlines() if x.startswith(f"- {words} ({then})"))
         assert f"{100 * without_then:.1f}% [R" in line and "] without old/rocm" in line, line
         move = next(
             m
@@ -140,14 +151,21 @@ def test_section_numbers_receipts_links_chart_and_json(store, settings):
         )
         assert move["rocm_share_90d_without_top"] == without_then
     # over the 2 repositories counted on both days: 1 had ROCm work then (old/rocm), 2 now
-    assert "Over only the 2 repositories counted on both days" in section
-    assert "1 [R" in section.split("A year earlier")[1].split("then and")[0]
+    assert "Over only the 2 repositories counted on both days" in counted
+    assert "1 [R" in counted.split("A year earlier")[1].split("then and")[0]
     sha = f"{469:040x}"
-    assert f"(https://github.com/new/adopter/commit/{sha})" in section
-    assert "on 2026-01-29" in section and "<script>" not in section
-    # the first ROCm commit on the main line is a merge: the line names the commit that made
-    # the change first, then the merge
-    adopter = next(x for x in section.splitlines() if x.startswith("- **new/adopter**"))
+    assert f"(https://github.com/new/adopter/commit/{sha})" in counted
+    assert "on 2026-01-29" in counted and "<script>" not in text
+    # the first ROCm commit on the main line is a merge: the body's one line names the commit
+    # that made the change, the merge in brackets; the appendix's names both, and what the
+    # repository did since
+    short = next(x for x in section.splitlines() if x.startswith("- **new/adopter**"))
+    assert short.startswith(
+        f"- **new/adopter**, 29 Jan 2026: [{SIDE[:10]}](https://github.com/new/adopter/commit/"
+        f"{SIDE}) “HIP kernels"
+    ), short
+    assert short.endswith("] (off the main line, merged the same day)") and sha not in short
+    adopter = next(x for x in counted.splitlines() if x.startswith("- **new/adopter**"))
     assert adopter.startswith(
         f"- **new/adopter** on 2026-01-29: [{SIDE[:10]}](https://github.com/new/adopter/commit/"
         f"{SIDE}) “HIP kernels"
@@ -156,13 +174,13 @@ def test_section_numbers_receipts_links_chart_and_json(store, settings):
         adopter
     )
     assert adopter.index(SIDE) < adopter.index(sha) and " the same day;" in adopter
-    assert "1 ROCm commit in the last 90 days" in section
+    assert "1 ROCm commit in the last 90 days" in counted
+    assert "ROCm commit in the last 90 days" not in section
     assert "(1 repository [R" in section
-    assert "](javascript:" not in section
+    assert "](javascript:" not in text
     # how the index counts, with the histories that end early, is in the appendix
-    assert "How the index counts commits and repositories is in the appendix." in section
-    counted = text[text.index("### How the ROCm ecosystem is counted") :].split("\n### ", 1)[0]
-    assert "1 histories end earlier" in counted and text.index("## Appendix") < text.index(counted)
+    assert "how the index counts commits and repositories, are in the appendix." in section
+    assert "1 histories end earlier" in counted
     receipts = stored_receipts(store, result.briefing_id)
     mine = [r for r in receipts if r.table in ("rocm_index", "rocm_index_repos", "commits")]
     assert len(mine) >= 10 and {r.kind for r in mine} == {"row", "query"}
@@ -210,12 +228,13 @@ def test_a_merge_with_no_earlier_commit_is_said_to_be_the_first_visible(store, s
     store.upsert("commits", _commits(side=False))
     refresh_signals(store, settings=settings)
     text = compose_briefing(store, DAY, settings).path.read_text()
-    adopter = next(x for x in text.splitlines() if x.startswith("- **new/adopter**"))
+    short, adopter = [x for x in text.splitlines() if x.startswith("- **new/adopter**")]
+    assert short.endswith("] (a merge)"), short
     assert (
         "(a merge, and the store holds no earlier commit touching ROCm that is not one: the "
         "change is first visible in the merge)"
     ) in adopter
-    assert "off the main line" not in adopter
+    assert "off the main line" not in adopter and "off the main line" not in short
 
 
 def _surge() -> pd.DataFrame:
@@ -291,24 +310,21 @@ def test_a_notable_move_leads_the_section_and_has_a_sentence_at_a_glance(store, 
         sentence,
     ), sentence
     past = _largest_move_the_year_before(store, without="b/surge")
-    larger = abs(now - then) > past
-    clause = (
-        "also more than in any 90 days of the year before without it (at most"
-        if larger
-        else "within what the year before showed without it (up to"
-    )
     section = text[text.index("## ROCm across the ecosystem") :].split("\n\n")[1]
     assert section.startswith("The share of commits touching ROCm rose from ")
-    assert (
-        "in the 90 days to 30 Nov 2025 to " in section
-        and "in the 90 days to 28 Feb 2026" in section
-    )
-    assert f", and without it the share fell from {100 * then:.1f}% [R" in section
+    assert "] in the 90 days to 28 Feb 2026, over the same 2 repositories" in section
     assert re.search(
-        rf"to {100 * now:.1f}% \[R\d+\], {re.escape(clause)} {100 * past:.1f} points \[R\d+\]\)\.$",
+        rf" Without b/surge, which made 60 of the \d+ ROCm commits \[R\d+, R\d+\], it fell from "
+        rf"{100 * then:.1f}% \[R\d+\] to {100 * now:.1f}% \[R\d+\]\.",
         section,
     ), section
-    assert f"(moves of at most {points}" in section and "; b/surge made 60 of the " in section
+    # the figures the comparisons rest on are the appendix's
+    assert "points" not in section
+    counted = text[text.index("### How the ROCm ecosystem is counted") :].split("\n### ", 1)[0]
+    assert f"in the year before was {points}" in counted
+    assert re.search(rf", {100 * past:.1f} points without b/surge \[R\d+\]\.", counted), counted
+    # a/steady, untracked, fell against the field: only a tracked repository is said to
+    assert "went the other way" not in section
     # what "notable" means is said where the note explains its terms
     reading = text[text.index("### How to read this") :].split("\n### ", 1)[0]
     assert "**ROCm share**" in reading and "than in any 90 days of the year before" in reading
@@ -331,7 +347,7 @@ def test_the_same_move_stays_out_of_at_a_glance_when_the_year_before_moved_more(
     glance = text[text.index("## At a glance") : text.index("\n| repository")]
     assert "ROCm" not in glance
     section = text[text.index("## ROCm across the ecosystem") :].split("\n\n")[1]
-    assert ", within what the year before showed (90-day moves of up to " in section
+    assert ", within what the year before showed [R" in section
 
 
 def test_a_move_that_holds_without_the_largest_repository_says_it_still_does(store, settings):
@@ -348,8 +364,11 @@ def test_a_move_that_holds_without_the_largest_repository_says_it_still_does(sto
     sentence = next(x for x in glance.splitlines() if "ROCm" in x).removeprefix("- ")
     assert "ROCm commits [R" in sentence and "], it still rose from " in sentence
     section = text[text.index("## ROCm across the ecosystem") :].split("\n\n")[1]
-    assert ", but without it the share still rose from " in section
-    assert ", also more than in any 90 days of the year before without it (at most " in section
+    assert re.search(
+        r" Without b/surge, which made \d+ of the \d+ ROCm commits \[R\d+, R\d+\], it "
+        r"still rose from ",
+        section,
+    ), section
 
 
 def test_the_share_is_told_against_every_year_since_the_histories_begin(store, settings):
@@ -376,13 +395,51 @@ def test_the_share_is_told_against_every_year_since_the_histories_begin(store, s
     result = compose_briefing(store, DAY, settings)
     text = result.path.read_text()
     lead = text[text.index("## ROCm across the ecosystem") :].split("\n\n")[1]
-    assert lead.startswith("The share of commits touching ROCm held at 10.0% in the 90 days"), lead
-    assert "not counting [acme/platform](https://github.com/acme/platform), " in lead
+    assert lead.startswith("The share of commits touching ROCm held at 10.0% [R"), lead
+    assert " Not counted: [acme/platform](https://github.com/acme/platform), " in lead
+    # every repository counted today is counted 90 days before: the same share, not restated
     assert re.search(
-        r"; the share over every repository counted on 28 Feb 2026, 10\.0% \[R\d+\], is at "
-        r"2025's level \(10\.0% \[R\d+\]\) and below 2023–24's 4\d–50% \[R\d+, R\d+\], "
-        r"against the mean 90-day share of each year from 2023 on",
+        r"\. That is at 2025's level \(10\.0% \[R\d+\]\) and below 2023–24's 4\d–50% "
+        r"\[R\d+, R\d+\]\.",
         lead,
     ), lead
+    counted = text[text.index("### How the ROCm ecosystem is counted") :].split("\n### ", 1)[0]
+    assert "A year's share is the mean 90-day share of its days, from 2023 on." in counted
     receipts = stored_receipts(store, result.briefing_id)
+    assert all(resolve(store, r) is None for r in receipts)
+
+
+def test_a_tracked_repository_whose_own_share_moves_against_the_field_says_so(store, settings):
+    """The share over every repository rises (b/surge's last 60 days) while the tracked
+    acme/platform's own share falls (its one ROCm commit in 20 wobbles down): one sentence says
+    so, both shares recomputed apart with receipts that resolve; the JSON carries them."""
+    frame = _surge()
+    frame.loc[frame["repo"] == "a/steady", "repo"] = "acme/platform"
+    store.upsert("commits", frame)
+    refresh_signals(store, settings=settings)
+    result = compose_briefing(store, DAY, settings)
+    text = result.path.read_text()
+    lead = text[text.index("## ROCm across the ecosystem") :].split("\n\n")[1]
+    assert lead.startswith("The share of commits touching ROCm rose from "), lead
+    own = dict(
+        store.con.execute(
+            "SELECT day, rocm_commits_90d / commits_90d FROM rocm_index_repos "
+            "WHERE repo = 'acme/platform' AND day IN (?, ?)",
+            [DAY, DAY - timedelta(days=90)],
+        ).fetchall()
+    )
+    then, now = own[DAY - timedelta(days=90)], own[DAY]
+    assert round(100 * now, 1) < round(100 * then, 1)
+    assert re.search(
+        r"\[acme/platform\]\(https://github\.com/acme/platform\)'s own share went the other "
+        rf"way: it fell from {100 * then:.1f}% \[R\d+\] to {100 * now:.1f}% \[R\d+\] of its "
+        r"commits\.$",
+        lead,
+    ), lead
+    data = json.loads(result.path.with_suffix(".json").read_text())["rocm_ecosystem"]
+    assert data["against_field"] == [
+        {"repo": "acme/platform", "share_then": then, "share_now": now}
+    ]
+    receipts = stored_receipts(store, result.briefing_id)
+    assert any("acme/platform's own share" in r.label for r in receipts)
     assert all(resolve(store, r) is None for r in receipts)

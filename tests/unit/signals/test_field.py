@@ -15,7 +15,7 @@ from shu.errors import ConfigError
 from shu.receipts import Citation
 from shu.settings import get_settings, load_settings
 from shu.signals import refresh_signals
-from shu.signals.field import field_view, field_windows
+from shu.signals.field import MIN_COUNTED, field_view, field_windows
 from shu.store import Store
 
 DAY = date(2026, 2, 28)
@@ -117,6 +117,38 @@ def test_the_default_field_and_its_setting() -> None:
         load_settings(feild={"serving": ["vllm-project/vllm"]})
     with pytest.raises(ConfigError, match=r"invalid setting field\.serving\[0\] = 'vllm'"):
         load_settings(field={"serving": ["vllm"]})
+
+
+def test_each_default_category_has_enough_repositories_the_ranking_data_counts(parquet) -> None:
+    # every category of the default field has at least MIN_COUNTED repositories that the
+    # shared ranking data counts at both ends of its last 28 days, so no share is one
+    # repository's (the compilers' was NVIDIA's kernel modules alone)
+    import duckdb
+
+    pairs = [(r, c) for c, repos in load_settings().field.items() for r in repos]
+    last = duckdb.sql(f"SELECT max(day) FROM '{parquet}'").fetchall()[0][0]
+    ends = [last - timedelta(days=28 + 3), last - timedelta(days=28), last - timedelta(days=3)]
+    counted = {
+        r
+        for (r,) in duckdb.execute(
+            f"SELECT repo FROM '{parquet}' WHERE repo IN (SELECT unnest(?::VARCHAR[])) "
+            "GROUP BY repo HAVING count(*) FILTER (WHERE day BETWEEN ? AND ?) > 0 "
+            "AND count(*) FILTER (WHERE day BETWEEN ? AND ?) > 0",
+            [[r for r, _ in pairs], ends[0], ends[1], ends[2], last],
+        ).fetchall()
+    }
+    by_category = {c: sum(r in counted for r, k in pairs if k == c) for _, c in pairs}
+    assert min(by_category.values()) >= MIN_COUNTED, by_category
+
+
+def test_a_category_of_fewer_than_min_counted_repositories_is_thin(field_store: Store) -> None:
+    view = field_view(field_store, DAY, WATCHLIST)
+    # apps counts a/steady and a/spiky now, frameworks f/fast and f/gap: both under 3
+    assert MIN_COUNTED == 3
+    assert [c.name for c in view.thin()] == ["apps", "frameworks"]
+    wide = field_view(field_store, DAY, {"all": ["a/steady", "a/spiky", "f/fast"]})
+    assert wide.thin() == []
+    assert view.as_json()["categories"][0]["few_counted"] is True
 
 
 def test_the_field_is_edited_in_shu_toml(tmp_path, monkeypatch) -> None:

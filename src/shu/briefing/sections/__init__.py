@@ -61,6 +61,8 @@ SECTIONS: tuple[ModuleType, ...] = (
 # runs and the claims checked against them; sections with no body part), the receipts last.
 APPENDIX: tuple[ModuleType, ...] = (
     reading,
+    field,
+    radar,
     cards,
     signals,
     rocm_ecosystem,

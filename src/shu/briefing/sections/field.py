@@ -3,8 +3,10 @@ attention against which, in words, from the field view the facts layer computes
 (`shu.signals.field`): per category of the field watchlist (`Settings.field`) its share of the
 stars the watchlist gained in the last 28 days, the 28 before and the same 28 days a year
 before, in a table that fits a phone, and its fastest repositories by the pace underneath
-(bursts out), every number with its receipt. The repositories not counted are named. Left out
-(with a note) when no category has a share in the last 28 days.
+(bursts out), every number with its receipt. A category counted over fewer than `MIN_COUNTED`
+repositories is flagged beside its share. The body says in one line how many repositories are
+not counted; the appendix's "How the field is counted" names them. Left out (with a note) when
+no category has a share in the last 28 days.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from shu.briefing.context import BriefingContext, Part
 from shu.briefing.text import day_text, num, pct, ref, repo_link
 from shu.receipts import Citation
 from shu.safe_markdown import Md, safe_inline
-from shu.signals.field import WINDOW_NAMES, Category, FieldView
+from shu.signals.field import MIN_COUNTED, WINDOW_NAMES, Category, FieldView
 
 NAMED_MISSING = 8  # a window's repositories without counts are named up to this many
 
@@ -36,9 +38,13 @@ def build(ctx: BriefingContext) -> Part:
             lead=_lead(ctx, view),
             rows=[_row(ctx, c) for c in view.categories],
             movers=[line for c in view.categories if (line := _movers(ctx, c))],
-            counted=_counted(view),
+            year_counted=view.windows["year"].counted,
+            now_counted=view.windows["now"].counted,
+            thin=_thin(view),
+            uncounted=_uncounted(view),
         ),
         data=data,
+        appendix=ctx.render("sections/field_appendix.md.j2", counted=_counted(view)),
     )
 
 
@@ -86,12 +92,6 @@ def _lead(ctx: BriefingContext, view: FieldView) -> Md:
         f"{share_text(ctx, down, 'now')}."
     )
     year = view.gainer("year")
-    counted_year = view.windows["year"].counted
-    if year is None and counted_year:
-        sentence += (
-            f" A year before only {counted_year} of the {now.counted} repositories counted now "
-            "had counts, so those shares (in the table) are of a different set."
-        )
     if year is not None:
         y_up, y_down = year
         sentence += (
@@ -123,6 +123,34 @@ def _names(repos: list[str]) -> str:
     if len(repos) > NAMED_MISSING:
         return f"{len(repos)} repositories (named in the JSON)"
     return ", ".join(f"`{r}`" for r in repos)
+
+
+def _thin(view: FieldView) -> Md | None:
+    """'compilers, kernels and GPU stacks counts 2 repositories, so its share is theirs, not
+    a kind of project's.' for the categories counted over fewer than MIN_COUNTED now."""
+    thin = view.thin()
+    if not thin:
+        return None
+    parts = [
+        f"{safe_inline(c.name)} counts {c.counted['now']} "
+        f"{'repository' if c.counted['now'] == 1 else 'repositories'}"
+        for c in thin
+    ]
+    return Md(
+        f"{'; '.join(parts)}, so {'its share is' if len(thin) == 1 else 'their shares are'} "
+        f"that of so few repositories (under {MIN_COUNTED}), not of a kind of project."
+    )
+
+
+def _uncounted(view: FieldView) -> Md | None:
+    """The body's one line on the repositories not counted now (the appendix names them)."""
+    n = view.repos - view.windows["now"].counted
+    if not n:
+        return None
+    return Md(
+        f"Not counted: {n} of the watchlist's {view.repos} repositories, without a count at an "
+        "end of the last 28 days (named in the appendix)."
+    )
 
 
 def _counted(view: FieldView) -> Md:

@@ -1,8 +1,11 @@
 """The "Breaking out" section: the radar's top repositories that are not tracked, each with its
-28-day velocity now, its probability of a breakout, the drivers in words and their receipts
-(`shu.operations.radar`), also as the briefing JSON's `radar` key (in the one shape of an entry,
-`RadarEntry.as_json`, that `shu radar --json` prints); and the radar's own track
-record, which the "Track record" section shows (`record_view`, `record_data`)."""
+28-day velocity now, its probability of a breakout, the pace a breakout needs, and in a few words
+what lifts its chance most (`strongest_for`; where nothing does, what lowers it most), with
+receipts (`shu.operations.radar`), also as the briefing JSON's `radar` key (in the one shape of
+an entry, `RadarEntry.as_json`, that `shu radar --json` prints, every driver kept); what the
+topic filter left out goes to the appendix ("The radar's filter"), one line in the body. And the
+radar's own track record, which the "Track record" section shows (`record_view`,
+`record_data`)."""
 
 from __future__ import annotations
 
@@ -13,13 +16,14 @@ from shu.briefing.context import BriefingContext, Part
 from shu.briefing.text import day_text, num, pct, ref, repo_link
 from shu.forecast.evaluation.precision_at_k import KS
 from shu.forecast.radar import entries as radar_data
-from shu.forecast.radar.statements import FIRST_DAY_SQL, Driver, table_reasons
+from shu.forecast.radar.statements import FIRST_DAY_SQL, Driver, strongest_for
 from shu.operations.radar import radar_view
 from shu.receipts import Citation
 from shu.safe_markdown import Md
 
-TOP = 10
-REASONS = 2  # reasons shown per repository (the JSON keeps every driver)
+TOP = 6
+# the bar statement's features that are the pace itself (how fast it is, the bar it sets)
+PACE_ITSELF = frozenset({"slog_velocity_28d", "log_bar"})
 # A repository whose star data in the store began fewer days than this before the radar's day
 # says so in its row: its 90-day pace, and the bar read from it, rest on less than that.
 SHORT_DATA_DAYS = 90
@@ -44,21 +48,13 @@ def build(ctx: BriefingContext) -> Part:
     for e in entries:
         r_p = ctx.book.cite(e.probability_citation)
         r_v = ctx.book.cite(e.velocity_citation) if e.velocity_citation else 0
-        # The reasons for a breakout (`table_reasons`); where none is left, the ones that read
-        # against it are worded as such. Every driver stays in the JSON.
-        shown, against = table_reasons(e.drivers, REASONS)
-        why = "; ".join(_reason(ctx, d) for d in shown)
-        if not why and against:
-            why = "no reason speaks for a breakout on its own; against one: " + "; ".join(
-                _reason(ctx, d) for d in against
-            )
         rows.append(
             {
                 "repo": Md(repo_link(e.repo) + _short_data(ctx, e)),
                 "velocity": Md(f"{num(e.velocity_28d, 1)} {ref(r_v)}"),
                 "probability": Md(f"{pct(e.probability, 1)} {ref(r_p)}"),
                 "bar": Md(num(e.bar, 1)),
-                "why": Md(why or "no single reason stands out"),
+                "why": _lift(ctx, e),
             }
         )
     origin = entries[0].origin if entries else None
@@ -79,6 +75,7 @@ def build(ctx: BriefingContext) -> Part:
             f"{ctx.as_of} matches the radar's keywords (radar_keywords)"
         }
     by = day_text(entries[0].resolves_on) if entries else None
+    filtered = _filter_view(scope) if keywords and scope.n_forecast else None
     return Part(
         ctx.render(
             "sections/radar.md.j2",
@@ -87,15 +84,56 @@ def build(ctx: BriefingContext) -> Part:
             by=by,
             top=TOP,
             why=Md(nothing) if nothing else None,
-            filtered=_filter_view(scope) if keywords and scope.n_forecast else None,
+            filtered=filtered,
         ),
         data=data,
+        appendix=ctx.render("sections/radar_appendix.md.j2", filtered=filtered, top=TOP)
+        if filtered
+        else "",
     )
 
 
-def _reason(ctx: BriefingContext, d: Driver) -> str:
-    """A reason in words with the receipts of the rows it quotes."""
-    return f"{d.text} {ref(*(ctx.book.cite(c) for c in d.citations))}"
+def _lift(ctx: BriefingContext, e: radar_data.RadarEntry) -> Md:
+    """What lifts the chance most, in a few words with its receipts (`strongest_for`); where
+    that is the pace itself (the same reason on most rows), the next of its own reasons too;
+    where every driver lowers it, the one lowering it most, said as such."""
+    d = strongest_for(e.drivers)
+    if d is None:
+        if e.drivers:
+            return Md(f"nothing lifts it; most against it: {_short(ctx, e.drivers[0], e)}")
+        return Md("the model names no reason")
+    if d.kind == "bar" and d.feature in PACE_ITSELF:
+        rest = [x for x in e.drivers if x.towards and x.kind != "bar" and not x.store_wide]
+        if rest:
+            return Md(f"{_short(ctx, d, e)}; then {_short(ctx, rest[0], e, compact=True)}")
+    return Md(_short(ctx, d, e))
+
+
+def _short(
+    ctx: BriefingContext, d: Driver, e: radar_data.RadarEntry, *, compact: bool = False
+) -> str:
+    """A driver as the table's few words (the bar is in its own column, so the statement about
+    the pace against it says only how near it is), with the receipts of the rows it quotes;
+    `compact`: as a second reason, its figures in brackets left out."""
+    refs = ref(*(ctx.book.cite(c) for c in d.citations))
+    v28 = e.velocity_28d
+    if d.kind == "bar" and v28 is not None and e.bar > 0:
+        if d.feature == "log_bar":
+            return f"how fast it already is, the bar it sets {refs}"
+        if d.feature == "slog_velocity_28d":
+            return f"its pace of {num(v28, 1)} stars/day {refs}"
+        return f"its pace, already {pct(max(v28, 0.0) / e.bar)} of the bar {refs}"
+    if d.kind == "days3":  # its rows: the count now, 3 days before, the bar
+        now, before = (float(c.value) for c in d.citations[:2])
+        return f"the last 3 days at {num((now - before) / 3, 1)} stars/day {refs}"
+    if d.kind == "size":
+        return f"its size, {d.text} {refs}"
+    if d.store_wide:  # the same for every row: said as such, its figure in the JSON
+        return f"only what the whole store or its peers did, nothing of its own {refs}"
+    text = d.text
+    if compact:  # after "its pace of ...": the pace goes unsaid, the figures in brackets too
+        text = text.split(" (")[0].replace("the 28-day pace sits ", "its pace ")
+    return f"{text} {refs}"
 
 
 def _short_data(ctx: BriefingContext, e: radar_data.RadarEntry) -> Md:
@@ -121,11 +159,10 @@ def _short_data(ctx: BriefingContext, e: radar_data.RadarEntry) -> Md:
 
 
 def _filter_view(scope: radar_data.RadarScope) -> dict[str, Any]:
-    """What the section says of the topic filter: how many it kept and left out, which of the
-    most likely it left out, what it matched on."""
+    """What the section (one line) and the appendix say of the topic filter: how many it kept
+    and left out, which of the most likely it left out, what it matched on."""
     top = scope.left_out_top
-    shown = top[:3]
-    named = ", ".join(repo_link(r) for r in shown) + (" …" if len(top) > len(shown) else "")
+    named = ", ".join(repo_link(r) for r in top)
     return {
         "n_forecast": f"{scope.n_forecast:,}",
         "n_kept": f"{scope.n_forecast - scope.n_left_out:,}",

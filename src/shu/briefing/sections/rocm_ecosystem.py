@@ -1,20 +1,22 @@
 """The "ROCm across the ecosystem" section: is ROCm work spreading across the repositories whose
-commit history the store holds? It leads with its finding (`Finding`): how the share of commits
-touching ROCm moved over 90 days across the repositories counted on both days, against the
-largest such move of the year before (larger: notable, and At a glance says it too), and the
-share without the repository making most ROCm commits when it makes over 40% of them. Then where
-the ROCm ecosystem index (`rocm_index`) stands on the data day and which repositories make most
-of its ROCm commits (the share is commit-weighted), which tracked repositories it does not count
-(no commit history in the store, or none covering the 90 days), how it moved over 90 days and a
-year (also over only the repositories counted on both days, since histories that start or end
-change who is counted, and without AMD's own ROCm repositories, whose work is mostly ROCm), the
-repositories that made their first ROCm commit in the last year with a link to that commit
-(where it is a merge, first the commit that is not a merge that made the change, as far as the
-store can tell) and what they did since, and a chart of the index over time. Every number cites
-its `rocm_index` row, a query over `rocm_index_repos`, or the commit; the same figures go to the
-briefing JSON under `rocm_ecosystem`; how the index counts commits and repositories goes to the
-appendix. The section only words them: the facts and the SELECTs behind them are
-`shu.signals.rocm_facts`, the finding's sentences `rocm_finding`, the chart `charts.index_chart`.
+commit history the store holds? The body is one short paragraph, its finding (`Finding`, worded
+by `rocm_finding`): how the share of commits touching ROCm moved over 90 days across the
+repositories counted on both days, against the largest such move of the year before (larger:
+notable, and At a glance says it too) and against its own years, without the repository making
+most ROCm commits when it makes over 40% of them, the tracked repositories it does not count,
+and any tracked repository whose own share went the other way; then one line per repository
+that made its first ROCm commit in the last year, linked to that commit (where it is a merge,
+the commit that is not a merge that made the change, as far as the store can tell), and a chart
+of the index over time. The appendix's "How the ROCm ecosystem is counted" holds the rest: where
+the index stands on the data day and which repositories make most of its ROCm commits (the
+share is commit-weighted), bots and AMD's own ROCm repositories left out, how it moved over 90
+days and a year (also over only the repositories counted on both days, since histories that
+start or end change who is counted), the figures the finding's comparisons rest on, each first
+commit with what its repository did since, and how the index counts. Every number cites its
+`rocm_index` row, a query over `rocm_index_repos`, or the commit; the same figures go to the
+briefing JSON under `rocm_ecosystem`. The section only words them: the facts and the SELECTs
+behind them are `shu.signals.rocm_facts`, the finding's sentences `rocm_finding`, the chart
+`charts.index_chart`.
 """
 
 from __future__ import annotations
@@ -24,7 +26,13 @@ from typing import Any
 
 from shu.briefing.charts import index_chart
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.sections.rocm_finding import both_receipt, finding_sentence, share_receipt
+from shu.briefing.sections.rocm_finding import (
+    both_receipt,
+    finding_detail,
+    finding_sentence,
+    moved_against,
+    share_receipt,
+)
 from shu.briefing.text import and_list, commit_url, day_text, pct, ref
 from shu.safe_markdown import Md, safe_inline, safe_link
 from shu.signals.rocm_facts import (
@@ -100,6 +108,12 @@ def build(ctx: BriefingContext) -> Part:
             "share_now_without_top": found.without_now,
             "largest_move_year_before_without_top": found.largest_without,
         },
+        "against_field": []
+        if found is None
+        else [
+            {"repo": r, "share_then": then, "share_now": now_}
+            for r, then, now_ in moved_against(ctx, found)
+        ],
         "repos": now["repos"],
         "repos_rocm_90d": now["repos_rocm_90d"],
         "rocm_share_90d": now["rocm_share_90d"],
@@ -112,11 +126,13 @@ def build(ctx: BriefingContext) -> Part:
         "rocm_share_90d_without_top": now["without_top"]["share"] if now["without_top"] else None,
         "tracked_not_counted": now["not_counted"]["repos"] if now["not_counted"] else [],
         "moves": [{k: v for k, v in m.items() if k not in ("line", "words")} for m in moves if m],
-        "first_time_adopters": [{k: v for k, v in a.items() if k != "line"} for a in adopters],
+        "first_time_adopters": [
+            {k: v for k, v in a.items() if k not in ("line", "short")} for a in adopters
+        ],
         "histories_ended": ended,
         "chart": chart.name,
     }
-    view = {
+    view: dict[str, Any] = {
         "lead": lead,
         # the lead already says the share without the repository making most ROCm commits
         "lead_has_top": found is not None and found.top is not None,
@@ -127,7 +143,9 @@ def build(ctx: BriefingContext) -> Part:
         "ended": len(ended),
         "chart": chart.name,
         "as_of": ctx.data_through,
+        "detail": finding_detail(ctx, found) if found is not None else None,
     }
+    view["state"] = Md(ctx.render("sections/rocm_state.md.j2", **view).strip())
     return Part(
         ctx.render("sections/rocm_ecosystem.md.j2", **view),
         data={"rocm_ecosystem": data},
@@ -447,6 +465,14 @@ def _adopters(ctx: BriefingContext, day: date) -> list[dict[str, Any]]:
             f"**{safe_inline(repo)}** on {first_day}: {shown}; {rocm_90d} ROCm "
             f"commit{'' if rocm_90d == 1 else 's'} in the last 90 days {ref(r_since)}"
         )
+        # the body's one line: the commit that made the change, the merge said in brackets
+        if change is not None:
+            merged = "the same day" if change["day"] == first_day else f"on {day_text(first_day)}"
+            first = f"{change['shown']} (off the main line, merged {merged})"
+        else:
+            first = f"{safe_link(sha[:10], url)} “{safe_inline(subject or '', 90)}” {ref(r)}"
+            first += " (a merge)" if merge else ""
+        when = change["day"] if change is not None else first_day
         out.append(
             {
                 "repo": repo,
@@ -458,6 +484,7 @@ def _adopters(ctx: BriefingContext, day: date) -> list[dict[str, Any]]:
                 "change": None if change is None else {k: change[k] for k in ("sha", "url")},
                 "rocm_commits_90d": rocm_90d,
                 "line": line,
+                "short": Md(f"**{safe_inline(repo)}**, {day_text(when)}: {first}"),
             }
         )
     return out

@@ -87,6 +87,7 @@ class RadarEntry:
             "drivers": [
                 {
                     "text": d.text,
+                    "feature": d.feature,
                     "towards_breakout": d.towards,
                     "reads_for_breakout": d.reads,
                     "store_fact": d.store_fact,

@@ -41,6 +41,8 @@ class Driver:
     reads: bool | None = None
     # the statement kind (`features.words.RADAR_STATEMENTS`'s values)
     kind: str = ""
+    # the model feature behind it (one kind words several: "bar" the pace, the bar, or the two)
+    feature: str = ""
 
     @property
     def store_fact(self) -> bool:
@@ -119,7 +121,7 @@ def drivers_in_words(store: Store, row: dict[str, Any], limit: int = MAX_DRIVERS
         kind = RADAR_STATEMENTS.get(d["feature"])
         if kind is None or kind in said:
             continue
-        driver = _statement(store, kind, row, d["sign"] == "+")
+        driver = _statement(store, kind, row, d["sign"] == "+", d["feature"])
         if driver is not None:
             said.add(kind)
             out.append(driver)
@@ -377,36 +379,31 @@ _READS = {
 
 
 # Statement kinds that only restate what the store holds about a repository (how long it has been
-# in the store's star data, its stars in all): background for the model, not a reason a reader can
-# weigh, so the briefing does not show them as reasons (the JSON keeps them).
+# in the store's star data, its stars in all): background for the model; the briefing words them
+# as what they are where one is what lifts a chance most (the JSON flags them).
 STORE_FACTS = frozenset({"age", "size"})
 # Statement kinds about the whole store (its median repository's pace) or the repository's peers
 # (how many of them accelerate): the same for every repository on the radar, so no reason for
-# this one; the briefing does not show them as reasons either (the JSON keeps them).
+# this one; the briefing says so where one is what lifts a chance most (the JSON flags them).
 STORE_WIDE = frozenset({"market", "category"})
 
 
-def table_reasons(drivers: list[Driver], limit: int) -> tuple[list[Driver], list[Driver]]:
-    """The reasons a radar row shows for its answer (a breakout), and those that read against it.
-
-    Shown for it: those the model counts towards a breakout that do not read against one on
-    their own (the model counts a pace that fell towards a breakout only against a typical
-    repository's, which a row cannot show), leaving out store facts (days in the store's star
-    data, stars in all) and store-wide ones (the store's median, the peers), up to `limit`.
-    Against it: the repository's own reasons that read against a breakout on their own (the
-    last 7 days below the 28-day pace), whichever way the model counts them, up to `limit`; a
-    row with no reason for it words these as against, never as "no reason stands out"."""
-    own = [d for d in drivers if not d.store_fact and not d.store_wide]
-    towards = [d for d in own if d.towards and d.reads is not False][:limit]
-    against = [d for d in own if d.reads is False][:limit]
-    return towards, against
+def strongest_for(drivers: list[Driver]) -> Driver | None:
+    """The driver that lifts the chance of a breakout most: the first of the repository's own
+    that the model counts towards one (drivers come ordered by how much they move the chance,
+    either way), whatever it reads like on its own; a store-wide one (the same for every row)
+    only when no own one does; None when every driver lowers the chance."""
+    towards = [d for d in drivers if d.towards]
+    return next((d for d in towards if not d.store_wide), towards[0] if towards else None)
 
 
-def _statement(store: Store, kind: str, row: dict[str, Any], towards: bool) -> Driver | None:
+def _statement(
+    store: Store, kind: str, row: dict[str, Any], towards: bool, feature: str = ""
+) -> Driver | None:
     """The statement `kind` for `row`, or None when the data behind it is missing."""
     facts = _Facts(store, row)
     worded = _WORDING[kind](facts)
     if worded is None:
         return None
     reads = _READS[kind](facts) if kind in _READS else None
-    return Driver(worded[0], towards, worded[1], reads, kind)
+    return Driver(worded[0], towards, worded[1], reads, kind, feature)
