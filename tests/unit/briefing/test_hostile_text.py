@@ -167,7 +167,7 @@ def test_briefing_from_hostile_text_is_inert(filled, settings, day):
     html = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(text)
     # the corpus did get in (else the other checks prove nothing), claims section included
     assert text.count(MARK) >= 10 and "evil" in text
-    claims = text.split("### Claims in full")[1].split("\n### ")[0]
+    claims = text.split("### Claims checked against the probe")[1].split("\n### ")[0]
     assert MARK in claims
     # no live HTML, script, event handler, remote image or javascript:/data: link
     for tag in ("<script", "<iframe", "<!--", '<a href="javascript'):
