@@ -63,7 +63,7 @@ def build(ctx: BriefingContext) -> Part:
         }
         for g in group_checks(checks)
     ]
-    view = claims_view(checks, ctx.book, ctx.out_dir, ctx.as_of)
+    view = claims_view(checks, ctx.book, ctx.out_dir, ctx.as_of, ctx.said)
     return Part(  # after the body: shu's bookkeeping
         "",
         data={"claims": data},
@@ -126,9 +126,11 @@ def claims_view(
     book: ReceiptBook,
     out_dir: Path | None = None,
     day: date | None = None,
+    said: set[str] | None = None,
 ) -> dict[str, Any]:
-    """The section's view: counts, the runs checked against (`RunNames`: each named once, with
-    when it was made against the briefing's `day`), and the checked claims (contradicted first),
+    """The section's view: counts, the runs checked against (`RunNames`: each named once in the
+    note, `said` holding those named before, with when it was made against the briefing's
+    `day`), and the checked claims (contradicted first),
     one table per document (named once at its head), each claim once (`group_checks`)."""
     groups = group_checks(checks)
     order = {CONTRADICTED: 0, SUPPORTED: 1}
@@ -191,7 +193,7 @@ def claims_view(
         "n_untestable": len(untestable),
         "checked": items,
         "documents": list(documents.values()),
-        "runs": runs.heads(book),
+        "runs": runs.heads(book, said),
         "untestable": shown,
         "more_untestable": max(0, len(untestable) - MAX_UNTESTABLE),
     }

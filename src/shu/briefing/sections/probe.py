@@ -82,7 +82,7 @@ def build(ctx: BriefingContext) -> Part:
     probe = {
         "runs": out_runs,
         "claims": claims,
-        "claim_runs": runs.heads(ctx.book),
+        "claim_runs": runs.heads(ctx.book, ctx.said),
         "max_age_days": ctx.settings.probe_max_age_days,
     }
     return Part(  # after the body: shu's bookkeeping

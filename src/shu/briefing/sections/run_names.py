@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from shu.briefing.text import and_list, ref
+from shu.briefing.text import and_list, day_text, ref
 from shu.evidence.claim_types import device_class
 from shu.evidence.run_dates import run_made_words
 from shu.receipts import ReceiptBook
@@ -66,25 +66,30 @@ class RunNames:
         shared = sum(r.device == device for r in self.runs.values()) > 1
         return safe_code(run_id) if shared else safe_inline(device)
 
-    def heads(self, book: ReceiptBook) -> list[Md]:
+    def heads(self, book: ReceiptBook, said: set[str] | None = None) -> list[Md]:
         """One line per distinct 'made … this briefing's day' (all of them without a day): the
-        runs made then, each named in full with its start day's receipt."""
+        runs made then, each named in full with its start day's receipt, or as named above when
+        `said` (the note's `ctx.said`) holds it already; each named is added to `said`."""
+        said = set() if said is None else said
         groups: dict[str, list[str]] = {}
         for run_id, run in self.runs.items():
             when = run_made_words(run.started_at, self.day) or "undated against this briefing"
-            r = book.row(
-                "probe_runs",
-                {"run_id": run_id},
-                "started_at",
-                run.started_at,
-                run.started_at.date() if run.started_at else None,
-                f"probe run {run_id}",
-            )
-            started = f"{run.started_at:%d %b %Y}, " if run.started_at else ""
-            full = safe_inline(run.identity or f"run {run_id}")
-            groups.setdefault(when, []).append(
-                f"the {self.label(run_id)} run ({started}{full}) {ref(r)}"
-            )
+            full = run.identity or f"run {run_id}"
+            if full in said:
+                named = f"the {self.label(run_id)} run (named above)"
+            else:
+                r = book.row(
+                    "probe_runs",
+                    {"run_id": run_id},
+                    "started_at",
+                    run.started_at,
+                    run.started_at.date() if run.started_at else None,
+                    f"probe run {run_id}",
+                )
+                started = f"{day_text(run.started_at)}, " if run.started_at else ""
+                named = f"the {self.label(run_id)} run ({started}{safe_inline(full)}) {ref(r)}"
+                said.add(full)
+            groups.setdefault(when, []).append(named)
         return [
             Md(f"{safe_inline(when.removeprefix('run ')).capitalize()}: {and_list(named)}.")
             for when, named in groups.items()
