@@ -133,8 +133,8 @@ def render_settings_page() -> str:
         "when it is stale). Settings come from, highest first: a command's own options, "
         "environment variables, `shu.toml` (the file `SHU_CONFIG` names, default `./shu.toml`; "
         "keys under `[shu]` or at the top level), the defaults below. A list or table given by "
-        "an environment variable is JSON (`SHU_REPOS='[{\"repo\": \"a/b\", \"category\": "
-        "\"x\"}]'`). A mistake (a key no setting has, a value of the wrong kind) stops every "
+        'an environment variable is JSON (`SHU_REPOS=\'[{"repo": "a/b", "category": '
+        '"x"}]\'`). A mistake (a key no setting has, a value of the wrong kind) stops every '
         "command with one line naming it.",
         "",
         "## Relative paths",
@@ -145,8 +145,13 @@ def render_settings_page() -> str:
         "",
     ]
     rows = [
-        [f"`{name}`", env_of(name, info), kind_of(info.annotation), default_of(info, name),
-         info.description or ""]  # fmt: skip
+        [
+            f"`{name}`",
+            env_of(name, info),
+            kind_of(info.annotation),
+            default_of(info, name),
+            info.description or "",
+        ]
         for name, info in Settings.model_fields.items()
     ]
     lines += _table(rows, ["setting", "environment", "kind", "default", "description"])
