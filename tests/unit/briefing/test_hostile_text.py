@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, timedelta
+from pathlib import Path
 from urllib.parse import unquote
 
 import pandas as pd
@@ -253,6 +254,12 @@ def test_markdown_reads_clean_and_nothing_from_a_document_is_live(filled, settin
                 seen_links += 1
                 target = unquote(child.attrGet("href"))
                 if target in github:
+                    continue
+                # a local document (keyed by its path under the project's root, the current
+                # directory) is linked relative to the briefing's folder: that file, no other
+                local = (result.path.parent / target).resolve()
+                if local.is_file():
+                    assert any(local == Path(loc).resolve() for loc in locations), target
                     continue
                 assert target in locations and target.startswith(("http://", "https://")), target
     # the corpus did get in, and the page says so in words
