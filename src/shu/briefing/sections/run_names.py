@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from shu.briefing.text import and_list, day_text, ref
-from shu.evidence.claim_types import device_class
+from shu.evidence.claim_types import device_class, split_run
 from shu.evidence.run_dates import run_made_words
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md, safe_code, safe_inline
@@ -47,15 +47,12 @@ class RunNames:
         """Record the run of one check; `evidence` without the run's identity at its end."""
         if not run_id:
             return evidence
-        head, _, tail = evidence.rpartition("; ")
-        named = bool(head) and tail.endswith(f"run {run_id}")
+        said, identity = split_run(evidence, run_id)
         run = self.runs.setdefault(
             run_id, _Run(None, started_at, device_class(device_name, backend))
         )
-        if named:
-            run.identity = tail
-            return head
-        return evidence
+        run.identity = run.identity or identity
+        return said
 
     def label(self, run_id: str | None) -> str:
         """The run's label in a row: its device class, or its id where the table's runs share
