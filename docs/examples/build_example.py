@@ -11,7 +11,9 @@ What it loads (into a scratch store, default /tmp/shu-example/shu.duckdb):
   already read through the API are kept as read), so the ROCm templates train on every history;
 - the project's own notes in docs/notes/ and the vendor-blog-style pages written for this
   example in docs/examples/corpus/ (their hardware and compiler claims are checked against the
-  probe runs) as the document corpus (never ../shared/seeds);
+  probe runs) as the document corpus (never ../shared/seeds), each keyed by its path under the
+  project's root (`docs/notes/…`), so a store built from one checkout and composed from another
+  holds every document once;
 then refreshes signals, ingests the probe run committed under docs/ when there is one, replays
 the days from --replay-from to the day before --day (`shu replay` of REPLAY_TEMPLATES at 30
 days: forecasts issued and resolved day by day on the data as it was, models refitted monthly on
@@ -179,10 +181,11 @@ def main() -> None:
             f"history exports: {sum(r.commits.inserted for r in loaded):,} commits, "
             f"{sum(r.releases.inserted for r in loaded):,} version tags new"
         )
-        docs = ingest_with_claims(
-            store,
+        docs = ingest_with_claims(  # keyed by their paths under ROOT: one row per document,
+            store,  # whichever checkout built the store and whichever composes from it
             sorted((ROOT / "docs" / "notes").glob("*.md"))
             + sorted((ROOT / "docs" / "examples" / "corpus").glob("*.md")),
+            root=ROOT,
         )
         print(
             f"notes and corpus: {docs.added} new, {docs.changed} changed, "

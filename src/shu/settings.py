@@ -43,7 +43,9 @@ class TrackedRepo(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     repo: str = Field(description="GitHub 'owner/name'.", pattern=r"^[\w.-]+/[\w.-]+$")
-    category: str = Field(description="Peer group, e.g. 'platform' or 'inference-runtime'.")
+    category: str = Field(
+        description="Peer group: any name; tracked repositories sharing it are compared."
+    )
 
 
 class DeclaredQuestion(BaseModel):
@@ -208,7 +210,7 @@ class Settings(BaseSettings):
 
     db: Path = Field(
         default=DEFAULT_DB,
-        description="Path of the DuckDB store (env SHU_DB); relative in shu.toml: under `home`.",
+        description="Path of the DuckDB store (env SHU_DB).",
     )
     repos: list[TrackedRepo] = Field(
         default_factory=lambda: list(DEFAULT_REPOS),
@@ -226,7 +228,10 @@ class Settings(BaseSettings):
     )
     topics: list[Topic] = Field(
         default_factory=lambda: list(DEFAULT_TOPICS),
-        description="Topic definitions used for flags and attribution.",
+        description="What shu looks for in commits, release notes and documents, each a name "
+        "and a regex: a commit matching a topic with a flag_column is flagged (ROCm commits "
+        "fill `touches_rocm`), and a card's context quotes what the documents say about its "
+        "term (`[[topics]]` tables; the list replaces the defaults).",
     )
     github_token: SecretStr | None = Field(
         default=None,
@@ -265,16 +270,12 @@ class Settings(BaseSettings):
     models_dir: Path = Field(
         default=Path("models"),
         description="Where trained models live (read by `shu forecast` / `shu daily`, written "
-        "by `shu train`); unset: the models shipped with shu, wherever it is installed. A "
-        "relative path is taken under `home`, so `shu daily` finds the models wherever it is "
-        "started from.",
+        "by `shu train`); unset: the models shipped with shu, wherever it is installed.",
     )
     home: Path | None = Field(
         default=None,
-        description="Folder the relative paths of shu.toml (db, reports_dir, models_dir, "
-        "gharchive_dir, document_paths, gharchive_paths, ranking_files) are resolved against "
-        "(env SHU_HOME); default: the folder of the shu.toml in use, else the current "
-        "directory when settings load.",
+        description="Folder the relative paths of shu.toml are taken under instead of the "
+        "shu.toml's own folder (env SHU_HOME); see the rule for relative paths.",
     )
     schedule_cron: str = Field(
         default="0 6 * * *", description="Cron (UTC) on which `shu serve` runs the daily flow."
@@ -402,13 +403,12 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _anchor_models_dir(self) -> Settings:
         """models_dir absolute once, so no later change of directory moves it: the shipped
-        models when it is not set, else the path given (a relative one under `home`)."""
+        models when it is not set, else the path given (`PATH_RULE`: shu.toml's already taken
+        under its folder, an environment variable's or an argument's under the current one)."""
         if "models_dir" not in self.model_fields_set:
             self.models_dir = shipped_models_dir()
-        elif not self.models_dir.is_absolute():
-            config = config_path()
-            home = self.home or (config.resolve().parent if config.is_file() else Path.cwd())
-            self.models_dir = (home / self.models_dir).resolve()
+        else:
+            self.models_dir = self.models_dir.expanduser().resolve()
         return self
 
     def reports_dir_for(self, db: Path | str) -> Path:
@@ -467,32 +467,45 @@ def read_config() -> dict[str, Any]:
     return {**data, **table}
 
 
+# Where a relative path setting points, one rule for every one of them (`PATH_SETTINGS`,
+# `PATH_LIST_SETTINGS`, `home`): the README and docs/settings.md state it from here.
+PATH_RULE = (
+    "A relative path in shu.toml is taken under the folder of that shu.toml, or under `home` "
+    "when it is set (a relative `home` is itself taken under the shu.toml's folder), so the "
+    "file means the same files wherever shu is started from. A relative path given by an "
+    "environment variable (`SHU_DB=trial.duckdb`, `SHU_HOME`, `SHU_MODELS_DIR`) or a command's "
+    "own path argument (`--db`, `--out`, a file to ingest) is taken under the current directory."
+)
+
 # The settings that name files or folders (one, or a list of them, globs and '{day}' patterns
-# included): a relative one in shu.toml is taken under `home`, as models_dir is, so the
-# toml means the same files wherever shu is started from; given by an environment variable or
-# an argument it stays relative to the current directory.
-PATH_SETTINGS = ("db", "reports_dir", "gharchive_dir")
+# included), anchored by `PATH_RULE`.
+PATH_SETTINGS = ("db", "reports_dir", "models_dir", "gharchive_dir")
 PATH_LIST_SETTINGS = ("document_paths", "gharchive_paths", "ranking_files")
 
 
 def _under_home(data: dict[str, Any]) -> dict[str, Any]:
-    """`data` (what shu.toml holds) with each relative path setting taken under `home`
-    (SHU_HOME, else the toml's `home`, else the toml's folder)."""
-    home = os.environ.get("SHU_HOME") or data.get("home")
-    base = Path(home).resolve() if isinstance(home, str) else config_path().resolve().parent
+    """`data` (what shu.toml holds) with each relative path setting taken under its base
+    (`PATH_RULE`): SHU_HOME (under the current directory), else the toml's `home` (under the
+    toml's folder), else the toml's folder."""
+    folder = config_path().resolve().parent
 
-    def anchored(value: Any) -> Any:
+    def anchored(value: Any, base: Path) -> Any:
         if isinstance(value, str) and value and not Path(value).expanduser().is_absolute():
             return str(base / value)
         return value
 
     out = dict(data)
+    if "home" in out:
+        out["home"] = anchored(out["home"], folder)
+    env_home = os.environ.get("SHU_HOME")
+    home = env_home or out.get("home")
+    base = Path(home).expanduser().resolve() if isinstance(home, str) and home else folder
     for key in PATH_SETTINGS:
         if key in out:
-            out[key] = anchored(out[key])
+            out[key] = anchored(out[key], base)
     for key in PATH_LIST_SETTINGS:
         if isinstance(out.get(key), list):
-            out[key] = [anchored(v) for v in out[key]]
+            out[key] = [anchored(v, base) for v in out[key]]
     return out
 
 

@@ -78,14 +78,15 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path, prefect_ap
     radar = text.split("## Breaking out", 1)[1].split("\n## ", 1)[0]
     linked = r"^\| \[synthetic-demo/radar-(\d\d)\]\(https://github.com/synthetic-demo/radar-\1\) \|"
     assert len(re.findall(linked, radar, re.M)) == 10
-    # Contradicted claims (after the body): each names its document, linked to the note it came
-    # from, and says what the probe measured.
+    # Claims (after the body): each document named once, linked to the note it came from, over
+    # a table whose rows say what the probe measured, with its receipts.
     probe = text.split("### Claims checked against the probe", 1)[1].split("\n### ", 1)[0]
-    contradicted = [line for line in probe.splitlines() if line.startswith("- “")]
+    heads = re.findall(r"^From \[[^]]+\]\(notes/[^)]+\.md\):$", probe, re.M)
+    assert heads and len(heads) == len(set(heads)), probe
+    contradicted = [line for line in probe.splitlines() if line.startswith("| **contradicted**")]
     assert contradicted, probe
     for line in contradicted:
-        assert re.search(r"\(\[[^]]+\]\(notes/[^)]+\.md\)\)", line), line
-        assert "; the probe measured " in line, line
+        assert re.search(r"\| [^|]*\[R\d+(, R\d+)*\] \| CPU \|$", line), line
     assert (out / f"{briefings[0].stem}-stories.png").stat().st_size > 1000
     assert (out / f"{briefings[0].stem}-reliability.png").stat().st_size > 1000
     with open_store(out / "demo.duckdb", read_only=True) as store:

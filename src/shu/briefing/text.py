@@ -66,13 +66,14 @@ def release_link(repo: str, tag: str) -> Md:
 
 def document_target(location: str | None, out_dir: Path | None) -> str | None:
     """Where a document's link points: its address, or the local file relative to the
-    briefing's folder (None when neither can be given)."""
+    briefing's folder (None when neither can be given). A relative location (a document keyed
+    by its path under the project's root) is read from the current directory."""
     if not location:
         return None
     if location.startswith(("http://", "https://")):
         return location
-    path = Path(location)
-    if out_dir is None or not path.is_absolute() or not path.is_file():
+    path = Path(location).absolute()
+    if out_dir is None or not path.is_file():
         return None
     return Path(os.path.relpath(path, out_dir.resolve())).as_posix()
 

@@ -155,15 +155,21 @@ def output_target(
 @app.command()
 def docs(
     out: Path = out_option(
-        "File to write [default: docs/data-dictionary.md].", Path("docs/data-dictionary.md")
+        "File to write the data dictionary to, the settings page (settings.md) beside it "
+        "[default: docs/data-dictionary.md].",
+        Path("docs/data-dictionary.md"),
     ),
 ) -> None:
-    """Render the data dictionary (every table and column) from the schema declarations.
+    """Render the data dictionary (every table and column) from the schema declarations, and
+    the settings page (every shu.toml setting) from the settings declarations.
 
     Example: shu docs --out docs/data-dictionary.md
     """
     from shu.datadict import render_data_dictionary
+    from shu.settings_doc import render_settings_page
 
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render_data_dictionary(), encoding="utf-8")
-    console.print(f"wrote {out}")
+    settings_page = out.parent / "settings.md"
+    settings_page.write_text(render_settings_page(), encoding="utf-8")
+    console.print(f"wrote {out} and {settings_page}")

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from shu.evidence.claims import UNTESTABLE, ClaimCheck, ClaimSpec, evaluate_claims
@@ -35,6 +35,11 @@ class ConfiguredCheck:
     verdict_words: str = ""  # split into the number and the fusion where the claim states both
     run_made: str | None = None  # when its run was made against the briefing's day, in words
     run_after_day: bool = False  # the run was made after the briefing's day
+    # the run it was evaluated on (`numbers` ends naming it in full), for naming it once
+    run_id: str | None = None
+    run_started_at: datetime | None = None
+    device_name: str | None = None
+    backend: str | None = None
 
 
 def configured_checks(
@@ -70,6 +75,10 @@ def configured_checks(
                 check.verdict_words,
                 check.run_made,
                 check.run_after_day,
+                check.run_id,
+                check.run_started_at,
+                check.device_name,
+                check.backend,
             )
         )
     return out

@@ -266,6 +266,15 @@ def device_class(device_name: str | None, backend: str | None) -> str:
     return device_name or "unknown"
 
 
+def split_run(evidence: str, run_id: str | None) -> tuple[str, str | None]:
+    """(`evidence` without the run named in full at its end, that naming): a check's evidence
+    ends with `run_identity` of its run; (evidence, None) when it does not."""
+    head, _, tail = evidence.rpartition("; ")
+    if run_id and head and tail.endswith(f"run {run_id}"):
+        return head, tail
+    return evidence, None
+
+
 def run_identity(run: dict[str, Any]) -> str:
     """A probe run named in full, as a claim's evidence ends with it: device, torch, suite and
     run id (a `probe_runs` row)."""

@@ -12,6 +12,7 @@ returns the stored claims with their document's title and location, for verdicts
 from __future__ import annotations
 
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -22,10 +23,10 @@ from shu.sources.documents import DocumentsResult, ingest_documents
 from shu.store import Store, utcnow
 
 
-def ingest_with_claims(store: Store, paths: list) -> DocumentsResult:
+def ingest_with_claims(store: Store, paths: list, root: Path | None = None) -> DocumentsResult:
     """`ingest_documents` with each new or changed document's claims extracted in the same
-    transaction."""
-    return ingest_documents(store, paths, extract_claims=refresh_claims)
+    transaction (located relative to `root` when given: `ingest_documents`)."""
+    return ingest_documents(store, paths, extract_claims=refresh_claims, root=root)
 
 
 def refresh_claims(store: Store, doc_ids: list[str], force: bool = False) -> int:

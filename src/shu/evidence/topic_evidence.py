@@ -24,6 +24,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from shu.evidence.checked_claims import configured_checks, document_checks
+from shu.evidence.claim_types import split_run
 from shu.evidence.retrieval import split_sentences
 from shu.receipts import Citation
 from shu.safe_markdown import safe_inline
@@ -267,7 +268,8 @@ def _probe_evidence(
             EvidenceItem(
                 "probe",
                 f"Probe claim check “{safe_inline(check.claim)}”: "
-                f"**{safe_inline(check.verdict)}** ({safe_inline(check.numbers)}).",
+                f"**{safe_inline(check.verdict)}** "
+                f"({safe_inline(split_run(check.numbers, check.run_id)[0])}).",
                 list(check.citations),
                 check.verdict == "supported",
             )
@@ -306,9 +308,10 @@ def _document_claim_evidence(
             EvidenceItem(
                 "probe",
                 f"Document claim “{safe_inline(s.text, 160)}”, checked against the probe"
-                + (f" ({check.run_made})" if check.run_made else "")
-                + ": "
-                f"**{safe_inline(check.verdict_words)}** ({safe_inline(check.evidence, 240)}).",
+                # the run's identity and its date against the day: named once, with the claims
+                + (" (on a run made after the briefing's day)" if check.run_after_day else "")
+                + f": **{safe_inline(check.verdict_words)}** "
+                f"({safe_inline(split_run(check.evidence, check.run_id)[0], 240)}).",
                 citations,
                 check.verdict == "supported",
             )

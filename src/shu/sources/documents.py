@@ -95,8 +95,13 @@ def ingest_documents(
     store: Store,
     paths: list[Path | str],
     extract_claims: Callable[[Store, list[str]], int] | None = None,
+    root: Path | None = None,
 ) -> DocumentsResult:
     """Load each file (directories: every markdown/HTML/text file inside, recursively).
+
+    A document is keyed by its location (`parse_document`): its absolute path, or with `root`
+    its path relative to `root` for the files under it, so a store built from one checkout of a
+    project and composed from another holds each document once.
 
     `extract_claims(store, doc_ids)` runs in the same transaction and returns the number of
     claims it wrote (`shu.evidence.document_claims.ingest_with_claims` passes the claim
@@ -106,7 +111,7 @@ def ingest_documents(
     or a file that is not UTF-8 text (or holds binary content); nothing is written then.
     """
     files = _collect([Path(p) for p in paths])
-    documents = [parse_document(f) for f in track(files, "documents", unit="files")]
+    documents = [parse_document(f, root) for f in track(files, "documents", unit="files")]
     result = DocumentsResult(read=len(documents))
     target = ", ".join(str(p) for p in paths)[:500]
     with store.load(SOURCE, target) as load:
@@ -148,8 +153,9 @@ def ingest_documents(
     return result
 
 
-def parse_document(path: Path) -> Document:
-    """Read one file into a Document (title, date, plain text, content hash)."""
+def parse_document(path: Path, root: Path | None = None) -> Document:
+    """Read one file into a Document (title, date, plain text, content hash), located by its
+    absolute path, or by its path relative to `root` when it lies under it."""
     fmt = FORMATS.get(path.suffix.lower(), "text")
     try:
         raw = path.read_text(encoding="utf-8-sig")
@@ -175,6 +181,8 @@ def parse_document(path: Path) -> Document:
     title = title or _first_heading(text) or _first_short_line(text) or path.stem
     published = _date_from(meta.get("date", "")) or _stated_date(text)
     location = str(path.resolve())
+    if root is not None and path.resolve().is_relative_to(root.resolve()):
+        location = path.resolve().relative_to(root.resolve()).as_posix()
     return Document(
         doc_id=hashlib.sha256(location.encode("utf-8")).hexdigest()[:16],
         location=location,

@@ -423,3 +423,29 @@ def test_the_regime_is_said_in_plain_words():
     assert regime_words(-3.5).startswith("fewer repositories than usual were losing stars")
     assert "could not be told" in regime_words(None)
     assert not any("standard deviation" in regime_words(d) for d in (4.9, 0.4, -3.5, None))
+
+
+def test_ranges_treated_alike_share_one_line():
+    """Two sizes of repository whose 80% ranges shu shifted the same way are one line: the
+    treatment is said once, each size keeps its own figures."""
+    from shu.briefing.sections.calibration_watch import _action_lines
+
+    def band(name: str, observed: float, n: int) -> dict:
+        return {"band": name, "off": True, "observed": observed, "ci_low": observed - 0.1,
+                "ci_high": observed + 0.05, "n": n}  # fmt: skip
+
+    shifted = (0.025, 0.118, 0.25, 0.5, 0.75, 0.92, 0.975)
+    watch = {
+        "regime": None,
+        "yes_no": [],
+        "intervals": [band("5-20", 0.95, 43), band(">=20", 0.64, 129), band("1-5", 0.5, 40)],
+        "interval_levels": {
+            "bands": {"5-20": shifted, ">=20": shifted},
+            "resolved_through": date(2026, 2, 26),
+        },
+    }
+    shared, alone = _action_lines(watch)
+    assert shared.startswith("80% ranges of repositories gaining 5–20 and ≥ 20 stars/day held ")
+    assert "95% of the time" in shared and "64% of the time" in shared
+    assert shared.count("shifted them up") == 1 and "26 Feb 2026" in shared
+    assert "1–5 stars/day held 50%" in alone and "no correction stored yet" in alone

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, timedelta
+from pathlib import Path
 from urllib.parse import unquote
 
 import pandas as pd
@@ -167,7 +168,7 @@ def test_briefing_from_hostile_text_is_inert(filled, settings, day):
     html = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(text)
     # the corpus did get in (else the other checks prove nothing), claims section included
     assert text.count(MARK) >= 10 and "evil" in text
-    claims = text.split("### Claims in full")[1].split("\n### ")[0]
+    claims = text.split("### Claims checked against the probe")[1].split("\n### ")[0]
     assert MARK in claims
     # no live HTML, script, event handler, remote image or javascript:/data: link
     for tag in ("<script", "<iframe", "<!--", '<a href="javascript'):
@@ -256,6 +257,12 @@ def test_markdown_reads_clean_and_nothing_from_a_document_is_live(filled, settin
                 seen_links += 1
                 target = unquote(child.attrGet("href"))
                 if target in github:
+                    continue
+                # a local document (keyed by its path under the project's root, the current
+                # directory) is linked relative to the briefing's folder: that file, no other
+                local = (result.path.parent / target).resolve()
+                if local.is_file():
+                    assert any(local == Path(loc).resolve() for loc in locations), target
                     continue
                 assert target in locations and target.startswith(("http://", "https://")), target
     # the corpus did get in, and the page says so in words

@@ -327,7 +327,7 @@ def test_a_notable_move_leads_the_section_and_has_a_sentence_at_a_glance(store, 
     assert "went the other way" not in section
     # what "notable" means is said where the note explains its terms
     reading = text[text.index("### How to read this") :].split("\n### ", 1)[0]
-    assert "**ROCm share**" in reading and "than in any 90 days of the year before" in reading
+    assert "**ROCm share**" in reading and "any 90-day stretch of the preceding year" in reading
     data = json.loads(result.path.with_suffix(".json").read_text())["rocm_ecosystem"]["finding"]
     assert data["notable"] is True and data["largest_move_year_before"] == largest
     receipts = stored_receipts(store, result.briefing_id)

@@ -108,8 +108,9 @@ def test_briefing_shows_interval_coverage_with_receipts(filled, settings, day) -
     result = compose_briefing(filled, day, settings)
     text = result.path.read_text()
     section = text[text.index("### Track record in full") :]  # after the body
-    assert "The 80% ranges of the 28-day pace held 75% [R" in section
     assert "Ranges, scored apart" in section
+    # the coverage is stated once, in the table, not again in the prose
+    assert section.count("75.0%") + section.count(" 75% ") == 1
     for nominal, observed in (("50%", "25.0%"), ("80%", "75.0%"), ("95%", "100.0%")):
         line = next(x for x in section.splitlines() if x.startswith(f"| {nominal} |"))
         assert f"| {observed} [R" in line
@@ -168,10 +169,12 @@ def test_radar_record_line_gives_its_receipt_and_the_base_rate(filled, settings,
     short = text[text.index("### Track record in full") :]  # after the body
     # top 10: 3 of 10, then 1 of 10: 20%; all: 5 of 24 broke out, 20.8%
     assert re.search(
-        r"Of the breakout radar's top 10 on the 2 days whose 30 days have passed, 20% \[R(\d+)\] "
-        r"broke out, against 20\.8% \[R(\d+)\] of all its 24 \[R(\d+)\] resolved forecasts",
+        r"n = 24 \[R(\d+)\] resolved forecasts over the 2 days whose 30 days have passed, 5 "
+        r"breakouts\. Of its top 10 on each of those days, 20% \[R(\d+)\] broke out, against "
+        r"20\.8% \[R(\d+)\] of all of them\.",
         short,
     ), short
+    assert short.count("24 [R") == 1  # the count is stated once
     receipts = stored_receipts(filled, result.briefing_id)
     labels = {r.label: r for r in receipts}
     top = labels["share of the radar's top 10 that broke out, averaged over its days"]

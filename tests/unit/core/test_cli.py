@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from shu.datadict import render_data_dictionary
+from shu.settings_doc import render_settings_page
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -161,3 +162,18 @@ def test_every_command_has_help_with_an_example():
 def test_data_dictionary_is_fresh():
     committed = (ROOT / "docs/data-dictionary.md").read_text(encoding="utf-8")
     assert committed == render_data_dictionary(), "run `shu docs` and commit docs/"
+
+
+def test_settings_page_is_fresh_and_names_every_setting():
+    """docs/settings.md is rendered from the settings declarations: every setting and every
+    key of its tables is on it with its own description, and the committed page is current."""
+    from shu.settings import PATH_RULE, Settings, Topic
+
+    committed = (ROOT / "docs/settings.md").read_text(encoding="utf-8")
+    assert committed == render_settings_page(), "run `shu docs` and commit docs/"
+    for name, info in [*Settings.model_fields.items(), *Topic.model_fields.items()]:
+        row = next(x for x in committed.splitlines() if x.startswith(f"| `{name}` |"))
+        assert (info.description or "").replace("|", "\\|") in row, name
+    assert PATH_RULE in committed and "`inference-runtime`" in committed
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "(docs/settings.md)" in readme

@@ -68,13 +68,15 @@ def test_models_dir_does_not_depend_on_the_working_directory(monkeypatch, tmp_pa
     monkeypatch.setenv("SHU_CONFIG", str(project / "shu.toml"))
     s = load_settings()
     assert s.models_dir == project / "trained"  # beside the shu.toml, not under the cwd
+    # given by an environment variable, relative to the current directory (as SHU_DB is),
+    # SHU_HOME notwithstanding: it re-bases shu.toml's paths only
     monkeypatch.setenv("SHU_HOME", str(project))
     monkeypatch.setenv("SHU_MODELS_DIR", "models")
     monkeypatch.delenv("SHU_CONFIG")
     s = load_settings()
-    assert s.models_dir == project / "models"
+    assert s.models_dir == elsewhere.resolve() / "models"
     monkeypatch.chdir(tmp_path)  # a flow task running elsewhere still looks in the same place
-    assert model_path(s).parent == project / "models"
+    assert model_path(s).parent == elsewhere.resolve() / "models"
     assert load_settings(models_dir=tmp_path / "abs").models_dir == tmp_path / "abs"
 
 
@@ -151,8 +153,35 @@ def test_relative_paths_in_shu_toml_are_taken_under_its_folder(monkeypatch, tmp_
     assert s.ranking_files == [str(home / "rank/r-{day}.csv"), "/abs/r.csv"]
     monkeypatch.setenv("SHU_HOME", str(tmp_path / "h"))
     assert load_settings().db == tmp_path / "h" / "data/s.duckdb"
+    assert load_settings().models_dir == tmp_path / "h" / "m"
     monkeypatch.setenv("SHU_DB", "here.duckdb")
     assert load_settings().db == Path("here.duckdb")
+
+
+def test_every_relative_path_follows_one_rule(monkeypatch, tmp_path):
+    """`settings.PATH_RULE`: in shu.toml, under its folder, or under `home` (itself under the
+    toml's folder when relative); from an environment variable, under the current directory.
+    No setting is an exception (models_dir included)."""
+    from shu.settings import PATH_LIST_SETTINGS, PATH_SETTINGS
+
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setenv("SHU_CONFIG", str(project / "shu.toml"))
+    for home, base in (("", project), ('home = "base"\n', project / "base")):
+        lines = [f'{key} = "rel/{key}"' for key in PATH_SETTINGS]
+        lines += [f'{key} = ["rel/{key}"]' for key in PATH_LIST_SETTINGS]
+        (project / "shu.toml").write_text("[shu]\n" + home + "\n".join(lines) + "\n")
+        s = load_settings()
+        for key in PATH_SETTINGS:
+            assert Path(getattr(s, key)) == base.resolve() / f"rel/{key}", key
+        for key in PATH_LIST_SETTINGS:
+            assert [Path(v) for v in getattr(s, key)] == [base.resolve() / f"rel/{key}"], key
+    (project / "shu.toml").write_text("[shu]\n")
+    for key in PATH_SETTINGS:  # an environment variable's relative path: the current directory
+        monkeypatch.setenv(f"SHU_{key.upper()}", f"env/{key}")
+        assert Path(getattr(load_settings(), key)).absolute() == elsewhere / f"env/{key}", key
 
 
 def test_environment_and_arguments_are_checked_too(monkeypatch, tmp_path):

@@ -164,7 +164,8 @@ def test_briefing_section_contradicted_first_and_receipts_resolve(probed, tmp_pa
     kinds = {r.kind for r in book.receipts}
     assert kinds == {"passage", "row"}
     assert all(resolve(probed, r) is None for r in book.receipts)
-    assert "[R1, " not in view["checked"][0]["text"]  # passage and probe cited separately
+    first = view["checked"][0]  # passage and probe cited separately
+    assert "[R" in first["claim"] and "[R" in first["measured"] and "[R1, " not in first["claim"]
     # documents dated after the briefing's day are not read
     early = claims_section(probed, ReceiptBook(), date(2026, 10, 1), settings=get_settings())
     assert early["n"] == 2  # only the undated HTML sheet

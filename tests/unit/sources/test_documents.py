@@ -75,6 +75,32 @@ def test_passages_respect_the_limit():
     assert split_passages("y" * 700, limit=300) == ["y" * 300, "y" * 300, "y" * 100]
 
 
+def test_documents_keyed_under_a_root_are_stored_once_from_any_checkout(
+    store, tmp_path, monkeypatch
+):
+    """With `root`, a document is keyed by its path under it: the same project ingested from two
+    checkouts is one row per document (not two), and the briefing links it from either."""
+    from shu.briefing.text import document_target
+
+    for checkout in ("one", "two"):
+        notes = tmp_path / checkout / "docs" / "notes"
+        notes.mkdir(parents=True)
+        write(notes / "a.md", "# A\n\nThe same note.")
+        result = ingest_documents(store, [notes], root=tmp_path / checkout)
+        assert result.read == 1
+    rows = store.con.execute("SELECT location FROM documents").fetchall()
+    assert rows == [("docs/notes/a.md",)]
+    # outside the root, or without one: the absolute path, as before
+    outside = write(tmp_path / "b.md", "# B")
+    assert parse_document(outside, tmp_path / "one").location == str(outside.resolve())
+    # a relative location is read from the current directory (the project's root)
+    monkeypatch.chdir(tmp_path / "two")
+    reports = tmp_path / "two" / "docs" / "examples"
+    reports.mkdir()
+    assert document_target("docs/notes/a.md", reports) == "../notes/a.md"
+    assert document_target("docs/notes/missing.md", reports) is None
+
+
 def test_ingest_is_idempotent_and_replaces_changed_files(store, tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -35,7 +35,7 @@ from shu.briefing.card.interval import interval_for
 from shu.briefing.charts import watch_chart
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.story_words import StoreLoss
-from shu.briefing.text import day_text, pct, pct_interval
+from shu.briefing.text import and_list, day_text, pct, pct_interval
 from shu.forecast.calibration import guard as regime_guard
 from shu.forecast.calibration.regime import REFERENCE_DAYS, REFERENCE_LAG_DAYS
 from shu.forecast.confidence import BANDS, band_sql
@@ -406,7 +406,8 @@ def guard_line(regime: dict | None) -> str | None:
 
 
 def _action_lines(watch: dict) -> list[str]:
-    """One plain line per band that is off by more than its interval allows."""
+    """One plain line per yes/no band that is off by more than its interval allows, and one per
+    treatment of the 80% ranges that are (the bands shu treated alike share their line)."""
     lines = []
     regime = watch["regime"] or {}
     for b in watch["yes_no"]:
@@ -422,13 +423,12 @@ def _action_lines(watch: dict) -> list[str]:
             "forecasts worse)"
         )
         lines.append(
-            f"Answers {CONFIDENCE_WORDS[b['band']]} came true "
-            f"{pct(b['observed'])} of the time (95% interval "
-            f"{100 * b['ci_low']:.0f}-{pct(b['ci_high'])}, n = {b['n']:,}) "
-            f"against {pct(b['mean_confidence'])} said: shu was {said} sure "
-            f"than it should have been; {what}."
+            f"Answers {CONFIDENCE_WORDS[b['band']]} came true {pct(b['observed'])} of the time "
+            f"(95% interval {_ci(b)}, n = {b['n']:,}) against {pct(b['mean_confidence'])} said: "
+            f"shu was {said} sure than it should have been; {what}."
         )
     levels = (watch["interval_levels"] or {}).get("bands", {})
+    ranges: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for b in watch["intervals"]:
         if not b["off"]:
             continue
@@ -451,13 +451,18 @@ def _action_lines(watch: dict) -> list[str]:
         width = "too wide" if b["observed"] > 0.8 else "too narrow"
         shifted = bool(now) and level_move(now[1], now[5]).startswith("shifted")
         verdict = "" if shifted else f", {width}"
+        held = f"{pct(b['observed'])} of the time (95% interval {_ci(b)}, n = {b['n']:,})"
+        ranges.setdefault((verdict, what), []).append((label, held))
+    for (verdict, what), bands in ranges.items():  # bands treated alike: the treatment once
         lines.append(
-            f"80% ranges of repositories gaining {label} stars/day held "
-            f"{pct(b['observed'])} of the time (95% interval "
-            f"{100 * b['ci_low']:.0f}-{pct(b['ci_high'])}, n = {b['n']:,}){verdict}; "
-            f"{what}."
+            f"80% ranges of repositories gaining {and_list([lb for lb, _ in bands])} stars/day "
+            f"held {and_list([held for _, held in bands])}{verdict}; {what}."
         )
     return lines
+
+
+def _ci(band: dict) -> str:
+    return f"{100 * band['ci_low']:.0f}-{pct(band['ci_high'])}"
 
 
 # How far (in levels) an end of the 80% range or its width must move to count as moved.

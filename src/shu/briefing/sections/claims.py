@@ -1,27 +1,30 @@
 """Claims read from documents, checked against the probe, after the body (shu's bookkeeping):
-first how many were contradicted, supported or untestable and each contradicted one in short;
-then every claim with its verdict.
+how many were contradicted, supported or untestable; the probe runs they were checked against,
+each named once with when it was made against the briefing's day; then one table per document
+(its title once, at the table's head), every claim checked with its verdict; the untestable ones
+in short.
 
-Each verdict says when the probe run it was checked against was made relative to the
-briefing's day; a claim is checked against the latest run made by that day, a later one only
-where none was, and then named as not known on the day (`evidence.run_dates`).
+A claim is checked against the latest run made by the briefing's day, a later one only where
+none was, and then named as not known on the day (`evidence.run_dates`). What is shared by the
+rows (the document, the run's identity, when it was made) is said once at the head, and each row
+keeps what differs (`run_names`); the JSON sidecar keeps every claim's facts whole.
 
 Every claim read from a document published by the briefing's data day (undated documents
 included) is listed once with its verdict, contradicted first, then supported, each citing both
-receipts: the passage(s) it was read from (the first quoted; the same claim in several documents
-is one line citing each) and the probe row(s) it was checked against. Untestable claims follow in
-short, each with its reason (one line per passage and reason), up to `MAX_UNTESTABLE`.
+receipts: the passage(s) it was read from (the same claim in several documents is one row citing
+each) and the probe row(s) it was checked against. Untestable claims follow in short, each with
+its reason (one line per passage and reason), up to `MAX_UNTESTABLE`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.sections.probe import nothing_to_check, runs_named_once
+from shu.briefing.sections.probe import nothing_to_check
+from shu.briefing.sections.run_names import RunNames
 from shu.briefing.text import document_target, ref
 from shu.evidence.checked_claims import ClaimGroup, document_checks, group_checks
 from shu.evidence.claims import CONTRADICTED, SUPPORTED, UNTESTABLE, ClaimCheck, ClaimSpec
@@ -32,7 +35,6 @@ from shu.store import Store
 
 MAX_UNTESTABLE = 12
 QUOTE_CHARS = 300
-SHORT_QUOTE_CHARS = 140  # a contradicted claim as the body quotes it (the appendix has it whole)
 
 
 def build(ctx: BriefingContext) -> Part:
@@ -61,12 +63,11 @@ def build(ctx: BriefingContext) -> Part:
         }
         for g in group_checks(checks)
     ]
-    view = claims_view(checks, ctx.book, ctx.out_dir, lambda text: runs_named_once(ctx, text))
+    view = claims_view(checks, ctx.book, ctx.out_dir, ctx.as_of, ctx.said)
     return Part(  # after the body: shu's bookkeeping
         "",
         data={"claims": data},
-        appendix=ctx.render("sections/claims.md.j2", claims=view)
-        + ctx.render("sections/claims_appendix.md.j2", claims=view),
+        appendix=ctx.render("sections/claims.md.j2", claims=view),
     )
 
 
@@ -102,43 +103,21 @@ def cite_probe(book: ReceiptBook, check: ClaimCheck) -> list[int]:
     return [book.row(c.table, c.key, c.column, c.value, as_of, c.label) for c in check.probe_cites]
 
 
-def clauses(text: str) -> list[str]:
-    """`text` split at each '; ' outside parentheses (a verdict's evidence: what was measured
-    first, then how the claim was read and why it failed)."""
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth == 0 and text.startswith("; ", i):
-            out.append(text[start:i])
-            start = i + 2
-    return [*out, text[start:]]
-
-
-def measured_words(evidence: str) -> str:
-    """What the probe measured, as the body quotes it: the evidence's first clause, and the
-    clause saying the mechanism is not as claimed when there is one (a number can meet a claim
-    whose mechanism the probe contradicts)."""
-    parts = clauses(evidence)
-    said = parts[0].removeprefix("measured ")
-    why = next((c for c in parts[1:] if c.startswith("mechanism not as claimed")), None)
-    return f"{said}, but {why.removeprefix('mechanism not as claimed: ')}" if why else said
-
-
 def claims_section(
     store: Store, book: ReceiptBook, as_of: date, settings: Settings
 ) -> dict[str, Any]:
     """The section's view of the claims read from documents published by `as_of`."""
-    return claims_view(document_checks(store, as_of, settings), book)
+    return claims_view(document_checks(store, as_of, settings), book, day=as_of)
 
 
-def _sources(book: ReceiptBook, group: ClaimGroup) -> str:
-    """'Title, passage N [R1]', then '; also in Title2, passage M [R2]' for each other source."""
+def _passages(book: ReceiptBook, group: ClaimGroup) -> str:
+    """'passage N [R1]' of the claim's first document (the table's head names it), then '; also
+    in Title2, passage M [R2]' for each other passage stating it."""
     parts = []
-    for spec in group.sources:
+    for i, spec in enumerate(group.sources):
         r = cite_passage(book, group.check, spec)
-        parts.append(
-            f"{safe_inline(spec.title or spec.location)}, passage {spec.passage_no} {ref(r)}"
-        )
+        title = "" if i == 0 else f"{safe_inline(spec.title or spec.location)}, "
+        parts.append(f"{title}passage {spec.passage_no} {ref(r)}")
     return parts[0] + "".join(f"; also in {p}" for p in parts[1:])
 
 
@@ -146,45 +125,51 @@ def claims_view(
     checks: list[ClaimCheck],
     book: ReceiptBook,
     out_dir: Path | None = None,
-    name_runs: Callable[[str], str] = str,
+    day: date | None = None,
+    said: set[str] | None = None,
 ) -> dict[str, Any]:
-    """The section's view: counts, checked claims (contradicted first) and untestable ones,
-    each claim once (`group_checks`); `name_runs` words the probe runs a claim's evidence names
-    (`probe.runs_named_once`: in full once per note)."""
+    """The section's view: counts, the runs checked against (`RunNames`: each named once in the
+    note, `said` holding those named before, with when it was made against the briefing's
+    `day`), and the checked claims (contradicted first),
+    one table per document (named once at its head), each claim once (`group_checks`)."""
     groups = group_checks(checks)
     order = {CONTRADICTED: 0, SUPPORTED: 1}
     checked = sorted(
         (g for g in groups if g.verdict in order),
         key=lambda g: (order[g.verdict], g.sources[0].location or "", g.check.claim_id),
     )
+    runs = RunNames(day or next((c.day for c in checks if c.day), None))
+    evidence = {
+        id(g): runs.add(
+            g.check.evidence,
+            g.check.run_id,
+            g.check.run_started_at,
+            g.check.device_name,
+            g.check.backend,
+        )
+        for g in checked
+    }
+    documents: dict[tuple[str | None, str | None], dict[str, Any]] = {}
     items = []
     for g in checked:
         c = g.check
-        where = _sources(book, g)
-        r_passages = [cite_passage(book, c, spec) for spec in g.sources]
+        first = g.sources[0]
         r_probe = cite_probe(book, c)
-        measured = safe_inline(measured_words(c.evidence), 2 * SHORT_QUOTE_CHARS)
         halves = c.verdict_words.removeprefix(c.verdict).removeprefix(": ")
-        when = f" ({safe_inline(c.run_made)})" if c.run_made else ""
-        items.append(
-            {
-                "verdict": c.verdict,
-                "number_held": c.number_verdict == SUPPORTED,
-                "short": Md(
-                    f"“{safe_inline(c.claim, SHORT_QUOTE_CHARS)}” "
-                    f"({_title_link(g.sources[0], out_dir)}) "
-                    f"{ref(*r_passages)}; "
-                    + (f"{safe_inline(halves.replace('; ', ', but '))}: " if halves else "")
-                    + f"the probe measured {measured}{when} {ref(*r_probe)}"
-                ),
-                "text": Md(
-                    f"**{c.verdict}**{f' ({safe_inline(halves)})' if halves else ''} · "
-                    f"“{safe_inline(c.claim, QUOTE_CHARS)}” — {where} · "
-                    f"claimed: {safe_inline('; '.join(g.claimed))} · probe{when}: "
-                    f"{safe_inline(name_runs(c.evidence))} {ref(*r_probe)}"
-                ),
-            }
+        item = {
+            "verdict": c.verdict,
+            "number_held": c.number_verdict == SUPPORTED,
+            "verdict_words": Md(f"**{c.verdict}**{f' ({safe_inline(halves)})' if halves else ''}"),
+            "claim": Md(f"“{safe_inline(c.claim, QUOTE_CHARS)}” {_passages(book, g)}"),
+            "claimed": Md(safe_inline("; ".join(g.claimed))),
+            "measured": Md(f"{safe_inline(evidence[id(g)])} {ref(*r_probe)}"),
+            "run": Md(runs.label(c.run_id)),
+        }
+        items.append(item)
+        doc = documents.setdefault(
+            (first.doc_id, first.location), {"title": Md(_title_link(first, out_dir)), "rows": []}
         )
+        doc["rows"].append(item)
     untestable = [g for g in groups if g.verdict == UNTESTABLE]
     shown = []
     for g in untestable[:MAX_UNTESTABLE]:
@@ -193,7 +178,7 @@ def claims_view(
             Md(
                 f"“{safe_inline(g.check.claim, 160)}” {ref(*refs)} "
                 f"({safe_inline('; '.join(g.claimed))}) — "
-                f"{safe_inline(name_runs(g.check.reason or g.check.evidence), 300)}"
+                f"{safe_inline(g.check.reason or g.check.evidence, 300)}"
             )
         )
     return {
@@ -207,6 +192,8 @@ def claims_view(
         "n_supported": sum(g.verdict == SUPPORTED for g in groups),
         "n_untestable": len(untestable),
         "checked": items,
+        "documents": list(documents.values()),
+        "runs": runs.heads(book, said),
         "untestable": shown,
         "more_untestable": max(0, len(untestable) - MAX_UNTESTABLE),
     }

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
+from shu.briefing.sections.run_names import RunNames
 from shu.briefing.text import num, pct, ref
 from shu.evidence.checked_claims import configured_checks, document_checks
-from shu.evidence.claim_types import run_identity
-from shu.evidence.probe_runs import latest_probe_runs, probe_kernels, stored_run_identities
+from shu.evidence.probe_runs import latest_probe_runs, probe_kernels
 from shu.evidence.run_dates import made_after, run_made_words
 from shu.safe_markdown import Md, safe_inline
 
@@ -51,16 +51,19 @@ def build(ctx: BriefingContext) -> Part:
             }
         )
     claims, data = [], []
-    for claim in configured_checks(ctx.store, ctx.settings, ctx.as_of):
-        refs = [ctx.book.cite(c) for c in claim.citations]
-        when = f"{claim.run_made}: " if claim.run_made else ""
-        numbers = runs_named_once(ctx, when + claim.numbers)
+    runs = RunNames(ctx.as_of)
+    checks = configured_checks(ctx.store, ctx.settings, ctx.as_of)
+    numbers = [
+        runs.add(c.numbers, c.run_id, c.run_started_at, c.device_name, c.backend) for c in checks
+    ]
+    for claim, said in zip(checks, numbers, strict=True):
         claims.append(
             {
                 "claim": claim.claim,
                 "verdict": claim.verdict,
                 "verdict_words": claim.verdict_words.removeprefix(claim.verdict),
-                "numbers": Md(safe_inline(numbers) + " " + ref(*refs)),
+                "numbers": Md(safe_inline(said)),
+                "run": Md(runs.label(claim.run_id)),
             }
         )
         data.append(
@@ -74,9 +77,14 @@ def build(ctx: BriefingContext) -> Part:
                 "run_after_day": claim.run_after_day,
             }
         )
-    probe = {"runs": out_runs, "claims": claims, "max_age_days": ctx.settings.probe_max_age_days}
     if nothing_to_check(ctx):
         return Part("", data={"claims": data}, left_out=NOTHING_TO_CHECK)
+    probe = {
+        "runs": out_runs,
+        "claims": claims,
+        "claim_runs": runs.heads(ctx.book, ctx.said),
+        "max_age_days": ctx.settings.probe_max_age_days,
+    }
     return Part(  # after the body: shu's bookkeeping
         "",
         data={"claims": data},
@@ -91,19 +99,6 @@ NOTHING_TO_CHECK = (
     "a GPU host; and no hardware or compiler claim has been read from the documents: "
     "`shu ingest docs`)"
 )
-
-
-def runs_named_once(ctx: BriefingContext, text: str) -> str:
-    """`text` with each probe run it names in full (`run_identity`, as claim evidence ends) named
-    by its id alone when the note has named it in full before (`ctx.said`)."""
-    for run in stored_run_identities(ctx.store):
-        full = run_identity(run)
-        if full not in text:
-            continue
-        if full in ctx.said:
-            text = text.replace(full, f"run {run['run_id']} (named above)")
-        ctx.said.add(full)
-    return text
 
 
 def nothing_to_check(ctx: BriefingContext) -> bool:

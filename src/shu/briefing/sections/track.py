@@ -202,20 +202,6 @@ def _view(ctx: BriefingContext, track: TrackRecord) -> dict[str, Any]:
         )
         intervals = {
             "n": Md(f"{iv.n:,} {ref(r_n)}"),
-            "held_80": Md(
-                pct(iv.coverage[80])
-                + " "
-                + ref(
-                    ctx.book.query(
-                        "interval_resolutions",
-                        iv.coverage_sql[80],
-                        track.params,
-                        iv.coverage[80],
-                        ctx.as_of,
-                        "observed coverage of the 80% intervals",
-                    )
-                )
-            ),
             "levels": [
                 {
                     "nominal": f"{level}%",
