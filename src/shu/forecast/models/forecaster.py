@@ -103,9 +103,16 @@ class Forecaster:
         stacked = np.repeat(x[None, :, :], k, axis=0)  # (feature, row, column)
         for j in range(k):
             stacked[j, :, j] = self.reference[j]
+        # a row whose value already is the median is its own occlusion: predicted once, as the
+        # row itself (each row's prediction is computed on its own, whatever rows it comes with)
+        moved = ~((x == self.reference) | (np.isnan(x) & np.isnan(self.reference))).T.ravel()
         with single_openmp_thread():
             base = _logit(self.model.predict_proba(x)[:, 1])
-            occluded = _logit(self.model.predict_proba(stacked.reshape(k * n, -1))[:, 1])
+            occluded = np.tile(base, k)
+            if moved.any():
+                occluded[moved] = _logit(
+                    self.model.predict_proba(stacked.reshape(k * n, -1)[moved])[:, 1]
+                )
         contribution = base[None, :] - occluded.reshape(k, n)
         out = []
         for i in range(n):
