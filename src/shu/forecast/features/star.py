@@ -112,9 +112,10 @@ ALL_SET_FEATURES = tuple(f for names in FEATURE_SETS.values() for f in names)
 # The 28-day order statistics and counts of the daily gains (`q`: median, upper quartile, the
 # busiest days, the days counted) are aggregated over each origin's own 28 days, not windowed
 # over every day: they do not depend on the order rows are combined in, so they equal the
-# windows' values, at the origins only (a holistic window over every day cost ~1.5 s of CPU a
-# call on the full store). The sums and the spread stay windows: a float sum's last bits
-# depend on that order, and the features must be the ones the models were trained on.
+# windows' values, at the origins only (the median's and the quartile's windows over every day
+# took ~1.5 s each a call on the full store). The sums and the spread stay windows: a float
+# sum's last bits depend on that order, and the features must be the ones the models were
+# trained on.
 _FEATURES_SQL = """
 WITH o AS (SELECT DISTINCT repo, origin FROM {origins}),
 lim AS (SELECT min(origin) - 400 AS d0, min(origin) - 90 AS w0, max(origin) AS d1 FROM o),
