@@ -24,10 +24,13 @@ skipped and the copies are made from FILE (its signals brought up to date first 
 It prints each command's wall time, CPU time (user + system) and peak memory, and the load
 average: the machine is shared, so a figure at load 8 says little about a quiet one; CPU seconds
 barely depend on the load. `--skip-forecast` leaves out step 3; `--keep DIR` copies the daily's
-store and reports to DIR (to compare two versions' forecasts and briefing).
+store and reports to DIR (to compare two versions' forecasts and briefing). The ephemeral Prefect
+server's database lives in a fresh PREFECT_HOME, so its migrations run in every measurement, as
+on a user's first day; `--prefect-home DIR` keeps it in DIR between runs instead, as on every day
+after the first (a first run there migrates it).
 
     .venv/bin/python benchmarks/bench_daily_full.py [PATH] [--store FILE] [--day 2026-02-28]
-        [--probe-fresh] [--skip-forecast] [--keep DIR]
+        [--probe-fresh] [--skip-forecast] [--keep DIR] [--prefect-home DIR]
 """
 
 from __future__ import annotations
@@ -154,11 +157,12 @@ def main() -> None:
     parser.add_argument("--probe-fresh", action="store_true", help="a probe run stored first")
     parser.add_argument("--skip-forecast", action="store_true", help="no `shu forecast` run")
     parser.add_argument("--keep", type=Path, help="copy the daily's store and reports here")
+    parser.add_argument("--prefect-home", type=Path, help="a PREFECT_HOME kept between runs")
     args = parser.parse_args()
     shu = shu_command()
     with tempfile.TemporaryDirectory(prefix="shu-bench-daily-") as tmp:
         work = Path(tmp)
-        env = {"PREFECT_HOME": str(work / "prefect")}
+        env = {"PREFECT_HOME": str(args.prefect_home or work / "prefect")}
         if args.store is None:
             store = work / "stars.duckdb"
             ingest = timed([*shu, "ingest", "ranking", str(args.path), "--db", str(store)])

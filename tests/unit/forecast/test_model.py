@@ -10,7 +10,7 @@ from support.forecast_data import labelled_frame
 
 from shu.forecast.models import estimator
 from shu.forecast.models.artifact import load_forecasters, save_forecasters
-from shu.forecast.models.forecaster import fit_forecaster
+from shu.forecast.models.forecaster import _logit, _occluded_probabilities, fit_forecaster
 from shu.forecast.questions.registry import template
 
 
@@ -37,6 +37,26 @@ def test_a_bagged_forecaster_round_trips_through_skops(monkeypatch, tmp_path):
     assert len(vote.members_) == 3
     assert all(isinstance(m, BoostedTrees) for m in vote.members_)
     assert loaded.drivers(cal.head(2))[0]  # occlusion drivers work through the vote
+    # the drivers (the vote's trees re-traversed only where they split on the occluded feature)
+    # equal those of every (row, feature) pair predicted, rows already at a median included
+    rows = cal.head(12).reset_index(drop=True)
+    rows.loc[:5, "a"] = loaded.reference[0]
+    rows.loc[3:8, "b"] = loaded.reference[1]
+    x = estimator.model_matrix(rows, loaded.features)
+    base = _logit(loaded.model.predict_proba(x)[:, 1])
+    full = []
+    for j in range(x.shape[1]):
+        moved = x.copy()
+        moved[:, j] = loaded.reference[j]
+        full.append(base - _logit(loaded.model.predict_proba(moved)[:, 1]))
+    expected = [
+        [(loaded.features[j], round(float(full[j][i]), 4)) for j in range(3) if full[j][i] != 0]
+        for i in range(len(rows))
+    ]
+    assert _occluded_probabilities(loaded.model, x, loaded.reference) is not None  # that path
+    got = [sorted((d["feature"], d["contribution"]) for d in row) for row in loaded.drivers(rows)]
+    assert got == [sorted(e) for e in expected]
+    assert all(not any(d["feature"] == "a" for d in row) for row in loaded.drivers(rows)[:6])
 
 
 def test_skops_is_imported_without_torch_and_leaves_torch_importable():

@@ -109,6 +109,13 @@ ALL_SET_FEATURES = tuple(f for names in FEATURE_SETS.values() for f in names)
 # The rolling windows (`roll`) are read on the origins only, and reach 90 days back at most, so
 # they are computed over the days from 90 before the first origin on (the same rows in every
 # window frame); the lagged values (l7 .. l364) are plain star_signals columns, read from `s`.
+# The 28-day order statistics and counts of the daily gains (`q`: median, upper quartile, the
+# busiest days, the days counted) are aggregated over each origin's own 28 days, not windowed
+# over every day: they do not depend on the order rows are combined in, so they equal the
+# windows' values, at the origins only (the median's and the quartile's windows over every day
+# took ~1.5 s each a call on the full store). The sums and the spread stay windows: a float
+# sum's last bits depend on that order, and the features must be the ones the models were
+# trained on.
 _FEATURES_SQL = """
 WITH o AS (SELECT DISTINCT repo, origin FROM {origins}),
 lim AS (SELECT min(origin) - 400 AS d0, min(origin) - 90 AS w0, max(origin) AS d1 FROM o),
@@ -128,13 +135,8 @@ roll AS (
     max(acceleration_28d) OVER w91 AS accel_max_91d,
     max(velocity_28d) OVER w91 AS velocity_max_91d,
     count(velocity_28d) OVER w91 AS velocity_days_91d,
-    median(gain) OVER w28 AS gain_median_28d,
-    max(gain) OVER w28 AS gain_max_28d,
     avg(gain) OVER w3 AS velocity_3d,
-    count(gain) OVER w28 AS gain_days_28d,
-    sum(gain) OVER w28 AS gain_sum_28d,
-    max(gain, 3) OVER w28 AS gain_top3_28d,
-    quantile_cont(gain, 0.75) OVER w28 AS gain_q75_28d
+    sum(gain) OVER w28 AS gain_sum_28d
   FROM g
   WINDOW w91 AS (PARTITION BY repo ORDER BY day RANGE BETWEEN INTERVAL 90 DAYS PRECEDING
                  AND CURRENT ROW),
@@ -142,6 +144,12 @@ roll AS (
                  AND CURRENT ROW),
          w3 AS (PARTITION BY repo ORDER BY day RANGE BETWEEN INTERVAL 2 DAYS PRECEDING
                 AND CURRENT ROW)),
+q AS (
+  SELECT o.repo, o.origin, median(g.gain) AS gain_median_28d,
+    quantile_cont(g.gain, 0.75) AS gain_q75_28d, max(g.gain) AS gain_max_28d,
+    count(g.gain) AS gain_days_28d, max(g.gain, 3) AS gain_top3_28d
+  FROM o JOIN g ON g.repo = o.repo AND g.day BETWEEN o.origin - 27 AND o.origin
+  GROUP BY o.repo, o.origin),
 d AS (
   SELECT d.repo, d.day, d.forks, d.open_issues FROM stars_daily d, lim
   WHERE d.day BETWEEN lim.d0 AND lim.d1 AND d.repo IN (SELECT repo FROM o)),
@@ -200,8 +208,8 @@ SELECT o.repo, o.origin,
   l7.velocity_7d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_7d_lag7,
   l14.velocity_7d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_7d_lag14,
   l21.velocity_7d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_7d_lag21,
-  c.gain_median_28d / greatest(abs(c.velocity_28d), 0.5) AS rel_median_gain_28d,
-  c.gain_max_28d / greatest(abs(c.velocity_28d) * 28, 1) AS max_day_share_28d,
+  q.gain_median_28d / greatest(abs(c.velocity_28d), 0.5) AS rel_median_gain_28d,
+  q.gain_max_28d / greatest(abs(c.velocity_28d) * 28, 1) AS max_day_share_28d,
   c.velocity_3d / greatest(abs(c.velocity_28d), 0.5) AS rel_velocity_3d,
   ln(1 + d0.forks) - ln(1 + greatest(c.stars, 0)) AS log_forks_per_star,
   (d0.forks - d28.forks) / 28 / greatest(abs(c.velocity_28d), 0.5) AS rel_fork_velocity_28d,
@@ -214,13 +222,14 @@ SELECT o.repo, o.origin,
     AS open_issues_change_7d,
   (d0.open_issues - d28.open_issues) / 28 / greatest(abs(c.velocity_28d), 0.5)
     AS rel_open_issue_velocity_28d,
-  CASE WHEN c.gain_days_28d > 6 THEN (c.gain_sum_28d - list_sum(c.gain_top3_28d))
-    / (c.gain_days_28d - 3) / greatest(abs(c.velocity_28d), 0.5) END AS rel_trim3_velocity_28d,
-  CASE WHEN c.gain_days_28d > 6 THEN (c.gain_sum_28d - list_max(c.gain_top3_28d))
-    / (c.gain_days_28d - 1) / greatest(abs(c.velocity_28d), 0.5) END AS rel_trim1_velocity_28d,
-  c.gain_q75_28d / greatest(abs(c.velocity_28d), 0.5) AS rel_q75_gain_28d
+  CASE WHEN q.gain_days_28d > 6 THEN (c.gain_sum_28d - list_sum(q.gain_top3_28d))
+    / (q.gain_days_28d - 3) / greatest(abs(c.velocity_28d), 0.5) END AS rel_trim3_velocity_28d,
+  CASE WHEN q.gain_days_28d > 6 THEN (c.gain_sum_28d - list_max(q.gain_top3_28d))
+    / (q.gain_days_28d - 1) / greatest(abs(c.velocity_28d), 0.5) END AS rel_trim1_velocity_28d,
+  q.gain_q75_28d / greatest(abs(c.velocity_28d), 0.5) AS rel_q75_gain_28d
 FROM o
 LEFT JOIN roll c ON c.repo = o.repo AND c.day = o.origin
+LEFT JOIN q ON q.repo = c.repo AND q.origin = c.day
 LEFT JOIN s l7 ON l7.repo = o.repo AND l7.day = o.origin - 7
 LEFT JOIN s l14 ON l14.repo = o.repo AND l14.day = o.origin - 14
 LEFT JOIN s l21 ON l21.repo = o.repo AND l21.day = o.origin - 21

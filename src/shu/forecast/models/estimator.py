@@ -118,6 +118,18 @@ class LogitVote(ClassifierMixin, BaseEstimator):
         """Mean log-odds of 'yes' over the members."""
         return np.mean([m.decision_function(x) for m in self.members_], axis=0)
 
+    def occluded_decision(self, x: np.ndarray, reference: np.ndarray) -> np.ndarray:
+        """`decision_function` of every row of `x` with feature j set to `reference[j]`, for
+        each j (feature-major: j * rows + row), bit for bit; the members' trees re-traversed
+        only where they split on j (`BoostedTrees.occluded`) once kept as arrays."""
+        if all(isinstance(m, BoostedTrees) for m in self.members_):
+            return np.mean([m.occluded(x, reference) for m in self.members_], axis=0)
+        n, k = x.shape
+        stacked = np.repeat(np.asarray(x, dtype=np.float64)[None, :, :], k, axis=0)
+        for j in range(k):
+            stacked[j, :, j] = reference[j]
+        return self.decision_function(stacked.reshape(k * n, -1))
+
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         """(rows, 2): P(no), P(yes) of the mean log-odds (uncalibrated)."""
         p = expit(self.decision_function(x))

@@ -100,13 +100,15 @@ class Forecaster:
         """
         x = model_matrix(frame, self.features)
         n, k = x.shape
-        stacked = np.repeat(x[None, :, :], k, axis=0)  # (feature, row, column)
-        for j in range(k):
-            stacked[j, :, j] = self.reference[j]
         with single_openmp_thread():
             base = _logit(self.model.predict_proba(x)[:, 1])
-            occluded = _logit(self.model.predict_proba(stacked.reshape(k * n, -1))[:, 1])
-        contribution = base[None, :] - occluded.reshape(k, n)
+            p = _occluded_probabilities(self.model, x, self.reference)
+            if p is None:  # every (feature, row) pair through the model
+                stacked = np.repeat(x[None, :, :], k, axis=0)  # (feature, row, column)
+                for j in range(k):
+                    stacked[j, :, j] = self.reference[j]
+                p = self.model.predict_proba(stacked.reshape(k * n, -1))[:, 1]
+        contribution = base[None, :] - _logit(p).reshape(k, n)
         out = []
         for i in range(n):
             order = np.argsort(-np.abs(contribution[:, i]), kind="stable")[:top]
@@ -174,6 +176,29 @@ def fit_forecaster(
         calibration_block_rates=calibration_block_rates(calibration),
         tail=tail,
     )
+
+
+def _occluded_probabilities(model: Any, x: np.ndarray, reference: np.ndarray) -> np.ndarray | None:
+    """P(yes) of each row of `x` with feature j set to `reference[j]`, for each j (feature-major),
+    equal to the model's `predict_proba` on those rows stacked, for a model of one sigmoid map
+    over a bagged vote (`platt.calibrate` of a `LogitVote`: the star templates'): the vote's
+    occluded log-odds (`LogitVote.occluded_decision`) through that map as sklearn applies it
+    (one map, so its mean is itself; values a hair above 1 read as 1). None for another model
+    (the caller predicts the stacked rows)."""
+    calibrated = getattr(model, "calibrated_classifiers_", None)
+    votes = _votes(model)
+    if (
+        not calibrated
+        or len(calibrated) != 1
+        or calibrated[0].method != "sigmoid"
+        or len(calibrated[0].classes) != 2
+        or len(votes) != 1
+        or getattr(calibrated[0].estimator, "estimator", None) is not votes[0]
+    ):
+        return None
+    p = calibrated[0].calibrators[0].predict(votes[0].occluded_decision(x, reference))
+    p[(p > 1.0) & (p <= 1.0 + 1e-5)] = 1.0
+    return p
 
 
 def _logit(p: np.ndarray) -> np.ndarray:

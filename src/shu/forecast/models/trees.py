@@ -110,10 +110,16 @@ class BoostedTrees:
         a leaf is its own child both ways), the row's value from x flattened. The leaves
         reached, and their sum in tree order, are those of a plain traversal (2.4x less CPU
         than stepping every pair through the deepest tree's levels)."""
+        leaves = self._leaves(x, self.roots).astype(np.float64)
+        return self.baseline + leaves.sum(axis=0)
+
+    def _leaves(self, x: np.ndarray, roots: np.ndarray) -> np.ndarray:
+        """(trees, rows): the leaf value (float32) each row of `x` reaches in each tree whose
+        root is in `roots` (see `_raw`)."""
         n, k = x.shape
-        trees = len(self.roots)
+        trees = len(roots)
         values = np.ascontiguousarray(x).ravel()
-        node = np.repeat(self.roots.astype(np.int64), n)  # pair tree * n + row
+        node = np.repeat(roots.astype(np.int64), n)  # pair tree * n + row
         at = np.tile(np.arange(n, dtype=np.int64) * k, trees)  # the row's first value
         children = self._children().ravel()
         active = np.flatnonzero(~self.is_leaf[node])
@@ -129,8 +135,45 @@ class BoostedTrees:
             here = children[2 * here + go_right]
             node[active] = here
             active = active[~self.is_leaf[here]]
-        leaves = self.value[node.reshape(trees, n)].astype(np.float64)
-        return self.baseline + leaves.sum(axis=0)
+        return self.value[node.reshape(trees, n)]
+
+    def occluded(self, x: np.ndarray, reference: np.ndarray) -> np.ndarray:
+        """(features * rows,): the raw prediction of each row of `x` with feature j set to
+        `reference[j]`, feature-major (j * rows + row): what `decision_function` gives on those
+        rows stacked, bit for bit. A tree that never splits on j reaches the row's own leaf, so
+        only the trees that do are traversed again (each tree reads about a third of the
+        features); the leaves are summed in tree order over the same chunks of rows as
+        `decision_function` sums them."""
+        x = np.asarray(x, dtype=np.float64)
+        n, k = x.shape
+        own = np.concatenate(
+            [
+                self._leaves(x[s : s + ROWS_PER_CHUNK], self.roots)
+                for s in range(0, n, ROWS_PER_CHUNK)
+            ]
+            or [np.empty((len(self.roots), 0), dtype=np.float32)],
+            axis=1,
+        )
+        leaves = np.tile(own, (1, k))
+        ends = np.append(self.roots[1:], len(self.feature))
+        splits = [
+            set(self.feature[r:e][~self.is_leaf[r:e]].tolist())
+            for r, e in zip(self.roots, ends, strict=True)
+        ]
+        for j in range(k):
+            trees = np.array([t for t, used in enumerate(splits) if j in used], dtype=np.int64)
+            if not len(trees):
+                continue
+            moved = x.copy()
+            moved[:, j] = reference[j]
+            for s in range(0, n, ROWS_PER_CHUNK):
+                part = self._leaves(moved[s : s + ROWS_PER_CHUNK], self.roots[trees])
+                leaves[trees, j * n + s : j * n + s + part.shape[1]] = part
+        out = np.empty(k * n)
+        for s in range(0, k * n, ROWS_PER_CHUNK):
+            chunk = leaves[:, s : s + ROWS_PER_CHUNK].astype(np.float64)
+            out[s : s + ROWS_PER_CHUNK] = self.baseline + chunk.sum(axis=0)
+        return out
 
     def _children(self) -> np.ndarray:
         """(nodes, 2): each node's left and right child, a leaf's both itself (a few hundred
