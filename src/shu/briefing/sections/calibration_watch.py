@@ -422,9 +422,10 @@ def _action_lines(watch: dict) -> list[str]:
             "refits on these outcomes (correcting them from month-old outcomes made past "
             "forecasts worse)"
         )
+        ci = pct_interval(b["ci_low"], b["ci_high"], 0)
         lines.append(
             f"Answers {CONFIDENCE_WORDS[b['band']]} came true {pct(b['observed'])} of the time "
-            f"(95% interval {_ci(b)}, n = {b['n']:,}) against {pct(b['mean_confidence'])} said: "
+            f"(95% interval {ci}, n = {b['n']:,}) against {pct(b['mean_confidence'])} said: "
             f"shu was {said} sure than it should have been; {what}."
         )
     levels = (watch["interval_levels"] or {}).get("bands", {})
@@ -451,7 +452,8 @@ def _action_lines(watch: dict) -> list[str]:
         width = "too wide" if b["observed"] > 0.8 else "too narrow"
         shifted = bool(now) and level_move(now[1], now[5]).startswith("shifted")
         verdict = "" if shifted else f", {width}"
-        held = f"{pct(b['observed'])} of the time (95% interval {_ci(b)}, n = {b['n']:,})"
+        ci = pct_interval(b["ci_low"], b["ci_high"], 0)
+        held = f"{pct(b['observed'])} of the time (95% interval {ci}, n = {b['n']:,})"
         ranges.setdefault((verdict, what), []).append((label, held))
     for (verdict, what), bands in ranges.items():  # bands treated alike: the treatment once
         lines.append(
@@ -459,10 +461,6 @@ def _action_lines(watch: dict) -> list[str]:
             f"held {and_list([held for _, held in bands])}{verdict}; {what}."
         )
     return lines
-
-
-def _ci(band: dict) -> str:
-    return f"{100 * band['ci_low']:.0f}-{pct(band['ci_high'])}"
 
 
 # How far (in levels) an end of the 80% range or its width must move to count as moved.
