@@ -178,7 +178,7 @@ def stories_figure(store: Store, stories: list[Story], as_of: date) -> Figure:
     the store-wide event days it sets aside, any other single-day spike or removal, and any gap
     drawn."""
     n = max(len(stories), 1)
-    fig = new_figure(9, 1.9 * n + 0.8)
+    fig = new_figure(9, 1.55 * n + 0.8)
     axes = fig.subplots(n, 1, squeeze=False)
     start = as_of - timedelta(days=STORY_DAYS)
     for ax, story in zip(axes[:, 0], stories, strict=False):

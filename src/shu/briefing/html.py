@@ -85,8 +85,8 @@ _DETAILS_CLOSE = "<p>%%/details%%</p>"
 # screen (links elsewhere keep their text as it is).
 _CELL = re.compile(r"<td[^>]*>.*?</td>", re.S)
 _REPO_LINK_TEXT = re.compile(r"(<a [^>]*>)([\w.-]+)/([\w.-]+)</a>")
-# At a glance, from its heading to the next section's
-_GLANCE = re.compile(r"(<h2>At a glance</h2>)(.*?)(?=<h2>|\Z)", re.S)
+# The body: everything before the appendix's details (the whole page when it has none)
+_BODY = re.compile(r"\A(.*?)(?=<details><summary>Appendix|\Z)", re.S)
 
 STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 76rem; margin: 2rem auto; padding: 0 1rem;
@@ -115,6 +115,7 @@ img { max-width: 100%; height: auto; }
    side, in order; headings, tables and details start below them */
 p:has(> img) { float: left; width: 45%; margin: 0 1.2rem 0.6rem 0; }
 h1, h2, h3, table, details, hr { clear: both; }
+ul { overflow: hidden; }  /* a list beside a chart stays beside it, its bullets clear of it */
 @media (max-width: 760px) { p:has(> img) { float: none; width: auto; margin: 0.6rem 0; } }
 code { background: #f3f3f3; padding: 0 0.2rem; border-radius: 3px; font-size: 0.92em; }
 blockquote { border-left: 4px solid #c33; margin: 0.6rem 0; padding: 0.2rem 0.8rem;
@@ -167,7 +168,7 @@ def render_body(markdown: str, assets_dir: Path) -> str:
     body = _IMG.sub(lambda m: f'<img src="{_inline_png(m.group(1), assets_dir)}"', body)
     body = _CELL.sub(lambda m: _REPO_LINK_TEXT.sub(r"\1\2/<wbr>\3</a>", m.group(0)), body)
     body = _RECEIPT_ITEM.sub(r'<li id="\1"><strong>\1</strong>', body)
-    body = _GLANCE.sub(lambda m: m.group(1) + _REFS.sub(_superscript, m.group(2)), body, count=1)
+    body = _BODY.sub(lambda m: _REFS.sub(_superscript, m.group(1)), body, count=1)
     body = _REFS.sub(lambda m: f"[{_links(m.group(1))}]", body)
     return sanitize(body)
 
@@ -178,7 +179,8 @@ def _links(refs: str) -> str:
 
 
 def _superscript(m: re.Match[str]) -> str:
-    """A receipt reference as At a glance shows it: small, raised links, no brackets."""
+    """A receipt reference as the body shows it: small, raised links, no brackets (the appendix
+    keeps them bracketed, for whoever checks them)."""
     return f"<sup>{_links(m.group(1))}</sup>"
 
 

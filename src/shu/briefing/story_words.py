@@ -74,6 +74,10 @@ def kind_words(story: Story) -> str:
         pace = "slower" if story.shared == "down" else "faster"
         return f"a burst shared with others; {pace} underneath"
     words = KIND_WORDS[story.kind]
+    if story.net_departs:  # near its old pace only with the store-wide days (What moved's line)
+        net, before = story.net_pace or 0.0, story.velocity_28d_before or 0.0
+        side = "slower" if net < before else "faster"
+        return f"{side} than 28 days before without {store_wide_when(story)}"
     if swung(story):
         words = f"near its pace of 28 days ago, {_swing_words(story)}"
     if story.week_leaving:

@@ -30,6 +30,7 @@ functions run one after another in this process, without a Prefect server.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import threading
 import time
@@ -55,6 +56,8 @@ _WRITER = threading.Lock()
 # fail with the same line without being tried, instead of each waiting out its own retries
 # (~13 s a repository on a refused connection). Per (store, day) of a run, cleared when it starts.
 _RUN_STOPPED: dict[tuple[str, date], str] = {}
+# A request path naming one repository, in a failure's one line
+_REPO_PATH = re.compile(r"/repos/[^\s:;,)]+")
 
 
 def runner_for(settings: Settings) -> Any:
@@ -443,9 +446,12 @@ def _github_failed(failed: list[dict[str, Any]], tried: int) -> str:
     """One line for the repositories GitHub did not answer for: all of them (unreachable, with
     the first reason) or some (each named)."""
     if len(failed) == tried:
+        # which repository's request failed first varies with the threads: its path is left
+        # out, so the same outage reads the same in every run's briefing
+        reason = _REPO_PATH.sub("/repos/…", failed[0]["error"])
         return (
             f"GitHub unreachable, none of the {tried} tracked repositories updated "
-            f"({failed[0]['error']}); the briefing uses the store as it is"
+            f"({reason}); the briefing uses the store as it is"
         )
     return f"GitHub failed for {len(failed)} of {tried} repositories: " + "; ".join(
         f"{r['repo']} ({r['error']})" for r in failed

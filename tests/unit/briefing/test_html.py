@@ -109,15 +109,19 @@ def test_html_page_is_self_contained_and_sanitised(briefing):
     assert not {"script", "iframe", "svg", "object", "embed"} & set(parsed.tags)
     assert not [a for a in parsed.attrs if a[1].startswith("on")]
     hrefs = [v for t, k, v in parsed.attrs if k == "href"]
-    assert hrefs and all(h.startswith(("#R", "http://", "https://", "index.html")) for h in hrefs)
+    local = [h for h in hrefs if not h.startswith(("#R", "http://", "https://", "index.html"))]
+    # any other link is a stored document's local file, relative to the page, with no scheme
+    assert hrefs and all(
+        ":" not in h and (briefing.path.parent / h).resolve().is_file() for h in local
+    ), local
     assert all(v.startswith("data:image/png;base64,") for t, k, v in parsed.attrs if k == "src")
     assert "pwned-script" in page  # the payload is shown as text, not dropped silently
     assert '.png"' not in page  # every chart embedded, none linked
     assert "Content-Security-Policy" in page
     index = (briefing.path.parent / "index.html").read_text(encoding="utf-8")
     assert f'href="{briefing.path.with_suffix(".html").name}"' in index
-    # At a glance is a list, not one paragraph, its receipts small superscript links; elsewhere
-    # receipts stay bracketed links
+    # At a glance is a list, not one paragraph; the body's receipts are small superscript
+    # links, the appendix's stay bracketed links
     start = page.index("<h2>At a glance</h2>")
     glance = page[start : page.index("<h2>", start + 4)]
     assert glance.removeprefix("<h2>At a glance</h2>\n").startswith("<ul>\n<li>")
@@ -125,7 +129,9 @@ def test_html_page_is_self_contained_and_sanitised(briefing):
     link = r'<a href="#R\d+"[^>]*>R\d+</a>'
     assert re.search(rf"<sup>{link}(, {link})*</sup>", glance), glance
     assert "[<a href" not in glance
-    assert "[<a href" in page[page.index("<h2>What moved</h2>") :]
+    appendix = page.index("<details><summary>Appendix")
+    assert "[<a href" not in page[:appendix] and "<sup><a href" in page[:appendix]
+    assert "[<a href" in page[appendix:]
     # the note's own measure of the small store's briefing: At a glance within its limits, and
     # shu's bookkeeping after the body
     m = measure(briefing.path)

@@ -390,11 +390,11 @@ def _reasons_label(f: dict[str, Any]) -> str:
 
 def card_markdown(card: dict[str, Any], page: bool = False) -> str:
     """The card's body as the section prints it (what `MAX_WORDS` is measured on): its heading,
-    its question with its answer, the pace expected with its 80% range, how sure, and in the
-    markdown its receipts with a link to its details in the appendix (on the HTML page they are
-    in the summary of its details, which open below it)."""
+    its question with its answer and the pace expected with its 80% range (one paragraph), how
+    sure, and in the markdown its receipts with a link to its details in the appendix (on the
+    HTML page they are in the summary of its details, which open below it)."""
     parts = [f"### {card['heading']}"]
-    parts += [str(card[k]) for k in ("question", "lead") if card.get(k)]
+    parts.append(" ".join(str(card[k]) for k in ("question", "lead") if card.get(k)))
     parts += [f"**How sure:** {line}" for line in card["confidence"]]
     if not page:
         parts.append(str(card["footer"]))
