@@ -126,7 +126,7 @@ def test_each_default_category_has_enough_repositories_the_ranking_data_counts(p
     import duckdb
 
     pairs = [(r, c) for c, repos in load_settings().field.items() for r in repos]
-    last = duckdb.sql(f"SELECT max(day) FROM '{parquet}'").fetchall()[0][0]
+    last = duckdb.execute(f"SELECT max(day) FROM '{parquet}'").fetchall()[0][0]
     ends = [last - timedelta(days=28 + 3), last - timedelta(days=28), last - timedelta(days=3)]
     counted = {
         r
