@@ -146,7 +146,7 @@ def test_github_unreachable_briefs_from_the_store(prefect_harness, served) -> No
     assert "GitHub unreachable" in result["ingest"]["message"]
     assert "\n" not in result["ingest"]["message"]
     # the same outage reads the same whichever repository's request failed first
-    assert "/repos/…" in result["ingest"]["message"]
+    assert "/repos/OWNER/NAME" in result["ingest"]["message"]
     assert not any(r.repo in result["ingest"]["message"] for r in synthetic_sample(DAY, 11).tracked)
     text = Path(result["briefing"]["counts"]["path"]).read_text(encoding="utf-8")
     assert "GitHub unreachable" in text

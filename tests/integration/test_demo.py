@@ -18,6 +18,7 @@ from pathlib import Path
 from support.browser import find_chromium
 from support.note_metrics import as_dict, measure
 
+from shu.briefing.sections.radar import TOP as RADAR_TOP
 from shu.receipts import resolve, stored_receipts
 from shu.store import open_store
 
@@ -77,7 +78,7 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path, prefect_ap
     assert "ranking: 48 new and 0 updated counts from " in run.stdout
     radar = text.split("## Breaking out", 1)[1].split("\n## ", 1)[0]
     linked = r"^\| \[synthetic-demo/radar-(\d\d)\]\(https://github.com/synthetic-demo/radar-\1\) \|"
-    assert len(re.findall(linked, radar, re.M)) == 10
+    assert len(re.findall(linked, radar, re.M)) == RADAR_TOP
     # Claims (after the body): each document named once, linked to the note it came from, over
     # a table whose rows say what the probe measured, with its receipts.
     probe = text.split("### Claims checked against the probe", 1)[1].split("\n### ", 1)[0]
@@ -117,7 +118,9 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path, prefect_ap
                 [card["forecast_id"]],
             ).fetchone() == (card["repo"], card["template"], today)
             found = re.search(
-                rf"\*Receipts R(\d+)(?:–R(\d+))? · forecast `{card['forecast_id']}`", text
+                rf"\*Receipts R(\d+)(?:–R(\d+))? · (?:\[[^\]]*\]\([^)]*\) · )?forecast "
+                rf"`{card['forecast_id']}`",
+                text,
             )
             assert found is not None, card["forecast_id"]
             first, last = found.groups()
@@ -127,7 +130,10 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path, prefect_ap
         assert {"cards", "radar", "claims", "calibration_watch", "track_record"} <= set(doc)
         assert any(c["source"] != "built-in" for c in doc["claims"])  # the notes' claims
         page = briefings[0].with_suffix(".html").read_text(encoding="utf-8")
-        assert page.count("<details><summary>") == len(doc["cards"]) + 1  # and the appendix
+        # a card's details each, the cards' shared head and the appendix, each closed, and no
+        # marker left as text
+        assert page.count("<details><summary>") == len(doc["cards"]) + 2
+        assert page.count("</details>") == page.count("<details>") and "%%" not in page
         # The ROCm model tells repositories apart (not the base rate for every one of them).
         assert (
             store.con.execute(
@@ -140,7 +146,7 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path, prefect_ap
     # `shu radar` on the demo's store, with the settings the demo names, lists what the
     # briefing's radar lists: the same repositories, in the same order, at the same chances.
     listed = subprocess.run(
-        [sys.executable, "-m", "shu", "radar", "--top", "10", "--json"],
+        [sys.executable, "-m", "shu", "radar", "--top", str(RADAR_TOP), "--json"],
         env={**env, "SHU_CONFIG": str(config)},
         capture_output=True,
         text=True,
@@ -150,7 +156,7 @@ def test_shu_demo_writes_a_labelled_complete_briefing(tmp_path: Path, prefect_ap
     )
     tools = [(e["repo"], e["probability"]) for e in json.loads(listed.stdout)]
     assert tools == [(e["repo"], e["probability"]) for e in doc["radar"]], listed.stderr
-    assert len(tools) == 10
+    assert len(tools) == RADAR_TOP
     # The briefing read as a note: the targets measured by rules of their own
     # (tests/support/note_metrics.py, printed by benchmarks/note_metrics.py).
     m = measure(briefings[0], screens=True)

@@ -90,8 +90,7 @@ def compose_briefing(
             f"%%details%% {APPENDIX_SUMMARY}\n\n"
             + left_out
             + "".join(p.appendix if p.appendix_page is None else p.appendix_page for p in appendix)
-            + "%%/details%%\n"
-        )
+        ).rstrip("\n") + "\n\n%%/details%%\n"  # its own paragraph, never the last list item's
     markdown = finish_markdown(body)
     path = out_dir / f"{ctx.as_of}.md"
     path.write_text(markdown, encoding="utf-8")

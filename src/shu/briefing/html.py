@@ -92,7 +92,7 @@ STYLE = """
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 76rem; margin: 2rem auto; padding: 0 1rem;
        color: #1b1b1b; }
 h1 { font-size: 1.6rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #ddd; }
-h3 { margin-top: 1.8rem; }
+h3 { margin-top: 1.3rem; }
 table { border-collapse: collapse; font-size: 13px; margin: 0.8rem 0; display: block;
         max-width: 100%; overflow-x: auto;
         background: linear-gradient(to right, #fff 30%, #fff0) left / 2rem 100% no-repeat local,

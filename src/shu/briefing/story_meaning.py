@@ -46,12 +46,13 @@ def said_key(what: str, name: str) -> str:
 
 
 def forecast_words(book: ReceiptBook, f: Forecast, whose: str = "its", counts: str = "") -> str:
-    """'shu gives 14% that its 28-day pace on 30 Mar 2026 beats today's 4.5 [R]', the one
-    forecast At a glance and What moved quote on whether a move lasts; `counts`: the store-wide
+    """'its 28-day pace has a 14% chance [R] of beating today's 4.5 on 30 Mar 2026', the one
+    forecast At a glance and What moved quote on whether a move lasts (its figures early, so
+    the sentence said of several repositories repeats no six words); `counts`: the store-wide
     days today's pace counts ('19–20 Feb 2026'), said when there are any."""
     text = (
-        f"shu gives {pct(f.probability)} that {whose} 28-day pace on {day_text(f.resolves_on)} "
-        f"beats today's {num(f.threshold, 1)} {ref(book.cite(f.cite))}"
+        f"{whose} 28-day pace has a {pct(f.probability)} chance {ref(book.cite(f.cite))} of "
+        f"beating today's {num(f.threshold, 1)} on {day_text(f.resolves_on)}"
     )
     return text + (f", which counts {counts}" if counts else "")
 
@@ -125,9 +126,9 @@ def meaning_sentence(
     book: ReceiptBook, m: Meaning | None, said: set[str] | None = None, counts: str = ""
 ) -> Md | None:
     """'What it means: its largest 28-day fall since Mar 2023 [R]; the rest of training
-    frameworks (9 repositories) ran 4% faster (…); shu gives 12% that its 28-day pace on 30 Mar
-    2026 beats today's 26.5 [R]; release v1.2 of 24 Feb 2026 [R] coincides with it (in time
-    only).' None when nothing is known; `said` and `counts` as for `meaning_parts`."""
+    frameworks (9 repositories) ran 4% faster (…); its 28-day pace has a 12% chance [R] of
+    beating today's 26.5 on 30 Mar 2026; release v1.2 of 24 Feb 2026 [R] coincides with it (in
+    time only).' None when nothing is known; `said` and `counts` as for `meaning_parts`."""
     parts = [] if m is None else meaning_parts(book, m, said, counts)
     if not parts:
         return None

@@ -448,7 +448,7 @@ def _github_failed(failed: list[dict[str, Any]], tried: int) -> str:
     if len(failed) == tried:
         # which repository's request failed first varies with the threads: its path is left
         # out, so the same outage reads the same in every run's briefing
-        reason = _REPO_PATH.sub("/repos/…", failed[0]["error"])
+        reason = _REPO_PATH.sub("/repos/OWNER/NAME", failed[0]["error"])
         return (
             f"GitHub unreachable, none of the {tried} tracked repositories updated "
             f"({reason}); the briefing uses the store as it is"

@@ -276,7 +276,7 @@ def test_a_declared_question_says_what_it_is_for_in_plain_words(filled, settings
         filled, day, settings.model_copy(update={"questions": [question]})
     ).path.read_text()
     cards = text.split("\n## Forecasts\n")[1].split("\n## ")[0]
-    more = text.split("### More on each card")[1]
+    more = text.split("### More on each card")[1].split("\n### ")[0]  # that section alone
     assert "- A standing question for this repository: shu asks it every day, whatever" in more
     assert "shu.toml" not in cards and "shu.toml" not in more  # no file the reader may lack
 

@@ -394,7 +394,8 @@ def card_markdown(card: dict[str, Any], page: bool = False) -> str:
     sure, and in the markdown its receipts with a link to its details in the appendix (on the
     HTML page they are in the summary of its details, which open below it)."""
     parts = [f"### {card['heading']}"]
-    parts.append(" ".join(str(card[k]) for k in ("question", "lead") if card.get(k)))
+    # one paragraph on the page, a line each in the markdown (a soft break)
+    parts.append("\n".join(str(card[k]) for k in ("question", "lead") if card.get(k)))
     parts += [f"**How sure:** {line}" for line in card["confidence"]]
     if not page:
         parts.append(str(card["footer"]))
