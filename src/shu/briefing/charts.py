@@ -26,6 +26,7 @@ ending) is `chart_layout`, a card's chart of its question `fan_chart`.
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -249,7 +250,9 @@ def stories_figure(store: Store, stories: list[Story], as_of: date) -> Figure:
         shade_gaps(ax, pace_gaps(store, [story.repo], start, as_of))
         ax.axhline(0, color="grey", linewidth=0.5, gid=GUIDE)
         ax.set_xlim(start, as_of + timedelta(days=1))
-        ax.set_title(f"{story.repo}: {kind_words(story)}", fontsize=9, loc="left")
+        # a long story wraps inside the figure rather than running off its right edge
+        title = textwrap.fill(f"{story.repo}: {kind_words(story)}", 110)
+        ax.set_title(title, fontsize=9, loc="left")
         ax.set_ylabel("stars/day", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.legend(fontsize=6)

@@ -12,6 +12,7 @@ TITLE_ARTEFACT_SHARE = 0.2  # an episode names itself in the title when it moved
 MAX_TITLE_PHRASES = 2
 
 
+HEADLINE_SHARE = 0.2  # a story heads the note only at a fifth of the biggest one's size or more
 PACE_WEIGHT = 2.0  # a real change of pace weighs this many times a move of the same size that
 # is only a few days of counts
 
@@ -42,6 +43,14 @@ def importance(story: Story) -> float:
     return abs(story.acceleration_28d or story.effect)
 
 
+def headline_worthy(story: Story, stories: list[Story]) -> bool:
+    """Whether a story is big enough beside today's biggest to head the note (the title, At a
+    glance): at least HEADLINE_SHARE of the most important story's `importance`; a smaller one
+    is told in What moved only (a 2-stars/day repository's wobble beside a 30-stars/day fall)."""
+    top = max((importance(s) for s in stories), default=0.0)
+    return importance(story) >= HEADLINE_SHARE * top
+
+
 def story_title(stories: list[Story]) -> str:
     """The briefing's title: the MAX_TITLE_PHRASES most important stories, each told by the cause
     that dominates it; a lone story names the second cause where both hold (a slowdown masked by a
@@ -55,8 +64,11 @@ def story_title(stories: list[Story]) -> str:
         (
             s
             for s in stories
-            if s.kind in ("pace_down", "pace_up")
-            or (s.is_artefact and relative_move(s) >= TITLE_ARTEFACT_SHARE)
+            if (
+                s.kind in ("pace_down", "pace_up")
+                or (s.is_artefact and relative_move(s) >= TITLE_ARTEFACT_SHARE)
+            )
+            and headline_worthy(s, stories)
         ),
         key=lambda s: -importance(s),
     )

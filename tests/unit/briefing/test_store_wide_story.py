@@ -59,11 +59,13 @@ def test_a_store_wide_spike_is_told_once_and_claimed_by_no_story(store, settings
     _fill(store, REPOS)
     section, doc, result = _moved(store, settings)
     lines = [line for line in section.splitlines() if line.startswith("- ")]
-    assert lines[0].startswith("- On 19 Feb 2026 the whole store moved: 30 [R"), lines[0]
+    assert lines[0].startswith(
+        "- On 19 Feb 2026 several times the usual number of repositories spiked together: 30 [R"
+    ), lines[0]
     # out of how many the store counted that day: the repositories of 10 or more a day
     assert re.search(r"30 \[R\d+\] of the 30 \[R\d+\] repositories that gain 10 or more", lines[0])
     assert "against 0 on an ordinary day" in lines[0]
-    assert section.count("the whole store moved") == 1
+    assert section.count("repositories spiked together") == 1
     assert "[org0/repo]" in lines[0] and "[org1/repo]" in lines[0] and "[small/repo]" in lines[0]
     for s in doc["stories"]:
         assert s["kind"] not in ("spike", "burst"), s
@@ -106,7 +108,7 @@ def test_the_paces_quoted_leave_the_store_wide_day_out(store, settings):
 def test_a_spike_of_one_repository_is_still_its_story(store, settings):
     _fill(store, 1)
     section, doc, _result = _moved(store, settings)
-    assert "the whole store moved" not in section
+    assert "repositories spiked together" not in section
     kinds = {s["repo"]: s["kind"] for s in doc["stories"]}
     assert kinds == {"org0/repo": "spike", "org1/repo": "steady", SMALL: "steady"}
     assert doc["store_wide_events"] == []

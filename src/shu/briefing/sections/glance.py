@@ -30,6 +30,7 @@ from shu.briefing.sections import rocm_finding
 from shu.briefing.sections.cards import question_clause
 from shu.briefing.sections.field import share_text
 from shu.briefing.story_meaning import forecast_words, rank_words, said_key
+from shu.briefing.story_title import headline_worthy
 from shu.briefing.story_words import shared_short, story_sentence, story_short
 from shu.briefing.text import (
     cite_signal,
@@ -88,7 +89,7 @@ def glance_sentences(ctx: BriefingContext) -> list[Md]:
     for story in ctx.stories:
         if len(stories) >= MAX_STORIES:
             break
-        if story.repo in told:
+        if story.repo in told or not headline_worthy(story, ctx.stories):
             continue
         short = story_short(ctx.store, ctx.book, story)
         if short is not None:

@@ -229,7 +229,8 @@ def store_wide_line(ctx: BriefingContext, events: dict[date, Event]) -> Md:
             "its story and pace leave" if len(tracked) == 1 else "their stories and paces leave"
         )
         parts.append(
-            f"On {when} the whole store moved: {of} repositories that gain "
+            f"On {when} several times the usual number of repositories spiked together: {of} "
+            f"repositories that gain "
             f"{ELIGIBLE_MIN:.0f} or more stars on a median day {what}, against {o:.0f} on an "
             f"ordinary day {r_o}: an event of GitHub or of the counts, not of one repository. "
             f"{who} moved with it; {theirs} those days out."
