@@ -22,3 +22,10 @@ def test_the_example_measure_counts_the_cards_and_the_glance() -> None:
     m = measure(EXAMPLE)
     assert m.card_words and m.glance_sentences >= 1
     assert m.receipts_cited_in_body > 50 and m.body_words > 500
+
+
+def test_the_committed_example_names_no_path_of_the_machine_that_built_it() -> None:
+    # receipts name project files by their path under the project (data/example-models/…)
+    root = str(EXAMPLE.parents[2])
+    for suffix in (".md", ".html", ".json"):
+        assert root not in EXAMPLE.with_suffix(suffix).read_text(encoding="utf-8"), suffix
