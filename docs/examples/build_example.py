@@ -135,7 +135,7 @@ def main() -> None:
     settings = load_settings(
         db=args.store,
         reports_dir=args.out,
-        models_dir=Path("data") / "example-models",  # under ROOT (the cwd): receipts name no machine path
+        models_dir=Path("data") / "example-models",  # under ROOT (the cwd): no machine path
         repos=[TrackedRepo(repo=r, category=c) for r, c in TRACKED],
     )
     with open_for_writing(args.store) as store:
