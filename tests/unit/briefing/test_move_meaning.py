@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import date, datetime, timedelta
+from typing import Any
 
 import pandas as pd
 from support.signal_data import insert_observations
@@ -71,8 +72,8 @@ def _fill(store: Store) -> None:
     refresh_signals(store, full=True, settings=get_settings())
 
 
-def test_the_largest_fall_since_a_year_and_a_coinciding_release_are_said(store, settings):
-    _fill(store)
+def _briefed(store, settings) -> tuple[Any, str, str]:
+    """The briefing of REPO tracked beside its field peers, its body and its What moved line."""
     settings = settings.model_copy(
         update={
             "repos": [TrackedRepo(repo=REPO, category="apps")],
@@ -82,7 +83,12 @@ def test_the_largest_fall_since_a_year_and_a_coinciding_release_are_said(store, 
     result = compose_briefing(store, DAY, settings)
     text = result.path.read_text().split("## Appendix")[0]
     section = text[text.index("## What moved") :].split("\n## ")[0]
-    line = next(x for x in section.splitlines() if x.startswith(f"- [{REPO}]"))
+    return result, text, next(x for x in section.splitlines() if x.startswith(f"- [{REPO}]"))
+
+
+def test_the_largest_fall_since_a_year_and_a_coinciding_release_are_said(store, settings):
+    _fill(store)
+    result, text, line = _briefed(store, settings)
     # the record is said once: At a glance leads with this story and says it; What moved, after
     # it, does not repeat it
     glance = text[text.index("## At a glance") :].split("\n## ")[0]
@@ -238,16 +244,7 @@ def test_releases_of_the_same_day_are_named_with_the_day_once(store, settings):
             ]
         ),
     )
-    settings = settings.model_copy(
-        update={
-            "repos": [TrackedRepo(repo=REPO, category="apps")],
-            "field": {"local apps": [REPO, *PEERS]},
-        }
-    )
-    result = compose_briefing(store, DAY, settings)
-    text = result.path.read_text().split("## Appendix")[0]
-    section = text[text.index("## What moved") :].split("\n## ")[0]
-    line = next(x for x in section.splitlines() if x.startswith(f"- [{REPO}]"))
+    *_, line = _briefed(store, settings)
     link = f"https://github.com/{REPO}/releases/tag"
     assert re.search(
         rf"releases \[v2\.0\.0\]\({link}/v2\.0\.0\) and \[v2\.0\.1\]\({link}/v2\.0\.1\) of "
