@@ -66,7 +66,7 @@ def walk(store: Path, start: date, end: date, cache: Path) -> None:
     config = BacktestConfig(start, end, TEMPLATES, (30,))
     t0 = time.perf_counter()
     with open_store(store, read_only=True) as s:
-        s.con.execute("SET memory_limit='1500MB'")
+        s.con.execute("SET memory_limit='6GB'")
         s.con.execute("SET preserve_insertion_order=false")
         results = run_backtest(s.con, config, log=lambda m: print(m, flush=True))
     for r in results:

@@ -42,9 +42,13 @@ BANDS = ("<1", "1-5", "5-20", ">=20")
 
 def variant_features(name: str) -> list[str]:
     """The set features a variant adds: 'base' none, 'all' every set, a set's name its
-    features, 'forks' / 'issues' the engagement set's fork or open-issue features alone."""
+    features, 'forks' / 'issues' the engagement set's fork or open-issue features alone,
+    'own' / 'market' the removals set's repository or store-wide features alone; names joined
+    by '+' add each ('engagement+removals': what ships and the removals)."""
     from shu.forecast.features.star import ALL_SET_FEATURES, FEATURE_SETS
 
+    if "+" in name:
+        return list(dict.fromkeys(f for part in name.split("+") for f in variant_features(part)))
     if name == "base":
         return []
     if name == "all":
@@ -53,6 +57,8 @@ def variant_features(name: str) -> list[str]:
         return [f for f in FEATURE_SETS["engagement"] if "fork" in f]
     if name == "issues":
         return [f for f in FEATURE_SETS["engagement"] if "issue" in f]
+    if name in ("own", "market"):
+        return [f for f in FEATURE_SETS["removals"] if f.startswith("market") == (name == "market")]
     return list(FEATURE_SETS[name])
 
 
@@ -67,7 +73,7 @@ def build(store: Path, cache: Path, start: date, end: date) -> None:
     first = date.fromordinal(start.toordinal() - TRAIN_DAYS - CAL_DAYS - 2 * HORIZON)
     t0 = time.perf_counter()
     with open_store(store, read_only=True) as s:
-        s.con.execute("SET memory_limit='2GB'")
+        s.con.execute("SET memory_limit='6GB'")
         s.con.execute("SET preserve_insertion_order=false")
         base = base_frame(s.con, weekly_grid(start, first, end))
         print(f"features: {len(base):,} repo-origins ({time.perf_counter() - t0:.0f}s)", flush=True)

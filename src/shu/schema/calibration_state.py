@@ -57,6 +57,25 @@ FIELDS = SHARED_FIELDS.extend(
         "sd",
     ),
     Field(
+        "year_share_losing",
+        "DOUBLE",
+        "Median over the 365 days to `day` of the day's share of repositories whose count fell.",
+        "fraction",
+    ),
+    Field(
+        "loss_share_ratio_7d",
+        "DOUBLE",
+        "share_falling_7d / year_share_losing: how many times the year's usual share of "
+        "repositories is losing stars in the week to `day` (a purge reads 1.5 or more).",
+        "ratio",
+    ),
+    Field(
+        "loss_share_ratio_28d",
+        "DOUBLE",
+        "share_falling_28d / year_share_losing (the removal features read it).",
+        "ratio",
+    ),
+    Field(
         "n_repos",
         "INTEGER",
         "Most repositories with an observed day-to-day change on one "
@@ -94,13 +113,16 @@ MARKET_REGIME = Table(
     description="The cross-section of the whole store on a forecast origin: how many "
     "repositories are losing stars, against the store's own history (the median "
     "and robust z-score over the 730 days ending 28 days before). Written when "
-    "forecasts are issued; the regime guard reads `distance`.",
+    "forecasts are issued; the regime guard reads `distance` and `loss_share_ratio_7d`.",
     primary_key=("day",),
     group="forecasts",
     columns=FIELDS.hold(
         "day",
         *_REGIME_STATS,
         "distance",
+        "year_share_losing",
+        "loss_share_ratio_7d",
+        "loss_share_ratio_28d",
         "n_repos",
         described={
             "day": "The origin the state is as of (only days on or before it are read).",

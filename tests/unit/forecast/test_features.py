@@ -100,3 +100,25 @@ def test_which_templates_read_the_feature_sets():
         assert not activity & set(feature_names(name)), name
     pace = set(FEATURE_SETS["pace"])  # measured, added nothing: computed, read by no template
     assert not any(pace & set(feature_names(t.name)) for t in TEMPLATES.values())
+
+
+def test_a_repositorys_own_removals_by_hand(store, signals_for):
+    gains = np.full(200, 5.0)
+    gains[[139, 189, 196]] = [-2.0, -40.0, -20.0]  # three days that lost stars, the last two
+    stars = 1000 + np.cumsum(gains)  # inside the 28 days to the origin (day 199)
+    store.upsert("star_signals", signals_for("purged/one", stars, FIRST_DAY))
+    store.upsert("star_signals", signals_for("steady/two", 1000 + 5.0 * np.arange(200), FIRST_DAY))
+    refresh_star_days(store)
+    origin = FIRST_DAY + timedelta(days=199)
+    rows = base_frame(store.con, [origin]).set_index("repo")
+    row, velocity = rows.loc["purged/one"], gains[172:200].sum() / 28
+    assert row["loss_day_share_28d"] == pytest.approx(2 / 28)
+    assert row["loss_day_share_91d"] == pytest.approx(3 / 91)
+    assert row["rel_largest_loss_91d"] == pytest.approx(-40.0 / velocity)
+    assert row["log_peak_drop_91d"] == pytest.approx(np.log1p(stars[188]) - np.log1p(stars[199]))
+    steady = rows.loc["steady/two"]
+    assert steady["loss_day_share_91d"] == 0 and steady["rel_largest_loss_91d"] == 0
+    assert steady["log_peak_drop_91d"] == 0
+    # two repositories are no cross-section: the store-wide loss share is not said
+    market = [f for f in FEATURE_SETS["removals"] if f.startswith("market")]
+    assert rows[market].isna().all().all()

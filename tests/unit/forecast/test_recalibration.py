@@ -114,6 +114,18 @@ def test_guard_is_off_inside_the_history_and_acts_on_repositories_losing_stars()
     assert 0.1 < moved[2] < 0.4  # zero velocity counts as losing: pulled up towards 0.4
 
 
+def test_a_purge_shrinks_the_answers_of_repositories_losing_stars():
+    assert not guard.guard(None, guard.PURGE_FROM).on  # the usual share of removals: off
+    week = guard.guard(None, (guard.PURGE_FROM + guard.PURGE_FULL) / 2)
+    assert week.shrink == pytest.approx(1 - (1 - guard.SHRINK_AT_PURGE) / 2)
+    assert week.widen == 1.0 and week.loss_ratio == pytest.approx(1.65)
+    # the stronger of the two rules: a purge inside the distance's usual range, and the reverse
+    both = guard.guard(9.0, guard.PURGE_FULL * 2)
+    assert both.shrink == min(guard.SHRINK_AT_FULL, guard.SHRINK_AT_PURGE)
+    assert guard.guard(9.0, 1.0).shrink == guard.SHRINK_AT_FULL
+    assert guard.guard(float("nan"), float("nan")) == guard.Guard(None, 1.0, 1.0, None)
+
+
 def test_walk_forward_reads_no_outcome_resolved_after_the_origin(synthetic_store):
     """Rewriting every outcome resolved after a day changes no interval issued by that day:
     neither the refit nor the online levels read it."""
@@ -126,15 +138,15 @@ def test_walk_forward_reads_no_outcome_resolved_after_the_origin(synthetic_store
     config = BacktestConfig(
         start=start, end=last, horizons=(7,), cal_days=56, train_days=300, refit_weeks=4, n_boot=10
     )
-    distance = pd.Series(dtype=float)
+    regime = pd.DataFrame(columns=["distance", "loss_share_ratio_7d"], dtype=float)
     plain = score_interval(
-        walk_forward_interval(con, examples, config, distance, lambda _m: None), config
+        walk_forward_interval(con, examples, config, regime, lambda _m: None), config
     )
     cut = pd.Timestamp(start) + pd.Timedelta(days=60)
     ex = examples.frame
     later = ex["known_on"] > cut
     ex.loc[later, "observed_value"] = ex.loc[later, "observed_value"] * 7.0 + 50.0
-    poisoned = walk_forward_interval(con, examples, config, distance, lambda _m: None)
+    poisoned = walk_forward_interval(con, examples, config, regime, lambda _m: None)
     cols = [f"q{q}" for q in interval.QUANTILES]
     early = plain.predictions["origin"] <= cut
     assert early.sum() > 50 and plain.metrics["online"]["questions_read"] > 0

@@ -60,6 +60,12 @@ def test_shares_by_hand_and_distance_from_their_own_history(store):
     calm = regime_frame(store.con, [ORIGIN - timedelta(days=30)]).iloc[0]
     assert calm["share_falling_7d"] == pytest.approx(0.05) and abs(calm["distance"]) < 1
     assert row["mass_loss_days_28d"] == 7  # 25% > 2 x the usual 5%
+    # against the year's median daily share (5%: the episode's 7 days do not move a median of
+    # the 280 days observed): 5 times the usual share in the week, 1.82 times over 28 days
+    assert row["year_share_losing"] == pytest.approx(0.05)
+    assert row["loss_share_ratio_7d"] == pytest.approx(5.0)
+    assert row["loss_share_ratio_28d"] == pytest.approx(falling_28 / 0.05)
+    assert calm["loss_share_ratio_7d"] == pytest.approx(1.0)
 
 
 def test_no_value_reads_past_the_origin(store):

@@ -3,15 +3,20 @@ history (many repositories losing stars at once), decided at the origin before a
 known. One implementation serves `shu backtest`, `shu replay` and `shu daily` (the last two
 through `issue_forecasts`).
 
-`guard(distance)` turns the store's regime distance (`regime.regime_frame`: how far the share of
-repositories losing stars is outside its own two-year history, in robust standard deviations)
-into
-- `shrink` tau: for repositories losing stars (velocity_28d <= 0), the forecast's log-odds are
-  pulled towards the calibration block's rate of its bucket (`base_rates.calibration_block_rates`),
+`guard(distance, loss_ratio)` turns the store's regime (`regime.regime_frame`: `distance`, how
+far the share of repositories losing stars is outside its own two-year history, in robust
+standard deviations; `loss_ratio`, that share over the 7 days to the origin against the median
+daily share of the year to it) into
+- `shrink` tau: for repositories losing stars (velocity_28d <= 0), the answers that read as a
+  rebound (will the pace be above today's?), the forecast's log-odds are pulled towards the
+  calibration block's rate of its bucket (`base_rates.calibration_block_rates`),
   logit p' = logit b + tau (logit p - logit b);
 - `widen` w: every interval's conformal scores are stretched by w about the band's median score.
-Both are 1 up to `GUARD_FROM` and move linearly to `SHRINK_AT_FULL` / `WIDEN_AT_FULL` at
-`GUARD_FULL`. How they were set from the history we have (and what they cost there) is in
+From the distance, both are 1 up to `GUARD_FROM` and move linearly to `SHRINK_AT_FULL` /
+`WIDEN_AT_FULL` at `GUARD_FULL`. From the loss ratio (a purge: removals that go on for weeks,
+so a repository losing stars today keeps losing them), the shrink is 1 up to `PURGE_FROM` times
+the year's share and moves linearly to `SHRINK_AT_PURGE` at `PURGE_FULL` times it; the guard
+takes the stronger of the two. How they were set from the history we have (and what they cost there) is in
 docs/forecast/method.md.
 
 Yes/no templates are not recalibrated from outcomes (the online conformal levels,
@@ -31,6 +36,9 @@ GUARD_FROM = 3.0
 GUARD_FULL = 6.0
 SHRINK_AT_FULL = 0.7
 WIDEN_AT_FULL = 1.05
+PURGE_FROM = 1.3
+PURGE_FULL = 2.0
+SHRINK_AT_PURGE = 0.5
 
 
 @dataclass(frozen=True)
@@ -40,20 +48,28 @@ class Guard:
     distance: float | None  # None: the store cannot say (too few repositories or history)
     shrink: float  # tau, 1 = off
     widen: float  # w, 1 = off
+    loss_ratio: float | None = None  # the 7-day loss share over the year's (None: cannot say)
 
     @property
     def on(self) -> bool:
         return self.shrink < 1.0 or self.widen > 1.0
 
 
-def guard(distance: float | None) -> Guard:
-    """The guard at a regime distance (see the module docstring)."""
-    if distance is None or not np.isfinite(distance):
-        return Guard(None, 1.0, 1.0)
-    ramp = float(np.clip((distance - GUARD_FROM) / (GUARD_FULL - GUARD_FROM), 0.0, 1.0))
-    return Guard(
-        float(distance), 1.0 - ramp * (1.0 - SHRINK_AT_FULL), 1.0 + ramp * (WIDEN_AT_FULL - 1.0)
-    )
+def _known(value: float | None) -> float | None:
+    return None if value is None or not np.isfinite(value) else float(value)
+
+
+def _ramp(value: float | None, start: float, full: float) -> float:
+    return 0.0 if value is None else float(np.clip((value - start) / (full - start), 0.0, 1.0))
+
+
+def guard(distance: float | None, loss_ratio: float | None = None) -> Guard:
+    """The guard at a regime distance and loss-share ratio (see the module docstring)."""
+    distance, loss_ratio = _known(distance), _known(loss_ratio)
+    ramp = _ramp(distance, GUARD_FROM, GUARD_FULL)
+    purge = _ramp(loss_ratio, PURGE_FROM, PURGE_FULL)
+    shrink = min(1.0 - ramp * (1.0 - SHRINK_AT_FULL), 1.0 - purge * (1.0 - SHRINK_AT_PURGE))
+    return Guard(distance, shrink, 1.0 + ramp * (WIDEN_AT_FULL - 1.0), loss_ratio)
 
 
 def shrink_probabilities(

@@ -11,6 +11,10 @@ per day, `shu.signals.star_days`; computed in DuckDB, reading only days on or be
 - for each, `usual_*` = its median over the reference window (the `REFERENCE_DAYS` days ending
   `REFERENCE_LAG_DAYS` before t, so an ongoing episode does not become its own reference) and
   `*_z` = (value - usual) / (interquartile range / 1.349), a z-score robust to past spikes;
+- `year_share_losing`: the median over the 365 days to t of the day's share of repositories whose
+  count fell, and `loss_share_ratio_7d` / `loss_share_ratio_28d` = share_falling_7d /
+  share_falling_28d over it: how many times the year's usual share is losing stars now (a purge
+  reads 1.5 or more; the removal features and the regime guard's rebound rule read these);
 - `n_repos`: the most repositories with an observed day-to-day change on one of those 28 days;
 - `distance`: how far outside its history the store is, max(share_falling_7d_z,
   share_falling_28d_z) (NULL when the reference holds fewer than `MIN_REFERENCE_DAYS` days or
@@ -18,8 +22,8 @@ per day, `shu.signals.star_days`; computed in DuckDB, reading only days on or be
 What these statistics looked like over the ranking history is in benchmarks/README.md
 (Forecast).
 
-The regime guard (`guard`) reads `distance`. (As model features these statistics did not help
-on the walk-forward, see docs/forecast/method.md; they are not among the features.)
+The regime guard (`guard`) reads `distance` and the loss-share ratios; the removal features
+(`features.star`, set "removals") read share_falling_28d and `loss_share_ratio_28d`.
 """
 
 from __future__ import annotations
@@ -44,6 +48,9 @@ COLUMNS = (
     *(f"usual_{s}" for s in STATS),
     *(f"{s}_z" for s in STATS),
     "distance",
+    "year_share_losing",
+    "loss_share_ratio_7d",
+    "loss_share_ratio_28d",
     "n_repos",
 )
 
@@ -64,25 +71,30 @@ shares AS (
   WINDOW w7 AS (ORDER BY day RANGE BETWEEN INTERVAL 6 DAYS PRECEDING AND CURRENT ROW),
          w28 AS (ORDER BY day RANGE BETWEEN INTERVAL 27 DAYS PRECEDING AND CURRENT ROW)),
 mass AS (
-  SELECT *, (share_falling_day > {factor} * median(share_falling_day) OVER wy)::INT AS mass_day
+  SELECT *, (share_falling_day > {factor} * median(share_falling_day) OVER wy)::INT AS mass_day,
+         median(share_falling_day) OVER wyt AS year_share_losing
   FROM shares
   WINDOW wy AS (ORDER BY day RANGE BETWEEN INTERVAL 365 DAYS PRECEDING AND INTERVAL 1 DAYS
-                PRECEDING)),
+                PRECEDING),
+         wyt AS (ORDER BY day RANGE BETWEEN INTERVAL 364 DAYS PRECEDING AND CURRENT ROW)),
 stats AS (
   SELECT day,
          CASE WHEN days_7d >= 4 THEN share_falling_7d END AS share_falling_7d,
          CASE WHEN days_28d >= 14 THEN share_falling_28d END AS share_falling_28d,
          share_v28_nonpos,
          CASE WHEN days_28d >= 14 THEN sum(mass_day) OVER w28 END AS mass_loss_days_28d,
-         n_repos
+         year_share_losing, n_repos
   FROM mass
   WINDOW w28 AS (ORDER BY day RANGE BETWEEN INTERVAL 27 DAYS PRECEDING AND CURRENT ROW)),
 ref AS (
-  SELECT day, n_repos, {reference}
+  SELECT day, n_repos, year_share_losing, {reference}
   FROM stats
   WINDOW wr AS (ORDER BY day RANGE BETWEEN INTERVAL {ref_end} DAYS PRECEDING
                 AND INTERVAL {lag} DAYS PRECEDING))
-SELECT o.origin, {selected}, coalesce(ref.n_repos, 0) AS n_repos
+SELECT o.origin, {selected}, ref.year_share_losing,
+  ref.share_falling_7d / nullif(ref.year_share_losing, 0) AS loss_share_ratio_7d,
+  ref.share_falling_28d / nullif(ref.year_share_losing, 0) AS loss_share_ratio_28d,
+  coalesce(ref.n_repos, 0) AS n_repos
 FROM _rg_origins o LEFT JOIN ref ON ref.day = o.origin
 ORDER BY o.origin
 """
@@ -139,6 +151,9 @@ def regime_frame(con: duckdb.DuckDBPyConnection, origins: list[date]) -> pd.Data
     for s in STATS:
         frame[s] = frame[s].astype(float)
         frame.loc[thin, [s, f"usual_{s}", f"{s}_z"]] = np.nan
+    ratios = ["year_share_losing", "loss_share_ratio_7d", "loss_share_ratio_28d"]
+    frame[ratios] = frame[ratios].astype(float)
+    frame.loc[thin, ratios] = np.nan
     z = frame[["share_falling_7d_z", "share_falling_28d_z"]].astype(float)
     frame["distance"] = z.max(axis=1, skipna=False)
     frame["origin"] = pd.to_datetime(frame["origin"])

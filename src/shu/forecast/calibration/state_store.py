@@ -115,7 +115,7 @@ def prepare(store: Store, forecasters: list, origin: date, model_version: str) -
     """{(template, horizon): Applied} for the star forecasters issued on `origin` (see the
     module docstring); writes the origin's `market_regime` and `forecast_calibration` rows."""
     regime = origin_regime(store, origin)
-    guard = regime_guard.guard(regime["distance"])
+    guard = regime_guard.guard(regime["distance"], regime["loss_share_ratio_7d"])
     out = {}
     for fc in forecasters:
         key = (fc.template, fc.horizon_days)

@@ -61,7 +61,7 @@ def walk_star_templates(
     grid = weekly_grid(config.start, first + timedelta(days=56), end)
     t0 = time.perf_counter()
     base = base_frame(con, grid)
-    distance = regime_frame(con, grid).set_index("origin")["distance"]
+    regime = regime_frame(con, grid).set_index("origin")[["distance", "loss_share_ratio_7d"]]
     log(
         f"features: {len(base):,} repo-origins on {len(grid)} weekly origins "
         f"({time.perf_counter() - t0:.0f}s)"
@@ -73,7 +73,7 @@ def walk_star_templates(
             examples = build_examples(con, base, template, horizon, last)
             interval_kind = registry.template(template).kind == "interval"
             walk = walk_forward_interval if interval_kind else walk_forward_binary
-            walked.append(walk(con, examples, config, distance, log))
+            walked.append(walk(con, examples, config, regime, log))
             log(
                 f"{template}/{horizon}d: {len(walked[-1].pred):,} scored, "
                 f"{examples.n_void:,} void ({time.perf_counter() - t1:.0f}s)"
@@ -87,13 +87,18 @@ def walk_star_templates(
     return walked
 
 
-def _guards(origins: pd.Series, distance: pd.Series, config: BacktestConfig) -> pd.DataFrame:
-    """The regime guard (`guard.guard`) of each row's origin (off without recalibrate)."""
+def _guards(origins: pd.Series, regime: pd.DataFrame, config: BacktestConfig) -> pd.DataFrame:
+    """The regime guard (`guard.guard`) of each row's origin, from its regime distance and
+    loss-share ratio (off without recalibrate)."""
     days = pd.to_datetime(origins)
-    found = distance.reindex(days.unique())
+    found = regime.reindex(days.unique())
     table = {
-        day: guard.guard(d if config.recalibrate and pd.notna(d) else None)
-        for day, d in found.items()
+        day: guard.guard(
+            *(v if config.recalibrate and pd.notna(v) else None for v in row)
+        )
+        for day, row in zip(
+            found.index, found[["distance", "loss_share_ratio_7d"]].itertuples(index=False)
+        )
     }
     return pd.DataFrame(
         {"shrink": [table[d].shrink for d in days], "widen": [table[d].widen for d in days]},
@@ -105,7 +110,7 @@ def walk_forward_binary(
     con: duckdb.DuckDBPyConnection,
     examples: Examples,
     config: BacktestConfig,
-    distance: pd.Series,
+    regime: pd.DataFrame,
     log: Callable[[str], None],
 ) -> Walked:
     """The yes/no walk forward of one template x horizon: each refit's forecaster fitted on its
@@ -143,7 +148,7 @@ def walk_forward_binary(
                 f"  {refit_day.date()}: tail knee {forecaster.tail[0]:.4f}, "
                 f"factor {forecaster.tail[1]:.3f}"
             )
-        kept["shrink"] = _guards(test["origin"], distance, config)["shrink"]
+        kept["shrink"] = _guards(test["origin"], regime, config)["shrink"]
         kept["probability"] = guard.shrink_probabilities(
             kept["probability_model"].to_numpy(),
             forecaster.calibration_block_rate(test["bucket"]),
@@ -176,7 +181,7 @@ def walk_forward_interval(
     con: duckdb.DuckDBPyConnection,
     examples: Examples,
     config: BacktestConfig,
-    distance: pd.Series,
+    regime: pd.DataFrame,
     log: Callable[[str], None],
 ) -> Walked:
     """The same refits and splits as `walk_forward_binary`, scoring predictive quantiles instead.
@@ -197,7 +202,7 @@ def walk_forward_interval(
         for origin, rows in test.groupby("origin", sort=True):
             if config.recalibrate:
                 state, pending = _read_resolved(state, pending, origin)
-            widen = _guards(rows["origin"], distance, config)["widen"].to_numpy()
+            widen = _guards(rows["origin"], regime, config)["widen"].to_numpy()
             kept = rows[["repo", "origin", "known_on", "velocity_28d", "observed_value"]].copy()
             fine = forecaster.quantiles(
                 rows, state.levels if config.recalibrate else None, widen, interval.DIST_LEVELS

@@ -43,12 +43,13 @@ any X) is the template's own: `questions.star`, listed in `questions.registry`.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 import duckdb
 import pandas as pd
 
 from shu.errors import StoreError
+from shu.forecast.calibration.regime import regime_frame
 from shu.signals.star_days import ensure_current
 
 # Base features (one row per repo x origin), in model order.
@@ -104,6 +105,28 @@ FEATURE_SETS: dict[str, tuple[str, ...]] = {
     ),
     # the 28-day pace without its busiest days: what is left when a burst leaves the window
     "pace": ("rel_trim3_velocity_28d", "rel_trim1_velocity_28d", "rel_q75_gain_28d"),
+    # removals: the repository's own (the share of its days that lost stars over 28 and 91
+    # days, how far it sits below its 91-day peak, its largest one-day loss over 91 days
+    # relative to its pace) and the store's (the share of
+    # repositories losing stars on a day over the 28 days to the origin, its change from the 28
+    # days before, and its ratio to the median daily share of the year to the origin)
+    "removals": (
+        "loss_day_share_28d",
+        "loss_day_share_91d",
+        "log_peak_drop_91d",
+        "rel_largest_loss_91d",
+        "market_loss_share_28d",
+        "market_loss_share_change_28d",
+        "market_loss_share_ratio",
+    ),
+    # the momentum of the repository's peers by pace: the repositories in its band of today's
+    # velocity (<1, 1-5, 5-20, >=20 stars/day): their median relative acceleration and the
+    # share accelerating (the ranking files carry no category for most repositories)
+    "peers": ("band_rel_acceleration", "band_accelerating_share"),
+    # the calendar: year-end holiday days (24 Dec .. 1 Jan) in the 28 days a 30-day question's
+    # pace is measured over, less those in the 28 days to the origin (the weekday mix of a
+    # 28-day window is always four of each day)
+    "calendar": ("holiday_days_ahead",),
 }
 ALL_SET_FEATURES = tuple(f for names in FEATURE_SETS.values() for f in names)
 # The rolling windows (`roll`) are read on the origins only, and reach 90 days back at most, so
@@ -136,7 +159,12 @@ roll AS (
     max(velocity_28d) OVER w91 AS velocity_max_91d,
     count(velocity_28d) OVER w91 AS velocity_days_91d,
     avg(gain) OVER w3 AS velocity_3d,
-    sum(gain) OVER w28 AS gain_sum_28d
+    sum(gain) OVER w28 AS gain_sum_28d,
+    count(gain) FILTER (WHERE gain < 0) OVER w28 AS loss_days_28d,
+    count(gain) OVER w91 AS gain_days_91d,
+    count(gain) FILTER (WHERE gain < 0) OVER w91 AS loss_days_91d,
+    max(stars) OVER w91 AS stars_max_91d,
+    min(gain) OVER w91 AS gain_min_91d
   FROM g
   WINDOW w91 AS (PARTITION BY repo ORDER BY day RANGE BETWEEN INTERVAL 90 DAYS PRECEDING
                  AND CURRENT ROW),
@@ -150,6 +178,14 @@ q AS (
     count(g.gain) AS gain_days_28d, max(g.gain, 3) AS gain_top3_28d
   FROM o JOIN g ON g.repo = o.repo AND g.day BETWEEN o.origin - 27 AND o.origin
   GROUP BY o.repo, o.origin),
+peer AS (
+  SELECT day, CASE WHEN velocity_28d < 1 THEN 0 WHEN velocity_28d < 5 THEN 1
+                   WHEN velocity_28d < 20 THEN 2 ELSE 3 END AS band,
+    median(acceleration_28d / greatest(abs(velocity_28d), 0.5)) AS band_rel_acceleration,
+    avg((acceleration_28d > 0)::INT) AS band_accelerating_share
+  FROM star_signals WHERE day IN (SELECT origin FROM o) AND velocity_28d IS NOT NULL
+    AND acceleration_28d IS NOT NULL
+  GROUP BY ALL),
 d AS (
   SELECT d.repo, d.day, d.forks, d.open_issues FROM stars_daily d, lim
   WHERE d.day BETWEEN lim.d0 AND lim.d1 AND d.repo IN (SELECT repo FROM o)),
@@ -226,7 +262,21 @@ SELECT o.repo, o.origin,
     / (q.gain_days_28d - 3) / greatest(abs(c.velocity_28d), 0.5) END AS rel_trim3_velocity_28d,
   CASE WHEN q.gain_days_28d > 6 THEN (c.gain_sum_28d - list_max(q.gain_top3_28d))
     / (q.gain_days_28d - 1) / greatest(abs(c.velocity_28d), 0.5) END AS rel_trim1_velocity_28d,
-  q.gain_q75_28d / greatest(abs(c.velocity_28d), 0.5) AS rel_q75_gain_28d
+  q.gain_q75_28d / greatest(abs(c.velocity_28d), 0.5) AS rel_q75_gain_28d,
+  CASE WHEN q.gain_days_28d > 0 THEN c.loss_days_28d / q.gain_days_28d END
+    AS loss_day_share_28d,
+  CASE WHEN c.gain_days_91d > 0 THEN c.loss_days_91d / c.gain_days_91d END
+    AS loss_day_share_91d,
+  ln(1 + greatest(c.stars_max_91d, 0)) - ln(1 + greatest(c.stars, 0)) AS log_peak_drop_91d,
+  least(c.gain_min_91d, 0) / greatest(abs(c.velocity_28d), 0.5) AS rel_largest_loss_91d,
+  peer.band_rel_acceleration, peer.band_accelerating_share,
+  (SELECT count(*) FROM range(3, 31) r(k)
+     WHERE (month(o.origin + r.k::INT) = 12 AND day(o.origin + r.k::INT) >= 24)
+        OR (month(o.origin + r.k::INT) = 1 AND day(o.origin + r.k::INT) = 1))
+  - (SELECT count(*) FROM range(0, 28) r(k)
+     WHERE (month(o.origin - r.k::INT) = 12 AND day(o.origin - r.k::INT) >= 24)
+        OR (month(o.origin - r.k::INT) = 1 AND day(o.origin - r.k::INT) = 1))
+    AS holiday_days_ahead
 FROM o
 LEFT JOIN roll c ON c.repo = o.repo AND c.day = o.origin
 LEFT JOIN q ON q.repo = c.repo AND q.origin = c.day
@@ -240,6 +290,8 @@ LEFT JOIN d d7 ON d7.repo = o.repo AND d7.day = o.origin - 7
 LEFT JOIN d d28 ON d28.repo = o.repo AND d28.day = o.origin - 28
 LEFT JOIN first_seen f ON f.repo = o.repo AND f.first_day <= o.origin
 LEFT JOIN market m ON m.day = o.origin
+LEFT JOIN peer ON peer.day = o.origin AND peer.band = CASE WHEN c.velocity_28d < 1 THEN 0
+  WHEN c.velocity_28d < 5 THEN 1 WHEN c.velocity_28d < 20 THEN 2 ELSE 3 END
 LEFT JOIN cat ON cat.repo = o.repo AND cat.origin = o.origin
 LEFT JOIN release_context rc ON rc.repo = o.repo AND rc.day = o.origin
 LEFT JOIN commit_signals cs ON cs.repo = o.repo AND cs.day = o.origin AND NOT coalesce(cs.gap,
@@ -257,9 +309,30 @@ def build_features(con: duckdb.DuckDBPyConnection, origins: str) -> pd.DataFrame
     """
     ensure_current(con)
     df = con.execute(_FEATURES_SQL.format(origins=origins)).df()
+    df = df.merge(_market_losses(con, df["origin"]), on="origin", how="left")
     for name in BASE_FEATURES + ALL_SET_FEATURES:
         df[name] = df[name].astype("float64")
     return df
+
+
+def _market_losses(con: duckdb.DuckDBPyConnection, origins: pd.Series) -> pd.DataFrame:
+    """The removal set's store-wide features per origin, from the regime's loss shares
+    (`calibration.regime.regime_frame`: one definition of the share of repositories losing
+    stars): the 28-day share, its change from 28 days before, its ratio to the year's median."""
+    days = sorted({pd.Timestamp(d).date() for d in origins.unique()})
+    before = [d - timedelta(days=28) for d in days]
+    frame = regime_frame(con, sorted(set(days) | set(before))).set_index("origin")
+    now = frame.reindex(pd.to_datetime(days))
+    then = frame.reindex(pd.to_datetime(before))
+    return pd.DataFrame(
+        {
+            "origin": pd.to_datetime(days).astype(origins.dtype),
+            "market_loss_share_28d": now["share_falling_28d"].to_numpy(),
+            "market_loss_share_change_28d": now["share_falling_28d"].to_numpy()
+            - then["share_falling_28d"].to_numpy(),
+            "market_loss_share_ratio": now["loss_share_ratio_28d"].to_numpy(),
+        }
+    )
 
 
 def data_through(con: duckdb.DuckDBPyConnection) -> date:
