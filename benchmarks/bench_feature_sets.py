@@ -43,8 +43,7 @@ BANDS = ("<1", "1-5", "5-20", ">=20")
 def variant_features(name: str) -> list[str]:
     """The set features a variant adds: 'base' none, 'all' every set, a set's name its
     features, 'forks' / 'issues' the engagement set's fork or open-issue features alone,
-    'own' / 'market' the removals set's repository or store-wide features alone; names joined
-    by '+' add each ('engagement+removals': what ships and the removals)."""
+    names joined by '+' add each ('engagement+removals': what shipped and the removals)."""
     from shu.forecast.features.star import ALL_SET_FEATURES, FEATURE_SETS
 
     if "+" in name:
@@ -57,8 +56,6 @@ def variant_features(name: str) -> list[str]:
         return [f for f in FEATURE_SETS["engagement"] if "fork" in f]
     if name == "issues":
         return [f for f in FEATURE_SETS["engagement"] if "issue" in f]
-    if name in ("own", "market"):
-        return [f for f in FEATURE_SETS["removals"] if f.startswith("market") == (name == "market")]
     return list(FEATURE_SETS[name])
 
 

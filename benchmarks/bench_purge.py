@@ -16,10 +16,16 @@ times the year's median or more. For star_velocity_up/30 and star_velocity_level
 - every equal-count decile of the answers, overall: mean said against came true, and the
   largest gap.
 
-With `--compare OTHER` the same figures for a second cache (before -> after). Usage:
+With `--compare OTHER` the same figures for a second cache (before -> after). With `--try
+TAU,...` each cache is also scored with the answers of repositories losing stars (pace <= 0) on
+purge origins pulled towards how often such questions came true in the year before
+(`climatology`, the stand-in for the calibration block's rate the guard reads) by each factor
+tau (logit p' = logit c + tau (logit p - logit c)): what a stronger purge rule would do, without
+a walk-forward. Usage:
 
     .venv/bin/python benchmarks/bench_purge.py --store /tmp/st/stars.duckdb \\
         --cache /tmp/bd/base-all [--compare /tmp/bd/new-all] [--ratio 1.5] [--since 2020-01-01]
+        [--try 0.8,0.6,0.4]
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pandas as pd
+from scipy.special import expit, logit
 
 from shu.forecast.calibration.regime import regime_frame
 
@@ -51,7 +58,8 @@ def loss_shares(store: Path, origins: list[date]) -> pd.DataFrame:
 
 def load(cache: Path, template: str, since: pd.Timestamp) -> pd.DataFrame:
     pred = pd.read_parquet(
-        cache / f"{template}.parquet", columns=["repo", "origin", "probability", "label", "velocity_28d"]
+        cache / f"{template}.parquet",
+        columns=["repo", "origin", "probability", "label", "velocity_28d", "climatology"],
     )
     pred["origin"] = pd.to_datetime(pred["origin"])
     return pred[(pred["origin"] >= since) & pred["label"].notna()]
@@ -62,6 +70,21 @@ def said_seen(rows: pd.DataFrame) -> str:
         return "n 0"
     said, seen = rows["probability"].mean(), rows["label"].mean()
     return f"n {len(rows):>7,}  said {said:.3f}  came true {seen:.3f}  gap {seen - said:+.3f}"
+
+
+def held(pred: pd.DataFrame, purge: set[pd.Timestamp], tau: float) -> pd.DataFrame:
+    """The answers of repositories losing stars on purge origins pulled towards `climatology`
+    by `tau` (see the module docstring)."""
+    out = pred.copy()
+    acts = out["origin"].isin(purge) & (out["velocity_28d"] <= 0)
+    p = np.clip(out.loc[acts, "probability"].to_numpy(), 1e-6, 1 - 1e-6)
+    c = np.clip(out.loc[acts, "climatology"].to_numpy(), 1e-4, 1 - 1e-4)
+    out.loc[acts, "probability"] = expit(logit(c) + tau * (logit(p) - logit(c)))
+    return out
+
+
+def brier(pred: pd.DataFrame) -> float:
+    return float(np.mean((pred["probability"] - pred["label"]) ** 2))
 
 
 def report(pred: pd.DataFrame, purge: set[pd.Timestamp], label: str) -> None:
@@ -84,6 +107,11 @@ def report(pred: pd.DataFrame, purge: set[pd.Timestamp], label: str) -> None:
     cells = "  ".join(f"{s:.2f}/{o:.2f}" for s, o in zip(by["said"], by["seen"], strict=True))
     print(f"    deciles said/came true: {cells}")
     print(f"    largest decile gap {gaps[np.argmax(np.abs(gaps))]:+.3f}")
+    in_all = pred["origin"].isin(purge)
+    print(
+        f"    Brier: all {brier(pred):.5f}, purge origins {brier(pred[in_all]):.5f}, "
+        f"the rest {brier(pred[~in_all]):.5f}"
+    )
 
 
 def main() -> None:
@@ -93,6 +121,7 @@ def main() -> None:
     ap.add_argument("--compare", type=Path, help="a second cache, scored the same way")
     ap.add_argument("--ratio", type=float, default=1.5)
     ap.add_argument("--since", type=date.fromisoformat, default=date(2020, 1, 1))
+    ap.add_argument("--try", dest="taus", default="", help="factors tau, comma-separated")
     args = ap.parse_args()
     since = pd.Timestamp(args.since)
     caches = [args.cache] + ([args.compare] if args.compare else [])
@@ -110,6 +139,8 @@ def main() -> None:
         )
         for cache, pred in zip(caches, runs, strict=True):
             report(pred, purge, str(cache))
+            for tau in [float(t) for t in args.taus.split(",") if t]:
+                report(held(pred, purge, tau), purge, f"{cache}, held by tau {tau}")
 
 
 if __name__ == "__main__":

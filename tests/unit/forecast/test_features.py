@@ -120,5 +120,4 @@ def test_a_repositorys_own_removals_by_hand(store, signals_for):
     assert steady["loss_day_share_91d"] == 0 and steady["rel_largest_loss_91d"] == 0
     assert steady["log_peak_drop_91d"] == 0
     # two repositories are no cross-section: the store-wide loss share is not said
-    market = [f for f in FEATURE_SETS["removals"] if f.startswith("market")]
-    assert rows[market].isna().all().all()
+    assert rows[list(FEATURE_SETS["market_losses"])].isna().all().all()

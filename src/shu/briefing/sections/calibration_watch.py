@@ -355,7 +355,7 @@ def _newest_regime(store: Store, day: date) -> dict | None:
         )
         for k, v in out.items()
     }
-    g = regime_guard.guard(out.get("distance"))
+    g = regime_guard.guard(out.get("distance"), out.get("loss_share_ratio_7d"))
     out.update({"guard_on": g.on, "shrink": g.shrink, "widen": g.widen})
     return out
 
@@ -394,13 +394,17 @@ def _losing(regime: dict) -> str:
 def guard_line(regime: dict | None) -> str | None:
     """What the regime guard does while it is on (None when off), in one plain line: it holds
     the yes/no forecasts of repositories losing stars towards their base rate and widens the
-    80% ranges; breakout forecasts it leaves alone."""
+    80% ranges (when the store is outside its two-year history; a purge alone, many more
+    repositories losing stars than the year's usual share, holds the yes/no forecasts only);
+    breakout forecasts it leaves alone."""
     if not regime or not regime.get("guard_on"):
         return None
+    ranges = (
+        f", and 80% ranges are {pct(regime['widen'] - 1)} wider" if regime["widen"] > 1 else ""
+    )
     return (
         f"{_losing(regime)}: the yes/no forecasts of repositories losing stars are held closer "
-        "to how often such questions usually come true, and 80% ranges are "
-        f"{pct(regime['widen'] - 1)} wider; "
+        f"to how often such questions usually come true{ranges}; "
         "breakout forecasts are left as the model gave them."
     )
 

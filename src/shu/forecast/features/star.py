@@ -19,7 +19,7 @@ here from `star_signals`, said where it is done:
 - market context: the cross-sectional median of velocity_28d_z and of relative acceleration
   over every repository on the origin (alongside `category_signals` of the repository's
   category, or the 'untracked' market baseline).
-Two feature sets only some templates read (`FEATURE_SETS`, named by a template's registry
+Feature sets only some templates read (`FEATURE_SETS`, named by a template's registry
 record), computed by every build so training, backtest and the daily job read the same:
 - "pace": the 28-day pace without its busiest day and without its three busiest days (mean of
   the other daily gains) and the upper quartile of the daily gains, relative to velocity_28d:
@@ -33,7 +33,14 @@ record), computed by every build so training, backtest and the daily job read th
   change over 7 and 28 days and its pace relative to the star pace. A count missing on one of
   those days (a repository whose history holds no counts; one first seen today through the
   GitHub API, which gives today's counts only) leaves the features that need it NaN, which the
-  gradient-boosting models route down their learned missing-value branch.
+  gradient-boosting models route down their learned missing-value branch;
+- "market_losses": the store's removals per origin, from the regime's loss shares
+  (`calibration.regime.regime_frame`, the one definition of the share of repositories losing
+  stars): the 28-day share, its change from the 28 days before, its ratio to the year's median;
+- "removals" (the repository's own: loss days over 28 and 91 days, the fall below its 91-day
+  peak, its largest one-day loss), "peers" (its velocity band's median relative acceleration
+  and share accelerating) and "calendar" (year-end holiday days ahead of a 30-day question):
+  measured, read by no template (docs/forecast/method.md says what each added).
 Release context comes from `release_context`, lifecycle from `star_signals.lifecycle_phase`,
 topic activity from `commit_signals.rocm_share_28d`.
 
@@ -105,16 +112,19 @@ FEATURE_SETS: dict[str, tuple[str, ...]] = {
     ),
     # the 28-day pace without its busiest days: what is left when a burst leaves the window
     "pace": ("rel_trim3_velocity_28d", "rel_trim1_velocity_28d", "rel_q75_gain_28d"),
-    # removals: the repository's own (the share of its days that lost stars over 28 and 91
+    # the repository's own removals: the share of its days that lost stars over 28 and 91
     # days, how far it sits below its 91-day peak, its largest one-day loss over 91 days
-    # relative to its pace) and the store's (the share of
-    # repositories losing stars on a day over the 28 days to the origin, its change from the 28
-    # days before, and its ratio to the median daily share of the year to the origin)
+    # relative to its pace
     "removals": (
         "loss_day_share_28d",
         "loss_day_share_91d",
         "log_peak_drop_91d",
         "rel_largest_loss_91d",
+    ),
+    # the store's removals (`calibration.regime`): the share of repositories losing stars on a
+    # day over the 28 days to the origin, its change from the 28 days before, and its ratio to
+    # the median daily share of the year to the origin (a purge reads 1.5 or more)
+    "market_losses": (
         "market_loss_share_28d",
         "market_loss_share_change_28d",
         "market_loss_share_ratio",

@@ -104,9 +104,11 @@ class Template:
 
 _ACCEL = ("gap_rel_velocity", "gap_rel_sd", "slog_threshold")
 # What the velocity questions and the interval read beyond the base features: forks and open
-# issues (docs/forecast/method.md, "Forks, open issues and the pace without a burst", says what
-# each set added; the pace set did not add skill and no template reads it).
-VELOCITY_FEATURE_SETS = ("engagement",)
+# issues, the store's removals and the year-end holidays ahead (docs/forecast/method.md,
+# "Forks, open issues and the pace without a burst" and "Removals, peers and the calendar", say
+# what each set added; the pace, removals and peers sets did not add skill and no template
+# reads them).
+VELOCITY_FEATURE_SETS = ("engagement", "market_losses", "calendar")
 
 _RECORDS = (
     Template(
