@@ -12,7 +12,7 @@ import pytest
 
 from shu.forecast.features import feature_names
 from shu.forecast.features.examples import base_frame
-from shu.forecast.features.star import FEATURE_SETS
+from shu.forecast.features.star import FEATURE_SETS, USUAL_LOSS_SHARE
 from shu.forecast.questions.registry import TEMPLATES
 from shu.signals.star_days import refresh_star_days
 
@@ -119,5 +119,6 @@ def test_a_repositorys_own_removals_by_hand(store, signals_for):
     steady = rows.loc["steady/two"]
     assert steady["loss_day_share_91d"] == 0 and steady["rel_largest_loss_91d"] == 0
     assert steady["log_peak_drop_91d"] == 0
-    # two repositories are no cross-section: the store-wide loss share is not said
-    assert rows[list(FEATURE_SETS["market_losses"])].isna().all().all()
+    # two repositories are no cross-section: the store reads as a usual market
+    market = rows.loc["steady/two", list(FEATURE_SETS["market_losses"])].tolist()
+    assert market == [USUAL_LOSS_SHARE, 0.0, 1.0]

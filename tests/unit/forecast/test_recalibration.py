@@ -118,7 +118,7 @@ def test_a_purge_shrinks_the_answers_of_repositories_losing_stars():
     assert not guard.guard(None, guard.PURGE_FROM).on  # the usual share of removals: off
     week = guard.guard(None, (guard.PURGE_FROM + guard.PURGE_FULL) / 2)
     assert week.shrink == pytest.approx(1 - (1 - guard.SHRINK_AT_PURGE) / 2)
-    assert week.widen == 1.0 and week.loss_ratio == pytest.approx(1.65)
+    assert week.widen == 1.0 and week.loss_ratio == pytest.approx(2.0)
     # the stronger of the two rules: a purge inside the distance's usual range, and the reverse
     both = guard.guard(9.0, guard.PURGE_FULL * 2)
     assert both.shrink == min(guard.SHRINK_AT_FULL, guard.SHRINK_AT_PURGE)

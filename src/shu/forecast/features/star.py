@@ -139,6 +139,10 @@ FEATURE_SETS: dict[str, tuple[str, ...]] = {
     "calendar": ("holiday_days_ahead",),
 }
 ALL_SET_FEATURES = tuple(f for names in FEATURE_SETS.values() for f in names)
+# The median daily share of repositories losing stars in the ranking files, 2018-12 .. 2026-02
+# (`market_days`, days of 100 repositories or more): what "market_losses" reads on a store too
+# small to say (`_market_losses`).
+USUAL_LOSS_SHARE = 0.044
 # The rolling windows (`roll`) are read on the origins only, and reach 90 days back at most, so
 # they are computed over the days from 90 before the first origin on (the same rows in every
 # window frame); the lagged values (l7 .. l364) are plain star_signals columns, read from `s`.
@@ -326,9 +330,13 @@ def build_features(con: duckdb.DuckDBPyConnection, origins: str) -> pd.DataFrame
 
 
 def _market_losses(con: duckdb.DuckDBPyConnection, origins: pd.Series) -> pd.DataFrame:
-    """The removal set's store-wide features per origin, from the regime's loss shares
+    """The "market_losses" features per origin, from the regime's loss shares
     (`calibration.regime.regime_frame`: one definition of the share of repositories losing
-    stars): the 28-day share, its change from 28 days before, its ratio to the year's median."""
+    stars): the 28-day share, its change from 28 days before, its ratio to the year's median.
+    Where the store cannot say (fewer than `regime.MIN_REPOS` repositories: a store of a few
+    tracked repositories), a usual market: the share `USUAL_LOSS_SHARE`, no change, ratio 1,
+    since the models never saw these features missing (the ranking files always hold a
+    cross-section) and would route a missing value down an arbitrary branch."""
     days = sorted({pd.Timestamp(d).date() for d in origins.unique()})
     before = [d - timedelta(days=28) for d in days]
     frame = regime_frame(con, sorted(set(days) | set(before))).set_index("origin")
@@ -337,12 +345,13 @@ def _market_losses(con: duckdb.DuckDBPyConnection, origins: pd.Series) -> pd.Dat
     return pd.DataFrame(
         {
             "origin": pd.to_datetime(days).astype(origins.dtype),
-            "market_loss_share_28d": now["share_falling_28d"].to_numpy(),
-            "market_loss_share_change_28d": now["share_falling_28d"].to_numpy()
-            - then["share_falling_28d"].to_numpy(),
-            "market_loss_share_ratio": now["loss_share_ratio_28d"].to_numpy(),
+            "market_loss_share_28d": now["share_falling_28d"].fillna(USUAL_LOSS_SHARE).to_numpy(),
+            "market_loss_share_change_28d": (
+                now["share_falling_28d"].to_numpy() - then["share_falling_28d"].to_numpy()
+            ),
+            "market_loss_share_ratio": now["loss_share_ratio_28d"].fillna(1.0).to_numpy(),
         }
-    )
+    ).fillna({"market_loss_share_change_28d": 0.0})
 
 
 def data_through(con: duckdb.DuckDBPyConnection) -> date:
