@@ -66,8 +66,11 @@ def shrink_tail(probabilities: np.ndarray, tail: tuple[float, float] | None) -> 
     return shrink_tail_rows(p, tail[0], np.full(p.shape, tail[1]))
 
 
-def shrink_tail_rows(probabilities: np.ndarray, knee: float, factors: np.ndarray) -> np.ndarray:
-    """The probabilities through the tail map of `knee`, each with its own factor."""
+def shrink_tail_rows(
+    probabilities: np.ndarray, knee: float | np.ndarray, factors: np.ndarray
+) -> np.ndarray:
+    """The probabilities through the tail map, each with its own factor (and knee, if an
+    array)."""
     p = np.asarray(probabilities, dtype=float)
     f = np.asarray(factors, dtype=float)
     return np.where(p > knee, np.minimum(knee + f * (p - knee), (1.0 + p) / 2.0), p)
