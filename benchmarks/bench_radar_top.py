@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from shu.forecast.evaluation.scoring import brier, skill_score
 from shu.forecast.models import tail
 
 HORIZON = pd.Timedelta(days=30)
@@ -78,9 +79,9 @@ def report(name: str, frame: pd.DataFrame, column: str, run: int) -> None:
     """One variant's line of figures."""
     y = frame["label"].to_numpy(dtype=float)
     p = frame[column].to_numpy(dtype=float)
-    brier = float(np.mean((p - y) ** 2))
-    skill = 1.0 - brier / float(np.mean((y.mean() - y) ** 2))
-    line = f"{name:<16} Brier {brier:.7f} (skill {skill:.4f})"
+    score = brier(y, p)
+    skill = skill_score(score, brier(y, np.full(len(y), y.mean())))
+    line = f"{name:<16} Brier {score:.7f} (skill {skill:.4f})"
     for k in (10, 20):
         per = per_origin(frame, column, k)
         gap = (per["said"] - per["seen"]).to_numpy()
