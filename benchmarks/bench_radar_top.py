@@ -8,7 +8,7 @@ probability_untailed and outcome or label) and prints, per variant:
 - each origin's top 10 / top 20 mean said against the share that came true, averaged over
   origins;
 - over every run of --run consecutive origins (one starting at each origin): the share of runs
-  whose mean top 10 / top 20 said minus came true is within 0.02, and the worst run;
+  whose mean top 10 / top 20 said minus came true is within 0.02, the worst run and the last;
 - the Brier score of every question and its skill against the rate over the origins read.
 
 Variants: `stated` (probability: what was issued), `untailed` (probability_untailed: the
@@ -86,13 +86,17 @@ def report(name: str, frame: pd.DataFrame, column: str, run: int) -> None:
         per = per_origin(frame, column, k)
         gap = (per["said"] - per["seen"]).to_numpy()
         runs = np.array([gap[s : s + run].mean() for s in range(len(gap) - run + 1)])
-        worst = runs[np.argmax(np.abs(runs))] if len(runs) else float("nan")
         line += (
             f" | top {k}: p@{k} {per['seen'].mean():.3f}, said {per['said'].mean():.3f} vs "
             f"{per['seen'].mean():.3f} ({gap.mean():+.3f}); runs of {run}: "
-            f"{np.mean(np.abs(runs) <= WITHIN):.0%} of {len(runs)} within {WITHIN}, "
-            f"worst {worst:+.3f}"
         )
+        if len(runs):
+            line += (
+                f"{np.mean(np.abs(runs) <= WITHIN):.0%} of {len(runs)} within {WITHIN}, "
+                f"worst {runs[np.argmax(np.abs(runs))]:+.3f}, last {runs[-1]:+.3f}"
+            )
+        else:
+            line += "none (fewer origins)"
     print(line)
 
 
