@@ -146,6 +146,20 @@ def _m008_repo_aliases_source(con: duckdb.DuckDBPyConnection) -> None:
         con.execute('ALTER TABLE repo_aliases RENAME COLUMN "origin" TO "source"')
 
 
+def _m009_forecast_calibration_tail_factor(con: duckdb.DuckDBPyConnection) -> None:
+    """forecast_calibration.tail_factor: the radar's online tail factor. Rows stored before keep
+    their values, the new column NULL: the radar was issued through its model's fitted factor."""
+    have = {
+        r[0]
+        for r in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' "
+            "AND table_name = 'forecast_calibration'"
+        ).fetchall()
+    }
+    if have and "tail_factor" not in have:
+        con.execute('ALTER TABLE "forecast_calibration" ADD COLUMN "tail_factor" DOUBLE')
+
+
 # Ordered, append-only. Never edit an entry that has shipped: add a new one.
 MIGRATIONS: list[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]]] = [
     (1, "initial schema: every declared table", _m001_initial),
@@ -171,5 +185,10 @@ MIGRATIONS: list[tuple[int, str, Callable[[duckdb.DuckDBPyConnection], None]]] =
         8,
         "repo_aliases.origin renamed source (how the alias became known)",
         _m008_repo_aliases_source,
+    ),
+    (
+        9,
+        "forecast_calibration.tail_factor: the radar's online tail factor",
+        _m009_forecast_calibration_tail_factor,
     ),
 ]

@@ -79,8 +79,9 @@ def test_replay_matches_a_store_that_ends_on_the_last_replayed_day(
     # the online conformal levels were carried day to day and read resolved questions
     states = _states(synthetic_store)
     assert {s[2] for s in states} == set(TEMPLATES)
-    assert max(s[-2] or 0 for s in states if s[2] == "star_velocity_interval") > 0
-    assert all(s[-3] is None or s[-3] <= s[0] for s in states)  # resolved_through <= origin
+    # (n_resolved, resolved_through: the third and fourth columns from the end)
+    assert max(s[-3] or 0 for s in states if s[2] == "star_velocity_interval") > 0
+    assert all(s[-4] is None or s[-4] <= s[0] for s in states)  # resolved_through <= origin
 
     # The same replay on a store holding only what was known on `end` gives the same rows
     # and calibration states: nothing after the day being replayed was read.

@@ -6,6 +6,7 @@
 - `support.browser`: a headless system chromium driven by Playwright (the HTML briefing test).
 - `support.signal_data`: synthetic and real-sample star and commit histories for the signal tests.
 - `support.forecast_data`: synthetic star_signals from known series for the forecast tests.
+- `support.radar_market`: a made-up market of repositories that break out now and then (radar).
 - `support.cli`: `shu` run as a user runs it, in a child process.
 - `support.cpu_times`: a pytest plugin printing each test's CPU seconds (`-p support.cpu_times`).
 

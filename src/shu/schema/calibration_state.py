@@ -1,6 +1,7 @@
 """Calibration state tables: the store's regime on each forecast origin (`market_regime`) and
-the state each day's forecasts were issued with (`forecast_calibration`: the regime guard and the
-online conformal levels), written by `shu.forecast.calibration.state_store`."""
+the state each day's forecasts were issued with (`forecast_calibration`: the regime guard, the
+online conformal levels and the radar's online tail factor), written by
+`shu.forecast.calibration.state_store`."""
 
 from shu.schema.base import Field, Table
 from shu.schema.fields import SHARED_FIELDS
@@ -104,8 +105,20 @@ FIELDS = SHARED_FIELDS.extend(
         "DATE",
         "The newest resolution day of a question the state has read (never after `origin`).",
     ),
-    Field("n_resolved", "INTEGER", "Resolved questions the state has read since it started."),
+    Field(
+        "n_resolved",
+        "INTEGER",
+        "Resolved questions the state has read since it started (the radar's tail factor: "
+        "those of its window).",
+    ),
     Field("updated_on", "DATE", "Origin of the state's last update (updates come weekly)."),
+    Field(
+        "tail_factor",
+        "DOUBLE",
+        "The radar's online tail factor: the slope of its answers above the model's knee, "
+        "fitted so that the top of the weekly origins resolved by then said what came true "
+        "(`models.tail`; > 1: the top understated; yes/no templates with a tail map, else NULL).",
+    ),
 )
 
 MARKET_REGIME = Table(
@@ -134,8 +147,9 @@ MARKET_REGIME = Table(
 FORECAST_CALIBRATION = Table(
     name="forecast_calibration",
     description="The calibration state the forecasts of one origin used, per template x "
-    "horizon (and velocity band for interval templates): the regime guard and the "
-    "online conformal levels updated from the questions resolved by that origin. "
+    "horizon (and velocity band for interval templates): the regime guard, the "
+    "online conformal levels and the radar's online tail factor, updated from the questions "
+    "resolved by that origin. "
     "Each forecast's `calibration` column names its row.",
     primary_key=("origin", "model_version", "template", "horizon_days", "band"),
     group="forecasts",
@@ -152,6 +166,7 @@ FORECAST_CALIBRATION = Table(
         "resolved_through",
         "n_resolved",
         "updated_on",
+        "tail_factor",
         described={
             "origin": "The origin whose forecasts used this state.",
             "model_version": "The model the forecasts came from.",

@@ -13,7 +13,12 @@ issued with, computed with `guard` and `conformal` and kept in the store (`marke
   o = origin - H - 7k whose resolution day lies after the state's last one and on or before the
   origin (never later), read as PIT values of the current model, widened by the guard of their
   own origin. With no stored state it starts from the nominal levels and reads the last
-  `WARMUP_UPDATES` weekly origins in order.
+  `WARMUP_UPDATES` weekly origins in order;
+- a yes/no template whose model has a tail map (the radar): the online tail factor
+  (`models.tail.online_factor`), re-fitted when due (weekly; in between, the newest factor the
+  same model stored before the origin) from the questions of the weekly origins
+  o = origin - H - 7k (k < `tail.WINDOW_ORIGINS`) resolved by the origin, built as the backtest
+  builds them, read untailed with the current model; `answers` issues through it.
 The rows written for the origin are reused when it is issued again, so re-runs converge. The
 backtest reads each question as issued (the model of its refit); production has one model and
 reads the resolved questions with it (for questions inside its calibration block that is
@@ -35,11 +40,23 @@ from shu.forecast.calibration.conformal import State
 from shu.forecast.calibration.guard import Guard
 from shu.forecast.calibration.regime import regime_frame
 from shu.forecast.features.examples import base_frame, build_examples
+from shu.forecast.models import tail
+from shu.forecast.models.forecaster import Forecaster
 from shu.forecast.models.interval import VELOCITY_BANDS, IntervalForecaster, velocity_band
 from shu.store import Store
 
 WARMUP_UPDATES = 8
 ALL_BANDS = "all"  # the band name of a yes/no template's state
+
+
+@dataclass
+class TailFactor:
+    """The radar's online tail factor on an origin and what it read."""
+
+    factor: float
+    n_resolved: int  # the resolved questions read (each resolved origin's top)
+    resolved_through: date | None  # the newest resolution day read
+    updated_on: date  # the origin it was fitted on
 
 
 @dataclass
@@ -51,6 +68,7 @@ class Applied:
     guard: Guard
     state: State | None = None  # interval templates only
     rows: list[dict] = field(default_factory=list)  # its `forecast_calibration` rows
+    tail: TailFactor | None = None  # a yes/no template with a tail map (the radar) only
 
     def describe(
         self,
@@ -87,6 +105,8 @@ class Applied:
                     ),
                 }
             )
+            if self.tail is not None:
+                out["tail_factor"] = round(self.tail.factor, 4)
         else:
             k = VELOCITY_BANDS.index(band)
             out.update(
@@ -124,6 +144,8 @@ def prepare(store: Store, forecasters: list, origin: date, model_version: str) -
             applied = Applied(fc.template, fc.horizon_days, guard, state)
         else:
             applied = Applied(fc.template, fc.horizon_days, guard)
+            if getattr(fc, "tail", None) is not None:
+                applied.tail = _tail_factor(store, fc, origin, model_version)
         applied.rows = _rows(applied, origin, model_version)
         out[key] = applied
     rows = [r for a in out.values() for r in a.rows]
@@ -141,6 +163,7 @@ def _rows(applied: Applied, origin: date, model_version: str) -> list[dict]:
         "regime_distance": applied.guard.distance,
     }
     if applied.state is None:
+        t = applied.tail
         return [
             {
                 **common,
@@ -148,9 +171,10 @@ def _rows(applied: Applied, origin: date, model_version: str) -> list[dict]:
                 "shrink": applied.guard.shrink,
                 "widen": None,
                 "levels": None,
-                "resolved_through": None,
-                "n_resolved": None,
-                "updated_on": None,
+                "resolved_through": None if t is None else t.resolved_through,
+                "n_resolved": None if t is None else t.n_resolved,
+                "updated_on": None if t is None else t.updated_on,
+                "tail_factor": None if t is None else t.factor,
             }
         ]
     s = applied.state
@@ -164,6 +188,7 @@ def _rows(applied: Applied, origin: date, model_version: str) -> list[dict]:
             "resolved_through": None if s.resolved_through is None else s.resolved_through.date(),
             "n_resolved": s.n_resolved,
             "updated_on": None if s.updated_on is None else s.updated_on.date(),
+            "tail_factor": None,
         }
         for k, band in enumerate(VELOCITY_BANDS)
     ]
@@ -258,4 +283,54 @@ def resolved_batch(
             "band": velocity_band(examples["velocity_28d"].to_numpy()),
             "pit": fc.pit(examples, widen),
         }
+    )
+
+
+def answers(fc: Forecaster, rows: pd.DataFrame, applied: Applied | None) -> np.ndarray:
+    """`fc`'s calibrated answers on `rows`, through the online tail factor where `applied` has
+    one (else through the model's own tail map, if any); before the regime guard."""
+    if applied is None or applied.tail is None or fc.tail is None:
+        return fc.predict(rows)
+    return tail.shrink_tail(fc.predict(rows, tail=False), (fc.tail[0], applied.tail.factor))
+
+
+def _tail_factor(store: Store, fc: Forecaster, origin: date, model_version: str) -> TailFactor:
+    """The online tail factor on `origin`: the one already stored for it by this model (a
+    re-run), else this model's newest before it while not due (fitted under 7 days before),
+    else fitted now (`fit_tail_factor`)."""
+    row = store.con.execute(
+        """
+        SELECT origin, tail_factor, n_resolved, resolved_through, updated_on
+        FROM forecast_calibration
+        WHERE template = ? AND horizon_days = ? AND model_version = ? AND tail_factor IS NOT NULL
+          AND origin <= ? AND updated_on > ?
+        ORDER BY origin DESC LIMIT 1""",
+        [fc.template, fc.horizon_days, model_version, origin, origin - timedelta(days=7)],
+    ).fetchall()
+    if row:
+        _, factor, n, through, updated = row[0]
+        return TailFactor(float(factor), int(n or 0), through, updated)
+    return fit_tail_factor(store, fc, origin)
+
+
+def fit_tail_factor(store: Store, fc: Forecaster, origin: date) -> TailFactor:
+    """The online tail factor fitted on `origin` from the radar's questions of the weekly
+    origins before it (module docstring), read untailed with `fc`."""
+    assert fc.tail is not None
+    h = fc.horizon_days
+    weekly = sorted(origin - timedelta(days=h + 7 * k) for k in range(tail.WINDOW_ORIGINS))
+    examples = build_examples(store.con, base_frame(store.con, weekly), fc.template, h, origin)
+    frame = examples.frame
+    if frame.empty:
+        return TailFactor(fc.tail[1], 0, None, origin)
+    tops = tail.origin_tops(
+        frame[["repo", "origin", "known_on", "label"]].assign(
+            probability_untailed=fc.predict(frame, tail=False)
+        )
+    )
+    factor, n = tail.online_factor(tops, pd.Timestamp(origin), fc.tail)
+    read = tops[pd.to_datetime(tops["known_on"]) <= pd.Timestamp(origin)]
+    through = pd.to_datetime(read["known_on"]).max() if n else None
+    return TailFactor(
+        factor, len(read) if n else 0, None if through is None else through.date(), origin
     )

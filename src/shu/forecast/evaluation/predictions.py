@@ -15,8 +15,9 @@ is the distribution's P(V > threshold)) and `distribution` (whether it was read 
 star_gain and the path templates, held to their bounds against that distribution
 (`one_distribution.hold_to_bounds`), `probability_classifier` (the model's answer before) and
 `bounded` (whether a bound was checked);
-a radar template with a tail shrink adds `probability_untailed` (the model's answer without it,
-before the regime guard);
+a radar template with a tail map adds `probability_untailed` (the model's answer without it,
+before the regime guard), `tail_knee` and `tail_fitted` (its model's knee and fitted factor) and
+`tail_factor` (the factor its answer was issued with: the online one, `models.tail`);
 interval `distribution_quantiles` (list: the distribution's quantiles at
 `interval.DIST_LEVELS`), `anchor_thresholds` and `anchor_cdf` (lists: the thresholds it passes
 through and P(V <= threshold) there), so any threshold can be read back
@@ -85,7 +86,15 @@ def binary_frame(pred: pd.DataFrame, template: str, horizon_days: int) -> pd.Dat
     )
     extra = [
         c
-        for c in ("probability_classifier", "distribution", "bounded", "probability_untailed")
+        for c in (
+            "probability_classifier",
+            "distribution",
+            "bounded",
+            "probability_untailed",
+            "tail_knee",
+            "tail_fitted",
+            "tail_factor",
+        )
         if c in pred
     ]
     for c in extra:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 import duckdb
+import numpy as np
 import pandas as pd
 
 from shu.errors import StoreError
@@ -26,7 +27,7 @@ from shu.forecast.evaluation.one_distribution import (
 from shu.forecast.evaluation.walk_forward import BacktestConfig, Walked, persistence, refit_blocks
 from shu.forecast.features.examples import Examples, base_frame, build_examples, weekly_grid
 from shu.forecast.features.star import data_through
-from shu.forecast.models import interval
+from shu.forecast.models import interval, tail
 from shu.forecast.models.forecaster import fit_forecaster
 from shu.forecast.questions import registry
 
@@ -44,6 +45,7 @@ _KEPT = [
     "outcome",
     "observed_value",
 ]
+_TOP_COLUMNS = ["repo", "origin", "known_on", "label"]  # what the online tail factor reads
 
 
 def walk_star_templates(
@@ -115,11 +117,18 @@ def walk_forward_binary(
 ) -> Walked:
     """The yes/no walk forward of one template x horizon: each refit's forecaster fitted on its
     blocks (too little history raises), its answers on the test origins with the regime guard's
-    shrink, then climatology and persistence for each prediction."""
+    shrink, then climatology and persistence for each prediction. A model with a tail map (the
+    radar) issues each origin, with `config.recalibrate`, through the online tail factor read
+    from the tops of the origins issued before it whose outcome is known by then
+    (`tail.online_factor`), else through its fitted factor; each row keeps the knee, the fitted
+    factor and the factor used (`tail_knee`, `tail_fitted`, `tail_factor`)."""
     ex = examples.frame
     h = examples.horizon_days
     chunks: list[pd.DataFrame] = []
     refits: list[dict] = []
+    tops: list[
+        pd.DataFrame
+    ] = []  # each issued origin's top (`tail.origin_tops`), for the online factor
     t_fit = time.perf_counter()
     for block in refit_blocks(examples, config):
         refit_day, test, fit, cal = block.refit_day, block.test, block.fit, block.cal
@@ -141,12 +150,24 @@ def walk_forward_binary(
             config.seed,
         )
         kept = test[_KEPT].copy()
-        kept["probability_model"] = forecaster.predict(test)
-        if forecaster.tail is not None:  # the radar's tail shrink: the answer without it too
-            kept["probability_untailed"] = forecaster.predict(test, tail=False)
+        untailed = forecaster.predict(test, tail=False)
+        kept["probability_model"] = untailed
+        if forecaster.tail is not None:  # the radar's tail map: the answer without it too
+            tops.append(tail.origin_tops(test[_TOP_COLUMNS].assign(probability_untailed=untailed)))
+            kept["probability_untailed"] = untailed
+            kept["tail_knee"], kept["tail_fitted"] = forecaster.tail
+            kept["tail_factor"] = (
+                _online_factors(kept["origin"], pd.concat(tops, ignore_index=True), forecaster.tail)
+                if config.recalibrate
+                else forecaster.tail[1]
+            )
+            kept["probability_model"] = tail.shrink_tail_rows(
+                untailed, forecaster.tail[0], kept["tail_factor"].to_numpy()
+            )
             log(
                 f"  {refit_day.date()}: tail knee {forecaster.tail[0]:.4f}, "
-                f"factor {forecaster.tail[1]:.3f}"
+                f"factor {forecaster.tail[1]:.3f}, online "
+                f"{kept['tail_factor'].min():.3f}-{kept['tail_factor'].max():.3f}"
             )
         kept["shrink"] = _guards(test["origin"], regime, config)["shrink"]
         kept["probability"] = guard.shrink_probabilities(
@@ -175,6 +196,16 @@ def walk_forward_binary(
     log(f"  baselines: climatology {t1 - t0:.0f}s, persistence {time.perf_counter() - t1:.0f}s")
     walked.pred = pred
     return walked
+
+
+def _online_factors(
+    origins: pd.Series, tops: pd.DataFrame, fitted: tuple[float, float]
+) -> np.ndarray:
+    """The online tail factor of each row's origin (`tail.online_factor`)."""
+    factor = {
+        day: tail.online_factor(tops, day, fitted)[0] for day in pd.to_datetime(origins).unique()
+    }
+    return np.array([factor[d] for d in pd.to_datetime(origins)])
 
 
 def walk_forward_interval(

@@ -372,7 +372,7 @@ def issue_forecasts(
                     base, fc.template, fc.horizon_days, settings.questions
                 )
                 rows = pd.concat([rows, declared], ignore_index=True)
-            probabilities = fc.predict(rows)
+            probabilities = state_store.answers(fc, rows, calibration)
             # of the model itself, before the guard; the radar words its drivers from the raw
             # values behind them, so it keeps enough to find three it can word
             drivers = fc.drivers(rows, top=RADAR_DRIVERS if spec.ranked else 4)

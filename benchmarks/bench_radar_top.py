@@ -1,0 +1,146 @@
+"""Evaluation: whether the radar's top says what came true, origin by origin and over every run of
+consecutive origins, for its stated probability and its untailed one.
+
+Reads a predictions parquet of star_breakout (`shu backtest --predictions`, or
+`star_breakout.parquet` of a `bench_distribution.py` cache; columns repo, origin, probability,
+probability_untailed and outcome or label) and prints, per variant:
+- precision@10 / @20 (the share of each origin's top that came true, averaged over origins);
+- each origin's top 10 / top 20 mean said against the share that came true, averaged over
+  origins;
+- over every run of --run consecutive origins (one starting at each origin): the share of runs
+  whose mean top 10 / top 20 said minus came true is within 0.02, the worst run and the last;
+- the Brier score of every question and its skill against the rate over the origins read.
+
+Variants: `stated` (probability: what was issued), `untailed` (probability_untailed: the
+model's answer before the tail map and the regime guard); where the file has the model's knee
+and fitted factor (`tail_knee`, `tail_fitted`: a run with the online tail factor), `fitted`
+(the untailed answer through each refit's fitted factor: the rule before the online one,
+without the guard) and, for each --replay WINDOW:PRIOR:TOP, the online rule of `models/tail.py`
+re-applied with those settings (`online_factor`: each origin reads only the tops of origins
+resolved by then), so they can be tuned without a walk-forward each. --until limits every figure
+to origins before a day (tune on the first half, read the second); the replays still read the
+resolved origins before it.
+
+Usage:
+  .venv/bin/python benchmarks/bench_radar_top.py /tmp/hT/b_all.parquet
+      [--run 20] [--until 2023-01-01] [--since 2023-01-01] [--replay 26:0:20 13:8:20]
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from shu.forecast.evaluation.scoring import brier, skill_score
+from shu.forecast.models import tail
+
+HORIZON = pd.Timedelta(days=30)
+WITHIN = 0.02  # the target on the top's gap
+
+
+def load(path: Path) -> pd.DataFrame:
+    """The predictions with `origin` as a timestamp, `known_on` and `label` (0/1)."""
+    frame = pd.read_parquet(path)
+    if "label" not in frame:
+        frame["label"] = frame["outcome"]
+    frame["origin"] = pd.to_datetime(frame["origin"])
+    frame["known_on"] = frame["origin"] + HORIZON
+    return frame
+
+
+def replayed(frame: pd.DataFrame, window: int, prior: float, k: int) -> np.ndarray:
+    """The untailed answers through the online tail factor with these settings, each origin
+    with its refit's knee and fitted factor."""
+    tops = tail.origin_tops(
+        frame[["repo", "origin", "known_on", "probability_untailed", "label"]], k
+    )
+    out = np.empty(len(frame))
+    for origin, at in frame.groupby("origin").indices.items():
+        knee = float(frame["tail_knee"].iloc[at[0]])
+        fitted = float(frame["tail_fitted"].iloc[at[0]])
+        factor, _ = tail.online_factor(tops, origin, (knee, fitted), window, prior)
+        p = frame["probability_untailed"].to_numpy(dtype=float)[at]
+        out[at] = tail.shrink_tail(p, (knee, factor))
+    return out
+
+
+def per_origin(frame: pd.DataFrame, column: str, k: int) -> pd.DataFrame:
+    """Per origin (in order): the mean of `column` over its top `k` (said) and their rate of
+    outcomes (seen: precision@k)."""
+    top = frame.sort_values([column, "repo"], ascending=[False, True]).groupby("origin").head(k)
+    return top.groupby("origin").agg(said=(column, "mean"), seen=("label", "mean")).sort_index()
+
+
+def report(name: str, frame: pd.DataFrame, column: str, run: int) -> None:
+    """One variant's line of figures."""
+    y = frame["label"].to_numpy(dtype=float)
+    p = frame[column].to_numpy(dtype=float)
+    score = brier(y, p)
+    skill = skill_score(score, brier(y, np.full(len(y), y.mean())))
+    line = f"{name:<16} Brier {score:.7f} (skill {skill:.4f})"
+    for k in (10, 20):
+        per = per_origin(frame, column, k)
+        gap = (per["said"] - per["seen"]).to_numpy()
+        runs = np.array([gap[s : s + run].mean() for s in range(len(gap) - run + 1)])
+        line += (
+            f" | top {k}: p@{k} {per['seen'].mean():.3f}, said {per['said'].mean():.3f} vs "
+            f"{per['seen'].mean():.3f} ({gap.mean():+.3f}); runs of {run}: "
+        )
+        if len(runs):
+            line += (
+                f"{np.mean(np.abs(runs) <= WITHIN):.0%} of {len(runs)} within {WITHIN}, "
+                f"worst {runs[np.argmax(np.abs(runs))]:+.3f}, last {runs[-1]:+.3f}"
+            )
+        else:
+            line += "none (fewer origins)"
+    print(line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("predictions", type=Path, help="star_breakout predictions parquet")
+    parser.add_argument("--run", type=int, default=20, help="consecutive origins per run")
+    parser.add_argument("--since", type=date.fromisoformat, help="first origin read")
+    parser.add_argument("--until", type=date.fromisoformat, help="origins before this day")
+    parser.add_argument(
+        "--replay", nargs="*", default=[], help="online rule settings WINDOW:PRIOR:TOP"
+    )
+    args = parser.parse_args()
+    frame = load(args.predictions)
+    variants = {"stated": "probability", "untailed": "probability_untailed"}
+    if "tail_knee" in frame:
+        frame["fitted"] = tail.shrink_tail_rows(
+            frame["probability_untailed"].to_numpy(dtype=float),
+            frame["tail_knee"].to_numpy(dtype=float),
+            frame["tail_fitted"].to_numpy(dtype=float),
+        )
+        variants["fitted"] = "fitted"
+        for spec in args.replay:
+            window, prior, k = spec.split(":")
+            frame[spec] = replayed(frame, int(window), float(prior), int(k))
+            variants[f"online {spec}"] = spec
+    read = frame
+    if args.since:
+        read = read[read["origin"] >= pd.Timestamp(args.since)]
+    if args.until:
+        read = read[read["origin"] < pd.Timestamp(args.until)]
+    print(
+        f"{read['origin'].nunique()} origins {read['origin'].min().date()} .. "
+        f"{read['origin'].max().date()}, {len(read):,} questions, rate {read['label'].mean():.4f}"
+    )
+    if "tail_factor" in read:
+        f = read.groupby("origin")["tail_factor"].first()
+        print(
+            f"online factor issued: median {f.median():.3f}, range {f.min():.3f}-{f.max():.3f}, "
+            f"above 1 on {np.mean(f > 1):.0%} of origins"
+        )
+    for name, column in variants.items():
+        report(name, read, column, args.run)
+
+
+if __name__ == "__main__":
+    main()
