@@ -3,7 +3,7 @@ purge), against the other weeks (issue 40's first target).
 
 Reads a walk-forward's cached predictions (a `bench_distribution.py --cache` folder, or any
 folder of `<template>.parquet` files written from `shu backtest --predictions`) and the store it
-ran on, and marks each origin by the store's loss share (`calibration.regime.regime_frame`: the
+ran on, and marks each origin by the store's loss share (`features.regime.regime_frame`: the
 share of repositories whose count fell, over the 7 and 28 days to the origin, against the median
 daily share of the year to it). A **purge origin** is one whose 7-day share was `--ratio` (1.5)
 times the year's median or more. For star_velocity_up/30 and star_velocity_level/30 it prints:
@@ -39,7 +39,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 
-from shu.forecast.calibration.regime import regime_frame
+from shu.forecast.evaluation.scoring import brier
+from shu.forecast.features.regime import regime_frame
 
 TEMPLATES = ("star_velocity_up", "star_velocity_level")
 SURE = 0.8
@@ -83,8 +84,8 @@ def held(pred: pd.DataFrame, purge: set[pd.Timestamp], tau: float) -> pd.DataFra
     return out
 
 
-def brier(pred: pd.DataFrame) -> float:
-    return float(np.mean((pred["probability"] - pred["label"]) ** 2))
+def _brier(pred: pd.DataFrame) -> float:
+    return brier(pred["label"].to_numpy(dtype=float), pred["probability"].to_numpy())
 
 
 def report(pred: pd.DataFrame, purge: set[pd.Timestamp], label: str) -> None:
@@ -109,8 +110,8 @@ def report(pred: pd.DataFrame, purge: set[pd.Timestamp], label: str) -> None:
     print(f"    largest decile gap {gaps[np.argmax(np.abs(gaps))]:+.3f}")
     in_all = pred["origin"].isin(purge)
     print(
-        f"    Brier: all {brier(pred):.5f}, purge origins {brier(pred[in_all]):.5f}, "
-        f"the rest {brier(pred[~in_all]):.5f}"
+        f"    Brier: all {_brier(pred):.5f}, purge origins {_brier(pred[in_all]):.5f}, "
+        f"the rest {_brier(pred[~in_all]):.5f}"
     )
 
 

@@ -25,7 +25,7 @@ import pandas as pd
 from scipy.special import expit, logit
 
 from shu.forecast.calibration import guard as regime_guard
-from shu.forecast.calibration.regime import regime_frame
+from shu.forecast.features.regime import regime_frame
 
 
 def with_regime(pred: pd.DataFrame, store: Path) -> pd.DataFrame:

@@ -123,7 +123,8 @@ def _walk(store, labels_after: date | None = None, recalibrate: bool = True) -> 
         n_boot=10,
         recalibrate=recalibrate,
     )
-    return walk_forward_binary(con, examples, config, pd.Series(dtype=float), lambda _m: None).pred
+    regime = pd.DataFrame(columns=["distance", "loss_share_ratio_7d"], dtype=float)
+    return walk_forward_binary(con, examples, config, regime, lambda _m: None).pred
 
 
 @pytest.fixture(scope="module")

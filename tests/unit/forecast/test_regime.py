@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from shu.forecast.calibration.regime import MIN_REPOS, regime_frame
+from shu.forecast.features.regime import MIN_REPOS, regime_frame
 from shu.signals.star_days import refresh_star_days
 
 FIRST = date(2024, 1, 1)

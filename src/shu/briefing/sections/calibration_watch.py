@@ -37,9 +37,9 @@ from shu.briefing.context import BriefingContext, Part
 from shu.briefing.story_words import StoreLoss
 from shu.briefing.text import and_list, day_text, pct, pct_interval
 from shu.forecast.calibration import guard as regime_guard
-from shu.forecast.calibration.regime import REFERENCE_DAYS, REFERENCE_LAG_DAYS
 from shu.forecast.confidence import BANDS, band_sql
 from shu.forecast.evaluation.scoring import wilson_interval
+from shu.forecast.features.regime import REFERENCE_DAYS, REFERENCE_LAG_DAYS
 from shu.forecast.models.interval import VELOCITY_BANDS, VELOCITY_EDGES
 from shu.forecast.questions.registry import INTERVAL_TEMPLATE as INTERVAL
 from shu.forecast.records import RADAR_SQL_LIST, REPLAYED_SQL
@@ -376,7 +376,7 @@ def _newest_levels(store: Store, day: date) -> dict | None:
 
 def usual_period(day: date) -> str:
     """Over what the regime's usual share is taken: the median week of the `REFERENCE_DAYS` days
-    ending `REFERENCE_LAG_DAYS` before `day` (`forecast.calibration.regime`)."""
+    ending `REFERENCE_LAG_DAYS` before `day` (`forecast.features.regime`)."""
     end = day - timedelta(days=REFERENCE_LAG_DAYS)
     years = REFERENCE_DAYS // 365
     span = f"{years} years" if REFERENCE_DAYS % 365 < 7 else f"{REFERENCE_DAYS} days"
@@ -394,14 +394,12 @@ def _losing(regime: dict) -> str:
 def guard_line(regime: dict | None) -> str | None:
     """What the regime guard does while it is on (None when off), in one plain line: it holds
     the yes/no forecasts of repositories losing stars towards their base rate and widens the
-    80% ranges (when the store is outside its two-year history; a purge alone, many more
-    repositories losing stars than the year's usual share, holds the yes/no forecasts only);
-    breakout forecasts it leaves alone."""
+    80% ranges (a purge alone, many more repositories losing stars than the year's usual share,
+    holds the yes/no forecasts only); breakout forecasts it leaves alone."""
     if not regime or not regime.get("guard_on"):
         return None
-    ranges = (
-        f", and 80% ranges are {pct(regime['widen'] - 1)} wider" if regime["widen"] > 1 else ""
-    )
+    wider = regime["widen"] - 1
+    ranges = f", and 80% ranges are {pct(wider)} wider" if wider > 0 else ""
     return (
         f"{_losing(regime)}: the yes/no forecasts of repositories losing stars are held closer "
         f"to how often such questions usually come true{ranges}; "

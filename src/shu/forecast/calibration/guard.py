@@ -3,7 +3,7 @@ history (many repositories losing stars at once), decided at the origin before a
 known. One implementation serves `shu backtest`, `shu replay` and `shu daily` (the last two
 through `issue_forecasts`).
 
-`guard(distance, loss_ratio)` turns the store's regime (`regime.regime_frame`: `distance`, how
+`guard(distance, loss_ratio)` turns the store's regime (`features.regime.regime_frame`: `distance`, how
 far the share of repositories losing stars is outside its own two-year history, in robust
 standard deviations; `loss_ratio`, that share over the 7 days to the origin against the median
 daily share of the year to it) into
@@ -16,8 +16,8 @@ From the distance, both are 1 up to `GUARD_FROM` and move linearly to `SHRINK_AT
 `WIDEN_AT_FULL` at `GUARD_FULL`. From the loss ratio (a purge: removals that go on for weeks,
 so a repository losing stars today keeps losing them), the shrink is 1 up to `PURGE_FROM` times
 the year's share and moves linearly to `SHRINK_AT_PURGE` at `PURGE_FULL` times it; the guard
-takes the stronger of the two. How they were set from the history we have (and what they cost there) is in
-docs/forecast/method.md.
+takes the stronger of the two. How they were set from the history we have (and what they cost
+there) is in docs/forecast/method.md.
 
 Yes/no templates are not recalibrated from outcomes (the online conformal levels,
 `conformal`, serve the interval template only): an online Platt or intercept map fitted on the

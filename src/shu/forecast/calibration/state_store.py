@@ -38,8 +38,8 @@ from shu.forecast.calibration import conformal
 from shu.forecast.calibration import guard as regime_guard
 from shu.forecast.calibration.conformal import State
 from shu.forecast.calibration.guard import Guard
-from shu.forecast.calibration.regime import regime_frame
 from shu.forecast.features.examples import base_frame, build_examples
+from shu.forecast.features.regime import regime_frame
 from shu.forecast.models import tail
 from shu.forecast.models.forecaster import Forecaster
 from shu.forecast.models.interval import VELOCITY_BANDS, IntervalForecaster, velocity_band

@@ -16,7 +16,6 @@ import pandas as pd
 from shu.errors import StoreError
 from shu.forecast.base_rates import climatology
 from shu.forecast.calibration import conformal, guard
-from shu.forecast.calibration.regime import regime_frame
 from shu.forecast.evaluation import interval_scores
 from shu.forecast.evaluation.one_distribution import (
     DIST_COLUMNS,
@@ -26,6 +25,7 @@ from shu.forecast.evaluation.one_distribution import (
 )
 from shu.forecast.evaluation.walk_forward import BacktestConfig, Walked, persistence, refit_blocks
 from shu.forecast.features.examples import Examples, base_frame, build_examples, weekly_grid
+from shu.forecast.features.regime import regime_frame
 from shu.forecast.features.star import data_through
 from shu.forecast.models import interval, tail
 from shu.forecast.models.forecaster import fit_forecaster
@@ -95,11 +95,11 @@ def _guards(origins: pd.Series, regime: pd.DataFrame, config: BacktestConfig) ->
     days = pd.to_datetime(origins)
     found = regime.reindex(days.unique())
     table = {
-        day: guard.guard(
-            *(v if config.recalibrate and pd.notna(v) else None for v in row)
-        )
+        day: guard.guard(*(v if config.recalibrate and pd.notna(v) else None for v in row))
         for day, row in zip(
-            found.index, found[["distance", "loss_share_ratio_7d"]].itertuples(index=False)
+            found.index,
+            found[["distance", "loss_share_ratio_7d"]].itertuples(index=False),
+            strict=True,
         )
     }
     return pd.DataFrame(

@@ -4,6 +4,8 @@ readers see for each feature.
 
 - `star`: the star features (from `star_signals`, `commit_signals`, releases, categories);
 - `rocm`: the ROCm adoption features (from commits and releases alone);
+- `regime`: the state of the whole store on an origin (how many repositories lose stars at once,
+  against its own history), read by the star features and the regime guard;
 - `examples`: historical questions of a template with their features and resolved outcomes;
 - `words`: the one driver vocabulary (every feature in words, for cards and the radar).
 """

@@ -35,7 +35,7 @@ record), computed by every build so training, backtest and the daily job read th
   GitHub API, which gives today's counts only) leaves the features that need it NaN, which the
   gradient-boosting models route down their learned missing-value branch;
 - "market_losses": the store's removals per origin, from the regime's loss shares
-  (`calibration.regime.regime_frame`, the one definition of the share of repositories losing
+  (`features.regime.regime_frame`, the one definition of the share of repositories losing
   stars): the 28-day share, its change from the 28 days before, its ratio to the year's median;
 - "removals" (the repository's own: loss days over 28 and 91 days, the fall below its 91-day
   peak, its largest one-day loss), "peers" (its velocity band's median relative acceleration
@@ -56,7 +56,7 @@ import duckdb
 import pandas as pd
 
 from shu.errors import StoreError
-from shu.forecast.calibration.regime import regime_frame
+from shu.forecast.features.regime import regime_frame
 from shu.signals.star_days import ensure_current
 
 # Base features (one row per repo x origin), in model order.
@@ -121,7 +121,7 @@ FEATURE_SETS: dict[str, tuple[str, ...]] = {
         "log_peak_drop_91d",
         "rel_largest_loss_91d",
     ),
-    # the store's removals (`calibration.regime`): the share of repositories losing stars on a
+    # the store's removals (`features.regime`): the share of repositories losing stars on a
     # day over the 28 days to the origin, its change from the 28 days before, and its ratio to
     # the median daily share of the year to the origin (a purge reads 1.5 or more)
     "market_losses": (
@@ -331,7 +331,7 @@ def build_features(con: duckdb.DuckDBPyConnection, origins: str) -> pd.DataFrame
 
 def _market_losses(con: duckdb.DuckDBPyConnection, origins: pd.Series) -> pd.DataFrame:
     """The "market_losses" features per origin, from the regime's loss shares
-    (`calibration.regime.regime_frame`: one definition of the share of repositories losing
+    (`features.regime.regime_frame`: one definition of the share of repositories losing
     stars): the 28-day share, its change from 28 days before, its ratio to the year's median.
     Where the store cannot say (fewer than `regime.MIN_REPOS` repositories: a store of a few
     tracked repositories), a usual market: the share `USUAL_LOSS_SHARE`, no change, ratio 1,
