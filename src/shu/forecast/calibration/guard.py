@@ -3,10 +3,10 @@ history (many repositories losing stars at once), decided at the origin before a
 known. One implementation serves `shu backtest`, `shu replay` and `shu daily` (the last two
 through `issue_forecasts`).
 
-`guard(distance, loss_ratio)` turns the store's regime (`features.regime.regime_frame`: `distance`, how
-far the share of repositories losing stars is outside its own two-year history, in robust
-standard deviations; `loss_ratio`, that share over the 7 days to the origin against the median
-daily share of the year to it) into
+`guard(distance, loss_ratio)` turns the store's regime (`features.regime.regime_frame`:
+`distance`, how far the share of repositories losing stars is outside its own two-year history,
+in robust standard deviations; `loss_ratio`, that share over the 7 days to the origin against
+the median daily share of the year to it) into
 - `shrink` tau: for repositories losing stars (velocity_28d <= 0), the answers that read as a
   rebound (will the pace be above today's?), the forecast's log-odds are pulled towards the
   calibration block's rate of its bucket (`base_rates.calibration_block_rates`),
