@@ -46,6 +46,7 @@ from shu.forecast.questions import registry
 # read-only, which cannot spill (out of memory at 1.5 GB, 2026-12-02; it ran under 6 GB).
 MEMORY_LIMIT = "6GB"
 
+
 def by_family(templates: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """`templates` split into the star family's and the ROCm family's, in their order (each
     template's family read from its record)."""

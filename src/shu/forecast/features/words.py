@@ -174,6 +174,38 @@ WORDS: dict[str, Words] = {
     "rel_q75_gain_28d": lambda v: (
         f"one day in four of the last 28 brought at least {v:.0%} of the average day's stars"
     ),
+    "market_loss_share_28d": lambda v: (
+        f"on an average day of the last 28, {v:.1%} of the store's repositories lost stars"
+    ),
+    "market_loss_share_change_28d": lambda v: (
+        f"the share of repositories losing stars on a day is {abs(v) * 100:.1f} points "
+        f"{'higher' if v >= 0 else 'lower'} than in the 28 days before"
+    ),
+    "market_loss_share_ratio": lambda v: (
+        f"{v:.1f} times the year's usual share of repositories lost stars on a day in the "
+        "last 28 days"
+    ),
+    "holiday_days_ahead": lambda v: (
+        "the next 28 days hold as many year-end holiday days as the last 28"
+        if v == 0
+        else f"the next 28 days hold {abs(v):.0f} {'more' if v > 0 else 'fewer'} year-end "
+        "holiday days (24 Dec to 1 Jan) than the last 28"
+    ),
+    "loss_day_share_28d": lambda v: f"it lost stars on {v:.0%} of the last 28 days",
+    "loss_day_share_91d": lambda v: f"it lost stars on {v:.0%} of the last 91 days",
+    "log_peak_drop_91d": lambda v: (
+        f"it is {-math.expm1(-v):.1%} below its highest count of the last 91 days"
+    ),
+    "rel_largest_loss_91d": lambda v: (
+        "it lost no stars on any day of the last 91"
+        if v >= 0
+        else f"its largest one-day loss of the last 91 days was {abs(v):.1f} times its daily pace"
+    ),
+    "band_rel_acceleration": lambda v: (
+        f"the median repository of its pace band {'sped up' if v >= 0 else 'slowed'} by "
+        f"{abs(v):.0%} in 28 days"
+    ),
+    "band_accelerating_share": lambda v: f"{v:.0%} of the repositories of its pace band sped up",
     "gap_rel_velocity": lambda v: (
         f"the threshold is {abs(v):.0%} of today's pace "
         f"{'above' if v >= 0 else 'below'} today's acceleration"
