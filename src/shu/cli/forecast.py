@@ -93,6 +93,7 @@ def train(
     Example: shu train --db history.duckdb --template rocm_share_reach,rocm_release_mention --merge
     """
     from shu.forecast.evaluation.model_card import write_model_card
+    from shu.forecast.features.examples import FEATURES_MEMORY_LIMIT
     from shu.forecast.models.artifact import MODEL_FILE, merge_previous, save_forecasters
     from shu.forecast.models.estimator import ESTIMATORS
     from shu.forecast.models.split import TrainingConfig
@@ -120,7 +121,7 @@ def train(
             f"--merge: no saved model in {out_dir} to merge into (train without --merge first)"
         )
     with open_store(db_path(db), read_only=True) as store:
-        store.con.execute("SET memory_limit='1500MB'")
+        store.con.execute(f"SET memory_limit='{FEATURES_MEMORY_LIMIT}'")
         store.con.execute("SET preserve_insertion_order=false")
         result = train_forecasters(
             store, templates, horizons, config=TrainingConfig(estimator), log=console.print

@@ -38,13 +38,9 @@ from shu.forecast.evaluation.rocm_backtest import run_rocm_backtest
 from shu.forecast.evaluation.slice_scores import score_binary, score_interval
 from shu.forecast.evaluation.star_backtest import walk_star_templates
 from shu.forecast.evaluation.walk_forward import BacktestConfig, SliceResult
+from shu.forecast.features.examples import FEATURES_MEMORY_LIMIT
 from shu.forecast.models import interval
 from shu.forecast.questions import registry
-
-# DuckDB's memory cap while the star walk builds its features: the whole ranking walk-forward
-# (2020-01 .. 2026-01, 1.26 million repository-origins) needs more than 1.5 GB on a store opened
-# read-only, which cannot spill (out of memory at 1.5 GB, 2026-12-02; it ran under 6 GB).
-MEMORY_LIMIT = "6GB"
 
 
 def by_family(templates: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -154,7 +150,7 @@ def _star_report(
     """The star slices' report (see `backtest_report`)."""
     import resource
 
-    con.execute(f"SET memory_limit='{MEMORY_LIMIT}'")
+    con.execute(f"SET memory_limit='{FEATURES_MEMORY_LIMIT}'")
     con.execute("SET preserve_insertion_order=false")
     t0 = time.perf_counter()
     results = _star_results(con, config, config.templates, log)

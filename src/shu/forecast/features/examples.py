@@ -41,6 +41,12 @@ class Examples:
         return feature_names(self.template)
 
 
+# DuckDB's memory cap while a backtest or `shu train` builds features over many origins: the
+# whole ranking walk-forward (2020-01 .. 2026-01, 1.26 million repository-origins) needs more
+# than 1.5 GB on a store opened read-only, which cannot spill (out of memory at 1.5 GB,
+# 2026-12-02; it ran under 6 GB).
+FEATURES_MEMORY_LIMIT = "6GB"
+
 def weekly_grid(anchor: date, first: date, last: date) -> list[date]:
     """Days first..last that are a whole number of weeks from `anchor`."""
     start = anchor - timedelta(days=7 * ((anchor - first).days // 7))
