@@ -47,6 +47,7 @@ class Examples:
 # 2026-12-02; it ran under 6 GB).
 FEATURES_MEMORY_LIMIT = "6GB"
 
+
 def weekly_grid(anchor: date, first: date, last: date) -> list[date]:
     """Days first..last that are a whole number of weeks from `anchor`."""
     start = anchor - timedelta(days=7 * ((anchor - first).days // 7))
