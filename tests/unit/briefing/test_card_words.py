@@ -87,7 +87,7 @@ def test_a_body_card_is_its_question_its_range_and_how_sure(filled, settings, da
         assert "![" not in card and "\n- " not in card  # no chart, no bullets
     more = text.split("### More on each card", 1)[1].split("\n### ", 1)[0]
     assert more.count("![") == 3  # each card's chart is in its details
-    for why in [line for line in more.splitlines() if "**Why more likely than usual:**" in line]:
+    for why in [line for line in more.splitlines() if "**Why more likely than usual (" in line]:
         assert "pace" in why and not re.search(r"\b[a-z]+_[a-z0-9_]+\b", why)
         assert "log-odds" not in why and "typical value" not in why
 

@@ -48,7 +48,7 @@ def test_briefing_has_every_section_and_card_part(filled, settings, day) -> None
     assert "Why more likely than usual" not in body
     # one chart in the section: the cards' small multiples above them, none in a card
     assert forecasts.count("![") == 1 and forecasts.index("![") < forecasts.index("### ")
-    assert appendix.count("**Why more likely than usual:**") == 3
+    assert len(re.findall(r"\*\*Why more likely than usual \(\d+%\):\*\*", appendix)) == 3
     # Topic and context lines give way first: to the card's details, never the card itself.
     assert "Topic:" not in body and appendix.count("- Topic:") == 3
     # Context questions appear only where the corpus answers them (acme/platform's ROCm ones).
@@ -260,7 +260,7 @@ def test_confidence_falls_back_to_the_record_of_its_kind_of_question(filled, set
     filled.con.execute("DELETE FROM forecast_resolutions")
     text = compose_briefing(filled, day, settings).path.read_text()
     sure = _how_sure(text)
-    assert all(s.endswith("; in this store, none yet.") for s in sure)
+    assert all(s.endswith("; this store: none yet.") for s in sure)
 
 
 def test_a_declared_question_says_what_it_is_for_in_plain_words(filled, settings, day):
@@ -398,7 +398,7 @@ def test_cards_read_cleanly(filled, settings, day) -> None:
     # as why the answer departs from the base rate.
     card = more.split("**[acme/platform](")[1].split("\n**[")[0]
     shown = card[: card.index("Counted too")]
-    assert "Why more likely than usual:" in shown
+    assert "Why more likely than usual (" in shown
     assert "median repository" not in shown and "standard deviations" not in shown
     # said once per card (three cards), however many such drivers a card has
     assert more.count("- Counted too, not its own: ") == 3

@@ -216,7 +216,7 @@ def _group_record(ctx: BriefingContext, f: dict[str, Any]) -> str:
     confidence (its template at its horizon), or that none has resolved."""
     group = live_band_record(ctx.store, f["template"], f["horizon_days"], None, ctx.as_of)
     if not group.n:
-        return "; in this store, none yet"
+        return "; this store: none yet"
     label = "resolved forecasts of this kind of question"
     r_n = ctx.book.query(
         "forecast_resolutions", group.n_sql, group.params, group.n, ctx.as_of, label

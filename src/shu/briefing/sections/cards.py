@@ -385,7 +385,9 @@ def _burst_line(ctx: BriefingContext, f: dict[str, Any]) -> Md | None:
 def _reasons_label(f: dict[str, Any]) -> str:
     if f.get("base_rate") is None:
         return "Why" if f["probability"] >= 0.5 else "Why not"
-    return "Why more likely than usual" if direction(f) > 0 else "Why less likely than usual"
+    word = "more" if direction(f) > 0 else "less"
+    # the usual rate in the label: four cards' "Why less likely than usual: The ..." would repeat
+    return f"Why {word} likely than usual ({f['base_rate']:.0%})"
 
 
 def card_markdown(card: dict[str, Any], page: bool = False) -> str:
