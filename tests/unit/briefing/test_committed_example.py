@@ -29,3 +29,22 @@ def test_the_committed_example_names_no_path_of_the_machine_that_built_it() -> N
     root = str(EXAMPLE.parents[2])
     for suffix in (".md", ".html", ".json"):
         assert root not in EXAMPLE.with_suffix(suffix).read_text(encoding="utf-8"), suffix
+
+
+def test_a_card_whose_word_its_record_lowered_says_so() -> None:
+    # "Medium confidence (88% no, lowered from high by its record)": the answer's own band is
+    # high (80% or more on its side), the word the record allows is lower, and the card says it
+    import re
+
+    from shu.forecast.confidence import confidence_band
+
+    body = EXAMPLE.read_text(encoding="utf-8").split("## Appendix", 1)[0]
+    lines = re.findall(
+        r"^\*\*How sure:\*\* (Low|Medium|High) confidence \((\d+)% [a-z]+([^)]*)\)", body, re.M
+    )
+    assert lines  # the example's cards each have a How sure line with a confidence word
+    lowered = [(w, n, rest) for w, n, rest in lines if confidence_band(int(n) / 100) != w.lower()]
+    assert lowered  # the keras card: 88% no, medium by its record
+    for word, n, rest in lines:
+        own = confidence_band(int(n) / 100)
+        assert (own != word.lower()) == (f", lowered from {own} by its record" in rest), (word, n)

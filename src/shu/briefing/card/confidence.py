@@ -185,8 +185,11 @@ def why_confidence(
             + (f", and such answers came true {said}" if said else "")
         )
     elif said:
+        own = confidence_band(p)
+        lowered = f", lowered from {own} by its record" if word != own else ""
         text = (
-            f"{word.capitalize()} confidence ({answer}) {ref(r_p)}: such answers came true {said}"
+            f"{word.capitalize()} confidence ({answer}{lowered}) {ref(r_p)}: such answers came "
+            f"true {said}"
         )
     else:
         text = (
