@@ -12,6 +12,18 @@ import duckdb
 from shu.schema import ALL_TABLES, TABLES_BY_NAME
 
 
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> set[str]:
+    """The columns table `table` has now (empty when it does not exist)."""
+    return {
+        r[0]
+        for r in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' "
+            "AND table_name = ?",
+            [table],
+        ).fetchall()
+    }
+
+
 def _m001_initial(con: duckdb.DuckDBPyConnection) -> None:
     for table in ALL_TABLES:
         con.execute(table.ddl())
@@ -56,14 +68,7 @@ def _m004_probe_inductor(con: duckdb.DuckDBPyConnection) -> None:
         ("probe_runs", "geomean_speedup_without_substitutions"),
         ("probe_results", "inductor"),
     ):
-        have = {
-            r[0]
-            for r in con.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' "
-                "AND table_name = ?",
-                [name],
-            ).fetchall()
-        }
+        have = _columns(con, name)
         if not have or column in have:
             continue
         old = f"_{name}_before_inductor"
@@ -79,13 +84,7 @@ def _m005_forecast_distributions(con: duckdb.DuckDBPyConnection) -> None:
     was read from. Forecasts issued before keep their rows (distribution_id NULL) and stay
     readable as they were."""
     con.execute(TABLES_BY_NAME["forecast_distributions"].ddl())
-    have = {
-        r[0]
-        for r in con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' "
-            "AND table_name = 'forecasts'"
-        ).fetchall()
-    }
+    have = _columns(con, "forecasts")
     if have and "distribution_id" not in have:
         con.execute('ALTER TABLE "forecasts" ADD COLUMN "distribution_id" VARCHAR')
 
@@ -94,13 +93,7 @@ def _m006_repos_described_on(con: duckdb.DuckDBPyConnection) -> None:
     """repos.described_on: the day of the ranking file a repository's description came from
     (the ranking importer now stores descriptions). Rows stored before keep their values, the
     new column NULL: their descriptions came from the GitHub API."""
-    have = {
-        r[0]
-        for r in con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' "
-            "AND table_name = 'repos'"
-        ).fetchall()
-    }
+    have = _columns(con, "repos")
     if have and "described_on" not in have:
         con.execute('ALTER TABLE "repos" ADD COLUMN "described_on" DATE')
 
@@ -120,13 +113,7 @@ COMMIT_SIGNALS_RENAMED = {
 def _m007_commit_velocity_names(con: duckdb.DuckDBPyConnection) -> None:
     """commit_signals' velocities, accelerations and z-scores are commits/day, star_signals' of
     the same names stars/day: the commit ones are renamed `commit_*` in place (values kept)."""
-    have = {
-        r[0]
-        for r in con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' "
-            "AND table_name = 'commit_signals'"
-        ).fetchall()
-    }
+    have = _columns(con, "commit_signals")
     for old, new in COMMIT_SIGNALS_RENAMED.items():
         if old in have and new not in have:
             con.execute(f'ALTER TABLE commit_signals RENAME COLUMN "{old}" TO "{new}"')
@@ -135,13 +122,7 @@ def _m007_commit_velocity_names(con: duckdb.DuckDBPyConnection) -> None:
 def _m008_repo_aliases_source(con: duckdb.DuckDBPyConnection) -> None:
     """repo_aliases.origin ('config' or 'github-301') is how an alias became known, not a
     forecast's issue day (`forecasts.origin`): renamed `source` in place (values kept)."""
-    have = {
-        r[0]
-        for r in con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' "
-            "AND table_name = 'repo_aliases'"
-        ).fetchall()
-    }
+    have = _columns(con, "repo_aliases")
     if "origin" in have and "source" not in have:
         con.execute('ALTER TABLE repo_aliases RENAME COLUMN "origin" TO "source"')
 
@@ -149,13 +130,7 @@ def _m008_repo_aliases_source(con: duckdb.DuckDBPyConnection) -> None:
 def _m009_forecast_calibration_tail_factor(con: duckdb.DuckDBPyConnection) -> None:
     """forecast_calibration.tail_factor: the radar's online tail factor. Rows stored before keep
     their values, the new column NULL: the radar was issued through its model's fitted factor."""
-    have = {
-        r[0]
-        for r in con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' "
-            "AND table_name = 'forecast_calibration'"
-        ).fetchall()
-    }
+    have = _columns(con, "forecast_calibration")
     if have and "tail_factor" not in have:
         con.execute('ALTER TABLE "forecast_calibration" ADD COLUMN "tail_factor" DOUBLE')
 

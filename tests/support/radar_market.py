@@ -8,6 +8,8 @@ from datetime import date, timedelta
 import numpy as np
 import pandas as pd
 
+from shu.testing.demo_sample import surging_rate
+
 START = date(2023, 1, 1)
 DAYS = 520
 TRACKED = "mark/et-00"
@@ -20,16 +22,7 @@ def market(n_repos: int = 40, seed: int = 3) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     rows = []
     for r in range(n_repos):
-        pace = rng.uniform(2, 12)
-        rate = np.full(DAYS, pace)
-        day = int(rng.integers(0, 60))
-        while day < DAYS:
-            if rng.random() < 0.3:
-                length = int(rng.integers(25, 45))
-                rate[day : day + 4] *= 2
-                rate[day + 4 : day + length] *= rng.uniform(4, 8)
-                day += length
-            day += int(rng.integers(40, 80))
+        rate = surging_rate(rng, DAYS, rng.uniform(2, 12), 0.3)
         stars = 1000 + np.cumsum(rng.poisson(rate))
         repo = f"mark/et-{r:02d}"
         last = DAYS if repo == TRACKED else DAYS - 10

@@ -219,6 +219,24 @@ def synthetic_sample(end: date, seed: int = SEED) -> DemoSample:
     return DemoSample(end, repos, tracked, notes, _probe(end), _untracked(seed, end))
 
 
+def surging_rate(
+    rng: np.random.Generator, days: int, pace: float, surge_chance: float
+) -> np.ndarray:
+    """A daily star rate at a steady `pace` that now and then (each 40-80 days, with probability
+    `surge_chance`) surges to 4-8 times the pace for 25-45 days, announced by 4 days at twice
+    it: what the breakout radar is asked to see coming."""
+    rate = np.full(days, pace)
+    day = int(rng.integers(0, 60))
+    while day < days:
+        if rng.random() < surge_chance:
+            length = int(rng.integers(25, 45))
+            rate[day : day + 4] *= 2
+            rate[day + 4 : day + length] *= rng.uniform(4, 8)
+            day += length
+        day += int(rng.integers(40, 80))
+    return rate
+
+
 def _untracked(seed: int, end: date) -> dict[str, list[tuple[date, int, int]]]:
     """Daily (day, stars, forks) of the untracked repositories (their own random stream, so
     the tracked ones do not change with them)."""
@@ -226,16 +244,7 @@ def _untracked(seed: int, end: date) -> dict[str, list[tuple[date, int, int]]]:
     start = end - timedelta(days=HISTORY_DAYS - 1)
     out = {}
     for k in range(N_UNTRACKED):
-        pace = rng.uniform(1.5, 15.0)
-        rate = np.full(HISTORY_DAYS, pace)
-        day = int(rng.integers(0, 60))
-        while day < HISTORY_DAYS:
-            if rng.random() < SURGE_CHANCE:
-                length = int(rng.integers(25, 45))
-                rate[day : day + 4] *= 2
-                rate[day + 4 : day + length] *= rng.uniform(4, 8)
-                day += length
-            day += int(rng.integers(40, 80))
+        rate = surging_rate(rng, HISTORY_DAYS, rng.uniform(1.5, 15.0), SURGE_CHANCE)
         stars = 2000 + np.cumsum(rng.poisson(rate))
         out[f"{OWNER}/radar-{k:02d}"] = [
             (start + timedelta(days=i), int(s), int(s // 12)) for i, s in enumerate(stars)
