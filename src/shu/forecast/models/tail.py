@@ -38,7 +38,7 @@ import pandas as pd
 TAIL_SHARE = 0.05  # the calibration block's top share the fitted factor is fitted on
 MIN_TAIL_ROWS = 50  # fewer rows above the knee: no tail map
 TOP_K = 20  # each resolved origin's top the online factor is fitted on
-WINDOW_ORIGINS = 26  # the resolved origins it reads, newest first
+WINDOW_ORIGINS = 8  # the resolved origins it reads, newest first (about two months)
 MIN_ORIGINS = 8  # fewer resolved origins: the fitted factor
 PRIOR_ORIGINS = 0.0  # the fitted factor's weight, in resolved origins
 FACTOR_RANGE = (0.2, 2.5)  # the online factor's clip
