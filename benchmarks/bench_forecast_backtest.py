@@ -26,8 +26,9 @@ with its target and PASS/FAIL:
 `--extra` instead backtests the other star templates at 30 days (star_accel_fall,
 star_velocity_level, star_gain and the breakout radar's star_breakout) over the same range and
 merges their slices into OUT/backtest.json, keeping the rest: the skill gate reads every slice
-recorded with the shipped model. It prints each slice's n, Brier skill with its interval and ECE
-(no timed targets).
+recorded with the shipped model (`--extra-templates A,B` backtests those instead, e.g. the
+templates whose recorded slices predate their per-band records). It prints each slice's n,
+Brier skill with its interval and ECE (no timed targets).
 
 `--from/--to` run another range with the same report (issue 18's development range:
 `--from 2025-03-01 --to 2026-01-31`); `--plain` scores the fitted models alone (no regime guard,
@@ -37,7 +38,7 @@ no online levels); `--predictions PATH` keeps every scored prediction (`shu back
 Usage:
   .venv/bin/python benchmarks/bench_forecast_backtest.py [--store /tmp/shu-bench/forecast.duckdb]
       [--out docs/forecast] [--estimator hgb] [--refit-weeks 8] [--from D --to D] [--plain]
-      [--predictions PATH] [--extra]
+      [--predictions PATH] [--extra [--extra-templates A,B]]
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from shu.settings import get_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 PARQUET = ROOT.parent / "shared" / "data" / "stars" / "stars_daily.parquet"
+EXTRA_TEMPLATES = "star_accel_fall,star_velocity_level,star_gain,star_breakout"
 
 
 def build_store(path: Path) -> None:
@@ -81,6 +83,7 @@ def main() -> int:
     parser.add_argument("--plain", action="store_true")
     parser.add_argument("--predictions", type=Path)
     parser.add_argument("--extra", action="store_true")
+    parser.add_argument("--extra-templates", default=EXTRA_TEMPLATES, help="with --extra")
     args = parser.parse_args()
     if not PARQUET.exists():
         print(f"skipped: {PARQUET} is absent")
@@ -258,11 +261,8 @@ def run_backtest(command: list[str]) -> tuple[dict | None, float, float]:
     return (json.loads(done.stdout) if done.returncode == 0 else None), wall, peak_gib
 
 
-EXTRA_TEMPLATES = "star_accel_fall,star_velocity_level,star_gain,star_breakout"
-
-
 def extra_slices(args: argparse.Namespace) -> int:
-    """Backtest EXTRA_TEMPLATES at 30 days and merge their slices into OUT/backtest.json."""
+    """Backtest --extra-templates at 30 days and merge their slices into OUT/backtest.json."""
     command = [
         str(ROOT / ".venv" / "bin" / "shu"),
         "backtest",
@@ -273,7 +273,7 @@ def extra_slices(args: argparse.Namespace) -> int:
         "--horizon",
         "30",
         "--template",
-        EXTRA_TEMPLATES,
+        args.extra_templates,
         "--estimator",
         args.estimator,
         "--refit-weeks",

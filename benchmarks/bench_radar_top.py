@@ -9,6 +9,12 @@ probability_untailed and outcome or label) and prints, per variant:
   origins;
 - over every run of --run consecutive origins (one starting at each origin): the share of runs
   whose mean top 10 / top 20 said minus came true is within 0.02, the worst run and the last;
+  beside it, the share a perfectly calibrated top would reach ("calibrated"): the same tops with
+  their outcomes drawn from their stated probabilities, independently (`DRAWS` draws: the mean
+  share and its 10-90% range). That is the noise of a top of 10 or 20 rare events alone: what
+  an honest probability reaches on average, whatever rule states it; real outcomes are also
+  correlated (a repository stays in the top for weeks, its outcome windows overlapping), which
+  widens that noise;
 - the Brier score of every question and its skill against the rate over the origins read.
 
 Variants: `stated` (probability: what was issued), `untailed` (probability_untailed: the
@@ -40,6 +46,7 @@ from shu.forecast.models import tail
 
 HORIZON = pd.Timedelta(days=30)
 WITHIN = 0.02  # the target on the top's gap
+DRAWS = 400  # simulated outcome draws of a perfectly calibrated top
 
 
 def load(path: Path) -> pd.DataFrame:
@@ -75,6 +82,33 @@ def per_origin(frame: pd.DataFrame, column: str, k: int) -> pd.DataFrame:
     return top.groupby("origin").agg(said=(column, "mean"), seen=("label", "mean")).sort_index()
 
 
+def run_gaps(said: np.ndarray, seen: np.ndarray, run: int) -> np.ndarray:
+    """The mean of (said - seen) over every run of `run` consecutive origins (rows: origins;
+    the last axis holds the draws, if any)."""
+    gap = said - seen
+    cum = np.concatenate([np.zeros((1, *gap.shape[1:])), np.cumsum(gap, axis=0)])
+    return (cum[run:] - cum[:-run]) / run
+
+
+def calibrated_share(
+    frame: pd.DataFrame, column: str, k: int, run: int, seed: int = 0
+) -> tuple[float, float, float]:
+    """The share of runs within `WITHIN` were each origin's top `k` outcomes drawn from their
+    stated probabilities, independently: its mean over `DRAWS` draws and its 10% and 90%
+    quantiles."""
+    top = frame.sort_values([column, "repo"], ascending=[False, True]).groupby("origin").head(k)
+    rows = top.groupby("origin").indices
+    p = top[column].to_numpy(dtype=float)
+    rng = np.random.default_rng(seed)
+    said = np.array([p[at].mean() for at in rows.values()])
+    seen = np.stack(
+        [(rng.random((len(at), DRAWS)) < p[at, None]).mean(axis=0) for at in rows.values()]
+    )
+    shares = np.mean(np.abs(run_gaps(said[:, None], seen, run)) <= WITHIN, axis=0)
+    low, high = np.quantile(shares, [0.1, 0.9])
+    return float(shares.mean()), float(low), float(high)
+
+
 def report(name: str, frame: pd.DataFrame, column: str, run: int) -> None:
     """One variant's line of figures."""
     y = frame["label"].to_numpy(dtype=float)
@@ -85,14 +119,16 @@ def report(name: str, frame: pd.DataFrame, column: str, run: int) -> None:
     for k in (10, 20):
         per = per_origin(frame, column, k)
         gap = (per["said"] - per["seen"]).to_numpy()
-        runs = np.array([gap[s : s + run].mean() for s in range(len(gap) - run + 1)])
+        runs = run_gaps(per["said"].to_numpy(), per["seen"].to_numpy(), run)
         line += (
             f" | top {k}: p@{k} {per['seen'].mean():.3f}, said {per['said'].mean():.3f} vs "
             f"{per['seen'].mean():.3f} ({gap.mean():+.3f}); runs of {run}: "
         )
         if len(runs):
+            mean, low, high = calibrated_share(frame, column, k, run)
             line += (
-                f"{np.mean(np.abs(runs) <= WITHIN):.0%} of {len(runs)} within {WITHIN}, "
+                f"{np.mean(np.abs(runs) <= WITHIN):.0%} of {len(runs)} within {WITHIN} "
+                f"(calibrated {mean:.0%}, 10-90% of draws {low:.0%}-{high:.0%}), "
                 f"worst {runs[np.argmax(np.abs(runs))]:+.3f}, last {runs[-1]:+.3f}"
             )
         else:
