@@ -227,16 +227,19 @@ def test_confidence_quotes_the_backtest_record_of_its_own_velocity_band(filled, 
     lines = _how_sure(result.path.read_text())
     assert len(lines) == 3
     assert not any("1,000 answers" in line for line in lines)  # never the overall record
-    fast = [line for line in lines if "repositories gaining 20 or more stars a day" in line]
+    fast = [line for line in lines if "at 20 or more stars a day" in line]
     assert len(fast) == 1  # acme/platform's card alone
-    assert "69% in the backtest (13 answers, repositories gaining 20 or more" in fast[0]
+    said = "69% in the backtest (at 20 or more stars a day: 13 answers)"
+    assert said in fast[0]
     others = [line for line in lines if line not in fast]
     for repo in ("acme/other-platform", "acme/runtime"):  # each quotes its own band's n
         velocity = filled.con.execute(
             "SELECT velocity_28d FROM star_signals WHERE repo = ? AND day = ?", [repo, day]
         ).fetchone()[0]
         n = 10 + int(velocity_band([velocity])[0])
-        assert any(f"in the backtest ({n} answers, repositories gaining" in x for x in others)
+        assert any(
+            re.search(rf"in the backtest \(at [^:]+ stars a day: {n} answers\)", x) for x in others
+        )
     receipts = stored_receipts(filled, result.briefing_id)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
     pointers = {r.key for r in receipts if r.kind == "file"}

@@ -26,12 +26,13 @@ from shu.forecast.records import (
 )
 from shu.safe_markdown import Md
 
-# The bands of today's velocity (`interval.VELOCITY_BANDS`) as the backtest sentence says them.
+# The bands of today's velocity (`interval.VELOCITY_BANDS`) as the backtest clause says them
+# ("in the backtest (at 1–5 stars a day: 31,690 answers)").
 VELOCITY_WORDS = {
     "<1": "under 1 star a day",
-    "1-5": "1–5 stars a day",
-    "5-20": "5–20 stars a day",
-    ">=20": "20 or more stars a day",
+    "1-5": "at 1–5 stars a day",
+    "5-20": "at 5–20 stars a day",
+    ">=20": "at 20 or more stars a day",
 }
 
 
@@ -137,15 +138,13 @@ def why_confidence(
         word = NO_SKILL
     clauses: list[tuple[float, str]] = []  # (the rate it shows, the clause)
     if backtest is not None:
-        among = (
-            f", repositories gaining {VELOCITY_WORDS[backtest.velocity_band]}"
-            if backtest.velocity_band
-            else ""
-        )
+        # the count last: the band's words and "this store: none yet" never join into a phrase
+        # repeated on every card
+        among = f"{VELOCITY_WORDS[backtest.velocity_band]}: " if backtest.velocity_band else ""
         clauses.append(
             (
                 backtest.hit_rate,
-                f"{pct(backtest.hit_rate)} in the backtest ({backtest.n:,} answers{among}) "
+                f"{pct(backtest.hit_rate)} in the backtest ({among}{backtest.n:,} answers) "
                 f"{ref(_backtest_receipt(ctx, backtest))}",
             )
         )
