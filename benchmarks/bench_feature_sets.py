@@ -189,7 +189,9 @@ def score_radar(
     cache: Path, variant: str, start: date, end: date, recent: date, seed: int = 0
 ) -> None:
     """Walk forward the breakout radar with one variant's features; print its precision@k
-    and Brier skill, overall and on the origins from `recent`."""
+    and Brier skill, overall and on the origins from `recent`. Its predictions are kept under
+    `cache` (`_radar_file`), and where the base variant's at the same seed are there, its lead
+    over them is printed too (`_radar_lead`)."""
     from shu.forecast.base_rates import climatology
     from shu.forecast.models.forecaster import fit_forecaster
     from shu.forecast.models.tail import shrink_tail
@@ -214,6 +216,38 @@ def score_radar(
         f"({time.perf_counter() - t0:.0f}s)",
         flush=True,
     )
+    pred[["repo", "origin", "label", "p"]].to_parquet(_radar_file(cache, variant, seed))
+    base = _radar_file(cache, "base", seed)
+    if variant != "base" and base.exists():
+        _radar_lead(pred, pd.read_parquet(base), variant, recent)
+
+
+def _radar_file(cache: Path, variant: str, seed: int) -> Path:
+    """Where a variant's radar predictions at a seed are kept."""
+    return cache / f"{RADAR}-pred-{variant}-seed{seed}.parquet"
+
+
+def _radar_lead(pred: pd.DataFrame, base: pd.DataFrame, variant: str, recent: date) -> None:
+    """Print a variant's precision@k lead over the base features, paired over the same
+    resampled origins (`precision_at_k.ranking_metrics`), overall and from `recent`."""
+    from shu.forecast.evaluation.precision_at_k import ranking_metrics
+
+    both = pred[["repo", "origin", "label", "p"]].merge(
+        base[["repo", "origin", "p"]], on=["repo", "origin"], suffixes=("", "_base")
+    )
+    parts = []
+    for label, rows in (
+        ("all", both),
+        (f"from {recent}", both[both["origin"] >= pd.Timestamp(recent)]),
+    ):
+        m = ranking_metrics(rows, {"v": "p", "base": "p_base"}, baseline="base", ks=RADAR_KS)
+        leads = "  ".join(
+            f"p@{k} {d['mean']:+.4f} [{d['low']:+.4f}, {d['high']:+.4f}]"
+            for k in RADAR_KS
+            for d in [m["v"][f"lead_over_base_at_{k}"]]
+        )
+        parts.append(f"{label}: {leads}")
+    print(f"{RADAR}/{HORIZON} {variant:>8} lead over base: {'  |  '.join(parts)}", flush=True)
 
 
 def _radar_figures(pred: pd.DataFrame, label: str) -> str:
