@@ -1,26 +1,34 @@
 """Evaluation: what each star feature set (`features.star.FEATURE_SETS`: forks and open issues,
-the pace without a burst) adds to the 30-day velocity models, one set at a time.
+the pace without a burst, ...) adds to the 30-day velocity models and to the breakout radar,
+one set at a time.
 
 Builds the features (`examples.base_frame`, the code training, the backtest and the daily job
-run) on the weekly origins the walk-forward needs, the resolved examples of
-star_velocity_up, star_velocity_level and star_velocity_interval at 30 days, and caches them
-under --cache. Then, for each variant (the base features plus some of the set features), walks
-forward as the backtest does (refit every 8 weeks from --from to --to, the split of
-`split.fit_calibration_split`), fitting the models alone (no regime guard, no online levels, no
-one-distribution reading: those are `bench_distribution.py`'s), and prints (the variants:
-`base`, `engagement`, `pace`, `all`, and the engagement set's `forks` or `issues` alone):
+run) on the weekly origins the walk-forward needs, the resolved examples of each template asked
+(star_velocity_up, star_velocity_level, star_velocity_interval, star_breakout; at 30 days) whose
+cache is missing, and caches them under --cache. Then, for each variant (the base features plus
+some of the set features), walks forward as the backtest does (refit every 8 weeks from --from
+to --to, the split of `split.fit_calibration_split`), fitting the models alone (no regime guard,
+no online levels, no one-distribution reading: those are `bench_distribution.py`'s), and prints
+(the variants: `base`, `engagement`, `pace`, `all`, a set's name, the engagement set's `forks`
+or `issues` alone, names joined by '+'):
 
 - yes/no templates: Brier skill against climatology overall and per band of today's velocity
   against that band's own climatology (the backtest's `band_skill`);
 - the interval: CRPS (2 x mean pinball loss over the seven quantiles, stars/day) overall and per
   band, 80% coverage, and on the repositories whose 28-day pace is mostly a burst
   (velocity_28d >= 2 and the pace without the 3 busiest days below 0.35 of it): the share of
-  outcomes below the 10% quantile and below the median.
+  outcomes below the 10% quantile and below the median;
+- the radar (star_breakout, asked of every repository with a velocity_28d; the forecaster with
+  its calibration; its tail map does not change the order, so the ranking reads the calibrated
+  probability without it): precision@10 and @20 (per origin, averaged over origins, 95%
+  bootstrap interval over origins, `evaluation.precision_at_k`) and Brier skill against
+  climatology (without and with the fitted tail map), overall and on origins from --recent.
 
 Usage:
   .venv/bin/python benchmarks/bench_feature_sets.py --store /tmp/stars.duckdb
       [--cache /tmp/shu-bench/feature-sets] [--variants base,engagement,pace,all]
-      [--templates star_velocity_up,star_velocity_interval] [--seed 0]
+      [--templates star_velocity_up,star_velocity_interval,star_breakout] [--seed 0]
+      [--recent 2025-02-05]
 """
 
 from __future__ import annotations
@@ -36,7 +44,9 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ("star_velocity_up", "star_velocity_level", "star_velocity_interval")
+RADAR = "star_breakout"
 HORIZON = 30
+RADAR_KS = (10, 20)
 BANDS = ("<1", "1-5", "5-20", ">=20")
 
 
@@ -59,8 +69,8 @@ def variant_features(name: str) -> list[str]:
     return list(FEATURE_SETS[name])
 
 
-def build(store: Path, cache: Path, start: date, end: date) -> None:
-    """Features and resolved examples, cached per template."""
+def build(store: Path, cache: Path, start: date, end: date, templates: list[str]) -> None:
+    """Features and resolved examples of `templates`, cached per template."""
     from shu.forecast.features.examples import base_frame, build_examples, weekly_grid
     from shu.forecast.features.star import data_through
     from shu.forecast.models.split import CAL_DAYS, TRAIN_DAYS
@@ -75,7 +85,7 @@ def build(store: Path, cache: Path, start: date, end: date) -> None:
         base = base_frame(s.con, weekly_grid(start, first, end))
         print(f"features: {len(base):,} repo-origins ({time.perf_counter() - t0:.0f}s)", flush=True)
         last = data_through(s.con)
-        for t in TEMPLATES:
+        for t in templates:
             build_examples(s.con, base, t, HORIZON, last).frame.to_parquet(cache / f"{t}.parquet")
     print(f"examples cached under {cache} ({time.perf_counter() - t0:.0f}s)", flush=True)
 
@@ -175,6 +185,88 @@ def score_interval(cache: Path, variant: str, start: date, end: date, seed: int 
     )
 
 
+def score_radar(
+    cache: Path, variant: str, start: date, end: date, recent: date, seed: int = 0
+) -> None:
+    """Walk forward the breakout radar with one variant's features; print its precision@k
+    and Brier skill, overall and on the origins from `recent`. Its predictions are kept under
+    `cache` (`_radar_file`), and where the base variant's at the same seed are there, its lead
+    over them is printed too (`_radar_lead`)."""
+    from shu.forecast.base_rates import climatology
+    from shu.forecast.models.forecaster import fit_forecaster
+    from shu.forecast.models.tail import shrink_tail
+
+    ex = pd.read_parquet(cache / f"{RADAR}.parquet")
+    names = _base_names(RADAR) + variant_features(variant)
+    t0 = time.perf_counter()
+    chunks = []
+    for test, fit, cal in _blocks(RADAR, ex, start, end):
+        fc = fit_forecaster(RADAR, HORIZON, names, fit, cal, "hgb", "sigmoid", seed)
+        p = fc.predict(test, tail=False)
+        kept = test[["repo", "origin", "label", "bucket"]]
+        chunks.append(kept.assign(p=p, p_tail=shrink_tail(p, fc.tail)))
+    pred = pd.concat(chunks, ignore_index=True)
+    pred["climatology"] = climatology(ex, pred)
+    parts = [
+        _radar_figures(pred, "all"),
+        _radar_figures(pred[pred["origin"] >= pd.Timestamp(recent)], f"from {recent}"),
+    ]
+    print(
+        f"{RADAR}/{HORIZON} {variant:>8}: n {len(pred):,}  {'  |  '.join(parts)}  "
+        f"({time.perf_counter() - t0:.0f}s)",
+        flush=True,
+    )
+    pred[["repo", "origin", "label", "p"]].to_parquet(_radar_file(cache, variant, seed))
+    base = _radar_file(cache, "base", seed)
+    if variant != "base" and base.exists():
+        _radar_lead(pred, pd.read_parquet(base), variant, recent)
+
+
+def _radar_file(cache: Path, variant: str, seed: int) -> Path:
+    """Where a variant's radar predictions at a seed are kept."""
+    return cache / f"{RADAR}-pred-{variant}-seed{seed}.parquet"
+
+
+def _radar_lead(pred: pd.DataFrame, base: pd.DataFrame, variant: str, recent: date) -> None:
+    """Print a variant's precision@k lead over the base features, paired over the same
+    resampled origins (`precision_at_k.ranking_metrics`), overall and from `recent`."""
+    from shu.forecast.evaluation.precision_at_k import ranking_metrics
+
+    both = pred[["repo", "origin", "label", "p"]].merge(
+        base[["repo", "origin", "p"]], on=["repo", "origin"], suffixes=("", "_base")
+    )
+    parts = []
+    for label, rows in (
+        ("all", both),
+        (f"from {recent}", both[both["origin"] >= pd.Timestamp(recent)]),
+    ):
+        m = ranking_metrics(rows, {"v": "p", "base": "p_base"}, baseline="base", ks=RADAR_KS)
+        leads = "  ".join(
+            f"p@{k} {d['mean']:+.4f} [{d['low']:+.4f}, {d['high']:+.4f}]"
+            for k in RADAR_KS
+            for d in [m["v"][f"lead_over_base_at_{k}"]]
+        )
+        parts.append(f"{label}: {leads}")
+    print(f"{RADAR}/{HORIZON} {variant:>8} lead over base: {'  |  '.join(parts)}", flush=True)
+
+
+def _radar_figures(pred: pd.DataFrame, label: str) -> str:
+    """precision@k [95% over origins] and Brier skill (without / with the tail map) of `pred`."""
+    from shu.forecast.evaluation.precision_at_k import ranking_metrics
+    from shu.forecast.evaluation.scoring import brier, skill_score
+
+    ranks = ranking_metrics(pred, {"model": "p"}, ks=RADAR_KS)
+    y = pred["label"].to_numpy(dtype=float)
+    ref = brier(y, pred["climatology"].to_numpy())
+    bss = [skill_score(brier(y, pred[c].to_numpy()), ref) for c in ("p", "p_tail")]
+    prec = "  ".join(
+        f"p@{k} {m['mean']:.3f} [{m['low']:.3f}, {m['high']:.3f}]"
+        for k in RADAR_KS
+        for m in [ranks["model"][f"precision_at_{k}"]]
+    )
+    return f"{label} ({ranks['n_origins']} origins): {prec}  BSS {bss[0]:.4f} (tail {bss[1]:.4f})"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--store", type=Path, required=True)
@@ -184,13 +276,23 @@ def main() -> None:
     ap.add_argument("--variants", default="base,engagement,pace,all")
     ap.add_argument("--templates", default=",".join(TEMPLATES))
     ap.add_argument("--seed", type=int, default=0, help="the models' seed (the split's is 0)")
+    ap.add_argument(
+        "--recent",
+        type=date.fromisoformat,
+        default=date(2025, 2, 5),
+        help="the radar's figures also on the origins from this day",
+    )
     args = ap.parse_args()
-    if not all((args.cache / f"{t}.parquet").exists() for t in TEMPLATES):
-        build(args.store, args.cache, args.start, args.end)
-    for template in args.templates.split(","):
+    templates = args.templates.split(",")
+    missing = [t for t in templates if not (args.cache / f"{t}.parquet").exists()]
+    if missing:
+        build(args.store, args.cache, args.start, args.end, missing)
+    for template in templates:
         for variant in args.variants.split(","):
             if template == "star_velocity_interval":
                 score_interval(args.cache, variant, args.start, args.end, args.seed)
+            elif template == RADAR:
+                score_radar(args.cache, variant, args.start, args.end, args.recent, args.seed)
             else:
                 score_binary(args.cache, template, variant, args.start, args.end, args.seed)
 
