@@ -53,6 +53,20 @@ def served(tmp_path_factory):
         yield out, overrides, server
 
 
+@pytest.fixture(scope="module")
+def backfilled(served):
+    """The served sample backfilled through the real client and its signals computed: the store
+    both tests brief from (each may run alone, on any test worker)."""
+    from shu.flows import ingest, stages
+    from shu.flows.stages import settings_from
+
+    out, overrides, server = served
+    settings = settings_from(overrides)
+    result = ingest.ingest(out / "shu.duckdb", settings, DAY, backfill=True)  # outside a flow
+    stages.signals(out / "shu.duckdb", settings)
+    return out, overrides, server, result
+
+
 def _forecasts(db) -> list[tuple]:
     with open_store(db, read_only=True) as store:
         return store.con.execute(
@@ -69,18 +83,16 @@ class _Lines(logging.Handler):
         self.lines.append(record.getMessage())
 
 
-def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
+def test_daily_flow_twice_same_day(prefect_harness, backfilled) -> None:
     from shu.demo import train_demo_model
-    from shu.flows import ingest, stages
     from shu.flows.daily import STAGES, daily_flow
     from shu.flows.ingest import NO_UNTRACKED_SOURCE
     from shu.flows.stages import settings_from
 
-    out, overrides, server = served
+    out, overrides, server, backfill = backfilled
     settings = settings_from(overrides)
     db = out / "shu.duckdb"
-    assert ingest.ingest(db, settings, DAY, backfill=True).ok  # outside a flow: the same path
-    stages.signals(db, settings)
+    assert backfill.ok, backfill.message  # outside a flow: the same path as the flow's
     train_demo_model(
         db, settings, out / "probe.json", ("star_accel_reach", "star_velocity_interval"), (30,)
     )
@@ -136,10 +148,10 @@ def test_daily_flow_twice_same_day(prefect_harness, served) -> None:
         assert store.con.execute("SELECT count(*) FROM briefings").fetchall()[0][0] == 1
 
 
-def test_github_unreachable_briefs_from_the_store(prefect_harness, served) -> None:
+def test_github_unreachable_briefs_from_the_store(prefect_harness, backfilled) -> None:
     from shu.flows.daily import daily_flow
 
-    out, overrides, _ = served
+    out, overrides, _, _ = backfilled
     offline = {**overrides, "github_api_url": "http://127.0.0.1:9", "github_retries": 0}
     result = daily_flow(as_of=date(2026, 3, 4), db=str(out / "shu.duckdb"), overrides=offline)
     assert not result["ingest"]["ok"]
