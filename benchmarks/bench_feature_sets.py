@@ -38,9 +38,13 @@ import time
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from shu.forecast.models.forecaster import Forecaster
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ("star_velocity_up", "star_velocity_level", "star_velocity_interval")
@@ -110,21 +114,30 @@ def _base_names(template: str) -> list[str]:
     return [f for f in feature_names(template) if f not in ALL_SET_FEATURES]
 
 
+def _fitted_blocks(
+    template: str, names: list[str], ex: pd.DataFrame, start: date, end: date, seed: int
+) -> Iterator[tuple[pd.DataFrame, Forecaster]]:
+    """Each refit block's test rows with the forecaster fitted on its fit and calibration rows
+    (the backtest's estimator and calibration), in order."""
+    from shu.forecast.models.forecaster import fit_forecaster
+
+    for test, fit, cal in _blocks(template, ex, start, end):
+        yield test, fit_forecaster(template, HORIZON, names, fit, cal, "hgb", "sigmoid", seed)
+
+
 def score_binary(
     cache: Path, template: str, variant: str, start: date, end: date, seed: int = 0
 ) -> None:
     """Walk forward one yes/no template with one variant's features; print its skill."""
     from shu.forecast.base_rates import climatology
     from shu.forecast.evaluation.scoring import brier, skill_score
-    from shu.forecast.models.forecaster import fit_forecaster
     from shu.forecast.models.interval import velocity_band
 
     ex = pd.read_parquet(cache / f"{template}.parquet")
     names = _base_names(template) + variant_features(variant)
     t0 = time.perf_counter()
     chunks = []
-    for test, fit, cal in _blocks(template, ex, start, end):
-        fc = fit_forecaster(template, HORIZON, names, fit, cal, "hgb", "sigmoid", seed)
+    for test, fc in _fitted_blocks(template, names, ex, start, end, seed):
         chunks.append(
             test[["origin", "velocity_28d", "label", "bucket"]].assign(p=fc.predict(test))
         )
@@ -193,15 +206,13 @@ def score_radar(
     `cache` (`_radar_file`), and where the base variant's at the same seed are there, its lead
     over them is printed too (`_radar_lead`)."""
     from shu.forecast.base_rates import climatology
-    from shu.forecast.models.forecaster import fit_forecaster
     from shu.forecast.models.tail import shrink_tail
 
     ex = pd.read_parquet(cache / f"{RADAR}.parquet")
     names = _base_names(RADAR) + variant_features(variant)
     t0 = time.perf_counter()
     chunks = []
-    for test, fit, cal in _blocks(RADAR, ex, start, end):
-        fc = fit_forecaster(RADAR, HORIZON, names, fit, cal, "hgb", "sigmoid", seed)
+    for test, fc in _fitted_blocks(RADAR, names, ex, start, end, seed):
         p = fc.predict(test, tail=False)
         kept = test[["repo", "origin", "label", "bucket"]]
         chunks.append(kept.assign(p=p, p_tail=shrink_tail(p, fc.tail)))
