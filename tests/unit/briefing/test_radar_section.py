@@ -341,3 +341,59 @@ def test_a_size_or_3_day_reason_is_said_in_a_few_words(filled, settings, day):
         r"the 28-day pace \[R\d+, R\d+\]",
         pace,
     ), pace
+
+
+def test_the_radar_says_how_far_to_trust_its_chances(filled, settings, day) -> None:
+    """Below the table: how often the backtest's top 10 broke out against momentum's (from the
+    model card of the model that issued them) and which way the online tail factor moved the
+    chances; neither is said when neither is stored."""
+    _add_untracked(filled, day, {"deepseek-ai/DeepSeek-V3": 0.3})
+    assert "How far to trust" not in _radar(filled, settings, day)
+
+    path = settings.models_dir / "forecaster.json"
+    card = json.loads(path.read_text())
+    card["version"] = "test-1"  # the radar forecasts' model
+    ranking = {
+        name: {"precision_at_10": {"mean": mean, "low": mean - 0.01, "high": mean + 0.01}}
+        for name, mean in (("model", 0.091), ("momentum", 0.041))
+    }
+    slices = card.setdefault("backtest", {}).setdefault("slices", {})
+    slices["star_breakout/30"] = {"ranking": {"n_origins": 255, **ranking}}
+    path.write_text(json.dumps(card))
+    filled.upsert(
+        "forecast_calibration",
+        pd.DataFrame(
+            [
+                {
+                    "origin": day,
+                    "model_version": "test-1",
+                    "template": "star_breakout",
+                    "horizon_days": 30,
+                    "band": "all",
+                    "tail_factor": 1.41,
+                    "n_resolved": 160,
+                }
+            ]
+        ),
+    )
+    radar = _radar(filled, settings, day)
+    line = next(x for x in radar.splitlines() if x.startswith("How far to trust"))
+    assert re.search(
+        r"in the backtest \(255 weekly days\), 9% \[R\d+\] of the radar's 10 most likely "
+        r"repositories broke out, against 4% \[R\d+\] of the 10 whose last 7 days",
+        line,
+    ), line
+    assert "in each of the last 8 weeks whose outcome is known; today that raises them" in line
+    assert re.search(r"\(tail factor 1\.41 \[R\d+\]\)\.$", line), line
+
+    # a card of another model: its backtest is not this radar's; a factor below 1 lowers
+    card["version"] = "other"
+    path.write_text(json.dumps(card))
+    filled.con.execute("UPDATE forecast_calibration SET tail_factor = 0.6")
+    line = next(x for x in _radar(filled, settings, day).splitlines() if "How far" in x)
+    assert line.startswith("How far to trust these chances: the chances are tuned every week")
+    assert "backtest" not in line and "today that lowers them" in line
+    # fewer resolved weeks than the online factor needs: the calibration weeks' factor
+    filled.con.execute("UPDATE forecast_calibration SET n_resolved = 40")
+    line = next(x for x in _radar(filled, settings, day).splitlines() if "How far" in x)
+    assert "scaled to what came true of the model's most likely in the weeks it was" in line

@@ -164,7 +164,11 @@ def why_confidence(
                     if live.replayed == live.n
                     else ", partly replayed"
                 )
-                + ("" if live.n >= RECORD_ENOUGH else ": too few")
+                + (
+                    f"; {pct_span(*wilson_interval(live.hits, live.n))} with 95% confidence"
+                    if live.n >= RECORD_ENOUGH
+                    else ": too few"
+                )
                 + f") {ref(r_hits, r_n)}",
             )
         )

@@ -9,12 +9,16 @@ radar's own track record, which the "Track record" section shows (`record_view`,
 
 from __future__ import annotations
 
+import json
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 from shu.briefing.context import BriefingContext, Part
-from shu.briefing.text import day_text, num, pct, ref, repo_link
+from shu.briefing.text import day_text, lower_first, num, pct, ref, repo_link
 from shu.forecast.evaluation.precision_at_k import KS
+from shu.forecast.models.artifact import CARD_JSON
+from shu.forecast.models.tail import MIN_ORIGINS, TOP_K
 from shu.forecast.radar import entries as radar_data
 from shu.forecast.radar.statements import FIRST_DAY_SQL, Driver, strongest_for
 from shu.operations.radar import radar_view
@@ -85,12 +89,87 @@ def build(ctx: BriefingContext) -> Part:
             top=TOP,
             why=Md(nothing) if nothing else None,
             filtered=filtered,
+            trust=_trust(ctx, entries[0]) if entries else None,
         ),
         data=data,
         appendix=ctx.render("sections/radar_appendix.md.j2", filtered=filtered, top=TOP)
         if filtered
         else "",
     )
+
+
+# A tail factor this close to 1 leaves the chances as the model gave them, in words.
+FACTOR_NEUTRAL = 0.05
+
+
+def _trust(ctx: BriefingContext, e: radar_data.RadarEntry) -> Md | None:
+    """How far to trust the chances, in two sentences: how often the radar's 10 most likely came
+    true in the backtest against the momentum ranking's 10 (the model card's record of the
+    model that issued them), and which way the online tail factor they were issued with moved
+    them (`models.tail`: its top's last resolved weeks said more, or less, than came true).
+    None when neither is stored."""
+    parts = []
+    card = Path(ctx.settings.models_dir) / CARD_JSON
+    key = f"{radar_data.TEMPLATE}/{e.horizon_days}"
+    meta = json.loads(card.read_text(encoding="utf-8")) if card.exists() else {}
+    ranking = (meta.get("backtest") or {}).get("slices", {}).get(key, {}).get("ranking")
+    if meta.get("version") == e.model_version and ranking and "model" in ranking:
+        k = KS[0]
+        cited = []
+        for name in ("model", "momentum"):
+            value = ranking[name][f"precision_at_{k}"]["mean"]
+            pointer = ["backtest", "slices", key, "ranking", name, f"precision_at_{k}", "mean"]
+            r = ctx.book.file(str(card), pointer, value, None, f"backtest precision@{k}, {name}")
+            cited.append(f"{pct(value)} {ref(r)}")
+        parts.append(
+            f"in the backtest ({ranking['n_origins']} weekly days), {cited[0]} of the radar's "
+            f"{k} most likely repositories broke out, against {cited[1]} of the {k} whose last "
+            "7 days ran furthest ahead of their 28-day pace."
+        )
+    row = ctx.store.con.execute(
+        "SELECT c.band, c.tail_factor, c.n_resolved FROM forecasts f JOIN forecast_calibration c "
+        "ON c.origin = f.origin AND c.model_version = f.model_version "
+        "AND c.template = f.template AND c.horizon_days = f.horizon_days "
+        "WHERE f.forecast_id = ? AND c.tail_factor IS NOT NULL",
+        [e.forecast_id],
+    ).fetchone()
+    if row is not None:
+        band, factor, n_resolved = row
+        r = ctx.book.row(
+            "forecast_calibration",
+            {
+                "origin": e.origin,
+                "model_version": e.model_version,
+                "template": radar_data.TEMPLATE,
+                "horizon_days": e.horizon_days,
+                "band": band,
+            },
+            "tail_factor",
+            factor,
+            e.origin,
+            "the radar's online tail factor",
+        )
+        said = (
+            "leaves them about as the model gave them: that top said about what came true"
+            if abs(factor - 1) < FACTOR_NEUTRAL
+            else "raises them: that top broke out more often than it said"
+            if factor > 1
+            else "lowers them: that top broke out less often than it said"
+        )
+        weeks = (n_resolved or 0) // TOP_K
+        basis = (
+            f"tuned every week to what came true of the radar's {TOP_K} most likely in each of "
+            f"the last {weeks} weeks whose outcome is known"
+            if weeks >= MIN_ORIGINS
+            else "scaled to what came true of the model's most likely in the weeks it was "
+            f"calibrated on (fewer than {MIN_ORIGINS} of the radar's weeks have resolved)"
+        )
+        parts.append(
+            f"The chances are {basis}; today that {said} (tail factor {num(factor, 2)} {ref(r)})."
+        )
+    if not parts:
+        return None
+    return Md("How far to trust these chances: " + lower_first(" ".join(parts)))
 
 
 def _lift(ctx: BriefingContext, e: radar_data.RadarEntry) -> Md:

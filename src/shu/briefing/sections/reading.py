@@ -6,6 +6,7 @@ from __future__ import annotations
 from shu.briefing.card.earned import RECORD_ENOUGH
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.sections.calibration_watch import DEPARTED, MASS_LOSS_TIMES
+from shu.forecast.models.tail import TOP_K, WINDOW_ORIGINS
 
 
 def build(ctx: BriefingContext) -> Part:
@@ -17,5 +18,7 @@ def build(ctx: BriefingContext) -> Part:
             departed_points=round(100 * DEPARTED),
             mass_loss_times=f"{MASS_LOSS_TIMES:g}",
             record_enough=RECORD_ENOUGH,
+            tail_top=TOP_K,
+            tail_weeks=WINDOW_ORIGINS,
         ),
     )

@@ -42,6 +42,7 @@ _SLICE_KEYS = (
     "crps_persistence",
     "crps_skill_persistence",
     "mean_width_80",
+    "ranking",
     "status",
 )
 
