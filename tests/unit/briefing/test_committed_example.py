@@ -48,3 +48,22 @@ def test_a_card_whose_word_its_record_lowered_says_so() -> None:
     for word, n, rest in lines:
         own = confidence_band(int(n) / 100)
         assert (own != word.lower()) == (f", lowered from {own} by its record" in rest), (word, n)
+
+
+def test_a_card_lowered_by_this_store_s_record_shows_the_range_that_lowered_it() -> None:
+    # "25 of 42, replayed; 44%–73% with 95% confidence": the word is that of the range's upper
+    # end (medium: under 80%), so a reader sees why 88% reads as medium
+    import re
+
+    from shu.forecast.confidence import confidence_band
+
+    body = EXAMPLE.read_text(encoding="utf-8").split("## Appendix", 1)[0]
+    lowered = re.findall(
+        r"^\*\*How sure:\*\* (Low|Medium|High) confidence [^\n]*lowered from [^\n]*"
+        r"\(\d+ of (\d+)[^;)]*; (\d+)%–(\d+)% with 95% confidence\)",
+        body,
+        re.M,
+    )
+    assert lowered  # the keras card
+    for word, n, _low, high in lowered:
+        assert int(n) >= 30 and confidence_band(int(high) / 100) == word.lower(), (word, high)

@@ -337,7 +337,8 @@ def test_a_size_or_3_day_reason_is_said_in_a_few_words(filled, settings, day):
         )
     )
     assert re.fullmatch(
-        r"its pace of [\d.,]+ stars/day \[R\d+, R\d+\]; then the last 7 days ran \d+% below "
+        # the pace's figure is in its own column: "its pace", then the next reason
+        r"its pace \[R\d+, R\d+\]; then the last 7 days ran \d+% below "
         r"the 28-day pace \[R\d+, R\d+\]",
         pace,
     ), pace
@@ -379,21 +380,36 @@ def test_the_radar_says_how_far_to_trust_its_chances(filled, settings, day) -> N
     radar = _radar(filled, settings, day)
     line = next(x for x in radar.splitlines() if x.startswith("How far to trust"))
     assert re.search(
-        r"in the backtest \(255 weekly days\), 9% \[R\d+\] of the radar's 10 most likely "
-        r"repositories broke out, against 4% \[R\d+\] of the 10 whose last 7 days",
+        r"in the backtest \(255 weekly days\) 9% \[R\d+\] of the radar's top 10 broke out, "
+        r"against 4% \[R\d+\] of the 10 whose last week ran furthest above",
         line,
     ), line
-    assert "in each of the last 8 weeks whose outcome is known; today that raises them" in line
-    assert re.search(r"\(tail factor 1\.41 \[R\d+\]\)\.$", line), line
+    assert "of the radar's top 20 over the last 8 resolved weeks; today that raises them" in line
+    assert re.search(r"\(tail factor 1\.41 \[R\d+\]\): that top broke out more often", line)
 
     # a card of another model: its backtest is not this radar's; a factor below 1 lowers
     card["version"] = "other"
     path.write_text(json.dumps(card))
     filled.con.execute("UPDATE forecast_calibration SET tail_factor = 0.6")
     line = next(x for x in _radar(filled, settings, day).splitlines() if "How far" in x)
-    assert line.startswith("How far to trust these chances: the chances are tuned every week")
+    assert line.startswith("How far to trust these chances: the chances are tuned weekly")
     assert "backtest" not in line and "today that lowers them" in line
     # fewer resolved weeks than the online factor needs: the calibration weeks' factor
     filled.con.execute("UPDATE forecast_calibration SET n_resolved = 40")
     line = next(x for x in _radar(filled, settings, day).splitlines() if "How far" in x)
-    assert "scaled to what came true of the model's most likely in the weeks it was" in line
+    assert "scaled to what came true of the model's top in the weeks it was calibrated" in line
+
+
+def test_the_bar_says_what_set_it_when_it_is_not_twice_the_28_day_pace() -> None:
+    from types import SimpleNamespace
+
+    from shu.briefing.sections.radar import _bar
+
+    def cell(v28: float | None, bar: float) -> str:
+        return str(_bar(SimpleNamespace(velocity_28d=v28, bar=bar)))
+
+    assert cell(13.5, 29.7) == "29.7 (twice its 90-day pace)"  # it has slowed
+    assert cell(15.6, 31.2) == "31.2"  # twice today's 28-day pace
+    assert cell(3.0, 10.0) == "10.0 (the minimum)"
+    assert cell(None, 10.0) == "10.0 (the minimum)"
+    assert cell(4.0, 15.2) == "15.2 (twice its 90-day pace)"

@@ -19,6 +19,7 @@ from shu.briefing.text import day_text, lower_first, num, pct, ref, repo_link
 from shu.forecast.evaluation.precision_at_k import KS
 from shu.forecast.models.artifact import CARD_JSON
 from shu.forecast.models.tail import MIN_ORIGINS, TOP_K
+from shu.forecast.questions.star import BREAKOUT_MIN, BREAKOUT_MULTIPLE
 from shu.forecast.radar import entries as radar_data
 from shu.forecast.radar.statements import FIRST_DAY_SQL, Driver, strongest_for
 from shu.operations.radar import radar_view
@@ -57,7 +58,7 @@ def build(ctx: BriefingContext) -> Part:
                 "repo": Md(repo_link(e.repo) + _short_data(ctx, e)),
                 "velocity": Md(f"{num(e.velocity_28d, 1)} {ref(r_v)}"),
                 "probability": Md(f"{pct(e.probability, 1)} {ref(r_p)}"),
-                "bar": Md(num(e.bar, 1)),
+                "bar": _bar(e),
                 "why": _lift(ctx, e),
             }
         )
@@ -98,6 +99,17 @@ def build(ctx: BriefingContext) -> Part:
     )
 
 
+def _bar(e: radar_data.RadarEntry) -> Md:
+    """The bar a breakout needs, with what set it where that is not twice today's 28-day pace:
+    twice the 90-day pace (a repository that has slowed), or the minimum."""
+    doubled = BREAKOUT_MULTIPLE * max(e.velocity_28d or 0.0, 1.0)
+    if e.bar <= BREAKOUT_MIN and doubled < BREAKOUT_MIN:
+        return Md(f"{num(e.bar, 1)} (the minimum)")
+    if num(e.bar, 1) != num(doubled, 1):
+        return Md(f"{num(e.bar, 1)} (twice its 90-day pace)")
+    return Md(num(e.bar, 1))
+
+
 # A tail factor this close to 1 leaves the chances as the model gave them, in words.
 FACTOR_NEUTRAL = 0.05
 
@@ -122,9 +134,9 @@ def _trust(ctx: BriefingContext, e: radar_data.RadarEntry) -> Md | None:
             r = ctx.book.file(str(card), pointer, value, None, f"backtest precision@{k}, {name}")
             cited.append(f"{pct(value)} {ref(r)}")
         parts.append(
-            f"in the backtest ({ranking['n_origins']} weekly days), {cited[0]} of the radar's "
-            f"{k} most likely repositories broke out, against {cited[1]} of the {k} whose last "
-            "7 days ran furthest ahead of their 28-day pace."
+            f"in the backtest ({ranking['n_origins']} weekly days) {cited[0]} of the radar's "
+            f"top {k} broke out, against {cited[1]} of the {k} whose last week ran furthest "
+            "above their 28-day pace."
         )
     row = ctx.store.con.execute(
         "SELECT c.band, c.tail_factor, c.n_resolved FROM forecasts f JOIN forecast_calibration c "
@@ -149,23 +161,24 @@ def _trust(ctx: BriefingContext, e: radar_data.RadarEntry) -> Md | None:
             e.origin,
             "the radar's online tail factor",
         )
-        said = (
-            "leaves them about as the model gave them: that top said about what came true"
+        moved, why = (
+            ("leaves them about as the model gave them", "that top said about what came true")
             if abs(factor - 1) < FACTOR_NEUTRAL
-            else "raises them: that top broke out more often than it said"
+            else ("raises them", "that top broke out more often than it said")
             if factor > 1
-            else "lowers them: that top broke out less often than it said"
+            else ("lowers them", "that top broke out less often than it said")
         )
         weeks = (n_resolved or 0) // TOP_K
         basis = (
-            f"tuned every week to what came true of the radar's {TOP_K} most likely in each of "
-            f"the last {weeks} weeks whose outcome is known"
+            f"tuned weekly to what came true of the radar's top {TOP_K} over the last {weeks} "
+            "resolved weeks"
             if weeks >= MIN_ORIGINS
-            else "scaled to what came true of the model's most likely in the weeks it was "
-            f"calibrated on (fewer than {MIN_ORIGINS} of the radar's weeks have resolved)"
+            else "scaled to what came true of the model's top in the weeks it was calibrated "
+            f"on (fewer than {MIN_ORIGINS} of the radar's weeks have resolved)"
         )
         parts.append(
-            f"The chances are {basis}; today that {said} (tail factor {num(factor, 2)} {ref(r)})."
+            f"The chances are {basis}; today that {moved} "
+            f"(tail factor {num(factor, 2)} {ref(r)}): {why}."
         )
     if not parts:
         return None
@@ -184,7 +197,8 @@ def _lift(ctx: BriefingContext, e: radar_data.RadarEntry) -> Md:
     if d.kind == "bar" and d.feature in PACE_ITSELF:
         rest = [x for x in e.drivers if x.towards and x.kind != "bar" and not x.store_wide]
         if rest:
-            return Md(f"{_short(ctx, d, e)}; then {_short(ctx, rest[0], e, compact=True)}")
+            first = _short(ctx, d, e, compact=True)
+            return Md(f"{first}; then {_short(ctx, rest[0], e, compact=True)}")
     return Md(_short(ctx, d, e))
 
 
@@ -193,14 +207,15 @@ def _short(
 ) -> str:
     """A driver as the table's few words (the bar is in its own column, so the statement about
     the pace against it says only how near it is), with the receipts of the rows it quotes;
-    `compact`: as a second reason, its figures in brackets left out."""
+    `compact`: one of two reasons, its figures in brackets left out (the pace itself, first,
+    without its figure: the table's pace column gives it)."""
     refs = ref(*(ctx.book.cite(c) for c in d.citations))
     v28 = e.velocity_28d
     if d.kind == "bar" and v28 is not None and e.bar > 0:
         if d.feature == "log_bar":
             return f"how fast it already is, the bar it sets {refs}"
-        if d.feature == "slog_velocity_28d":
-            return f"its pace of {num(v28, 1)} stars/day {refs}"
+        if d.feature == "slog_velocity_28d":  # compact: the pace is in its own column
+            return f"its pace {refs}" if compact else f"its pace of {num(v28, 1)} stars/day {refs}"
         return f"its pace, already {pct(max(v28, 0.0) / e.bar)} of the bar {refs}"
     if d.kind == "days3":  # its rows: the count now, 3 days before, the bar
         now, before = (float(c.value) for c in d.citations[:2])

@@ -97,6 +97,8 @@ LEVEL_RULE = (
     "today)"
 )
 GAIN_RULE = "the next round number at or above the current pace (velocity_28d x H, at least 10)"
+BREAKOUT_MULTIPLE = 2.0  # the bar: this many times the faster of today's 28- and 90-day pace
+BREAKOUT_MIN = 10.0  # and at least this many stars/day
 BREAKOUT_RULE = (
     "max(2 x max(velocity_28d(t), velocity_90d(t), 1), 10) stars/day; the 90-day term is left "
     "out where velocity_90d(t) is NULL (history shorter than 90 days, or a gap of more than 7 "
@@ -144,8 +146,8 @@ def breakout_threshold_sql(state: str, horizon_days: str) -> str:
     """The breakout bar (`BREAKOUT_RULE`), as SQL."""
     v28, v90 = f"{state}.velocity_28d", f"{state}.velocity_90d"
     return (
-        f"CASE WHEN {v28} IS NULL THEN NULL ELSE greatest(2.0 * greatest({v28}, "
-        f"coalesce({v90}, {v28}), 1.0), 10.0) END"
+        f"CASE WHEN {v28} IS NULL THEN NULL ELSE greatest({BREAKOUT_MULTIPLE} * greatest({v28}, "
+        f"coalesce({v90}, {v28}), 1.0), {BREAKOUT_MIN}) END"
     )
 
 
