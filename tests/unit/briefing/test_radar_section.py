@@ -81,7 +81,7 @@ def test_topic_filter_keeps_ml_repositories_and_says_what_it_left_out(
     # the appendix names them and how to widen the list
     assert (
         "Listed: the 2 of 4 untracked repositories whose name carries an ML-framework word; "
-        "2 of the 6 most likely are not (the appendix names them" in radar
+        "2 of the 6 most likely are not (named in the appendix" in radar
     )
     assert "lewagon" not in radar and "`radar_keywords" not in radar
     page = (settings.reports_dir / f"{day}.md").read_text(encoding="utf-8")
@@ -380,11 +380,11 @@ def test_the_radar_says_how_far_to_trust_its_chances(filled, settings, day) -> N
     radar = _radar(filled, settings, day)
     line = next(x for x in radar.splitlines() if x.startswith("How far to trust"))
     assert re.search(
-        r"in the backtest \(255 weekly days\) 9% \[R\d+\] of the radar's top 10 broke out, "
-        r"against 4% \[R\d+\] of the 10 whose last week ran furthest above",
+        r"in the backtest \(255 weekly days\) 9% \[R\d+\] of its top 10 broke out, "
+        r"against 4% \[R\d+\] of the 10 whose last week most outran their 28-day pace",
         line,
     ), line
-    assert "of the radar's top 20 over the last 8 resolved weeks; today that raises them" in line
+    assert "how its top 20 of the last 8 resolved weeks came out; today raised" in line
     assert re.search(r"\(tail factor 1\.41 \[R\d+\]\): that top broke out more often", line)
 
     # a card of another model: its backtest is not this radar's; a factor below 1 lowers
@@ -392,8 +392,8 @@ def test_the_radar_says_how_far_to_trust_its_chances(filled, settings, day) -> N
     path.write_text(json.dumps(card))
     filled.con.execute("UPDATE forecast_calibration SET tail_factor = 0.6")
     line = next(x for x in _radar(filled, settings, day).splitlines() if "How far" in x)
-    assert line.startswith("How far to trust these chances: the chances are tuned weekly")
-    assert "backtest" not in line and "today that lowers them" in line
+    assert line.startswith("How far to trust these chances: chances are tuned weekly")
+    assert "backtest" not in line and "today lowered" in line
     # fewer resolved weeks than the online factor needs: the calibration weeks' factor
     filled.con.execute("UPDATE forecast_calibration SET n_resolved = 40")
     line = next(x for x in _radar(filled, settings, day).splitlines() if "How far" in x)

@@ -134,9 +134,9 @@ def _trust(ctx: BriefingContext, e: radar_data.RadarEntry) -> Md | None:
             r = ctx.book.file(str(card), pointer, value, None, f"backtest precision@{k}, {name}")
             cited.append(f"{pct(value)} {ref(r)}")
         parts.append(
-            f"in the backtest ({ranking['n_origins']} weekly days) {cited[0]} of the radar's "
-            f"top {k} broke out, against {cited[1]} of the {k} whose last week ran furthest "
-            "above their 28-day pace."
+            f"in the backtest ({ranking['n_origins']} weekly days) {cited[0]} of its top {k} "
+            f"broke out, against {cited[1]} of the {k} whose last week most outran their 28-day "
+            "pace."
         )
     row = ctx.store.con.execute(
         "SELECT c.band, c.tail_factor, c.n_resolved FROM forecasts f JOIN forecast_calibration c "
@@ -162,23 +162,21 @@ def _trust(ctx: BriefingContext, e: radar_data.RadarEntry) -> Md | None:
             "the radar's online tail factor",
         )
         moved, why = (
-            ("leaves them about as the model gave them", "that top said about what came true")
+            ("left as the model gave them", "that top said about what came true")
             if abs(factor - 1) < FACTOR_NEUTRAL
-            else ("raises them", "that top broke out more often than it said")
+            else ("raised", "that top broke out more often than it said")
             if factor > 1
-            else ("lowers them", "that top broke out less often than it said")
+            else ("lowered", "that top broke out less often than it said")
         )
         weeks = (n_resolved or 0) // TOP_K
         basis = (
-            f"tuned weekly to what came true of the radar's top {TOP_K} over the last {weeks} "
-            "resolved weeks"
+            f"tuned weekly to how its top {TOP_K} of the last {weeks} resolved weeks came out"
             if weeks >= MIN_ORIGINS
             else "scaled to what came true of the model's top in the weeks it was calibrated "
             f"on (fewer than {MIN_ORIGINS} of the radar's weeks have resolved)"
         )
         parts.append(
-            f"The chances are {basis}; today that {moved} "
-            f"(tail factor {num(factor, 2)} {ref(r)}): {why}."
+            f"Chances are {basis}; today {moved} (tail factor {num(factor, 2)} {ref(r)}): {why}."
         )
     if not parts:
         return None
