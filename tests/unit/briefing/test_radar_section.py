@@ -402,11 +402,14 @@ def test_the_radar_says_how_far_to_trust_its_chances(filled, settings, day) -> N
 
 def test_the_bar_says_what_set_it_when_it_is_not_twice_the_28_day_pace() -> None:
     from types import SimpleNamespace
+    from typing import cast
 
     from shu.briefing.sections.radar import _bar
+    from shu.forecast.radar.entries import RadarEntry
 
     def cell(v28: float | None, bar: float) -> str:
-        return str(_bar(SimpleNamespace(velocity_28d=v28, bar=bar)))
+        # _bar reads only the two fields; the rest of an entry does not bear on the cell
+        return str(_bar(cast(RadarEntry, SimpleNamespace(velocity_28d=v28, bar=bar))))
 
     assert cell(13.5, 29.7) == "29.7 (twice its 90-day pace)"  # it has slowed
     assert cell(15.6, 31.2) == "31.2"  # twice today's 28-day pace
