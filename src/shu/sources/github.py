@@ -22,7 +22,7 @@ What it does for every GET:
 Sleeping, the clock, jitter and the HTTP session are injected, so tests run the real client
 against a local server (`shu.testing.github_server`) without waiting.
 
-Why one module of ~440 lines: it is one class whose retry, validator-cache, rate-limit and
+Why one module of ~500 lines: it is one class whose retry, validator-cache, rate-limit and
 redirect rules all act on the same request loop.
 """
 
@@ -56,6 +56,11 @@ SECONDARY_LIMIT_WAIT_S = 60.0
 MAX_BACKOFF_S = 60.0
 MAX_REDIRECTS = 5
 MAX_PAGES = 20_000  # 2 million items at 100 a page: beyond any listing shu reads
+# what a rate-limit stop adds when no token was sent (the unauthenticated limit is why)
+NO_TOKEN_HINT = (
+    "; no GITHUB_TOKEN is set: GitHub allows 60 requests an hour without one, 5,000 with one "
+    "(a backfill of large histories needs one: README, 'What the backfill costs')"
+)
 
 
 class ValidatorCache(Protocol):
@@ -409,10 +414,11 @@ class GitHubClient:
     def _wait_for_rate_limit(self, url: str, wait: float) -> None:
         if self.stats.waited_s + wait > self.max_wait_s:
             retry_at = self.clock() + wait
+            hint = "" if self._token else NO_TOKEN_HINT
             raise RateLimited(
                 f"GitHub rate limit reached on {_display(url)}: retry after "
                 f"{_iso(retry_at)} (a {wait:.0f}s wait exceeds github_max_wait_s="
-                f"{self.max_wait_s:g}s)",
+                f"{self.max_wait_s:g}s){hint}",
                 retry_at=retry_at,
             )
         log.warning("GitHub rate limit on %s: waiting %.0fs", _display(url), wait)

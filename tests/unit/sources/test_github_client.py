@@ -73,6 +73,20 @@ def test_rate_limit_gives_up_and_says_when(server, sleeps, make_client):
     assert "retry after 20" in message and "github_max_wait_s=600" in message
     assert "\n" not in message
     assert isinstance(caught.value, SourceError)
+    assert "no GITHUB_TOKEN is set" in message  # this client sends none
+
+
+def test_a_rate_limit_stop_names_the_missing_token_only_when_none_was_sent(
+    server, sleeps, make_client
+):
+    server.fail("rate_limit", match="/repos", reset_in=3600, times=None)
+    for token, named in ((None, True), ("ghp_test", False)):
+        client = make_client(server, sleeps, max_wait_s=600, token=token)
+        with pytest.raises(RateLimited) as caught:
+            client.get("/repos/ollama/ollama")
+        message = str(caught.value)
+        assert ("GITHUB_TOKEN" in message) is named and "\n" not in message
+        assert "ghp_test" not in message
 
 
 def test_rate_limit_total_wait_is_bounded(server, sleeps, make_client):
