@@ -31,11 +31,9 @@ import sys
 import time
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_feature_sets as fs
@@ -51,11 +49,6 @@ from shu.forecast.models.forecaster import fit_forecaster
 from shu.forecast.questions import registry
 
 VARIANTS = {"shipped": "p_shipped", "line": "p_line", "shift": "p_shift", "raw": "p_raw"}
-
-
-def _through(sigmoid: Any, scores: np.ndarray) -> np.ndarray:
-    """Log-odds read through a fitted sklearn sigmoid map (p = expit(-(a * s + b)))."""
-    return expit(-(sigmoid.a_ * scores + sigmoid.b_))
 
 
 def walk(cache: Path, start: date, end: date, seed: int) -> pd.DataFrame:
@@ -78,14 +71,13 @@ def walk(cache: Path, start: date, end: date, seed: int) -> pd.DataFrame:
             score = fresh.decision_function(x_test)
         slope, intercept = np.polyfit(new, old, 1)
         shift = float(np.mean(old - new))
-
         tail = fc.tail or (np.nan, np.nan)
         chunks.append(
             test[["repo", "origin", "label"]].assign(
                 p_shipped=fc.predict(test, tail=False),
-                p_line=_through(sigmoid, slope * score + intercept),
-                p_shift=_through(sigmoid, score + shift),
-                p_raw=_through(sigmoid, score),
+                p_line=sigmoid.predict(slope * score + intercept),
+                p_shift=sigmoid.predict(score + shift),
+                p_raw=sigmoid.predict(score),
                 tail_knee=tail[0],
                 tail_fitted=tail[1],
             )
