@@ -95,14 +95,16 @@ def build(store: Path, cache: Path, start: date, end: date, templates: list[str]
 
 
 def _blocks(
-    template: str, ex: pd.DataFrame, start: date, end: date
+    template: str, ex: pd.DataFrame, start: date, end: date, cal_days: int | None = None
 ) -> Iterator[tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]]:
     """(test, fit, calibration) per refit, as the backtest chooses them
-    (`walk_forward.refit_blocks`, refitting every 8 weeks with the default split)."""
+    (`walk_forward.refit_blocks`, refitting every 8 weeks with the default split, or with a
+    calibration block of `cal_days`)."""
     from shu.forecast.evaluation.walk_forward import BacktestConfig, refit_blocks
     from shu.forecast.features.examples import Examples
+    from shu.forecast.models.split import CAL_DAYS
 
-    config = BacktestConfig(start, end, (template,), (HORIZON,))
+    config = BacktestConfig(start, end, (template,), (HORIZON,), cal_days=cal_days or CAL_DAYS)
     for block in refit_blocks(Examples(template, HORIZON, ex, 0), config):
         yield block.test, block.fit, block.cal
 

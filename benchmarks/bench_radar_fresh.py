@@ -11,7 +11,9 @@ every 'yes' row kept, the fresher estimator's members hold more of them, so its 
 answers, paired over origins (`precision_at_k.ranking_metrics`), and their mean answer and
 Brier skill against the rate of the origins read, overall and on origins from --recent; writes
 one parquet per variant that `bench_radar_top.py` reads (its top's runs with the online tail
-factor replayed: `--replay 8:0:20`, the shipped setting).
+factor replayed: `--replay 8:0:20`, the shipped setting). `--cal-days` shortens the
+calibration block (182 days ships), the other way to let the shipped estimator read newer rows:
+its `shipped` parquet is then that walk.
 
 Reads the cache of `bench_feature_sets.py --templates star_breakout` (its examples and the same
 refit blocks: base features, no regime guard, no one distribution). Last figures and the
@@ -19,7 +21,7 @@ decision: docs/forecast/method.md, "A fresher breakout estimator".
 
 Usage:
   .venv/bin/python benchmarks/bench_radar_fresh.py --cache /tmp/shu-bench/feature-sets
-      --out /tmp/shu-bench/fresh [--from 2020-01-01] [--to 2026-01-28] [--seed 0]
+      --out /tmp/shu-bench/fresh [--from 2020-01-01] [--to 2026-01-28] [--seed 0] [--cal-days 182]
   .venv/bin/python benchmarks/bench_radar_top.py /tmp/shu-bench/fresh/radar-line-seed0.parquet \
       --replay 8:0:20
 """
@@ -46,19 +48,20 @@ from shu.forecast.models.estimator import (
     single_openmp_thread,
 )
 from shu.forecast.models.forecaster import fit_forecaster
+from shu.forecast.models.split import CAL_DAYS
 from shu.forecast.questions import registry
 
 VARIANTS = {"shipped": "p_shipped", "line": "p_line", "shift": "p_shift", "raw": "p_raw"}
 
 
-def walk(cache: Path, start: date, end: date, seed: int) -> pd.DataFrame:
+def walk(cache: Path, start: date, end: date, seed: int, cal_days: int) -> pd.DataFrame:
     """Per test row: the shipped answer and the fresher estimator's three readings."""
     ex = pd.read_parquet(cache / f"{fs.RADAR}.parquet")
     names = fs._base_names(fs.RADAR)
     spec = registry.template(fs.RADAR)
     t0 = time.perf_counter()
     chunks = []
-    for test, fit, cal in fs._blocks(fs.RADAR, ex, start, end):
+    for test, fit, cal in fs._blocks(fs.RADAR, ex, start, end, cal_days):
         fc = fit_forecaster(fs.RADAR, fs.HORIZON, names, fit, cal, "hgb", "sigmoid", seed)
         both = pd.concat([fit, cal])
         x_fit, x_both, x_test = (model_matrix(d, fc.features) for d in (fit, both, test))
@@ -119,8 +122,9 @@ def main() -> None:
     ap.add_argument("--to", dest="end", type=date.fromisoformat, default=date(2026, 1, 28))
     ap.add_argument("--recent", type=date.fromisoformat, default=date(2025, 2, 5))
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cal-days", type=int, default=CAL_DAYS, help="the calibration block's days")
     args = ap.parse_args()
-    pred = walk(args.cache, args.start, args.end, args.seed)
+    pred = walk(args.cache, args.start, args.end, args.seed, args.cal_days)
     report(pred, "all")
     report(pred[pred["origin"] >= pd.Timestamp(args.recent)], f"from {args.recent}")
     args.out.mkdir(parents=True, exist_ok=True)

@@ -50,12 +50,13 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "data"
+# each in its category of the default field watchlist (training frameworks, local-model apps)
 TRACKED = [
-    ("pytorch/pytorch", "platform"),
-    ("tensorflow/tensorflow", "platform"),
-    ("keras-team/keras", "platform"),
-    ("ollama/ollama", "inference-runtime"),
-    ("mudler/LocalAI", "inference-runtime"),
+    "pytorch/pytorch",
+    "tensorflow/tensorflow",
+    "keras-team/keras",
+    "ollama/ollama",
+    "mudler/LocalAI",
 ]
 # What the replay issues daily (the cards' templates at 30 days: the star questions the headline
 # picks from most often, the interval that leads each card, and the ROCm questions); refitting
@@ -136,7 +137,7 @@ def main() -> None:
         db=args.store,
         reports_dir=args.out,
         models_dir=Path("data") / "example-models",  # under ROOT (the cwd): no machine path
-        repos=[TrackedRepo(repo=r, category=c) for r, c in TRACKED],
+        repos=[TrackedRepo(repo=r) for r in TRACKED],
     )
     with open_for_writing(args.store) as store:
         if args.compose_only:

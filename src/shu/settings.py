@@ -27,6 +27,7 @@ from pydantic import (
     SecretStr,
     StringConstraints,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -43,8 +44,11 @@ class TrackedRepo(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     repo: str = Field(description="GitHub 'owner/name'.", pattern=r"^[\w.-]+/[\w.-]+$")
-    category: str = Field(
-        description="Peer group: any name; tracked repositories sharing it are compared."
+    category: str | None = Field(
+        default=None,
+        description="Peer group: any name; tracked repositories sharing it are compared. "
+        "Left out, the repository's category in `field` (so the cards and the field view "
+        "speak of one category); a repository not in `field` must name one.",
     )
 
 
@@ -87,9 +91,11 @@ class Topic(BaseModel):
 
 
 DEFAULT_REPOS = [
-    TrackedRepo(repo="pytorch/pytorch", category="platform"),
-    TrackedRepo(repo="tensorflow/tensorflow", category="platform"),
-    TrackedRepo(repo="ollama/ollama", category="inference-runtime"),
+    # their categories of the default field watchlist, written out so that a shu.toml's own
+    # [field] table leaves them as they are
+    TrackedRepo(repo="pytorch/pytorch", category="training frameworks"),
+    TrackedRepo(repo="tensorflow/tensorflow", category="training frameworks"),
+    TrackedRepo(repo="ollama/ollama", category="local-model apps"),
 ]
 
 ROCM_PATTERN = r"rocm|\bhip\b|hipify|amdgpu|\bamd\b|gfx9|gfx1|mi300|mi250|miopen|rccl"
@@ -212,15 +218,15 @@ class Settings(BaseSettings):
         default=DEFAULT_DB,
         description="Path of the DuckDB store (env SHU_DB).",
     )
-    repos: list[TrackedRepo] = Field(
-        default_factory=lambda: list(DEFAULT_REPOS),
-        description="Tracked repositories and their categories.",
-    )
     field: dict[str, list[Annotated[str, StringConstraints(pattern=r"^[\w.-]+/[\w.-]+$")]]] = Field(
         default_factory=lambda: {k: list(v) for k, v in DEFAULT_FIELD.items()},
         description="The field the briefing compares, by category: category -> "
         "['owner/name', ...] (`[field]` in shu.toml replaces the default table, "
         "`shu.field_watchlist`); star counts only, not tracked.",
+    )
+    repos: list[TrackedRepo] = Field(
+        default_factory=lambda: list(DEFAULT_REPOS),
+        description="Tracked repositories and their categories (each's in `field` unless given).",
     )
     aliases: dict[str, str] = Field(
         default_factory=lambda: dict(DEFAULT_ALIASES),
@@ -400,6 +406,25 @@ class Settings(BaseSettings):
                     raise ValueError(f"{repo} is in both {seen[repo]!r} and {category!r}")
         return value
 
+    @field_validator("repos")
+    @classmethod
+    def _categories_from_field(
+        cls, value: list[TrackedRepo], info: ValidationInfo
+    ) -> list[TrackedRepo]:
+        """A tracked repository without a category takes its category in `field` (validated
+        before `repos`)."""
+        listed = {r: c for c, repos in (info.data.get("field") or {}).items() for r in repos}
+        filled = []
+        for r in value:
+            category = r.category or listed.get(r.repo)
+            if category is None:
+                raise ValueError(
+                    f"{r.repo} has no category and is not in [field]; "
+                    'give it one (category = "...")'
+                )
+            filled.append(r if r.category else TrackedRepo(repo=r.repo, category=category))
+        return filled
+
     @model_validator(mode="after")
     def _anchor_models_dir(self) -> Settings:
         """models_dir absolute once, so no later change of directory moves it: the shipped
@@ -420,6 +445,14 @@ class Settings(BaseSettings):
         if Path(db).resolve() == DEFAULT_DB.resolve():
             return self.reports_dir
         return Path(db).parent / "reports"
+
+    def tracked_categories(self) -> dict[str, str]:
+        """Each tracked repository's category (filled from `field` when not given), under its
+        current name; a repository configured twice keeps its first."""
+        out: dict[str, str] = {}
+        for r in self.repos:
+            out.setdefault(self.canonical(r.repo), r.category or "")
+        return out
 
     def category_of(self, repo: str) -> str | None:
         """The configured category of `repo`, or None when it is not tracked."""

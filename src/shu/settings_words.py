@@ -32,9 +32,7 @@ def plain_error(error: Any, top: str, table: type[BaseModel] | None) -> str:
     ctx = error.get("ctx") or {}
     if kind == "model_type" and table is not None:
         keys = ", ".join(f"{k} = ..." for k in _required(table))
-        example = {"repos": '{ repo = "owner/name", category = "platform" }'}.get(
-            top, "{ " + keys + " }"
-        )
+        example = {"repos": '{ repo = "owner/name" }'}.get(top, "{ " + keys + " }")
         return f"each entry of {top} is a table: write {example}"
     if kind == "string_pattern_mismatch" and ctx.get("pattern") == _REPO_PATTERN:
         return "should be a GitHub repository, 'owner/name'"
@@ -42,6 +40,8 @@ def plain_error(error: Any, top: str, table: type[BaseModel] | None) -> str:
         return f"should be at least {ctx.get('ge')}"
     if kind in _PLAIN:
         return _PLAIN[kind]
+    if kind == "value_error":  # a validator's own sentence, without pydantic's prefix
+        return str(ctx.get("error") or error["msg"])
     return str(error["msg"])
 
 

@@ -54,7 +54,8 @@ REPOS = Table(
         "described_on",
         described={
             "category": (
-                "Configured peer category (platform, inference-runtime, …); NULL when not tracked."
+                "Configured peer category (its `field` one unless set: training frameworks, "
+                "…); NULL when not tracked."
             ),
             "created_at": "When the repository was created (UTC).",
         },

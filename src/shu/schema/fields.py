@@ -38,7 +38,11 @@ MEANING_EXCEPTIONS: dict[tuple[str, str], str] = {
 SHARED_FIELDS = FieldSet(
     (
         Field("repo", "VARCHAR", "Repository 'owner/name' (its current name: aliases folded)."),
-        Field("category", "VARCHAR", "Configured peer category (platform, inference-runtime, …)."),
+        Field(
+            "category",
+            "VARCHAR",
+            "Configured peer category (its `field` one unless set: training frameworks, …).",
+        ),
         Field("created_at", "TIMESTAMP", "When it was created (UTC)."),
         Field("source", "VARCHAR", "Where the row came from."),
         Field("day", "DATE", "Day the row's values are as of (UTC)."),

@@ -347,7 +347,10 @@ CATEGORY_SIGNALS = Table(
         "accelerating_share",
         "acceleration_28d_total",
         described={
-            "category": "Configured category (platform, inference-runtime, …) or 'untracked'.",
+            "category": (
+                "Configured category (its `field` one unless set: training frameworks, …) "
+                "or 'untracked'."
+            ),
             "repos": "Members with an acceleration_28d that day.",
         },
     ),

@@ -37,9 +37,7 @@ def refresh_peer_signals(
     """Recompute category_signals and peer_signals for days >= from_day (None = all)."""
     t0 = time.perf_counter()
     start = from_day or EARLIEST
-    categories: dict[str, str] = {}
-    for tracked in settings.repos:  # a repository configured twice keeps its first category
-        categories.setdefault(settings.canonical(tracked.repo), tracked.category)
+    categories = settings.tracked_categories()
     con = store.con
     con.execute("CREATE OR REPLACE TEMP TABLE _signal_categories (repo VARCHAR, category VARCHAR)")
     if categories:

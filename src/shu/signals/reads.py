@@ -306,8 +306,8 @@ def category_moves(
 ) -> list[CategoryMove]:
     """One CategoryMove per configured category, from its category_signals row on `day`."""
     categories: dict[str, list[str]] = {}
-    for r in settings.repos:
-        categories.setdefault(r.category, []).append(r.repo)
+    for repo, category in settings.tracked_categories().items():
+        categories.setdefault(category, []).append(repo)
     sql = "SELECT acceleration_28d_mean FROM category_signals WHERE category = ? AND day = ?"
     velocity_sql = "SELECT velocity_28d_mean FROM category_signals WHERE category = ? AND day = ?"
     out = []

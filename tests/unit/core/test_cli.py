@@ -174,6 +174,6 @@ def test_settings_page_is_fresh_and_names_every_setting():
     for name, info in [*Settings.model_fields.items(), *Topic.model_fields.items()]:
         row = next(x for x in committed.splitlines() if x.startswith(f"| `{name}` |"))
         assert (info.description or "").replace("|", "\\|") in row, name
-    assert PATH_RULE in committed and "`inference-runtime`" in committed
+    assert PATH_RULE in committed and "`local-model apps`" in committed
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "(docs/settings.md)" in readme

@@ -14,7 +14,7 @@ from shu.settings import Settings, load_settings
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def test_defaults_track_three_repos_with_categories(monkeypatch, tmp_path):
+def test_defaults_track_three_repos_in_their_field_categories(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     s = load_settings()
     assert [r.repo for r in s.repos] == [
@@ -22,10 +22,23 @@ def test_defaults_track_three_repos_with_categories(monkeypatch, tmp_path):
         "tensorflow/tensorflow",
         "ollama/ollama",
     ]
-    assert s.category_of("ollama/ollama") == "inference-runtime"
+    # a tracked repository takes its category in the field, so cards and field view agree
+    assert s.category_of("pytorch/pytorch") == "training frameworks"
+    assert s.category_of("ollama/ollama") == "local-model apps"
     assert s.canonical("jmorganca/ollama") == "ollama/ollama"
     assert str(s.db) == "data/shu.duckdb"
     assert s.github_api_url == "https://api.github.com"
+
+
+def test_a_tracked_repository_without_a_category_takes_its_field_category(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    toml = tmp_path / "shu.toml"
+    toml.write_text('repos = [{ repo = "mudler/LocalAI" }, { repo = "a/b", category = "x" }]\n')
+    s = load_settings()
+    assert s.tracked_categories() == {"mudler/LocalAI": "local-model apps", "a/b": "x"}
+    # the shu.toml's own [field] is the one read; the default repositories keep theirs
+    toml.write_text('repos = [{ repo = "mudler/LocalAI" }]\n[field]\napps = ["mudler/LocalAI"]\n')
+    assert load_settings().category_of("mudler/LocalAI") == "apps"
 
 
 def test_env_and_toml(monkeypatch, tmp_path):
@@ -114,7 +127,12 @@ def test_a_missing_config_file_is_an_error(monkeypatch, tmp_path):
         (  # a plain name where a table is meant: what to write, not pydantic's model name
             '[shu]\nrepos = ["pytorch/pytorch"]\n',
             r"invalid setting repos\[0\] = 'pytorch/pytorch': each entry of repos is a table: "
-            r'write \{ repo = "owner/name", category = "platform" \}$',
+            r'write \{ repo = "owner/name" \}$',
+        ),
+        (  # neither a category nor a place in the field: one line saying what to add
+            '[shu]\nrepos = [{ repo = "acme/kit" }]\n',
+            r"invalid setting repos = \[\{'repo': 'acme/kit'\}\]: acme/kit has no category and "
+            r'is not in \[field\]; give it one \(category = "\.\.\."\)$',
         ),
         (
             '[shu]\nrepos = [{ repo = "pytorch", category = "platform" }]\n',

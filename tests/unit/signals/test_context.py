@@ -203,7 +203,7 @@ def test_real_context(shared_dir, store):
         ).fetchall()
     )
     pt, tf = stars["pytorch/pytorch"], stars["tensorflow/tensorflow"]
-    assert peers["pytorch/pytorch"] == ("platform", pt, tf, pytest.approx(pt - tf))
+    assert peers["pytorch/pytorch"] == ("training frameworks", pt, tf, pytest.approx(pt - tf))
     assert peers["ollama/ollama"][2] is None  # alone in its category
     lift = store.con.execute(
         "SELECT count(*), count(star_lift) FROM release_signals WHERE repo = 'ollama/ollama' "
@@ -212,5 +212,5 @@ def test_real_context(shared_dir, store):
     assert lift[0] > 50 and 0 < lift[1] < lift[0]  # windows over dataset gaps stay NULL
     latest = latest_signals(store, "ollama/ollama")
     assert latest["day"] == date(2026, 2, 28) and latest["commits"]["repo"] == "ollama/ollama"
-    assert latest["peers"]["category"] == "inference-runtime"
+    assert latest["peers"]["category"] == "local-model apps"
     assert latest["releases"]["last_release_tag"].startswith("v")
