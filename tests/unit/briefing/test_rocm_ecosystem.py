@@ -371,17 +371,17 @@ def test_a_move_that_holds_without_the_largest_repository_says_it_still_does(sto
     ), section
 
 
-def test_the_share_is_told_against_every_year_since_the_histories_begin(store, settings):
-    """Two repositories from Sep 2022: ROCm work on every 2nd day (a 90-day share of exactly 50%)
-    until 2 Oct 2024, then on every 10th (exactly 10%): today's 10% is at 2025's level and below
-    2023–24's (2022, counted on its last month only, has no mean); the uncounted tracked
-    repositories are named in the same sentence."""
+def _two_histories(store, settings, late_from=None):
+    """Two repositories from Sep 2022: ROCm work on every 2nd day (a 90-day share of exactly
+    50%) until 2 Oct 2024, then on every 10th (exactly 10%), and from `late_from` on every 9th;
+    the briefing of DAY composed over them."""
     start = datetime(2022, 9, 1)
     low_from = datetime(2024, 10, 3)
     rows = []
     for i in range((datetime(2026, 2, 28) - start).days + 1):
         t = start + timedelta(days=i, hours=8)
-        rocm = i % 10 == 0 if t >= low_from else i % 2 == 0
+        every = 9 if late_from and t >= late_from else 10 if t >= low_from else 2
+        rocm = i % every == 0
         for repo in ("a/one", "b/two"):  # two alike: one repository's history is no ecosystem
             sha = f"{repo[0]}{i:039d}"
             rows.append((repo, sha, t, rocm, "ROCm work" if rocm else "work"))
@@ -392,7 +392,23 @@ def test_the_share_is_told_against_every_year_since_the_histories_begin(store, s
     frame["source"] = "git"
     store.upsert("commits", frame)
     refresh_signals(store, settings=settings)
-    result = compose_briefing(store, DAY, settings)
+    return compose_briefing(store, DAY, settings)
+
+
+def test_a_share_near_a_years_level_says_which_way_it_differs(store, settings):
+    # 11% in the last 90 days against 2025's 10%: within the band of a year's level, but a
+    # reader compares the two figures, so not "at 2025's level"
+    text = _two_histories(store, settings, late_from=datetime(2025, 12, 1)).path.read_text()
+    lead = text[text.index("## ROCm across the ecosystem") :].split("\n\n")[1]
+    assert re.search(r"That is a little above 2025's 10\.\d% \[R\d+\]", lead), lead
+    assert "2025's level" not in lead
+
+
+def test_the_share_is_told_against_every_year_since_the_histories_begin(store, settings):
+    """The histories of `_two_histories`: today's 10% is at 2025's level and below 2023–24's
+    (2022, counted on its last month only, has no mean); the uncounted tracked repositories are
+    named in the same sentence."""
+    result = _two_histories(store, settings)
     text = result.path.read_text()
     lead = text[text.index("## ROCm across the ecosystem") :].split("\n\n")[1]
     assert lead.startswith("The share of commits touching ROCm held at 10.0% [R"), lead

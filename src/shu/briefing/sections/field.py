@@ -2,7 +2,9 @@
 attention against which, in words, from the field view the facts layer computes
 (`shu.signals.field`): per category of the field watchlist (`Settings.field`) its share of the
 stars the watchlist gained in the last 28 days, the 28 before and the same 28 days a year
-before, in a table that fits a phone, and its fastest repositories by the pace underneath
+before, in a table that fits a phone (the year before only when it counts nearly as many
+repositories as now: `FieldView.comparable`, else a line says why it is left out), and its
+fastest repositories by the pace underneath
 (bursts out), every number with its receipt. A category counted over fewer than `MIN_COUNTED`
 repositories is flagged beside its share. The body says in one line how many repositories are
 not counted; the appendix's "How the field is counted" names them. Left out (with a note) when
@@ -32,14 +34,17 @@ def build(ctx: BriefingContext) -> Part:
             "of the last 28 days"
         }
         return Part("", data=data)
+    year = view.comparable("year")
     return Part(
         ctx.render(
             "sections/field.md.j2",
             lead=_lead(ctx, view),
-            rows=[_row(ctx, c) for c in view.categories],
+            rows=[_row(ctx, c, year) for c in view.categories],
             movers=[line for c in view.categories if (line := _movers(ctx, c))],
+            year=year,
             year_counted=view.windows["year"].counted,
             now_counted=view.windows["now"].counted,
+            year_left_out=None if year else _year_left_out(view),
             thin=_thin(view),
             uncounted=_uncounted(view),
         ),
@@ -61,11 +66,22 @@ def share_text(ctx: BriefingContext, c: Category, window: str) -> Md:
     return Md(f"{shown} {ref(_cite(ctx, c.share_cites.get(window)))}")
 
 
-def _row(ctx: BriefingContext, c: Category) -> dict[str, str]:
+def _row(ctx: BriefingContext, c: Category, year: bool) -> dict[str, str]:
     return {
         "name": safe_inline(c.name),
-        **{w: share_text(ctx, c, w) for w in WINDOW_NAMES},
+        **{w: share_text(ctx, c, w) for w in WINDOW_NAMES if year or w != "year"},
     }
+
+
+def _year_left_out(view: FieldView) -> Md:
+    """Why the table has no year-before column: too few of today's repositories counted then
+    (`FieldView.comparable`), so its shares would be of another field."""
+    then, now = view.windows["year"].counted, view.windows["now"].counted
+    return Md(
+        f"The same 28 days a year before are not shown: {then} of the watchlist's repositories "
+        f"have counts at both their ends against {now} now, so their shares would be of "
+        "another field, not this one a year younger."
+    )
 
 
 def _lead(ctx: BriefingContext, view: FieldView) -> Md:

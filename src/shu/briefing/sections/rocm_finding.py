@@ -37,6 +37,10 @@ from shu.signals.rocm_facts import (
     yearly_shares,
 )
 
+# a year at today's level (`rocm_facts.LEVEL_BAND`) reads as "at its level" only when the two
+# shares differ by under this (relative); else the sentence says which way today's is
+SAME_LEVEL = 0.05
+
 
 def both_receipt(book: ReceiptBook, day: date, other: date, n: int) -> int:
     """The receipt of how many repositories are counted on both `day` and `other`."""
@@ -301,7 +305,7 @@ def _history(ctx: BriefingContext, f: Finding) -> tuple[float, AgainstHistory] |
 
 
 def history_words(ctx: BriefingContext, f: Finding) -> str:
-    """'That is back to 2024's level (3.8% [R]), below 2017–19's 10–12% [R, R, R].': today's
+    """'That is a little above 2024's 3.7% [R], below 2017–19's 10–12% [R, R, R].': today's
     share among the whole years before it (the mean 90-day share of each, `finding_detail`
     says so), over every repository counted today, named as such where it shows differently
     from the finding's; '' without a year to compare."""
@@ -328,10 +332,13 @@ def history_words(ctx: BriefingContext, f: Finding) -> str:
 
     parts = []
     if h.level is not None:
-        back = "at" if h.level.year == f.day.year - 1 else "back to"
-        parts.append(
-            f"{back} {h.level.year}'s level ({pct(h.level.share, 1)} {ref(cite(h.level))})"
-        )
+        then = f"{pct(h.level.share, 1)} {ref(cite(h.level))}"
+        if abs(share / h.level.share - 1) < SAME_LEVEL:
+            back = "at" if h.level.year == f.day.year - 1 else "back to"
+            parts.append(f"{back} {h.level.year}'s level ({then})")
+        else:  # within the band, but a reader compares the two figures: say which way
+            side = "above" if share > h.level.share else "below"
+            parts.append(f"a little {side} {h.level.year}'s {then}")
     if h.above:
         parts.append("below " + and_list([spread(run) for run in h.above]))
     if h.below:
