@@ -45,14 +45,29 @@ def said_key(what: str, name: str) -> str:
     return f"{what} of {name}"
 
 
+# the forecast's lean, said before its figure: (lowest probability, words); an answer between
+# 45% and 55% has no lean, and is said to have none
+LEANS = (
+    (0.65, "is likely to beat"),
+    (0.55, "leans towards beating"),
+    (0.45, "is as likely as not to beat"),
+    (0.35, "leans towards staying below"),
+    (0.0, "is likely to stay below"),
+)
+
+
 def forecast_words(book: ReceiptBook, f: Forecast, whose: str = "its", counts: str = "") -> str:
-    """'its 28-day pace has a 14% chance [R] of beating today's 4.5 on 30 Mar 2026', the one
-    forecast At a glance and What moved quote on whether a move lasts (its figures early, so
-    the sentence said of several repositories repeats no six words); `counts`: the store-wide
-    days today's pace counts ('19–20 Feb 2026'), said when there are any."""
+    """'its 28-day pace is likely to stay below today's 4.5 on 30 Mar 2026 (12% [R] that it
+    beats it)', the one forecast At a glance and What moved quote on whether a move lasts: its
+    lean first (`LEANS`: a 51% answer says there is none), then the chance it beats today's
+    pace, its figures early, so the sentence said of several repositories repeats no six words;
+    `counts`: the store-wide days today's pace counts ('19–20 Feb 2026'), said when there are
+    any."""
+    lean = next(words for low, words in LEANS if f.probability >= low)
     text = (
-        f"{whose} 28-day pace has a {pct(f.probability)} chance {ref(book.cite(f.cite))} of "
-        f"beating today's {num(f.threshold, 1)} on {day_text(f.resolves_on)}"
+        f"{whose} 28-day pace {lean} today's {num(f.threshold, 1)} on "
+        f"{day_text(f.resolves_on)} ({pct(f.probability)} {ref(book.cite(f.cite))} that it beats "
+        "it)"
     )
     return text + (f", which counts {counts}" if counts else "")
 
@@ -126,9 +141,10 @@ def meaning_sentence(
     book: ReceiptBook, m: Meaning | None, said: set[str] | None = None, counts: str = ""
 ) -> Md | None:
     """'What it means: its largest 28-day fall since Mar 2023 [R]; the rest of training
-    frameworks (9 repositories) ran 4% faster (…); its 28-day pace has a 12% chance [R] of
-    beating today's 26.5 on 30 Mar 2026; release v1.2 of 24 Feb 2026 [R] coincides with it (in
-    time only).' None when nothing is known; `said` and `counts` as for `meaning_parts`."""
+    frameworks (9 repositories) ran 4% faster (…); its 28-day pace is likely to stay below
+    today's 26.5 on 30 Mar 2026 (12% [R] that it beats it); release v1.2 of 24 Feb 2026 [R]
+    coincides with it (in time only).' None when nothing is known; `said` and `counts` as for
+    `meaning_parts`."""
     parts = [] if m is None else meaning_parts(book, m, said, counts)
     if not parts:
         return None

@@ -12,13 +12,15 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 import pandas as pd
+import pytest
 from support.signal_data import insert_observations
 
 from shu.briefing.compose import compose_briefing
-from shu.receipts import ReceiptBook, resolve, stored_receipts
+from shu.briefing.story_meaning import forecast_words
+from shu.receipts import Citation, ReceiptBook, resolve, stored_receipts
 from shu.settings import TrackedRepo, get_settings
 from shu.signals import refresh_signals
-from shu.signals.move_meaning import coinciding, forecast_to_last, history_rank
+from shu.signals.move_meaning import Forecast, coinciding, forecast_to_last, history_rank
 from shu.store import Store
 
 DAY = date(2026, 2, 28)
@@ -252,3 +254,23 @@ def test_releases_of_the_same_day_are_named_with_the_day_once(store, settings):
         line,
     ), line
     assert line.count("18 Feb 2026") == 1
+
+
+@pytest.mark.parametrize(
+    ("probability", "lean"),
+    [
+        (0.12, "is likely to stay below"),
+        (0.40, "leans towards staying below"),
+        (0.51, "is as likely as not to beat"),
+        (0.60, "leans towards beating"),
+        (0.78, "is likely to beat"),
+    ],
+)
+def test_the_forecast_that_a_pace_lasts_says_its_lean_before_its_figure(probability, lean):
+    cite = Citation("row", "forecasts", {"forecast_id": "f"}, "probability", probability, DAY, "")
+    forecast = Forecast("f", probability, 26.5, DAY + timedelta(days=30), cite)
+    words = forecast_words(ReceiptBook(), forecast)
+    assert words == (
+        f"its 28-day pace {lean} today's 26.5 on 30 Mar 2026 "
+        f"({round(probability * 100)}% [R1] that it beats it)"
+    )
