@@ -14,6 +14,11 @@ from shu.briefing.text import and_list, day_text, num, pct, ref, release_link
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md, safe_inline
 from shu.signals.move_meaning import Forecast, Meaning, Rank
+from shu.signals.stories import Story
+
+# a repository's move is told against its category's: the category's same-way change at least
+# IN_STEP of its own is "in step"; an own change under OWN_MIN is not read against it at all
+IN_STEP, OWN_MIN = 0.5, 0.05
 
 # (column, side) -> what a record of it is called
 _RECORD = {
@@ -72,13 +77,44 @@ def forecast_words(book: ReceiptBook, f: Forecast, whose: str = "its", counts: s
     return text + (f", which counts {counts}" if counts else "")
 
 
+def own_change(story: Story) -> float | None:
+    """The story's own change of pace, relative: its ordinary days' (bursts out) when both
+    windows have them, else its 28-day pace's; None when neither is known."""
+    for now, before in (
+        (story.ordinary_now, story.ordinary_before),
+        (story.velocity_28d, story.velocity_28d_before),
+    ):
+        if now is not None and before is not None and before > 0:
+            return now / before - 1
+    return None
+
+
+def whose_move(own: float | None, category: float, rest: str) -> str:
+    """The category clause read against the repository's own change (`own`): whether its move
+    is the category's ('in step with ...', when the rest moved the same way by at least
+    `IN_STEP` of its own change) or its own ('its own: ...'); `rest` alone when its own change
+    is unknown or under `OWN_MIN`."""
+    if own is None or abs(own) < OWN_MIN:
+        return rest
+    if own * category > 0 and abs(category) >= IN_STEP * abs(own):
+        return f"in step with its category: {rest}"
+    if own * category > 0:
+        return f"mostly its own: {rest}"
+    return f"its own, not its category's: {rest}"
+
+
 def meaning_parts(
-    book: ReceiptBook, m: Meaning, said: set[str] | None = None, counts: str = ""
+    book: ReceiptBook,
+    m: Meaning,
+    said: set[str] | None = None,
+    counts: str = "",
+    own: float | None = None,
 ) -> list[str]:
     """The clauses of `meaning_sentence`, each with its receipts (none when nothing is known);
     a rank or forecast already in `said` (At a glance gave it) is not said again: the forecast
     is referred to; the rest of a category is said on its first story only (named in `said`:
-    its later stories' peers are nearly the same repositories)."""
+    its later stories' peers are nearly the same repositories), read against the repository's
+    own change of pace (`own`, `own_change`: whether the move is its own or its category's)."""
     said = set() if said is None else said
     parts = []
     ranks = [rank_words(book, r) for r in (m.rank, m.level) if r is not None]
@@ -94,10 +130,11 @@ def meaning_parts(
             if round(c.change, 2) == 0
             else f"ran {pct(abs(c.change))} {'faster' if c.change > 0 else 'slower'}"
         )
-        parts.append(
+        rest = (
             f"the rest of {safe_inline(c.name)} ({c.repos} repositories) {move} "
             f"({num(c.now, 1)} against {num(c.before, 1)} stars/day {ref(r_now, r_before)})"
         )
+        parts.append(whose_move(own, c.change, rest))
     f = m.forecast
     if f is not None:
         said_before = said_key("forecast", m.repo) in said
@@ -138,14 +175,18 @@ def meaning_parts(
 
 
 def meaning_sentence(
-    book: ReceiptBook, m: Meaning | None, said: set[str] | None = None, counts: str = ""
+    book: ReceiptBook,
+    m: Meaning | None,
+    said: set[str] | None = None,
+    counts: str = "",
+    own: float | None = None,
 ) -> Md | None:
-    """'What it means: its largest 28-day fall since Mar 2023 [R]; the rest of training
-    frameworks (9 repositories) ran 4% faster (…); its 28-day pace is likely to stay below
-    today's 26.5 on 30 Mar 2026 (12% [R] that it beats it); release v1.2 of 24 Feb 2026 [R]
-    coincides with it (in time only).' None when nothing is known; `said` and `counts` as for
-    `meaning_parts`."""
-    parts = [] if m is None else meaning_parts(book, m, said, counts)
+    """'What it means: its largest 28-day fall since Mar 2023 [R]; its own, not its category's:
+    the rest of training frameworks (9 repositories) ran 4% faster (…); its 28-day pace is
+    likely to stay below today's 26.5 on 30 Mar 2026 (12% [R] that it beats it); release v1.2
+    of 24 Feb 2026 [R] coincides with it (in time only).' None when nothing is known; `said`,
+    `counts` and `own` as for `meaning_parts`."""
+    parts = [] if m is None else meaning_parts(book, m, said, counts, own)
     if not parts:
         return None
     return Md("What it means: " + "; ".join(parts) + ".")

@@ -16,7 +16,7 @@ import pytest
 from support.signal_data import insert_observations
 
 from shu.briefing.compose import compose_briefing
-from shu.briefing.story_meaning import forecast_words
+from shu.briefing.story_meaning import forecast_words, whose_move
 from shu.receipts import Citation, ReceiptBook, resolve, stored_receipts
 from shu.settings import TrackedRepo, get_settings
 from shu.signals import refresh_signals
@@ -96,7 +96,8 @@ def test_the_largest_fall_since_a_year_and_a_coinciding_release_are_said(store, 
     glance = text[text.index("## At a glance") :].split("\n## ")[0]
     assert glance.count("its largest 28-day fall since Aug 2023 [R") == 1, glance
     assert "largest 28-day fall" not in line, line
-    assert "What it means: the rest of local apps" in line, line
+    # it fell while its peers sped up: the fall is its own, and the note says so
+    assert "What it means: its own, not its category's: the rest of local apps" in line, line
     assert (
         f"release [v2.0.0](https://github.com/{REPO}/releases/tag/v2.0.0) of 18 Feb 2026 [R" in line
     ), line
@@ -274,3 +275,18 @@ def test_the_forecast_that_a_pace_lasts_says_its_lean_before_its_figure(probabil
         f"its 28-day pace {lean} today's 26.5 on 30 Mar 2026 "
         f"({round(probability * 100)}% [R1] that it beats it)"
     )
+
+
+@pytest.mark.parametrize(
+    ("own", "category", "reading"),
+    [
+        (-0.40, -0.30, "in step with its category: "),
+        (-0.40, -0.05, "mostly its own: "),
+        (-0.40, +0.20, "its own, not its category's: "),
+        (+0.30, -0.10, "its own, not its category's: "),
+        (-0.02, +0.50, ""),  # its own change too small to read the category against
+        (None, -0.30, ""),
+    ],
+)
+def test_a_move_is_read_against_its_categorys(own, category, reading):
+    assert whose_move(own, category, "the rest of apps ...") == reading + "the rest of apps ..."

@@ -19,7 +19,7 @@ from shu.briefing import charts
 from shu.briefing.context import BriefingContext, Part
 from shu.briefing.held_words import STORE_WIDE_SAID, held, held_sentence, store_wide_when
 from shu.briefing.sections.calibration_watch import store_loss
-from shu.briefing.story_meaning import meaning_sentence
+from shu.briefing.story_meaning import meaning_sentence, own_change
 from shu.briefing.story_words import kind_words, story_sentence
 from shu.briefing.text import and_list, day_text, days_text, ref, repo_link
 from shu.safe_markdown import Md
@@ -130,7 +130,7 @@ def _with_meaning(ctx: BriefingContext, line: Md, story: Story) -> Md:
     """The story's line followed by what its move means (`story_meaning`), when anything is
     known: what At a glance said already (`ctx.said`) is not said again."""
     extra = meaning_sentence(
-        ctx.book, ctx.meanings.get(story.repo), ctx.said, store_wide_when(story)
+        ctx.book, ctx.meanings.get(story.repo), ctx.said, store_wide_when(story), own_change(story)
     )
     return line if extra is None else Md(f"{line} {extra}")
 
