@@ -17,7 +17,7 @@ import jinja2
 
 from shu.briefing.card.earned import beats_coin
 from shu.briefing.choice import CardChoice, choose_cards
-from shu.briefing.story_title import importance, story_title
+from shu.briefing.story_title import briefing_title, importance, rocm_leads
 from shu.briefing.text import template_env
 from shu.evidence.retrieval import PassageIndex
 from shu.forecast.evaluation.skill_gate import demonstrated_skill
@@ -28,7 +28,7 @@ from shu.settings import Settings
 from shu.signals.field import FieldView, field_view
 from shu.signals.move_meaning import Meaning, meaning
 from shu.signals.reads import CategoryMove, category_moves, last_signal_day, stale_repos
-from shu.signals.rocm_facts import RocmActivity, rocm_activity
+from shu.signals.rocm_facts import Finding, RocmActivity, finding, rocm_activity
 from shu.signals.stories import Story, mark_shared
 from shu.signals.story_reads import story_of
 from shu.store import Store, first_data_day, utcnow
@@ -141,10 +141,21 @@ class BriefingContext:
         }
 
     @cached_property
+    def rocm_finding(self) -> Finding | None:
+        """How the share of commits touching ROCm moved over the last 90 days of the index
+        (`rocm_facts.finding`), read once for the title, At a glance and the section."""
+        return finding(self.store, self.data_through)
+
+    @cached_property
+    def rocm_leads(self) -> bool:
+        """Whether that move heads the note (`story_title.rocm_leads`)."""
+        return rocm_leads(self.rocm_finding, self.stories)
+
+    @cached_property
     def title(self) -> str:
         if self.no_data:
             return NO_DATA_TITLE
-        return story_title(self.stories)
+        return briefing_title(self.stories, self.rocm_finding)
 
     @cached_property
     def forecasts(self) -> list[dict[str, Any]]:

@@ -1,11 +1,14 @@
 """The briefing's title from the stories (`shu.signals.stories`): the two most important
 stories in a phrase each (a change of pace first, then episodes that moved the pace by at least
-`TITLE_ARTEFACT_SHARE` of the earlier ordinary pace), a shared burst's phrase first, one line.
+`TITLE_ARTEFACT_SHARE` of the earlier ordinary pace), a shared burst's phrase first, one line;
+led by a notable move of ROCm work across the ecosystem (`rocm_leads`) when no tracked
+repository's pace really changed, with one story after it.
 """
 
 from __future__ import annotations
 
-from shu.briefing.text import and_more, days_text
+from shu.briefing.text import and_more, days_text, pct
+from shu.signals.rocm_facts import FINDING_DAYS, Finding
 from shu.signals.stories import Episode, Story, burst_groups, shared_underneath
 
 TITLE_ARTEFACT_SHARE = 0.2  # an episode names itself in the title when it moved the pace this much
@@ -51,11 +54,41 @@ def headline_worthy(story: Story, stories: list[Story]) -> bool:
     return importance(story) >= HEADLINE_SHARE * top
 
 
-def story_title(stories: list[Story]) -> str:
-    """The briefing's title: the MAX_TITLE_PHRASES most important stories, each told by the cause
-    that dominates it; a lone story names the second cause where both hold (a slowdown masked by a
-    burst, slower ordinary days beneath a burst leaving the window, the last 7 days turning
-    back); plain changes of pace of several repositories share one phrase."""
+def rocm_leads(finding: Finding | None, stories: list[Story]) -> bool:
+    """Whether a move of the share of commits touching ROCm heads the note (the title and At a
+    glance): when it is notable (larger than any over as many days in the year before) and the
+    most important story is no real change of a tracked repository's pace (a burst entering or
+    leaving its window is the window's, not the field's)."""
+    if finding is None or not finding.notable:
+        return False
+    top = max(stories, key=importance, default=None)
+    return top is None or top.kind not in ("pace_down", "pace_up")
+
+
+def rocm_phrase(finding: Finding) -> str:
+    """'ROCm work rose from 1.7% to 4.5% of commits in 90 days, more than in any 90 days of the
+    year before' (the figures are the section's, with their receipts)."""
+    way = "rose" if finding.move > 0 else "fell"
+    return (
+        f"ROCm work {way} from {pct(finding.share_then, 1)} to {pct(finding.share_now, 1)} of "
+        f"commits in {FINDING_DAYS} days, more than in any {FINDING_DAYS} days of the year before"
+    )
+
+
+def briefing_title(stories: list[Story], finding: Finding | None) -> str:
+    """The title: the ROCm phrase and the most important story when `rocm_leads`, else the
+    stories' (`story_title`)."""
+    if finding is not None and rocm_leads(finding, stories):
+        return f"{rocm_phrase(finding)}; {story_title(stories, room=1)}"
+    return story_title(stories)
+
+
+def story_title(stories: list[Story], room: int = MAX_TITLE_PHRASES) -> str:
+    """The stories' title: the `room` (MAX_TITLE_PHRASES) most important stories, each told by
+    the cause that dominates it; a lone story in the whole title names the second cause where
+    both hold (a slowdown masked by a burst, slower ordinary days beneath a burst leaving the
+    window, the last 7 days turning back); plain changes of pace of several repositories share
+    one phrase."""
     if not stories:
         return "No tracked repository has star data yet"
     shared = shared_phrases(stories)
@@ -82,10 +115,10 @@ def story_title(stories: list[Story]) -> str:
             same = [t for t in news if t.kind == s.kind and not t.beside]
             grouped.update(t.repo for t in same)
         told.append((s, same))
-    told = told[: max(MAX_TITLE_PHRASES - len(shared), 0)]
-    # two stories: each by its dominant cause only (the body says the rest)
-    short = len(told) + len(shared) > 1
-    phrases = [phrase for _, _, phrase in shared][:MAX_TITLE_PHRASES] + [
+    told = told[: max(room - len(shared), 0)]
+    # two phrases in the title: each story by its dominant cause only (the body says the rest)
+    short = len(told) + len(shared) > 1 or room < MAX_TITLE_PHRASES
+    phrases = [phrase for _, _, phrase in shared][:room] + [
         f"{_names(same)} {_verb(same, 'slow' if s.kind == 'pace_down' else 'speed')} {_dir(s.kind)}"
         if len(same) > 1 or (s.kind in ("pace_down", "pace_up") and not s.beside)
         else story_phrase(s, short=short)
@@ -112,7 +145,7 @@ def story_title(stories: list[Story]) -> str:
             same = [s for s in moved if s.path is not None and s.path.shape == shape]
             if same:
                 phrases.append(f"{_names(same, limit=3)} {words}")
-    return "; ".join(phrases)  # names keep their own spelling, even first
+    return "; ".join(phrases[:room])  # names keep their own spelling, even first
 
 
 def shared_phrases(stories: list[Story]) -> list[tuple[list[str], str, str]]:

@@ -13,8 +13,11 @@ from datetime import date, datetime, timedelta
 import pandas as pd
 
 from shu.briefing.compose import compose_briefing
+from shu.briefing.story_title import rocm_leads
 from shu.receipts import resolve, stored_receipts
 from shu.signals import refresh_signals
+from shu.signals.rocm_facts import Finding
+from shu.signals.stories import Story
 
 DAY = date(2026, 2, 28)
 HOSTILE = "<script>alert(1)</script> [x](javascript:alert(1))"
@@ -288,6 +291,13 @@ def test_a_notable_move_leads_the_section_and_has_a_sentence_at_a_glance(store, 
     glance = text[text.index("## At a glance") : text.index("\n| repository")]
     sentence = next(x for x in glance.splitlines() if "ROCm" in x).removeprefix("- ")
     assert sentence.startswith("The share of commits touching ROCm rose from "), sentence
+    # no tracked repository's pace really changed: the move heads the note, title and glance
+    assert re.match(
+        r"# ROCm work rose from \d+\.\d% to \d+\.\d% of commits in 90 days, more than in any "
+        r"90 days of the year before; ",
+        text,
+    ), text.splitlines()[0]
+    assert glance.split("\n- ")[1].strip() == sentence
     assert "] in 90 days, over the same 2 repositories" in sentence  # short: no windows
     # short: how the move compares is said with its receipt; the figure is the section's
     assert ", more than in any 90 days of the year before [R" in sentence
@@ -459,3 +469,16 @@ def test_a_tracked_repository_whose_own_share_moves_against_the_field_says_so(st
     receipts = stored_receipts(store, result.briefing_id)
     assert any("acme/platform's own share" in r.label for r in receipts)
     assert all(resolve(store, r) is None for r in receipts)
+
+
+def test_a_real_change_of_pace_keeps_the_head_of_the_note_from_rocm():
+    day = date(2026, 2, 28)
+    notable = Finding(day, day - timedelta(days=90), 2, 0.017, 0.045, 0.02, 341)
+    quiet = Finding(day, day - timedelta(days=90), 2, 0.017, 0.020, 0.02, 341)
+    burst = Story("a/b", day, "burst_left", effect=-31.0)
+    small_slowing = Story("c/d", day, "pace_down", effect=-2.0)
+    slowing = Story("c/d", day, "pace_down", effect=-20.0)
+    assert rocm_leads(notable, [burst, small_slowing]) and rocm_leads(notable, [])
+    # the most important story a real slowdown (20 stars/day, weighed twice): it is the news
+    assert not rocm_leads(notable, [burst, slowing])
+    assert not rocm_leads(quiet, [burst]) and not rocm_leads(None, [burst])

@@ -6,8 +6,9 @@ important story (a shared burst's first, then the story that moved its pace most
 `story_title.importance`) with what it means from numbers the store holds (how its 28-day
 change of pace ranks in the repository's own record and the forecast that its pace lasts, the
 same facts in the same words as What moved, which then does not repeat them: `with_meaning`);
-a notable move of the share of commits touching ROCm (`rocm_finding.glance_sentence`); the
-next story; which category of the field gained share (`shu.signals.field`); the forecast that
+a notable move of the share of commits touching ROCm (`rocm_finding.glance_sentence`; first,
+as in the title, when no tracked repository's pace really changed: `story_title.rocm_leads`);
+the next story; which category of the field gained share (`shu.signals.field`); the forecast that
 departs most from its base rate among those this store's record of their kind of answer does
 not undercut (naming the furthest one left out, with its record; led by that record when it
 undercuts them all); and the top of the breakout radar. A sentence that would pass either
@@ -101,10 +102,9 @@ def glance_sentences(ctx: BriefingContext) -> list[Md]:
     if stories and lead is not None:
         stories[0] = with_meaning(ctx, stories[0], lead, own)
     out: list[Md] = []
+    rocm = rocm_finding.glance_sentence(ctx)  # a notable move of ROCm work
     candidates = (
-        *stories[:1],
-        rocm_finding.glance_sentence(ctx),  # a notable move of ROCm work: after the lead story
-        *stories[1:],
+        *((rocm, *stories) if ctx.rocm_leads else (*stories[:1], rocm, *stories[1:])),
         _field_sentence(ctx),
         _forecast_sentence(ctx),
         _radar_sentence(ctx),

@@ -46,7 +46,6 @@ from shu.signals.rocm_facts import (
     SAME_REPOS_COUNT_SQL,
     SAME_REPOS_SQL,
     WITHOUT_SQL,
-    finding,
     histories_ended,
     index_day,
     index_row,
@@ -76,7 +75,7 @@ def build(ctx: BriefingContext) -> Part:
                 },
             },
         )
-    found = finding(ctx.store, ctx.data_through)
+    found = ctx.rocm_finding
     lead = finding_sentence(ctx, found) if found is not None else None  # cited first
     now = _state(ctx, day)
     leaders = now["leaders"]

@@ -29,7 +29,6 @@ from shu.signals.rocm_facts import (
     Finding,
     YearShare,
     against_history,
-    finding,
     index_row,
     not_counted,
     own_shares,
@@ -255,7 +254,7 @@ def against_field(ctx: BriefingContext, f: Finding) -> list[str]:
 def glance_sentence(ctx: BriefingContext) -> Md | None:
     """At a glance's sentence on ROCm work across the ecosystem: the finding, only when it is
     notable (`Finding.notable`)."""
-    f = finding(ctx.store, ctx.data_through)
+    f = ctx.rocm_finding
     return finding_sentence(ctx, f, glance=True) if f is not None and f.notable else None
 
 
