@@ -596,3 +596,28 @@ def test_at_a_glance_leads_with_what_the_move_means(filled, settings, day) -> No
         assert about_shu not in glance.split("\n|")[0], about_shu
     receipts = stored_receipts(filled, result.briefing_id)
     assert [resolve(filled, r) for r in receipts] == [None] * len(receipts)
+
+
+def test_a_question_a_quoted_passage_answers_is_not_called_unanswered(
+    filled, settings, day, tmp_path
+):
+    from shu.briefing.card.topic import context_answers
+    from shu.briefing.context import BriefingContext
+
+    def answers(used: set) -> tuple[list[str], str]:
+        ctx = BriefingContext.open(filled, day, settings, tmp_path)
+        short, details = context_answers(ctx, "acme/platform", "star_accel_reach", None, used)
+        asked = [str(x) for x in short + details if str(x).startswith("*")]
+        return asked, " ".join(str(x) for x in details if "no passage answering" in str(x))
+
+    asked, unanswered = answers(set())
+    assert asked, "the notes answer a question about acme/platform"
+    question = asked[0].split("*")[1]
+    assert question not in unanswered
+    # the same passages already quoted elsewhere on the card: not quoted again, and the
+    # question they answer is not said to be one the corpus cannot answer
+    every = {
+        tuple(r) for r in filled.con.execute("SELECT doc_id, passage_no FROM passages").fetchall()
+    }
+    asked, unanswered = answers(every)
+    assert not asked and question not in unanswered

@@ -103,8 +103,9 @@ def context_answers(
     ctx: BriefingContext, repo: str, template: str, topic: TopicEvidence | None, used: Used
 ) -> tuple[list[Md], list[Md]]:
     """The context questions a passage not yet quoted on the card answers (short: up to
-    SHORT_ANSWERS; details: the others, those nothing answers, and the repository's landscape
-    among its peers and lifecycle phase)."""
+    SHORT_ANSWERS; details: the others, those no passage answers (one the card already quotes
+    counts as answering), and the repository's landscape among its peers and lifecycle
+    phase)."""
     short = repo.split("/")[-1]
     quantity = template_words(template)
     if topic and topic.asserted:
@@ -161,7 +162,7 @@ def context_answers(
             quotes.append(f"“{safe_inline(sentence, QUOTE_CHARS)}” {ref(r)}")
         if quotes:
             answered.append(Md(f"*{safe_inline(question)}* " + " ".join(quotes)))
-        else:
+        elif not sentences:  # a passage the card already quotes answers it: not "unanswered"
             unanswered.append(question)
     details = answered[SHORT_ANSWERS:]
     if unanswered:  # said in full once per note, shorter after
