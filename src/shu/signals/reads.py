@@ -262,12 +262,20 @@ def latest_phase(con: duckdb.DuckDBPyConnection, repo: str, day: date) -> Phase 
     )
 
 
+# A tag's version as a list of its numbers ('v3.13.2' -> [3, 13, 2]), to order releases of one
+# day: a backport published hours after the new version line is not "the latest release"
+# (`sql/release_signals.sql` orders the same way)
+VERSION_KEY = "list_transform(regexp_extract_all(tag, '\\d+'), lambda x: x::BIGINT)"
+
+
 def latest_release(con: duckdb.DuckDBPyConnection, repo: str, day: date) -> dict[str, Any] | None:
-    """The latest release (or tag) of `repo` published on or before `day`."""
+    """The latest release (or tag) of `repo` published on or before `day`: of the newest day's,
+    the highest version (`VERSION_KEY`), then the latest published."""
     rows = dicts(
         con.execute(
             "SELECT tag, name, published_at, is_prerelease FROM releases WHERE repo = ? AND "
-            "published_at < ? ORDER BY published_at DESC, tag LIMIT 1",
+            f"published_at < ? ORDER BY published_at::DATE DESC, {VERSION_KEY} DESC, "
+            "published_at DESC, tag LIMIT 1",
             [repo, day + timedelta(days=1)],
         )
     )
@@ -277,11 +285,13 @@ def latest_release(con: duckdb.DuckDBPyConnection, repo: str, day: date) -> dict
 def last_release_lift(
     con: duckdb.DuckDBPyConnection, repo: str, day: date
 ) -> dict[str, Any] | None:
-    """The latest release whose 14-day star lift was measurable by `day` (d + 14 <= day)."""
+    """The latest release whose 14-day star lift was measurable by `day` (d + 14 <= day), of
+    one day's the highest version."""
     rows = dicts(
         con.execute(
             "SELECT tag, day, star_lift FROM release_signals WHERE repo = ? AND star_lift IS NOT "
-            "NULL AND day + INTERVAL 14 DAY <= ? ORDER BY day DESC, tag LIMIT 1",
+            f"NULL AND day + INTERVAL 14 DAY <= ? ORDER BY day DESC, {VERSION_KEY} DESC, tag "
+            "LIMIT 1",
             [repo, day],
         )
     )

@@ -18,6 +18,7 @@ from support.signal_data import (
 from shu.settings import TrackedRepo, get_settings, load_settings
 from shu.signals import latest_signals, refresh_signals
 from shu.signals.lifecycle import lifecycle_phase
+from shu.signals.reads import last_release_lift, latest_release
 
 
 @pytest.mark.parametrize(
@@ -176,6 +177,31 @@ def test_release_lift_and_cadence(store):
     assert ctx[START + timedelta(days=70)] == ("v3", 10, 3, 25.0)  # intervals 30, 20
     assert ctx[START + timedelta(days=39)] == ("v1", 29, 1, None)
     assert max(ctx) == START + timedelta(days=99)
+
+
+def test_of_one_days_releases_the_highest_version_is_the_latest(store):
+    # a new version line at 00:36, a backport of the old one at 18:28 the same day (keras,
+    # 30 Jan 2026): the latest release is the new line, in the card's read and the context
+    days = [START + timedelta(days=i) for i in range(60)]
+    stars = [1000 + 10 * i for i in range(60)]
+    insert_observations(store, pd.DataFrame({"repo": "r/el", "day": days, "stars": stars}))
+    on = START + timedelta(days=40)  # 28 days of pace before it, 14 after
+    insert_releases(
+        store,
+        [
+            ("r/el", "v3.9.0", pd.Timestamp(on) - pd.Timedelta(days=10), False),
+            ("r/el", "v3.13.2", pd.Timestamp(on) + pd.Timedelta(minutes=36), False),
+            ("r/el", "v3.12.1", pd.Timestamp(on) + pd.Timedelta(hours=18), False),
+        ],
+    )
+    refresh_signals(store, settings=get_settings())
+    assert latest_release(store.con, "r/el", START + timedelta(days=59))["tag"] == "v3.13.2"
+    assert last_release_lift(store.con, "r/el", START + timedelta(days=59))["tag"] == "v3.13.2"
+    tags = store.con.execute(
+        "SELECT DISTINCT last_release_tag FROM release_context WHERE repo = 'r/el' AND day >= ?",
+        [on],
+    ).fetchall()
+    assert tags == [("v3.13.2",)]
 
 
 def test_real_context(shared_dir, store):

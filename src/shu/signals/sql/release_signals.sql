@@ -63,7 +63,9 @@ FROM joined;
 
 CREATE OR REPLACE TEMP TABLE _release_context_new AS
 WITH stable AS (
-    SELECT repo, published_at::DATE AS day, max(tag) AS tag
+    -- of one day's releases, the highest version (signals.reads.VERSION_KEY)
+    SELECT repo, published_at::DATE AS day,
+           max_by(tag, list_transform(regexp_extract_all(tag, '\d+'), lambda x: x::BIGINT)) AS tag
     FROM releases
     WHERE published_at IS NOT NULL AND NOT coalesce(is_prerelease, false)
     GROUP BY ALL
