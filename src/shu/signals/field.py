@@ -15,6 +15,8 @@ SELECT over the facts layer's `star_days` that reproduces it (a `Citation`).
   Two windows' shares are compared (`FieldView.gainer`) only when the earlier one counts at
   least `COMPARABLE_SHARE` of the repositories the last 28 days count. A category counted over
   fewer than `MIN_COUNTED` repositories in the last 28 days is `FieldView.thin`.
+- A category's driver is its repository, counted in the last 28 days and the 28 before, whose
+  gain changed most (in stars) the way the category's share moved (`Category.driver`).
 - The pace underneath is the story's ordinary pace (`shu.signals.stories`, read through
   `story_reads.story_of`): the mean gain of the days of the last 28 outside any run of spike
   days or removal, against the same of the 28 before. A category's movers are its repositories
@@ -74,6 +76,8 @@ SHARE_SQL = (
 )
 # The stars the watchlist's counted repositories gained in a window (params: GAINS_SQL's).
 GAINED_SQL = f"{GAINS_SQL}\nSELECT sum(gained) FROM gains WHERE gained IS NOT NULL"
+# One repository's gain in a window (params: GAINS_SQL's, then the repository).
+REPO_GAINED_SQL = f"{GAINS_SQL}\nSELECT gained FROM gains WHERE repo = ?"
 
 
 def watchlist_json(watchlist: dict[str, list[str]]) -> str:
@@ -106,9 +110,22 @@ class Mover:
     pace_before_cite: Citation | None
 
 
+@dataclass(frozen=True)
+class Driver:
+    """The repository of a category whose gain moved most the way the category's share did,
+    from the 28 days before to the last 28: its stars gained in each."""
+
+    repo: str
+    gained: float
+    gained_cite: Citation
+    gained_before: float
+    gained_before_cite: Citation
+
+
 @dataclass
 class Category:
-    """A category of the field: its repositories, its share in each window and its movers."""
+    """A category of the field: its repositories, its share in each window, its movers and the
+    repository that drove its share's move (`driver`)."""
 
     name: str
     repos: list[str]
@@ -116,6 +133,7 @@ class Category:
     share_cites: dict[str, Citation | None] = field(default_factory=dict)
     counted: dict[str, int] = field(default_factory=dict)
     movers: list[Mover] = field(default_factory=list)
+    driver: Driver | None = None
 
     def change(self, a: str = "now", b: str = "before") -> float | None:
         """The share in window `a` minus that in `b` (None when either is unmeasured)."""
@@ -186,6 +204,17 @@ class FieldView:
                         }
                         for n in WINDOW_NAMES
                     },
+                    "driver": (
+                        None
+                        if c.driver is None
+                        else {
+                            "repo": c.driver.repo,
+                            "gained": c.driver.gained,
+                            "gained_receipt": c.driver.gained_cite.as_json(),
+                            "gained_before": c.driver.gained_before,
+                            "gained_before_receipt": c.driver.gained_before_cite.as_json(),
+                        }
+                    ),
                     "movers": [
                         {
                             "repo": m.repo,
@@ -237,12 +266,16 @@ def field_view(store: Store, day: date, watchlist: dict[str, list[str]]) -> Fiel
     }
     categories = [Category(name, list(repos)) for name, repos in watchlist.items()]
     views: dict[str, Window] = {}
+    gains: dict[str, dict[str, float]] = {}  # window -> repository -> stars gained (counted)
+    window_params: dict[str, list[Any]] = {}
     for name, (first, last) in field_windows(day).items():
         params: list[Any] = [listed, first - timedelta(days=1), last]
+        window_params[name] = params
         rows = store.con.execute(
             f"{GAINS_SQL}\nSELECT category, repo, gained FROM gains", params
         ).fetchall()
-        counted = {repo for _c, repo, gained in rows if gained is not None}
+        gains[name] = {repo: float(g) for _c, repo, g in rows if g is not None}
+        counted = set(gains[name])
         views[name] = Window(
             name,
             first,
@@ -265,7 +298,46 @@ def field_view(store: Store, day: date, watchlist: dict[str, list[str]]) -> Fiel
     counted_now = set(held).difference(views["now"].missing)
     for c in categories:
         c.movers = _movers(store, day, [r for r in c.repos if r in counted_now])
+        c.driver = _driver(store, day, c, gains, window_params)
     return FieldView(day, views, categories, [r for r, _ in pairs if r not in held])
+
+
+def _driver(
+    store: Store,
+    day: date,
+    c: Category,
+    gains: dict[str, dict[str, float]],
+    params: dict[str, list[Any]],
+) -> Driver | None:
+    """The repository of `c`, counted in the last 28 days and the 28 before, whose gain changed
+    most (in stars) the way `c`'s share moved; None when the share did not move or no
+    repository's gain moved that way."""
+    change = c.change("now", "before")
+    if not change:
+        return None
+    way = 1.0 if change > 0 else -1.0
+    both = [r for r in c.repos if r in gains["now"] and r in gains["before"]]
+    moved = [(way * (gains["now"][r] - gains["before"][r]), r) for r in both]
+    moved = [(m, r) for m, r in moved if m > 0]
+    if not moved:
+        return None
+    repo = max(moved)[1]
+    cites = {}
+    for window in ("now", "before"):
+        first, last = field_windows(day)[window]
+        cite = _query(
+            store,
+            REPO_GAINED_SQL,
+            [*params[window], repo],
+            day,
+            f"stars {repo} gained {first}..{last}",
+        )
+        if cite is None:
+            return None
+        cites[window] = cite
+    return Driver(
+        repo, float(cites["now"].value), cites["now"], float(cites["before"].value), cites["before"]
+    )
 
 
 def _total(

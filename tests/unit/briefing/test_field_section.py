@@ -64,6 +64,22 @@ def test_the_field_section_words_the_shares_with_receipts(filled, settings, day)
     assert [m["repo"] for m in platforms["movers"]] == ["acme/platform", "acme/other-platform"]
 
 
+def test_the_lead_names_the_repository_that_moved_a_share(filled, settings, day):
+    # both accelerate, acme/platform more: its category's share rises, and it led the rise;
+    # the other category's share falls while its one repository still gained more: none led it
+    field = {"platforms": ["acme/platform"], "others": ["acme/other-platform"]}
+    settings = settings.model_copy(update={"field": field})
+    text = compose_briefing(filled, day, settings).path.read_text()
+    section = text[text.index("## The field by category") :].split("\n## ")[0]
+    lead = section.split("\n\n")[1]
+    assert re.search(
+        r"platforms took \d+% \[R\d+\] against \d+% \[R\d+\] in the 28 days before, the largest "
+        r"gain in share \(led by \[acme/platform\]\S+: [\d,]+ stars against [\d,]+ \[R\d+, R\d+\]\), "
+        r"while others went from \d+% \[R\d+\] to \d+% \[R\d+\]\.",
+        lead,
+    ), lead
+
+
 def test_a_field_without_counts_is_left_out_with_a_note(filled, settings, day):
     result = compose_briefing(filled, day, settings)  # the default field: none in this store
     assert "## The field by category" not in result.path.read_text()

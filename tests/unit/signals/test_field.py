@@ -87,6 +87,13 @@ def test_shares_by_hand_over_the_repositories_counted(field_store: Store) -> Non
     assert moved is not None
     up, down = moved
     assert (up.name, down.name) == ("apps", "frameworks")
+    # apps' share rose on a/spiky's 2,000 stars: it led the move, each gain with its SELECT
+    assert apps.driver is not None and apps.driver.repo == "a/spiky"
+    assert apps.driver.gained == 10 * 27 + 2000 and apps.driver.gained_before == 10 * 28
+    assert _reproduces(field_store, apps.driver.gained_cite) == apps.driver.gained
+    assert _reproduces(field_store, apps.driver.gained_before_cite) == 10 * 28
+    # frameworks' share fell while each of its repositories gained as before: none led it
+    assert frameworks.driver is None
 
 
 def test_movers_rank_by_the_pace_underneath_bursts_out(field_store: Store) -> None:

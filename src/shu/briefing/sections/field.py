@@ -85,8 +85,9 @@ def _year_left_out(view: FieldView) -> Md:
 
 
 def _lead(ctx: BriefingContext, view: FieldView) -> Md:
-    """Which category gained share against which over the 28 days before, and against a year
-    before when the year's shares are measured."""
+    """Which category gained share against which over the 28 days before, each with the
+    repository that led its move, and against a year before when the year's shares are
+    measured."""
     now = view.windows["now"]
     moved = view.gainer("before")
     total = f"{num(now.gained, 0)} {ref(_cite(ctx, now.gained_cite))}"
@@ -103,9 +104,9 @@ def _lead(ctx: BriefingContext, view: FieldView) -> Md:
     up, down = moved
     sentence = (
         f"{head}, {safe_inline(up.name)} took {share_text(ctx, up, 'now')} against "
-        f"{share_text(ctx, up, 'before')} in the 28 days before, the largest gain in share, while "
-        f"{safe_inline(down.name)} went from {share_text(ctx, down, 'before')} to "
-        f"{share_text(ctx, down, 'now')}."
+        f"{share_text(ctx, up, 'before')} in the 28 days before, the largest gain in share"
+        f"{_led_by(ctx, up)}, while {safe_inline(down.name)} went from "
+        f"{share_text(ctx, down, 'before')} to {share_text(ctx, down, 'now')}{_led_by(ctx, down)}."
     )
     year = view.gainer("year")
     if year is not None:
@@ -117,6 +118,19 @@ def _lead(ctx: BriefingContext, view: FieldView) -> Md:
             "counted then)."
         )
     return Md(sentence)
+
+
+def _led_by(ctx: BriefingContext, c: Category) -> str:
+    """' (led by llama.cpp: 2,064 stars against 1,713 [R, R])': the repository that moved the
+    category's share most (`Category.driver`), '' when none did."""
+    d = c.driver
+    if d is None:
+        return ""
+    r_now, r_before = _cite(ctx, d.gained_cite), _cite(ctx, d.gained_before_cite)
+    return (
+        f" (led by {repo_link(d.repo)}: {num(d.gained, 0)} stars against "
+        f"{num(d.gained_before, 0)} {ref(r_now, r_before)})"
+    )
 
 
 def _movers(ctx: BriefingContext, c: Category) -> Md | None:
