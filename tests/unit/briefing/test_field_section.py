@@ -74,7 +74,8 @@ def test_the_lead_names_the_repository_that_moved_a_share(filled, settings, day)
     lead = section.split("\n\n")[1]
     assert re.search(
         r"platforms took \d+% \[R\d+\] against \d+% \[R\d+\] in the 28 days before, the largest "
-        r"gain in share \(led by \[acme/platform\]\S+: [\d,]+ stars against [\d,]+ \[R\d+, R\d+\]\), "
+        r"gain in share \(led by \[acme/platform\]\S+: [\d,]+ stars against [\d,]+ "
+        r"\[R\d+, R\d+\]\), "
         r"while others went from \d+% \[R\d+\] to \d+% \[R\d+\]\.",
         lead,
     ), lead
