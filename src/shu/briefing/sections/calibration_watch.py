@@ -473,22 +473,21 @@ WIDTH_MOVED = 0.01
 def level_move(lower: float, upper: float) -> str:
     """What the online levels of an 80% range (read at the `lower` and `upper` levels of past
     errors instead of 0.1 and 0.9) did to it, in words: "shifted them up/down to correct a bias"
-    when both ends moved the same way (and "made them narrower/wider" as well when the width
-    changed too), else "made them narrower/wider", or "kept them" when neither moved."""
+    when both ends moved the same way, else "made them narrower/wider", or "kept them" when
+    neither moved. A shifted range is not said to be narrower or wider: the levels' spread is
+    not its width in stars/day (past errors are skewed: 0.13-0.98 of them can span more stars
+    than 0.1-0.9, or fewer), and a range that held too rarely read as "made narrower" misleads;
+    with both ends moving apart or together the width's direction is certain."""
     d_low, d_high = lower - 0.1, upper - 0.9
-    d_width = d_high - d_low
-    resized = (
-        f"made them {'narrower' if d_width < 0 else 'wider'}"
-        if abs(d_width) >= WIDTH_MOVED
-        else None
-    )
     same_way = (d_low >= LEVEL_MOVED and d_high >= LEVEL_MOVED) or (
         d_low <= -LEVEL_MOVED and d_high <= -LEVEL_MOVED
     )
     if same_way:
-        shift = f"shifted them {'up' if d_low > 0 else 'down'} to correct a bias"
-        return f"{shift} and {resized}" if resized else shift
-    return resized or "kept them"
+        return f"shifted them {'up' if d_low > 0 else 'down'} to correct a bias"
+    d_width = d_high - d_low
+    if abs(d_width) >= WIDTH_MOVED:
+        return f"made them {'narrower' if d_width < 0 else 'wider'}"
+    return "kept them"
 
 
 def watch_section(
