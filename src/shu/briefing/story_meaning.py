@@ -65,14 +65,14 @@ def forecast_words(book: ReceiptBook, f: Forecast, whose: str = "its", counts: s
     """'its 28-day pace is likely to stay below today's 4.5 on 30 Mar 2026 (12% [R] that it
     beats it)', the one forecast At a glance and What moved quote on whether a move lasts: its
     lean first (`LEANS`: a 51% answer says there is none), then the chance it beats today's
-    pace, its figures early, so the sentence said of several repositories repeats no six words;
-    `counts`: the store-wide days today's pace counts ('19–20 Feb 2026'), said when there are
-    any."""
+    pace ('(60% [R])' where the lean is towards beating it), its figures early, so the sentence
+    said of several repositories repeats no six words; `counts`: the store-wide days today's
+    pace counts ('19–20 Feb 2026'), said when there are any."""
     lean = next(words for low, words in LEANS if f.probability >= low)
+    chance = f"{pct(f.probability)} {ref(book.cite(f.cite))}"
     text = (
         f"{whose} 28-day pace {lean} today's {num(f.threshold, 1)} on "
-        f"{day_text(f.resolves_on)} ({pct(f.probability)} {ref(book.cite(f.cite))} that it beats "
-        "it)"
+        f"{day_text(f.resolves_on)} ({chance}{' that it beats it' if 'below' in lean else ''})"
     )
     return text + (f", which counts {counts}" if counts else "")
 
@@ -91,16 +91,17 @@ def own_change(story: Story) -> float | None:
 
 def whose_move(own: float | None, category: float, rest: str) -> str:
     """The category clause read against the repository's own change (`own`): whether its move
-    is the category's ('in step with ...', when the rest moved the same way by at least
-    `IN_STEP` of its own change) or its own ('its own: ...'); `rest` alone when its own change
-    is unknown or under `OWN_MIN`."""
+    is the category's ('in step with its category, as ...', when the rest moved the same way by
+    at least `IN_STEP` of its own change) or its own ('mostly its own, as ...'; 'its own, as
+    ...' when the rest moved the other way); `rest` alone when its own change is unknown or
+    under `OWN_MIN`."""
     if own is None or abs(own) < OWN_MIN:
         return rest
     if own * category > 0 and abs(category) >= IN_STEP * abs(own):
-        return f"in step with its category: {rest}"
+        return f"in step with its category, as {rest}"
     if own * category > 0:
-        return f"mostly its own: {rest}"
-    return f"its own, not its category's: {rest}"
+        return f"mostly its own, as {rest}"
+    return f"its own, as {rest}"
 
 
 def meaning_parts(
@@ -181,8 +182,8 @@ def meaning_sentence(
     counts: str = "",
     own: float | None = None,
 ) -> Md | None:
-    """'What it means: its largest 28-day fall since Mar 2023 [R]; its own, not its category's:
-    the rest of training frameworks (9 repositories) ran 4% faster (…); its 28-day pace is
+    """'What it means: its largest 28-day fall since Mar 2023 [R]; its own, as the rest of
+    training frameworks (9 repositories) ran 4% faster (…); its 28-day pace is
     likely to stay below today's 26.5 on 30 Mar 2026 (12% [R] that it beats it); release v1.2
     of 24 Feb 2026 [R] coincides with it (in time only).' None when nothing is known; `said`,
     `counts` and `own` as for `meaning_parts`."""

@@ -30,12 +30,12 @@ def test_the_field_section_words_the_shares_with_receipts(filled, settings, day)
     assert re.search(r"\| platforms \| 100% \[R\d+\] \| \d+% \[R\d+\] \|\n", section), section
     # no repository has counts a year before: that column would be another field's, so it is
     # left out with a line saying why
-    assert "A year before" not in section
-    assert "a year before are not shown: 0 of the watchlist's repositories" in section
+    assert "| A year before" not in section
+    assert "A year before is not shown: only 0 of these 2 repositories counted then." in section
     assert "| runtimes | — |" in section
     # the body counts the repositories not counted; the appendix names them
     assert (
-        "Not counted: 2 of the watchlist's 4 repositories" in section
+        "stars the 2 of the watchlist's 4 repositories counted gained" in section
         and "`acme/absent`" not in section
     )
     counted = text[text.index("### How the field is counted") :].split("\n### ")[0]

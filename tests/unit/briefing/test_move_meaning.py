@@ -97,7 +97,7 @@ def test_the_largest_fall_since_a_year_and_a_coinciding_release_are_said(store, 
     assert glance.count("its largest 28-day fall since Aug 2023 [R") == 1, glance
     assert "largest 28-day fall" not in line, line
     # it fell while its peers sped up: the fall is its own, and the note says so
-    assert "What it means: its own, not its category's: the rest of local apps" in line, line
+    assert "What it means: its own, as the rest of local apps" in line, line
     assert (
         f"release [v2.0.0](https://github.com/{REPO}/releases/tag/v2.0.0) of 18 Feb 2026 [R" in line
     ), line
@@ -271,19 +271,21 @@ def test_the_forecast_that_a_pace_lasts_says_its_lean_before_its_figure(probabil
     cite = Citation("row", "forecasts", {"forecast_id": "f"}, "probability", probability, DAY, "")
     forecast = Forecast("f", probability, 26.5, DAY + timedelta(days=30), cite)
     words = forecast_words(ReceiptBook(), forecast)
+    # the chance is the chance of beating today's: said so where the lean is the other way
+    beats = " that it beats it" if "below" in lean else ""
     assert words == (
         f"its 28-day pace {lean} today's 26.5 on 30 Mar 2026 "
-        f"({round(probability * 100)}% [R1] that it beats it)"
+        f"({round(probability * 100)}% [R1]{beats})"
     )
 
 
 @pytest.mark.parametrize(
     ("own", "category", "reading"),
     [
-        (-0.40, -0.30, "in step with its category: "),
-        (-0.40, -0.05, "mostly its own: "),
-        (-0.40, +0.20, "its own, not its category's: "),
-        (+0.30, -0.10, "its own, not its category's: "),
+        (-0.40, -0.30, "in step with its category, as "),
+        (-0.40, -0.05, "mostly its own, as "),
+        (-0.40, +0.20, "its own, as "),
+        (+0.30, -0.10, "its own, as "),
         (-0.02, +0.50, ""),  # its own change too small to read the category against
         (None, -0.30, ""),
     ],

@@ -3,12 +3,13 @@ attention against which, in words, from the field view the facts layer computes
 (`shu.signals.field`): per category of the field watchlist (`Settings.field`) its share of the
 stars the watchlist gained in the last 28 days, the 28 before and the same 28 days a year
 before, in a table that fits a phone (the year before only when it counts nearly as many
-repositories as now: `FieldView.comparable`, else a line says why it is left out), and its
-fastest repositories by the pace underneath
-(bursts out), every number with its receipt. A category counted over fewer than `MIN_COUNTED`
-repositories is flagged beside its share. The body says in one line how many repositories are
-not counted; the appendix's "How the field is counted" names them. Left out (with a note) when
-no category has a share in the last 28 days.
+repositories as now: `FieldView.comparable`, else the lead says why it is left out), the
+repository that led each moving category's share (`Category.driver`), and its fastest
+repositories by the pace underneath (bursts out), every number with its receipt. A category
+counted over fewer than `MIN_COUNTED` repositories is flagged beside its share. The first
+sentence says how many of the watchlist's repositories are counted; the appendix's "How the
+field is counted" names the others. Left out (with a note) when no category has a share in
+the last 28 days.
 """
 
 from __future__ import annotations
@@ -38,15 +39,13 @@ def build(ctx: BriefingContext) -> Part:
     return Part(
         ctx.render(
             "sections/field.md.j2",
-            lead=_lead(ctx, view),
+            lead=_lead(ctx, view) if year else Md(f"{_lead(ctx, view)} {_year_left_out(view)}"),
             rows=[_row(ctx, c, year) for c in view.categories],
             movers=[line for c in view.categories if (line := _movers(ctx, c))],
             year=year,
             year_counted=view.windows["year"].counted,
             now_counted=view.windows["now"].counted,
-            year_left_out=None if year else _year_left_out(view),
             thin=_thin(view),
-            uncounted=_uncounted(view),
         ),
         data=data,
         appendix=ctx.render("sections/field_appendix.md.j2", counted=_counted(view)),
@@ -77,11 +76,7 @@ def _year_left_out(view: FieldView) -> Md:
     """Why the table has no year-before column: too few of today's repositories counted then
     (`FieldView.comparable`), so its shares would be of another field."""
     then, now = view.windows["year"].counted, view.windows["now"].counted
-    return Md(
-        f"The same 28 days a year before are not shown: {then} of the watchlist's repositories "
-        f"have counts at both their ends against {now} now, so their shares would be of "
-        "another field, not this one a year younger."
-    )
+    return Md(f"A year before is not shown: only {then} of these {now} repositories counted then.")
 
 
 def _lead(ctx: BriefingContext, view: FieldView) -> Md:
@@ -91,10 +86,13 @@ def _lead(ctx: BriefingContext, view: FieldView) -> Md:
     now = view.windows["now"]
     moved = view.gainer("before")
     total = f"{num(now.gained, 0)} {ref(_cite(ctx, now.gained_cite))}"
-    head = (
-        f"Of the {total} stars the field's {now.counted} counted repositories gained in the "
-        f"28 days to {day_text(now.last)}"
+    uncounted = view.repos - now.counted
+    counted = (
+        f"the {now.counted} of the watchlist's {view.repos} repositories counted"
+        if uncounted
+        else f"the field's {now.counted} repositories"
     )
+    head = f"Of the {total} stars {counted} gained in the 28 days to {day_text(now.last)}"
     if moved is None:
         top = max(
             (c for c in view.categories if c.shares.get("now") is not None),
@@ -169,17 +167,6 @@ def _thin(view: FieldView) -> Md | None:
     return Md(
         f"{'; '.join(parts)}, so {'its share is' if len(thin) == 1 else 'their shares are'} "
         f"that of so few repositories (under {MIN_COUNTED}), not of a kind of project."
-    )
-
-
-def _uncounted(view: FieldView) -> Md | None:
-    """The body's one line on the repositories not counted now (the appendix names them)."""
-    n = view.repos - view.windows["now"].counted
-    if not n:
-        return None
-    return Md(
-        f"Not counted: {n} of the watchlist's {view.repos} repositories, without a count at an "
-        "end of the last 28 days (named in the appendix)."
     )
 
 
