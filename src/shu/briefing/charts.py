@@ -39,7 +39,7 @@ from shu.briefing.chart_layout import GUIDE, finish, new_figure, save
 from shu.briefing.story_words import kind_words
 from shu.briefing.text import day_text, days_text, pct
 from shu.forecast.features import rocm
-from shu.settings import ROCM_PATTERN
+from shu.settings_tables import ROCM_PATTERN
 from shu.signals.reads import pace_series, undefined_pace
 from shu.signals.stories import REMOVAL_MIN, Episode, Story, daily_gains, spike_day
 from shu.signals.story_reads import stored_counts

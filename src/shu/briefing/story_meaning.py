@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import date
 
 from shu.briefing.text import and_list, day_text, num, pct, ref, release_link
+from shu.forecast.confidence import MEDIUM_FROM
 from shu.receipts import ReceiptBook
 from shu.safe_markdown import Md, safe_inline
 from shu.signals.move_meaning import Forecast, Meaning, Rank
@@ -50,13 +51,14 @@ def said_key(what: str, name: str) -> str:
     return f"{what} of {name}"
 
 
-# the forecast's lean, said before its figure: (lowest probability, words); an answer between
-# 45% and 55% has no lean, and is said to have none
+# the forecast's lean, said before its figure: (lowest probability, words); "likely" either way
+# from the edge of medium confidence (`confidence.MEDIUM_FROM`: 65% sure of yes or of no); an
+# answer between 45% and 55% has no lean, and is said to have none
 LEANS = (
-    (0.65, "is likely to beat"),
+    (MEDIUM_FROM, "is likely to beat"),
     (0.55, "leans towards beating"),
     (0.45, "is as likely as not to beat"),
-    (0.35, "leans towards staying below"),
+    (1 - MEDIUM_FROM, "leans towards staying below"),
     (0.0, "is likely to stay below"),
 )
 

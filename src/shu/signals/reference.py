@@ -19,7 +19,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from shu.settings import ROCM_PATTERN
+from shu.settings_tables import ROCM_PATTERN
 from shu.signals.lifecycle import lifecycle_phase
 from shu.signals.rocm_index import amd_own
 

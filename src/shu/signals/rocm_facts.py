@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
 
-from shu.settings import ROCM_PATTERN
+from shu.settings_tables import ROCM_PATTERN
 from shu.store import Store
 
 # Both days' shares over the repositories counted on both days (the first ? is the day whose

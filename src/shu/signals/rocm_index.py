@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from shu.settings import ROCM_PATTERN
+from shu.settings_tables import ROCM_PATTERN
 from shu.signals.commits import COUNTED_ONCE_SQL
 from shu.signals.runs import TableRefresh, record_full_refresh
 from shu.signals.sqlfiles import run_sql

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from shu.errors import InputError
-from shu.settings import ROCM_PATTERN, Settings
+from shu.settings import Settings
+from shu.settings_tables import ROCM_PATTERN
 from shu.sources.history import find_exports, ingest_history
 from shu.sources.topic_match import TopicMatcher
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from shu.settings import ROCM_PATTERN
+from shu.settings_tables import ROCM_PATTERN
 from shu.signals.commits import COUNTED_COMMITS_SQL
 
 # Releases whose name or notes mention ROCm (case-insensitive `settings.ROCM_PATTERN`), in SQL.
