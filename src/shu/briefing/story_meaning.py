@@ -64,14 +64,14 @@ LEANS = (
 
 
 def forecast_words(book: ReceiptBook, f: Forecast, whose: str = "its", counts: str = "") -> str:
-    """'its 28-day pace is likely to stay below today's 4.5 on 30 Mar 2026 (12% [R] that it
-    beats it)', the one forecast At a glance and What moved quote on whether a move lasts: its
-    lean first (`LEANS`: a 51% answer says there is none), then the chance it beats today's
-    pace ('(60% [R])' where the lean is towards beating it), its figures early, so the sentence
-    said of several repositories repeats no six words; `counts`: the store-wide days today's
-    pace counts ('19–20 Feb 2026'), said when there are any."""
+    """'its 28-day pace is likely to stay below today's 4.5 on 30 Mar 2026 (a 12% chance [R]
+    that it beats it)', the one forecast At a glance and What moved quote on whether a move
+    lasts: its lean first (`LEANS`: a 51% answer says there is none), then the chance it beats
+    today's pace ('(a 60% chance [R])' where the lean is towards beating it), its figures
+    early, so the sentence said of several repositories repeats no six words; `counts`: the
+    store-wide days today's pace counts ('19–20 Feb 2026'), said when there are any."""
     lean = next(words for low, words in LEANS if f.probability >= low)
-    chance = f"{pct(f.probability)} {ref(book.cite(f.cite))}"
+    chance = f"a {pct(f.probability)} chance {ref(book.cite(f.cite))}"
     text = (
         f"{whose} 28-day pace {lean} today's {num(f.threshold, 1)} on "
         f"{day_text(f.resolves_on)} ({chance}{' that it beats it' if 'below' in lean else ''})"
@@ -91,19 +91,19 @@ def own_change(story: Story) -> float | None:
     return None
 
 
-def whose_move(own: float | None, category: float, rest: str) -> str:
-    """The category clause read against the repository's own change (`own`): whether its move
-    is the category's ('in step with its category, as ...', when the rest moved the same way by
-    at least `IN_STEP` of its own change) or its own ('mostly its own, as ...'; 'its own, as
-    ...' when the rest moved the other way); `rest` alone when its own change is unknown or
-    under `OWN_MIN`."""
+def whose_move(name: str, own: float | None, category: float, rest: str) -> str:
+    """The category clause read against repository `name`'s own change (`own`): whether its
+    move is the category's ('in step with its category, as ...', when the rest moved the same
+    way by at least `IN_STEP` of its own change) or its own ('mostly LocalAI's own move, as
+    ...'; 'LocalAI's own move, as ...' when the rest moved the other way); `rest` alone when its
+    own change is unknown or under `OWN_MIN`."""
     if own is None or abs(own) < OWN_MIN:
         return rest
     if own * category > 0 and abs(category) >= IN_STEP * abs(own):
         return f"in step with its category, as {rest}"
     if own * category > 0:
-        return f"mostly its own, as {rest}"
-    return f"its own, as {rest}"
+        return f"mostly {name}'s own move, as {rest}"
+    return f"{name}'s own move, as {rest}"
 
 
 def meaning_parts(
@@ -137,7 +137,7 @@ def meaning_parts(
             f"the rest of {safe_inline(c.name)} ({c.repos} repositories) {move} "
             f"({num(c.now, 1)} against {num(c.before, 1)} stars/day {ref(r_now, r_before)})"
         )
-        parts.append(whose_move(own, c.change, rest))
+        parts.append(whose_move(safe_inline(m.repo.split("/")[-1]), own, c.change, rest))
     f = m.forecast
     if f is not None:
         said_before = said_key("forecast", m.repo) in said
@@ -184,10 +184,10 @@ def meaning_sentence(
     counts: str = "",
     own: float | None = None,
 ) -> Md | None:
-    """'What it means: its largest 28-day fall since Mar 2023 [R]; its own, as the rest of
-    training frameworks (9 repositories) ran 4% faster (…); its 28-day pace is
-    likely to stay below today's 26.5 on 30 Mar 2026 (12% [R] that it beats it); release v1.2
-    of 24 Feb 2026 [R] coincides with it (in time only).' None when nothing is known; `said`,
+    """'What it means: its largest 28-day fall since Mar 2023 [R]; keras's own move, as the rest
+    of training frameworks (9 repositories) ran 4% faster (…); its 28-day pace is likely to
+    stay below today's 26.5 on 30 Mar 2026 (a 12% chance [R] that it beats it); release v1.2 of
+    24 Feb 2026 [R] coincides with it (in time only).' None when nothing is known; `said`,
     `counts` and `own` as for `meaning_parts`."""
     parts = [] if m is None else meaning_parts(book, m, said, counts, own)
     if not parts:

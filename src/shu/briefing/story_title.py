@@ -2,7 +2,7 @@
 stories in a phrase each (a change of pace first, then episodes that moved the pace by at least
 `TITLE_ARTEFACT_SHARE` of the earlier ordinary pace), a shared burst's phrase first, one line;
 led by a notable move of ROCm work across the ecosystem (`rocm_leads`) when no tracked
-repository's pace really changed, with one story after it.
+repository's pace really changed most, with at most one real change of pace after it.
 """
 
 from __future__ import annotations
@@ -76,10 +76,17 @@ def rocm_phrase(finding: Finding) -> str:
 
 
 def briefing_title(stories: list[Story], finding: Finding | None) -> str:
-    """The title: the ROCm phrase and the most important story when `rocm_leads`, else the
-    stories' (`story_title`)."""
+    """The title: when `rocm_leads`, the ROCm phrase, then the most important real change of a
+    tracked repository's pace big enough to head the note, if any (a burst leaving a window is
+    no news beside it); else the stories' (`story_title`)."""
     if finding is not None and rocm_leads(finding, stories):
-        return f"{rocm_phrase(finding)}; {story_title(stories, room=1)}"
+        paces = [
+            s
+            for s in stories
+            if s.kind in ("pace_down", "pace_up") and headline_worthy(s, stories)
+        ]
+        after = f"; {story_title(paces, room=1)}" if paces else ""
+        return rocm_phrase(finding) + after
     return story_title(stories)
 
 

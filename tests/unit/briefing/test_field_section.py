@@ -35,7 +35,7 @@ def test_the_field_section_words_the_shares_with_receipts(filled, settings, day)
     assert "| runtimes | — |" in section
     # the body counts the repositories not counted; the appendix names them
     assert (
-        "stars the 2 of the watchlist's 4 repositories counted gained" in section
+        "the 2 repositories counted of the watchlist's 4 gained" in section
         and "`acme/absent`" not in section
     )
     counted = text[text.index("### How the field is counted") :].split("\n### ")[0]

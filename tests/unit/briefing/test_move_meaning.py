@@ -97,7 +97,7 @@ def test_the_largest_fall_since_a_year_and_a_coinciding_release_are_said(store, 
     assert glance.count("its largest 28-day fall since Aug 2023 [R") == 1, glance
     assert "largest 28-day fall" not in line, line
     # it fell while its peers sped up: the fall is its own, and the note says so
-    assert "What it means: its own, as the rest of local apps" in line, line
+    assert "What it means: falling's own move, as the rest of local apps" in line, line
     assert (
         f"release [v2.0.0](https://github.com/{REPO}/releases/tag/v2.0.0) of 18 Feb 2026 [R" in line
     ), line
@@ -275,7 +275,7 @@ def test_the_forecast_that_a_pace_lasts_says_its_lean_before_its_figure(probabil
     beats = " that it beats it" if "below" in lean else ""
     assert words == (
         f"its 28-day pace {lean} today's 26.5 on 30 Mar 2026 "
-        f"({round(probability * 100)}% [R1]{beats})"
+        f"(a {round(probability * 100)}% chance [R1]{beats})"
     )
 
 
@@ -283,12 +283,14 @@ def test_the_forecast_that_a_pace_lasts_says_its_lean_before_its_figure(probabil
     ("own", "category", "reading"),
     [
         (-0.40, -0.30, "in step with its category, as "),
-        (-0.40, -0.05, "mostly its own, as "),
-        (-0.40, +0.20, "its own, as "),
-        (+0.30, -0.10, "its own, as "),
+        (-0.40, -0.05, "mostly kit's own move, as "),
+        (-0.40, +0.20, "kit's own move, as "),
+        (+0.30, -0.10, "kit's own move, as "),
         (-0.02, +0.50, ""),  # its own change too small to read the category against
         (None, -0.30, ""),
     ],
 )
 def test_a_move_is_read_against_its_categorys(own, category, reading):
-    assert whose_move(own, category, "the rest of apps ...") == reading + "the rest of apps ..."
+    assert (
+        whose_move("kit", own, category, "the rest of apps ...") == reading + "the rest of apps ..."
+    )

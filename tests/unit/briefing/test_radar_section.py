@@ -81,7 +81,7 @@ def test_topic_filter_keeps_ml_repositories_and_says_what_it_left_out(
     # the appendix names them and how to widen the list
     assert (
         "Listed: the 2 of 4 untracked repositories whose name carries an ML-framework word; "
-        "2 of the 6 most likely are not (named in the appendix" in radar
+        "2 of the 6 most likely repositories are not ML ones (named in the appendix" in radar
     )
     assert "lewagon" not in radar and "`radar_keywords" not in radar
     page = (settings.reports_dir / f"{day}.md").read_text(encoding="utf-8")
@@ -384,8 +384,8 @@ def test_the_radar_says_how_far_to_trust_its_chances(filled, settings, day) -> N
         r"against 4% \[R\d+\] of the 10 whose last week most outran their 28-day pace",
         line,
     ), line
-    assert "how its top 20 of the last 8 resolved weeks came out; today raised" in line
-    assert re.search(r"\(tail factor 1\.41 \[R\d+\]\): that top broke out more often", line)
+    assert "how its top 20 of the last 8 resolved weeks came out; today's are raised" in line
+    assert re.search(r"\(tail factor 1\.41 \[R\d+\]\), as that top broke out more often", line)
 
     # a card of another model: its backtest is not this radar's; a factor below 1 lowers
     card["version"] = "other"
@@ -393,7 +393,7 @@ def test_the_radar_says_how_far_to_trust_its_chances(filled, settings, day) -> N
     filled.con.execute("UPDATE forecast_calibration SET tail_factor = 0.6")
     line = next(x for x in _radar(filled, settings, day).splitlines() if "How far" in x)
     assert line.startswith("How far to trust these chances: chances are tuned weekly")
-    assert "backtest" not in line and "today lowered" in line
+    assert "backtest" not in line and "today's are lowered" in line
     # fewer resolved weeks than the online factor needs: the calibration weeks' factor
     filled.con.execute("UPDATE forecast_calibration SET n_resolved = 40")
     line = next(x for x in _radar(filled, settings, day).splitlines() if "How far" in x)
@@ -412,7 +412,7 @@ def test_the_bar_says_what_set_it_when_it_is_not_twice_the_28_day_pace() -> None
         return str(_bar(cast(RadarEntry, SimpleNamespace(velocity_28d=v28, bar=bar))))
 
     assert cell(13.5, 29.7) == "29.7 (twice its 90-day pace)"  # it has slowed
-    assert cell(15.6, 31.2) == "31.2"  # twice today's 28-day pace
+    assert cell(15.6, 31.2) == "31.2 (twice its pace now)"
     assert cell(3.0, 10.0) == "10.0 (the minimum)"
     assert cell(None, 10.0) == "10.0 (the minimum)"
     assert cell(4.0, 15.2) == "15.2 (twice its 90-day pace)"

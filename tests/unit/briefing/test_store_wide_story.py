@@ -164,7 +164,9 @@ def test_a_forecast_read_from_a_pace_with_the_store_wide_day_in_it_says_so(store
     assert lead.startswith(f"[{SLOWING}]") and "is slowing" in lead, glance
     # its forecast asks about today's 28-day pace, which counts the store's day: said so, once
     assert re.search(
-        rf"28-day pace [a-z ]+ today's {v28:.1f} on .+ \(\d+% \[R\d+\]( that it beats it)?\)", lead
+        rf"28-day pace [a-z ]+ today's {v28:.1f} on .+ "
+        r"\(a \d+% chance \[R\d+\]( that it beats it)?\)",
+        lead,
     ), lead
     assert lead.endswith("which counts 19 Feb 2026, when the whole store spiked."), lead
     assert "largest 28-day" not in text  # no record read from a pace that counts it

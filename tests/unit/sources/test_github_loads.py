@@ -359,7 +359,7 @@ def test_rename_is_followed_and_rows_move(store, run, server):
         "SELECT repo_id, category, is_tracked, renamed_from FROM repos "
         "WHERE repo = 'ollama-labs/ollama'"
     ).fetchall()
-    assert repo == [(658928958, "inference-runtime", True, "ollama/ollama")]
+    assert repo == [(658928958, "local-model apps", True, "ollama/ollama")]
     assert store.con.execute("SELECT alias, repo, source FROM repo_aliases").fetchall() == [
         ("ollama/ollama", "ollama-labs/ollama", "github-301")
     ]

@@ -191,7 +191,7 @@ def why_confidence(
         own = confidence_band(p)
         lowered = f", lowered from {own} by its record" if word != own else ""
         text = (
-            f"{word.capitalize()} confidence ({answer}{lowered}) {ref(r_p)}: such answers came "
+            f"{word.capitalize()} confidence ({answer}{lowered}) {ref(r_p)}; such answers came "
             f"true {said}"
         )
     else:

@@ -88,20 +88,20 @@ def _lead(ctx: BriefingContext, view: FieldView) -> Md:
     total = f"{num(now.gained, 0)} {ref(_cite(ctx, now.gained_cite))}"
     uncounted = view.repos - now.counted
     counted = (
-        f"the {now.counted} of the watchlist's {view.repos} repositories counted"
+        f"the {now.counted} repositories counted of the watchlist's {view.repos}"
         if uncounted
         else f"the field's {now.counted} repositories"
     )
-    head = f"Of the {total} stars {counted} gained in the 28 days to {day_text(now.last)}"
+    head = f"In the 28 days to {day_text(now.last)} {counted} gained {total} stars, of which"
     if moved is None:
         top = max(
             (c for c in view.categories if c.shares.get("now") is not None),
             key=lambda c: c.shares["now"] or 0.0,
         )
-        return Md(f"{head}, {safe_inline(top.name)} took the most, {share_text(ctx, top, 'now')}.")
+        return Md(f"{head} {safe_inline(top.name)} took the most, {share_text(ctx, top, 'now')}.")
     up, down = moved
     sentence = (
-        f"{head}, {safe_inline(up.name)} took {share_text(ctx, up, 'now')} against "
+        f"{head} {safe_inline(up.name)} took {share_text(ctx, up, 'now')} against "
         f"{share_text(ctx, up, 'before')} in the 28 days before, the largest gain in share"
         f"{_led_by(ctx, up)}, while {safe_inline(down.name)} went from "
         f"{share_text(ctx, down, 'before')} to {share_text(ctx, down, 'now')}{_led_by(ctx, down)}."
@@ -119,14 +119,16 @@ def _lead(ctx: BriefingContext, view: FieldView) -> Md:
 
 
 def _led_by(ctx: BriefingContext, c: Category) -> str:
-    """' (led by llama.cpp: 2,064 stars against 1,713 [R, R])': the repository that moved the
-    category's share most (`Category.driver`), '' when none did."""
+    """' (led by llama.cpp: 2,064 stars against 1,713 [R, R])', or ' (pulled down by ...)' for
+    a share that fell: the repository that moved the category's share most
+    (`Category.driver`), '' when none did."""
     d = c.driver
     if d is None:
         return ""
     r_now, r_before = _cite(ctx, d.gained_cite), _cite(ctx, d.gained_before_cite)
+    led = "led by" if (c.change("now", "before") or 0.0) > 0 else "pulled down by"
     return (
-        f" (led by {repo_link(d.repo)}: {num(d.gained, 0)} stars against "
+        f" ({led} {repo_link(d.repo)}: {num(d.gained, 0)} stars against "
         f"{num(d.gained_before, 0)} {ref(r_now, r_before)})"
     )
 

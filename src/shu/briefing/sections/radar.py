@@ -100,14 +100,14 @@ def build(ctx: BriefingContext) -> Part:
 
 
 def _bar(e: radar_data.RadarEntry) -> Md:
-    """The bar a breakout needs, with what set it where that is not twice today's 28-day pace:
-    twice the 90-day pace (a repository that has slowed), or the minimum."""
+    """The bar a breakout needs, with what set it: twice today's 28-day pace, twice the 90-day
+    pace (a repository that has slowed), or the minimum."""
     doubled = BREAKOUT_MULTIPLE * max(e.velocity_28d or 0.0, 1.0)
     if e.bar <= BREAKOUT_MIN and doubled < BREAKOUT_MIN:
         return Md(f"{num(e.bar, 1)} (the minimum)")
     if num(e.bar, 1) != num(doubled, 1):
         return Md(f"{num(e.bar, 1)} (twice its 90-day pace)")
-    return Md(num(e.bar, 1))
+    return Md(f"{num(e.bar, 1)} (twice its pace now)")
 
 
 # A tail factor this close to 1 leaves the chances as the model gave them, in words.
@@ -162,11 +162,11 @@ def _trust(ctx: BriefingContext, e: radar_data.RadarEntry) -> Md | None:
             "the radar's online tail factor",
         )
         moved, why = (
-            ("left as the model gave them", "that top said about what came true")
+            ("today's are left as the model gave them", "that top said about what came true")
             if abs(factor - 1) < FACTOR_NEUTRAL
-            else ("raised", "that top broke out more often than it said")
+            else ("today's are raised", "that top broke out more often than it said")
             if factor > 1
-            else ("lowered", "that top broke out less often than it said")
+            else ("today's are lowered", "that top broke out less often than it said")
         )
         weeks = (n_resolved or 0) // TOP_K
         basis = (
@@ -176,7 +176,7 @@ def _trust(ctx: BriefingContext, e: radar_data.RadarEntry) -> Md | None:
             f"on (fewer than {MIN_ORIGINS} of the radar's weeks have resolved)"
         )
         parts.append(
-            f"Chances are {basis}; today {moved} (tail factor {num(factor, 2)} {ref(r)}): {why}."
+            f"Chances are {basis}; {moved} (tail factor {num(factor, 2)} {ref(r)}), as {why}."
         )
     if not parts:
         return None
