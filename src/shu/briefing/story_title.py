@@ -81,9 +81,7 @@ def briefing_title(stories: list[Story], finding: Finding | None) -> str:
     no news beside it); else the stories' (`story_title`)."""
     if finding is not None and rocm_leads(finding, stories):
         paces = [
-            s
-            for s in stories
-            if s.kind in ("pace_down", "pace_up") and headline_worthy(s, stories)
+            s for s in stories if s.kind in ("pace_down", "pace_up") and headline_worthy(s, stories)
         ]
         after = f"; {story_title(paces, room=1)}" if paces else ""
         return rocm_phrase(finding) + after

@@ -31,14 +31,28 @@ def _replace_days(store: Store, table: str, staged: str, from_day: date) -> int:
     return int(store.con.execute(count_sql, [from_day]).fetchall()[0][0])
 
 
+def categories_changed(store: Store, settings: Settings) -> bool:
+    """Whether category_signals holds a category the settings no longer configure."""
+    stored = {
+        c for (c,) in store.con.execute("SELECT DISTINCT category FROM category_signals").fetchall()
+    }
+    return bool(stored - {*settings.tracked_categories().values(), "untracked"})
+
+
 def refresh_peer_signals(
     store: Store, run_id: str, from_day: date | None, settings: Settings
 ) -> list[TableRefresh]:
-    """Recompute category_signals and peer_signals for days >= from_day (None = all)."""
+    """Recompute category_signals and peer_signals for days >= from_day (None = all), or for
+    every day when the stored categories are not the configured ones (a category renamed or a
+    repository moved: older days would keep the old names, which the forecaster's features
+    and the cards join on)."""
     t0 = time.perf_counter()
-    start = from_day or EARLIEST
     categories = settings.tracked_categories()
     con = store.con
+    changed = categories_changed(store, settings)
+    if changed:
+        from_day = None
+    start = from_day or EARLIEST
     con.execute("CREATE OR REPLACE TEMP TABLE _signal_categories (repo VARCHAR, category VARCHAR)")
     if categories:
         con.executemany("INSERT INTO _signal_categories VALUES (?, ?)", list(categories.items()))
@@ -52,7 +66,7 @@ def refresh_peer_signals(
             result = TableRefresh(
                 table,
                 mode,
-                "from the first new star day",
+                "the configured categories changed" if changed else "from the first new star day",
                 from_day,
                 to_day,
                 rows,

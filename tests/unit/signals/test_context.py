@@ -124,6 +124,15 @@ def test_peer_context_incremental_equals_full(store):
     incremental = [store.con.execute(q).fetchall() for q in query]
     refresh_signals(store, full=True, settings=settings)
     assert incremental == [store.con.execute(q).fetchall() for q in query]
+    # the category renamed in the settings: every day is recomputed under the new name, not
+    # only the new days (older days would keep a name nothing joins on any more)
+    renamed = load_settings(
+        repos=[TrackedRepo(repo="a/one", category="y"), TrackedRepo(repo="b/two", category="y")]
+    )
+    refresh = refresh_signals(store, settings=renamed)["category_signals"]
+    assert refresh["mode"] == "full" and refresh["reason"] == "the configured categories changed"
+    names = store.con.execute("SELECT DISTINCT category FROM category_signals").fetchall()
+    assert names == [("y",)]  # (every repository is tracked: no 'untracked' row)
 
 
 def insert_releases(store, rows):
