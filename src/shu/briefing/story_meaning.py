@@ -51,15 +51,16 @@ def said_key(what: str, name: str) -> str:
     return f"{what} of {name}"
 
 
-# the forecast's lean, said before its figure: (lowest probability, words); "likely" either way
-# from the edge of medium confidence (`confidence.MEDIUM_FROM`: 65% sure of yes or of no); an
-# answer between 45% and 55% has no lean, and is said to have none
+# the forecast's lean, said before its figure: (lowest probability, words, whether the words
+# lean the other way than the chance, which then says what it is the chance of); "likely"
+# either way from the edge of medium confidence (`confidence.MEDIUM_FROM`: 65% sure of yes or
+# of no); an answer between 45% and 55% has no lean, and is said to have none
 LEANS = (
-    (MEDIUM_FROM, "is likely to beat"),
-    (0.55, "leans towards beating"),
-    (0.45, "is as likely as not to beat"),
-    (1 - MEDIUM_FROM, "leans towards staying below"),
-    (0.0, "is likely to stay below"),
+    (MEDIUM_FROM, "is likely to beat", False),
+    (0.55, "leans towards beating", False),
+    (0.45, "is as likely as not to beat", False),
+    (1 - MEDIUM_FROM, "leans towards staying below", True),
+    (0.0, "is likely to stay below", True),
 )
 
 
@@ -70,11 +71,11 @@ def forecast_words(book: ReceiptBook, f: Forecast, whose: str = "its", counts: s
     today's pace ('(a 60% chance [R])' where the lean is towards beating it), its figures
     early, so the sentence said of several repositories repeats no six words; `counts`: the
     store-wide days today's pace counts ('19–20 Feb 2026'), said when there are any."""
-    lean = next(words for low, words in LEANS if f.probability >= low)
+    lean, against = next((words, other) for low, words, other in LEANS if f.probability >= low)
     chance = f"a {pct(f.probability)} chance {ref(book.cite(f.cite))}"
     text = (
         f"{whose} 28-day pace {lean} today's {num(f.threshold, 1)} on "
-        f"{day_text(f.resolves_on)} ({chance}{' that it beats it' if 'below' in lean else ''})"
+        f"{day_text(f.resolves_on)} ({chance}{' that it beats it' if against else ''})"
     )
     return text + (f", which counts {counts}" if counts else "")
 

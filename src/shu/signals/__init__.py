@@ -33,11 +33,7 @@ def refresh_signals(store: Store, full: bool = False, *, settings: Settings) -> 
     """
     from shu.signals.commits import refresh_commit_signals
     from shu.signals.market_spikes import refresh_market_spikes
-    from shu.signals.peers_and_releases import (
-        categories_changed,
-        refresh_peer_signals,
-        refresh_release_signals,
-    )
+    from shu.signals.peers_and_releases import refresh_peer_signals, refresh_release_signals
     from shu.signals.rocm_index import refresh_rocm_index
     from shu.signals.star_days import refresh_star_days
     from shu.signals.stars import refresh_star_signals
@@ -52,8 +48,7 @@ def refresh_signals(store: Store, full: bool = False, *, settings: Settings) -> 
         results.append(refresh_market_spikes(store, run_id, results[1]))
         results += [refresh_commit_signals(store, run_id), refresh_rocm_index(store, run_id)]
         bar.advance(note="star_days, market_days, commit_signals, rocm_index_repos")
-        if star.mode == "full" or star.rows_written or categories_changed(store, settings):
-            results += refresh_peer_signals(store, run_id, star.from_day, settings)
+        results += refresh_peer_signals(store, run_id, star, settings)
         bar.advance(note="category/peer signals")
         results += refresh_release_signals(store, run_id)
         bar.advance(note="release signals")

@@ -40,18 +40,20 @@ def categories_changed(store: Store, settings: Settings) -> bool:
 
 
 def refresh_peer_signals(
-    store: Store, run_id: str, from_day: date | None, settings: Settings
+    store: Store, run_id: str, star: TableRefresh, settings: Settings
 ) -> list[TableRefresh]:
-    """Recompute category_signals and peer_signals for days >= from_day (None = all), or for
-    every day when the stored categories are not the configured ones (a category renamed or a
-    repository moved: older days would keep the old names, which the forecaster's features
-    and the cards join on)."""
+    """Recompute category_signals and peer_signals from the first day star_signals rewrote
+    (`star`: all of them after a full refresh; nothing when it wrote none), or for every day
+    when the stored categories are not the configured ones (a category renamed or a repository
+    moved: older days would keep the old names, which the forecaster's features and the cards
+    join on)."""
+    changed = categories_changed(store, settings)
+    if not (star.mode == "full" or star.rows_written or changed):
+        return []
     t0 = time.perf_counter()
     categories = settings.tracked_categories()
     con = store.con
-    changed = categories_changed(store, settings)
-    if changed:
-        from_day = None
+    from_day = None if changed else star.from_day
     start = from_day or EARLIEST
     con.execute("CREATE OR REPLACE TEMP TABLE _signal_categories (repo VARCHAR, category VARCHAR)")
     if categories:
