@@ -111,13 +111,15 @@ def _table(rows: list[list[str]], head: list[str]) -> list[str]:
 
 def _categories() -> list[str]:
     """The category names shu's defaults use: the field's, which tracked repositories take."""
-    field = list(Settings.model_fields["field"].get_default(call_default_factory=True))
+    field = Settings.model_fields["field"].get_default(call_default_factory=True)
     return [
         "A tracked repository's `category` is any name you choose: tracked repositories sharing "
         "one are compared with each other. Left out, it is the repository's category in "
         "`[field]`, so the cards and the field view speak of the same categories; a repository "
         "not in `[field]` must name one. The field view's categories (`[field]`) are free "
-        "names too; the default table has " + ", ".join(f"`{c}`" for c in field) + ".",
+        "names too; the default table:",
+        "",
+        *(f"- `{c}`: " + ", ".join(f"`{r}`" for r in repos) for c, repos in field.items()),
     ]
 
 

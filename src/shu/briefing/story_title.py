@@ -66,12 +66,13 @@ def rocm_leads(finding: Finding | None, stories: list[Story]) -> bool:
 
 
 def rocm_phrase(finding: Finding) -> str:
-    """'ROCm work rose from 1.7% to 4.5% of commits in 90 days, its largest move in a year'
+    """'ROCm work rose from 1.7% to 4.5% of commits in 90 days, its largest 90-day move in a
+    year'
     (the figures are the section's, with their receipts; `Finding.notable`)."""
     way = "rose" if finding.move > 0 else "fell"
     return (
         f"ROCm work {way} from {pct(finding.share_then, 1)} to {pct(finding.share_now, 1)} of "
-        f"commits in {FINDING_DAYS} days, its largest move in a year"
+        f"commits in {FINDING_DAYS} days, its largest {FINDING_DAYS}-day move in a year"
     )
 
 

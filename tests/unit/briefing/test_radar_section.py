@@ -81,7 +81,7 @@ def test_topic_filter_keeps_ml_repositories_and_says_what_it_left_out(
     # the appendix names them and how to widen the list
     assert (
         "Listed: the 2 of 4 untracked repositories whose name carries an ML-framework word; "
-        "2 of the 6 most likely repositories are not ML ones (named in the appendix" in radar
+        "2 of the 6 most likely of all 4 are not among them (named in the appendix" in radar
     )
     assert "lewagon" not in radar and "`radar_keywords" not in radar
     page = (settings.reports_dir / f"{day}.md").read_text(encoding="utf-8")
@@ -100,8 +100,8 @@ def test_topic_filter_keeps_ml_repositories_and_says_what_it_left_out(
     # the number it names is the bar, said as such, for the pace on the day; its chance as the
     # table gives it (one decimal)
     assert re.search(
-        r"DeepSeek-V3\), \d+\.\d% \[R\d+\] that its 28-day pace on \d+ \w+ \d{4} is at least "
-        r"[\d.,]+ stars/day \(the breakout bar\)",
+        r"DeepSeek-V3\), a \d+\.\d% chance \[R\d+\] that its 28-day pace on \d+ \w+ \d{4} is "
+        r"at least [\d.,]+ stars/day \(the breakout bar\)",
         before,
     ), before
     assert "%" in radar and re.search(r"\| \d+\.\d% \[R\d+\] \|", radar)
@@ -385,7 +385,9 @@ def test_the_radar_says_how_far_to_trust_its_chances(filled, settings, day) -> N
         line,
     ), line
     assert "how its top 20 of the last 8 resolved weeks came out; today's are raised" in line
-    assert re.search(r"\(tail factor 1\.41 \[R\d+\]\), as that top broke out more often", line)
+    assert re.search(
+        r"\(tail factor 1\.41 \[R\d+\]\), as those weeks' top broke out more often", line
+    )
 
     # a card of another model: its backtest is not this radar's; a factor below 1 lowers
     card["version"] = "other"

@@ -293,8 +293,8 @@ def test_a_notable_move_leads_the_section_and_has_a_sentence_at_a_glance(store, 
     assert sentence.startswith("The share of commits touching ROCm rose from "), sentence
     # no tracked repository's pace really changed: the move heads the note, title and glance
     assert re.match(
-        r"# ROCm work rose from \d+\.\d% to \d+\.\d% of commits in 90 days, its largest move "
-        r"in a year",
+        r"# ROCm work rose from \d+\.\d% to \d+\.\d% of commits in 90 days, its largest 90-day "
+        r"move in a year",
         text,
     ), text.splitlines()[0]
     assert glance.split("\n- ")[1].strip() == sentence

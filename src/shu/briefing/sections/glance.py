@@ -234,8 +234,8 @@ def _radar_sentence(ctx: BriefingContext) -> Md | None:
     when = "now" if e.origin == ctx.as_of else f"on {day_text(e.origin)}, the radar's last run"
     now = f", from {num(e.velocity_28d, 1)} {when} {ref(r_v)}" if e.velocity_28d is not None else ""
     return Md(
-        f"Top of the breakout radar: {repo_link(e.repo)}, {pct(e.probability, 1)} {ref(r_p)} "
-        f"that its 28-day pace on {day_text(e.resolves_on)} is at least {num(e.bar, 1)} "
+        f"Top of the breakout radar: {repo_link(e.repo)}, a {pct(e.probability, 1)} chance "
+        f"{ref(r_p)} that its 28-day pace on {day_text(e.resolves_on)} is at least {num(e.bar, 1)} "
         f"stars/day (the breakout bar){now}."
     )
 

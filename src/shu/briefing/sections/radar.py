@@ -162,11 +162,14 @@ def _trust(ctx: BriefingContext, e: radar_data.RadarEntry) -> Md | None:
             "the radar's online tail factor",
         )
         moved, why = (
-            ("today's are left as the model gave them", "that top said about what came true")
+            (
+                "today's are left as the model gave them",
+                "those weeks' top said about what came true",
+            )
             if abs(factor - 1) < FACTOR_NEUTRAL
-            else ("today's are raised", "that top broke out more often than it said")
+            else ("today's are raised", "those weeks' top broke out more often than it said")
             if factor > 1
-            else ("today's are lowered", "that top broke out less often than it said")
+            else ("today's are lowered", "those weeks' top broke out less often than it said")
         )
         weeks = (n_resolved or 0) // TOP_K
         basis = (
